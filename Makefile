@@ -1,0 +1,40 @@
+# GoodBuddy KB — developer entry points. `make run` and `make test` create .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test lint typecheck build check clean bench
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/goodbuddy-kb
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+build: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --wheel --outdir dist . >/dev/null
+	$(BIN)/python -c "import sys, zipfile, glob; names = zipfile.ZipFile(glob.glob('dist/*.whl')[0]).namelist(); sys.exit(0 if any(n.startswith('goodbuddy_kb/migrations/') and n.endswith('.sql') for n in names) else 'wheel is missing migrations/')"
+	@ls dist/*.whl
+
+check: lint typecheck test build
+
+bench: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/ipc.py
+
+clean:
+	rm -rf dist build .mypy_cache .pytest_cache .ruff_cache

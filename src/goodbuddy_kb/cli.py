@@ -1,0 +1,145 @@
+"""The `goodbuddy-kb` command: no arguments starts the GUI; subcommands drive the same bridge.
+
+    goodbuddy-kb library create NAME        goodbuddy-kb library rename LIB NAME
+    goodbuddy-kb library list               goodbuddy-kb library delete LIB --yes
+
+LIB is a library id or its exact name. ``--json`` prints machine-readable output; ``--data-dir``
+(or GOODBUDDY_DATA_DIR) chooses the data directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from goodbuddy_kb.bridge.launcher import Session, open_session
+from goodbuddy_kb.contracts import library as c
+from goodbuddy_kb.contracts.errors import KbError, NotFoundError
+from goodbuddy_kb.contracts.methods import (
+    LIBRARY_CREATE,
+    LIBRARY_DELETE,
+    LIBRARY_LIST,
+    LIBRARY_RENAME,
+)
+from goodbuddy_kb.datadir import resolve_data_dir
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+def _common() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", default=argparse.SUPPRESS, help="data directory to use")
+    common.add_argument(
+        "--json", action="store_true", default=argparse.SUPPRESS, help="JSON output"
+    )
+    return common
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common()
+    parser = argparse.ArgumentParser(
+        prog="goodbuddy-kb",
+        description="GoodBuddy KB: local knowledge base. Without a command, opens the window.",
+        parents=[common],
+    )
+    commands = parser.add_subparsers(dest="command")
+    lib = commands.add_parser("library", help="create, list, rename or delete libraries")
+    lib_cmds = lib.add_subparsers(dest="action", required=True)
+    p = lib_cmds.add_parser("create", parents=[common], help="create a library")
+    p.add_argument("name")
+    lib_cmds.add_parser("list", parents=[common], help="list libraries")
+    p = lib_cmds.add_parser("rename", parents=[common], help="rename a library")
+    p.add_argument("library", metavar="LIB")
+    p.add_argument("name")
+    p = lib_cmds.add_parser("delete", parents=[common], help="delete a library (files stay)")
+    p.add_argument("library", metavar="LIB")
+    p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    return parser
+
+
+def resolve_library(session: Session, ref: str) -> c.Library:
+    libraries = session.client.call(LIBRARY_LIST, c.LibraryListRequest()).libraries
+    for library in libraries:
+        if ref in (library.id, library.name):
+            return library
+    folded = [lib for lib in libraries if lib.name.casefold() == ref.casefold()]
+    if len(folded) == 1:
+        return folded[0]
+    raise NotFoundError(f"no library with id or name “{ref}”")
+
+
+def _print(args: argparse.Namespace, payload: Any, text: str) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        print(text)
+
+
+def _library_line(lib: c.Library) -> str:
+    pending = "  (settings updated, waiting for rebuild)" if lib.settings_pending_rebuild else ""
+    return f"{lib.id}  {lib.name}{pending}"
+
+
+def cmd_library(args: argparse.Namespace, session: Session) -> int:
+    call = session.client.call
+    if args.action == "create":
+        lib = call(LIBRARY_CREATE, c.LibraryCreateRequest(name=args.name)).library
+        _print(args, lib.to_wire(), f"created {_library_line(lib)}")
+    elif args.action == "list":
+        libs = call(LIBRARY_LIST, c.LibraryListRequest()).libraries
+        text = "\n".join(_library_line(lib) for lib in libs) or "no libraries yet"
+        _print(args, [lib.to_wire() for lib in libs], text)
+    elif args.action == "rename":
+        target = resolve_library(session, args.library)
+        renamed = call(LIBRARY_RENAME, c.LibraryRenameRequest(library_id=target.id, name=args.name))
+        _print(args, renamed.library.to_wire(), f"renamed {_library_line(renamed.library)}")
+    elif args.action == "delete":
+        target = resolve_library(session, args.library)
+        if not args.yes and not _confirm(
+            f"Delete library “{target.name}” and its index? Original files stay. [y/N] "
+        ):
+            print("cancelled", file=sys.stderr)
+            return EXIT_ERROR
+        res = call(LIBRARY_DELETE, c.LibraryDeleteRequest(library_id=target.id))
+        _print(args, res.to_wire(), f"deleted “{res.name}” (original files were not touched)")
+    return 0
+
+
+def _confirm(question: str) -> bool:
+    if not sys.stdin.isatty():
+        print("refusing to delete without --yes when not interactive", file=sys.stderr)
+        return False
+    return input(question).strip().lower() in {"y", "yes"}
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {"library": cmd_library}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    data_dir = resolve_data_dir(getattr(args, "data_dir", None))
+    if args.command is None:
+        from goodbuddy_kb.ui.app import run_gui
+
+        return run_gui(data_dir)
+    try:
+        session = open_session(data_dir)
+    except KbError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        return COMMANDS[args.command](args, session)
+    except KbError as exc:
+        if getattr(args, "json", False):
+            print(
+                json.dumps({"error": exc.to_payload().model_dump(mode="json")}, ensure_ascii=False)
+            )
+        print(f"error [{exc.code.value}]: {exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        session.close()

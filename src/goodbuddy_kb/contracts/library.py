@@ -1,0 +1,95 @@
+"""Contracts of the `knowledge:library:*` and `knowledge:settings:*` methods."""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
+
+from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.limits import MAX_LIBRARY_NAME_CHARACTERS
+from goodbuddy_kb.contracts.settings import (
+    KnowledgeChunkingSettings,
+    KnowledgeRetrievalSettings,
+)
+
+
+def _clean_name(value: str) -> str:
+    value = unicodedata.normalize("NFC", value).strip()
+    if not value:
+        raise ValueError("must not be empty")
+    if any(unicodedata.category(ch) in {"Cc", "Cf"} for ch in value):
+        raise ValueError("must not contain control characters")
+    if len(value) > MAX_LIBRARY_NAME_CHARACTERS:
+        raise ValueError(f"must be at most {MAX_LIBRARY_NAME_CHARACTERS} characters")
+    return value
+
+
+#: A library name: trimmed, 1–100 characters, printable.
+LibraryName = Annotated[
+    str, Field(max_length=MAX_LIBRARY_NAME_CHARACTERS * 4), AfterValidator(_clean_name)
+]
+#: An opaque id minted by the backend (32 lowercase hex digits).
+EntityId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[0-9a-f]{32}$")]
+
+
+class Library(ContractModel):
+    id: EntityId
+    name: str
+    created_at: str
+    updated_at: str
+    settings_pending_rebuild: bool = False
+
+
+class LibraryCreateRequest(ContractModel):
+    name: LibraryName
+
+
+class LibraryCreateResponse(ContractModel):
+    library: Library
+
+
+class LibraryListRequest(ContractModel):
+    pass
+
+
+class LibraryListResponse(ContractModel):
+    libraries: list[Library]
+
+
+class LibraryRenameRequest(ContractModel):
+    library_id: EntityId
+    name: LibraryName
+
+
+class LibraryRenameResponse(ContractModel):
+    library: Library
+
+
+class LibraryDeleteRequest(ContractModel):
+    library_id: EntityId
+
+
+class LibraryDeleteResponse(ContractModel):
+    library_id: EntityId
+    name: str
+
+
+class SettingsGetRequest(ContractModel):
+    library_id: EntityId
+
+
+class LibrarySettings(ContractModel):
+    library_id: EntityId
+    retrieval: KnowledgeRetrievalSettings
+    chunking: KnowledgeChunkingSettings
+    settings_pending_rebuild: bool
+
+
+class SettingsUpdateRequest(ContractModel):
+    """Replace one or both settings objects; omitted ones stay as stored."""
+
+    library_id: EntityId
+    retrieval: KnowledgeRetrievalSettings | None = None
+    chunking: KnowledgeChunkingSettings | None = None

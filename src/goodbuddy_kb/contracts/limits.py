@@ -1,0 +1,24 @@
+"""Every size and count limit of the product, as named constants shared by both processes."""
+
+from __future__ import annotations
+
+#: Longest retrieval query, in characters (PRD §7.4).
+MAX_QUERY_CHARACTERS = 4_000
+#: Most libraries one request may name (scope, retrieval).
+MAX_LIBRARIES_PER_REQUEST = 20
+#: Most chunks one page of a chunk listing returns (PRD §10).
+MAX_CHUNKS_PER_PAGE = 200
+#: Longest chunk content a user may store by editing (parents go up to 16,000; edits get headroom).
+MAX_CHUNK_CONTENT_CHARACTERS = 20_000
+#: Largest JSON-RPC frame either side accepts or sends, in bytes (payload, without the header).
+MAX_FRAME_BYTES = 8 * 1024 * 1024
+#: Most citations kept on one chat message.
+MAX_CITATIONS_PER_MESSAGE = 20
+#: Longest library name, in characters.
+MAX_LIBRARY_NAME_CHARACTERS = 100
+#: Most libraries one data directory holds.
+MAX_LIBRARIES = 10_000
+#: Seconds a freshly connected client has to authenticate before it is dropped.
+AUTH_TIMEOUT_SECONDS = 5.0
+#: Seconds the backend waits for in-flight requests when it shuts down.
+SHUTDOWN_GRACE_SECONDS = 5.0

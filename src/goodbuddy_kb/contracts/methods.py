@@ -1,0 +1,93 @@
+"""The one table of IPC methods and notifications: name → request model, response model, mutates.
+
+This table plays the role of Anki's ``.proto`` service: the backend registers exactly one handler
+per entry (checked at start-up), and the GUI client and the CLI call through these constants.
+No other module spells a method name as a string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.library import (
+    LibraryCreateRequest,
+    LibraryCreateResponse,
+    LibraryDeleteRequest,
+    LibraryDeleteResponse,
+    LibraryListRequest,
+    LibraryListResponse,
+    LibraryRenameRequest,
+    LibraryRenameResponse,
+    LibrarySettings,
+    SettingsGetRequest,
+    SettingsUpdateRequest,
+)
+from goodbuddy_kb.contracts.system import PingRequest, PingResponse
+
+Req = TypeVar("Req", bound=ContractModel)
+Resp = TypeVar("Resp", bound=ContractModel)
+
+
+@dataclass(frozen=True)
+class MethodSpec(Generic[Req, Resp]):
+    name: str
+    request: type[Req]
+    response: type[Resp]
+    mutates: bool
+
+
+@dataclass(frozen=True)
+class NotificationSpec(Generic[Req]):
+    name: str
+    params: type[Req]
+
+
+SYSTEM_PING = MethodSpec("system:ping", PingRequest, PingResponse, mutates=False)
+LIBRARY_CREATE = MethodSpec(
+    "knowledge:library:create", LibraryCreateRequest, LibraryCreateResponse, mutates=True
+)
+LIBRARY_LIST = MethodSpec(
+    "knowledge:library:list", LibraryListRequest, LibraryListResponse, mutates=False
+)
+LIBRARY_RENAME = MethodSpec(
+    "knowledge:library:rename", LibraryRenameRequest, LibraryRenameResponse, mutates=True
+)
+LIBRARY_DELETE = MethodSpec(
+    "knowledge:library:delete", LibraryDeleteRequest, LibraryDeleteResponse, mutates=True
+)
+SETTINGS_GET = MethodSpec(
+    "knowledge:settings:get", SettingsGetRequest, LibrarySettings, mutates=False
+)
+SETTINGS_UPDATE = MethodSpec(
+    "knowledge:settings:update", SettingsUpdateRequest, LibrarySettings, mutates=True
+)
+
+METHODS: Mapping[str, MethodSpec[Any, Any]] = {
+    spec.name: spec
+    for spec in (
+        SYSTEM_PING,
+        LIBRARY_CREATE,
+        LIBRARY_LIST,
+        LIBRARY_RENAME,
+        LIBRARY_DELETE,
+        SETTINGS_GET,
+        SETTINGS_UPDATE,
+    )
+}
+
+
+class ChangedParams(ContractModel):
+    """Sent after every successful mutation so each screen can decide whether to refresh."""
+
+    method: str
+    library_ids: list[str]
+    libraries: bool = False
+    settings: bool = False
+
+
+NOTIFY_CHANGED = NotificationSpec("notify:changed", ChangedParams)
+
+NOTIFICATIONS: Mapping[str, NotificationSpec[Any]] = {spec.name: spec for spec in (NOTIFY_CHANGED,)}

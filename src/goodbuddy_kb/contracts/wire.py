@@ -1,0 +1,102 @@
+"""The bridge's wire format: length-prefixed JSON-RPC 2.0 frames, pure Python.
+
+A frame is a 4-byte big-endian payload length followed by that many bytes of UTF-8 JSON.
+The first request on a connection must be the authentication handshake (`rpc.authenticate`,
+a JSON-RPC system extension name), carrying the per-launch secret.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from typing import Any
+
+from pydantic import Field
+
+from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.errors import (
+    JSONRPC_CODES,
+    InvalidRequestError,
+    KbError,
+    PayloadTooLargeError,
+)
+from goodbuddy_kb.contracts.limits import MAX_FRAME_BYTES
+
+HEADER = struct.Struct(">I")
+#: Handshake method: JSON-RPC reserves the `rpc.` prefix for protocol extensions.
+AUTHENTICATE = "rpc.authenticate"
+API_VERSION = 1
+
+
+class AuthenticateParams(ContractModel):
+    secret: str = Field(min_length=16, max_length=256)
+    client: str = Field(default="client", max_length=40)
+
+
+def encode_frame(message: dict[str, Any], limit: int = MAX_FRAME_BYTES) -> bytes:
+    payload = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    if len(payload) > limit:
+        raise PayloadTooLargeError(
+            f"message of {len(payload)} bytes exceeds the {limit}-byte frame limit",
+            {"bytes": len(payload), "limit": limit},
+        )
+    return HEADER.pack(len(payload)) + payload
+
+
+class FrameDecoder:
+    """Accumulates bytes and yields complete JSON messages; refuses frames over the limit."""
+
+    def __init__(self, limit: int = MAX_FRAME_BYTES) -> None:
+        self._buffer = bytearray()
+        self._limit = limit
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        self._buffer += data
+        messages: list[dict[str, Any]] = []
+        while len(self._buffer) >= HEADER.size:
+            (length,) = HEADER.unpack_from(self._buffer)
+            if length > self._limit:
+                raise PayloadTooLargeError(
+                    f"frame of {length} bytes exceeds the {self._limit}-byte limit",
+                    {"bytes": length, "limit": self._limit},
+                )
+            end = HEADER.size + length
+            if len(self._buffer) < end:
+                break
+            raw = bytes(self._buffer[HEADER.size : end])
+            del self._buffer[:end]
+            try:
+                message = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                raise InvalidRequestError(
+                    f"frame is not UTF-8 JSON: {exc.__class__.__name__}"
+                ) from exc
+            if not isinstance(message, dict):
+                raise InvalidRequestError("frame is not a JSON object")
+            messages.append(message)
+        return messages
+
+
+def request_message(msg_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
+
+
+def result_message(msg_id: int | str | None, result: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": msg_id, "result": result}
+
+
+def error_message(msg_id: int | str | None, error: KbError) -> dict[str, Any]:
+    payload = error.to_payload()
+    return {
+        "jsonrpc": "2.0",
+        "id": msg_id,
+        "error": {
+            "code": JSONRPC_CODES[payload.code],
+            "message": payload.message,
+            "data": payload.model_dump(mode="json"),
+        },
+    }
+
+
+def notification_message(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "method": method, "params": params}

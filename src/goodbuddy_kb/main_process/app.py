@@ -1,0 +1,127 @@
+"""Backend start-up and shutdown: lock, migrate, listen, announce, serve, close.
+
+The launcher writes the per-launch secret as the first line of standard input (never argv, never
+a world-readable file). The backend answers on standard output with one JSON line: ``ready`` with
+its socket name, or ``error`` with a reason (data directory locked, migration failed). It also
+writes ``backend.json`` (mode 0600, in a 0700 directory) so other clients of the same user can
+attach. End of standard input means the launcher is gone, and the backend shuts down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+import uuid
+from pathlib import Path
+from typing import Any
+
+from goodbuddy_kb.datadir import Endpoint, ensure_private_dir, resolve_data_dir
+from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from goodbuddy_kb.main_process.lock import DataDirLock, DataDirLocked
+from goodbuddy_kb.main_process.server import BridgeServer
+from goodbuddy_kb.main_process.storage.db import DATABASE_FILE, ConnectionPool, connect
+from goodbuddy_kb.main_process.storage.migrations import MigrationError, migrate
+from goodbuddy_kb.qt import QtCore
+
+log = logging.getLogger("goodbuddy_kb.backend")
+
+EXIT_LOCKED = 3
+EXIT_MIGRATION = 4
+EXIT_BAD_LAUNCH = 5
+
+
+def _announce(**fields: Any) -> None:
+    sys.stdout.write(json.dumps(fields) + "\n")
+    sys.stdout.flush()
+
+
+def open_database(data_dir: Path, migrations_dir: Path | None = None) -> ConnectionPool:
+    """Migrate the data directory's database and return a pool; raises MigrationError."""
+    path = data_dir / DATABASE_FILE
+    conn = connect(path)
+    try:
+        migrate(conn, migrations_dir)
+    finally:
+        conn.close()
+    return ConnectionPool(path)
+
+
+class _StdinWatcher(QtCore.QObject):
+    closed = QtCore.Signal()
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="kb-stdin", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            while sys.stdin.readline():
+                pass
+        except (OSError, ValueError):
+            pass
+        self.closed.emit()
+
+
+def run(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="goodbuddy-kb-backend")
+    parser.add_argument("--data-dir", default=None)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
+
+    secret = sys.stdin.readline().strip()
+    if len(secret) < 32:
+        _announce(error="bad_launch", message="no launch secret on standard input")
+        return EXIT_BAD_LAUNCH
+
+    data_dir = resolve_data_dir(args.data_dir)
+    ensure_private_dir(data_dir)
+    lock = DataDirLock(data_dir)
+    try:
+        lock.acquire()
+    except DataDirLocked as exc:
+        _announce(error="locked", message=str(exc))
+        return EXIT_LOCKED
+    try:
+        try:
+            pool = open_database(data_dir)
+        except MigrationError as exc:
+            _announce(error="migration", message=str(exc))
+            return EXIT_MIGRATION
+        return _serve(data_dir, pool, secret)
+    finally:
+        lock.release()
+
+
+def _serve(data_dir: Path, pool: ConnectionPool, secret: str) -> int:
+    app = QtCore.QCoreApplication.instance() or QtCore.QCoreApplication([])
+    server = BridgeServer(Dispatcher(pool, data_dir), secret, f"goodbuddy-kb-{uuid.uuid4().hex}")
+    full_name = server.listen()
+    endpoint = Endpoint(full_name, secret, os.getpid())
+    endpoint.write(data_dir)
+
+    def stop() -> None:
+        server.shutdown()
+        app.quit()
+
+    watcher = _StdinWatcher()
+    watcher.closed.connect(stop)
+    watcher.start()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: QtCore.QTimer.singleShot(0, stop))
+    # Python signal handlers only run between bytecodes; a timer lets them in while Qt waits.
+    heartbeat = QtCore.QTimer()
+    heartbeat.start(200)
+    heartbeat.timeout.connect(lambda: None)
+
+    _announce(ready=True, serverName=full_name, pid=os.getpid())
+    log.info("serving %s", data_dir)
+    try:
+        app.exec()
+    finally:
+        Endpoint.remove(data_dir, os.getpid())
+        pool.close_all()
+    return 0

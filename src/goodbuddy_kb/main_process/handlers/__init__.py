@@ -1,0 +1,8 @@
+"""IPC handlers, one module per domain; importing this package registers them all."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.main_process.handlers import libraries, system
+from goodbuddy_kb.main_process.handlers.registry import REGISTRY, check_complete
+
+__all__ = ["REGISTRY", "check_complete", "libraries", "system"]

@@ -1,0 +1,60 @@
+"""Handlers of `knowledge:library:*` and `knowledge:settings:*`."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.contracts import library as c
+from goodbuddy_kb.contracts.methods import (
+    LIBRARY_CREATE,
+    LIBRARY_DELETE,
+    LIBRARY_LIST,
+    LIBRARY_RENAME,
+    SETTINGS_GET,
+    SETTINGS_UPDATE,
+)
+from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
+from goodbuddy_kb.main_process.storage import libraries
+
+
+@handles(LIBRARY_CREATE)
+def create(ctx: CallContext, request: c.LibraryCreateRequest) -> c.LibraryCreateResponse:
+    library = libraries.create(ctx.db.get(), request.name)
+    ctx.changes.libraries = True
+    ctx.changes.library_ids.append(library.id)
+    return c.LibraryCreateResponse(library=library)
+
+
+@handles(LIBRARY_LIST)
+def list_libraries(ctx: CallContext, request: c.LibraryListRequest) -> c.LibraryListResponse:
+    return c.LibraryListResponse(libraries=libraries.list_all(ctx.db.get()))
+
+
+@handles(LIBRARY_RENAME)
+def rename(ctx: CallContext, request: c.LibraryRenameRequest) -> c.LibraryRenameResponse:
+    library = libraries.rename(ctx.db.get(), request.library_id, request.name)
+    ctx.changes.libraries = True
+    ctx.changes.library_ids.append(library.id)
+    return c.LibraryRenameResponse(library=library)
+
+
+@handles(LIBRARY_DELETE)
+def delete(ctx: CallContext, request: c.LibraryDeleteRequest) -> c.LibraryDeleteResponse:
+    library = libraries.delete(ctx.db.get(), request.library_id)
+    ctx.changes.libraries = True
+    ctx.changes.library_ids.append(library.id)
+    return c.LibraryDeleteResponse(library_id=library.id, name=library.name)
+
+
+@handles(SETTINGS_GET)
+def get_settings(ctx: CallContext, request: c.SettingsGetRequest) -> c.LibrarySettings:
+    return libraries.get_settings(ctx.db.get(), request.library_id)
+
+
+@handles(SETTINGS_UPDATE)
+def update_settings(ctx: CallContext, request: c.SettingsUpdateRequest) -> c.LibrarySettings:
+    result = libraries.update_settings(
+        ctx.db.get(), request.library_id, request.retrieval, request.chunking
+    )
+    ctx.changes.settings = True
+    ctx.changes.libraries = request.chunking is not None
+    ctx.changes.library_ids.append(request.library_id)
+    return result

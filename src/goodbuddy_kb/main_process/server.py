@@ -1,0 +1,215 @@
+"""The JSON-RPC 2.0 server on a QLocalServer: authentication, frames, dispatch, notifications.
+
+Each connection must authenticate with the per-launch secret before anything else; a client
+that does not gets ``unauthorized`` and is disconnected, and no handler runs for it. Handlers run
+off the Qt thread: reads on a small pool, mutations on a single writer thread (one writer for
+SQLite). Replies come back to the Qt thread through a queued signal.
+"""
+
+from __future__ import annotations
+
+import hmac
+import itertools
+import logging
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from goodbuddy_kb.contracts.errors import (
+    InvalidRequestError,
+    KbError,
+    PayloadTooLargeError,
+    UnauthorizedError,
+    UnavailableError,
+)
+from goodbuddy_kb.contracts.limits import AUTH_TIMEOUT_SECONDS, SHUTDOWN_GRACE_SECONDS
+from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, ChangedParams
+from goodbuddy_kb.contracts.wire import (
+    API_VERSION,
+    AUTHENTICATE,
+    AuthenticateParams,
+    FrameDecoder,
+    encode_frame,
+    error_message,
+    notification_message,
+    result_message,
+)
+from goodbuddy_kb.main_process.dispatcher import Dispatcher, Outcome
+from goodbuddy_kb.qt import QtCore, QtNetwork
+
+log = logging.getLogger(__name__)
+
+
+class _Relay(QtCore.QObject):
+    """Carries a finished outcome from a worker thread to the Qt thread."""
+
+    finished = QtCore.Signal(int, object)
+
+
+@dataclass
+class _Connection:
+    serial: int
+    socket: QtNetwork.QLocalSocket
+    decoder: FrameDecoder = field(default_factory=FrameDecoder)
+    authenticated: bool = False
+    closing: bool = False
+
+
+class BridgeServer(QtCore.QObject):
+    def __init__(self, dispatcher: Dispatcher, secret: str, server_name: str) -> None:
+        super().__init__()
+        self._dispatcher = dispatcher
+        self._secret = secret.encode("utf-8")
+        self._name = server_name
+        self._server = QtNetwork.QLocalServer(self)
+        self._server.setSocketOptions(QtNetwork.QLocalServer.SocketOption.UserAccessOption)
+        self._server.newConnection.connect(self._on_new_connection)
+        self._connections: dict[int, _Connection] = {}
+        self._serials = itertools.count(1)
+        self._reads = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kb-read")
+        self._writes = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-write")
+        self._inflight: set[Future[Outcome]] = set()
+        self._relay = _Relay()
+        self._relay.finished.connect(self._on_finished)
+        self._accepting = True
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def listen(self) -> str:
+        QtNetwork.QLocalServer.removeServer(self._name)
+        if not self._server.listen(self._name):
+            raise UnavailableError(f"cannot listen on local socket: {self._server.errorString()}")
+        return self._server.fullServerName()
+
+    def shutdown(self, grace: float = SHUTDOWN_GRACE_SECONDS) -> None:
+        """Stop accepting, let in-flight requests finish within ``grace`` seconds, disconnect."""
+        self._accepting = False
+        self._server.close()
+        deadline = time.monotonic() + grace
+        if self._inflight:
+            wait_futures(list(self._inflight), timeout=max(0.0, deadline - time.monotonic()))
+        app = QtCore.QCoreApplication.instance()
+        while app is not None and time.monotonic() < deadline:
+            app.processEvents()  # deliver finished replies
+            if not self._inflight:
+                break
+            time.sleep(0.01)
+        for conn in list(self._connections.values()):
+            conn.socket.flush()
+            conn.socket.waitForBytesWritten(200)
+            conn.socket.disconnectFromServer()
+        self._reads.shutdown(wait=False, cancel_futures=True)
+        self._writes.shutdown(wait=False, cancel_futures=True)
+
+    @property
+    def connection_count(self) -> int:
+        return len(self._connections)
+
+    # -- connections -----------------------------------------------------------------------
+    def _on_new_connection(self) -> None:
+        while self._server.hasPendingConnections():
+            socket = self._server.nextPendingConnection()
+            conn = _Connection(next(self._serials), socket)
+            self._connections[conn.serial] = conn
+            socket.readyRead.connect(lambda c=conn: self._on_ready_read(c))
+            socket.disconnected.connect(lambda c=conn: self._forget(c))
+            QtCore.QTimer.singleShot(
+                int(AUTH_TIMEOUT_SECONDS * 1000), lambda c=conn: self._auth_deadline(c)
+            )
+
+    def _forget(self, conn: _Connection) -> None:
+        self._connections.pop(conn.serial, None)
+        conn.socket.deleteLater()
+
+    def _auth_deadline(self, conn: _Connection) -> None:
+        if conn.serial in self._connections and not conn.authenticated:
+            self._refuse(conn, None, UnauthorizedError("authentication timed out"))
+
+    def _refuse(self, conn: _Connection, msg_id: Any, error: KbError) -> None:
+        """Send one error and drop the connection; nothing else from it will be read."""
+        conn.closing = True
+        self._send(conn, error_message(msg_id, error))
+        conn.socket.flush()
+        conn.socket.disconnectFromServer()
+
+    def _send(self, conn: _Connection, message: dict[str, Any]) -> None:
+        try:
+            frame = encode_frame(message)
+        except PayloadTooLargeError as exc:
+            frame = encode_frame(error_message(message.get("id"), exc))
+        conn.socket.write(frame)
+
+    # -- requests --------------------------------------------------------------------------
+    def _on_ready_read(self, conn: _Connection) -> None:
+        if conn.closing:
+            conn.socket.readAll()
+            return
+        try:
+            messages = conn.decoder.feed(bytes(conn.socket.readAll().data()))
+        except KbError as exc:
+            self._refuse(conn, None, exc)
+            return
+        for message in messages:
+            if conn.closing:
+                return
+            if not conn.authenticated:
+                self._authenticate(conn, message)
+            else:
+                self._submit(conn, message)
+
+    def _authenticate(self, conn: _Connection, message: dict[str, Any]) -> None:
+        msg_id = message.get("id") if isinstance(message.get("id"), int | str) else None
+        if message.get("method") != AUTHENTICATE:
+            self._refuse(conn, msg_id, UnauthorizedError("authenticate first"))
+            return
+        try:
+            params = AuthenticateParams.model_validate(message.get("params", {}))
+        except ValidationError:
+            self._refuse(conn, msg_id, UnauthorizedError("missing or malformed secret"))
+            return
+        if not hmac.compare_digest(params.secret.encode("utf-8"), self._secret):
+            self._refuse(conn, msg_id, UnauthorizedError("wrong secret"))
+            return
+        conn.authenticated = True
+        self._send(conn, result_message(msg_id, {"apiVersion": API_VERSION}))
+
+    def _submit(self, conn: _Connection, message: dict[str, Any]) -> None:
+        msg_id = message.get("id") if isinstance(message.get("id"), int | str) else None
+        if message.get("method") == AUTHENTICATE:
+            self._send(conn, error_message(msg_id, InvalidRequestError("already authenticated")))
+            return
+        if not self._accepting:
+            self._send(
+                conn, error_message(msg_id, UnavailableError("the backend is shutting down"))
+            )
+            return
+        spec = self._dispatcher.spec_of(message)
+        pool = self._writes if spec is not None and spec.mutates else self._reads
+        future = pool.submit(self._dispatcher.dispatch, message)
+        self._inflight.add(future)
+        serial = conn.serial
+        future.add_done_callback(lambda f: self._relay.finished.emit(serial, f))
+
+    def _on_finished(self, serial: int, future: Future[Outcome]) -> None:
+        self._inflight.discard(future)
+        outcome = future.result()
+        conn = self._connections.get(serial)
+        if conn is not None and not conn.closing:
+            self._send(conn, outcome.reply)
+        if outcome.changes is not None and "result" in outcome.reply:
+            changed = ChangedParams(
+                method=outcome.method,
+                library_ids=outcome.changes.library_ids,
+                libraries=outcome.changes.libraries,
+                settings=outcome.changes.settings,
+            )
+            self.broadcast(NOTIFY_CHANGED.name, changed.to_wire())
+
+    def broadcast(self, method: str, params: dict[str, Any]) -> None:
+        message = notification_message(method, params)
+        for conn in self._connections.values():
+            if conn.authenticated and not conn.closing:
+                self._send(conn, message)

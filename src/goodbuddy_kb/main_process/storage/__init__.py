@@ -1,0 +1,3 @@
+"""SQLite storage: connections, migrations and repositories (one module per concern)."""
+
+from __future__ import annotations

@@ -1,0 +1,144 @@
+"""The libraries table: create, list, rename, delete, and each library's versioned settings."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from pydantic import ValidationError
+
+from goodbuddy_kb.contracts.errors import ConflictError, NotFoundError
+from goodbuddy_kb.contracts.library import Library, LibrarySettings
+from goodbuddy_kb.contracts.limits import MAX_LIBRARIES
+from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, KnowledgeRetrievalSettings
+from goodbuddy_kb.main_process.ids import new_id, now_iso
+from goodbuddy_kb.main_process.storage.db import transaction
+
+_COLUMNS = "id, name, created_at, updated_at, settings_pending_rebuild"
+
+
+def _library(row: sqlite3.Row) -> Library:
+    return Library(
+        id=row["id"],
+        name=row["name"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        settings_pending_rebuild=bool(row["settings_pending_rebuild"]),
+    )
+
+
+def _name_taken(conn: sqlite3.Connection, name: str, except_id: str | None = None) -> bool:
+    row = conn.execute(
+        "SELECT id FROM libraries WHERE name = ? COLLATE NOCASE AND id IS NOT ?", (name, except_id)
+    ).fetchone()
+    return row is not None
+
+
+def create(conn: sqlite3.Connection, name: str) -> Library:
+    with transaction(conn):
+        if _name_taken(conn, name):
+            raise ConflictError(f"a library named “{name}” already exists", {"field": "name"})
+        (count,) = conn.execute("SELECT count(*) FROM libraries").fetchone()
+        if count >= MAX_LIBRARIES:
+            raise ConflictError(f"at most {MAX_LIBRARIES} libraries per data directory")
+        stamp = now_iso()
+        library_id = new_id()
+        conn.execute(
+            "INSERT INTO libraries (id, name, retrieval_settings, chunking_settings,"
+            " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                library_id,
+                name,
+                KnowledgeRetrievalSettings().model_dump_json(by_alias=True),
+                KnowledgeChunkingSettings().model_dump_json(by_alias=True),
+                stamp,
+                stamp,
+            ),
+        )
+    return get(conn, library_id)
+
+
+def get(conn: sqlite3.Connection, library_id: str) -> Library:
+    row = conn.execute(f"SELECT {_COLUMNS} FROM libraries WHERE id = ?", (library_id,)).fetchone()
+    if row is None:
+        raise NotFoundError("library not found", {"libraryId": library_id})
+    return _library(row)
+
+
+def list_all(conn: sqlite3.Connection) -> list[Library]:
+    rows = conn.execute(f"SELECT {_COLUMNS} FROM libraries ORDER BY name COLLATE NOCASE, id")
+    return [_library(row) for row in rows]
+
+
+def rename(conn: sqlite3.Connection, library_id: str, name: str) -> Library:
+    with transaction(conn):
+        get(conn, library_id)
+        if _name_taken(conn, name, except_id=library_id):
+            raise ConflictError(f"a library named “{name}” already exists", {"field": "name"})
+        conn.execute(
+            "UPDATE libraries SET name = ?, updated_at = ? WHERE id = ?",
+            (name, now_iso(), library_id),
+        )
+    return get(conn, library_id)
+
+
+def delete(conn: sqlite3.Connection, library_id: str) -> Library:
+    """Removes the library and, by cascade, its sources, documents, chunks and tasks."""
+    with transaction(conn):
+        library = get(conn, library_id)
+        conn.execute("DELETE FROM libraries WHERE id = ?", (library_id,))
+    return library
+
+
+def _retrieval(raw: str) -> KnowledgeRetrievalSettings:
+    try:
+        return KnowledgeRetrievalSettings.model_validate_json(raw)
+    except ValidationError:
+        # A row from an older or damaged version: serve the compatible defaults (PRD §9.1).
+        return KnowledgeRetrievalSettings()
+
+
+def _chunking(raw: str) -> KnowledgeChunkingSettings:
+    try:
+        return KnowledgeChunkingSettings.model_validate_json(raw)
+    except ValidationError:
+        return KnowledgeChunkingSettings()
+
+
+def get_settings(conn: sqlite3.Connection, library_id: str) -> LibrarySettings:
+    row = conn.execute(
+        "SELECT retrieval_settings, chunking_settings, settings_pending_rebuild"
+        " FROM libraries WHERE id = ?",
+        (library_id,),
+    ).fetchone()
+    if row is None:
+        raise NotFoundError("library not found", {"libraryId": library_id})
+    return LibrarySettings(
+        library_id=library_id,
+        retrieval=_retrieval(row["retrieval_settings"]),
+        chunking=_chunking(row["chunking_settings"]),
+        settings_pending_rebuild=bool(row["settings_pending_rebuild"]),
+    )
+
+
+def update_settings(
+    conn: sqlite3.Connection,
+    library_id: str,
+    retrieval: KnowledgeRetrievalSettings | None,
+    chunking: KnowledgeChunkingSettings | None,
+) -> LibrarySettings:
+    """Retrieval settings apply at once; a chunking change only marks the library for rebuild."""
+    with transaction(conn):
+        current = get_settings(conn, library_id)
+        stamp = now_iso()
+        if retrieval is not None:
+            conn.execute(
+                "UPDATE libraries SET retrieval_settings = ?, updated_at = ? WHERE id = ?",
+                (retrieval.model_dump_json(by_alias=True), stamp, library_id),
+            )
+        if chunking is not None and chunking != current.chunking:
+            conn.execute(
+                "UPDATE libraries SET chunking_settings = ?, settings_pending_rebuild = 1,"
+                " updated_at = ? WHERE id = ?",
+                (chunking.model_dump_json(by_alias=True), stamp, library_id),
+            )
+    return get_settings(conn, library_id)

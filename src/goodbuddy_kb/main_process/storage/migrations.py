@@ -1,0 +1,111 @@
+"""Ordered SQL migrations, each applied with its bookkeeping row in one transaction.
+
+Files are named ``NNNN_name.sql``; ``pending()`` tells what would run without applying anything.
+A failing migration is rolled back completely: schema and data stay exactly as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_BOOKKEEPING = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    checksum TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+)
+"""
+
+
+class MigrationError(Exception):
+    """A migration failed and was rolled back; the database is as it was before it."""
+
+    def __init__(self, migration: str, reason: str) -> None:
+        self.migration = migration
+        self.reason = reason
+        super().__init__(f"migration {migration} failed and was rolled back: {reason}")
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    path: Path
+
+    @property
+    def label(self) -> str:
+        return f"{self.version:04d}_{self.name}"
+
+    def sql(self) -> str:
+        return self.path.read_text(encoding="utf-8")
+
+    def checksum(self) -> str:
+        return hashlib.sha256(self.path.read_bytes()).hexdigest()
+
+
+def default_migrations_dir() -> Path:
+    """`goodbuddy_kb/migrations` inside a wheel; the repository's `migrations/` in a checkout."""
+    package_root = Path(__file__).resolve().parents[2]
+    shipped = package_root / "migrations"
+    if shipped.is_dir():
+        return shipped
+    return package_root.parents[1] / "migrations"
+
+
+def discover(directory: Path) -> list[Migration]:
+    found: list[Migration] = []
+    for path in sorted(directory.iterdir()):
+        match = _NAME.match(path.name)
+        if match:
+            found.append(Migration(int(match.group(1)), match.group(2), path))
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise MigrationError("(discovery)", "two migrations share a version number")
+    return found
+
+
+def applied_versions(conn: sqlite3.Connection) -> set[int]:
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not exists:
+        return set()
+    return {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+
+
+def pending(conn: sqlite3.Connection, directory: Path) -> list[Migration]:
+    done = applied_versions(conn)
+    return [m for m in discover(directory) if m.version not in done]
+
+
+def apply_one(conn: sqlite3.Connection, migration: Migration) -> None:
+    stamp = datetime.now(UTC).isoformat(timespec="seconds")
+    script = (
+        "BEGIN IMMEDIATE;\n"
+        f"{_BOOKKEEPING};\n"
+        f"{migration.sql()}\n;\n"
+        "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES "
+        f"({migration.version}, '{migration.name}', '{migration.checksum()}', '{stamp}');\n"
+        "COMMIT;"
+    )
+    try:
+        conn.executescript(script)
+    except sqlite3.Error as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise MigrationError(migration.label, str(exc)) from exc
+
+
+def migrate(conn: sqlite3.Connection, directory: Path | None = None) -> list[str]:
+    """Apply every pending migration in order; returns the labels applied."""
+    todo = pending(conn, directory or default_migrations_dir())
+    for migration in todo:
+        apply_one(conn, migration)
+    return [m.label for m in todo]

@@ -1,0 +1,24 @@
+"""GUI entry: QApplication, language, the backend link and the main window."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import detect_language, set_language, tr
+from goodbuddy_kb.ui.main_window import MainWindow
+from goodbuddy_kb.ui.qtw import QtWidgets
+
+
+def run_gui(data_dir: Path) -> int:
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
+    assert isinstance(app, QtWidgets.QApplication)
+    set_language(detect_language())
+    app.setApplicationName(tr("app.title"))
+    link = BackendLink(data_dir)
+    window = MainWindow(link)
+    window.show()
+    link.start()
+    app.aboutToQuit.connect(link.shutdown)
+    return app.exec()

@@ -1,0 +1,93 @@
+"""Every user-visible GUI string, in zh-CN and en. The system locale picks the language;
+GOODBUDDY_LANG (``zh`` or ``en``) overrides it."""
+
+from __future__ import annotations
+
+import os
+
+from goodbuddy_kb.qt import QtCore
+
+STRINGS: dict[str, tuple[str, str]] = {
+    # key: (zh-CN, en)
+    "app.title": ("GoodBuddy 知识库", "GoodBuddy KB"),
+    "libraries.heading": ("知识库", "Libraries"),
+    "libraries.list": ("知识库列表", "Library list"),
+    "libraries.new": ("新建知识库", "New library"),
+    "libraries.rename": ("重命名", "Rename"),
+    "libraries.delete": ("删除", "Delete"),
+    "libraries.empty": (
+        "还没有知识库。点击“新建知识库”开始导入你的资料。",
+        "No libraries yet. Choose “New library” to start importing your documents.",
+    ),
+    "dialog.new.title": ("新建知识库", "New library"),
+    "dialog.rename.title": ("重命名知识库", "Rename library"),
+    "dialog.name.label": ("名称", "Name"),
+    "dialog.name.placeholder": ("例如：公司制度", "For example: Company policies"),
+    "dialog.name.empty": ("请输入名称。", "Enter a name."),
+    "dialog.name.too_long": ("名称最多 {limit} 个字符。", "A name has at most {limit} characters."),
+    "dialog.ok": ("确定", "OK"),
+    "dialog.cancel": ("取消", "Cancel"),
+    "dialog.delete.title": ("删除知识库", "Delete library"),
+    "dialog.delete.text": (
+        "删除知识库“{name}”？\n\n其索引、分块和设置将被删除；原始文件保留在原处，不会被修改或删除。",
+        "Delete the library “{name}”?\n\nIts index, chunks and settings are removed; "
+        "the original files stay where they are and are not changed or deleted.",
+    ),
+    "dialog.delete.confirm": ("删除“{name}”", "Delete “{name}”"),
+    "detail.created": ("创建于 {when}", "Created {when}"),
+    "detail.retrieval": ("检索设置", "Retrieval settings"),
+    "detail.chunking": ("分块设置", "Chunking settings"),
+    "detail.retrieval.summary": (
+        "Top K {top_k} · 全文权重 {fts} · 向量权重 {vector} · 图谱权重 {graph} · 上下文 {context} 字符",
+        "Top K {top_k} · full-text weight {fts} · vector weight {vector} · "
+        "graph weight {graph} · context {context} characters",
+    ),
+    "detail.chunking.summary": (
+        "模式：{mode} · 目标 {target} 字符 · 重叠 {overlap} 字符",
+        "Mode: {mode} · target {target} characters · overlap {overlap} characters",
+    ),
+    "detail.pending_rebuild": ("设置已更新，等待重建", "Settings updated, waiting for rebuild"),
+    "mode.fixed": ("固定分块", "Fixed"),
+    "mode.structure": ("结构分块", "Structure"),
+    "mode.parent-child": ("父子分块", "Parent-child"),
+    "backend.connecting": ("正在启动后台服务…", "Starting the backend…"),
+    "backend.connected": ("后台服务已连接（进程 {pid}）", "Backend connected (process {pid})"),
+    "backend.down": (
+        "后台服务已停止：{reason}。你的数据没有丢失。",
+        "The backend stopped: {reason}. Your data is safe.",
+    ),
+    "backend.restart": ("重新启动后台服务", "Restart the backend"),
+    "error.generic": ("操作失败：{message}", "The operation failed: {message}"),
+    "notice.created": ("已创建知识库“{name}”", "Created the library “{name}”"),
+    "notice.renamed": ("已重命名为“{name}”", "Renamed to “{name}”"),
+    "notice.deleted": (
+        "已删除知识库“{name}”，原始文件未受影响",
+        "Deleted “{name}”; original files untouched",
+    ),
+}
+
+_language = "en"
+
+
+def detect_language() -> str:
+    override = os.environ.get("GOODBUDDY_LANG", "").lower()
+    if override.startswith("zh"):
+        return "zh"
+    if override.startswith("en"):
+        return "en"
+    return "zh" if QtCore.QLocale.system().language() == QtCore.QLocale.Language.Chinese else "en"
+
+
+def set_language(language: str) -> None:
+    global _language  # noqa: PLW0603 - one process-wide UI language
+    _language = "zh" if language.startswith("zh") else "en"
+
+
+def language() -> str:
+    return _language
+
+
+def tr(key: str, **values: object) -> str:
+    zh, en = STRINGS[key]
+    text = zh if _language == "zh" else en
+    return text.format(**values) if values else text

@@ -1,0 +1,333 @@
+"""The main window: library list (master) and the selected library's summary (detail).
+
+Every change goes through the backend; the list refreshes on the backend's change
+notifications, so libraries created from the CLI appear here too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goodbuddy_kb.contracts import library as c
+from goodbuddy_kb.contracts.errors import ConflictError, InvalidRequestError, KbError
+from goodbuddy_kb.contracts.methods import (
+    LIBRARY_CREATE,
+    LIBRARY_DELETE,
+    LIBRARY_LIST,
+    LIBRARY_RENAME,
+    SETTINGS_GET,
+)
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.dialogs import LibraryNameDialog, confirm_delete
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.library_model import LibraryListModel
+from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+
+
+class BackendBanner(QtWidgets.QFrame):
+    """Shown when the backend is gone: the reason, and a restart button."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("backendBanner")
+        self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
+        self.label = QtWidgets.QLabel()
+        self.label.setWordWrap(True)
+        self.restart_button = QtWidgets.QPushButton(tr("backend.restart"))
+        self.restart_button.setAccessibleName(tr("backend.restart"))
+        layout = QtWidgets.QHBoxLayout(self)
+        icon = QtWidgets.QLabel("⚠")
+        icon.setAccessibleName("warning")
+        layout.addWidget(icon)
+        layout.addWidget(self.label, 1)
+        layout.addWidget(self.restart_button)
+        self.setStyleSheet("#backendBanner { background: #fde8e8; color: #7a1010; }")
+        self.hide()
+
+
+class LibraryDetailWidget(QtWidgets.QWidget):
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = QtWidgets.QLabel()
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.5)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.created = QtWidgets.QLabel()
+        self.pending = QtWidgets.QLabel("⟳ " + tr("detail.pending_rebuild"))
+        self.pending.setObjectName("pendingRebuild")
+        self.retrieval = QtWidgets.QLabel()
+        self.chunking = QtWidgets.QLabel()
+        for label in (self.retrieval, self.chunking, self.created):
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.empty = QtWidgets.QLabel(tr("libraries.empty"))
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addWidget(self.empty)
+        layout.addWidget(self.title)
+        layout.addWidget(self.created)
+        layout.addWidget(self.pending)
+        layout.addSpacing(12)
+        heading_r = QtWidgets.QLabel(f"<b>{tr('detail.retrieval')}</b>")
+        heading_c = QtWidgets.QLabel(f"<b>{tr('detail.chunking')}</b>")
+        layout.addWidget(heading_r)
+        layout.addWidget(self.retrieval)
+        layout.addWidget(heading_c)
+        layout.addWidget(self.chunking)
+        layout.addStretch(1)
+        self._library_widgets = [
+            self.title,
+            self.created,
+            self.pending,
+            heading_r,
+            self.retrieval,
+            heading_c,
+            self.chunking,
+        ]
+        self.show_library(None)
+
+    def show_library(self, library: c.Library | None) -> None:
+        self.empty.setVisible(library is None)
+        for widget in self._library_widgets:
+            widget.setVisible(library is not None)
+        if library is None:
+            return
+        self.title.setText(library.name)
+        self.created.setText(tr("detail.created", when=library.created_at[:16].replace("T", " ")))
+        self.pending.setVisible(library.settings_pending_rebuild)
+        self.retrieval.setText("…")
+        self.chunking.setText("…")
+
+    def show_settings(self, settings: c.LibrarySettings) -> None:
+        r, k = settings.retrieval, settings.chunking
+        self.retrieval.setText(
+            tr(
+                "detail.retrieval.summary",
+                top_k=r.top_k,
+                fts=r.fts_weight,
+                vector=r.vector_weight,
+                graph=r.graph_weight,
+                context=f"{r.context_max_characters:,}",
+            )
+        )
+        self.chunking.setText(
+            tr(
+                "detail.chunking.summary",
+                mode=tr(f"mode.{k.mode}"),
+                target=f"{k.target_characters:,}",
+                overlap=f"{k.overlap_characters:,}",
+            )
+        )
+        self.pending.setVisible(settings.settings_pending_rebuild)
+
+
+class MainWindow(QtWidgets.QMainWindow):
+    def __init__(self, link: BackendLink) -> None:
+        super().__init__()
+        self.link = link
+        self.setWindowTitle(tr("app.title"))
+        self.resize(1000, 680)
+        self.model = LibraryListModel(self)
+        self.name_dialog: LibraryNameDialog | None = None
+        self.delete_box: QtWidgets.QMessageBox | None = None
+        self._build()
+        link.connected.connect(self._on_connected)
+        link.stopped.connect(self._on_stopped)
+        link.changed.connect(lambda _params: self.refresh())
+        self.statusBar().showMessage(tr("backend.connecting"))
+
+    # -- layout ----------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.banner = BackendBanner()
+        self.banner.restart_button.clicked.connect(self._restart)
+        heading = QtWidgets.QLabel(f"<b>{tr('libraries.heading')}</b>")
+        self.list_view = QtWidgets.QListView()
+        self.list_view.setModel(self.model)
+        self.list_view.setAccessibleName(tr("libraries.list"))
+        self.list_view.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list_view.selectionModel().currentChanged.connect(lambda *_: self._on_current())
+        heading.setBuddy(self.list_view)
+        self.new_button = self._button("libraries.new", self.new_library)
+        self.rename_button = self._button("libraries.rename", self.rename_library)
+        self.delete_button = self._button("libraries.delete", self.delete_library)
+        buttons = QtWidgets.QHBoxLayout()
+        for b in (self.new_button, self.rename_button, self.delete_button):
+            buttons.addWidget(b)
+        left = QtWidgets.QWidget()
+        left_layout = QtWidgets.QVBoxLayout(left)
+        left_layout.addWidget(heading)
+        left_layout.addWidget(self.list_view, 1)
+        left_layout.addLayout(buttons)
+        self.detail = LibraryDetailWidget()
+        splitter = QtWidgets.QSplitter()
+        splitter.addWidget(left)
+        splitter.addWidget(self.detail)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([300, 700])
+        central = QtWidgets.QWidget()
+        layout = QtWidgets.QVBoxLayout(central)
+        layout.addWidget(self.banner)
+        layout.addWidget(splitter, 1)
+        self.setCentralWidget(central)
+        new_shortcut = QtCore.QKeyCombination(
+            QtCore.Qt.KeyboardModifier.ControlModifier, QtCore.Qt.Key.Key_N
+        )
+        self.new_button.setShortcut(new_shortcut)
+        self.delete_button.setShortcut(QtCore.Qt.Key.Key_Delete)
+        self.rename_button.setShortcut(QtCore.Qt.Key.Key_F2)
+        self._update_buttons()
+
+    def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
+        button = QtWidgets.QPushButton(tr(key))
+        button.setAccessibleName(tr(key))
+        button.clicked.connect(slot)
+        return button
+
+    # -- backend state -----------------------------------------------------------------------
+    def _on_connected(self, pid: int) -> None:
+        self.banner.hide()
+        self.statusBar().showMessage(tr("backend.connected", pid=pid))
+        self.refresh()
+
+    def _on_stopped(self, reason: str) -> None:
+        self.banner.label.setText(tr("backend.down", reason=reason))
+        self.banner.show()
+        self.banner.restart_button.setFocus()
+        self.statusBar().clearMessage()
+        self._update_buttons()
+
+    def _restart(self) -> None:
+        self.banner.hide()
+        self.statusBar().showMessage(tr("backend.connecting"))
+        self.link.restart()
+
+    def notify_error(self, error: KbError) -> None:
+        self.statusBar().showMessage(tr("error.generic", message=error.message), 10_000)
+
+    # -- library list ----------------------------------------------------------------------
+    def refresh(self, select_id: str | None = None) -> None:
+        current = select_id or self.current_library_id()
+
+        def done(result: c.LibraryListResponse | None, error: KbError | None) -> None:
+            if error is not None or result is None:
+                if error is not None:
+                    self.notify_error(error)
+                return
+            self.model.set_libraries(result.libraries)
+            row = self.model.row_of(current) if current else -1
+            if row < 0 and self.model.rowCount() > 0:
+                row = 0
+            if row >= 0:
+                self.list_view.setCurrentIndex(self.model.index(row))
+            self._on_current()
+
+        self.link.call(LIBRARY_LIST, c.LibraryListRequest(), done)
+
+    def current_library(self) -> c.Library | None:
+        index = self.list_view.currentIndex()
+        return self.model.library_at(index.row()) if index.isValid() else None
+
+    def current_library_id(self) -> str | None:
+        library = self.current_library()
+        return library.id if library else None
+
+    def _on_current(self) -> None:
+        library = self.current_library()
+        self.detail.show_library(library)
+        self._update_buttons()
+        if library is None:
+            return
+
+        def done(result: c.LibrarySettings | None, error: KbError | None) -> None:
+            if result is not None and result.library_id == self.current_library_id():
+                self.detail.show_settings(result)
+
+        self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library.id), done)
+
+    def _update_buttons(self) -> None:
+        has = self.current_library() is not None
+        self.new_button.setEnabled(True)
+        self.rename_button.setEnabled(has)
+        self.delete_button.setEnabled(has)
+
+    # -- actions ---------------------------------------------------------------------------
+    def new_library(self) -> None:
+        dialog = LibraryNameDialog(tr("dialog.new.title"), parent=self)
+        self.name_dialog = dialog
+
+        def submit(name: str) -> None:
+            self.link.call(
+                LIBRARY_CREATE,
+                c.LibraryCreateRequest(name=name),
+                lambda result, error: self._after_name(dialog, result, error, "notice.created"),
+            )
+
+        dialog.submitted.connect(submit)
+        dialog.finished.connect(lambda _r: self.new_button.setFocus())
+        dialog.open()
+
+    def rename_library(self) -> None:
+        library = self.current_library()
+        if library is None:
+            return
+        dialog = LibraryNameDialog(tr("dialog.rename.title"), library.name, parent=self)
+        self.name_dialog = dialog
+
+        def submit(name: str) -> None:
+            self.link.call(
+                LIBRARY_RENAME,
+                c.LibraryRenameRequest(library_id=library.id, name=name),
+                lambda result, error: self._after_name(dialog, result, error, "notice.renamed"),
+            )
+
+        dialog.submitted.connect(submit)
+        dialog.finished.connect(lambda _r: self.list_view.setFocus())
+        dialog.open()
+
+    def _after_name(
+        self, dialog: LibraryNameDialog, result: Any, error: KbError | None, notice: str
+    ) -> None:
+        if error is not None:
+            if isinstance(error, ConflictError | InvalidRequestError):
+                dialog.show_error(error.message)
+            else:
+                dialog.show_error(tr("error.generic", message=error.message))
+            return
+        library: c.Library = result.library
+        dialog.accept()
+        self.statusBar().showMessage(tr(notice, name=library.name), 5_000)
+        self.refresh(select_id=library.id)
+
+    def delete_library(self) -> None:
+        library = self.current_library()
+        if library is None:
+            return
+        box = confirm_delete(self, library.name)
+        self.delete_box = box
+
+        def answered() -> None:
+            if box.clickedButton() is not box.property("deleteButton"):
+                return
+            self.link.call(
+                LIBRARY_DELETE,
+                c.LibraryDeleteRequest(library_id=library.id),
+                self._after_delete,
+            )
+
+        box.finished.connect(lambda _r: answered())
+        box.open()
+
+    def _after_delete(self, result: c.LibraryDeleteResponse | None, error: KbError | None) -> None:
+        if error is not None or result is None:
+            if error is not None:
+                self.notify_error(error)
+            return
+        self.statusBar().showMessage(tr("notice.deleted", name=result.name), 5_000)
+        self.refresh()
+        self.list_view.setFocus()
+
+    def closeEvent(self, event: Any) -> None:
+        self.link.shutdown()
+        super().closeEvent(event)

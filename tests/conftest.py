@@ -1,0 +1,52 @@
+"""Shared fixtures: a data directory, a migrated database, and a real backend on a real socket."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from goodbuddy_kb.bridge.client import BlockingClient
+from goodbuddy_kb.bridge.launcher import BackendProcess
+from goodbuddy_kb.main_process.app import open_database
+from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from goodbuddy_kb.main_process.storage.db import ConnectionPool
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "data"
+    path.mkdir(mode=0o700)
+    return path
+
+
+@pytest.fixture
+def pool(data_dir: Path) -> Iterator[ConnectionPool]:
+    """A migrated temporary database."""
+    db = open_database(data_dir)
+    yield db
+    db.close_all()
+
+
+@pytest.fixture
+def dispatcher(pool: ConnectionPool, data_dir: Path) -> Dispatcher:
+    return Dispatcher(pool, data_dir)
+
+
+@pytest.fixture
+def backend(data_dir: Path) -> Iterator[BackendProcess]:
+    """A real backend process serving ``data_dir`` on a real QLocalServer."""
+    process = BackendProcess.start(data_dir)
+    yield process
+    process.stop()  # also closes the pipes of a backend a test killed
+
+
+@pytest.fixture
+def client(backend: BackendProcess) -> Iterator[BlockingClient]:
+    endpoint = backend.endpoint
+    with BlockingClient(endpoint.server_name, endpoint.secret, "test").open() as c:
+        yield c
