@@ -50,3 +50,9 @@ def client(backend: BackendProcess) -> Iterator[BlockingClient]:
     endpoint = backend.endpoint
     with BlockingClient(endpoint.server_name, endpoint.secret, "test").open() as c:
         yield c
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _qt_application(qapp: object) -> object:
+    """One QApplication for the whole run, before any client would make a bare core app."""
+    return qapp

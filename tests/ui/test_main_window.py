@@ -1,0 +1,146 @@
+"""The real GUI against a real backend process (offscreen)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.bridge.launcher import open_session
+from goodbuddy_kb.contracts import library as c
+from goodbuddy_kb.contracts.library import Library
+from goodbuddy_kb.contracts.methods import LIBRARY_CREATE
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import set_language
+from goodbuddy_kb.ui.library_model import LibraryListModel
+from goodbuddy_kb.ui.main_window import MainWindow
+from goodbuddy_kb.ui.qtw import QtCore
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+
+
+@pytest.fixture
+def window(qtbot: QtBot, data_dir: Path) -> Iterator[MainWindow]:
+    set_language("en")
+    link = BackendLink(data_dir)
+    win = MainWindow(link)
+    qtbot.addWidget(win)
+    win.show()
+    with qtbot.waitSignal(link.connected, timeout=30_000):
+        link.start()
+    yield win
+    link.shutdown()
+
+
+def names(win: MainWindow) -> list[str]:
+    return [win.model.library_at(r).name for r in range(win.model.rowCount())]  # type: ignore[union-attr]
+
+
+def create_through_dialog(qtbot: QtBot, win: MainWindow, name: str) -> None:
+    qtbot.mouseClick(win.new_button, QtCore.Qt.MouseButton.LeftButton)
+    dialog = win.name_dialog
+    assert dialog is not None and dialog.isVisible()
+    dialog.name_edit.setText(name)
+    qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.isVisible() or dialog.error_label.isVisible(), timeout=5_000)
+
+
+def test_create_rename_delete_through_the_window(qtbot: QtBot, window: MainWindow) -> None:
+    create_through_dialog(qtbot, window, "公司制度")
+    qtbot.waitUntil(lambda: names(window) == ["公司制度"], timeout=5_000)
+    assert window.detail.title.text() == "公司制度"
+    qtbot.waitUntil(lambda: "Top K 6" in window.detail.retrieval.text(), timeout=5_000)
+
+    create_through_dialog(qtbot, window, "公司制度")
+    dialog = window.name_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert "already exists" in dialog.error_label.text(), "a conflict stays next to the field"
+    dialog.reject()
+
+    qtbot.mouseClick(window.rename_button, QtCore.Qt.MouseButton.LeftButton)
+    rename = window.name_dialog
+    assert rename is not None and rename.name_edit.text() == "公司制度"
+    rename.name_edit.setText("Policies")
+    qtbot.mouseClick(rename.ok_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: names(window) == ["Policies"], timeout=5_000)
+
+    qtbot.mouseClick(window.delete_button, QtCore.Qt.MouseButton.LeftButton)
+    box = window.delete_box
+    assert box is not None and box.isVisible()
+    assert "Policies" in box.text() and "original files stay" in box.text()
+    delete_button = box.property("deleteButton")
+    assert "Policies" in delete_button.text()
+    delete_button.click()
+    qtbot.waitUntil(lambda: names(window) == [], timeout=5_000)
+    assert window.detail.empty.isVisible()
+
+
+def test_cancelled_delete_keeps_the_library(qtbot: QtBot, window: MainWindow) -> None:
+    create_through_dialog(qtbot, window, "Keep")
+    qtbot.waitUntil(lambda: names(window) == ["Keep"], timeout=5_000)
+    window.delete_library()
+    box = window.delete_box
+    assert box is not None
+    box.reject()
+    qtbot.wait(300)
+    window.refresh()
+    qtbot.wait(300)
+    assert names(window) == ["Keep"]
+
+
+def test_library_created_elsewhere_appears(
+    qtbot: QtBot, window: MainWindow, data_dir: Path
+) -> None:
+    session = open_session(data_dir)
+    try:
+        assert session.process is None, "the CLI attaches to the GUI's backend"
+        session.client.call(LIBRARY_CREATE, c.LibraryCreateRequest(name="From the CLI"))
+    finally:
+        session.close()
+    qtbot.waitUntil(lambda: names(window) == ["From the CLI"], timeout=5_000)
+
+
+def test_dead_backend_shows_a_banner_and_restart_recovers(qtbot: QtBot, window: MainWindow) -> None:
+    create_through_dialog(qtbot, window, "Survivor")
+    qtbot.waitUntil(lambda: names(window) == ["Survivor"], timeout=5_000)
+    process = window.link.process
+    assert process is not None
+    with qtbot.waitSignal(window.link.stopped, timeout=1_000):
+        process.kill()
+    assert window.banner.isVisible()
+    assert "stopped" in window.banner.label.text()
+    with qtbot.waitSignal(window.link.connected, timeout=30_000):
+        qtbot.mouseClick(window.banner.restart_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: names(window) == ["Survivor"], timeout=5_000)
+    assert not window.banner.isVisible()
+
+
+def test_keyboard_only_create(qtbot: QtBot, window: MainWindow) -> None:
+    window.activateWindow()
+    window.new_button.setFocus()
+    qtbot.keyClick(window.new_button, QtCore.Qt.Key.Key_Space)
+    dialog = window.name_dialog
+    assert dialog is not None
+    qtbot.waitUntil(dialog.isVisible)
+    qtbot.keyClicks(dialog.name_edit, "Keyboard")
+    qtbot.keyClick(dialog.name_edit, QtCore.Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: names(window) == ["Keyboard"], timeout=5_000)
+
+
+def test_library_model_passes_the_model_tester(qtmodeltester: Any) -> None:
+    model = LibraryListModel()
+    stamp = "2026-01-01T00:00:00.000+00:00"
+    libs = [
+        Library(id=f"{i:032x}", name=f"L{i}", created_at=stamp, updated_at=stamp) for i in range(5)
+    ]
+    model.set_libraries(libs)
+    qtmodeltester.check(model, force_py=False)
+    assert model.rowCount() == 5
+    assert model.data(model.index(2)) == "L2"
+    assert model.row_of(libs[3].id) == 3
+    model.set_libraries(libs[:1])
+    qtmodeltester.check(model, force_py=False)
+    assert model.rowCount() == 1
