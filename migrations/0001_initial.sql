@@ -55,7 +55,9 @@ CREATE TABLE documents (
 CREATE INDEX documents_library ON documents (library_id);
 
 CREATE TABLE chunks (
-    id TEXT PRIMARY KEY,
+    -- seq is the stable integer key the full-text and CJK tables use as their rowid.
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
     library_id TEXT NOT NULL REFERENCES libraries (id) ON DELETE CASCADE,
     document_id TEXT NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
     ordinal INTEGER NOT NULL CHECK (ordinal >= 0),

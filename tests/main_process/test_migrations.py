@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from goodbuddy_kb.main_process.lexical import index as lexical_index
 from goodbuddy_kb.main_process.storage.db import connect
 from goodbuddy_kb.main_process.storage.migrations import (
     MigrationError,
@@ -78,11 +79,14 @@ def test_failing_migration_rolls_back_schema_and_data(tmp_path: Path) -> None:
     assert [m.label for m in pending(conn, migrations)] == ["0002_broken"]
 
 
-def test_foreign_keys_cascade_from_library_to_chunks(tmp_path: Path) -> None:
-    conn = connect(tmp_path / "db.sqlite3")
-    migrate(conn)
+def seed(conn: sqlite3.Connection) -> str:
+    """One library 'l' with source 's' and document 'd'; returns the timestamp used."""
     t = "2026-01-01"
-    conn.execute("INSERT INTO libraries VALUES ('l', 'L', '{}', '{}', 0, ?, ?)", (t, t))
+    conn.execute(
+        "INSERT INTO libraries (id, name, retrieval_settings, chunking_settings, created_at,"
+        " updated_at) VALUES ('l', 'L', '{}', '{}', ?, ?)",
+        (t, t),
+    )
     conn.execute(
         "INSERT INTO sources (id, library_id, kind, location, created_at, updated_at)"
         " VALUES ('s', 'l', 'folder', '/x', ?, ?)",
@@ -93,11 +97,20 @@ def test_foreign_keys_cascade_from_library_to_chunks(tmp_path: Path) -> None:
         " updated_at) VALUES ('d', 'l', 's', 'a.md', 'a', ?, ?)",
         (t, t),
     )
+    return t
+
+
+def test_foreign_keys_cascade_from_library_to_chunks(tmp_path: Path) -> None:
+    conn = connect(tmp_path / "db.sqlite3")
+    migrate(conn)
+    t = seed(conn)
     conn.execute(
         "INSERT INTO chunks (id, library_id, document_id, ordinal, content, index_text, checksum,"
         " created_at, updated_at) VALUES ('c', 'l', 'd', 0, 'x', 'x', 'h', ?, ?)",
         (t, t),
     )
+    lexical_index.add(conn, conn.execute("SELECT seq, '年假 leave' FROM chunks").fetchall())
+    assert conn.execute("SELECT count(*) FROM chunks_cjk").fetchone()[0] == 1
     with pytest.raises(sqlite3.IntegrityError):
         conn.execute(
             "INSERT INTO chunks (id, library_id, document_id, ordinal, role, content, index_text,"
@@ -107,3 +120,50 @@ def test_foreign_keys_cascade_from_library_to_chunks(tmp_path: Path) -> None:
     conn.execute("DELETE FROM libraries WHERE id = 'l'")
     for table in ("sources", "documents", "chunks"):
         assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0
+    for table in ("chunks_fts", "chunks_cjk"):
+        assert conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == 0
+
+
+def test_cjk_backfill_indexes_existing_chunks_and_a_failure_rolls_back(tmp_path: Path) -> None:
+    """The CJK migration backfills chunks written before it; if backfill fails, the table is not
+    created and the full-text index keeps working."""
+    import shutil
+
+    migrations = tmp_path / "migrations"
+    shutil.copytree(default_migrations_dir(), migrations)
+    cjk = migrations / "0004_cjk_bigrams.py"
+    original = cjk.read_text()
+    cjk.unlink()
+    conn = connect(tmp_path / "db.sqlite3")
+    migrate(conn, migrations)
+    t = seed(conn)
+    for i in range(2500):
+        conn.execute(
+            "INSERT INTO chunks (id, library_id, document_id, ordinal, content, index_text, checksum,"
+            " created_at, updated_at) VALUES (?, 'l', 'd', ?, 'x', ?, 'h', ?, ?)",
+            (f"c{i}", i, f"年假制度 {i}", t, t),
+        )
+    conn.execute(
+        "INSERT INTO chunks_fts (rowid, text) SELECT seq, kb_fts_text(index_text) FROM chunks"
+    )
+    # a backfill that fails after its first batches
+    cjk.write_text(
+        original.replace(
+            "        last = rows[-1][0]",
+            "        last = rows[-1][0]\n        if last > 1500:\n            raise RuntimeError('disk full')",
+        )
+    )
+    before = snapshot(conn)
+    with pytest.raises(MigrationError, match="disk full"):
+        migrate(conn, migrations)
+    assert snapshot(conn) == before
+    assert (
+        conn.execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH '2499'").fetchone()[0]
+        == 1
+    )
+    cjk.write_text(original)
+    assert migrate(conn, migrations) == ["0004_cjk_bigrams"]
+    hits = conn.execute(
+        "SELECT count(*) FROM chunks_cjk WHERE chunks_cjk MATCH '\"年假\"'"
+    ).fetchone()[0]
+    assert hits == 2500

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from goodbuddy_kb.contracts.errors import ConflictError, InternalError, KbError, UnavailableError
+from goodbuddy_kb.main_process.lexical.tokens import cjk_index_text, fts_index_text
 
 DATABASE_FILE = "goodbuddy-kb.sqlite3"
 
@@ -21,6 +22,9 @@ def connect(path: Path) -> sqlite3.Connection:
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA busy_timeout = 10000")
+    # The lexical indexes' text functions, so SQL (migrations, backfills) and Python agree.
+    conn.create_function("kb_fts_text", 1, fts_index_text, deterministic=True)
+    conn.create_function("kb_cjk_text", 1, cjk_index_text, deterministic=True)
     return conn
 
 
@@ -36,17 +40,23 @@ def translate(exc: sqlite3.Error) -> KbError:
     return InternalError("database error", {"kind": exc.__class__.__name__})
 
 
+#: One writer: every write transaction in the process takes this lock (SQLite allows one anyway;
+#: taking it here keeps writers from spinning on SQLITE_BUSY).
+WRITE_LOCK = threading.RLock()
+
+
 @contextmanager
-def transaction(conn: sqlite3.Connection, immediate: bool = True) -> Iterator[sqlite3.Connection]:
-    """One short transaction: committed on success, rolled back on any exception."""
-    conn.execute("BEGIN IMMEDIATE" if immediate else "BEGIN")
-    try:
-        yield conn
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    else:
-        conn.execute("COMMIT")
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One short write transaction: committed on success, rolled back on any exception."""
+    with WRITE_LOCK:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        else:
+            conn.execute("COMMIT")
 
 
 class ConnectionPool:

@@ -1,19 +1,20 @@
 """Ordered SQL migrations, each applied with its bookkeeping row in one transaction.
 
-Files are named ``NNNN_name.sql``; ``pending()`` tells what would run without applying anything.
+Files are named ``NNNN_name.sql`` (or ``NNNN_name.py`` with an ``apply(conn)`` function); ``pending()`` tells what would run without applying anything.
 A failing migration is rolled back completely: schema and data stay exactly as before.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.(sql|py)$")
 _BOOKKEEPING = """
 CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY,
@@ -45,6 +46,10 @@ class Migration:
 
     def sql(self) -> str:
         return self.path.read_text(encoding="utf-8")
+
+    @property
+    def is_python(self) -> bool:
+        return self.path.suffix == ".py"
 
     def checksum(self) -> str:
         return hashlib.sha256(self.path.read_bytes()).hexdigest()
@@ -85,14 +90,43 @@ def pending(conn: sqlite3.Connection, directory: Path) -> list[Migration]:
     return [m for m in discover(directory) if m.version not in done]
 
 
-def apply_one(conn: sqlite3.Connection, migration: Migration) -> None:
+def _bookkeeping_row(migration: Migration) -> str:
     stamp = datetime.now(UTC).isoformat(timespec="seconds")
+    return (
+        "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES "
+        f"({migration.version}, '{migration.name}', '{migration.checksum()}', '{stamp}')"
+    )
+
+
+def _apply_python(conn: sqlite3.Connection, migration: Migration) -> None:
+    """A Python migration (for backfills that need the project's own text functions): its
+    ``apply(conn)`` runs inside the same transaction as the bookkeeping row."""
+    spec = importlib.util.spec_from_file_location(f"_migration_{migration.version}", migration.path)
+    if spec is None or spec.loader is None:
+        raise MigrationError(migration.label, "cannot load the migration module")
+    module = importlib.util.module_from_spec(spec)
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        spec.loader.exec_module(module)
+        conn.execute(_BOOKKEEPING)
+        module.apply(conn)
+        conn.execute(_bookkeeping_row(migration))
+        conn.execute("COMMIT")
+    except Exception as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise MigrationError(migration.label, f"{exc.__class__.__name__}: {exc}") from exc
+
+
+def apply_one(conn: sqlite3.Connection, migration: Migration) -> None:
+    if migration.is_python:
+        _apply_python(conn, migration)
+        return
     script = (
         "BEGIN IMMEDIATE;\n"
         f"{_BOOKKEEPING};\n"
         f"{migration.sql()}\n;\n"
-        "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES "
-        f"({migration.version}, '{migration.name}', '{migration.checksum()}', '{stamp}');\n"
+        f"{_bookkeeping_row(migration)};\n"
         "COMMIT;"
     )
     try:

@@ -1,0 +1,237 @@
+"""The three chunking modes (PRD §8.1): fixed, structure, parent-child.
+
+* fixed — the document's body text as one stream, cut by length at natural boundaries.
+* structure — sections stay together under their heading path; long sections are cut with the
+  fixed rules; tables are cut between rows, every piece repeating the header rows.
+* parent-child — structure pieces of ``parentCharacters`` are context only; each is cut into
+  children of ``childCharacters``, which are the retrievable chunks and keep the parent's id.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from collections.abc import Iterable
+from itertools import groupby
+from typing import Any
+
+from goodbuddy_kb.contracts.settings import MAX_OVERLAP_SHARE, KnowledgeChunkingSettings
+from goodbuddy_kb.main_process.chunking.boundaries import split_spans
+from goodbuddy_kb.main_process.chunking.drafts import (
+    ChunkDraft,
+    ChunkRole,
+    Piece,
+    canonical_index_text,
+    checksum,
+    context_prefix,
+    stable_id,
+)
+from goodbuddy_kb.main_process.parsing.model import ParsedDocument, Section
+
+SEPARATOR = "\n\n"
+
+
+def _locator(first: Section, last: Section) -> dict[str, Any]:
+    loc = first.locator.to_dict()
+    end = last.locator
+    if end.line_end is not None:
+        loc["lineEnd"] = end.line_end
+    if end.page is not None and end.page != first.locator.page:
+        loc["pageEnd"] = end.page
+    if first.heading_path:
+        loc["headingPath"] = list(first.heading_path)
+    return loc
+
+
+def _body(doc: ParsedDocument) -> list[Section]:
+    return [s for s in doc.sections if s.block_type != "heading" and s.text.strip()]
+
+
+def fixed_pieces(sections: list[Section], target: int, overlap: int) -> list[Piece]:
+    text = ""
+    starts: list[int] = []
+    for section in sections:
+        if text:
+            text += SEPARATOR
+        starts.append(len(text))
+        text += section.text
+
+    def section_at(offset: int) -> int:
+        lo, hi = 0, len(starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    pieces = []
+    for a, b in split_spans(text, target, overlap):
+        content = text[a:b].strip()
+        if not content:
+            continue
+        lead = a + (len(text[a:b]) - len(text[a:b].lstrip()))
+        first, last = sections[section_at(lead)], sections[section_at(max(a, b - 1))]
+        part = replace(first, text=content, header_lines=0)
+        pieces.append(
+            Piece(content, first.heading_path, _locator(first, last), first.block_type, [part])
+        )
+    return pieces
+
+
+def _table_pieces(section: Section, target: int) -> list[Piece] | None:
+    lines = section.text.split("\n")
+    header = "\n".join(lines[: section.header_lines])
+    rows = lines[section.header_lines :]
+    if not rows or len(header) + 1 >= target // 2:
+        return None  # no body rows, or a header too wide to repeat: cut as text
+    budget = target - len(header) - 1
+    pieces: list[Piece] = []
+    current: list[str] = []
+    size = 0
+    loc = _locator(section, section)
+
+    def add(text: str) -> None:
+        part = replace(section, text=text)
+        pieces.append(Piece(text, section.heading_path, loc, "table", [part]))
+
+    def flush() -> None:
+        nonlocal current, size
+        if current:
+            add(header + "\n" + "\n".join(current))
+        current, size = [], 0
+
+    for row in rows:
+        if len(row) > budget:
+            flush()
+            for a, b in split_spans(row, budget):
+                add(header + "\n" + row[a:b])
+            continue
+        if current and size + 1 + len(row) > budget:
+            flush()
+        current.append(row)
+        size += len(row) + 1
+    flush()
+    return pieces
+
+
+def _split_section(section: Section, target: int, overlap: int) -> list[Piece]:
+    if section.block_type == "table" and section.header_lines:
+        table = _table_pieces(section, target)
+        if table is not None:
+            return table
+    return fixed_pieces([section], target, overlap)
+
+
+def structure_pieces(sections: list[Section], target: int, overlap: int) -> list[Piece]:
+    pieces: list[Piece] = []
+    for _path, group in groupby(sections, key=lambda s: s.heading_path):
+        current: list[Section] = []
+        size = 0
+
+        def flush() -> None:
+            nonlocal current, size
+            if current:
+                content = SEPARATOR.join(s.text.strip() for s in current)
+                pieces.append(
+                    Piece(
+                        content,
+                        current[0].heading_path,
+                        _locator(current[0], current[-1]),
+                        current[0].block_type,
+                        list(current),
+                    )
+                )
+            current, size = [], 0
+
+        for section in group:
+            length = len(section.text.strip())
+            if length > target:
+                flush()
+                pieces.extend(_split_section(section, target, overlap))
+                continue
+            if current and size + len(SEPARATOR) + length > target:
+                flush()
+            current.append(section)
+            size += length + (len(SEPARATOR) if size else 0)
+        flush()
+    return pieces
+
+
+def chunk_document(
+    doc: ParsedDocument,
+    document_id: str,
+    settings: KnowledgeChunkingSettings,
+    contextual: bool = False,
+) -> list[ChunkDraft]:
+    """Cut a parsed document into chunk drafts: identical input gives byte-identical output."""
+    body = _body(doc)
+    if not body:
+        return []
+    target, overlap = settings.target_characters, settings.overlap_characters
+    if settings.mode == "fixed":
+        return _finish(
+            doc, document_id, fixed_pieces(body, target, overlap), "standalone", contextual
+        )
+    if settings.mode == "structure":
+        return _finish(
+            doc, document_id, structure_pieces(body, target, overlap), "standalone", contextual
+        )
+    parents = structure_pieces(body, settings.parent_characters, 0)
+    child_overlap = min(overlap, int(settings.child_characters * MAX_OVERLAP_SHARE))
+    for parent in parents:
+        parent.children = structure_pieces(parent.parts, settings.child_characters, child_overlap)
+    drafts = _finish(doc, document_id, parents, "parent", contextual)
+    children: list[ChunkDraft] = []
+    counts: Counter[str] = Counter()
+    for parent_draft, parent in zip(drafts, parents, strict=True):
+        children.extend(
+            _drafts(
+                doc,
+                document_id,
+                parent.children,
+                "child",
+                contextual,
+                counts,
+                len(children),
+                parent_draft.id,
+            )
+        )
+    return drafts + children
+
+
+def _finish(
+    doc: ParsedDocument, document_id: str, pieces: list[Piece], role: ChunkRole, contextual: bool
+) -> list[ChunkDraft]:
+    return list(_drafts(doc, document_id, pieces, role, contextual, Counter(), 0, None))
+
+
+def _drafts(
+    doc: ParsedDocument,
+    document_id: str,
+    pieces: Iterable[Piece],
+    role: ChunkRole,
+    contextual: bool,
+    counts: Counter[str],
+    first_ordinal: int,
+    parent_id: str | None,
+) -> Iterable[ChunkDraft]:
+    for offset, piece in enumerate(pieces):
+        occurrence = counts[piece.content]
+        counts[piece.content] += 1
+        prefix = context_prefix(doc.title, piece) if contextual else None
+        index_text = canonical_index_text(piece.content, prefix)
+        yield ChunkDraft(
+            id=stable_id(document_id, role, piece.content, occurrence),
+            ordinal=first_ordinal + offset,
+            role=role,
+            parent_id=parent_id,
+            heading=piece.heading_path[-1] if piece.heading_path else None,
+            heading_path=piece.heading_path,
+            locator=piece.locator,
+            block_type=piece.block_type,
+            content=piece.content,
+            index_text=index_text,
+            checksum=checksum(index_text),
+        )

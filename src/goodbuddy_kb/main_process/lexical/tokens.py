@@ -1,0 +1,136 @@
+"""Pure text functions of the lexical channels: normalisation, CJK bigrams, Latin terms, queries.
+
+Index and query go through the same functions, so they always agree. Nothing a user types can
+become FTS5 syntax: every term is emitted as a double-quoted FTS5 string of word characters.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+#: Most terms one query expands to (recall-first OR), to bound query cost on 4,000 characters.
+MAX_QUERY_TERMS = 96
+#: Characters of a query used for phrase matching during rescoring.
+MAX_PHRASE_QUERY = 512
+
+_CJK_RANGES = (
+    (0x3040, 0x30FF),  # Hiragana, Katakana
+    (0x3400, 0x4DBF),  # CJK Extension A
+    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
+    (0xAC00, 0xD7AF),  # Hangul syllables
+    (0xF900, 0xFAFF),  # CJK Compatibility Ideographs
+    (0x20000, 0x3134F),  # Extensions B–G
+)
+_CJK_CLASS = "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in _CJK_RANGES)
+_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+#: Latin words and numbers: word characters that are not CJK (underscore splits, like unicode61).
+_LATIN_WORD = re.compile(f"[^\\W_{_CJK_CLASS}]+")
+#: Compound identifiers worth an exact-token boost: GB-2000, v2.3.1, src/app/main.py, ERR_42.
+_COMPOUND = re.compile(r"[^\W_]+(?:[-_./:\\][^\W_]+)+|[a-z]+\d+[a-z\d]*|\d+[a-z]+[a-z\d]*")
+
+
+def is_cjk(ch: str) -> bool:
+    code = ord(ch)
+    return any(a <= code <= b for a, b in _CJK_RANGES)
+
+
+def normalize(text: str) -> str:
+    """NFKC, case folding, and Latin diacritics removed (é → e); CJK left as it is."""
+    text = unicodedata.normalize("NFKC", text).casefold()
+    if text.isascii():
+        return text
+    out = []
+    for ch in unicodedata.normalize("NFD", text):
+        if unicodedata.category(ch) == "Mn" and out and ord(out[-1]) < 0x250:
+            continue
+        out.append(ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+def cjk_runs(normalized: str) -> list[str]:
+    return _CJK_RUN.findall(normalized)
+
+
+def bigrams(run: str) -> list[str]:
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def cjk_index_text(text: str) -> str:
+    """Each CJK run → its overlapping bigrams plus its last character, so any single character
+    is reachable as a bigram prefix or a run's final unigram."""
+    tokens: list[str] = []
+    for run in cjk_runs(normalize(text)):
+        tokens.extend(bigrams(run))
+        tokens.append(run[-1])
+    return " ".join(tokens)
+
+
+def fts_index_text(text: str) -> str:
+    """Latin words and numbers only: CJK runs become spaces (the CJK table covers them)."""
+    return _CJK_RUN.sub(" ", normalize(text))
+
+
+def latin_terms(normalized: str) -> list[str]:
+    return _LATIN_WORD.findall(normalized)
+
+
+def compounds(normalized: str) -> list[str]:
+    return [m for m in _COMPOUND.findall(normalized) if not m.isdigit()]
+
+
+def quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _unique(items: list[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+@dataclass(frozen=True)
+class LexicalQuery:
+    """A user query turned into recall-first OR expressions for both tables, plus what the
+    rescoring needs (terms, compounds, a bounded phrase text)."""
+
+    normalized: str
+    cjk_terms: tuple[str, ...]
+    latin_terms: tuple[str, ...]
+    compounds: tuple[str, ...]
+    single_chars: tuple[str, ...]
+
+    @property
+    def cjk_match(self) -> str | None:
+        if self.cjk_terms:
+            return " OR ".join(quote(t) for t in self.cjk_terms)
+        if self.single_chars:
+            return " OR ".join(f"{quote(c)} * OR {quote(c)}" for c in self.single_chars)
+        return None
+
+    @property
+    def fts_match(self) -> str | None:
+        parts = [quote(t) for t in self.latin_terms]
+        for compound in self.compounds:
+            words = latin_terms(compound)
+            if len(words) > 1:
+                parts.append(quote(" ".join(words)))  # FTS5 phrase of the compound's words
+        return " OR ".join(parts) if parts else None
+
+    @property
+    def phrase_text(self) -> str:
+        return self.normalized[:MAX_PHRASE_QUERY]
+
+
+def build_query(text: str) -> LexicalQuery:
+    normalized = normalize(text)
+    runs = cjk_runs(normalized)
+    grams = _unique([g for run in runs for g in bigrams(run)])
+    singles = _unique([run for run in runs if len(run) == 1])
+    latin = _unique(latin_terms(_CJK_RUN.sub(" ", normalized)))
+    comps = _unique(compounds(normalized))
+    budget = MAX_QUERY_TERMS
+    latin = latin[: budget // 3] if grams else latin[:budget]
+    grams = grams[: budget - len(latin)]
+    return LexicalQuery(
+        normalized, tuple(grams), tuple(latin), tuple(comps[:16]), tuple(singles[:8])
+    )

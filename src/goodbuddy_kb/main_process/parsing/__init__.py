@@ -1,0 +1,60 @@
+"""Parsers: bytes of a supported file → a ParsedDocument of sections, or a ParseError.
+
+The registry maps file suffixes to parsers. Size and emptiness are checked here, once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import PurePath
+
+from goodbuddy_kb.main_process.parsing.html import parse_html
+from goodbuddy_kb.main_process.parsing.markdown import parse_markdown
+from goodbuddy_kb.main_process.parsing.model import Locator, ParsedDocument, ParseError, Section
+from goodbuddy_kb.main_process.parsing.office import parse_docx, parse_pdf
+from goodbuddy_kb.main_process.parsing.text import parse_text
+
+#: Largest file the parsers accept.
+MAX_FILE_BYTES = 50 * 1024 * 1024
+
+Parser = Callable[[bytes, str], ParsedDocument]
+PARSERS: dict[str, Parser] = {
+    ".txt": parse_text,
+    ".text": parse_text,
+    ".md": parse_markdown,
+    ".markdown": parse_markdown,
+    ".html": parse_html,
+    ".htm": parse_html,
+    ".pdf": parse_pdf,
+    ".docx": parse_docx,
+}
+SUPPORTED_SUFFIXES = frozenset(PARSERS)
+
+
+def parse(data: bytes, name: str, parser: Parser | None = None) -> ParsedDocument:
+    """Parse ``data`` named ``name`` (the suffix picks the parser unless one is given)."""
+    if len(data) > MAX_FILE_BYTES:
+        raise ParseError(
+            f"file too large ({len(data) / 1048576:.1f} MB; the limit is {MAX_FILE_BYTES // 1048576} MB)"
+        )
+    if not data.strip():
+        raise ParseError("empty file")
+    chosen = parser or PARSERS.get(PurePath(name).suffix.lower())
+    if chosen is None:
+        raise ParseError(f"unsupported file type “{PurePath(name).suffix}”")
+    document = chosen(data, PurePath(name).stem or name)
+    if not any(s.text.strip() for s in document.sections if s.block_type != "heading"):
+        raise ParseError("no text content")
+    return document
+
+
+__all__ = [
+    "MAX_FILE_BYTES",
+    "PARSERS",
+    "SUPPORTED_SUFFIXES",
+    "Locator",
+    "ParseError",
+    "ParsedDocument",
+    "Section",
+    "parse",
+]

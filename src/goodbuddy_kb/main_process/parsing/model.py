@@ -1,0 +1,53 @@
+"""What every parser yields: a document title and ordered sections with locators."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+BlockType = Literal["heading", "paragraph", "list", "table", "code", "quote"]
+
+
+@dataclass(frozen=True)
+class Locator:
+    """Where a piece of text came from: page (PDF), heading path and line range (text formats)."""
+
+    page: int | None = None
+    line_start: int | None = None
+    line_end: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            k: v
+            for k, v in (
+                ("page", self.page),
+                ("lineStart", self.line_start),
+                ("lineEnd", self.line_end),
+            )
+            if v is not None
+        }
+
+
+@dataclass(frozen=True)
+class Section:
+    text: str
+    block_type: BlockType
+    heading_path: tuple[str, ...] = ()
+    locator: Locator = field(default_factory=Locator)
+    #: For tables: how many leading lines form the header repeated on every piece.
+    header_lines: int = 0
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    title: str
+    media_type: str
+    sections: list[Section]
+
+
+class ParseError(Exception):
+    """The file cannot become a document; ``reason`` is shown to the user as it is."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
