@@ -22,6 +22,7 @@ from goodbuddy_kb.contracts.system import PingRequest
 from goodbuddy_kb.contracts.wire import encode_frame, request_message
 from goodbuddy_kb.main_process.app import open_database
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from goodbuddy_kb.main_process.services import Services
 
 
 def median_ms(fn: Callable[[], object], rounds: int) -> float:
@@ -65,11 +66,13 @@ def main() -> None:
         finally:
             backend.stop()
         pool = open_database(data_dir)
-        dispatcher = Dispatcher(pool, data_dir)
+        services = Services.start(pool, data_dir, lambda _m, _p: None)
+        dispatcher = Dispatcher(services)
         ping_msg = request_message(1, SYSTEM_PING.name, {})
         list_msg = request_message(1, LIBRARY_LIST.name, {})
         ping_direct = median_ms(lambda: dispatcher.dispatch(ping_msg), args.rounds)
         big_direct = median_ms(lambda: dispatcher.dispatch(list_msg), max(20, args.rounds // 40))
+        services.stop()
         pool.close_all()
     print(f"response of {size / 1048576:.2f} MiB = {count} libraries")
     print(f"{'call':<22}{'socket ms':>12}{'in-process ms':>16}{'ratio':>8}")

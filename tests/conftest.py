@@ -14,6 +14,7 @@ from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.main_process.app import open_database
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 
 
@@ -33,8 +34,18 @@ def pool(data_dir: Path) -> Iterator[ConnectionPool]:
 
 
 @pytest.fixture
-def dispatcher(pool: ConnectionPool, data_dir: Path) -> Dispatcher:
-    return Dispatcher(pool, data_dir)
+def services(pool: ConnectionPool, data_dir: Path) -> Iterator[Services]:
+    """The backend's services in-process; notifications are collected in ``services.sent``."""
+    sent: list[tuple[str, dict[str, object]]] = []
+    running = Services.start(pool, data_dir, lambda method, params: sent.append((method, params)))
+    running.sent = sent  # type: ignore[attr-defined]
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def dispatcher(services: Services) -> Dispatcher:
+    return Dispatcher(services)
 
 
 @pytest.fixture

@@ -84,6 +84,8 @@ class LibrarySettings(ContractModel):
     library_id: EntityId
     retrieval: KnowledgeRetrievalSettings
     chunking: KnowledgeChunkingSettings
+    #: Put a bounded title/heading/page prefix in front of each chunk's index text (US-F4).
+    contextual_indexing: bool
     settings_pending_rebuild: bool
 
 
@@ -93,3 +95,4 @@ class SettingsUpdateRequest(ContractModel):
     library_id: EntityId
     retrieval: KnowledgeRetrievalSettings | None = None
     chunking: KnowledgeChunkingSettings | None = None
+    contextual_indexing: bool | None = None

@@ -25,7 +25,28 @@ from goodbuddy_kb.contracts.library import (
     SettingsGetRequest,
     SettingsUpdateRequest,
 )
+from goodbuddy_kb.contracts.sources import (
+    DocumentListRequest,
+    DocumentListResponse,
+    SourceAddRequest,
+    SourceAddResponse,
+    SourceListRequest,
+    SourceListResponse,
+    SourceRemoveRequest,
+    SourceRemoveResponse,
+    SourceSyncRequest,
+    SourceSyncResponse,
+    SourceWatchRequest,
+    SourceWatchResponse,
+)
 from goodbuddy_kb.contracts.system import PingRequest, PingResponse
+from goodbuddy_kb.contracts.tasks import (
+    TaskCancelRequest,
+    TaskCancelResponse,
+    TaskInfo,
+    TaskListRequest,
+    TaskListResponse,
+)
 
 Req = TypeVar("Req", bound=ContractModel)
 Resp = TypeVar("Resp", bound=ContractModel)
@@ -65,6 +86,27 @@ SETTINGS_UPDATE = MethodSpec(
     "knowledge:settings:update", SettingsUpdateRequest, LibrarySettings, mutates=True
 )
 
+SOURCE_ADD = MethodSpec("knowledge:source:add", SourceAddRequest, SourceAddResponse, mutates=True)
+SOURCE_LIST = MethodSpec(
+    "knowledge:source:list", SourceListRequest, SourceListResponse, mutates=False
+)
+SOURCE_REMOVE = MethodSpec(
+    "knowledge:source:remove", SourceRemoveRequest, SourceRemoveResponse, mutates=True
+)
+SOURCE_SYNC = MethodSpec(
+    "knowledge:source:sync", SourceSyncRequest, SourceSyncResponse, mutates=True
+)
+SOURCE_WATCH = MethodSpec(
+    "knowledge:source:watch", SourceWatchRequest, SourceWatchResponse, mutates=True
+)
+DOCUMENTS_LIST = MethodSpec(
+    "knowledge:documents:list", DocumentListRequest, DocumentListResponse, mutates=False
+)
+TASKS_LIST = MethodSpec("knowledge:tasks:list", TaskListRequest, TaskListResponse, mutates=False)
+TASKS_CANCEL = MethodSpec(
+    "knowledge:tasks:cancel", TaskCancelRequest, TaskCancelResponse, mutates=True
+)
+
 METHODS: Mapping[str, MethodSpec[Any, Any]] = {
     spec.name: spec
     for spec in (
@@ -75,6 +117,14 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         LIBRARY_DELETE,
         SETTINGS_GET,
         SETTINGS_UPDATE,
+        SOURCE_ADD,
+        SOURCE_LIST,
+        SOURCE_REMOVE,
+        SOURCE_SYNC,
+        SOURCE_WATCH,
+        DOCUMENTS_LIST,
+        TASKS_LIST,
+        TASKS_CANCEL,
     )
 }
 
@@ -86,8 +136,15 @@ class ChangedParams(ContractModel):
     library_ids: list[str]
     libraries: bool = False
     settings: bool = False
+    sources: bool = False
+    documents: bool = False
 
 
 NOTIFY_CHANGED = NotificationSpec("notify:changed", ChangedParams)
 
-NOTIFICATIONS: Mapping[str, NotificationSpec[Any]] = {spec.name: spec for spec in (NOTIFY_CHANGED,)}
+#: Task progress: sent when a task is queued, starts, advances (throttled) and ends.
+NOTIFY_TASK = NotificationSpec("notify:task", TaskInfo)
+
+NOTIFICATIONS: Mapping[str, NotificationSpec[Any]] = {
+    spec.name: spec for spec in (NOTIFY_CHANGED, NOTIFY_TASK)
+}

@@ -24,6 +24,7 @@ from goodbuddy_kb.datadir import Endpoint, ensure_private_dir, resolve_data_dir
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.lock import DataDirLock, DataDirLocked
 from goodbuddy_kb.main_process.server import BridgeServer
+from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import DATABASE_FILE, ConnectionPool, connect
 from goodbuddy_kb.main_process.storage.migrations import MigrationError, migrate
 from goodbuddy_kb.qt import QtCore
@@ -98,13 +99,16 @@ def run(argv: list[str] | None = None) -> int:
 
 def _serve(data_dir: Path, pool: ConnectionPool, secret: str) -> int:
     app = QtCore.QCoreApplication.instance() or QtCore.QCoreApplication([])
-    server = BridgeServer(Dispatcher(pool, data_dir), secret, f"goodbuddy-kb-{uuid.uuid4().hex}")
+    server = BridgeServer(secret, f"goodbuddy-kb-{uuid.uuid4().hex}")
+    services = Services.start(pool, data_dir, server.notify_threadsafe)
+    server.attach(Dispatcher(services))
     full_name = server.listen()
     endpoint = Endpoint(full_name, secret, os.getpid())
     endpoint.write(data_dir)
 
     def stop() -> None:
         server.shutdown()
+        services.stop()
         app.quit()
 
     watcher = _StdinWatcher()

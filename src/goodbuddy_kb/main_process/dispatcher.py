@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -26,7 +25,8 @@ from goodbuddy_kb.contracts.methods import METHODS, MethodSpec
 from goodbuddy_kb.contracts.wire import error_message, result_message
 from goodbuddy_kb.main_process.handlers import REGISTRY, check_complete
 from goodbuddy_kb.main_process.handlers.registry import CallContext, Changes
-from goodbuddy_kb.main_process.storage.db import ConnectionPool, translate
+from goodbuddy_kb.main_process.services import Services
+from goodbuddy_kb.main_process.storage.db import translate
 
 log = logging.getLogger(__name__)
 MsgId = int | str | None
@@ -55,10 +55,9 @@ def envelope(message: dict[str, Any]) -> tuple[MsgId, MethodSpec[Any, Any], dict
 
 
 class Dispatcher:
-    def __init__(self, db: ConnectionPool, data_dir: Path) -> None:
+    def __init__(self, services: Services) -> None:
         check_complete()
-        self._db = db
-        self._data_dir = data_dir
+        self._services = services
 
     def spec_of(self, message: dict[str, Any]) -> MethodSpec[Any, Any] | None:
         method = message.get("method")
@@ -67,7 +66,9 @@ class Dispatcher:
     def dispatch(self, message: dict[str, Any]) -> Outcome:
         msg_id = message.get("id") if isinstance(message.get("id"), int | str) else None
         name = str(message.get("method", ""))[:80]
-        ctx = CallContext(db=self._db, data_dir=self._data_dir)
+        ctx = CallContext(
+            db=self._services.db, data_dir=self._services.data_dir, services=self._services
+        )
         try:
             msg_id, spec, params = envelope(message)
             try:

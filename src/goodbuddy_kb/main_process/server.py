@@ -45,9 +45,10 @@ log = logging.getLogger(__name__)
 
 
 class _Relay(QtCore.QObject):
-    """Carries a finished outcome from a worker thread to the Qt thread."""
+    """Carries finished outcomes and notifications from worker threads to the Qt thread."""
 
     finished = QtCore.Signal(int, object)
+    notify = QtCore.Signal(str, object)
 
 
 @dataclass
@@ -60,9 +61,9 @@ class _Connection:
 
 
 class BridgeServer(QtCore.QObject):
-    def __init__(self, dispatcher: Dispatcher, secret: str, server_name: str) -> None:
+    def __init__(self, secret: str, server_name: str) -> None:
         super().__init__()
-        self._dispatcher = dispatcher
+        self._dispatcher: Dispatcher | None = None
         self._secret = secret.encode("utf-8")
         self._name = server_name
         self._server = QtNetwork.QLocalServer(self)
@@ -75,7 +76,15 @@ class BridgeServer(QtCore.QObject):
         self._inflight: set[Future[Outcome]] = set()
         self._relay = _Relay()
         self._relay.finished.connect(self._on_finished)
+        self._relay.notify.connect(self.broadcast)
         self._accepting = True
+
+    def attach(self, dispatcher: Dispatcher) -> None:
+        self._dispatcher = dispatcher
+
+    def notify_threadsafe(self, method: str, params: dict[str, Any]) -> None:
+        """Broadcast a notification from any thread (delivered on the Qt thread)."""
+        self._relay.notify.emit(method, params)
 
     # -- lifecycle -------------------------------------------------------------------------
     def listen(self) -> str:
@@ -186,9 +195,13 @@ class BridgeServer(QtCore.QObject):
                 conn, error_message(msg_id, UnavailableError("the backend is shutting down"))
             )
             return
-        spec = self._dispatcher.spec_of(message)
+        dispatcher = self._dispatcher
+        if dispatcher is None:
+            self._send(conn, error_message(msg_id, UnavailableError("the backend is starting")))
+            return
+        spec = dispatcher.spec_of(message)
         pool = self._writes if spec is not None and spec.mutates else self._reads
-        future = pool.submit(self._dispatcher.dispatch, message)
+        future = pool.submit(dispatcher.dispatch, message)
         self._inflight.add(future)
         serial = conn.serial
         future.add_done_callback(lambda f: self._relay.finished.emit(serial, f))
@@ -205,6 +218,8 @@ class BridgeServer(QtCore.QObject):
                 library_ids=outcome.changes.library_ids,
                 libraries=outcome.changes.libraries,
                 settings=outcome.changes.settings,
+                sources=outcome.changes.sources,
+                documents=outcome.changes.documents,
             )
             self.broadcast(NOTIFY_CHANGED.name, changed.to_wire())
 

@@ -67,7 +67,7 @@ def test_structure_keeps_tables_whole_or_split_between_rows_with_header() -> Non
 
 
 def test_headings_travel_with_chunks_and_empty_headings_make_no_chunk() -> None:
-    md = "# Title\n\n## Empty\n\n## Full\n\n### Deep\n\nBody text here.\n".encode()
+    md = b"# Title\n\n## Empty\n\n## Full\n\n### Deep\n\nBody text here.\n"
     drafts = chunk_document(parse(md, "x.md"), "0" * 32, KnowledgeChunkingSettings())
     assert [(d.heading, d.heading_path, d.content) for d in drafts] == [
         ("Deep", ("Title", "Full", "Deep"), "Body text here.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from hypothesis import HealthCheck, given, settings
@@ -14,7 +15,7 @@ from goodbuddy_kb.main_process.parsing.text import parse_text
 
 CJK = st.characters(min_codepoint=0x4E00, max_codepoint=0x4FFF)
 LATIN = st.sampled_from(list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789"))
-PUNCT = st.sampled_from(list("。，！？；：、.,!?;:-/_ \n") + ["\n\n", "  "])
+PUNCT = st.sampled_from([*list("。，！？；：、.,!?;:-/_ \n"), "\n\n", "  "])
 WORD = st.one_of(
     st.text(CJK, min_size=1, max_size=12),
     st.text(LATIN, min_size=1, max_size=15),
@@ -83,7 +84,7 @@ def test_spans_cover_text_with_bounded_overlap(text: str, limit: int, share: flo
     overlap = int(limit * share)
     spans = split_spans(text, limit, overlap)
     assert spans[0][0] == 0 and spans[-1][1] == len(text)
-    for (a1, b1), (a2, b2) in zip(spans, spans[1:], strict=False):
+    for (a1, b1), (a2, _b2) in itertools.pairwise(spans):
         assert a2 <= b1, "no gap"
         assert b1 - a2 <= overlap, "overlap within its bound"
         assert a2 > a1, "progress"

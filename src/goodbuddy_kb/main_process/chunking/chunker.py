@@ -10,8 +10,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 from collections.abc import Iterable
+from dataclasses import replace
 from itertools import groupby
 from typing import Any
 

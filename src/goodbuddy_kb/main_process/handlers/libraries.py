@@ -39,6 +39,7 @@ def rename(ctx: CallContext, request: c.LibraryRenameRequest) -> c.LibraryRename
 @handles(LIBRARY_DELETE)
 def delete(ctx: CallContext, request: c.LibraryDeleteRequest) -> c.LibraryDeleteResponse:
     library = libraries.delete(ctx.db.get(), request.library_id)
+    ctx.services.rewatch()
     ctx.changes.libraries = True
     ctx.changes.library_ids.append(library.id)
     return c.LibraryDeleteResponse(library_id=library.id, name=library.name)
@@ -52,9 +53,13 @@ def get_settings(ctx: CallContext, request: c.SettingsGetRequest) -> c.LibrarySe
 @handles(SETTINGS_UPDATE)
 def update_settings(ctx: CallContext, request: c.SettingsUpdateRequest) -> c.LibrarySettings:
     result = libraries.update_settings(
-        ctx.db.get(), request.library_id, request.retrieval, request.chunking
+        ctx.db.get(),
+        request.library_id,
+        request.retrieval,
+        request.chunking,
+        request.contextual_indexing,
     )
     ctx.changes.settings = True
-    ctx.changes.libraries = request.chunking is not None
+    ctx.changes.libraries = request.chunking is not None or request.contextual_indexing is not None
     ctx.changes.library_ids.append(request.library_id)
     return result

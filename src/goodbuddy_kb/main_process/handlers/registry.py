@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.methods import METHODS, MethodSpec
+from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 
 Req = TypeVar("Req", bound=ContractModel)
@@ -22,14 +23,18 @@ class Changes:
     library_ids: list[str] = field(default_factory=list)
     libraries: bool = False
     settings: bool = False
+    sources: bool = False
+    documents: bool = False
 
 
 @dataclass
 class CallContext:
-    """What a handler may use: the database, the data directory and a change collector."""
+    """What a handler may use: the database, the data directory, the services, and a change
+    collector."""
 
     db: ConnectionPool
     data_dir: Path
+    services: Services
     changes: Changes = field(default_factory=Changes)
 
 

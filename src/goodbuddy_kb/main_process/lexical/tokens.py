@@ -41,7 +41,7 @@ def normalize(text: str) -> str:
     text = unicodedata.normalize("NFKC", text).casefold()
     if text.isascii():
         return text
-    out = []
+    out: list[str] = []
     for ch in unicodedata.normalize("NFD", text):
         if unicodedata.category(ch) == "Mn" and out and ord(out[-1]) < 0x250:
             continue

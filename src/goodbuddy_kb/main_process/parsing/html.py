@@ -58,9 +58,10 @@ def parse_html(data: bytes, title: str) -> ParsedDocument:
         return ParsedDocument(page_title or title, "text/html", sections)
     path: list[tuple[int, str]] = []
     for node in root.css(", ".join(_BLOCK_TAGS)):
-        if _inside_block(node):
+        tag = node.tag or ""
+        if _inside_block(node) or tag not in _BLOCK_TAGS:
             continue
-        block = _BLOCK_TAGS[node.tag]
+        block = _BLOCK_TAGS[tag]
         header_lines = 0
         if block == "table":
             text, header_lines = _table_text(node)
@@ -71,7 +72,7 @@ def parse_html(data: bytes, title: str) -> ParsedDocument:
         if not text.strip():
             continue
         if block == "heading":
-            level = int(node.tag[1])
+            level = int(tag[1])
             while path and path[-1][0] >= level:
                 path.pop()
             path.append((level, text))

@@ -5,7 +5,13 @@ from __future__ import annotations
 import io
 import logging
 
-from goodbuddy_kb.main_process.parsing.model import Locator, ParsedDocument, ParseError, Section
+from goodbuddy_kb.main_process.parsing.model import (
+    BlockType,
+    Locator,
+    ParsedDocument,
+    ParseError,
+    Section,
+)
 from goodbuddy_kb.main_process.parsing.text import paragraphs
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -65,7 +71,7 @@ def parse_docx(data: bytes, title: str) -> ParsedDocument:
                 doc_title = doc_title or text
                 sections.append(Section(text, "heading", tuple(h for _, h in path)))
             else:
-                block = "list" if "List" in style else "paragraph"
+                block: BlockType = "list" if "List" in style else "paragraph"
                 sections.append(Section(text, block, tuple(h for _, h in path)))
         elif isinstance(item, Table):
             rows = []

@@ -1,7 +1,8 @@
 """The chunks table: replacing a document's chunks atomically, keeping unchanged ones.
 
 Every change goes through :mod:`goodbuddy_kb.main_process.lexical.index` in the same
-transaction as the chunk rows, so full-text and CJK never disagree with the chunks.
+transaction as the chunk rows, so full-text and CJK never disagree with the chunks (a deleted
+chunk's index rows go with it through the delete triggers).
 """
 
 from __future__ import annotations
@@ -19,7 +20,19 @@ from goodbuddy_kb.main_process.lexical import index as lexical_index
 class ReplaceStats:
     kept: int
     added: int
+    updated: int
     removed: int
+
+
+def _meta(draft: ChunkDraft) -> tuple[object, ...]:
+    return (
+        draft.ordinal,
+        json.dumps(draft.locator, ensure_ascii=False),
+        draft.heading,
+        json.dumps(list(draft.heading_path), ensure_ascii=False),
+        draft.parent_id,
+        draft.block_type,
+    )
 
 
 def replace_document_chunks(
@@ -27,61 +40,55 @@ def replace_document_chunks(
 ) -> ReplaceStats:
     """Make the document's chunks exactly ``drafts``. Call inside a transaction.
 
-    A chunk whose id and checksum are unchanged keeps its row (and so its vectors and citations);
-    only its ordinal and locator are refreshed.
+    A chunk whose id and checksum are unchanged keeps its row (so its vectors and citations);
+    only its ordinal, locator and parent link are refreshed. Parents are written before their
+    children and stale rows are deleted last, so no kept child is lost to a cascade.
     """
     existing = {
-        row["id"]: (row["seq"], row["checksum"], row["role"], row["enabled"])
+        row["id"]: (row["seq"], row["checksum"], row["role"], bool(row["enabled"]))
         for row in conn.execute(
             "SELECT id, seq, checksum, role, enabled FROM chunks WHERE document_id = ?",
             (document_id,),
         )
     }
-    wanted = {d.id: d for d in drafts}
-    stale = [
-        cid
-        for cid, (_seq, checksum, _r, _e) in existing.items()
-        if cid not in wanted or wanted[cid].checksum != checksum
-    ]
-    # (the delete triggers drop the stale chunks' index rows) children first: they reference parents
-    conn.executemany(
-        "DELETE FROM chunks WHERE id = ?",
-        [(cid,) for cid in sorted(stale, key=lambda c: existing[c][2] != "child")],
-    )
+    wanted = {d.id for d in drafts}
     stamp = now_iso()
-    added: list[tuple[int, str]] = []
-    kept = 0
+    reindex: list[tuple[int, str]] = []
+    counts = {"kept": 0, "added": 0, "updated": 0}
     for draft in sorted(drafts, key=lambda d: d.role == "child"):
-        if draft.id in existing and draft.id not in stale:
-            kept += 1
+        old = existing.get(draft.id)
+        if old is not None and old[1] == draft.checksum:
+            counts["kept"] += 1
             conn.execute(
-                "UPDATE chunks SET ordinal = ?, locator = ?, heading = ?, heading_path = ?, parent_chunk_id = ?"
-                " WHERE id = ?",
-                (
-                    draft.ordinal,
-                    json.dumps(draft.locator, ensure_ascii=False),
-                    draft.heading,
-                    json.dumps(list(draft.heading_path), ensure_ascii=False),
-                    draft.parent_id,
-                    draft.id,
-                ),
+                "UPDATE chunks SET ordinal = ?, locator = ?, heading = ?, heading_path = ?,"
+                " parent_chunk_id = ?, block_type = ? WHERE id = ?",
+                (*_meta(draft), draft.id),
             )
             continue
+        if old is not None:
+            counts["updated"] += 1
+            conn.execute(
+                "UPDATE chunks SET ordinal = ?, locator = ?, heading = ?, heading_path = ?,"
+                " parent_chunk_id = ?, block_type = ?, content = ?, index_text = ?, checksum = ?,"
+                " manually_edited = 0, updated_at = ? WHERE id = ?",
+                (*_meta(draft), draft.content, draft.index_text, draft.checksum, stamp, draft.id),
+            )
+            seq = old[0]
+            lexical_index.remove(conn, [seq])
+            if draft.role != "parent" and old[3]:
+                reindex.append((seq, draft.index_text))
+            continue
+        counts["added"] += 1
         cursor = conn.execute(
-            "INSERT INTO chunks (id, library_id, document_id, ordinal, role, parent_chunk_id, heading,"
-            " heading_path, locator, block_type, content, index_text, checksum, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO chunks (id, library_id, document_id, ordinal, locator, heading, heading_path,"
+            " parent_chunk_id, block_type, role, content, index_text, checksum, created_at,"
+            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 draft.id,
                 library_id,
                 document_id,
-                draft.ordinal,
+                *_meta(draft),
                 draft.role,
-                draft.parent_id,
-                draft.heading,
-                json.dumps(list(draft.heading_path), ensure_ascii=False),
-                json.dumps(draft.locator, ensure_ascii=False),
-                draft.block_type,
                 draft.content,
                 draft.index_text,
                 draft.checksum,
@@ -89,13 +96,15 @@ def replace_document_chunks(
                 stamp,
             ),
         )
-        if draft.role != "parent":
-            assert cursor.lastrowid is not None
-            added.append((cursor.lastrowid, draft.index_text))
-    lexical_index.add(conn, added)
-    return ReplaceStats(kept=kept, added=len(drafts) - kept, removed=len(stale))
+        if draft.role != "parent" and cursor.lastrowid is not None:
+            reindex.append((cursor.lastrowid, draft.index_text))
+    stale = sorted(
+        (cid for cid in existing if cid not in wanted), key=lambda c: existing[c][2] != "child"
+    )
+    conn.executemany("DELETE FROM chunks WHERE id = ?", [(cid,) for cid in stale])
+    lexical_index.add(conn, reindex)
+    return ReplaceStats(removed=len(stale), **counts)
 
 
 def delete_document_chunks(conn: sqlite3.Connection, document_id: str) -> None:
-    conn.execute("DELETE FROM chunks WHERE document_id = ? AND role = 'child'", (document_id,))
     conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))

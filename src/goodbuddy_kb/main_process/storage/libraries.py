@@ -106,8 +106,8 @@ def _chunking(raw: str) -> KnowledgeChunkingSettings:
 
 def get_settings(conn: sqlite3.Connection, library_id: str) -> LibrarySettings:
     row = conn.execute(
-        "SELECT retrieval_settings, chunking_settings, settings_pending_rebuild"
-        " FROM libraries WHERE id = ?",
+        "SELECT retrieval_settings, chunking_settings, contextual_indexing,"
+        " settings_pending_rebuild FROM libraries WHERE id = ?",
         (library_id,),
     ).fetchone()
     if row is None:
@@ -116,6 +116,7 @@ def get_settings(conn: sqlite3.Connection, library_id: str) -> LibrarySettings:
         library_id=library_id,
         retrieval=_retrieval(row["retrieval_settings"]),
         chunking=_chunking(row["chunking_settings"]),
+        contextual_indexing=bool(row["contextual_indexing"]),
         settings_pending_rebuild=bool(row["settings_pending_rebuild"]),
     )
 
@@ -125,8 +126,10 @@ def update_settings(
     library_id: str,
     retrieval: KnowledgeRetrievalSettings | None,
     chunking: KnowledgeChunkingSettings | None,
+    contextual_indexing: bool | None = None,
 ) -> LibrarySettings:
-    """Retrieval settings apply at once; a chunking change only marks the library for rebuild."""
+    """Retrieval settings apply at once; a chunking or contextual-indexing change only marks the
+    library "settings updated, waiting for rebuild" and leaves existing chunks untouched."""
     with transaction(conn):
         current = get_settings(conn, library_id)
         stamp = now_iso()
@@ -140,5 +143,11 @@ def update_settings(
                 "UPDATE libraries SET chunking_settings = ?, settings_pending_rebuild = 1,"
                 " updated_at = ? WHERE id = ?",
                 (chunking.model_dump_json(by_alias=True), stamp, library_id),
+            )
+        if contextual_indexing is not None and contextual_indexing != current.contextual_indexing:
+            conn.execute(
+                "UPDATE libraries SET contextual_indexing = ?, settings_pending_rebuild = 1,"
+                " updated_at = ? WHERE id = ?",
+                (int(contextual_indexing), stamp, library_id),
             )
     return get_settings(conn, library_id)

@@ -1,0 +1,144 @@
+"""Contracts of sources, documents, their staged statuses and the library summary."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.library import EntityId
+from goodbuddy_kb.contracts.limits import MAX_CHUNKS_PER_PAGE
+
+SourceKind = Literal["file", "folder", "web"]
+SourceState = Literal["ok", "unavailable", "overflow"]
+ParseStatus = Literal["pending", "running", "done", "failed"]
+FulltextStatus = Literal["pending", "done", "failed"]
+VectorStatus = Literal["disabled", "pending", "running", "done", "failed", "incompatible"]
+GraphStatus = Literal["disabled", "on_demand", "pending", "running", "done", "failed"]
+
+#: Most files one folder source syncs (PRD §8.5).
+MAX_FILES_PER_SOURCE = 2_000
+#: Longest path or URL a source may name.
+MAX_LOCATION_CHARACTERS = 4_096
+
+Glob = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class Source(ContractModel):
+    id: EntityId
+    library_id: EntityId
+    kind: SourceKind
+    location: str
+    include: list[str]
+    exclude: list[str]
+    watch: bool
+    state: SourceState
+    state_reason: str | None
+    last_synced_at: str | None
+    document_count: int
+    file_count: int | None = None
+
+
+class SourceAddRequest(ContractModel):
+    library_id: EntityId
+    kind: SourceKind
+    location: str = Field(min_length=1, max_length=MAX_LOCATION_CHARACTERS)
+    include: list[Glob] = Field(default_factory=list, max_length=50)
+    exclude: list[Glob] = Field(default_factory=list, max_length=50)
+    #: Watch a folder for changes; on by default for folders, ignored for files and pages.
+    watch: bool | None = None
+    #: Start a sync task right away.
+    sync: bool = True
+
+
+class SourceAddResponse(ContractModel):
+    source: Source
+    task_id: EntityId | None
+
+
+class SourceListRequest(ContractModel):
+    library_id: EntityId
+
+
+class SourceListResponse(ContractModel):
+    sources: list[Source]
+
+
+class SourceRemoveRequest(ContractModel):
+    library_id: EntityId
+    source_id: EntityId
+
+
+class SourceRemoveResponse(ContractModel):
+    source_id: EntityId
+    removed_documents: int
+
+
+class SourceSyncRequest(ContractModel):
+    library_id: EntityId
+    #: One source, or every source of the library when omitted.
+    source_id: EntityId | None = None
+
+
+class SourceSyncResponse(ContractModel):
+    task_ids: list[EntityId]
+
+
+class SourceWatchRequest(ContractModel):
+    library_id: EntityId
+    source_id: EntityId
+    watch: bool
+
+
+class SourceWatchResponse(ContractModel):
+    source: Source
+
+
+class DocumentStatus(ContractModel):
+    parse: ParseStatus
+    fulltext: FulltextStatus
+    vector: VectorStatus
+    graph: GraphStatus
+
+
+class Document(ContractModel):
+    id: EntityId
+    library_id: EntityId
+    source_id: EntityId
+    path: str
+    title: str
+    media_type: str | None
+    size_bytes: int | None
+    status: DocumentStatus
+    error: str | None
+    chunk_count: int
+    updated_at: str
+
+
+DocumentFilter = Literal["all", "failed", "vector_missing"]
+
+
+class DocumentListRequest(ContractModel):
+    library_id: EntityId
+    offset: int = Field(0, ge=0)
+    limit: int = Field(100, ge=1, le=MAX_CHUNKS_PER_PAGE)
+    filter: DocumentFilter = "all"
+
+
+class LibrarySummary(ContractModel):
+    """Counts a user can trust: never "ready" merely because nothing says failed (PRD §7.6)."""
+
+    documents: int
+    fulltext_usable: int
+    vectorised: int
+    failed: int
+    pending: int
+    no_retrievable_content: int
+    settings_pending_rebuild: bool
+
+
+class DocumentListResponse(ContractModel):
+    documents: list[Document]
+    total: int
+    summary: LibrarySummary

@@ -1,0 +1,135 @@
+"""Handlers of `knowledge:source:*`, `knowledge:documents:list` and `knowledge:tasks:*`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.contracts import tasks as t
+from goodbuddy_kb.contracts.errors import InvalidRequestError
+from goodbuddy_kb.contracts.methods import (
+    DOCUMENTS_LIST,
+    SOURCE_ADD,
+    SOURCE_LIST,
+    SOURCE_REMOVE,
+    SOURCE_SYNC,
+    SOURCE_WATCH,
+    TASKS_CANCEL,
+    TASKS_LIST,
+)
+from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
+from goodbuddy_kb.main_process.parsing import ParseError
+from goodbuddy_kb.main_process.storage import documents, libraries, sources
+from goodbuddy_kb.main_process.storage import tasks as task_store
+from goodbuddy_kb.main_process.sync.web import check_url
+
+
+def _location(kind: c.SourceKind, location: str) -> str:
+    if kind == "web":
+        try:
+            return check_url(location.strip())
+        except ParseError as exc:
+            raise InvalidRequestError(
+                exc.reason, {"fields": [{"field": "location", "problem": exc.reason}]}
+            ) from None
+    path = Path(location).expanduser()
+    if not path.is_absolute():
+        raise InvalidRequestError(
+            "the path must be absolute",
+            {"fields": [{"field": "location", "problem": "not absolute"}]},
+        )
+    resolved = path.resolve()
+    exists = resolved.is_dir() if kind == "folder" else resolved.is_file()
+    if not exists:
+        what = "folder" if kind == "folder" else "file"
+        raise InvalidRequestError(
+            f"no such {what}", {"fields": [{"field": "location", "problem": f"no such {what}"}]}
+        )
+    return str(resolved)
+
+
+def _describe(ctx: CallContext, library_id: str, source_id: str) -> c.Source:
+    return next(s for s in sources.describe(ctx.db.get(), library_id) if s.id == source_id)
+
+
+@handles(SOURCE_ADD)
+def add(ctx: CallContext, request: c.SourceAddRequest) -> c.SourceAddResponse:
+    conn = ctx.db.get()
+    libraries.get(conn, request.library_id)
+    location = _location(request.kind, request.location)
+    watch = request.kind == "folder" and (request.watch if request.watch is not None else True)
+    row = sources.add(
+        conn, request.library_id, request.kind, location, request.include, request.exclude, watch
+    )
+    ctx.services.rewatch()
+    task = ctx.services.tasks.sync(row.library_id, row.id) if request.sync else None
+    ctx.changes.sources = True
+    ctx.changes.library_ids.append(row.library_id)
+    return c.SourceAddResponse(
+        source=_describe(ctx, row.library_id, row.id), task_id=task.id if task else None
+    )
+
+
+@handles(SOURCE_LIST)
+def list_sources(ctx: CallContext, request: c.SourceListRequest) -> c.SourceListResponse:
+    libraries.get(ctx.db.get(), request.library_id)
+    return c.SourceListResponse(sources=sources.describe(ctx.db.get(), request.library_id))
+
+
+@handles(SOURCE_REMOVE)
+def remove(ctx: CallContext, request: c.SourceRemoveRequest) -> c.SourceRemoveResponse:
+    count = sources.remove(ctx.db.get(), request.library_id, request.source_id)
+    ctx.services.rewatch()
+    ctx.changes.sources = ctx.changes.documents = True
+    ctx.changes.library_ids.append(request.library_id)
+    return c.SourceRemoveResponse(source_id=request.source_id, removed_documents=count)
+
+
+@handles(SOURCE_SYNC)
+def sync(ctx: CallContext, request: c.SourceSyncRequest) -> c.SourceSyncResponse:
+    conn = ctx.db.get()
+    libraries.get(conn, request.library_id)
+    if request.source_id is not None:
+        targets = [sources.get(conn, request.library_id, request.source_id)]
+    else:
+        targets = sources.list_rows(conn, request.library_id)
+    ids = [ctx.services.tasks.sync(row.library_id, row.id).id for row in targets]
+    return c.SourceSyncResponse(task_ids=ids)
+
+
+@handles(SOURCE_WATCH)
+def watch(ctx: CallContext, request: c.SourceWatchRequest) -> c.SourceWatchResponse:
+    row = sources.get(ctx.db.get(), request.library_id, request.source_id)
+    if row.kind != "folder" and request.watch:
+        raise InvalidRequestError(
+            "only folder sources can be watched", {"fields": [{"field": "watch"}]}
+        )
+    sources.set_watch(ctx.db.get(), request.library_id, request.source_id, request.watch)
+    ctx.services.rewatch()
+    ctx.changes.sources = True
+    ctx.changes.library_ids.append(request.library_id)
+    return c.SourceWatchResponse(source=_describe(ctx, request.library_id, request.source_id))
+
+
+@handles(DOCUMENTS_LIST)
+def list_documents(ctx: CallContext, request: c.DocumentListRequest) -> c.DocumentListResponse:
+    conn = ctx.db.get()
+    libraries.get(conn, request.library_id)
+    docs, total = documents.page(
+        conn, request.library_id, request.offset, request.limit, request.filter
+    )
+    return c.DocumentListResponse(
+        documents=docs, total=total, summary=documents.summary(conn, request.library_id)
+    )
+
+
+@handles(TASKS_LIST)
+def list_tasks(ctx: CallContext, request: t.TaskListRequest) -> t.TaskListResponse:
+    return t.TaskListResponse(
+        tasks=task_store.list_recent(ctx.db.get(), request.library_id, request.limit)
+    )
+
+
+@handles(TASKS_CANCEL)
+def cancel(ctx: CallContext, request: t.TaskCancelRequest) -> t.TaskCancelResponse:
+    return t.TaskCancelResponse(task=ctx.services.tasks.cancel(request.task_id))

@@ -1,0 +1,71 @@
+"""Pure rescoring of lexical candidates: query-term coverage, phrase hits and exact tokens.
+
+No database here; the channel search fetches candidates by BM25 and this module reorders them,
+so that a chunk covering more of the question ranks higher. Ties break by chunk id.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_NON_WORD = re.compile(r"[\W_]+")
+
+#: Weights of the rescoring features (sum to 1 before the exact-token boost).
+W_BM25 = 0.45
+W_COVERAGE = 0.35
+W_PHRASE = 0.20
+EXACT_BOOST = 0.25
+#: Contiguous characters that count as a full phrase hit.
+PHRASE_SATURATION = 12
+
+
+def compact(normalized: str) -> str:
+    """Letters and digits only: phrase matching ignores spaces and punctuation."""
+    return _NON_WORD.sub("", normalized)
+
+
+def longest_common_run(query: str, text: str) -> int:
+    """Length of the longest stretch of ``query`` found contiguously in ``text``."""
+    best = 0
+    for i in range(len(query)):
+        if len(query) - i <= best:
+            break
+        j = i + best + 1
+        while j <= len(query) and query[i:j] in text:
+            best = j - i
+            j += 1
+    return best
+
+
+@dataclass(frozen=True)
+class Features:
+    bm25: float
+    coverage: float
+    phrase: float
+    exact: bool
+
+    def score(self) -> float:
+        return (
+            W_BM25 * self.bm25
+            + W_COVERAGE * self.coverage
+            + W_PHRASE * self.phrase
+            + (EXACT_BOOST if self.exact else 0.0)
+        )
+
+
+def features(
+    bm25_norm: float,
+    terms: tuple[str, ...],
+    chunk_tokens: set[str],
+    phrase_query: str,
+    chunk_compact: str,
+    compounds: tuple[str, ...],
+    chunk_normalized: str,
+) -> Features:
+    coverage = sum(1 for t in terms if t in chunk_tokens) / len(terms) if terms else 0.0
+    run = longest_common_run(phrase_query, chunk_compact) if phrase_query else 0
+    saturation = max(2, min(PHRASE_SATURATION, len(phrase_query)))
+    phrase = min(1.0, run / saturation) if run >= 2 else 0.0
+    exact = any(c in chunk_normalized for c in compounds)
+    return Features(bm25_norm, coverage, phrase, exact)

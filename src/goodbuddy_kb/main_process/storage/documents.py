@@ -1,0 +1,194 @@
+"""The documents table: one row per file or page of a source, with four staged statuses."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass
+
+from goodbuddy_kb.contracts.sources import Document, DocumentFilter, DocumentStatus, LibrarySummary
+from goodbuddy_kb.main_process.chunking import ChunkDraft
+from goodbuddy_kb.main_process.ids import now_iso
+from goodbuddy_kb.main_process.storage import chunks
+from goodbuddy_kb.main_process.storage.db import transaction
+
+
+def document_id(source_id: str, relative_path: str) -> str:
+    """Stable per source and path, so chunk ids (and citations) survive re-syncs."""
+    return hashlib.sha256(f"{source_id}\x1f{relative_path}".encode()).hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class Known:
+    id: str
+    checksum: str | None
+    parse_status: str
+
+
+def known(conn: sqlite3.Connection, source_id: str) -> dict[str, Known]:
+    rows = conn.execute(
+        "SELECT id, relative_path, checksum, parse_status FROM documents WHERE source_id = ?",
+        (source_id,),
+    )
+    return {r["relative_path"]: Known(r["id"], r["checksum"], r["parse_status"]) for r in rows}
+
+
+def _upsert(
+    conn: sqlite3.Connection,
+    library_id: str,
+    source_id: str,
+    relative_path: str,
+    title: str,
+    media_type: str | None,
+    checksum: str,
+    size: int,
+) -> str:
+    doc_id = document_id(source_id, relative_path)
+    stamp = now_iso()
+    conn.execute(
+        "INSERT INTO documents (id, library_id, source_id, relative_path, title, media_type, checksum,"
+        " size_bytes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET title = excluded.title, media_type = excluded.media_type,"
+        " checksum = excluded.checksum, size_bytes = excluded.size_bytes, updated_at = excluded.updated_at",
+        (
+            doc_id,
+            library_id,
+            source_id,
+            relative_path,
+            title,
+            media_type,
+            checksum,
+            size,
+            stamp,
+            stamp,
+        ),
+    )
+    return doc_id
+
+
+def store_parsed(
+    conn: sqlite3.Connection,
+    library_id: str,
+    source_id: str,
+    relative_path: str,
+    title: str,
+    media_type: str,
+    checksum: str,
+    size: int,
+    drafts: list[ChunkDraft],
+) -> str:
+    """One transaction: the document row, its chunks and their index rows — all old or all new."""
+    with transaction(conn):
+        doc_id = _upsert(
+            conn, library_id, source_id, relative_path, title, media_type, checksum, size
+        )
+        chunks.replace_document_chunks(conn, library_id, doc_id, drafts)
+        retrievable = sum(1 for d in drafts if d.role != "parent")
+        conn.execute(
+            "UPDATE documents SET parse_status = 'done', parse_error = NULL, fulltext_status = ?,"
+            " fulltext_error = ? WHERE id = ?",
+            (
+                "done" if retrievable else "failed",
+                None if retrievable else "no retrievable content",
+                doc_id,
+            ),
+        )
+    return doc_id
+
+
+def store_failed(
+    conn: sqlite3.Connection,
+    library_id: str,
+    source_id: str,
+    relative_path: str,
+    title: str,
+    checksum: str,
+    size: int,
+    reason: str,
+) -> str:
+    """A file that cannot be parsed becomes a failed document with its reason; old chunks go."""
+    with transaction(conn):
+        doc_id = _upsert(conn, library_id, source_id, relative_path, title, None, checksum, size)
+        chunks.delete_document_chunks(conn, doc_id)
+        conn.execute(
+            "UPDATE documents SET parse_status = 'failed', parse_error = ?, fulltext_status = 'failed',"
+            " fulltext_error = 'not indexed: parsing failed' WHERE id = ?",
+            (reason[:500], doc_id),
+        )
+    return doc_id
+
+
+def delete(conn: sqlite3.Connection, document_ids: list[str]) -> None:
+    with transaction(conn):
+        for doc_id in document_ids:
+            chunks.delete_document_chunks(conn, doc_id)
+            conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+
+
+_FILTERS: dict[DocumentFilter, str] = {
+    "all": "",
+    "failed": " AND (d.parse_status = 'failed' OR d.fulltext_status = 'failed' OR d.vector_status = 'failed')",
+    "vector_missing": " AND d.vector_status != 'done'",
+}
+
+
+def page(
+    conn: sqlite3.Connection, library_id: str, offset: int, limit: int, filter_: DocumentFilter
+) -> tuple[list[Document], int]:
+    where = "d.library_id = ?" + _FILTERS[filter_]
+    (total,) = conn.execute(
+        f"SELECT count(*) FROM documents d WHERE {where}", (library_id,)
+    ).fetchone()
+    rows = conn.execute(
+        "SELECT d.*, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id AND c.role != 'parent'"
+        f" AND c.enabled = 1) AS chunk_count FROM documents d WHERE {where}"
+        " ORDER BY d.relative_path, d.id LIMIT ? OFFSET ?",
+        (library_id, limit, offset),
+    ).fetchall()
+    docs = [
+        Document(
+            id=r["id"],
+            library_id=r["library_id"],
+            source_id=r["source_id"],
+            path=r["relative_path"],
+            title=r["title"],
+            media_type=r["media_type"],
+            size_bytes=r["size_bytes"],
+            status=DocumentStatus(
+                parse=r["parse_status"],
+                fulltext=r["fulltext_status"],
+                vector=r["vector_status"],
+                graph=r["graph_status"],
+            ),
+            error=r["parse_error"] or r["fulltext_error"] or r["vector_error"],
+            chunk_count=r["chunk_count"],
+            updated_at=r["updated_at"],
+        )
+        for r in rows
+    ]
+    return docs, int(total)
+
+
+def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
+    row = conn.execute(
+        "SELECT count(*) AS documents,"
+        " sum(fulltext_status = 'done') AS fulltext,"
+        " sum(vector_status = 'done') AS vectorised,"
+        " sum(parse_status = 'failed' OR vector_status = 'failed') AS failed,"
+        " sum(parse_status IN ('pending', 'running')) AS pending,"
+        " sum(parse_status = 'done' AND fulltext_status = 'failed') AS empty"
+        " FROM documents WHERE library_id = ?",
+        (library_id,),
+    ).fetchone()
+    pending_rebuild = conn.execute(
+        "SELECT settings_pending_rebuild FROM libraries WHERE id = ?", (library_id,)
+    ).fetchone()
+    return LibrarySummary(
+        documents=row["documents"] or 0,
+        fulltext_usable=row["fulltext"] or 0,
+        vectorised=row["vectorised"] or 0,
+        failed=row["failed"] or 0,
+        pending=row["pending"] or 0,
+        no_retrievable_content=row["empty"] or 0,
+        settings_pending_rebuild=bool(pending_rebuild and pending_rebuild[0]),
+    )

@@ -1,0 +1,103 @@
+"""The tasks table: task history that survives a restart (an interrupted task says so)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from goodbuddy_kb.contracts.errors import NotFoundError
+from goodbuddy_kb.contracts.tasks import TaskInfo, TaskKind, TaskState
+from goodbuddy_kb.main_process.ids import new_id, now_iso
+from goodbuddy_kb.main_process.storage.db import transaction
+
+
+def _info(row: sqlite3.Row) -> TaskInfo:
+    details = json.loads(row["details"])
+    return TaskInfo(
+        id=row["id"],
+        library_id=row["library_id"],
+        source_id=details.get("sourceId"),
+        kind=row["kind"],
+        state=row["state"],
+        done=row["progress_done"],
+        total=row["progress_total"],
+        failed_documents=int(details.get("failed", 0)),
+        current=details.get("current"),
+        error=row["error"],
+        created_at=row["created_at"],
+        finished_at=row["finished_at"],
+    )
+
+
+def create(
+    conn: sqlite3.Connection, library_id: str, kind: TaskKind, source_id: str | None
+) -> TaskInfo:
+    task_id = new_id()
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO tasks (id, library_id, kind, state, details, created_at) VALUES (?, ?, ?, 'queued', ?, ?)",
+            (task_id, library_id, kind, json.dumps({"sourceId": source_id}), now_iso()),
+        )
+    return get(conn, task_id)
+
+
+def get(conn: sqlite3.Connection, task_id: str) -> TaskInfo:
+    row = conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    if row is None:
+        raise NotFoundError("task not found", {"taskId": task_id})
+    return _info(row)
+
+
+def update(
+    conn: sqlite3.Connection,
+    task_id: str,
+    state: TaskState,
+    done: int,
+    total: int,
+    failed: int,
+    current: str | None,
+    error: str | None = None,
+) -> TaskInfo:
+    finished = state in ("completed", "failed", "cancelled", "interrupted")
+    with transaction(conn):
+        row = conn.execute("SELECT details FROM tasks WHERE id = ?", (task_id,)).fetchone()
+        details = json.loads(row["details"]) if row else {}
+        details.update({"failed": failed, "current": current})
+        conn.execute(
+            "UPDATE tasks SET state = ?, progress_done = ?, progress_total = ?, error = ?, details = ?,"
+            " started_at = coalesce(started_at, ?), finished_at = ? WHERE id = ?",
+            (
+                state,
+                done,
+                total,
+                error,
+                json.dumps(details),
+                now_iso(),
+                now_iso() if finished else None,
+                task_id,
+            ),
+        )
+    return get(conn, task_id)
+
+
+def list_recent(conn: sqlite3.Connection, library_id: str | None, limit: int) -> list[TaskInfo]:
+    if library_id is None:
+        rows = conn.execute("SELECT * FROM tasks ORDER BY created_at DESC, id LIMIT ?", (limit,))
+    else:
+        rows = conn.execute(
+            "SELECT * FROM tasks WHERE library_id = ? ORDER BY created_at DESC, id LIMIT ?",
+            (library_id, limit),
+        )
+    return [_info(r) for r in rows]
+
+
+def mark_interrupted(conn: sqlite3.Connection) -> int:
+    """At start-up: tasks a previous backend left queued or running were interrupted."""
+    with transaction(conn):
+        cursor = conn.execute(
+            "UPDATE tasks SET state = 'interrupted', finished_at = ?,"
+            " error = coalesce(error, 'the app closed before the task finished; run it again')"
+            " WHERE state IN ('queued', 'running')",
+            (now_iso(),),
+        )
+    return cursor.rowcount

@@ -1,0 +1,3 @@
+"""Sources → documents: folder listing, web fetching, incremental sync, watching."""
+
+from __future__ import annotations

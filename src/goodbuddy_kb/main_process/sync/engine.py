@@ -1,0 +1,180 @@
+"""Incremental sync of one source by content checksum.
+
+Unchanged files are not parsed, chunked or indexed again; changed files are; files gone from
+disk lose their documents and every index row. Every file of the source takes part (up to
+2,000; past that the source says so). Each document is written in one transaction, so a
+cancelled sync leaves every document either fully old or fully new.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from goodbuddy_kb.contracts.sources import MAX_FILES_PER_SOURCE, SourceState
+from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.chunking import chunk_document
+from goodbuddy_kb.main_process.parsing import MAX_FILE_BYTES, ParseError, parse
+from goodbuddy_kb.main_process.storage import documents, libraries, sources
+from goodbuddy_kb.main_process.storage.sources import SourceRow
+from goodbuddy_kb.main_process.sync.folder import list_folder
+from goodbuddy_kb.main_process.sync.web import PARSER_BY_TYPE, fetch
+
+Progress = Callable[[int, int, str | None, int], None]
+
+
+@dataclass
+class SyncReport:
+    total: int = 0
+    processed: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    removed: int = 0
+    overflow: int = 0
+    unavailable: str | None = None
+    parsed_paths: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Item:
+    relative: str
+    path: Path | None  # None for a web page
+
+
+def _items(source: SourceRow) -> tuple[list[_Item], int, str | None]:
+    """What the source holds now, how many files were left out, or why it is unavailable."""
+    location = Path(source.location)
+    if source.kind == "web":
+        return [_Item(source.location, None)], 0, None
+    if source.kind == "file":
+        if not location.is_file():
+            return [], 0, "the file was moved or deleted"
+        return [_Item(location.name, location)], 0, None
+    if not location.is_dir():
+        return [], 0, "the folder was moved or deleted"
+    listed = list_folder(location, source.include, source.exclude)
+    overflow = max(0, len(listed) - MAX_FILES_PER_SOURCE)
+    return [_Item(rel, location / rel) for rel in listed[:MAX_FILES_PER_SOURCE]], overflow, None
+
+
+def _read(item: _Item) -> tuple[bytes, str | None]:
+    """Bytes and (for web pages) the media type; ParseError with a readable reason otherwise."""
+    if item.path is None:
+        return fetch(item.relative)
+    try:
+        size = item.path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ParseError(
+                f"file too large ({size / 1048576:.1f} MB; the limit is {MAX_FILE_BYTES // 1048576} MB)"
+            )
+        return item.path.read_bytes(), None
+    except PermissionError as exc:
+        raise ParseError("the file cannot be read (permission denied)") from exc
+    except OSError as exc:
+        raise ParseError(
+            f"the file cannot be read ({exc.strerror or exc.__class__.__name__})"
+        ) from exc
+
+
+def sync_source(
+    conn: sqlite3.Connection,
+    source: SourceRow,
+    cancel: CancelToken,
+    progress: Progress | None = None,
+) -> SyncReport:
+    report = SyncReport()
+    items, report.overflow, unavailable = _items(source)
+    if unavailable is not None:
+        # Nothing is deleted: the source may come back (a remounted drive, a renamed folder).
+        sources.set_state(conn, source.id, "unavailable", unavailable)
+        report.unavailable = unavailable
+        return report
+    settings = libraries.get_settings(conn, source.library_id)
+    known = documents.known(conn, source.id)
+    present = {item.relative for item in items}
+    if source.kind == "folder":
+        # Files past the limit still exist on disk: never delete their documents.
+        present |= {rel for rel in known if _exists(Path(source.location), rel)}
+    gone = [known[rel].id for rel in known if rel not in present]
+    report.total = len(items)
+    if gone:
+        documents.delete(conn, gone)
+        report.removed = len(gone)
+    failed = 0
+    for done, item in enumerate(items):
+        cancel.check()
+        if progress is not None:
+            progress(done, len(items), item.relative, failed)
+        title = PurePosixPath(item.relative).stem if item.path is not None else item.relative
+        try:
+            data, media = _read(item)
+        except ParseError as exc:
+            documents.store_failed(
+                conn, source.library_id, source.id, item.relative, title, "", 0, exc.reason
+            )
+            failed += 1
+            continue
+        checksum = hashlib.sha256(data).hexdigest()
+        previous = known.get(item.relative)
+        if (
+            previous is not None
+            and previous.checksum == checksum
+            and previous.parse_status in ("done", "failed")
+        ):
+            report.unchanged += 1
+            failed += previous.parse_status == "failed"
+            continue
+        try:
+            parser = PARSER_BY_TYPE.get(media or "") if item.path is None else None
+            if item.path is None and parser is None:
+                raise ParseError(f"unsupported content type “{media or 'unknown'}”")
+            parsed = parse(data, item.relative if item.path is not None else "page.html", parser)
+        except ParseError as exc:
+            documents.store_failed(
+                conn,
+                source.library_id,
+                source.id,
+                item.relative,
+                title,
+                checksum,
+                len(data),
+                exc.reason,
+            )
+            failed += 1
+            continue
+        doc_id = documents.document_id(source.id, item.relative)
+        drafts = chunk_document(parsed, doc_id, settings.chunking, settings.contextual_indexing)
+        documents.store_parsed(
+            conn,
+            source.library_id,
+            source.id,
+            item.relative,
+            parsed.title,
+            parsed.media_type,
+            checksum,
+            len(data),
+            drafts,
+        )
+        report.processed += 1
+        report.parsed_paths.append(item.relative)
+    report.failed = failed
+    if progress is not None:
+        progress(len(items), len(items), None, failed)
+    state: SourceState = "overflow" if report.overflow else "ok"
+    reason = (
+        f"{report.overflow} files past the {MAX_FILES_PER_SOURCE}-file limit were not imported"
+        if report.overflow
+        else None
+    )
+    sources.set_state(
+        conn, source.id, state, reason, file_count=len(items) + report.overflow, synced=True
+    )
+    return report
+
+
+def _exists(root: Path, relative: str) -> bool:
+    return os.path.isfile(root / relative)

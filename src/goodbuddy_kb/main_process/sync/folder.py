@@ -1,0 +1,42 @@
+"""Listing a folder source: recursive, include/exclude patterns, hidden files skipped, symlinks
+that lead outside the folder skipped, only supported file types."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import Path
+
+from goodbuddy_kb.main_process.parsing import SUPPORTED_SUFFIXES
+
+
+def _matches(relative: str, patterns: list[str]) -> bool:
+    name = relative.rsplit("/", 1)[-1]
+    return any(fnmatch.fnmatchcase(relative, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+def list_folder(root: Path, include: list[str], exclude: list[str]) -> list[str]:
+    """Every eligible file as a relative POSIX path, sorted (so the same folder lists the same)."""
+    real_root = root.resolve()
+    found: list[str] = []
+    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+        base = Path(directory)
+        dirnames[:] = sorted(
+            d for d in dirnames if not d.startswith(".") and not (base / d).is_symlink()
+        )
+        for name in filenames:
+            if name.startswith(".") or Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
+                continue
+            path = base / name
+            if path.is_symlink():
+                try:
+                    path.resolve(strict=True).relative_to(real_root)
+                except (OSError, ValueError):
+                    continue  # leads outside the folder (or nowhere)
+            relative = path.relative_to(root).as_posix()
+            if include and not _matches(relative, include):
+                continue
+            if exclude and _matches(relative, exclude):
+                continue
+            found.append(relative)
+    return sorted(found)

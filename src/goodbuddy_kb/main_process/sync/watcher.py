@@ -1,0 +1,98 @@
+"""Watching folder sources: a change re-syncs the source within a few seconds (debounced).
+
+Only changed files are re-processed (the sync compares checksums). A folder that disappears
+makes the next sync mark the source unavailable; nothing is deleted.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver, ObservedWatch
+
+from goodbuddy_kb.main_process.storage.sources import SourceRow
+
+log = logging.getLogger(__name__)
+#: Quiet time after the last change before the sync starts.
+DEBOUNCE_S = 1.0
+
+Trigger = Callable[[str, str], None]  # (library id, source id)
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, fire: Callable[[], None]) -> None:
+        self._fire = fire
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type not in ("opened", "closed_no_write"):
+            self._fire()
+
+
+class FolderWatcher:
+    def __init__(self, trigger: Trigger, debounce_s: float = DEBOUNCE_S) -> None:
+        self._trigger = trigger
+        self._debounce = debounce_s
+        self._observer: BaseObserver = Observer()
+        self._observer.daemon = True
+        self._observer.start()
+        self._watches: dict[str, ObservedWatch] = {}
+        self._timers: dict[str, threading.Timer] = {}
+        self._lock = threading.Lock()
+
+    def reconcile(self, rows: list[SourceRow]) -> None:
+        """Watch exactly the folder sources that want it (call after any source change)."""
+        wanted = {r.id: r for r in rows if r.kind == "folder" and r.watch}
+        with self._lock:
+            for source_id in list(self._watches):
+                if source_id not in wanted:
+                    self._observer.unschedule(self._watches.pop(source_id))
+                    timer = self._timers.pop(source_id, None)
+                    if timer is not None:
+                        timer.cancel()
+            for source_id, row in wanted.items():
+                if source_id in self._watches or not Path(row.location).is_dir():
+                    continue
+                handler = _Handler(functools.partial(self._schedule, row.library_id, row.id))
+                try:
+                    self._watches[source_id] = self._observer.schedule(
+                        handler, row.location, recursive=True
+                    )
+                except OSError as exc:
+                    log.warning("cannot watch a folder source: %s", exc.strerror or exc)
+
+    @property
+    def watched(self) -> set[str]:
+        with self._lock:
+            return set(self._watches)
+
+    def _schedule(self, library_id: str, source_id: str) -> None:
+        with self._lock:
+            timer = self._timers.get(source_id)
+            if timer is not None:
+                timer.cancel()
+            timer = threading.Timer(self._debounce, self._fire, (library_id, source_id))
+            timer.daemon = True
+            self._timers[source_id] = timer
+            timer.start()
+
+    def _fire(self, library_id: str, source_id: str) -> None:
+        with self._lock:
+            self._timers.pop(source_id, None)
+        try:
+            self._trigger(library_id, source_id)
+        except Exception:
+            log.exception("a watched folder could not be re-synced")
+
+    def stop(self) -> None:
+        with self._lock:
+            for timer in self._timers.values():
+                timer.cancel()
+            self._timers.clear()
+        self._observer.stop()
+        self._observer.join(timeout=2)
