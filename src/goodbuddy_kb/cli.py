@@ -2,6 +2,8 @@
 
     goodbuddy-kb library create NAME        goodbuddy-kb library rename LIB NAME
     goodbuddy-kb library list               goodbuddy-kb library delete LIB --yes
+    goodbuddy-kb source add LIB PATH|URL    goodbuddy-kb sync LIB
+    goodbuddy-kb documents LIB              goodbuddy-kb tasks [LIB]
 
 LIB is a library id or its exact name. ``--json`` prints machine-readable output; ``--data-dir``
 (or GOODBUDDY_DATA_DIR) chooses the data directory.
@@ -15,6 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from goodbuddy_kb import cli_sources
 from goodbuddy_kb.bridge.launcher import Session, open_session
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import KbError, NotFoundError
@@ -58,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = lib_cmds.add_parser("delete", parents=[common], help="delete a library (files stay)")
     p.add_argument("library", metavar="LIB")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    cli_sources.add_parsers(commands, common)
     return parser
 
 
@@ -116,7 +120,24 @@ def _confirm(question: str) -> bool:
     return input(question).strip().lower() in {"y", "yes"}
 
 
-COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {"library": cmd_library}
+def _with_library(
+    command: Callable[[argparse.Namespace, Session, str], int],
+) -> Callable[[argparse.Namespace, Session], int]:
+    return lambda args, session: command(args, session, resolve_library(session, args.library).id)
+
+
+def _tasks(args: argparse.Namespace, session: Session) -> int:
+    library_id = resolve_library(session, args.library).id if args.library else None
+    return cli_sources.cmd_tasks(args, session, library_id)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
+    "library": cmd_library,
+    "source": _with_library(cli_sources.cmd_source),
+    "sync": _with_library(cli_sources.cmd_sync),
+    "documents": _with_library(cli_sources.cmd_documents),
+    "tasks": _tasks,
+}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -101,6 +101,15 @@ class BlockingClient:
             if self._backlog:
                 return self._backlog.pop(0)
 
+    def next_notification(self, timeout: float) -> Notification:
+        """The next server notification (those that arrived during calls come first)."""
+        if self.notifications:
+            return self.notifications.pop(0)
+        while True:
+            message = self.read_message(timeout)
+            if "id" not in message and "method" in message:
+                return (str(message["method"]), dict(message.get("params", {})))
+
     def _roundtrip(self, method: str, params: dict[str, Any], timeout: float) -> dict[str, Any]:
         msg_id = next(self._ids)
         self.send_raw(encode_frame(request_message(msg_id, method, params)))

@@ -106,9 +106,9 @@ def sync_source(
         report.removed = len(gone)
     failed = 0
     for done, item in enumerate(items):
-        cancel.check()
         if progress is not None:
             progress(done, len(items), item.relative, failed)
+        cancel.check()
         title = PurePosixPath(item.relative).stem if item.path is not None else item.relative
         try:
             data, media = _read(item)

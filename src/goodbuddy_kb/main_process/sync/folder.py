@@ -1,5 +1,5 @@
 """Listing a folder source: recursive, include/exclude patterns, hidden files skipped, symlinks
-that lead outside the folder skipped, only supported file types."""
+that lead outside the folder skipped, only regular files of supported types."""
 
 from __future__ import annotations
 
@@ -28,6 +28,8 @@ def list_folder(root: Path, include: list[str], exclude: list[str]) -> list[str]
             if name.startswith(".") or Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
                 continue
             path = base / name
+            if not path.is_file():
+                continue  # FIFOs, sockets, devices and dangling links: reading could hang or fail
             if path.is_symlink():
                 try:
                     path.resolve(strict=True).relative_to(real_root)

@@ -33,8 +33,9 @@ def check_url(url: str) -> str:
     return url
 
 
-def fetch(url: str, timeout: float = TIMEOUT_S) -> tuple[bytes, str]:
+def fetch(url: str, timeout: float | None = None) -> tuple[bytes, str]:
     """The body and media type of ``url``, following at most five http(s) redirects."""
+    timeout = timeout or TIMEOUT_S
     deadline = time.monotonic() + timeout
     current = check_url(url)
     with httpx.Client(
@@ -65,6 +66,10 @@ def fetch(url: str, timeout: float = TIMEOUT_S) -> tuple[bytes, str]:
                             raise ParseError(f"the page did not arrive within {timeout:.0f} s")
                     media = response.headers.get("content-type", "").split(";")[0].strip().lower()
                     return bytes(body), media
+            except httpx.InvalidURL as exc:
+                raise ParseError(
+                    "only http(s) addresses can be imported (a redirect led elsewhere)"
+                ) from exc
             except httpx.TimeoutException as exc:
                 raise ParseError(f"the page did not answer within {timeout:.0f} s") from exc
             except httpx.HTTPError as exc:

@@ -1,0 +1,200 @@
+"""CLI commands for sources, sync, documents and tasks (`goodbuddy-kb source|sync|documents|tasks`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.contracts import tasks as t
+from goodbuddy_kb.contracts.errors import TimeoutError_
+from goodbuddy_kb.contracts.methods import (
+    DOCUMENTS_LIST,
+    NOTIFY_TASK,
+    SOURCE_ADD,
+    SOURCE_LIST,
+    SOURCE_REMOVE,
+    SOURCE_SYNC,
+    TASKS_LIST,
+)
+
+BAR = 30
+
+
+def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
+    source = commands.add_parser("source", help="add, list or remove sources of a library")
+    actions = source.add_subparsers(dest="action", required=True)
+    p = actions.add_parser(
+        "add", parents=[common], help="add a file, folder or http(s) page and sync it"
+    )
+    p.add_argument("library", metavar="LIB")
+    p.add_argument("location", metavar="PATH|URL")
+    p.add_argument("--include", action="append", default=[], metavar="GLOB")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    p.add_argument("--no-watch", action="store_true", help="do not watch a folder for changes")
+    p = actions.add_parser("list", parents=[common], help="list a library's sources")
+    p.add_argument("library", metavar="LIB")
+    p = actions.add_parser("remove", parents=[common], help="remove a source (original files stay)")
+    p.add_argument("library", metavar="LIB")
+    p.add_argument("source", metavar="SOURCE_ID")
+    p = commands.add_parser("sync", parents=[common], help="sync a library's sources now")
+    p.add_argument("library", metavar="LIB")
+    p.add_argument("--source", metavar="SOURCE_ID")
+    p = commands.add_parser("documents", parents=[common], help="documents and their statuses")
+    p.add_argument("library", metavar="LIB")
+    p.add_argument("--filter", choices=["all", "failed", "vector_missing"], default="all")
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=int, default=200)
+    p = commands.add_parser("tasks", parents=[common], help="recent tasks")
+    p.add_argument("library", metavar="LIB", nargs="?")
+
+
+def _kind(location: str) -> tuple[c.SourceKind, str]:
+    if location.startswith(("http://", "https://")):
+        return "web", location
+    path = Path(location).expanduser().resolve()
+    return ("folder" if path.is_dir() else "file"), str(path)
+
+
+def wait_for_tasks(session: Session, task_ids: list[str], quiet: bool) -> list[t.TaskInfo]:
+    """Follow task notifications until every task has finished, drawing a progress bar."""
+    pending = set(task_ids)
+    finished: dict[str, t.TaskInfo] = {}
+    tty = sys.stderr.isatty() and not quiet
+    for info in session.client.call(TASKS_LIST, t.TaskListRequest(limit=200)).tasks:
+        if info.id in pending and info.state in t.FINISHED_STATES:
+            finished[info.id] = info
+            pending.discard(info.id)
+    while pending:
+        try:
+            method, params = session.client.next_notification(timeout=3600)
+        except TimeoutError_:
+            break
+        if method != NOTIFY_TASK.name:
+            continue
+        info = t.TaskInfo.model_validate(params)
+        if info.id not in pending:
+            continue
+        if tty and info.total:
+            filled = int(BAR * info.done / info.total)
+            current = (info.current or "")[-40:]
+            sys.stderr.write(
+                f"\r[{'#' * filled}{'-' * (BAR - filled)}] {info.done}/{info.total} {current:<40}"
+            )
+            sys.stderr.flush()
+        if info.state in t.FINISHED_STATES:
+            finished[info.id] = info
+            pending.discard(info.id)
+    if tty:
+        sys.stderr.write("\n")
+    return [finished[i] for i in task_ids if i in finished]
+
+
+def _task_line(info: t.TaskInfo) -> str:
+    failed = f", {info.failed_documents} failed" if info.failed_documents else ""
+    error = f": {info.error}" if info.error else ""
+    return f"{info.state:<11} {info.done}/{info.total} documents{failed}{error}"
+
+
+def _emit(args: argparse.Namespace, payload: Any, text: str) -> None:
+    if getattr(args, "json", False):
+        print(json.dumps(payload, ensure_ascii=False, indent=2))
+    else:
+        print(text)
+
+
+def _finish(args: argparse.Namespace, infos: list[t.TaskInfo]) -> int:
+    _emit(
+        args,
+        [i.to_wire() for i in infos],
+        "\n".join(_task_line(i) for i in infos) or "nothing to sync",
+    )
+    return 0 if all(i.state == "completed" for i in infos) else 1
+
+
+def cmd_source(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    call = session.client.call
+    if args.action == "add":
+        kind, location = _kind(args.location)
+        res = call(
+            SOURCE_ADD,
+            c.SourceAddRequest(
+                library_id=library_id,
+                kind=kind,
+                location=location,
+                include=args.include,
+                exclude=args.exclude,
+                watch=False if args.no_watch else None,
+            ),
+        )
+        if not getattr(args, "json", False):
+            print(f"added {res.source.kind} source {res.source.id}: {res.source.location}")
+        infos = wait_for_tasks(
+            session, [res.task_id] if res.task_id else [], getattr(args, "json", False)
+        )
+        return _finish(args, infos)
+    if args.action == "list":
+        found = call(SOURCE_LIST, c.SourceListRequest(library_id=library_id)).sources
+        lines = [
+            f"{s.id}  {s.kind:<6} {s.state:<11} {s.document_count:>5} docs  watch={'on' if s.watch else 'off'}  {s.location}"
+            + (f"  ({s.state_reason})" if s.state_reason else "")
+            for s in found
+        ]
+        _emit(args, [s.to_wire() for s in found], "\n".join(lines) or "no sources yet")
+        return 0
+    res_remove = call(
+        SOURCE_REMOVE, c.SourceRemoveRequest(library_id=library_id, source_id=args.source)
+    )
+    _emit(
+        args,
+        res_remove.to_wire(),
+        f"removed the source and its {res_remove.removed_documents} documents (original files were not touched)",
+    )
+    return 0
+
+
+def cmd_sync(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    res = session.client.call(
+        SOURCE_SYNC, c.SourceSyncRequest(library_id=library_id, source_id=args.source)
+    )
+    return _finish(args, wait_for_tasks(session, res.task_ids, getattr(args, "json", False)))
+
+
+def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    res = session.client.call(
+        DOCUMENTS_LIST,
+        c.DocumentListRequest(
+            library_id=library_id,
+            offset=args.offset,
+            limit=min(200, args.limit),
+            filter=args.filter,
+        ),
+    )
+    s = res.summary
+    header = (
+        f"{s.documents} documents: {s.fulltext_usable} usable for full-text, {s.vectorised} vectorised, "
+        f"{s.failed} failed, {s.pending} pending"
+        + (", settings updated, waiting for rebuild" if s.settings_pending_rebuild else "")
+    )
+    lines = [header, f"{'parse':<8}{'fulltext':<9}{'vector':<13}{'graph':<10}{'chunks':>6}  path"]
+    for d in res.documents:
+        st = d.status
+        lines.append(
+            f"{st.parse:<8}{st.fulltext:<9}{st.vector:<13}{st.graph:<10}{d.chunk_count:>6}  {d.path}"
+            + (f"  — {d.error}" if d.error else "")
+        )
+    if res.total > args.offset + len(res.documents):
+        lines.append(f"… {res.total - args.offset - len(res.documents)} more (use --offset)")
+    _emit(args, res.to_wire(), "\n".join(lines))
+    return 0
+
+
+def cmd_tasks(args: argparse.Namespace, session: Session, library_id: str | None) -> int:
+    infos = session.client.call(TASKS_LIST, t.TaskListRequest(library_id=library_id)).tasks
+    lines = [f"{i.created_at[:19]}  {i.kind}  {_task_line(i)}" for i in infos]
+    _emit(args, [i.to_wire() for i in infos], "\n".join(lines) or "no tasks yet")
+    return 0
