@@ -6,10 +6,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from goodbuddy_kb.main_process.chunking import chunk_document
 from goodbuddy_kb.main_process.parsing import parse
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:
