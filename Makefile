@@ -34,7 +34,11 @@ build: $(STAMP)
 check: lint typecheck test build
 
 bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"
 	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/ipc.py
+	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/sync.py
+	$(BIN)/python bench/chunking.py
+	$(BIN)/python bench/lexical.py
 
 clean:
 	rm -rf dist build .mypy_cache .pytest_cache .ruff_cache

@@ -120,14 +120,28 @@ class LexicalQuery:
     def phrase_text(self) -> str:
         return self.normalized[:MAX_PHRASE_QUERY]
 
+    def channel_weights(self, lexical_weight: float) -> dict[str, float]:
+        """Split the one full-text weight between the fts and cjk channels by the share of the
+        query's terms each can match, so a number in a Chinese question (or a Chinese word in
+        an English one) does not rank like the whole question."""
+        cjk = len(self.cjk_terms) or len(self.single_chars)
+        latin = len(self.latin_terms)
+        if cjk + latin == 0:
+            return {"fts": 0.0, "cjk": 0.0}
+        return {
+            "fts": lexical_weight * latin / (cjk + latin),
+            "cjk": lexical_weight * cjk / (cjk + latin),
+        }
+
 
 def build_query(text: str) -> LexicalQuery:
     normalized = normalize(text)
     runs = cjk_runs(normalized)
     grams = _unique([g for run in runs for g in bigrams(run)])
     singles = _unique([run for run in runs if len(run) == 1])
-    latin = _unique(latin_terms(_CJK_RUN.sub(" ", normalized)))
-    comps = _unique(compounds(normalized))
+    latin_text = _CJK_RUN.sub(" ", normalized)
+    latin = _unique(latin_terms(latin_text))
+    comps = _unique(compounds(latin_text))
     budget = MAX_QUERY_TERMS
     latin = latin[: budget // 3] if grams else latin[:budget]
     grams = grams[: budget - len(latin)]

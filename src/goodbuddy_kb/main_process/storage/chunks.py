@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from goodbuddy_kb.main_process.chunking import ChunkDraft
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.lexical import index as lexical_index
+from goodbuddy_kb.main_process.storage.db import transaction
 
 
 @dataclass(frozen=True)
@@ -108,3 +109,43 @@ def replace_document_chunks(
 
 def delete_document_chunks(conn: sqlite3.Connection, document_id: str) -> None:
     conn.execute("DELETE FROM chunks WHERE document_id = ?", (document_id,))
+
+
+def set_enabled(conn: sqlite3.Connection, chunk_id: str, enabled: bool) -> None:
+    """Enable or disable a retrievable chunk; its index rows follow in the same transaction."""
+    with transaction(conn):
+        row = conn.execute(
+            "SELECT seq, role, enabled, index_text FROM chunks WHERE id = ?", (chunk_id,)
+        ).fetchone()
+        if row is None or bool(row["enabled"]) == enabled:
+            return
+        conn.execute(
+            "UPDATE chunks SET enabled = ?, updated_at = ? WHERE id = ?",
+            (int(enabled), now_iso(), chunk_id),
+        )
+        if row["role"] == "parent":
+            return
+        if enabled:
+            lexical_index.add(conn, [(row["seq"], row["index_text"])])
+        else:
+            lexical_index.remove(conn, [row["seq"]])
+
+
+def edit_content(
+    conn: sqlite3.Connection, chunk_id: str, content: str, index_text: str, checksum: str
+) -> None:
+    """Replace a chunk's text (a manual edit); the index rows are rebuilt in the same transaction."""
+    with transaction(conn):
+        row = conn.execute(
+            "SELECT seq, role, enabled FROM chunks WHERE id = ?", (chunk_id,)
+        ).fetchone()
+        if row is None:
+            return
+        conn.execute(
+            "UPDATE chunks SET content = ?, index_text = ?, checksum = ?, manually_edited = 1, updated_at = ?"
+            " WHERE id = ?",
+            (content, index_text, checksum, now_iso(), chunk_id),
+        )
+        if row["role"] != "parent" and row["enabled"]:
+            lexical_index.remove(conn, [row["seq"]])
+            lexical_index.add(conn, [(row["seq"], index_text)])

@@ -1,0 +1,135 @@
+"""Lexical channels over a real migrated database with synced documents."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
+from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.chunking.drafts import checksum
+from goodbuddy_kb.main_process.lexical import build_query, search
+from goodbuddy_kb.main_process.storage import chunks, libraries, sources
+from goodbuddy_kb.main_process.storage.db import ConnectionPool
+from goodbuddy_kb.main_process.sync.engine import sync_source
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "chunking"
+
+
+@pytest.fixture
+def library(pool: ConnectionPool, tmp_path: Path) -> str:
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    for name in ("policy_zh.md", "manual_en.md"):
+        (folder / name).write_bytes((FIXTURES / name).read_bytes())
+    (folder / "paths.md").write_text(
+        "# Code notes\n\nThe entry point is src/app/main.py and it calls getUserById.\n\n"
+        "Version v2.3.1 fixed GB-2000 compliance and error ERR_42.\n",
+        encoding="utf-8",
+    )
+    conn = pool.get()
+    library_id = libraries.create(conn, "KB").id
+    sync_source(
+        conn, sources.add(conn, library_id, "folder", str(folder), [], [], False), CancelToken()
+    )
+    return library_id
+
+
+def top(pool: ConnectionPool, library_id: str, channel: str, text: str, k: int = 24) -> list[str]:
+    hits = search(pool.get(), channel, [library_id], build_query(text), k)  # type: ignore[arg-type]
+    return [
+        pool.get().execute("SELECT content FROM chunks WHERE id = ?", (h.chunk_id,)).fetchone()[0]
+        for h in hits
+    ]
+
+
+def test_natural_chinese_question_finds_the_section(pool: ConnectionPool, library: str) -> None:
+    results = top(pool, library, "cjk", "出差住宿一线城市每晚最多能报多少钱？")
+    assert "六百元" in results[0]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("GB-2000", "GB-2000"),
+        ("v2.3.1", "v2.3.1"),
+        ("src/app/main.py", "src/app/main.py"),
+        ("getUserById", "getUserById"),
+        ("ERR_42", "ERR_42"),
+        ("ERR_RATE_42 是什么意思", "ERR_RATE_42"),
+        ("FIN-2000 报销系统", "FIN-2000"),
+    ],
+)
+def test_identifiers_are_found_first(
+    pool: ConnectionPool, library: str, query: str, expected: str
+) -> None:
+    assert expected in top(pool, library, "fts", query)[0]
+
+
+def test_exact_compound_outranks_scattered_words(pool: ConnectionPool, library: str) -> None:
+    hits = search(pool.get(), "fts", [library], build_query("ERR_42"), 24)
+    assert hits[0].features.exact
+
+
+def test_same_query_same_order_ties_by_chunk_id(pool: ConnectionPool, library: str) -> None:
+    first = search(pool.get(), "cjk", [library], build_query("员工"), 24)
+    assert first == search(pool.get(), "cjk", [library], build_query("员工"), 24)
+    for a, b in itertools.pairwise(first):
+        assert (-a.score, a.chunk_id) <= (-b.score, b.chunk_id)
+
+
+def test_disabled_edited_and_deleted_chunks_follow_in_both_tables(
+    pool: ConnectionPool, library: str
+) -> None:
+    conn = pool.get()
+    hit = search(conn, "cjk", [library], build_query("婚假三天"), 1)[0]
+    chunks.set_enabled(conn, hit.chunk_id, False)
+    assert hit.chunk_id not in [
+        h.chunk_id for h in search(conn, "cjk", [library], build_query("婚假三天"), 24)
+    ]
+    chunks.set_enabled(conn, hit.chunk_id, True)
+    assert search(conn, "cjk", [library], build_query("婚假三天"), 1)[0].chunk_id == hit.chunk_id
+    chunks.edit_content(
+        conn,
+        hit.chunk_id,
+        "改写后的内容：育儿假 Parental leave",
+        "改写后的内容：育儿假 Parental leave",
+        checksum("x"),
+    )
+    assert search(conn, "cjk", [library], build_query("育儿假"), 1)[0].chunk_id == hit.chunk_id
+    assert search(conn, "fts", [library], build_query("parental"), 1)[0].chunk_id == hit.chunk_id
+    assert not [
+        h
+        for h in search(conn, "cjk", [library], build_query("婚假三天"), 24)
+        if h.chunk_id == hit.chunk_id
+    ]
+    conn.execute("DELETE FROM chunks WHERE id = ?", (hit.chunk_id,))
+    assert search(conn, "cjk", [library], build_query("育儿假"), 24) == []
+
+
+def test_parents_never_appear(pool: ConnectionPool, tmp_path: Path) -> None:
+    conn = pool.get()
+    library_id = libraries.create(conn, "PC").id
+    libraries.update_settings(
+        conn, library_id, None, KnowledgeChunkingSettings(mode="parent-child")
+    )
+    folder = tmp_path / "pc"
+    folder.mkdir()
+    (folder / "policy.md").write_bytes((FIXTURES / "policy_zh.md").read_bytes())
+    sync_source(
+        conn, sources.add(conn, library_id, "folder", str(folder), [], [], False), CancelToken()
+    )
+    roles = {r[0] for r in conn.execute("SELECT role FROM chunks")}
+    assert roles == {"parent", "child"}
+    for text in ("员工", "年假", "报销"):
+        for h in search(conn, "cjk", [library_id], build_query(text), 50):
+            role = conn.execute("SELECT role FROM chunks WHERE id = ?", (h.chunk_id,)).fetchone()[0]
+            assert role == "child"
+
+
+def test_other_libraries_are_not_searched(pool: ConnectionPool, library: str) -> None:
+    other = libraries.create(pool.get(), "Empty").id
+    assert search(pool.get(), "cjk", [other], build_query("年假"), 24) == []
+    assert search(pool.get(), "cjk", [library], build_query("年假"), 24)
