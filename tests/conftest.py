@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Tests (and the backends they start) embed with the deterministic hashing provider unless a
+# test configures another; the bundled model is exercised by its own slow-marked test.
+os.environ.setdefault("GOODBUDDY_DEFAULT_EMBEDDING", "deterministic")
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess

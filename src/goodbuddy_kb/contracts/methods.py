@@ -25,6 +25,17 @@ from goodbuddy_kb.contracts.library import (
     SettingsGetRequest,
     SettingsUpdateRequest,
 )
+from goodbuddy_kb.contracts.models import (
+    EmbeddingGetRequest,
+    EmbeddingInfo,
+    EmbeddingTestRequest,
+    EmbeddingTestResponse,
+    EmbeddingUpdateRequest,
+    VectorIndexInfo,
+    VectorRebuildRequest,
+    VectorRebuildResponse,
+    VectorStatusRequest,
+)
 from goodbuddy_kb.contracts.sources import (
     DocumentListRequest,
     DocumentListResponse,
@@ -106,6 +117,21 @@ TASKS_LIST = MethodSpec("knowledge:tasks:list", TaskListRequest, TaskListRespons
 TASKS_CANCEL = MethodSpec(
     "knowledge:tasks:cancel", TaskCancelRequest, TaskCancelResponse, mutates=True
 )
+EMBEDDING_GET = MethodSpec(
+    "models:embedding:get", EmbeddingGetRequest, EmbeddingInfo, mutates=False
+)
+EMBEDDING_UPDATE = MethodSpec(
+    "models:embedding:update", EmbeddingUpdateRequest, EmbeddingInfo, mutates=True
+)
+EMBEDDING_TEST = MethodSpec(
+    "models:embedding:test", EmbeddingTestRequest, EmbeddingTestResponse, mutates=False
+)
+VECTORS_STATUS = MethodSpec(
+    "knowledge:vectors:status", VectorStatusRequest, VectorIndexInfo, mutates=False
+)
+VECTORS_REBUILD = MethodSpec(
+    "knowledge:vectors:rebuild", VectorRebuildRequest, VectorRebuildResponse, mutates=True
+)
 
 METHODS: Mapping[str, MethodSpec[Any, Any]] = {
     spec.name: spec
@@ -125,6 +151,11 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         DOCUMENTS_LIST,
         TASKS_LIST,
         TASKS_CANCEL,
+        EMBEDDING_GET,
+        EMBEDDING_UPDATE,
+        EMBEDDING_TEST,
+        VECTORS_STATUS,
+        VECTORS_REBUILD,
     )
 }
 

@@ -10,7 +10,7 @@ from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
 
 TaskState = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
-TaskKind = Literal["sync"]
+TaskKind = Literal["sync", "vectorize"]
 FINISHED_STATES: frozenset[str] = frozenset({"completed", "failed", "cancelled", "interrupted"})
 
 

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.models import EmbeddingConnection
+from goodbuddy_kb.main_process.credentials import CredentialStore
+from goodbuddy_kb.main_process.embeddings import load_connection, make_provider
+from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.watcher import FolderWatcher
@@ -17,20 +22,45 @@ from goodbuddy_kb.main_process.tasks import Notify, TaskManager
 class Services:
     db: ConnectionPool
     data_dir: Path
-    tasks: TaskManager
-    watcher: FolderWatcher
+    credentials: CredentialStore
+    tasks: TaskManager = field(init=False)
+    watcher: FolderWatcher = field(init=False)
+    _provider: EmbeddingProvider | None = field(default=None, init=False)
+    _provider_for: EmbeddingConnection | None = field(default=None, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
 
     @staticmethod
-    def start(db: ConnectionPool, data_dir: Path, notify: Notify) -> Services:
-        tasks = TaskManager(db, notify)
+    def start(
+        db: ConnectionPool,
+        data_dir: Path,
+        notify: Notify,
+        credentials: CredentialStore | None = None,
+    ) -> Services:
+        services = Services(db, data_dir, credentials or CredentialStore(data_dir))
+        services.tasks = TaskManager(db, data_dir, notify, services.embedding)
 
         def resync(library_id: str, source_id: str) -> None:
             with contextlib.suppress(KbError):  # the source or library was removed meanwhile
-                tasks.sync(library_id, source_id)
+                services.tasks.sync(library_id, source_id)
 
-        services = Services(db, data_dir, tasks, FolderWatcher(resync))
+        services.watcher = FolderWatcher(resync)
         services.rewatch()
         return services
+
+    def embedding(self) -> EmbeddingProvider | None:
+        """The provider of the current model connection (re-made when the setting changes)."""
+        connection = load_connection(self.db.get())
+        with self._lock:
+            if self._provider_for != connection:
+                if self._provider is not None:
+                    self._provider.close()
+                self._provider = make_provider(connection, self.credentials)
+                self._provider_for = connection
+            return self._provider
+
+    def reset_embedding(self) -> None:
+        with self._lock:
+            self._provider_for = None
 
     def rewatch(self) -> None:
         self.watcher.reconcile(sources.list_rows(self.db.get()))

@@ -1,5 +1,5 @@
-"""Background tasks: a queue of sync jobs on one worker thread, with progress notifications,
-cancellation, and history in SQLite."""
+"""Background tasks: sync and vectorisation jobs on one worker thread, with throttled progress
+notifications, cancellation, and history in SQLite (interrupted tasks say so after a restart)."""
 
 from __future__ import annotations
 
@@ -9,57 +9,122 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, ChangedParams
-from goodbuddy_kb.contracts.tasks import FINISHED_STATES, TaskInfo
+from goodbuddy_kb.contracts.tasks import FINISHED_STATES, TaskInfo, TaskKind, TaskState
 from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
+from goodbuddy_kb.main_process.vectors.build import vectorise
 
 log = logging.getLogger(__name__)
 Notify = Callable[[str, dict[str, Any]], None]
+ProviderOf = Callable[[], EmbeddingProvider | None]
 #: Seconds between two progress notifications of one task (the last one is always sent).
 PROGRESS_INTERVAL_S = 0.1
 
 
+@dataclass
+class Outcome:
+    total: int
+    failed: int
+    error: str | None = None
+    failed_state: bool = False
+
+
+Work = Callable[[CancelToken, Callable[[int, int, str | None, int], None]], Outcome]
+
+
 class TaskManager:
-    def __init__(self, db: ConnectionPool, notify: Notify) -> None:
+    def __init__(
+        self, db: ConnectionPool, data_dir: Path, notify: Notify, provider: ProviderOf
+    ) -> None:
         self._db = db
+        self._data_dir = data_dir
         self._notify = notify
+        self._provider = provider
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-task")
         self._tokens: dict[str, CancelToken] = {}
-        self._queued_sources: dict[str, str] = {}  # source id → queued task id
+        self._queued: dict[tuple[str, str], str] = {}  # (kind, key) → waiting task id
         self._lock = threading.Lock()
         self._futures: set[Future[None]] = set()
         task_store.mark_interrupted(db.get())
 
+    # -- queueing ------------------------------------------------------------------------------
     def sync(self, library_id: str, source_id: str) -> TaskInfo:
-        """Queue a sync of one source; a sync already waiting for that source is reused."""
+        """Queue a sync of one source (a sync already waiting for it is reused); vectorisation
+        of the library follows when an embedding provider is configured."""
+
+        def work(
+            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
+        ) -> Outcome:
+            conn = self._db.get()
+            report = sync_source(conn, sources.get(conn, library_id, source_id), token, progress)
+            if report.unavailable:
+                return Outcome(0, 0, report.unavailable, failed_state=True)
+            if self._provider() is not None:
+                self.vectorize(library_id)
+            return Outcome(report.total, report.failed)
+
+        return self._queue("sync", library_id, source_id, source_id, work)
+
+    def vectorize(self, library_id: str, rebuild: bool = False) -> TaskInfo:
+        def work(
+            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
+        ) -> Outcome:
+            provider = self._provider()
+            if provider is None:
+                return Outcome(0, 0, "no embedding model is configured", failed_state=True)
+            report = vectorise(
+                self._db.get(),
+                self._data_dir,
+                library_id,
+                provider,
+                token,
+                lambda done, total, failed: progress(done, total, None, failed),
+                rebuild=rebuild,
+            )
+            failed_state = report.full and report.error is not None
+            return Outcome(
+                report.embedded, len(report.failed_documents), report.error, failed_state
+            )
+
+        key = f"{library_id}:{'rebuild' if rebuild else 'update'}"
+        return self._queue("vectorize", library_id, None, key, work)
+
+    def _queue(
+        self, kind: TaskKind, library_id: str, source_id: str | None, key: str, work: Work
+    ) -> TaskInfo:
         with self._lock:
-            queued = self._queued_sources.get(source_id)
-            if queued is not None:
-                return task_store.get(self._db.get(), queued)
-            info = task_store.create(self._db.get(), library_id, "sync", source_id)
+            waiting = self._queued.get((kind, key))
+            if waiting is not None:
+                return task_store.get(self._db.get(), waiting)
+            info = task_store.create(self._db.get(), library_id, kind, source_id)
             self._tokens[info.id] = CancelToken()
-            self._queued_sources[source_id] = info.id
+            self._queued[(kind, key)] = info.id
         self._publish(info)
-        future = self._pool.submit(self._run_sync, info.id, library_id, source_id)
+        future = self._pool.submit(self._run, info.id, library_id, (kind, key), work)
         self._futures.add(future)
         future.add_done_callback(self._futures.discard)
         return info
 
+    # -- control -------------------------------------------------------------------------------
     def cancel(self, task_id: str) -> TaskInfo:
         info = task_store.get(self._db.get(), task_id)
         token = self._tokens.get(task_id)
         if token is not None and info.state not in FINISHED_STATES:
             token.cancel()
             if info.state == "queued":
-                # It will stop before its first document; say so now.
-                info = task_store.update(self._db.get(), task_id, "cancelled", 0, 0, 0, None)
+                info = task_store.update(
+                    self._db.get(), task_id, "cancelled", 0, 0, 0, None, "cancelled by the user"
+                )
                 self._publish(info)
         return info
 
@@ -79,13 +144,14 @@ class TaskManager:
         while self._futures and time.monotonic() < deadline:
             time.sleep(0.02)
 
+    # -- running -------------------------------------------------------------------------------
     def _publish(self, info: TaskInfo) -> None:
         self._notify(NOTIFY_TASK.name, info.to_wire())
 
-    def _run_sync(self, task_id: str, library_id: str, source_id: str) -> None:
+    def _run(self, task_id: str, library_id: str, queue_key: tuple[str, str], work: Work) -> None:
         conn = self._db.get()
         with self._lock:
-            self._queued_sources.pop(source_id, None)
+            self._queued.pop(queue_key, None)  # from now on a new request queues a new task
         token = self._tokens[task_id]
         if token.cancelled:
             self._tokens.pop(task_id, None)
@@ -102,52 +168,34 @@ class TaskManager:
                     task_store.update(conn, task_id, "running", done, total, failed, current)
                 )
 
+        def finish(kind: TaskState, error: str | None) -> TaskInfo:
+            return task_store.update(
+                conn,
+                task_id,
+                kind,
+                state["done"],
+                state["total"],
+                state["failed"],
+                None,
+                error,
+            )
+
         try:
             self._publish(task_store.update(conn, task_id, "running", 0, 0, 0, None))
-            source = sources.get(conn, library_id, source_id)
-            report = sync_source(conn, source, token, progress)
-            if report.unavailable:
-                final = task_store.update(
-                    conn, task_id, "failed", 0, 0, 0, None, report.unavailable
-                )
-            else:
-                final = task_store.update(
-                    conn, task_id, "completed", report.total, report.total, report.failed, None
-                )
+            outcome = work(token, progress)
+            state.update(
+                done=outcome.total if not outcome.failed_state else state["done"],
+                failed=outcome.failed,
+            )
+            state["total"] = max(state["total"], state["done"])
+            final = finish("failed" if outcome.failed_state else "completed", outcome.error)
         except CancelledError as exc:
-            final = task_store.update(
-                conn,
-                task_id,
-                "cancelled",
-                state["done"],
-                state["total"],
-                state["failed"],
-                None,
-                exc.message,
-            )
+            final = finish("cancelled", exc.message)
         except KbError as exc:
-            final = task_store.update(
-                conn,
-                task_id,
-                "failed",
-                state["done"],
-                state["total"],
-                state["failed"],
-                None,
-                exc.message,
-            )
+            final = finish("failed", exc.message)
         except Exception as exc:
-            log.exception("sync task %s crashed", task_id)
-            final = task_store.update(
-                conn,
-                task_id,
-                "failed",
-                state["done"],
-                state["total"],
-                state["failed"],
-                None,
-                f"internal error ({exc.__class__.__name__})",
-            )
+            log.exception("task %s crashed", task_id)
+            final = finish("failed", f"internal error ({exc.__class__.__name__})")
         finally:
             self._tokens.pop(task_id, None)
         self._publish(final)

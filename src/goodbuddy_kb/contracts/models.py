@@ -1,0 +1,87 @@
+"""Contracts of model connections (the global embedding provider) and vector indexes."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.library import EntityId
+
+#: local = the bundled multilingual-e5-small (app-managed, no network); deterministic = a
+#: hashing embedder for tests and evaluation gates; none = semantic search off.
+EmbeddingKind = Literal["local", "openai-compatible", "ollama", "deterministic", "none"]
+
+
+class EmbeddingConnection(ContractModel):
+    kind: EmbeddingKind = "local"
+    base_url: str | None = Field(None, max_length=2_000)
+    model: str | None = Field(None, max_length=200)
+    dimensions: int | None = Field(None, ge=8, le=8_192)
+    batch_size: int = Field(32, ge=1, le=512)
+    timeout_s: float = Field(30.0, ge=1.0, le=600.0)
+
+    @model_validator(mode="after")
+    def _remote_needs_endpoint(self) -> EmbeddingConnection:
+        if self.kind in ("openai-compatible", "ollama") and not (self.base_url and self.model):
+            raise ValueError("baseUrl and model are required for a remote embedding provider")
+        if self.base_url and not self.base_url.startswith(("http://", "https://")):
+            raise ValueError("baseUrl must be an http(s) address")
+        return self
+
+
+class EmbeddingInfo(ContractModel):
+    """What the GUI may know: never the key, only whether one is stored."""
+
+    connection: EmbeddingConnection
+    has_api_key: bool
+    #: Plain words: which model, and where document text is sent.
+    data_path: str
+    fingerprint: str | None
+
+
+class EmbeddingGetRequest(ContractModel):
+    pass
+
+
+class EmbeddingUpdateRequest(ContractModel):
+    connection: EmbeddingConnection
+    #: Write-only. A new key replaces the stored one; "" removes it; omitted keeps it.
+    api_key: str | None = Field(None, max_length=4_000)
+
+
+class EmbeddingTestRequest(ContractModel):
+    pass
+
+
+class EmbeddingTestResponse(ContractModel):
+    ok: bool
+    dimensions: int | None
+    latency_ms: float | None
+    error: str | None
+
+
+VectorIndexState = Literal["none", "building", "ready", "failed"]
+
+
+class VectorIndexInfo(ContractModel):
+    state: VectorIndexState
+    compatible: bool
+    reason: str | None
+    model_label: str | None
+    vectors: int
+    retrievable_chunks: int
+    last_failure: str | None
+
+
+class VectorStatusRequest(ContractModel):
+    library_id: EntityId
+
+
+class VectorRebuildRequest(ContractModel):
+    library_id: EntityId
+
+
+class VectorRebuildResponse(ContractModel):
+    task_id: EntityId

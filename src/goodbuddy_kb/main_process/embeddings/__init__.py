@@ -1,0 +1,87 @@
+"""Embedding providers and the model-connection settings that choose one."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+from goodbuddy_kb.contracts.models import EmbeddingConnection, EmbeddingKind
+from goodbuddy_kb.main_process.credentials import CredentialStore
+from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider, LocalE5Provider
+from goodbuddy_kb.main_process.embeddings.remote import OllamaProvider, OpenAICompatibleProvider
+from goodbuddy_kb.main_process.storage.db import transaction
+
+SETTING_KEY = "embedding"
+KEY_NAME = "embedding-api-key"
+#: A data directory with no embedding setting yet starts on this kind (headless runs and CI
+#: may choose `deterministic` or `none`); the product default is the bundled local model.
+ENV_DEFAULT = "GOODBUDDY_DEFAULT_EMBEDDING"
+
+
+def load_connection(conn: sqlite3.Connection) -> EmbeddingConnection:
+    row = conn.execute("SELECT value FROM app_settings WHERE key = ?", (SETTING_KEY,)).fetchone()
+    if row is None:
+        chosen = os.environ.get(ENV_DEFAULT, "local")
+        kind: EmbeddingKind = (
+            "none"
+            if chosen == "none"
+            else "deterministic"
+            if chosen == "deterministic"
+            else "local"
+        )
+        return EmbeddingConnection(kind=kind)
+    return EmbeddingConnection.model_validate_json(row[0])
+
+
+def save_connection(conn: sqlite3.Connection, connection: EmbeddingConnection) -> None:
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO app_settings (key, value) VALUES (?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (SETTING_KEY, json.dumps(connection.to_wire())),
+        )
+
+
+def make_provider(
+    connection: EmbeddingConnection, credentials: CredentialStore
+) -> EmbeddingProvider | None:
+    """The configured provider, or None when semantic search is off. Never a fallback."""
+    if connection.kind == "none":
+        return None
+    if connection.kind == "local":
+        return LocalE5Provider()
+    if connection.kind == "deterministic":
+        return DeterministicProvider(connection.dimensions or 384)
+    assert connection.base_url and connection.model
+    key = credentials.get(KEY_NAME)
+    cls = OpenAICompatibleProvider if connection.kind == "openai-compatible" else OllamaProvider
+    return cls(
+        connection.base_url,
+        connection.model,
+        key,
+        connection.dimensions,
+        connection.batch_size,
+        connection.timeout_s,
+    )
+
+
+def data_path(connection: EmbeddingConnection) -> str:
+    """Where document text goes, in plain words (shown next to the setting)."""
+    if connection.kind == "none":
+        return "Semantic search is off: no text leaves the full-text index."
+    if connection.kind == "local":
+        return "The bundled multilingual-e5-small model runs on this computer; no text leaves it."
+    if connection.kind == "deterministic":
+        return "A hashing embedder on this computer (for tests); no text leaves it."
+    return f"Chunk text and queries are sent to {connection.base_url} (model {connection.model})."
+
+
+__all__ = [
+    "EmbeddingProvider",
+    "data_path",
+    "load_connection",
+    "make_provider",
+    "save_connection",
+]

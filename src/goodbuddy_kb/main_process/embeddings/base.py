@@ -1,0 +1,70 @@
+"""The embedding provider interface and the fingerprint that ties vectors to their maker.
+
+Fingerprint = provider kind + normalised endpoint + model + dimensions + encoding (prefix scheme,
+normalisation). The same model name at a different endpoint is a different fingerprint, so old
+vectors are never mixed with new ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from urllib.parse import urlsplit, urlunsplit
+
+import numpy as np
+import numpy.typing as npt
+
+Matrix = npt.NDArray[np.float32]
+
+
+def normalise_endpoint(url: str | None) -> str:
+    if not url:
+        return ""
+    parts = urlsplit(url.strip())
+    host = (parts.hostname or "").lower()
+    port = parts.port
+    default = {"http": 80, "https": 443}.get(parts.scheme.lower())
+    netloc = host if port in (None, default) else f"{host}:{port}"
+    return urlunsplit((parts.scheme.lower(), netloc, parts.path.rstrip("/"), "", ""))
+
+
+def fingerprint(kind: str, endpoint: str | None, model: str, dims: int, encoding: str) -> str:
+    key = "\x1f".join((kind, normalise_endpoint(endpoint), model, str(dims), encoding))
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def l2_normalise(matrix: Matrix) -> Matrix:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    out: Matrix = (matrix / norms).astype(np.float32, copy=False)
+    return out
+
+
+class EmbeddingProvider(ABC):
+    kind: str
+    model: str
+    endpoint: str | None = None
+    encoding: str = "raw;l2"
+    batch_size: int = 32
+
+    @property
+    @abstractmethod
+    def dimensions(self) -> int: ...
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.kind, self.endpoint, self.model, self.dimensions, self.encoding)
+
+    @property
+    def label(self) -> str:
+        where = f" @ {normalise_endpoint(self.endpoint)}" if self.endpoint else ""
+        return f"{self.kind}: {self.model}{where}"
+
+    @abstractmethod
+    def embed_passages(self, texts: list[str]) -> Matrix: ...
+
+    @abstractmethod
+    def embed_query(self, text: str) -> Matrix: ...
+
+    def close(self) -> None:
+        return None

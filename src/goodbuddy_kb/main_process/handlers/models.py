@@ -1,0 +1,134 @@
+"""Handlers of `models:embedding:*` and `knowledge:vectors:*`."""
+
+from __future__ import annotations
+
+import time
+
+from goodbuddy_kb.contracts import models as c
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.methods import (
+    EMBEDDING_GET,
+    EMBEDDING_TEST,
+    EMBEDDING_UPDATE,
+    VECTORS_REBUILD,
+    VECTORS_STATUS,
+)
+from goodbuddy_kb.main_process.embeddings import (
+    KEY_NAME,
+    data_path,
+    load_connection,
+    save_connection,
+)
+from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
+from goodbuddy_kb.main_process.storage import libraries
+from goodbuddy_kb.main_process.vectors import store
+from goodbuddy_kb.main_process.vectors.build import refresh_status
+
+
+def _info(ctx: CallContext) -> c.EmbeddingInfo:
+    connection = load_connection(ctx.db.get())
+    provider = (
+        ctx.services.embedding() if connection.kind in ("local", "deterministic", "none") else None
+    )
+    return c.EmbeddingInfo(
+        connection=connection,
+        has_api_key=bool(ctx.services.credentials.get(KEY_NAME)),
+        data_path=data_path(connection),
+        fingerprint=provider.fingerprint if provider is not None else None,
+    )
+
+
+@handles(EMBEDDING_GET)
+def get_embedding(ctx: CallContext, request: c.EmbeddingGetRequest) -> c.EmbeddingInfo:
+    return _info(ctx)
+
+
+@handles(EMBEDDING_UPDATE)
+def update_embedding(ctx: CallContext, request: c.EmbeddingUpdateRequest) -> c.EmbeddingInfo:
+    """An explicit switch of the model connection. Existing indexes stay as they are; ones built
+    by another provider report themselves incompatible until the user rebuilds them."""
+    if request.api_key is not None:
+        ctx.services.credentials.set(KEY_NAME, request.api_key or None)
+    save_connection(ctx.db.get(), request.connection)
+    ctx.services.reset_embedding()
+    fingerprint: str | None = None
+    if request.connection.kind != "none":
+        try:
+            provider = ctx.services.embedding()
+            fingerprint = provider.fingerprint if provider is not None else None
+        except KbError:
+            fingerprint = None
+    conn = ctx.db.get()
+    for library in libraries.list_all(conn):
+        refresh_status(conn, library.id, fingerprint)
+    ctx.changes.settings = ctx.changes.documents = True
+    return _info(ctx)
+
+
+@handles(EMBEDDING_TEST)
+def test_embedding(ctx: CallContext, request: c.EmbeddingTestRequest) -> c.EmbeddingTestResponse:
+    started = time.perf_counter()
+    try:
+        provider = ctx.services.embedding()
+        if provider is None:
+            return c.EmbeddingTestResponse(
+                ok=False, dimensions=None, latency_ms=None, error="semantic search is off"
+            )
+        vector = provider.embed_query("connection test / 连接测试")
+    except KbError as exc:
+        return c.EmbeddingTestResponse(
+            ok=False, dimensions=None, latency_ms=None, error=exc.message
+        )
+    return c.EmbeddingTestResponse(
+        ok=True,
+        dimensions=int(vector.shape[0]),
+        latency_ms=(time.perf_counter() - started) * 1000,
+        error=None,
+    )
+
+
+@handles(VECTORS_STATUS)
+def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorIndexInfo:
+    conn = ctx.db.get()
+    libraries.get(conn, request.library_id)
+    current = store.current(conn, request.library_id)
+    building = conn.execute(
+        "SELECT 1 FROM vector_versions WHERE library_id = ? AND state = 'building'",
+        (request.library_id,),
+    ).fetchone()
+    (chunks,) = conn.execute(
+        "SELECT count(*) FROM chunks WHERE library_id = ? AND enabled = 1 AND role != 'parent'",
+        (request.library_id,),
+    ).fetchone()
+    try:
+        provider = ctx.services.embedding()
+    except KbError:
+        provider = None
+    compatible = (
+        provider is not None and current is not None and current.fingerprint == provider.fingerprint
+    )
+    if provider is None:
+        reason = "no embedding model is configured"
+    elif current is None:
+        reason = "no vector index yet"
+    elif not compatible:
+        reason = "index built with another model or endpoint; rebuild needed"
+    else:
+        reason = None
+    missing = store.count_missing(conn, request.library_id, current.id) if current else chunks
+    return c.VectorIndexInfo(
+        state="building" if building else ("ready" if current else "none"),
+        compatible=compatible,
+        reason=reason,
+        model_label=current.label if current else None,
+        vectors=chunks - missing,
+        retrievable_chunks=chunks,
+        last_failure=store.last_failure(conn, request.library_id),
+    )
+
+
+@handles(VECTORS_REBUILD)
+def rebuild(ctx: CallContext, request: c.VectorRebuildRequest) -> c.VectorRebuildResponse:
+    libraries.get(ctx.db.get(), request.library_id)
+    task = ctx.services.tasks.vectorize(request.library_id, rebuild=True)
+    return c.VectorRebuildResponse(task_id=task.id)

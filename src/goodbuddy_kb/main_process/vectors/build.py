@@ -1,0 +1,171 @@
+"""Vectorisation: embed the chunks that lack vectors, in batches, with retry and backoff.
+
+* Incremental (the current version was made by the configured provider): new and changed chunks
+  are appended to it; it keeps serving throughout.
+* Full (no current version, another fingerprint, or an explicit rebuild): a new version is built
+  beside the current one and swapped in only when complete and validated. A failure or a cancel
+  leaves the previous version serving and records the failure on its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from goodbuddy_kb.contracts.errors import CancelledError, KbError, TimeoutError_, UnavailableError
+from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider, Matrix
+from goodbuddy_kb.main_process.storage.db import transaction
+from goodbuddy_kb.main_process.vectors import store
+
+log = logging.getLogger(__name__)
+RETRIES = 3
+BACKOFF_S = (0.2, 0.6, 1.5)
+#: Consecutive failed batches after which the service is taken to be down.
+MAX_FAILED_BATCHES = 2
+
+Progress = Callable[[int, int, int], None]  # done, total, failed chunks
+
+
+@dataclass
+class BuildReport:
+    full: bool
+    embedded: int = 0
+    failed_documents: set[str] = field(default_factory=set)
+    error: str | None = None
+
+
+def _embed_with_retry(provider: EmbeddingProvider, texts: list[str], cancel: CancelToken) -> Matrix:
+    last: KbError | None = None
+    for attempt in range(RETRIES):
+        cancel.check()
+        try:
+            return provider.embed_passages(texts)
+        except (UnavailableError, TimeoutError_) as exc:
+            last = exc
+            time.sleep(BACKOFF_S[min(attempt, len(BACKOFF_S) - 1)])
+    assert last is not None
+    raise last
+
+
+def vectorise(
+    conn: sqlite3.Connection,
+    data_dir: Path,
+    library_id: str,
+    provider: EmbeddingProvider,
+    cancel: CancelToken,
+    progress: Progress | None = None,
+    rebuild: bool = False,
+) -> BuildReport:
+    current = store.current(conn, library_id)
+    full = rebuild or current is None or current.fingerprint != provider.fingerprint
+    if full:
+        target = store.create(
+            conn, data_dir, library_id, provider.fingerprint, provider.label, provider.dimensions
+        )
+    else:
+        assert current is not None
+        target = current
+    report = BuildReport(full=full)
+    todo = store.missing(conn, library_id, target.id)
+    total = len(todo)
+    _mark(conn, {r["document_id"] for r in todo}, "running", None)
+    failed_batches = 0
+    try:
+        for first in range(0, total, provider.batch_size):
+            cancel.check()
+            batch = todo[first : first + provider.batch_size]
+            try:
+                matrix = _embed_with_retry(provider, [r["index_text"] for r in batch], cancel)
+                store.append(
+                    conn,
+                    data_dir,
+                    store.get(conn, target.id),
+                    [(r["seq"], r["checksum"]) for r in batch],
+                    matrix,
+                )
+                report.embedded += len(batch)
+                failed_batches = 0
+            except (UnavailableError, TimeoutError_, ValueError) as exc:
+                reason = exc.message if isinstance(exc, KbError) else str(exc)
+                report.error = reason
+                report.failed_documents |= {r["document_id"] for r in batch}
+                failed_batches += 1
+                if full or failed_batches >= MAX_FAILED_BATCHES:
+                    raise UnavailableError(reason) from exc
+            if progress is not None:
+                progress(min(total, first + len(batch)), total, len(report.failed_documents))
+        if full:
+            store.promote(conn, data_dir, store.get(conn, target.id))
+    except (CancelledError, KbError, ValueError) as exc:
+        reason = exc.message if isinstance(exc, KbError) else str(exc)
+        report.error = reason
+        if full:
+            store.fail(conn, data_dir, store.get(conn, target.id), reason)
+        else:
+            report.failed_documents |= {r["document_id"] for r in todo[report.embedded :]}
+        refresh_status(conn, library_id, provider.fingerprint, report.failed_documents, reason)
+        if isinstance(exc, CancelledError):
+            raise
+        return report
+    refresh_status(conn, library_id, provider.fingerprint, report.failed_documents, report.error)
+    return report
+
+
+def _mark(conn: sqlite3.Connection, document_ids: set[str], status: str, error: str | None) -> None:
+    if not document_ids:
+        return
+    with transaction(conn):
+        conn.executemany(
+            "UPDATE documents SET vector_status = ?, vector_error = ? WHERE id = ?",
+            [(status, error, d) for d in document_ids],
+        )
+
+
+def refresh_status(
+    conn: sqlite3.Connection,
+    library_id: str,
+    fingerprint: str | None,
+    failed: set[str] | None = None,
+    reason: str | None = None,
+) -> None:
+    """Recompute every document's vector status from the library's current version."""
+    current = store.current(conn, library_id)
+    with transaction(conn):
+        if fingerprint is None:
+            conn.execute(
+                "UPDATE documents SET vector_status = 'disabled', vector_error = NULL WHERE library_id = ?",
+                (library_id,),
+            )
+            return
+        if current is None or current.fingerprint != fingerprint:
+            state = "incompatible" if current is not None else "pending"
+            note = (
+                "index built with another model or endpoint; rebuild needed"
+                if current is not None
+                else None
+            )
+            conn.execute(
+                "UPDATE documents SET vector_status = ?, vector_error = ? WHERE library_id = ?"
+                " AND parse_status = 'done'",
+                (state, note, library_id),
+            )
+        else:
+            conn.execute(
+                "UPDATE documents SET vector_status = CASE WHEN EXISTS ("
+                " SELECT 1 FROM chunks c WHERE c.document_id = documents.id AND c.enabled = 1"
+                " AND c.role != 'parent' AND NOT EXISTS (SELECT 1 FROM vector_rows v WHERE"
+                " v.version_id = ? AND v.chunk_seq = c.seq AND v.alive = 1 AND v.checksum = c.checksum))"
+                " THEN 'pending' ELSE 'done' END, vector_error = NULL"
+                " WHERE library_id = ? AND parse_status = 'done'",
+                (current.id, library_id),
+            )
+        for doc_id in failed or ():
+            conn.execute(
+                "UPDATE documents SET vector_status = 'failed', vector_error = ? WHERE id = ?",
+                ((reason or "embedding failed")[:300], doc_id),
+            )

@@ -1,0 +1,107 @@
+"""The vector channel of retrieval: embed the query, scan each library's current version,
+verify the winners against the chunks table, and explain any degradation.
+
+The backend never falls back to another provider or model: no usable index means the channel
+is degraded, with the reason.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from goodbuddy_kb.contracts.errors import CancelledError, KbError
+from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.vectors import store
+from goodbuddy_kb.main_process.vectors.scanner import scan
+
+#: Extra candidates scanned beyond the pool so that rows dropped by verification cannot shrink it.
+VERIFY_MARGIN = 16
+
+
+@dataclass(frozen=True)
+class VectorHit:
+    chunk_id: str
+    document_id: str
+    library_id: str
+    similarity: float
+
+
+@dataclass
+class VectorResult:
+    hits: list[VectorHit] = field(default_factory=list)
+    scanned: int = 0
+    elapsed_ms: float = 0.0
+    embed_ms: float = 0.0
+    degraded: list[str] = field(default_factory=list)
+
+
+def search(
+    conn: sqlite3.Connection,
+    data_dir: Path,
+    library_ids: list[str],
+    provider: EmbeddingProvider | None,
+    query: str,
+    pool: int,
+    cancel: CancelToken,
+) -> VectorResult:
+    result = VectorResult()
+    if provider is None:
+        result.degraded.append("no embedding model is configured (Settings → Model connections)")
+        return result
+    versions = []
+    for library_id in library_ids:
+        version = store.current(conn, library_id)
+        if version is None:
+            result.degraded.append("no vector index yet: vectorisation has not finished")
+        elif version.fingerprint != provider.fingerprint:
+            result.degraded.append("index built with another model or endpoint; rebuild needed")
+        else:
+            versions.append(version)
+            gaps = store.count_missing(conn, library_id, version.id)
+            if gaps:
+                result.degraded.append(
+                    f"{gaps} chunks have no vector yet; they are found by full-text only"
+                )
+    if not versions:
+        return result
+    started = time.perf_counter()
+    try:
+        vector = provider.embed_query(query)
+    except CancelledError:
+        raise
+    except KbError as exc:
+        result.degraded.append(f"the query could not be embedded: {exc.message}")
+        return result
+    result.embed_ms = (time.perf_counter() - started) * 1000
+    candidates: list[VectorHit] = []
+    scan_started = time.perf_counter()
+    for version in versions:
+        found = scan(
+            store.path_of(data_dir, version.id),
+            version.row_count,
+            version.dims,
+            vector,
+            pool + VERIFY_MARGIN,
+            cancel,
+            store.dead_rows(conn, version.id),
+        )
+        result.scanned += found.scanned
+        if not len(found.rows):
+            continue
+        score_of = dict(zip(found.rows.tolist(), found.scores.tolist(), strict=True))
+        marks = ",".join("?" for _ in score_of)
+        rows = conn.execute(
+            "SELECT v.row, c.id, c.document_id, c.library_id FROM vector_rows v JOIN chunks c ON c.seq = v.chunk_seq"
+            f" WHERE v.version_id = ? AND v.row IN ({marks}) AND v.alive = 1 AND v.checksum = c.checksum"
+            " AND c.enabled = 1 AND c.role != 'parent'",
+            (version.id, *score_of),
+        ).fetchall()
+        candidates.extend(VectorHit(r[1], r[2], r[3], float(score_of[r[0]])) for r in rows)
+    candidates.sort(key=lambda h: (-h.similarity, h.chunk_id))
+    result.hits = candidates[:pool]
+    result.elapsed_ms = (time.perf_counter() - scan_started) * 1000
+    return result

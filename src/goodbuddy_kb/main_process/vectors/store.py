@@ -1,0 +1,210 @@
+"""Vector index versions: one float32 file per version plus its row map in SQLite.
+
+A version is ``building`` until every enabled retrievable chunk of its library has a vector of
+the right dimensions and checksum; then one transaction makes it the library's current
+version and supersedes the old one. A failed or cancelled build never touches the current one.
+Rows are appended (file first, then the row count in SQLite), so a crash mid-append leaves a
+tail that readers ignore and the next append truncates.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from goodbuddy_kb.main_process.embeddings.base import Matrix
+from goodbuddy_kb.main_process.ids import new_id, now_iso
+from goodbuddy_kb.main_process.storage.db import transaction
+
+VECTOR_DIR = "vectors"
+
+
+@dataclass(frozen=True)
+class Version:
+    id: str
+    library_id: str
+    fingerprint: str
+    label: str
+    dims: int
+    state: str
+    row_count: int
+    error: str | None
+
+
+def _version(row: sqlite3.Row) -> Version:
+    return Version(
+        row["id"],
+        row["library_id"],
+        row["fingerprint"],
+        row["label"],
+        row["dims"],
+        row["state"],
+        row["row_count"],
+        row["error"],
+    )
+
+
+def path_of(data_dir: Path, version_id: str) -> Path:
+    return data_dir / VECTOR_DIR / f"{version_id}.f32"
+
+
+def current(conn: sqlite3.Connection, library_id: str) -> Version | None:
+    row = conn.execute(
+        "SELECT v.* FROM vector_versions v JOIN libraries l ON l.current_vector_version = v.id"
+        " WHERE l.id = ? AND v.state = 'ready'",
+        (library_id,),
+    ).fetchone()
+    return _version(row) if row else None
+
+
+def get(conn: sqlite3.Connection, version_id: str) -> Version:
+    return _version(
+        conn.execute("SELECT * FROM vector_versions WHERE id = ?", (version_id,)).fetchone()
+    )
+
+
+def last_failure(conn: sqlite3.Connection, library_id: str) -> str | None:
+    row = conn.execute(
+        "SELECT error FROM vector_versions WHERE library_id = ? AND state = 'failed'"
+        " ORDER BY created_at DESC LIMIT 1",
+        (library_id,),
+    ).fetchone()
+    return row[0] if row else None
+
+
+def create(
+    conn: sqlite3.Connection,
+    data_dir: Path,
+    library_id: str,
+    fingerprint: str,
+    label: str,
+    dims: int,
+) -> Version:
+    version_id = new_id()
+    (data_dir / VECTOR_DIR).mkdir(exist_ok=True)
+    path_of(data_dir, version_id).write_bytes(b"")
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO vector_versions (id, library_id, fingerprint, label, dims, state, created_at)"
+            " VALUES (?, ?, ?, ?, ?, 'building', ?)",
+            (version_id, library_id, fingerprint, label, dims, now_iso()),
+        )
+    return get(conn, version_id)
+
+
+def append(
+    conn: sqlite3.Connection,
+    data_dir: Path,
+    version: Version,
+    items: list[tuple[int, str]],
+    matrix: Matrix,
+) -> None:
+    """Add vectors for ``items`` = [(chunk seq, checksum)] in the order of ``matrix`` rows."""
+    if matrix.shape != (len(items), version.dims):
+        raise ValueError(f"expected {len(items)}×{version.dims} vectors, got {matrix.shape}")
+    path = path_of(data_dir, version.id)
+    row_bytes = version.dims * 4
+    with transaction(conn):
+        (count,) = conn.execute(
+            "SELECT row_count FROM vector_versions WHERE id = ?", (version.id,)
+        ).fetchone()
+        with open(path, "r+b") as fh:
+            fh.truncate(count * row_bytes)  # drop a tail a crash may have left
+            fh.seek(count * row_bytes)
+            fh.write(np.ascontiguousarray(matrix, dtype=np.float32).tobytes())
+            fh.flush()
+            os.fsync(fh.fileno())
+        conn.executemany(
+            "UPDATE vector_rows SET alive = 0 WHERE version_id = ? AND chunk_seq = ? AND alive = 1",
+            [(version.id, seq) for seq, _ in items],
+        )
+        conn.executemany(
+            "INSERT INTO vector_rows (version_id, row, chunk_seq, checksum) VALUES (?, ?, ?, ?)",
+            [(version.id, count + i, seq, checksum) for i, (seq, checksum) in enumerate(items)],
+        )
+        conn.execute(
+            "UPDATE vector_versions SET row_count = ? WHERE id = ?",
+            (count + len(items), version.id),
+        )
+
+
+def missing(
+    conn: sqlite3.Connection, library_id: str, version_id: str | None, limit: int | None = None
+) -> list[sqlite3.Row]:
+    """Enabled retrievable chunks of the library without a live vector in ``version_id``."""
+    sql = (
+        "SELECT c.seq, c.id, c.document_id, c.index_text, c.checksum FROM chunks c"
+        " WHERE c.library_id = ? AND c.enabled = 1 AND c.role != 'parent' AND NOT EXISTS ("
+        " SELECT 1 FROM vector_rows v WHERE v.version_id = ? AND v.chunk_seq = c.seq AND v.alive = 1"
+        " AND v.checksum = c.checksum) ORDER BY c.seq"
+    )
+    args: tuple[object, ...] = (library_id, version_id or "")
+    if limit is not None:
+        sql += " LIMIT ?"
+        args += (limit,)
+    return conn.execute(sql, args).fetchall()
+
+
+def count_missing(conn: sqlite3.Connection, library_id: str, version_id: str | None) -> int:
+    (n,) = conn.execute(
+        "SELECT count(*) FROM chunks c WHERE c.library_id = ? AND c.enabled = 1 AND c.role != 'parent'"
+        " AND NOT EXISTS (SELECT 1 FROM vector_rows v WHERE v.version_id = ? AND v.chunk_seq = c.seq"
+        " AND v.alive = 1 AND v.checksum = c.checksum)",
+        (library_id, version_id or ""),
+    ).fetchone()
+    return int(n)
+
+
+def promote(conn: sqlite3.Connection, data_dir: Path, version: Version) -> None:
+    """Validate a building version and make it current, atomically; raise if incomplete."""
+    with transaction(conn):
+        gaps = count_missing(conn, version.library_id, version.id)
+        if gaps:
+            raise ValueError(f"{gaps} chunks still have no vector")
+        old = conn.execute(
+            "SELECT current_vector_version FROM libraries WHERE id = ?", (version.library_id,)
+        ).fetchone()
+        conn.execute(
+            "UPDATE vector_versions SET state = 'superseded', finished_at = ? WHERE library_id = ?"
+            " AND state = 'ready'",
+            (now_iso(), version.library_id),
+        )
+        conn.execute(
+            "UPDATE vector_versions SET state = 'ready', finished_at = ? WHERE id = ?",
+            (now_iso(), version.id),
+        )
+        conn.execute(
+            "UPDATE libraries SET current_vector_version = ? WHERE id = ?",
+            (version.id, version.library_id),
+        )
+    if old and old[0] and old[0] != version.id:
+        discard(conn, data_dir, old[0])
+
+
+def fail(conn: sqlite3.Connection, data_dir: Path, version: Version, reason: str) -> None:
+    """Record a failed build on its own; the current version keeps serving."""
+    with transaction(conn):
+        conn.execute(
+            "UPDATE vector_versions SET state = 'failed', error = ?, finished_at = ? WHERE id = ?",
+            (reason[:500], now_iso(), version.id),
+        )
+        conn.execute("DELETE FROM vector_rows WHERE version_id = ?", (version.id,))
+    path_of(data_dir, version.id).unlink(missing_ok=True)
+
+
+def discard(conn: sqlite3.Connection, data_dir: Path, version_id: str) -> None:
+    with transaction(conn):
+        conn.execute("DELETE FROM vector_rows WHERE version_id = ?", (version_id,))
+        conn.execute("UPDATE vector_versions SET state = 'superseded' WHERE id = ?", (version_id,))
+    path_of(data_dir, version_id).unlink(missing_ok=True)
+
+
+def dead_rows(conn: sqlite3.Connection, version_id: str) -> np.ndarray:
+    rows = conn.execute(
+        "SELECT row FROM vector_rows WHERE version_id = ? AND alive = 0 ORDER BY row", (version_id,)
+    )
+    return np.fromiter((r[0] for r in rows), dtype=np.int64)
