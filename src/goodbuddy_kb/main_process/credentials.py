@@ -5,6 +5,7 @@ Keys never leave the backend: not to the GUI, not into logs, diagnostics or erro
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -76,10 +77,8 @@ class CredentialStore:
             if secret:
                 keyring.set_password(SERVICE, name, secret)
             else:
-                try:
+                with contextlib.suppress(keyring.errors.PasswordDeleteError):
                     keyring.delete_password(SERVICE, name)
-                except keyring.errors.PasswordDeleteError:
-                    pass
             return
         values = self._load_file()
         if secret:
