@@ -35,6 +35,39 @@ def timed(fn: Callable[[], object], rounds: int) -> float:
     return statistics.median(samples)
 
 
+def measure(
+    n: int, tmp: Path, rng: np.random.Generator, queries: np.ndarray, faiss: object
+) -> None:
+    matrix = rng.standard_normal((n, DIMS), dtype=np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    path = tmp / f"{n}.f32"
+    path.write_bytes(matrix.tobytes())
+    qi = iter(range(10**9))
+
+    def paged() -> object:
+        return scan(path, n, DIMS, queries[next(qi) % 20], K, CancelToken())
+
+    def numpy_ref() -> object:
+        scores = matrix @ queries[next(qi) % 20]
+        top = np.argpartition(-scores, K)[:K]
+        return top[np.argsort(-scores[top])]
+
+    paged_ms = timed(paged, 15)
+    numpy_ms = timed(numpy_ref, 15)
+    faiss_ms = float("nan")
+    if faiss is not None:
+        index = faiss.IndexFlatIP(DIMS)  # type: ignore[attr-defined]
+        index.add(matrix)
+        faiss_ms = timed(lambda: index.search(queries[next(qi) % 20][None, :], K), 15)
+    tracemalloc.start()
+    scan(path, n, DIMS, queries[0], K, CancelToken())
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(
+        f"{n:>8}{paged_ms:>15.1f}{numpy_ms:>17.1f}{faiss_ms:>10.1f}{paged_ms / numpy_ms:>8.2f}{peak / 1048576:>16.1f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="10000,100000,300000")
@@ -52,36 +85,7 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):
-            matrix = rng.standard_normal((n, DIMS), dtype=np.float32)
-            matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-            path = Path(tmp) / f"{n}.f32"
-            path.write_bytes(matrix.tobytes())
-            qi = iter(range(10**9))
-
-            def paged() -> object:
-                return scan(path, n, DIMS, queries[next(qi) % 20], K, CancelToken())
-
-            def numpy_ref() -> object:
-                scores = matrix @ queries[next(qi) % 20]
-                top = np.argpartition(-scores, K)[:K]
-                return top[np.argsort(-scores[top])]
-
-            paged_ms = timed(paged, 15)
-            numpy_ms = timed(numpy_ref, 15)
-            faiss_ms = float("nan")
-            if faiss is not None:
-                index = faiss.IndexFlatIP(DIMS)
-                index.add(matrix)
-                faiss_ms = timed(lambda: index.search(queries[next(qi) % 20][None, :], K), 15)
-                del index
-            tracemalloc.start()
-            scan(path, n, DIMS, queries[0], K, CancelToken())
-            _, peak = tracemalloc.get_traced_memory()
-            tracemalloc.stop()
-            print(
-                f"{n:>8}{paged_ms:>15.1f}{numpy_ms:>17.1f}{faiss_ms:>10.1f}{paged_ms / numpy_ms:>8.2f}{peak / 1048576:>16.1f}"
-            )
-            del matrix
+            measure(n, Path(tmp), rng, queries, faiss)
     if not args.skip_model:
         from goodbuddy_kb.main_process.embeddings.local import LocalE5Provider
 
