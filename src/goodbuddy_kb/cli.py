@@ -4,6 +4,7 @@
     goodbuddy-kb library list               goodbuddy-kb library delete LIB --yes
     goodbuddy-kb source add LIB PATH|URL    goodbuddy-kb sync LIB
     goodbuddy-kb documents LIB              goodbuddy-kb tasks [LIB]
+    goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
 
 LIB is a library id or its exact name. ``--json`` prints machine-readable output; ``--data-dir``
 (or GOODBUDDY_DATA_DIR) chooses the data directory.
@@ -137,6 +138,9 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
     "sync": _with_library(cli_sources.cmd_sync),
     "documents": _with_library(cli_sources.cmd_documents),
     "tasks": _tasks,
+    "retrieve": lambda args, session: cli_sources.cmd_retrieve(
+        args, session, [resolve_library(session, ref).id for ref in args.libraries]
+    ),
 }
 
 

@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.errors import TimeoutError_
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
     NOTIFY_TASK,
+    RETRIEVE,
     SOURCE_ADD,
     SOURCE_LIST,
     SOURCE_REMOVE,
@@ -49,6 +51,13 @@ def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--filter", choices=["all", "failed", "vector_missing"], default="all")
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--limit", type=int, default=200)
+    p = commands.add_parser(
+        "retrieve", parents=[common], help="ask a question; show ranked evidence"
+    )
+    p.add_argument("libraries", metavar="LIB", nargs="+")
+    p.add_argument("query", metavar="QUESTION")
+    p.add_argument("--top-k", type=int, default=None)
+    p.add_argument("--rerank", choices=["off", "local", "learned"], default=None)
     p = commands.add_parser("tasks", parents=[common], help="recent tasks")
     p.add_argument("library", metavar="LIB", nargs="?")
 
@@ -94,10 +103,30 @@ def wait_for_tasks(session: Session, task_ids: list[str], quiet: bool) -> list[t
     return [finished[i] for i in task_ids if i in finished]
 
 
+def wait_for_library(
+    session: Session, library_id: str, task_ids: list[str], quiet: bool
+) -> list[t.TaskInfo]:
+    """Wait for ``task_ids`` and then for the work they queued (vectorisation) in the library,
+    so a backend this command started is not closed under it."""
+    infos = wait_for_tasks(session, task_ids, quiet)
+    while True:
+        pending = [
+            i.id
+            for i in session.client.call(
+                TASKS_LIST, t.TaskListRequest(library_id=library_id, limit=20)
+            ).tasks
+            if i.state in ("queued", "running")
+        ]
+        if not pending:
+            return infos
+        infos += wait_for_tasks(session, pending, quiet)
+
+
 def _task_line(info: t.TaskInfo) -> str:
     failed = f", {info.failed_documents} failed" if info.failed_documents else ""
     error = f": {info.error}" if info.error else ""
-    return f"{info.state:<11} {info.done}/{info.total} documents{failed}{error}"
+    unit = "chunks vectorised" if info.kind == "vectorize" else "documents"
+    return f"{info.kind:<10}{info.state:<11} {info.done}/{info.total} {unit}{failed}{error}"
 
 
 def _emit(args: argparse.Namespace, payload: Any, text: str) -> None:
@@ -133,8 +162,8 @@ def cmd_source(args: argparse.Namespace, session: Session, library_id: str) -> i
         )
         if not getattr(args, "json", False):
             print(f"added {res.source.kind} source {res.source.id}: {res.source.location}")
-        infos = wait_for_tasks(
-            session, [res.task_id] if res.task_id else [], getattr(args, "json", False)
+        infos = wait_for_library(
+            session, library_id, [res.task_id] if res.task_id else [], getattr(args, "json", False)
         )
         return _finish(args, infos)
     if args.action == "list":
@@ -161,7 +190,9 @@ def cmd_sync(args: argparse.Namespace, session: Session, library_id: str) -> int
     res = session.client.call(
         SOURCE_SYNC, c.SourceSyncRequest(library_id=library_id, source_id=args.source)
     )
-    return _finish(args, wait_for_tasks(session, res.task_ids, getattr(args, "json", False)))
+    return _finish(
+        args, wait_for_library(session, library_id, res.task_ids, getattr(args, "json", False))
+    )
 
 
 def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -> int:
@@ -197,4 +228,46 @@ def cmd_tasks(args: argparse.Namespace, session: Session, library_id: str | None
     infos = session.client.call(TASKS_LIST, t.TaskListRequest(library_id=library_id)).tasks
     lines = [f"{i.created_at[:19]}  {i.kind}  {_task_line(i)}" for i in infos]
     _emit(args, [i.to_wire() for i in infos], "\n".join(lines) or "no tasks yet")
+    return 0
+
+
+def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[str]) -> int:
+    overrides = r.RetrievalOverrides(top_k=args.top_k) if args.top_k is not None else None
+    res = session.client.call(
+        RETRIEVE,
+        r.RetrieveRequest(
+            library_ids=library_ids, query=args.query, overrides=overrides, rerank=args.rerank
+        ),
+    )
+    if getattr(args, "json", False):
+        print(json.dumps(res.to_wire(), ensure_ascii=False, indent=2))
+        return 0
+    d = res.diagnostics
+    print(
+        f"{len(res.results)} results in {res.duration_ms:.0f} ms; channels used: {', '.join(d.used_channels) or 'none'}"
+    )
+    for degraded in d.degraded_channels:
+        print(f"  degraded {degraded.channel}: {degraded.reason}")
+    if d.rerank.fallback_reason:
+        print(f"  rerank fell back to {d.rerank.applied}: {d.rerank.fallback_reason}")
+    for x in res.results:
+        ranks = " ".join(f"{k}#{v}" for k, v in sorted(x.channel_ranks.items()))
+        sim = f" sim {x.vector_similarity:.3f}" if x.vector_similarity is not None else ""
+        print(
+            f"{x.rank:>2}. {x.relevance:.3f}  [{ranks}{sim}; before rerank #{x.pre_rerank_rank}]  {x.document_path}"
+        )
+        print(f"    {x.snippet}")
+    if res.zero_result:
+        print(
+            f"No results ({res.zero_result.reason}): {res.zero_result.message}\nNext: {res.zero_result.next_step}"
+        )
+    c = res.context
+    print(
+        f"\ncontext: {c.character_count}/{c.budget} characters{' (truncated)' if c.truncated else ''}"
+    )
+    for g in c.groups:
+        print(
+            f"--- {g.document_title} ({len(g.chunk_ids)} chunks{', truncated' if g.truncated else ''})"
+        )
+        print(g.text)
     return 0

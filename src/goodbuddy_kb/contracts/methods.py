@@ -31,10 +31,22 @@ from goodbuddy_kb.contracts.models import (
     EmbeddingTestRequest,
     EmbeddingTestResponse,
     EmbeddingUpdateRequest,
+    RerankGetRequest,
+    RerankInfo,
+    RerankUpdateRequest,
     VectorIndexInfo,
     VectorRebuildRequest,
     VectorRebuildResponse,
     VectorStatusRequest,
+)
+from goodbuddy_kb.contracts.retrieval import (
+    CancelRequest,
+    CancelResponse,
+    KnowledgeRetrievalResponse,
+    ReferenceContextResponse,
+    ReferenceOpenResponse,
+    ReferenceRequest,
+    RetrieveRequest,
 )
 from goodbuddy_kb.contracts.sources import (
     DocumentListRequest,
@@ -132,6 +144,18 @@ VECTORS_STATUS = MethodSpec(
 VECTORS_REBUILD = MethodSpec(
     "knowledge:vectors:rebuild", VectorRebuildRequest, VectorRebuildResponse, mutates=True
 )
+RERANK_GET = MethodSpec("models:rerank:get", RerankGetRequest, RerankInfo, mutates=False)
+RERANK_UPDATE = MethodSpec("models:rerank:update", RerankUpdateRequest, RerankInfo, mutates=True)
+RETRIEVE = MethodSpec(
+    "knowledge:retrieve", RetrieveRequest, KnowledgeRetrievalResponse, mutates=False
+)
+SYSTEM_CANCEL = MethodSpec("system:cancel", CancelRequest, CancelResponse, mutates=False)
+REFERENCE_CONTEXT = MethodSpec(
+    "knowledge:reference:context", ReferenceRequest, ReferenceContextResponse, mutates=False
+)
+REFERENCE_OPEN = MethodSpec(
+    "knowledge:reference:open", ReferenceRequest, ReferenceOpenResponse, mutates=False
+)
 
 METHODS: Mapping[str, MethodSpec[Any, Any]] = {
     spec.name: spec
@@ -156,6 +180,12 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         EMBEDDING_TEST,
         VECTORS_STATUS,
         VECTORS_REBUILD,
+        RERANK_GET,
+        RERANK_UPDATE,
+        RETRIEVE,
+        SYSTEM_CANCEL,
+        REFERENCE_CONTEXT,
+        REFERENCE_OPEN,
     )
 }
 

@@ -85,3 +85,32 @@ class VectorRebuildRequest(ContractModel):
 
 class VectorRebuildResponse(ContractModel):
     task_id: EntityId
+
+
+class RerankConnection(ContractModel):
+    """A Cohere/Jina-compatible `/v1/rerank` service used by the learned rerank mode."""
+
+    base_url: str | None = Field(None, max_length=2_000)
+    model: str | None = Field(None, max_length=200)
+    timeout_s: float = Field(15.0, ge=1.0, le=120.0)
+
+    @model_validator(mode="after")
+    def _http_only(self) -> RerankConnection:
+        if self.base_url and not self.base_url.startswith(("http://", "https://")):
+            raise ValueError("baseUrl must be an http(s) address")
+        return self
+
+
+class RerankInfo(ContractModel):
+    connection: RerankConnection
+    has_api_key: bool
+    configured: bool
+
+
+class RerankGetRequest(ContractModel):
+    pass
+
+
+class RerankUpdateRequest(ContractModel):
+    connection: RerankConnection
+    api_key: str | None = Field(None, max_length=4_000)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 from goodbuddy_kb.contracts.errors import CancelledError
 
@@ -11,10 +12,24 @@ class CancelToken:
     def __init__(self) -> None:
         self._event = threading.Event()
         self.reason = "cancelled by the user"
+        self._callbacks: list[Callable[[], None]] = []
+        self._lock = threading.Lock()
 
     def cancel(self, reason: str = "cancelled by the user") -> None:
         self.reason = reason
         self._event.set()
+        with self._lock:
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
+    def on_cancel(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` when cancelled (at once if already): aborts blocking I/O."""
+        with self._lock:
+            if not self._event.is_set():
+                self._callbacks.append(callback)
+                return
+        callback()
 
     @property
     def cancelled(self) -> bool:

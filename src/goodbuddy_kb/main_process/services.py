@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.models import EmbeddingConnection
+from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.credentials import CredentialStore
 from goodbuddy_kb.main_process.embeddings import load_connection, make_provider
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.opener import open_with_platform
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.watcher import FolderWatcher
@@ -28,6 +31,10 @@ class Services:
     _provider: EmbeddingProvider | None = field(default=None, init=False)
     _provider_for: EmbeddingConnection | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    #: Running cancellable requests by their client-chosen id.
+    requests: dict[str, CancelToken] = field(default_factory=dict, init=False)
+    #: Opens a checked local file path or http(s) URL with the platform's opener.
+    opener: Callable[[str], None] = field(default=open_with_platform, init=False)
 
     @staticmethod
     def start(
@@ -62,9 +69,35 @@ class Services:
         with self._lock:
             self._provider_for = None
 
+    @contextlib.contextmanager
+    def request(self, request_id: str | None) -> Iterator[CancelToken]:
+        """A cancel token registered under ``request_id`` while the request runs."""
+        token = CancelToken()
+        if request_id is not None:
+            with self._lock:
+                self.requests[request_id] = token
+        try:
+            yield token
+        finally:
+            if request_id is not None:
+                with self._lock:
+                    self.requests.pop(request_id, None)
+
+    def cancel_request(self, request_id: str) -> bool:
+        with self._lock:
+            token = self.requests.get(request_id)
+        if token is None:
+            return False
+        token.cancel()
+        return True
+
     def rewatch(self) -> None:
         self.watcher.reconcile(sources.list_rows(self.db.get()))
 
     def stop(self) -> None:
+        with self._lock:
+            tokens = list(self.requests.values())
+        for token in tokens:
+            token.cancel("the app is closing")
         self.watcher.stop()
         self.tasks.shutdown()

@@ -1,0 +1,164 @@
+"""Contracts of `knowledge:retrieve` (PRD §9.3) and the reference methods (PRD §7.7)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.library import EntityId
+from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST, MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
+
+KnowledgeRetrievalChannel = Literal["fts", "cjk", "vector", "graph"]
+RerankMode = Literal["off", "local", "learned"]
+ZeroResultReason = Literal["empty_library", "index_unavailable", "no_match", "filtered"]
+ALL_CHANNELS: tuple[KnowledgeRetrievalChannel, ...] = ("fts", "cjk", "vector", "graph")
+
+
+class RetrievalOverrides(ContractModel):
+    """Per-call setting overrides; never saved. Merged over the library's settings and then
+    validated as a whole."""
+
+    top_k: int | None = None
+    minimum_vector_similarity: float | None = None
+    fts_weight: float | None = None
+    vector_weight: float | None = None
+    graph_weight: float | None = None
+    candidate_multiplier: int | None = None
+    context_max_characters: int | None = None
+    adjacent_chunk_count: int | None = None
+    local_rerank_enabled: bool | None = None
+
+
+class RetrieveRequest(ContractModel):
+    library_ids: Annotated[
+        list[EntityId], Field(min_length=1, max_length=MAX_LIBRARIES_PER_REQUEST)
+    ]
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARACTERS)
+    overrides: RetrievalOverrides | None = None
+    channels: list[KnowledgeRetrievalChannel] | None = Field(None, min_length=1, max_length=4)
+    rerank: RerankMode | None = None
+    #: A client-chosen id that `system:cancel` can name while the request runs.
+    request_id: EntityId | None = None
+
+
+class DegradedChannel(ContractModel):
+    channel: KnowledgeRetrievalChannel
+    reason: str
+
+
+class RerankDiagnostics(ContractModel):
+    requested: RerankMode
+    applied: RerankMode
+    fallback_reason: str | None = None
+    candidates: int = 0
+    ms: float = 0.0
+
+
+class Diagnostics(ContractModel):
+    requested_channels: list[KnowledgeRetrievalChannel]
+    used_channels: list[KnowledgeRetrievalChannel]
+    degraded_channels: list[DegradedChannel]
+    candidate_counts: dict[str, int]
+    timings_ms: dict[str, float]
+    vector_scanned: int
+    filtered_by_similarity: int
+    fused_candidates: int
+    rerank: RerankDiagnostics
+
+
+class RetrievalResult(ContractModel):
+    rank: int
+    chunk_id: EntityId
+    document_id: EntityId
+    library_id: EntityId
+    source_id: EntityId
+    document_title: str
+    document_path: str
+    heading_path: list[str]
+    locator: dict[str, Any]
+    snippet: str
+    channel_ranks: dict[str, int]
+    vector_similarity: float | None
+    rrf_score: float
+    pre_rerank_rank: int
+    relevance: float = Field(ge=0.0, le=1.0)
+    features: dict[str, float]
+
+
+class ContextGroup(ContractModel):
+    document_id: EntityId
+    library_id: EntityId
+    document_title: str
+    chunk_ids: list[EntityId]
+    hit_chunk_ids: list[EntityId]
+    locators: list[dict[str, Any]]
+    text: str
+    character_count: int
+    kind: Literal["chunks", "parent"]
+    truncated: bool
+    relevance: float
+
+
+class Context(ContractModel):
+    character_count: int
+    budget: int
+    truncated: bool
+    groups: list[ContextGroup]
+
+
+class ZeroResult(ContractModel):
+    reason: ZeroResultReason
+    message: str
+    next_step: str
+
+
+class KnowledgeRetrievalResponse(ContractModel):
+    query: str
+    duration_ms: float
+    settings: KnowledgeRetrievalSettings
+    diagnostics: Diagnostics
+    results: list[RetrievalResult]
+    context: Context
+    zero_result: ZeroResult | None
+
+
+class CancelRequest(ContractModel):
+    request_id: EntityId
+
+
+class CancelResponse(ContractModel):
+    cancelled: bool
+
+
+class ReferenceRequest(ContractModel):
+    library_id: EntityId
+    document_id: EntityId
+    chunk_id: EntityId
+
+
+class ReferenceChunk(ContractModel):
+    chunk_id: EntityId
+    ordinal: int
+    role: Literal["standalone", "parent", "child"]
+    content: str
+    is_hit: bool
+
+
+class ReferenceContextResponse(ContractModel):
+    valid: bool
+    message: str | None
+    library_name: str | None
+    document_title: str | None
+    document_path: str | None
+    source_kind: str | None
+    source_location: str | None
+    locator: dict[str, Any] | None
+    chunks: list[ReferenceChunk]
+
+
+class ReferenceOpenResponse(ContractModel):
+    opened: bool
+    target_kind: Literal["file", "url"]

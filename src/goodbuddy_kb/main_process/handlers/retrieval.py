@@ -1,0 +1,96 @@
+"""Handlers of `knowledge:retrieve`, `system:cancel`, `knowledge:reference:*`, `models:rerank:*`."""
+
+from __future__ import annotations
+
+import json
+
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts import retrieval as c
+from goodbuddy_kb.contracts.methods import (
+    REFERENCE_CONTEXT,
+    REFERENCE_OPEN,
+    RERANK_GET,
+    RERANK_UPDATE,
+    RETRIEVE,
+    SYSTEM_CANCEL,
+)
+from goodbuddy_kb.main_process import references
+from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
+from goodbuddy_kb.main_process.retrieval.pipeline import RerankService, Retriever
+from goodbuddy_kb.main_process.storage import libraries
+from goodbuddy_kb.main_process.storage.db import transaction
+
+RERANK_KEY = "rerank-api-key"
+RERANK_SETTING = "rerank"
+
+
+def rerank_connection(ctx: CallContext) -> m.RerankConnection:
+    row = (
+        ctx.db.get()
+        .execute("SELECT value FROM app_settings WHERE key = ?", (RERANK_SETTING,))
+        .fetchone()
+    )
+    return m.RerankConnection.model_validate_json(row[0]) if row else m.RerankConnection()
+
+
+def retriever(ctx: CallContext) -> Retriever:
+    def service() -> RerankService | None:
+        connection = rerank_connection(ctx)
+        if not connection.base_url:
+            return None
+        return RerankService(connection, ctx.services.credentials.get(RERANK_KEY))
+
+    return Retriever(ctx.db.get(), ctx.data_dir, ctx.services.embedding, service)
+
+
+@handles(RETRIEVE)
+def retrieve(ctx: CallContext, request: c.RetrieveRequest) -> c.KnowledgeRetrievalResponse:
+    with ctx.services.request(request.request_id) as cancel:
+        return retriever(ctx).run(request, cancel)
+
+
+@handles(SYSTEM_CANCEL)
+def cancel(ctx: CallContext, request: c.CancelRequest) -> c.CancelResponse:
+    return c.CancelResponse(cancelled=ctx.services.cancel_request(request.request_id))
+
+
+@handles(REFERENCE_CONTEXT)
+def reference_context(ctx: CallContext, request: c.ReferenceRequest) -> c.ReferenceContextResponse:
+    libraries.get(ctx.db.get(), request.library_id)
+    return references.context(ctx.db.get(), request)
+
+
+@handles(REFERENCE_OPEN)
+def reference_open(ctx: CallContext, request: c.ReferenceRequest) -> c.ReferenceOpenResponse:
+    libraries.get(ctx.db.get(), request.library_id)
+    kind, target = references.open_target(ctx.db.get(), request)
+    ctx.services.opener(target)
+    return c.ReferenceOpenResponse(opened=True, target_kind="url" if kind == "url" else "file")
+
+
+def _rerank_info(ctx: CallContext) -> m.RerankInfo:
+    connection = rerank_connection(ctx)
+    return m.RerankInfo(
+        connection=connection,
+        has_api_key=bool(ctx.services.credentials.get(RERANK_KEY)),
+        configured=bool(connection.base_url and connection.model),
+    )
+
+
+@handles(RERANK_GET)
+def rerank_get(ctx: CallContext, request: m.RerankGetRequest) -> m.RerankInfo:
+    return _rerank_info(ctx)
+
+
+@handles(RERANK_UPDATE)
+def rerank_update(ctx: CallContext, request: m.RerankUpdateRequest) -> m.RerankInfo:
+    if request.api_key is not None:
+        ctx.services.credentials.set(RERANK_KEY, request.api_key or None)
+    conn = ctx.db.get()
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO app_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (RERANK_SETTING, json.dumps(request.connection.to_wire())),
+        )
+    ctx.changes.settings = True
+    return _rerank_info(ctx)

@@ -1,0 +1,149 @@
+"""Citations: the context around a cited chunk, and opening its source — both re-checked.
+
+The client sends only ids (library, document, chunk). The backend re-reads the stored source,
+checks that each id belongs to the one before it, and opens only a stored regular local file
+inside its source (no symlink leading elsewhere) or a stored http(s) URL.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import stat
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from goodbuddy_kb.contracts.errors import ConflictError, NotFoundError, UnavailableError
+from goodbuddy_kb.contracts.retrieval import (
+    ReferenceChunk,
+    ReferenceContextResponse,
+    ReferenceRequest,
+)
+
+STALE = "This citation is no longer valid: the passage was deleted or disabled, or its document changed."
+
+
+def _chunk(conn: sqlite3.Connection, ref: ReferenceRequest) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT c.*, d.title, d.relative_path, s.kind AS source_kind, s.location, l.name AS library_name"
+        " FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
+        " JOIN libraries l ON l.id = c.library_id"
+        " WHERE c.id = ? AND c.document_id = ? AND c.library_id = ? AND d.library_id = ?",
+        (ref.chunk_id, ref.document_id, ref.library_id, ref.library_id),
+    ).fetchone()
+    return row
+
+
+def context(
+    conn: sqlite3.Connection, ref: ReferenceRequest, neighbours: int = 1
+) -> ReferenceContextResponse:
+    row = _chunk(conn, ref)
+    if row is None or not row["enabled"]:
+        return ReferenceContextResponse(
+            valid=False,
+            message=STALE,
+            library_name=None,
+            document_title=None,
+            document_path=None,
+            source_kind=None,
+            source_location=None,
+            locator=None,
+            chunks=[],
+        )
+    if row["role"] == "child" and row["parent_chunk_id"]:
+        parent = conn.execute(
+            "SELECT id, ordinal, role, content FROM chunks WHERE id = ?", (row["parent_chunk_id"],)
+        ).fetchone()
+        around = [parent] if parent else []
+        chunks = [
+            ReferenceChunk(
+                chunk_id=r["id"],
+                ordinal=r["ordinal"],
+                role=r["role"],
+                content=r["content"],
+                is_hit=False,
+            )
+            for r in around
+        ]
+        chunks.append(
+            ReferenceChunk(
+                chunk_id=row["id"],
+                ordinal=row["ordinal"],
+                role="child",
+                content=row["content"],
+                is_hit=True,
+            )
+        )
+    else:
+        rows = conn.execute(
+            "SELECT id, ordinal, role, content FROM chunks WHERE document_id = ? AND role = ? AND enabled = 1"
+            " AND ordinal BETWEEN ? AND ? ORDER BY ordinal",
+            (
+                row["document_id"],
+                row["role"],
+                row["ordinal"] - neighbours,
+                row["ordinal"] + neighbours,
+            ),
+        ).fetchall()
+        chunks = [
+            ReferenceChunk(
+                chunk_id=r["id"],
+                ordinal=r["ordinal"],
+                role=r["role"],
+                content=r["content"],
+                is_hit=r["id"] == row["id"],
+            )
+            for r in rows
+        ]
+    location = (
+        row["location"]
+        if row["source_kind"] != "folder"
+        else str(Path(row["location"]) / row["relative_path"])
+    )
+    return ReferenceContextResponse(
+        valid=True,
+        message=None,
+        library_name=row["library_name"],
+        document_title=row["title"],
+        document_path=row["relative_path"],
+        source_kind=row["source_kind"],
+        source_location=location,
+        locator=json.loads(row["locator"]),
+        chunks=chunks,
+    )
+
+
+def open_target(conn: sqlite3.Connection, ref: ReferenceRequest) -> tuple[str, str]:
+    """The checked target to open: ("file", path) or ("url", url); raises when refused."""
+    row = _chunk(conn, ref)
+    if row is None:
+        raise NotFoundError("citation no longer valid: nothing was opened")
+    kind = row["source_kind"]
+    if kind == "web":
+        url = str(row["relative_path"] or row["location"])
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ConflictError("only http(s) pages can be opened; nothing was opened")
+        return "url", url
+    root = Path(row["location"]) if kind == "folder" else Path(row["location"]).parent
+    path = (
+        Path(row["location"]) / row["relative_path"] if kind == "folder" else Path(row["location"])
+    )
+    try:
+        info = os.lstat(path)
+        real_root = root.resolve(strict=True)
+        real = path.resolve(strict=True)
+    except OSError as exc:
+        raise UnavailableError("the source file was moved or deleted; nothing was opened") from exc
+    if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(os.stat(real).st_mode):
+        raise ConflictError(
+            "the stored file was replaced by a link or is not a regular file; nothing was opened"
+        )
+    try:
+        real.relative_to(real_root)
+    except ValueError as exc:
+        raise ConflictError(
+            "the stored file now leads outside its source; nothing was opened"
+        ) from exc
+    return "file", str(real)

@@ -1,0 +1,77 @@
+"""Learned rerank through a Cohere/Jina-compatible `/v1/rerank` service.
+
+At most 100 candidates of at most 8,000 characters each; a bounded response; a timeout. Any
+service failure raises ``RerankFailed`` with a redacted reason (the caller falls back to local
+rerank); a user cancel closes the connection and surfaces as ``cancelled``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import httpx
+
+from goodbuddy_kb.contracts.errors import CancelledError, redact
+from goodbuddy_kb.main_process.cancel import CancelToken
+
+MAX_CANDIDATES = 100
+MAX_CHARACTERS = 8_000
+MAX_RESPONSE_BYTES = 2 * 1024 * 1024
+
+
+class RerankFailed(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = redact(reason, 300)
+
+
+def rerank(
+    base_url: str,
+    model: str,
+    api_key: str | None,
+    query: str,
+    documents: list[str],
+    timeout_s: float,
+    cancel: CancelToken,
+) -> list[float]:
+    """Relevance scores in the order of ``documents`` (only the first 100 are sent)."""
+    docs = [d[:MAX_CHARACTERS] for d in documents[:MAX_CANDIDATES]]
+    url = base_url.rstrip("/")
+    url += "/rerank" if url.endswith("/v1") else "/v1/rerank"
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+    client = httpx.Client(timeout=httpx.Timeout(timeout_s), headers=headers, trust_env=False)
+    cancel.on_cancel(client.close)
+    try:
+        response = client.post(
+            url, json={"model": model, "query": query, "documents": docs, "top_n": len(docs)}
+        )
+        body = response.content
+    except httpx.TimeoutException as exc:
+        raise RerankFailed(f"the rerank service did not answer within {timeout_s:.0f} s") from exc
+    except (httpx.HTTPError, RuntimeError) as exc:
+        if cancel.cancelled:
+            raise CancelledError(cancel.reason) from exc
+        raise RerankFailed(
+            f"the rerank service cannot be reached ({exc.__class__.__name__})"
+        ) from exc
+    finally:
+        client.close()
+    if cancel.cancelled:
+        raise CancelledError(cancel.reason)
+    if response.status_code >= 400:
+        raise RerankFailed(f"the rerank service answered HTTP {response.status_code}")
+    if len(body) > MAX_RESPONSE_BYTES:
+        raise RerankFailed("the rerank service's answer is too large")
+    try:
+        results = response.json()["results"]
+        scores = [float("nan")] * len(docs)
+        for item in results:
+            index = int(item["index"])
+            if not 0 <= index < len(docs):
+                raise ValueError("index out of range")
+            scores[index] = float(item["relevance_score"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise RerankFailed("the rerank service sent an invalid answer") from exc
+    if any(math.isnan(s) for s in scores):
+        raise RerankFailed("the rerank service did not score every candidate")
+    return scores

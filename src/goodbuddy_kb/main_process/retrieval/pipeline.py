@@ -1,0 +1,318 @@
+"""`knowledge:retrieve`, top to bottom: channels (fts, cjk, vector, graph) → similarity
+threshold → weighted RRF → local or learned rerank → context assembly → budget, with the
+diagnostics each stage owes the workbench and an explanation when nothing is found."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from goodbuddy_kb.contracts.errors import CancelledError, invalid_request_from
+from goodbuddy_kb.contracts.models import RerankConnection
+from goodbuddy_kb.contracts.retrieval import (
+    ALL_CHANNELS,
+    DegradedChannel,
+    Diagnostics,
+    KnowledgeRetrievalChannel,
+    KnowledgeRetrievalResponse,
+    RerankDiagnostics,
+    RerankMode,
+    RetrievalResult,
+    RetrieveRequest,
+    ZeroResult,
+)
+from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
+from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.lexical import LexicalQuery, build_query
+from goodbuddy_kb.main_process.lexical import search as lexical_search
+from goodbuddy_kb.main_process.retrieval import candidate as candidates_mod
+from goodbuddy_kb.main_process.retrieval import learned
+from goodbuddy_kb.main_process.retrieval.candidate import Candidate
+from goodbuddy_kb.main_process.retrieval.context import assemble
+from goodbuddy_kb.main_process.retrieval.fusion import RRF_K, weighted_rrf
+from goodbuddy_kb.main_process.retrieval.rerank import local_rerank, rrf_relevance
+from goodbuddy_kb.main_process.retrieval.source import DbContextSource
+from goodbuddy_kb.main_process.storage import libraries
+from goodbuddy_kb.main_process.vectors import channel as vector_channel
+
+SNIPPET = 240
+GRAPH_OFF = "the knowledge graph is not enabled for this library"
+
+
+@dataclass
+class RerankService:
+    connection: RerankConnection
+    api_key: str | None
+
+
+@dataclass
+class Retriever:
+    conn: sqlite3.Connection
+    data_dir: Path
+    provider: Callable[[], EmbeddingProvider | None]
+    rerank_service: Callable[[], RerankService | None]
+    degraded: list[DegradedChannel] = field(default_factory=list)
+
+    def run(self, request: RetrieveRequest, cancel: CancelToken) -> KnowledgeRetrievalResponse:
+        started = time.perf_counter()
+        for library_id in request.library_ids:
+            libraries.get(self.conn, library_id)  # not_found for an unknown id
+        settings = effective_settings(self.conn, request)
+        query = build_query(request.query)
+        wanted = list(dict.fromkeys(request.channels or ALL_CHANNELS))
+        weights = query.channel_weights(settings.fts_weight)
+        weights.update(vector=settings.vector_weight, graph=settings.graph_weight)
+        requested = [
+            c for c in wanted if weights[c] > 0 or (c in ("fts", "cjk") and settings.fts_weight > 0)
+        ]
+        pool = settings.top_k * settings.candidate_multiplier
+        rankings: dict[str, list[str]] = {}
+        counts: dict[str, int] = {}
+        timings: dict[str, float] = {}
+        similarity: dict[str, float] = {}
+        used: list[KnowledgeRetrievalChannel] = []
+        scanned = filtered = 0
+        self.conn.set_progress_handler(lambda: 1 if cancel.cancelled else 0, 2_000)
+        try:
+            for channel in ("fts", "cjk"):
+                if channel in requested:
+                    t0 = time.perf_counter()
+                    hits = lexical_search(self.conn, channel, request.library_ids, query, pool)
+                    timings[channel] = (time.perf_counter() - t0) * 1000
+                    rankings[channel] = [h.chunk_id for h in hits]
+                    counts[channel] = len(hits)
+                    used.append(channel)
+            if "vector" in requested:
+                t0 = time.perf_counter()
+                provider = self._provider_or_degrade()
+                found = vector_channel.search(
+                    self.conn,
+                    self.data_dir,
+                    request.library_ids,
+                    provider,
+                    request.query,
+                    pool,
+                    cancel,
+                )
+                timings["vector"] = (time.perf_counter() - t0) * 1000
+                scanned = found.scanned
+                for reason in found.degraded:
+                    self.degraded.append(DegradedChannel(channel="vector", reason=reason))
+                kept = [h for h in found.hits if h.similarity >= settings.minimum_vector_similarity]
+                filtered = len(found.hits) - len(kept)
+                similarity = {h.chunk_id: h.similarity for h in found.hits}
+                rankings["vector"] = [h.chunk_id for h in kept]
+                counts["vector"] = len(kept)
+                if found.scanned or found.hits:
+                    used.append("vector")
+            if "graph" in requested:
+                self.degraded.append(DegradedChannel(channel="graph", reason=GRAPH_OFF))
+        except sqlite3.OperationalError as exc:
+            if cancel.cancelled:
+                raise CancelledError(cancel.reason) from exc
+            raise
+        finally:
+            self.conn.set_progress_handler(None, 0)
+        cancel.check()
+        fused = weighted_rrf(rankings, weights)
+        best_possible = sum(weights[c] for c in rankings) / (RRF_K + 1)
+        ranked: list[Candidate] = []
+        positions = {
+            ch: {cid: i for i, cid in enumerate(ids, start=1)} for ch, ids in rankings.items()
+        }
+        for position, (chunk_id, score) in enumerate(fused, start=1):
+            ranks = {ch: pos[chunk_id] for ch, pos in positions.items() if chunk_id in pos}
+            ranked.append(Candidate(chunk_id, ranks, similarity.get(chunk_id), score, position))
+        ranked = candidates_mod.load(self.conn, ranked[: max(pool, learned.MAX_CANDIDATES)])
+        mode: RerankMode = request.rerank or ("local" if settings.local_rerank_enabled else "off")
+        t0 = time.perf_counter()
+        considered = len(ranked)
+        ranked, applied, fallback = self._rerank(
+            mode, ranked, query, request.query, best_possible, cancel
+        )
+        timings["rerank"] = (time.perf_counter() - t0) * 1000
+        rerank_diag = RerankDiagnostics(
+            requested=mode,
+            applied=applied,
+            fallback_reason=fallback,
+            candidates=min(considered, learned.MAX_CANDIDATES)
+            if applied == "learned"
+            else considered,
+            ms=timings["rerank"],
+        )
+        top = ranked[: settings.top_k]
+        t0 = time.perf_counter()
+        context = assemble(
+            top,
+            DbContextSource(self.conn),
+            settings.context_max_characters,
+            settings.adjacent_chunk_count,
+        )
+        timings["context"] = (time.perf_counter() - t0) * 1000
+        results = [to_result(rank, c, query) for rank, c in enumerate(top, start=1)]
+        diagnostics = Diagnostics(
+            requested_channels=requested,
+            used_channels=used,
+            degraded_channels=self.degraded,
+            candidate_counts=counts,
+            timings_ms=timings,
+            vector_scanned=scanned,
+            filtered_by_similarity=filtered,
+            fused_candidates=len(fused),
+            rerank=rerank_diag,
+        )
+        zero = (
+            None
+            if results
+            else explain_zero(self.conn, request.library_ids, used, filtered, self.degraded)
+        )
+        return KnowledgeRetrievalResponse(
+            query=request.query,
+            duration_ms=(time.perf_counter() - started) * 1000,
+            settings=settings,
+            diagnostics=diagnostics,
+            results=results,
+            context=context,
+            zero_result=zero,
+        )
+
+    def _provider_or_degrade(self) -> EmbeddingProvider | None:
+        try:
+            return self.provider()
+        except Exception as exc:
+            self.degraded.append(
+                DegradedChannel(
+                    channel="vector",
+                    reason=f"the embedding provider cannot start ({exc.__class__.__name__})",
+                )
+            )
+            return None
+
+    def _rerank(
+        self,
+        mode: RerankMode,
+        ranked: list[Candidate],
+        query: LexicalQuery,
+        text: str,
+        best_possible: float,
+        cancel: CancelToken,
+    ) -> tuple[list[Candidate], RerankMode, str | None]:
+        """The reordered candidates, the mode actually applied, and why it fell back."""
+        if mode == "off" or not ranked:
+            rrf_relevance(ranked, best_possible)
+            return ranked, mode, None
+        fallback: str | None = None
+        if mode == "learned":
+            service = self.rerank_service()
+            if service is None or not service.connection.base_url or not service.connection.model:
+                fallback = "no rerank service is configured"
+            else:
+                head = ranked[: learned.MAX_CANDIDATES]
+                try:
+                    scores = learned.rerank(
+                        service.connection.base_url,
+                        service.connection.model,
+                        service.api_key,
+                        text,
+                        [c.content for c in head],
+                        service.connection.timeout_s,
+                        cancel,
+                    )
+                except learned.RerankFailed as exc:
+                    fallback = exc.reason
+                else:
+                    for c, s in zip(head, scores, strict=True):
+                        c.features = {"learned": s}
+                        c.relevance = max(0.0, min(1.0, s))
+                    head.sort(key=lambda c: (-c.relevance, c.chunk_id))
+                    return head, "learned", None
+        return local_rerank(ranked, query), "local", fallback
+
+
+def effective_settings(
+    conn: sqlite3.Connection, request: RetrieveRequest
+) -> KnowledgeRetrievalSettings:
+    """The first library's settings with the request's overrides, validated as a whole."""
+    base = libraries.get_settings(conn, request.library_ids[0]).retrieval
+    if request.overrides is None:
+        return base
+    merged = {**base.model_dump(), **request.overrides.model_dump(exclude_none=True)}
+    try:
+        return KnowledgeRetrievalSettings.model_validate(merged)
+    except ValidationError as exc:
+        raise invalid_request_from(exc, "overrides") from None
+
+
+def snippet(content: str, query: LexicalQuery) -> str:
+    lowered = content.casefold()
+    positions = [
+        p for p in (lowered.find(t) for t in (*query.cjk_terms, *query.latin_terms)) if p >= 0
+    ]
+    start = max(0, min(positions) - 60) if positions else 0
+    piece = content[start : start + SNIPPET].replace("\n", " ")
+    return ("…" if start else "") + piece + ("…" if start + SNIPPET < len(content) else "")
+
+
+def to_result(rank: int, c: Candidate, query: LexicalQuery) -> RetrievalResult:
+    return RetrievalResult(
+        rank=rank,
+        chunk_id=c.chunk_id,
+        document_id=c.document_id,
+        library_id=c.library_id,
+        source_id=c.source_id,
+        document_title=c.document_title,
+        document_path=c.document_path,
+        heading_path=c.heading_path,
+        locator=c.locator,
+        snippet=snippet(c.content, query),
+        channel_ranks=c.channel_ranks,
+        vector_similarity=c.vector_similarity,
+        rrf_score=c.rrf,
+        pre_rerank_rank=c.pre_rank,
+        relevance=round(c.relevance, 6),
+        features={k: round(v, 6) for k, v in c.features.items()},
+    )
+
+
+def explain_zero(
+    conn: sqlite3.Connection,
+    library_ids: list[str],
+    used: list[KnowledgeRetrievalChannel],
+    filtered: int,
+    degraded: list[DegradedChannel],
+) -> ZeroResult:
+    marks = ",".join("?" for _ in library_ids)
+    (chunks,) = conn.execute(
+        f"SELECT count(*) FROM chunks WHERE library_id IN ({marks}) AND enabled = 1 AND role != 'parent'",
+        tuple(library_ids),
+    ).fetchone()
+    if chunks == 0:
+        return ZeroResult(
+            reason="empty_library",
+            message="The selected libraries have no searchable content yet.",
+            next_step="Add files, folders or web pages in Documents & sources and let the sync finish.",
+        )
+    if not used:
+        reasons = "; ".join(d.reason for d in degraded) or "no channel could run"
+        return ZeroResult(
+            reason="index_unavailable",
+            message=f"No search channel could run: {reasons}.",
+            next_step="Check the index status in Documents & sources, enable full-text search, or rebuild the vector index.",
+        )
+    if filtered:
+        return ZeroResult(
+            reason="filtered",
+            message=f"{filtered} vector matches were below the minimum similarity and nothing else matched.",
+            next_step="Lower the minimum vector similarity in the retrieval settings and run the query again.",
+        )
+    return ZeroResult(
+        reason="no_match",
+        message="Nothing in the selected libraries matches this question.",
+        next_step="Try other keywords, a synonym, or a shorter question; check that the right libraries are selected.",
+    )
