@@ -19,7 +19,8 @@ def weighted_rrf(
 ) -> list[tuple[str, float]]:
     """Fuse per-channel rankings (best first, 1-based ranks) into one ``(id, score)`` list."""
     scores: dict[str, float] = {}
-    for channel, ranked in rankings.items():
+    for channel in sorted(rankings):  # a fixed order keeps float sums identical run to run
+        ranked = rankings[channel]
         weight = weights.get(channel, 0.0)
         if weight <= 0:
             continue

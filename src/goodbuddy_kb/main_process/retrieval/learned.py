@@ -8,6 +8,7 @@ rerank); a user cancel closes the connection and surfaces as ``cancelled``.
 from __future__ import annotations
 
 import math
+import threading
 
 import httpx
 
@@ -39,25 +40,36 @@ def rerank(
     url = base_url.rstrip("/")
     url += "/rerank" if url.endswith("/v1") else "/v1/rerank"
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    client = httpx.Client(timeout=httpx.Timeout(timeout_s), headers=headers, trust_env=False)
-    cancel.on_cancel(client.close)
-    try:
-        response = client.post(
-            url, json={"model": model, "query": query, "documents": docs, "top_n": len(docs)}
-        )
-        body = response.content
-    except httpx.TimeoutException as exc:
-        raise RerankFailed(f"the rerank service did not answer within {timeout_s:.0f} s") from exc
-    except (httpx.HTTPError, RuntimeError) as exc:
-        if cancel.cancelled:
-            raise CancelledError(cancel.reason) from exc
-        raise RerankFailed(
-            f"the rerank service cannot be reached ({exc.__class__.__name__})"
-        ) from exc
-    finally:
-        client.close()
+    payload = {"model": model, "query": query, "documents": docs, "top_n": len(docs)}
+    outcome: dict[str, object] = {}
+    finished = threading.Event()
+
+    def post() -> None:
+        # A blocking HTTP call cannot be interrupted from outside; it runs on its own thread so
+        # that a cancel ends the request at once (the thread ends at its own timeout).
+        try:
+            with httpx.Client(
+                timeout=httpx.Timeout(timeout_s), headers=headers, trust_env=False
+            ) as client:
+                outcome["response"] = client.post(url, json=payload)
+        except Exception as exc:
+            outcome["error"] = exc
+        finally:
+            finished.set()
+
+    cancel.on_cancel(finished.set)
+    threading.Thread(target=post, name="kb-rerank", daemon=True).start()
+    finished.wait(timeout_s + 5)
     if cancel.cancelled:
         raise CancelledError(cancel.reason)
+    error = outcome.get("error")
+    if isinstance(error, httpx.TimeoutException) or not finished.is_set():
+        raise RerankFailed(f"the rerank service did not answer within {timeout_s:.0f} s")
+    if error is not None:
+        raise RerankFailed(f"the rerank service cannot be reached ({error.__class__.__name__})")
+    response = outcome["response"]
+    assert isinstance(response, httpx.Response)
+    body = response.content
     if response.status_code >= 400:
         raise RerankFailed(f"the rerank service answered HTTP {response.status_code}")
     if len(body) > MAX_RESPONSE_BYTES:

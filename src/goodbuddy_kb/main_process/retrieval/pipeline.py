@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from goodbuddy_kb.contracts.errors import CancelledError, invalid_request_from
+from goodbuddy_kb.contracts.errors import CancelledError, InvalidRequestError, invalid_request_from
 from goodbuddy_kb.contracts.models import RerankConnection
 from goodbuddy_kb.contracts.retrieval import (
     ALL_CHANNELS,
@@ -242,11 +242,16 @@ def effective_settings(
     base = libraries.get_settings(conn, request.library_ids[0]).retrieval
     if request.overrides is None:
         return base
-    merged = {**base.model_dump(), **request.overrides.model_dump(exclude_none=True)}
+    merged = {**base.to_wire(), **request.overrides.model_dump(by_alias=True, exclude_none=True)}
     try:
         return KnowledgeRetrievalSettings.model_validate(merged)
     except ValidationError as exc:
-        raise invalid_request_from(exc, "overrides") from None
+        error = invalid_request_from(exc, "overrides")
+        for item in error.details.get("fields", []):
+            item["field"] = (
+                f"overrides.{item['field']}" if item["field"] != "overrides" else "overrides"
+            )
+        raise InvalidRequestError(error.message, error.details) from None
 
 
 def snippet(content: str, query: LexicalQuery) -> str:

@@ -1,0 +1,271 @@
+"""`knowledge:retrieve` and the reference methods through the dispatcher, with real data."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goodbuddy_kb.contracts.methods import (
+    EMBEDDING_UPDATE,
+    LIBRARY_CREATE,
+    REFERENCE_CONTEXT,
+    REFERENCE_OPEN,
+    RERANK_UPDATE,
+    RETRIEVE,
+    SETTINGS_GET,
+    SOURCE_ADD,
+)
+from goodbuddy_kb.contracts.wire import request_message
+from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from goodbuddy_kb.main_process.services import Services
+from tests.embedserver import Script, openai_server
+from tests.httpserver import Reply, serve
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "chunking"
+
+
+def call(d: Dispatcher, name: str, params: dict[str, Any]) -> dict[str, Any]:
+    reply = d.dispatch(request_message(1, name, params)).reply
+    assert "result" in reply, reply
+    return dict(reply["result"])
+
+
+def fail(d: Dispatcher, name: str, params: dict[str, Any]) -> dict[str, Any]:
+    reply = d.dispatch(request_message(1, name, params)).reply
+    assert "error" in reply, reply
+    return dict(reply["error"]["data"])
+
+
+@pytest.fixture
+def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    for name in ("policy_zh.md", "manual_en.md", "security_guide.pdf"):
+        (folder / name).write_bytes((FIXTURES / name).read_bytes())
+    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "KB"})["library"]["id"]
+    call(
+        dispatcher,
+        SOURCE_ADD.name,
+        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
+    )
+    services.tasks.wait_idle()
+    return library_id
+
+
+def ask(d: Dispatcher, library_id: str, query: str, **extra: Any) -> dict[str, Any]:
+    return call(d, RETRIEVE.name, {"libraryIds": [library_id], "query": query, **extra})
+
+
+def test_hybrid_retrieval_explains_itself(dispatcher: Dispatcher, kb: str) -> None:
+    res = ask(dispatcher, kb, "出差住宿一线城市每晚最多报多少钱", rerank="local")
+    d = res["diagnostics"]
+    assert d["requestedChannels"] == ["fts", "cjk", "vector", "graph"]
+    assert d["usedChannels"] == ["fts", "cjk", "vector"]
+    assert d["degradedChannels"] == [
+        {"channel": "graph", "reason": "the knowledge graph is not enabled for this library"}
+    ]
+    assert d["vectorScanned"] > 0 and set(d["timingsMs"]) >= {
+        "fts",
+        "cjk",
+        "vector",
+        "rerank",
+        "context",
+    }
+    top = res["results"][0]
+    assert "六百元" in top["snippet"] and top["documentPath"] == "policy_zh.md"
+    assert top["channelRanks"]["cjk"] == 1 and top["vectorSimilarity"] is not None
+    assert 0 <= top["relevance"] <= 1 and top["preRerankRank"] >= 1
+    assert len(res["results"]) <= res["settings"]["topK"] == 6
+    assert res["context"]["characterCount"] <= res["context"]["budget"] == 16000
+    assert res["zeroResult"] is None
+    assert (
+        ask(dispatcher, kb, "出差住宿一线城市每晚最多报多少钱", rerank="local")["results"]
+        == res["results"]
+    )
+
+
+def test_off_keeps_rrf_order(dispatcher: Dispatcher, kb: str) -> None:
+    res = ask(dispatcher, kb, "年假 天数 结转")
+    assert [r["preRerankRank"] for r in res["results"]] == list(range(1, len(res["results"]) + 1))
+    assert res["diagnostics"]["rerank"]["applied"] == "off"
+
+
+def test_overrides_apply_once_and_are_validated(dispatcher: Dispatcher, kb: str) -> None:
+    res = ask(dispatcher, kb, "报销", overrides={"topK": 2, "adjacentChunkCount": 2})
+    assert len(res["results"]) <= 2 and res["settings"]["topK"] == 2
+    assert call(dispatcher, SETTINGS_GET.name, {"libraryId": kb})["retrieval"]["topK"] == 6
+    bad = fail(
+        dispatcher, RETRIEVE.name, {"libraryIds": [kb], "query": "x", "overrides": {"topK": 0}}
+    )
+    assert (
+        bad["code"] == "invalid_request"
+        and bad["details"]["fields"][0]["field"] == "overrides.topK"
+    )
+    assert (
+        fail(dispatcher, RETRIEVE.name, {"libraryIds": [kb], "query": "x" * 4001})["code"]
+        == "invalid_request"
+    )
+    assert (
+        fail(dispatcher, RETRIEVE.name, {"libraryIds": [kb] * 21, "query": "x"})["code"]
+        == "invalid_request"
+    )
+    assert (
+        fail(dispatcher, RETRIEVE.name, {"libraryIds": ["0" * 32], "query": "x"})["code"]
+        == "not_found"
+    )
+
+
+def test_zero_results_are_explained(dispatcher: Dispatcher, kb: str) -> None:
+    empty = call(dispatcher, LIBRARY_CREATE.name, {"name": "Empty"})["library"]["id"]
+    assert ask(dispatcher, empty, "年假")["zeroResult"]["reason"] == "empty_library"
+    nothing = ask(dispatcher, kb, "量子色动力学", channels=["fts", "cjk"])
+    assert nothing["zeroResult"]["reason"] == "no_match" and nothing["zeroResult"]["nextStep"]
+    filtered = ask(
+        dispatcher, kb, "年假", overrides={"ftsWeight": 0, "minimumVectorSimilarity": 1.0}
+    )
+    assert filtered["zeroResult"]["reason"] == "filtered"
+    assert filtered["diagnostics"]["filteredBySimilarity"] > 0
+    call(dispatcher, EMBEDDING_UPDATE.name, {"connection": {"kind": "none"}})
+    unavailable = ask(dispatcher, kb, "年假", overrides={"ftsWeight": 0})
+    assert unavailable["zeroResult"]["reason"] == "index_unavailable"
+    assert "no embedding model" in unavailable["zeroResult"]["message"]
+
+
+def test_embeddings_down_degrades_to_lexical(
+    dispatcher: Dispatcher, services: Services, kb: str
+) -> None:
+    script = Script()
+    with openai_server(script) as base:
+        call(
+            dispatcher,
+            EMBEDDING_UPDATE.name,
+            {
+                "connection": {"kind": "openai-compatible", "baseUrl": base, "model": "m"},
+                "apiKey": "sk-secret-123456789",
+            },
+        )
+        from goodbuddy_kb.contracts.methods import VECTORS_REBUILD
+
+        call(dispatcher, VECTORS_REBUILD.name, {"libraryId": kb})
+        services.tasks.wait_idle()
+        assert (
+            ask(dispatcher, kb, "年假")["diagnostics"]["degradedChannels"][0]["channel"] == "graph"
+        )
+    res = ask(dispatcher, kb, "年假天数")  # the server is gone now
+    degraded = {d["channel"]: d["reason"] for d in res["diagnostics"]["degradedChannels"]}
+    assert "could not be embedded" in degraded["vector"] and "sk-secret" not in json.dumps(res)
+    assert res["results"] and set(res["diagnostics"]["usedChannels"]) == {"fts", "cjk"}
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        (Reply(500, b"boom key=sk-live-abcdef1234567890", "text/plain"), "HTTP 500"),
+        (Reply(200, b'{"results": [{"index": 99}]}', "application/json"), "invalid answer"),
+        (Reply(200, b"not json", "application/json"), "invalid answer"),
+        (Reply(200, b"{}", "application/json", delay_s=3.0), "did not answer within"),
+    ],
+)
+def test_learned_rerank_failures_fall_back_to_local(
+    dispatcher: Dispatcher, kb: str, reply: Reply, reason: str
+) -> None:
+    with serve({"/v1/rerank": reply}) as base:
+        call(
+            dispatcher,
+            RERANK_UPDATE.name,
+            {
+                "connection": {"baseUrl": base, "model": "rr", "timeoutS": 1.0},
+                "apiKey": "sk-rerank-key-0001",
+            },
+        )
+        res = ask(dispatcher, kb, "报销流程", rerank="learned")
+    rr = res["diagnostics"]["rerank"]
+    assert rr["requested"] == "learned" and rr["applied"] == "local"
+    assert reason in rr["fallbackReason"] and "sk-" not in rr["fallbackReason"]
+    assert res["results"]
+
+
+def test_learned_rerank_orders_by_the_service(dispatcher: Dispatcher, kb: str) -> None:
+    def scores(_path: str, body: bytes) -> Reply:
+        docs = json.loads(body)["documents"]
+        assert len(docs) <= 100 and all(len(d) <= 8000 for d in docs)
+        results = [
+            {"index": i, "relevance_score": 1.0 if "FIN-2000" in d else 0.1}
+            for i, d in enumerate(docs)
+        ]
+        return Reply(200, json.dumps({"results": results}).encode(), "application/json")
+
+    with serve({"/v1/rerank": scores}) as base:
+        call(dispatcher, RERANK_UPDATE.name, {"connection": {"baseUrl": base, "model": "rr"}})
+        res = ask(dispatcher, kb, "报销", rerank="learned")
+    assert res["diagnostics"]["rerank"]["applied"] == "learned"
+    assert "FIN-2000" in res["results"][0]["snippet"] and res["results"][0]["relevance"] == 1.0
+
+
+def ref(res: dict[str, Any], index: int = 0) -> dict[str, str]:
+    r = res["results"][index]
+    return {"libraryId": r["libraryId"], "documentId": r["documentId"], "chunkId": r["chunkId"]}
+
+
+def test_reference_context_and_stale_citations(
+    dispatcher: Dispatcher, services: Services, kb: str
+) -> None:
+    res = ask(dispatcher, kb, "婚假三天")
+    context = call(dispatcher, REFERENCE_CONTEXT.name, ref(res))
+    assert (
+        context["valid"]
+        and context["libraryName"] == "KB"
+        and context["documentPath"] == "policy_zh.md"
+    )
+    assert [c["isHit"] for c in context["chunks"]].count(True) == 1
+    services.db.get().execute("UPDATE chunks SET enabled = 0 WHERE id = ?", (ref(res)["chunkId"],))
+    stale = call(dispatcher, REFERENCE_CONTEXT.name, ref(res))
+    assert not stale["valid"] and "no longer valid" in stale["message"]
+
+
+def test_reference_open_checks_ownership_and_the_file(
+    dispatcher: Dispatcher, services: Services, kb: str, tmp_path: Path
+) -> None:
+    opened: list[str] = []
+    services.opener = opened.append
+    res = ask(dispatcher, kb, "婚假三天")
+    assert call(dispatcher, REFERENCE_OPEN.name, ref(res)) == {"opened": True, "targetKind": "file"}
+    assert opened and opened[0].endswith("policy_zh.md")
+    other = call(dispatcher, LIBRARY_CREATE.name, {"name": "Other"})["library"]["id"]
+    assert (
+        fail(dispatcher, REFERENCE_OPEN.name, {**ref(res), "libraryId": other})["code"]
+        == "not_found"
+    )
+    mismatched = call(dispatcher, REFERENCE_CONTEXT.name, {**ref(res), "documentId": "0" * 32})
+    assert not mismatched["valid"], "a chunk id paired with another document is not this citation"
+    # the stored file is replaced by a symlink to a file outside the source
+    stored = Path(opened[0])
+    outside = tmp_path / "outside.md"
+    outside.write_text("secret", encoding="utf-8")
+    stored.unlink()
+    os.symlink(outside, stored)
+    refused = fail(dispatcher, REFERENCE_OPEN.name, ref(res))
+    assert refused["code"] == "conflict" and "nothing was opened" in refused["message"]
+    assert len(opened) == 1
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "file:///etc/passwd"])
+def test_stored_urls_other_than_http_are_never_opened(
+    dispatcher: Dispatcher, services: Services, kb: str, url: str
+) -> None:
+    opened: list[str] = []
+    services.opener = opened.append
+    conn = services.db.get()
+    row = conn.execute(
+        "SELECT c.id, c.document_id, d.source_id FROM chunks c JOIN documents d ON d.id = c.document_id LIMIT 1"
+    ).fetchone()
+    conn.execute("UPDATE sources SET kind = 'web', location = ? WHERE id = ?", (url, row[2]))
+    conn.execute("UPDATE documents SET relative_path = ? WHERE id = ?", (url, row[1]))
+    refused = fail(
+        dispatcher, REFERENCE_OPEN.name, {"libraryId": kb, "documentId": row[1], "chunkId": row[0]}
+    )
+    assert refused["code"] == "conflict" and opened == []
