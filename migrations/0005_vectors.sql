@@ -29,6 +29,7 @@ CREATE TABLE vector_rows (
     PRIMARY KEY (version_id, row)
 );
 CREATE INDEX vector_rows_chunk ON vector_rows (chunk_seq);
+CREATE INDEX vector_rows_dead ON vector_rows (version_id, row) WHERE alive = 0;
 
 ALTER TABLE libraries ADD COLUMN current_vector_version TEXT;
 

@@ -61,7 +61,7 @@ def search(
             result.degraded.append("index built with another model or endpoint; rebuild needed")
         else:
             versions.append(version)
-            gaps = store.count_missing(conn, library_id, version.id)
+            gaps = store.gap_count(conn, library_id, version.id)
             if gaps:
                 result.degraded.append(
                     f"{gaps} chunks have no vector yet; they are found by full-text only"

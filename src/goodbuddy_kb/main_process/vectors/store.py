@@ -159,6 +159,20 @@ def count_missing(conn: sqlite3.Connection, library_id: str, version_id: str | N
     return int(n)
 
 
+def gap_count(conn: sqlite3.Connection, library_id: str, version_id: str) -> int:
+    """Retrievable chunks without a live vector, counted cheaply for every query: a chunk has
+    at most one live row per version (appends retire older rows) and a changed checksum kills
+    the row (trigger), so retrievable − live is exact."""
+    (chunks,) = conn.execute(
+        "SELECT count(*) FROM chunks WHERE library_id = ? AND enabled = 1 AND role != 'parent'",
+        (library_id,),
+    ).fetchone()
+    (alive,) = conn.execute(
+        "SELECT count(*) FROM vector_rows WHERE version_id = ? AND alive = 1", (version_id,)
+    ).fetchone()
+    return max(0, int(chunks) - int(alive))
+
+
 def promote(conn: sqlite3.Connection, data_dir: Path, version: Version) -> None:
     """Validate a building version and make it current, atomically; raise if incomplete."""
     with transaction(conn):
