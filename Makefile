@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck build check clean bench
+.PHONY: run test lint typecheck build check clean bench eval
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,9 @@ bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/sync.py
 	$(BIN)/python bench/chunking.py
 	$(BIN)/python bench/lexical.py
+
+eval: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/goodbuddy-kb eval retrieval --ablation
 
 clean:
 	rm -rf dist build .mypy_cache .pytest_cache .ruff_cache

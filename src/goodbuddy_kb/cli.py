@@ -29,6 +29,7 @@ from goodbuddy_kb.contracts.methods import (
     LIBRARY_RENAME,
 )
 from goodbuddy_kb.datadir import resolve_data_dir
+from goodbuddy_kb.evaluation import report
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("library", metavar="LIB")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     cli_sources.add_parsers(commands, common)
+    report.add_parser(commands)
     return parser
 
 
@@ -152,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from goodbuddy_kb.ui.app import run_gui
 
         return run_gui(data_dir)
+    if args.command == "eval":
+        return report.run(args)  # runs in its own temporary data directory
     try:
         session = open_session(data_dir)
     except KbError as exc:

@@ -28,6 +28,7 @@ class LexicalHit:
     chunk_id: str
     document_id: str
     library_id: str
+    seq: int
     bm25: float
     features: scoring.Features
     score: float
@@ -38,10 +39,10 @@ def _candidates(
 ) -> list[sqlite3.Row]:
     marks = ",".join("?" for _ in library_ids)
     return conn.execute(
-        f"SELECT c.id, c.document_id, c.library_id, c.index_text, bm25({table}) AS rank"
+        f"SELECT c.id, c.seq, c.document_id, c.library_id, c.index_text, bm25({table}) AS rank"
         f" FROM {table} JOIN chunks c ON c.seq = {table}.rowid"
         f" WHERE {table} MATCH ? AND c.library_id IN ({marks}) AND c.enabled = 1"
-        " AND c.role != 'parent' ORDER BY rank, c.id LIMIT ?",
+        " AND c.role != 'parent' ORDER BY rank, c.seq LIMIT ?",
         (match, *library_ids, pool),
     ).fetchall()
 
@@ -87,8 +88,15 @@ def search(
         )
         hits.append(
             LexicalHit(
-                row["id"], row["document_id"], row["library_id"], -row["rank"], feats, feats.score()
+                row["id"],
+                row["document_id"],
+                row["library_id"],
+                row["seq"],
+                -row["rank"],
+                feats,
+                feats.score(),
             )
         )
-    hits.sort(key=lambda h: (-h.score, h.chunk_id))
+    # Ties fall back to the BM25 order, then the insertion order (ids change on a rebuild).
+    hits.sort(key=lambda h: (-h.score, -h.bm25, h.seq))
     return hits

@@ -76,13 +76,13 @@ def features(c: Candidate, query: LexicalQuery, best_rrf: float) -> dict[str, fl
 
 
 def local_rerank(candidates: list[Candidate], query: LexicalQuery) -> list[Candidate]:
-    """Reorder by relevance (ties by chunk id), keeping every feature for diagnostics."""
+    """Reorder by relevance (ties by the RRF rank), keeping every feature for diagnostics."""
     best = max((c.rrf for c in candidates), default=0.0)
     base: dict[str, float] = {}
     for c in candidates:
         c.features = features(c, query, best)
         base[c.chunk_id] = sum(WEIGHTS[k] * c.features[k] for k in WEIGHTS)
-    remaining = sorted(candidates, key=lambda c: (-base[c.chunk_id], c.chunk_id))
+    remaining = sorted(candidates, key=lambda c: (-base[c.chunk_id], c.pre_rank, c.chunk_id))
     ordered: list[Candidate] = []
     seen: dict[str, int] = {}
     # Greedy: the duplicate penalty depends on how many of the document are already ahead.
@@ -91,7 +91,7 @@ def local_rerank(candidates: list[Candidate], query: LexicalQuery) -> list[Candi
             (base[c.chunk_id] - DUPLICATE_PENALTY * seen.get(c.document_id, 0), c)
             for c in remaining
         ]
-        value, pick = min(scored, key=lambda pair: (-pair[0], pair[1].chunk_id))
+        value, pick = min(scored, key=lambda pair: (-pair[0], pair[1].pre_rank, pair[1].chunk_id))
         pick.features["duplicatePenalty"] = DUPLICATE_PENALTY * seen.get(pick.document_id, 0)
         pick.relevance = max(0.0, min(1.0, value))
         seen[pick.document_id] = seen.get(pick.document_id, 0) + 1

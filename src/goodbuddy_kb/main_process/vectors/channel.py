@@ -28,6 +28,7 @@ class VectorHit:
     document_id: str
     library_id: str
     similarity: float
+    seq: int = 0
 
 
 @dataclass
@@ -95,13 +96,13 @@ def search(
         score_of = dict(zip(found.rows.tolist(), found.scores.tolist(), strict=True))
         marks = ",".join("?" for _ in score_of)
         rows = conn.execute(
-            "SELECT v.row, c.id, c.document_id, c.library_id FROM vector_rows v JOIN chunks c ON c.seq = v.chunk_seq"
+            "SELECT v.row, c.id, c.document_id, c.library_id, c.seq FROM vector_rows v JOIN chunks c ON c.seq = v.chunk_seq"
             f" WHERE v.version_id = ? AND v.row IN ({marks}) AND v.alive = 1 AND v.checksum = c.checksum"
             " AND c.enabled = 1 AND c.role != 'parent'",
             (version.id, *score_of),
         ).fetchall()
-        candidates.extend(VectorHit(r[1], r[2], r[3], float(score_of[r[0]])) for r in rows)
-    candidates.sort(key=lambda h: (-h.similarity, h.chunk_id))
+        candidates.extend(VectorHit(r[1], r[2], r[3], float(score_of[r[0]]), r[4]) for r in rows)
+    candidates.sort(key=lambda h: (-h.similarity, h.seq))
     result.hits = candidates[:pool]
     result.elapsed_ms = (time.perf_counter() - scan_started) * 1000
     return result

@@ -1,0 +1,89 @@
+"""Pure retrieval metrics over one query's ranked documents (binary relevance)."""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from dataclasses import dataclass, field
+
+
+def fold(text: str) -> str:
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+@dataclass
+class Judged:
+    """One query's outcome: for each ranked result, the relevant doc it satisfies (or None)."""
+
+    hits: list[str | None]
+    relevant: int
+    context_hits: int
+    context_groups: int
+    context_relevant_groups: int
+    answerable: bool
+    top_relevance: float
+    latency_ms: float
+
+
+def recall_at(j: Judged, k: int) -> float:
+    found = {h for h in j.hits[:k] if h is not None}
+    return len(found) / j.relevant if j.relevant else 0.0
+
+
+def mrr_at(j: Judged, k: int) -> float:
+    for rank, hit in enumerate(j.hits[:k], start=1):
+        if hit is not None:
+            return 1.0 / rank
+    return 0.0
+
+
+def ndcg_at(j: Judged, k: int) -> float:
+    seen: set[str] = set()
+    dcg = 0.0
+    for rank, hit in enumerate(j.hits[:k], start=1):
+        if hit is not None and hit not in seen:
+            seen.add(hit)
+            dcg += 1.0 / math.log2(rank + 1)
+    ideal = sum(1.0 / math.log2(r + 1) for r in range(1, min(k, j.relevant) + 1))
+    return dcg / ideal if ideal else 0.0
+
+
+@dataclass
+class Summary:
+    queries: int = 0
+    unanswerable: int = 0
+    values: dict[str, float] = field(default_factory=dict)
+
+
+def percentile(values: list[float], share: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+
+
+def summarise(judged: list[Judged], no_answer_threshold: float) -> Summary:
+    answerable = [j for j in judged if j.answerable]
+    unanswerable = [j for j in judged if not j.answerable]
+    n = len(answerable) or 1
+    values = {
+        "recall@5": sum(recall_at(j, 5) for j in answerable) / n,
+        "recall@10": sum(recall_at(j, 10) for j in answerable) / n,
+        "mrr@10": sum(mrr_at(j, 10) for j in answerable) / n,
+        "ndcg@10": sum(ndcg_at(j, 10) for j in answerable) / n,
+        "context_precision": sum(
+            j.context_relevant_groups / j.context_groups if j.context_groups else 0.0
+            for j in answerable
+        )
+        / n,
+        "context_recall": sum(j.context_hits / j.relevant for j in answerable) / n,
+        "no_answer_fp_rate": (
+            sum(1 for j in unanswerable if j.top_relevance >= no_answer_threshold)
+            / len(unanswerable)
+            if unanswerable
+            else 0.0
+        ),
+        "latency_p50_ms": percentile([j.latency_ms for j in judged], 0.5),
+        "latency_p95_ms": percentile([j.latency_ms for j in judged], 0.95),
+    }
+    return Summary(len(judged), len(unanswerable), values)

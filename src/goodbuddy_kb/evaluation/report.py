@@ -1,0 +1,233 @@
+"""The evaluation report (no document text, queries, endpoints, model names or credentials),
+the quality gates, and the `goodbuddy-kb eval retrieval` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from goodbuddy_kb.contracts.models import EmbeddingConnection
+from goodbuddy_kb.contracts.retrieval import ALL_CHANNELS
+from goodbuddy_kb.evaluation.dataset import DatasetError, load
+from goodbuddy_kb.evaluation.runner import (
+    ABLATION_MODES,
+    BASELINE,
+    DEFAULT_MODES,
+    DatasetResult,
+    Mode,
+    evaluate,
+)
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "eval"
+METRICS = (
+    "recall@5",
+    "recall@10",
+    "mrr@10",
+    "ndcg@10",
+    "context_precision",
+    "context_recall",
+    "no_answer_fp_rate",
+    "latency_p50_ms",
+    "latency_p95_ms",
+)
+SHORT = {
+    "recall@5": "R@5",
+    "recall@10": "R@10",
+    "mrr@10": "MRR@10",
+    "ndcg@10": "nDCG@10",
+    "context_precision": "CtxP",
+    "context_recall": "CtxR",
+    "no_answer_fp_rate": "NoAnsFP",
+    "latency_p50_ms": "p50ms",
+    "latency_p95_ms": "p95ms",
+}
+
+
+def add_parser(commands: Any) -> None:
+    ev = commands.add_parser("eval", help="evaluate retrieval quality on datasets")
+    kinds = ev.add_subparsers(dest="eval_kind", required=True)
+    p = kinds.add_parser("retrieval", help="Recall, MRR, nDCG, context precision/recall, latency")
+    p.add_argument("--dataset", action="append", type=Path, default=[], metavar="DIR")
+    p.add_argument(
+        "--provider",
+        choices=["deterministic", "local", "openai-compatible", "ollama"],
+        default="deterministic",
+    )
+    p.add_argument("--endpoint", metavar="URL")
+    p.add_argument("--model", metavar="NAME")
+    p.add_argument(
+        "--ablation",
+        action="store_true",
+        help="lexical only, vector only, hybrid, hybrid + local rerank",
+    )
+    p.add_argument(
+        "--channels", metavar="LIST", help="an extra mode over this channel subset, e.g. fts,cjk"
+    )
+    p.add_argument(
+        "--report",
+        type=Path,
+        metavar="PATH",
+        help="write the JSON report (inside the current directory)",
+    )
+    p.add_argument("--gates", type=Path, default=FIXTURES / "gates.json", metavar="FILE")
+    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
+
+
+def report_dict(results: list[DatasetResult], provider: str) -> dict[str, Any]:
+    return {
+        "version": 1,
+        "provider": provider,
+        "datasets": [
+            {
+                "name": res.name,
+                "documents": res.documents,
+                "chunks": res.chunks,
+                "languages": {
+                    lang: {
+                        mode: {
+                            "queries": s.queries,
+                            "unanswerable": s.unanswerable,
+                            **{k: round(v, 4) for k, v in s.values.items()},
+                        }
+                        for mode, s in modes.items()
+                    }
+                    for lang, modes in res.by_language.items()
+                },
+                "tags": {
+                    tag: {
+                        mode: {k: round(v, 4) for k, v in s.values.items()}
+                        for mode, s in modes.items()
+                    }
+                    for tag, modes in res.by_tag.items()
+                },
+            }
+            for res in results
+        ],
+    }
+
+
+def check_gates(report: dict[str, Any], gates: dict[str, Any]) -> list[str]:
+    failures = []
+    for dataset in report["datasets"]:
+        if dataset["name"] != gates.get("dataset"):
+            continue
+        mode = gates.get("mode", "hybrid")
+        for lang, bounds in gates.get("languages", {}).items():
+            values = dataset["languages"].get(lang, {}).get(mode)
+            for metric, bound in bounds.items():
+                actual = values.get(metric) if values else None
+                maximum = metric.endswith("fp_rate")
+                if actual is None or (actual > bound if maximum else actual < bound):
+                    failures.append(
+                        f"{dataset['name']} {lang} {mode} {metric} = {actual} (gate {'≤' if maximum else '≥'} {bound})"
+                    )
+        ratio_gate = gates.get("paraphraseRecallRatio")
+        paraphrase = dataset["tags"].get(gates.get("paraphraseTag", "paraphrase"), {})
+        if ratio_gate and mode in paraphrase and BASELINE in paraphrase:
+            ours, base = paraphrase[mode]["recall@5"], paraphrase[BASELINE]["recall@5"]
+            ratio = ours / base if base else float("inf")
+            dataset["paraphraseRecall@5"] = {
+                "tag": gates.get("paraphraseTag", "paraphrase"),
+                mode: ours,
+                BASELINE: base,
+                "ratio": round(ratio, 3) if base else None,
+            }
+            if ratio < ratio_gate:
+                failures.append(f"paraphrase Recall@5 ratio {ratio:.2f} < {ratio_gate}")
+    return failures
+
+
+def print_table(report: dict[str, Any]) -> None:
+    for dataset in report["datasets"]:
+        print(
+            f"\n{dataset['name']}: {dataset['documents']} documents, {dataset['chunks']} chunks, provider {report['provider']}"
+        )
+        for section, block in (("", dataset["languages"]), ("tag ", dataset["tags"])):
+            for name, modes in block.items():
+                print(f"  [{section}{name}]" + "".join(f"{SHORT[m]:>9}" for m in METRICS))
+                for mode, values in modes.items():
+                    print(
+                        f"  {mode:<24}"
+                        + "".join(
+                            f"{values[m]:>9.3f}" if "latency" not in m else f"{values[m]:>9.1f}"
+                            for m in METRICS
+                        )
+                    )
+        para = dataset.get("paraphraseRecall@5")
+        if para is not None:
+            mode = next(k for k in para if k not in ("tag", BASELINE, "ratio"))
+            ratio = (
+                f"{para['ratio']:.2f}×"
+                if para["ratio"] is not None
+                else "∞ (the baseline found nothing)"
+            )
+            print(
+                f"  Chinese paraphrase Recall@5 [{para['tag']}]: {mode} {para[mode]:.3f}"
+                f" vs {BASELINE} {para[BASELINE]:.3f} = {ratio}"
+            )
+
+
+def safe_report_path(path: Path) -> Path:
+    cwd = Path.cwd().resolve()
+    target = (cwd / path) if not path.is_absolute() else path
+    if target.is_symlink() or any(
+        p.is_symlink() for p in target.parents if p != p.parent and str(p).startswith(str(cwd))
+    ):
+        raise ValueError("the report path must not be a symbolic link")
+    resolved = target.resolve()
+    if resolved != cwd and cwd not in resolved.parents:
+        raise ValueError("the report path must be inside the current directory")
+    return resolved
+
+
+def run(args: argparse.Namespace) -> int:
+    datasets = args.dataset or [FIXTURES]
+    if args.provider in ("openai-compatible", "ollama") and not (args.endpoint and args.model):
+        print("error: --endpoint and --model are required for that provider", file=sys.stderr)
+        return 2
+    try:
+        report_path = safe_report_path(args.report) if args.report else None
+        loaded = [load(d) for d in datasets]
+    except (ValueError, DatasetError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    connection = EmbeddingConnection(kind=args.provider, base_url=args.endpoint, model=args.model)
+    modes: tuple[Mode, ...] = ABLATION_MODES if args.ablation else DEFAULT_MODES
+    if args.channels:
+        chosen = [c for c in ALL_CHANNELS if c in {x.strip() for x in args.channels.split(",")}]
+        if not chosen:
+            print(
+                "error: --channels takes a comma list of fts, cjk, vector, graph", file=sys.stderr
+            )
+            return 2
+        modes += (Mode(f"channels {','.join(chosen)}", tuple(chosen), "off"),)
+    results = [
+        evaluate(d, connection, os.environ.get("GOODBUDDY_EVAL_API_KEY"), modes) for d in loaded
+    ]
+    report = report_dict(results, args.provider)
+    gates = (
+        json.loads(args.gates.read_text(encoding="utf-8"))
+        if args.gates and args.gates.is_file()
+        else {}
+    )
+    failures = (
+        check_gates(report, gates)
+        if args.provider == gates.get("provider", "deterministic")
+        else []
+    )
+    report["gateFailures"] = failures
+    if report_path is not None:
+        report_path.write_text(
+            json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+        )
+    if getattr(args, "json", False):
+        print(json.dumps(report, ensure_ascii=False, indent=1))
+    else:
+        print_table(report)
+        for failure in failures:
+            print(f"GATE FAILED: {failure}")
+    return 1 if failures else 0

@@ -1,0 +1,100 @@
+"""The evaluation command on the project's fixtures: gates hold, runs repeat exactly, the report
+leaks nothing, and the report path is confined."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from goodbuddy_kb.evaluation.dataset import load
+from goodbuddy_kb.evaluation.metrics import Judged, mrr_at, ndcg_at, recall_at
+
+pytestmark = pytest.mark.integration
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
+
+
+def run_eval(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "GOODBUDDY_DEFAULT_EMBEDDING"}
+    return subprocess.run(
+        [sys.executable, "-m", "goodbuddy_kb", "eval", "retrieval", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_fixture_dataset_has_the_required_coverage() -> None:
+    ds = load(FIXTURES)
+    langs = [q.lang for q in ds.queries]
+    assert langs.count("zh") >= 60 and langs.count("en") >= 40
+    assert len(list((FIXTURES / "corpus").rglob("*.md"))) >= 40
+    tags = {t for q in ds.queries for t in q.tags}
+    assert {"paraphrase-zh", "code", "mixed", "conflict", "unanswerable", "table"} <= tags
+    assert any(not q.relevant for q in ds.queries)
+
+
+def test_fixture_gates_pass_repeatably_and_the_report_leaks_nothing(tmp_path: Path) -> None:
+    first = run_eval(tmp_path, "--report", "report.json", "--ablation")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "Chinese paraphrase Recall@5" in first.stdout
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    para = report["datasets"][0]["paraphraseRecall@5"]
+    assert report["gateFailures"] == [] and para["hybrid"] >= 1.3 * para["fts5-unicode61 baseline"]
+    second = run_eval(tmp_path, "--report", "again.json", "--ablation")
+    again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
+
+    def quality(rep: dict[str, object]) -> object:
+        text = json.dumps(rep["datasets"], sort_keys=True)
+        data = json.loads(text)
+        for block in (data[0]["languages"], data[0]["tags"]):
+            for modes in block.values():
+                for values in modes.values():
+                    values.pop("latency_p50_ms"), values.pop("latency_p95_ms")
+        return data
+
+    assert second.returncode == 0 and quality(report) == quality(again)
+    raw = (tmp_path / "report.json").read_text(encoding="utf-8")
+    for q in load(FIXTURES).queries[:20]:
+        assert q.text not in raw
+    for secret in ("年休假", "/etc/orion", "127.0.0.1", "hashing-384"):
+        assert secret not in raw
+
+
+def test_report_path_must_stay_inside_the_working_directory(tmp_path: Path) -> None:
+    outside = run_eval(tmp_path, "--report", "../escape.json")
+    assert outside.returncode == 2 and "inside the current directory" in outside.stderr
+    (tmp_path / "link.json").symlink_to(tmp_path.parent / "elsewhere.json")
+    linked = run_eval(tmp_path, "--report", "link.json")
+    assert linked.returncode == 2 and "symbolic link" in linked.stderr
+
+
+def test_a_failing_gate_exits_non_zero(tmp_path: Path) -> None:
+    gates = json.loads((FIXTURES / "gates.json").read_text(encoding="utf-8"))
+    gates["languages"]["zh"]["recall@5"] = 1.01
+    (tmp_path / "gates.json").write_text(json.dumps(gates), encoding="utf-8")
+    result = run_eval(tmp_path, "--gates", str(tmp_path / "gates.json"))
+    assert result.returncode == 1 and "GATE FAILED" in result.stdout
+
+
+def test_metric_definitions() -> None:
+    j = Judged(
+        hits=[None, "a", None, "b"],
+        relevant=2,
+        context_hits=1,
+        context_groups=2,
+        context_relevant_groups=1,
+        answerable=True,
+        top_relevance=0.5,
+        latency_ms=1.0,
+    )
+    assert recall_at(j, 1) == 0 and recall_at(j, 2) == 0.5 and recall_at(j, 10) == 1.0
+    assert mrr_at(j, 10) == 0.5
+    assert abs(ndcg_at(j, 10) - (1 / 1.5849625 + 1 / 2.3219281) / (1 + 1 / 1.5849625)) < 1e-6
