@@ -9,12 +9,14 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import detect_language, set_language, tr
 from goodbuddy_kb.ui.main_window import MainWindow
 from goodbuddy_kb.ui.qtw import QtWidgets
+from goodbuddy_kb.ui.theme import apply_theme, wants_dark
 
 
 def run_gui(data_dir: Path) -> int:
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     assert isinstance(app, QtWidgets.QApplication)
     set_language(detect_language())
+    apply_theme(app, wants_dark(app))
     app.setApplicationName(tr("app.title"))
     link = BackendLink(data_dir)
     window = MainWindow(link)

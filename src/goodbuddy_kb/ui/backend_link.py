@@ -11,7 +11,7 @@ from goodbuddy_kb.bridge.client import AsyncClient, Callback
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.errors import KbError, UnavailableError
-from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, MethodSpec
+from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, MethodSpec
 from goodbuddy_kb.datadir import Endpoint
 from goodbuddy_kb.ui.qtw import QtCore
 
@@ -23,6 +23,7 @@ class BackendLink(QtCore.QObject):
     connected = QtCore.Signal(int)  # backend pid
     stopped = QtCore.Signal(str)  # redacted reason
     changed = QtCore.Signal(dict)  # notify:changed params
+    task = QtCore.Signal(dict)  # notify:task params
     _started = QtCore.Signal(object)  # BackendProcess | Endpoint | KbError, from the start thread
 
     def __init__(self, data_dir: Path, parent: QtCore.QObject | None = None) -> None:
@@ -115,6 +116,8 @@ class BackendLink(QtCore.QObject):
     def _on_notified(self, method: str, params: dict[str, Any]) -> None:
         if method == NOTIFY_CHANGED.name:
             self.changed.emit(params)
+        elif method == NOTIFY_TASK.name:
+            self.task.emit(params)
 
 
 def _reachable(endpoint: Endpoint) -> bool:

@@ -19,9 +19,13 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.dialogs import LibraryNameDialog, confirm_delete
+from goodbuddy_kb.ui.documents_tab import DocumentsTab
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.library_model import LibraryListModel
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.settings_tab import SettingsTab
+from goodbuddy_kb.ui.tasks_tab import TasksTab
+from goodbuddy_kb.ui.workbench import WorkbenchDialog
 
 
 class BackendBanner(QtWidgets.QFrame):
@@ -77,6 +81,7 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         layout.addWidget(heading_c)
         layout.addWidget(self.chunking)
         layout.addStretch(1)
+        self._shown: str | None = None
         self._library_widgets = [
             self.title,
             self.created,
@@ -97,8 +102,10 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self.title.setText(library.name)
         self.created.setText(tr("detail.created", when=library.created_at[:16].replace("T", " ")))
         self.pending.setVisible(library.settings_pending_rebuild)
-        self.retrieval.setText("…")
-        self.chunking.setText("…")
+        if self._shown != library.id:
+            self.retrieval.setText("…")
+            self.chunking.setText("…")
+        self._shown = library.id
 
     def show_settings(self, settings: c.LibrarySettings) -> None:
         r, k = settings.retrieval, settings.chunking
@@ -161,9 +168,27 @@ class MainWindow(QtWidgets.QMainWindow):
         left_layout.addWidget(self.list_view, 1)
         left_layout.addLayout(buttons)
         self.detail = LibraryDetailWidget()
+        self.workbench_button = self._button("workbench.open", self.open_workbench)
+        self.documents_tab = DocumentsTab(self.link)
+        self.tasks_tab = TasksTab(self.link)
+        self.settings_tab = SettingsTab(self.link)
+        for tab in (self.documents_tab, self.settings_tab):
+            tab.notice.connect(lambda text: self.statusBar().showMessage(text, 8_000))
+        self.tabs = QtWidgets.QTabWidget()
+        self.tabs.addTab(self.documents_tab, tr("tab.documents"))
+        self.tabs.addTab(self.tasks_tab, tr("tab.tasks"))
+        self.tabs.addTab(self.settings_tab, tr("tab.settings"))
+        right = QtWidgets.QWidget()
+        right_layout = QtWidgets.QVBoxLayout(right)
+        header = QtWidgets.QHBoxLayout()
+        header.addWidget(self.detail, 1)
+        header.addWidget(self.workbench_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
+        right_layout.addLayout(header)
+        right_layout.addWidget(self.tabs, 1)
+        self.workbench: WorkbenchDialog | None = None
         splitter = QtWidgets.QSplitter()
         splitter.addWidget(left)
-        splitter.addWidget(self.detail)
+        splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([300, 700])
         central = QtWidgets.QWidget()
@@ -237,6 +262,13 @@ class MainWindow(QtWidgets.QMainWindow):
         library = self.current_library()
         self.detail.show_library(library)
         self._update_buttons()
+        library_id = library.id if library else None
+        if getattr(self, "_shown_library", None) != library_id:
+            self._shown_library = library_id
+            self.documents_tab.show_library(library_id)
+            self.tasks_tab.show_library(library_id)
+            self.settings_tab.show_library(library_id)
+        self.tabs.setVisible(library is not None)
         if library is None:
             return
 
@@ -251,6 +283,17 @@ class MainWindow(QtWidgets.QMainWindow):
         self.new_button.setEnabled(True)
         self.rename_button.setEnabled(has)
         self.delete_button.setEnabled(has)
+        self.workbench_button.setEnabled(has)
+
+    def open_workbench(self) -> None:
+        library = self.current_library()
+        if library is None:
+            return
+        dialog = WorkbenchDialog(self.link, library.id, library.name, self)
+        self.workbench = dialog
+        dialog.finished.connect(lambda _r: self.workbench_button.setFocus())
+        dialog.open()
+        dialog.query.setFocus()
 
     # -- actions ---------------------------------------------------------------------------
     def new_library(self) -> None:

@@ -1,0 +1,319 @@
+"""The Documents & sources tab: sources with their actions, a paged document table with the
+four stage statuses (text and symbol, never colour alone), filters and the library summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.methods import (
+    DOCUMENTS_LIST,
+    SOURCE_ADD,
+    SOURCE_LIST,
+    SOURCE_REMOVE,
+    SOURCE_SYNC,
+    SOURCE_WATCH,
+    VECTORS_STATUS,
+)
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.table_model import Column, RowsModel
+
+PAGE = 100
+
+
+def status(value: str) -> str:
+    return tr(f"status.{value}")
+
+
+SOURCE_COLUMNS: list[Column[c.Source]] = [
+    Column("col.kind", lambda s: s.kind),
+    Column("col.location", lambda s: s.location, lambda s: s.state_reason or s.location),
+    Column(
+        "col.state",
+        lambda s: tr(f"state.{s.state}") + (f" — {s.state_reason}" if s.state_reason else ""),
+    ),
+    Column("col.documents", lambda s: str(s.document_count)),
+    Column("col.watch", lambda s: tr("yes") if s.watch else tr("no")),
+]
+DOCUMENT_COLUMNS: list[Column[c.Document]] = [
+    Column("col.path", lambda d: d.path, lambda d: d.title),
+    Column("col.parse", lambda d: status(d.status.parse)),
+    Column("col.fulltext", lambda d: status(d.status.fulltext)),
+    Column("col.vector", lambda d: status(d.status.vector)),
+    Column("col.graph", lambda d: status(d.status.graph)),
+    Column("col.chunks", lambda d: str(d.chunk_count)),
+    Column("col.error", lambda d: d.error or "", lambda d: d.error or ""),
+]
+
+
+class DocumentsTab(QtWidgets.QWidget):
+    notice = QtCore.Signal(str)
+
+    def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.link = link
+        self.library_id: str | None = None
+        self.offset = 0
+        self.total = 0
+        self.sources = RowsModel(SOURCE_COLUMNS, self)
+        self.documents = RowsModel(DOCUMENT_COLUMNS, self)
+        self._build()
+        link.changed.connect(self._maybe_refresh)
+
+    def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
+        button = QtWidgets.QPushButton(tr(key))
+        button.setAccessibleName(tr(key))
+        button.clicked.connect(slot)
+        return button
+
+    def _build(self) -> None:
+        self.summary = QtWidgets.QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setAccessibleName(tr("docs.filter"))
+        self.vector_label = QtWidgets.QLabel()
+        self.vector_label.setWordWrap(True)
+        self.pending_label = QtWidgets.QLabel("⟳ " + tr("detail.pending_rebuild"))
+        self.pending_label.hide()
+        self.source_view = QtWidgets.QTableView()
+        self.source_view.setModel(self.sources)
+        self.source_view.setAccessibleName(tr("sources.heading"))
+        self.source_view.setSelectionBehavior(
+            QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
+        )
+        self.source_view.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
+        self.source_view.horizontalHeader().setStretchLastSection(True)
+        self.source_view.selectionModel().currentRowChanged.connect(lambda *_: self._update_watch())
+        self.add_file = self._button("sources.add_file", self.add_file_source)
+        self.add_folder = self._button("sources.add_folder", self.add_folder_source)
+        self.add_web = self._button("sources.add_web", self.add_web_source)
+        self.sync_button = self._button("sources.sync", self.sync_now)
+        self.remove_button = self._button("sources.remove", self.remove_source)
+        self.watch_box = QtWidgets.QCheckBox(tr("sources.watch"))
+        self.watch_box.setAccessibleName(tr("sources.watch"))
+        self.watch_box.setAccessibleDescription("switch")
+        self.watch_box.toggled.connect(self.set_watch)
+        actions = QtWidgets.QHBoxLayout()
+        for w in (
+            self.add_file,
+            self.add_folder,
+            self.add_web,
+            self.sync_button,
+            self.watch_box,
+            self.remove_button,
+        ):
+            actions.addWidget(w)
+        actions.addStretch(1)
+        self.filter_box = QtWidgets.QComboBox()
+        self.filter_box.setAccessibleName(tr("docs.filter"))
+        for key in ("all", "failed", "vector_missing"):
+            self.filter_box.addItem(tr(f"docs.filter.{key}"), key)
+        self.filter_box.currentIndexChanged.connect(lambda _i: self.reload_documents(reset=True))
+        self.document_view = QtWidgets.QTableView()
+        self.document_view.setModel(self.documents)
+        self.document_view.setAccessibleName(tr("docs.filter.all"))
+        self.document_view.setSelectionBehavior(
+            QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
+        )
+        self.document_view.horizontalHeader().setStretchLastSection(True)
+        self.prev_button = self._button("docs.prev", lambda: self._page(-1))
+        self.next_button = self._button("docs.next", lambda: self._page(1))
+        self.page_label = QtWidgets.QLabel()
+        paging = QtWidgets.QHBoxLayout()
+        filter_label = QtWidgets.QLabel(tr("docs.filter"))
+        filter_label.setBuddy(self.filter_box)
+        paging.addWidget(filter_label)
+        paging.addWidget(self.filter_box)
+        paging.addStretch(1)
+        paging.addWidget(self.page_label)
+        paging.addWidget(self.prev_button)
+        paging.addWidget(self.next_button)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.vector_label)
+        layout.addWidget(self.pending_label)
+        layout.addWidget(QtWidgets.QLabel(f"<b>{tr('sources.heading')}</b>"))
+        layout.addLayout(actions)
+        layout.addWidget(self.source_view, 1)
+        layout.addLayout(paging)
+        layout.addWidget(self.document_view, 3)
+
+    # -- data ------------------------------------------------------------------------------
+    def show_library(self, library_id: str | None) -> None:
+        self.library_id = library_id
+        self.offset = 0
+        self.refresh()
+
+    def _maybe_refresh(self, params: dict[str, Any]) -> None:
+        if self.library_id and (
+            not params.get("libraryIds") or self.library_id in params.get("libraryIds", [])
+        ):
+            self.refresh()
+
+    def refresh(self) -> None:
+        if self.library_id is None:
+            self.sources.set_rows([])
+            self.documents.set_rows([])
+            self.summary.setText("")
+            return
+        library_id = self.library_id
+
+        def got_sources(result: c.SourceListResponse | None, error: KbError | None) -> None:
+            if result is not None and library_id == self.library_id:
+                current = self.current_source()
+                self.sources.set_rows(result.sources)
+                if current is not None:
+                    row = next((i for i, s in enumerate(result.sources) if s.id == current.id), -1)
+                    if row >= 0:
+                        self.source_view.selectRow(row)
+                self._update_watch()
+
+        self.link.call(SOURCE_LIST, c.SourceListRequest(library_id=library_id), got_sources)
+        self.link.call(
+            VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id), self._got_vectors
+        )
+        self.reload_documents()
+
+    def _got_vectors(self, result: m.VectorIndexInfo | None, error: KbError | None) -> None:
+        if result is None:
+            return
+        state = (
+            tr("vector.compatible")
+            if result.compatible
+            else tr("vector.incompatible", reason=result.reason or "")
+        )
+        self.vector_label.setText(
+            tr("docs.vector_index", model=result.model_label or tr("vector.none"), state=state)
+            + f" · {result.vectors}/{result.retrievable_chunks}"
+        )
+
+    def reload_documents(self, reset: bool = False) -> None:
+        if self.library_id is None:
+            return
+        if reset:
+            self.offset = 0
+        library_id = self.library_id
+        request = c.DocumentListRequest(
+            library_id=library_id,
+            offset=self.offset,
+            limit=PAGE,
+            filter=self.filter_box.currentData() or "all",
+        )
+
+        def done(result: c.DocumentListResponse | None, error: KbError | None) -> None:
+            if result is None or library_id != self.library_id:
+                return
+            self.documents.set_rows(result.documents)
+            self.total = result.total
+            s = result.summary
+            self.summary.setText(
+                tr(
+                    "docs.summary",
+                    documents=s.documents,
+                    fulltext=s.fulltext_usable,
+                    vectorised=s.vectorised,
+                    failed=s.failed,
+                    pending=s.pending,
+                )
+            )
+            self.pending_label.setVisible(s.settings_pending_rebuild)
+            first = self.offset + 1 if result.total else 0
+            self.page_label.setText(
+                tr(
+                    "docs.page",
+                    first=first,
+                    last=self.offset + len(result.documents),
+                    total=result.total,
+                )
+            )
+            self.prev_button.setEnabled(self.offset > 0)
+            self.next_button.setEnabled(self.offset + PAGE < result.total)
+
+        self.link.call(DOCUMENTS_LIST, request, done)
+
+    def _page(self, step: int) -> None:
+        self.offset = max(0, self.offset + step * PAGE)
+        self.reload_documents()
+
+    def current_source(self) -> c.Source | None:
+        index = self.source_view.currentIndex()
+        return self.sources.row_at(index.row()) if index.isValid() else None
+
+    def _update_watch(self) -> None:
+        source = self.current_source()
+        self.watch_box.blockSignals(True)
+        self.watch_box.setChecked(bool(source and source.watch))
+        self.watch_box.setEnabled(source is not None and source.kind == "folder")
+        self.watch_box.blockSignals(False)
+        self.remove_button.setEnabled(source is not None)
+
+    # -- actions ---------------------------------------------------------------------------
+    def _report(self, result: Any, error: KbError | None) -> None:
+        if error is not None:
+            self.notice.emit(tr("error.generic", message=error.message))
+
+    def add_source(self, kind: c.SourceKind, location: str) -> None:
+        if self.library_id is None or not location:
+            return
+        request = c.SourceAddRequest(library_id=self.library_id, kind=kind, location=location)
+        self.link.call(SOURCE_ADD, request, self._report)
+
+    def add_file_source(self) -> None:
+        path, _ = QtWidgets.QFileDialog.getOpenFileName(
+            self,
+            tr("sources.add_file"),
+            "",
+            "Documents (*.md *.markdown *.txt *.html *.htm *.pdf *.docx)",
+        )
+        self.add_source("file", path)
+
+    def add_folder_source(self) -> None:
+        self.add_source(
+            "folder", QtWidgets.QFileDialog.getExistingDirectory(self, tr("sources.add_folder"))
+        )
+
+    def add_web_source(self) -> None:
+        url, ok = QtWidgets.QInputDialog.getText(
+            self, tr("sources.add_web"), tr("sources.web.prompt")
+        )
+        if ok:
+            self.add_source("web", url.strip())
+
+    def sync_now(self) -> None:
+        if self.library_id is not None:
+            source = self.current_source()
+            self.link.call(
+                SOURCE_SYNC,
+                c.SourceSyncRequest(
+                    library_id=self.library_id, source_id=source.id if source else None
+                ),
+                self._report,
+            )
+
+    def set_watch(self, on: bool) -> None:
+        source = self.current_source()
+        if self.library_id is not None and source is not None:
+            self.link.call(
+                SOURCE_WATCH,
+                c.SourceWatchRequest(library_id=self.library_id, source_id=source.id, watch=on),
+                self._report,
+            )
+
+    def remove_source(self) -> None:
+        source = self.current_source()
+        if self.library_id is None or source is None:
+            return
+        answer = QtWidgets.QMessageBox.question(
+            self,
+            tr("sources.remove"),
+            tr("sources.remove.text", location=source.location, count=source.document_count),
+        )
+        if answer == QtWidgets.QMessageBox.StandardButton.Yes:
+            self.link.call(
+                SOURCE_REMOVE,
+                c.SourceRemoveRequest(library_id=self.library_id, source_id=source.id),
+                self._report,
+            )

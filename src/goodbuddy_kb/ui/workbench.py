@@ -1,0 +1,310 @@
+"""The retrieval test workbench (US-B1–B4): ask a real question of the current library without
+a chat model; see ranked results with per-channel ranks, diagnostics and the assembled context.
+It never creates a chat message, never calls a model, and changes nothing in the library."""
+
+from __future__ import annotations
+
+import html
+import uuid
+
+from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.methods import (
+    REFERENCE_CONTEXT,
+    REFERENCE_OPEN,
+    RETRIEVE,
+    SYSTEM_CANCEL,
+)
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.table_model import Column, RowsModel
+
+
+def _relevance(x: r.RetrievalResult) -> str:
+    filled = round(x.relevance * 10)
+    return f"{x.relevance:.3f} {'▮' * filled}{'▯' * (10 - filled)}"
+
+
+def _locator(x: r.RetrievalResult) -> str:
+    parts = []
+    if "page" in x.locator:
+        parts.append(f"p.{x.locator['page']}")
+    if "lineStart" in x.locator:
+        parts.append(
+            f"L{x.locator['lineStart']}–{x.locator.get('lineEnd', x.locator['lineStart'])}"
+        )
+    if x.heading_path:
+        parts.append(" > ".join(x.heading_path))
+    return " · ".join(parts)
+
+
+RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
+    Column("col.rank", lambda x: str(x.rank)),
+    Column("col.path", lambda x: x.document_path, lambda x: x.document_title),
+    Column("col.locator", _locator),
+    Column("col.relevance", _relevance),
+    Column(
+        "col.channels", lambda x: " ".join(f"{k}#{v}" for k, v in sorted(x.channel_ranks.items()))
+    ),
+    Column(
+        "col.similarity",
+        lambda x: f"{x.vector_similarity:.3f}" if x.vector_similarity is not None else "–",
+    ),
+    Column("col.pre_rank", lambda x: str(x.pre_rerank_rank)),
+    Column("col.snippet", lambda x: x.snippet, lambda x: x.snippet),
+]
+
+
+class WorkbenchDialog(QtWidgets.QDialog):
+    finished_search = QtCore.Signal()
+
+    def __init__(
+        self,
+        link: BackendLink,
+        library_id: str,
+        library_name: str,
+        parent: QtWidgets.QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.link = link
+        self.library_id = library_id
+        self.request_id: str | None = None
+        self.response: r.KnowledgeRetrievalResponse | None = None
+        self.setWindowTitle(tr("workbench.title", name=library_name))
+        self.resize(1000, 700)
+        self.query = QtWidgets.QPlainTextEdit()
+        self.query.setAccessibleName(tr("workbench.query"))
+        self.query.setPlaceholderText(tr("workbench.query"))
+        self.query.setMaximumHeight(90)
+        self.query.setTabChangesFocus(True)
+        self.query.textChanged.connect(self._count)
+        self.counter = QtWidgets.QLabel()
+        self.rerank = QtWidgets.QComboBox()
+        self.rerank.setAccessibleName(tr("workbench.rerank"))
+        for mode in ("off", "local", "learned"):
+            self.rerank.addItem(tr(f"workbench.rerank.{mode}"), mode)
+        self.top_k = QtWidgets.QSpinBox()
+        self.top_k.setRange(1, 20)
+        self.top_k.setValue(6)
+        self.top_k.setAccessibleName(tr("field.topK"))
+        self.run_button = QtWidgets.QPushButton(tr("workbench.run"))
+        self.run_button.setAccessibleName(tr("workbench.run"))
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QtWidgets.QPushButton(tr("workbench.cancel"))
+        self.cancel_button.setAccessibleName(tr("workbench.cancel"))
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.status = QtWidgets.QLabel()
+        self.status.setWordWrap(True)
+        self.status.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Minimum
+        )
+        self.status.setAccessibleName(tr("workbench.diagnostics"))
+        self.results = RowsModel(RESULT_COLUMNS, self)
+        self.table = QtWidgets.QTableView()
+        self.table.setModel(self.results)
+        self.table.setAccessibleName(tr("workbench.results"))
+        self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.diagnostics = QtWidgets.QTextBrowser()
+        self.diagnostics.setAccessibleName(tr("workbench.diagnostics"))
+        self.context = QtWidgets.QTextBrowser()
+        self.context.setAccessibleName(tr("workbench.context"))
+        self.view_chunk = QtWidgets.QPushButton(tr("workbench.view_chunk"))
+        self.view_chunk.setAccessibleName(tr("workbench.view_chunk"))
+        self.view_chunk.clicked.connect(self.show_chunk)
+        self.open_source = QtWidgets.QPushButton(tr("workbench.open_source"))
+        self.open_source.setAccessibleName(tr("workbench.open_source"))
+        self.open_source.clicked.connect(self.open_selected)
+        controls = QtWidgets.QHBoxLayout()
+        top_label = QtWidgets.QLabel(tr("field.topK"))
+        top_label.setBuddy(self.top_k)
+        rerank_label = QtWidgets.QLabel(tr("workbench.rerank"))
+        rerank_label.setBuddy(self.rerank)
+        for w in (
+            self.counter,
+            top_label,
+            self.top_k,
+            rerank_label,
+            self.rerank,
+            self.run_button,
+            self.cancel_button,
+        ):
+            controls.addWidget(w)
+        tabs = QtWidgets.QTabWidget()
+        tabs.addTab(self.diagnostics, tr("workbench.diagnostics"))
+        tabs.addTab(self.context, tr("workbench.context"))
+        actions = QtWidgets.QHBoxLayout()
+        actions.addWidget(self.view_chunk)
+        actions.addWidget(self.open_source)
+        actions.addStretch(1)
+        self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        left = QtWidgets.QWidget()
+        left_layout = QtWidgets.QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.table)
+        left_layout.addLayout(actions)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(tabs)
+        layout = QtWidgets.QVBoxLayout(self)
+        query_label = QtWidgets.QLabel(tr("workbench.query"))
+        query_label.setBuddy(self.query)
+        layout.addWidget(query_label)
+        layout.addWidget(self.query)
+        layout.addLayout(controls)
+        layout.addWidget(self.status)
+        layout.addWidget(self.splitter, 1)
+        self._count()
+        self.query.setFocus()
+
+    def resizeEvent(self, event: object) -> None:
+        # Narrow windows stack results over diagnostics; degradation stays visible above both.
+        narrow = self.width() < 900
+        self.splitter.setOrientation(
+            QtCore.Qt.Orientation.Vertical if narrow else QtCore.Qt.Orientation.Horizontal
+        )
+        super().resizeEvent(event)  # type: ignore[arg-type]
+
+    def _count(self) -> None:
+        text = self.query.toPlainText()
+        if len(text) > MAX_QUERY_CHARACTERS:
+            cursor = self.query.textCursor()
+            self.query.setPlainText(text[:MAX_QUERY_CHARACTERS])
+            cursor.setPosition(MAX_QUERY_CHARACTERS)
+            self.query.setTextCursor(cursor)
+            return
+        self.counter.setText(tr("workbench.counter", count=len(text), limit=MAX_QUERY_CHARACTERS))
+        self.run_button.setEnabled(bool(text.strip()) and self.request_id is None)
+
+    def run(self) -> None:
+        text = self.query.toPlainText().strip()
+        if not text or self.request_id is not None:
+            return
+        self.request_id = uuid.uuid4().hex
+        request = r.RetrieveRequest(
+            library_ids=[self.library_id],
+            query=text,
+            overrides=r.RetrievalOverrides(top_k=self.top_k.value()),
+            rerank=self.rerank.currentData(),
+            request_id=self.request_id,
+        )
+        self.status.setText(tr("workbench.running"))
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.link.call(RETRIEVE, request, self._done)
+
+    def cancel(self) -> None:
+        if self.request_id is not None:
+            self.link.call(
+                SYSTEM_CANCEL, r.CancelRequest(request_id=self.request_id), lambda _r, _e: None
+            )
+
+    def _done(self, result: r.KnowledgeRetrievalResponse | None, error: KbError | None) -> None:
+        self.request_id = None
+        self.cancel_button.setEnabled(False)
+        self._count()
+        if error is not None or result is None:
+            message = (
+                tr("workbench.cancelled")
+                if error is not None and error.code.value == "cancelled"
+                else tr("error.generic", message=error.message if error else "")
+            )
+            self.status.setText(message)
+            self.finished_search.emit()
+            return
+        self.response = result
+        self.results.set_rows(result.results)
+        d = result.diagnostics
+        lines = [
+            tr("diag.requested", v=", ".join(d.requested_channels)),
+            tr("diag.used", v=", ".join(d.used_channels) or "–"),
+            *[tr("diag.degraded", channel=x.channel, reason=x.reason) for x in d.degraded_channels],
+            tr("diag.counts", v=", ".join(f"{k} {v}" for k, v in d.candidate_counts.items())),
+            tr(
+                "diag.timings",
+                v=", ".join(f"{k} {v:.1f}" for k, v in d.timings_ms.items()),
+                total=result.duration_ms,
+            ),
+            tr("diag.rerank", requested=d.rerank.requested, applied=d.rerank.applied),
+        ]
+        if d.rerank.fallback_reason:
+            lines.append(tr("diag.fallback", v=d.rerank.fallback_reason))
+        c = result.context
+        lines.append(
+            tr(
+                "diag.context",
+                chars=c.character_count,
+                budget=c.budget,
+                trunc=tr("diag.truncated") if c.truncated else "",
+            )
+        )
+        self.diagnostics.setPlainText("\n".join(lines))
+        self.context.setHtml(
+            "".join(
+                f"<h4>{html.escape(g.document_title)}{' ✂' if g.truncated else ''}</h4><pre style='white-space: pre-wrap'>{html.escape(g.text)}</pre>"
+                for g in c.groups
+            )
+        )
+        degraded = "; ".join(f"⚠ {x.channel}: {x.reason}" for x in d.degraded_channels)
+        if result.zero_result is not None:
+            z = result.zero_result
+            self.status.setText(
+                tr("workbench.zero", reason=z.reason, message=z.message, next=z.next_step)
+                + (f"\n{degraded}" if degraded else "")
+            )
+        else:
+            self.status.setText(
+                f"{len(result.results)} · {result.duration_ms:.0f} ms"
+                + (f"\n{degraded}" if degraded else "")
+            )
+        if result.results:
+            self.table.selectRow(0)
+        self.finished_search.emit()
+
+    def selected(self) -> r.RetrievalResult | None:
+        index = self.table.currentIndex()
+        return self.results.row_at(index.row()) if index.isValid() else None
+
+    def _reference(self) -> r.ReferenceRequest | None:
+        x = self.selected()
+        return (
+            r.ReferenceRequest(
+                library_id=x.library_id, document_id=x.document_id, chunk_id=x.chunk_id
+            )
+            if x
+            else None
+        )
+
+    def show_chunk(self) -> None:
+        ref = self._reference()
+        if ref is None:
+            return
+
+        def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
+            if result is None:
+                return
+            if not result.valid:
+                self.context.setPlainText(result.message or "")
+                return
+            self.context.setHtml(
+                "".join(
+                    f"<p>{'<b>' if ch.is_hit else ''}{html.escape(ch.content)}{'</b>' if ch.is_hit else ''}</p>"
+                    for ch in result.chunks
+                )
+            )
+
+        self.link.call(REFERENCE_CONTEXT, ref, done)
+
+    def open_selected(self) -> None:
+        ref = self._reference()
+        if ref is not None:
+            self.link.call(
+                REFERENCE_OPEN,
+                ref,
+                lambda _r, e: (
+                    self.status.setText(tr("error.generic", message=e.message)) if e else None
+                ),
+            )
