@@ -22,6 +22,7 @@ from goodbuddy_kb.cli_sources import wait_for_library
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as src
+from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
     EMBEDDING_UPDATE,
@@ -88,12 +89,15 @@ def judge(
 
 
 def _retrieve(session: Session, library_id: str, query: Query, mode: Mode) -> Judged:
+    if not query.text.strip():
+        # The product refuses an empty question; it counts as a query with no results.
+        return judge(query, [], [], 0.0, 0.0)
     started = time.perf_counter()
     res = session.client.call(
         RETRIEVE,
         r.RetrieveRequest(
             library_ids=[library_id],
-            query=query.text,
+            query=query.text[:MAX_QUERY_CHARACTERS],
             overrides=r.RetrievalOverrides(top_k=TOP),
             channels=list(mode.channels) if mode.channels else None,
             rerank=mode.rerank,
