@@ -205,3 +205,27 @@ def test_settings_form_validates_inline_and_marks_rebuild(
 def test_table_models_pass_the_model_tester(qtmodeltester: Any, columns: Any) -> None:
     model: RowsModel[Any] = RowsModel(columns)
     qtmodeltester.check(model, force_py=False)
+
+
+def test_model_connections_switch_explicitly_and_never_show_the_key(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    from tests.embedserver import Script, openai_server
+
+    window.open_connections()
+    dialog = window.connections
+    assert dialog is not None
+    qtbot.waitUntil(lambda: "this computer" in dialog.data_path.text(), timeout=5_000)
+    with openai_server(Script()) as base:
+        dialog.kind.setCurrentIndex(dialog.kind.findData("openai-compatible"))
+        dialog.base_url.setText(base)
+        dialog.model.setText("embed-small")
+        dialog.key.setText("sk-typed-secret-0001")
+        with qtbot.waitSignal(dialog.saved, timeout=5_000):
+            dialog.save()
+        assert dialog.key.text() == "" and "stored" in dialog.key.placeholderText()
+        assert base in dialog.data_path.text(), "the data path names where text is sent"
+        dialog.test()
+        qtbot.waitUntil(lambda: "Connection works: 384" in dialog.outcome.text(), timeout=5_000)
+    shoot(dialog, "connections-light-en")
+    dialog.reject()

@@ -210,13 +210,55 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Context: {chars}/{budget} characters{trunc}",
     ),
     "diag.truncated": ("（已截断）", " (truncated)"),
+    # model connections
+    "menu.settings": ("设置", "Settings"),
+    "menu.connections": ("模型连接…", "Model connections…"),
+    "menu.language": ("界面语言", "Language"),
+    "menu.theme": ("深色主题", "Dark theme"),
+    "menu.language.restart": (
+        "语言将在重新启动后生效。",
+        "The language changes when the app restarts.",
+    ),
+    "conn.title": ("模型连接 — 向量模型", "Model connections — embedding model"),
+    "conn.kind": ("提供方", "Provider"),
+    "conn.kind.local": (
+        "应用内置本地模型（multilingual-e5-small）",
+        "Bundled local model (multilingual-e5-small)",
+    ),
+    "conn.kind.ollama": ("Ollama（本机或自托管）", "Ollama (this computer or self-hosted)"),
+    "conn.kind.openai-compatible": ("OpenAI 兼容服务", "OpenAI-compatible service"),
+    "conn.kind.none": ("关闭语义检索", "Semantic search off"),
+    "conn.kind.deterministic": ("确定性哈希（仅测试）", "Deterministic hashing (tests only)"),
+    "conn.base_url": ("服务地址", "Base URL"),
+    "conn.model": ("模型", "Model"),
+    "conn.dimensions": ("维度（0 表示由服务决定）", "Dimensions (0 = as the service returns)"),
+    "conn.key": ("API 密钥（只写）", "API key (write-only)"),
+    "conn.key.stored": (
+        "已保存密钥；输入新值以替换",
+        "A key is stored; type a new one to replace it",
+    ),
+    "conn.key.none": ("未保存密钥", "No key stored"),
+    "conn.test": ("测试连接", "Test connection"),
+    "conn.test.ok": (
+        "连接正常：{dims} 维，{ms:.0f} 毫秒",
+        "Connection works: {dims} dimensions, {ms:.0f} ms",
+    ),
+    "conn.test.fail": ("连接失败：{error}", "Connection failed: {error}"),
+    "conn.save": ("保存并切换", "Save and switch"),
+    "conn.switch_note": (
+        "切换模型后，已有向量索引会显示为不兼容，直到你在知识库中重建向量；系统不会自动切换或回退到其他模型。",
+        "After a switch, existing vector indexes show as incompatible until you rebuild them; the app never switches or falls back to another model by itself.",
+    ),
+    "conn.rebuild": ("重建向量索引", "Rebuild vector index"),
 }
 
 _language = "en"
 
 
 def detect_language() -> str:
-    override = os.environ.get("GOODBUDDY_LANG", "").lower()
+    stored = QtCore.QSettings("GoodBuddy", "GoodBuddy KB").value("language", "")
+    override = os.environ.get("GOODBUDDY_LANG", "") or (stored if isinstance(stored, str) else "")
+    override = override.lower()
     if override.startswith("zh"):
         return "zh"
     if override.startswith("en"):

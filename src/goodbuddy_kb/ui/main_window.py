@@ -18,6 +18,7 @@ from goodbuddy_kb.contracts.methods import (
     SETTINGS_GET,
 )
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.connections import ModelConnectionsDialog
 from goodbuddy_kb.ui.dialogs import LibraryNameDialog, confirm_delete
 from goodbuddy_kb.ui.documents_tab import DocumentsTab
 from goodbuddy_kb.ui.i18n import tr
@@ -25,6 +26,7 @@ from goodbuddy_kb.ui.library_model import LibraryListModel
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 from goodbuddy_kb.ui.settings_tab import SettingsTab
 from goodbuddy_kb.ui.tasks_tab import TasksTab
+from goodbuddy_kb.ui.theme import apply_theme, wants_dark
 from goodbuddy_kb.ui.workbench import WorkbenchDialog
 
 
@@ -144,6 +146,34 @@ class MainWindow(QtWidgets.QMainWindow):
         link.stopped.connect(self._on_stopped)
         link.changed.connect(lambda _params: self.refresh())
         self.statusBar().showMessage(tr("backend.connecting"))
+        self._build_menu()
+        self.connections: ModelConnectionsDialog | None = None
+
+    def _build_menu(self) -> None:
+        menu = self.menuBar().addMenu(tr("menu.settings"))
+        connections = menu.addAction(tr("menu.connections"))
+        connections.triggered.connect(self.open_connections)
+        theme = menu.addAction(tr("menu.theme"))
+        theme.setCheckable(True)
+        app = QtWidgets.QApplication.instance()
+        theme.setChecked(isinstance(app, QtWidgets.QApplication) and wants_dark(app))
+        theme.toggled.connect(
+            lambda on: apply_theme(app, on) if isinstance(app, QtWidgets.QApplication) else None
+        )
+        language = menu.addMenu(tr("menu.language"))
+        for code, label in (("zh", "中文"), ("en", "English")):
+            action = language.addAction(label)
+            action.triggered.connect(lambda _checked=False, c=code: self._choose_language(c))
+
+    def _choose_language(self, code: str) -> None:
+        QtCore.QSettings("GoodBuddy", "GoodBuddy KB").setValue("language", code)
+        self.statusBar().showMessage(tr("menu.language.restart"), 8_000)
+
+    def open_connections(self) -> None:
+        dialog = ModelConnectionsDialog(self.link, self)
+        self.connections = dialog
+        dialog.saved.connect(self.documents_tab.refresh)
+        dialog.open()
 
     # -- layout ----------------------------------------------------------------------------
     def _build(self) -> None:

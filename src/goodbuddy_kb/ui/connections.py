@@ -1,0 +1,143 @@
+"""Model connections: the global embedding provider, switched only explicitly, with a
+write-only key field (the GUI never receives a stored key), a test button, and the data path in
+plain words (which model, where text is sent)."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.methods import EMBEDDING_GET, EMBEDDING_TEST, EMBEDDING_UPDATE
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+
+KINDS = ("local", "ollama", "openai-compatible", "none")
+
+
+class ModelConnectionsDialog(QtWidgets.QDialog):
+    saved = QtCore.Signal()
+
+    def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.link = link
+        self.setWindowTitle(tr("conn.title"))
+        self.kind = QtWidgets.QComboBox()
+        self.kind.setAccessibleName(tr("conn.kind"))
+        for kind in KINDS:
+            self.kind.addItem(tr(f"conn.kind.{kind}"), kind)
+        self.kind.currentIndexChanged.connect(lambda _i: self._update())
+        self.base_url = QtWidgets.QLineEdit()
+        self.base_url.setPlaceholderText("http://127.0.0.1:11434")
+        self.model = QtWidgets.QLineEdit()
+        self.dimensions = QtWidgets.QSpinBox()
+        self.dimensions.setRange(0, 8192)
+        self.key = QtWidgets.QLineEdit()
+        self.key.setEchoMode(QtWidgets.QLineEdit.EchoMode.Password)
+        for widget, key in (
+            (self.base_url, "conn.base_url"),
+            (self.model, "conn.model"),
+            (self.dimensions, "conn.dimensions"),
+            (self.key, "conn.key"),
+        ):
+            widget.setAccessibleName(tr(key))
+        self.data_path = QtWidgets.QLabel()
+        self.data_path.setWordWrap(True)
+        self.outcome = QtWidgets.QLabel()
+        self.outcome.setWordWrap(True)
+        note = QtWidgets.QLabel("ⓘ " + tr("conn.switch_note"))
+        note.setWordWrap(True)
+        self.test_button = QtWidgets.QPushButton(tr("conn.test"))
+        self.test_button.clicked.connect(self.test)
+        self.save_button = QtWidgets.QPushButton(tr("conn.save"))
+        self.save_button.clicked.connect(self.save)
+        close = QtWidgets.QPushButton(tr("dialog.cancel"))
+        close.clicked.connect(self.reject)
+        form = QtWidgets.QFormLayout()
+        form.addRow(tr("conn.kind"), self.kind)
+        form.addRow(tr("conn.base_url"), self.base_url)
+        form.addRow(tr("conn.model"), self.model)
+        form.addRow(tr("conn.dimensions"), self.dimensions)
+        form.addRow(tr("conn.key"), self.key)
+        buttons = QtWidgets.QHBoxLayout()
+        buttons.addWidget(self.test_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.save_button)
+        buttons.addWidget(close)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.data_path)
+        layout.addWidget(note)
+        layout.addWidget(self.outcome)
+        layout.addLayout(buttons)
+        self.link.call(EMBEDDING_GET, m.EmbeddingGetRequest(), self._show)
+
+    def _show(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
+        if info is None:
+            return
+        c = info.connection
+        index = self.kind.findData(c.kind)
+        if index < 0:
+            self.kind.addItem(tr(f"conn.kind.{c.kind}"), c.kind)
+            index = self.kind.count() - 1
+        self.kind.setCurrentIndex(index)
+        self.base_url.setText(c.base_url or "")
+        self.model.setText(c.model or "")
+        self.dimensions.setValue(c.dimensions or 0)
+        self.key.clear()
+        self.key.setPlaceholderText(
+            tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
+        )
+        self.data_path.setText(info.data_path)
+        self._update()
+
+    def _update(self) -> None:
+        remote = self.kind.currentData() in ("ollama", "openai-compatible")
+        for widget in (self.base_url, self.model, self.dimensions, self.key):
+            widget.setEnabled(remote)
+
+    def connection(self) -> m.EmbeddingConnection:
+        remote = self.kind.currentData() in ("ollama", "openai-compatible")
+        return m.EmbeddingConnection(
+            kind=self.kind.currentData(),
+            base_url=self.base_url.text().strip() or None if remote else None,
+            model=self.model.text().strip() or None if remote else None,
+            dimensions=self.dimensions.value() or None if remote else None,
+        )
+
+    def save(self) -> None:
+        try:
+            connection = self.connection()
+        except ValueError as exc:
+            self.outcome.setText("⚠ " + str(exc).splitlines()[-1])
+            return
+        key = self.key.text() or None  # empty: keep the stored key
+        self.link.call(
+            EMBEDDING_UPDATE,
+            m.EmbeddingUpdateRequest(connection=connection, api_key=key),
+            self._saved,
+        )
+
+    def _saved(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
+        if error is not None:
+            self.outcome.setText("⚠ " + error.message)
+            return
+        self._show(info, None)
+        self.saved.emit()
+
+    def test(self) -> None:
+        def done(result: m.EmbeddingTestResponse | None, error: KbError | None) -> None:
+            if result is not None and result.ok:
+                self.outcome.setText(
+                    "✓ " + tr("conn.test.ok", dims=result.dimensions, ms=result.latency_ms or 0.0)
+                )
+            else:
+                self.outcome.setText(
+                    "✗ "
+                    + tr(
+                        "conn.test.fail",
+                        error=(result.error if result else error.message if error else ""),
+                    )
+                )
+
+        self.outcome.setText("…")
+        self.link.call(EMBEDDING_TEST, m.EmbeddingTestRequest(), done)
