@@ -12,6 +12,22 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.chat import (
+    ChatDelta,
+    ChatGetRequest,
+    ChatInfo,
+    ChatUpdateRequest,
+    ConversationCreateRequest,
+    ConversationDeleteRequest,
+    ConversationDeleteResponse,
+    ConversationListRequest,
+    ConversationListResponse,
+    MessagesListRequest,
+    MessagesListResponse,
+    SendRequest,
+    SendResponse,
+)
+from goodbuddy_kb.contracts.chat import Conversation as ConversationModel
 from goodbuddy_kb.contracts.library import (
     LibraryCreateRequest,
     LibraryCreateResponse,
@@ -156,6 +172,22 @@ REFERENCE_CONTEXT = MethodSpec(
 REFERENCE_OPEN = MethodSpec(
     "knowledge:reference:open", ReferenceRequest, ReferenceOpenResponse, mutates=False
 )
+CHAT_MODEL_GET = MethodSpec("models:chat:get", ChatGetRequest, ChatInfo, mutates=False)
+CHAT_MODEL_UPDATE = MethodSpec("models:chat:update", ChatUpdateRequest, ChatInfo, mutates=True)
+CONVERSATION_CREATE = MethodSpec(
+    "chat:conversation:create", ConversationCreateRequest, ConversationModel, mutates=True
+)
+CONVERSATION_LIST = MethodSpec(
+    "chat:conversation:list", ConversationListRequest, ConversationListResponse, mutates=False
+)
+CONVERSATION_DELETE = MethodSpec(
+    "chat:conversation:delete", ConversationDeleteRequest, ConversationDeleteResponse, mutates=True
+)
+MESSAGES_LIST = MethodSpec(
+    "chat:messages:list", MessagesListRequest, MessagesListResponse, mutates=False
+)
+#: Not a "mutation" for the writer thread: a reply streams for seconds and must not block writes.
+CHAT_SEND = MethodSpec("chat:send", SendRequest, SendResponse, mutates=False)
 
 METHODS: Mapping[str, MethodSpec[Any, Any]] = {
     spec.name: spec
@@ -186,6 +218,13 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         SYSTEM_CANCEL,
         REFERENCE_CONTEXT,
         REFERENCE_OPEN,
+        CHAT_MODEL_GET,
+        CHAT_MODEL_UPDATE,
+        CONVERSATION_CREATE,
+        CONVERSATION_LIST,
+        CONVERSATION_DELETE,
+        MESSAGES_LIST,
+        CHAT_SEND,
     )
 }
 
@@ -206,6 +245,9 @@ NOTIFY_CHANGED = NotificationSpec("notify:changed", ChangedParams)
 #: Task progress: sent when a task is queued, starts, advances (throttled) and ends.
 NOTIFY_TASK = NotificationSpec("notify:task", TaskInfo)
 
+#: Streaming chat tokens.
+NOTIFY_CHAT = NotificationSpec("notify:chat", ChatDelta)
+
 NOTIFICATIONS: Mapping[str, NotificationSpec[Any]] = {
-    spec.name: spec for spec in (NOTIFY_CHANGED, NOTIFY_TASK)
+    spec.name: spec for spec in (NOTIFY_CHANGED, NOTIFY_TASK, NOTIFY_CHAT)
 }

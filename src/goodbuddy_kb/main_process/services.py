@@ -11,6 +11,7 @@ from pathlib import Path
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.models import EmbeddingConnection
 from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.chat.scope import ScopeRegistry
 from goodbuddy_kb.main_process.credentials import CredentialStore
 from goodbuddy_kb.main_process.embeddings import load_connection, make_provider
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
@@ -35,6 +36,9 @@ class Services:
     requests: dict[str, CancelToken] = field(default_factory=dict, init=False)
     #: Opens a checked local file path or http(s) URL with the platform's opener.
     opener: Callable[[str], None] = field(default=open_with_platform, init=False)
+    #: Sends a notification to every client (thread-safe).
+    notify: Notify = field(default=lambda _m, _p: None, init=False)
+    scopes: ScopeRegistry = field(default_factory=ScopeRegistry, init=False)
 
     @staticmethod
     def start(
@@ -44,6 +48,7 @@ class Services:
         credentials: CredentialStore | None = None,
     ) -> Services:
         services = Services(db, data_dir, credentials or CredentialStore(data_dir))
+        services.notify = notify
         services.tasks = TaskManager(db, data_dir, notify, services.embedding)
 
         def resync(library_id: str, source_id: str) -> None:

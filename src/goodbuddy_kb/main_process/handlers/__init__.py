@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from goodbuddy_kb.main_process.handlers import libraries, models, retrieval, sources, system
+from goodbuddy_kb.main_process.handlers import chat, libraries, models, retrieval, sources, system
 from goodbuddy_kb.main_process.handlers.registry import REGISTRY, check_complete
 
-__all__ = ["REGISTRY", "check_complete", "libraries", "models", "retrieval", "sources", "system"]
+__all__ = [
+    "REGISTRY",
+    "chat",
+    "check_complete",
+    "libraries",
+    "models",
+    "retrieval",
+    "sources",
+    "system",
+]

@@ -1,0 +1,139 @@
+"""Contracts of the chat runtime: conversations, messages, request scope, modes, citations."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, model_validator
+
+from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.library import EntityId
+from goodbuddy_kb.contracts.limits import MAX_CITATIONS_PER_MESSAGE, MAX_LIBRARIES_PER_REQUEST
+
+ChatKind = Literal["none", "openai-compatible", "ollama"]
+RetrievalMode = Literal["auto", "always"]
+RetrievalStatus = Literal["none", "searched", "searched_empty", "degraded"]
+MessageState = Literal["complete", "streaming", "stopped", "failed"]
+#: Longest message a user may send, in characters.
+MAX_MESSAGE_CHARACTERS = 16_000
+
+
+class ChatConnection(ContractModel):
+    kind: ChatKind = "none"
+    base_url: str | None = Field(None, max_length=2_000)
+    model: str | None = Field(None, max_length=200)
+    timeout_s: float = Field(60.0, ge=1.0, le=600.0)
+
+    @model_validator(mode="after")
+    def _remote_needs_endpoint(self) -> ChatConnection:
+        if self.kind != "none" and not (self.base_url and self.model):
+            raise ValueError("baseUrl and model are required for a chat model")
+        if self.base_url and not self.base_url.startswith(("http://", "https://")):
+            raise ValueError("baseUrl must be an http(s) address")
+        return self
+
+
+class ChatInfo(ContractModel):
+    connection: ChatConnection
+    has_api_key: bool
+
+
+class ChatGetRequest(ContractModel):
+    pass
+
+
+class ChatUpdateRequest(ContractModel):
+    connection: ChatConnection
+    api_key: str | None = Field(None, max_length=4_000)
+
+
+class Citation(ContractModel):
+    library_id: EntityId
+    document_id: EntityId
+    chunk_id: EntityId
+    relevance: float
+    channels: list[str]
+    document_title: str
+    locator: dict[str, Any]
+    snippet: str
+
+
+class RetrievalState(ContractModel):
+    """What the message may truthfully say about retrieval."""
+
+    mode: RetrievalMode
+    status: RetrievalStatus
+    reason: str | None = None
+    library_ids: list[EntityId] = Field(default_factory=list)
+    searches: int = 0
+
+
+class Message(ContractModel):
+    id: EntityId
+    conversation_id: EntityId
+    role: Literal["user", "assistant"]
+    content: str
+    state: MessageState
+    retrieval: RetrievalState | None
+    citations: list[Citation] = Field(max_length=MAX_CITATIONS_PER_MESSAGE)
+    error: str | None
+    created_at: str
+
+
+class Conversation(ContractModel):
+    id: EntityId
+    title: str
+    created_at: str
+    updated_at: str
+
+
+class ConversationCreateRequest(ContractModel):
+    title: str = Field("New chat", min_length=1, max_length=200)
+
+
+class ConversationListRequest(ContractModel):
+    pass
+
+
+class ConversationListResponse(ContractModel):
+    conversations: list[Conversation]
+
+
+class ConversationDeleteRequest(ContractModel):
+    conversation_id: EntityId
+
+
+class ConversationDeleteResponse(ContractModel):
+    conversation_id: EntityId
+
+
+class MessagesListRequest(ContractModel):
+    conversation_id: EntityId
+
+
+class MessagesListResponse(ContractModel):
+    messages: list[Message]
+
+
+class SendRequest(ContractModel):
+    conversation_id: EntityId
+    text: str = Field(min_length=1, max_length=MAX_MESSAGE_CHARACTERS)
+    library_ids: Annotated[list[EntityId], Field(max_length=MAX_LIBRARIES_PER_REQUEST)] = Field(
+        default_factory=list
+    )
+    mode: RetrievalMode = "auto"
+    kind: Literal["text", "image"] = "text"
+    request_id: EntityId | None = None
+
+
+class SendResponse(ContractModel):
+    user_message: Message
+    assistant_message: Message
+
+
+class ChatDelta(ContractModel):
+    """A streamed piece of an assistant reply."""
+
+    request_id: str | None
+    message_id: EntityId
+    delta: str

@@ -1,0 +1,201 @@
+"""Streaming chat clients: OpenAI-compatible `/v1/chat/completions` (SSE, tool calls) and
+Ollama `/api/chat` (NDJSON). The HTTP stream is read on a helper thread; the caller waits on a
+queue and checks its cancel token, so a stop ends the request within a fraction of a second
+(the connection is closed under the reader) and the partial reply is kept."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from goodbuddy_kb.contracts.errors import CancelledError, TimeoutError_, UnavailableError
+from goodbuddy_kb.main_process.cancel import CancelToken
+
+POLL_S = 0.05
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
+class Turn:
+    """One model turn: its text and any tool calls it asked for."""
+
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+
+
+class _Stream:
+    def __init__(self, client: httpx.Client, url: str, body: dict[str, Any]) -> None:
+        self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
+        self._client = client
+        self._url = url
+        self._body = body
+        self._response: httpx.Response | None = None
+        threading.Thread(target=self._run, name="kb-chat-stream", daemon=True).start()
+
+    def _run(self) -> None:
+        try:
+            with self._client.stream("POST", self._url, json=self._body) as response:
+                self._response = response
+                if response.status_code >= 400:
+                    self.events.put(
+                        (
+                            "error",
+                            UnavailableError(
+                                f"the chat model answered HTTP {response.status_code}"
+                            ),
+                        )
+                    )
+                    return
+                for line in response.iter_lines():
+                    self.events.put(("line", line))
+            self.events.put(("end", None))
+        except httpx.TimeoutException:
+            self.events.put(("error", TimeoutError_("the chat model did not answer in time")))
+        except (httpx.HTTPError, RuntimeError) as exc:
+            self.events.put(
+                (
+                    "error",
+                    UnavailableError(
+                        f"the chat model cannot be reached ({exc.__class__.__name__})"
+                    ),
+                )
+            )
+
+    def close(self) -> None:
+        response = self._response
+        if response is not None:
+            response.close()
+        self._client.close()
+
+    def lines(self, cancel: CancelToken) -> Iterator[str]:
+        while True:
+            if cancel.cancelled:
+                self.close()
+                raise CancelledError(cancel.reason)
+            try:
+                kind, value = self.events.get(timeout=POLL_S)
+            except queue.Empty:
+                continue
+            if kind == "line":
+                yield value
+            elif kind == "error":
+                raise value
+            else:
+                return
+
+
+class ChatClient:
+    def __init__(
+        self, kind: str, base_url: str, model: str, api_key: str | None, timeout_s: float
+    ) -> None:
+        self.kind = kind
+        self.model = model
+        base = base_url.rstrip("/")
+        if kind == "ollama":
+            self.url = f"{base}/api/chat"
+        else:
+            self.url = (
+                f"{base}/chat/completions"
+                if base.endswith("/v1")
+                else f"{base}/v1/chat/completions"
+            )
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._timeout = timeout_s
+
+    def turn(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        on_text: Callable[[str], None],
+        cancel: CancelToken,
+        partial: Turn,
+    ) -> Turn:
+        """Stream one model turn into ``partial`` (so a cancel keeps what arrived)."""
+        client = httpx.Client(
+            timeout=httpx.Timeout(self._timeout, read=self._timeout),
+            headers=self._headers,
+            trust_env=False,
+        )
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
+        if tools:
+            body["tools"] = tools
+        stream = _Stream(client, self.url, body)
+        try:
+            if self.kind == "ollama":
+                self._ollama(stream, on_text, cancel, partial)
+            else:
+                self._openai(stream, on_text, cancel, partial)
+        finally:
+            stream.close()
+        return partial
+
+    def _openai(
+        self, stream: _Stream, on_text: Callable[[str], None], cancel: CancelToken, turn: Turn
+    ) -> None:
+        calls: dict[int, dict[str, str]] = {}
+        for line in stream.lines(cancel):
+            if not line.startswith("data:"):
+                continue
+            data = line[5:].strip()
+            if data == "[DONE]":
+                break
+            try:
+                choice = json.loads(data)["choices"][0]
+            except (ValueError, KeyError, IndexError, TypeError):
+                raise UnavailableError("the chat model sent an invalid stream") from None
+            delta = choice.get("delta") or {}
+            text = delta.get("content")
+            if isinstance(text, str) and text:
+                turn.text += text
+                on_text(text)
+            for tc in delta.get("tool_calls") or []:
+                slot = calls.setdefault(
+                    int(tc.get("index", 0)), {"id": "", "name": "", "arguments": ""}
+                )
+                slot["id"] = tc.get("id") or slot["id"]
+                function = tc.get("function") or {}
+                slot["name"] += function.get("name") or ""
+                slot["arguments"] += function.get("arguments") or ""
+        turn.tool_calls = [
+            ToolCall(c["id"] or f"call_{i}", c["name"], c["arguments"])
+            for i, c in sorted(calls.items())
+        ]
+
+    def _ollama(
+        self, stream: _Stream, on_text: Callable[[str], None], cancel: CancelToken, turn: Turn
+    ) -> None:
+        for line in stream.lines(cancel):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError:
+                raise UnavailableError("the chat model sent an invalid stream") from None
+            message = obj.get("message") or {}
+            text = message.get("content")
+            if isinstance(text, str) and text:
+                turn.text += text
+                on_text(text)
+            for i, tc in enumerate(message.get("tool_calls") or []):
+                function = tc.get("function") or {}
+                turn.tool_calls.append(
+                    ToolCall(
+                        f"call_{len(turn.tool_calls) + i}",
+                        function.get("name", ""),
+                        json.dumps(function.get("arguments", {})),
+                    )
+                )
+            if obj.get("done"):
+                break

@@ -1,0 +1,109 @@
+"""Handlers of `models:chat:*` and `chat:*`."""
+
+from __future__ import annotations
+
+import json
+
+from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts.methods import (
+    CHAT_MODEL_GET,
+    CHAT_MODEL_UPDATE,
+    CHAT_SEND,
+    CONVERSATION_CREATE,
+    CONVERSATION_DELETE,
+    CONVERSATION_LIST,
+    MESSAGES_LIST,
+    NOTIFY_CHAT,
+)
+from goodbuddy_kb.main_process.chat import store
+from goodbuddy_kb.main_process.chat.clients import ChatClient
+from goodbuddy_kb.main_process.chat.runtime import ChatRuntime
+from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
+from goodbuddy_kb.main_process.handlers.retrieval import retriever
+from goodbuddy_kb.main_process.storage.db import transaction
+
+SETTING = "chat"
+KEY = "chat-api-key"
+
+
+def chat_connection(ctx: CallContext) -> c.ChatConnection:
+    row = (
+        ctx.db.get().execute("SELECT value FROM app_settings WHERE key = ?", (SETTING,)).fetchone()
+    )
+    return c.ChatConnection.model_validate_json(row[0]) if row else c.ChatConnection()
+
+
+def _info(ctx: CallContext) -> c.ChatInfo:
+    return c.ChatInfo(
+        connection=chat_connection(ctx), has_api_key=bool(ctx.services.credentials.get(KEY))
+    )
+
+
+@handles(CHAT_MODEL_GET)
+def get_chat_model(ctx: CallContext, request: c.ChatGetRequest) -> c.ChatInfo:
+    return _info(ctx)
+
+
+@handles(CHAT_MODEL_UPDATE)
+def update_chat_model(ctx: CallContext, request: c.ChatUpdateRequest) -> c.ChatInfo:
+    if request.api_key is not None:
+        ctx.services.credentials.set(KEY, request.api_key or None)
+    conn = ctx.db.get()
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO app_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (SETTING, json.dumps(request.connection.to_wire())),
+        )
+    ctx.changes.settings = True
+    return _info(ctx)
+
+
+@handles(CONVERSATION_CREATE)
+def create(ctx: CallContext, request: c.ConversationCreateRequest) -> c.Conversation:
+    return store.create_conversation(ctx.db.get(), request.title)
+
+
+@handles(CONVERSATION_LIST)
+def list_conversations(
+    ctx: CallContext, request: c.ConversationListRequest
+) -> c.ConversationListResponse:
+    return c.ConversationListResponse(conversations=store.list_conversations(ctx.db.get()))
+
+
+@handles(CONVERSATION_DELETE)
+def delete(ctx: CallContext, request: c.ConversationDeleteRequest) -> c.ConversationDeleteResponse:
+    store.delete_conversation(ctx.db.get(), request.conversation_id)
+    return c.ConversationDeleteResponse(conversation_id=request.conversation_id)
+
+
+@handles(MESSAGES_LIST)
+def list_messages(ctx: CallContext, request: c.MessagesListRequest) -> c.MessagesListResponse:
+    return c.MessagesListResponse(
+        messages=store.list_messages(ctx.db.get(), request.conversation_id)
+    )
+
+
+@handles(CHAT_SEND)
+def send(ctx: CallContext, request: c.SendRequest) -> c.SendResponse:
+    connection = chat_connection(ctx)
+    client = None
+    if connection.kind != "none" and connection.base_url and connection.model:
+        client = ChatClient(
+            connection.kind,
+            connection.base_url,
+            connection.model,
+            ctx.services.credentials.get(KEY),
+            connection.timeout_s,
+        )
+
+    def emit(message_id: str, delta: str) -> None:
+        ctx.services.notify(
+            NOTIFY_CHAT.name,
+            c.ChatDelta(
+                request_id=request.request_id, message_id=message_id, delta=delta
+            ).to_wire(),
+        )
+
+    runtime = ChatRuntime(ctx.db.get(), retriever(ctx), ctx.services.scopes, client, emit)
+    with ctx.services.request(request.request_id) as cancel:
+        return runtime.send(request, cancel)

@@ -1,0 +1,103 @@
+"""A scripted OpenAI-compatible chat server on 127.0.0.1 for tests: streams replies, emits tool
+calls (the arguments may be computed from the request, e.g. to echo or forge the scope token),
+can stall mid-stream, and records what it received and when a client went away."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Step = dict[
+    str, Any
+]  # {"text": str} | {"tool": {...arguments...} | callable(request) -> dict} | {"stall": seconds}
+
+
+def token_of(request: dict[str, Any]) -> str:
+    """The scope token the runtime put in the knowledge_search tool description."""
+    for tool in request.get("tools", []):
+        match = re.search(r"scope token exactly: (\S+)", tool["function"]["description"])
+        if match:
+            return match.group(1)
+    return ""
+
+
+@dataclass
+class ChatScript:
+    turns: list[list[Step]] = field(default_factory=list)  # one list of steps per model turn
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    disconnected_at: float | None = None
+    calls: int = 0
+
+
+@contextmanager
+def chat_server(script: ChatScript) -> Iterator[str]:
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+            script.requests.append(body)
+            steps = (
+                script.turns[script.calls]
+                if script.calls < len(script.turns)
+                else [{"text": "(no more script)"}]
+            )
+            script.calls += 1
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            try:
+                for step in steps:
+                    if "stall" in step:
+                        for _ in range(int(step["stall"] * 20)):
+                            time.sleep(0.05)
+                            self.wfile.write(b": keep-alive\n\n")
+                            self.wfile.flush()
+                        continue
+                    if "text" in step:
+                        for piece in re.findall(r".{1,4}", step["text"], re.S):
+                            self._event({"choices": [{"index": 0, "delta": {"content": piece}}]})
+                    if "tool" in step:
+                        args = step["tool"](body) if callable(step["tool"]) else step["tool"]
+                        call = {
+                            "index": 0,
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {
+                                "name": step.get("name", "knowledge_search"),
+                                "arguments": json.dumps(args),
+                            },
+                        }
+                        self._event({"choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                script.disconnected_at = time.monotonic()
+
+        def _event(self, payload: dict[str, Any]) -> None:
+            self.wfile.write(b"data: " + json.dumps(payload).encode() + b"\n\n")
+            self.wfile.flush()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def tool(
+    args: dict[str, Any] | Callable[[dict[str, Any]], dict[str, Any]],
+    name: str = "knowledge_search",
+) -> Step:
+    return {"tool": args, "name": name}
