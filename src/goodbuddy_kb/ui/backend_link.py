@@ -11,7 +11,7 @@ from goodbuddy_kb.bridge.client import AsyncClient, Callback
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.errors import KbError, UnavailableError
-from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, MethodSpec
+from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_CHAT, NOTIFY_TASK, MethodSpec
 from goodbuddy_kb.datadir import Endpoint
 from goodbuddy_kb.ui.qtw import QtCore
 
@@ -24,6 +24,7 @@ class BackendLink(QtCore.QObject):
     stopped = QtCore.Signal(str)  # redacted reason
     changed = QtCore.Signal(dict)  # notify:changed params
     task = QtCore.Signal(dict)  # notify:task params
+    chat = QtCore.Signal(dict)  # notify:chat params (streamed reply pieces)
     _started = QtCore.Signal(object)  # BackendProcess | Endpoint | KbError, from the start thread
 
     def __init__(self, data_dir: Path, parent: QtCore.QObject | None = None) -> None:
@@ -118,6 +119,8 @@ class BackendLink(QtCore.QObject):
             self.changed.emit(params)
         elif method == NOTIFY_TASK.name:
             self.task.emit(params)
+        elif method == NOTIFY_CHAT.name:
+            self.chat.emit(params)
 
 
 def _reachable(endpoint: Endpoint) -> bool:

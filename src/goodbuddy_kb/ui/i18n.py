@@ -250,6 +250,41 @@ STRINGS: dict[str, tuple[str, str]] = {
         "After a switch, existing vector indexes show as incompatible until you rebuild them; the app never switches or falls back to another model by itself.",
     ),
     "conn.rebuild": ("重建向量索引", "Rebuild vector index"),
+    # chat
+    "top.knowledge": ("知识库", "Knowledge"),
+    "top.chat": ("对话", "Chat"),
+    "chat.conversations": ("对话列表", "Conversations"),
+    "chat.new": ("新对话", "New chat"),
+    "chat.input": ("输入问题", "Your message"),
+    "chat.send": ("发送", "Send"),
+    "chat.stop": ("停止", "Stop"),
+    "chat.scope": ("{count} 个知识库 · {mode}", "{count} libraries · {mode}"),
+    "chat.mode.auto": ("模型按需检索", "Model decides"),
+    "chat.mode.always": ("每次先检索", "Always retrieve first"),
+    "chat.scope.title": ("知识范围", "Knowledge scope"),
+    "chat.scope.empty": (
+        "未选择知识库：本次不会检索。",
+        "No library selected: nothing will be searched.",
+    ),
+    "chat.scope.no_embedding": (
+        "未配置向量模型：仅使用全文与中文检索。",
+        "No embedding model: full-text and Chinese search only.",
+    ),
+    "chat.scope.degraded": (
+        "部分知识库的向量索引不可用：{reason}",
+        "Some vector indexes are unavailable: {reason}",
+    ),
+    "chat.status.searched": ("已预检索", "Searched first"),
+    "chat.status.searched_empty": ("已检索，未找到相关内容", "Searched, nothing relevant found"),
+    "chat.status.degraded": ("已降级（{reason}）", "Degraded ({reason})"),
+    "chat.status.tool": ("模型已检索 {n} 次", "The model searched {n} times"),
+    "chat.stopped": ("（已停止）", "(stopped)"),
+    "chat.failed": ("（失败：{reason}）", "(failed: {reason})"),
+    "chat.sources": ("本次检索证据", "Sources consulted"),
+    "chat.expand": ("展开上下文", "Show context"),
+    "chat.you": ("你", "You"),
+    "chat.assistant": ("助手", "Assistant"),
+    "chat.model": ("对话模型…", "Chat model…"),
 }
 
 _language = "en"

@@ -18,6 +18,7 @@ from goodbuddy_kb.contracts.methods import (
     SETTINGS_GET,
 )
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.chat_view import ChatView
 from goodbuddy_kb.ui.connections import ModelConnectionsDialog
 from goodbuddy_kb.ui.dialogs import LibraryNameDialog, confirm_delete
 from goodbuddy_kb.ui.documents_tab import DocumentsTab
@@ -221,10 +222,14 @@ class MainWindow(QtWidgets.QMainWindow):
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([300, 700])
+        self.chat_view = ChatView(self.link)
+        self.top_tabs = QtWidgets.QTabWidget()
+        self.top_tabs.addTab(splitter, tr("top.knowledge"))
+        self.top_tabs.addTab(self.chat_view, tr("top.chat"))
         central = QtWidgets.QWidget()
         layout = QtWidgets.QVBoxLayout(central)
         layout.addWidget(self.banner)
-        layout.addWidget(splitter, 1)
+        layout.addWidget(self.top_tabs, 1)
         self.setCentralWidget(central)
         new_shortcut = QtCore.QKeyCombination(
             QtCore.Qt.KeyboardModifier.ControlModifier, QtCore.Qt.Key.Key_N
@@ -245,6 +250,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.banner.hide()
         self.statusBar().showMessage(tr("backend.connected", pid=pid))
         self.refresh()
+        self.chat_view.refresh()
 
     def _on_stopped(self, reason: str) -> None:
         self.banner.label.setText(tr("backend.down", reason=reason))

@@ -1,0 +1,396 @@
+"""The chat view: conversations, streaming replies with a stop button, the knowledge scope
+popover (libraries, mode as a segmented control, short notes), and the "Sources consulted"
+list with context and open-source actions. It says "searched" only when a search happened."""
+
+from __future__ import annotations
+
+import html
+import uuid
+from typing import Any
+
+from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.methods import (
+    CHAT_SEND,
+    CONVERSATION_CREATE,
+    CONVERSATION_LIST,
+    LIBRARY_LIST,
+    MESSAGES_LIST,
+    REFERENCE_CONTEXT,
+    REFERENCE_OPEN,
+    SYSTEM_CANCEL,
+)
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.table_model import Column, RowsModel
+
+CONVERSATION_COLUMNS: list[Column[c.Conversation]] = [
+    Column("chat.conversations", lambda x: x.title)
+]
+CITATION_COLUMNS: list[Column[c.Citation]] = [
+    Column("col.path", lambda x: x.document_title),
+    Column("col.relevance", lambda x: f"{x.relevance:.3f}"),
+    Column("col.channels", lambda x: ", ".join(x.channels)),
+    Column("col.snippet", lambda x: x.snippet, lambda x: x.snippet),
+]
+
+
+def status_text(message: c.Message) -> str:
+    state = message.retrieval
+    if state is None:
+        return ""
+    if state.mode == "always":
+        if state.status == "degraded":
+            return tr("chat.status.degraded", reason=state.reason or "")
+        return tr(f"chat.status.{state.status}") if state.status != "none" else ""
+    return tr("chat.status.tool", n=state.searches) if state.searches else ""
+
+
+class ScopePopover(QtWidgets.QFrame):
+    """Library multi-select and the retrieval mode (a two-button segmented control)."""
+
+    changed = QtCore.Signal()
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent, QtCore.Qt.WindowType.Popup)
+        self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
+        self.list = QtWidgets.QListWidget()
+        self.list.setAccessibleName(tr("chat.scope.title"))
+        self.list.itemChanged.connect(lambda _i: self.changed.emit())
+        self.auto = QtWidgets.QToolButton()
+        self.always = QtWidgets.QToolButton()
+        self.modes = QtWidgets.QButtonGroup(self)
+        for button, mode in ((self.auto, "auto"), (self.always, "always")):
+            button.setText(tr(f"chat.mode.{mode}"))
+            button.setAccessibleName(tr(f"chat.mode.{mode}"))
+            button.setCheckable(True)
+            self.modes.addButton(button)
+        self.modes.setExclusive(True)
+        self.auto.setChecked(True)
+        self.modes.buttonToggled.connect(lambda *_: self.changed.emit())
+        self.note = QtWidgets.QLabel()
+        self.note.setWordWrap(True)
+        segmented = QtWidgets.QHBoxLayout()
+        segmented.setSpacing(0)
+        segmented.addWidget(self.auto)
+        segmented.addWidget(self.always)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addWidget(QtWidgets.QLabel(f"<b>{tr('chat.scope.title')}</b>"))
+        layout.addWidget(self.list)
+        layout.addLayout(segmented)
+        layout.addWidget(self.note)
+
+    @property
+    def mode(self) -> c.RetrievalMode:
+        return "always" if self.always.isChecked() else "auto"
+
+
+class ChatView(QtWidgets.QWidget):
+    reply_finished = QtCore.Signal()
+
+    def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.link = link
+        self.conversation_id: str | None = None
+        self.request_id: str | None = None
+        self.streaming_text = ""
+        self.messages: list[c.Message] = []
+        self.known_libraries: set[str] = set()
+        self.selected: set[str] = set()
+        self.names: dict[str, str] = {}
+        self.conversations = RowsModel(CONVERSATION_COLUMNS, self)
+        self.citations = RowsModel(CITATION_COLUMNS, self)
+        self.conversation_view = QtWidgets.QListView()
+        self.conversation_view.setModel(self.conversations)
+        self.conversation_view.setAccessibleName(tr("chat.conversations"))
+        self.conversation_view.selectionModel().currentChanged.connect(
+            lambda *_: self._open_current()
+        )
+        self.new_button = QtWidgets.QPushButton(tr("chat.new"))
+        self.new_button.setAccessibleName(tr("chat.new"))
+        self.new_button.clicked.connect(self.new_conversation)
+        self.transcript = QtWidgets.QTextBrowser()
+        self.transcript.setAccessibleName(tr("top.chat"))
+        self.sources_label = QtWidgets.QLabel(f"<b>{tr('chat.sources')}</b>")
+        self.citation_view = QtWidgets.QTableView()
+        self.citation_view.setModel(self.citations)
+        self.citation_view.setAccessibleName(tr("chat.sources"))
+        self.citation_view.setSelectionBehavior(
+            QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
+        )
+        self.citation_view.horizontalHeader().setStretchLastSection(True)
+        self.expand_button = QtWidgets.QPushButton(tr("chat.expand"))
+        self.expand_button.clicked.connect(self.expand_citation)
+        self.open_button = QtWidgets.QPushButton(tr("workbench.open_source"))
+        self.open_button.clicked.connect(self.open_citation)
+        self.reference = QtWidgets.QTextBrowser()
+        self.reference.setAccessibleName(tr("chat.expand"))
+        self.reference.setMaximumHeight(140)
+        self.input = QtWidgets.QPlainTextEdit()
+        self.input.setAccessibleName(tr("chat.input"))
+        self.input.setPlaceholderText(tr("chat.input"))
+        self.input.setMaximumHeight(80)
+        self.input.setTabChangesFocus(True)
+        self.scope_button = QtWidgets.QPushButton()
+        self.scope_button.setAccessibleName(tr("chat.scope.title"))
+        self.scope_button.clicked.connect(self.show_scope)
+        self.send_button = QtWidgets.QPushButton(tr("chat.send"))
+        self.send_button.setAccessibleName(tr("chat.send"))
+        self.send_button.clicked.connect(self.send)
+        self.stop_button = QtWidgets.QPushButton(tr("chat.stop"))
+        self.stop_button.setAccessibleName(tr("chat.stop"))
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(self.stop)
+        self.popover = ScopePopover(self)
+        self.popover.changed.connect(self._scope_changed)
+        left = QtWidgets.QVBoxLayout()
+        left.addWidget(self.new_button)
+        left.addWidget(self.conversation_view, 1)
+        cite_actions = QtWidgets.QHBoxLayout()
+        cite_actions.addWidget(self.expand_button)
+        cite_actions.addWidget(self.open_button)
+        cite_actions.addStretch(1)
+        inputs = QtWidgets.QHBoxLayout()
+        inputs.addWidget(self.scope_button)
+        inputs.addWidget(self.input, 1)
+        inputs.addWidget(self.send_button)
+        inputs.addWidget(self.stop_button)
+        right = QtWidgets.QVBoxLayout()
+        right.addWidget(self.transcript, 3)
+        right.addWidget(self.sources_label)
+        right.addWidget(self.citation_view, 1)
+        right.addLayout(cite_actions)
+        right.addWidget(self.reference)
+        right.addLayout(inputs)
+        layout = QtWidgets.QHBoxLayout(self)
+        layout.addLayout(left, 1)
+        layout.addLayout(right, 4)
+        link.chat.connect(self._on_delta)
+        link.changed.connect(
+            lambda params: self.refresh_libraries() if params.get("libraries") else None
+        )
+        self._scope_changed()
+
+    # -- scope ---------------------------------------------------------------------------------
+    def refresh_libraries(self) -> None:
+        def done(result: lib.LibraryListResponse | None, error: KbError | None) -> None:
+            if result is not None:
+                self.set_libraries(result.libraries)
+
+        self.link.call(LIBRARY_LIST, lib.LibraryListRequest(), done)
+
+    def set_libraries(self, libraries: list[lib.Library]) -> None:
+        """A new library joins the selection; a deleted one leaves it; cleared ones stay cleared."""
+        current = {x.id for x in libraries}
+        self.selected |= current - self.known_libraries
+        self.selected &= current
+        self.known_libraries = current
+        self.names = {x.id: x.name for x in libraries}
+        self.popover.list.blockSignals(True)
+        self.popover.list.clear()
+        for x in libraries:
+            item = QtWidgets.QListWidgetItem(x.name)
+            item.setData(QtCore.Qt.ItemDataRole.UserRole, x.id)
+            item.setFlags(item.flags() | QtCore.Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(
+                QtCore.Qt.CheckState.Checked
+                if x.id in self.selected
+                else QtCore.Qt.CheckState.Unchecked
+            )
+            self.popover.list.addItem(item)
+        self.popover.list.blockSignals(False)
+        self._scope_changed(from_list=False)
+
+    def _scope_changed(self, from_list: bool = True) -> None:
+        if from_list:
+            self.selected = {
+                self.popover.list.item(i).data(QtCore.Qt.ItemDataRole.UserRole)
+                for i in range(self.popover.list.count())
+                if self.popover.list.item(i).checkState() == QtCore.Qt.CheckState.Checked
+            }
+        mode = tr(f"chat.mode.{self.popover.mode}")
+        self.scope_button.setText(tr("chat.scope", count=len(self.selected), mode=mode))
+        self.popover.note.setText(tr("chat.scope.empty") if not self.selected else "")
+
+    def show_scope(self) -> None:
+        self.popover.move(
+            self.scope_button.mapToGlobal(QtCore.QPoint(0, -self.popover.sizeHint().height()))
+        )
+        self.popover.show()
+        self.popover.list.setFocus()
+
+    # -- conversations ---------------------------------------------------------------------------
+    def refresh(self) -> None:
+        self.refresh_libraries()
+
+        def done(result: c.ConversationListResponse | None, error: KbError | None) -> None:
+            if result is not None:
+                self.conversations.set_rows(result.conversations)
+                if result.conversations and self.conversation_id is None:
+                    self.conversation_view.setCurrentIndex(self.conversations.index(0, 0))
+
+        self.link.call(CONVERSATION_LIST, c.ConversationListRequest(), done)
+
+    def new_conversation(self) -> None:
+        def done(result: c.Conversation | None, error: KbError | None) -> None:
+            if result is not None:
+                self.conversation_id = result.id
+                self.messages = []
+                self._render()
+                self.refresh()
+
+        self.link.call(CONVERSATION_CREATE, c.ConversationCreateRequest(), done)
+
+    def _open_current(self) -> None:
+        index = self.conversation_view.currentIndex()
+        row = self.conversations.row_at(index.row()) if index.isValid() else None
+        if row is None:
+            return
+        self.conversation_id = row.id
+
+        def done(result: c.MessagesListResponse | None, error: KbError | None) -> None:
+            if result is not None and row.id == self.conversation_id:
+                self.messages = result.messages
+                self._render()
+
+        self.link.call(MESSAGES_LIST, c.MessagesListRequest(conversation_id=row.id), done)
+
+    # -- sending ---------------------------------------------------------------------------------
+    def send(self) -> None:
+        text = self.input.toPlainText().strip()
+        if not text or self.request_id is not None:
+            return
+        if self.conversation_id is None:
+            self.new_conversation_then_send(text)
+            return
+        self.request_id = uuid.uuid4().hex
+        self.streaming_text = ""
+        request = c.SendRequest(
+            conversation_id=self.conversation_id,
+            text=text,
+            library_ids=sorted(self.selected),
+            mode=self.popover.mode,
+            request_id=self.request_id,
+        )
+        self.input.clear()
+        self.messages.append(
+            c.Message(
+                id=uuid.uuid4().hex,
+                conversation_id=self.conversation_id,
+                role="user",
+                content=text,
+                state="complete",
+                retrieval=None,
+                citations=[],
+                error=None,
+                created_at="",
+            )
+        )
+        self._render()
+        self.send_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.link.call(CHAT_SEND, request, self._sent)
+
+    def new_conversation_then_send(self, text: str) -> None:
+        def done(result: c.Conversation | None, error: KbError | None) -> None:
+            if result is not None:
+                self.conversation_id = result.id
+                self.messages = []
+                self.input.setPlainText(text)
+                self.send()
+                self.refresh()
+
+        self.link.call(CONVERSATION_CREATE, c.ConversationCreateRequest(title=text[:40]), done)
+
+    def stop(self) -> None:
+        if self.request_id is not None:
+            self.link.call(
+                SYSTEM_CANCEL, r.CancelRequest(request_id=self.request_id), lambda _r, _e: None
+            )
+
+    def _on_delta(self, params: dict[str, Any]) -> None:
+        if params.get("requestId") == self.request_id and self.request_id is not None:
+            self.streaming_text += str(params.get("delta", ""))
+            self._render()
+
+    def _sent(self, result: c.SendResponse | None, error: KbError | None) -> None:
+        self.request_id = None
+        self.send_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+        if result is not None:
+            self.messages = [m for m in self.messages if m.created_at] + [
+                result.user_message,
+                result.assistant_message,
+            ]
+            self.citations.set_rows(result.assistant_message.citations)
+        elif error is not None:
+            self.transcript.append(html.escape(tr("error.generic", message=error.message)))
+        self.streaming_text = ""
+        self._render()
+        self.reply_finished.emit()
+
+    def _render(self) -> None:
+        parts = []
+        for m in self.messages:
+            who = tr("chat.you") if m.role == "user" else tr("chat.assistant")
+            note = status_text(m)
+            suffix = ""
+            if m.state == "stopped":
+                suffix = " " + tr("chat.stopped")
+            elif m.state == "failed":
+                suffix = " " + tr("chat.failed", reason=m.error or "")
+            badge = f" <i>[{html.escape(note)}]</i>" if note else ""
+            parts.append(
+                f"<p><b>{who}</b>{badge}<br>{html.escape(m.content).replace(chr(10), '<br>')}{html.escape(suffix)}</p>"
+            )
+        if self.request_id is not None:
+            parts.append(
+                f"<p><b>{tr('chat.assistant')}</b><br>{html.escape(self.streaming_text)}▍</p>"
+            )
+        self.transcript.setHtml("".join(parts))
+        last = next((m for m in reversed(self.messages) if m.role == "assistant"), None)
+        self.citations.set_rows(last.citations if last else [])
+
+    # -- citations -------------------------------------------------------------------------------
+    def _citation(self) -> r.ReferenceRequest | None:
+        index = self.citation_view.currentIndex()
+        x = self.citations.row_at(index.row()) if index.isValid() else None
+        return (
+            r.ReferenceRequest(
+                library_id=x.library_id, document_id=x.document_id, chunk_id=x.chunk_id
+            )
+            if x
+            else None
+        )
+
+    def expand_citation(self) -> None:
+        ref = self._citation()
+        if ref is None:
+            return
+
+        def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
+            if result is None:
+                self.reference.setPlainText(error.message if error else "")
+            elif not result.valid:
+                self.reference.setPlainText(result.message or "")
+            else:
+                self.reference.setHtml(
+                    "".join(
+                        f"<p>{'<b>' if ch.is_hit else ''}{html.escape(ch.content)}{'</b>' if ch.is_hit else ''}</p>"
+                        for ch in result.chunks
+                    )
+                )
+
+        self.link.call(REFERENCE_CONTEXT, ref, done)
+
+    def open_citation(self) -> None:
+        ref = self._citation()
+        if ref is not None:
+            self.link.call(
+                REFERENCE_OPEN,
+                ref,
+                lambda _r, e: self.reference.setPlainText(e.message) if e else None,
+            )

@@ -1,0 +1,133 @@
+"""The chat view end to end against a real backend and a scripted loopback chat model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, LIBRARY_CREATE, LIBRARY_DELETE
+from goodbuddy_kb.ui.chat_view import CITATION_COLUMNS, CONVERSATION_COLUMNS
+from goodbuddy_kb.ui.main_window import MainWindow
+from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.table_model import RowsModel
+from goodbuddy_kb.ui.theme import apply_theme
+from tests.chatserver import ChatScript, chat_server
+from tests.ui.test_workspace import create_library_with_folder, open_window, shoot
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+
+
+def wait_call(qtbot: QtBot, win: MainWindow, spec: Any, request: Any) -> Any:
+    box: list[Any] = []
+    win.link.call(
+        spec, request, lambda result, error: box.append(result if error is None else error)
+    )
+    qtbot.waitUntil(lambda: bool(box), timeout=5_000)
+    return box[0]
+
+
+def chat_with(qtbot: QtBot, win: MainWindow, base: str) -> None:
+    wait_call(
+        qtbot,
+        win,
+        CHAT_MODEL_UPDATE,
+        c.ChatUpdateRequest(
+            connection=c.ChatConnection(kind="openai-compatible", base_url=base, model="m")
+        ),
+    )
+    win.top_tabs.setCurrentWidget(win.chat_view)
+
+
+@pytest.mark.parametrize(("language", "dark"), [("en", False), ("zh", True)])
+def test_always_mode_shows_searched_first_and_sources(
+    qtbot: QtBot,
+    data_dir: Path,
+    tmp_path: Path,
+    qapp: QtWidgets.QApplication,
+    language: str,
+    dark: bool,
+) -> None:
+    win = open_window(qtbot, data_dir, language)
+    try:
+        create_library_with_folder(qtbot, win, tmp_path)
+        script = ChatScript(turns=[[{"text": "一线城市每晚不超过六百元 [1]。"}]])
+        with chat_server(script) as base:
+            chat_with(qtbot, win, base)
+            view = win.chat_view
+            qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
+            view.popover.always.setChecked(True)
+            assert view.scope_button.text() in (
+                "1 libraries · Always retrieve first",
+                "1 个知识库 · 每次先检索",
+            )
+            view.input.setPlainText("出差住宿一线城市每晚多少钱？")
+            with qtbot.waitSignal(view.reply_finished, timeout=20_000):
+                qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
+        text = view.transcript.toPlainText()
+        assert "六百元" in text and ("Searched first" in text or "已预检索" in text)
+        assert view.citations.rowCount() >= 1
+        view.citation_view.selectRow(0)
+        view.expand_citation()
+        qtbot.waitUntil(lambda: bool(view.reference.toPlainText()), timeout=5_000)
+        apply_theme(qapp, dark)
+        win.resize(1100, 760)
+        shoot(win, f"chat-{'dark' if dark else 'light'}-{language}")
+        apply_theme(qapp, False)
+    finally:
+        win.link.shutdown()
+        from goodbuddy_kb.ui.i18n import set_language
+
+        set_language("en")
+
+
+def test_stop_keeps_the_partial_reply(qtbot: QtBot, data_dir: Path, tmp_path: Path) -> None:
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        script = ChatScript(turns=[[{"text": "Partial answer, "}, {"stall": 10}]])
+        with chat_server(script) as base:
+            chat_with(qtbot, win, base)
+            view = win.chat_view
+            view.input.setPlainText("question")
+            qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
+            qtbot.waitUntil(
+                lambda: "Partial answer" in view.transcript.toPlainText(), timeout=10_000
+            )
+            assert view.stop_button.isEnabled()
+            with qtbot.waitSignal(view.reply_finished, timeout=5_000):
+                qtbot.mouseClick(view.stop_button, QtCore.Qt.MouseButton.LeftButton)
+        assert (
+            "Partial answer" in view.transcript.toPlainText()
+            and "(stopped)" in view.transcript.toPlainText()
+        )
+    finally:
+        win.link.shutdown()
+
+
+def test_scope_selection_follows_created_and_deleted_libraries(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        view = win.chat_view
+        first = wait_call(qtbot, win, LIBRARY_CREATE, lib.LibraryCreateRequest(name="A")).library
+        qtbot.waitUntil(lambda: view.selected == {first.id}, timeout=5_000)
+        view.popover.list.item(0).setCheckState(QtCore.Qt.CheckState.Unchecked)
+        assert view.selected == set()
+        second = wait_call(qtbot, win, LIBRARY_CREATE, lib.LibraryCreateRequest(name="B")).library
+        qtbot.waitUntil(lambda: second.id in view.selected, timeout=5_000)
+        assert first.id not in view.selected, "a cleared library is not re-enabled"
+        wait_call(qtbot, win, LIBRARY_DELETE, lib.LibraryDeleteRequest(library_id=second.id))
+        qtbot.waitUntil(lambda: view.selected == set(), timeout=5_000)
+        assert "Nothing will be searched".lower() in view.popover.note.text().lower()
+    finally:
+        win.link.shutdown()
+
+
+@pytest.mark.parametrize("columns", [CONVERSATION_COLUMNS, CITATION_COLUMNS])
+def test_chat_models_pass_the_model_tester(qtmodeltester: Any, columns: Any) -> None:
+    qtmodeltester.check(RowsModel(columns), force_py=False)
