@@ -43,7 +43,9 @@ def chat_with(qtbot: QtBot, win: MainWindow, base: str) -> None:
     win.top_tabs.setCurrentWidget(win.chat_view)
 
 
-@pytest.mark.parametrize(("language", "dark"), [("en", False), ("zh", True)])
+@pytest.mark.parametrize(
+    ("language", "dark"), [("en", False), ("zh", True), ("en", True), ("zh", False)]
+)
 def test_always_mode_shows_searched_first_and_sources(
     qtbot: QtBot,
     data_dir: Path,

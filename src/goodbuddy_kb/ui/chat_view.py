@@ -10,17 +10,20 @@ from typing import Any
 
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import (
     CHAT_SEND,
     CONVERSATION_CREATE,
     CONVERSATION_LIST,
+    EMBEDDING_GET,
     LIBRARY_LIST,
     MESSAGES_LIST,
     REFERENCE_CONTEXT,
     REFERENCE_OPEN,
     SYSTEM_CANCEL,
+    VECTORS_STATUS,
 )
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
@@ -213,9 +216,34 @@ class ChatView(QtWidgets.QWidget):
             }
         mode = tr(f"chat.mode.{self.popover.mode}")
         self.scope_button.setText(tr("chat.scope", count=len(self.selected), mode=mode))
-        self.popover.note.setText(tr("chat.scope.empty") if not self.selected else "")
+        self._notes()
+
+    def _notes(self) -> None:
+        """Short notes: empty scope, no embedding model, degraded vector indexes."""
+        notes: dict[str, str] = {}
+        if not self.selected:
+            notes["empty"] = tr("chat.scope.empty")
+
+        def show() -> None:
+            self.popover.note.setText("\n".join(notes[k] for k in sorted(notes)))
+
+        def got_model(info: m.EmbeddingInfo | None, error: KbError | None) -> None:
+            if info is not None and info.connection.kind == "none":
+                notes["model"] = tr("chat.scope.no_embedding")
+                show()
+
+        def got_index(info: m.VectorIndexInfo | None, error: KbError | None) -> None:
+            if info is not None and not info.compatible and info.reason and info.state != "none":
+                notes["index"] = tr("chat.scope.degraded", reason=info.reason)
+                show()
+
+        show()
+        self.link.call(EMBEDDING_GET, m.EmbeddingGetRequest(), got_model)
+        for library_id in sorted(self.selected):
+            self.link.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id), got_index)
 
     def show_scope(self) -> None:
+        self._notes()
         self.popover.move(
             self.scope_button.mapToGlobal(QtCore.QPoint(0, -self.popover.sizeHint().height()))
         )
@@ -334,24 +362,24 @@ class ChatView(QtWidgets.QWidget):
 
     def _render(self) -> None:
         parts = []
-        for m in self.messages:
-            who = tr("chat.you") if m.role == "user" else tr("chat.assistant")
-            note = status_text(m)
+        for msg in self.messages:
+            who = tr("chat.you") if msg.role == "user" else tr("chat.assistant")
+            note = status_text(msg)
             suffix = ""
-            if m.state == "stopped":
+            if msg.state == "stopped":
                 suffix = " " + tr("chat.stopped")
-            elif m.state == "failed":
-                suffix = " " + tr("chat.failed", reason=m.error or "")
+            elif msg.state == "failed":
+                suffix = " " + tr("chat.failed", reason=msg.error or "")
             badge = f" <i>[{html.escape(note)}]</i>" if note else ""
             parts.append(
-                f"<p><b>{who}</b>{badge}<br>{html.escape(m.content).replace(chr(10), '<br>')}{html.escape(suffix)}</p>"
+                f"<p><b>{who}</b>{badge}<br>{html.escape(msg.content).replace(chr(10), '<br>')}{html.escape(suffix)}</p>"
             )
         if self.request_id is not None:
             parts.append(
                 f"<p><b>{tr('chat.assistant')}</b><br>{html.escape(self.streaming_text)}▍</p>"
             )
         self.transcript.setHtml("".join(parts))
-        last = next((m for m in reversed(self.messages) if m.role == "assistant"), None)
+        last = next((x for x in reversed(self.messages) if x.role == "assistant"), None)
         self.citations.set_rows(last.citations if last else [])
 
     # -- citations -------------------------------------------------------------------------------

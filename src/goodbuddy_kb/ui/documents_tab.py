@@ -57,6 +57,7 @@ class DocumentsTab(QtWidgets.QWidget):
         super().__init__(parent)
         self.link = link
         self.library_id: str | None = None
+        self.folder_dialog: QtWidgets.QFileDialog | None = None
         self.offset = 0
         self.total = 0
         self.sources = RowsModel(SOURCE_COLUMNS, self)

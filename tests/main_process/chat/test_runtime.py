@@ -298,3 +298,54 @@ def test_stop_during_streaming_ends_the_http_request_and_keeps_the_partial_reply
     assert message["state"] == "stopped" and message["content"] == "第一部分回答，"
     stored = call(dispatcher, MESSAGES_LIST.name, {"conversationId": conv})["messages"][-1]
     assert stored["state"] == "stopped" and stored["content"] == "第一部分回答，"
+
+
+def test_ollama_chat_streams_and_calls_the_tool(
+    dispatcher: Dispatcher, libs: tuple[str, str]
+) -> None:
+    from tests.chatserver import token_of
+    from tests.httpserver import Reply, serve
+
+    seen: list[dict[str, Any]] = []
+
+    def chat(_path: str, body: bytes) -> Reply:
+        request = json.loads(body)
+        seen.append(request)
+        if len(seen) == 1:
+            call_ = {
+                "function": {
+                    "name": "knowledge_search",
+                    "arguments": {"query": "住宿标准", "token": token_of(request)},
+                }
+            }
+            lines = [
+                {
+                    "message": {"role": "assistant", "content": "", "tool_calls": [call_]},
+                    "done": True,
+                }
+            ]
+        else:
+            lines = [
+                {"message": {"role": "assistant", "content": piece}, "done": False}
+                for piece in ("六百", "元。")
+            ]
+            lines.append({"message": {"role": "assistant", "content": ""}, "done": True})
+        return Reply(
+            200,
+            "\n".join(json.dumps(x, ensure_ascii=False) for x in lines).encode(),
+            "application/x-ndjson",
+        )
+
+    with serve({"/api/chat": chat}) as base:
+        call(
+            dispatcher,
+            CHAT_MODEL_UPDATE.name,
+            {"connection": {"kind": "ollama", "baseUrl": base, "model": "qwen"}},
+        )
+        reply = send(dispatcher, conversation(dispatcher), "住宿标准？", [libs[0]], "auto")[
+            "assistantMessage"
+        ]
+    assert reply["content"] == "六百元。" and reply["retrieval"]["status"] == "searched"
+    assert any(
+        m["role"] == "tool" and "<untrusted-evidence" in m["content"] for m in seen[1]["messages"]
+    )
