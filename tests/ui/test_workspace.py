@@ -227,5 +227,16 @@ def test_model_connections_switch_explicitly_and_never_show_the_key(
         assert base in dialog.data_path.text(), "the data path names where text is sent"
         dialog.test()
         qtbot.waitUntil(lambda: "Connection works: 384" in dialog.outcome.text(), timeout=5_000)
+    dialog.chat_kind.setCurrentIndex(dialog.chat_kind.findData("ollama"))
+    dialog.chat_url.setText("http://127.0.0.1:11434")
+    dialog.chat_model.setText("qwen2.5")
+    dialog.chat_key.setText("chat-key-typed-0002")
+    dialog.save_chat()
+    qtbot.waitUntil(lambda: "Saved" in dialog.chat_status.text(), timeout=5_000)
+    assert dialog.chat_key.text() == "" and "stored" in dialog.chat_key.placeholderText()
+    dialog.rerank_model.setText("rerank-v2")
+    dialog.rerank_url.setText("ftp://not-http")
+    dialog.save_rerank()
+    assert "http" in dialog.rerank_status.text(), "the field error stays next to the field"
     shoot(dialog, "connections-light-en")
     dialog.reject()

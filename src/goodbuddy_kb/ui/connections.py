@@ -4,9 +4,18 @@ plain words (which model, where text is sent)."""
 
 from __future__ import annotations
 
+from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.errors import KbError
-from goodbuddy_kb.contracts.methods import EMBEDDING_GET, EMBEDDING_TEST, EMBEDDING_UPDATE
+from goodbuddy_kb.contracts.methods import (
+    CHAT_MODEL_GET,
+    CHAT_MODEL_UPDATE,
+    EMBEDDING_GET,
+    EMBEDDING_TEST,
+    EMBEDDING_UPDATE,
+    RERANK_GET,
+    RERANK_UPDATE,
+)
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
@@ -69,7 +78,118 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         layout.addWidget(note)
         layout.addWidget(self.outcome)
         layout.addLayout(buttons)
+        layout.addWidget(self._chat_group())
+        layout.addWidget(self._rerank_group())
         self.link.call(EMBEDDING_GET, m.EmbeddingGetRequest(), self._show)
+        self.link.call(CHAT_MODEL_GET, c.ChatGetRequest(), self._show_chat)
+        self.link.call(RERANK_GET, m.RerankGetRequest(), self._show_rerank)
+
+    # -- chat model and rerank service (same rules: explicit switch, write-only key) ----------
+    def _endpoint_fields(
+        self,
+    ) -> tuple[QtWidgets.QLineEdit, QtWidgets.QLineEdit, QtWidgets.QLineEdit]:
+        url, model, key = QtWidgets.QLineEdit(), QtWidgets.QLineEdit(), QtWidgets.QLineEdit()
+        key.setEchoMode(QtWidgets.QLineEdit.EchoMode.Password)
+        for widget, name in ((url, "conn.base_url"), (model, "conn.model"), (key, "conn.key")):
+            widget.setAccessibleName(tr(name))
+        return url, model, key
+
+    def _chat_group(self) -> QtWidgets.QGroupBox:
+        group = QtWidgets.QGroupBox(tr("chat.model"))
+        self.chat_kind = QtWidgets.QComboBox()
+        self.chat_kind.setAccessibleName(tr("chat.model"))
+        for kind, label in (
+            ("none", tr("chat.model.none")),
+            ("openai-compatible", tr("conn.kind.openai-compatible")),
+            ("ollama", tr("conn.kind.ollama")),
+        ):
+            self.chat_kind.addItem(label, kind)
+        self.chat_url, self.chat_model, self.chat_key = self._endpoint_fields()
+        self.chat_status = QtWidgets.QLabel()
+        save = QtWidgets.QPushButton(tr("conn.save"))
+        save.setAccessibleName(tr("conn.save") + " " + tr("chat.model"))
+        save.clicked.connect(self.save_chat)
+        form = QtWidgets.QFormLayout(group)
+        form.addRow(tr("conn.kind"), self.chat_kind)
+        form.addRow(tr("conn.base_url"), self.chat_url)
+        form.addRow(tr("conn.model"), self.chat_model)
+        form.addRow(tr("conn.key"), self.chat_key)
+        form.addRow(self.chat_status, save)
+        return group
+
+    def _rerank_group(self) -> QtWidgets.QGroupBox:
+        group = QtWidgets.QGroupBox(tr("rerank.service"))
+        self.rerank_url, self.rerank_model, self.rerank_key = self._endpoint_fields()
+        self.rerank_status = QtWidgets.QLabel()
+        save = QtWidgets.QPushButton(tr("conn.save"))
+        save.setAccessibleName(tr("conn.save") + " " + tr("rerank.service"))
+        save.clicked.connect(self.save_rerank)
+        form = QtWidgets.QFormLayout(group)
+        form.addRow(tr("conn.base_url"), self.rerank_url)
+        form.addRow(tr("conn.model"), self.rerank_model)
+        form.addRow(tr("conn.key"), self.rerank_key)
+        form.addRow(self.rerank_status, save)
+        return group
+
+    def _show_chat(self, info: c.ChatInfo | None, error: KbError | None) -> None:
+        if info is None:
+            return
+        self.chat_kind.setCurrentIndex(max(0, self.chat_kind.findData(info.connection.kind)))
+        self.chat_url.setText(info.connection.base_url or "")
+        self.chat_model.setText(info.connection.model or "")
+        self.chat_key.clear()
+        self.chat_key.setPlaceholderText(
+            tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
+        )
+
+    def _show_rerank(self, info: m.RerankInfo | None, error: KbError | None) -> None:
+        if info is None:
+            return
+        self.rerank_url.setText(info.connection.base_url or "")
+        self.rerank_model.setText(info.connection.model or "")
+        self.rerank_key.clear()
+        self.rerank_key.setPlaceholderText(
+            tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
+        )
+
+    def save_chat(self) -> None:
+        kind = self.chat_kind.currentData()
+        try:
+            connection = c.ChatConnection(
+                kind=kind,
+                base_url=self.chat_url.text().strip() or None if kind != "none" else None,
+                model=self.chat_model.text().strip() or None if kind != "none" else None,
+            )
+        except ValueError as exc:
+            self.chat_status.setText("⚠ " + str(exc).splitlines()[-1])
+            return
+
+        def done(info: c.ChatInfo | None, error: KbError | None) -> None:
+            self.chat_status.setText("⚠ " + error.message if error else "✓ " + tr("conn.saved"))
+            self._show_chat(info, error)
+
+        request = c.ChatUpdateRequest(connection=connection, api_key=self.chat_key.text() or None)
+        self.link.call(CHAT_MODEL_UPDATE, request, done)
+
+    def save_rerank(self) -> None:
+        try:
+            connection = m.RerankConnection(
+                base_url=self.rerank_url.text().strip() or None,
+                model=self.rerank_model.text().strip() or None,
+            )
+        except ValueError as exc:
+            self.rerank_status.setText("⚠ " + str(exc).splitlines()[-1])
+            return
+
+        def done(info: m.RerankInfo | None, error: KbError | None) -> None:
+            self.rerank_status.setText("⚠ " + error.message if error else "✓ " + tr("conn.saved"))
+            self._show_rerank(info, error)
+
+        self.link.call(
+            RERANK_UPDATE,
+            m.RerankUpdateRequest(connection=connection, api_key=self.rerank_key.text() or None),
+            done,
+        )
 
     def _show(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
         if info is None:

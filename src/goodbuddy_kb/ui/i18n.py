@@ -284,7 +284,13 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chat.expand": ("展开上下文", "Show context"),
     "chat.you": ("你", "You"),
     "chat.assistant": ("助手", "Assistant"),
-    "chat.model": ("对话模型…", "Chat model…"),
+    "chat.model": ("对话模型", "Chat model"),
+    "chat.model.none": ("未配置（仅证据回答）", "None (evidence-only answers)"),
+    "rerank.service": (
+        "学习型重排服务（Cohere/Jina 兼容）",
+        "Learned rerank service (Cohere/Jina-compatible)",
+    ),
+    "conn.saved": ("已保存", "Saved"),
 }
 
 _language = "en"
