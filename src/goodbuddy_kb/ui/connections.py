@@ -114,7 +114,9 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         form.addRow(tr("conn.base_url"), self.chat_url)
         form.addRow(tr("conn.model"), self.chat_model)
         form.addRow(tr("conn.key"), self.chat_key)
-        form.addRow(self.chat_status, save)
+        self.chat_status.setWordWrap(True)
+        form.addRow(save)
+        form.addRow(self.chat_status)
         return group
 
     def _rerank_group(self) -> QtWidgets.QGroupBox:
@@ -128,7 +130,9 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         form.addRow(tr("conn.base_url"), self.rerank_url)
         form.addRow(tr("conn.model"), self.rerank_model)
         form.addRow(tr("conn.key"), self.rerank_key)
-        form.addRow(self.rerank_status, save)
+        self.rerank_status.setWordWrap(True)
+        form.addRow(save)
+        form.addRow(self.rerank_status)
         return group
 
     def _show_chat(self, info: c.ChatInfo | None, error: KbError | None) -> None:
