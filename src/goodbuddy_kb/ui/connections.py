@@ -4,6 +4,8 @@ plain words (which model, where text is sent)."""
 
 from __future__ import annotations
 
+from pydantic import ValidationError
+
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.errors import KbError
@@ -21,6 +23,13 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 
 KINDS = ("local", "ollama", "openai-compatible", "none")
+
+
+def problem(exc: ValueError) -> str:
+    """The readable part of a validation error (no library footnotes)."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        return str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+    return str(exc)
 
 
 class ModelConnectionsDialog(QtWidgets.QDialog):
@@ -165,7 +174,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
                 model=self.chat_model.text().strip() or None if kind != "none" else None,
             )
         except ValueError as exc:
-            self.chat_status.setText("⚠ " + str(exc).splitlines()[-1])
+            self.chat_status.setText("⚠ " + problem(exc))
             return
 
         def done(info: c.ChatInfo | None, error: KbError | None) -> None:
@@ -182,7 +191,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
                 model=self.rerank_model.text().strip() or None,
             )
         except ValueError as exc:
-            self.rerank_status.setText("⚠ " + str(exc).splitlines()[-1])
+            self.rerank_status.setText("⚠ " + problem(exc))
             return
 
         def done(info: m.RerankInfo | None, error: KbError | None) -> None:
@@ -232,7 +241,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         try:
             connection = self.connection()
         except ValueError as exc:
-            self.outcome.setText("⚠ " + str(exc).splitlines()[-1])
+            self.outcome.setText("⚠ " + problem(exc))
             return
         key = self.key.text() or None  # empty: keep the stored key
         self.link.call(
