@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 
@@ -11,7 +10,7 @@ from goodbuddy_kb.main_process.credentials import CredentialStore
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider, LocalE5Provider
 from goodbuddy_kb.main_process.embeddings.remote import OllamaProvider, OpenAICompatibleProvider
-from goodbuddy_kb.main_process.storage.db import transaction
+from goodbuddy_kb.main_process.storage import app_settings
 
 SETTING_KEY = "embedding"
 KEY_NAME = "embedding-api-key"
@@ -21,8 +20,8 @@ ENV_DEFAULT = "GOODBUDDY_DEFAULT_EMBEDDING"
 
 
 def load_connection(conn: sqlite3.Connection) -> EmbeddingConnection:
-    row = conn.execute("SELECT value FROM app_settings WHERE key = ?", (SETTING_KEY,)).fetchone()
-    if row is None:
+    stored = app_settings.read(conn, SETTING_KEY, EmbeddingConnection)
+    if stored is None:
         chosen = os.environ.get(ENV_DEFAULT, "local")
         kind: EmbeddingKind = (
             "none"
@@ -32,16 +31,11 @@ def load_connection(conn: sqlite3.Connection) -> EmbeddingConnection:
             else "local"
         )
         return EmbeddingConnection(kind=kind)
-    return EmbeddingConnection.model_validate_json(row[0])
+    return stored
 
 
 def save_connection(conn: sqlite3.Connection, connection: EmbeddingConnection) -> None:
-    with transaction(conn):
-        conn.execute(
-            "INSERT INTO app_settings (key, value) VALUES (?, ?)"
-            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (SETTING_KEY, json.dumps(connection.to_wire())),
-        )
+    app_settings.write(conn, SETTING_KEY, connection)
 
 
 def make_provider(

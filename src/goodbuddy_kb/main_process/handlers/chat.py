@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_GET,
@@ -20,7 +18,7 @@ from goodbuddy_kb.main_process.chat.clients import ChatClient
 from goodbuddy_kb.main_process.chat.runtime import ChatRuntime
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.handlers.retrieval import retriever
-from goodbuddy_kb.main_process.storage.db import transaction
+from goodbuddy_kb.main_process.storage import app_settings
 
 SETTING = "chat"
 KEY = "chat-api-key"
@@ -48,12 +46,7 @@ def get_chat_model(ctx: CallContext, request: c.ChatGetRequest) -> c.ChatInfo:
 def update_chat_model(ctx: CallContext, request: c.ChatUpdateRequest) -> c.ChatInfo:
     if request.api_key is not None:
         ctx.services.credentials.set(KEY, request.api_key or None)
-    conn = ctx.db.get()
-    with transaction(conn):
-        conn.execute(
-            "INSERT INTO app_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (SETTING, json.dumps(request.connection.to_wire())),
-        )
+    app_settings.write(ctx.db.get(), SETTING, request.connection)
     ctx.changes.settings = True
     return _info(ctx)
 

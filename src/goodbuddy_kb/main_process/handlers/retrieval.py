@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as c
 from goodbuddy_kb.contracts.methods import (
@@ -17,8 +15,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process import references
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.retrieval.pipeline import RerankService, Retriever
-from goodbuddy_kb.main_process.storage import libraries
-from goodbuddy_kb.main_process.storage.db import transaction
+from goodbuddy_kb.main_process.storage import app_settings, libraries
 
 RERANK_KEY = "rerank-api-key"
 RERANK_SETTING = "rerank"
@@ -86,11 +83,6 @@ def rerank_get(ctx: CallContext, request: m.RerankGetRequest) -> m.RerankInfo:
 def rerank_update(ctx: CallContext, request: m.RerankUpdateRequest) -> m.RerankInfo:
     if request.api_key is not None:
         ctx.services.credentials.set(RERANK_KEY, request.api_key or None)
-    conn = ctx.db.get()
-    with transaction(conn):
-        conn.execute(
-            "INSERT INTO app_settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            (RERANK_SETTING, json.dumps(request.connection.to_wire())),
-        )
+    app_settings.write(ctx.db.get(), RERANK_SETTING, request.connection)
     ctx.changes.settings = True
     return _rerank_info(ctx)
