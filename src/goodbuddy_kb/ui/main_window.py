@@ -138,7 +138,7 @@ class MainWindow(QtWidgets.QMainWindow):
         super().__init__()
         self.link = link
         self.setWindowTitle(tr("app.title"))
-        self.resize(1000, 680)
+        self.resize(1200, 800)
         self.model = LibraryListModel(self)
         self.name_dialog: LibraryNameDialog | None = None
         self.delete_box: QtWidgets.QMessageBox | None = None
