@@ -53,6 +53,7 @@ def test_always_mode_shows_searched_first_and_sources(
     qapp: QtWidgets.QApplication,
     language: str,
     dark: bool,
+    qtmodeltester: Any,
 ) -> None:
     win = open_window(qtbot, data_dir, language)
     try:
@@ -73,6 +74,8 @@ def test_always_mode_shows_searched_first_and_sources(
         text = view.transcript.toPlainText()
         assert "六百元" in text and ("Searched first" in text or "已预检索" in text)
         assert view.citations.rowCount() >= 1
+        qtmodeltester.check(view.citations, force_py=False)
+        qtmodeltester.check(view.conversations, force_py=False)
         view.citation_view.selectRow(0)
         view.expand_citation()
         qtbot.waitUntil(lambda: bool(view.reference.toPlainText()), timeout=5_000)

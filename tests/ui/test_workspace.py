@@ -82,7 +82,9 @@ def ask(qtbot: QtBot, win: MainWindow, question: str) -> Any:
     return bench
 
 
-def test_create_import_and_test_retrieval(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+def test_create_import_and_test_retrieval(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, qtmodeltester: Any
+) -> None:
     create_library_with_folder(qtbot, window, tmp_path)
     statuses = [
         window.documents_tab.documents.data(window.documents_tab.documents.index(r, 2))
@@ -90,6 +92,13 @@ def test_create_import_and_test_retrieval(qtbot: QtBot, window: MainWindow, tmp_
     ]
     assert statuses == ["✓ Done", "✓ Done"], "text and symbol, not colour alone"
     qtbot.waitUntil(lambda: window.tasks_tab.model.rowCount() >= 2, timeout=5_000)
+    for model in (
+        window.model,
+        window.documents_tab.sources,
+        window.documents_tab.documents,
+        window.tasks_tab.model,
+    ):
+        qtmodeltester.check(model, force_py=False)  # populated models, not only empty ones
     shoot(window, "main-light-en")
     bench = ask(qtbot, window, "出差住宿一线城市每晚最多报多少")
     assert bench.results.rowCount() >= 1
@@ -97,6 +106,7 @@ def test_create_import_and_test_retrieval(qtbot: QtBot, window: MainWindow, tmp_
     diagnostics = bench.diagnostics.toPlainText()
     assert "Used channels: fts, cjk, vector" in diagnostics and "Degraded graph" in diagnostics
     assert "Context:" in diagnostics and "六百元" in bench.context.toPlainText()
+    qtmodeltester.check(bench.results, force_py=False)
     shoot(bench, "workbench-light-en")
     bench.reject()
     qtbot.waitUntil(lambda: window.focusWidget() is window.workbench_button, timeout=2_000)
