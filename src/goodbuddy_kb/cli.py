@@ -16,7 +16,6 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from goodbuddy_kb import cli_sources
 from goodbuddy_kb.bridge.launcher import Session, open_session
@@ -79,13 +78,6 @@ def resolve_library(session: Session, ref: str) -> c.Library:
     raise NotFoundError(f"no library with id or name “{ref}”")
 
 
-def _print(args: argparse.Namespace, payload: Any, text: str) -> None:
-    if getattr(args, "json", False):
-        print(json.dumps(payload, ensure_ascii=False, indent=2))
-    else:
-        print(text)
-
-
 def _library_line(lib: c.Library) -> str:
     pending = "  (settings updated, waiting for rebuild)" if lib.settings_pending_rebuild else ""
     return f"{lib.id}  {lib.name}{pending}"
@@ -95,15 +87,17 @@ def cmd_library(args: argparse.Namespace, session: Session) -> int:
     call = session.client.call
     if args.action == "create":
         lib = call(LIBRARY_CREATE, c.LibraryCreateRequest(name=args.name)).library
-        _print(args, lib.to_wire(), f"created {_library_line(lib)}")
+        cli_sources.emit(args, lib.to_wire(), f"created {_library_line(lib)}")
     elif args.action == "list":
         libs = call(LIBRARY_LIST, c.LibraryListRequest()).libraries
         text = "\n".join(_library_line(lib) for lib in libs) or "no libraries yet"
-        _print(args, [lib.to_wire() for lib in libs], text)
+        cli_sources.emit(args, [lib.to_wire() for lib in libs], text)
     elif args.action == "rename":
         target = resolve_library(session, args.library)
         renamed = call(LIBRARY_RENAME, c.LibraryRenameRequest(library_id=target.id, name=args.name))
-        _print(args, renamed.library.to_wire(), f"renamed {_library_line(renamed.library)}")
+        cli_sources.emit(
+            args, renamed.library.to_wire(), f"renamed {_library_line(renamed.library)}"
+        )
     elif args.action == "delete":
         target = resolve_library(session, args.library)
         if not args.yes and not _confirm(
@@ -112,7 +106,9 @@ def cmd_library(args: argparse.Namespace, session: Session) -> int:
             print("cancelled", file=sys.stderr)
             return EXIT_ERROR
         res = call(LIBRARY_DELETE, c.LibraryDeleteRequest(library_id=target.id))
-        _print(args, res.to_wire(), f"deleted “{res.name}” (original files were not touched)")
+        cli_sources.emit(
+            args, res.to_wire(), f"deleted “{res.name}” (original files were not touched)"
+        )
     return 0
 
 

@@ -129,7 +129,8 @@ def _task_line(info: t.TaskInfo) -> str:
     return f"{info.kind:<10}{info.state:<11} {info.done}/{info.total} {unit}{failed}{error}"
 
 
-def _emit(args: argparse.Namespace, payload: Any, text: str) -> None:
+def emit(args: argparse.Namespace, payload: Any, text: str) -> None:
+    """JSON with --json, else the text (every command prints through this)."""
     if getattr(args, "json", False):
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
@@ -137,7 +138,7 @@ def _emit(args: argparse.Namespace, payload: Any, text: str) -> None:
 
 
 def _finish(args: argparse.Namespace, infos: list[t.TaskInfo]) -> int:
-    _emit(
+    emit(
         args,
         [i.to_wire() for i in infos],
         "\n".join(_task_line(i) for i in infos) or "nothing to sync",
@@ -173,12 +174,12 @@ def cmd_source(args: argparse.Namespace, session: Session, library_id: str) -> i
             + (f"  ({s.state_reason})" if s.state_reason else "")
             for s in found
         ]
-        _emit(args, [s.to_wire() for s in found], "\n".join(lines) or "no sources yet")
+        emit(args, [s.to_wire() for s in found], "\n".join(lines) or "no sources yet")
         return 0
     res_remove = call(
         SOURCE_REMOVE, c.SourceRemoveRequest(library_id=library_id, source_id=args.source)
     )
-    _emit(
+    emit(
         args,
         res_remove.to_wire(),
         f"removed the source and its {res_remove.removed_documents} documents (original files were not touched)",
@@ -220,14 +221,14 @@ def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -
         )
     if res.total > args.offset + len(res.documents):
         lines.append(f"… {res.total - args.offset - len(res.documents)} more (use --offset)")
-    _emit(args, res.to_wire(), "\n".join(lines))
+    emit(args, res.to_wire(), "\n".join(lines))
     return 0
 
 
 def cmd_tasks(args: argparse.Namespace, session: Session, library_id: str | None) -> int:
     infos = session.client.call(TASKS_LIST, t.TaskListRequest(library_id=library_id)).tasks
     lines = [f"{i.created_at[:19]}  {i.kind}  {_task_line(i)}" for i in infos]
-    _emit(args, [i.to_wire() for i in infos], "\n".join(lines) or "no tasks yet")
+    emit(args, [i.to_wire() for i in infos], "\n".join(lines) or "no tasks yet")
     return 0
 
 

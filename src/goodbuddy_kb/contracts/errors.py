@@ -176,11 +176,17 @@ def field_path(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def invalid_request_from(exc: ValidationError, prefix: str = "params") -> InvalidRequestError:
-    """Translate a pydantic error into ``invalid_request`` naming each field, never echoing input."""
+def invalid_request_from(
+    exc: ValidationError, prefix: str = "params", nested: bool = False
+) -> InvalidRequestError:
+    """Translate a pydantic error into ``invalid_request`` naming each field, never echoing input.
+
+    ``nested``: the validated object sits at ``prefix`` in the request, so fields are named
+    ``prefix.field`` (e.g. ``overrides.topK``)."""
     fields = []
     for err in exc.errors(include_input=False, include_url=False):
-        path = field_path(tuple(err["loc"]))
+        loc = (prefix, *err["loc"]) if nested else tuple(err["loc"])
+        path = field_path(loc)
         fields.append({"field": path or prefix, "problem": redact(str(err["msg"]), 300)})
     names = ", ".join(f["field"] for f in fields[:5])
     first = fields[0]["problem"] if fields else "invalid"

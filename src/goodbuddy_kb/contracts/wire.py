@@ -77,6 +77,12 @@ class FrameDecoder:
         return messages
 
 
+def message_id(message: dict[str, Any]) -> int | str | None:
+    """The request id of a message, or None when it has no usable one."""
+    value = message.get("id")
+    return value if isinstance(value, int | str) else None
+
+
 def request_message(msg_id: int, method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}
 

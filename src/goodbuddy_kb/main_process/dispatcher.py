@@ -22,7 +22,7 @@ from goodbuddy_kb.contracts.errors import (
     invalid_request_from,
 )
 from goodbuddy_kb.contracts.methods import METHODS, MethodSpec
-from goodbuddy_kb.contracts.wire import error_message, result_message
+from goodbuddy_kb.contracts.wire import error_message, message_id, result_message
 from goodbuddy_kb.main_process.handlers import REGISTRY, check_complete
 from goodbuddy_kb.main_process.handlers.registry import CallContext, Changes
 from goodbuddy_kb.main_process.services import Services
@@ -64,7 +64,7 @@ class Dispatcher:
         return METHODS.get(method) if isinstance(method, str) else None
 
     def dispatch(self, message: dict[str, Any]) -> Outcome:
-        msg_id = message.get("id") if isinstance(message.get("id"), int | str) else None
+        msg_id = message_id(message)
         name = str(message.get("method", ""))[:80]
         ctx = CallContext(
             db=self._services.db, data_dir=self._services.data_dir, services=self._services

@@ -35,6 +35,7 @@ from goodbuddy_kb.contracts.wire import (
     FrameDecoder,
     encode_frame,
     error_message,
+    message_id,
     notification_message,
     result_message,
 )
@@ -170,7 +171,7 @@ class BridgeServer(QtCore.QObject):
                 self._submit(conn, message)
 
     def _authenticate(self, conn: _Connection, message: dict[str, Any]) -> None:
-        msg_id = message.get("id") if isinstance(message.get("id"), int | str) else None
+        msg_id = message_id(message)
         if message.get("method") != AUTHENTICATE:
             self._refuse(conn, msg_id, UnauthorizedError("authenticate first"))
             return
@@ -186,7 +187,7 @@ class BridgeServer(QtCore.QObject):
         self._send(conn, result_message(msg_id, {"apiVersion": API_VERSION}))
 
     def _submit(self, conn: _Connection, message: dict[str, Any]) -> None:
-        msg_id = message.get("id") if isinstance(message.get("id"), int | str) else None
+        msg_id = message_id(message)
         if message.get("method") == AUTHENTICATE:
             self._send(conn, error_message(msg_id, InvalidRequestError("already authenticated")))
             return

@@ -297,7 +297,7 @@ class ChatRuntime:
             self.client.turn(
                 messages,
                 tools,
-                lambda text: self._stream(message_id, request, text, turn),
+                lambda text: self._stream(message_id, text, turn),
                 cancel,
                 step,
             )
@@ -349,6 +349,6 @@ class ChatRuntime:
             )
         return state
 
-    def _stream(self, message_id: str, request: SendRequest, text: str, turn: Turn) -> None:
+    def _stream(self, message_id: str, text: str, turn: Turn) -> None:
         turn.text += text
         self.emit(message_id, text)

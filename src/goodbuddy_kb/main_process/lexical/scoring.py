@@ -38,6 +38,14 @@ def longest_common_run(query: str, text: str) -> int:
     return best
 
 
+def phrase_score(phrase_query: str, chunk_compact: str) -> float:
+    """0–1: the longest contiguous stretch of the (compacted) query found in the chunk,
+    saturating at PHRASE_SATURATION characters; single characters do not count."""
+    run = longest_common_run(phrase_query, chunk_compact) if phrase_query else 0
+    saturation = max(2, min(PHRASE_SATURATION, len(phrase_query)))
+    return min(1.0, run / saturation) if run >= 2 else 0.0
+
+
 @dataclass(frozen=True)
 class Features:
     bm25: float
@@ -64,8 +72,6 @@ def features(
     chunk_normalized: str,
 ) -> Features:
     coverage = sum(1 for t in terms if t in chunk_tokens) / len(terms) if terms else 0.0
-    run = longest_common_run(phrase_query, chunk_compact) if phrase_query else 0
-    saturation = max(2, min(PHRASE_SATURATION, len(phrase_query)))
-    phrase = min(1.0, run / saturation) if run >= 2 else 0.0
+    phrase = phrase_score(phrase_query, chunk_compact)
     exact = any(c in chunk_normalized for c in compounds)
     return Features(bm25_norm, coverage, phrase, exact)

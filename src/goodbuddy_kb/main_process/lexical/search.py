@@ -12,13 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from goodbuddy_kb.main_process.lexical import scoring
-from goodbuddy_kb.main_process.lexical.tokens import (
-    LexicalQuery,
-    bigrams,
-    cjk_runs,
-    latin_terms,
-    normalize,
-)
+from goodbuddy_kb.main_process.lexical.tokens import LexicalQuery, normalize, term_set
 
 LexicalChannel = Literal["fts", "cjk"]
 
@@ -47,14 +41,6 @@ def _candidates(
     ).fetchall()
 
 
-def _tokens(channel: LexicalChannel, normalized: str) -> set[str]:
-    if channel == "cjk":
-        return {g for run in cjk_runs(normalized) for g in bigrams(run)} | {
-            run for run in cjk_runs(normalized) if len(run) == 1
-        }
-    return set(latin_terms(normalized))
-
-
 def search(
     conn: sqlite3.Connection,
     channel: LexicalChannel,
@@ -80,7 +66,7 @@ def search(
         feats = scoring.features(
             bm25_norm=max(0.0, -row["rank"]) / best,
             terms=terms,
-            chunk_tokens=_tokens(channel, normalized),
+            chunk_tokens=term_set(normalized),
             phrase_query=phrase_query,
             chunk_compact=scoring.compact(normalized),
             compounds=query.compounds,

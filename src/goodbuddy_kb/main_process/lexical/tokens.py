@@ -67,6 +67,17 @@ def cjk_index_text(text: str) -> str:
     return " ".join(tokens)
 
 
+def term_set(normalized: str) -> set[str]:
+    """Every query term this (normalised) text contains: CJK bigrams, lone CJK characters and
+    Latin words — what coverage and title features count against."""
+    runs = cjk_runs(normalized)
+    return (
+        {g for run in runs for g in bigrams(run)}
+        | {run for run in runs if len(run) == 1}
+        | set(latin_terms(normalized))
+    )
+
+
 def fts_index_text(text: str) -> str:
     """Latin words and numbers only: CJK runs become spaces (the CJK table covers them)."""
     return _CJK_RUN.sub(" ", normalize(text))

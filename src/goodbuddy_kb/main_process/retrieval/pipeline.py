@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from goodbuddy_kb.contracts.errors import CancelledError, InvalidRequestError, invalid_request_from
+from goodbuddy_kb.contracts.errors import CancelledError, invalid_request_from
 from goodbuddy_kb.contracts.models import RerankConnection
 from goodbuddy_kb.contracts.retrieval import (
     ALL_CHANNELS,
@@ -246,12 +246,7 @@ def effective_settings(
     try:
         return KnowledgeRetrievalSettings.model_validate(merged)
     except ValidationError as exc:
-        error = invalid_request_from(exc, "overrides")
-        for item in error.details.get("fields", []):
-            item["field"] = (
-                f"overrides.{item['field']}" if item["field"] != "overrides" else "overrides"
-            )
-        raise InvalidRequestError(error.message, error.details) from None
+        raise invalid_request_from(exc, "overrides", nested=True) from None
 
 
 def snippet(content: str, query: LexicalQuery) -> str:

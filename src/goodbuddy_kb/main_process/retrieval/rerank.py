@@ -9,13 +9,7 @@ Relevance is their weighted sum, clipped to 0–1. Off keeps exactly the RRF ord
 from __future__ import annotations
 
 from goodbuddy_kb.main_process.lexical import scoring
-from goodbuddy_kb.main_process.lexical.tokens import (
-    LexicalQuery,
-    bigrams,
-    cjk_runs,
-    latin_terms,
-    normalize,
-)
+from goodbuddy_kb.main_process.lexical.tokens import LexicalQuery, normalize, term_set
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 
 WEIGHTS = {"rrf": 0.35, "coverage": 0.25, "phrase": 0.15, "title": 0.10, "vector": 0.15}
@@ -29,8 +23,7 @@ def rrf_relevance(candidates: list[Candidate], best_possible: float) -> None:
 
 
 def _terms(text: str) -> set[str]:
-    normalized = normalize(text)
-    return {g for run in cjk_runs(normalized) for g in bigrams(run)} | set(latin_terms(normalized))
+    return term_set(normalize(text))
 
 
 def features(c: Candidate, query: LexicalQuery, best_rrf: float) -> dict[str, float]:
@@ -52,15 +45,7 @@ def features(c: Candidate, query: LexicalQuery, best_rrf: float) -> dict[str, fl
         if v is not None
     ]
     coverage = sum(v * w for v, w in shares) / sum(w for _, w in shares) if shares else 0.0
-    phrase_query = scoring.compact(query.phrase_text)
-    run = (
-        scoring.longest_common_run(phrase_query, scoring.compact(normalized)) if phrase_query else 0
-    )
-    phrase = (
-        min(1.0, run / max(2, min(scoring.PHRASE_SATURATION, len(phrase_query))))
-        if run >= 2
-        else 0.0
-    )
+    phrase = scoring.phrase_score(scoring.compact(query.phrase_text), scoring.compact(normalized))
     query_terms = set(query.cjk_terms) | set(query.latin_terms)
     titled = _terms(" ".join([c.document_title, *c.heading_path, c.document_path]))
     title = len(query_terms & titled) / len(query_terms) if query_terms else 0.0
