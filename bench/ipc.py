@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 
+from _timing import median_ms
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts import library as c
@@ -23,17 +21,6 @@ from goodbuddy_kb.contracts.wire import encode_frame, request_message
 from goodbuddy_kb.main_process.app import open_database
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
-
-
-def median_ms(fn: Callable[[], object], rounds: int) -> float:
-    for _ in range(min(20, rounds)):
-        fn()
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
 
 
 def main() -> None:
@@ -57,10 +44,13 @@ def main() -> None:
                     )
                     if size >= 1024 * 1024:
                         break
-            ping_socket = median_ms(lambda: client.call(SYSTEM_PING, PingRequest()), args.rounds)
+            ping_socket = median_ms(
+                lambda: client.call(SYSTEM_PING, PingRequest()), args.rounds, warmup=20
+            )
             big_socket = median_ms(
                 lambda: client.call(LIBRARY_LIST, c.LibraryListRequest()),
                 max(20, args.rounds // 40),
+                warmup=20,
             )
             client.close()
         finally:
@@ -70,8 +60,10 @@ def main() -> None:
         dispatcher = Dispatcher(services)
         ping_msg = request_message(1, SYSTEM_PING.name, {})
         list_msg = request_message(1, LIBRARY_LIST.name, {})
-        ping_direct = median_ms(lambda: dispatcher.dispatch(ping_msg), args.rounds)
-        big_direct = median_ms(lambda: dispatcher.dispatch(list_msg), max(20, args.rounds // 40))
+        ping_direct = median_ms(lambda: dispatcher.dispatch(ping_msg), args.rounds, warmup=20)
+        big_direct = median_ms(
+            lambda: dispatcher.dispatch(list_msg), max(20, args.rounds // 40), warmup=20
+        )
         services.stop()
         pool.close_all()
     print(f"response of {size / 1048576:.2f} MiB = {count} libraries")

@@ -9,30 +9,19 @@ local model's throughput for 200- and 900-character passages.
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 import time
 import tracemalloc
-from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
+from _timing import median_ms
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.vectors.scanner import scan
 
 DIMS = 384
 K = 24
-
-
-def timed(fn: Callable[[], object], rounds: int) -> float:
-    fn()
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - start) * 1000)
-    return statistics.median(samples)
 
 
 def measure(
@@ -52,13 +41,13 @@ def measure(
         top = np.argpartition(-scores, K)[:K]
         return top[np.argsort(-scores[top])]
 
-    paged_ms = timed(paged, 15)
-    numpy_ms = timed(numpy_ref, 15)
+    paged_ms = median_ms(paged, 15)
+    numpy_ms = median_ms(numpy_ref, 15)
     faiss_ms = float("nan")
     if faiss is not None:
         index = faiss.IndexFlatIP(DIMS)  # type: ignore[attr-defined]
         index.add(matrix)
-        faiss_ms = timed(lambda: index.search(queries[next(qi) % 20][None, :], K), 15)
+        faiss_ms = median_ms(lambda: index.search(queries[next(qi) % 20][None, :], K), 15)
     tracemalloc.start()
     scan(path, n, DIMS, queries[0], K, CancelToken())
     _, peak = tracemalloc.get_traced_memory()

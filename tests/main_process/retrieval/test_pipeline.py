@@ -19,25 +19,13 @@ from goodbuddy_kb.contracts.methods import (
     SETTINGS_GET,
     SOURCE_ADD,
 )
-from goodbuddy_kb.contracts.wire import request_message
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
+from tests.dispatch import call, fail
 from tests.embedserver import Script, openai_server
 from tests.httpserver import Reply, serve
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "chunking"
-
-
-def call(d: Dispatcher, name: str, params: dict[str, Any]) -> dict[str, Any]:
-    reply = d.dispatch(request_message(1, name, params)).reply
-    assert "result" in reply, reply
-    return dict(reply["result"])
-
-
-def fail(d: Dispatcher, name: str, params: dict[str, Any]) -> dict[str, Any]:
-    reply = d.dispatch(request_message(1, name, params)).reply
-    assert "error" in reply, reply
-    return dict(reply["error"]["data"])
 
 
 @pytest.fixture
