@@ -89,3 +89,37 @@ def ollama_server(script: Script) -> Iterator[str]:
 
     with serve({"/api/embed": embed}) as base:
         yield base
+
+
+@contextmanager
+def openai_server_process(script: Script | None = None) -> Iterator[str]:
+    """The OpenAI-compatible server in a child process, for tests that hold a ``BlockingClient``
+    (its blocking waits keep the GIL, so a server thread in the test process would starve)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    chosen = script or Script()
+    code = (
+        "import sys\n"
+        "from tests.embedserver import Script, openai_server\n"
+        f"with openai_server(Script(dims={chosen.dims}, seed_offset={chosen.seed_offset})) as base:\n"
+        "    print(base, flush=True)\n"
+        "    sys.stdin.read()\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    child = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=root,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None
+        yield child.stdout.readline().strip()
+    finally:
+        assert child.stdin is not None and child.stdout is not None
+        child.stdin.close()
+        child.wait(timeout=10)
+        child.stdout.close()

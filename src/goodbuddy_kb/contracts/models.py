@@ -69,7 +69,10 @@ class VectorIndexInfo(ContractModel):
     state: VectorIndexState
     compatible: bool
     reason: str | None
+    #: The model the index was built with.
     model_label: str | None
+    #: The model configured now (Settings → Model connections); None when semantic search is off.
+    configured_label: str | None = None
     vectors: int
     retrievable_chunks: int
     last_failure: str | None

@@ -35,7 +35,7 @@ class Services:
     #: Running cancellable requests by their client-chosen id.
     requests: dict[str, CancelToken] = field(default_factory=dict, init=False)
     #: Opens a checked local file path or http(s) URL with the platform's opener.
-    opener: Callable[[str], None] = field(default=open_with_platform, init=False)
+    opener: Callable[[str], None] = field(default_factory=lambda: open_with_platform, init=False)
     #: Sends a notification to every client (thread-safe).
     notify: Notify = field(default=lambda _m, _p: None, init=False)
     scopes: ScopeRegistry = field(default_factory=ScopeRegistry, init=False)

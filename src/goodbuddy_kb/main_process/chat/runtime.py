@@ -194,10 +194,11 @@ class ChatRuntime:
             if d.channel != "graph"
         ]
         status: RetrievalStatus
-        if not response.results:
-            status = "searched_empty"
-        elif degraded:
+        if degraded:
+            # A degraded search that found nothing is not an empty one: the user must see why.
             status = "degraded"
+        elif not response.results:
+            status = "searched_empty"
         else:
             status = "searched"
         return RetrievalState(

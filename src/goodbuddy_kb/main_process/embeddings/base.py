@@ -56,6 +56,21 @@ class EmbeddingProvider(ABC):
         return fingerprint(self.kind, self.endpoint, self.model, self.dimensions, self.encoding)
 
     @property
+    def known_dimensions(self) -> int | None:
+        """The dimensions when known without asking a remote service."""
+        return self.dimensions
+
+    def fingerprint_for(self, version_dims: int | None) -> str:
+        """The fingerprint, taking an index's dimensions when this provider's are not known
+        without asking its (possibly unreachable) endpoint."""
+        dims = self.known_dimensions or version_dims or 0
+        return fingerprint(self.kind, self.endpoint, self.model, dims, self.encoding)
+
+    def compatible_with(self, version_fingerprint: str, version_dims: int) -> bool:
+        """Whether an index version was built by this provider, without probing its endpoint."""
+        return self.fingerprint_for(version_dims) == version_fingerprint
+
+    @property
     def label(self) -> str:
         where = f" @ {normalise_endpoint(self.endpoint)}" if self.endpoint else ""
         return f"{self.kind}: {self.model}{where}"

@@ -45,6 +45,10 @@ class _HttpProvider(EmbeddingProvider):
             self._dims = int(self.embed_passages(["dimension probe"]).shape[1])
         return self._dims
 
+    @property
+    def known_dimensions(self) -> int | None:
+        return self._dims
+
     def _post(self, body: dict[str, Any]) -> Any:
         url = f"{self.base}{self.path}"
         try:

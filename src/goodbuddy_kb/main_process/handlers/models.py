@@ -51,15 +51,17 @@ def update_embedding(ctx: CallContext, request: c.EmbeddingUpdateRequest) -> c.E
         ctx.services.credentials.set(KEY_NAME, request.api_key or None)
     save_connection(ctx.db.get(), request.connection)
     ctx.services.reset_embedding()
-    fingerprint: str | None = None
-    if request.connection.kind != "none":
-        try:
-            provider = ctx.services.embedding()
-            fingerprint = provider.fingerprint if provider is not None else None
-        except KbError:
-            fingerprint = None
+    # No endpoint probe here: compatibility is decided from the connection and each index's
+    # dimensions, so a down service cannot stall the writer nor contradict the index status.
+    provider = ctx.services.embedding()
     conn = ctx.db.get()
     for library in libraries.list_all(conn):
+        current = store.current(conn, library.id)
+        fingerprint = (
+            None
+            if provider is None
+            else provider.fingerprint_for(current.dims if current is not None else None)
+        )
         refresh_status(conn, library.id, fingerprint)
     ctx.changes.settings = ctx.changes.documents = True
     return _info(ctx)
@@ -100,12 +102,11 @@ def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorI
         "SELECT count(*) FROM chunks WHERE library_id = ? AND enabled = 1 AND role != 'parent'",
         (request.library_id,),
     ).fetchone()
-    try:
-        provider = ctx.services.embedding()
-    except KbError:
-        provider = None
+    provider = ctx.services.embedding()
     compatible = (
-        provider is not None and current is not None and current.fingerprint == provider.fingerprint
+        provider is not None
+        and current is not None
+        and provider.compatible_with(current.fingerprint, current.dims)
     )
     if provider is None:
         reason = "no embedding model is configured"
@@ -121,6 +122,7 @@ def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorI
         compatible=compatible,
         reason=reason,
         model_label=current.label if current else None,
+        configured_label=provider.label if provider is not None else None,
         vectors=chunks - missing,
         retrievable_chunks=chunks,
         last_failure=store.last_failure(conn, request.library_id),

@@ -58,7 +58,7 @@ def search(
         version = store.current(conn, library_id)
         if version is None:
             result.degraded.append("no vector index yet: vectorisation has not finished")
-        elif version.fingerprint != provider.fingerprint:
+        elif not provider.compatible_with(version.fingerprint, version.dims):
             result.degraded.append("index built with another model or endpoint; rebuild needed")
         else:
             versions.append(version)
