@@ -47,6 +47,24 @@ class ChatUpdateRequest(ContractModel):
     api_key: str | None = Field(None, max_length=4_000)
 
 
+class ChatTestRequest(ContractModel):
+    """Tests this chat connection with a tiny real request; nothing is saved. Omitted fields
+    mean the saved connection and the stored key; "" as the key tests without one."""
+
+    connection: ChatConnection | None = None
+    api_key: str | None = Field(None, max_length=4_000)
+
+
+class ChatTestResponse(ContractModel):
+    ok: bool
+    #: The model named in the answer (or the configured one when the answer names none).
+    model: str | None
+    #: The start of what it answered (may be empty: a reasoning model can spend its few tokens).
+    reply: str | None
+    latency_ms: float | None
+    error: str | None
+
+
 class Citation(ContractModel):
     library_id: EntityId
     document_id: EntityId

@@ -22,3 +22,5 @@ MAX_LIBRARIES = 10_000
 AUTH_TIMEOUT_SECONDS = 5.0
 #: Seconds the backend waits for in-flight requests when it shuts down.
 SHUTDOWN_GRACE_SECONDS = 5.0
+#: Longest a "Test connection" request may wait for a model or service, in seconds.
+CONNECTION_TEST_TIMEOUT_SECONDS = 15.0

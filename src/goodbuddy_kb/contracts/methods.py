@@ -16,6 +16,8 @@ from goodbuddy_kb.contracts.chat import (
     ChatDelta,
     ChatGetRequest,
     ChatInfo,
+    ChatTestRequest,
+    ChatTestResponse,
     ChatUpdateRequest,
     ConversationCreateRequest,
     ConversationDeleteRequest,
@@ -49,6 +51,8 @@ from goodbuddy_kb.contracts.models import (
     EmbeddingUpdateRequest,
     RerankGetRequest,
     RerankInfo,
+    RerankTestRequest,
+    RerankTestResponse,
     RerankUpdateRequest,
     VectorIndexInfo,
     VectorRebuildRequest,
@@ -162,6 +166,8 @@ VECTORS_REBUILD = MethodSpec(
 )
 RERANK_GET = MethodSpec("models:rerank:get", RerankGetRequest, RerankInfo, mutates=False)
 RERANK_UPDATE = MethodSpec("models:rerank:update", RerankUpdateRequest, RerankInfo, mutates=True)
+#: Connection tests call a model for up to a few seconds and save nothing: off the writer thread.
+RERANK_TEST = MethodSpec("models:rerank:test", RerankTestRequest, RerankTestResponse, mutates=False)
 RETRIEVE = MethodSpec(
     "knowledge:retrieve", RetrieveRequest, KnowledgeRetrievalResponse, mutates=False
 )
@@ -174,6 +180,7 @@ REFERENCE_OPEN = MethodSpec(
 )
 CHAT_MODEL_GET = MethodSpec("models:chat:get", ChatGetRequest, ChatInfo, mutates=False)
 CHAT_MODEL_UPDATE = MethodSpec("models:chat:update", ChatUpdateRequest, ChatInfo, mutates=True)
+CHAT_MODEL_TEST = MethodSpec("models:chat:test", ChatTestRequest, ChatTestResponse, mutates=False)
 CONVERSATION_CREATE = MethodSpec(
     "chat:conversation:create", ConversationCreateRequest, ConversationModel, mutates=True
 )
@@ -214,12 +221,14 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         VECTORS_REBUILD,
         RERANK_GET,
         RERANK_UPDATE,
+        RERANK_TEST,
         RETRIEVE,
         SYSTEM_CANCEL,
         REFERENCE_CONTEXT,
         REFERENCE_OPEN,
         CHAT_MODEL_GET,
         CHAT_MODEL_UPDATE,
+        CHAT_MODEL_TEST,
         CONVERSATION_CREATE,
         CONVERSATION_LIST,
         CONVERSATION_DELETE,

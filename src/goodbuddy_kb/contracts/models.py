@@ -52,7 +52,13 @@ class EmbeddingUpdateRequest(ContractModel):
 
 
 class EmbeddingTestRequest(ContractModel):
-    pass
+    """Tests exactly this connection (the form's values) without saving anything.
+
+    ``connection`` omitted: the saved connection. ``api_key`` omitted: the stored key; "" tests
+    without a key; a value is used for this test only and never stored."""
+
+    connection: EmbeddingConnection | None = None
+    api_key: str | None = Field(None, max_length=4_000)
 
 
 class EmbeddingTestResponse(ContractModel):
@@ -117,3 +123,19 @@ class RerankGetRequest(ContractModel):
 class RerankUpdateRequest(ContractModel):
     connection: RerankConnection
     api_key: str | None = Field(None, max_length=4_000)
+
+
+class RerankTestRequest(ContractModel):
+    """Tests this rerank connection with a tiny real `/v1/rerank` call; nothing is saved.
+    Omitted fields mean the saved connection and the stored key, as for the embedding test."""
+
+    connection: RerankConnection | None = None
+    api_key: str | None = Field(None, max_length=4_000)
+
+
+class RerankTestResponse(ContractModel):
+    ok: bool
+    #: The service's relevance scores for the test documents, in their order.
+    scores: list[float] | None
+    latency_ms: float | None
+    error: str | None

@@ -8,11 +8,14 @@ import html
 import uuid
 from typing import Any
 
+from pydantic import ValidationError
+
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.methods import (
     CHAT_SEND,
     CONVERSATION_CREATE,
@@ -28,6 +31,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.reference_view import format_locator, reference_html
 from goodbuddy_kb.ui.table_model import Column, RowsModel
 
 CONVERSATION_COLUMNS: list[Column[c.Conversation]] = [
@@ -35,6 +39,7 @@ CONVERSATION_COLUMNS: list[Column[c.Conversation]] = [
 ]
 CITATION_COLUMNS: list[Column[c.Citation]] = [
     Column("col.path", lambda x: x.document_title),
+    Column("col.locator", lambda x: format_locator(x.locator)),
     Column("col.relevance", lambda x: f"{x.relevance:.3f}"),
     Column("col.channels", lambda x: ", ".join(x.channels)),
     Column("col.snippet", lambda x: x.snippet, lambda x: x.snippet),
@@ -131,7 +136,7 @@ class ChatView(QtWidgets.QWidget):
         self.open_button.clicked.connect(self.open_citation)
         self.reference = QtWidgets.QTextBrowser()
         self.reference.setAccessibleName(tr("chat.expand"))
-        self.reference.setMaximumHeight(140)
+        self.reference.setMaximumHeight(200)
         self.input = QtWidgets.QPlainTextEdit()
         self.input.setAccessibleName(tr("chat.input"))
         self.input.setPlaceholderText(tr("chat.input"))
@@ -147,6 +152,11 @@ class ChatView(QtWidgets.QWidget):
         self.stop_button.setAccessibleName(tr("chat.stop"))
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.stop)
+        self.send_error = QtWidgets.QLabel()
+        self.send_error.setObjectName("fieldError")
+        self.send_error.setWordWrap(True)
+        self.send_error.setAccessibleName(tr("chat.input"))
+        self.send_error.hide()
         self.popover = ScopePopover(self)
         self.popover.changed.connect(self._scope_changed)
         left = QtWidgets.QVBoxLayout()
@@ -167,6 +177,7 @@ class ChatView(QtWidgets.QWidget):
         right.addWidget(self.citation_view, 1)
         right.addLayout(cite_actions)
         right.addWidget(self.reference)
+        right.addWidget(self.send_error)
         right.addLayout(inputs)
         layout = QtWidgets.QHBoxLayout(self)
         layout.addLayout(left, 1)
@@ -188,8 +199,11 @@ class ChatView(QtWidgets.QWidget):
     def set_libraries(self, libraries: list[lib.Library]) -> None:
         """A new library joins the selection; a deleted one leaves it; cleared ones stay cleared."""
         current = {x.id for x in libraries}
-        self.selected |= current - self.known_libraries
         self.selected &= current
+        # New libraries join in list order while there is room (at most 20 per request).
+        room = MAX_LIBRARIES_PER_REQUEST - len(self.selected)
+        joining = [x.id for x in libraries if x.id not in self.known_libraries]
+        self.selected |= set(joining[: max(0, room)])
         self.known_libraries = current
         self.names = {x.id: x.name for x in libraries}
         self.popover.list.blockSignals(True)
@@ -209,20 +223,52 @@ class ChatView(QtWidgets.QWidget):
 
     def _scope_changed(self, from_list: bool = True) -> None:
         if from_list:
-            self.selected = {
-                self.popover.list.item(i).data(QtCore.Qt.ItemDataRole.UserRole)
+            checked = [
+                self.popover.list.item(i)
                 for i in range(self.popover.list.count())
                 if self.popover.list.item(i).checkState() == QtCore.Qt.CheckState.Checked
-            }
+            ]
+            ids = [item.data(QtCore.Qt.ItemDataRole.UserRole) for item in checked]
+            # Past the cap, the newest ticks are undone (the earlier choice stays as it was).
+            keep = [i for i in ids if i in self.selected]
+            for item, library_id in zip(checked, ids, strict=True):
+                if library_id not in self.selected:
+                    if len(keep) < MAX_LIBRARIES_PER_REQUEST:
+                        keep.append(library_id)
+                    else:
+                        self.popover.list.blockSignals(True)
+                        item.setCheckState(QtCore.Qt.CheckState.Unchecked)
+                        self.popover.list.blockSignals(False)
+            self.selected = set(keep)
+        self._mark_full()
         mode = tr(f"chat.mode.{self.popover.mode}")
         self.scope_button.setText(tr("chat.scope", count=len(self.selected), mode=mode))
         self._notes()
+
+    def _mark_full(self) -> None:
+        """At the cap, unticked libraries are greyed out and say why."""
+        full = len(self.selected) >= MAX_LIBRARIES_PER_REQUEST
+        reason = tr("chat.scope.limit", limit=MAX_LIBRARIES_PER_REQUEST) if full else ""
+        self.popover.list.blockSignals(True)
+        for i in range(self.popover.list.count()):
+            item = self.popover.list.item(i)
+            blocked = full and item.checkState() != QtCore.Qt.CheckState.Checked
+            flags = item.flags()
+            item.setFlags(
+                flags & ~QtCore.Qt.ItemFlag.ItemIsEnabled
+                if blocked
+                else flags | QtCore.Qt.ItemFlag.ItemIsEnabled
+            )
+            item.setToolTip(reason if blocked else "")
+        self.popover.list.blockSignals(False)
 
     def _notes(self) -> None:
         """Short notes: empty scope, no embedding model, degraded vector indexes."""
         notes: dict[str, str] = {}
         if not self.selected:
             notes["empty"] = tr("chat.scope.empty")
+        if len(self.selected) >= MAX_LIBRARIES_PER_REQUEST:
+            notes["limit"] = tr("chat.scope.limit", limit=MAX_LIBRARIES_PER_REQUEST)
 
         def show() -> None:
             self.popover.note.setText("\n".join(notes[k] for k in sorted(notes)))
@@ -291,18 +337,25 @@ class ChatView(QtWidgets.QWidget):
         text = self.input.toPlainText().strip()
         if not text or self.request_id is not None:
             return
+        request_id = uuid.uuid4().hex
+        try:
+            # Checked before anything happens (a first message creates its conversation).
+            request = c.SendRequest(
+                conversation_id=self.conversation_id or request_id,
+                text=text,
+                library_ids=sorted(self.selected),
+                mode=self.popover.mode,
+                request_id=request_id,
+            )
+        except ValidationError as exc:
+            self._refuse(exc)  # the typed text stays in the input
+            return
+        self.send_error.hide()
         if self.conversation_id is None:
             self.new_conversation_then_send(text)
             return
-        self.request_id = uuid.uuid4().hex
+        self.request_id = request_id
         self.streaming_text = ""
-        request = c.SendRequest(
-            conversation_id=self.conversation_id,
-            text=text,
-            library_ids=sorted(self.selected),
-            mode=self.popover.mode,
-            request_id=self.request_id,
-        )
         self.input.clear()
         self.messages.append(
             c.Message(
@@ -321,6 +374,18 @@ class ChatView(QtWidgets.QWidget):
         self.send_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.link.call(CHAT_SEND, request, self._sent)
+
+    def _refuse(self, exc: ValidationError) -> None:
+        """Why a message cannot be sent, next to the input, in the user's words."""
+        fields = {str(e["loc"][0]) for e in exc.errors() if e.get("loc")}
+        if "text" in fields:
+            message = tr("chat.too_long", limit=c.MAX_MESSAGE_CHARACTERS)
+        elif "library_ids" in fields:
+            message = tr("chat.scope.limit", limit=MAX_LIBRARIES_PER_REQUEST)
+        else:
+            message = tr("error.generic", message=exc.errors()[0]["msg"] if exc.errors() else "")
+        self.send_error.setText("⚠ " + message)
+        self.send_error.show()
 
     def new_conversation_then_send(self, text: str) -> None:
         def done(result: c.Conversation | None, error: KbError | None) -> None:
@@ -402,15 +467,8 @@ class ChatView(QtWidgets.QWidget):
         def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
             if result is None:
                 self.reference.setPlainText(error.message if error else "")
-            elif not result.valid:
-                self.reference.setPlainText(result.message or "")
             else:
-                self.reference.setHtml(
-                    "".join(
-                        f"<p>{'<b>' if ch.is_hit else ''}{html.escape(ch.content)}{'</b>' if ch.is_hit else ''}</p>"
-                        for ch in result.chunks
-                    )
-                )
+                self.reference.setHtml(reference_html(result))
 
         self.link.call(REFERENCE_CONTEXT, ref, done)
 

@@ -1,8 +1,13 @@
-"""Model connections: the global embedding provider, switched only explicitly, with a
-write-only key field (the GUI never receives a stored key), a test button, and the data path in
-plain words (which model, where text is sent)."""
+"""Model connections: the global embedding provider, the chat model and the rerank service, each
+switched only explicitly, with a write-only key field (the GUI never receives a stored key), a
+test of exactly what the form holds, and the data path in plain words (which model, where text
+is sent)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -11,14 +16,18 @@ from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_GET,
+    CHAT_MODEL_TEST,
     CHAT_MODEL_UPDATE,
     EMBEDDING_GET,
     EMBEDDING_TEST,
     EMBEDDING_UPDATE,
     RERANK_GET,
+    RERANK_TEST,
     RERANK_UPDATE,
+    MethodSpec,
 )
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.dialogs import confirm_action
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 
@@ -33,11 +42,18 @@ def problem(exc: ValueError) -> str:
 
 
 class ModelConnectionsDialog(QtWidgets.QDialog):
+    """Three forms (embedding model, chat model, rerank service), each with Test (exactly the
+    form's values, nothing saved) and Save (tests first; a failed test asks before saving)."""
+
     saved = QtCore.Signal()
+    #: A connection test finished (its outcome is in the form's status label).
+    tested = QtCore.Signal()
 
     def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.link = link
+        #: The open "test failed — save anyway?" question, if any.
+        self.confirm_box: QtWidgets.QMessageBox | None = None
         self.setWindowTitle(tr("conn.title"))
         self.kind = QtWidgets.QComboBox()
         self.kind.setAccessibleName(tr("conn.kind"))
@@ -64,31 +80,33 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.outcome.setWordWrap(True)
         note = QtWidgets.QLabel("ⓘ " + tr("conn.switch_note"))
         note.setWordWrap(True)
-        self.test_button = QtWidgets.QPushButton(tr("conn.test"))
-        self.test_button.clicked.connect(self.test)
-        self.save_button = QtWidgets.QPushButton(tr("conn.save"))
-        self.save_button.clicked.connect(self.save)
-        close = QtWidgets.QPushButton(tr("dialog.cancel"))
+        self.test_button, self.save_button, buttons = self._form_buttons(
+            tr("conn.embedding"), self.test, self.save
+        )
+        close = QtWidgets.QPushButton(tr("dialog.close"))
         close.clicked.connect(self.reject)
+        embedding = QtWidgets.QGroupBox(tr("conn.embedding"))
         form = QtWidgets.QFormLayout()
         form.addRow(tr("conn.kind"), self.kind)
         form.addRow(tr("conn.base_url"), self.base_url)
         form.addRow(tr("conn.model"), self.model)
         form.addRow(tr("conn.dimensions"), self.dimensions)
         form.addRow(tr("conn.key"), self.key)
-        buttons = QtWidgets.QHBoxLayout()
-        buttons.addWidget(self.test_button)
-        buttons.addStretch(1)
-        buttons.addWidget(self.save_button)
-        buttons.addWidget(close)
+        # Wrapped labels sit outside the form layout, which would clip their second line.
+        column = QtWidgets.QVBoxLayout(embedding)
+        column.addLayout(form)
+        column.addWidget(self.data_path)
+        column.addWidget(note)
+        column.addLayout(buttons)
+        column.addWidget(self.outcome)
+        closing = QtWidgets.QHBoxLayout()
+        closing.addStretch(1)
+        closing.addWidget(close)
         layout = QtWidgets.QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.data_path)
-        layout.addWidget(note)
-        layout.addWidget(self.outcome)
-        layout.addLayout(buttons)
+        layout.addWidget(embedding)
         layout.addWidget(self._chat_group())
         layout.addWidget(self._rerank_group())
+        layout.addLayout(closing)
         self.link.call(EMBEDDING_GET, m.EmbeddingGetRequest(), self._show)
         self.link.call(CHAT_MODEL_GET, c.ChatGetRequest(), self._show_chat)
         self.link.call(RERANK_GET, m.RerankGetRequest(), self._show_rerank)
@@ -103,6 +121,21 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             widget.setAccessibleName(tr(name))
         return url, model, key
 
+    def _form_buttons(
+        self, what: str, test: Callable[[], None], save: Callable[[], None]
+    ) -> tuple[QtWidgets.QPushButton, QtWidgets.QPushButton, QtWidgets.QHBoxLayout]:
+        test_button = QtWidgets.QPushButton(tr("conn.test"))
+        test_button.setAccessibleName(tr("conn.test") + " " + what)
+        test_button.clicked.connect(test)
+        save_button = QtWidgets.QPushButton(tr("conn.save"))
+        save_button.setAccessibleName(tr("conn.save") + " " + what)
+        save_button.clicked.connect(save)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(test_button)
+        row.addStretch(1)
+        row.addWidget(save_button)
+        return test_button, save_button, row
+
     def _chat_group(self) -> QtWidgets.QGroupBox:
         group = QtWidgets.QGroupBox(tr("chat.model"))
         self.chat_kind = QtWidgets.QComboBox()
@@ -115,16 +148,16 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             self.chat_kind.addItem(label, kind)
         self.chat_url, self.chat_model, self.chat_key = self._endpoint_fields()
         self.chat_status = QtWidgets.QLabel()
-        save = QtWidgets.QPushButton(tr("conn.save"))
-        save.setAccessibleName(tr("conn.save") + " " + tr("chat.model"))
-        save.clicked.connect(self.save_chat)
+        self.chat_test_button, self.chat_save_button, buttons = self._form_buttons(
+            tr("chat.model"), self.test_chat, self.save_chat
+        )
         form = QtWidgets.QFormLayout(group)
         form.addRow(tr("conn.kind"), self.chat_kind)
         form.addRow(tr("conn.base_url"), self.chat_url)
         form.addRow(tr("conn.model"), self.chat_model)
         form.addRow(tr("conn.key"), self.chat_key)
         self.chat_status.setWordWrap(True)
-        form.addRow(save)
+        form.addRow(buttons)
         form.addRow(self.chat_status)
         return group
 
@@ -132,15 +165,15 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         group = QtWidgets.QGroupBox(tr("rerank.service"))
         self.rerank_url, self.rerank_model, self.rerank_key = self._endpoint_fields()
         self.rerank_status = QtWidgets.QLabel()
-        save = QtWidgets.QPushButton(tr("conn.save"))
-        save.setAccessibleName(tr("conn.save") + " " + tr("rerank.service"))
-        save.clicked.connect(self.save_rerank)
+        self.rerank_test_button, self.rerank_save_button, buttons = self._form_buttons(
+            tr("rerank.service"), self.test_rerank, self.save_rerank
+        )
         form = QtWidgets.QFormLayout(group)
         form.addRow(tr("conn.base_url"), self.rerank_url)
         form.addRow(tr("conn.model"), self.rerank_model)
         form.addRow(tr("conn.key"), self.rerank_key)
         self.rerank_status.setWordWrap(True)
-        form.addRow(save)
+        form.addRow(buttons)
         form.addRow(self.rerank_status)
         return group
 
@@ -165,44 +198,153 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
         )
 
-    def save_chat(self) -> None:
+    def chat_connection(self) -> c.ChatConnection:
         kind = self.chat_kind.currentData()
+        remote = kind != "none"
+        return c.ChatConnection(
+            kind=kind,
+            base_url=self.chat_url.text().strip() or None if remote else None,
+            model=self.chat_model.text().strip() or None if remote else None,
+        )
+
+    def rerank_connection(self) -> m.RerankConnection:
+        return m.RerankConnection(
+            base_url=self.rerank_url.text().strip() or None,
+            model=self.rerank_model.text().strip() or None,
+        )
+
+    def _chat_probe(self) -> Probe | None:
         try:
-            connection = c.ChatConnection(
-                kind=kind,
-                base_url=self.chat_url.text().strip() or None if kind != "none" else None,
-                model=self.chat_model.text().strip() or None if kind != "none" else None,
-            )
+            connection = self.chat_connection()
         except ValueError as exc:
             self.chat_status.setText("⚠ " + problem(exc))
-            return
+            return None
+        request = c.ChatTestRequest(connection=connection, api_key=self.chat_key.text() or None)
+        return Probe(CHAT_MODEL_TEST, request, self.chat_status, _chat_success)
 
-        def done(info: c.ChatInfo | None, error: KbError | None) -> None:
-            self.chat_status.setText("⚠ " + error.message if error else "✓ " + tr("conn.saved"))
-            self._show_chat(info, error)
-
-        request = c.ChatUpdateRequest(connection=connection, api_key=self.chat_key.text() or None)
-        self.link.call(CHAT_MODEL_UPDATE, request, done)
-
-    def save_rerank(self) -> None:
+    def _rerank_probe(self) -> Probe | None:
         try:
-            connection = m.RerankConnection(
-                base_url=self.rerank_url.text().strip() or None,
-                model=self.rerank_model.text().strip() or None,
-            )
+            connection = self.rerank_connection()
         except ValueError as exc:
             self.rerank_status.setText("⚠ " + problem(exc))
+            return None
+        request = m.RerankTestRequest(connection=connection, api_key=self.rerank_key.text() or None)
+        return Probe(RERANK_TEST, request, self.rerank_status, _rerank_success)
+
+    def test_chat(self) -> None:
+        probe = self._chat_probe()
+        if probe is not None:
+            self._run(probe, tr("conn.testing"))
+
+    def test_rerank(self) -> None:
+        probe = self._rerank_probe()
+        if probe is not None:
+            self._run(probe, tr("conn.testing"))
+
+    def save_chat(self) -> None:
+        probe = self._chat_probe()
+        if probe is None:
+            return
+        request = c.ChatUpdateRequest(
+            connection=probe.request.connection, api_key=self.chat_key.text() or None
+        )
+
+        def write() -> None:
+            def done(info: c.ChatInfo | None, error: KbError | None) -> None:
+                self.chat_save_button.setEnabled(True)
+                self.chat_status.setText("⚠ " + error.message if error else "✓ " + tr("conn.saved"))
+                self._show_chat(info, error)
+
+            self.link.call(CHAT_MODEL_UPDATE, request, done)
+
+        # "None" switches the chat model off: there is nothing to test.
+        needs_test = request.connection.kind != "none"
+        self._save_checked(probe, self.chat_save_button, write, needs_test)
+
+    def save_rerank(self) -> None:
+        probe = self._rerank_probe()
+        if probe is None:
+            return
+        request = m.RerankUpdateRequest(
+            connection=probe.request.connection, api_key=self.rerank_key.text() or None
+        )
+
+        def write() -> None:
+            def done(info: m.RerankInfo | None, error: KbError | None) -> None:
+                self.rerank_save_button.setEnabled(True)
+                self.rerank_status.setText(
+                    "⚠ " + error.message if error else "✓ " + tr("conn.saved")
+                )
+                self._show_rerank(info, error)
+
+            self.link.call(RERANK_UPDATE, request, done)
+
+        # An empty address removes the service (learned rerank falls back to local rules).
+        needs_test = bool(request.connection.base_url)
+        self._save_checked(probe, self.rerank_save_button, write, needs_test)
+
+    # -- testing the form, and saving only what passed (or what the user confirmed) ------------
+    def _run(
+        self, probe: Probe, waiting: str, then: Callable[[str | None], None] | None = None
+    ) -> None:
+        """Test the form's values; ``then`` receives None on success, else the error."""
+        probe.status.setText("… " + waiting)
+
+        def done(result: Any, error: KbError | None) -> None:
+            failure: str | None
+            if result is not None and result.ok:
+                failure = None
+                probe.status.setText("✓ " + probe.success(result))
+            else:
+                failure = (
+                    (result.error or "") if result is not None else (error.message if error else "")
+                )
+                probe.status.setText("✗ " + tr("conn.test.fail", error=failure))
+            self.tested.emit()
+            if then is not None:
+                then(failure)
+
+        self.link.call(probe.spec, probe.request, done)
+
+    def _save_checked(
+        self,
+        probe: Probe,
+        button: QtWidgets.QPushButton,
+        write: Callable[[], None],
+        needs_test: bool,
+    ) -> None:
+        """Run the test first; a failed test asks "Save anyway?" (default: Cancel)."""
+        button.setEnabled(False)
+        if not needs_test:
+            write()
             return
 
-        def done(info: m.RerankInfo | None, error: KbError | None) -> None:
-            self.rerank_status.setText("⚠ " + error.message if error else "✓ " + tr("conn.saved"))
-            self._show_rerank(info, error)
+        def after(failure: str | None) -> None:
+            if failure is None:
+                write()
+                return
+            box = confirm_action(
+                self,
+                tr("conn.test_failed.title"),
+                tr("conn.test_failed.text", error=failure),
+                tr("conn.save_anyway"),
+            )
+            self.confirm_box = box
 
-        self.link.call(
-            RERANK_UPDATE,
-            m.RerankUpdateRequest(connection=connection, api_key=self.rerank_key.text() or None),
-            done,
-        )
+            def answered() -> None:
+                self.confirm_box = None
+                if box.clickedButton() is box.property("confirmButton"):
+                    write()
+                    return
+                button.setEnabled(True)
+                probe.status.setText(
+                    "✗ " + tr("conn.test.fail", error=failure) + " · " + tr("conn.not_saved")
+                )
+
+            box.finished.connect(lambda _r: answered())
+            box.open()
+
+        self._run(probe, tr("conn.testing_save"), after)
 
     def _show(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
         if info is None:
@@ -237,40 +379,71 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             dimensions=self.dimensions.value() or None if remote else None,
         )
 
-    def save(self) -> None:
+    def _embedding_probe(self) -> Probe | None:
         try:
             connection = self.connection()
         except ValueError as exc:
             self.outcome.setText("⚠ " + problem(exc))
+            return None
+        request = m.EmbeddingTestRequest(connection=connection, api_key=self.key.text() or None)
+        return Probe(EMBEDDING_TEST, request, self.outcome, _embedding_success)
+
+    def save(self) -> None:
+        probe = self._embedding_probe()
+        if probe is None:
             return
         key = self.key.text() or None  # empty: keep the stored key
-        self.link.call(
-            EMBEDDING_UPDATE,
-            m.EmbeddingUpdateRequest(connection=connection, api_key=key),
-            self._saved,
-        )
+        request = m.EmbeddingUpdateRequest(connection=probe.request.connection, api_key=key)
+
+        def write() -> None:
+            self.link.call(EMBEDDING_UPDATE, request, self._saved)
+
+        needs_test = request.connection.kind != "none"  # "off" has nothing to test
+        self._save_checked(probe, self.save_button, write, needs_test)
 
     def _saved(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
+        self.save_button.setEnabled(True)
         if error is not None:
             self.outcome.setText("⚠ " + error.message)
             return
+        self.outcome.setText("✓ " + tr("conn.saved"))
         self._show(info, None)
         self.saved.emit()
 
     def test(self) -> None:
-        def done(result: m.EmbeddingTestResponse | None, error: KbError | None) -> None:
-            if result is not None and result.ok:
-                self.outcome.setText(
-                    "✓ " + tr("conn.test.ok", dims=result.dimensions, ms=result.latency_ms or 0.0)
-                )
-            else:
-                self.outcome.setText(
-                    "✗ "
-                    + tr(
-                        "conn.test.fail",
-                        error=(result.error if result else error.message if error else ""),
-                    )
-                )
+        """Test exactly what the form holds (the typed key, else the stored one); saves nothing."""
+        probe = self._embedding_probe()
+        if probe is not None:
+            self._run(probe, tr("conn.testing"))
 
-        self.outcome.setText("…")
-        self.link.call(EMBEDDING_TEST, m.EmbeddingTestRequest(), done)
+
+@dataclass(frozen=True)
+class Probe:
+    """One form's connection test: the method, the request built from the form's values, the
+    label that shows the outcome, and the words for a success."""
+
+    spec: MethodSpec[Any, Any]
+    request: Any
+    status: QtWidgets.QLabel
+    success: Callable[[Any], str]
+
+
+def _embedding_success(result: m.EmbeddingTestResponse) -> str:
+    return tr("conn.test.ok", dims=result.dimensions, ms=result.latency_ms or 0.0)
+
+
+def _chat_success(result: c.ChatTestResponse) -> str:
+    return tr(
+        "conn.test.chat_ok",
+        model=result.model or "",
+        ms=result.latency_ms or 0.0,
+        reply=f"“{result.reply}”" if result.reply else "–",
+    )
+
+
+def _rerank_success(result: m.RerankTestResponse) -> str:
+    return tr(
+        "conn.test.rerank_ok",
+        scores=", ".join(f"{s:.3f}" for s in result.scores or []),
+        ms=result.latency_ms or 0.0,
+    )

@@ -19,6 +19,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.reference_view import reference_html
 from goodbuddy_kb.ui.table_model import Column, RowsModel
 
 
@@ -134,7 +135,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
             self.cancel_button,
         ):
             controls.addWidget(w)
-        tabs = QtWidgets.QTabWidget()
+        self.tabs = tabs = QtWidgets.QTabWidget()
         tabs.addTab(self.diagnostics, tr("workbench.diagnostics"))
         tabs.addTab(self.context, tr("workbench.context"))
         actions = QtWidgets.QHBoxLayout()
@@ -285,16 +286,10 @@ class WorkbenchDialog(QtWidgets.QDialog):
 
         def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
             if result is None:
+                self.context.setPlainText(error.message if error else "")
                 return
-            if not result.valid:
-                self.context.setPlainText(result.message or "")
-                return
-            self.context.setHtml(
-                "".join(
-                    f"<p>{'<b>' if ch.is_hit else ''}{html.escape(ch.content)}{'</b>' if ch.is_hit else ''}</p>"
-                    for ch in result.chunks
-                )
-            )
+            self.context.setHtml(reference_html(result))
+            self.tabs.setCurrentWidget(self.context)
 
         self.link.call(REFERENCE_CONTEXT, ref, done)
 

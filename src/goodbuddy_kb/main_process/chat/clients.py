@@ -33,6 +33,10 @@ class Turn:
 
     text: str = ""
     tool_calls: list[ToolCall] = field(default_factory=list)
+    #: The model the answer names, and how many well-formed stream events arrived (a connection
+    #: test tells a chat model from any other server that happens to answer 200).
+    model: str = ""
+    events: int = 0
 
 
 class _Stream:
@@ -121,6 +125,7 @@ class ChatClient:
         on_text: Callable[[str], None],
         cancel: CancelToken,
         partial: Turn,
+        max_tokens: int | None = None,
     ) -> Turn:
         """Stream one model turn into ``partial`` (so a cancel keeps what arrived)."""
         client = httpx.Client(
@@ -131,6 +136,11 @@ class ChatClient:
         body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
         if tools:
             body["tools"] = tools
+        if max_tokens is not None:
+            if self.kind == "ollama":
+                body["options"] = {"num_predict": max_tokens}
+            else:
+                body["max_tokens"] = max_tokens
         stream = _Stream(client, self.url, body)
         try:
             if self.kind == "ollama":
@@ -152,9 +162,13 @@ class ChatClient:
             if data == "[DONE]":
                 break
             try:
-                choice = json.loads(data)["choices"][0]
+                event = json.loads(data)
+                choice = event["choices"][0] if event["choices"] else {}
             except (ValueError, KeyError, IndexError, TypeError):
                 raise UnavailableError("the chat model sent an invalid stream") from None
+            turn.events += 1
+            if isinstance(event.get("model"), str):
+                turn.model = event["model"]
             delta = choice.get("delta") or {}
             text = delta.get("content")
             if isinstance(text, str) and text:
@@ -183,6 +197,11 @@ class ChatClient:
                 obj = json.loads(line)
             except ValueError:
                 raise UnavailableError("the chat model sent an invalid stream") from None
+            if not isinstance(obj, dict):
+                raise UnavailableError("the chat model sent an invalid stream")
+            turn.events += 1
+            if isinstance(obj.get("model"), str):
+                turn.model = obj["model"]
             message = obj.get("message") or {}
             text = message.get("content")
             if isinstance(text, str) and text:

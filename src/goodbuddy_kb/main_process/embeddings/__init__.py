@@ -42,6 +42,11 @@ def make_provider(
     connection: EmbeddingConnection, credentials: CredentialStore
 ) -> EmbeddingProvider | None:
     """The configured provider, or None when semantic search is off. Never a fallback."""
+    return provider_for(connection, credentials.get(KEY_NAME))
+
+
+def provider_for(connection: EmbeddingConnection, key: str | None) -> EmbeddingProvider | None:
+    """The provider of ``connection`` with this API key (a connection test passes the form's)."""
     if connection.kind == "none":
         return None
     if connection.kind == "local":
@@ -49,7 +54,6 @@ def make_provider(
     if connection.kind == "deterministic":
         return DeterministicProvider(connection.dimensions or 384)
     assert connection.base_url and connection.model
-    key = credentials.get(KEY_NAME)
     cls = OpenAICompatibleProvider if connection.kind == "openai-compatible" else OllamaProvider
     return cls(
         connection.base_url,
@@ -77,5 +81,6 @@ __all__ = [
     "data_path",
     "load_connection",
     "make_provider",
+    "provider_for",
     "save_connection",
 ]

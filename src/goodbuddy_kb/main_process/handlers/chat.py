@@ -5,6 +5,7 @@ from __future__ import annotations
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_GET,
+    CHAT_MODEL_TEST,
     CHAT_MODEL_UPDATE,
     CHAT_SEND,
     CONVERSATION_CREATE,
@@ -16,6 +17,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process.chat import store
 from goodbuddy_kb.main_process.chat.clients import ChatClient
 from goodbuddy_kb.main_process.chat.runtime import ChatRuntime
+from goodbuddy_kb.main_process.connection_test import probe_chat
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.handlers.retrieval import retriever
 from goodbuddy_kb.main_process.storage import app_settings
@@ -49,6 +51,14 @@ def update_chat_model(ctx: CallContext, request: c.ChatUpdateRequest) -> c.ChatI
     app_settings.write(ctx.db.get(), SETTING, request.connection)
     ctx.changes.settings = True
     return _info(ctx)
+
+
+@handles(CHAT_MODEL_TEST)
+def test_chat_model(ctx: CallContext, request: c.ChatTestRequest) -> c.ChatTestResponse:
+    """A tiny real request to exactly the requested connection and key (by default the saved
+    ones); nothing is saved."""
+    key = request.api_key if request.api_key is not None else ctx.services.credentials.get(KEY)
+    return probe_chat(request.connection or chat_connection(ctx), key or None)
 
 
 @handles(CONVERSATION_CREATE)

@@ -6,6 +6,7 @@ import time
 
 from goodbuddy_kb.contracts import models as c
 from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.limits import CONNECTION_TEST_TIMEOUT_SECONDS
 from goodbuddy_kb.contracts.methods import (
     EMBEDDING_GET,
     EMBEDDING_TEST,
@@ -13,10 +14,12 @@ from goodbuddy_kb.contracts.methods import (
     VECTORS_REBUILD,
     VECTORS_STATUS,
 )
+from goodbuddy_kb.main_process.connection_test import explain
 from goodbuddy_kb.main_process.embeddings import (
     KEY_NAME,
     data_path,
     load_connection,
+    provider_for,
     save_connection,
 )
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
@@ -67,20 +70,45 @@ def update_embedding(ctx: CallContext, request: c.EmbeddingUpdateRequest) -> c.E
     return _info(ctx)
 
 
+def _failed(error: str, key: str | None = None) -> c.EmbeddingTestResponse:
+    return c.EmbeddingTestResponse(
+        ok=False, dimensions=None, latency_ms=None, error=explain(error, key)
+    )
+
+
 @handles(EMBEDDING_TEST)
 def test_embedding(ctx: CallContext, request: c.EmbeddingTestRequest) -> c.EmbeddingTestResponse:
+    """Embeds one short text with exactly the requested connection and key (by default the saved
+    ones). Nothing is saved and the serving provider is not replaced."""
+    stored = load_connection(ctx.db.get())
+    connection = request.connection or stored
+    if connection.kind == "none":
+        return _failed("semantic search is off: there is no embedding model to test")
+    key = request.api_key if request.api_key is not None else ctx.services.credentials.get(KEY_NAME)
+    # The serving local provider has its model loaded already; anything else is made for this
+    # test alone, with a short timeout, and closed afterwards.
+    shared = connection == stored and connection.kind in ("local", "deterministic")
+    provider = None
     started = time.perf_counter()
     try:
-        provider = ctx.services.embedding()
-        if provider is None:
-            return c.EmbeddingTestResponse(
-                ok=False, dimensions=None, latency_ms=None, error="semantic search is off"
+        provider = (
+            ctx.services.embedding()
+            if shared
+            else provider_for(
+                connection.model_copy(
+                    update={"timeout_s": min(connection.timeout_s, CONNECTION_TEST_TIMEOUT_SECONDS)}
+                ),
+                key or None,
             )
+        )
+        if provider is None:
+            return _failed("semantic search is off: there is no embedding model to test")
         vector = provider.embed_query("connection test / 连接测试")
     except KbError as exc:
-        return c.EmbeddingTestResponse(
-            ok=False, dimensions=None, latency_ms=None, error=exc.message
-        )
+        return _failed(exc.message, key)
+    finally:
+        if provider is not None and not shared:
+            provider.close()
     return c.EmbeddingTestResponse(
         ok=True,
         dimensions=int(vector.shape[0]),

@@ -8,11 +8,13 @@ from goodbuddy_kb.contracts.methods import (
     REFERENCE_CONTEXT,
     REFERENCE_OPEN,
     RERANK_GET,
+    RERANK_TEST,
     RERANK_UPDATE,
     RETRIEVE,
     SYSTEM_CANCEL,
 )
 from goodbuddy_kb.main_process import references
+from goodbuddy_kb.main_process.connection_test import probe_rerank
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.retrieval.pipeline import RerankService, Retriever
 from goodbuddy_kb.main_process.storage import app_settings, libraries
@@ -86,3 +88,13 @@ def rerank_update(ctx: CallContext, request: m.RerankUpdateRequest) -> m.RerankI
     app_settings.write(ctx.db.get(), RERANK_SETTING, request.connection)
     ctx.changes.settings = True
     return _rerank_info(ctx)
+
+
+@handles(RERANK_TEST)
+def rerank_test(ctx: CallContext, request: m.RerankTestRequest) -> m.RerankTestResponse:
+    """A tiny real `/v1/rerank` call to exactly the requested connection and key (by default the
+    saved ones); nothing is saved."""
+    key = (
+        request.api_key if request.api_key is not None else ctx.services.credentials.get(RERANK_KEY)
+    )
+    return probe_rerank(request.connection or rerank_connection(ctx), key or None)

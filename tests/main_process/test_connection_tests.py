@@ -1,0 +1,79 @@
+"""`models:*:test` through the dispatcher against loopback servers: exactly the given connection
+and key, the stored key when none is given, nothing saved, readable redacted failures."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from goodbuddy_kb.contracts.methods import (
+    CHAT_MODEL_GET,
+    CHAT_MODEL_TEST,
+    CHAT_MODEL_UPDATE,
+    EMBEDDING_TEST,
+    METHODS,
+    RERANK_TEST,
+)
+from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from tests.dispatch import call
+from tests.httpserver import Reply, serve
+
+
+def test_connection_tests_never_run_on_the_writer_thread() -> None:
+    for spec in (EMBEDDING_TEST, CHAT_MODEL_TEST, RERANK_TEST):
+        assert METHODS[spec.name].mutates is False
+
+
+def test_ollama_chat_test_names_the_model_that_answered_and_saves_nothing(
+    dispatcher: Dispatcher,
+) -> None:
+    seen: list[dict[str, Any]] = []
+
+    def chat(_path: str, body: bytes) -> Reply:
+        seen.append(json.loads(body))
+        lines = [
+            {"model": "qwen2.5:7b", "message": {"content": "OK"}, "done": False},
+            {"model": "qwen2.5:7b", "message": {"content": ""}, "done": True},
+        ]
+        return Reply(200, "\n".join(json.dumps(x) for x in lines).encode(), "application/x-ndjson")
+
+    with serve({"/api/chat": chat}) as base:
+        connection = {"kind": "ollama", "baseUrl": base, "model": "qwen2.5"}
+        result = call(dispatcher, CHAT_MODEL_TEST.name, {"connection": connection})
+        assert result["ok"] and result["model"] == "qwen2.5:7b" and result["reply"] == "OK"
+        assert seen[0]["options"] == {"num_predict": 16} and seen[0]["stream"] is True
+        # Nothing was saved by the test.
+        assert call(dispatcher, CHAT_MODEL_GET.name, {})["connection"]["kind"] == "none"
+        call(dispatcher, CHAT_MODEL_UPDATE.name, {"connection": connection, "apiKey": "stored-1"})
+        assert call(dispatcher, CHAT_MODEL_TEST.name, {})["ok"], "omitted: the saved connection"
+
+
+def test_a_server_that_is_not_a_chat_model_fails_the_test(dispatcher: Dispatcher) -> None:
+    with serve({"/v1/chat/completions": Reply(200, b"<html>hello</html>")}) as base:
+        result = call(
+            dispatcher,
+            CHAT_MODEL_TEST.name,
+            {"connection": {"kind": "openai-compatible", "baseUrl": base, "model": "m"}},
+        )
+    assert not result["ok"] and "not as a chat model" in result["error"]
+
+
+def test_rerank_test_reports_an_invalid_answer_and_redacts_the_key(
+    dispatcher: Dispatcher,
+) -> None:
+    with serve({"/v1/rerank": Reply(200, b'{"results": []}', "application/json")}) as base:
+        result = call(
+            dispatcher,
+            RERANK_TEST.name,
+            {"connection": {"baseUrl": base, "model": "rr"}, "apiKey": "typed-secret-77"},
+        )
+    assert not result["ok"] and "did not score every candidate" in result["error"]
+    missing = call(dispatcher, RERANK_TEST.name, {})
+    assert not missing["ok"] and "baseUrl and model are required" in missing["error"]
+
+
+def test_embedding_test_of_semantic_search_off_says_so(dispatcher: Dispatcher) -> None:
+    result = call(dispatcher, EMBEDDING_TEST.name, {"connection": {"kind": "none"}})
+    assert not result["ok"] and "semantic search is off" in result["error"]
+    stored = call(dispatcher, EMBEDDING_TEST.name, {})
+    assert stored["ok"] and stored["dimensions"] == 384, "omitted: the saved (hashing) model"

@@ -1,0 +1,165 @@
+"""Model connections in the real window against a real backend and loopback model servers:
+"Test connection" tests exactly what each form holds (embedding, chat, rerank) and saves
+nothing; saving a connection whose test fails asks first, with Cancel as the default."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts.methods import CHAT_MODEL_GET, EMBEDDING_GET, RERANK_GET
+from goodbuddy_kb.ui.connections import ModelConnectionsDialog
+from goodbuddy_kb.ui.main_window import MainWindow
+from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from tests.chatserver import ChatScript, chat_server
+from tests.embedserver import Script, openai_server
+from tests.httpserver import Reply, serve
+from tests.ui.test_chat_view import wait_call
+from tests.ui.test_workspace import open_window, shoot
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+#: Nothing listens on the discard port of the loopback address.
+DEAD = "http://127.0.0.1:9"
+
+
+@pytest.fixture
+def window(qtbot: QtBot, data_dir: Path) -> Iterator[MainWindow]:
+    win = open_window(qtbot, data_dir, "en")
+    yield win
+    win.link.shutdown()
+
+
+def open_dialog(qtbot: QtBot, window: MainWindow) -> ModelConnectionsDialog:
+    window.open_connections()
+    dialog = window.connections
+    assert dialog is not None
+    qtbot.waitUntil(lambda: bool(dialog.data_path.text()), timeout=5_000)
+    return dialog
+
+
+def click(qtbot: QtBot, dialog: ModelConnectionsDialog, button: QtWidgets.QPushButton) -> None:
+    with qtbot.waitSignal(dialog.tested, timeout=20_000):
+        qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
+
+
+def rerank_route(received: list[dict[str, Any]]) -> Any:
+    def answer(_path: str, body: bytes) -> Reply:
+        request = json.loads(body)
+        received.append(request)
+        results = [
+            {"index": i, "relevance_score": 0.9 if i == 0 else 0.1}
+            for i in range(len(request["documents"]))
+        ]
+        return Reply(200, json.dumps({"results": results}).encode(), "application/json")
+
+    return answer
+
+
+def test_each_form_tests_what_it_holds_and_saves_nothing(qtbot: QtBot, window: MainWindow) -> None:
+    dialog = open_dialog(qtbot, window)
+    # Embedding: an unsaved broken address fails although the saved model (hashing) works.
+    dialog.kind.setCurrentIndex(dialog.kind.findData("openai-compatible"))
+    dialog.base_url.setText(DEAD)
+    dialog.model.setText("embed-small")
+    click(qtbot, dialog, dialog.test_button)
+    assert "Connection failed" in dialog.outcome.text()
+    assert "cannot be reached" in dialog.outcome.text()
+    # … and a working unsaved one reports its own dimensions, not the saved model's 384.
+    with openai_server(Script(dims=256)) as base:
+        dialog.base_url.setText(base)
+        dialog.key.setText("sk-typed-only-for-the-test-0001")
+        click(qtbot, dialog, dialog.test_button)
+    assert "Connection works: 256 dimensions" in dialog.outcome.text()
+    saved = wait_call(qtbot, window, EMBEDDING_GET, m.EmbeddingGetRequest())
+    assert saved.connection.kind == "deterministic" and not saved.has_api_key
+
+    # Chat: a tiny real request to the form's endpoint; the answer and the model are shown.
+    script = ChatScript(turns=[[{"text": "OK"}]])
+    with chat_server(script) as base:
+        dialog.chat_kind.setCurrentIndex(dialog.chat_kind.findData("openai-compatible"))
+        dialog.chat_url.setText(base)
+        dialog.chat_model.setText("qwen-test")
+        click(qtbot, dialog, dialog.chat_test_button)
+    assert "Connection works: model qwen-test answered" in dialog.chat_status.text()
+    assert "“OK”" in dialog.chat_status.text()
+    assert script.requests[0]["model"] == "qwen-test" and script.requests[0]["max_tokens"] <= 16
+    dialog.chat_url.setText(DEAD)
+    click(qtbot, dialog, dialog.chat_test_button)
+    assert "Connection failed" in dialog.chat_status.text()
+    assert "nothing answers at this address" in dialog.chat_status.text()
+    assert wait_call(qtbot, window, CHAT_MODEL_GET, c.ChatGetRequest()).connection.kind == "none"
+
+    # Rerank: a tiny real /v1/rerank call; the scores come back.
+    received: list[dict[str, Any]] = []
+    with serve({"/v1/rerank": rerank_route(received)}) as base:
+        dialog.rerank_url.setText(base)
+        dialog.rerank_model.setText("rerank-v2")
+        dialog.rerank_key.setText("rk-typed-0002")
+        click(qtbot, dialog, dialog.rerank_test_button)
+    assert "test documents scored 0.900, 0.100" in dialog.rerank_status.text()
+    assert received[0]["model"] == "rerank-v2" and len(received[0]["documents"]) == 2
+    with serve({"/v1/rerank": Reply(401, b"bad key rk-typed-0002", "text/plain")}) as base:
+        dialog.rerank_url.setText(base)
+        click(qtbot, dialog, dialog.rerank_test_button)
+    failed = dialog.rerank_status.text()
+    assert "HTTP 401" in failed and "check the API key" in failed
+    assert "rk-typed-0002" not in failed
+    rerank = wait_call(qtbot, window, RERANK_GET, m.RerankGetRequest())
+    assert not rerank.configured and not rerank.has_api_key
+    shoot(dialog, "connections-tests-en")
+    dialog.reject()
+
+
+def test_saving_a_failing_connection_asks_first(qtbot: QtBot, window: MainWindow) -> None:
+    dialog = open_dialog(qtbot, window)
+    dialog.chat_kind.setCurrentIndex(dialog.chat_kind.findData("ollama"))
+    dialog.chat_url.setText(DEAD)
+    dialog.chat_model.setText("qwen2.5")
+    qtbot.mouseClick(dialog.chat_save_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.confirm_box is not None, timeout=20_000)
+    box = dialog.confirm_box
+    assert box is not None and box.isVisible()
+    assert "The connection test failed" in box.text() and "Save anyway?" in box.text()
+    assert box.defaultButton() is not box.property("confirmButton"), "Cancel is the default"
+    box.defaultButton().click()
+    qtbot.waitUntil(lambda: "Not saved" in dialog.chat_status.text(), timeout=5_000)
+    assert wait_call(qtbot, window, CHAT_MODEL_GET, c.ChatGetRequest()).connection.kind == "none"
+
+    qtbot.mouseClick(dialog.chat_save_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.confirm_box is not None, timeout=20_000)
+    box = dialog.confirm_box
+    assert box is not None
+    box.property("confirmButton").click()
+    qtbot.waitUntil(lambda: "Saved" in dialog.chat_status.text(), timeout=5_000)
+    saved = wait_call(qtbot, window, CHAT_MODEL_GET, c.ChatGetRequest()).connection
+    assert (saved.kind, saved.base_url, saved.model) == ("ollama", DEAD, "qwen2.5")
+
+    # A connection that passes its test is saved without a question.
+    with openai_server(Script()) as base:
+        dialog.kind.setCurrentIndex(dialog.kind.findData("openai-compatible"))
+        dialog.base_url.setText(base)
+        dialog.model.setText("embed-small")
+        with qtbot.waitSignal(dialog.saved, timeout=20_000):
+            qtbot.mouseClick(dialog.save_button, QtCore.Qt.MouseButton.LeftButton)
+    assert dialog.confirm_box is None
+    saved_embedding = wait_call(qtbot, window, EMBEDDING_GET, m.EmbeddingGetRequest())
+    assert saved_embedding.connection.base_url == base
+
+    # A failing rerank service, answered with Cancel, leaves the saved (empty) one alone.
+    dialog.rerank_url.setText(DEAD)
+    dialog.rerank_model.setText("rerank-v2")
+    qtbot.mouseClick(dialog.rerank_save_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.confirm_box is not None, timeout=20_000)
+    box = dialog.confirm_box
+    assert box is not None
+    box.reject()
+    qtbot.waitUntil(lambda: "Not saved" in dialog.rerank_status.text(), timeout=5_000)
+    assert not wait_call(qtbot, window, RERANK_GET, m.RerankGetRequest()).configured
+    dialog.reject()

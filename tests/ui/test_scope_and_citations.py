@@ -1,0 +1,131 @@
+"""The chat scope's 20-library cap and the citation header, in the real window against a real
+backend (and a loopback chat model): a 21st library cannot be chosen and says why; a send that
+cannot be valid is refused with a message instead of an exception in the slot; "View chunk"
+and "Show context" name the library, document, source and locator; the chat's sources table
+has a locator column."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts.chat import MAX_MESSAGE_CHARACTERS
+from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
+from goodbuddy_kb.contracts.methods import LIBRARY_CREATE
+from goodbuddy_kb.ui.chat_view import CITATION_COLUMNS
+from goodbuddy_kb.ui.i18n import set_language
+from goodbuddy_kb.ui.qtw import QtCore
+from goodbuddy_kb.ui.table_model import RowsModel
+from tests.chatserver import ChatScript, chat_server
+from tests.ui.test_chat_view import chat_with, wait_call
+from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+CHECKED = QtCore.Qt.CheckState.Checked
+
+
+def test_scope_caps_at_twenty_libraries_and_send_never_raises(qtbot: QtBot, data_dir: Path) -> None:
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        view = win.chat_view
+        win.top_tabs.setCurrentWidget(view)
+        ids = [
+            wait_call(
+                qtbot, win, LIBRARY_CREATE, lib.LibraryCreateRequest(name=f"L{n:02d}")
+            ).library.id
+            for n in range(MAX_LIBRARIES_PER_REQUEST + 1)
+        ]
+        qtbot.waitUntil(lambda: view.popover.list.count() == len(ids), timeout=10_000)
+        assert len(view.selected) == MAX_LIBRARIES_PER_REQUEST, "the 21st does not join"
+        assert "At most 20 libraries" in view.popover.note.text()
+        items = [view.popover.list.item(i) for i in range(view.popover.list.count())]
+        left_out = [item for item in items if item.checkState() != CHECKED]
+        assert len(left_out) == 1
+        extra = left_out[0]
+        assert not extra.flags() & QtCore.Qt.ItemFlag.ItemIsEnabled
+        assert "At most 20 libraries" in extra.toolTip()
+        extra.setCheckState(CHECKED)  # what a click would do if it got through
+        assert extra.checkState() != CHECKED and len(view.selected) == MAX_LIBRARIES_PER_REQUEST
+        # Clearing one makes room again.
+        first = next(item for item in items if item.checkState() == CHECKED)
+        first.setCheckState(QtCore.Qt.CheckState.Unchecked)
+        assert extra.flags() & QtCore.Qt.ItemFlag.ItemIsEnabled
+        extra.setCheckState(CHECKED)
+        assert len(view.selected) == MAX_LIBRARIES_PER_REQUEST and extra.checkState() == CHECKED
+
+        # Whatever the selection holds, a send is checked before anything happens: a message,
+        # not an exception in the slot (pytest-qt fails the test on one), and the text stays.
+        view.selected = set(ids)
+        view.input.setPlainText("question")
+        qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
+        assert view.send_error.isVisible() and "At most 20 libraries" in view.send_error.text()
+        assert view.input.toPlainText() == "question" and view.request_id is None
+        view.selected = set(ids[:3])
+        view.input.setPlainText("x" * (MAX_MESSAGE_CHARACTERS + 1))
+        qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
+        assert "too long" in view.send_error.text()
+        assert len(view.input.toPlainText()) == MAX_MESSAGE_CHARACTERS + 1
+        assert view.conversation_id is None, "no empty conversation was created"
+    finally:
+        win.link.shutdown()
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_citations_show_library_document_source_and_locator(
+    qtbot: QtBot, data_dir: Path, tmp_path: Path, language: str
+) -> None:
+    win = open_window(qtbot, data_dir, language)
+    try:
+        create_library_with_folder(qtbot, win, tmp_path)
+        folder = str(tmp_path / "docs")
+        # Workbench → View chunk.
+        bench = ask(qtbot, win, "出差住宿一线城市每晚最多报多少")
+        bench.table.selectRow(0)
+        qtbot.mouseClick(bench.view_chunk, QtCore.Qt.MouseButton.LeftButton)
+        library_label = "Library" if language == "en" else "知识库"
+        qtbot.waitUntil(lambda: library_label in bench.context.toPlainText(), timeout=5_000)
+        shown = bench.context.toPlainText()
+        labels = (
+            ("Document", "Source", "Folder", "Location", "lines ")
+            if language == "en"
+            else ("文档", "来源", "文件夹", "定位", "行")
+        )
+        for expected in ("Handbook", "policy_zh.md", folder, "六百元", *labels):
+            assert expected in shown, expected
+        shoot(bench, f"workbench-view-chunk-{language}")
+        bench.reject()
+
+        # Chat → Sources consulted: a locator column, and "Show context" with the same header.
+        script = ChatScript(turns=[[{"text": "每晚不超过六百元 [1]。"}]])
+        with chat_server(script) as base:
+            chat_with(qtbot, win, base)
+            view = win.chat_view
+            qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
+            view.popover.always.setChecked(True)
+            view.input.setPlainText("出差住宿一线城市每晚多少钱？")
+            with qtbot.waitSignal(view.reply_finished, timeout=20_000):
+                qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
+        assert view.citations.rowCount() >= 1
+        header = view.citations.headerData(
+            1, QtCore.Qt.Orientation.Horizontal, QtCore.Qt.ItemDataRole.DisplayRole
+        )
+        assert header == ("Location" if language == "en" else "定位")
+        locator = view.citations.data(view.citations.index(0, 1))
+        assert labels[-1] in locator, locator
+        view.citation_view.selectRow(0)
+        qtbot.mouseClick(view.expand_button, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: library_label in view.reference.toPlainText(), timeout=5_000)
+        for expected in ("Handbook", folder, *labels):
+            assert expected in view.reference.toPlainText(), expected
+        win.resize(1200, 800)
+        shoot(win, f"chat-sources-{language}")
+    finally:
+        win.link.shutdown()
+        set_language("en")
+
+
+def test_citation_model_passes_the_model_tester(qtmodeltester: object) -> None:
+    qtmodeltester.check(RowsModel(CITATION_COLUMNS), force_py=False)  # type: ignore[attr-defined]
