@@ -22,6 +22,7 @@ class Script:
     failure: str = "500"  # "500" | "garbage" | "dims" | "stall"
     calls: int = 0
     seed_offset: int = 0
+    delay_s: float = 0.0  # added to every successful answer (a slow service)
 
 
 def _vectors(texts: list[str], script: Script) -> list[list[float]]:
@@ -65,6 +66,7 @@ def openai_server(script: Script) -> Iterator[str]:
             200,
             json.dumps({"object": "list", "data": data, "model": request["model"]}).encode(),
             "application/json",
+            delay_s=script.delay_s,
         )
 
     with serve({"/v1/embeddings": embeddings}) as base:

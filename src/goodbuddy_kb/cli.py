@@ -4,6 +4,7 @@
     goodbuddy-kb library list               goodbuddy-kb library delete LIB --yes
     goodbuddy-kb source add LIB PATH|URL    goodbuddy-kb sync LIB
     goodbuddy-kb documents LIB              goodbuddy-kb tasks [LIB]
+    goodbuddy-kb rebuild LIB [--document PATH_OR_ID]
     goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
 
 LIB is a library id or its exact name. ``--json`` prints machine-readable output; ``--data-dir``
@@ -17,7 +18,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from goodbuddy_kb import cli_sources
+from goodbuddy_kb import cli_rebuild, cli_sources
 from goodbuddy_kb.bridge.launcher import Session, open_session
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import KbError, NotFoundError
@@ -63,6 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("library", metavar="LIB")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     cli_sources.add_parsers(commands, common)
+    cli_rebuild.add_parser(commands, common)
     report.add_parser(commands)
     return parser
 
@@ -134,6 +136,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
     "library": cmd_library,
     "source": _with_library(cli_sources.cmd_source),
     "sync": _with_library(cli_sources.cmd_sync),
+    "rebuild": _with_library(cli_rebuild.cmd_rebuild),
     "documents": _with_library(cli_sources.cmd_documents),
     "tasks": _tasks,
     "retrieve": lambda args, session: cli_sources.cmd_retrieve(

@@ -122,11 +122,32 @@ def wait_for_library(
         infos += wait_for_tasks(session, pending, quiet)
 
 
+def _summary_text(summary: t.TaskSummary | None) -> str:
+    if summary is None:
+        return ""
+    parts = [f"{summary.succeeded} written"]
+    for count, words in (
+        (summary.unchanged, "unchanged"),
+        (summary.retried, "failed before and retried"),
+        (summary.not_started, "not started (kept as they were)"),
+    ):
+        if count:
+            parts.append(f"{count} {words}")
+    if summary.settings_applied is not None:
+        parts.append(
+            "new settings in effect" if summary.settings_applied else "still waiting for rebuild"
+        )
+    return f" ({', '.join(parts)})"
+
+
 def _task_line(info: t.TaskInfo) -> str:
     failed = f", {info.failed_documents} failed" if info.failed_documents else ""
     error = f": {info.error}" if info.error else ""
     unit = "chunks vectorised" if info.kind == "vectorize" else "documents"
-    return f"{info.kind:<10}{info.state:<11} {info.done}/{info.total} {unit}{failed}{error}"
+    return (
+        f"{info.kind:<10}{info.state:<11} {info.done}/{info.total} {unit}{failed}"
+        f"{_summary_text(info.summary)}{error}"
+    )
 
 
 def emit(args: argparse.Namespace, payload: Any, text: str) -> None:
@@ -137,7 +158,7 @@ def emit(args: argparse.Namespace, payload: Any, text: str) -> None:
         print(text)
 
 
-def _finish(args: argparse.Namespace, infos: list[t.TaskInfo]) -> int:
+def finish(args: argparse.Namespace, infos: list[t.TaskInfo]) -> int:
     emit(
         args,
         [i.to_wire() for i in infos],
@@ -166,7 +187,7 @@ def cmd_source(args: argparse.Namespace, session: Session, library_id: str) -> i
         infos = wait_for_library(
             session, library_id, [res.task_id] if res.task_id else [], getattr(args, "json", False)
         )
-        return _finish(args, infos)
+        return finish(args, infos)
     if args.action == "list":
         found = call(SOURCE_LIST, c.SourceListRequest(library_id=library_id)).sources
         lines = [
@@ -191,7 +212,7 @@ def cmd_sync(args: argparse.Namespace, session: Session, library_id: str) -> int
     res = session.client.call(
         SOURCE_SYNC, c.SourceSyncRequest(library_id=library_id, source_id=args.source)
     )
-    return _finish(
+    return finish(
         args, wait_for_library(session, library_id, res.task_ids, getattr(args, "json", False))
     )
 

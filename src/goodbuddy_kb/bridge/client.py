@@ -34,6 +34,8 @@ Notification = tuple[str, dict[str, Any]]
 
 CONNECT_TIMEOUT_MS = 2_000
 DEFAULT_CALL_TIMEOUT_S = 60.0
+#: Longest single blocking wait on the socket (see read_message).
+WAIT_SLICE_MS = 10
 
 
 def _ensure_core_app() -> None:
@@ -87,7 +89,11 @@ class BlockingClient:
             if self._socket.bytesAvailable() == 0:
                 if self._socket.state() != QtNetwork.QLocalSocket.LocalSocketState.ConnectedState:
                     raise UnavailableError("the backend closed the connection")
-                if not self._socket.waitForReadyRead(max(1, deadline.remainingTime())):
+                # Short slices: the binding holds the GIL inside waitForReadyRead, and other
+                # threads of this process (loopback servers, workers) must keep running.
+                if not self._socket.waitForReadyRead(
+                    max(1, min(WAIT_SLICE_MS, deadline.remainingTime()))
+                ):
                     if (
                         self._socket.state()
                         != QtNetwork.QLocalSocket.LocalSocketState.ConnectedState

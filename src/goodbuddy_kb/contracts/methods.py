@@ -59,6 +59,11 @@ from goodbuddy_kb.contracts.models import (
     VectorRebuildResponse,
     VectorStatusRequest,
 )
+from goodbuddy_kb.contracts.rebuild import (
+    DocumentRebuildRequest,
+    LibraryRebuildRequest,
+    RebuildResponse,
+)
 from goodbuddy_kb.contracts.retrieval import (
     CancelRequest,
     CancelResponse,
@@ -145,6 +150,12 @@ SOURCE_WATCH = MethodSpec(
 DOCUMENTS_LIST = MethodSpec(
     "knowledge:documents:list", DocumentListRequest, DocumentListResponse, mutates=False
 )
+DOCUMENT_REBUILD = MethodSpec(
+    "knowledge:document:rebuild", DocumentRebuildRequest, RebuildResponse, mutates=True
+)
+LIBRARY_REBUILD = MethodSpec(
+    "knowledge:library:rebuild", LibraryRebuildRequest, RebuildResponse, mutates=True
+)
 TASKS_LIST = MethodSpec("knowledge:tasks:list", TaskListRequest, TaskListResponse, mutates=False)
 TASKS_CANCEL = MethodSpec(
     "knowledge:tasks:cancel", TaskCancelRequest, TaskCancelResponse, mutates=True
@@ -212,6 +223,8 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         SOURCE_SYNC,
         SOURCE_WATCH,
         DOCUMENTS_LIST,
+        DOCUMENT_REBUILD,
+        LIBRARY_REBUILD,
         TASKS_LIST,
         TASKS_CANCEL,
         EMBEDDING_GET,

@@ -114,6 +114,9 @@ class Document(ContractModel):
     error: str | None
     chunk_count: int
     updated_at: str
+    #: The last re-read (sync or rebuild) failed for this reason; the previous generation still
+    #: serves and the next sync or rebuild tries again.
+    retryable_error: str | None = None
 
 
 DocumentFilter = Literal["all", "failed", "vector_missing"]

@@ -1,4 +1,5 @@
-"""Contracts of background tasks (sync, later rebuilds) and their progress notifications."""
+"""Contracts of background tasks (sync, vectorisation, rebuild), their progress notifications
+and the per-document summary a finished task keeps in its history."""
 
 from __future__ import annotations
 
@@ -10,8 +11,25 @@ from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
 
 TaskState = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
-TaskKind = Literal["sync", "vectorize"]
+TaskKind = Literal["sync", "vectorize", "rebuild"]
 FINISHED_STATES: frozenset[str] = frozenset({"completed", "failed", "cancelled", "interrupted"})
+
+
+class TaskSummary(ContractModel):
+    """Document counts of a sync or rebuild (PRD §13): what a user reads in the task history."""
+
+    #: Documents written anew (parsed, chunked and indexed) by this task.
+    succeeded: int = 0
+    #: Documents that failed; a rebuild keeps their previous generation serving.
+    failed: int = 0
+    #: Sync: files skipped because their checksum did not change.
+    unchanged: int = 0
+    #: Sync: previously failed documents tried again although their file did not change.
+    retried: int = 0
+    #: Rebuild: documents not reached because the task was cancelled (they stay as they were).
+    not_started: int = 0
+    #: Library rebuild: the "waiting for rebuild" notice was cleared (None: not applicable).
+    settings_applied: bool | None = None
 
 
 class TaskInfo(ContractModel):
@@ -27,6 +45,9 @@ class TaskInfo(ContractModel):
     error: str | None
     created_at: str
     finished_at: str | None
+    #: The target of a single-document rebuild.
+    document_id: EntityId | None = None
+    summary: TaskSummary | None = None
 
 
 class TaskListRequest(ContractModel):

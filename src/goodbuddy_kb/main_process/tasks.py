@@ -1,5 +1,6 @@
-"""Background tasks: sync and vectorisation jobs on one worker thread, with throttled progress
-notifications, cancellation, and history in SQLite (interrupted tasks say so after a restart)."""
+"""Background tasks: sync, vectorisation and rebuild jobs on one worker thread (so one writer),
+with throttled progress notifications, cancellation, and history in SQLite (interrupted tasks
+say so after a restart)."""
 
 from __future__ import annotations
 
@@ -15,13 +16,21 @@ from typing import Any
 
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, ChangedParams
-from goodbuddy_kb.contracts.tasks import FINISHED_STATES, TaskInfo, TaskKind, TaskState
+from goodbuddy_kb.contracts.tasks import (
+    FINISHED_STATES,
+    TaskInfo,
+    TaskKind,
+    TaskState,
+    TaskSummary,
+)
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.rebuild import rebuild_document, rebuild_library
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
+from goodbuddy_kb.main_process.vectors import store as vector_store
 from goodbuddy_kb.main_process.vectors.build import vectorise
 
 log = logging.getLogger(__name__)
@@ -37,6 +46,9 @@ class Outcome:
     failed: int
     error: str | None = None
     failed_state: bool = False
+    summary: TaskSummary | None = None
+    #: The work stopped at a cancel between documents (the reason); the task ends "cancelled".
+    cancelled: str | None = None
 
 
 Work = Callable[[CancelToken, Callable[[int, int, str | None, int], None]], Outcome]
@@ -71,9 +83,96 @@ class TaskManager:
                 return Outcome(0, 0, report.unavailable, failed_state=True)
             if self._provider() is not None:
                 self.vectorize(library_id)
-            return Outcome(report.total, report.failed)
+            summary = TaskSummary(
+                succeeded=report.processed,
+                failed=report.failed,
+                unchanged=report.unchanged,
+                retried=report.retried,
+            )
+            return Outcome(report.total, report.failed, summary=summary)
 
         return self._queue("sync", library_id, source_id, source_id, work)
+
+    def rebuild_library(self, library_id: str) -> TaskInfo:
+        """Queue a rebuild of every document of the library (one already waiting is reused)."""
+
+        def work(
+            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
+        ) -> Outcome:
+            provider = self._provider()
+            report = rebuild_library(
+                self._db.get(), self._data_dir, library_id, provider, token, progress
+            )
+            self._vectors_after_rebuild(library_id, provider, full_allowed=True)
+            summary = TaskSummary(
+                succeeded=report.succeeded,
+                failed=report.failed,
+                not_started=report.not_started,
+                settings_applied=report.settings_applied,
+            )
+            done = report.succeeded + report.failed
+            if report.cancelled is not None:
+                return Outcome(done, report.failed, summary=summary, cancelled=report.cancelled)
+            if report.stopped is not None:
+                return Outcome(done, report.failed, report.stopped, True, summary)
+            error = (
+                f"{report.failed} documents failed and keep their previous version"
+                f" (first: {report.first_error})"
+                if report.failed
+                else None
+            )
+            return Outcome(done, report.failed, error, summary=summary)
+
+        return self._queue("rebuild", library_id, None, f"{library_id}:library", work)
+
+    def rebuild_document(self, library_id: str, document_id: str) -> TaskInfo:
+        """Queue a rebuild of one document (one already waiting for it is reused)."""
+
+        def work(
+            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
+        ) -> Outcome:
+            conn = self._db.get()
+            path = conn.execute(
+                "SELECT relative_path FROM documents WHERE id = ?", (document_id,)
+            ).fetchone()
+            progress(0, 1, path[0] if path else None, 0)
+            provider = self._provider()
+            outcome = rebuild_document(
+                conn, self._data_dir, library_id, document_id, provider, token
+            )
+            self._vectors_after_rebuild(library_id, provider, full_allowed=False)
+            if outcome.ok:
+                return Outcome(1, 0, summary=TaskSummary(succeeded=1))
+            kept = " (the previous version is still searchable)" if outcome.kept_previous else ""
+            return Outcome(1, 1, f"{outcome.error}{kept}", True, TaskSummary(failed=1))
+
+        return self._queue(
+            "rebuild",
+            library_id,
+            None,
+            f"{library_id}:{document_id}",
+            work,
+            document_id=document_id,
+        )
+
+    def _vectors_after_rebuild(
+        self, library_id: str, provider: EmbeddingProvider | None, full_allowed: bool
+    ) -> None:
+        """Queue the vector work a rebuild leaves: a first build, vectors a document still
+        lacks, or (library rebuilds only) a new version after a model or endpoint switch —
+        built beside the current one and swapped in when complete."""
+        if provider is None:
+            return
+        conn = self._db.get()
+        current = vector_store.current(conn, library_id)
+        if current is None:
+            needed = True
+        elif current.fingerprint != provider.fingerprint:
+            needed = full_allowed
+        else:
+            needed = vector_store.count_missing(conn, library_id, current.id) > 0
+        if needed:
+            self.vectorize(library_id)
 
     def vectorize(self, library_id: str, rebuild: bool = False) -> TaskInfo:
         def work(
@@ -100,13 +199,19 @@ class TaskManager:
         return self._queue("vectorize", library_id, None, key, work)
 
     def _queue(
-        self, kind: TaskKind, library_id: str, source_id: str | None, key: str, work: Work
+        self,
+        kind: TaskKind,
+        library_id: str,
+        source_id: str | None,
+        key: str,
+        work: Work,
+        document_id: str | None = None,
     ) -> TaskInfo:
         with self._lock:
             waiting = self._queued.get((kind, key))
             if waiting is not None:
                 return task_store.get(self._db.get(), waiting)
-            info = task_store.create(self._db.get(), library_id, kind, source_id)
+            info = task_store.create(self._db.get(), library_id, kind, source_id, document_id)
             self._tokens[info.id] = CancelToken()
             self._queued[(kind, key)] = info.id
         self._publish(info)
@@ -168,7 +273,9 @@ class TaskManager:
                     task_store.update(conn, task_id, "running", done, total, failed, current)
                 )
 
-        def finish(kind: TaskState, error: str | None) -> TaskInfo:
+        def finish(
+            kind: TaskState, error: str | None, summary: TaskSummary | None = None
+        ) -> TaskInfo:
             return task_store.update(
                 conn,
                 task_id,
@@ -178,6 +285,7 @@ class TaskManager:
                 state["failed"],
                 None,
                 error,
+                summary,
             )
 
         try:
@@ -188,7 +296,14 @@ class TaskManager:
                 failed=outcome.failed,
             )
             state["total"] = max(state["total"], state["done"])
-            final = finish("failed" if outcome.failed_state else "completed", outcome.error)
+            if outcome.cancelled is not None:
+                final = finish("cancelled", outcome.cancelled, outcome.summary)
+            else:
+                final = finish(
+                    "failed" if outcome.failed_state else "completed",
+                    outcome.error,
+                    outcome.summary,
+                )
         except CancelledError as exc:
             final = finish("cancelled", exc.message)
         except KbError as exc:
@@ -199,7 +314,13 @@ class TaskManager:
         finally:
             self._tokens.pop(task_id, None)
         self._publish(final)
+        rebuilt = queue_key[0] == "rebuild"  # may have cleared "waiting for rebuild"
         changed = ChangedParams(
-            method=NOTIFY_TASK.name, library_ids=[library_id], sources=True, documents=True
+            method=NOTIFY_TASK.name,
+            library_ids=[library_id],
+            libraries=rebuilt,
+            settings=rebuilt,
+            sources=True,
+            documents=True,
         )
         self._notify(NOTIFY_CHANGED.name, changed.to_wire())

@@ -127,6 +127,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "col.created": ("创建时间", "Created"),
     "task.kind.sync": ("同步", "Sync"),
     "task.kind.vectorize": ("向量化", "Vectorise"),
+    "task.kind.rebuild": ("重建", "Rebuild"),
     "task.state.queued": ("… 排队中", "… Queued"),
     "task.state.running": ("⟳ 运行中", "⟳ Running"),
     "task.state.completed": ("✓ 已完成", "✓ Completed"),

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from goodbuddy_kb.main_process.handlers import chat, libraries, models, retrieval, sources, system
+from goodbuddy_kb.main_process.handlers import (
+    chat,
+    libraries,
+    models,
+    rebuild,
+    retrieval,
+    sources,
+    system,
+)
 from goodbuddy_kb.main_process.handlers.registry import REGISTRY, check_complete
 
 __all__ = [
@@ -11,6 +19,7 @@ __all__ = [
     "check_complete",
     "libraries",
     "models",
+    "rebuild",
     "retrieval",
     "sources",
     "system",

@@ -1,9 +1,15 @@
-"""The documents table: one row per file or page of a source, with four staged statuses."""
+"""The documents table: one row per file or page of a source, with four staged statuses.
+
+A document's *generation* is its chunks with their full-text, CJK and vector rows. A new one
+replaces the old in one transaction (:func:`store_parsed`); when reading or parsing fails, a
+document that has a generation keeps it serving and records a retryable error instead.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from goodbuddy_kb.contracts.sources import Document, DocumentFilter, DocumentStatus, LibrarySummary
@@ -23,14 +29,25 @@ class Known:
     id: str
     checksum: str | None
     parse_status: str
+    retryable_error: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        """The last read or parse of this document failed (whether or not an older generation
+        still serves): sync tries it again even when its checksum did not change."""
+        return self.parse_status == "failed" or self.retryable_error is not None
 
 
 def known(conn: sqlite3.Connection, source_id: str) -> dict[str, Known]:
     rows = conn.execute(
-        "SELECT id, relative_path, checksum, parse_status FROM documents WHERE source_id = ?",
+        "SELECT id, relative_path, checksum, parse_status, retryable_error FROM documents"
+        " WHERE source_id = ?",
         (source_id,),
     )
-    return {r["relative_path"]: Known(r["id"], r["checksum"], r["parse_status"]) for r in rows}
+    return {
+        r["relative_path"]: Known(r["id"], r["checksum"], r["parse_status"], r["retryable_error"])
+        for r in rows
+    }
 
 
 def _upsert(
@@ -76,17 +93,24 @@ def store_parsed(
     checksum: str,
     size: int,
     drafts: list[ChunkDraft],
+    within: Callable[[sqlite3.Connection, str], None] | None = None,
 ) -> str:
-    """One transaction: the document row, its chunks and their index rows — all old or all new."""
+    """One transaction: the document row, its chunks and their index rows — all old or all new.
+
+    ``within(conn, document_id)`` runs in the same transaction once the chunks are replaced
+    (a rebuild appends the new chunks' vectors there), so readers see either generation whole.
+    """
     with transaction(conn):
         doc_id = _upsert(
             conn, library_id, source_id, relative_path, title, media_type, checksum, size
         )
         chunks.replace_document_chunks(conn, library_id, doc_id, drafts)
+        if within is not None:
+            within(conn, doc_id)
         retrievable = sum(1 for d in drafts if d.role != "parent")
         conn.execute(
             "UPDATE documents SET parse_status = 'done', parse_error = NULL, fulltext_status = ?,"
-            " fulltext_error = ? WHERE id = ?",
+            " fulltext_error = ?, retryable_error = NULL WHERE id = ?",
             (
                 "done" if retrievable else "failed",
                 None if retrievable else "no retrievable content",
@@ -106,13 +130,24 @@ def store_failed(
     size: int,
     reason: str,
 ) -> str:
-    """A file that cannot be parsed becomes a failed document with its reason; old chunks go."""
+    """A file that cannot be read or parsed. A document with a serving generation keeps it
+    (chunks, index rows, vectors, checksum) and records ``reason`` as a retryable error; any
+    other becomes a failed document with its reason. Returns the document id."""
+    doc_id = document_id(source_id, relative_path)
     with transaction(conn):
-        doc_id = _upsert(conn, library_id, source_id, relative_path, title, None, checksum, size)
-        chunks.delete_document_chunks(conn, doc_id)
+        serving = conn.execute(
+            "SELECT 1 FROM chunks WHERE document_id = ? LIMIT 1", (doc_id,)
+        ).fetchone()
+        if serving is not None:
+            conn.execute(
+                "UPDATE documents SET retryable_error = ?, updated_at = ? WHERE id = ?",
+                (reason[:500], now_iso(), doc_id),
+            )
+            return doc_id
+        _upsert(conn, library_id, source_id, relative_path, title, None, checksum, size)
         conn.execute(
             "UPDATE documents SET parse_status = 'failed', parse_error = ?, fulltext_status = 'failed',"
-            " fulltext_error = 'not indexed: parsing failed' WHERE id = ?",
+            " fulltext_error = 'not indexed: parsing failed', retryable_error = NULL WHERE id = ?",
             (reason[:500], doc_id),
         )
     return doc_id
@@ -127,7 +162,8 @@ def delete(conn: sqlite3.Connection, document_ids: list[str]) -> None:
 
 _FILTERS: dict[DocumentFilter, str] = {
     "all": "",
-    "failed": " AND (d.parse_status = 'failed' OR d.fulltext_status = 'failed' OR d.vector_status = 'failed')",
+    "failed": " AND (d.parse_status = 'failed' OR d.fulltext_status = 'failed'"
+    " OR d.vector_status = 'failed' OR d.retryable_error IS NOT NULL)",
     "vector_missing": " AND d.vector_status != 'done'",
 }
 
@@ -161,6 +197,7 @@ def page(
                 graph=r["graph_status"],
             ),
             error=r["parse_error"] or r["fulltext_error"] or r["vector_error"],
+            retryable_error=r["retryable_error"],
             chunk_count=r["chunk_count"],
             updated_at=r["updated_at"],
         )
@@ -174,7 +211,8 @@ def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
         "SELECT count(*) AS documents,"
         " sum(fulltext_status = 'done') AS fulltext,"
         " sum(vector_status = 'done') AS vectorised,"
-        " sum(parse_status = 'failed' OR vector_status = 'failed') AS failed,"
+        " sum(parse_status = 'failed' OR vector_status = 'failed' OR retryable_error IS NOT NULL)"
+        " AS failed,"
         " sum(parse_status IN ('pending', 'running')) AS pending,"
         " sum(parse_status = 'done' AND fulltext_status = 'failed') AS empty"
         " FROM documents WHERE library_id = ?",

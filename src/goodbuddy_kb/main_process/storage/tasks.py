@@ -6,7 +6,7 @@ import json
 import sqlite3
 
 from goodbuddy_kb.contracts.errors import NotFoundError
-from goodbuddy_kb.contracts.tasks import TaskInfo, TaskKind, TaskState
+from goodbuddy_kb.contracts.tasks import TaskInfo, TaskKind, TaskState, TaskSummary
 from goodbuddy_kb.main_process.ids import new_id, now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
 
@@ -26,17 +26,24 @@ def _info(row: sqlite3.Row) -> TaskInfo:
         error=row["error"],
         created_at=row["created_at"],
         finished_at=row["finished_at"],
+        document_id=details.get("documentId"),
+        summary=TaskSummary.model_validate(details["summary"]) if details.get("summary") else None,
     )
 
 
 def create(
-    conn: sqlite3.Connection, library_id: str, kind: TaskKind, source_id: str | None
+    conn: sqlite3.Connection,
+    library_id: str,
+    kind: TaskKind,
+    source_id: str | None,
+    document_id: str | None = None,
 ) -> TaskInfo:
     task_id = new_id()
+    details = {"sourceId": source_id, "documentId": document_id}
     with transaction(conn):
         conn.execute(
             "INSERT INTO tasks (id, library_id, kind, state, details, created_at) VALUES (?, ?, ?, 'queued', ?, ?)",
-            (task_id, library_id, kind, json.dumps({"sourceId": source_id}), now_iso()),
+            (task_id, library_id, kind, json.dumps(details), now_iso()),
         )
     return get(conn, task_id)
 
@@ -57,12 +64,15 @@ def update(
     failed: int,
     current: str | None,
     error: str | None = None,
+    summary: TaskSummary | None = None,
 ) -> TaskInfo:
     finished = state in ("completed", "failed", "cancelled", "interrupted")
     with transaction(conn):
         row = conn.execute("SELECT details FROM tasks WHERE id = ?", (task_id,)).fetchone()
         details = json.loads(row["details"]) if row else {}
         details.update({"failed": failed, "current": current})
+        if summary is not None:
+            details["summary"] = summary.to_wire()
         conn.execute(
             "UPDATE tasks SET state = ?, progress_done = ?, progress_total = ?, error = ?, details = ?,"
             " started_at = coalesce(started_at, ?), finished_at = ? WHERE id = ?",

@@ -1,7 +1,9 @@
 """Incremental sync of one source by content checksum.
 
-Unchanged files are not parsed, chunked or indexed again; changed files are; files gone from
-disk lose their documents and every index row. Every file of the source takes part (up to
+Unchanged files are not parsed, chunked or indexed again; changed files are, and so are files
+whose last read or parse failed (retried even when their checksum did not change); files gone
+from disk lose their documents and every index row. A known document that now fails to read or
+parse keeps its previous generation serving, with a retryable error. Every file of the source takes part (up to
 2,000; past that the source says so). Each document is written in one transaction, so a
 cancelled sync leaves every document either fully old or fully new.
 """
@@ -18,7 +20,7 @@ from pathlib import Path, PurePosixPath
 from goodbuddy_kb.contracts.sources import MAX_FILES_PER_SOURCE, SourceState
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking import chunk_document
-from goodbuddy_kb.main_process.parsing import MAX_FILE_BYTES, ParseError, parse
+from goodbuddy_kb.main_process.parsing import MAX_FILE_BYTES, ParsedDocument, ParseError, parse
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage.sources import SourceRow
 from goodbuddy_kb.main_process.sync.folder import list_folder
@@ -32,6 +34,7 @@ class SyncReport:
     total: int = 0
     processed: int = 0
     unchanged: int = 0
+    retried: int = 0
     failed: int = 0
     removed: int = 0
     overflow: int = 0
@@ -80,6 +83,38 @@ def _read(item: _Item) -> tuple[bytes, str | None]:
         ) from exc
 
 
+def _item_of(source: SourceRow, relative_path: str) -> _Item:
+    if source.kind == "web":
+        return _Item(source.location, None)
+    location = Path(source.location)
+    return _Item(relative_path, location if source.kind == "file" else location / relative_path)
+
+
+def _parse(item: _Item, data: bytes, media: str | None) -> ParsedDocument:
+    parser = PARSER_BY_TYPE.get(media or "") if item.path is None else None
+    if item.path is None and parser is None:
+        raise ParseError(f"unsupported content type “{media or 'unknown'}”")
+    return parse(data, item.relative if item.path is not None else "page.html", parser)
+
+
+def read_document(source: SourceRow, relative_path: str) -> tuple[bytes, str | None]:
+    """The current bytes (and a web page's media type) of one document of ``source``, read
+    exactly as sync reads it; ParseError with a readable reason otherwise."""
+    item = _item_of(source, relative_path)
+    if source.kind == "folder" and not Path(source.location).is_dir():
+        raise ParseError("the folder was moved or deleted")
+    if item.path is not None and not os.path.lexists(item.path):
+        raise ParseError("the file was moved or deleted")
+    return _read(item)
+
+
+def parse_document(
+    source: SourceRow, relative_path: str, data: bytes, media: str | None
+) -> ParsedDocument:
+    """Parse what :func:`read_document` returned, with the parser sync would choose."""
+    return _parse(_item_of(source, relative_path), data, media)
+
+
 def sync_source(
     conn: sqlite3.Connection,
     source: SourceRow,
@@ -120,19 +155,14 @@ def sync_source(
             continue
         checksum = hashlib.sha256(data).hexdigest()
         previous = known.get(item.relative)
-        if (
-            previous is not None
-            and previous.checksum == checksum
-            and previous.parse_status in ("done", "failed")
-        ):
-            report.unchanged += 1
-            failed += previous.parse_status == "failed"
-            continue
+        if previous is not None and previous.checksum == checksum:
+            if previous.parse_status == "done" and not previous.failed:
+                report.unchanged += 1
+                continue
+            if previous.failed:
+                report.retried += 1  # failed before, file unchanged: the cause may be gone
         try:
-            parser = PARSER_BY_TYPE.get(media or "") if item.path is None else None
-            if item.path is None and parser is None:
-                raise ParseError(f"unsupported content type “{media or 'unknown'}”")
-            parsed = parse(data, item.relative if item.path is not None else "page.html", parser)
+            parsed = _parse(item, data, media)
         except ParseError as exc:
             documents.store_failed(
                 conn,

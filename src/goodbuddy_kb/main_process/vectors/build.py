@@ -39,7 +39,9 @@ class BuildReport:
     error: str | None = None
 
 
-def _embed_with_retry(provider: EmbeddingProvider, texts: list[str], cancel: CancelToken) -> Matrix:
+def embed_with_retry(provider: EmbeddingProvider, texts: list[str], cancel: CancelToken) -> Matrix:
+    """Passage vectors for ``texts``, retried with backoff on a timeout or an unavailable
+    service; the last error is raised when every attempt failed."""
     last: KbError | None = None
     for attempt in range(RETRIES):
         cancel.check()
@@ -80,7 +82,7 @@ def vectorise(
             cancel.check()
             batch = todo[first : first + provider.batch_size]
             try:
-                matrix = _embed_with_retry(provider, [r["index_text"] for r in batch], cancel)
+                matrix = embed_with_retry(provider, [r["index_text"] for r in batch], cancel)
                 store.append(
                     conn,
                     data_dir,

@@ -106,30 +106,46 @@ def append(
     """Add vectors for ``items`` = [(chunk seq, checksum)] in the order of ``matrix`` rows."""
     if matrix.shape != (len(items), version.dims):
         raise ValueError(f"expected {len(items)}×{version.dims} vectors, got {matrix.shape}")
+    with transaction(conn):
+        append_in_transaction(conn, data_dir, version, items, matrix)
+
+
+def append_in_transaction(
+    conn: sqlite3.Connection,
+    data_dir: Path,
+    version: Version,
+    items: list[tuple[int, str]],
+    matrix: Matrix,
+) -> None:
+    """:func:`append` inside the caller's open transaction, so the vectors become visible with
+    whatever else it changes (a rebuilt document's chunks). Until the commit readers keep the
+    old row count and ignore the file's new tail; a rollback or a crash leaves only that tail,
+    which the next append truncates."""
+    if matrix.shape != (len(items), version.dims):
+        raise ValueError(f"expected {len(items)}×{version.dims} vectors, got {matrix.shape}")
     path = path_of(data_dir, version.id)
     row_bytes = version.dims * 4
-    with transaction(conn):
-        (count,) = conn.execute(
-            "SELECT row_count FROM vector_versions WHERE id = ?", (version.id,)
-        ).fetchone()
-        with open(path, "r+b") as fh:
-            fh.truncate(count * row_bytes)  # drop a tail a crash may have left
-            fh.seek(count * row_bytes)
-            fh.write(np.ascontiguousarray(matrix, dtype=np.float32).tobytes())
-            fh.flush()
-            os.fsync(fh.fileno())
-        conn.executemany(
-            "UPDATE vector_rows SET alive = 0 WHERE version_id = ? AND chunk_seq = ? AND alive = 1",
-            [(version.id, seq) for seq, _ in items],
-        )
-        conn.executemany(
-            "INSERT INTO vector_rows (version_id, row, chunk_seq, checksum) VALUES (?, ?, ?, ?)",
-            [(version.id, count + i, seq, checksum) for i, (seq, checksum) in enumerate(items)],
-        )
-        conn.execute(
-            "UPDATE vector_versions SET row_count = ? WHERE id = ?",
-            (count + len(items), version.id),
-        )
+    (count,) = conn.execute(
+        "SELECT row_count FROM vector_versions WHERE id = ?", (version.id,)
+    ).fetchone()
+    with open(path, "r+b") as fh:
+        fh.truncate(count * row_bytes)  # drop a tail a crash may have left
+        fh.seek(count * row_bytes)
+        fh.write(np.ascontiguousarray(matrix, dtype=np.float32).tobytes())
+        fh.flush()
+        os.fsync(fh.fileno())
+    conn.executemany(
+        "UPDATE vector_rows SET alive = 0 WHERE version_id = ? AND chunk_seq = ? AND alive = 1",
+        [(version.id, seq) for seq, _ in items],
+    )
+    conn.executemany(
+        "INSERT INTO vector_rows (version_id, row, chunk_seq, checksum) VALUES (?, ?, ?, ?)",
+        [(version.id, count + i, seq, checksum) for i, (seq, checksum) in enumerate(items)],
+    )
+    conn.execute(
+        "UPDATE vector_versions SET row_count = ? WHERE id = ?",
+        (count + len(items), version.id),
+    )
 
 
 def missing(

@@ -1,0 +1,117 @@
+"""Rebuilding one document: re-read its source, parse, chunk with the library's current
+settings, embed what the current vector version lacks — all beside the serving generation —
+then swap the new generation in with one transaction (chunks, full-text and CJK rows, vectors,
+statuses). Until that commit the old generation serves; when any step fails it stays, and the
+document records a retryable error naming the cause."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from goodbuddy_kb.contracts.errors import CancelledError, KbError, NotFoundError
+from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.chunking import chunk_document
+from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.parsing import ParseError
+from goodbuddy_kb.main_process.rebuild.generation import embed_plan, plan_vectors, write_vectors
+from goodbuddy_kb.main_process.storage import documents, libraries, sources
+from goodbuddy_kb.main_process.sync.engine import parse_document, read_document
+
+
+@dataclass(frozen=True)
+class DocumentOutcome:
+    document_id: str
+    path: str
+    ok: bool
+    error: str | None = None
+    #: The embedding service failed (a library rebuild stops after this happens twice in a row).
+    embedding_failed: bool = False
+    #: The previous generation still serves (False: the document had none).
+    kept_previous: bool = False
+
+
+@dataclass(frozen=True)
+class DocumentRow:
+    id: str
+    library_id: str
+    source_id: str
+    relative_path: str
+    title: str
+
+
+def get_document(conn: sqlite3.Connection, library_id: str, document_id: str) -> DocumentRow:
+    """The document, checking that it belongs to ``library_id``."""
+    row = conn.execute(
+        "SELECT id, library_id, source_id, relative_path, title FROM documents"
+        " WHERE id = ? AND library_id = ?",
+        (document_id, library_id),
+    ).fetchone()
+    if row is None:
+        raise NotFoundError("document not found in this library", {"documentId": document_id})
+    return DocumentRow(*row)
+
+
+def rebuild_document(
+    conn: sqlite3.Connection,
+    data_dir: Path,
+    library_id: str,
+    document_id: str,
+    provider: EmbeddingProvider | None,
+    cancel: CancelToken,
+) -> DocumentOutcome:
+    """Rebuild one document; raises only CancelledError (before the swap, nothing changed)."""
+    doc = get_document(conn, library_id, document_id)
+    source = sources.get(conn, library_id, doc.source_id)
+    checksum, size = "", 0
+    try:
+        data, media = read_document(source, doc.relative_path)
+        checksum, size = hashlib.sha256(data).hexdigest(), len(data)
+        cancel.check()
+        parsed = parse_document(source, doc.relative_path, data, media)
+    except ParseError as exc:
+        return _failed(conn, doc, checksum, size, exc.reason)
+    cancel.check()
+    settings = libraries.get_settings(conn, library_id)
+    drafts = chunk_document(parsed, doc.id, settings.chunking, settings.contextual_indexing)
+    plan = plan_vectors(conn, library_id, doc.id, drafts, provider)
+    if provider is not None and plan.todo:
+        try:
+            embed_plan(plan, provider, cancel)
+        except CancelledError:
+            raise
+        except (KbError, ValueError) as exc:
+            reason = exc.message if isinstance(exc, KbError) else str(exc)
+            outcome = _failed(conn, doc, checksum, size, f"embedding failed: {reason}")
+            return DocumentOutcome(
+                doc.id, doc.relative_path, False, outcome.error, True, outcome.kept_previous
+            )
+    cancel.check()  # a cancel before the swap rolls this document back: it stays as it was
+    documents.store_parsed(
+        conn,
+        library_id,
+        source.id,
+        doc.relative_path,
+        parsed.title,
+        parsed.media_type,
+        checksum,
+        size,
+        drafts,
+        within=lambda c, doc_id: write_vectors(c, data_dir, doc_id, plan),
+    )
+    return DocumentOutcome(doc.id, doc.relative_path, True)
+
+
+def _failed(
+    conn: sqlite3.Connection, doc: DocumentRow, checksum: str, size: int, reason: str
+) -> DocumentOutcome:
+    documents.store_failed(
+        conn, doc.library_id, doc.source_id, doc.relative_path, doc.title, checksum, size, reason
+    )
+    kept = (
+        conn.execute("SELECT 1 FROM chunks WHERE document_id = ? LIMIT 1", (doc.id,)).fetchone()
+        is not None
+    )
+    return DocumentOutcome(doc.id, doc.relative_path, False, reason, kept_previous=kept)
