@@ -167,7 +167,7 @@ class TaskManager:
         current = vector_store.current(conn, library_id)
         if current is None:
             needed = True
-        elif current.fingerprint != provider.fingerprint:
+        elif not provider.compatible_with(current.fingerprint, current.dims):
             needed = full_allowed
         else:
             needed = vector_store.count_missing(conn, library_id, current.id) > 0

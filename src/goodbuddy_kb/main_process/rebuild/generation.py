@@ -50,7 +50,7 @@ def plan_vectors(
     current = store.current(conn, library_id)
     if current is None:
         return VectorPlan("pending")
-    if current.fingerprint != provider.fingerprint:
+    if not provider.compatible_with(current.fingerprint, current.dims):
         return VectorPlan("incompatible")
     have = {
         (r[0], r[1])
