@@ -18,6 +18,7 @@ from goodbuddy_kb.contracts.methods import LIBRARY_CREATE
 from goodbuddy_kb.ui.chat_view import CITATION_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.qtw import QtCore
+from goodbuddy_kb.ui.reference_view import format_locator
 from goodbuddy_kb.ui.table_model import RowsModel
 from tests.chatserver import ChatScript, chat_server
 from tests.ui.test_chat_view import chat_with, wait_call
@@ -89,7 +90,7 @@ def test_citations_show_library_document_source_and_locator(
         qtbot.waitUntil(lambda: library_label in bench.context.toPlainText(), timeout=5_000)
         shown = bench.context.toPlainText()
         labels = (
-            ("Document", "Source", "Folder", "Location", "lines ")
+            ("Document", "Source", "Folder", "Location", "line")
             if language == "en"
             else ("文档", "来源", "文件夹", "定位", "行")
         )
@@ -129,3 +130,13 @@ def test_citations_show_library_document_source_and_locator(
 
 def test_citation_model_passes_the_model_tester(qtmodeltester: object) -> None:
     qtmodeltester.check(RowsModel(CITATION_COLUMNS), force_py=False)  # type: ignore[attr-defined]
+
+
+def test_locators_read_as_pages_lines_and_headings() -> None:
+    set_language("en")
+    assert format_locator({"page": 3, "pageEnd": 4}) == "p. 3–4"
+    assert format_locator({"lineStart": 61, "lineEnd": 61, "headingPath": ["A", "B"]}) == (
+        "line 61 · A > B"
+    )
+    assert format_locator({"lineStart": 5, "lineEnd": 9}) == "lines 5–9"
+    assert format_locator(None) == "" and format_locator({}) == ""

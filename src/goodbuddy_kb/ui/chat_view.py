@@ -39,7 +39,7 @@ CONVERSATION_COLUMNS: list[Column[c.Conversation]] = [
 ]
 CITATION_COLUMNS: list[Column[c.Citation]] = [
     Column("col.path", lambda x: x.document_title),
-    Column("col.locator", lambda x: format_locator(x.locator)),
+    Column("col.locator", lambda x: format_locator(x.locator), lambda x: format_locator(x.locator)),
     Column("col.relevance", lambda x: f"{x.relevance:.3f}"),
     Column("col.channels", lambda x: ", ".join(x.channels)),
     Column("col.snippet", lambda x: x.snippet, lambda x: x.snippet),

@@ -41,6 +41,15 @@ def problem(exc: ValueError) -> str:
     return str(exc)
 
 
+def status_label() -> QtWidgets.QLabel:
+    """A form's outcome line; it keeps room for two lines so the forms do not jump or squeeze."""
+    label = QtWidgets.QLabel()
+    label.setWordWrap(True)
+    label.setMinimumHeight(2 * label.fontMetrics().lineSpacing() + 4)
+    label.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
+    return label
+
+
 class ModelConnectionsDialog(QtWidgets.QDialog):
     """Three forms (embedding model, chat model, rerank service), each with Test (exactly the
     form's values, nothing saved) and Save (tests first; a failed test asks before saving)."""
@@ -76,8 +85,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             widget.setAccessibleName(tr(key))
         self.data_path = QtWidgets.QLabel()
         self.data_path.setWordWrap(True)
-        self.outcome = QtWidgets.QLabel()
-        self.outcome.setWordWrap(True)
+        self.outcome = status_label()
         note = QtWidgets.QLabel("ⓘ " + tr("conn.switch_note"))
         note.setWordWrap(True)
         self.test_button, self.save_button, buttons = self._form_buttons(
@@ -147,7 +155,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         ):
             self.chat_kind.addItem(label, kind)
         self.chat_url, self.chat_model, self.chat_key = self._endpoint_fields()
-        self.chat_status = QtWidgets.QLabel()
+        self.chat_status = status_label()
         self.chat_test_button, self.chat_save_button, buttons = self._form_buttons(
             tr("chat.model"), self.test_chat, self.save_chat
         )
@@ -156,7 +164,6 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         form.addRow(tr("conn.base_url"), self.chat_url)
         form.addRow(tr("conn.model"), self.chat_model)
         form.addRow(tr("conn.key"), self.chat_key)
-        self.chat_status.setWordWrap(True)
         form.addRow(buttons)
         form.addRow(self.chat_status)
         return group
@@ -164,7 +171,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
     def _rerank_group(self) -> QtWidgets.QGroupBox:
         group = QtWidgets.QGroupBox(tr("rerank.service"))
         self.rerank_url, self.rerank_model, self.rerank_key = self._endpoint_fields()
-        self.rerank_status = QtWidgets.QLabel()
+        self.rerank_status = status_label()
         self.rerank_test_button, self.rerank_save_button, buttons = self._form_buttons(
             tr("rerank.service"), self.test_rerank, self.save_rerank
         )
@@ -172,7 +179,6 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         form.addRow(tr("conn.base_url"), self.rerank_url)
         form.addRow(tr("conn.model"), self.rerank_model)
         form.addRow(tr("conn.key"), self.rerank_key)
-        self.rerank_status.setWordWrap(True)
         form.addRow(buttons)
         form.addRow(self.rerank_status)
         return group

@@ -317,6 +317,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "ref.locator": ("定位", "Location"),
     "ref.page": ("第 {page} 页", "p. {page}"),
     "ref.lines": ("第 {lines} 行", "lines {lines}"),
+    "ref.line": ("第 {line} 行", "line {line}"),
     "ref.kind.file": ("文件", "File"),
     "ref.kind.folder": ("文件夹", "Folder"),
     "ref.kind.web": ("网页", "Web page"),

@@ -24,7 +24,9 @@ def format_locator(locator: dict[str, Any] | None) -> str:
     start = locator.get("lineStart")
     if start is not None:
         end = locator.get("lineEnd", start)
-        parts.append(tr("ref.lines", lines=f"{start}–{end}" if end != start else start))
+        parts.append(
+            tr("ref.lines", lines=f"{start}–{end}") if end != start else tr("ref.line", line=start)
+        )
     headings = locator.get("headingPath")
     if isinstance(headings, list) and headings:
         parts.append(" > ".join(str(h) for h in headings))
