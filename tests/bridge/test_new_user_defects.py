@@ -18,6 +18,7 @@ from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as s
+from goodbuddy_kb.contracts.errors import InvalidRequestError
 from goodbuddy_kb.contracts.methods import (
     CHAT_SEND,
     CONVERSATION_CREATE,
@@ -25,10 +26,14 @@ from goodbuddy_kb.contracts.methods import (
     LIBRARY_CREATE,
     REFERENCE_OPEN,
     RETRIEVE,
+    SETTINGS_GET,
+    SETTINGS_UPDATE,
     SOURCE_ADD,
+    SOURCE_SYNC,
     TASKS_LIST,
     VECTORS_STATUS,
 )
+from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.contracts.tasks import TaskListRequest
 from goodbuddy_kb.main_process.opener import ENV_OPENER
 from tests.embedserver import openai_server_process
@@ -206,3 +211,71 @@ def test_open_source_opens_a_stored_file_and_a_stored_url(
 
 def _lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def test_each_library_keeps_its_own_settings_in_a_multi_library_request(
+    live: BlockingClient, tmp_path: Path
+) -> None:
+    first = library_with(live, tmp_path / "a", name="A")
+    second = library_with(live, tmp_path / "b", name="B")
+    folder = tmp_path / "b"
+    for i in range(12):
+        (folder / f"extra{i}.md").write_text(f"# 住宿 {i}\n\n出差住宿补充说明 {i}。\n", "utf-8")
+    live.call(SOURCE_SYNC, s.SourceSyncRequest(library_id=second))
+    wait_idle(live)
+    live.call(
+        SETTINGS_UPDATE,
+        lib.SettingsUpdateRequest(
+            library_id=first,
+            retrieval=KnowledgeRetrievalSettings(top_k=2, fts_weight=0.0, vector_weight=1.0),
+        ),
+    )
+    live.call(
+        SETTINGS_UPDATE,
+        lib.SettingsUpdateRequest(
+            library_id=second, retrieval=KnowledgeRetrievalSettings(top_k=10, vector_weight=0.0)
+        ),
+    )
+    res = live.call(RETRIEVE, r.RetrieveRequest(library_ids=[first, second], query="出差住宿标准"))
+    assert res.settings.top_k == 10 and len(res.results) == 10, "the largest top K applies"
+    for hit in res.results:
+        ranks = hit.channel_ranks
+        if hit.library_id == first:
+            # library A searches by vectors only: its full-text ranks add nothing
+            assert hit.rrf_score == pytest.approx(1.0 / (60 + ranks["vector"]))
+        else:
+            # library B has no vector weight: a Chinese query's full-text weight is all cjk
+            assert hit.rrf_score == pytest.approx(1.0 / (60 + ranks["cjk"]))
+    assert any(h.library_id == first for h in res.results)
+
+
+def test_settings_where_no_channel_can_run_are_refused(
+    live: BlockingClient, tmp_path: Path
+) -> None:
+    library_id = library_with(live, tmp_path / "kb")
+    with pytest.raises(InvalidRequestError) as refused:
+        live.call(
+            SETTINGS_UPDATE,
+            lib.SettingsUpdateRequest(
+                library_id=library_id,
+                retrieval=KnowledgeRetrievalSettings(fts_weight=0.0, vector_weight=0.0),
+            ),
+        )
+    assert {f["field"] for f in refused.value.details["fields"]} == {
+        "retrieval.ftsWeight",
+        "retrieval.vectorWeight",
+    }
+    live.call(
+        EMBEDDING_UPDATE,
+        m.EmbeddingUpdateRequest(connection=m.EmbeddingConnection(kind="none")),
+    )
+    with pytest.raises(InvalidRequestError):
+        live.call(
+            SETTINGS_UPDATE,
+            lib.SettingsUpdateRequest(
+                library_id=library_id,
+                retrieval=KnowledgeRetrievalSettings(fts_weight=0.0, vector_weight=1.0),
+            ),
+        )
+    kept = live.call(SETTINGS_GET, lib.SettingsGetRequest(library_id=library_id))
+    assert kept.retrieval.fts_weight == 1.0, "nothing was saved"

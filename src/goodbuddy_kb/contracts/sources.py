@@ -13,7 +13,8 @@ from goodbuddy_kb.contracts.limits import MAX_CHUNKS_PER_PAGE
 SourceKind = Literal["file", "folder", "web"]
 SourceState = Literal["ok", "unavailable", "overflow"]
 ParseStatus = Literal["pending", "running", "done", "failed"]
-FulltextStatus = Literal["pending", "done", "failed"]
+#: empty = parsed, but it holds no retrievable chunk ("no retrievable content").
+FulltextStatus = Literal["pending", "done", "failed", "empty"]
 VectorStatus = Literal["disabled", "pending", "running", "done", "failed", "incompatible"]
 GraphStatus = Literal["disabled", "on_demand", "pending", "running", "done", "failed"]
 

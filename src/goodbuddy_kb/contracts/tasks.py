@@ -65,3 +65,8 @@ class TaskCancelRequest(ContractModel):
 
 class TaskCancelResponse(ContractModel):
     task: TaskInfo
+
+
+#: A task's current step while the embedding model loads, before the first batch (the GUI
+#: shows it in the user's language).
+STEP_LOADING_MODEL = "loading the embedding model…"

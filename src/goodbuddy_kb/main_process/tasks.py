@@ -18,6 +18,7 @@ from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, ChangedParams
 from goodbuddy_kb.contracts.tasks import (
     FINISHED_STATES,
+    STEP_LOADING_MODEL,
     TaskInfo,
     TaskKind,
     TaskState,
@@ -31,7 +32,7 @@ from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
 from goodbuddy_kb.main_process.vectors import store as vector_store
-from goodbuddy_kb.main_process.vectors.build import vectorise
+from goodbuddy_kb.main_process.vectors.build import refresh_status, vectorise
 
 log = logging.getLogger(__name__)
 Notify = Callable[[str, dict[str, Any]], None]
@@ -62,7 +63,13 @@ class TaskManager:
         self._data_dir = data_dir
         self._notify = notify
         self._provider = provider
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-task")
+        # Two lanes: syncs (full-text indexing) never wait behind a long vectorisation, and
+        # vectorisations run one at a time beside them. SQLite writes stay serialised by the
+        # process-wide write lock, held per document or per batch only.
+        self._lanes = {
+            "fulltext": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-task"),
+            "vectorize": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-vectors"),
+        }
         self._tokens: dict[str, CancelToken] = {}
         self._queued: dict[tuple[str, str], str] = {}  # (kind, key) → waiting task id
         self._lock = threading.Lock()
@@ -81,7 +88,13 @@ class TaskManager:
             report = sync_source(conn, sources.get(conn, library_id, source_id), token, progress)
             if report.unavailable:
                 return Outcome(0, 0, report.unavailable, failed_state=True)
-            if self._provider() is not None:
+            provider = self._provider()
+            if provider is not None:
+                # New documents wait for vectors (never "off" while their vectors are queued).
+                current = vector_store.current(conn, library_id)
+                refresh_status(
+                    conn, library_id, provider.fingerprint_for(current.dims if current else None)
+                )
                 self.vectorize(library_id)
             summary = TaskSummary(
                 succeeded=report.processed,
@@ -181,6 +194,8 @@ class TaskManager:
             provider = self._provider()
             if provider is None:
                 return Outcome(0, 0, "no embedding model is configured", failed_state=True)
+            progress(0, 0, STEP_LOADING_MODEL, 0)
+            provider.load()  # the bundled model loads here, visibly, before the first batch
             report = vectorise(
                 self._db.get(),
                 self._data_dir,
@@ -215,7 +230,8 @@ class TaskManager:
             self._tokens[info.id] = CancelToken()
             self._queued[(kind, key)] = info.id
         self._publish(info)
-        future = self._pool.submit(self._run, info.id, library_id, (kind, key), work)
+        lane = self._lanes["vectorize" if kind == "vectorize" else "fulltext"]
+        future = lane.submit(self._run, info.id, library_id, (kind, key), work)
         self._futures.add(future)
         future.add_done_callback(self._futures.discard)
         return info
@@ -236,7 +252,8 @@ class TaskManager:
     def shutdown(self, wait_s: float = 5.0) -> None:
         for token in list(self._tokens.values()):
             token.cancel("the app is closing")
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        for lane in self._lanes.values():
+            lane.shutdown(wait=False, cancel_futures=True)
         deadline = time.monotonic() + wait_s
         for future in list(self._futures):
             remaining = deadline - time.monotonic()
@@ -265,9 +282,10 @@ class TaskManager:
         state: dict[str, Any] = {"done": 0, "total": 0, "failed": 0}
 
         def progress(done: int, total: int, current: str | None, failed: int) -> None:
-            state.update(done=done, total=total, failed=failed)
+            changed_phase = current != state.get("current")
+            state.update(done=done, total=total, failed=failed, current=current)
             now = time.monotonic()
-            if now - last[0] >= PROGRESS_INTERVAL_S or done == total:
+            if now - last[0] >= PROGRESS_INTERVAL_S or done == total or changed_phase:
                 last[0] = now
                 self._publish(
                     task_store.update(conn, task_id, "running", done, total, failed, current)
@@ -290,6 +308,10 @@ class TaskManager:
 
         try:
             self._publish(task_store.update(conn, task_id, "running", 0, 0, 0, None))
+            started = ChangedParams(
+                method=NOTIFY_TASK.name, library_ids=[library_id], documents=True
+            )
+            self._notify(NOTIFY_CHANGED.name, started.to_wire())
             outcome = work(token, progress)
             state.update(
                 done=outcome.total if not outcome.failed_state else state["done"],

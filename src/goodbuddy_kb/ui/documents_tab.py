@@ -50,6 +50,29 @@ DOCUMENT_COLUMNS: list[Column[c.Document]] = [
 ]
 
 
+def vector_state_text(info: m.VectorIndexInfo) -> str:
+    """One truthful line: the configured model, whether the index matches it, coverage, and
+    what to do next — the same facts the document rows and the summary show."""
+    coverage = tr("vector.coverage", vectors=info.vectors, chunks=info.retrievable_chunks)
+    if info.configured_label is None:
+        return tr("vector.off")
+    model = tr("docs.vector_model", model=info.configured_label)
+    if info.state == "building":
+        return f"{model} · {tr('vector.building')} · {coverage}"
+    if info.model_label is None:
+        return f"{model} · {tr('vector.not_built')}"
+    if not info.compatible:
+        return f"{model} · {tr('vector.mismatch', built=info.model_label)} · {coverage}"
+    gaps = info.retrievable_chunks - info.vectors
+    state = tr("vector.matches") if gaps == 0 else tr("vector.partial", missing=gaps)
+    failure = (
+        f" · {tr('vector.last_failure', reason=info.last_failure)}"
+        if info.last_failure and gaps
+        else ""
+    )
+    return f"{model} · {state} · {coverage}{failure}"
+
+
 class DocumentsTab(QtWidgets.QWidget):
     notice = QtCore.Signal(str)
 
@@ -64,6 +87,12 @@ class DocumentsTab(QtWidgets.QWidget):
         self.documents = RowsModel(DOCUMENT_COLUMNS, self)
         self._build()
         link.changed.connect(self._maybe_refresh)
+        # Task progress moves the document rows and the vector line along while work runs.
+        self._refresh_timer = QtCore.QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(1_000)
+        self._refresh_timer.timeout.connect(self.refresh)
+        link.task.connect(self._on_task)
 
     def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
         button = QtWidgets.QPushButton(tr(key))
@@ -154,6 +183,10 @@ class DocumentsTab(QtWidgets.QWidget):
         ):
             self.refresh()
 
+    def _on_task(self, params: dict[str, Any]) -> None:
+        if params.get("libraryId") == self.library_id and not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
     def refresh(self) -> None:
         if self.library_id is None:
             self.sources.set_rows([])
@@ -181,15 +214,7 @@ class DocumentsTab(QtWidgets.QWidget):
     def _got_vectors(self, result: m.VectorIndexInfo | None, error: KbError | None) -> None:
         if result is None:
             return
-        state = (
-            tr("vector.compatible")
-            if result.compatible
-            else tr("vector.incompatible", reason=result.reason or "")
-        )
-        self.vector_label.setText(
-            tr("docs.vector_index", model=result.model_label or tr("vector.none"), state=state)
-            + f" · {result.vectors}/{result.retrievable_chunks}"
-        )
+        self.vector_label.setText(vector_state_text(result))
 
     def reload_documents(self, reset: bool = False) -> None:
         if self.library_id is None:
@@ -210,16 +235,17 @@ class DocumentsTab(QtWidgets.QWidget):
             self.documents.set_rows(result.documents)
             self.total = result.total
             s = result.summary
-            self.summary.setText(
-                tr(
-                    "docs.summary",
-                    documents=s.documents,
-                    fulltext=s.fulltext_usable,
-                    vectorised=s.vectorised,
-                    failed=s.failed,
-                    pending=s.pending,
-                )
+            text = tr(
+                "docs.summary",
+                documents=s.documents,
+                fulltext=s.fulltext_usable,
+                vectorised=s.vectorised,
+                failed=s.failed,
+                pending=s.pending,
             )
+            if s.no_retrievable_content:
+                text += tr("docs.summary.empty", count=s.no_retrievable_content)
+            self.summary.setText(text)
             self.pending_label.setVisible(s.settings_pending_rebuild)
             first = self.offset + 1 if result.total else 0
             self.page_label.setText(

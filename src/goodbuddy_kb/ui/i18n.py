@@ -105,10 +105,31 @@ STRINGS: dict[str, tuple[str, str]] = {
         "{documents} 个文档：{fulltext} 个可全文检索，{vectorised} 个已向量化，{failed} 个失败，{pending} 个等待中",
         "{documents} documents: {fulltext} usable for full-text, {vectorised} vectorised, {failed} failed, {pending} pending",
     ),
-    "docs.vector_index": ("向量模型：{model} · {state}", "Embedding model: {model} · {state}"),
-    "vector.compatible": ("索引兼容", "index compatible"),
-    "vector.incompatible": ("索引不兼容：{reason}", "index incompatible: {reason}"),
-    "vector.none": ("未配置", "not configured"),
+    "docs.summary.empty": ("，{count} 个无可检索内容", ", {count} with no retrievable content"),
+    "docs.vector_model": ("向量模型：{model}", "Embedding model: {model}"),
+    "vector.off": (
+        "– 未配置向量模型：仅全文检索（在“设置 → 模型连接”中选择模型）",
+        "– No embedding model: full-text search only (choose one in Settings → Model connections)",
+    ),
+    "vector.building": ("⟳ 正在建立向量索引", "⟳ building the vector index"),
+    "vector.not_built": (
+        "… 尚无向量索引：导入后自动向量化",
+        "… no vector index yet: vectorisation starts after import",
+    ),
+    "vector.mismatch": (
+        "⚠ 索引由 {built} 建立，与当前模型不符：需要重建向量",
+        "⚠ index built with {built}, not the current model: rebuild the vectors",
+    ),
+    "vector.matches": ("✓ 索引与模型一致", "✓ index matches the model"),
+    "vector.partial": (
+        "… 索引与模型一致，{missing} 个分块尚无向量（仅全文可找到）",
+        "… index matches the model; {missing} chunks have no vector yet (found by full-text only)",
+    ),
+    "vector.coverage": (
+        "{vectors}/{chunks} 个分块已向量化",
+        "{vectors}/{chunks} chunks vectorised",
+    ),
+    "vector.last_failure": ("上次失败：{reason}", "last failure: {reason}"),
     "state.ok": ("✓ 正常", "✓ OK"),
     "state.unavailable": ("⚠ 来源不可用", "⚠ Source unavailable"),
     "state.overflow": ("⚠ 超出文件上限", "⚠ Over the file limit"),
@@ -119,12 +140,15 @@ STRINGS: dict[str, tuple[str, str]] = {
     "status.disabled": ("– 未启用", "– Off"),
     "status.incompatible": ("⚠ 不兼容", "⚠ Incompatible"),
     "status.on_demand": ("○ 按需", "○ On demand"),
+    "status.empty": ("∅ 无可检索内容", "∅ No retrievable content"),
     "yes": ("开", "On"),
     "no": ("关", "Off"),
     # tasks
     "col.task": ("任务", "Task"),
     "col.progress": ("进度", "Progress"),
     "col.created": ("创建时间", "Created"),
+    "settings.range": ("范围 {low}–{high}", "range {low}–{high}"),
+    "task.loading_model": ("⟳ 正在加载向量模型…", "⟳ Loading the embedding model…"),
     "task.kind.sync": ("同步", "Sync"),
     "task.kind.vectorize": ("向量化", "Vectorise"),
     "task.kind.rebuild": ("重建", "Rebuild"),
@@ -184,6 +208,18 @@ STRINGS: dict[str, tuple[str, str]] = {
     "workbench.context": ("上下文", "Context"),
     "workbench.view_chunk": ("查看分块", "View chunk"),
     "workbench.open_source": ("打开来源", "Open source"),
+    "workbench.effective": ("生效设置", "Effective settings"),
+    "workbench.effective.loading": ("正在读取知识库设置…", "Reading the library's settings…"),
+    "workbench.effective.text": (
+        "生效设置：Top K {top_k} · 全文权重 {fts} · 向量权重 {vector} · 最低向量相似度 {similarity}"
+        " · 上下文 {context} 字符 · 相邻分块 {adjacent} · 重排 {rerank}",
+        "Effective settings: top K {top_k} · full-text weight {fts} · vector weight {vector}"
+        " · minimum vector similarity {similarity} · context {context} characters"
+        " · adjacent chunks {adjacent} · rerank {rerank}",
+    ),
+    "workbench.effective.changed": ("仅本次测试：{what}", "this test only: {what}"),
+    "workbench.effective.changed_top_k": ("Top K（知识库为 {value}）", "top K (library: {value})"),
+    "workbench.effective.changed_rerank": ("重排（知识库为 {value}）", "rerank (library: {value})"),
     "workbench.running": ("正在检索…", "Searching…"),
     "workbench.cancelled": ("已取消", "Cancelled"),
     "workbench.zero": (

@@ -140,6 +140,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowTitle(tr("app.title"))
         self.resize(1200, 800)
         self.model = LibraryListModel(self)
+        self._select_after: str | None = None
         self.name_dialog: LibraryNameDialog | None = None
         self.delete_box: QtWidgets.QMessageBox | None = None
         self._build()
@@ -269,14 +270,21 @@ class MainWindow(QtWidgets.QMainWindow):
 
     # -- library list ----------------------------------------------------------------------
     def refresh(self, select_id: str | None = None) -> None:
-        current = select_id or self.current_library_id()
+        if select_id is not None:
+            # Kept until a listing holds it: a refresh started earlier (by the creation's own
+            # change notification) may answer later and must not select the old library again.
+            self._select_after = select_id
 
         def done(result: c.LibraryListResponse | None, error: KbError | None) -> None:
             if error is not None or result is None:
                 if error is not None:
                     self.notify_error(error)
                 return
+            wanted = self._select_after
+            current = self.current_library_id()
             self.model.set_libraries(result.libraries)
+            if wanted is not None and self.model.row_of(wanted) >= 0:
+                current, self._select_after = wanted, None
             row = self.model.row_of(current) if current else -1
             if row < 0 and self.model.rowCount() > 0:
                 row = 0

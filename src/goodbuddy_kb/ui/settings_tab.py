@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from goodbuddy_kb.contracts import library as c
-from goodbuddy_kb.contracts.errors import KbError, invalid_request_from
+from goodbuddy_kb.contracts.errors import InvalidRequestError, KbError, invalid_request_from
 from goodbuddy_kb.contracts.methods import SETTINGS_GET, SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, KnowledgeRetrievalSettings
 from goodbuddy_kb.ui.backend_link import BackendLink
@@ -43,6 +43,10 @@ RETRIEVAL = [
     "adjacentChunkCount",
 ]
 CHUNKING = ["targetCharacters", "overlapCharacters", "parentCharacters", "childCharacters"]
+
+
+def _number(value: float) -> str:
+    return f"{value:,}" if float(value).is_integer() else f"{value:g}"
 
 
 class SettingsTab(QtWidgets.QWidget):
@@ -115,8 +119,17 @@ class SettingsTab(QtWidgets.QWidget):
         holder = QtWidgets.QWidget()
         inner = QtWidgets.QVBoxLayout(holder)
         inner.setContentsMargins(0, 0, 0, 0)
-        inner.addWidget(box)
         inner.addWidget(error)
+        low, high = INT_FIELDS[name] if name in INT_FIELDS else FLOAT_FIELDS[name]
+        allowed = tr("settings.range", low=_number(low), high=_number(high))
+        range_label = QtWidgets.QLabel(allowed)
+        range_label.setObjectName("fieldRange")
+        box.setAccessibleDescription(allowed)
+        box.setToolTip(allowed)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(box, 1)
+        row.addWidget(range_label)
+        inner.insertLayout(0, row)
         label = QtWidgets.QLabel(tr(f"field.{name}"))
         label.setBuddy(box)
         form.addRow(label, holder)
@@ -149,9 +162,13 @@ class SettingsTab(QtWidgets.QWidget):
         self.retrieval_error.hide()
 
     def _show_errors(self, exc: ValidationError) -> None:
+        self._show_field_problems(invalid_request_from(exc).details["fields"])
+
+    def _show_field_problems(self, problems: list[dict[str, Any]]) -> None:
         for label in self.errors.values():
             label.hide()
-        for item in invalid_request_from(exc).details["fields"]:
+        self.retrieval_error.hide()
+        for item in problems:
             target = self.errors.get(item["field"])
             if target is not None:
                 target.setText("⚠ " + item["problem"])
@@ -199,7 +216,13 @@ class SettingsTab(QtWidgets.QWidget):
 
     def _saved(self, result: c.LibrarySettings | None, error: KbError | None) -> None:
         if error is not None:
-            self.notice.emit(tr("error.generic", message=error.message))
+            fields = error.details.get("fields") if isinstance(error, InvalidRequestError) else None
+            if fields:
+                self._show_field_problems(
+                    [{**f, "field": str(f["field"]).rsplit(".", 1)[-1]} for f in fields]
+                )
+            else:
+                self.notice.emit(tr("error.generic", message=error.message))
             return
         self._show(result, None)
         self.notice.emit(tr("settings.saved"))

@@ -15,6 +15,8 @@ from goodbuddy_kb.ui.table_model import Column, RowsModel
 
 
 def progress(info: t.TaskInfo) -> str:
+    if info.state == "running" and info.current == t.STEP_LOADING_MODEL:
+        return tr("task.loading_model")
     percent = (
         int(100 * info.done / info.total)
         if info.total

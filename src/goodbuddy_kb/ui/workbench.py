@@ -9,13 +9,16 @@ import uuid
 
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.library import LibrarySettings, SettingsGetRequest
 from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.methods import (
     REFERENCE_CONTEXT,
     REFERENCE_OPEN,
     RETRIEVE,
+    SETTINGS_GET,
     SYSTEM_CANCEL,
 )
+from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
@@ -90,6 +93,13 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.top_k.setRange(1, 20)
         self.top_k.setValue(6)
         self.top_k.setAccessibleName(tr("field.topK"))
+        #: The library's stored settings; the search sends only what the user changed.
+        self.library_settings: KnowledgeRetrievalSettings | None = None
+        self.effective = QtWidgets.QLabel(tr("workbench.effective.loading"))
+        self.effective.setWordWrap(True)
+        self.effective.setAccessibleName(tr("workbench.effective"))
+        self.top_k.valueChanged.connect(lambda _v: self._show_effective())
+        self.rerank.currentIndexChanged.connect(lambda _i: self._show_effective())
         self.run_button = QtWidgets.QPushButton(tr("workbench.run"))
         self.run_button.setAccessibleName(tr("workbench.run"))
         self.run_button.setDefault(True)
@@ -156,10 +166,64 @@ class WorkbenchDialog(QtWidgets.QDialog):
         layout.addWidget(query_label)
         layout.addWidget(self.query)
         layout.addLayout(controls)
+        layout.addWidget(self.effective)
         layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
         self._count()
         self.query.setFocus()
+        self.link.call(SETTINGS_GET, SettingsGetRequest(library_id=library_id), self._got_settings)
+
+    def _got_settings(self, result: LibrarySettings | None, error: KbError | None) -> None:
+        if result is None:
+            self.effective.setText(
+                tr("error.generic", message=error.message if error is not None else "")
+            )
+            return
+        self.library_settings = result.retrieval
+        self.top_k.setValue(result.retrieval.top_k)
+        self.rerank.setCurrentIndex(self.rerank.findData(self._library_rerank()))
+        self._show_effective()
+
+    def _library_rerank(self) -> str:
+        s = self.library_settings
+        return "local" if s is not None and s.local_rerank_enabled else "off"
+
+    def _overrides(self) -> tuple[r.RetrievalOverrides | None, r.RerankMode | None]:
+        """Only what the user changed from the library's settings."""
+        s = self.library_settings
+        top_k = self.top_k.value()
+        overrides = r.RetrievalOverrides(top_k=top_k) if s is None or top_k != s.top_k else None
+        mode = self.rerank.currentData()
+        return overrides, (mode if s is None or mode != self._library_rerank() else None)
+
+    def _show_effective(self) -> None:
+        s = self.library_settings
+        if s is None:
+            return
+        text = tr(
+            "workbench.effective.text",
+            top_k=self.top_k.value(),
+            fts=s.fts_weight,
+            vector=s.vector_weight,
+            similarity=s.minimum_vector_similarity,
+            context=f"{s.context_max_characters:,}",
+            adjacent=s.adjacent_chunk_count,
+            rerank=tr(f"workbench.rerank.{self.rerank.currentData()}"),
+        )
+        overrides, mode = self._overrides()
+        changed = []
+        if overrides is not None:
+            changed.append(tr("workbench.effective.changed_top_k", value=s.top_k))
+        if mode is not None:
+            changed.append(
+                tr(
+                    "workbench.effective.changed_rerank",
+                    value=tr(f"workbench.rerank.{self._library_rerank()}"),
+                )
+            )
+        if changed:
+            text += " · " + tr("workbench.effective.changed", what="; ".join(changed))
+        self.effective.setText(text)
 
     def resizeEvent(self, event: object) -> None:
         # Narrow windows stack results over diagnostics; degradation stays visible above both.
@@ -185,11 +249,12 @@ class WorkbenchDialog(QtWidgets.QDialog):
         if not text or self.request_id is not None:
             return
         self.request_id = uuid.uuid4().hex
+        overrides, mode = self._overrides()
         request = r.RetrieveRequest(
             library_ids=[self.library_id],
             query=text,
-            overrides=r.RetrievalOverrides(top_k=self.top_k.value()),
-            rerank=self.rerank.currentData(),
+            overrides=overrides,
+            rerank=mode,
             request_id=self.request_id,
         )
         self.status.setText(tr("workbench.running"))

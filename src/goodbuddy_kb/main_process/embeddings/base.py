@@ -81,5 +81,9 @@ class EmbeddingProvider(ABC):
     @abstractmethod
     def embed_query(self, text: str) -> Matrix: ...
 
+    def load(self) -> None:
+        """Make the provider ready (a local model loads its weights); cheap when it is."""
+        return None
+
     def close(self) -> None:
         return None

@@ -39,6 +39,9 @@ class LocalE5Provider(EmbeddingProvider):
     def dimensions(self) -> int:
         return 384
 
+    def load(self) -> None:
+        self._engine()
+
     def embed_passages(self, texts: list[str]) -> Matrix:
         engine = self._engine()
         with self._lock:  # the engine is not re-entrant

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from goodbuddy_kb.contracts import library as c
+from goodbuddy_kb.contracts.errors import InvalidRequestError
 from goodbuddy_kb.contracts.methods import (
     LIBRARY_CREATE,
     LIBRARY_DELETE,
@@ -11,6 +14,8 @@ from goodbuddy_kb.contracts.methods import (
     SETTINGS_GET,
     SETTINGS_UPDATE,
 )
+from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
+from goodbuddy_kb.main_process.embeddings import load_connection
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.storage import libraries
 
@@ -50,8 +55,33 @@ def get_settings(ctx: CallContext, request: c.SettingsGetRequest) -> c.LibrarySe
     return libraries.get_settings(ctx.db.get(), request.library_id)
 
 
+def check_runnable(conn: sqlite3.Connection, retrieval: KnowledgeRetrievalSettings) -> None:
+    """At least one channel that can actually run must have a weight above 0: full-text, or
+    vectors with an embedding model configured. The knowledge graph is not available in this
+    version, so its weight never counts."""
+    if retrieval.fts_weight > 0:
+        return
+    if retrieval.vector_weight > 0 and load_connection(conn).kind != "none":
+        return
+    problem = (
+        "no channel that can run has a weight above 0: give full-text a weight, or vectors a "
+        "weight with an embedding model configured (the knowledge graph is off)"
+    )
+    raise InvalidRequestError(
+        f"Invalid retrieval settings: {problem}",
+        {
+            "fields": [
+                {"field": "retrieval.ftsWeight", "problem": problem},
+                {"field": "retrieval.vectorWeight", "problem": problem},
+            ]
+        },
+    )
+
+
 @handles(SETTINGS_UPDATE)
 def update_settings(ctx: CallContext, request: c.SettingsUpdateRequest) -> c.LibrarySettings:
+    if request.retrieval is not None:
+        check_runnable(ctx.db.get(), request.retrieval)
     result = libraries.update_settings(
         ctx.db.get(),
         request.library_id,

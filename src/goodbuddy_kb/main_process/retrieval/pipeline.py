@@ -63,14 +63,22 @@ class Retriever:
         started = time.perf_counter()
         for library_id in request.library_ids:
             libraries.get(self.conn, library_id)  # not_found for an unknown id
-        settings = effective_settings(self.conn, request)
+        per_library = library_settings(self.conn, request)
+        settings = combine(per_library)
         query = build_query(request.query)
         wanted = list(dict.fromkeys(request.channels or ALL_CHANNELS))
-        weights = query.channel_weights(settings.fts_weight)
-        weights.update(vector=settings.vector_weight, graph=settings.graph_weight)
-        requested = [
-            c for c in wanted if weights[c] > 0 or (c in ("fts", "cjk") and settings.fts_weight > 0)
-        ]
+        library_weights = {
+            library_id: channel_weights(query, s) for library_id, s in per_library.items()
+        }
+        # A channel runs when any library asks for it; each library's weights then apply to
+        # its own candidates in the fusion.
+        weights = {
+            c: max(w[c] for w in library_weights.values())
+            for c in ("fts", "cjk", "vector", "graph")
+        }
+        lexical_on = any(s.fts_weight > 0 for s in per_library.values())
+        requested = [c for c in wanted if weights[c] > 0 or (c in ("fts", "cjk") and lexical_on)]
+        library_of: dict[str, str] = {}
         pool = settings.top_k * settings.candidate_multiplier
         rankings: dict[str, list[str]] = {}
         counts: dict[str, int] = {}
@@ -85,6 +93,7 @@ class Retriever:
                     t0 = time.perf_counter()
                     hits = lexical_search(self.conn, channel, request.library_ids, query, pool)
                     timings[channel] = (time.perf_counter() - t0) * 1000
+                    library_of.update((h.chunk_id, h.library_id) for h in hits)
                     rankings[channel] = [h.chunk_id for h in hits]
                     counts[channel] = len(hits)
                     used.append(channel)
@@ -104,7 +113,12 @@ class Retriever:
                 scanned = found.scanned
                 for reason in found.degraded:
                     self.degraded.append(DegradedChannel(channel="vector", reason=reason))
-                kept = [h for h in found.hits if h.similarity >= settings.minimum_vector_similarity]
+                library_of.update((h.chunk_id, h.library_id) for h in found.hits)
+                kept = [
+                    h
+                    for h in found.hits
+                    if h.similarity >= per_library[h.library_id].minimum_vector_similarity
+                ]
                 filtered = len(found.hits) - len(kept)
                 similarity = {h.chunk_id: h.similarity for h in found.hits}
                 rankings["vector"] = [h.chunk_id for h in kept]
@@ -120,7 +134,7 @@ class Retriever:
         finally:
             self.conn.set_progress_handler(None, 0)
         cancel.check()
-        fused = weighted_rrf(rankings, weights)
+        fused = weighted_rrf(rankings, weights, group_of=library_of, group_weights=library_weights)
         best_possible = sum(weights[c] for c in rankings) / (RRF_K + 1)
         ranked: list[Candidate] = []
         positions = {
@@ -235,18 +249,57 @@ class Retriever:
         return local_rerank(ranked, query), "local", fallback
 
 
-def effective_settings(
+def library_settings(
     conn: sqlite3.Connection, request: RetrieveRequest
-) -> KnowledgeRetrievalSettings:
-    """The first library's settings with the request's overrides, validated as a whole."""
-    base = libraries.get_settings(conn, request.library_ids[0]).retrieval
-    if request.overrides is None:
-        return base
-    merged = {**base.to_wire(), **request.overrides.model_dump(by_alias=True, exclude_none=True)}
-    try:
-        return KnowledgeRetrievalSettings.model_validate(merged)
-    except ValidationError as exc:
-        raise invalid_request_from(exc, "overrides", nested=True) from None
+) -> dict[str, KnowledgeRetrievalSettings]:
+    """Each library's own settings with the request's overrides, validated as a whole."""
+    overrides = (
+        request.overrides.model_dump(by_alias=True, exclude_none=True) if request.overrides else {}
+    )
+    result: dict[str, KnowledgeRetrievalSettings] = {}
+    for library_id in request.library_ids:
+        base = libraries.get_settings(conn, library_id).retrieval
+        if not overrides:
+            result[library_id] = base
+            continue
+        try:
+            result[library_id] = KnowledgeRetrievalSettings.model_validate(
+                {**base.to_wire(), **overrides}
+            )
+        except ValidationError as exc:
+            raise invalid_request_from(exc, "overrides", nested=True) from None
+    return result
+
+
+def combine(per_library: dict[str, KnowledgeRetrievalSettings]) -> KnowledgeRetrievalSettings:
+    """The settings of a request over several libraries (ARCHITECTURE.md, "Several libraries"):
+    channel weights and the similarity floor stay per library (applied to that library's
+    candidates); top K, candidate multiplier, context budget and adjacent chunks take the
+    largest library value (a request override replaces them all); local rerank runs when any
+    library enables it. The weights reported here are the largest per channel."""
+    values = list(per_library.values())
+    first = values[0]
+    if len(values) == 1:
+        return first
+    return first.model_copy(
+        update={
+            "top_k": max(v.top_k for v in values),
+            "candidate_multiplier": max(v.candidate_multiplier for v in values),
+            "context_max_characters": max(v.context_max_characters for v in values),
+            "adjacent_chunk_count": max(v.adjacent_chunk_count for v in values),
+            "local_rerank_enabled": any(v.local_rerank_enabled for v in values),
+            "fts_weight": max(v.fts_weight for v in values),
+            "vector_weight": max(v.vector_weight for v in values),
+            "graph_weight": max(v.graph_weight for v in values),
+            "minimum_vector_similarity": min(v.minimum_vector_similarity for v in values),
+        }
+    )
+
+
+def channel_weights(query: LexicalQuery, settings: KnowledgeRetrievalSettings) -> dict[str, float]:
+    weights = query.channel_weights(settings.fts_weight)
+    weights.update(vector=settings.vector_weight, graph=settings.graph_weight)
+    return weights
 
 
 def snippet(content: str, query: LexicalQuery) -> str:

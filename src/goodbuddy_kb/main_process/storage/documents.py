@@ -192,7 +192,11 @@ def page(
             size_bytes=r["size_bytes"],
             status=DocumentStatus(
                 parse=r["parse_status"],
-                fulltext=r["fulltext_status"],
+                # parsed, but nothing in it can be retrieved (PRD §8.4): never "ready"
+                fulltext="empty"
+                if r["parse_status"] == "done"
+                and (r["fulltext_status"] == "failed" or r["chunk_count"] == 0)
+                else r["fulltext_status"],
                 vector=r["vector_status"],
                 graph=r["graph_status"],
             ),
@@ -209,13 +213,16 @@ def page(
 def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
     row = conn.execute(
         "SELECT count(*) AS documents,"
-        " sum(fulltext_status = 'done') AS fulltext,"
-        " sum(vector_status = 'done') AS vectorised,"
+        " sum(fulltext_status = 'done' AND retrievable) AS fulltext,"
+        " sum(vector_status = 'done' AND retrievable) AS vectorised,"
         " sum(parse_status = 'failed' OR vector_status = 'failed' OR retryable_error IS NOT NULL)"
         " AS failed,"
-        " sum(parse_status IN ('pending', 'running')) AS pending,"
-        " sum(parse_status = 'done' AND fulltext_status = 'failed') AS empty"
-        " FROM documents WHERE library_id = ?",
+        " sum(parse_status IN ('pending', 'running') OR (parse_status = 'done' AND retrievable"
+        " AND fulltext_status = 'done' AND vector_status IN ('pending', 'running'))) AS pending,"
+        " sum(parse_status = 'done' AND NOT retrievable) AS empty"
+        " FROM (SELECT d.*, EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id"
+        " AND c.role != 'parent' AND c.enabled = 1) AS retrievable"
+        " FROM documents d WHERE d.library_id = ?)",
         (library_id,),
     ).fetchone()
     pending_rebuild = conn.execute(
