@@ -105,7 +105,8 @@ def openai_server_process(script: Script | None = None) -> Iterator[str]:
     code = (
         "import sys\n"
         "from tests.embedserver import Script, openai_server\n"
-        f"with openai_server(Script(dims={chosen.dims}, seed_offset={chosen.seed_offset})) as base:\n"
+        f"with openai_server(Script(dims={chosen.dims}, seed_offset={chosen.seed_offset},"
+        f" delay_s={chosen.delay_s})) as base:\n"
         "    print(base, flush=True)\n"
         "    sys.stdin.read()\n"
     )

@@ -36,7 +36,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.contracts.tasks import TaskListRequest
 from goodbuddy_kb.main_process.opener import ENV_OPENER
-from tests.embedserver import openai_server_process
+from tests.embedserver import Script, openai_server_process
 from tests.httpserver import Reply, serve
 
 pytestmark = pytest.mark.integration
@@ -279,3 +279,58 @@ def test_settings_where_no_channel_can_run_are_refused(
         )
     kept = live.call(SETTINGS_GET, lib.SettingsGetRequest(library_id=library_id))
     assert kept.retrieval.fts_weight == 1.0, "nothing was saved"
+
+
+def test_a_sync_never_waits_behind_another_librarys_vectorisation(
+    live: BlockingClient, tmp_path: Path
+) -> None:
+    with openai_server_process(Script(delay_s=1.5)) as base:
+        live.call(
+            EMBEDDING_UPDATE,
+            m.EmbeddingUpdateRequest(
+                connection=m.EmbeddingConnection(
+                    kind="openai-compatible",
+                    base_url=base,
+                    model="slow",
+                    dimensions=384,
+                    batch_size=1,
+                    timeout_s=10,
+                )
+            ),
+        )
+        slow = tmp_path / "slow"
+        slow.mkdir()
+        for i in range(8):
+            (slow / f"n{i}.md").write_text(f"# 第{i}条\n\n慢速向量化 {i}。\n", encoding="utf-8")
+        first = live.call(LIBRARY_CREATE, lib.LibraryCreateRequest(name="Slow")).library.id
+        live.call(
+            SOURCE_ADD,
+            s.SourceAddRequest(library_id=first, kind="folder", location=str(slow), watch=False),
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            tasks = live.call(TASKS_LIST, TaskListRequest(library_id=first)).tasks
+            if any(t.kind == "vectorize" and t.state == "running" for t in tasks):
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the vectorisation did not start")
+        other = tmp_path / "other"
+        other.mkdir()
+        (other / "leave.md").write_text("# 年假\n\n年假十五天。\n", encoding="utf-8")
+        second = live.call(LIBRARY_CREATE, lib.LibraryCreateRequest(name="Other")).library.id
+        started = time.monotonic()
+        live.call(
+            SOURCE_ADD,
+            s.SourceAddRequest(library_id=second, kind="folder", location=str(other), watch=False),
+        )
+        found = []
+        while time.monotonic() - started < 8 and not found:
+            found = live.call(
+                RETRIEVE,
+                r.RetrieveRequest(library_ids=[second], query="年假", channels=["cjk"]),
+            ).results
+            time.sleep(0.1)
+        assert found, "the other library's text was not searchable within seconds"
+        still = live.call(TASKS_LIST, TaskListRequest(library_id=first)).tasks
+        assert any(t.kind == "vectorize" and t.state == "running" for t in still)
