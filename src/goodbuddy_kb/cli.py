@@ -6,6 +6,7 @@
     goodbuddy-kb documents LIB              goodbuddy-kb tasks [LIB]
     goodbuddy-kb rebuild LIB [--document PATH_OR_ID]
     goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
+    goodbuddy-kb mcp [--library LIB]…       (an MCP server on stdio for other AI tools)
 
 LIB is a library id or its exact name. ``--json`` prints machine-readable output; ``--data-dir``
 (or GOODBUDDY_DATA_DIR) chooses the data directory.
@@ -66,6 +67,20 @@ def build_parser() -> argparse.ArgumentParser:
     cli_sources.add_parsers(commands, common)
     cli_rebuild.add_parser(commands, common)
     report.add_parser(commands)
+    p = commands.add_parser(
+        "mcp",
+        parents=[common],
+        help="serve the libraries available to external AI tools over MCP (stdio)",
+        description="An MCP server on standard input/output for AI tools such as Claude Desktop "
+        "or Cursor. It sees only libraries switched on as “available to external AI tools”, "
+        "read-only.",
+    )
+    p.add_argument(
+        "--library",
+        action="append",
+        metavar="LIB",
+        help="only this library (id or name; repeatable); narrows, never widens",
+    )
     return parser
 
 
@@ -155,6 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_gui(data_dir)
     if args.command == "eval":
         return report.run(args)  # runs in its own temporary data directory
+    if args.command == "mcp":
+        from goodbuddy_kb.mcp_server.server import run as run_mcp
+
+        return run_mcp(data_dir, args.library)
     try:
         session = open_session(data_dir)
     except KbError as exc:

@@ -21,6 +21,7 @@ from goodbuddy_kb.contracts.errors import (
 from goodbuddy_kb.contracts.methods import MethodSpec
 from goodbuddy_kb.contracts.wire import (
     AUTHENTICATE,
+    GUI_CLIENT,
     AuthenticateParams,
     FrameDecoder,
     encode_frame,
@@ -68,6 +69,10 @@ class BlockingClient:
             self.close()
             raise error_of(reply)
         return self
+
+    @property
+    def connected(self) -> bool:
+        return self._socket.state() == QtNetwork.QLocalSocket.LocalSocketState.ConnectedState
 
     def call(self, spec: MethodSpec[Req, Resp], request: Req, timeout: float | None = None) -> Resp:
         reply = self._roundtrip(
@@ -161,7 +166,7 @@ class AsyncClient(QtCore.QObject):
         self._socket.connectToServer(self._server_name)
         if not self._socket.waitForConnected(CONNECT_TIMEOUT_MS):
             raise UnavailableError(f"cannot reach the backend: {self._socket.errorString()}")
-        auth = AuthenticateParams(secret=self._secret, client="gui").to_wire()
+        auth = AuthenticateParams(secret=self._secret, client=GUI_CLIENT).to_wire()
         self._socket.write(encode_frame(request_message(0, AUTHENTICATE, auth)))
         self._socket.flush()
         reply: dict[str, Any] | None = None

@@ -81,12 +81,22 @@ class BackendProcess:
         return self.popen.poll() is None
 
     def stop(self, timeout: float = 8.0) -> int | None:
-        """Close the pipe (the backend shuts down cleanly), escalating if it does not."""
+        """Close the pipe (the backend shuts down cleanly), escalating if it does not.
+
+        A backend that a GUI is still using stays: it says so, and this returns None at once
+        (the process is reaped in the background when it exits later).
+        """
         if self.popen.stdin is not None and not self.popen.stdin.closed:
             with contextlib.suppress(OSError):
                 self.popen.stdin.close()
+        deadline = time.monotonic() + timeout
+        stdout = self.popen.stdout
+        if stdout is not None and not stdout.closed and _is_staying(_read_line(stdout, timeout)):
+            self._close_pipes()
+            threading.Thread(target=self.popen.wait, name="kb-reap", daemon=True).start()
+            return None
         try:
-            return self.popen.wait(timeout=timeout)
+            return self.popen.wait(timeout=max(0.1, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             self.popen.terminate()
             try:
@@ -108,6 +118,14 @@ class BackendProcess:
             if pipe is not None and not pipe.closed:
                 with contextlib.suppress(OSError):
                     pipe.close()
+
+
+def _is_staying(line: str) -> bool:
+    try:
+        message = json.loads(line) if line else {}
+    except json.JSONDecodeError:
+        return False
+    return isinstance(message, dict) and message.get("staying") is True
 
 
 def _read_line(stream: IO[bytes], timeout: float) -> str:

@@ -40,6 +40,8 @@ class Library(ContractModel):
     created_at: str
     updated_at: str
     settings_pending_rebuild: bool = False
+    #: "Available to external AI tools" (the MCP server); off until the user switches it on.
+    external_access: bool = False
 
 
 class LibraryCreateRequest(ContractModel):
@@ -87,6 +89,7 @@ class LibrarySettings(ContractModel):
     #: Put a bounded title/heading/page prefix in front of each chunk's index text (US-F4).
     contextual_indexing: bool
     settings_pending_rebuild: bool
+    external_access: bool = False
 
 
 class SettingsUpdateRequest(ContractModel):
@@ -96,3 +99,4 @@ class SettingsUpdateRequest(ContractModel):
     retrieval: KnowledgeRetrievalSettings | None = None
     chunking: KnowledgeChunkingSettings | None = None
     contextual_indexing: bool | None = None
+    external_access: bool | None = None

@@ -6,6 +6,10 @@ from __future__ import annotations
 MAX_QUERY_CHARACTERS = 4_000
 #: Most libraries one request may name (scope, retrieval).
 MAX_LIBRARIES_PER_REQUEST = 20
+#: Most results one retrieval returns (the settings' Top K, an external tool's top_k).
+MAX_TOP_K = 20
+#: Most tool calls of external AI tools kept in the local call record.
+MAX_EXTERNAL_CALL_RECORDS = 1_000
 #: Most chunks one page of a chunk listing returns (PRD §10).
 MAX_CHUNKS_PER_PAGE = 200
 #: Longest chunk content a user may store by editing (parents go up to 16,000; edits get headroom).

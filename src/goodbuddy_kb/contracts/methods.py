@@ -30,6 +30,17 @@ from goodbuddy_kb.contracts.chat import (
     SendResponse,
 )
 from goodbuddy_kb.contracts.chat import Conversation as ConversationModel
+from goodbuddy_kb.contracts.external import (
+    ExternalCallsRecordRequest,
+    ExternalCallsRecordResponse,
+    ExternalCallsSummaryRequest,
+    ExternalCallsSummaryResponse,
+    ExternalLibrariesRequest,
+    ExternalLibrariesResponse,
+    ExternalReferenceRequest,
+    ExternalSearchRequest,
+    ExternalSearchResponse,
+)
 from goodbuddy_kb.contracts.library import (
     LibraryCreateRequest,
     LibraryCreateResponse,
@@ -106,6 +117,8 @@ class MethodSpec(Generic[Req, Resp]):
     request: type[Req]
     response: type[Resp]
     mutates: bool
+    #: Callable on a connection of an external-tool client (the MCP server); nothing else is.
+    external: bool = False
 
 
 @dataclass(frozen=True)
@@ -207,6 +220,39 @@ MESSAGES_LIST = MethodSpec(
 #: Not a "mutation" for the writer thread: a reply streams for seconds and must not block writes.
 CHAT_SEND = MethodSpec("chat:send", SendRequest, SendResponse, mutates=False)
 
+# External AI tools (the MCP server). Exposure is re-checked by the backend on every call.
+EXTERNAL_LIBRARIES = MethodSpec(
+    "external:libraries",
+    ExternalLibrariesRequest,
+    ExternalLibrariesResponse,
+    mutates=False,
+    external=True,
+)
+EXTERNAL_SEARCH = MethodSpec(
+    "external:search", ExternalSearchRequest, ExternalSearchResponse, mutates=False, external=True
+)
+EXTERNAL_REFERENCE = MethodSpec(
+    "external:reference",
+    ExternalReferenceRequest,
+    ReferenceContextResponse,
+    mutates=False,
+    external=True,
+)
+#: Writes only the bounded call record (tool, outcome, latency), never knowledge.
+EXTERNAL_CALLS_RECORD = MethodSpec(
+    "external:calls:record",
+    ExternalCallsRecordRequest,
+    ExternalCallsRecordResponse,
+    mutates=True,
+    external=True,
+)
+EXTERNAL_CALLS_SUMMARY = MethodSpec(
+    "external:calls:summary",
+    ExternalCallsSummaryRequest,
+    ExternalCallsSummaryResponse,
+    mutates=False,
+)
+
 METHODS: Mapping[str, MethodSpec[Any, Any]] = {
     spec.name: spec
     for spec in (
@@ -247,6 +293,11 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         CONVERSATION_DELETE,
         MESSAGES_LIST,
         CHAT_SEND,
+        EXTERNAL_LIBRARIES,
+        EXTERNAL_SEARCH,
+        EXTERNAL_REFERENCE,
+        EXTERNAL_CALLS_RECORD,
+        EXTERNAL_CALLS_SUMMARY,
     )
 }
 
@@ -260,6 +311,8 @@ class ChangedParams(ContractModel):
     settings: bool = False
     sources: bool = False
     documents: bool = False
+    #: The external-tool call record grew (the MCP panel refreshes its counts).
+    external_calls: bool = False
 
 
 NOTIFY_CHANGED = NotificationSpec("notify:changed", ChangedParams)

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.limits import MAX_TOP_K
 
 #: Overlap may use at most this share of the target length (PRD §8.1).
 MAX_OVERLAP_SHARE = 0.4
@@ -18,7 +19,7 @@ class KnowledgeRetrievalSettings(ContractModel):
     """How a library is searched. Weight 0 means "do not request this channel"."""
 
     version: Literal[1] = 1
-    top_k: int = Field(6, ge=1, le=20)
+    top_k: int = Field(6, ge=1, le=MAX_TOP_K)
     minimum_vector_similarity: float = Field(0.0, ge=0.0, le=1.0)
     fts_weight: float = Field(1.0, ge=0.0, le=2.0)
     vector_weight: float = Field(1.0, ge=0.0, le=2.0)

@@ -26,6 +26,10 @@ HEADER = struct.Struct(">I")
 #: Handshake method: JSON-RPC reserves the `rpc.` prefix for protocol extensions.
 AUTHENTICATE = "rpc.authenticate"
 API_VERSION = 1
+#: Client names with a meaning to the backend. The GUI keeps a backend alive after its launcher
+#: has gone; an external-tool client (the MCP server) may call only the `external` methods.
+GUI_CLIENT = "gui"
+EXTERNAL_CLIENT = "mcp"
 
 
 class AuthenticateParams(ContractModel):

@@ -4,12 +4,16 @@ The launcher writes the per-launch secret as the first line of standard input (n
 a world-readable file). The backend answers on standard output with one JSON line: ``ready`` with
 its socket name, or ``error`` with a reason (data directory locked, migration failed). It also
 writes ``backend.json`` (mode 0600, in a 0700 directory) so other clients of the same user can
-attach. End of standard input means the launcher is gone, and the backend shuts down.
+attach. End of standard input means the launcher is gone, and the backend shuts down — unless a
+GUI is connected to it (say the MCP server started it and the window attached later): then it
+says ``{"staying": true}`` on standard output, so the launcher does not wait for it, and serves
+until the last GUI connection closes.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
@@ -111,8 +115,18 @@ def _serve(data_dir: Path, pool: ConnectionPool, secret: str) -> int:
         services.stop()
         app.quit()
 
+    def launcher_gone() -> None:
+        if not server.gui_connected():
+            stop()
+            return
+        log.info("launcher gone; serving the connected window until it closes")
+        server.last_gui_left.connect(stop)
+        # The launcher may be gone without waiting for the answer.
+        with contextlib.suppress(OSError, ValueError):
+            _announce(staying=True, reason="gui")
+
     watcher = _StdinWatcher()
-    watcher.closed.connect(stop)
+    watcher.closed.connect(launcher_gone)
     watcher.start()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: QtCore.QTimer.singleShot(0, stop))

@@ -31,6 +31,8 @@ from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, ChangedParams
 from goodbuddy_kb.contracts.wire import (
     API_VERSION,
     AUTHENTICATE,
+    EXTERNAL_CLIENT,
+    GUI_CLIENT,
     AuthenticateParams,
     FrameDecoder,
     encode_frame,
@@ -59,9 +61,13 @@ class _Connection:
     decoder: FrameDecoder = field(default_factory=FrameDecoder)
     authenticated: bool = False
     closing: bool = False
+    client: str = ""
 
 
 class BridgeServer(QtCore.QObject):
+    #: The last GUI connection closed (the app stops if its launcher has gone too).
+    last_gui_left = QtCore.Signal()
+
     def __init__(self, secret: str, server_name: str) -> None:
         super().__init__()
         self._dispatcher: Dispatcher | None = None
@@ -133,6 +139,14 @@ class BridgeServer(QtCore.QObject):
     def _forget(self, conn: _Connection) -> None:
         self._connections.pop(conn.serial, None)
         conn.socket.deleteLater()
+        if conn.authenticated and conn.client == GUI_CLIENT and not self.gui_connected():
+            self.last_gui_left.emit()
+
+    def gui_connected(self) -> bool:
+        return any(
+            c.authenticated and c.client == GUI_CLIENT and not c.closing
+            for c in self._connections.values()
+        )
 
     def _auth_deadline(self, conn: _Connection) -> None:
         if conn.serial in self._connections and not conn.authenticated:
@@ -184,6 +198,7 @@ class BridgeServer(QtCore.QObject):
             self._refuse(conn, msg_id, UnauthorizedError("wrong secret"))
             return
         conn.authenticated = True
+        conn.client = params.client
         self._send(conn, result_message(msg_id, {"apiVersion": API_VERSION}))
 
     def _submit(self, conn: _Connection, message: dict[str, Any]) -> None:
@@ -201,6 +216,14 @@ class BridgeServer(QtCore.QObject):
             self._send(conn, error_message(msg_id, UnavailableError("the backend is starting")))
             return
         spec = dispatcher.spec_of(message)
+        if conn.client == EXTERNAL_CLIENT and spec is not None and not spec.external:
+            self._send(
+                conn,
+                error_message(
+                    msg_id, UnauthorizedError("an external-tool connection cannot call this method")
+                ),
+            )
+            return
         pool = self._writes if spec is not None and spec.mutates else self._reads
         future = pool.submit(dispatcher.dispatch, message)
         self._inflight.add(future)
@@ -221,6 +244,7 @@ class BridgeServer(QtCore.QObject):
                 settings=outcome.changes.settings,
                 sources=outcome.changes.sources,
                 documents=outcome.changes.documents,
+                external_calls=outcome.changes.external_calls,
             )
             self.broadcast(NOTIFY_CHANGED.name, changed.to_wire())
 

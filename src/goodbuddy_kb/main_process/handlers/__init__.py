@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from goodbuddy_kb.main_process.handlers import (
     chat,
+    external,
     libraries,
     models,
     rebuild,
@@ -17,6 +18,7 @@ __all__ = [
     "REGISTRY",
     "chat",
     "check_complete",
+    "external",
     "libraries",
     "models",
     "rebuild",

@@ -88,8 +88,13 @@ def update_settings(ctx: CallContext, request: c.SettingsUpdateRequest) -> c.Lib
         request.retrieval,
         request.chunking,
         request.contextual_indexing,
+        request.external_access,
     )
     ctx.changes.settings = True
-    ctx.changes.libraries = request.chunking is not None or request.contextual_indexing is not None
+    ctx.changes.libraries = (
+        request.chunking is not None
+        or request.contextual_indexing is not None
+        or request.external_access is not None
+    )
     ctx.changes.library_ids.append(request.library_id)
     return result

@@ -25,6 +25,7 @@ class Changes:
     settings: bool = False
     sources: bool = False
     documents: bool = False
+    external_calls: bool = False
 
 
 @dataclass

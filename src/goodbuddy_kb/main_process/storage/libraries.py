@@ -13,7 +13,7 @@ from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, Knowledge
 from goodbuddy_kb.main_process.ids import new_id, now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
 
-_COLUMNS = "id, name, created_at, updated_at, settings_pending_rebuild"
+_COLUMNS = "id, name, created_at, updated_at, settings_pending_rebuild, external_access"
 
 
 def _library(row: sqlite3.Row) -> Library:
@@ -23,6 +23,7 @@ def _library(row: sqlite3.Row) -> Library:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         settings_pending_rebuild=bool(row["settings_pending_rebuild"]),
+        external_access=bool(row["external_access"]),
     )
 
 
@@ -107,7 +108,7 @@ def _chunking(raw: str) -> KnowledgeChunkingSettings:
 def get_settings(conn: sqlite3.Connection, library_id: str) -> LibrarySettings:
     row = conn.execute(
         "SELECT retrieval_settings, chunking_settings, contextual_indexing,"
-        " settings_pending_rebuild FROM libraries WHERE id = ?",
+        " settings_pending_rebuild, external_access FROM libraries WHERE id = ?",
         (library_id,),
     ).fetchone()
     if row is None:
@@ -118,6 +119,7 @@ def get_settings(conn: sqlite3.Connection, library_id: str) -> LibrarySettings:
         chunking=_chunking(row["chunking_settings"]),
         contextual_indexing=bool(row["contextual_indexing"]),
         settings_pending_rebuild=bool(row["settings_pending_rebuild"]),
+        external_access=bool(row["external_access"]),
     )
 
 
@@ -127,6 +129,7 @@ def update_settings(
     retrieval: KnowledgeRetrievalSettings | None,
     chunking: KnowledgeChunkingSettings | None,
     contextual_indexing: bool | None = None,
+    external_access: bool | None = None,
 ) -> LibrarySettings:
     """Retrieval settings apply at once; a chunking or contextual-indexing change only marks the
     library "settings updated, waiting for rebuild" and leaves existing chunks untouched."""
@@ -149,5 +152,11 @@ def update_settings(
                 "UPDATE libraries SET contextual_indexing = ?, settings_pending_rebuild = 1,"
                 " updated_at = ? WHERE id = ?",
                 (int(contextual_indexing), stamp, library_id),
+            )
+        if external_access is not None and external_access != current.external_access:
+            # Applies at once: the backend re-reads this flag on every external call.
+            conn.execute(
+                "UPDATE libraries SET external_access = ?, updated_at = ? WHERE id = ?",
+                (int(external_access), stamp, library_id),
             )
     return get_settings(conn, library_id)
