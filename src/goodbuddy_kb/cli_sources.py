@@ -13,6 +13,7 @@ from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.errors import TimeoutError_
+from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
     NOTIFY_TASK,
@@ -55,11 +56,22 @@ def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
         "retrieve", parents=[common], help="ask a question; show ranked evidence"
     )
     p.add_argument("libraries", metavar="LIB", nargs="+")
-    p.add_argument("query", metavar="QUESTION")
+    p.add_argument("query", metavar="QUESTION", type=question)
     p.add_argument("--top-k", type=int, default=None)
     p.add_argument("--rerank", choices=["off", "local", "learned"], default=None)
     p = commands.add_parser("tasks", parents=[common], help="recent tasks")
     p.add_argument("library", metavar="LIB", nargs="?")
+
+
+def question(text: str) -> str:
+    """A retrieval question within the product's one query limit (refused before any call)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the question is empty")
+    if len(text) > MAX_QUERY_CHARACTERS:
+        raise argparse.ArgumentTypeError(
+            f"a question has at most {MAX_QUERY_CHARACTERS:,} characters (this one has {len(text):,})"
+        )
+    return text
 
 
 def _kind(location: str) -> tuple[c.SourceKind, str]:

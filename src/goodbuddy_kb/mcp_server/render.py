@@ -202,7 +202,8 @@ def search_text(output: SearchOutput) -> str:
         zero = output.diagnostics.zero_result
         lines.append(f"Nothing found: {zero.message} {zero.next_step}")
     for hit in output.results:
-        where = " › ".join(hit.heading_path)
+        headings = hit.heading_path[1:] if hit.heading_path[:1] == [hit.title] else hit.heading_path
+        where = " › ".join(headings)
         lines.append(
             f"{hit.rank}. {neutralise(hit.title)}{' › ' + neutralise(where) if where else ''}"
             f" — {hit.library_name}, relevance {hit.relevance:.2f}, citation {hit.citation_id}"

@@ -111,7 +111,8 @@ ARGUMENTS: dict[str, type[BaseModel]] = {
 def describe(tool: str, exc: ValidationError) -> str:
     """What is wrong with a call's arguments, field by field, never echoing them."""
     problems = [
-        f"{'.'.join(str(p) for p in error['loc']) or 'arguments'}: {error['msg']}"
+        f"{'.'.join(str(p) for p in error['loc']) or 'arguments'}: "
+        + str(error["msg"]).removeprefix("Value error, ")
         for error in exc.errors(include_input=False, include_url=False)
     ]
     return f"Invalid arguments for {tool}: " + "; ".join(problems)
