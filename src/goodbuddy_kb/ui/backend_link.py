@@ -40,6 +40,10 @@ class BackendLink(QtCore.QObject):
         return self._client is not None and self._client.alive
 
     @property
+    def data_dir(self) -> Path:
+        return self._data_dir
+
+    @property
     def process(self) -> BackendProcess | None:
         return self._process
 

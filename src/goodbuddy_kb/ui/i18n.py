@@ -251,6 +251,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     # model connections
     "menu.settings": ("设置", "Settings"),
     "menu.connections": ("模型连接…", "Model connections…"),
+    "menu.external_tools": ("外部 AI 工具（MCP）…", "External AI tools (MCP)…"),
     "menu.language": ("界面语言", "Language"),
     "menu.theme": ("深色主题", "Dark theme"),
     "menu.language.restart": (
@@ -367,6 +368,52 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Learned rerank service (Cohere/Jina-compatible)",
     ),
     "conn.saved": ("已保存", "Saved"),
+    "mcp.title": ("外部 AI 工具（MCP）", "External AI tools (MCP)"),
+    "mcp.intro": (
+        "Claude Desktop、Cursor、Cherry Studio 等 AI 工具可以通过 MCP 只读检索你在这里开启的知识库："
+        "列出知识库、检索带引用的片段、查看引用上下文。它们不能修改、删除或导入任何内容，"
+        "看不到未开启的知识库，也不能让本应用打开文件或网址。",
+        "AI tools such as Claude Desktop, Cursor or Cherry Studio can search the libraries you "
+        "switch on here, read-only, over MCP: list them, search for cited passages, read around "
+        "a citation. They cannot change, delete or import anything, cannot see libraries that "
+        "are off, and cannot make this app open a file or a URL.",
+    ),
+    "mcp.libraries": ("可供外部 AI 工具检索的知识库", "Libraries available to external AI tools"),
+    "mcp.switch_note": (
+        "默认关闭。开关立即生效：关闭或删除的知识库会马上从已连接的工具中消失。",
+        "Off by default. Switches apply at once: a library switched off or deleted disappears "
+        "from connected tools immediately.",
+    ),
+    "mcp.no_libraries": ("还没有知识库。", "No libraries yet."),
+    "mcp.exposed": ("外部 AI 工具可检索", "Available to external AI tools"),
+    "mcp.private": ("仅本应用可用", "Private to this app"),
+    "mcp.setup": ("在 AI 工具中配置", "Set up in your AI tool"),
+    "mcp.command": ("启动命令", "Command"),
+    "mcp.format": ("配置格式", "Configuration for"),
+    "mcp.format.mcpServers": (
+        "Claude Desktop / Cursor / Cherry Studio / Windsurf（mcpServers）",
+        "Claude Desktop / Cursor / Cherry Studio / Windsurf (mcpServers)",
+    ),
+    "mcp.format.vscode": ("VS Code（.vscode/mcp.json）", "VS Code (.vscode/mcp.json)"),
+    "mcp.snippet": ("配置片段", "Configuration snippet"),
+    "mcp.copy": ("复制", "Copy"),
+    "mcp.copied": ("已复制到剪贴板", "Copied to the clipboard"),
+    "mcp.calls": ("最近的调用", "Recent calls"),
+    "mcp.calls.count": ("次数", "Calls"),
+    "mcp.calls.errors": ("出错", "Errors"),
+    "mcp.calls.p50": ("耗时中位数", "Median time"),
+    "mcp.calls.last": ("最近一次", "Last call"),
+    "mcp.calls.note": (
+        "自 {since} 起共 {calls} 次调用，{errors} 次出错。当前开放的知识库：{exposed} 个。"
+        "只记录工具名、结果和耗时，不记录查询内容。",
+        "{calls} calls since {since}, {errors} with errors. Libraries available: {exposed}. "
+        "Only the tool, its outcome and its time are recorded, never what was asked.",
+    ),
+    "mcp.calls.none": (
+        "还没有外部工具调用过。当前开放的知识库：{exposed} 个。",
+        "No external tool has called yet. Libraries available: {exposed}.",
+    ),
+    "mcp.close": ("关闭", "Close"),
 }
 
 _language = "en"

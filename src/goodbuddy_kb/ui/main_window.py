@@ -22,6 +22,7 @@ from goodbuddy_kb.ui.chat_view import ChatView
 from goodbuddy_kb.ui.connections import ModelConnectionsDialog
 from goodbuddy_kb.ui.dialogs import LibraryNameDialog, confirm_delete
 from goodbuddy_kb.ui.documents_tab import DocumentsTab
+from goodbuddy_kb.ui.external_tools import ExternalToolsDialog
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.library_model import LibraryListModel
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
@@ -150,11 +151,14 @@ class MainWindow(QtWidgets.QMainWindow):
         self.statusBar().showMessage(tr("backend.connecting"))
         self._build_menu()
         self.connections: ModelConnectionsDialog | None = None
+        self.external_tools: ExternalToolsDialog | None = None
 
     def _build_menu(self) -> None:
         menu = self.menuBar().addMenu(tr("menu.settings"))
         connections = menu.addAction(tr("menu.connections"))
         connections.triggered.connect(self.open_connections)
+        external = menu.addAction(tr("menu.external_tools"))
+        external.triggered.connect(self.open_external_tools)
         theme = menu.addAction(tr("menu.theme"))
         theme.setCheckable(True)
         app = QtWidgets.QApplication.instance()
@@ -175,6 +179,11 @@ class MainWindow(QtWidgets.QMainWindow):
         dialog = ModelConnectionsDialog(self.link, self)
         self.connections = dialog
         dialog.saved.connect(self.documents_tab.refresh)
+        dialog.open()
+
+    def open_external_tools(self) -> None:
+        dialog = ExternalToolsDialog(self.link, self)
+        self.external_tools = dialog
         dialog.open()
 
     # -- layout ----------------------------------------------------------------------------
