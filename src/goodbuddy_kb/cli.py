@@ -23,6 +23,7 @@ from goodbuddy_kb import cli_rebuild, cli_sources
 from goodbuddy_kb.bridge.launcher import Session, open_session
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import KbError, NotFoundError
+from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.methods import (
     LIBRARY_CREATE,
     LIBRARY_DELETE,
@@ -173,6 +174,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "mcp":
         from goodbuddy_kb.mcp_server.server import run as run_mcp
 
+        if args.library and len(args.library) > MAX_LIBRARIES_PER_REQUEST:
+            parser.error(f"at most {MAX_LIBRARIES_PER_REQUEST} --library options")
         return run_mcp(data_dir, args.library)
     try:
         session = open_session(data_dir)

@@ -100,7 +100,6 @@ class ExternalSearchRequest(ContractModel):
     ) = None
     top_k: int = Field(DEFAULT_EXTERNAL_TOP_K, ge=1, le=MAX_TOP_K)
     scope: Scope | None = None
-    request_id: EntityId | None = None
 
     @field_validator("query")
     @classmethod

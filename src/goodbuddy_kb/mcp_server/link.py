@@ -70,7 +70,10 @@ class BackendLink:
     def _connected(self) -> Session:
         if self._session is None or not self._session.client.connected:
             self._drop()
-            self._session = open_session(self._data_dir, client_name=EXTERNAL_CLIENT)
+            try:
+                self._session = open_session(self._data_dir, client_name=EXTERNAL_CLIENT)
+            except OSError as exc:
+                raise UnavailableError(f"cannot start the backend: {exc.strerror or exc}") from exc
         return self._session
 
     def _quietly_connect(self) -> None:

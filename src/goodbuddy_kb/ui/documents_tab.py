@@ -178,6 +178,8 @@ class DocumentsTab(QtWidgets.QWidget):
         self.refresh()
 
     def _maybe_refresh(self, params: dict[str, Any]) -> None:
+        if params.get("externalCalls"):
+            return  # the external-tool call record, nothing of this tab
         if self.library_id and (
             not params.get("libraryIds") or self.library_id in params.get("libraryIds", [])
         ):

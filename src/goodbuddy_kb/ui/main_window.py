@@ -147,7 +147,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build()
         link.connected.connect(self._on_connected)
         link.stopped.connect(self._on_stopped)
-        link.changed.connect(lambda _params: self.refresh())
+        # The external-tool call record changes nothing this window shows.
+        link.changed.connect(lambda params: None if params.get("externalCalls") else self.refresh())
         self.statusBar().showMessage(tr("backend.connecting"))
         self._build_menu()
         self.connections: ModelConnectionsDialog | None = None

@@ -101,9 +101,8 @@ def search(ctx: CallContext, request: c.ExternalSearchRequest) -> c.ExternalSear
         library_ids=[lib.id for lib in chosen],
         query=request.query,
         overrides=RetrievalOverrides(top_k=request.top_k),
-        request_id=request.request_id,
     )
-    with ctx.services.request(request.request_id) as cancel:
+    with ctx.services.request(None) as cancel:
         response = retriever(ctx).run(retrieve, cancel)
     return c.ExternalSearchResponse(libraries=chosen, retrieval=response)
 
