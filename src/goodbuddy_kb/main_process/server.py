@@ -251,5 +251,6 @@ class BridgeServer(QtCore.QObject):
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
         message = notification_message(method, params)
         for conn in self._connections.values():
-            if conn.authenticated and not conn.closing:
+            # External-tool clients ask; they are not told (nothing they may see is pushed).
+            if conn.authenticated and not conn.closing and conn.client != EXTERNAL_CLIENT:
                 self._send(conn, message)

@@ -133,9 +133,7 @@ class CallRecorder:
         return batch
 
     def flush_now(self) -> None:
-        """At exit, from the main thread: store whatever is left."""
+        """At exit, after the event loop: store whatever is left."""
         while batch := self._take():
             with contextlib.suppress(KbError):
-                self._link.call_blocking(
-                    EXTERNAL_CALLS_RECORD, ExternalCallsRecordRequest(calls=batch)
-                )
+                self._link.call_sync(EXTERNAL_CALLS_RECORD, ExternalCallsRecordRequest(calls=batch))

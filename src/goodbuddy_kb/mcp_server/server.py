@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.stdio import stdio_server
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field, ValidationError
 
@@ -40,6 +41,7 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.mcp_server import render
 from goodbuddy_kb.mcp_server.link import BackendLink
+from goodbuddy_kb.mcp_server.pipes import stdio_pipes
 from goodbuddy_kb.mcp_server.record import CallRecorder, fail_with
 from goodbuddy_kb.qt import QtCore
 
@@ -230,14 +232,25 @@ def _version() -> str:
         return "0"
 
 
+async def serve_stdio(server: MCPServer) -> None:
+    """The SDK's stdio transport, over non-blocking pipes where the platform has them."""
+    lowlevel = getattr(server, "_lowlevel_server", None)  # no public accessor in mcp 2.3
+    async with stdio_pipes() as pipes:
+        if pipes is None or lowlevel is None:
+            await server.run_stdio_async()
+            return
+        stdin, stdout = pipes
+        async with stdio_server(stdin=cast(Any, stdin), stdout=cast(Any, stdout)) as (read, write):
+            await lowlevel.run(read, write, lowlevel.create_initialization_options())
+
+
 def run(data_dir: Path, libraries: list[str] | None = None) -> int:
     """Serve MCP on stdin/stdout until stdin closes; then stop a backend this server started."""
     QtCore.QCoreApplication.instance() or QtCore.QCoreApplication([])  # sockets need a core app
     link = BackendLink(data_dir)
     server, recorder = build_server(link, libraries or None)
-    link.connect_soon()
     try:
-        anyio.run(server.run_stdio_async)
+        anyio.run(serve_stdio, server)
     except KeyboardInterrupt:
         pass
     finally:
