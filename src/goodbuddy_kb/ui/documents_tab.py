@@ -1,5 +1,7 @@
 """The Documents & sources tab: sources with their actions, a paged document table with the
-four stage statuses (text and symbol, never colour alone), filters and the library summary."""
+four stage statuses (text and symbol, never colour alone), filters and the library summary, and
+the rebuild actions: per document (prominent on failed ones), per library (in the header and
+next to "waiting for rebuild"), and the vector index when the configured model cannot use it."""
 
 from __future__ import annotations
 
@@ -17,9 +19,10 @@ from goodbuddy_kb.contracts.methods import (
     SOURCE_WATCH,
     VECTORS_STATUS,
 )
+from goodbuddy_kb.ui import rebuild_actions
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.table_model import Column, RowsModel
 
 PAGE = 100
@@ -27,6 +30,12 @@ PAGE = 100
 
 def status(value: str) -> str:
     return tr(f"status.{value}")
+
+
+def reason(doc: c.Document) -> str:
+    if doc.retryable_error:
+        return tr("rebuild.retryable", reason=doc.retryable_error)
+    return doc.error or ""
 
 
 SOURCE_COLUMNS: list[Column[c.Source]] = [
@@ -46,8 +55,10 @@ DOCUMENT_COLUMNS: list[Column[c.Document]] = [
     Column("col.vector", lambda d: status(d.status.vector)),
     Column("col.graph", lambda d: status(d.status.graph)),
     Column("col.chunks", lambda d: str(d.chunk_count)),
-    Column("col.error", lambda d: d.error or "", lambda d: d.error or ""),
+    Column("col.action", lambda d: ""),  # a rebuild button per row (an index widget)
+    Column("col.error", reason, reason),
 ]
+ACTION_COLUMN = 6
 
 
 def vector_state_text(info: m.VectorIndexInfo) -> str:
@@ -107,7 +118,19 @@ class DocumentsTab(QtWidgets.QWidget):
         self.vector_label = QtWidgets.QLabel()
         self.vector_label.setWordWrap(True)
         self.pending_label = QtWidgets.QLabel("⟳ " + tr("detail.pending_rebuild"))
-        self.pending_label.hide()
+        self.pending_rebuild_button = self._button("rebuild.library", self.rebuild_library)
+        self.pending_bar = QtWidgets.QWidget()
+        pending_row = QtWidgets.QHBoxLayout(self.pending_bar)
+        pending_row.setContentsMargins(0, 0, 0, 0)
+        pending_row.addWidget(self.pending_label)
+        pending_row.addWidget(self.pending_rebuild_button)
+        pending_row.addStretch(1)
+        self.pending_bar.hide()
+        self.rebuild_vectors_button = self._button("rebuild.vectors", self.rebuild_vectors)
+        self.rebuild_vectors_button.hide()
+        self.vector_info: m.VectorIndexInfo | None = None
+        self.document_total = 0
+        self.rebuild_box: QtWidgets.QMessageBox | None = None
         self.source_view = QtWidgets.QTableView()
         self.source_view.setModel(self.sources)
         self.source_view.setAccessibleName(tr("sources.heading"))
@@ -122,6 +145,7 @@ class DocumentsTab(QtWidgets.QWidget):
         self.add_web = self._button("sources.add_web", self.add_web_source)
         self.sync_button = self._button("sources.sync", self.sync_now)
         self.remove_button = self._button("sources.remove", self.remove_source)
+        self.rebuild_library_button = self._button("rebuild.library", self.rebuild_library)
         self.watch_box = QtWidgets.QCheckBox(tr("sources.watch"))
         self.watch_box.setAccessibleName(tr("sources.watch"))
         self.watch_box.setAccessibleDescription("switch")
@@ -137,6 +161,7 @@ class DocumentsTab(QtWidgets.QWidget):
         ):
             actions.addWidget(w)
         actions.addStretch(1)
+        actions.addWidget(self.rebuild_library_button)
         self.filter_box = QtWidgets.QComboBox()
         self.filter_box.setAccessibleName(tr("docs.filter"))
         for key in ("all", "failed", "vector_missing"):
@@ -149,6 +174,18 @@ class DocumentsTab(QtWidgets.QWidget):
             QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
         )
         self.document_view.horizontalHeader().setStretchLastSection(True)
+        self.document_view.setTabKeyNavigation(False)  # Tab leaves the table
+        self.document_view.selectionModel().currentRowChanged.connect(
+            lambda *_: self._update_document_actions()
+        )
+        self.rebuild_doc_button = self._button("rebuild.document", self.rebuild_current_document)
+        self.rebuild_doc_button.setEnabled(False)
+        rebuild_action = QtGui.QAction(tr("rebuild.document"), self.document_view)
+        rebuild_action.setShortcut(QtGui.QKeySequence("Ctrl+R"))
+        rebuild_action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
+        rebuild_action.triggered.connect(self.rebuild_current_document)
+        self.document_view.addAction(rebuild_action)
+        self.document_view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
         self.prev_button = self._button("docs.prev", lambda: self._page(-1))
         self.next_button = self._button("docs.next", lambda: self._page(1))
         self.page_label = QtWidgets.QLabel()
@@ -157,14 +194,18 @@ class DocumentsTab(QtWidgets.QWidget):
         filter_label.setBuddy(self.filter_box)
         paging.addWidget(filter_label)
         paging.addWidget(self.filter_box)
+        paging.addWidget(self.rebuild_doc_button)
         paging.addStretch(1)
         paging.addWidget(self.page_label)
         paging.addWidget(self.prev_button)
         paging.addWidget(self.next_button)
         layout = QtWidgets.QVBoxLayout(self)
         layout.addWidget(self.summary)
-        layout.addWidget(self.vector_label)
-        layout.addWidget(self.pending_label)
+        vector_row = QtWidgets.QHBoxLayout()
+        vector_row.addWidget(self.vector_label, 1)
+        vector_row.addWidget(self.rebuild_vectors_button)
+        layout.addLayout(vector_row)
+        layout.addWidget(self.pending_bar)
         layout.addWidget(QtWidgets.QLabel(f"<b>{tr('sources.heading')}</b>"))
         layout.addLayout(actions)
         layout.addWidget(self.source_view, 1)
@@ -216,6 +257,8 @@ class DocumentsTab(QtWidgets.QWidget):
     def _got_vectors(self, result: m.VectorIndexInfo | None, error: KbError | None) -> None:
         if result is None:
             return
+        self.vector_info = result
+        self.rebuild_vectors_button.setVisible(rebuild_actions.incompatible(result))
         self.vector_label.setText(vector_state_text(result))
 
     def reload_documents(self, reset: bool = False) -> None:
@@ -235,7 +278,10 @@ class DocumentsTab(QtWidgets.QWidget):
             if result is None or library_id != self.library_id:
                 return
             self.documents.set_rows(result.documents)
+            self._add_row_actions(result.documents)
+            self._update_document_actions()
             self.total = result.total
+            self.document_total = result.summary.documents
             s = result.summary
             text = tr(
                 "docs.summary",
@@ -248,7 +294,9 @@ class DocumentsTab(QtWidgets.QWidget):
             if s.no_retrievable_content:
                 text += tr("docs.summary.empty", count=s.no_retrievable_content)
             self.summary.setText(text)
+            self.pending_bar.setVisible(s.settings_pending_rebuild)
             self.pending_label.setVisible(s.settings_pending_rebuild)
+            self.rebuild_library_button.setEnabled(s.documents > 0)
             first = self.offset + 1 if result.total else 0
             self.page_label.setText(
                 tr(
@@ -278,6 +326,64 @@ class DocumentsTab(QtWidgets.QWidget):
         self.watch_box.setEnabled(source is not None and source.kind == "folder")
         self.watch_box.blockSignals(False)
         self.remove_button.setEnabled(source is not None)
+
+    # -- rebuild -----------------------------------------------------------------------------
+    def _add_row_actions(self, docs: list[c.Document]) -> None:
+        """A "Rebuild document" button on every row; failed rows get a prominent "retry" one."""
+        for row, doc in enumerate(docs):
+            failed = rebuild_actions.is_failed(doc)
+            button = QtWidgets.QPushButton(
+                tr("rebuild.document.retry" if failed else "rebuild.document")
+            )
+            button.setObjectName("retryButton" if failed else "rowRebuildButton")
+            button.setAccessibleName(f"{tr('rebuild.document')}: {doc.path}")
+            if failed:
+                font = button.font()
+                font.setBold(True)
+                button.setFont(font)
+            button.clicked.connect(lambda _c=False, d=doc: self.rebuild_document(d))
+            self.document_view.setIndexWidget(self.documents.index(row, ACTION_COLUMN), button)
+        # Statuses and the action take what they need; the reason gets the rest.
+        self.document_view.resizeColumnsToContents()
+        self.document_view.setColumnWidth(0, min(self.document_view.columnWidth(0), 320))
+
+    def row_button(self, row: int) -> QtWidgets.QPushButton | None:
+        widget = self.document_view.indexWidget(self.documents.index(row, ACTION_COLUMN))
+        return widget if isinstance(widget, QtWidgets.QPushButton) else None
+
+    def current_document(self) -> c.Document | None:
+        index = self.document_view.currentIndex()
+        return self.documents.row_at(index.row()) if index.isValid() else None
+
+    def _update_document_actions(self) -> None:
+        doc = self.current_document()
+        self.rebuild_doc_button.setEnabled(doc is not None)
+        failed = doc is not None and rebuild_actions.is_failed(doc)
+        self.rebuild_doc_button.setText(
+            tr("rebuild.document.retry" if failed else "rebuild.document")
+        )
+
+    def rebuild_document(self, doc: c.Document) -> None:
+        rebuild_actions.rebuild_document(self.link, doc, self.notice.emit)
+
+    def rebuild_current_document(self) -> None:
+        doc = self.current_document()
+        if doc is not None:
+            self.rebuild_document(doc)
+
+    def rebuild_library(self) -> None:
+        if self.library_id is None:
+            return
+        self.rebuild_box = rebuild_actions.confirm_library_rebuild(
+            self, self.link, self.library_id, self.document_total, self.notice.emit
+        )
+
+    def rebuild_vectors(self) -> None:
+        if self.library_id is None or self.vector_info is None:
+            return
+        self.rebuild_box = rebuild_actions.confirm_vector_rebuild(
+            self, self.link, self.library_id, self.vector_info, self.notice.emit
+        )
 
     # -- actions ---------------------------------------------------------------------------
     def _report(self, result: Any, error: KbError | None) -> None:

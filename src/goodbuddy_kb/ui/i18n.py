@@ -152,6 +152,61 @@ STRINGS: dict[str, tuple[str, str]] = {
     "task.kind.sync": ("同步", "Sync"),
     "task.kind.vectorize": ("向量化", "Vectorise"),
     "task.kind.rebuild": ("重建", "Rebuild"),
+    "col.action": ("操作", "Action"),
+    "col.summary": ("摘要", "Summary"),
+    "rebuild.document": ("重建文档", "Rebuild document"),
+    "rebuild.document.retry": ("⚠ 重建（重试）", "⚠ Rebuild (retry)"),
+    "rebuild.document.started": (
+        "已开始重建“{path}”，进度见“任务中心”。",
+        "Rebuilding “{path}” — progress in the Tasks tab.",
+    ),
+    "rebuild.retryable": (
+        "最近一次重新读取失败（仍在使用上一版）：{reason}",
+        "Last re-read failed (the previous version is still searchable): {reason}",
+    ),
+    "rebuild.library": ("重建知识库", "Rebuild library"),
+    "rebuild.library.accept": ("开始重建", "Rebuild"),
+    "rebuild.library.confirm": (
+        "重建这个知识库？\n\n将从来源（本地文件和网页）重新读取全部 {count} 个文档，"
+        "并按当前设置重新解析、分块和建立索引（全文、中文和向量）。\n\n"
+        "在每个文档被替换之前，当前索引继续提供检索。可以在“任务中心”取消，"
+        "已替换的文档保持可用。原始文件不会被修改。",
+        "Rebuild this library?\n\nAll {count} documents are read again from their sources "
+        "(local files and web pages), then parsed, chunked and indexed again (full-text, "
+        "Chinese and vectors) with the current settings.\n\nThe current index keeps serving "
+        "searches until each document is replaced. You can cancel in the Tasks tab; documents "
+        "already replaced stay available. Original files are not changed.",
+    ),
+    "rebuild.library.started": (
+        "已开始重建 {count} 个文档，进度和取消见“任务中心”。",
+        "Rebuilding {count} documents — progress and cancel in the Tasks tab.",
+    ),
+    "rebuild.vectors": ("重建向量", "Rebuild vectors"),
+    "rebuild.vectors.accept": ("开始重建向量", "Rebuild vectors"),
+    "rebuild.vectors.confirm": (
+        "用当前配置的模型重建向量索引？\n\n现有索引：{old}\n当前模型：{new}\n\n"
+        "将为 {chunks} 个分块重新生成向量（分块文本会发送到当前模型运行的位置）。"
+        "新索引在现有索引旁边构建，完整校验后才替换；在此之前，以及构建失败时，现有索引保持不变。",
+        "Rebuild the vector index with the configured model?\n\nIndex built with: {old}\n"
+        "Configured model: {new}\n\n{chunks} chunks are embedded again (their text goes to "
+        "where the configured model runs). The new index is built beside the current one and "
+        "replaces it only when complete and validated; until then, and if the build fails, "
+        "the current one stays as it is.",
+    ),
+    "rebuild.vectors.started": (
+        "已开始重建向量，进度见“任务中心”。",
+        "Rebuilding vectors — progress in the Tasks tab.",
+    ),
+    "task.summary.written": ("{n} 个已写入", "{n} written"),
+    "task.summary.failed": ("{n} 个失败", "{n} failed"),
+    "task.summary.unchanged": ("{n} 个未变", "{n} unchanged"),
+    "task.summary.retried": ("{n} 个此前失败，已重试", "{n} failed before, retried"),
+    "task.summary.not_started": (
+        "{n} 个未开始（保持原样）",
+        "{n} not started (kept as they were)",
+    ),
+    "task.summary.applied": ("新设置已生效", "new settings in effect"),
+    "task.summary.still_pending": ("仍在等待重建", "still waiting for rebuild"),
     "task.state.queued": ("… 排队中", "… Queued"),
     "task.state.running": ("⟳ 运行中", "⟳ Running"),
     "task.state.completed": ("✓ 已完成", "✓ Completed"),

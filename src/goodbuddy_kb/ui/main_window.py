@@ -64,6 +64,8 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self.created = QtWidgets.QLabel()
         self.pending = QtWidgets.QLabel("⟳ " + tr("detail.pending_rebuild"))
         self.pending.setObjectName("pendingRebuild")
+        self.rebuild_button = QtWidgets.QPushButton(tr("rebuild.library"))
+        self.rebuild_button.setAccessibleName(tr("rebuild.library"))
         self.retrieval = QtWidgets.QLabel()
         self.chunking = QtWidgets.QLabel()
         for label in (self.retrieval, self.chunking, self.created):
@@ -76,7 +78,11 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         layout.addWidget(self.empty)
         layout.addWidget(self.title)
         layout.addWidget(self.created)
-        layout.addWidget(self.pending)
+        pending_row = QtWidgets.QHBoxLayout()
+        pending_row.addWidget(self.pending)
+        pending_row.addWidget(self.rebuild_button)
+        pending_row.addStretch(1)
+        layout.addLayout(pending_row)
         layout.addSpacing(12)
         heading_r = QtWidgets.QLabel(f"<b>{tr('detail.retrieval')}</b>")
         heading_c = QtWidgets.QLabel(f"<b>{tr('detail.chunking')}</b>")
@@ -90,6 +96,7 @@ class LibraryDetailWidget(QtWidgets.QWidget):
             self.title,
             self.created,
             self.pending,
+            self.rebuild_button,
             heading_r,
             self.retrieval,
             heading_c,
@@ -106,6 +113,7 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self.title.setText(library.name)
         self.created.setText(tr("detail.created", when=library.created_at[:16].replace("T", " ")))
         self.pending.setVisible(library.settings_pending_rebuild)
+        self.rebuild_button.setVisible(library.settings_pending_rebuild)
         if self._shown != library.id:
             self.retrieval.setText("…")
             self.chunking.setText("…")
@@ -132,6 +140,7 @@ class LibraryDetailWidget(QtWidgets.QWidget):
             )
         )
         self.pending.setVisible(settings.settings_pending_rebuild)
+        self.rebuild_button.setVisible(settings.settings_pending_rebuild)
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -213,6 +222,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.workbench_button = self._button("workbench.open", self.open_workbench)
         self.documents_tab = DocumentsTab(self.link)
         self.tasks_tab = TasksTab(self.link)
+        self.detail.rebuild_button.clicked.connect(self.documents_tab.rebuild_library)
         self.settings_tab = SettingsTab(self.link)
         for tab in (self.documents_tab, self.settings_tab):
             tab.notice.connect(lambda text: self.statusBar().showMessage(text, 8_000))

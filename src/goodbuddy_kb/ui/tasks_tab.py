@@ -25,10 +25,32 @@ def progress(info: t.TaskInfo) -> str:
     return tr("task.progress", done=info.done, total=info.total, percent=percent)
 
 
+def summary(info: t.TaskInfo) -> str:
+    """Document counts of a sync or rebuild, in words (PRD §13: done, failed, cancelled)."""
+    s = info.summary
+    if s is None:
+        return ""
+    parts = [tr("task.summary.written", n=s.succeeded)]
+    for count, key in (
+        (s.failed, "task.summary.failed"),
+        (s.unchanged, "task.summary.unchanged"),
+        (s.retried, "task.summary.retried"),
+        (s.not_started, "task.summary.not_started"),
+    ):
+        if count:
+            parts.append(tr(key, n=count))
+    if s.settings_applied is not None:
+        parts.append(
+            tr("task.summary.applied" if s.settings_applied else "task.summary.still_pending")
+        )
+    return " · ".join(parts)
+
+
 TASK_COLUMNS: list[Column[t.TaskInfo]] = [
     Column("col.task", lambda i: tr(f"task.kind.{i.kind}")),
     Column("col.state", lambda i: tr(f"task.state.{i.state}")),
     Column("col.progress", progress, lambda i: i.current or ""),
+    Column("col.summary", summary, summary),
     Column("col.error", lambda i: i.error or "", lambda i: i.error or ""),
     Column("col.created", lambda i: i.created_at[:19].replace("T", " ")),
 ]

@@ -1,0 +1,273 @@
+"""Rebuild actions in the real window over a real backend: a document's row action (prominent on
+a failed one, and from the keyboard), a library rebuild from the "waiting for rebuild" notice
+with its confirmation, progress and cancel in the Tasks tab, and "Rebuild vectors" when the index
+is incompatible. Screenshots (light/dark, zh/en) go to artifacts/screenshots."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, SETTINGS_UPDATE
+from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
+from goodbuddy_kb.ui.i18n import set_language
+from goodbuddy_kb.ui.main_window import MainWindow
+from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.theme import apply_theme
+from tests.embedserver import Script, openai_server
+from tests.ui.test_workspace import open_window, shoot
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+SECTION = (
+    "## Section {n}\n\n" + "Paragraph {n} of document {d} talks about topic{d}x{n}. " * 6 + "\n\n"
+)
+
+
+def write_doc(folder: Path, d: int) -> None:
+    body = "".join(SECTION.format(n=n, d=d) for n in range(1, 7))
+    (folder / f"doc{d}.md").write_text(f"# Document {d}\n\n{body}", encoding="utf-8")
+
+
+@pytest.fixture
+def window(qtbot: QtBot, data_dir: Path) -> Iterator[MainWindow]:
+    win = open_window(qtbot, data_dir, "en")
+    yield win
+    win.link.shutdown()
+
+
+def call(qtbot: QtBot, win: MainWindow, spec: Any, request: Any) -> Any:
+    got: list[Any] = []
+    win.link.call(spec, request, lambda result, error: got.append(result or error))
+    qtbot.waitUntil(lambda: bool(got), timeout=10_000)
+    return got[0]
+
+
+def library_with_docs(qtbot: QtBot, win: MainWindow, folder: Path, count: int = 5) -> str:
+    """A library (created through its dialog) in fixed mode, two chunks per document."""
+    win.new_library()
+    dialog = win.name_dialog
+    assert dialog is not None
+    dialog.name_edit.setText("Handbook")
+    qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: win.current_library() is not None, timeout=5_000)
+    library_id = win.current_library_id()
+    assert library_id is not None
+    set_mode(qtbot, win, library_id, "fixed")
+    folder.mkdir()
+    for d in range(1, count + 1):
+        write_doc(folder, d)
+    win.documents_tab.add_source("folder", str(folder))
+    tab = win.documents_tab
+    qtbot.waitUntil(lambda: tab.documents.rowCount() == count, timeout=20_000)
+    qtbot.waitUntil(
+        lambda: {d.status.vector for d in tab.documents.rows} == {"done"}, timeout=20_000
+    )
+    return library_id
+
+
+def set_mode(qtbot: QtBot, win: MainWindow, library_id: str, mode: str) -> None:
+    call(
+        qtbot,
+        win,
+        SETTINGS_UPDATE,
+        lib.SettingsUpdateRequest(
+            library_id=library_id,
+            chunking=KnowledgeChunkingSettings(mode=mode),  # type: ignore[arg-type]
+        ),
+    )
+
+
+def row_of(win: MainWindow, path: str) -> int:
+    return next(i for i, d in enumerate(win.documents_tab.documents.rows) if d.path == path)
+
+
+def chunk_counts(win: MainWindow) -> list[int]:
+    rows = sorted(win.documents_tab.documents.rows, key=lambda d: d.path)
+    return [d.chunk_count for d in rows]
+
+
+def test_rebuild_document_from_its_row_and_from_the_keyboard(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    library_with_docs(qtbot, window, tmp_path / "docs", count=3)
+    tab = window.documents_tab
+    (tmp_path / "docs" / "doc2.md").write_bytes(b"\x00\x01binary" * 400)
+    button = tab.row_button(row_of(window, "doc2.md"))
+    assert button is not None and button.text() == "Rebuild document"
+    qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: tab.documents.rows[row_of(window, "doc2.md")].retryable_error is not None,
+        timeout=20_000,
+    )
+    row = row_of(window, "doc2.md")
+    failed = tab.row_button(row)
+    assert failed is not None and failed.objectName() == "retryButton"
+    assert failed.text() == "⚠ Rebuild (retry)" and failed.font().bold()
+    reason = tab.documents.data(tab.documents.index(row, 7))
+    assert reason.startswith("Last re-read failed (the previous version is still searchable)")
+    assert "binary" in reason and tab.documents.rows[row].chunk_count == 2
+    window.tabs.setCurrentWidget(window.tasks_tab)
+    qtbot.waitUntil(lambda: window.tasks_tab.model.rowCount() >= 1, timeout=5_000)
+    latest = window.tasks_tab.model.rows[0]
+    assert latest.kind == "rebuild" and latest.state == "failed"
+    assert "previous version is still searchable" in (latest.error or "")
+    shoot(window, "rebuild-task-failed-light-en")
+    window.tabs.setCurrentWidget(tab)
+
+    write_doc(tmp_path / "docs", 2)  # repaired: retry from the keyboard
+    tab.document_view.setFocus()
+    tab.document_view.selectRow(row)
+    assert tab.rebuild_doc_button.text() == "⚠ Rebuild (retry)"
+    qtbot.keyClick(
+        tab.document_view, QtCore.Qt.Key.Key_R, QtCore.Qt.KeyboardModifier.ControlModifier
+    )
+    qtbot.waitUntil(
+        lambda: tab.documents.rows[row_of(window, "doc2.md")].retryable_error is None,
+        timeout=20_000,
+    )
+    repaired = tab.row_button(row_of(window, "doc2.md"))
+    assert repaired is not None and repaired.objectName() == "rowRebuildButton"
+
+
+def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    script = Script()
+    with openai_server(script) as base:
+        call(
+            qtbot,
+            window,
+            EMBEDDING_UPDATE,
+            m.EmbeddingUpdateRequest(
+                connection=m.EmbeddingConnection(
+                    kind="openai-compatible", base_url=base, model="embed-small", dimensions=384
+                ),
+                api_key="sk-test-0000000000",
+            ),
+        )
+        library_id = library_with_docs(qtbot, window, tmp_path / "docs")
+        tab = window.documents_tab
+        assert chunk_counts(window) == [2, 2, 2, 2, 2]
+        set_mode(qtbot, window, library_id, "structure")
+        qtbot.waitUntil(lambda: not tab.pending_bar.isHidden(), timeout=5_000)
+        qtbot.waitUntil(lambda: not window.detail.rebuild_button.isHidden(), timeout=5_000)
+        assert chunk_counts(window) == [2, 2, 2, 2, 2], "saving settings rebuilt nothing"
+        script.delay_s = 0.5  # each document takes half a second to embed
+        qtbot.mouseClick(tab.pending_rebuild_button, QtCore.Qt.MouseButton.LeftButton)
+        box = tab.rebuild_box
+        assert box is not None and box.isVisible()
+        text = box.text()
+        assert "All 5 documents are read again from their sources" in text
+        assert "keeps serving searches until each document is replaced" in text
+        shoot(box, "rebuild-confirm-light-en")
+        qtbot.mouseClick(box.property("acceptButton"), QtCore.Qt.MouseButton.LeftButton)
+        tasks = window.tasks_tab
+        window.tabs.setCurrentWidget(tasks)
+        qtbot.waitUntil(
+            lambda: (
+                bool(tasks.model.rows)
+                and tasks.model.rows[0].kind == "rebuild"
+                and tasks.model.rows[0].done >= 2
+            ),
+            timeout=20_000,
+        )
+        assert tasks.cancel_button.isEnabled() and tasks.bar.maximum() == 5
+        shoot(window, "rebuild-progress-light-en")
+        qtbot.mouseClick(tasks.cancel_button, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: tasks.model.rows[0].state == "cancelled", timeout=20_000)
+        cancelled = tasks.model.rows[0]
+        assert cancelled.summary is not None and cancelled.summary.succeeded >= 2
+        summary_text = tasks.model.data(tasks.model.index(0, 3))
+        assert "not started (kept as they were)" in summary_text
+        assert tasks.model.data(tasks.model.index(0, 1)) == "⊘ Cancelled"
+        script.delay_s = 0.0
+        window.tabs.setCurrentWidget(tab)
+        n = cancelled.summary.succeeded
+        qtbot.waitUntil(lambda: chunk_counts(window) == [6] * n + [2] * (5 - n), timeout=5_000)
+        assert not tab.pending_bar.isHidden(), "a cancelled rebuild leaves the notice"
+
+        tab.rebuild_library_button.setFocus()  # the header action, from the keyboard
+        qtbot.keyClick(tab.rebuild_library_button, QtCore.Qt.Key.Key_Space)
+        box = tab.rebuild_box
+        assert box is not None
+        qtbot.waitUntil(box.isVisible)
+        qtbot.keyClick(box, QtCore.Qt.Key.Key_Return)  # the default button rebuilds
+        qtbot.waitUntil(tab.pending_bar.isHidden, timeout=30_000)
+        qtbot.waitUntil(window.detail.rebuild_button.isHidden, timeout=5_000)
+        qtbot.waitUntil(lambda: chunk_counts(window) == [6] * 5, timeout=5_000)
+
+
+def test_rebuild_vectors_offered_when_the_index_is_incompatible(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    library_with_docs(qtbot, window, tmp_path / "docs", count=2)
+    tab = window.documents_tab
+    assert tab.rebuild_vectors_button.isHidden()
+    with openai_server(Script()) as base:
+        call(
+            qtbot,
+            window,
+            EMBEDDING_UPDATE,
+            m.EmbeddingUpdateRequest(
+                connection=m.EmbeddingConnection(
+                    kind="openai-compatible", base_url=base, model="embed-small", dimensions=384
+                ),
+                api_key="sk-test-0000000000",
+            ),
+        )
+        tab.refresh()
+        qtbot.waitUntil(lambda: not tab.rebuild_vectors_button.isHidden(), timeout=5_000)
+        assert "incompatible" in tab.vector_label.text()
+        shoot(window, "rebuild-vectors-offered-light-en")
+        qtbot.mouseClick(tab.rebuild_vectors_button, QtCore.Qt.MouseButton.LeftButton)
+        box = tab.rebuild_box
+        assert box is not None and "Configured model: openai-compatible" in box.text()
+        assert "the current one stays as it is" in box.text()
+        qtbot.mouseClick(box.property("acceptButton"), QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(tab.rebuild_vectors_button.isHidden, timeout=30_000)
+        qtbot.waitUntil(lambda: "index compatible" in tab.vector_label.text(), timeout=5_000)
+
+
+@pytest.mark.parametrize(("language", "dark"), [("en", True), ("zh", False), ("zh", True)])
+def test_rebuild_screens(
+    qtbot: QtBot,
+    data_dir: Path,
+    tmp_path: Path,
+    qapp: QtWidgets.QApplication,
+    language: str,
+    dark: bool,
+) -> None:
+    win = open_window(qtbot, data_dir, language)
+    try:
+        library_id = library_with_docs(qtbot, win, tmp_path / "docs", count=3)
+        (tmp_path / "docs" / "doc3.md").unlink()
+        set_mode(qtbot, win, library_id, "structure")
+        tab = win.documents_tab
+        button = tab.row_button(row_of(win, "doc3.md"))
+        assert button is not None
+        button.click()
+        qtbot.waitUntil(
+            lambda: tab.documents.rows[row_of(win, "doc3.md")].retryable_error is not None,
+            timeout=20_000,
+        )
+        qtbot.waitUntil(lambda: not tab.pending_bar.isHidden(), timeout=5_000)
+        apply_theme(qapp, dark=dark)
+        qtbot.wait(200)
+        look = "dark" if dark else "light"
+        shoot(win, f"rebuild-documents-{look}-{language}")
+        tab.rebuild_library()
+        box = tab.rebuild_box
+        assert box is not None
+        qtbot.waitUntil(box.isVisible)
+        shoot(box, f"rebuild-confirm-{look}-{language}")
+        box.reject()
+    finally:
+        apply_theme(qapp, dark=False)
+        win.link.shutdown()
+        set_language("en")
