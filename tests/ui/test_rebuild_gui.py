@@ -271,3 +271,23 @@ def test_rebuild_screens(
         apply_theme(qapp, dark=False)
         win.link.shutdown()
         set_language("en")
+
+
+def test_rebuild_library_next_to_the_settings_notice(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    library_with_docs(qtbot, window, tmp_path / "docs", count=2)
+    tab = window.settings_tab
+    window.tabs.setCurrentWidget(tab)
+    tab.mode_box.setCurrentIndex(tab.mode_box.findData("structure"))
+    tab.save_chunking_settings()
+    qtbot.waitUntil(tab.rebuild_notice.isVisible, timeout=5_000)
+    assert tab.rebuild_button.isVisible(), "Rebuild library next to the notice"
+    qtbot.mouseClick(tab.rebuild_button, QtCore.Qt.MouseButton.LeftButton)
+    box = window.documents_tab.rebuild_box
+    assert box is not None and box.isVisible() and "All 2 documents" in box.text()
+    qtbot.mouseClick(box.property("acceptButton"), QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not tab.rebuild_notice.isVisible(), timeout=20_000)
+    assert not tab.rebuild_button.isVisible()
+    qtbot.waitUntil(window.documents_tab.pending_bar.isHidden, timeout=5_000)
+    assert chunk_counts(window) == [6, 6]

@@ -128,12 +128,13 @@ class TaskManager:
                 return Outcome(done, report.failed, summary=summary, cancelled=report.cancelled)
             if report.stopped is not None:
                 return Outcome(done, report.failed, report.stopped, True, summary)
-            error = (
-                f"{report.failed} documents failed and keep their previous version"
-                f" (first: {report.first_error})"
-                if report.failed
-                else None
-            )
+            error = None
+            if report.failed:
+                error = (
+                    "1 document failed"
+                    if report.failed == 1
+                    else f"{report.failed} documents failed"
+                ) + f"; a document with a previous version keeps it (first: {report.first_error})"
             return Outcome(done, report.failed, error, summary=summary)
 
         return self._queue("rebuild", library_id, None, f"{library_id}:library", work)

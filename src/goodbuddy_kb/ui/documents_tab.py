@@ -344,7 +344,8 @@ class DocumentsTab(QtWidgets.QWidget):
             button.clicked.connect(lambda _c=False, d=doc: self.rebuild_document(d))
             self.document_view.setIndexWidget(self.documents.index(row, ACTION_COLUMN), button)
         # Statuses and the action take what they need; the reason gets the rest.
-        self.document_view.resizeColumnsToContents()
+        for column in range(ACTION_COLUMN + 1):
+            self.document_view.resizeColumnToContents(column)
         self.document_view.setColumnWidth(0, min(self.document_view.columnWidth(0), 320))
 
     def row_button(self, row: int) -> QtWidgets.QPushButton | None:

@@ -224,6 +224,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tasks_tab = TasksTab(self.link)
         self.detail.rebuild_button.clicked.connect(self.documents_tab.rebuild_library)
         self.settings_tab = SettingsTab(self.link)
+        self.settings_tab.rebuild_requested.connect(self.documents_tab.rebuild_library)
         for tab in (self.documents_tab, self.settings_tab):
             tab.notice.connect(lambda text: self.statusBar().showMessage(text, 8_000))
         self.tabs = QtWidgets.QTabWidget()

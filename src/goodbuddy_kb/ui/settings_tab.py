@@ -51,12 +51,15 @@ def _number(value: float) -> str:
 
 class SettingsTab(QtWidgets.QWidget):
     notice = QtCore.Signal(str)
+    #: "Rebuild library" next to the "waiting for rebuild" notice (the window confirms it).
+    rebuild_requested = QtCore.Signal()
 
     def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.link = link
         self.library_id: str | None = None
         self.fields: dict[str, QtWidgets.QAbstractSpinBox] = {}
+        link.changed.connect(self._refresh_notice)
         self.errors: dict[str, QtWidgets.QLabel] = {}
         retrieval = QtWidgets.QGroupBox(tr("settings.retrieval"))
         form = QtWidgets.QFormLayout(retrieval)
@@ -92,6 +95,11 @@ class SettingsTab(QtWidgets.QWidget):
         self.rebuild_notice.setWordWrap(True)
         self.rebuild_notice.hide()
         cform.addRow(self.rebuild_notice)
+        self.rebuild_button = QtWidgets.QPushButton(tr("rebuild.library"))
+        self.rebuild_button.setAccessibleName(tr("rebuild.library"))
+        self.rebuild_button.clicked.connect(self.rebuild_requested.emit)
+        self.rebuild_button.hide()
+        cform.addRow(self.rebuild_button)
         self.save_chunking = QtWidgets.QPushButton(tr("settings.save"))
         self.save_chunking.setAccessibleName(tr("settings.save") + " " + tr("settings.chunking"))
         self.save_chunking.clicked.connect(self.save_chunking_settings)
@@ -146,6 +154,22 @@ class SettingsTab(QtWidgets.QWidget):
         if library_id is not None:
             self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), self._show)
 
+    def _refresh_notice(self, params: dict[str, Any]) -> None:
+        """A rebuild elsewhere may have cleared "waiting for rebuild": update the notice only
+        (the form keeps what the user is typing)."""
+        library_id = self.library_id
+        if library_id is None or not params.get("settings"):
+            return
+        if params.get("libraryIds") and library_id not in params["libraryIds"]:
+            return
+
+        def done(result: c.LibrarySettings | None, error: KbError | None) -> None:
+            if result is not None and result.library_id == self.library_id:
+                self.rebuild_notice.setVisible(result.settings_pending_rebuild)
+                self.rebuild_button.setVisible(result.settings_pending_rebuild)
+
+        self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), done)
+
     def _show(self, result: c.LibrarySettings | None, error: KbError | None) -> None:
         if result is None:
             return
@@ -157,6 +181,7 @@ class SettingsTab(QtWidgets.QWidget):
         self.mode_box.setCurrentIndex(self.mode_box.findData(result.chunking.mode))
         self.contextual_box.setChecked(result.contextual_indexing)
         self.rebuild_notice.setVisible(result.settings_pending_rebuild)
+        self.rebuild_button.setVisible(result.settings_pending_rebuild)
         for label in self.errors.values():
             label.hide()
         self.retrieval_error.hide()

@@ -51,8 +51,8 @@ TASK_COLUMNS: list[Column[t.TaskInfo]] = [
     Column("col.state", lambda i: tr(f"task.state.{i.state}")),
     Column("col.progress", progress, lambda i: i.current or ""),
     Column("col.summary", summary, summary),
-    Column("col.error", lambda i: i.error or "", lambda i: i.error or ""),
     Column("col.created", lambda i: i.created_at[:19].replace("T", " ")),
+    Column("col.error", lambda i: i.error or "", lambda i: i.error or ""),
 ]
 
 

@@ -62,7 +62,8 @@ def rebuild_document(
     provider: EmbeddingProvider | None,
     cancel: CancelToken,
 ) -> DocumentOutcome:
-    """Rebuild one document; raises only CancelledError (before the swap, nothing changed)."""
+    """Rebuild one document; raises CancelledError (before the swap, nothing changed) and
+    NotFoundError when the document or its source was removed meanwhile."""
     doc = get_document(conn, library_id, document_id)
     source = sources.get(conn, library_id, doc.source_id)
     checksum, size = "", 0
@@ -89,18 +90,21 @@ def rebuild_document(
                 doc.id, doc.relative_path, False, outcome.error, True, outcome.kept_previous
             )
     cancel.check()  # a cancel before the swap rolls this document back: it stays as it was
-    documents.store_parsed(
-        conn,
-        library_id,
-        source.id,
-        doc.relative_path,
-        parsed.title,
-        parsed.media_type,
-        checksum,
-        size,
-        drafts,
-        within=lambda c, doc_id: write_vectors(c, data_dir, doc_id, plan),
-    )
+    try:
+        documents.store_parsed(
+            conn,
+            library_id,
+            source.id,
+            doc.relative_path,
+            parsed.title,
+            parsed.media_type,
+            checksum,
+            size,
+            drafts,
+            within=lambda c, doc_id: write_vectors(c, data_dir, doc_id, plan),
+        )
+    except sqlite3.IntegrityError as exc:  # the source went while we read (rolled back)
+        raise NotFoundError("the document's source was removed", {"documentId": doc.id}) from exc
     return DocumentOutcome(doc.id, doc.relative_path, True)
 
 

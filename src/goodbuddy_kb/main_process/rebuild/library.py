@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from goodbuddy_kb.contracts.errors import CancelledError
+from goodbuddy_kb.contracts.errors import CancelledError, NotFoundError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.rebuild.document import rebuild_document
@@ -81,6 +81,9 @@ def rebuild_library(
             report.cancelled = exc.message
             report.not_started = len(todo) - done
             break
+        except NotFoundError:
+            report.total -= 1  # removed meanwhile (its source was removed): nothing to rebuild
+            continue
         if outcome.ok:
             report.succeeded += 1
             embedding_failures = 0
