@@ -223,7 +223,7 @@ def test_rebuild_vectors_offered_when_the_index_is_incompatible(
         )
         tab.refresh()
         qtbot.waitUntil(lambda: not tab.rebuild_vectors_button.isHidden(), timeout=5_000)
-        assert "incompatible" in tab.vector_label.text()
+        assert "not the current model: rebuild the vectors" in tab.vector_label.text()
         shoot(window, "rebuild-vectors-offered-light-en")
         qtbot.mouseClick(tab.rebuild_vectors_button, QtCore.Qt.MouseButton.LeftButton)
         box = tab.rebuild_box
@@ -231,7 +231,7 @@ def test_rebuild_vectors_offered_when_the_index_is_incompatible(
         assert "the current one stays as it is" in box.text()
         qtbot.mouseClick(box.property("acceptButton"), QtCore.Qt.MouseButton.LeftButton)
         qtbot.waitUntil(tab.rebuild_vectors_button.isHidden, timeout=30_000)
-        qtbot.waitUntil(lambda: "index compatible" in tab.vector_label.text(), timeout=5_000)
+        qtbot.waitUntil(lambda: "index matches the model" in tab.vector_label.text(), timeout=5_000)
 
 
 @pytest.mark.parametrize(("language", "dark"), [("en", True), ("zh", False), ("zh", True)])

@@ -306,3 +306,40 @@ def test_web_page_rebuild_refetches_and_keeps_the_page_when_the_server_fails(
         failed = rebuild_document(conn, data_dir, library_id, doc_id, None, CancelToken())
     assert not failed.ok and failed.kept_previous and "HTTP 500" in (failed.error or "")
     assert fts_hit_paths(pool, library_id, "beta") == {f"{base}/rules"}
+
+
+def test_a_full_vector_build_catches_up_with_a_rebuild_running_beside_it(
+    pool: ConnectionPool, data_dir: Path, kb: tuple[str, Path]
+) -> None:
+    """Rebuilds and vectorisation run in different lanes: chunks a rebuild replaces while a new
+    vector version is built are embedded before that version is validated and swapped in."""
+    library_id, _folder = kb
+    provider = DeterministicProvider()
+    build.vectorise(pool.get(), data_dir, library_id, provider, CancelToken())
+    set_chunking(pool, library_id, mode="structure")
+    d1 = doc(pool, library_id, "doc1.md")
+    calls: list[int] = []
+
+    def meanwhile(done: int, _total: int, _failed: int) -> None:
+        if not calls:  # after the first batch: a rebuild replaces doc1's chunks
+            assert rebuild_document(
+                pool.get(), data_dir, library_id, d1.id, provider, CancelToken()
+            ).ok
+        calls.append(done)
+
+    report = build.vectorise(
+        pool.get(), data_dir, library_id, provider, CancelToken(), meanwhile, rebuild=True
+    )
+    assert report.error is None
+    current = store.current(pool.get(), library_id)
+    assert current is not None and store.count_missing(pool.get(), library_id, current.id) == 0
+    (dangling,) = (
+        pool.get()
+        .execute(
+            "SELECT count(*) FROM vector_rows WHERE alive = 1 AND chunk_seq NOT IN"
+            " (SELECT seq FROM chunks)"
+        )
+        .fetchone()
+    )
+    assert dangling == 0
+    assert len(chunk_ids(pool, "doc1.md")) == 6

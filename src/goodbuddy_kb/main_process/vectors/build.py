@@ -27,6 +27,8 @@ RETRIES = 3
 BACKOFF_S = (0.2, 0.6, 1.5)
 #: Consecutive failed batches after which the service is taken to be down.
 MAX_FAILED_BATCHES = 2
+#: Passes over chunks that changed during a full build, before it is validated and swapped.
+CATCH_UP_PASSES = 5
 
 Progress = Callable[[int, int, int], None]  # done, total, failed chunks
 
@@ -77,10 +79,12 @@ def vectorise(
     total = len(todo)
     _mark(conn, {r["document_id"] for r in todo}, "running", None)
     failed_batches = 0
-    try:
-        for first in range(0, total, provider.batch_size):
+
+    def embed_rows(rows: list[sqlite3.Row], done_before: int) -> None:
+        nonlocal failed_batches
+        for first in range(0, len(rows), provider.batch_size):
             cancel.check()
-            batch = todo[first : first + provider.batch_size]
+            batch = rows[first : first + provider.batch_size]
             try:
                 matrix = embed_with_retry(provider, [r["index_text"] for r in batch], cancel)
                 store.append(
@@ -100,8 +104,20 @@ def vectorise(
                 if full or failed_batches >= MAX_FAILED_BATCHES:
                     raise UnavailableError(reason) from exc
             if progress is not None:
-                progress(min(total, first + len(batch)), total, len(report.failed_documents))
+                done = done_before + min(len(rows), first + len(batch))
+                progress(done, max(total, done), len(report.failed_documents))
+
+    try:
+        embed_rows(todo, 0)
         if full:
+            # Syncs and rebuilds run beside vectorisation and may have changed chunks while
+            # this version was built: embed what they added before validating and swapping.
+            for _pass in range(CATCH_UP_PASSES):
+                late = store.missing(conn, library_id, target.id)
+                if not late:
+                    break
+                total += len(late)
+                embed_rows(late, total - len(late))
             store.promote(conn, data_dir, store.get(conn, target.id))
     except (CancelledError, KbError, ValueError) as exc:
         reason = exc.message if isinstance(exc, KbError) else str(exc)

@@ -142,6 +142,14 @@ def append_in_transaction(
         "INSERT INTO vector_rows (version_id, row, chunk_seq, checksum) VALUES (?, ?, ?, ?)",
         [(version.id, count + i, seq, checksum) for i, (seq, checksum) in enumerate(items)],
     )
+    # Chunks deleted or changed since they were read for embedding (a sync or rebuild runs
+    # beside vectorisation) get dead rows at once, as the triggers would have made them.
+    conn.execute(
+        "UPDATE vector_rows SET alive = 0 WHERE version_id = ? AND row >= ? AND NOT EXISTS ("
+        " SELECT 1 FROM chunks c WHERE c.seq = vector_rows.chunk_seq"
+        " AND c.checksum = vector_rows.checksum AND c.enabled = 1)",
+        (version.id, count),
+    )
     conn.execute(
         "UPDATE vector_versions SET row_count = ? WHERE id = ?",
         (count + len(items), version.id),
