@@ -136,3 +136,39 @@ def test_a_backend_the_window_uses_stays_after_the_server_exits(data_dir: Path) 
             proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+def test_the_server_outlives_a_backend_that_goes_away(data_dir: Path) -> None:
+    """The window that started the backend closes while the AI tool stays: the next call
+    starts a backend of the server's own, which then stops with the server."""
+    from goodbuddy_kb.bridge.launcher import BackendProcess
+
+    window_backend = BackendProcess.start(data_dir)
+    proc = start_server(data_dir)
+    try:
+        assert "result" in handshake_and_list(proc)
+        window_backend.stop()
+        send(
+            proc,
+            {
+                "jsonrpc": "2.0",
+                "id": 3,
+                "method": "tools/call",
+                "params": {"name": "list_libraries", "arguments": {}},
+            },
+        )
+        again = answer(proc, 3)
+        assert again["result"]["isError"] is False, again
+        endpoint = Endpoint.read(data_dir)
+        assert endpoint is not None and endpoint.pid != window_backend.pid
+        assert proc.stdin is not None
+        proc.stdin.close()
+        assert proc.wait(timeout=20) == 0
+        assert wait_gone(endpoint.pid)
+    finally:
+        window_backend.stop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
