@@ -70,12 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_parser(commands)
     p = commands.add_parser(
         "mcp",
-        parents=[common],
         help="serve the libraries available to external AI tools over MCP (stdio)",
         description="An MCP server on standard input/output for AI tools such as Claude Desktop "
         "or Cursor. It sees only libraries switched on as “available to external AI tools”, "
         "read-only.",
     )
+    p.add_argument("--data-dir", default=argparse.SUPPRESS, help="data directory to use")
     p.add_argument(
         "--library",
         action="append",
