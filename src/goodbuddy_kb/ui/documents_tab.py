@@ -73,7 +73,7 @@ def vector_state_text(info: m.VectorIndexInfo) -> str:
     if info.model_label is None:
         return f"{model} · {tr('vector.not_built')}"
     if not info.compatible:
-        return f"{model} · {tr('vector.mismatch', built=info.model_label)} · {coverage}"
+        return f"{model} · {tr('vector.mismatch', built=info.model_label)}"
     gaps = info.retrievable_chunks - info.vectors
     state = tr("vector.matches") if gaps == 0 else tr("vector.partial", missing=gaps)
     failure = (

@@ -119,7 +119,9 @@ class TasksTab(QtWidgets.QWidget):
         info = self.current() or next(
             (r for r in self.model.rows if r.state in ("queued", "running")), None
         )
-        self.bar.setMaximum(max(1, info.total) if info else 1)
+        # a running task that has not counted its work yet (a model loading) shows as busy
+        busy = info is not None and info.state == "running" and info.total == 0
+        self.bar.setMaximum(0 if busy else (max(1, info.total) if info else 1))
         self.bar.setValue(info.done if info else 0)
         self.cancel_button.setEnabled(info is not None and info.state in ("queued", "running"))
 
