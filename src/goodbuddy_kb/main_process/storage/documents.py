@@ -117,7 +117,20 @@ def store_parsed(
                 doc_id,
             ),
         )
+        if retrievable and _vectors_on(conn):
+            # Its vectors are queued from now on: the row never reads "off" meanwhile.
+            conn.execute(
+                "UPDATE documents SET vector_status = 'pending' WHERE id = ?"
+                " AND vector_status = 'disabled'",
+                (doc_id,),
+            )
     return doc_id
+
+
+def _vectors_on(conn: sqlite3.Connection) -> bool:
+    from goodbuddy_kb.main_process.embeddings import load_connection
+
+    return load_connection(conn).kind != "none"
 
 
 def store_failed(
