@@ -5,6 +5,7 @@
     goodbuddy-kb source add LIB PATH|URL    goodbuddy-kb sync LIB
     goodbuddy-kb documents LIB              goodbuddy-kb tasks [LIB]
     goodbuddy-kb rebuild LIB [--document PATH_OR_ID]
+    goodbuddy-kb graph LIB entities|relations|status|show NAME|extract|ontology export|import FILE
     goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
     goodbuddy-kb mcp [--library LIB]…       (an MCP server on stdio for other AI tools)
 
@@ -19,7 +20,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from goodbuddy_kb import cli_rebuild, cli_sources
+from goodbuddy_kb import cli_graph, cli_rebuild, cli_sources
 from goodbuddy_kb.bridge.launcher import Session, open_session
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import KbError, NotFoundError
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     cli_sources.add_parsers(commands, common)
     cli_rebuild.add_parser(commands, common)
+    cli_graph.add_parser(commands, common)
     report.add_parser(commands)
     p = commands.add_parser(
         "mcp",
@@ -153,6 +155,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
     "source": _with_library(cli_sources.cmd_source),
     "sync": _with_library(cli_sources.cmd_sync),
     "rebuild": _with_library(cli_rebuild.cmd_rebuild),
+    "graph": _with_library(cli_graph.cmd_graph),
     "documents": _with_library(cli_sources.cmd_documents),
     "tasks": _tasks,
     "retrieve": lambda args, session: cli_sources.cmd_retrieve(

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.chat import (
     ChatDelta,
@@ -217,6 +218,20 @@ CONVERSATION_DELETE = MethodSpec(
 MESSAGES_LIST = MethodSpec(
     "chat:messages:list", MessagesListRequest, MessagesListResponse, mutates=False
 )
+GRAPH_GET = MethodSpec("knowledge:graph:get", g.GraphGetRequest, g.GraphInfo, mutates=False)
+GRAPH_UPDATE = MethodSpec("knowledge:graph:update", g.GraphUpdateRequest, g.GraphInfo, mutates=True)
+GRAPH_ENTITIES = MethodSpec(
+    "knowledge:graph:entities", g.EntitiesListRequest, g.EntitiesListResponse, mutates=False
+)
+GRAPH_ENTITY = MethodSpec(
+    "knowledge:graph:entity", g.EntityGetRequest, g.EntityDetail, mutates=False
+)
+GRAPH_RELATIONS = MethodSpec(
+    "knowledge:graph:relations", g.RelationsListRequest, g.RelationsListResponse, mutates=False
+)
+GRAPH_EXTRACT = MethodSpec(
+    "knowledge:graph:extract", g.GraphExtractRequest, g.GraphExtractResponse, mutates=True
+)
 #: Not a "mutation" for the writer thread: a reply streams for seconds and must not block writes.
 CHAT_SEND = MethodSpec("chat:send", SendRequest, SendResponse, mutates=False)
 
@@ -298,6 +313,12 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         EXTERNAL_REFERENCE,
         EXTERNAL_CALLS_RECORD,
         EXTERNAL_CALLS_SUMMARY,
+        GRAPH_GET,
+        GRAPH_UPDATE,
+        GRAPH_ENTITIES,
+        GRAPH_ENTITY,
+        GRAPH_RELATIONS,
+        GRAPH_EXTRACT,
     )
 }
 

@@ -67,6 +67,8 @@ class Diagnostics(ContractModel):
     filtered_by_similarity: int
     fused_candidates: int
     rerank: RerankDiagnostics
+    #: Entities of the knowledge graph found in the question (graph channel).
+    graph_entities: list[str] = Field(default_factory=list)
 
 
 class RetrievalResult(ContractModel):
@@ -86,6 +88,8 @@ class RetrievalResult(ContractModel):
     pre_rerank_rank: int
     relevance: float = Field(ge=0.0, le=1.0)
     features: dict[str, float]
+    #: The entities and relations of the knowledge graph that put this result there.
+    graph_reasons: list[str] = Field(default_factory=list)
 
 
 class ContextGroup(ContractModel):

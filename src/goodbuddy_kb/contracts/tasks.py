@@ -11,7 +11,7 @@ from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
 
 TaskState = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
-TaskKind = Literal["sync", "vectorize", "rebuild"]
+TaskKind = Literal["sync", "vectorize", "rebuild", "graph"]
 FINISHED_STATES: frozenset[str] = frozenset({"completed", "failed", "cancelled", "interrupted"})
 
 

@@ -26,6 +26,8 @@ from goodbuddy_kb.contracts.tasks import (
 )
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.graph import store as graph_store
+from goodbuddy_kb.main_process.graph.extract import extract_library
 from goodbuddy_kb.main_process.rebuild import rebuild_document, rebuild_library
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
@@ -96,6 +98,7 @@ class TaskManager:
                     conn, library_id, provider.fingerprint_for(current.dims if current else None)
                 )
                 self.vectorize(library_id)
+            self._graph_after_indexing(library_id)
             summary = TaskSummary(
                 succeeded=report.processed,
                 failed=report.failed,
@@ -117,6 +120,7 @@ class TaskManager:
                 self._db.get(), self._data_dir, library_id, provider, token, progress
             )
             self._vectors_after_rebuild(library_id, provider, full_allowed=True)
+            self._graph_after_indexing(library_id)
             summary = TaskSummary(
                 succeeded=report.succeeded,
                 failed=report.failed,
@@ -213,6 +217,37 @@ class TaskManager:
 
         key = f"{library_id}:{'rebuild' if rebuild else 'update'}"
         return self._queue("vectorize", library_id, None, key, work)
+
+    def _graph_after_indexing(self, library_id: str) -> None:
+        """New or changed text gets its graph evidence when the library's graph is on."""
+        if graph_store.settings(self._db.get(), library_id).strategy == "local":
+            self.extract_graph(library_id)
+
+    def extract_graph(self, library_id: str) -> TaskInfo:
+        """Queue a knowledge-graph extraction of the library with its current strategy."""
+
+        def work(
+            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
+        ) -> Outcome:
+            conn = self._db.get()
+            strategy = graph_store.settings(conn, library_id).strategy
+            if strategy == "off":
+                return Outcome(
+                    0, 0, "the knowledge graph is off for this library", failed_state=True
+                )
+            if strategy == "model":
+                return Outcome(
+                    0,
+                    0,
+                    "model extraction is not available in this version; choose the local strategy",
+                    failed_state=True,
+                )
+            report = extract_library(
+                conn, library_id, token, lambda done, total: progress(done, total, None, 0)
+            )
+            return Outcome(report.documents, 0)
+
+        return self._queue("graph", library_id, None, library_id, work)
 
     def _queue(
         self,

@@ -207,6 +207,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "task.summary.applied": ("新设置已生效", "new settings in effect"),
     "task.summary.still_pending": ("仍在等待重建", "still waiting for rebuild"),
+    "task.kind.graph": ("图谱抽取", "Graph extraction"),
     "task.state.queued": ("… 排队中", "… Queued"),
     "task.state.running": ("⟳ 运行中", "⟳ Running"),
     "task.state.completed": ("✓ 已完成", "✓ Completed"),

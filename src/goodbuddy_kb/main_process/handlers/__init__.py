@@ -5,6 +5,7 @@ from __future__ import annotations
 from goodbuddy_kb.main_process.handlers import (
     chat,
     external,
+    graph,
     libraries,
     models,
     rebuild,
@@ -19,6 +20,7 @@ __all__ = [
     "chat",
     "check_complete",
     "external",
+    "graph",
     "libraries",
     "models",
     "rebuild",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from goodbuddy_kb.contracts.errors import CancelledError, invalid_request_from
+from goodbuddy_kb.contracts.errors import CancelledError, KbError, invalid_request_from
 from goodbuddy_kb.contracts.models import RerankConnection
 from goodbuddy_kb.contracts.retrieval import (
     ALL_CHANNELS,
@@ -29,6 +29,7 @@ from goodbuddy_kb.contracts.retrieval import (
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.graph import channel as graph_channel
 from goodbuddy_kb.main_process.lexical import LexicalQuery, build_query
 from goodbuddy_kb.main_process.lexical import search as lexical_search
 from goodbuddy_kb.main_process.retrieval import candidate as candidates_mod
@@ -42,7 +43,6 @@ from goodbuddy_kb.main_process.storage import libraries
 from goodbuddy_kb.main_process.vectors import channel as vector_channel
 
 SNIPPET = 240
-GRAPH_OFF = "the knowledge graph is not enabled for this library"
 
 
 @dataclass
@@ -79,6 +79,8 @@ class Retriever:
         lexical_on = any(s.fts_weight > 0 for s in per_library.values())
         requested = [c for c in wanted if weights[c] > 0 or (c in ("fts", "cjk") and lexical_on)]
         library_of: dict[str, str] = {}
+        graph_reasons: dict[str, list[str]] = {}
+        graph_entities: list[str] = []
         pool = settings.top_k * settings.candidate_multiplier
         rankings: dict[str, list[str]] = {}
         counts: dict[str, int] = {}
@@ -126,7 +128,16 @@ class Retriever:
                 if found.scanned or found.hits:
                     used.append("vector")
             if "graph" in requested:
-                self.degraded.append(DegradedChannel(channel="graph", reason=GRAPH_OFF))
+                t0 = time.perf_counter()
+                graph = self._graph(request, pool)
+                timings["graph"] = (time.perf_counter() - t0) * 1000
+                if graph.enabled:
+                    rankings["graph"] = [h.chunk_id for h in graph.hits]
+                    counts["graph"] = len(graph.hits)
+                    library_of.update((h.chunk_id, h.library_id) for h in graph.hits)
+                    graph_reasons.update((h.chunk_id, h.reasons) for h in graph.hits)
+                    graph_entities.extend(graph.matched)
+                    used.append("graph")
         except sqlite3.OperationalError as exc:
             if cancel.cancelled:
                 raise CancelledError(cancel.reason) from exc
@@ -169,7 +180,10 @@ class Retriever:
             settings.adjacent_chunk_count,
         )
         timings["context"] = (time.perf_counter() - t0) * 1000
-        results = [to_result(rank, c, query) for rank, c in enumerate(top, start=1)]
+        results = [
+            to_result(rank, c, query, graph_reasons.get(c.chunk_id, []))
+            for rank, c in enumerate(top, start=1)
+        ]
         diagnostics = Diagnostics(
             requested_channels=requested,
             used_channels=used,
@@ -180,6 +194,7 @@ class Retriever:
             filtered_by_similarity=filtered,
             fused_candidates=len(fused),
             rerank=rerank_diag,
+            graph_entities=graph_entities[:20],
         )
         zero = (
             None
@@ -195,6 +210,26 @@ class Retriever:
             context=context,
             zero_result=zero,
         )
+
+    def _graph(self, request: RetrieveRequest, pool: int) -> graph_channel.GraphResult:
+        """The graph channel; a failure degrades it and never blocks the other channels."""
+        try:
+            found = graph_channel.search(self.conn, request.library_ids, request.query, pool)
+        except (sqlite3.Error, KbError) as exc:
+            if isinstance(exc, CancelledError) or (
+                isinstance(exc, sqlite3.OperationalError) and "interrupted" in str(exc)
+            ):
+                raise
+            self.degraded.append(
+                DegradedChannel(
+                    channel="graph",
+                    reason=f"the knowledge graph could not be searched ({exc.__class__.__name__})",
+                )
+            )
+            return graph_channel.GraphResult()
+        for reason in dict.fromkeys(found.degraded):
+            self.degraded.append(DegradedChannel(channel="graph", reason=reason))
+        return found
 
     def _provider_or_degrade(self) -> EmbeddingProvider | None:
         try:
@@ -312,8 +347,11 @@ def snippet(content: str, query: LexicalQuery) -> str:
     return ("…" if start else "") + piece + ("…" if start + SNIPPET < len(content) else "")
 
 
-def to_result(rank: int, c: Candidate, query: LexicalQuery) -> RetrievalResult:
+def to_result(
+    rank: int, c: Candidate, query: LexicalQuery, graph_reasons: list[str] | None = None
+) -> RetrievalResult:
     return RetrievalResult(
+        graph_reasons=graph_reasons or [],
         rank=rank,
         chunk_id=c.chunk_id,
         document_id=c.document_id,

@@ -1,0 +1,136 @@
+"""`goodbuddy-kb graph LIB entities|relations|show NAME|extract|ontology export|import FILE`:
+the knowledge graph of a library from the command line (JSON with --json)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from goodbuddy_kb import cli_sources
+from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.contracts import graph as g
+from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
+from goodbuddy_kb.contracts.methods import (
+    GRAPH_ENTITIES,
+    GRAPH_ENTITY,
+    GRAPH_EXTRACT,
+    GRAPH_GET,
+    GRAPH_RELATIONS,
+    GRAPH_UPDATE,
+)
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    p = commands.add_parser("graph", help="the knowledge graph of a library")
+    actions = p.add_subparsers(dest="graph_action", required=True)
+    for name, text in (
+        ("entities", "list entities"),
+        ("relations", "list relations"),
+        ("status", "strategy, ontology size and counts"),
+    ):
+        q = actions.add_parser(name, parents=[common], help=text)
+        q.add_argument("library", metavar="LIB")
+        if name == "entities":
+            q.add_argument("--search", help="only entities whose name or alias contains this")
+            q.add_argument("--type", dest="type_key", help="only this entity type")
+    q = actions.add_parser("show", parents=[common], help="one entity: relations and evidence")
+    q.add_argument("library", metavar="LIB")
+    q.add_argument("name")
+    q = actions.add_parser("extract", parents=[common], help="extract the graph now")
+    q.add_argument("library", metavar="LIB")
+    q.add_argument("--strategy", choices=["local", "model"], help="switch the strategy first")
+    q = actions.add_parser("ontology", parents=[common], help="export or import the ontology")
+    q.add_argument("library", metavar="LIB")
+    q.add_argument("direction", choices=["export", "import"])
+    q.add_argument("file", nargs="?", help="the JSON file to import")
+
+
+def cmd_graph(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    call = session.client.call
+    action = args.graph_action
+    if action == "status":
+        info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+        cli_sources.emit(
+            args,
+            info.to_wire(),
+            f"strategy {info.settings.strategy} · {len(info.ontology.entity_types)} entity types,"
+            f" {len(info.ontology.relation_types)} relation types · {info.entities} entities,"
+            f" {info.relations} relations, {info.evidence} evidence spans"
+            + (" · needs re-extraction" if info.needs_rebuild else ""),
+        )
+        return 0
+    if action == "entities":
+        found = call(
+            GRAPH_ENTITIES,
+            g.EntitiesListRequest(
+                library_id=library_id, search=args.search, type_key=args.type_key, limit=500
+            ),
+        )
+        lines = [
+            f"{e.type_key:<13} {e.name}"
+            + (f" ({', '.join(e.aliases)})" if e.aliases else "")
+            + f" · {e.mentions} mentions"
+            for e in found.entities
+        ]
+        cli_sources.emit(args, found.to_wire(), "\n".join(lines) or "no entities")
+        return 0
+    if action == "relations":
+        rels = call(GRAPH_RELATIONS, g.RelationsListRequest(library_id=library_id, limit=500))
+        lines = [
+            f"{r.head_name} —{r.type_key}→ {r.tail_name} ({r.confidence:.2f}, {r.extractor})"
+            for r in rels.relations
+        ]
+        cli_sources.emit(args, rels.to_wire(), "\n".join(lines) or "no relations")
+        return 0
+    if action == "show":
+        found = call(
+            GRAPH_ENTITIES,
+            g.EntitiesListRequest(library_id=library_id, search=args.name, limit=500),
+        )
+        exact = [
+            e
+            for e in found.entities
+            if args.name.casefold() in (e.name.casefold(), *(a.casefold() for a in e.aliases))
+        ] or found.entities[:1]
+        if not exact:
+            raise NotFoundError(f"no entity named “{args.name}” in this library")
+        detail = call(
+            GRAPH_ENTITY, g.EntityGetRequest(library_id=library_id, entity_id=exact[0].id)
+        )
+        lines = [f"{detail.entity.name} [{detail.entity.type_key}]"]
+        lines += [f"  {r.head_name} —{r.type_key}→ {r.tail_name}" for r in detail.relations]
+        lines += [f"  “{v.text}” in chunk {v.chunk_id[:8]}" for v in detail.evidence[:20]]
+        cli_sources.emit(args, detail.to_wire(), "\n".join(lines))
+        return 0
+    if action == "extract":
+        if args.strategy:
+            info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+            settings = info.settings.model_copy(update={"strategy": args.strategy})
+            call(GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings))
+        task_id = call(GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id)).task_id
+        infos = cli_sources.wait_for_tasks(session, [task_id], getattr(args, "json", False))
+        return cli_sources.finish(args, infos)
+    # ontology
+    if args.direction == "export":
+        info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+        text = json.dumps(info.ontology.to_wire(), ensure_ascii=False, indent=2)
+        if args.file:
+            Path(args.file).write_text(text + "\n", encoding="utf-8")
+        else:
+            print(text)
+        return 0
+    if not args.file:
+        raise InvalidRequestError("ontology import needs a JSON file")
+    try:
+        ontology = g.Ontology.model_validate_json(Path(args.file).read_text(encoding="utf-8"))
+    except ValidationError as exc:
+        raise InvalidRequestError(
+            f"the ontology file is not valid: {exc.errors()[0]['msg']}"
+        ) from None
+    info = call(GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, ontology=ontology))
+    cli_sources.emit(args, info.to_wire(), "ontology imported; run `graph LIB extract` to apply it")
+    return 0

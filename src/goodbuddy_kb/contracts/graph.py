@@ -1,0 +1,179 @@
+"""Contracts of the knowledge graph: a per-library ontology (entity and relation types), graph
+settings, entities, relations and the evidence that ties each to a span of a chunk's content."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.library import EntityId
+
+GraphStrategy = Literal["off", "local", "model"]
+Extractor = Literal["local", "model", "manual"]
+TypeKey = str
+MAX_TYPES = 64
+MAX_ALIASES = 32
+MAX_CUES = 64
+MAX_PATTERNS = 16
+
+
+class EntityType(ContractModel):
+    """An entity type; ``suffixes``/``prefixes`` are the local extractor's discovery cues
+    (e.g. organisation: 部、处、中心、Department)."""
+
+    key: TypeKey = Field(min_length=1, max_length=40, pattern=r"^[a-z][a-z0-9_]*$")
+    name_zh: str = Field(min_length=1, max_length=40)
+    name_en: str = Field(min_length=1, max_length=60)
+    aliases: list[str] = Field(default_factory=list, max_length=MAX_ALIASES)
+    description: str = Field("", max_length=400)
+    suffixes: list[str] = Field(default_factory=list, max_length=MAX_CUES)
+    prefixes: list[str] = Field(default_factory=list, max_length=MAX_CUES)
+
+
+class RelationType(ContractModel):
+    """A relation type; ``patterns`` are explicit phrases with ``{head}`` and ``{tail}``
+    (e.g. "{tail}由{head}审批", "{head} approves {tail}"); ``head_types``/``tail_types`` limit
+    the endpoints (empty = any type)."""
+
+    key: TypeKey = Field(min_length=1, max_length=40, pattern=r"^[a-z][a-z0-9_]*$")
+    name_zh: str = Field(min_length=1, max_length=40)
+    name_en: str = Field(min_length=1, max_length=60)
+    aliases: list[str] = Field(default_factory=list, max_length=MAX_ALIASES)
+    description: str = Field("", max_length=400)
+    head_types: list[TypeKey] = Field(default_factory=list, max_length=MAX_TYPES)
+    tail_types: list[TypeKey] = Field(default_factory=list, max_length=MAX_TYPES)
+    patterns: list[str] = Field(default_factory=list, max_length=MAX_PATTERNS)
+
+    @model_validator(mode="after")
+    def _patterns_name_both_ends(self) -> RelationType:
+        for pattern in self.patterns:
+            if pattern.count("{head}") != 1 or pattern.count("{tail}") != 1:
+                raise ValueError("each pattern names {head} and {tail} exactly once")
+        return self
+
+
+class Ontology(ContractModel):
+    entity_types: list[EntityType] = Field(min_length=1, max_length=MAX_TYPES)
+    relation_types: list[RelationType] = Field(default_factory=list, max_length=MAX_TYPES)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Ontology:
+        keys = [t.key for t in self.entity_types]
+        if len(set(keys)) != len(keys):
+            raise ValueError("entity type keys must be unique")
+        rel_keys = [t.key for t in self.relation_types]
+        if len(set(rel_keys)) != len(rel_keys):
+            raise ValueError("relation type keys must be unique")
+        known = set(keys)
+        for relation in self.relation_types:
+            unknown = (set(relation.head_types) | set(relation.tail_types)) - known
+            if unknown:
+                raise ValueError(
+                    f"relation type {relation.key} names unknown entity types: "
+                    + ", ".join(sorted(unknown))
+                )
+        return self
+
+
+class GraphSettings(ContractModel):
+    strategy: GraphStrategy = "off"
+    max_entities_per_chunk: int = Field(20, ge=1, le=200)
+    max_relations_per_chunk: int = Field(20, ge=0, le=200)
+    min_confidence: float = Field(0.5, ge=0.0, le=1.0)
+
+
+class GraphInfo(ContractModel):
+    library_id: EntityId
+    settings: GraphSettings
+    ontology: Ontology
+    #: The ontology or strategy changed since the last extraction: re-extract to apply it.
+    needs_rebuild: bool
+    entities: int
+    relations: int
+    evidence: int
+
+
+class GraphGetRequest(ContractModel):
+    library_id: EntityId
+
+
+class GraphUpdateRequest(ContractModel):
+    library_id: EntityId
+    settings: GraphSettings | None = None
+    ontology: Ontology | None = None
+
+
+class Entity(ContractModel):
+    id: EntityId
+    type_key: TypeKey
+    name: str
+    aliases: list[str]
+    description: str
+    locked_fields: list[str]
+    mentions: int
+
+
+class Relation(ContractModel):
+    id: EntityId
+    type_key: TypeKey
+    head_id: EntityId
+    head_name: str
+    tail_id: EntityId
+    tail_name: str
+    confidence: float
+    extractor: Extractor
+
+
+class EvidenceSpan(ContractModel):
+    chunk_id: EntityId
+    document_id: EntityId
+    start: int
+    end: int
+    text: str
+    confidence: float
+    extractor: Extractor
+
+
+class EntitiesListRequest(ContractModel):
+    library_id: EntityId
+    search: str | None = Field(None, max_length=200)
+    type_key: TypeKey | None = None
+    offset: int = Field(0, ge=0, le=10_000_000)
+    limit: int = Field(100, ge=1, le=500)
+
+
+class EntitiesListResponse(ContractModel):
+    entities: list[Entity]
+    total: int
+
+
+class EntityGetRequest(ContractModel):
+    library_id: EntityId
+    entity_id: EntityId
+
+
+class EntityDetail(ContractModel):
+    entity: Entity
+    relations: list[Relation]
+    evidence: list[EvidenceSpan]
+
+
+class RelationsListRequest(ContractModel):
+    library_id: EntityId
+    offset: int = Field(0, ge=0, le=10_000_000)
+    limit: int = Field(100, ge=1, le=500)
+
+
+class RelationsListResponse(ContractModel):
+    relations: list[Relation]
+    total: int
+
+
+class GraphExtractRequest(ContractModel):
+    library_id: EntityId
+
+
+class GraphExtractResponse(ContractModel):
+    task_id: EntityId

@@ -1,0 +1,85 @@
+"""Exact, case- and width-folded matching of entity names and aliases in text with one
+Aho-Corasick automaton (pyahocorasick); overlapping matches resolve to the longest, leftmost.
+
+Offsets always refer to the original text: folding (NFKC width folding, casefold) is applied
+character by character, so a folded position maps back to exactly one original position.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import ahocorasick
+
+
+def fold_char(ch: str) -> str:
+    """One character folded for matching; never changes the length (1 char → 1 char)."""
+    folded = unicodedata.normalize("NFKC", ch).casefold()
+    return folded if len(folded) == 1 else ch.casefold()[:1] or ch
+
+
+def fold(text: str) -> str:
+    return "".join(fold_char(ch) for ch in text)
+
+
+def normalise_name(name: str) -> str:
+    """The key entity resolution compares: folded, inner whitespace collapsed."""
+    return " ".join(fold(name).split())
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isascii() and (ch.isalnum() or ch == "_")
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    key: str  # the normalised name that matched
+    payload: tuple[str, ...]  # what the name stands for (entity ids, or type keys)
+
+
+class Matcher:
+    """Many names at once. ``payload`` per name: the things that name stands for."""
+
+    def __init__(self, names: Iterable[tuple[str, str]]) -> None:
+        grouped: dict[str, list[str]] = {}
+        for name, value in names:
+            key = normalise_name(name)
+            if len(key) >= 2 or (key and not key.isascii()):
+                grouped.setdefault(key, []).append(value)
+        self._automaton = ahocorasick.Automaton()
+        for key, values in grouped.items():
+            self._automaton.add_word(key, (key, tuple(dict.fromkeys(values))))
+        self.size = len(grouped)
+        if self.size:
+            self._automaton.make_automaton()
+
+    def find(self, text: str) -> list[Match]:
+        if not self.size:
+            return []
+        folded = fold(text)
+        found: list[Match] = []
+        for end_index, (key, payload) in self._automaton.iter(folded):
+            start = end_index - len(key) + 1
+            end = end_index + 1
+            # Latin names match whole words only ("api" is not inside "capital").
+            if _is_word(key[0]) and start > 0 and _is_word(folded[start - 1]):
+                continue
+            if _is_word(key[-1]) and end < len(folded) and _is_word(folded[end]):
+                continue
+            found.append(Match(start, end, key, payload))
+        return longest_leftmost(found)
+
+
+def longest_leftmost(matches: list[Match]) -> list[Match]:
+    """Non-overlapping matches: the longest wins, then the leftmost."""
+    chosen: list[Match] = []
+    taken: list[tuple[int, int]] = []
+    for m in sorted(matches, key=lambda m: (-(m.end - m.start), m.start)):
+        if all(m.end <= s or m.start >= e for s, e in taken):
+            chosen.append(m)
+            taken.append((m.start, m.end))
+    return sorted(chosen, key=lambda m: m.start)

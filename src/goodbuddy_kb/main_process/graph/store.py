@@ -1,0 +1,356 @@
+"""Graph storage: settings and ontology per library, entities (resolved by type and
+normalised name or alias, never across types), relations and evidence spans."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+
+from goodbuddy_kb.contracts.errors import NotFoundError
+from goodbuddy_kb.contracts.graph import (
+    Entity,
+    EvidenceSpan,
+    GraphInfo,
+    GraphSettings,
+    Ontology,
+    Relation,
+)
+from goodbuddy_kb.main_process.graph.matching import normalise_name
+from goodbuddy_kb.main_process.graph.ontology import starter
+from goodbuddy_kb.main_process.ids import now_iso
+from goodbuddy_kb.main_process.storage.db import transaction
+
+
+def _row(conn: sqlite3.Connection, library_id: str) -> sqlite3.Row:
+    row: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM graph_settings WHERE library_id = ?", (library_id,)
+    ).fetchone()
+    if row is not None:
+        return row
+    if conn.execute("SELECT 1 FROM libraries WHERE id = ?", (library_id,)).fetchone() is None:
+        raise NotFoundError("library not found", {"libraryId": library_id})
+    with transaction(conn):
+        conn.execute(
+            "INSERT OR IGNORE INTO graph_settings (library_id, settings, ontology, updated_at)"
+            " VALUES (?, ?, ?, ?)",
+            (
+                library_id,
+                GraphSettings().model_dump_json(by_alias=True),
+                starter().model_dump_json(by_alias=True),
+                now_iso(),
+            ),
+        )
+    created: sqlite3.Row | None = conn.execute(
+        "SELECT * FROM graph_settings WHERE library_id = ?", (library_id,)
+    ).fetchone()
+    assert created is not None
+    return created
+
+
+def settings(conn: sqlite3.Connection, library_id: str) -> GraphSettings:
+    return GraphSettings.model_validate_json(_row(conn, library_id)["settings"])
+
+
+def ontology(conn: sqlite3.Connection, library_id: str) -> Ontology:
+    return Ontology.model_validate_json(_row(conn, library_id)["ontology"])
+
+
+def info(conn: sqlite3.Connection, library_id: str) -> GraphInfo:
+    row = _row(conn, library_id)
+    counts = conn.execute(
+        "SELECT (SELECT count(*) FROM graph_entities WHERE library_id = ?),"
+        " (SELECT count(*) FROM graph_relations WHERE library_id = ?),"
+        " (SELECT count(*) FROM graph_evidence WHERE library_id = ?)",
+        (library_id, library_id, library_id),
+    ).fetchone()
+    return GraphInfo(
+        library_id=library_id,
+        settings=GraphSettings.model_validate_json(row["settings"]),
+        ontology=Ontology.model_validate_json(row["ontology"]),
+        needs_rebuild=bool(row["needs_rebuild"]),
+        entities=counts[0],
+        relations=counts[1],
+        evidence=counts[2],
+    )
+
+
+def update(
+    conn: sqlite3.Connection,
+    library_id: str,
+    new_settings: GraphSettings | None,
+    new_ontology: Ontology | None,
+) -> GraphInfo:
+    """A strategy or ontology change marks the graph as needing re-extraction; it is never
+    pretended to be applied."""
+    current = info(conn, library_id)
+    with transaction(conn):
+        changed = False
+        if new_settings is not None and new_settings != current.settings:
+            changed |= new_settings.strategy != current.settings.strategy
+            conn.execute(
+                "UPDATE graph_settings SET settings = ?, updated_at = ? WHERE library_id = ?",
+                (new_settings.model_dump_json(by_alias=True), now_iso(), library_id),
+            )
+            status = "disabled" if new_settings.strategy == "off" else "pending"
+            conn.execute(
+                "UPDATE documents SET graph_status = ?, graph_error = NULL WHERE library_id = ?"
+                " AND parse_status = 'done'",
+                (status, library_id),
+            )
+        if new_ontology is not None and new_ontology != current.ontology:
+            changed = True
+            conn.execute(
+                "UPDATE graph_settings SET ontology = ?, updated_at = ? WHERE library_id = ?",
+                (new_ontology.model_dump_json(by_alias=True), now_iso(), library_id),
+            )
+        if changed:
+            conn.execute(
+                "UPDATE graph_settings SET needs_rebuild = 1 WHERE library_id = ?", (library_id,)
+            )
+    return info(conn, library_id)
+
+
+def mark_extracted(conn: sqlite3.Connection, library_id: str, document_ids: list[str]) -> None:
+    with transaction(conn):
+        conn.executemany(
+            "UPDATE documents SET graph_status = 'done', graph_error = NULL WHERE id = ?",
+            [(d,) for d in document_ids],
+        )
+
+
+def clear_rebuild(conn: sqlite3.Connection, library_id: str) -> None:
+    with transaction(conn):
+        conn.execute(
+            "UPDATE graph_settings SET needs_rebuild = 0 WHERE library_id = ?", (library_id,)
+        )
+
+
+# -- entities --------------------------------------------------------------------------------
+def resolve(
+    conn: sqlite3.Connection, library_id: str, type_key: str, name: str, created_by: str
+) -> str:
+    """The id of the entity of ``type_key`` named ``name`` (by name or alias); created if new.
+    Never merges across types."""
+    key = normalise_name(name)
+    row = conn.execute(
+        "SELECT id FROM graph_entities WHERE library_id = ? AND type_key = ? AND normalized = ?",
+        (library_id, type_key, key),
+    ).fetchone()
+    if row is None:
+        row = conn.execute(
+            "SELECT e.id FROM graph_aliases a JOIN graph_entities e ON e.id = a.entity_id"
+            " WHERE a.library_id = ? AND a.normalized = ? AND e.type_key = ?",
+            (library_id, key, type_key),
+        ).fetchone()
+    if row is not None:
+        return str(row[0])
+    entity_id = uuid.uuid4().hex
+    conn.execute(
+        "INSERT INTO graph_entities (id, library_id, type_key, name, normalized, created_by,"
+        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (entity_id, library_id, type_key, name.strip(), key, created_by, now_iso()),
+    )
+    return entity_id
+
+
+def add_alias(conn: sqlite3.Connection, library_id: str, entity_id: str, alias: str) -> None:
+    key = normalise_name(alias)
+    if key:
+        conn.execute(
+            "INSERT OR IGNORE INTO graph_aliases (entity_id, library_id, alias, normalized)"
+            " VALUES (?, ?, ?, ?)",
+            (entity_id, library_id, alias.strip(), key),
+        )
+
+
+def names(conn: sqlite3.Connection, library_ids: list[str]) -> list[tuple[str, str, str]]:
+    """(name, entity id, type key) for every entity name and alias of the libraries."""
+    marks = ",".join("?" for _ in library_ids)
+    rows = conn.execute(
+        f"SELECT name, id, type_key FROM graph_entities WHERE library_id IN ({marks})"
+        " UNION ALL SELECT a.alias, e.id, e.type_key FROM graph_aliases a JOIN graph_entities e"
+        f" ON e.id = a.entity_id WHERE a.library_id IN ({marks})",
+        (*library_ids, *library_ids),
+    ).fetchall()
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def relation_id(
+    conn: sqlite3.Connection,
+    library_id: str,
+    type_key: str,
+    head_id: str,
+    tail_id: str,
+    confidence: float,
+    extractor: str,
+) -> str:
+    row = conn.execute(
+        "SELECT id, confidence FROM graph_relations WHERE library_id = ? AND type_key = ?"
+        " AND head_id = ? AND tail_id = ?",
+        (library_id, type_key, head_id, tail_id),
+    ).fetchone()
+    if row is not None:
+        if confidence > row[1]:
+            conn.execute(
+                "UPDATE graph_relations SET confidence = ? WHERE id = ? AND locked = 0",
+                (confidence, row[0]),
+            )
+        return str(row[0])
+    new_id = uuid.uuid4().hex
+    conn.execute(
+        "INSERT INTO graph_relations (id, library_id, type_key, head_id, tail_id, confidence,"
+        " extractor) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (new_id, library_id, type_key, head_id, tail_id, confidence, extractor),
+    )
+    return new_id
+
+
+def prune(conn: sqlite3.Connection, library_id: str) -> None:
+    """Extracted relations and entities without any evidence go (manual ones stay)."""
+    conn.execute(
+        "DELETE FROM graph_relations WHERE library_id = ? AND extractor != 'manual' AND locked = 0"
+        " AND NOT EXISTS (SELECT 1 FROM graph_evidence v WHERE v.relation_id = graph_relations.id)",
+        (library_id,),
+    )
+    conn.execute(
+        "DELETE FROM graph_entities WHERE library_id = ? AND created_by != 'manual'"
+        " AND locked_fields = '[]'"
+        " AND NOT EXISTS (SELECT 1 FROM graph_evidence v WHERE v.entity_id = graph_entities.id)"
+        " AND NOT EXISTS (SELECT 1 FROM graph_relations r WHERE r.head_id = graph_entities.id"
+        " OR r.tail_id = graph_entities.id)",
+        (library_id,),
+    )
+
+
+# -- reading ---------------------------------------------------------------------------------
+def _entity(conn: sqlite3.Connection, row: sqlite3.Row) -> Entity:
+    aliases = [
+        r[0]
+        for r in conn.execute(
+            "SELECT alias FROM graph_aliases WHERE entity_id = ? ORDER BY alias", (row["id"],)
+        )
+    ]
+    return Entity(
+        id=row["id"],
+        type_key=row["type_key"],
+        name=row["name"],
+        aliases=aliases,
+        description=row["description"],
+        locked_fields=json.loads(row["locked_fields"]),
+        mentions=row["mentions"],
+    )
+
+
+_ENTITY_SELECT = (
+    "SELECT e.*, (SELECT count(*) FROM graph_evidence v WHERE v.entity_id = e.id) AS mentions"
+    " FROM graph_entities e"
+)
+
+
+def entities(
+    conn: sqlite3.Connection,
+    library_id: str,
+    search: str | None,
+    type_key: str | None,
+    offset: int,
+    limit: int,
+) -> tuple[list[Entity], int]:
+    where = "e.library_id = ?"
+    params: list[object] = [library_id]
+    if type_key:
+        where += " AND e.type_key = ?"
+        params.append(type_key)
+    if search:
+        where += " AND (instr(e.normalized, ?) > 0 OR EXISTS (SELECT 1 FROM graph_aliases a WHERE a.entity_id = e.id AND instr(a.normalized, ?) > 0))"
+        key = normalise_name(search)
+        params += [key, key]
+    (total,) = conn.execute(
+        f"SELECT count(*) FROM graph_entities e WHERE {where}", params
+    ).fetchone()
+    rows = conn.execute(
+        f"{_ENTITY_SELECT} WHERE {where} ORDER BY mentions DESC, e.name LIMIT ? OFFSET ?",
+        (*params, limit, offset),
+    ).fetchall()
+    return [_entity(conn, r) for r in rows], int(total)
+
+
+def entity(conn: sqlite3.Connection, library_id: str, entity_id: str) -> Entity:
+    row = conn.execute(
+        f"{_ENTITY_SELECT} WHERE e.library_id = ? AND e.id = ?", (library_id, entity_id)
+    ).fetchone()
+    if row is None:
+        raise NotFoundError("entity not found", {"entityId": entity_id})
+    return _entity(conn, row)
+
+
+def find_by_name(conn: sqlite3.Connection, library_id: str, name: str) -> list[Entity]:
+    key = normalise_name(name)
+    rows = conn.execute(
+        f"{_ENTITY_SELECT} WHERE e.library_id = ? AND (e.normalized = ? OR EXISTS (SELECT 1"
+        " FROM graph_aliases a WHERE a.entity_id = e.id AND a.normalized = ?))",
+        (library_id, key, key),
+    ).fetchall()
+    return [_entity(conn, r) for r in rows]
+
+
+_RELATION_SELECT = (
+    "SELECT r.*, h.name AS head_name, t.name AS tail_name FROM graph_relations r"
+    " JOIN graph_entities h ON h.id = r.head_id JOIN graph_entities t ON t.id = r.tail_id"
+)
+
+
+def _relation(row: sqlite3.Row) -> Relation:
+    return Relation(
+        id=row["id"],
+        type_key=row["type_key"],
+        head_id=row["head_id"],
+        head_name=row["head_name"],
+        tail_id=row["tail_id"],
+        tail_name=row["tail_name"],
+        confidence=row["confidence"],
+        extractor=row["extractor"],
+    )
+
+
+def relations(
+    conn: sqlite3.Connection, library_id: str, offset: int, limit: int
+) -> tuple[list[Relation], int]:
+    (total,) = conn.execute(
+        "SELECT count(*) FROM graph_relations WHERE library_id = ?", (library_id,)
+    ).fetchone()
+    rows = conn.execute(
+        f"{_RELATION_SELECT} WHERE r.library_id = ? ORDER BY r.confidence DESC, h.name"
+        " LIMIT ? OFFSET ?",
+        (library_id, limit, offset),
+    ).fetchall()
+    return [_relation(r) for r in rows], int(total)
+
+
+def relations_of(conn: sqlite3.Connection, entity_id: str) -> list[Relation]:
+    rows = conn.execute(
+        f"{_RELATION_SELECT} WHERE r.head_id = ? OR r.tail_id = ? ORDER BY r.confidence DESC",
+        (entity_id, entity_id),
+    ).fetchall()
+    return [_relation(r) for r in rows]
+
+
+def evidence_of(conn: sqlite3.Connection, entity_id: str, limit: int = 50) -> list[EvidenceSpan]:
+    rows = conn.execute(
+        'SELECT c.id, c.document_id, c.content, v.start, v."end", v.confidence, v.extractor'
+        " FROM graph_evidence v JOIN chunks c ON c.seq = v.chunk_seq"
+        " WHERE v.entity_id = ? ORDER BY c.document_id, c.ordinal, v.start LIMIT ?",
+        (entity_id, limit),
+    ).fetchall()
+    return [
+        EvidenceSpan(
+            chunk_id=r[0],
+            document_id=r[1],
+            start=r[3],
+            end=r[4],
+            text=r[2][r[3] : r[4]],
+            confidence=r[5],
+            extractor=r[6],
+        )
+        for r in rows
+    ]

@@ -1,0 +1,234 @@
+"""The graph through the dispatcher with a real database: extraction, the retrieval channel,
+consistency with chunk edits, disables, deletes and re-syncs, and settings."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from goodbuddy_kb.contracts.methods import (
+    GRAPH_ENTITIES,
+    GRAPH_ENTITY,
+    GRAPH_EXTRACT,
+    GRAPH_GET,
+    GRAPH_RELATIONS,
+    GRAPH_UPDATE,
+    LIBRARY_CREATE,
+    RETRIEVE,
+    SOURCE_ADD,
+)
+from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from goodbuddy_kb.main_process.services import Services
+from goodbuddy_kb.main_process.storage import chunks
+from tests.dispatch import call, fail
+
+TRAVEL = """# 差旅报销制度
+
+## 审批
+
+差旅报销制度由财务部审批。超过五千元的费用须经总经理办公室审批。
+
+## 住宿
+
+出差住宿标准：一线城市每晚不超过 600 元。
+"""
+FINANCE = """# 部门职责
+
+财务部隶属于行政中心。报销系统依赖统一认证平台。
+
+The Finance Department approves the Travel Policy.
+"""
+
+
+@pytest.fixture
+def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "travel.md").write_text(TRAVEL, encoding="utf-8")
+    (folder / "finance.md").write_text(FINANCE, encoding="utf-8")
+    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "KB"})["library"]["id"]
+    call(
+        dispatcher,
+        SOURCE_ADD.name,
+        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
+    )
+    services.tasks.wait_idle()
+    return library_id
+
+
+def turn_on(d: Dispatcher, services: Services, library_id: str) -> dict[str, Any]:
+    info = call(d, GRAPH_GET.name, {"libraryId": library_id})
+    assert info["settings"]["strategy"] == "off" and not info["needsRebuild"]
+    changed = call(
+        d,
+        GRAPH_UPDATE.name,
+        {"libraryId": library_id, "settings": {**info["settings"], "strategy": "local"}},
+    )
+    assert changed["needsRebuild"], "a strategy change is never pretended to be applied"
+    call(d, GRAPH_EXTRACT.name, {"libraryId": library_id})
+    services.tasks.wait_idle()
+    return call(d, GRAPH_GET.name, {"libraryId": library_id})
+
+
+def test_graph_off_is_reported_and_changes_nothing(dispatcher: Dispatcher, kb: str) -> None:
+    res = call(dispatcher, RETRIEVE.name, {"libraryIds": [kb], "query": "差旅报销制度谁审批"})
+    assert {
+        "channel": "graph",
+        "reason": "the knowledge graph is not enabled for this library",
+    } in res["diagnostics"]["degradedChannels"]
+    assert "graph" not in res["diagnostics"]["usedChannels"]
+
+
+def test_local_extraction_builds_a_graph_and_the_channel_uses_it(
+    dispatcher: Dispatcher, services: Services, kb: str
+) -> None:
+    info = turn_on(dispatcher, services, kb)
+    assert info["entities"] >= 4 and info["relations"] >= 2 and not info["needsRebuild"]
+    names = {
+        e["name"]: e["typeKey"]
+        for e in call(dispatcher, GRAPH_ENTITIES.name, {"libraryId": kb, "limit": 500})["entities"]
+    }
+    assert names["财务部"] == "organization" and names["差旅报销制度"] == "policy"
+    assert names["Finance Department"] == "organization"
+    relations = call(dispatcher, GRAPH_RELATIONS.name, {"libraryId": kb})["relations"]
+    assert any(
+        r["headName"] == "财务部" and r["typeKey"] == "approves" and r["tailName"] == "差旅报销制度"
+        for r in relations
+    )
+    assert any(r["headName"] == "财务部" and r["typeKey"] == "belongs_to" for r in relations)
+    # evidence offsets point at the mention in the chunk's content
+    finance = next(
+        e
+        for e in call(dispatcher, GRAPH_ENTITIES.name, {"libraryId": kb, "search": "财务部"})[
+            "entities"
+        ]
+        if e["name"] == "财务部"
+    )
+    detail = call(dispatcher, GRAPH_ENTITY.name, {"libraryId": kb, "entityId": finance["id"]})
+    assert detail["evidence"] and all(v["text"] == "财务部" for v in detail["evidence"])
+    res = call(dispatcher, RETRIEVE.name, {"libraryIds": [kb], "query": "差旅报销制度谁审批"})
+    d = res["diagnostics"]
+    assert "graph" in d["usedChannels"] and d["candidateCounts"]["graph"] >= 1
+    assert "差旅报销制度" in d["graphEntities"]
+    top = res["results"][0]
+    assert "graph" in top["channelRanks"] and "审批" in top["snippet"]
+    assert any("approves" in reason for reason in top["graphReasons"])
+
+
+def test_edits_disables_and_resyncs_keep_evidence_consistent(
+    dispatcher: Dispatcher, services: Services, kb: str, tmp_path: Path
+) -> None:
+    turn_on(dispatcher, services, kb)
+    conn = services.db.get()
+    row = conn.execute(
+        "SELECT c.id, c.seq FROM chunks c JOIN graph_evidence v ON v.chunk_seq = c.seq LIMIT 1"
+    ).fetchone()
+    chunks.edit_content(conn, row[0], "改写后的内容", "改写后的内容", "x" * 64)
+    assert (
+        conn.execute(
+            "SELECT count(*) FROM graph_evidence WHERE chunk_seq = ?", (row[1],)
+        ).fetchone()[0]
+        == 0
+    )
+    other = conn.execute(
+        "SELECT c.id, c.seq FROM chunks c JOIN graph_evidence v ON v.chunk_seq = c.seq LIMIT 1"
+    ).fetchone()
+    chunks.set_enabled(conn, other[0], False)
+    assert (
+        conn.execute(
+            "SELECT count(*) FROM graph_evidence WHERE chunk_seq = ?", (other[1],)
+        ).fetchone()[0]
+        == 0
+    )
+    # the file changes and is re-synced: the graph is re-extracted from the new text
+    (tmp_path / "kb" / "finance.md").write_text(
+        "# 部门\n\n人事部隶属于行政中心。\n", encoding="utf-8"
+    )
+    from goodbuddy_kb.contracts.methods import SOURCE_SYNC
+
+    call(dispatcher, SOURCE_SYNC.name, {"libraryId": kb})
+    services.tasks.wait_idle()
+    names = {
+        e["name"]
+        for e in call(dispatcher, GRAPH_ENTITIES.name, {"libraryId": kb, "limit": 500})["entities"]
+    }
+    assert "人事部" in names and "Finance Department" not in names
+    assert_consistent(conn)
+
+
+def assert_consistent(conn: Any) -> None:
+    stale = conn.execute(
+        "SELECT count(*) FROM graph_evidence v LEFT JOIN chunks c ON c.seq = v.chunk_seq"
+        " WHERE c.seq IS NULL OR c.enabled = 0"
+    ).fetchone()[0]
+    assert stale == 0
+    for content, start, end, name in conn.execute(
+        'SELECT c.content, v.start, v."end", e.name FROM graph_evidence v JOIN chunks c'
+        " ON c.seq = v.chunk_seq JOIN graph_entities e ON e.id = v.entity_id"
+    ):
+        assert content[start:end].casefold() in {name.casefold()} | alias_names(conn, name)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def alias_names(conn: Any, name: str) -> set[str]:
+    return {
+        r[0].casefold()
+        for r in conn.execute(
+            "SELECT a.alias FROM graph_aliases a JOIN graph_entities e ON e.id = a.entity_id"
+            " WHERE e.name = ?",
+            (name,),
+        )
+    }
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["edit", "disable", "enable", "delete", "extract"]), st.integers(0, 50)
+        ),
+        max_size=12,
+    )
+)
+def test_random_maintenance_never_leaves_stale_evidence(
+    dispatcher: Dispatcher, services: Services, kb: str, ops: list[tuple[str, int]]
+) -> None:
+    conn = services.db.get()
+    if call(dispatcher, GRAPH_GET.name, {"libraryId": kb})["settings"]["strategy"] == "off":
+        turn_on(dispatcher, services, kb)
+    for op, n in ops:
+        rows = conn.execute(
+            "SELECT id, enabled FROM chunks WHERE role != 'parent' ORDER BY seq"
+        ).fetchall()
+        if not rows:
+            break
+        chunk_id = rows[n % len(rows)][0]
+        if op == "edit":
+            text = f"财务部审批第{n}条"
+            chunks.edit_content(
+                conn, chunk_id, text, text, hashlib.sha256(text.encode()).hexdigest()
+            )
+        elif op in ("disable", "enable"):
+            chunks.set_enabled(conn, chunk_id, op == "enable")
+        elif op == "delete":
+            conn.execute("DELETE FROM chunks WHERE id = ?", (chunk_id,))
+        else:
+            call(dispatcher, GRAPH_EXTRACT.name, {"libraryId": kb})
+            services.tasks.wait_idle()
+        assert_consistent(conn)
+
+
+def test_invalid_ontology_and_unknown_library_are_refused(dispatcher: Dispatcher, kb: str) -> None:
+    info = call(dispatcher, GRAPH_GET.name, {"libraryId": kb})
+    ontology = info["ontology"]
+    ontology["relationTypes"][0]["headTypes"] = ["spaceship"]
+    refused = fail(dispatcher, GRAPH_UPDATE.name, {"libraryId": kb, "ontology": ontology})
+    assert refused["code"] == "invalid_request" and "spaceship" in refused["message"]
+    assert fail(dispatcher, GRAPH_GET.name, {"libraryId": "0" * 32})["code"] == "not_found"
+    unchanged = call(dispatcher, GRAPH_GET.name, {"libraryId": kb})
+    assert unchanged["ontology"]["relationTypes"][0]["headTypes"] != ["spaceship"]
