@@ -12,7 +12,12 @@ from dataclasses import dataclass
 
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.graph import store
-from goodbuddy_kb.main_process.graph.local import compile_patterns, discover, relations_in
+from goodbuddy_kb.main_process.graph.local import (
+    boundaries,
+    compile_patterns,
+    discover,
+    relations_in,
+)
 from goodbuddy_kb.main_process.graph.matching import Matcher
 from goodbuddy_kb.main_process.storage.db import transaction
 
@@ -50,10 +55,11 @@ def extract_library(
     documents = _chunks(conn, library_id)
     total = len(documents)
     # 1. discovery: the names the ontology's cues find, resolved by type and name
+    stops = boundaries(ontology)
     with transaction(conn):
         for rows in documents.values():
             for row in rows:
-                for mention in discover(row["content"], ontology, row["heading"]):
+                for mention in discover(row["content"], ontology, row["heading"], stops):
                     entity_id = store.resolve(
                         conn, library_id, mention.type_key, mention.name, "local"
                     )
@@ -76,22 +82,13 @@ def extract_library(
             for row in rows:
                 text = row["content"]
                 mentions = matcher.find(text)[: settings.max_entities_per_chunk]
-                for m in mentions:
-                    for entity_id in m.payload[:1]:
-                        conn.execute(
-                            "INSERT INTO graph_evidence (library_id, chunk_seq, entity_id, start,"
-                            ' "end", confidence, extractor, provenance) VALUES (?, ?, ?, ?, ?, 1.0,'
-                            " 'local', ?)",
-                            (
-                                library_id,
-                                row["seq"],
-                                entity_id,
-                                m.start,
-                                m.end,
-                                json.dumps({"match": "name"}),
-                            ),
-                        )
-                        report.evidence += 1
+                conn.executemany(
+                    "INSERT INTO graph_evidence (library_id, chunk_seq, entity_id, start,"
+                    ' "end", confidence, extractor, provenance) VALUES (?, ?, ?, ?, ?, 1.0,'
+                    " 'local', '{\"match\": \"name\"}')",
+                    [(library_id, row["seq"], m.payload[0], m.start, m.end) for m in mentions],
+                )
+                report.evidence += len(mentions)
                 found = relations_in(text, mentions, type_of, patterns, ontology)
                 for rel in found[: settings.max_relations_per_chunk]:
                     relation = store.relation_id(

@@ -80,18 +80,34 @@ def boundaries(ontology: Ontology) -> frozenset[str]:
     return frozenset(words)
 
 
-def _cjk_before(text: str, end: int, cue: str, stops: frozenset[str]) -> int | None:
+def _stop_ends(folded: str, stops: frozenset[str]) -> set[int]:
+    """Every position where a boundary word ends in ``folded``."""
+    if not stops:
+        return set()
+    pattern = _stop_pattern(stops)
+    return {m.start() + len(m.group(1)) for m in pattern.finditer(folded)}
+
+
+_patterns: dict[frozenset[str], re.Pattern[str]] = {}
+
+
+def _stop_pattern(stops: frozenset[str]) -> re.Pattern[str]:
+    compiled = _patterns.get(stops)
+    if compiled is None:
+        words = sorted(stops, key=len, reverse=True)
+        # a lookahead finds overlapping occurrences too
+        compiled = re.compile("(?=(" + "|".join(re.escape(w) for w in words) + "))")
+        _patterns[stops] = compiled
+    return compiled
+
+
+def _cjk_before(text: str, end: int, cue: str, stop_ends: set[int]) -> int | None:
     """Start of the Chinese name that ends with ``cue`` at ``end`` (exclusive), or None."""
     start = end - len(cue)
     i = start
-    folded = fold(text[max(0, start - MAX_CJK_NAME - 8) : start])
-    offset = max(0, start - MAX_CJK_NAME - 8)
     while i > 0 and start - i < MAX_CJK_NAME - len(cue):
         ch = text[i - 1]
-        if not _is_cjk(ch) or ch in _CJK_STOPS:
-            break
-        before = folded[: i - offset]
-        if any(before.endswith(word) for word in stops):
+        if not _is_cjk(ch) or ch in _CJK_STOPS or i in stop_ends:
             break
         i -= 1
     return i if i < start else None
@@ -130,13 +146,20 @@ def _latin_words_before(text: str, start: int, limit: int = 4) -> int | None:
     return first
 
 
-def discover(text: str, ontology: Ontology, heading: str | None = None) -> list[Mention]:
-    """Candidate entity names in ``text`` from the ontology's cues and defined-term patterns."""
+def discover(
+    text: str,
+    ontology: Ontology,
+    heading: str | None = None,
+    stops: frozenset[str] | None = None,
+) -> list[Mention]:
+    """Candidate entity names in ``text`` from the ontology's cues and defined-term patterns
+    (``stops``: `boundaries(ontology)`, computed once by a caller that runs many chunks)."""
     found: list[Mention] = []
     folded = fold(text)
-    stops = boundaries(ontology)
+    stops = boundaries(ontology) if stops is None else stops
+    stop_ends = _stop_ends(folded, stops)
     for etype in ontology.entity_types:
-        found.extend(_by_suffix(text, folded, etype, stops))
+        found.extend(_by_suffix(text, folded, etype, stop_ends))
         found.extend(_by_prefix(text, folded, etype))
     terms = next((t for t in ontology.entity_types if t.key == "term"), None)
     if terms is not None:
@@ -168,16 +191,14 @@ def discover(text: str, ontology: Ontology, heading: str | None = None) -> list[
     return found
 
 
-def _by_suffix(
-    text: str, folded: str, etype: EntityType, stops: frozenset[str]
-) -> Iterable[Mention]:
+def _by_suffix(text: str, folded: str, etype: EntityType, stop_ends: set[int]) -> Iterable[Mention]:
     for cue in sorted(set(etype.suffixes), key=len, reverse=True):
         key = fold(cue)
         position = folded.find(key)
         while position >= 0:
             end = position + len(key)
             if _is_cjk(key[0]):
-                start = _cjk_before(text, end, key, stops)
+                start = _cjk_before(text, end, key, stop_ends)
                 if start is not None:
                     yield Mention(etype.key, text[start:end], start, end, DISCOVERY_CONFIDENCE)
             else:
