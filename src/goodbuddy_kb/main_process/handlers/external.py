@@ -26,10 +26,11 @@ from goodbuddy_kb.contracts.retrieval import (
     RetrieveRequest,
 )
 from goodbuddy_kb.main_process import references
+from goodbuddy_kb.main_process.graph import channel as graph_channel
+from goodbuddy_kb.main_process.graph import store as graph_store
 from goodbuddy_kb.main_process.handlers.models import vector_status
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.handlers.retrieval import retriever
-from goodbuddy_kb.main_process.retrieval.pipeline import GRAPH_OFF
 from goodbuddy_kb.main_process.storage import external, libraries
 from goodbuddy_kb.main_process.vectors import store
 
@@ -57,8 +58,11 @@ def _index_state(ctx: CallContext, library_id: str) -> tuple[int, int, c.Externa
                     reason=f"{gaps} chunks have no vector yet; they are found by full-text only",
                 )
             )
-    if libraries.get_settings(conn, library_id).retrieval.graph_weight > 0:
-        degraded.append(DegradedChannel(channel="graph", reason=GRAPH_OFF))
+    if (
+        libraries.get_settings(conn, library_id).retrieval.graph_weight > 0
+        and graph_store.settings(conn, library_id).strategy == "off"
+    ):
+        degraded.append(DegradedChannel(channel="graph", reason=graph_channel.NOT_ENABLED))
     chunks = vectors.retrievable_chunks
     state = c.ExternalIndexState(
         fulltext_ready=row["pending"] == 0,
