@@ -5,6 +5,8 @@
     goodbuddy-kb source add LIB PATH|URL    goodbuddy-kb sync LIB
     goodbuddy-kb documents LIB              goodbuddy-kb tasks [LIB]
     goodbuddy-kb rebuild LIB [--document PATH_OR_ID]
+    goodbuddy-kb chunks LIB DOC [--search TEXT]
+    goodbuddy-kb chunk show|edit|enable|disable|delete LIB DOC CHUNK
     goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
     goodbuddy-kb mcp [--library LIB]…       (an MCP server on stdio for other AI tools)
 
@@ -19,7 +21,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from goodbuddy_kb import cli_rebuild, cli_sources
+from goodbuddy_kb import cli_chunks, cli_rebuild, cli_sources
 from goodbuddy_kb.bridge.launcher import Session, open_session
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import KbError, NotFoundError
@@ -67,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     cli_sources.add_parsers(commands, common)
     cli_rebuild.add_parser(commands, common)
+    cli_chunks.add_parsers(commands, common)
     report.add_parser(commands)
     p = commands.add_parser(
         "mcp",
@@ -154,6 +157,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
     "sync": _with_library(cli_sources.cmd_sync),
     "rebuild": _with_library(cli_rebuild.cmd_rebuild),
     "documents": _with_library(cli_sources.cmd_documents),
+    "chunks": _with_library(cli_chunks.cmd_chunks),
+    "chunk": _with_library(cli_chunks.cmd_chunk),
     "tasks": _tasks,
     "retrieve": lambda args, session: cli_sources.cmd_retrieve(
         args, session, [resolve_library(session, ref).id for ref in args.libraries]

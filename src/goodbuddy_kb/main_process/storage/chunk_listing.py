@@ -45,17 +45,25 @@ def page(
 ) -> tuple[list[ChunkSummary], int]:
     """One page of the document's chunks in reading order, and how many match in all.
 
-    The sort touches only keys; the page's rows are read afterwards by their keys."""
+    Only keys are sorted (from the covering index when the document has no parents); the
+    page's rows are read afterwards by their keys. A search reads the texts once."""
     where, args = _where(document_id, search, role)
+    nested = (
+        conn.execute(
+            "SELECT 1 FROM chunks WHERE document_id = ? AND role = 'parent' LIMIT 1",
+            (document_id,),
+        ).fetchone()
+        is not None
+    )
+    if nested:
+        keys = f"SELECT c.seq FROM chunks c LEFT JOIN chunks p ON p.id = c.parent_chunk_id WHERE {where} ORDER BY {_ORDER}"
+    else:  # only standalone chunks: the index is already in reading order
+        keys = f"SELECT c.seq FROM chunks c WHERE {where} ORDER BY c.ordinal, c.seq"
+    if search:
+        matching = [r[0] for r in conn.execute(keys, args)]
+        return summaries(conn, matching[offset : offset + limit]), len(matching)
     (total,) = conn.execute(f"SELECT count(*) FROM chunks c WHERE {where}", args).fetchone()
-    seqs = [
-        r[0]
-        for r in conn.execute(
-            f"SELECT c.seq FROM chunks c LEFT JOIN chunks p ON p.id = c.parent_chunk_id"
-            f" WHERE {where} ORDER BY {_ORDER} LIMIT ? OFFSET ?",
-            [*args, limit, offset],
-        )
-    ]
+    seqs = [r[0] for r in conn.execute(f"{keys} LIMIT ? OFFSET ?", [*args, limit, offset])]
     return summaries(conn, seqs), int(total)
 
 
@@ -120,22 +128,19 @@ def summary_of(conn: sqlite3.Connection, seq: int) -> ChunkSummary:
 
 def document_info(conn: sqlite3.Connection, document_id: str) -> ChunkDocumentInfo:
     row = conn.execute(
-        "SELECT d.id, d.title, d.relative_path,"
-        " (SELECT count(*) FROM chunks c WHERE c.document_id = d.id) AS total,"
-        " (SELECT count(*) FROM chunks c WHERE c.document_id = d.id AND c.enabled = 1"
-        "  AND c.role != 'parent') AS retrievable,"
-        " (SELECT count(*) FROM chunks c WHERE c.document_id = d.id AND c.manually_edited = 1)"
-        "  AS edited,"
-        " (SELECT count(*) FROM chunks c WHERE c.document_id = d.id AND c.enabled = 0) AS disabled"
-        " FROM documents d WHERE d.id = ?",
+        "SELECT id, title, relative_path FROM documents WHERE id = ?", (document_id,)
+    ).fetchone()
+    counts = conn.execute(
+        "SELECT count(*), sum(enabled = 1 AND role != 'parent'), sum(manually_edited),"
+        " sum(enabled = 0) FROM chunks WHERE document_id = ?",
         (document_id,),
     ).fetchone()
     return ChunkDocumentInfo(
         document_id=row["id"],
         title=row["title"],
         path=row["relative_path"],
-        retrievable_chunks=row["retrievable"],
-        total_chunks=row["total"],
-        edited_chunks=row["edited"],
-        disabled_chunks=row["disabled"],
+        total_chunks=counts[0],
+        retrievable_chunks=counts[1] or 0,
+        edited_chunks=counts[2] or 0,
+        disabled_chunks=counts[3] or 0,
     )
