@@ -1,4 +1,4 @@
--- 0008: chunk maintenance. A document's chunks are listed in reading order and its enabled,
+-- 0009: chunk maintenance. A document's chunks are listed in reading order and its enabled,
 -- edited and disabled chunks counted from this covering index, without reading chunk texts
 -- (a 5,000-chunk document pages in milliseconds). It replaces the narrower 0001 index, which is
 -- its prefix.
