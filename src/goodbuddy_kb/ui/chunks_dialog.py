@@ -88,6 +88,7 @@ class ChunksDialog(QtWidgets.QDialog):
         self.editing = False
         self.confirm_box: QtWidgets.QMessageBox | None = None
         self._select_after_load: str | None = None
+        self._closed = False
         self.model = RowsModel(CHUNK_COLUMNS, self)
         self.setWindowTitle(tr("chunks.title", path=document_path))
         self.setModal(True)
@@ -230,6 +231,20 @@ class ChunksDialog(QtWidgets.QDialog):
         )
         super().resizeEvent(event)
 
+    def _call(self, spec: Any, request: Any, callback: Any) -> None:
+        """A backend call whose answer is dropped once the dialog has closed (it is deleted
+        on close; a late answer must not touch its widgets)."""
+
+        def answer(result: Any, error: KbError | None) -> None:
+            if not self._closed:
+                callback(result, error)
+
+        self.link.call(spec, request, answer)
+
+    def done(self, result: int) -> None:
+        self._closed = True
+        super().done(result)
+
     # -- loading -------------------------------------------------------------------------------
     def reload(self, reset: bool = False, select: str | None = None) -> None:
         if reset:
@@ -243,7 +258,7 @@ class ChunksDialog(QtWidgets.QDialog):
             search=self.search.text().strip() or None,
             role=self.role_box.currentData(),
         )
-        self.link.call(CHUNKS_LIST, request, self._got_page)
+        self._call(CHUNKS_LIST, request, self._got_page)
 
     def _got_page(self, result: k.ChunksListResponse | None, error: KbError | None) -> None:
         if result is None:
@@ -302,7 +317,7 @@ class ChunksDialog(QtWidgets.QDialog):
 
     def _on_changed(self, params: dict[str, Any]) -> None:
         """Another client or a sync changed this library: refresh, but never under a draft."""
-        if self.editing or self.library_id not in params.get("libraryIds", []):
+        if self._closed or self.editing or self.library_id not in params.get("libraryIds", []):
             return
         if params.get("documents") and params.get("method") not in (
             CHUNK_UPDATE.name,
@@ -321,7 +336,7 @@ class ChunksDialog(QtWidgets.QDialog):
         request = k.ChunkRequest(
             library_id=self.library_id, document_id=self.document_id, chunk_id=chunk.id
         )
-        self.link.call(CHUNK_GET, request, self._got_detail)
+        self._call(CHUNK_GET, request, self._got_detail)
 
     def _got_detail(self, result: k.ChunkDetail | None, error: KbError | None) -> None:
         if self.editing:
@@ -425,7 +440,7 @@ class ChunksDialog(QtWidgets.QDialog):
             content=self.editor.toPlainText(),
         )
         self.save_button.setEnabled(False)
-        self.link.call(CHUNK_UPDATE, request, self._saved)
+        self._call(CHUNK_UPDATE, request, self._saved)
 
     def _saved(self, result: k.ChunkUpdateResponse | None, error: KbError | None) -> None:
         if result is None:
@@ -468,7 +483,7 @@ class ChunksDialog(QtWidgets.QDialog):
             self.notice.emit(tr(key, label=chunk_label(result.chunk)))
             self.reload(select=result.chunk.id)
 
-        self.link.call(CHUNK_UPDATE, request, done)
+        self._call(CHUNK_UPDATE, request, done)
 
     # -- delete --------------------------------------------------------------------------------
     def delete(self) -> None:
@@ -516,7 +531,7 @@ class ChunksDialog(QtWidgets.QDialog):
             self.reload()
             self.table.setFocus()
 
-        self.link.call(CHUNK_DELETE, request, done)
+        self._call(CHUNK_DELETE, request, done)
 
     # -- closing -------------------------------------------------------------------------------
     def reject(self) -> None:
