@@ -89,6 +89,10 @@ class ChunksDialog(QtWidgets.QDialog):
         self.confirm_box: QtWidgets.QMessageBox | None = None
         self._select_after_load: str | None = None
         self._closed = False
+        #: Only the latest page and detail requests may fill the view (reads answer in parallel,
+        #: so an older answer can arrive after a newer one).
+        self._page_request = 0
+        self._detail_request = 0
         self.model = RowsModel(CHUNK_COLUMNS, self)
         self.setWindowTitle(tr("chunks.title", path=document_path))
         self.setModal(True)
@@ -258,7 +262,15 @@ class ChunksDialog(QtWidgets.QDialog):
             search=self.search.text().strip() or None,
             role=self.role_box.currentData(),
         )
-        self._call(CHUNKS_LIST, request, self._got_page)
+        self._page_request += 1
+        ticket = self._page_request
+        self._call(
+            CHUNKS_LIST,
+            request,
+            lambda result, error: (
+                self._got_page(result, error) if ticket == self._page_request else None
+            ),
+        )
 
     def _got_page(self, result: k.ChunksListResponse | None, error: KbError | None) -> None:
         if result is None:
@@ -336,7 +348,15 @@ class ChunksDialog(QtWidgets.QDialog):
         request = k.ChunkRequest(
             library_id=self.library_id, document_id=self.document_id, chunk_id=chunk.id
         )
-        self._call(CHUNK_GET, request, self._got_detail)
+        self._detail_request += 1
+        ticket = self._detail_request
+        self._call(
+            CHUNK_GET,
+            request,
+            lambda result, error: (
+                self._got_detail(result, error) if ticket == self._detail_request else None
+            ),
+        )
 
     def _got_detail(self, result: k.ChunkDetail | None, error: KbError | None) -> None:
         if self.editing:
