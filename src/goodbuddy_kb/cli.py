@@ -6,6 +6,8 @@
     goodbuddy-kb documents LIB              goodbuddy-kb tasks [LIB]
     goodbuddy-kb rebuild LIB [--document PATH_OR_ID]
     goodbuddy-kb graph LIB entities|relations|status|show NAME|extract|ontology export|import FILE
+    goodbuddy-kb chunks LIB DOC [--search TEXT]
+    goodbuddy-kb chunk show|edit|enable|disable|delete LIB DOC CHUNK
     goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
     goodbuddy-kb mcp [--library LIB]…       (an MCP server on stdio for other AI tools)
 
@@ -20,7 +22,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from goodbuddy_kb import cli_graph, cli_rebuild, cli_sources
+from goodbuddy_kb import cli_chunks, cli_graph, cli_rebuild, cli_sources
 from goodbuddy_kb.bridge.launcher import Session, open_session
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import KbError, NotFoundError
@@ -69,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_sources.add_parsers(commands, common)
     cli_rebuild.add_parser(commands, common)
     cli_graph.add_parser(commands, common)
+    cli_chunks.add_parsers(commands, common)
     report.add_parser(commands)
     p = commands.add_parser(
         "mcp",
@@ -157,6 +160,8 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
     "rebuild": _with_library(cli_rebuild.cmd_rebuild),
     "graph": _with_library(cli_graph.cmd_graph),
     "documents": _with_library(cli_sources.cmd_documents),
+    "chunks": _with_library(cli_chunks.cmd_chunks),
+    "chunk": _with_library(cli_chunks.cmd_chunk),
     "tasks": _tasks,
     "retrieve": lambda args, session: cli_sources.cmd_retrieve(
         args, session, [resolve_library(session, ref).id for ref in args.libraries]

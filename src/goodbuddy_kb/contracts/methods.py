@@ -31,6 +31,15 @@ from goodbuddy_kb.contracts.chat import (
     SendResponse,
 )
 from goodbuddy_kb.contracts.chat import Conversation as ConversationModel
+from goodbuddy_kb.contracts.chunks import (
+    ChunkDeleteResponse,
+    ChunkDetail,
+    ChunkRequest,
+    ChunksListRequest,
+    ChunksListResponse,
+    ChunkUpdateRequest,
+    ChunkUpdateResponse,
+)
 from goodbuddy_kb.contracts.external import (
     ExternalCallsRecordRequest,
     ExternalCallsRecordResponse,
@@ -170,6 +179,14 @@ DOCUMENT_REBUILD = MethodSpec(
 LIBRARY_REBUILD = MethodSpec(
     "knowledge:library:rebuild", LibraryRebuildRequest, RebuildResponse, mutates=True
 )
+CHUNKS_LIST = MethodSpec(
+    "knowledge:chunks:list", ChunksListRequest, ChunksListResponse, mutates=False
+)
+CHUNK_GET = MethodSpec("knowledge:chunk:get", ChunkRequest, ChunkDetail, mutates=False)
+CHUNK_UPDATE = MethodSpec(
+    "knowledge:chunk:update", ChunkUpdateRequest, ChunkUpdateResponse, mutates=True
+)
+CHUNK_DELETE = MethodSpec("knowledge:chunk:delete", ChunkRequest, ChunkDeleteResponse, mutates=True)
 TASKS_LIST = MethodSpec("knowledge:tasks:list", TaskListRequest, TaskListResponse, mutates=False)
 TASKS_CANCEL = MethodSpec(
     "knowledge:tasks:cancel", TaskCancelRequest, TaskCancelResponse, mutates=True
@@ -286,6 +303,10 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         DOCUMENTS_LIST,
         DOCUMENT_REBUILD,
         LIBRARY_REBUILD,
+        CHUNKS_LIST,
+        CHUNK_GET,
+        CHUNK_UPDATE,
+        CHUNK_DELETE,
         TASKS_LIST,
         TASKS_CANCEL,
         EMBEDDING_GET,

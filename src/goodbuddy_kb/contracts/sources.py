@@ -118,6 +118,8 @@ class Document(ContractModel):
     #: The last re-read (sync or rebuild) failed for this reason; the previous generation still
     #: serves and the next sync or rebuild tries again.
     retryable_error: str | None = None
+    #: Chunks holding a manual edit (a re-sync of a changed file may overwrite them).
+    edited_chunks: int = 0
 
 
 DocumentFilter = Literal["all", "failed", "vector_missing"]

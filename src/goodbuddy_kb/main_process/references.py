@@ -53,7 +53,8 @@ def context(
         )
     if row["role"] == "child" and row["parent_chunk_id"]:
         parent = conn.execute(
-            "SELECT id, ordinal, role, content FROM chunks WHERE id = ?", (row["parent_chunk_id"],)
+            "SELECT id, ordinal, role, content FROM chunks WHERE id = ? AND enabled = 1",
+            (row["parent_chunk_id"],),
         ).fetchone()
         around = [parent] if parent else []
         chunks = [

@@ -28,6 +28,7 @@ from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.graph import store as graph_store
 from goodbuddy_kb.main_process.graph.extract import extract_library
+from goodbuddy_kb.main_process.maintenance.vectors import vectorise_document
 from goodbuddy_kb.main_process.rebuild import rebuild_document, rebuild_library
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
@@ -191,6 +192,37 @@ class TaskManager:
             needed = vector_store.count_missing(conn, library_id, current.id) > 0
         if needed:
             self.vectorize(library_id)
+
+    def vectorize_document(self, library_id: str, document_id: str) -> TaskInfo:
+        """Queue the re-embedding of one document's chunks that lack a vector of their current
+        text (after a chunk edit or re-enable); one already waiting for it is reused."""
+
+        def work(
+            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
+        ) -> Outcome:
+            provider = self._provider()
+            if provider is None:
+                return Outcome(0, 0, "no embedding model is configured", failed_state=True)
+            conn = self._db.get()
+            path = conn.execute(
+                "SELECT relative_path FROM documents WHERE id = ?", (document_id,)
+            ).fetchone()
+            progress(0, 1, path[0] if path else None, 0)
+            outcome = vectorise_document(
+                conn, self._data_dir, library_id, document_id, provider, token
+            )
+            if outcome.error is not None:
+                return Outcome(0, 1, outcome.error, failed_state=True)
+            return Outcome(outcome.embedded, 0)
+
+        return self._queue(
+            "vectorize",
+            library_id,
+            None,
+            f"{library_id}:document:{document_id}",
+            work,
+            document_id=document_id,
+        )
 
     def vectorize(self, library_id: str, rebuild: bool = False) -> TaskInfo:
         def work(

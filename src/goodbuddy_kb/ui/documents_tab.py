@@ -21,6 +21,7 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.ui import rebuild_actions
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.chunks_dialog import ChunksDialog
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.table_model import Column, RowsModel
@@ -36,6 +37,15 @@ def reason(doc: c.Document) -> str:
     if doc.retryable_error:
         return tr("rebuild.retryable", reason=doc.retryable_error)
     return doc.error or ""
+
+
+def chunk_count_text(doc: c.Document) -> str:
+    """Retrievable chunks, and a mark when some hold manual edits (a re-sync may overwrite)."""
+    return f"{doc.chunk_count} ✎{doc.edited_chunks}" if doc.edited_chunks else str(doc.chunk_count)
+
+
+def chunk_count_tooltip(doc: c.Document) -> str:
+    return tr("docs.edited_chunks", count=doc.edited_chunks) if doc.edited_chunks else ""
 
 
 SOURCE_COLUMNS: list[Column[c.Source]] = [
@@ -54,8 +64,8 @@ DOCUMENT_COLUMNS: list[Column[c.Document]] = [
     Column("col.fulltext", lambda d: status(d.status.fulltext)),
     Column("col.vector", lambda d: status(d.status.vector)),
     Column("col.graph", lambda d: status(d.status.graph)),
-    Column("col.chunks", lambda d: str(d.chunk_count)),
-    Column("col.action", lambda d: ""),  # a rebuild button per row (an index widget)
+    Column("col.chunks", chunk_count_text, chunk_count_tooltip),
+    Column("col.action", lambda d: ""),  # row buttons: rebuild, view chunks (index widgets)
     Column("col.error", reason, reason),
 ]
 ACTION_COLUMN = 6
@@ -186,6 +196,12 @@ class DocumentsTab(QtWidgets.QWidget):
         rebuild_action.triggered.connect(self.rebuild_current_document)
         self.document_view.addAction(rebuild_action)
         self.document_view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.document_view.activated.connect(lambda index: self._open_chunks_at(index.row()))
+        self.view_chunks_button = self._button("docs.view_chunks", self.open_current_chunks)
+        view_chunks = QtGui.QAction(tr("docs.view_chunks"), self.document_view)
+        view_chunks.triggered.connect(self.open_current_chunks)
+        self.document_view.addAction(view_chunks)
+        self.chunks_dialog: ChunksDialog | None = None
         self.prev_button = self._button("docs.prev", lambda: self._page(-1))
         self.next_button = self._button("docs.next", lambda: self._page(1))
         self.page_label = QtWidgets.QLabel()
@@ -195,6 +211,7 @@ class DocumentsTab(QtWidgets.QWidget):
         paging.addWidget(filter_label)
         paging.addWidget(self.filter_box)
         paging.addWidget(self.rebuild_doc_button)
+        paging.addWidget(self.view_chunks_button)
         paging.addStretch(1)
         paging.addWidget(self.page_label)
         paging.addWidget(self.prev_button)
@@ -315,6 +332,42 @@ class DocumentsTab(QtWidgets.QWidget):
         self.offset = max(0, self.offset + step * PAGE)
         self.reload_documents()
 
+    # -- chunks ------------------------------------------------------------------------------
+    def open_chunks(self, doc: c.Document) -> ChunksDialog | None:
+        """The chunk maintenance dialog of one document (row buttons, the context menu, a
+        double-click or Enter on the row call this); the focus returns to the row after it."""
+        if self.library_id is None:
+            return None
+        row = next((i for i, d in enumerate(self.documents.rows) if d.id == doc.id), -1)
+        dialog = ChunksDialog(self.link, self.library_id, doc.id, doc.path, self)
+        dialog.notice.connect(self.notice.emit)
+        dialog.finished.connect(lambda _r: self._chunks_closed(doc.id, row))
+        dialog.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.chunks_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _chunks_closed(self, document_id: str, row: int) -> None:
+        self.chunks_dialog = None
+        rows = self.documents.rows
+        row = next((i for i, d in enumerate(rows) if d.id == document_id), row)
+        if 0 <= row < len(rows):
+            self.document_view.setCurrentIndex(self.documents.index(row, 0))
+            self.document_view.selectRow(row)
+        self.window().activateWindow()
+        self.document_view.setFocus()
+        self.reload_documents()
+
+    def _open_chunks_at(self, row: int) -> None:
+        doc = self.documents.row_at(row)
+        if doc is not None:
+            self.open_chunks(doc)
+
+    def open_current_chunks(self) -> None:
+        index = self.document_view.currentIndex()
+        if index.isValid():
+            self._open_chunks_at(index.row())
+
     def current_source(self) -> c.Source | None:
         index = self.source_view.currentIndex()
         return self.sources.row_at(index.row()) if index.isValid() else None
@@ -342,15 +395,29 @@ class DocumentsTab(QtWidgets.QWidget):
                 font.setBold(True)
                 button.setFont(font)
             button.clicked.connect(lambda _c=False, d=doc: self.rebuild_document(d))
-            self.document_view.setIndexWidget(self.documents.index(row, ACTION_COLUMN), button)
+            chunks = QtWidgets.QPushButton(tr("docs.view_chunks"))
+            chunks.setObjectName("rowChunksButton")
+            chunks.setAccessibleName(f"{tr('docs.view_chunks')}: {doc.path}")
+            chunks.clicked.connect(lambda _c=False, d=doc: self.open_chunks(d))
+            cell = QtWidgets.QWidget()
+            cell_layout = QtWidgets.QHBoxLayout(cell)
+            cell_layout.setContentsMargins(0, 0, 0, 0)
+            cell_layout.setSpacing(4)
+            cell_layout.addWidget(button)
+            cell_layout.addWidget(chunks)
+            cell.setProperty("rebuildButton", button)
+            cell.setProperty("chunksButton", chunks)
+            self.document_view.setIndexWidget(self.documents.index(row, ACTION_COLUMN), cell)
         # Statuses and the action take what they need; the reason gets the rest.
         for column in range(ACTION_COLUMN + 1):
             self.document_view.resizeColumnToContents(column)
         self.document_view.setColumnWidth(0, min(self.document_view.columnWidth(0), 320))
 
-    def row_button(self, row: int) -> QtWidgets.QPushButton | None:
-        widget = self.document_view.indexWidget(self.documents.index(row, ACTION_COLUMN))
-        return widget if isinstance(widget, QtWidgets.QPushButton) else None
+    def row_button(self, row: int, which: str = "rebuildButton") -> QtWidgets.QPushButton | None:
+        """A row's "Rebuild document" button (or its "View chunks" one: ``chunksButton``)."""
+        cell = self.document_view.indexWidget(self.documents.index(row, ACTION_COLUMN))
+        button = cell.property(which) if cell is not None else None
+        return button if isinstance(button, QtWidgets.QPushButton) else None
 
     def current_document(self) -> c.Document | None:
         index = self.document_view.currentIndex()
@@ -359,6 +426,7 @@ class DocumentsTab(QtWidgets.QWidget):
     def _update_document_actions(self) -> None:
         doc = self.current_document()
         self.rebuild_doc_button.setEnabled(doc is not None)
+        self.view_chunks_button.setEnabled(doc is not None)
         failed = doc is not None and rebuild_actions.is_failed(doc)
         self.rebuild_doc_button.setText(
             tr("rebuild.document.retry" if failed else "rebuild.document")

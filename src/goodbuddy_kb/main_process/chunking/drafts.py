@@ -29,6 +29,14 @@ class ChunkDraft:
     index_text: str
     checksum: str
 
+    @property
+    def prefix(self) -> str | None:
+        """The contextual prefix in front of the content in the index text, if any."""
+        body = unicodedata.normalize("NFC", self.content)
+        if self.index_text == body or not self.index_text.endswith("\n" + body):
+            return None
+        return self.index_text[: -len(body) - 1]
+
 
 @dataclass
 class Piece:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from goodbuddy_kb.main_process.handlers import (
     chat,
+    chunks,
     external,
     graph,
     libraries,
@@ -19,6 +20,7 @@ __all__ = [
     "REGISTRY",
     "chat",
     "check_complete",
+    "chunks",
     "external",
     "graph",
     "libraries",

@@ -17,7 +17,7 @@ from goodbuddy_kb.main_process.chunking import chunk_document
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.parsing import ParseError
 from goodbuddy_kb.main_process.rebuild.generation import embed_plan, plan_vectors, write_vectors
-from goodbuddy_kb.main_process.storage import documents, libraries, sources
+from goodbuddy_kb.main_process.storage import chunks, documents, libraries, sources
 from goodbuddy_kb.main_process.sync.engine import parse_document, read_document
 
 
@@ -77,6 +77,7 @@ def rebuild_document(
     cancel.check()
     settings = libraries.get_settings(conn, library_id)
     drafts = chunk_document(parsed, doc.id, settings.chunking, settings.contextual_indexing)
+    drafts = chunks.keep_edits(conn, doc.id, drafts)  # what store_parsed will store
     plan = plan_vectors(conn, library_id, doc.id, drafts, provider)
     if provider is not None and plan.todo:
         try:

@@ -107,16 +107,12 @@ def store_parsed(
         chunks.replace_document_chunks(conn, library_id, doc_id, drafts)
         if within is not None:
             within(conn, doc_id)
-        retrievable = sum(1 for d in drafts if d.role != "parent")
         conn.execute(
-            "UPDATE documents SET parse_status = 'done', parse_error = NULL, fulltext_status = ?,"
-            " fulltext_error = ?, retryable_error = NULL WHERE id = ?",
-            (
-                "done" if retrievable else "failed",
-                None if retrievable else "no retrievable content",
-                doc_id,
-            ),
+            "UPDATE documents SET parse_status = 'done', parse_error = NULL,"
+            " retryable_error = NULL WHERE id = ?",
+            (doc_id,),
         )
+        retrievable = refresh_retrievable(conn, doc_id)
         if retrievable and _vectors_on(conn):
             # Its vectors are queued from now on: the row never reads "off" meanwhile.
             conn.execute(
@@ -131,6 +127,31 @@ def _vectors_on(conn: sqlite3.Connection) -> bool:
     from goodbuddy_kb.main_process.embeddings import load_connection
 
     return load_connection(conn).kind != "none"
+
+
+#: The full-text error of a parsed document none of whose chunks can be retrieved (none were
+#: made, or all were disabled or deleted): never shown as ready (PRD §8.4).
+NO_RETRIEVABLE_CONTENT = "no retrievable content"
+
+
+def refresh_retrievable(conn: sqlite3.Connection, doc_id: str) -> int:
+    """Inside the caller's transaction: the full-text status of a parsed document from its
+    enabled retrievable chunks (chunks kept disabled across a sync count as not retrievable).
+    Returns how many it has."""
+    (retrievable,) = conn.execute(
+        "SELECT count(*) FROM chunks WHERE document_id = ? AND enabled = 1 AND role != 'parent'",
+        (doc_id,),
+    ).fetchone()
+    conn.execute(
+        "UPDATE documents SET fulltext_status = ?, fulltext_error = ?"
+        " WHERE id = ? AND parse_status = 'done'",
+        (
+            "done" if retrievable else "failed",
+            None if retrievable else NO_RETRIEVABLE_CONTENT,
+            doc_id,
+        ),
+    )
+    return int(retrievable)
 
 
 def store_failed(
@@ -190,7 +211,9 @@ def page(
     ).fetchone()
     rows = conn.execute(
         "SELECT d.*, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id AND c.role != 'parent'"
-        f" AND c.enabled = 1) AS chunk_count FROM documents d WHERE {where}"
+        " AND c.enabled = 1) AS chunk_count, (SELECT count(*) FROM chunks c WHERE"
+        " c.document_id = d.id AND c.manually_edited = 1) AS edited_chunks"
+        f" FROM documents d WHERE {where}"
         " ORDER BY d.relative_path, d.id LIMIT ? OFFSET ?",
         (library_id, limit, offset),
     ).fetchall()
@@ -216,6 +239,7 @@ def page(
             error=r["parse_error"] or r["fulltext_error"] or r["vector_error"],
             retryable_error=r["retryable_error"],
             chunk_count=r["chunk_count"],
+            edited_chunks=r["edited_chunks"],
             updated_at=r["updated_at"],
         )
         for r in rows

@@ -1,4 +1,4 @@
--- 0009: the knowledge graph — per-library settings and ontology, entities with aliases,
+-- 0010: the knowledge graph — per-library settings and ontology, entities with aliases,
 -- relations, and evidence spans tied to chunks. Existing libraries get strategy "off" and the
 -- starter ontology on first read; nothing is extracted automatically.
 

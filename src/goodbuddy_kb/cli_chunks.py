@@ -1,0 +1,178 @@
+"""`goodbuddy-kb chunks LIB DOC` and `goodbuddy-kb chunk show|edit|enable|disable|delete`:
+chunk maintenance from the command line (DOC: a document id or path as for `rebuild`; CHUNK: a
+chunk id or an unambiguous prefix of at least 6 characters, as `chunks` prints them)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.cli_rebuild import resolve_document
+from goodbuddy_kb.cli_sources import emit
+from goodbuddy_kb.contracts import chunks as k
+from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
+from goodbuddy_kb.contracts.limits import MAX_CHUNKS_PER_PAGE
+from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNK_GET, CHUNK_UPDATE, CHUNKS_LIST
+
+OVERWRITE_NOTE = (
+    "note: a re-sync or rebuild after the source file changes re-creates the chunks of the"
+    " changed text and overwrites manual changes to them"
+)
+MIN_PREFIX = 6
+
+
+def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
+    p = commands.add_parser("chunks", parents=[common], help="list a document's chunks")
+    p.add_argument("library", metavar="LIB")
+    p.add_argument("document", metavar="DOC", help="document id or path")
+    p.add_argument("--search", metavar="TEXT", help="only chunks containing TEXT")
+    p.add_argument("--role", choices=["standalone", "parent", "child"])
+    chunk = commands.add_parser("chunk", help="show, edit, enable, disable or delete one chunk")
+    actions = chunk.add_subparsers(dest="action", required=True)
+    for name, text in (
+        ("show", "print a chunk's full content"),
+        ("edit", "replace a chunk's content (a manual edit)"),
+        ("enable", "let a chunk take part in retrieval again"),
+        ("disable", "keep a chunk out of every retrieval channel"),
+        ("delete", "delete a chunk from every index (the original file stays)"),
+    ):
+        a = actions.add_parser(name, parents=[common], help=text)
+        a.add_argument("library", metavar="LIB")
+        a.add_argument("document", metavar="DOC", help="document id or path")
+        a.add_argument("chunk", metavar="CHUNK", help="chunk id or a unique prefix of it")
+        if name == "edit":
+            source = a.add_mutually_exclusive_group(required=True)
+            source.add_argument("--content", metavar="TEXT")
+            source.add_argument(
+                "--file", metavar="PATH", help="read the content from PATH (- = stdin)"
+            )
+        if name == "delete":
+            a.add_argument("--yes", action="store_true", help="do not ask")
+
+
+def _pages(
+    session: Session, library_id: str, document_id: str, **filters: Any
+) -> list[k.ChunkSummary]:
+    found: list[k.ChunkSummary] = []
+    cursor: str | None = None
+    while True:
+        page = session.client.call(
+            CHUNKS_LIST,
+            k.ChunksListRequest(
+                library_id=library_id,
+                document_id=document_id,
+                cursor=cursor,
+                limit=MAX_CHUNKS_PER_PAGE,
+                **filters,
+            ),
+        )
+        found += page.chunks
+        cursor = page.next_cursor
+        if cursor is None:
+            return found
+
+
+def _line(chunk: k.ChunkSummary) -> str:
+    role: str = chunk.role
+    if chunk.role == "child" and chunk.parent_ordinal is not None:
+        role = f"child of parent #{chunk.parent_ordinal}"
+    elif chunk.role == "parent":
+        role = f"parent of {chunk.child_count}"
+    marks = ("on " if chunk.enabled else "OFF") + (" edited" if chunk.manually_edited else "")
+    heading = " > ".join(chunk.heading_path)
+    return (
+        f"{chunk.id[:12]}  #{chunk.ordinal:<4} {role:<20} {chunk.character_count:>6} chars"
+        f"  {marks:<10}  {heading}\n    {chunk.preview}"
+    )
+
+
+def cmd_chunks(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    doc = resolve_document(session, library_id, args.document)
+    chunks = _pages(session, library_id, doc.id, search=args.search or None, role=args.role)
+    payload = {"document": doc.to_wire(), "chunks": [c.to_wire() for c in chunks]}
+    header = f"{doc.path}: {len(chunks)} chunks" + (
+        f" containing “{args.search}”" if args.search else ""
+    )
+    emit(args, payload, "\n".join([header, *(_line(c) for c in chunks)]))
+    return 0
+
+
+def _resolve_chunk(session: Session, library_id: str, document_id: str, ref: str) -> str:
+    ref = ref.strip().lower()
+    if len(ref) == 32:
+        return ref
+    if len(ref) < MIN_PREFIX:
+        raise InvalidRequestError(f"give the chunk id or at least {MIN_PREFIX} characters of it")
+    matches = [c.id for c in _pages(session, library_id, document_id) if c.id.startswith(ref)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise InvalidRequestError(f"“{ref}” starts {len(matches)} chunk ids; give more of it")
+    raise NotFoundError(f"no chunk starting with “{ref}” in this document")
+
+
+def _content(args: argparse.Namespace) -> str:
+    if args.content is not None:
+        return str(args.content)
+    if args.file == "-":
+        return sys.stdin.read()
+    return Path(args.file).expanduser().read_text(encoding="utf-8")
+
+
+def cmd_chunk(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    doc = resolve_document(session, library_id, args.document)
+    chunk_id = _resolve_chunk(session, library_id, doc.id, args.chunk)
+    ref = k.ChunkRequest(library_id=library_id, document_id=doc.id, chunk_id=chunk_id)
+    if args.action == "show":
+        detail = session.client.call(CHUNK_GET, ref)
+        emit(args, detail.to_wire(), f"{_line(detail.chunk)}\n\n{detail.content}")
+        return 0
+    if args.action == "delete":
+        detail = session.client.call(CHUNK_GET, ref)
+        if not args.yes and not _confirm(detail.chunk):
+            return 1
+        gone = session.client.call(CHUNK_DELETE, ref)
+        text = f"deleted chunk #{detail.chunk.ordinal} of {doc.path} (the file was not touched)"
+        if gone.detached_children:
+            text += f"; its {gone.detached_children} children now stand alone, without its context"
+        if gone.document.retrievable_chunks == 0:
+            text += "\nthe document has no retrievable content left"
+        emit(args, gone.to_wire(), text)
+        print(OVERWRITE_NOTE, file=sys.stderr)
+        return 0
+    content = _content(args) if args.action == "edit" else None
+    enabled = None if args.action == "edit" else args.action == "enable"
+    request = k.ChunkUpdateRequest(
+        library_id=library_id,
+        document_id=doc.id,
+        chunk_id=chunk_id,
+        content=content,
+        enabled=enabled,
+    )
+    result = session.client.call(CHUNK_UPDATE, request)
+    verb = {"edit": "edited", "enable": "enabled", "disable": "disabled"}[args.action]
+    vector = {
+        "queued": "its vector is being rebuilt",
+        "not_needed": "no vector work needed",
+        "no_model": "no embedding model is configured",
+        "waiting_for_index": "the vector index is still being built",
+        "incompatible": "the vector index needs a rebuild for the current model",
+    }[result.vector]
+    text = f"{verb} chunk #{result.chunk.ordinal} of {doc.path}; {vector}"
+    if result.document.retrievable_chunks == 0:
+        text += "\nthe document has no retrievable content left"
+    emit(args, result.to_wire(), text)
+    if args.action == "edit":
+        print(OVERWRITE_NOTE, file=sys.stderr)
+    return 0
+
+
+def _confirm(chunk: k.ChunkSummary) -> bool:
+    if not sys.stdin.isatty():
+        print("refusing to delete without --yes when not interactive", file=sys.stderr)
+        return False
+    print(f"{_line(chunk)}\n{OVERWRITE_NOTE}", file=sys.stderr)
+    return input(f"delete chunk #{chunk.ordinal}? [y/N] ").strip().lower() in {"y", "yes"}

@@ -1,0 +1,68 @@
+"""`goodbuddy-kb chunks` and `goodbuddy-kb chunk …` as a user runs them: a real process and a
+real backend."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import run
+
+pytestmark = pytest.mark.integration
+
+
+def test_list_show_edit_disable_enable_delete(data_dir: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    body = "".join(
+        f"## Part {n}\n\nPart {n} text about rule{n} 报销第{n}条。\n\n" for n in (1, 2, 3)
+    )
+    (folder / "a.md").write_text(f"# A\n\n{body}", "utf-8")
+    assert run(data_dir, "library", "create", "Notes").returncode == 0
+    assert run(data_dir, "source", "add", "Notes", str(folder)).returncode == 0
+
+    listed = run(data_dir, "chunks", "Notes", "a.md", "--json")
+    assert listed.returncode == 0, listed.stderr
+    chunks = json.loads(listed.stdout)["chunks"]
+    assert [c["ordinal"] for c in chunks] == [0, 1, 2]
+    text = run(data_dir, "chunks", "Notes", "a.md", "--search", "rule2")
+    assert text.returncode == 0 and "a.md: 1 chunks containing “rule2”" in text.stdout
+    assert chunks[1]["id"][:12] in text.stdout and "A > Part 2" in text.stdout
+
+    prefix = chunks[1]["id"][:8]
+    shown = run(data_dir, "chunk", "show", "Notes", "a.md", prefix)
+    assert shown.returncode == 0 and "Part 2 text about rule2" in shown.stdout
+
+    edited = run(
+        data_dir, "chunk", "edit", "Notes", "a.md", prefix, "--content", "Fixed: okapi 霍加狓。"
+    )
+    assert edited.returncode == 0, edited.stderr
+    assert (
+        "edited chunk #1 of a.md" in edited.stdout and "overwrites manual changes" in edited.stderr
+    )
+    found = json.loads(run(data_dir, "retrieve", "Notes", "okapi", "--json").stdout)
+    assert found["results"][0]["chunkId"] == chunks[1]["id"]
+
+    assert run(data_dir, "chunk", "disable", "Notes", "a.md", prefix).returncode == 0
+    gone = json.loads(run(data_dir, "retrieve", "Notes", "okapi", "--json").stdout)
+    assert chunks[1]["id"] not in [r["chunkId"] for r in gone["results"]]
+    assert run(data_dir, "chunk", "enable", "Notes", "a.md", prefix).returncode == 0
+
+    refused = run(data_dir, "chunk", "delete", "Notes", "a.md", prefix)
+    assert refused.returncode == 1 and "without --yes" in refused.stderr
+    deleted = run(data_dir, "chunk", "delete", "Notes", "a.md", prefix, "--yes")
+    assert deleted.returncode == 0 and "the file was not touched" in deleted.stdout
+    assert (folder / "a.md").read_text("utf-8").startswith("# A")
+    after = json.loads(run(data_dir, "chunks", "Notes", "a.md", "--json").stdout)["chunks"]
+    assert [c["id"] for c in after] == [chunks[0]["id"], chunks[2]["id"]]
+
+    missing = run(data_dir, "chunk", "show", "Notes", "a.md", "ffffffffff")
+    assert missing.returncode == 1 and "not_found" in missing.stderr
+    short = run(data_dir, "chunk", "show", "Notes", "a.md", "abc")
+    assert short.returncode == 1 and "invalid_request" in short.stderr
+    for chunk in after:
+        run(data_dir, "chunk", "delete", "Notes", "a.md", chunk["id"], "--yes")
+    docs = json.loads(run(data_dir, "documents", "Notes", "--json").stdout)
+    assert docs["summary"]["noRetrievableContent"] == 1

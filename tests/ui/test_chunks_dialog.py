@@ -1,0 +1,269 @@
+"""The chunk maintenance dialog end to end: a real GUI over a real backend process, driven by
+the keyboard — open it from a document row, page, search, edit (a failed save keeps the draft),
+switch a chunk off, delete one with a confirmation, Escape back to the row. Saves screenshots
+(light/dark, zh/en, 800×600) to artifacts/."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.bridge.client import BlockingClient
+from goodbuddy_kb.contracts import chunks as k
+from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNKS_LIST
+from goodbuddy_kb.datadir import Endpoint
+from goodbuddy_kb.ui.chunks_dialog import CHUNK_COLUMNS, ChunksDialog
+from goodbuddy_kb.ui.i18n import set_language
+from goodbuddy_kb.ui.main_window import MainWindow
+from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.table_model import RowsModel
+from goodbuddy_kb.ui.theme import apply_theme
+from tests.ui.test_workspace import open_window, shoot
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+Key = QtCore.Qt.Key
+SECTION = "## Rule {n}\n\nRule {n} says topic{n}x about travel 出差第{n}条。\n\n"
+
+
+@pytest.fixture
+def window(qtbot: QtBot, data_dir: Path, tmp_path: Path) -> Iterator[MainWindow]:
+    win = open_window(qtbot, data_dir, "en")
+    win.new_library()
+    dialog = win.name_dialog
+    assert dialog is not None
+    dialog.name_edit.setText("Rules")
+    qtbot.keyClick(dialog.name_edit, Key.Key_Return)
+    qtbot.waitUntil(lambda: win.current_library() is not None, timeout=5_000)
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    body = "".join(SECTION.format(n=n) for n in range(1, 61))
+    (folder / "rules.md").write_text(f"# Rules\n\n{body}", encoding="utf-8")
+    (folder / "short.md").write_text("# Short\n\nOne short note.\n", encoding="utf-8")
+    win.documents_tab.add_source("folder", str(folder))
+    tab = win.documents_tab
+    qtbot.waitUntil(lambda: tab.documents.rowCount() == 2, timeout=20_000)
+    qtbot.waitUntil(
+        lambda: all(d.status.vector == "done" for d in tab.documents.rows), timeout=30_000
+    )
+    yield win
+    win.link.shutdown()
+
+
+def backend_client(data_dir: Path) -> BlockingClient:
+    endpoint = Endpoint.read(data_dir)
+    assert endpoint is not None
+    return BlockingClient(endpoint.server_name, endpoint.secret, "test").open()
+
+
+def open_from_row(qtbot: QtBot, win: MainWindow, path: str) -> ChunksDialog:
+    tab = win.documents_tab
+    row = next(i for i, d in enumerate(tab.documents.rows) if d.path == path)
+    tab.document_view.setFocus()
+    tab.document_view.setCurrentIndex(tab.documents.index(row, 0))
+    qtbot.keyClick(tab.document_view, Key.Key_Return)
+    qtbot.waitUntil(lambda: tab.chunks_dialog is not None, timeout=5_000)
+    dialog = tab.chunks_dialog
+    assert dialog is not None
+    qtbot.waitUntil(
+        lambda: dialog.model.rowCount() > 0 and dialog.detail is not None, timeout=10_000
+    )
+    return dialog
+
+
+def press(qtbot: QtBot, widget: QtWidgets.QWidget, key: Any) -> None:
+    widget.setFocus()
+    qtbot.keyClick(widget, key)
+
+
+def test_keyboard_only_maintenance(
+    qtbot: QtBot, window: MainWindow, data_dir: Path, qapp: QtWidgets.QApplication
+) -> None:
+    tab = window.documents_tab
+    dialog = open_from_row(qtbot, window, "rules.md")
+    assert dialog.isModal() and dialog.windowTitle() == "Chunks — rules.md"
+    assert "60 chunks, 60 retrievable" in dialog.info_label.text()
+    assert "re-creates the chunks of the changed text" in dialog.warning.text()
+    assert dialog.page_label.text() == "1–50 of 60"
+    shoot(dialog, "chunks-light-en")
+
+    # paging
+    # (a page may also reload on its own when a task ends: wait for the state, not a signal)
+    press(qtbot, dialog.next_button, Key.Key_Space)
+    qtbot.waitUntil(lambda: dialog.page_label.text() == "51–60 of 60", timeout=5_000)
+    assert not dialog.next_button.isEnabled() and dialog.model.rows[0].ordinal == 50
+    press(qtbot, dialog.prev_button, Key.Key_Space)
+    qtbot.waitUntil(lambda: dialog.page_label.text() == "1–50 of 60", timeout=5_000)
+
+    # search within the document
+    dialog.search.setFocus()
+    qtbot.keyClicks(dialog.search, "topic17x")
+    qtbot.waitUntil(lambda: dialog.total == 1, timeout=5_000)
+    assert dialog.model.rows[0].heading_path[-1] == "Rule 17"
+    qtbot.waitUntil(lambda: dialog.detail is not None and dialog.detail.chunk.ordinal == 16)
+    assert "Rule 17 says topic17x" in dialog.editor.toPlainText()
+
+    # edit; the chunk vanishes meanwhile (another client), so the save fails: the draft stays
+    press(qtbot, dialog.table, Key.Key_F2)
+    assert dialog.editing and not dialog.editor.isReadOnly() and dialog.edit_note.isVisible()
+    assert not dialog.table.isEnabled(), "the table waits while a draft is open"
+    dialog.editor.selectAll()
+    qtbot.keyClicks(dialog.editor, "Rule 17 corrected: zebra")
+    assert dialog.count_label.text() == "24 / 20,000 characters"
+    target = dialog.detail
+    assert target is not None
+    with backend_client(data_dir) as other:
+        other.call(
+            CHUNK_DELETE,
+            k.ChunkRequest(
+                library_id=dialog.library_id,
+                document_id=dialog.document_id,
+                chunk_id=target.chunk.id,
+            ),
+        )
+    qtbot.keyClick(dialog.editor, Key.Key_S, QtCore.Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(dialog.error_label.isVisible, timeout=5_000)
+    assert "not found" in dialog.error_label.text()
+    assert dialog.editing and dialog.editor.toPlainText() == "Rule 17 corrected: zebra"
+    shoot(dialog, "chunks-failed-save-en")
+    press(qtbot, dialog.cancel_edit_button, Key.Key_Space)
+    assert not dialog.editing
+
+    # a successful edit of another chunk
+    dialog.search.clear()
+    qtbot.waitUntil(lambda: dialog.total == 59, timeout=5_000)
+    qtbot.waitUntil(lambda: dialog.detail is not None and dialog.detail.chunk.ordinal == 0)
+    press(qtbot, dialog.table, Key.Key_F2)
+    dialog.editor.selectAll()
+    qtbot.keyClicks(dialog.editor, "Rule 1 corrected: walrus")
+    with qtbot.waitSignal(dialog.notice, timeout=5_000) as saved:
+        qtbot.keyClick(dialog.editor, Key.Key_S, QtCore.Qt.KeyboardModifier.ControlModifier)
+    assert "Saved chunk #0" in saved.args[0]
+    qtbot.waitUntil(lambda: dialog.model.rowCount() > 0 and dialog.model.rows[0].manually_edited)
+    assert "1 edited by hand" in dialog.info_label.text()
+
+    # switch the chunk off with the keyboard
+    qtbot.waitUntil(lambda: dialog.detail is not None and dialog.detail.chunk.ordinal == 0)
+    assert dialog.switch.accessibleName() == "Used in search switch, on"
+    with qtbot.waitSignal(dialog.notice, timeout=5_000) as off:
+        press(qtbot, dialog.switch, Key.Key_Space)
+    assert "no search uses it" in off.args[0]
+    qtbot.waitUntil(lambda: not dialog.model.rows[0].enabled, timeout=5_000)
+    assert dialog.switch.accessibleName() == "Used in search switch, off"
+    assert dialog.model.data(dialog.model.index(0, 5)) == "– Off"
+
+    # delete with a confirmation naming the chunk
+    dialog.table.setFocus()
+    dialog.table.setCurrentIndex(dialog.model.index(1, 0))
+    qtbot.waitUntil(lambda: dialog.detail is not None and dialog.detail.chunk.ordinal == 1)
+    qtbot.keyClick(dialog.table, Key.Key_Delete)
+    qtbot.waitUntil(lambda: dialog.confirm_box is not None, timeout=2_000)
+    box = dialog.confirm_box
+    assert box is not None
+    assert (
+        "Delete chunk #1 (Rules > Rule 2)" in box.text() and "not changed or deleted" in box.text()
+    )
+    confirm = box.property("confirmButton")
+    assert confirm.text() == "Delete chunk #1 (Rules > Rule 2)"
+    shoot(box, "chunks-delete-confirm-en")
+    with qtbot.waitSignal(dialog.notice, timeout=5_000):
+        press(qtbot, confirm, Key.Key_Space)
+    qtbot.waitUntil(lambda: dialog.total == 58, timeout=5_000)
+
+    # the backend agrees
+    with backend_client(data_dir) as other:
+        listing = other.call(
+            CHUNKS_LIST,
+            k.ChunksListRequest(library_id=dialog.library_id, document_id=dialog.document_id),
+        )
+    assert listing.total == 58 and listing.document.edited_chunks == 1
+    assert listing.document.disabled_chunks == 1
+
+    # focus stays inside; Escape closes; the focus is back on the document row
+    dialog.activateWindow()
+    qtbot.waitUntil(lambda: qapp.activeWindow() is dialog, timeout=2_000)
+    dialog.search.setFocus()
+    assert qapp.focusWidget() is dialog.search
+    for _ in range(25):
+        qtbot.keyClick(qapp.focusWidget(), Key.Key_Tab)
+        assert dialog.isAncestorOf(qapp.focusWidget()), "Tab never leaves the dialog"
+    qtbot.keyClick(qapp.focusWidget(), Key.Key_Escape)
+    qtbot.waitUntil(lambda: tab.chunks_dialog is None, timeout=5_000)
+    assert window.focusWidget() is tab.document_view
+    assert tab.documents.row_at(tab.document_view.currentIndex().row()).path == "rules.md"
+    qtbot.waitUntil(lambda: "✎1" in tab.documents.data(tab.documents.index(0, 5)), timeout=5_000)
+
+
+def test_a_draft_is_not_thrown_away_by_escape(qtbot: QtBot, window: MainWindow) -> None:
+    dialog = open_from_row(qtbot, window, "short.md")
+    press(qtbot, dialog.table, Key.Key_F2)
+    qtbot.keyClicks(dialog.editor, " more")
+    answered: list[bool] = []
+
+    def answer_cancel() -> None:
+        box = QtWidgets.QApplication.activeModalWidget()
+        if isinstance(box, QtWidgets.QMessageBox):
+            answered.append(True)
+            box.button(QtWidgets.QMessageBox.StandardButton.Cancel).click()
+
+    QtCore.QTimer.singleShot(300, answer_cancel)
+    dialog.reject()
+    assert answered and dialog.isVisible() and dialog.editor.toPlainText().endswith(" more")
+    dialog.editor.setPlainText("x" * 20_001)
+    assert not dialog.save_button.isEnabled() and "1 over the limit" in dialog.count_label.text()
+    press(qtbot, dialog.cancel_edit_button, Key.Key_Space)
+    dialog.reject()
+    qtbot.waitUntil(lambda: window.documents_tab.chunks_dialog is None, timeout=5_000)
+
+
+def test_looks(qtbot: QtBot, window: MainWindow, qapp: QtWidgets.QApplication) -> None:
+    dialog = open_from_row(qtbot, window, "rules.md")
+    dialog.resize(800, 600)
+    qtbot.waitUntil(lambda: dialog.splitter.orientation() == QtCore.Qt.Orientation.Vertical)
+    shoot(dialog, "chunks-800x600-light-en")
+    apply_theme(qapp, dark=True)
+    try:
+        shoot(dialog, "chunks-800x600-dark-en")
+        dialog.reject()
+        qtbot.waitUntil(lambda: window.documents_tab.chunks_dialog is None, timeout=5_000)
+        set_language("zh")
+        zh = open_from_row(qtbot, window, "rules.md")
+        assert zh.windowTitle() == "分块 — rules.md" and "再次同步" in zh.warning.text()
+        assert zh.switch.accessibleName() == "参与检索开关，当前：开"
+        shoot(zh, "chunks-dark-zh")
+        apply_theme(qapp, dark=False)
+        zh.resize(800, 600)
+        shoot(zh, "chunks-800x600-light-zh")
+        zh.reject()
+    finally:
+        apply_theme(qapp, dark=False)
+        set_language("en")
+
+
+def test_chunk_model_passes_the_model_tester(qtmodeltester: Any) -> None:
+    model: RowsModel[k.ChunkSummary] = RowsModel(CHUNK_COLUMNS)
+    model.set_rows(
+        [
+            k.ChunkSummary(
+                id="a" * 32,
+                ordinal=3,
+                role="child",
+                parent_chunk_id="b" * 32,
+                parent_ordinal=1,
+                child_count=0,
+                heading_path=["A", "B"],
+                locator={"lineStart": 3, "lineEnd": 9},
+                character_count=120,
+                enabled=False,
+                manually_edited=True,
+                updated_at="2026-01-01T00:00:00Z",
+                preview="text",
+            )
+        ]
+    )
+    qtmodeltester.check(model)
+    assert model.data(model.index(0, 1)) == "Child of parent #1"
+    assert model.data(model.index(0, 3)) == "lines 3–9"
