@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
+from goodbuddy_kb.contracts.messages import code_fields
 
 #: local = the bundled multilingual-e5-small (app-managed, no network); deterministic = a
 #: hashing embedder for tests and evaluation gates; none = semantic search off.
@@ -66,6 +67,9 @@ class EmbeddingTestResponse(ContractModel):
     dimensions: int | None
     latency_ms: float | None
     error: str | None
+    error_code: str | None = None
+    error_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("error")
 
 
 VectorIndexState = Literal["none", "building", "ready", "failed"]
@@ -82,6 +86,9 @@ class VectorIndexInfo(ContractModel):
     vectors: int
     retrievable_chunks: int
     last_failure: str | None
+    reason_code: str | None = None
+    reason_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("reason")
 
 
 class VectorStatusRequest(ContractModel):
@@ -139,3 +146,6 @@ class RerankTestResponse(ContractModel):
     scores: list[float] | None
     latency_ms: float | None
     error: str | None
+    error_code: str | None = None
+    error_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("error")

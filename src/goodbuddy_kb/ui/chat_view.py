@@ -14,7 +14,7 @@ from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as r
-from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.errors import KbError, invalid_request_from
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.methods import (
     CHAT_SEND,
@@ -30,12 +30,14 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.message_text import say_error, say_field
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 from goodbuddy_kb.ui.reference_view import format_locator, reference_html
 from goodbuddy_kb.ui.table_model import Column, RowsModel
 
 CONVERSATION_COLUMNS: list[Column[c.Conversation]] = [
-    Column("chat.conversations", lambda x: x.title)
+    # Conversations made before titles came from the first question are called "New chat".
+    Column("chat.conversations", lambda x: tr("chat.new") if x.title == "New chat" else x.title)
 ]
 CITATION_COLUMNS: list[Column[c.Citation]] = [
     Column("col.path", lambda x: x.document_title),
@@ -52,7 +54,7 @@ def status_text(message: c.Message) -> str:
         return ""
     if state.mode == "always":
         if state.status == "degraded":
-            return tr("chat.status.degraded", reason=state.reason or "")
+            return tr("chat.status.degraded", reason=say_field(state, "reason"))
         return tr(f"chat.status.{state.status}") if state.status != "none" else ""
     return tr("chat.status.tool", n=state.searches) if state.searches else ""
 
@@ -280,7 +282,7 @@ class ChatView(QtWidgets.QWidget):
 
         def got_index(info: m.VectorIndexInfo | None, error: KbError | None) -> None:
             if info is not None and not info.compatible and info.reason and info.state != "none":
-                notes["index"] = tr("chat.scope.degraded", reason=info.reason)
+                notes["index"] = tr("chat.scope.degraded", reason=say_field(info, "reason"))
                 show()
 
         show()
@@ -383,7 +385,7 @@ class ChatView(QtWidgets.QWidget):
         elif "library_ids" in fields:
             message = tr("chat.scope.limit", limit=MAX_LIBRARIES_PER_REQUEST)
         else:
-            message = tr("error.generic", message=exc.errors()[0]["msg"] if exc.errors() else "")
+            message = tr("error.generic", message=say_error(invalid_request_from(exc)))
         self.send_error.setText("⚠ " + message)
         self.send_error.show()
 
@@ -420,7 +422,7 @@ class ChatView(QtWidgets.QWidget):
             ]
             self.citations.set_rows(result.assistant_message.citations)
         elif error is not None:
-            self.transcript.append(html.escape(tr("error.generic", message=error.message)))
+            self.transcript.append(html.escape(tr("error.generic", message=say_error(error))))
         self.streaming_text = ""
         self._render()
         self.reply_finished.emit()
@@ -434,7 +436,7 @@ class ChatView(QtWidgets.QWidget):
             if msg.state == "stopped":
                 suffix = " " + tr("chat.stopped")
             elif msg.state == "failed":
-                suffix = " " + tr("chat.failed", reason=msg.error or "")
+                suffix = " " + tr("chat.failed", reason=say_field(msg, "error"))
             badge = f" <i>[{html.escape(note)}]</i>" if note else ""
             parts.append(
                 f"<p><b>{who}</b>{badge}<br>{html.escape(msg.content).replace(chr(10), '<br>')}{html.escape(suffix)}</p>"
@@ -466,7 +468,7 @@ class ChatView(QtWidgets.QWidget):
 
         def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
             if result is None:
-                self.reference.setPlainText(error.message if error else "")
+                self.reference.setPlainText(say_error(error) if error else "")
             else:
                 self.reference.setHtml(reference_html(result))
 
@@ -478,5 +480,5 @@ class ChatView(QtWidgets.QWidget):
             self.link.call(
                 REFERENCE_OPEN,
                 ref,
-                lambda _r, e: self.reference.setPlainText(e.message) if e else None,
+                lambda _r, e: self.reference.setPlainText(say_error(e)) if e else None,
             )

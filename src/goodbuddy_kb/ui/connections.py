@@ -13,7 +13,7 @@ from pydantic import ValidationError
 
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import models as m
-from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.errors import KbError, invalid_request_from
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_GET,
     CHAT_MODEL_TEST,
@@ -29,6 +29,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.dialogs import confirm_action
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.message_text import say, say_error, say_field, say_text
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 
 KINDS = ("local", "ollama", "openai-compatible", "none")
@@ -37,7 +38,8 @@ KINDS = ("local", "ollama", "openai-compatible", "none")
 def problem(exc: ValueError) -> str:
     """The readable part of a validation error (no library footnotes)."""
     if isinstance(exc, ValidationError) and exc.errors():
-        return str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        first = invalid_request_from(exc).details["fields"][0]
+        return say(first.get("code"), first.get("params"), str(first["problem"]))
     return str(exc)
 
 
@@ -258,7 +260,9 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         def write() -> None:
             def done(info: c.ChatInfo | None, error: KbError | None) -> None:
                 self.chat_save_button.setEnabled(True)
-                self.chat_status.setText("⚠ " + error.message if error else "✓ " + tr("conn.saved"))
+                self.chat_status.setText(
+                    "⚠ " + say_error(error) if error else "✓ " + tr("conn.saved")
+                )
                 self._show_chat(info, error)
 
             self.link.call(CHAT_MODEL_UPDATE, request, done)
@@ -279,7 +283,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             def done(info: m.RerankInfo | None, error: KbError | None) -> None:
                 self.rerank_save_button.setEnabled(True)
                 self.rerank_status.setText(
-                    "⚠ " + error.message if error else "✓ " + tr("conn.saved")
+                    "⚠ " + say_error(error) if error else "✓ " + tr("conn.saved")
                 )
                 self._show_rerank(info, error)
 
@@ -303,7 +307,9 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
                 probe.status.setText("✓ " + probe.success(result))
             else:
                 failure = (
-                    (result.error or "") if result is not None else (error.message if error else "")
+                    say_field(result, "error")
+                    if result is not None
+                    else (say_error(error) if error else "")
                 )
                 probe.status.setText("✗ " + tr("conn.test.fail", error=failure))
             self.tested.emit()
@@ -368,7 +374,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.key.setPlaceholderText(
             tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
         )
-        self.data_path.setText(info.data_path)
+        self.data_path.setText(say_text(info.data_path))
         self._update()
 
     def _update(self) -> None:
@@ -410,7 +416,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
     def _saved(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
         self.save_button.setEnabled(True)
         if error is not None:
-            self.outcome.setText("⚠ " + error.message)
+            self.outcome.setText("⚠ " + say_error(error))
             return
         self.outcome.setText("✓ " + tr("conn.saved"))
         self._show(info, None)

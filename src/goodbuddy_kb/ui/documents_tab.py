@@ -22,6 +22,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.ui import rebuild_actions
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.message_text import say_error, say_field, say_text
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.table_model import Column, RowsModel
 
@@ -34,16 +35,21 @@ def status(value: str) -> str:
 
 def reason(doc: c.Document) -> str:
     if doc.retryable_error:
-        return tr("rebuild.retryable", reason=doc.retryable_error)
-    return doc.error or ""
+        return tr("rebuild.retryable", reason=say_field(doc, "retryable_error"))
+    return say_field(doc, "error")
 
 
 SOURCE_COLUMNS: list[Column[c.Source]] = [
-    Column("col.kind", lambda s: s.kind),
-    Column("col.location", lambda s: s.location, lambda s: s.state_reason or s.location),
+    Column("col.kind", lambda s: tr(f"ref.kind.{s.kind}")),
+    Column(
+        "col.location", lambda s: s.location, lambda s: say_field(s, "state_reason") or s.location
+    ),
     Column(
         "col.state",
-        lambda s: tr(f"state.{s.state}") + (f" — {s.state_reason}" if s.state_reason else ""),
+        lambda s: (
+            tr(f"state.{s.state}")
+            + (f" — {say_field(s, 'state_reason')}" if s.state_reason else "")
+        ),
     ),
     Column("col.documents", lambda s: str(s.document_count)),
     Column("col.watch", lambda s: tr("yes") if s.watch else tr("no")),
@@ -77,7 +83,7 @@ def vector_state_text(info: m.VectorIndexInfo) -> str:
     gaps = info.retrievable_chunks - info.vectors
     state = tr("vector.matches") if gaps == 0 else tr("vector.partial", missing=gaps)
     failure = (
-        f" · {tr('vector.last_failure', reason=info.last_failure)}"
+        f" · {tr('vector.last_failure', reason=say_text(info.last_failure))}"
         if info.last_failure and gaps
         else ""
     )
@@ -389,7 +395,7 @@ class DocumentsTab(QtWidgets.QWidget):
     # -- actions ---------------------------------------------------------------------------
     def _report(self, result: Any, error: KbError | None) -> None:
         if error is not None:
-            self.notice.emit(tr("error.generic", message=error.message))
+            self.notice.emit(tr("error.generic", message=say_error(error)))
 
     def add_source(self, kind: c.SourceKind, location: str) -> None:
         if self.library_id is None or not location:

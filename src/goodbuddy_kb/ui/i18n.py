@@ -469,7 +469,29 @@ STRINGS: dict[str, tuple[str, str]] = {
         "No external tool has called yet. Libraries available: {exposed}.",
     ),
     "mcp.close": ("关闭", "Close"),
+    # retrieval channels and zero-result reasons, as people call them
+    # (English keeps the short channel names the diagnostics and the CLI use.)
+    "channel.fts": ("全文", "fts"),
+    "channel.cjk": ("中文", "cjk"),
+    "channel.vector": ("向量", "vector"),
+    "channel.graph": ("图谱", "graph"),
+    "stage.fusion": ("融合", "fusion"),
+    "stage.rerank": ("重排", "rerank"),
+    "stage.context": ("上下文", "context"),
+    "stage.embed": ("问题向量化", "embed"),
+    "zero.reason.empty_library": ("知识库为空", "empty library"),
+    "zero.reason.index_unavailable": ("索引不可用", "index unavailable"),
+    "zero.reason.filtered": ("被相似度阈值过滤", "filtered by similarity"),
+    "zero.reason.no_match": ("没有匹配", "no match"),
+    "zero.reason.nothing_relevant": ("没有足够相关的内容", "nothing relevant enough"),
+    "workbench.found": ("{count} 条结果 · {ms} 毫秒", "{count} results · {ms} ms"),
 }
+
+
+def tr_or(key: str, fallback: str, **values: object) -> str:
+    """``tr(key)`` when the key exists, else ``fallback`` (e.g. a code added by a newer backend)."""
+    return tr(key, **values) if key in STRINGS else fallback
+
 
 _language = "en"
 

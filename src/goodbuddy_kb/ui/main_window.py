@@ -25,6 +25,7 @@ from goodbuddy_kb.ui.documents_tab import DocumentsTab
 from goodbuddy_kb.ui.external_tools import ExternalToolsDialog
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.library_model import LibraryListModel
+from goodbuddy_kb.ui.message_text import say_error, say_text
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 from goodbuddy_kb.ui.settings_tab import SettingsTab
 from goodbuddy_kb.ui.tasks_tab import TasksTab
@@ -275,7 +276,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.chat_view.refresh()
 
     def _on_stopped(self, reason: str) -> None:
-        self.banner.label.setText(tr("backend.down", reason=reason))
+        self.banner.label.setText(tr("backend.down", reason=say_text(reason)))
         self.banner.show()
         self.banner.restart_button.setFocus()
         self.statusBar().clearMessage()
@@ -287,7 +288,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.link.restart()
 
     def notify_error(self, error: KbError) -> None:
-        self.statusBar().showMessage(tr("error.generic", message=error.message), 10_000)
+        self.statusBar().showMessage(tr("error.generic", message=say_error(error)), 10_000)
 
     # -- library list ----------------------------------------------------------------------
     def refresh(self, select_id: str | None = None) -> None:
@@ -399,9 +400,9 @@ class MainWindow(QtWidgets.QMainWindow):
     ) -> None:
         if error is not None:
             if isinstance(error, ConflictError | InvalidRequestError):
-                dialog.show_error(error.message)
+                dialog.show_error(say_error(error))
             else:
-                dialog.show_error(tr("error.generic", message=error.message))
+                dialog.show_error(tr("error.generic", message=say_error(error)))
             return
         library: c.Library = result.library
         dialog.accept()

@@ -14,6 +14,7 @@ from goodbuddy_kb.contracts.methods import SETTINGS_GET, SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, KnowledgeRetrievalSettings
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.message_text import say, say_error
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 
 INT_FIELDS = {
@@ -195,11 +196,12 @@ class SettingsTab(QtWidgets.QWidget):
         self.retrieval_error.hide()
         for item in problems:
             target = self.errors.get(item["field"])
+            problem = say(item.get("code"), item.get("params"), item["problem"])
             if target is not None:
-                target.setText("⚠ " + item["problem"])
+                target.setText("⚠ " + problem)
                 target.show()
             else:
-                self.retrieval_error.setText("⚠ " + item["problem"])
+                self.retrieval_error.setText("⚠ " + problem)
                 self.retrieval_error.show()
 
     def retrieval_values(self) -> dict[str, Any]:
@@ -247,7 +249,7 @@ class SettingsTab(QtWidgets.QWidget):
                     [{**f, "field": str(f["field"]).rsplit(".", 1)[-1]} for f in fields]
                 )
             else:
-                self.notice.emit(tr("error.generic", message=error.message))
+                self.notice.emit(tr("error.generic", message=say_error(error)))
             return
         self._show(result, None)
         self.notice.emit(tr("settings.saved"))

@@ -20,10 +20,21 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n import tr, tr_or
+from goodbuddy_kb.ui.message_text import say_error, say_field
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 from goodbuddy_kb.ui.reference_view import reference_html
 from goodbuddy_kb.ui.table_model import Column, RowsModel
+
+
+def channel(name: str) -> str:
+    """A retrieval channel as people call it (full-text, Chinese, vector, graph)."""
+    return tr_or(f"channel.{name}", name)
+
+
+def stage(name: str) -> str:
+    """A pipeline stage in the timings (the channels, then fusion, rerank, context...)."""
+    return tr_or(f"channel.{name}", tr_or(f"stage.{name}", name))
 
 
 def _relevance(x: r.RetrievalResult) -> str:
@@ -276,7 +287,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
             message = (
                 tr("workbench.cancelled")
                 if error is not None and error.code.value == "cancelled"
-                else tr("error.generic", message=error.message if error else "")
+                else tr("error.generic", message=say_error(error) if error else "")
             )
             self.status.setText(message)
             self.finished_search.emit()
@@ -285,19 +296,29 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.results.set_rows(result.results)
         d = result.diagnostics
         lines = [
-            tr("diag.requested", v=", ".join(d.requested_channels)),
-            tr("diag.used", v=", ".join(d.used_channels) or "–"),
-            *[tr("diag.degraded", channel=x.channel, reason=x.reason) for x in d.degraded_channels],
-            tr("diag.counts", v=", ".join(f"{k} {v}" for k, v in d.candidate_counts.items())),
+            tr("diag.requested", v=", ".join(channel(x) for x in d.requested_channels)),
+            tr("diag.used", v=", ".join(channel(x) for x in d.used_channels) or "–"),
+            *[
+                tr("diag.degraded", channel=channel(x.channel), reason=say_field(x, "reason"))
+                for x in d.degraded_channels
+            ],
+            tr(
+                "diag.counts",
+                v=", ".join(f"{channel(k)} {v}" for k, v in d.candidate_counts.items()),
+            ),
             tr(
                 "diag.timings",
-                v=", ".join(f"{k} {v:.1f}" for k, v in d.timings_ms.items()),
+                v=", ".join(f"{stage(k)} {v:.1f}" for k, v in d.timings_ms.items()),
                 total=result.duration_ms,
             ),
-            tr("diag.rerank", requested=d.rerank.requested, applied=d.rerank.applied),
+            tr(
+                "diag.rerank",
+                requested=tr(f"workbench.rerank.{d.rerank.requested}"),
+                applied=tr(f"workbench.rerank.{d.rerank.applied}"),
+            ),
         ]
         if d.rerank.fallback_reason:
-            lines.append(tr("diag.fallback", v=d.rerank.fallback_reason))
+            lines.append(tr("diag.fallback", v=say_field(d.rerank, "fallback_reason")))
         c = result.context
         lines.append(
             tr(
@@ -314,16 +335,23 @@ class WorkbenchDialog(QtWidgets.QDialog):
                 for g in c.groups
             )
         )
-        degraded = "; ".join(f"⚠ {x.channel}: {x.reason}" for x in d.degraded_channels)
+        degraded = "\n".join(
+            f"⚠ {channel(x.channel)}: {say_field(x, 'reason')}" for x in d.degraded_channels
+        )
         if result.zero_result is not None:
             z = result.zero_result
             self.status.setText(
-                tr("workbench.zero", reason=z.reason, message=z.message, next=z.next_step)
+                tr(
+                    "workbench.zero",
+                    reason=tr_or(f"zero.reason.{z.reason}", z.reason),
+                    message=say_field(z, "message"),
+                    next=say_field(z, "next_step"),
+                )
                 + (f"\n{degraded}" if degraded else "")
             )
         else:
             self.status.setText(
-                f"{len(result.results)} · {result.duration_ms:.0f} ms"
+                tr("workbench.found", count=len(result.results), ms=f"{result.duration_ms:.0f}")
                 + (f"\n{degraded}" if degraded else "")
             )
         if result.results:
@@ -351,7 +379,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
 
         def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
             if result is None:
-                self.context.setPlainText(error.message if error else "")
+                self.context.setPlainText(say_error(error) if error else "")
                 return
             self.context.setHtml(reference_html(result))
             self.tabs.setCurrentWidget(self.context)
@@ -365,6 +393,6 @@ class WorkbenchDialog(QtWidgets.QDialog):
                 REFERENCE_OPEN,
                 ref,
                 lambda _r, e: (
-                    self.status.setText(tr("error.generic", message=e.message)) if e else None
+                    self.status.setText(tr("error.generic", message=say_error(e))) if e else None
                 ),
             )
