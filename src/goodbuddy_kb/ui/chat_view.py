@@ -5,6 +5,7 @@ list with context and open-source actions. It says "searched" only when a search
 from __future__ import annotations
 
 import html
+import re
 import uuid
 from typing import Any
 
@@ -31,7 +32,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.message_text import say_error, say_field
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import format_locator, reference_html
 from goodbuddy_kb.ui.table_model import Column, RowsModel
 
@@ -46,6 +47,19 @@ CITATION_COLUMNS: list[Column[c.Citation]] = [
     Column("col.channels", lambda x: ", ".join(x.channels)),
     Column("col.snippet", lambda x: x.snippet, lambda x: x.snippet),
 ]
+
+
+def link_markers(body: str, count: int) -> str:
+    """Citation markers [n] (1 ≤ n ≤ count) in escaped text become links ``cite:n``."""
+    return re.sub(
+        r"\[(\d{1,2})\]",
+        lambda m: (
+            f"<a href='cite:{m.group(1)}'>[{m.group(1)}]</a>"
+            if 1 <= int(m.group(1)) <= count
+            else m.group(0)
+        ),
+        body,
+    )
 
 
 def status_text(message: c.Message) -> str:
@@ -105,6 +119,8 @@ class ChatView(QtWidgets.QWidget):
         super().__init__(parent)
         self.link = link
         self.conversation_id: str | None = None
+        #: "New chat" was chosen: stay on the empty transcript until the first question.
+        self._blank = False
         self.request_id: str | None = None
         self.streaming_text = ""
         self.messages: list[c.Message] = []
@@ -124,6 +140,16 @@ class ChatView(QtWidgets.QWidget):
         self.new_button.clicked.connect(self.new_conversation)
         self.transcript = QtWidgets.QTextBrowser()
         self.transcript.setAccessibleName(tr("top.chat"))
+        # Citation markers [n] are links into "Sources consulted" (never navigated away).
+        self.transcript.setOpenLinks(False)
+        self.transcript.anchorClicked.connect(self._open_marker)
+        # Follow a streaming answer unless the reader scrolled up to read earlier turns.
+        self._follow = True
+        self._rendering = False
+        self._keep: int | None = None
+        bar = self.transcript.verticalScrollBar()
+        bar.valueChanged.connect(self._scrolled)
+        bar.rangeChanged.connect(self._range_changed)
         self.sources_label = QtWidgets.QLabel(f"<b>{tr('chat.sources')}</b>")
         self.citation_view = QtWidgets.QTableView()
         self.citation_view.setModel(self.citations)
@@ -132,6 +158,7 @@ class ChatView(QtWidgets.QWidget):
             QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
         )
         self.citation_view.horizontalHeader().setStretchLastSection(True)
+        self.citation_view.setTabKeyNavigation(False)
         self.expand_button = QtWidgets.QPushButton(tr("chat.expand"))
         self.expand_button.clicked.connect(self.expand_citation)
         self.open_button = QtWidgets.QPushButton(tr("workbench.open_source"))
@@ -144,6 +171,7 @@ class ChatView(QtWidgets.QWidget):
         self.input.setPlaceholderText(tr("chat.input"))
         self.input.setMaximumHeight(80)
         self.input.setTabChangesFocus(True)
+        self.input.installEventFilter(self)  # Enter sends, Shift+Enter starts a new line
         self.scope_button = QtWidgets.QPushButton()
         self.scope_button.setAccessibleName(tr("chat.scope.title"))
         self.scope_button.clicked.connect(self.show_scope)
@@ -305,20 +333,56 @@ class ChatView(QtWidgets.QWidget):
         def done(result: c.ConversationListResponse | None, error: KbError | None) -> None:
             if result is not None:
                 self.conversations.set_rows(result.conversations)
-                if result.conversations and self.conversation_id is None:
+                if result.conversations and self.conversation_id is None and not self._blank:
                     self.conversation_view.setCurrentIndex(self.conversations.index(0, 0))
 
         self.link.call(CONVERSATION_LIST, c.ConversationListRequest(), done)
 
     def new_conversation(self) -> None:
-        def done(result: c.Conversation | None, error: KbError | None) -> None:
-            if result is not None:
-                self.conversation_id = result.id
-                self.messages = []
-                self._render()
-                self.refresh()
+        """A fresh, empty transcript; the conversation is created by its first question and
+        titled from it (no untitled "New chat" rows pile up)."""
+        self.conversation_id = None
+        self._blank = True
+        self.messages = []
+        self.conversation_view.clearSelection()
+        self.conversation_view.setCurrentIndex(QtCore.QModelIndex())
+        self._render()
+        self.input.setFocus()
 
-        self.link.call(CONVERSATION_CREATE, c.ConversationCreateRequest(), done)
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if (
+            watched is self.input
+            and event.type() == QtCore.QEvent.Type.KeyPress
+            and isinstance(event, QtGui.QKeyEvent)
+            and event.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)
+        ):
+            if event.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier:
+                self.input.insertPlainText("\n")
+            else:
+                self.send()
+            return True
+        return super().eventFilter(watched, event)
+
+    def _scrolled(self, value: int) -> None:
+        if not self._rendering:
+            self._follow = value >= self.transcript.verticalScrollBar().maximum() - 4
+            self._keep = None
+
+    def _range_changed(self, _minimum: int, maximum: int) -> None:
+        """The text grew (laid out now or later): stay at the bottom, or where the reader is."""
+        bar = self.transcript.verticalScrollBar()
+        outer, self._rendering = self._rendering, True
+        bar.setValue(maximum if self._follow else (self._keep or bar.value()))
+        self._rendering = outer
+
+    def _open_marker(self, url: QtCore.QUrl) -> None:
+        """A click on [n] in an answer selects citation n and shows its context."""
+        if url.scheme() != "cite" or not url.path().isdigit():
+            return
+        row = int(url.path()) - 1
+        if 0 <= row < self.citations.rowCount():
+            self.citation_view.selectRow(row)
+            self.expand_citation()
 
     def _open_current(self) -> None:
         index = self.conversation_view.currentIndex()
@@ -393,12 +457,15 @@ class ChatView(QtWidgets.QWidget):
         def done(result: c.Conversation | None, error: KbError | None) -> None:
             if result is not None:
                 self.conversation_id = result.id
+                self._blank = False
                 self.messages = []
                 self.input.setPlainText(text)
                 self.send()
                 self.refresh()
 
-        self.link.call(CONVERSATION_CREATE, c.ConversationCreateRequest(title=text[:40]), done)
+        title = " ".join(text.split())
+        title = title if len(title) <= 40 else title[:39] + "…"
+        self.link.call(CONVERSATION_CREATE, c.ConversationCreateRequest(title=title), done)
 
     def stop(self) -> None:
         if self.request_id is not None:
@@ -438,14 +505,19 @@ class ChatView(QtWidgets.QWidget):
             elif msg.state == "failed":
                 suffix = " " + tr("chat.failed", reason=say_field(msg, "error"))
             badge = f" <i>[{html.escape(note)}]</i>" if note else ""
-            parts.append(
-                f"<p><b>{who}</b>{badge}<br>{html.escape(msg.content).replace(chr(10), '<br>')}{html.escape(suffix)}</p>"
-            )
+            body = html.escape(msg.content).replace(chr(10), "<br>")
+            if msg.role == "assistant" and msg.citations:
+                body = link_markers(body, len(msg.citations))
+            parts.append(f"<p><b>{who}</b>{badge}<br>{body}{html.escape(suffix)}</p>")
         if self.request_id is not None:
-            parts.append(
-                f"<p><b>{tr('chat.assistant')}</b><br>{html.escape(self.streaming_text)}▍</p>"
-            )
+            streaming = html.escape(self.streaming_text).replace(chr(10), "<br>")
+            parts.append(f"<p><b>{tr('chat.assistant')}</b><br>{streaming}▍</p>")
+        bar = self.transcript.verticalScrollBar()
+        self._keep = None if self._follow else bar.value()
+        self._rendering = True
         self.transcript.setHtml("".join(parts))
+        bar.setValue(bar.maximum() if self._keep is None else self._keep)
+        self._rendering = False
         last = next((x for x in reversed(self.messages) if x.role == "assistant"), None)
         self.citations.set_rows(last.citations if last else [])
 

@@ -68,6 +68,7 @@ class TasksTab(QtWidgets.QWidget):
         self.view.setAccessibleName(tr("tab.tasks"))
         self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.horizontalHeader().setStretchLastSection(True)
+        self.view.setTabKeyNavigation(False)
         self.bar = QtWidgets.QProgressBar()
         self.bar.setAccessibleName(tr("col.progress"))
         self.bar.setFormat("%v/%m")

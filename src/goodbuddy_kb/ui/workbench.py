@@ -22,7 +22,7 @@ from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr, tr_or
 from goodbuddy_kb.ui.message_text import say_error, say_field
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import reference_html
 from goodbuddy_kb.ui.table_model import Column, RowsModel
 
@@ -92,8 +92,9 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.query = QtWidgets.QPlainTextEdit()
         self.query.setAccessibleName(tr("workbench.query"))
         self.query.setPlaceholderText(tr("workbench.query"))
-        self.query.setMaximumHeight(90)
+        self.query.setMaximumHeight(64)
         self.query.setTabChangesFocus(True)
+        self.query.installEventFilter(self)  # Ctrl+Enter searches
         self.query.textChanged.connect(self._count)
         self.counter = QtWidgets.QLabel()
         self.rerank = QtWidgets.QComboBox()
@@ -131,6 +132,19 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.table.setAccessibleName(tr("workbench.results"))
         self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setTabKeyNavigation(False)
+        header = self.table.horizontalHeader()
+        header.setDefaultSectionSize(96)
+        header.setMinimumSectionSize(32)
+        for column in (0, 5, 6):  # rank, similarity, rank before rerank: as narrow as they read
+            header.setSectionResizeMode(column, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setWordWrap(False)
+        # The snippet is read in full below the table (no horizontal scrolling to reach it).
+        # (A tab beside the diagnostics: the result table keeps its height at 800×600.)
+        self.preview = QtWidgets.QTextBrowser()
+        self.preview.setObjectName("data")  # the documents' own words
+        self.preview.setAccessibleName(tr("col.snippet"))
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._preview())
         self.diagnostics = QtWidgets.QTextBrowser()
         self.diagnostics.setAccessibleName(tr("workbench.diagnostics"))
         self.context = QtWidgets.QTextBrowser()
@@ -157,6 +171,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         ):
             controls.addWidget(w)
         self.tabs = tabs = QtWidgets.QTabWidget()
+        tabs.addTab(self.preview, tr("col.snippet"))
         tabs.addTab(self.diagnostics, tr("workbench.diagnostics"))
         tabs.addTab(self.context, tr("workbench.context"))
         actions = QtWidgets.QHBoxLayout()
@@ -167,7 +182,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         left = QtWidgets.QWidget()
         left_layout = QtWidgets.QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(self.table)
+        left_layout.addWidget(self.table, 1)
         left_layout.addLayout(actions)
         self.splitter.addWidget(left)
         self.splitter.addWidget(tabs)
@@ -236,12 +251,35 @@ class WorkbenchDialog(QtWidgets.QDialog):
             text += " · " + tr("workbench.effective.changed", what="; ".join(changed))
         self.effective.setText(text)
 
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if (
+            watched is self.query
+            and event.type() == QtCore.QEvent.Type.KeyPress
+            and isinstance(event, QtGui.QKeyEvent)
+            and event.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)
+            and event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier
+        ):
+            self.run()
+            return True
+        return super().eventFilter(watched, event)
+
+    def _preview(self) -> None:
+        x = self.selected()
+        if x is None:
+            self.preview.clear()
+            return
+        where = " · ".join(p for p in (x.document_path, _locator(x)) if p)
+        self.preview.setHtml(f"<p><b>{html.escape(where)}</b></p><p>{html.escape(x.snippet)}</p>")
+
     def resizeEvent(self, event: object) -> None:
         # Narrow windows stack results over diagnostics; degradation stays visible above both.
         narrow = self.width() < 900
-        self.splitter.setOrientation(
-            QtCore.Qt.Orientation.Vertical if narrow else QtCore.Qt.Orientation.Horizontal
-        )
+        orientation = QtCore.Qt.Orientation.Vertical if narrow else QtCore.Qt.Orientation.Horizontal
+        if orientation != self.splitter.orientation():
+            self.splitter.setOrientation(orientation)
+            # Results first: they get three parts of five, diagnostics two.
+            total = self.height() if narrow else self.width()
+            self.splitter.setSizes([total * 3 // 5, total * 2 // 5])
         super().resizeEvent(event)  # type: ignore[arg-type]
 
     def _count(self) -> None:
@@ -294,6 +332,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
             return
         self.response = result
         self.results.set_rows(result.results)
+        self._preview()
         d = result.diagnostics
         lines = [
             tr("diag.requested", v=", ".join(channel(x) for x in d.requested_channels)),
