@@ -34,7 +34,7 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.message_text import say_error, say_field
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import format_locator, reference_html
-from goodbuddy_kb.ui.table_model import Column, RowsModel
+from goodbuddy_kb.ui.table_model import Column, RowsModel, fit_columns
 
 CONVERSATION_COLUMNS: list[Column[c.Conversation]] = [
     # Conversations made before titles came from the first question are called "New chat".
@@ -132,6 +132,10 @@ class ChatView(QtWidgets.QWidget):
         self.conversation_view = QtWidgets.QListView()
         self.conversation_view.setModel(self.conversations)
         self.conversation_view.setAccessibleName(tr("chat.conversations"))
+        self.conversation_view.setTextElideMode(QtCore.Qt.TextElideMode.ElideRight)
+        self.conversation_view.setHorizontalScrollBarPolicy(
+            QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        )
         self.conversation_view.selectionModel().currentChanged.connect(
             lambda *_: self._open_current()
         )
@@ -159,6 +163,7 @@ class ChatView(QtWidgets.QWidget):
         )
         self.citation_view.horizontalHeader().setStretchLastSection(True)
         self.citation_view.setTabKeyNavigation(False)
+        fit_columns(self.citation_view, stretch=len(CITATION_COLUMNS) - 1, wide={0: 140})
         self.expand_button = QtWidgets.QPushButton(tr("chat.expand"))
         self.expand_button.clicked.connect(self.expand_citation)
         self.open_button = QtWidgets.QPushButton(tr("workbench.open_source"))
@@ -169,7 +174,7 @@ class ChatView(QtWidgets.QWidget):
         self.input = QtWidgets.QPlainTextEdit()
         self.input.setAccessibleName(tr("chat.input"))
         self.input.setPlaceholderText(tr("chat.input"))
-        self.input.setMaximumHeight(80)
+        self.input.setMaximumHeight(64)
         self.input.setTabChangesFocus(True)
         self.input.installEventFilter(self)  # Enter sends, Shift+Enter starts a new line
         self.scope_button = QtWidgets.QPushButton()
@@ -201,16 +206,45 @@ class ChatView(QtWidgets.QWidget):
         inputs.addWidget(self.input, 1)
         inputs.addWidget(self.send_button)
         inputs.addWidget(self.stop_button)
+        # The transcript gets the height; sources and their context share a pane below it.
+        sources = QtWidgets.QWidget()
+        sources_layout = QtWidgets.QVBoxLayout(sources)
+        sources_layout.setContentsMargins(0, 0, 0, 0)
+        sources_layout.addWidget(self.sources_label)
+        beside = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        beside.setChildrenCollapsible(False)
+        citations = QtWidgets.QWidget()
+        citations_layout = QtWidgets.QVBoxLayout(citations)
+        citations_layout.setContentsMargins(0, 0, 0, 0)
+        citations_layout.addWidget(self.citation_view, 1)
+        citations_layout.addLayout(cite_actions)
+        beside.addWidget(citations)
+        beside.addWidget(self.reference)
+        beside.setStretchFactor(0, 3)
+        beside.setStretchFactor(1, 2)
+        sources_layout.addWidget(beside, 1)
+        self.reference.setMaximumHeight(16_777_215)
+        self.reference.setMinimumWidth(160)
+        self.split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        self.split.setChildrenCollapsible(False)
+        self.split.addWidget(self.transcript)
+        self.split.addWidget(sources)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 1)
+        self.split.setSizes([300, 140])
+        self.transcript.setMinimumHeight(120)
+        sources.setMinimumHeight(110)
         right = QtWidgets.QVBoxLayout()
-        right.addWidget(self.transcript, 3)
-        right.addWidget(self.sources_label)
-        right.addWidget(self.citation_view, 1)
-        right.addLayout(cite_actions)
-        right.addWidget(self.reference)
+        right.addWidget(self.split, 1)
         right.addWidget(self.send_error)
         right.addLayout(inputs)
+        left_widget = QtWidgets.QWidget()
+        left_widget.setLayout(left)
+        left.setContentsMargins(0, 0, 0, 0)
+        left_widget.setMinimumWidth(140)
+        left_widget.setMaximumWidth(260)
         layout = QtWidgets.QHBoxLayout(self)
-        layout.addLayout(left, 1)
+        layout.addWidget(left_widget, 1)
         layout.addLayout(right, 4)
         link.chat.connect(self._on_delta)
         link.changed.connect(

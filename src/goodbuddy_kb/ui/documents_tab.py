@@ -27,7 +27,7 @@ from goodbuddy_kb.ui.document_actions import DocumentRowActions, dropped_sources
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.message_text import say_error, say_field, say_text
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
-from goodbuddy_kb.ui.table_model import Column, RowsModel
+from goodbuddy_kb.ui.table_model import Column, RowsModel, fit_columns
 from goodbuddy_kb.ui.theme import SPACE
 
 PAGE = 100
@@ -92,25 +92,6 @@ def vector_state_text(info: m.VectorIndexInfo) -> str:
         else ""
     )
     return f"{model} · {state} · {coverage}{failure}"
-
-
-def fit_columns(
-    view: QtWidgets.QTableView, stretch: int, wide: dict[int, int] | None = None
-) -> None:
-    """Short columns as wide as they read, ``wide`` ones at a set width, ``stretch`` takes
-    the rest: no sideways scrolling at 800 px."""
-    header = view.horizontalHeader()
-    header.setStretchLastSection(False)
-    header.setMinimumSectionSize(36)
-    for column in range(view.model().columnCount()):
-        if column == stretch:
-            mode = QtWidgets.QHeaderView.ResizeMode.Stretch
-        elif wide and column in wide:
-            mode = QtWidgets.QHeaderView.ResizeMode.Interactive
-            header.resizeSection(column, wide[column])
-        else:
-            mode = QtWidgets.QHeaderView.ResizeMode.ResizeToContents
-        header.setSectionResizeMode(column, mode)
 
 
 class DocumentsTab(QtWidgets.QWidget):

@@ -105,9 +105,28 @@ class SettingsTab(QtWidgets.QWidget):
         self.save_chunking.setAccessibleName(tr("settings.save") + " " + tr("settings.chunking"))
         self.save_chunking.clicked.connect(self.save_chunking_settings)
         cform.addRow(self.save_chunking)
-        layout = QtWidgets.QHBoxLayout(self)
-        layout.addWidget(retrieval, 1)
-        layout.addWidget(chunking, 1)
+        # Side by side when there is room, one above the other when narrow; a scroll area so
+        # no field is ever clipped.
+        body = QtWidgets.QWidget()
+        self.columns = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.LeftToRight, body)
+        self.columns.addWidget(retrieval, 1)
+        self.columns.addWidget(chunking, 1)
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        scroll.setWidget(body)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroll)
+
+    def resizeEvent(self, event: Any) -> None:
+        narrow = self.width() < 760
+        self.columns.setDirection(
+            QtWidgets.QBoxLayout.Direction.TopToBottom
+            if narrow
+            else QtWidgets.QBoxLayout.Direction.LeftToRight
+        )
+        super().resizeEvent(event)
 
     def _add_field(self, form: QtWidgets.QFormLayout, name: str) -> None:
         box: QtWidgets.QAbstractSpinBox

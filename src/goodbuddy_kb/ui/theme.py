@@ -142,11 +142,11 @@ QPushButton:default {{ border: 1px solid {c.accent}; }}
 QPushButton:disabled, QToolButton:disabled {{
     background: {c.disabled_bg}; color: {c.disabled_text}; border: 1px dashed {c.border};
 }}
-QLineEdit, QPlainTextEdit, QTextBrowser, QComboBox, QSpinBox, QDoubleSpinBox {{
+QLineEdit, QPlainTextEdit, QTextBrowser {{
     background: {c.base}; color: {c.text}; border: 1px solid {c.border}; border-radius: 4px;
     padding: 2px 4px;
 }}
-QLineEdit:disabled, QComboBox:disabled, QSpinBox:disabled, QDoubleSpinBox:disabled {{
+QLineEdit:disabled {{
     background: {c.disabled_bg}; color: {c.disabled_text}; border-style: dashed;
 }}
 QTableView, QListView {{
@@ -163,10 +163,10 @@ QHeaderView::section {{
     border-bottom: 1px solid {c.border}; padding: 3px 6px; font-weight: bold;
 }}
 QPushButton:focus, QToolButton:focus, QLineEdit:focus, QPlainTextEdit:focus,
-QTextBrowser:focus, QComboBox:focus, QSpinBox:focus, QDoubleSpinBox:focus,
-QTableView:focus, QListView:focus, QCheckBox:focus {{
+QTextBrowser:focus, QTableView:focus, QListView:focus {{
     border: 2px solid {c.accent};
 }}
+QCheckBox:focus {{ color: {c.accent}; }}
 QCheckBox:disabled {{ color: {c.disabled_text}; }}
 QTabBar::tab {{ padding: 5px 12px; color: {c.muted}; }}
 QTabBar::tab:selected {{ color: {c.text}; border-bottom: 2px solid {c.accent}; }}

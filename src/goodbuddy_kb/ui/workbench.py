@@ -186,6 +186,8 @@ class WorkbenchDialog(QtWidgets.QDialog):
         left_layout.addLayout(actions)
         self.splitter.addWidget(left)
         self.splitter.addWidget(tabs)
+        self.splitter.setStretchFactor(0, 3)  # results first; diagnostics beside or below
+        self.splitter.setStretchFactor(1, 2)
         layout = QtWidgets.QVBoxLayout(self)
         query_label = QtWidgets.QLabel(tr("workbench.query"))
         query_label.setBuddy(self.query)
