@@ -131,6 +131,16 @@ CATALOGUE: dict[str, str] = {
     "chat.unreachable": "the chat model cannot be reached ({error})",
     "chat.http_status": "the chat model answered HTTP {status}",
     "chat.invalid_stream": "the chat model sent an invalid stream",
+    "chat.nothing_to_test": "no chat model is configured: there is nothing to test",
+    "chat.not_a_chat_model": (
+        "the address answered, but not as a chat model (no chat stream came back)"
+    ),
+    # model lists
+    "models.timeout": "the service did not answer in time",
+    "models.unreachable": "the service cannot be reached ({error})",
+    "models.http_status": "the service answered HTTP {status}",
+    "models.too_large": "the service's model list is too large",
+    "models.no_list": "the service sent no model list",
     # connection tests: an error with a hint
     "test.with_hint": "{error} — {hint}",
     "hint.check_key": "check the API key",

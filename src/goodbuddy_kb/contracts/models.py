@@ -149,3 +149,22 @@ class RerankTestResponse(ContractModel):
     error_code: str | None = None
     error_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("error")
+
+
+class ModelListRequest(ContractModel):
+    """The models an endpoint offers (OpenAI-compatible ``/v1/models``, Ollama ``/api/tags``),
+    for the chat or the embedding form. Omitted key: the one stored for that purpose."""
+
+    purpose: Literal["chat", "embedding"]
+    kind: Literal["openai-compatible", "ollama"]
+    base_url: str = Field(min_length=1, max_length=2_000)
+    api_key: str | None = Field(None, max_length=4_000)
+
+
+class ModelListResponse(ContractModel):
+    ok: bool
+    models: list[str] = Field(default_factory=list, max_length=1_000)
+    error: str | None = None
+    error_code: str | None = None
+    error_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("error")

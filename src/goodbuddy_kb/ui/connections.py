@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -21,6 +21,7 @@ from goodbuddy_kb.contracts.methods import (
     EMBEDDING_GET,
     EMBEDDING_TEST,
     EMBEDDING_UPDATE,
+    MODELS_LIST,
     RERANK_GET,
     RERANK_TEST,
     RERANK_UPDATE,
@@ -99,7 +100,10 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         form = QtWidgets.QFormLayout()
         form.addRow(tr("conn.kind"), self.kind)
         form.addRow(tr("conn.base_url"), self.base_url)
-        form.addRow(tr("conn.model"), self.model)
+        self.model_list = ModelPicker(
+            self, "embedding", self.model, self.kind, self.base_url, self.key, self.outcome
+        )
+        form.addRow(tr("conn.model"), self.model_list)
         form.addRow(tr("conn.dimensions"), self.dimensions)
         form.addRow(tr("conn.key"), self.key)
         # Wrapped labels sit outside the form layout, which would clip their second line.
@@ -173,7 +177,16 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         form = QtWidgets.QFormLayout(group)
         form.addRow(tr("conn.kind"), self.chat_kind)
         form.addRow(tr("conn.base_url"), self.chat_url)
-        form.addRow(tr("conn.model"), self.chat_model)
+        self.chat_model_list = ModelPicker(
+            self,
+            "chat",
+            self.chat_model,
+            self.chat_kind,
+            self.chat_url,
+            self.chat_key,
+            self.chat_status,
+        )
+        form.addRow(tr("conn.model"), self.chat_model_list)
         form.addRow(tr("conn.key"), self.chat_key)
         form.addRow(buttons)
         form.addRow(self.chat_status)
@@ -436,6 +449,67 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         probe = self._embedding_probe()
         if probe is not None:
             self._run(probe, tr("conn.testing"))
+
+
+class ModelPicker(QtWidgets.QWidget):
+    """A model name field that also offers the models the endpoint lists (OpenAI-compatible
+    ``/v1/models``, Ollama ``/api/tags``): "List models" asks the backend, the names drop down
+    as completions, and a typed name is accepted as it is."""
+
+    listed = QtCore.Signal()
+
+    def __init__(
+        self,
+        dialog: ModelConnectionsDialog,
+        purpose: Literal["chat", "embedding"],
+        field: QtWidgets.QLineEdit,
+        kind: QtWidgets.QComboBox,
+        url: QtWidgets.QLineEdit,
+        key: QtWidgets.QLineEdit,
+        status: QtWidgets.QLabel,
+    ) -> None:
+        super().__init__()
+        self.dialog, self.purpose, self.field = dialog, purpose, field
+        self.kind, self.url, self.key, self.status = kind, url, key, status
+        self.names = QtCore.QStringListModel(self)
+        completer = QtWidgets.QCompleter(self.names, self)
+        completer.setCaseSensitivity(QtCore.Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(QtCore.Qt.MatchFlag.MatchContains)
+        field.setCompleter(completer)
+        self.button = QtWidgets.QToolButton()
+        self.button.setText(tr("conn.list_models"))
+        self.button.setAccessibleName(tr("conn.list_models"))
+        self.button.clicked.connect(self.fetch)
+        row = QtWidgets.QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(field, 1)
+        row.addWidget(self.button)
+
+    def fetch(self) -> None:
+        kind = self.kind.currentData()
+        url = self.url.text().strip()
+        if kind not in ("openai-compatible", "ollama") or not url:
+            self.status.setText("ⓘ " + tr("conn.list_models.need_url"))
+            return
+        self.status.setText("… " + tr("conn.list_models.asking"))
+        request = m.ModelListRequest(
+            purpose=self.purpose, kind=kind, base_url=url, api_key=self.key.text() or None
+        )
+        self.dialog.link.call(MODELS_LIST, request, self._got)
+
+    def _got(self, result: m.ModelListResponse | None, error: KbError | None) -> None:
+        if result is not None and result.ok:
+            self.names.setStringList(result.models)
+            self.status.setText("✓ " + tr("conn.list_models.found", count=len(result.models)))
+            if result.models and self.field.isVisible():
+                self.field.setFocus()
+                completer = self.field.completer()
+                completer.setCompletionPrefix("")
+                completer.complete()
+        else:
+            failure = say_field(result, "error") if result is not None else say_error(error)  # type: ignore[arg-type]
+            self.status.setText("✗ " + tr("conn.list_models.failed", error=failure))
+        self.listed.emit()
 
 
 @dataclass(frozen=True)

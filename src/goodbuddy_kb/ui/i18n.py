@@ -439,6 +439,17 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Learned rerank service (Cohere/Jina-compatible)",
     ),
     "conn.saved": ("已保存", "Saved"),
+    "conn.list_models": ("列出模型", "List models"),
+    "conn.list_models.need_url": (
+        "先选择 Ollama 或 OpenAI 兼容服务并填写服务地址。",
+        "Choose Ollama or an OpenAI-compatible service and enter its address first.",
+    ),
+    "conn.list_models.asking": ("正在询问服务提供哪些模型…", "Asking the service for its models…"),
+    "conn.list_models.found": (
+        "服务提供 {count} 个模型：可从列表选择，也可直接输入名称。",
+        "The service offers {count} models: pick one or type a name.",
+    ),
+    "conn.list_models.failed": ("无法列出模型：{error}", "Cannot list the models: {error}"),
     "mcp.title": ("外部 AI 工具（MCP）", "External AI tools (MCP)"),
     "mcp.intro": (
         "Claude Desktop、Cursor、Cherry Studio 等 AI 工具可以通过 MCP 只读检索你在这里开启的知识库："
