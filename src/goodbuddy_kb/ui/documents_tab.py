@@ -184,7 +184,6 @@ class DocumentsTab(QtWidgets.QWidget):
         ):
             actions.addWidget(w)
         actions.addStretch(1)
-        actions.addWidget(self.rebuild_library_button)
         self.filter_box = QtWidgets.QComboBox()
         self.filter_box.setAccessibleName(tr("docs.filter"))
         for key in ("all", "failed", "vector_missing"):
@@ -256,6 +255,9 @@ class DocumentsTab(QtWidgets.QWidget):
         vector_row = QtWidgets.QHBoxLayout()
         vector_row.addWidget(self.vector_label, 1)
         vector_row.addWidget(self.rebuild_vectors_button)
+        # A library-wide action sits with the library's index line (the sources row stays
+        # within 800 px).
+        vector_row.addWidget(self.rebuild_library_button)
         layout.addLayout(vector_row)
         layout.addWidget(self.pending_bar)
         layout.addWidget(self.split, 1)
