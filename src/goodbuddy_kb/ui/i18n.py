@@ -10,6 +10,22 @@ from goodbuddy_kb.qt import QtCore
 STRINGS: dict[str, tuple[str, str]] = {
     # key: (zh-CN, en)
     "app.title": ("GoodBuddy 知识库", "GoodBuddy KB"),
+    # retrieval channels and zero-result reasons, as people call them
+    # (English keeps the short channel names the diagnostics and the CLI use.)
+    "channel.fts": ("全文", "fts"),
+    "channel.cjk": ("中文", "cjk"),
+    "channel.vector": ("向量", "vector"),
+    "channel.graph": ("图谱", "graph"),
+    "stage.fusion": ("融合", "fusion"),
+    "stage.rerank": ("重排", "rerank"),
+    "stage.context": ("上下文", "context"),
+    "stage.embed": ("问题向量化", "embed"),
+    "zero.reason.empty_library": ("知识库为空", "empty library"),
+    "zero.reason.index_unavailable": ("索引不可用", "index unavailable"),
+    "zero.reason.filtered": ("被相似度阈值过滤", "filtered by similarity"),
+    "zero.reason.no_match": ("没有匹配", "no match"),
+    "zero.reason.nothing_relevant": ("没有足够相关的内容", "nothing relevant enough"),
+    "workbench.found": ("{count} 条结果 · {ms} 毫秒", "{count} results · {ms} ms"),
     "libraries.heading": ("知识库", "Libraries"),
     "libraries.list": ("知识库列表", "Library list"),
     "libraries.new": ("新建知识库", "New library"),
@@ -496,29 +512,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "No external tool has called yet. Libraries available: {exposed}.",
     ),
     "mcp.close": ("关闭", "Close"),
-    # retrieval channels and zero-result reasons, as people call them
-    # (English keeps the short channel names the diagnostics and the CLI use.)
-    "channel.fts": ("全文", "fts"),
-    "channel.cjk": ("中文", "cjk"),
-    "channel.vector": ("向量", "vector"),
-    "channel.graph": ("图谱", "graph"),
-    "stage.fusion": ("融合", "fusion"),
-    "stage.rerank": ("重排", "rerank"),
-    "stage.context": ("上下文", "context"),
-    "stage.embed": ("问题向量化", "embed"),
-    "zero.reason.empty_library": ("知识库为空", "empty library"),
-    "zero.reason.index_unavailable": ("索引不可用", "index unavailable"),
-    "zero.reason.filtered": ("被相似度阈值过滤", "filtered by similarity"),
-    "zero.reason.no_match": ("没有匹配", "no match"),
-    "zero.reason.nothing_relevant": ("没有足够相关的内容", "nothing relevant enough"),
-    "workbench.found": ("{count} 条结果 · {ms} 毫秒", "{count} results · {ms} ms"),
 }
-
-
-def tr_or(key: str, fallback: str, **values: object) -> str:
-    """``tr(key)`` when the key exists, else ``fallback`` (e.g. a code added by a newer backend)."""
-    return tr(key, **values) if key in STRINGS else fallback
-
 
 _language = "en"
 
@@ -547,3 +541,8 @@ def tr(key: str, **values: object) -> str:
     zh, en = STRINGS[key]
     text = zh if _language == "zh" else en
     return text.format(**values) if values else text
+
+
+def tr_or(key: str, fallback: str, **values: object) -> str:
+    """``tr(key)`` when the key exists, else ``fallback`` (e.g. a code added by a newer backend)."""
+    return tr(key, **values) if key in STRINGS else fallback
