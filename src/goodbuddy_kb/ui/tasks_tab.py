@@ -12,7 +12,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.message_text import say_field
 from goodbuddy_kb.ui.qtw import QtWidgets
-from goodbuddy_kb.ui.table_model import Column, RowsModel
+from goodbuddy_kb.ui.table_model import Column, RowsModel, fit_columns
 
 
 def progress(info: t.TaskInfo) -> str:
@@ -69,6 +69,8 @@ class TasksTab(QtWidgets.QWidget):
         self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.horizontalHeader().setStretchLastSection(True)
         self.view.setTabKeyNavigation(False)
+        self.view.setWordWrap(False)
+        fit_columns(self.view, stretch=len(TASK_COLUMNS) - 1)
         self.bar = QtWidgets.QProgressBar()
         self.bar.setAccessibleName(tr("col.progress"))
         self.bar.setFormat("%v/%m")
