@@ -72,10 +72,8 @@ class DocumentRowActions(QtCore.QObject):
         self.details_box: QtWidgets.QMessageBox | None = None
         view = tab.document_view
         view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
-        if hasattr(tab, "open_chunks"):  # the chunk view (chunk maintenance), where present
-            chunks = QtGui.QAction(tr("doc.view_chunks"), view)
-            chunks.triggered.connect(self._open_chunks)
-            view.addAction(chunks)
+        # Where the chunk view exists, it owns "View chunks" and the double-click (activation).
+        self.chunk_view = hasattr(tab, "open_current_chunks") or hasattr(tab, "open_chunks")
         self.details_action = QtGui.QAction(tr("doc.details"), view)
         self.details_action.triggered.connect(self.show_details)
         self.copy_action = QtGui.QAction(tr("doc.copy_path"), view)
@@ -84,7 +82,8 @@ class DocumentRowActions(QtCore.QObject):
         self.copy_action.triggered.connect(self.copy_path)
         for action in (self.details_action, self.copy_action):
             view.addAction(action)
-        view.doubleClicked.connect(lambda _index: self.open_row())
+        if not self.chunk_view:
+            view.doubleClicked.connect(lambda _index: self.open_row())
 
     def document(self) -> c.Document | None:
         index = self.tab.document_view.currentIndex()
@@ -93,17 +92,9 @@ class DocumentRowActions(QtCore.QObject):
     def source_of(self, doc: c.Document) -> c.Source | None:
         return next((s for s in self.tab.sources.rows if s.id == doc.source_id), None)
 
-    def _open_chunks(self) -> None:
-        doc = self.document()
-        if doc is not None:
-            self.tab.open_chunks(doc)  # type: ignore[attr-defined]
-
     def open_row(self) -> None:
-        """Double-click: the chunk view where there is one, else the document's details."""
-        if hasattr(self.tab, "open_chunks"):
-            self._open_chunks()
-        else:
-            self.show_details()
+        """Double-click without a chunk view: the document's details."""
+        self.show_details()
 
     def copy_path(self) -> None:
         doc = self.document()
