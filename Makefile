@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck build check clean bench eval
+.PHONY: run test lint typecheck build check clean bench eval screenshots
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/sync.py
 	$(BIN)/python bench/chunking.py
 	$(BIN)/python bench/lexical.py
+
+# Every main screen and dialog at 800x600 and 1400x900, light and dark, zh-CN and en.
+screenshots: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python scripts/screenshots.py artifacts/screens
 
 eval: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/goodbuddy-kb eval retrieval --ablation

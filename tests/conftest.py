@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# QSettings (theme, language) of the GUI under test live in a folder of the run, never in the
+# user's own configuration.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="goodbuddy-config-")
 # Tests (and the backends they start) embed with the deterministic hashing provider unless a
 # test configures another; the bundled model is exercised by its own slow-marked test.
 os.environ.setdefault("GOODBUDDY_DEFAULT_EMBEDDING", "deterministic")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
 from goodbuddy_kb.contracts.limits import MAX_CITATIONS_PER_MESSAGE, MAX_LIBRARIES_PER_REQUEST
+from goodbuddy_kb.contracts.messages import code_fields
 
 ChatKind = Literal["none", "openai-compatible", "ollama"]
 RetrievalMode = Literal["auto", "always"]
@@ -63,6 +64,9 @@ class ChatTestResponse(ContractModel):
     reply: str | None
     latency_ms: float | None
     error: str | None
+    error_code: str | None = None
+    error_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("error")
 
 
 class Citation(ContractModel):
@@ -84,6 +88,9 @@ class RetrievalState(ContractModel):
     reason: str | None = None
     library_ids: list[EntityId] = Field(default_factory=list)
     searches: int = 0
+    reason_code: str | None = None
+    reason_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("reason")
 
 
 class Message(ContractModel):
@@ -96,6 +103,9 @@ class Message(ContractModel):
     citations: list[Citation] = Field(max_length=MAX_CITATIONS_PER_MESSAGE)
     error: str | None
     created_at: str
+    error_code: str | None = None
+    error_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("error")
 
 
 class Conversation(ContractModel):

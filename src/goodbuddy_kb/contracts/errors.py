@@ -26,6 +26,8 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from goodbuddy_kb.contracts.messages import classify
+
 
 class ErrorCode(StrEnum):
     INVALID_REQUEST = "invalid_request"
@@ -92,6 +94,9 @@ class ErrorPayload(BaseModel):
     code: ErrorCode
     message: str = Field(max_length=1_000)
     details: dict[str, Any] = Field(default_factory=dict)
+    #: The message as a catalogue code and parameters (``contracts/messages.py``), if it is one.
+    message_code: str | None = None
+    message_params: dict[str, str] = Field(default_factory=dict)
 
 
 class KbError(Exception):
@@ -102,15 +107,27 @@ class KbError(Exception):
     def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
         self.message = redact(message, 1_000)
         self.details: dict[str, Any] = _redact_value(details or {})
+        coded = classify(self.message)
+        self.message_code: str | None = coded.code if coded else None
+        self.message_params: dict[str, str] = coded.params if coded else {}
         super().__init__(self.message)
 
     def to_payload(self) -> ErrorPayload:
-        return ErrorPayload(code=self.code, message=self.message, details=self.details)
+        return ErrorPayload(
+            code=self.code,
+            message=self.message,
+            details=self.details,
+            message_code=self.message_code,
+            message_params=self.message_params,
+        )
 
     @staticmethod
     def from_payload(payload: ErrorPayload) -> KbError:
         cls = _BY_CODE.get(payload.code, InternalError)
-        return cls(payload.message, dict(payload.details))
+        error = cls(payload.message, dict(payload.details))
+        if payload.message_code is not None:
+            error.message_code, error.message_params = payload.message_code, payload.message_params
+        return error
 
 
 class InvalidRequestError(KbError):
@@ -183,11 +200,19 @@ def invalid_request_from(
 
     ``nested``: the validated object sits at ``prefix`` in the request, so fields are named
     ``prefix.field`` (e.g. ``overrides.topK``)."""
-    fields = []
+    fields: list[dict[str, Any]] = []
     for err in exc.errors(include_input=False, include_url=False):
         loc = (prefix, *err["loc"]) if nested else tuple(err["loc"])
         path = field_path(loc)
-        fields.append({"field": path or prefix, "problem": redact(str(err["msg"]), 300)})
+        fields.append(
+            {
+                "field": path or prefix,
+                "problem": redact(str(err["msg"]), 300),
+                # The problem as a code (``validation.<pydantic type>``) and its limits.
+                "code": f"validation.{err['type']}",
+                "params": {k: redact(str(v), 100) for k, v in (err.get("ctx") or {}).items()},
+            }
+        )
     names = ", ".join(f["field"] for f in fields[:5])
     first = fields[0]["problem"] if fields else "invalid"
     message = f"Invalid {prefix}: {names}: {first}" if names else f"Invalid {prefix}: {first}"

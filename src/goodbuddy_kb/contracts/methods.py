@@ -70,6 +70,8 @@ from goodbuddy_kb.contracts.models import (
     EmbeddingTestRequest,
     EmbeddingTestResponse,
     EmbeddingUpdateRequest,
+    ModelListRequest,
+    ModelListResponse,
     RerankGetRequest,
     RerankInfo,
     RerankTestRequest,
@@ -200,6 +202,7 @@ EMBEDDING_UPDATE = MethodSpec(
 EMBEDDING_TEST = MethodSpec(
     "models:embedding:test", EmbeddingTestRequest, EmbeddingTestResponse, mutates=False
 )
+MODELS_LIST = MethodSpec("models:list", ModelListRequest, ModelListResponse, mutates=False)
 VECTORS_STATUS = MethodSpec(
     "knowledge:vectors:status", VectorStatusRequest, VectorIndexInfo, mutates=False
 )
@@ -312,6 +315,7 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         EMBEDDING_GET,
         EMBEDDING_UPDATE,
         EMBEDDING_TEST,
+        MODELS_LIST,
         VECTORS_STATUS,
         VECTORS_REBUILD,
         RERANK_GET,

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
+from goodbuddy_kb.contracts.messages import code_fields
 
 #: local = the bundled multilingual-e5-small (app-managed, no network); deterministic = a
 #: hashing embedder for tests and evaluation gates; none = semantic search off.
@@ -66,6 +67,9 @@ class EmbeddingTestResponse(ContractModel):
     dimensions: int | None
     latency_ms: float | None
     error: str | None
+    error_code: str | None = None
+    error_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("error")
 
 
 VectorIndexState = Literal["none", "building", "ready", "failed"]
@@ -82,6 +86,9 @@ class VectorIndexInfo(ContractModel):
     vectors: int
     retrievable_chunks: int
     last_failure: str | None
+    reason_code: str | None = None
+    reason_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("reason")
 
 
 class VectorStatusRequest(ContractModel):
@@ -139,3 +146,25 @@ class RerankTestResponse(ContractModel):
     scores: list[float] | None
     latency_ms: float | None
     error: str | None
+    error_code: str | None = None
+    error_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("error")
+
+
+class ModelListRequest(ContractModel):
+    """The models an endpoint offers (OpenAI-compatible ``/v1/models``, Ollama ``/api/tags``),
+    for the chat or the embedding form. Omitted key: the one stored for that purpose."""
+
+    purpose: Literal["chat", "embedding"]
+    kind: Literal["openai-compatible", "ollama"]
+    base_url: str = Field(min_length=1, max_length=2_000)
+    api_key: str | None = Field(None, max_length=4_000)
+
+
+class ModelListResponse(ContractModel):
+    ok: bool
+    models: list[str] = Field(default_factory=list, max_length=1_000)
+    error: str | None = None
+    error_code: str | None = None
+    error_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("error")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST, MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.messages import code_fields
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 
 KnowledgeRetrievalChannel = Literal["fts", "cjk", "vector", "graph"]
@@ -47,6 +48,9 @@ class RetrieveRequest(ContractModel):
 class DegradedChannel(ContractModel):
     channel: KnowledgeRetrievalChannel
     reason: str
+    reason_code: str | None = None
+    reason_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("reason")
 
 
 class RerankDiagnostics(ContractModel):
@@ -55,6 +59,9 @@ class RerankDiagnostics(ContractModel):
     fallback_reason: str | None = None
     candidates: int = 0
     ms: float = 0.0
+    fallback_reason_code: str | None = None
+    fallback_reason_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("fallback_reason")
 
 
 class Diagnostics(ContractModel):
@@ -117,6 +124,11 @@ class ZeroResult(ContractModel):
     reason: ZeroResultReason
     message: str
     next_step: str
+    message_code: str | None = None
+    message_params: dict[str, str] = Field(default_factory=dict)
+    next_step_code: str | None = None
+    next_step_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("message", "next_step")
 
 
 class KnowledgeRetrievalResponse(ContractModel):
@@ -161,6 +173,9 @@ class ReferenceContextResponse(ContractModel):
     source_location: str | None
     locator: dict[str, Any] | None
     chunks: list[ReferenceChunk]
+    message_code: str | None = None
+    message_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("message")
 
 
 class ReferenceOpenResponse(ContractModel):

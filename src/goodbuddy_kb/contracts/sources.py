@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
 from goodbuddy_kb.contracts.limits import MAX_CHUNKS_PER_PAGE
+from goodbuddy_kb.contracts.messages import code_fields
 
 SourceKind = Literal["file", "folder", "web"]
 SourceState = Literal["ok", "unavailable", "overflow"]
@@ -39,6 +40,9 @@ class Source(ContractModel):
     last_synced_at: str | None
     document_count: int
     file_count: int | None = None
+    state_reason_code: str | None = None
+    state_reason_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("state_reason")
 
 
 class SourceAddRequest(ContractModel):
@@ -120,6 +124,11 @@ class Document(ContractModel):
     retryable_error: str | None = None
     #: Chunks holding a manual edit (a re-sync of a changed file may overwrite them).
     edited_chunks: int = 0
+    error_code: str | None = None
+    error_params: dict[str, str] = Field(default_factory=dict)
+    retryable_error_code: str | None = None
+    retryable_error_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("error", "retryable_error")
 
 
 DocumentFilter = Literal["all", "failed", "vector_missing"]

@@ -3,12 +3,13 @@ and the per-document summary a finished task keeps in its history."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import Field
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
+from goodbuddy_kb.contracts.messages import code_fields
 
 TaskState = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
 TaskKind = Literal["sync", "vectorize", "rebuild", "graph"]
@@ -48,6 +49,9 @@ class TaskInfo(ContractModel):
     #: The target of a single-document rebuild.
     document_id: EntityId | None = None
     summary: TaskSummary | None = None
+    error_code: str | None = None
+    error_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("error")
 
 
 class TaskListRequest(ContractModel):

@@ -103,7 +103,13 @@ def error_message(msg_id: int | str | None, error: KbError) -> dict[str, Any]:
         "error": {
             "code": JSONRPC_CODES[payload.code],
             "message": payload.message,
-            "data": payload.model_dump(mode="json"),
+            # An uncoded message carries no messageCode/messageParams (they are optional).
+            "data": payload.model_dump(
+                mode="json",
+                exclude={"message_code", "message_params"}
+                if payload.message_code is None
+                else None,
+            ),
         },
     }
 

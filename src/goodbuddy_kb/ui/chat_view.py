@@ -5,6 +5,7 @@ list with context and open-source actions. It says "searched" only when a search
 from __future__ import annotations
 
 import html
+import re
 import uuid
 from typing import Any
 
@@ -14,7 +15,7 @@ from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as r
-from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.errors import KbError, invalid_request_from
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.methods import (
     CHAT_SEND,
@@ -30,12 +31,14 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.message_text import say_error, say_field
+from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import format_locator, reference_html
-from goodbuddy_kb.ui.table_model import Column, RowsModel
+from goodbuddy_kb.ui.table_model import Column, RowsModel, fit_columns
 
 CONVERSATION_COLUMNS: list[Column[c.Conversation]] = [
-    Column("chat.conversations", lambda x: x.title)
+    # Conversations made before titles came from the first question are called "New chat".
+    Column("chat.conversations", lambda x: tr("chat.new") if x.title == "New chat" else x.title)
 ]
 CITATION_COLUMNS: list[Column[c.Citation]] = [
     Column("col.path", lambda x: x.document_title),
@@ -46,13 +49,26 @@ CITATION_COLUMNS: list[Column[c.Citation]] = [
 ]
 
 
+def link_markers(body: str, count: int) -> str:
+    """Citation markers [n] (1 ≤ n ≤ count) in escaped text become links ``cite:n``."""
+    return re.sub(
+        r"\[(\d{1,2})\]",
+        lambda m: (
+            f"<a href='cite:{m.group(1)}'>[{m.group(1)}]</a>"
+            if 1 <= int(m.group(1)) <= count
+            else m.group(0)
+        ),
+        body,
+    )
+
+
 def status_text(message: c.Message) -> str:
     state = message.retrieval
     if state is None:
         return ""
     if state.mode == "always":
         if state.status == "degraded":
-            return tr("chat.status.degraded", reason=state.reason or "")
+            return tr("chat.status.degraded", reason=say_field(state, "reason"))
         return tr(f"chat.status.{state.status}") if state.status != "none" else ""
     return tr("chat.status.tool", n=state.searches) if state.searches else ""
 
@@ -103,6 +119,8 @@ class ChatView(QtWidgets.QWidget):
         super().__init__(parent)
         self.link = link
         self.conversation_id: str | None = None
+        #: "New chat" was chosen: stay on the empty transcript until the first question.
+        self._blank = False
         self.request_id: str | None = None
         self.streaming_text = ""
         self.messages: list[c.Message] = []
@@ -114,6 +132,10 @@ class ChatView(QtWidgets.QWidget):
         self.conversation_view = QtWidgets.QListView()
         self.conversation_view.setModel(self.conversations)
         self.conversation_view.setAccessibleName(tr("chat.conversations"))
+        self.conversation_view.setTextElideMode(QtCore.Qt.TextElideMode.ElideRight)
+        self.conversation_view.setHorizontalScrollBarPolicy(
+            QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        )
         self.conversation_view.selectionModel().currentChanged.connect(
             lambda *_: self._open_current()
         )
@@ -122,6 +144,16 @@ class ChatView(QtWidgets.QWidget):
         self.new_button.clicked.connect(self.new_conversation)
         self.transcript = QtWidgets.QTextBrowser()
         self.transcript.setAccessibleName(tr("top.chat"))
+        # Citation markers [n] are links into "Sources consulted" (never navigated away).
+        self.transcript.setOpenLinks(False)
+        self.transcript.anchorClicked.connect(self._open_marker)
+        # Follow a streaming answer unless the reader scrolled up to read earlier turns.
+        self._follow = True
+        self._rendering = False
+        self._keep: int | None = None
+        bar = self.transcript.verticalScrollBar()
+        bar.valueChanged.connect(self._scrolled)
+        bar.rangeChanged.connect(self._range_changed)
         self.sources_label = QtWidgets.QLabel(f"<b>{tr('chat.sources')}</b>")
         self.citation_view = QtWidgets.QTableView()
         self.citation_view.setModel(self.citations)
@@ -130,6 +162,8 @@ class ChatView(QtWidgets.QWidget):
             QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
         )
         self.citation_view.horizontalHeader().setStretchLastSection(True)
+        self.citation_view.setTabKeyNavigation(False)
+        fit_columns(self.citation_view, stretch=len(CITATION_COLUMNS) - 1, wide={0: 140})
         self.expand_button = QtWidgets.QPushButton(tr("chat.expand"))
         self.expand_button.clicked.connect(self.expand_citation)
         self.open_button = QtWidgets.QPushButton(tr("workbench.open_source"))
@@ -140,8 +174,9 @@ class ChatView(QtWidgets.QWidget):
         self.input = QtWidgets.QPlainTextEdit()
         self.input.setAccessibleName(tr("chat.input"))
         self.input.setPlaceholderText(tr("chat.input"))
-        self.input.setMaximumHeight(80)
+        self.input.setMaximumHeight(64)
         self.input.setTabChangesFocus(True)
+        self.input.installEventFilter(self)  # Enter sends, Shift+Enter starts a new line
         self.scope_button = QtWidgets.QPushButton()
         self.scope_button.setAccessibleName(tr("chat.scope.title"))
         self.scope_button.clicked.connect(self.show_scope)
@@ -171,16 +206,45 @@ class ChatView(QtWidgets.QWidget):
         inputs.addWidget(self.input, 1)
         inputs.addWidget(self.send_button)
         inputs.addWidget(self.stop_button)
+        # The transcript gets the height; sources and their context share a pane below it.
+        sources = QtWidgets.QWidget()
+        sources_layout = QtWidgets.QVBoxLayout(sources)
+        sources_layout.setContentsMargins(0, 0, 0, 0)
+        sources_layout.addWidget(self.sources_label)
+        beside = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        beside.setChildrenCollapsible(False)
+        citations = QtWidgets.QWidget()
+        citations_layout = QtWidgets.QVBoxLayout(citations)
+        citations_layout.setContentsMargins(0, 0, 0, 0)
+        citations_layout.addWidget(self.citation_view, 1)
+        citations_layout.addLayout(cite_actions)
+        beside.addWidget(citations)
+        beside.addWidget(self.reference)
+        beside.setStretchFactor(0, 3)
+        beside.setStretchFactor(1, 2)
+        sources_layout.addWidget(beside, 1)
+        self.reference.setMaximumHeight(16_777_215)
+        self.reference.setMinimumWidth(160)
+        self.split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        self.split.setChildrenCollapsible(False)
+        self.split.addWidget(self.transcript)
+        self.split.addWidget(sources)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 1)
+        self.split.setSizes([300, 140])
+        self.transcript.setMinimumHeight(120)
+        sources.setMinimumHeight(110)
         right = QtWidgets.QVBoxLayout()
-        right.addWidget(self.transcript, 3)
-        right.addWidget(self.sources_label)
-        right.addWidget(self.citation_view, 1)
-        right.addLayout(cite_actions)
-        right.addWidget(self.reference)
+        right.addWidget(self.split, 1)
         right.addWidget(self.send_error)
         right.addLayout(inputs)
+        left_widget = QtWidgets.QWidget()
+        left_widget.setLayout(left)
+        left.setContentsMargins(0, 0, 0, 0)
+        left_widget.setMinimumWidth(140)
+        left_widget.setMaximumWidth(260)
         layout = QtWidgets.QHBoxLayout(self)
-        layout.addLayout(left, 1)
+        layout.addWidget(left_widget, 1)
         layout.addLayout(right, 4)
         link.chat.connect(self._on_delta)
         link.changed.connect(
@@ -280,7 +344,7 @@ class ChatView(QtWidgets.QWidget):
 
         def got_index(info: m.VectorIndexInfo | None, error: KbError | None) -> None:
             if info is not None and not info.compatible and info.reason and info.state != "none":
-                notes["index"] = tr("chat.scope.degraded", reason=info.reason)
+                notes["index"] = tr("chat.scope.degraded", reason=say_field(info, "reason"))
                 show()
 
         show()
@@ -303,20 +367,56 @@ class ChatView(QtWidgets.QWidget):
         def done(result: c.ConversationListResponse | None, error: KbError | None) -> None:
             if result is not None:
                 self.conversations.set_rows(result.conversations)
-                if result.conversations and self.conversation_id is None:
+                if result.conversations and self.conversation_id is None and not self._blank:
                     self.conversation_view.setCurrentIndex(self.conversations.index(0, 0))
 
         self.link.call(CONVERSATION_LIST, c.ConversationListRequest(), done)
 
     def new_conversation(self) -> None:
-        def done(result: c.Conversation | None, error: KbError | None) -> None:
-            if result is not None:
-                self.conversation_id = result.id
-                self.messages = []
-                self._render()
-                self.refresh()
+        """A fresh, empty transcript; the conversation is created by its first question and
+        titled from it (no untitled "New chat" rows pile up)."""
+        self.conversation_id = None
+        self._blank = True
+        self.messages = []
+        self.conversation_view.clearSelection()
+        self.conversation_view.setCurrentIndex(QtCore.QModelIndex())
+        self._render()
+        self.input.setFocus()
 
-        self.link.call(CONVERSATION_CREATE, c.ConversationCreateRequest(), done)
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if (
+            watched is self.input
+            and event.type() == QtCore.QEvent.Type.KeyPress
+            and isinstance(event, QtGui.QKeyEvent)
+            and event.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)
+        ):
+            if event.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier:
+                self.input.insertPlainText("\n")
+            else:
+                self.send()
+            return True
+        return super().eventFilter(watched, event)
+
+    def _scrolled(self, value: int) -> None:
+        if not self._rendering:
+            self._follow = value >= self.transcript.verticalScrollBar().maximum() - 4
+            self._keep = None
+
+    def _range_changed(self, _minimum: int, maximum: int) -> None:
+        """The text grew (laid out now or later): stay at the bottom, or where the reader is."""
+        bar = self.transcript.verticalScrollBar()
+        outer, self._rendering = self._rendering, True
+        bar.setValue(maximum if self._follow else (self._keep or bar.value()))
+        self._rendering = outer
+
+    def _open_marker(self, url: QtCore.QUrl) -> None:
+        """A click on [n] in an answer selects citation n and shows its context."""
+        if url.scheme() != "cite" or not url.path().isdigit():
+            return
+        row = int(url.path()) - 1
+        if 0 <= row < self.citations.rowCount():
+            self.citation_view.selectRow(row)
+            self.expand_citation()
 
     def _open_current(self) -> None:
         index = self.conversation_view.currentIndex()
@@ -383,7 +483,7 @@ class ChatView(QtWidgets.QWidget):
         elif "library_ids" in fields:
             message = tr("chat.scope.limit", limit=MAX_LIBRARIES_PER_REQUEST)
         else:
-            message = tr("error.generic", message=exc.errors()[0]["msg"] if exc.errors() else "")
+            message = tr("error.generic", message=say_error(invalid_request_from(exc)))
         self.send_error.setText("⚠ " + message)
         self.send_error.show()
 
@@ -391,12 +491,15 @@ class ChatView(QtWidgets.QWidget):
         def done(result: c.Conversation | None, error: KbError | None) -> None:
             if result is not None:
                 self.conversation_id = result.id
+                self._blank = False
                 self.messages = []
                 self.input.setPlainText(text)
                 self.send()
                 self.refresh()
 
-        self.link.call(CONVERSATION_CREATE, c.ConversationCreateRequest(title=text[:40]), done)
+        title = " ".join(text.split())
+        title = title if len(title) <= 40 else title[:39] + "…"
+        self.link.call(CONVERSATION_CREATE, c.ConversationCreateRequest(title=title), done)
 
     def stop(self) -> None:
         if self.request_id is not None:
@@ -420,7 +523,7 @@ class ChatView(QtWidgets.QWidget):
             ]
             self.citations.set_rows(result.assistant_message.citations)
         elif error is not None:
-            self.transcript.append(html.escape(tr("error.generic", message=error.message)))
+            self.transcript.append(html.escape(tr("error.generic", message=say_error(error))))
         self.streaming_text = ""
         self._render()
         self.reply_finished.emit()
@@ -434,16 +537,21 @@ class ChatView(QtWidgets.QWidget):
             if msg.state == "stopped":
                 suffix = " " + tr("chat.stopped")
             elif msg.state == "failed":
-                suffix = " " + tr("chat.failed", reason=msg.error or "")
+                suffix = " " + tr("chat.failed", reason=say_field(msg, "error"))
             badge = f" <i>[{html.escape(note)}]</i>" if note else ""
-            parts.append(
-                f"<p><b>{who}</b>{badge}<br>{html.escape(msg.content).replace(chr(10), '<br>')}{html.escape(suffix)}</p>"
-            )
+            body = html.escape(msg.content).replace(chr(10), "<br>")
+            if msg.role == "assistant" and msg.citations:
+                body = link_markers(body, len(msg.citations))
+            parts.append(f"<p><b>{who}</b>{badge}<br>{body}{html.escape(suffix)}</p>")
         if self.request_id is not None:
-            parts.append(
-                f"<p><b>{tr('chat.assistant')}</b><br>{html.escape(self.streaming_text)}▍</p>"
-            )
+            streaming = html.escape(self.streaming_text).replace(chr(10), "<br>")
+            parts.append(f"<p><b>{tr('chat.assistant')}</b><br>{streaming}▍</p>")
+        bar = self.transcript.verticalScrollBar()
+        self._keep = None if self._follow else bar.value()
+        self._rendering = True
         self.transcript.setHtml("".join(parts))
+        bar.setValue(bar.maximum() if self._keep is None else self._keep)
+        self._rendering = False
         last = next((x for x in reversed(self.messages) if x.role == "assistant"), None)
         self.citations.set_rows(last.citations if last else [])
 
@@ -466,7 +574,7 @@ class ChatView(QtWidgets.QWidget):
 
         def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
             if result is None:
-                self.reference.setPlainText(error.message if error else "")
+                self.reference.setPlainText(say_error(error) if error else "")
             else:
                 self.reference.setHtml(reference_html(result))
 
@@ -478,5 +586,5 @@ class ChatView(QtWidgets.QWidget):
             self.link.call(
                 REFERENCE_OPEN,
                 ref,
-                lambda _r, e: self.reference.setPlainText(e.message) if e else None,
+                lambda _r, e: self.reference.setPlainText(say_error(e)) if e else None,
             )

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import models as m
-from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.errors import KbError, invalid_request_from
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_GET,
     CHAT_MODEL_TEST,
@@ -21,6 +21,7 @@ from goodbuddy_kb.contracts.methods import (
     EMBEDDING_GET,
     EMBEDDING_TEST,
     EMBEDDING_UPDATE,
+    MODELS_LIST,
     RERANK_GET,
     RERANK_TEST,
     RERANK_UPDATE,
@@ -29,6 +30,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.dialogs import confirm_action
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.message_text import say, say_error, say_field, say_text
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 
 KINDS = ("local", "ollama", "openai-compatible", "none")
@@ -37,7 +39,8 @@ KINDS = ("local", "ollama", "openai-compatible", "none")
 def problem(exc: ValueError) -> str:
     """The readable part of a validation error (no library footnotes)."""
     if isinstance(exc, ValidationError) and exc.errors():
-        return str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        first = invalid_request_from(exc).details["fields"][0]
+        return say(first.get("code"), first.get("params"), str(first["problem"]))
     return str(exc)
 
 
@@ -97,7 +100,10 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         form = QtWidgets.QFormLayout()
         form.addRow(tr("conn.kind"), self.kind)
         form.addRow(tr("conn.base_url"), self.base_url)
-        form.addRow(tr("conn.model"), self.model)
+        self.model_list = ModelPicker(
+            self, "embedding", self.model, self.kind, self.base_url, self.key, self.outcome
+        )
+        form.addRow(tr("conn.model"), self.model_list)
         form.addRow(tr("conn.dimensions"), self.dimensions)
         form.addRow(tr("conn.key"), self.key)
         # Wrapped labels sit outside the form layout, which would clip their second line.
@@ -110,11 +116,20 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         closing = QtWidgets.QHBoxLayout()
         closing.addStretch(1)
         closing.addWidget(close)
+        # One page per connection: the dialog fits an 800×600 screen.
+        self.pages = QtWidgets.QTabWidget()
+        chat, rerank = self._chat_group(), self._rerank_group()
+        for group in (embedding, chat, rerank):
+            page = QtWidgets.QWidget()
+            column_layout = QtWidgets.QVBoxLayout(page)
+            column_layout.addWidget(group)
+            column_layout.addStretch(1)
+            self.pages.addTab(page, group.title())
+            group.setTitle("")
         layout = QtWidgets.QVBoxLayout(self)
-        layout.addWidget(embedding)
-        layout.addWidget(self._chat_group())
-        layout.addWidget(self._rerank_group())
+        layout.addWidget(self.pages, 1)
         layout.addLayout(closing)
+        self.resize(600, 480)
         self.link.call(EMBEDDING_GET, m.EmbeddingGetRequest(), self._show)
         self.link.call(CHAT_MODEL_GET, c.ChatGetRequest(), self._show_chat)
         self.link.call(RERANK_GET, m.RerankGetRequest(), self._show_rerank)
@@ -162,7 +177,16 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         form = QtWidgets.QFormLayout(group)
         form.addRow(tr("conn.kind"), self.chat_kind)
         form.addRow(tr("conn.base_url"), self.chat_url)
-        form.addRow(tr("conn.model"), self.chat_model)
+        self.chat_model_list = ModelPicker(
+            self,
+            "chat",
+            self.chat_model,
+            self.chat_kind,
+            self.chat_url,
+            self.chat_key,
+            self.chat_status,
+        )
+        form.addRow(tr("conn.model"), self.chat_model_list)
         form.addRow(tr("conn.key"), self.chat_key)
         form.addRow(buttons)
         form.addRow(self.chat_status)
@@ -258,7 +282,9 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         def write() -> None:
             def done(info: c.ChatInfo | None, error: KbError | None) -> None:
                 self.chat_save_button.setEnabled(True)
-                self.chat_status.setText("⚠ " + error.message if error else "✓ " + tr("conn.saved"))
+                self.chat_status.setText(
+                    "⚠ " + say_error(error) if error else "✓ " + tr("conn.saved")
+                )
                 self._show_chat(info, error)
 
             self.link.call(CHAT_MODEL_UPDATE, request, done)
@@ -279,7 +305,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             def done(info: m.RerankInfo | None, error: KbError | None) -> None:
                 self.rerank_save_button.setEnabled(True)
                 self.rerank_status.setText(
-                    "⚠ " + error.message if error else "✓ " + tr("conn.saved")
+                    "⚠ " + say_error(error) if error else "✓ " + tr("conn.saved")
                 )
                 self._show_rerank(info, error)
 
@@ -303,7 +329,9 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
                 probe.status.setText("✓ " + probe.success(result))
             else:
                 failure = (
-                    (result.error or "") if result is not None else (error.message if error else "")
+                    say_field(result, "error")
+                    if result is not None
+                    else (say_error(error) if error else "")
                 )
                 probe.status.setText("✗ " + tr("conn.test.fail", error=failure))
             self.tested.emit()
@@ -368,7 +396,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.key.setPlaceholderText(
             tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
         )
-        self.data_path.setText(info.data_path)
+        self.data_path.setText(say_text(info.data_path))
         self._update()
 
     def _update(self) -> None:
@@ -410,7 +438,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
     def _saved(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
         self.save_button.setEnabled(True)
         if error is not None:
-            self.outcome.setText("⚠ " + error.message)
+            self.outcome.setText("⚠ " + say_error(error))
             return
         self.outcome.setText("✓ " + tr("conn.saved"))
         self._show(info, None)
@@ -421,6 +449,67 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         probe = self._embedding_probe()
         if probe is not None:
             self._run(probe, tr("conn.testing"))
+
+
+class ModelPicker(QtWidgets.QWidget):
+    """A model name field that also offers the models the endpoint lists (OpenAI-compatible
+    ``/v1/models``, Ollama ``/api/tags``): "List models" asks the backend, the names drop down
+    as completions, and a typed name is accepted as it is."""
+
+    listed = QtCore.Signal()
+
+    def __init__(
+        self,
+        dialog: ModelConnectionsDialog,
+        purpose: Literal["chat", "embedding"],
+        field: QtWidgets.QLineEdit,
+        kind: QtWidgets.QComboBox,
+        url: QtWidgets.QLineEdit,
+        key: QtWidgets.QLineEdit,
+        status: QtWidgets.QLabel,
+    ) -> None:
+        super().__init__()
+        self.dialog, self.purpose, self.field = dialog, purpose, field
+        self.kind, self.url, self.key, self.status = kind, url, key, status
+        self.names = QtCore.QStringListModel(self)
+        completer = QtWidgets.QCompleter(self.names, self)
+        completer.setCaseSensitivity(QtCore.Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(QtCore.Qt.MatchFlag.MatchContains)
+        field.setCompleter(completer)
+        self.button = QtWidgets.QToolButton()
+        self.button.setText(tr("conn.list_models"))
+        self.button.setAccessibleName(tr("conn.list_models"))
+        self.button.clicked.connect(self.fetch)
+        row = QtWidgets.QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(field, 1)
+        row.addWidget(self.button)
+
+    def fetch(self) -> None:
+        kind = self.kind.currentData()
+        url = self.url.text().strip()
+        if kind not in ("openai-compatible", "ollama") or not url:
+            self.status.setText("ⓘ " + tr("conn.list_models.need_url"))
+            return
+        self.status.setText("… " + tr("conn.list_models.asking"))
+        request = m.ModelListRequest(
+            purpose=self.purpose, kind=kind, base_url=url, api_key=self.key.text() or None
+        )
+        self.dialog.link.call(MODELS_LIST, request, self._got)
+
+    def _got(self, result: m.ModelListResponse | None, error: KbError | None) -> None:
+        if result is not None and result.ok:
+            self.names.setStringList(result.models)
+            self.status.setText("✓ " + tr("conn.list_models.found", count=len(result.models)))
+            if result.models and self.field.isVisible():
+                self.field.setFocus()
+                completer = self.field.completer()
+                completer.setCompletionPrefix("")
+                completer.complete()
+        else:
+            failure = say_field(result, "error") if result is not None else say_error(error)  # type: ignore[arg-type]
+            self.status.setText("✗ " + tr("conn.list_models.failed", error=failure))
+        self.listed.emit()
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ next to "waiting for rebuild"), and the vector index when the configured model c
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.contracts import models as m
@@ -22,9 +23,13 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.ui import rebuild_actions
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks_dialog import ChunksDialog
+from goodbuddy_kb.ui.dialogs import confirm_action
+from goodbuddy_kb.ui.document_actions import DocumentRowActions, dropped_sources
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.message_text import say_error, say_field, say_text
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
-from goodbuddy_kb.ui.table_model import Column, RowsModel
+from goodbuddy_kb.ui.table_model import Column, RowsModel, fit_columns
+from goodbuddy_kb.ui.theme import SPACE
 
 PAGE = 100
 
@@ -35,8 +40,8 @@ def status(value: str) -> str:
 
 def reason(doc: c.Document) -> str:
     if doc.retryable_error:
-        return tr("rebuild.retryable", reason=doc.retryable_error)
-    return doc.error or ""
+        return tr("rebuild.retryable", reason=say_field(doc, "retryable_error"))
+    return say_field(doc, "error")
 
 
 def chunk_count_text(doc: c.Document) -> str:
@@ -49,11 +54,16 @@ def chunk_count_tooltip(doc: c.Document) -> str:
 
 
 SOURCE_COLUMNS: list[Column[c.Source]] = [
-    Column("col.kind", lambda s: s.kind),
-    Column("col.location", lambda s: s.location, lambda s: s.state_reason or s.location),
+    Column("col.kind", lambda s: tr(f"ref.kind.{s.kind}")),
+    Column(
+        "col.location", lambda s: s.location, lambda s: say_field(s, "state_reason") or s.location
+    ),
     Column(
         "col.state",
-        lambda s: tr(f"state.{s.state}") + (f" — {s.state_reason}" if s.state_reason else ""),
+        lambda s: (
+            tr(f"state.{s.state}")
+            + (f" — {say_field(s, 'state_reason')}" if s.state_reason else "")
+        ),
     ),
     Column("col.documents", lambda s: str(s.document_count)),
     Column("col.watch", lambda s: tr("yes") if s.watch else tr("no")),
@@ -87,7 +97,7 @@ def vector_state_text(info: m.VectorIndexInfo) -> str:
     gaps = info.retrievable_chunks - info.vectors
     state = tr("vector.matches") if gaps == 0 else tr("vector.partial", missing=gaps)
     failure = (
-        f" · {tr('vector.last_failure', reason=info.last_failure)}"
+        f" · {tr('vector.last_failure', reason=say_text(info.last_failure))}"
         if info.last_failure and gaps
         else ""
     )
@@ -102,6 +112,8 @@ class DocumentsTab(QtWidgets.QWidget):
         self.link = link
         self.library_id: str | None = None
         self.folder_dialog: QtWidgets.QFileDialog | None = None
+        #: The open "remove this source?" question, if any (default button: Cancel).
+        self.remove_box: QtWidgets.QMessageBox | None = None
         self.offset = 0
         self.total = 0
         self.sources = RowsModel(SOURCE_COLUMNS, self)
@@ -149,10 +161,23 @@ class DocumentsTab(QtWidgets.QWidget):
         )
         self.source_view.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
         self.source_view.horizontalHeader().setStretchLastSection(True)
+        self.source_view.setTabKeyNavigation(False)  # Tab leaves the table, arrows move in it
+        self.source_view.setMinimumHeight(72)
+        self.source_view.setWordWrap(False)
+        self.source_view.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
+        fit_columns(self.source_view, stretch=1)
         self.source_view.selectionModel().currentRowChanged.connect(lambda *_: self._update_watch())
-        self.add_file = self._button("sources.add_file", self.add_file_source)
-        self.add_folder = self._button("sources.add_folder", self.add_folder_source)
-        self.add_web = self._button("sources.add_web", self.add_web_source)
+        # One "Add" button with its three kinds keeps the row within 800 px.
+        self.add_button = QtWidgets.QToolButton()
+        self.add_button.setText(tr("sources.add"))
+        self.add_button.setAccessibleName(tr("sources.add"))
+        self.add_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
+        add_menu = QtWidgets.QMenu(self.add_button)
+        self.add_file = add_menu.addAction(tr("sources.add_file"), self.add_file_source)
+        self.add_folder = add_menu.addAction(tr("sources.add_folder"), self.add_folder_source)
+        self.add_web = add_menu.addAction(tr("sources.add_web"), self.add_web_source)
+        self.add_button.setMenu(add_menu)
+        self.add_button.setToolTip(tr("sources.drop_hint"))
         self.sync_button = self._button("sources.sync", self.sync_now)
         self.remove_button = self._button("sources.remove", self.remove_source)
         self.rebuild_library_button = self._button("rebuild.library", self.rebuild_library)
@@ -162,16 +187,13 @@ class DocumentsTab(QtWidgets.QWidget):
         self.watch_box.toggled.connect(self.set_watch)
         actions = QtWidgets.QHBoxLayout()
         for w in (
-            self.add_file,
-            self.add_folder,
-            self.add_web,
+            self.add_button,
             self.sync_button,
             self.watch_box,
             self.remove_button,
         ):
             actions.addWidget(w)
         actions.addStretch(1)
-        actions.addWidget(self.rebuild_library_button)
         self.filter_box = QtWidgets.QComboBox()
         self.filter_box.setAccessibleName(tr("docs.filter"))
         for key in ("all", "failed", "vector_missing"):
@@ -202,6 +224,14 @@ class DocumentsTab(QtWidgets.QWidget):
         view_chunks.triggered.connect(self.open_current_chunks)
         self.document_view.addAction(view_chunks)
         self.chunks_dialog: ChunksDialog | None = None
+        self.document_view.setAlternatingRowColors(True)
+        self.document_view.verticalHeader().setDefaultSectionSize(
+            self.document_view.fontMetrics().height() + 8
+        )
+        self.document_view.setWordWrap(False)
+        self.document_view.setMinimumHeight(120)
+        self.document_view.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
+        fit_columns(self.document_view, stretch=len(DOCUMENT_COLUMNS) - 1, wide={0: 170})
         self.prev_button = self._button("docs.prev", lambda: self._page(-1))
         self.next_button = self._button("docs.next", lambda: self._page(1))
         self.page_label = QtWidgets.QLabel()
@@ -216,18 +246,59 @@ class DocumentsTab(QtWidgets.QWidget):
         paging.addWidget(self.page_label)
         paging.addWidget(self.prev_button)
         paging.addWidget(self.next_button)
+        # Sources above documents in a splitter; the document table gets most of the height.
+        top = QtWidgets.QWidget()
+        top_layout = QtWidgets.QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        heading = QtWidgets.QLabel(f"<b>{tr('sources.heading')}</b>")
+        heading.setBuddy(self.source_view)
+        actions.insertWidget(0, heading)
+        top_layout.addLayout(actions)
+        bottom = QtWidgets.QWidget()
+        bottom_layout = QtWidgets.QVBoxLayout(bottom)
+        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        self.split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        self.split.setChildrenCollapsible(False)
+        self.split.addWidget(top)
+        self.split.addWidget(bottom)
+        self.split.setStretchFactor(0, 1)
+        self.split.setStretchFactor(1, 4)
+        self.split.setSizes([130, 520])
+        self.setAcceptDrops(True)
         layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(SPACE, SPACE, SPACE, SPACE)
+        layout.setSpacing(SPACE // 2)
         layout.addWidget(self.summary)
         vector_row = QtWidgets.QHBoxLayout()
         vector_row.addWidget(self.vector_label, 1)
         vector_row.addWidget(self.rebuild_vectors_button)
+        # A library-wide action sits with the library's index line (the sources row stays
+        # within 800 px).
+        vector_row.addWidget(self.rebuild_library_button)
         layout.addLayout(vector_row)
         layout.addWidget(self.pending_bar)
-        layout.addWidget(QtWidgets.QLabel(f"<b>{tr('sources.heading')}</b>"))
-        layout.addLayout(actions)
-        layout.addWidget(self.source_view, 1)
-        layout.addLayout(paging)
-        layout.addWidget(self.document_view, 3)
+        layout.addWidget(self.split, 1)
+        top_layout.addWidget(self.source_view, 1)
+        bottom_layout.addLayout(paging)
+        bottom_layout.addWidget(self.document_view, 1)
+        self.row_actions = DocumentRowActions(self)
+
+    # -- drag and drop: files and folders dropped on the pane become sources ----------------
+    def dragEnterEvent(self, event: Any) -> None:
+        if self.library_id is not None and dropped_sources(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: Any) -> None:
+        self.dragEnterEvent(event)
+
+    def dropEvent(self, event: Any) -> None:
+        found = dropped_sources(event.mimeData())
+        if self.library_id is None or not found:
+            return
+        event.acceptProposedAction()
+        for kind, path in found:
+            self.add_source(kind, path)
+        self.notice.emit(tr("sources.dropped", count=len(found)))
 
     # -- data ------------------------------------------------------------------------------
     def show_library(self, library_id: str | None) -> None:
@@ -457,7 +528,7 @@ class DocumentsTab(QtWidgets.QWidget):
     # -- actions ---------------------------------------------------------------------------
     def _report(self, result: Any, error: KbError | None) -> None:
         if error is not None:
-            self.notice.emit(tr("error.generic", message=error.message))
+            self.notice.emit(tr("error.generic", message=say_error(error)))
 
     def add_source(self, kind: c.SourceKind, location: str) -> None:
         if self.library_id is None or not location:
@@ -510,14 +581,23 @@ class DocumentsTab(QtWidgets.QWidget):
         source = self.current_source()
         if self.library_id is None or source is None:
             return
-        answer = QtWidgets.QMessageBox.question(
+        library_id = self.library_id
+        box = confirm_action(
             self,
             tr("sources.remove"),
             tr("sources.remove.text", location=source.location, count=source.document_count),
+            tr("sources.remove.confirm", name=Path(source.location).name or source.location),
         )
-        if answer == QtWidgets.QMessageBox.StandardButton.Yes:
-            self.link.call(
-                SOURCE_REMOVE,
-                c.SourceRemoveRequest(library_id=self.library_id, source_id=source.id),
-                self._report,
-            )
+        self.remove_box = box
+
+        def answered() -> None:
+            self.remove_box = None
+            if box.clickedButton() is box.property("confirmButton"):
+                self.link.call(
+                    SOURCE_REMOVE,
+                    c.SourceRemoveRequest(library_id=library_id, source_id=source.id),
+                    self._report,
+                )
+
+        box.finished.connect(lambda _r: answered())
+        box.open()

@@ -10,6 +10,22 @@ from goodbuddy_kb.qt import QtCore
 STRINGS: dict[str, tuple[str, str]] = {
     # key: (zh-CN, en)
     "app.title": ("GoodBuddy 知识库", "GoodBuddy KB"),
+    # retrieval channels and zero-result reasons, as people call them
+    # (English keeps the short channel names the diagnostics and the CLI use.)
+    "channel.fts": ("全文", "fts"),
+    "channel.cjk": ("中文", "cjk"),
+    "channel.vector": ("向量", "vector"),
+    "channel.graph": ("图谱", "graph"),
+    "stage.fusion": ("融合", "fusion"),
+    "stage.rerank": ("重排", "rerank"),
+    "stage.context": ("上下文", "context"),
+    "stage.embed": ("问题向量化", "embed"),
+    "zero.reason.empty_library": ("知识库为空", "empty library"),
+    "zero.reason.index_unavailable": ("索引不可用", "index unavailable"),
+    "zero.reason.filtered": ("被相似度阈值过滤", "filtered by similarity"),
+    "zero.reason.no_match": ("没有匹配", "no match"),
+    "zero.reason.nothing_relevant": ("没有足够相关的内容", "nothing relevant enough"),
+    "workbench.found": ("{count} 条结果 · {ms} 毫秒", "{count} results · {ms} ms"),
     "libraries.heading": ("知识库", "Libraries"),
     "libraries.list": ("知识库列表", "Library list"),
     "libraries.new": ("新建知识库", "New library"),
@@ -47,6 +63,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "模式：{mode} · 目标 {target} 字符 · 重叠 {overlap} 字符",
         "Mode: {mode} · target {target} characters · overlap {overlap} characters",
     ),
+    "detail.show": ("设置摘要 ▸", "Settings summary ▸"),
+    "detail.hide": ("设置摘要 ▾", "Settings summary ▾"),
     "detail.pending_rebuild": ("设置已更新，等待重建", "Settings updated, waiting for rebuild"),
     "mode.fixed": ("固定分块", "Fixed"),
     "mode.structure": ("结构分块", "Structure"),
@@ -71,11 +89,25 @@ STRINGS: dict[str, tuple[str, str]] = {
     "tab.settings": ("设置", "Settings"),
     # documents & sources
     "sources.heading": ("来源", "Sources"),
+    "sources.add": ("添加来源 ▾", "Add source ▾"),
+    "sources.drop_hint": (
+        "也可以把文件或文件夹拖到这里导入。",
+        "You can also drag files or folders here to import them.",
+    ),
+    "sources.dropped": ("已添加 {count} 个拖入的来源", "Added {count} dropped sources"),
+    "sources.remove.confirm": ("移除“{name}”", "Remove “{name}”"),
+    "doc.details": ("文档详情…", "Document details…"),
+    "doc.details.title": ("文档详情 — {name}", "Document details — {name}"),
+    "doc.view_chunks": ("查看分块…", "View chunks…"),
+    "doc.copy_path": ("复制路径", "Copy path"),
+    "doc.copied": ("已复制：{path}", "Copied: {path}"),
+    "doc.updated": ("更新时间", "Updated"),
+    "doc.retryable": ("上次重读失败", "Last re-read failed"),
     "sources.add_file": ("添加文件…", "Add file…"),
     "sources.add_folder": ("添加文件夹…", "Add folder…"),
     "sources.add_web": ("添加网页…", "Add web page…"),
     "sources.sync": ("立即同步", "Sync now"),
-    "sources.watch": ("监听文件夹变化", "Watch folder for changes"),
+    "sources.watch": ("监听变化", "Watch folder"),
     "sources.remove": ("移除来源", "Remove source"),
     "sources.remove.text": (
         "移除来源“{location}”？\n\n其 {count} 个文档及其索引将从知识库中删除；原始文件不会被修改或删除。",
@@ -424,6 +456,17 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Learned rerank service (Cohere/Jina-compatible)",
     ),
     "conn.saved": ("已保存", "Saved"),
+    "conn.list_models": ("列出模型", "List models"),
+    "conn.list_models.need_url": (
+        "先选择 Ollama 或 OpenAI 兼容服务并填写服务地址。",
+        "Choose Ollama or an OpenAI-compatible service and enter its address first.",
+    ),
+    "conn.list_models.asking": ("正在询问服务提供哪些模型…", "Asking the service for its models…"),
+    "conn.list_models.found": (
+        "服务提供 {count} 个模型：可从列表选择，也可直接输入名称。",
+        "The service offers {count} models: pick one or type a name.",
+    ),
+    "conn.list_models.failed": ("无法列出模型：{error}", "Cannot list the models: {error}"),
     "mcp.title": ("外部 AI 工具（MCP）", "External AI tools (MCP)"),
     "mcp.intro": (
         "Claude Desktop、Cursor、Cherry Studio 等 AI 工具可以通过 MCP 只读检索你在这里开启的知识库："
@@ -609,3 +652,8 @@ def tr(key: str, **values: object) -> str:
     zh, en = STRINGS[key]
     text = zh if _language == "zh" else en
     return text.format(**values) if values else text
+
+
+def tr_or(key: str, fallback: str, **values: object) -> str:
+    """``tr(key)`` when the key exists, else ``fallback`` (e.g. a code added by a newer backend)."""
+    return tr(key, **values) if key in STRINGS else fallback

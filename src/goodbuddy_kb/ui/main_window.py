@@ -23,12 +23,13 @@ from goodbuddy_kb.ui.connections import ModelConnectionsDialog
 from goodbuddy_kb.ui.dialogs import LibraryNameDialog, confirm_delete
 from goodbuddy_kb.ui.documents_tab import DocumentsTab
 from goodbuddy_kb.ui.external_tools import ExternalToolsDialog
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n import STRINGS, language, tr
 from goodbuddy_kb.ui.library_model import LibraryListModel
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.message_text import say_error, say_text
+from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.settings_tab import SettingsTab
 from goodbuddy_kb.ui.tasks_tab import TasksTab
-from goodbuddy_kb.ui.theme import apply_theme, wants_dark
+from goodbuddy_kb.ui.theme import SPACE, apply_theme, remember_theme, wants_dark
 from goodbuddy_kb.ui.workbench import WorkbenchDialog
 
 
@@ -49,7 +50,6 @@ class BackendBanner(QtWidgets.QFrame):
         layout.addWidget(icon)
         layout.addWidget(self.label, 1)
         layout.addWidget(self.restart_button)
-        self.setStyleSheet("#backendBanner { background: #fde8e8; color: #7a1010; }")
         self.hide()
 
 
@@ -58,57 +58,62 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         super().__init__(parent)
         self.title = QtWidgets.QLabel()
         font = self.title.font()
-        font.setPointSizeF(font.pointSizeF() * 1.5)
+        font.setPointSizeF(font.pointSizeF() * 1.3)
         font.setBold(True)
         self.title.setFont(font)
         self.created = QtWidgets.QLabel()
+        self.created.setObjectName("muted")
+        self.created.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        # The settings summary is details on demand: the tables below get the height.
+        self.details_button = QtWidgets.QToolButton()
+        self.details_button.setText(tr("detail.show"))
+        self.details_button.setAccessibleName(tr("detail.show"))
+        self.details_button.setCheckable(True)
+        self.details_button.toggled.connect(self._toggle_details)
         self.pending = QtWidgets.QLabel("⟳ " + tr("detail.pending_rebuild"))
         self.pending.setObjectName("pendingRebuild")
         self.rebuild_button = QtWidgets.QPushButton(tr("rebuild.library"))
         self.rebuild_button.setAccessibleName(tr("rebuild.library"))
         self.retrieval = QtWidgets.QLabel()
         self.chunking = QtWidgets.QLabel()
-        for label in (self.retrieval, self.chunking, self.created):
+        for label in (self.retrieval, self.chunking):
             label.setWordWrap(True)
             label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.empty = QtWidgets.QLabel(tr("libraries.empty"))
         self.empty.setWordWrap(True)
         self.empty.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
         layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.empty)
-        layout.addWidget(self.title)
-        layout.addWidget(self.created)
-        pending_row = QtWidgets.QHBoxLayout()
-        pending_row.addWidget(self.pending)
-        pending_row.addWidget(self.rebuild_button)
-        pending_row.addStretch(1)
-        layout.addLayout(pending_row)
-        layout.addSpacing(12)
+        line = QtWidgets.QHBoxLayout()
+        line.addWidget(self.title)
+        line.addWidget(self.created)
+        line.addWidget(self.pending)
+        line.addWidget(self.rebuild_button)
+        line.addStretch(1)
+        line.addWidget(self.details_button)
+        layout.addLayout(line)
         heading_r = QtWidgets.QLabel(f"<b>{tr('detail.retrieval')}</b>")
         heading_c = QtWidgets.QLabel(f"<b>{tr('detail.chunking')}</b>")
-        layout.addWidget(heading_r)
-        layout.addWidget(self.retrieval)
-        layout.addWidget(heading_c)
-        layout.addWidget(self.chunking)
-        layout.addStretch(1)
+        self.details = QtWidgets.QWidget()
+        grid = QtWidgets.QFormLayout(self.details)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addRow(heading_r, self.retrieval)
+        grid.addRow(heading_c, self.chunking)
+        self.details.hide()
+        layout.addWidget(self.details)
         self._shown: str | None = None
-        self._library_widgets = [
-            self.title,
-            self.created,
-            self.pending,
-            self.rebuild_button,
-            heading_r,
-            self.retrieval,
-            heading_c,
-            self.chunking,
-        ]
+        self._library_widgets = [self.title, self.created, self.details_button]
         self.show_library(None)
 
     def show_library(self, library: c.Library | None) -> None:
         self.empty.setVisible(library is None)
         for widget in self._library_widgets:
             widget.setVisible(library is not None)
+        self.details.setVisible(library is not None and self.details_button.isChecked())
         if library is None:
+            self.pending.hide()
+            self.rebuild_button.hide()
             return
         self.title.setText(library.name)
         self.created.setText(tr("detail.created", when=library.created_at[:16].replace("T", " ")))
@@ -118,6 +123,10 @@ class LibraryDetailWidget(QtWidgets.QWidget):
             self.retrieval.setText("…")
             self.chunking.setText("…")
         self._shown = library.id
+
+    def _toggle_details(self, on: bool) -> None:
+        self.details.setVisible(on)
+        self.details_button.setText(tr("detail.hide" if on else "detail.show"))
 
     def show_settings(self, settings: c.LibrarySettings) -> None:
         r, k = settings.retrieval, settings.chunking
@@ -173,17 +182,33 @@ class MainWindow(QtWidgets.QMainWindow):
         theme.setCheckable(True)
         app = QtWidgets.QApplication.instance()
         theme.setChecked(isinstance(app, QtWidgets.QApplication) and wants_dark(app))
-        theme.toggled.connect(
-            lambda on: apply_theme(app, on) if isinstance(app, QtWidgets.QApplication) else None
-        )
-        language = menu.addMenu(tr("menu.language"))
+        self.theme_action = theme
+        theme.toggled.connect(self._choose_theme)
+        languages = menu.addMenu(tr("menu.language"))
+        group = QtGui.QActionGroup(self)
+        self.language_actions: dict[str, QtGui.QAction] = {}
         for code, label in (("zh", "中文"), ("en", "English")):
-            action = language.addAction(label)
+            action = languages.addAction(label)
+            action.setCheckable(True)
+            action.setChecked(code == language())
+            group.addAction(action)
             action.triggered.connect(lambda _checked=False, c=code: self._choose_language(c))
+            self.language_actions[code] = action
+
+    def _choose_theme(self, dark: bool) -> None:
+        app = QtWidgets.QApplication.instance()
+        if isinstance(app, QtWidgets.QApplication):
+            apply_theme(app, dark)
+        remember_theme(dark)
 
     def _choose_language(self, code: str) -> None:
+        """Remember the language; the open widgets keep theirs until the next start (said once,
+        in the new language)."""
         QtCore.QSettings("GoodBuddy", "GoodBuddy KB").setValue("language", code)
-        self.statusBar().showMessage(tr("menu.language.restart"), 8_000)
+        if code != language():
+            key = "menu.language.restart"
+            zh, en = STRINGS[key]
+            self.statusBar().showMessage(zh if code == "zh" else en, 15_000)
 
     def open_connections(self) -> None:
         dialog = ModelConnectionsDialog(self.link, self)
@@ -210,11 +235,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self.new_button = self._button("libraries.new", self.new_library)
         self.rename_button = self._button("libraries.rename", self.rename_library)
         self.delete_button = self._button("libraries.delete", self.delete_library)
-        buttons = QtWidgets.QHBoxLayout()
-        for b in (self.new_button, self.rename_button, self.delete_button):
-            buttons.addWidget(b)
+        # Two rows, so the list can stay narrow at 800 px without squeezing a label.
+        buttons = QtWidgets.QGridLayout()
+        buttons.addWidget(self.new_button, 0, 0, 1, 2)
+        buttons.addWidget(self.rename_button, 1, 0)
+        buttons.addWidget(self.delete_button, 1, 1)
         left = QtWidgets.QWidget()
+        left.setMinimumWidth(150)
         left_layout = QtWidgets.QVBoxLayout(left)
+        left_layout.setContentsMargins(SPACE, SPACE, 0, SPACE)
         left_layout.addWidget(heading)
         left_layout.addWidget(self.list_view, 1)
         left_layout.addLayout(buttons)
@@ -232,7 +261,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.addTab(self.tasks_tab, tr("tab.tasks"))
         self.tabs.addTab(self.settings_tab, tr("tab.settings"))
         right = QtWidgets.QWidget()
+        right.setMinimumWidth(420)
         right_layout = QtWidgets.QVBoxLayout(right)
+        right_layout.setContentsMargins(0, SPACE, SPACE, 0)
         header = QtWidgets.QHBoxLayout()
         header.addWidget(self.detail, 1)
         header.addWidget(self.workbench_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
@@ -242,14 +273,17 @@ class MainWindow(QtWidgets.QMainWindow):
         splitter = QtWidgets.QSplitter()
         splitter.addWidget(left)
         splitter.addWidget(right)
+        splitter.setChildrenCollapsible(False)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([300, 700])
+        splitter.setSizes([190, 1010])
+        self.splitter = splitter
         self.chat_view = ChatView(self.link)
         self.top_tabs = QtWidgets.QTabWidget()
         self.top_tabs.addTab(splitter, tr("top.knowledge"))
         self.top_tabs.addTab(self.chat_view, tr("top.chat"))
         central = QtWidgets.QWidget()
         layout = QtWidgets.QVBoxLayout(central)
+        layout.setContentsMargins(SPACE // 2, SPACE // 2, SPACE // 2, 0)
         layout.addWidget(self.banner)
         layout.addWidget(self.top_tabs, 1)
         self.setCentralWidget(central)
@@ -257,8 +291,15 @@ class MainWindow(QtWidgets.QMainWindow):
             QtCore.Qt.KeyboardModifier.ControlModifier, QtCore.Qt.Key.Key_N
         )
         self.new_button.setShortcut(new_shortcut)
-        self.delete_button.setShortcut(QtCore.Qt.Key.Key_Delete)
-        self.rename_button.setShortcut(QtCore.Qt.Key.Key_F2)
+        # Delete and F2 act on a library only while the library list has focus: a bare Delete
+        # in a table of other things (documents, sources) must never offer to delete a library.
+        for key, slot in (
+            (QtCore.Qt.Key.Key_Delete, self.delete_library),
+            (QtCore.Qt.Key.Key_F2, self.rename_library),
+        ):
+            shortcut = QtGui.QShortcut(QtGui.QKeySequence(key), self.list_view)
+            shortcut.setContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
+            shortcut.activated.connect(slot)
         self._update_buttons()
 
     def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
@@ -275,7 +316,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.chat_view.refresh()
 
     def _on_stopped(self, reason: str) -> None:
-        self.banner.label.setText(tr("backend.down", reason=reason))
+        self.banner.label.setText(tr("backend.down", reason=say_text(reason)))
         self.banner.show()
         self.banner.restart_button.setFocus()
         self.statusBar().clearMessage()
@@ -287,7 +328,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.link.restart()
 
     def notify_error(self, error: KbError) -> None:
-        self.statusBar().showMessage(tr("error.generic", message=error.message), 10_000)
+        self.statusBar().showMessage(tr("error.generic", message=say_error(error)), 10_000)
 
     # -- library list ----------------------------------------------------------------------
     def refresh(self, select_id: str | None = None) -> None:
@@ -399,9 +440,9 @@ class MainWindow(QtWidgets.QMainWindow):
     ) -> None:
         if error is not None:
             if isinstance(error, ConflictError | InvalidRequestError):
-                dialog.show_error(error.message)
+                dialog.show_error(say_error(error))
             else:
-                dialog.show_error(tr("error.generic", message=error.message))
+                dialog.show_error(tr("error.generic", message=say_error(error)))
             return
         library: c.Library = result.library
         dialog.accept()

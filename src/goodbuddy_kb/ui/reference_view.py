@@ -10,6 +10,7 @@ from typing import Any
 
 from goodbuddy_kb.contracts.retrieval import ReferenceContextResponse
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.message_text import say_field
 
 
 def format_locator(locator: dict[str, Any] | None) -> str:
@@ -53,7 +54,7 @@ def reference_header(result: ReferenceContextResponse) -> list[tuple[str, str]]:
 def reference_html(result: ReferenceContextResponse) -> str:
     """The whole reference as HTML (every value escaped); a stale one says so plainly."""
     if not result.valid:
-        return f"<p><b>⚠ {html.escape(result.message or tr('ref.stale'))}</b></p>"
+        return f"<p><b>⚠ {html.escape(say_field(result, 'message') or tr('ref.stale'))}</b></p>"
     rows = "".join(
         f"<tr><td style='padding-right:8px'><b>{html.escape(label)}</b></td>"
         f"<td>{html.escape(value)}</td></tr>"

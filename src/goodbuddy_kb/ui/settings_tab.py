@@ -14,6 +14,7 @@ from goodbuddy_kb.contracts.methods import SETTINGS_GET, SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, KnowledgeRetrievalSettings
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.message_text import say, say_error
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 
 INT_FIELDS = {
@@ -104,9 +105,28 @@ class SettingsTab(QtWidgets.QWidget):
         self.save_chunking.setAccessibleName(tr("settings.save") + " " + tr("settings.chunking"))
         self.save_chunking.clicked.connect(self.save_chunking_settings)
         cform.addRow(self.save_chunking)
-        layout = QtWidgets.QHBoxLayout(self)
-        layout.addWidget(retrieval, 1)
-        layout.addWidget(chunking, 1)
+        # Side by side when there is room, one above the other when narrow; a scroll area so
+        # no field is ever clipped.
+        body = QtWidgets.QWidget()
+        self.columns = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.LeftToRight, body)
+        self.columns.addWidget(retrieval, 1)
+        self.columns.addWidget(chunking, 1)
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        scroll.setWidget(body)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroll)
+
+    def resizeEvent(self, event: Any) -> None:
+        narrow = self.width() < 760
+        self.columns.setDirection(
+            QtWidgets.QBoxLayout.Direction.TopToBottom
+            if narrow
+            else QtWidgets.QBoxLayout.Direction.LeftToRight
+        )
+        super().resizeEvent(event)
 
     def _add_field(self, form: QtWidgets.QFormLayout, name: str) -> None:
         box: QtWidgets.QAbstractSpinBox
@@ -195,11 +215,12 @@ class SettingsTab(QtWidgets.QWidget):
         self.retrieval_error.hide()
         for item in problems:
             target = self.errors.get(item["field"])
+            problem = say(item.get("code"), item.get("params"), item["problem"])
             if target is not None:
-                target.setText("⚠ " + item["problem"])
+                target.setText("⚠ " + problem)
                 target.show()
             else:
-                self.retrieval_error.setText("⚠ " + item["problem"])
+                self.retrieval_error.setText("⚠ " + problem)
                 self.retrieval_error.show()
 
     def retrieval_values(self) -> dict[str, Any]:
@@ -247,7 +268,7 @@ class SettingsTab(QtWidgets.QWidget):
                     [{**f, "field": str(f["field"]).rsplit(".", 1)[-1]} for f in fields]
                 )
             else:
-                self.notice.emit(tr("error.generic", message=error.message))
+                self.notice.emit(tr("error.generic", message=say_error(error)))
             return
         self._show(result, None)
         self.notice.emit(tr("settings.saved"))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.qtw import QtCore
+from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 
 Row = TypeVar("Row")
 
@@ -73,3 +73,22 @@ class RowsModel(QtCore.QAbstractTableModel, Generic[Row]):
     @property
     def rows(self) -> list[Row]:
         return list(self._rows)
+
+
+def fit_columns(
+    view: QtWidgets.QTableView, stretch: int, wide: dict[int, int] | None = None
+) -> None:
+    """Short columns as wide as they read, ``wide`` ones at a set width, ``stretch`` takes
+    the rest: no sideways scrolling at 800 px."""
+    header = view.horizontalHeader()
+    header.setStretchLastSection(False)
+    header.setMinimumSectionSize(36)
+    for column in range(view.model().columnCount()):
+        if column == stretch:
+            mode = QtWidgets.QHeaderView.ResizeMode.Stretch
+        elif wide and column in wide:
+            mode = QtWidgets.QHeaderView.ResizeMode.Interactive
+            header.resizeSection(column, wide[column])
+        else:
+            mode = QtWidgets.QHeaderView.ResizeMode.ResizeToContents
+        header.setSectionResizeMode(column, mode)

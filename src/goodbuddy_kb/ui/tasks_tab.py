@@ -10,8 +10,9 @@ from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import TASKS_CANCEL, TASKS_LIST
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.message_text import say_field
 from goodbuddy_kb.ui.qtw import QtWidgets
-from goodbuddy_kb.ui.table_model import Column, RowsModel
+from goodbuddy_kb.ui.table_model import Column, RowsModel, fit_columns
 
 
 def progress(info: t.TaskInfo) -> str:
@@ -52,7 +53,7 @@ TASK_COLUMNS: list[Column[t.TaskInfo]] = [
     Column("col.progress", progress, lambda i: i.current or ""),
     Column("col.summary", summary, summary),
     Column("col.created", lambda i: i.created_at[:19].replace("T", " ")),
-    Column("col.error", lambda i: i.error or "", lambda i: i.error or ""),
+    Column("col.error", lambda i: say_field(i, "error"), lambda i: say_field(i, "error")),
 ]
 
 
@@ -67,6 +68,9 @@ class TasksTab(QtWidgets.QWidget):
         self.view.setAccessibleName(tr("tab.tasks"))
         self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.horizontalHeader().setStretchLastSection(True)
+        self.view.setTabKeyNavigation(False)
+        self.view.setWordWrap(False)
+        fit_columns(self.view, stretch=len(TASK_COLUMNS) - 1)
         self.bar = QtWidgets.QProgressBar()
         self.bar.setAccessibleName(tr("col.progress"))
         self.bar.setFormat("%v/%m")

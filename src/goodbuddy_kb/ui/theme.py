@@ -1,14 +1,91 @@
-"""Light and dark themes (Fusion palettes); GOODBUDDY_THEME=dark|light overrides the system."""
+"""The look, in one place: a light and a dark palette (Fusion) and one style sheet built from
+the palette's colours, with clear disabled, focus, hover and selected states and one spacing
+scale. Widgets never pick colours themselves; they set an object name (``fieldError``,
+``backendBanner``, ``notice``, ``muted``) and the sheet styles it. Status reads as a symbol and
+words everywhere, never colour alone.
+
+The choice persists (QSettings ``theme``); GOODBUDDY_THEME=dark|light overrides it, and with
+neither the system's colour scheme decides."""
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
-from goodbuddy_kb.ui.qtw import QtGui, QtWidgets
+from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
+
+SETTINGS = ("GoodBuddy", "GoodBuddy KB")
+
+#: Spacing scale (px) shared by layouts and the sheet.
+SPACE = 8
+
+
+@dataclass(frozen=True)
+class Colours:
+    window: str
+    text: str
+    base: str
+    alternate: str
+    button: str
+    border: str
+    accent: str
+    accent_text: str
+    hover: str
+    muted: str
+    disabled_text: str
+    disabled_bg: str
+    error_bg: str
+    error_text: str
+    notice_bg: str
+
+
+LIGHT = Colours(
+    window="#f4f5f7",
+    text="#1d2330",
+    base="#ffffff",
+    alternate="#f7f8fa",
+    button="#ffffff",
+    border="#c9ced8",
+    accent="#2f6fd6",
+    accent_text="#ffffff",
+    hover="#e8effb",
+    muted="#5b6475",
+    disabled_text="#9aa1ad",
+    disabled_bg="#eceef2",
+    error_bg="#fde8e8",
+    error_text="#8a1414",
+    notice_bg="#eaf2ff",
+)
+DARK = Colours(
+    window="#1f2227",
+    text="#e6e6e6",
+    base="#15171b",
+    alternate="#1b1e23",
+    button="#2b2f36",
+    border="#454b55",
+    accent="#4a86e0",
+    accent_text="#ffffff",
+    hover="#333946",
+    muted="#a3a9b4",
+    disabled_text="#6b717c",
+    disabled_bg="#25282e",
+    error_bg="#4a1f22",
+    error_text="#ffc9c9",
+    notice_bg="#21324d",
+)
+
+
+def stored_theme() -> str:
+    value = QtCore.QSettings(*SETTINGS).value("theme", "")
+    return value if isinstance(value, str) else ""
+
+
+def remember_theme(dark: bool) -> None:
+    QtCore.QSettings(*SETTINGS).setValue("theme", "dark" if dark else "light")
 
 
 def wants_dark(app: QtWidgets.QApplication) -> bool:
-    choice = os.environ.get("GOODBUDDY_THEME", "").lower()
+    choice = os.environ.get("GOODBUDDY_THEME", "").lower() or stored_theme()
     if choice in ("dark", "light"):
         return choice == "dark"
     hints = app.styleHints()
@@ -19,30 +96,98 @@ def wants_dark(app: QtWidgets.QApplication) -> bool:
     )
 
 
+def current_colours(app: QtWidgets.QApplication | None = None) -> Colours:
+    app = app or QtWidgets.QApplication.instance()  # type: ignore[assignment]
+    return DARK if app is not None and app.property("darkTheme") else LIGHT
+
+
+def palette(c: Colours) -> QtGui.QPalette:
+    role, group = QtGui.QPalette.ColorRole, QtGui.QPalette.ColorGroup
+    p = QtGui.QPalette()
+    for r, value in {
+        role.Window: c.window,
+        role.WindowText: c.text,
+        role.Base: c.base,
+        role.AlternateBase: c.alternate,
+        role.Text: c.text,
+        role.Button: c.button,
+        role.ButtonText: c.text,
+        role.Highlight: c.accent,
+        role.HighlightedText: c.accent_text,
+        role.ToolTipBase: c.base,
+        role.ToolTipText: c.text,
+        role.PlaceholderText: c.muted,
+        role.Link: c.accent,
+        role.Mid: c.border,
+    }.items():
+        p.setColor(r, QtGui.QColor(value))
+    for r in (role.WindowText, role.Text, role.ButtonText):
+        p.setColor(group.Disabled, r, QtGui.QColor(c.disabled_text))
+    p.setColor(group.Disabled, role.Button, QtGui.QColor(c.disabled_bg))
+    p.setColor(group.Disabled, role.Base, QtGui.QColor(c.disabled_bg))
+    return p
+
+
+def style_sheet(c: Colours) -> str:
+    return f"""
+QPushButton, QToolButton {{
+    background: {c.button}; color: {c.text}; border: 1px solid {c.border};
+    border-radius: 4px; padding: 3px 8px; min-height: 20px;
+}}
+QPushButton:hover, QToolButton:hover {{ background: {c.hover}; border-color: {c.accent}; }}
+QPushButton:pressed, QToolButton:pressed, QToolButton:checked {{
+    background: {c.accent}; color: {c.accent_text}; border-color: {c.accent};
+}}
+QPushButton:default {{ border: 1px solid {c.accent}; }}
+QPushButton:disabled, QToolButton:disabled {{
+    background: {c.disabled_bg}; color: {c.disabled_text}; border: 1px dashed {c.border};
+}}
+QLineEdit, QPlainTextEdit, QTextBrowser {{
+    background: {c.base}; color: {c.text}; border: 1px solid {c.border}; border-radius: 4px;
+    padding: 2px 4px;
+}}
+QLineEdit:disabled {{
+    background: {c.disabled_bg}; color: {c.disabled_text}; border-style: dashed;
+}}
+QTableView, QListView {{
+    background: {c.base}; alternate-background-color: {c.alternate}; color: {c.text};
+    border: 1px solid {c.border}; selection-background-color: {c.accent};
+    selection-color: {c.accent_text};
+}}
+QTableView::item:hover, QListView::item:hover {{ background: {c.hover}; color: {c.text}; }}
+QTableView::item:selected, QListView::item:selected {{
+    background: {c.accent}; color: {c.accent_text};
+}}
+QHeaderView::section {{
+    background: {c.window}; color: {c.muted}; border: none;
+    border-bottom: 1px solid {c.border}; padding: 3px 6px; font-weight: bold;
+}}
+QPushButton:focus, QToolButton:focus, QLineEdit:focus, QPlainTextEdit:focus,
+QTextBrowser:focus, QTableView:focus, QListView:focus {{
+    border: 2px solid {c.accent};
+}}
+QCheckBox:focus {{ color: {c.accent}; }}
+QCheckBox:disabled {{ color: {c.disabled_text}; }}
+QTabBar::tab {{ padding: 5px 12px; color: {c.muted}; }}
+QTabBar::tab:selected {{ color: {c.text}; border-bottom: 2px solid {c.accent}; }}
+QTabBar::tab:hover {{ color: {c.text}; }}
+QTabBar::tab:focus {{ border: 2px solid {c.accent}; }}
+QGroupBox {{ font-weight: bold; border: 1px solid {c.border}; border-radius: 4px;
+    margin-top: 10px; padding-top: 6px; }}
+QGroupBox::title {{ subcontrol-origin: margin; left: 8px; padding: 0 4px; }}
+QLabel#fieldError {{ color: {c.error_text}; background: {c.error_bg}; padding: 2px 4px; }}
+QLabel#muted {{ color: {c.muted}; }}
+QFrame#backendBanner {{ background: {c.error_bg}; color: {c.error_text}; }}
+QFrame#backendBanner QLabel {{ color: {c.error_text}; }}
+QLabel#notice {{ background: {c.notice_bg}; padding: 4px 6px; border-radius: 4px; }}
+QSplitter::handle {{ background: {c.border}; }}
+QSplitter::handle:hover {{ background: {c.accent}; }}
+"""
+
+
 def apply_theme(app: QtWidgets.QApplication, dark: bool) -> None:
     app.setStyle("Fusion")
-    palette = QtGui.QPalette()
-    if dark:
-        role = QtGui.QPalette.ColorRole
-        colors = {
-            role.Window: "#1f2227",
-            role.WindowText: "#e6e6e6",
-            role.Base: "#15171b",
-            role.AlternateBase: "#23262c",
-            role.Text: "#e6e6e6",
-            role.Button: "#2b2f36",
-            role.ButtonText: "#e6e6e6",
-            role.Highlight: "#3d7bd9",
-            role.HighlightedText: "#ffffff",
-            role.ToolTipBase: "#2b2f36",
-            role.ToolTipText: "#e6e6e6",
-            role.PlaceholderText: "#8a8f98",
-            role.Link: "#7fb0ff",
-        }
-        for r, value in colors.items():
-            palette.setColor(r, QtGui.QColor(value))
-    app.setPalette(palette)
-    # A visible focus ring for keyboard users, in both themes.
-    app.setStyleSheet(
-        "*:focus { outline: 2px solid #3d7bd9; } QPushButton:focus, QLineEdit:focus, QPlainTextEdit:focus, QComboBox:focus, QSpinBox:focus, QDoubleSpinBox:focus, QTableView:focus, QListView:focus { border: 2px solid #3d7bd9; }"
-    )
+    colours = DARK if dark else LIGHT
+    app.setProperty("darkTheme", dark)
+    app.setPalette(palette(colours))
+    app.setStyleSheet(style_sheet(colours))

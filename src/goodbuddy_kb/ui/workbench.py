@@ -20,10 +20,21 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.i18n import tr, tr_or
+from goodbuddy_kb.ui.message_text import say_error, say_field
+from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import reference_html
 from goodbuddy_kb.ui.table_model import Column, RowsModel
+
+
+def channel(name: str) -> str:
+    """A retrieval channel as people call it (full-text, Chinese, vector, graph)."""
+    return tr_or(f"channel.{name}", name)
+
+
+def stage(name: str) -> str:
+    """A pipeline stage in the timings (the channels, then fusion, rerank, context...)."""
+    return tr_or(f"channel.{name}", tr_or(f"stage.{name}", name))
 
 
 def _relevance(x: r.RetrievalResult) -> str:
@@ -81,8 +92,9 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.query = QtWidgets.QPlainTextEdit()
         self.query.setAccessibleName(tr("workbench.query"))
         self.query.setPlaceholderText(tr("workbench.query"))
-        self.query.setMaximumHeight(90)
+        self.query.setMaximumHeight(64)
         self.query.setTabChangesFocus(True)
+        self.query.installEventFilter(self)  # Ctrl+Enter searches
         self.query.textChanged.connect(self._count)
         self.counter = QtWidgets.QLabel()
         self.rerank = QtWidgets.QComboBox()
@@ -120,6 +132,19 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.table.setAccessibleName(tr("workbench.results"))
         self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setTabKeyNavigation(False)
+        header = self.table.horizontalHeader()
+        header.setDefaultSectionSize(96)
+        header.setMinimumSectionSize(32)
+        for column in (0, 5, 6):  # rank, similarity, rank before rerank: as narrow as they read
+            header.setSectionResizeMode(column, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setWordWrap(False)
+        # The snippet is read in full below the table (no horizontal scrolling to reach it).
+        # (A tab beside the diagnostics: the result table keeps its height at 800×600.)
+        self.preview = QtWidgets.QTextBrowser()
+        self.preview.setObjectName("data")  # the documents' own words
+        self.preview.setAccessibleName(tr("col.snippet"))
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._preview())
         self.diagnostics = QtWidgets.QTextBrowser()
         self.diagnostics.setAccessibleName(tr("workbench.diagnostics"))
         self.context = QtWidgets.QTextBrowser()
@@ -146,6 +171,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         ):
             controls.addWidget(w)
         self.tabs = tabs = QtWidgets.QTabWidget()
+        tabs.addTab(self.preview, tr("col.snippet"))
         tabs.addTab(self.diagnostics, tr("workbench.diagnostics"))
         tabs.addTab(self.context, tr("workbench.context"))
         actions = QtWidgets.QHBoxLayout()
@@ -156,10 +182,12 @@ class WorkbenchDialog(QtWidgets.QDialog):
         left = QtWidgets.QWidget()
         left_layout = QtWidgets.QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
-        left_layout.addWidget(self.table)
+        left_layout.addWidget(self.table, 1)
         left_layout.addLayout(actions)
         self.splitter.addWidget(left)
         self.splitter.addWidget(tabs)
+        self.splitter.setStretchFactor(0, 3)  # results first; diagnostics beside or below
+        self.splitter.setStretchFactor(1, 2)
         layout = QtWidgets.QVBoxLayout(self)
         query_label = QtWidgets.QLabel(tr("workbench.query"))
         query_label.setBuddy(self.query)
@@ -225,12 +253,35 @@ class WorkbenchDialog(QtWidgets.QDialog):
             text += " · " + tr("workbench.effective.changed", what="; ".join(changed))
         self.effective.setText(text)
 
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if (
+            watched is self.query
+            and event.type() == QtCore.QEvent.Type.KeyPress
+            and isinstance(event, QtGui.QKeyEvent)
+            and event.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)
+            and event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier
+        ):
+            self.run()
+            return True
+        return super().eventFilter(watched, event)
+
+    def _preview(self) -> None:
+        x = self.selected()
+        if x is None:
+            self.preview.clear()
+            return
+        where = " · ".join(p for p in (x.document_path, _locator(x)) if p)
+        self.preview.setHtml(f"<p><b>{html.escape(where)}</b></p><p>{html.escape(x.snippet)}</p>")
+
     def resizeEvent(self, event: object) -> None:
         # Narrow windows stack results over diagnostics; degradation stays visible above both.
         narrow = self.width() < 900
-        self.splitter.setOrientation(
-            QtCore.Qt.Orientation.Vertical if narrow else QtCore.Qt.Orientation.Horizontal
-        )
+        orientation = QtCore.Qt.Orientation.Vertical if narrow else QtCore.Qt.Orientation.Horizontal
+        if orientation != self.splitter.orientation():
+            self.splitter.setOrientation(orientation)
+            # Results first: they get three parts of five, diagnostics two.
+            total = self.height() if narrow else self.width()
+            self.splitter.setSizes([total * 3 // 5, total * 2 // 5])
         super().resizeEvent(event)  # type: ignore[arg-type]
 
     def _count(self) -> None:
@@ -276,28 +327,39 @@ class WorkbenchDialog(QtWidgets.QDialog):
             message = (
                 tr("workbench.cancelled")
                 if error is not None and error.code.value == "cancelled"
-                else tr("error.generic", message=error.message if error else "")
+                else tr("error.generic", message=say_error(error) if error else "")
             )
             self.status.setText(message)
             self.finished_search.emit()
             return
         self.response = result
         self.results.set_rows(result.results)
+        self._preview()
         d = result.diagnostics
         lines = [
-            tr("diag.requested", v=", ".join(d.requested_channels)),
-            tr("diag.used", v=", ".join(d.used_channels) or "–"),
-            *[tr("diag.degraded", channel=x.channel, reason=x.reason) for x in d.degraded_channels],
-            tr("diag.counts", v=", ".join(f"{k} {v}" for k, v in d.candidate_counts.items())),
+            tr("diag.requested", v=", ".join(channel(x) for x in d.requested_channels)),
+            tr("diag.used", v=", ".join(channel(x) for x in d.used_channels) or "–"),
+            *[
+                tr("diag.degraded", channel=channel(x.channel), reason=say_field(x, "reason"))
+                for x in d.degraded_channels
+            ],
+            tr(
+                "diag.counts",
+                v=", ".join(f"{channel(k)} {v}" for k, v in d.candidate_counts.items()),
+            ),
             tr(
                 "diag.timings",
-                v=", ".join(f"{k} {v:.1f}" for k, v in d.timings_ms.items()),
+                v=", ".join(f"{stage(k)} {v:.1f}" for k, v in d.timings_ms.items()),
                 total=result.duration_ms,
             ),
-            tr("diag.rerank", requested=d.rerank.requested, applied=d.rerank.applied),
+            tr(
+                "diag.rerank",
+                requested=tr(f"workbench.rerank.{d.rerank.requested}"),
+                applied=tr(f"workbench.rerank.{d.rerank.applied}"),
+            ),
         ]
         if d.rerank.fallback_reason:
-            lines.append(tr("diag.fallback", v=d.rerank.fallback_reason))
+            lines.append(tr("diag.fallback", v=say_field(d.rerank, "fallback_reason")))
         c = result.context
         lines.append(
             tr(
@@ -314,16 +376,23 @@ class WorkbenchDialog(QtWidgets.QDialog):
                 for g in c.groups
             )
         )
-        degraded = "; ".join(f"⚠ {x.channel}: {x.reason}" for x in d.degraded_channels)
+        degraded = "\n".join(
+            f"⚠ {channel(x.channel)}: {say_field(x, 'reason')}" for x in d.degraded_channels
+        )
         if result.zero_result is not None:
             z = result.zero_result
             self.status.setText(
-                tr("workbench.zero", reason=z.reason, message=z.message, next=z.next_step)
+                tr(
+                    "workbench.zero",
+                    reason=tr_or(f"zero.reason.{z.reason}", z.reason),
+                    message=say_field(z, "message"),
+                    next=say_field(z, "next_step"),
+                )
                 + (f"\n{degraded}" if degraded else "")
             )
         else:
             self.status.setText(
-                f"{len(result.results)} · {result.duration_ms:.0f} ms"
+                tr("workbench.found", count=len(result.results), ms=f"{result.duration_ms:.0f}")
                 + (f"\n{degraded}" if degraded else "")
             )
         if result.results:
@@ -351,7 +420,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
 
         def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
             if result is None:
-                self.context.setPlainText(error.message if error else "")
+                self.context.setPlainText(say_error(error) if error else "")
                 return
             self.context.setHtml(reference_html(result))
             self.tabs.setCurrentWidget(self.context)
@@ -365,6 +434,6 @@ class WorkbenchDialog(QtWidgets.QDialog):
                 REFERENCE_OPEN,
                 ref,
                 lambda _r, e: (
-                    self.status.setText(tr("error.generic", message=e.message)) if e else None
+                    self.status.setText(tr("error.generic", message=say_error(e))) if e else None
                 ),
             )

@@ -53,9 +53,11 @@ def test_hybrid_retrieval_explains_itself(dispatcher: Dispatcher, kb: str) -> No
     d = res["diagnostics"]
     assert d["requestedChannels"] == ["fts", "cjk", "vector", "graph"]
     assert d["usedChannels"] == ["fts", "cjk", "vector"]
-    assert d["degradedChannels"] == [
+    assert [{k: x[k] for k in ("channel", "reason")} for x in d["degradedChannels"]] == [
         {"channel": "graph", "reason": "the knowledge graph is not enabled for this library"}
     ]
+    # The same reason travels as a catalogue code for the GUI to translate.
+    assert d["degradedChannels"][0]["reasonCode"] == "graph.off"
     assert d["vectorScanned"] > 0 and set(d["timingsMs"]) >= {
         "fts",
         "cjk",

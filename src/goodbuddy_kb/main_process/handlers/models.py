@@ -11,6 +11,7 @@ from goodbuddy_kb.contracts.methods import (
     EMBEDDING_GET,
     EMBEDDING_TEST,
     EMBEDDING_UPDATE,
+    MODELS_LIST,
     VECTORS_REBUILD,
     VECTORS_STATUS,
 )
@@ -23,6 +24,7 @@ from goodbuddy_kb.main_process.embeddings import (
     save_connection,
 )
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
+from goodbuddy_kb.main_process.model_list import list_models
 from goodbuddy_kb.main_process.storage import libraries
 from goodbuddy_kb.main_process.vectors import store
 from goodbuddy_kb.main_process.vectors.build import refresh_status
@@ -162,3 +164,13 @@ def rebuild(ctx: CallContext, request: c.VectorRebuildRequest) -> c.VectorRebuil
     libraries.get(ctx.db.get(), request.library_id)
     task = ctx.services.tasks.vectorize(request.library_id, rebuild=True)
     return c.VectorRebuildResponse(task_id=task.id)
+
+
+@handles(MODELS_LIST)
+def list_endpoint_models(ctx: CallContext, request: c.ModelListRequest) -> c.ModelListResponse:
+    """The models the endpoint in the form offers (the typed key, else the stored one)."""
+    # (The chat key's name is the chat handlers'; spelled here to keep the modules apart.)
+    name = KEY_NAME if request.purpose == "embedding" else "chat-api-key"
+    stored = ctx.services.credentials.get(name)
+    key = request.api_key if request.api_key is not None else stored
+    return list_models(request.kind, request.base_url, key or None)

@@ -1,0 +1,287 @@
+"""Messages for people as stable codes with parameters.
+
+Every reason the backend gives a person — degradation, zero results and their next step,
+document, source and task errors, connection tests, validation problems, chat failures —
+travels as a code from :data:`CATALOGUE` plus string parameters, beside the English sentence
+that the CLI and the logs keep using. The GUI renders each code in the user's language
+(``ui/message_text.py``); an unknown code falls back to the English sentence.
+
+The backend keeps writing its English sentences where they arise (and stores them as it always
+has); the response models attach the code at the contract boundary with :func:`classify`, which
+reads a sentence back into its code and parameters by the catalogue's English templates. So a
+code is exact for every sentence in the catalogue, and a sentence outside it travels with no code
+(and is caught by the GUI's "no English in the Chinese screens" test).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+from pydantic import Field, model_validator
+from pydantic.alias_generators import to_camel
+
+from goodbuddy_kb.contracts.base import ContractModel
+
+#: code → English template. Parameters in braces; a parameter named ``reason``, ``reasons``,
+#: ``error`` or ``detail`` may itself be a catalogue sentence (the GUI translates it in turn).
+CATALOGUE: dict[str, str] = {
+    # documents: reading and parsing
+    "parse.empty_file": "empty file",
+    "parse.unsupported_type": "unsupported file type “{suffix}”",
+    "parse.no_text": "no text content",
+    "parse.pdf_encrypted": "the PDF is encrypted",
+    "parse.pdf_unreadable": "the PDF could not be read ({error})",
+    "parse.pdf_no_text": "the PDF has no extractable text (scanned pages need OCR)",
+    "parse.docx_unreadable": "the Word document could not be read ({error})",
+    "parse.bad_encoding": "text is not valid {encoding}",
+    "parse.binary": "binary content, not text",
+    "parse.unknown_encoding": "unknown text encoding",
+    "read.too_large": "file too large ({size} MB; the limit is {limit} MB)",
+    "read.permission": "the file cannot be read (permission denied)",
+    "read.failed": "the file cannot be read ({detail})",
+    "read.file_gone": "the file was moved or deleted",
+    "read.folder_gone": "the folder was moved or deleted",
+    "read.unsupported_content": "unsupported content type “{media}”",
+    # web pages
+    "web.scheme": "only http(s) addresses can be imported (got “{scheme}”)",
+    "web.redirect_scheme": "only http(s) addresses can be imported (a redirect led elsewhere)",
+    "web.http_status": "the server answered HTTP {status}",
+    "web.too_large": "the page is larger than {limit} MB",
+    "web.slow": "the page did not arrive within {seconds} s",
+    "web.no_answer": "the page did not answer within {seconds} s",
+    "web.fetch_failed": "the page could not be fetched ({error})",
+    "web.redirects": "too many redirects",
+    # sources
+    "source.overflow": "{count} files past the {limit}-file limit were not imported",
+    "source.path_not_absolute": "the path must be absolute",
+    "source.no_such_file": "no such file",
+    "source.no_such_folder": "no such folder",
+    "source.watch_folder_only": "only folder sources can be watched",
+    "source.duplicate": "this library already has that source",
+    "source.not_found": "source not found in this library",
+    # libraries, documents, tasks, conversations
+    "library.duplicate_name": "a library named “{name}” already exists",
+    "library.limit": "at most {limit} libraries per data directory",
+    "library.not_found": "library not found",
+    "document.not_found": "document not found in this library",
+    "task.not_found": "task not found",
+    "task.cancelled_by_user": "cancelled by the user",
+    "task.app_closing": "the app is closing",
+    "conversation.not_found": "conversation not found",
+    "chat.stopped_by_user": "stopped by the user",
+    # embeddings and vectors
+    "vector.no_model": "no embedding model is configured",
+    "vector.no_model_hint": "no embedding model is configured (Settings → Model connections)",
+    "vector.no_index": "no vector index yet",
+    "vector.not_finished": "no vector index yet: vectorisation has not finished",
+    "vector.incompatible": "index built with another model or endpoint; rebuild needed",
+    "vector.query_not_embedded": "the query could not be embedded: {reason}",
+    "vector.provider_cannot_start": "the embedding provider cannot start ({error})",
+    "vector.embedding_failed": "embedding failed",
+    "vector.embedding_failed_because": "embedding failed: {reason}",
+    "vector.gaps": "{count} chunks still have no vector",
+    "vector.local_missing": "the bundled local embedding model is not installed",
+    "embedding.timeout": "the embedding service did not answer in time",
+    "embedding.unreachable": "the embedding service cannot be reached ({error})",
+    "embedding.http_status": "the embedding service answered HTTP {status}",
+    "embedding.too_large": "the embedding service's answer is too large",
+    "embedding.malformed": "the embedding service sent malformed JSON",
+    "embedding.not_numbers": "the embedding service sent vectors that are not numbers",
+    "embedding.wrong_count": "the embedding service sent the wrong number of vectors",
+    "embedding.non_finite": "the embedding service sent non-finite values",
+    "embedding.no_embeddings": "the embedding service's answer has no embeddings",
+    "embedding.ollama_no_embeddings": "the Ollama answer has no embeddings",
+    "embedding.off": "semantic search is off: there is no embedding model to test",
+    # retrieval
+    "graph.off": "the knowledge graph is not enabled for this library",
+    "rerank.not_configured": "no rerank service is configured",
+    "rerank.timeout": "the rerank service did not answer within {seconds} s",
+    "rerank.unreachable": "the rerank service cannot be reached ({error})",
+    "rerank.http_status": "the rerank service answered HTTP {status}",
+    "rerank.too_large": "the rerank service's answer is too large",
+    "rerank.invalid": "the rerank service sent an invalid answer",
+    "rerank.incomplete": "the rerank service did not score every candidate",
+    "zero.empty_library": "The selected libraries have no searchable content yet.",
+    "zero.empty_library.next": (
+        "Add files, folders or web pages in Documents & sources and let the sync finish."
+    ),
+    "zero.index_unavailable": "No search channel could run: {reasons}.",
+    "zero.index_unavailable.next": (
+        "Check the index status in Documents & sources, enable full-text search, "
+        "or rebuild the vector index."
+    ),
+    "zero.no_channel": "no channel could run",
+    "zero.filtered": (
+        "{count} vector matches were below the minimum similarity and nothing else matched."
+    ),
+    "zero.filtered.next": (
+        "Lower the minimum vector similarity in the retrieval settings and run the query again."
+    ),
+    "zero.no_match": "Nothing in the selected libraries matches this question.",
+    "zero.no_match.next": (
+        "Try other keywords, a synonym, or a shorter question; "
+        "check that the right libraries are selected."
+    ),
+    "channel.reason": "{channel}: {reason}",
+    # chat model
+    "chat.timeout": "the chat model did not answer in time",
+    "chat.timeout_seconds": "the chat model did not answer within {seconds} s",
+    "chat.unreachable": "the chat model cannot be reached ({error})",
+    "chat.http_status": "the chat model answered HTTP {status}",
+    "chat.invalid_stream": "the chat model sent an invalid stream",
+    "chat.nothing_to_test": "no chat model is configured: there is nothing to test",
+    "chat.not_a_chat_model": (
+        "the address answered, but not as a chat model (no chat stream came back)"
+    ),
+    # model lists
+    "models.timeout": "the service did not answer in time",
+    "models.unreachable": "the service cannot be reached ({error})",
+    "models.http_status": "the service answered HTTP {status}",
+    "models.too_large": "the service's model list is too large",
+    "models.no_list": "the service sent no model list",
+    # connection tests: an error with a hint
+    "test.with_hint": "{error} — {hint}",
+    "hint.check_key": "check the API key",
+    "hint.check_key_permissions": "check the API key and its permissions",
+    "hint.check_url_model": "check the base URL and the model name",
+    "hint.nothing_answers": "nothing answers at this address",
+    # references
+    "reference.stale_open": "citation no longer valid: nothing was opened",
+    "reference.web_only": "only http(s) pages can be opened; nothing was opened",
+    "reference.file_gone": "the source file was moved or deleted; nothing was opened",
+    "reference.not_regular": (
+        "the stored file was replaced by a link or is not a regular file; nothing was opened"
+    ),
+    "reference.outside": "the stored file now leads outside its source; nothing was opened",
+    # the backend process and its link
+    "backend.not_running": "the backend is not running",
+    "backend.closed": "the backend closed the connection",
+    "backend.stopped": "the backend stopped",
+    "backend.shutting_down": "the backend is shutting down",
+    "backend.starting": "the backend is starting",
+    "backend.cannot_start": "cannot start the backend: {detail}",
+    "backend.could_not_start": "the backend could not start: {detail}",
+    "backend.unreachable": "cannot reach the backend: {detail}",
+    "backend.no_handshake": "the backend did not answer the handshake",
+    # where text goes (model connections)
+    "datapath.off": "Semantic search is off: no text leaves the full-text index.",
+    "datapath.local": (
+        "The bundled multilingual-e5-small model runs on this computer; no text leaves it."
+    ),
+    "datapath.deterministic": "A hashing embedder on this computer (for tests); no text leaves it.",
+    "datapath.remote": "Chunk text and queries are sent to {url} (model {model}).",
+    # validation problems raised by the contracts themselves (pydantic ones: validation.<type>)
+    "invalid.chat_needs_url_model": "baseUrl and model are required for a chat model",
+    "invalid.embedding_needs_url_model": (
+        "baseUrl and model are required for a remote embedding provider"
+    ),
+    "invalid.url_scheme": "baseUrl must be an http(s) address",
+    "invalid.no_channel_weight": (
+        "at least one channel weight (ftsWeight, vectorWeight, graphWeight) must be greater than 0"
+    ),
+    "invalid.no_runnable_channel": (
+        "no channel that can run has a weight above 0: give full-text a weight, or vectors a "
+        "weight with an embedding model configured (the knowledge graph is off)"
+    ),
+    "invalid.overlap_share": "must be at most 40% of targetCharacters ({limit})",
+    "invalid.child_vs_parent": "must be smaller than parentCharacters ({limit})",
+    "invalid.empty": "must not be empty",
+    "invalid.control_characters": "must not contain control characters",
+    "invalid.too_many_characters": "must be at most {limit} characters",
+    "invalid.request": "Invalid {prefix}: {fields}: {problem}",
+    "storage.conflict": "the change conflicts with stored data",
+    "storage.unavailable": "database unavailable: {detail}",
+    "storage.error": "database error",
+    "internal": "internal error",
+}
+
+#: Parameters whose value may itself be a catalogue sentence.
+NESTED_PARAMS = frozenset({"reason", "reasons", "error", "detail", "hint"})
+
+Params = dict[str, str]
+
+#: What some parameters may hold (others: any text).
+PARAM_PATTERNS = {
+    "channel": "fts|cjk|vector|graph",
+    "status": r"\d{3}",
+    "seconds": r"\d+",
+    "count": r"\d+",
+    "limit": r"\d+",
+    "hint": "|".join(re.escape(v) for k, v in CATALOGUE.items() if k.startswith("hint.")),
+}
+
+
+class CodedMessage(ContractModel):
+    """A message for a person: a catalogue code and its parameters (all strings)."""
+
+    code: str
+    params: Params = Field(default_factory=dict)
+
+    def english(self) -> str:
+        return english(self.code, self.params)
+
+
+def placeholders(template: str) -> list[str]:
+    return re.findall(r"{(\w+)}", template)
+
+
+def english(code: str, params: dict[str, Any] | None = None) -> str:
+    """The English sentence of ``code`` (CLI, logs); unknown codes read as the code itself."""
+    template = CATALOGUE.get(code)
+    if template is None:
+        return code
+    values = {name: str((params or {}).get(name, "")) for name in placeholders(template)}
+    return template.format(**values)
+
+
+@lru_cache(maxsize=1)
+def _patterns() -> list[tuple[str, re.Pattern[str]]]:
+    compiled = []
+    for code, template in CATALOGUE.items():
+        pattern = ""
+        for part in re.split(r"({\w+})", template):
+            if re.fullmatch(r"{\w+}", part):
+                name = part[1:-1]
+                pattern += f"(?P<{name}>{PARAM_PATTERNS.get(name, '.+?')})"
+            else:
+                pattern += re.escape(part)
+        compiled.append((code, re.compile(pattern, re.DOTALL)))
+    # Literal sentences first, then the most specific templates (more fixed text) first.
+    compiled.sort(key=lambda item: -len(re.sub(r"{\w+}", "", CATALOGUE[item[0]])))
+    return compiled
+
+
+def classify(text: str | None) -> CodedMessage | None:
+    """The code and parameters of a catalogue sentence; None for any other text."""
+    if not text:
+        return None
+    text = text.strip()
+    for code, pattern in _patterns():
+        match = pattern.fullmatch(text)
+        if match is not None:
+            return CodedMessage(code=code, params={k: v for k, v in match.groupdict().items()})
+    return None
+
+
+def code_fields(*names: str) -> Any:
+    """A before-validator for a contract model: for each text field ``name`` that holds a
+    catalogue sentence, fill ``{name}_code`` and ``{name}_params`` unless they were given.
+    Use as ``fill_codes = code_fields("reason")`` beside the two fields."""
+
+    def fill(cls: type[Any], data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        for name in names:
+            code_key, params_key = f"{name}_code", f"{name}_params"
+            if code_key in data or to_camel(code_key) in data:
+                continue
+            coded = classify(data.get(name, data.get(to_camel(name))))
+            if coded is not None:
+                data[code_key] = coded.code
+                data[params_key] = coded.params
+        return data
+
+    return model_validator(mode="before")(classmethod(fill))  # type: ignore[arg-type]

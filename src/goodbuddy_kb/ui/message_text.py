@@ -1,0 +1,240 @@
+"""Backend messages in the user's language: each catalogue code of ``contracts/messages.py`` in
+zh-CN (the English is the catalogue's own sentence), pydantic's validation problems in both, and
+the functions that turn a coded message — or, for nested parameters, an English catalogue
+sentence — into the text a person reads. Anything outside the catalogue shows as it came."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.messages import CATALOGUE, NESTED_PARAMS, classify
+from goodbuddy_kb.ui.i18n import language, tr_or
+
+ZH: dict[str, str] = {
+    "parse.empty_file": "空文件",
+    "parse.unsupported_type": "不支持的文件类型“{suffix}”",
+    "parse.no_text": "没有文本内容",
+    "parse.pdf_encrypted": "PDF 已加密",
+    "parse.pdf_unreadable": "无法读取该 PDF（{error}）",
+    "parse.pdf_no_text": "PDF 中没有可提取的文字（扫描页需要 OCR）",
+    "parse.docx_unreadable": "无法读取该 Word 文档（{error}）",
+    "parse.bad_encoding": "文本不是有效的 {encoding} 编码",
+    "parse.binary": "二进制内容，不是文本",
+    "parse.unknown_encoding": "无法识别文本编码",
+    "read.too_large": "文件太大（{size} MB；上限 {limit} MB）",
+    "read.permission": "无法读取文件（没有权限）",
+    "read.failed": "无法读取文件（{detail}）",
+    "read.file_gone": "文件已被移动或删除",
+    "read.folder_gone": "文件夹已被移动或删除",
+    "read.unsupported_content": "不支持的内容类型“{media}”",
+    "web.scheme": "只能导入 http(s) 地址（收到“{scheme}”）",
+    "web.redirect_scheme": "只能导入 http(s) 地址（重定向指向了其他协议）",
+    "web.http_status": "服务器返回 HTTP {status}",
+    "web.too_large": "网页大于 {limit} MB",
+    "web.slow": "网页未在 {seconds} 秒内传完",
+    "web.no_answer": "网页未在 {seconds} 秒内响应",
+    "web.fetch_failed": "无法获取网页（{error}）",
+    "web.redirects": "重定向次数过多",
+    "source.overflow": "超出 {limit} 个文件上限的 {count} 个文件未导入",
+    "source.path_not_absolute": "路径必须是绝对路径",
+    "source.no_such_file": "文件不存在",
+    "source.no_such_folder": "文件夹不存在",
+    "source.watch_folder_only": "只有文件夹来源可以监听",
+    "source.duplicate": "这个知识库已有该来源",
+    "source.not_found": "该知识库中没有这个来源",
+    "library.duplicate_name": "已存在名为“{name}”的知识库",
+    "library.limit": "每个数据目录最多 {limit} 个知识库",
+    "library.not_found": "知识库不存在",
+    "document.not_found": "该知识库中没有这个文档",
+    "task.not_found": "任务不存在",
+    "task.cancelled_by_user": "已由用户取消",
+    "task.app_closing": "应用正在关闭",
+    "conversation.not_found": "对话不存在",
+    "chat.stopped_by_user": "已由用户停止",
+    "vector.no_model": "未配置向量模型",
+    "vector.no_model_hint": "未配置向量模型（设置 → 模型连接）",
+    "vector.no_index": "尚无向量索引",
+    "vector.not_finished": "尚无向量索引：向量化尚未完成",
+    "vector.incompatible": "索引由其他模型或服务构建，需要重建",
+    "vector.query_not_embedded": "无法为问题生成向量：{reason}",
+    "vector.provider_cannot_start": "向量模型无法启动（{error}）",
+    "vector.embedding_failed": "向量化失败",
+    "vector.embedding_failed_because": "向量化失败：{reason}",
+    "vector.gaps": "仍有 {count} 个分块没有向量",
+    "vector.local_missing": "内置本地向量模型未安装",
+    "embedding.timeout": "向量服务未及时响应",
+    "embedding.unreachable": "无法连接向量服务（{error}）",
+    "embedding.http_status": "向量服务返回 HTTP {status}",
+    "embedding.too_large": "向量服务的响应过大",
+    "embedding.malformed": "向量服务返回了格式错误的 JSON",
+    "embedding.not_numbers": "向量服务返回的向量不是数字",
+    "embedding.wrong_count": "向量服务返回的向量数量不对",
+    "embedding.non_finite": "向量服务返回了非有限数值",
+    "embedding.no_embeddings": "向量服务的响应中没有向量",
+    "embedding.ollama_no_embeddings": "Ollama 的响应中没有向量",
+    "embedding.off": "语义检索已关闭：没有可测试的向量模型",
+    "graph.off": "这个知识库未启用知识图谱",
+    "rerank.not_configured": "未配置重排服务",
+    "rerank.timeout": "重排服务未在 {seconds} 秒内响应",
+    "rerank.unreachable": "无法连接重排服务（{error}）",
+    "rerank.http_status": "重排服务返回 HTTP {status}",
+    "rerank.too_large": "重排服务的响应过大",
+    "rerank.invalid": "重排服务返回了无效的结果",
+    "rerank.incomplete": "重排服务没有为每个候选打分",
+    "zero.empty_library": "所选知识库还没有可检索的内容。",
+    "zero.empty_library.next": "在“文档与来源”中添加文件、文件夹或网页，并等待同步完成。",
+    "zero.index_unavailable": "没有可运行的检索通道：{reasons}。",
+    "zero.index_unavailable.next": "在“文档与来源”中检查索引状态，启用全文检索，或重建向量索引。",
+    "zero.no_channel": "没有可运行的通道",
+    "zero.filtered": "{count} 个向量匹配低于最低相似度，且没有其他匹配。",
+    "zero.filtered.next": "在检索设置中调低最低向量相似度，然后重新检索。",
+    "zero.no_match": "所选知识库中没有与这个问题匹配的内容。",
+    "zero.no_match.next": "换个关键词、同义词或更短的问题；确认选择了正确的知识库。",
+    "channel.reason": "{channel}：{reason}",
+    "chat.timeout": "对话模型未及时响应",
+    "chat.timeout_seconds": "对话模型未在 {seconds} 秒内响应",
+    "chat.unreachable": "无法连接对话模型（{error}）",
+    "chat.http_status": "对话模型返回 HTTP {status}",
+    "chat.invalid_stream": "对话模型返回了无效的流",
+    "chat.nothing_to_test": "未配置对话模型：没有可测试的内容",
+    "chat.not_a_chat_model": "该地址有响应，但不是对话模型（没有返回对话流）",
+    "models.timeout": "服务未及时响应",
+    "models.unreachable": "无法连接服务（{error}）",
+    "models.http_status": "服务返回 HTTP {status}",
+    "models.too_large": "服务的模型列表过大",
+    "models.no_list": "服务没有返回模型列表",
+    "test.with_hint": "{error} — {hint}",
+    "hint.check_key": "请检查 API 密钥",
+    "hint.check_key_permissions": "请检查 API 密钥及其权限",
+    "hint.check_url_model": "请检查服务地址和模型名称",
+    "hint.nothing_answers": "这个地址没有服务响应",
+    "reference.stale_open": "引用已失效：未打开任何内容",
+    "reference.web_only": "只能打开 http(s) 网页：未打开任何内容",
+    "reference.file_gone": "来源文件已被移动或删除：未打开任何内容",
+    "reference.not_regular": "保存的文件已被替换为链接或不是普通文件：未打开任何内容",
+    "reference.outside": "保存的文件现在指向来源之外：未打开任何内容",
+    "datapath.off": "语义检索已关闭：文本不会离开全文索引。",
+    "datapath.local": "内置的 multilingual-e5-small 模型在这台电脑上运行；文本不会离开这台电脑。",
+    "datapath.deterministic": "这台电脑上的哈希向量器（仅用于测试）；文本不会离开这台电脑。",
+    "datapath.remote": "分块文本和问题会发送到 {url}（模型 {model}）。",
+    "invalid.chat_needs_url_model": "对话模型需要填写服务地址和模型",
+    "invalid.embedding_needs_url_model": "远程向量模型需要填写服务地址和模型",
+    "invalid.url_scheme": "服务地址必须是 http(s) 地址",
+    "invalid.no_channel_weight": "至少一个通道权重（全文、向量、图谱）必须大于 0",
+    "invalid.no_runnable_channel": (
+        "没有可运行且权重大于 0 的通道：请给全文检索设置权重，或在已配置向量模型时给向量设置权重（知识图谱未启用）"
+    ),
+    "invalid.overlap_share": "最多为目标长度的 40%（{limit}）",
+    "invalid.child_vs_parent": "必须小于父块长度（{limit}）",
+    "invalid.empty": "不能为空",
+    "invalid.control_characters": "不能包含控制字符",
+    "invalid.too_many_characters": "最多 {limit} 个字符",
+    "invalid.request": "请求无效（{prefix}）：{fields}：{problem}",
+    "backend.not_running": "后台服务未运行",
+    "backend.closed": "后台服务关闭了连接",
+    "backend.stopped": "后台服务已停止",
+    "backend.shutting_down": "后台服务正在关闭",
+    "backend.starting": "后台服务正在启动",
+    "backend.cannot_start": "无法启动后台服务：{detail}",
+    "backend.could_not_start": "后台服务无法启动：{detail}",
+    "backend.unreachable": "无法连接后台服务：{detail}",
+    "backend.no_handshake": "后台服务没有响应握手",
+    "storage.conflict": "这项更改与已保存的数据冲突",
+    "storage.unavailable": "数据库不可用：{detail}",
+    "storage.error": "数据库错误",
+    "internal": "内部错误",
+}
+
+#: pydantic's problem types (``validation.<type>``) with its context values as parameters.
+VALIDATION: dict[str, tuple[str, str]] = {
+    "validation.less_than_equal": ("不能大于 {le}", "must be at most {le}"),
+    "validation.greater_than_equal": ("不能小于 {ge}", "must be at least {ge}"),
+    "validation.less_than": ("必须小于 {lt}", "must be less than {lt}"),
+    "validation.greater_than": ("必须大于 {gt}", "must be greater than {gt}"),
+    "validation.string_too_long": ("最多 {max_length} 个字符", "at most {max_length} characters"),
+    "validation.string_too_short": (
+        "至少 {min_length} 个字符",
+        "at least {min_length} characters",
+    ),
+    "validation.too_long": ("最多 {max_length} 项", "at most {max_length} items"),
+    "validation.too_short": ("至少 {min_length} 项", "at least {min_length} items"),
+    "validation.missing": ("必填", "required"),
+    "validation.extra_forbidden": ("不认识的字段", "unknown field"),
+    "validation.int_type": ("必须是整数", "must be a whole number"),
+    "validation.int_parsing": ("必须是整数", "must be a whole number"),
+    "validation.float_type": ("必须是数字", "must be a number"),
+    "validation.float_parsing": ("必须是数字", "must be a number"),
+    "validation.bool_type": ("必须是开或关", "must be on or off"),
+    "validation.string_type": ("必须是文本", "must be text"),
+    "validation.literal_error": ("必须是 {expected} 之一", "must be one of {expected}"),
+    "validation.value_error": ("{error}", "{error}"),
+    "validation.assertion_error": ("{error}", "{error}"),
+}
+
+
+def template(code: str) -> str | None:
+    """The template of ``code`` in the current language, or None if it has none."""
+    zh = language() == "zh"
+    if code in VALIDATION:
+        return VALIDATION[code][0 if zh else 1]
+    if code in CATALOGUE:
+        return ZH.get(code) if zh else CATALOGUE[code]
+    return None
+
+
+def say(code: str | None, params: Mapping[str, Any] | None, fallback: str | None) -> str:
+    """A coded message in the user's language; the ``fallback`` sentence for an unknown code."""
+    text = template(code) if code else None
+    if text is None:
+        return say_text(fallback) if fallback and code is None else (fallback or "")
+    values = {}
+    for name, raw in (params or {}).items():
+        value = str(raw)
+        if name in NESTED_PARAMS:
+            value = say_text(value)
+        elif name == "channel":
+            value = tr_or(f"channel.{value}", value)
+        values[name] = value
+    try:
+        return text.format(**values)
+    except (KeyError, IndexError):
+        return fallback or text
+
+
+def say_text(english: str | None) -> str:
+    """An English catalogue sentence (or a ``; ``-list of them) in the user's language; any
+    other text comes back as it is (file names, model answers, messages outside the catalogue)."""
+    if not english:
+        return ""
+    coded = classify(english)
+    if coded is not None:
+        return say(coded.code, coded.params, english)
+    if "; " in english:
+        parts = [say_text(part) for part in english.split("; ")]
+        return ("；" if language() == "zh" else "; ").join(parts)
+    return english
+
+
+def say_field(model: Any, field: str) -> str:
+    """The text field ``field`` of a contract model through its ``{field}_code``/``_params``."""
+    return say(
+        getattr(model, f"{field}_code", None),
+        getattr(model, f"{field}_params", None),
+        getattr(model, field, None),
+    )
+
+
+def say_error(error: KbError) -> str:
+    """A backend error for a person: a field problem names the field, a coded one is
+    translated, anything else reads as the backend wrote it."""
+    fields = error.details.get("fields") if isinstance(error.details, dict) else None
+    if isinstance(fields, list) and fields and isinstance(fields[0], dict):
+        first = fields[0]
+        if first.get("code"):
+            problem = say(first.get("code"), first.get("params"), first.get("problem"))
+            field = str(first.get("field") or "").rsplit(".", 1)[-1]
+            label = tr_or(f"field.{field}", field)
+            return f"{label}: {problem}" if label else problem
+    return say(error.message_code, error.message_params, error.message)

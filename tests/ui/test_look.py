@@ -1,0 +1,123 @@
+"""The look: tables keep at least eight rows at 800×600 and nothing is squeezed below its
+minimum; the workbench reads the snippet without sideways scrolling; Qt's own buttons and
+dialogs speak Chinese; theme and language persist across restarts; the dark theme's disabled
+buttons look disabled."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.ui.app import install_qt_translations
+from goodbuddy_kb.ui.i18n import detect_language, set_language
+from goodbuddy_kb.ui.main_window import MainWindow
+from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.ui.theme import apply_theme, wants_dark
+from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+
+
+def visible_rows(view: QtWidgets.QTableView) -> float:
+    return view.viewport().height() / max(1, view.verticalHeader().defaultSectionSize())
+
+
+def squeezed(root: QtWidgets.QWidget) -> list[str]:
+    """Visible buttons narrower than their text needs."""
+    return [
+        b.text()
+        for b in root.findChildren(QtWidgets.QAbstractButton)
+        if b.isVisibleTo(root) and b.text() and b.width() < b.minimumSizeHint().width()
+    ]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_tables_keep_eight_rows_at_800x600_and_grow_at_1400x900(
+    qtbot: QtBot, data_dir: Path, tmp_path: Path, language: str, qapp: QtWidgets.QApplication
+) -> None:
+    apply_theme(qapp, language == "zh")  # the real look: the style sheet, light and dark
+    win = open_window(qtbot, data_dir, language)
+    try:
+        create_library_with_folder(qtbot, win, tmp_path)
+        tab = win.documents_tab
+        win.resize(800, 600)
+        qtbot.wait(200)
+        assert visible_rows(tab.document_view) >= 8, "the document table keeps 8 rows"
+        assert not squeezed(win), f"squeezed at 800×600: {squeezed(win)}"
+        assert tab.watch_box.width() >= tab.watch_box.sizeHint().width()
+        shoot(win, f"look-documents-800x600-{language}")
+        for index, view in ((1, win.tasks_tab.view),):
+            win.tabs.setCurrentIndex(index)
+            qtbot.wait(100)
+            assert visible_rows(view) >= 8
+        win.tabs.setCurrentIndex(0)
+        win.resize(1400, 900)
+        qtbot.wait(200)
+        assert visible_rows(tab.document_view) >= 16, "the height goes to the table"
+        assert win.splitter.sizes()[1] > 1000, "the width goes to the content, not the list"
+        win.resize(800, 600)
+        bench = ask(qtbot, win, "年假怎么结转")
+        bench.resize(800, 600)
+        qtbot.wait(200)
+        assert bench.splitter.orientation() == QtCore.Qt.Orientation.Vertical
+        assert bench.preview.isVisible() and bench.preview.width() <= bench.width()
+        assert bench.preview.horizontalScrollBar().maximum() == 0, "the snippet wraps"
+        shoot(bench, f"look-workbench-800x600-{language}")
+        assert visible_rows(bench.table) >= 3
+        bench.reject()
+    finally:
+        win.link.shutdown()
+        set_language("en")
+        apply_theme(qapp, False)
+
+
+def test_qt_dialogs_and_buttons_speak_chinese(qapp: QtWidgets.QApplication) -> None:
+    installed = install_qt_translations(qapp, "zh")
+    try:
+        assert installed, "Qt's Chinese translations ship with PySide6"
+        box = QtWidgets.QDialogButtonBox(
+            QtWidgets.QDialogButtonBox.StandardButton.Cancel
+            | QtWidgets.QDialogButtonBox.StandardButton.Yes
+        )
+        cancel = box.button(QtWidgets.QDialogButtonBox.StandardButton.Cancel)
+        assert cancel.text() == "取消"
+        assert "是" in box.button(QtWidgets.QDialogButtonBox.StandardButton.Yes).text()
+    finally:
+        for translator in installed:
+            qapp.removeTranslator(translator)
+    assert install_qt_translations(qapp, "en") == []
+
+
+def test_theme_and_language_persist_and_dark_disabled_looks_disabled(
+    qtbot: QtBot,
+    data_dir: Path,
+    qapp: QtWidgets.QApplication,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("GOODBUDDY_THEME", raising=False)
+    monkeypatch.delenv("GOODBUDDY_LANG", raising=False)
+    win: MainWindow = open_window(qtbot, data_dir, "en")
+    try:
+        win.theme_action.setChecked(True)
+        assert wants_dark(qapp), "a restart keeps the dark theme"
+        palette = qapp.palette()
+        role, group = QtGui.QPalette.ColorRole, QtGui.QPalette.ColorGroup
+        assert palette.color(group.Disabled, role.ButtonText) != palette.color(
+            group.Active, role.ButtonText
+        ), "disabled buttons read as disabled in the dark theme"
+        win.resize(800, 600)
+        shoot(win, "look-dark-800x600-en")
+        win.theme_action.setChecked(False)
+        assert not wants_dark(qapp)
+        win.language_actions["zh"].trigger()
+        assert detect_language() == "zh", "a restart opens in Chinese"
+        assert win.statusBar().currentMessage() == "语言将在重新启动后生效。", (
+            "said once, in Chinese"
+        )
+        win.language_actions["en"].trigger()
+        assert detect_language() == "en"
+    finally:
+        apply_theme(qapp, False)
+        win.link.shutdown()
