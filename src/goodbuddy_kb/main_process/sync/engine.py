@@ -25,7 +25,7 @@ from goodbuddy_kb.main_process.parsing import ParsedDocument, ParseError, limits
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage.sources import SourceRow
 from goodbuddy_kb.main_process.sync.folder import list_folder
-from goodbuddy_kb.main_process.sync.reading import read_inside, still_inside
+from goodbuddy_kb.main_process.sync.reading import UnsafePath, read_inside, still_inside
 from goodbuddy_kb.main_process.sync.web import PARSER_BY_TYPE, fetch
 
 Progress = Callable[[int, int, str | None, int], None]
@@ -147,7 +147,7 @@ def sync_source(
     failed = 0
     for rel, why in sorted(escaped.items()):
         title = PurePosixPath(rel).stem
-        documents.store_failed(conn, source.library_id, source.id, rel, title, "", 0, why)
+        documents.store_refused(conn, source.library_id, source.id, rel, title, why)
         failed += 1
     for done, item in enumerate(items):
         if progress is not None:
@@ -156,6 +156,12 @@ def sync_source(
         title = PurePosixPath(item.relative).stem if item.path is not None else item.relative
         try:
             data, media = _read(item, cancel)
+        except UnsafePath as exc:
+            documents.store_refused(
+                conn, source.library_id, source.id, item.relative, title, exc.reason
+            )
+            failed += 1
+            continue
         except ParseError as exc:
             documents.store_failed(
                 conn, source.library_id, source.id, item.relative, title, "", 0, exc.reason
