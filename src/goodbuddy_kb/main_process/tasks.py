@@ -32,7 +32,7 @@ from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
 from goodbuddy_kb.main_process.vectors import store as vector_store
-from goodbuddy_kb.main_process.vectors.build import refresh_status, vectorise
+from goodbuddy_kb.main_process.vectors.build import recover_statuses, refresh_status, vectorise
 
 log = logging.getLogger(__name__)
 Notify = Callable[[str, dict[str, Any]], None]
@@ -75,6 +75,9 @@ class TaskManager:
         self._lock = threading.Lock()
         self._futures: set[Future[None]] = set()
         task_store.mark_interrupted(db.get())
+        # A crash mid-build leaves a "building" version and documents shown "running".
+        vector_store.recover_interrupted(db.get(), data_dir)
+        recover_statuses(db.get())
 
     # -- queueing ------------------------------------------------------------------------------
     def sync(self, library_id: str, source_id: str) -> TaskInfo:

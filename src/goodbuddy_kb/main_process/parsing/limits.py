@@ -28,7 +28,7 @@ MAX_ZIP_RATIO = 120
 #: PDF pages read from one file.
 MAX_PDF_PAGES = 3_000
 #: HTML elements in one page, and the deepest nesting looked through.
-MAX_HTML_NODES = 1_000_000
+MAX_HTML_NODES = 300_000
 MAX_HTML_DEPTH = 512
 #: Blocks (paragraphs, table cells) read from one Word document.
 MAX_DOCX_BLOCKS = 400_000
