@@ -7,6 +7,7 @@
     goodbuddy-kb rebuild LIB [--document PATH_OR_ID]
     goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
     goodbuddy-kb mcp [--library LIB]…       (an MCP server on stdio for other AI tools)
+    goodbuddy-kb diagnostics export FILE    goodbuddy-kb diagnostics show
 
 LIB is a library id or its exact name. ``--json`` prints machine-readable output; ``--data-dir``
 (or GOODBUDDY_DATA_DIR) chooses the data directory.
@@ -19,7 +20,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from goodbuddy_kb import cli_rebuild, cli_sources
+from goodbuddy_kb import cli_diagnostics, cli_rebuild, cli_sources
 from goodbuddy_kb.bridge.launcher import Session, open_session
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import KbError, NotFoundError
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     cli_sources.add_parsers(commands, common)
     cli_rebuild.add_parser(commands, common)
+    cli_diagnostics.add_parser(commands, common)
     report.add_parser(commands)
     p = commands.add_parser(
         "mcp",
@@ -155,6 +157,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
     "rebuild": _with_library(cli_rebuild.cmd_rebuild),
     "documents": _with_library(cli_sources.cmd_documents),
     "tasks": _tasks,
+    "diagnostics": cli_diagnostics.cmd_diagnostics,
     "retrieve": lambda args, session: cli_sources.cmd_retrieve(
         args, session, [resolve_library(session, ref).id for ref in args.libraries]
     ),

@@ -25,6 +25,8 @@ MAX_JSON_DEPTH = 64
 MAX_QUEUED_REPLY_BYTES = 4 * MAX_FRAME_BYTES
 #: Requests one connection may have running at once; more are answered `unavailable`.
 MAX_INFLIGHT_PER_CONNECTION = 64
+#: Longest file path a request may name.
+MAX_PATH_CHARACTERS = 4_096
 #: Most citations kept on one chat message.
 MAX_CITATIONS_PER_MESSAGE = 20
 #: Longest library name, in characters.

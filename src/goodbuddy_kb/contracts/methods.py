@@ -30,6 +30,12 @@ from goodbuddy_kb.contracts.chat import (
     SendResponse,
 )
 from goodbuddy_kb.contracts.chat import Conversation as ConversationModel
+from goodbuddy_kb.contracts.diagnostics import (
+    DiagnosticsExportRequest,
+    DiagnosticsExportResponse,
+    DiagnosticsSummary,
+    DiagnosticsSummaryRequest,
+)
 from goodbuddy_kb.contracts.external import (
     ExternalCallsRecordRequest,
     ExternalCallsRecordResponse,
@@ -196,6 +202,16 @@ RETRIEVE = MethodSpec(
     "knowledge:retrieve", RetrieveRequest, KnowledgeRetrievalResponse, mutates=False
 )
 SYSTEM_CANCEL = MethodSpec("system:cancel", CancelRequest, CancelResponse, mutates=False)
+DIAGNOSTICS_SUMMARY = MethodSpec(
+    "system:diagnostics:summary", DiagnosticsSummaryRequest, DiagnosticsSummary, mutates=False
+)
+#: Writes a file but changes nothing the backend keeps: off the writer thread.
+DIAGNOSTICS_EXPORT = MethodSpec(
+    "system:diagnostics:export",
+    DiagnosticsExportRequest,
+    DiagnosticsExportResponse,
+    mutates=False,
+)
 REFERENCE_CONTEXT = MethodSpec(
     "knowledge:reference:context", ReferenceRequest, ReferenceContextResponse, mutates=False
 )
@@ -283,6 +299,8 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         RERANK_TEST,
         RETRIEVE,
         SYSTEM_CANCEL,
+        DIAGNOSTICS_SUMMARY,
+        DIAGNOSTICS_EXPORT,
         REFERENCE_CONTEXT,
         REFERENCE_OPEN,
         CHAT_MODEL_GET,

@@ -24,6 +24,7 @@ from goodbuddy_kb.contracts.tasks import (
     TaskState,
     TaskSummary,
 )
+from goodbuddy_kb.main_process import diagnostics
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.rebuild import rebuild_document, rebuild_library
@@ -283,6 +284,7 @@ class TaskManager:
             self._tokens.pop(task_id, None)
             return
         last = [0.0]
+        started = time.monotonic()
         state: dict[str, Any] = {"done": 0, "total": 0, "failed": 0}
 
         def progress(done: int, total: int, current: str | None, failed: int) -> None:
@@ -340,6 +342,16 @@ class TaskManager:
         finally:
             self._tokens.pop(task_id, None)
         self._publish(final)
+        diagnostics.record_task_safely(
+            conn,
+            final.kind,
+            final.state,
+            library_id,
+            (time.monotonic() - started) * 1000,
+            final.total,
+            final.failed_documents,
+            final.error,
+        )
         rebuilt = queue_key[0] == "rebuild"  # may have cleared "waiting for rebuild"
         changed = ChangedParams(
             method=NOTIFY_TASK.name,
