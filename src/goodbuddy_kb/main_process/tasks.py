@@ -89,7 +89,13 @@ class TaskManager:
             token: CancelToken, progress: Callable[[int, int, str | None, int], None]
         ) -> Outcome:
             conn = self._db.get()
-            report = sync_source(conn, sources.get(conn, library_id, source_id), token, progress)
+            report = sync_source(
+                conn,
+                sources.get(conn, library_id, source_id),
+                token,
+                progress,
+                vectors_expected=self._provider() is not None,
+            )
             if report.unavailable:
                 return Outcome(0, 0, report.unavailable, failed_state=True)
             provider = self._provider()
@@ -284,7 +290,7 @@ class TaskManager:
             self._tokens.pop(task_id, None)
             return
         last = [0.0]
-        started = time.monotonic()
+        began = time.monotonic()
         state: dict[str, Any] = {"done": 0, "total": 0, "failed": 0}
 
         def progress(done: int, total: int, current: str | None, failed: int) -> None:
@@ -347,7 +353,7 @@ class TaskManager:
             final.kind,
             final.state,
             library_id,
-            (time.monotonic() - started) * 1000,
+            (time.monotonic() - began) * 1000,
             final.total,
             final.failed_documents,
             final.error,

@@ -118,7 +118,10 @@ def sync_source(
     source: SourceRow,
     cancel: CancelToken,
     progress: Progress | None = None,
+    vectors_expected: bool = False,
 ) -> SyncReport:
+    """Sync one source. ``vectors_expected``: an embedding model is configured, so a new
+    document shows its vectors as pending from the moment it appears (never "off")."""
     report = SyncReport()
     items, report.overflow, unavailable = _items(source)
     if unavailable is not None:
@@ -203,6 +206,7 @@ def sync_source(
             checksum,
             len(data),
             drafts,
+            _awaiting_vectors if vectors_expected else None,
         )
         report.processed += 1
         report.parsed_paths.append(item.relative)
@@ -219,6 +223,15 @@ def sync_source(
         conn, source.id, state, reason, file_count=len(items) + report.overflow, synced=True
     )
     return report
+
+
+def _awaiting_vectors(conn: sqlite3.Connection, document_id: str) -> None:
+    # In the document's own transaction, so no reader ever sees it "disabled" meanwhile.
+    conn.execute(
+        "UPDATE documents SET vector_status = 'pending', vector_error = NULL"
+        " WHERE id = ? AND vector_status = 'disabled'",
+        (document_id,),
+    )
 
 
 def _chunk(
