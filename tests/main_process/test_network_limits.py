@@ -219,3 +219,57 @@ def test_url_userinfo_is_redacted_in_messages_and_logs(caplog: pytest.LogCapture
         assert logging.getLogger("httpx").getEffectiveLevel() >= logging.WARNING
     finally:
         logging.getLogger().removeHandler(handler)
+
+
+def test_a_trickling_chat_model_ends_at_the_total_deadline() -> None:
+    from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
+
+    with serve_raw(trickle(HEAD, 0.2)) as base:
+        chat = ChatClient("openai-compatible", base, "m", None, 1.0)
+        started = time.monotonic()
+        with pytest.raises(TimeoutError_):
+            chat.turn(
+                [{"role": "user", "content": "hi"}], [], lambda _t: None, CancelToken(), Turn()
+            )
+        assert time.monotonic() - started < 2.5
+
+
+def test_a_trickling_rerank_service_falls_back_at_the_total_deadline() -> None:
+    with serve_raw(trickle(HEAD, 0.2)) as base:
+        started = time.monotonic()
+        with pytest.raises(learned.RerankFailed, match="did not answer within 1 s"):
+            learned.rerank(base, "rr", None, "q", ["doc"], 1.0, CancelToken())
+        assert time.monotonic() - started < 2.0
+
+
+@pytest.mark.integration
+def test_sigterm_ends_a_backend_stuck_in_a_trickling_fetch(data_dir: Path) -> None:
+    """Before: the fetch held the process 146 s after SIGTERM, its lock already released."""
+    import os
+    import signal
+    import sys
+
+    from goodbuddy_kb.bridge.client import BlockingClient
+    from goodbuddy_kb.bridge.launcher import BackendProcess
+    from goodbuddy_kb.contracts import library as c
+    from goodbuddy_kb.contracts import sources as s
+    from goodbuddy_kb.contracts.methods import LIBRARY_CREATE, SOURCE_ADD
+
+    if sys.platform == "win32":
+        pytest.skip("POSIX signals")
+    with serve_raw(trickle(HEAD * 100, 1.0)) as base:
+        backend = BackendProcess.start(data_dir)
+        try:
+            with BlockingClient(backend.endpoint.server_name, backend.endpoint.secret).open() as cl:
+                lib = cl.call(LIBRARY_CREATE, c.LibraryCreateRequest(name="W")).library
+                cl.call(
+                    SOURCE_ADD,
+                    s.SourceAddRequest(library_id=lib.id, kind="web", location=f"{base}/p"),
+                )
+                time.sleep(2.0)  # the sync is now inside the trickling fetch
+            os.kill(backend.pid, signal.SIGTERM)
+            started = time.monotonic()
+            backend.popen.wait(timeout=15)
+            assert time.monotonic() - started < 8.0
+        finally:
+            backend.stop()
