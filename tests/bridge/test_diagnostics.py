@@ -120,7 +120,7 @@ def test_the_export_holds_no_query_document_key_path_or_url_credentials(
     for marker in MARKERS:
         assert marker not in text, marker
     bundle = json.loads(text)
-    assert bundle["versions"]["app"] and bundle["versions"]["schema"] >= 8
+    assert bundle["versions"]["app"] and bundle["versions"]["schema"] >= 9
     assert {e["kind"] for e in bundle["diagnostics"]["events"]} >= {"retrieve", "sync"}
     assert any(
         "HTTP" in f["reason"] or "fetched" in f["reason"] for f in bundle["documentFailures"]
