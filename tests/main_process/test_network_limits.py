@@ -49,7 +49,7 @@ def test_trickled_headers_end_at_the_total_deadline() -> None:
         started = time.monotonic()
         with pytest.raises(ParseError, match="did not answer within 1 s"):
             web.fetch(f"{base}/page", timeout=1.0)
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 4.0  # before the fix: the whole trickle (~14 s)
 
 
 def test_cancel_ends_a_fetch_stuck_in_trickled_headers_at_once() -> None:
@@ -69,7 +69,7 @@ def test_cancel_ends_a_fetch_stuck_in_trickled_headers_at_once() -> None:
         cancelled_at = time.monotonic()
         token.cancel()
         thread.join(5)
-        assert not thread.is_alive() and time.monotonic() - cancelled_at < 1.0
+        assert not thread.is_alive() and time.monotonic() - cancelled_at < 2.0
     assert outcome and outcome[0].__class__.__name__ == "CancelledError"
 
 
@@ -119,7 +119,7 @@ def test_a_trickling_embedding_service_ends_at_the_total_timeout() -> None:
         started = time.monotonic()
         with pytest.raises(TimeoutError_):
             provider.embed_query("hello")
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 4.0  # before the fix: the whole trickle (~15 s)
         provider.close()
 
 
@@ -135,7 +135,7 @@ def test_embedding_update_does_not_probe_on_the_writer_thread(
             EMBEDDING_UPDATE.name,
             {"connection": {"kind": "openai-compatible", "baseUrl": base, "model": "m"}},
         )
-        assert time.monotonic() - started < 1.0
+        assert time.monotonic() - started < 2.5  # a probe would wait for the 3 s stall
 
 
 @pytest.mark.parametrize(
@@ -231,7 +231,7 @@ def test_a_trickling_chat_model_ends_at_the_total_deadline() -> None:
             chat.turn(
                 [{"role": "user", "content": "hi"}], [], lambda _t: None, CancelToken(), Turn()
             )
-        assert time.monotonic() - started < 2.5
+        assert time.monotonic() - started < 4.5
 
 
 def test_a_trickling_rerank_service_falls_back_at_the_total_deadline() -> None:
@@ -239,7 +239,7 @@ def test_a_trickling_rerank_service_falls_back_at_the_total_deadline() -> None:
         started = time.monotonic()
         with pytest.raises(learned.RerankFailed, match="did not answer within 1 s"):
             learned.rerank(base, "rr", None, "q", ["doc"], 1.0, CancelToken())
-        assert time.monotonic() - started < 2.0
+        assert time.monotonic() - started < 4.0
 
 
 @pytest.mark.integration

@@ -233,7 +233,7 @@ def test_a_slow_document_ends_at_the_time_budget(monkeypatch: pytest.MonkeyPatch
     started = time.monotonic()
     with pytest.raises(ParseError, match="longer than"):
         parse(docx_bomb(1, varied=True), "slow.docx")
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 15  # loading the XML comes before the first check
 
 
 # -- random bytes -------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from goodbuddy_kb.main_process.parsing import ParsedDocument, ParseError, limits
 from tests.docgen import W_NS, make_docx, make_pdf, with_member
 
 #: Per-case bounds (the time budget of a parse is lowered so that a slow case shows).
-CASE_SECONDS = 6.0
+CASE_SECONDS = 12.0
 CASE_MEMORY = 96 * 1024 * 1024
 
 BASE_DOCX = make_docx([("h1", "标题"), ("p", "正文 body"), ("table", [["a", "b"], ["1", "2"]])])
