@@ -65,3 +65,54 @@ def make_docx(blocks: list[tuple[str, object]]) -> bytes:
     buffer = io.BytesIO()
     document.save(buffer)
     return buffer.getvalue()
+
+
+W_NS = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
+
+def with_member(docx: bytes, name: str, content: bytes, compress: int | None = None) -> bytes:
+    """``docx`` with the archive member ``name`` replaced by ``content``."""
+    import zipfile
+
+    source = zipfile.ZipFile(io.BytesIO(docx))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as target:
+        for info in source.infolist():
+            data = content if info.filename == name else source.read(info.filename)
+            target.writestr(info.filename, data, compress_type=compress)
+    return out.getvalue()
+
+
+def malformed_docx() -> dict[str, bytes]:
+    """Word documents that broke the parser in the field, by what is wrong with them."""
+    base = make_docx([("p", "正文段落 body paragraph")])
+    body = f'<w:document xmlns:w="{W_NS}"><w:body>{{}}</w:body></w:document>'
+    merged = (
+        "<w:tbl><w:tblGrid><w:gridCol/></w:tblGrid><w:tr><w:tc><w:tcPr><w:vMerge/></w:tcPr>"
+        "<w:p><w:r><w:t>orphan merge</w:t></w:r></w:p></w:tc></w:tr></w:tbl>"
+    )
+    return {
+        "syntax": with_member(base, "word/document.xml", b"<w:document><w:body><w:p>"),
+        "empty-part": with_member(base, "word/document.xml", b""),
+        "foreign-root": with_member(base, "word/document.xml", b"<foo/>"),
+        "vmerge-without-row-above": with_member(
+            base, "word/document.xml", body.format(merged).encode()
+        ),
+        "not-a-zip": b"PK\x03\x04" + b"\x00" * 200,
+    }
+
+
+def docx_bomb(expanded_mb: int, varied: bool = False) -> bytes:
+    """A small DOCX whose document.xml expands to ``expanded_mb`` MB of paragraphs (``varied``:
+    numbered ones, which compress far less, so only the parse time stops them)."""
+    paragraph = b"<w:p><w:r><w:t>x</w:t></w:r></w:p>"
+    count = expanded_mb * 1024 * 1024 // len(paragraph)
+    paragraphs = (
+        b"".join(b"<w:p><w:r><w:t>%d</w:t></w:r></w:p>" % (i * 7919) for i in range(count))
+        if varied
+        else paragraph * count
+    )
+    body = (
+        f'<w:document xmlns:w="{W_NS}"><w:body>'.encode() + paragraphs + b"</w:body></w:document>"
+    )
+    return with_member(make_docx([("p", "bomb")]), "word/document.xml", body)

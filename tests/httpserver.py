@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -64,3 +65,64 @@ def serve(routes: dict[str, Reply | Route]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+RawHandler = Callable[[socket.socket], None]
+
+
+@contextmanager
+def serve_raw(handler: RawHandler) -> Iterator[str]:
+    """A TCP server on 127.0.0.1 that hands each connection to ``handler`` (for misbehaving
+    servers: trickled headers, bombs, stalls); yields the base URL."""
+
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
+    def handle(conn: socket.socket) -> None:
+        with conn:
+            try:
+                conn.settimeout(30)
+                data = b""
+                while b"\r\n\r\n" not in data:
+                    chunk = conn.recv(65536)
+                    if not chunk:
+                        return
+                    data += chunk
+                handler(conn)
+            except OSError:
+                pass
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            threading.Thread(target=handle, args=(conn,), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        stop.set()
+        thread.join(2)
+        listener.close()
+
+
+def trickle(data: bytes, every_s: float, stop_after_s: float = 60.0) -> RawHandler:
+    """A handler that sends ``data`` one byte every ``every_s`` seconds."""
+
+    def run(conn: socket.socket) -> None:
+        started = time.monotonic()
+        for i in range(len(data)):
+            if time.monotonic() - started > stop_after_s:
+                return
+            conn.sendall(data[i : i + 1])
+            time.sleep(every_s)
+
+    return run

@@ -10,6 +10,7 @@
     goodbuddy-kb chunk show|edit|enable|disable|delete LIB DOC CHUNK
     goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
     goodbuddy-kb mcp [--library LIB]…       (an MCP server on stdio for other AI tools)
+    goodbuddy-kb diagnostics export FILE    goodbuddy-kb diagnostics show
 
 LIB is a library id or its exact name. ``--json`` prints machine-readable output; ``--data-dir``
 (or GOODBUDDY_DATA_DIR) chooses the data directory.
@@ -22,7 +23,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from goodbuddy_kb import cli_chunks, cli_graph, cli_rebuild, cli_sources
+from goodbuddy_kb import cli_chunks, cli_diagnostics, cli_graph, cli_rebuild, cli_sources
 from goodbuddy_kb.bridge.launcher import Session, open_session
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import KbError, NotFoundError
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     cli_rebuild.add_parser(commands, common)
     cli_graph.add_parser(commands, common)
     cli_chunks.add_parsers(commands, common)
+    cli_diagnostics.add_parser(commands, common)
     report.add_parser(commands)
     p = commands.add_parser(
         "mcp",
@@ -163,6 +165,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
     "chunks": _with_library(cli_chunks.cmd_chunks),
     "chunk": _with_library(cli_chunks.cmd_chunk),
     "tasks": _tasks,
+    "diagnostics": cli_diagnostics.cmd_diagnostics,
     "retrieve": lambda args, session: cli_sources.cmd_retrieve(
         args, session, [resolve_library(session, ref).id for ref in args.libraries]
     ),

@@ -12,7 +12,7 @@ from goodbuddy_kb.bridge.launcher import Session
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts import tasks as t
-from goodbuddy_kb.contracts.errors import TimeoutError_
+from goodbuddy_kb.contracts.errors import InvalidRequestError, TimeoutError_
 from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
@@ -77,8 +77,14 @@ def question(text: str) -> str:
 def _kind(location: str) -> tuple[c.SourceKind, str]:
     if location.startswith(("http://", "https://")):
         return "web", location
-    path = Path(location).expanduser().resolve()
-    return ("folder" if path.is_dir() else "file"), str(path)
+    if not location.strip():
+        # Path("") is the current directory: an empty argument must not import it.
+        raise InvalidRequestError("a folder, file or http(s) address is required")
+    try:
+        path = Path(location).expanduser().resolve()
+        return ("folder" if path.is_dir() else "file"), str(path)
+    except (OSError, RuntimeError, ValueError):
+        return "file", location  # the backend says what is wrong with it
 
 
 def wait_for_tasks(session: Session, task_ids: list[str], quiet: bool) -> list[t.TaskInfo]:

@@ -15,6 +15,14 @@ from pathlib import Path
 ENV_DATA_DIR = "GOODBUDDY_DATA_DIR"
 LOCK_FILE = "backend.lock"
 ENDPOINT_FILE = "backend.json"
+LOG_FILE = "backend.log"
+DATABASE_FILE = "goodbuddy-kb.sqlite3"
+#: Files only a GoodBuddy data directory holds; any one of them marks a folder as ours.
+_MARKERS = (DATABASE_FILE, LOCK_FILE, ENDPOINT_FILE, LOG_FILE)
+
+
+class NotADataDirectory(Exception):
+    """The chosen folder holds other things: it is refused rather than taken over."""
 
 
 def default_data_dir() -> Path:
@@ -35,8 +43,27 @@ def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     return Path(chosen).expanduser().resolve()
 
 
+def is_data_dir(path: Path) -> bool:
+    return any((path / name).exists() for name in _MARKERS)
+
+
 def ensure_private_dir(path: Path) -> None:
-    path.mkdir(parents=True, exist_ok=True)
+    """Create the data directory (owner-only), or accept an existing empty folder or an existing
+    GoodBuddy data directory. Any other folder is refused (NotADataDirectory) and left exactly
+    as it was: its permissions are not changed and nothing is written into it."""
+    if path.exists() or path.is_symlink():
+        if not path.is_dir():
+            raise NotADataDirectory(f"{path} is not a folder")
+        try:
+            empty = next(path.iterdir(), None) is None
+        except OSError as exc:
+            raise NotADataDirectory(f"{path} cannot be read ({exc.strerror})") from exc
+        if not empty and not is_data_dir(path):
+            raise NotADataDirectory(
+                f"{path} is not empty and is not a GoodBuddy KB data directory;"
+                " choose an empty or a new folder"
+            )
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
     if os.name == "posix":
         os.chmod(path, 0o700)
 

@@ -20,10 +20,10 @@ from typing import IO, Any
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.contracts.errors import KbError, UnavailableError
-from goodbuddy_kb.datadir import Endpoint, ensure_private_dir
+from goodbuddy_kb.datadir import LOG_FILE, Endpoint, NotADataDirectory, ensure_private_dir
 
 START_TIMEOUT_S = 30.0
-LOG_FILE = "backend.log"
+__all__ = ["LOG_FILE", "BackendProcess", "BackendStartError", "Session", "open_session"]
 
 
 class BackendStartError(UnavailableError):
@@ -47,7 +47,10 @@ class BackendProcess:
 
     @staticmethod
     def start(data_dir: Path, timeout: float = START_TIMEOUT_S) -> BackendProcess:
-        ensure_private_dir(data_dir)
+        try:
+            ensure_private_dir(data_dir)
+        except NotADataDirectory as exc:
+            raise BackendStartError(f"the backend could not start: {exc}", "data_dir") from None
         secret = secrets.token_hex(32)
         log = open(data_dir / LOG_FILE, "ab")  # noqa: SIM115 - handed to the child
         try:

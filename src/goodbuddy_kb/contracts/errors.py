@@ -67,8 +67,17 @@ _SECRET_PATTERNS = (
 )
 
 
+_URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/\s@?#]+@")
+
+
+def redact_userinfo(text: str) -> str:
+    """``https://user:password@host/`` → ``https://[redacted]@host/``, anywhere in ``text``."""
+    return _URL_USERINFO.sub(r"\1[redacted]@", text) if "@" in text else text
+
+
 def redact(text: str, limit: int = _MAX_DETAIL_STRING) -> str:
     """Remove credentials from a message and bound its length (document bodies never fit)."""
+    text = redact_userinfo(text)
     for pattern in _SECRET_PATTERNS:
         text = pattern.sub(lambda m: f"{m.group(1)} [redacted]", text)
     if len(text) > limit:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import unicodedata
 from typing import Annotated
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.limits import MAX_LIBRARY_NAME_CHARACTERS
@@ -13,6 +13,14 @@ from goodbuddy_kb.contracts.settings import (
     KnowledgeChunkingSettings,
     KnowledgeRetrievalSettings,
 )
+
+
+def _bounded(value: object) -> object:
+    # Whitespace may be trimmed, so the raw bound is looser than the limit; past it the value
+    # is refused with the limit users know, before any work on a megabyte of text.
+    if isinstance(value, str) and len(value) > MAX_LIBRARY_NAME_CHARACTERS * 4:
+        raise ValueError(f"must be at most {MAX_LIBRARY_NAME_CHARACTERS} characters")
+    return value
 
 
 def _clean_name(value: str) -> str:
@@ -27,9 +35,7 @@ def _clean_name(value: str) -> str:
 
 
 #: A library name: trimmed, 1–100 characters, printable.
-LibraryName = Annotated[
-    str, Field(max_length=MAX_LIBRARY_NAME_CHARACTERS * 4), AfterValidator(_clean_name)
-]
+LibraryName = Annotated[str, BeforeValidator(_bounded), AfterValidator(_clean_name)]
 #: An opaque id minted by the backend (32 lowercase hex digits).
 EntityId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[0-9a-f]{32}$")]
 

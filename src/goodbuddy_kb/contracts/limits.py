@@ -16,6 +16,17 @@ MAX_CHUNKS_PER_PAGE = 200
 MAX_CHUNK_CONTENT_CHARACTERS = 20_000
 #: Largest JSON-RPC frame either side accepts or sends, in bytes (payload, without the header).
 MAX_FRAME_BYTES = 8 * 1024 * 1024
+#: Largest offset a listing accepts (anything past it cannot hold rows; SQLite integers end at
+#: 2⁶³, and a bigger one must be a clear `invalid_request`, never an internal error).
+MAX_LIST_OFFSET = 1_000_000_000
+#: Deepest JSON nesting a frame may have (our messages nest fewer than ten levels).
+MAX_JSON_DEPTH = 64
+#: Reply bytes a connection may leave unread before it is dropped.
+MAX_QUEUED_REPLY_BYTES = 4 * MAX_FRAME_BYTES
+#: Requests one connection may have running at once; more are answered `unavailable`.
+MAX_INFLIGHT_PER_CONNECTION = 64
+#: Longest file path a request may name.
+MAX_PATH_CHARACTERS = 4_096
 #: Most citations kept on one chat message.
 MAX_CITATIONS_PER_MESSAGE = 20
 #: Longest library name, in characters.

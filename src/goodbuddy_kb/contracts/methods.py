@@ -40,6 +40,12 @@ from goodbuddy_kb.contracts.chunks import (
     ChunkUpdateRequest,
     ChunkUpdateResponse,
 )
+from goodbuddy_kb.contracts.diagnostics import (
+    DiagnosticsExportRequest,
+    DiagnosticsExportResponse,
+    DiagnosticsSummary,
+    DiagnosticsSummaryRequest,
+)
 from goodbuddy_kb.contracts.external import (
     ExternalCallsRecordRequest,
     ExternalCallsRecordResponse,
@@ -217,6 +223,16 @@ RETRIEVE = MethodSpec(
     "knowledge:retrieve", RetrieveRequest, KnowledgeRetrievalResponse, mutates=False
 )
 SYSTEM_CANCEL = MethodSpec("system:cancel", CancelRequest, CancelResponse, mutates=False)
+DIAGNOSTICS_SUMMARY = MethodSpec(
+    "system:diagnostics:summary", DiagnosticsSummaryRequest, DiagnosticsSummary, mutates=False
+)
+#: Writes a file but changes nothing the backend keeps: off the writer thread.
+DIAGNOSTICS_EXPORT = MethodSpec(
+    "system:diagnostics:export",
+    DiagnosticsExportRequest,
+    DiagnosticsExportResponse,
+    mutates=False,
+)
 REFERENCE_CONTEXT = MethodSpec(
     "knowledge:reference:context", ReferenceRequest, ReferenceContextResponse, mutates=False
 )
@@ -323,6 +339,8 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         RERANK_TEST,
         RETRIEVE,
         SYSTEM_CANCEL,
+        DIAGNOSTICS_SUMMARY,
+        DIAGNOSTICS_EXPORT,
         REFERENCE_CONTEXT,
         REFERENCE_OPEN,
         CHAT_MODEL_GET,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import AfterValidator, Field
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
-from goodbuddy_kb.contracts.limits import MAX_CHUNKS_PER_PAGE
+from goodbuddy_kb.contracts.limits import MAX_CHUNKS_PER_PAGE, MAX_LIST_OFFSET
 from goodbuddy_kb.contracts.messages import code_fields
 
 SourceKind = Literal["file", "folder", "web"]
@@ -25,6 +25,20 @@ MAX_FILES_PER_SOURCE = 2_000
 MAX_LOCATION_CHARACTERS = 4_096
 
 Glob = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+def _location(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        raise ValueError("must not contain control characters (such as NUL)")
+    return value
+
+
+#: A folder or file path, or an http(s) URL: not blank, no control characters.
+Location = Annotated[
+    str, Field(min_length=1, max_length=MAX_LOCATION_CHARACTERS), AfterValidator(_location)
+]
 
 
 class Source(ContractModel):
@@ -48,7 +62,7 @@ class Source(ContractModel):
 class SourceAddRequest(ContractModel):
     library_id: EntityId
     kind: SourceKind
-    location: str = Field(min_length=1, max_length=MAX_LOCATION_CHARACTERS)
+    location: Location
     include: list[Glob] = Field(default_factory=list, max_length=50)
     exclude: list[Glob] = Field(default_factory=list, max_length=50)
     #: Watch a folder for changes; on by default for folders, ignored for files and pages.
@@ -136,7 +150,7 @@ DocumentFilter = Literal["all", "failed", "vector_missing"]
 
 class DocumentListRequest(ContractModel):
     library_id: EntityId
-    offset: int = Field(0, ge=0)
+    offset: int = Field(0, ge=0, le=MAX_LIST_OFFSET)
     limit: int = Field(100, ge=1, le=MAX_CHUNKS_PER_PAGE)
     filter: DocumentFilter = "all"
 

@@ -8,6 +8,7 @@ a JSON-RPC system extension name), carrying the per-launch secret.
 from __future__ import annotations
 
 import json
+import re
 import struct
 from typing import Any
 
@@ -20,7 +21,7 @@ from goodbuddy_kb.contracts.errors import (
     KbError,
     PayloadTooLargeError,
 )
-from goodbuddy_kb.contracts.limits import MAX_FRAME_BYTES
+from goodbuddy_kb.contracts.limits import MAX_FRAME_BYTES, MAX_JSON_DEPTH
 
 HEADER = struct.Struct(">I")
 #: Handshake method: JSON-RPC reserves the `rpc.` prefix for protocol extensions.
@@ -47,6 +48,30 @@ def encode_frame(message: dict[str, Any], limit: int = MAX_FRAME_BYTES) -> bytes
     return HEADER.pack(len(payload)) + payload
 
 
+_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
+_OPEN_CLOSE = bytes.maketrans(b"[{]}", b"(())")
+_NOT_BRACKET = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def nesting_within(raw: bytes, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether the JSON text ``raw`` nests at most ``limit`` arrays/objects deep, decided before
+    parsing (a deep frame would exhaust the parser's recursion): strings are blanked and only
+    brackets kept; then innermost pairs are removed ``limit`` times over (what is left is nested
+    deeper, or unbalanced, which the parser refuses anyway), or for many brackets the running
+    depth is summed at once."""
+    brackets = _STRING.sub(b"", raw).translate(_OPEN_CLOSE, _NOT_BRACKET)
+    if len(brackets) > 65_536:  # many brackets: one vectorised running sum instead
+        import numpy as np
+
+        steps = np.where(np.frombuffer(brackets, dtype=np.uint8) == ord("("), 1, -1)
+        return int(np.cumsum(steps, dtype=np.int64).max()) <= limit
+    for _ in range(limit):
+        if not brackets:
+            return True
+        brackets = brackets.replace(b"()", b"")
+    return not brackets
+
+
 class FrameDecoder:
     """Accumulates bytes and yields complete JSON messages; refuses frames over the limit."""
 
@@ -69,9 +94,14 @@ class FrameDecoder:
                 break
             raw = bytes(self._buffer[HEADER.size : end])
             del self._buffer[:end]
+            if not nesting_within(raw):
+                raise InvalidRequestError(
+                    f"frame is nested more than {MAX_JSON_DEPTH} levels deep",
+                    {"limit": MAX_JSON_DEPTH},
+                )
             try:
                 message = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
                 raise InvalidRequestError(
                     f"frame is not UTF-8 JSON: {exc.__class__.__name__}"
                 ) from exc

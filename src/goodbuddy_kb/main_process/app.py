@@ -24,9 +24,15 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from goodbuddy_kb.datadir import Endpoint, ensure_private_dir, resolve_data_dir
+from goodbuddy_kb.datadir import (
+    Endpoint,
+    NotADataDirectory,
+    ensure_private_dir,
+    resolve_data_dir,
+)
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.lock import DataDirLock, DataDirLocked
+from goodbuddy_kb.main_process.netio import install_log_redaction
 from goodbuddy_kb.main_process.server import BridgeServer
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import DATABASE_FILE, ConnectionPool, connect
@@ -38,6 +44,7 @@ log = logging.getLogger("goodbuddy_kb.backend")
 EXIT_LOCKED = 3
 EXIT_MIGRATION = 4
 EXIT_BAD_LAUNCH = 5
+EXIT_BAD_DATA_DIR = 6
 
 
 def _announce(**fields: Any) -> None:
@@ -76,6 +83,7 @@ def run(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", default=None)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
+    install_log_redaction()
 
     secret = sys.stdin.readline().strip()
     if len(secret) < 32:
@@ -83,7 +91,11 @@ def run(argv: list[str] | None = None) -> int:
         return EXIT_BAD_LAUNCH
 
     data_dir = resolve_data_dir(args.data_dir)
-    ensure_private_dir(data_dir)
+    try:
+        ensure_private_dir(data_dir)
+    except NotADataDirectory as exc:
+        _announce(error="data_dir", message=str(exc))
+        return EXIT_BAD_DATA_DIR
     lock = DataDirLock(data_dir)
     try:
         lock.acquire()

@@ -20,13 +20,19 @@ from typing import Any
 from pydantic import ValidationError
 
 from goodbuddy_kb.contracts.errors import (
+    InternalError,
     InvalidRequestError,
     KbError,
     PayloadTooLargeError,
     UnauthorizedError,
     UnavailableError,
 )
-from goodbuddy_kb.contracts.limits import AUTH_TIMEOUT_SECONDS, SHUTDOWN_GRACE_SECONDS
+from goodbuddy_kb.contracts.limits import (
+    AUTH_TIMEOUT_SECONDS,
+    MAX_INFLIGHT_PER_CONNECTION,
+    MAX_QUEUED_REPLY_BYTES,
+    SHUTDOWN_GRACE_SECONDS,
+)
 from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, ChangedParams
 from goodbuddy_kb.contracts.wire import (
     API_VERSION,
@@ -62,6 +68,8 @@ class _Connection:
     authenticated: bool = False
     closing: bool = False
     client: str = ""
+    #: Requests of this connection submitted and not yet answered.
+    inflight: int = 0
 
 
 class BridgeServer(QtCore.QObject):
@@ -165,12 +173,32 @@ class BridgeServer(QtCore.QObject):
         except PayloadTooLargeError as exc:
             frame = encode_frame(error_message(message.get("id"), exc))
         conn.socket.write(frame)
+        unread = conn.socket.bytesToWrite()
+        if unread > MAX_QUEUED_REPLY_BYTES:
+            # A client that asks and never reads would grow the backend's memory without end.
+            self._drop(conn, f"{unread} bytes of replies left unread")
+
+    def _drop(self, conn: _Connection, reason: str) -> None:
+        """Cut a misbehaving connection at once (nothing more is sent or read)."""
+        log.warning("dropping client connection %d: %s", conn.serial, reason)
+        conn.closing = True
+        conn.socket.abort()
 
     # -- requests --------------------------------------------------------------------------
     def _on_ready_read(self, conn: _Connection) -> None:
         if conn.closing:
             conn.socket.readAll()
             return
+        try:
+            self._read_frames(conn)
+        except Exception:
+            # Every frame gets an answer or a disconnect, never silence (a Qt slot would
+            # swallow the exception and leave the client waiting).
+            log.exception("a frame of client connection %d could not be handled", conn.serial)
+            if not conn.closing:
+                self._refuse(conn, None, InternalError("the request could not be handled"))
+
+    def _read_frames(self, conn: _Connection) -> None:
         try:
             messages = conn.decoder.feed(bytes(conn.socket.readAll().data()))
         except KbError as exc:
@@ -215,6 +243,18 @@ class BridgeServer(QtCore.QObject):
         if dispatcher is None:
             self._send(conn, error_message(msg_id, UnavailableError("the backend is starting")))
             return
+        if conn.inflight >= MAX_INFLIGHT_PER_CONNECTION:
+            self._send(
+                conn,
+                error_message(
+                    msg_id,
+                    UnavailableError(
+                        f"too many requests at once on this connection (at most"
+                        f" {MAX_INFLIGHT_PER_CONNECTION}); wait for replies first"
+                    ),
+                ),
+            )
+            return
         spec = dispatcher.spec_of(message)
         if conn.client == EXTERNAL_CLIENT and spec is not None and not spec.external:
             self._send(
@@ -227,13 +267,24 @@ class BridgeServer(QtCore.QObject):
         pool = self._writes if spec is not None and spec.mutates else self._reads
         future = pool.submit(dispatcher.dispatch, message)
         self._inflight.add(future)
+        conn.inflight += 1
         serial = conn.serial
         future.add_done_callback(lambda f: self._relay.finished.emit(serial, f))
 
     def _on_finished(self, serial: int, future: Future[Outcome]) -> None:
         self._inflight.discard(future)
-        outcome = future.result()
         conn = self._connections.get(serial)
+        if conn is not None:
+            conn.inflight -= 1
+        try:
+            outcome = future.result()
+        except Exception:
+            # The dispatcher answers every exception itself; this is the last net (a
+            # cancelled future at shutdown, a bug) so that no request goes unanswered.
+            log.exception("a request of client connection %d ended without a reply", serial)
+            if conn is not None and not conn.closing:
+                self._send(conn, error_message(None, InternalError("internal error")))
+            return
         if conn is not None and not conn.closing:
             self._send(conn, outcome.reply)
         if outcome.changes is not None and "result" in outcome.reply:
@@ -250,7 +301,7 @@ class BridgeServer(QtCore.QObject):
 
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
         message = notification_message(method, params)
-        for conn in self._connections.values():
+        for conn in list(self._connections.values()):  # a slow reader may be dropped meanwhile
             # External-tool clients ask; they are not told (nothing they may see is pushed).
             if conn.authenticated and not conn.closing and conn.client != EXTERNAL_CLIENT:
                 self._send(conn, message)

@@ -24,6 +24,7 @@ from goodbuddy_kb.contracts.tasks import (
     TaskState,
     TaskSummary,
 )
+from goodbuddy_kb.main_process import diagnostics
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.graph import store as graph_store
@@ -35,7 +36,7 @@ from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
 from goodbuddy_kb.main_process.vectors import store as vector_store
-from goodbuddy_kb.main_process.vectors.build import refresh_status, vectorise
+from goodbuddy_kb.main_process.vectors.build import recover_statuses, refresh_status, vectorise
 
 log = logging.getLogger(__name__)
 Notify = Callable[[str, dict[str, Any]], None]
@@ -78,6 +79,9 @@ class TaskManager:
         self._lock = threading.Lock()
         self._futures: set[Future[None]] = set()
         task_store.mark_interrupted(db.get())
+        # A crash mid-build leaves a "building" version and documents shown "running".
+        vector_store.recover_interrupted(db.get(), data_dir)
+        recover_statuses(db.get())
 
     # -- queueing ------------------------------------------------------------------------------
     def sync(self, library_id: str, source_id: str) -> TaskInfo:
@@ -88,7 +92,13 @@ class TaskManager:
             token: CancelToken, progress: Callable[[int, int, str | None, int], None]
         ) -> Outcome:
             conn = self._db.get()
-            report = sync_source(conn, sources.get(conn, library_id, source_id), token, progress)
+            report = sync_source(
+                conn,
+                sources.get(conn, library_id, source_id),
+                token,
+                progress,
+                vectors_expected=self._provider() is not None,
+            )
             if report.unavailable:
                 return Outcome(0, 0, report.unavailable, failed_state=True)
             provider = self._provider()
@@ -347,6 +357,7 @@ class TaskManager:
             self._tokens.pop(task_id, None)
             return
         last = [0.0]
+        began = time.monotonic()
         state: dict[str, Any] = {"done": 0, "total": 0, "failed": 0}
 
         def progress(done: int, total: int, current: str | None, failed: int) -> None:
@@ -404,6 +415,16 @@ class TaskManager:
         finally:
             self._tokens.pop(task_id, None)
         self._publish(final)
+        diagnostics.record_task_safely(
+            conn,
+            final.kind,
+            final.state,
+            library_id,
+            (time.monotonic() - began) * 1000,
+            final.total,
+            final.failed_documents,
+            final.error,
+        )
         rebuilt = queue_key[0] == "rebuild"  # may have cleared "waiting for rebuild"
         changed = ChangedParams(
             method=NOTIFY_TASK.name,

@@ -20,6 +20,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chat_view import ChatView
 from goodbuddy_kb.ui.connections import ModelConnectionsDialog
+from goodbuddy_kb.ui.diagnostics_dialog import DiagnosticsDialog
 from goodbuddy_kb.ui.dialogs import LibraryNameDialog, confirm_delete
 from goodbuddy_kb.ui.documents_tab import DocumentsTab
 from goodbuddy_kb.ui.external_tools import ExternalToolsDialog
@@ -171,6 +172,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_menu()
         self.connections: ModelConnectionsDialog | None = None
         self.external_tools: ExternalToolsDialog | None = None
+        self.diagnostics: DiagnosticsDialog | None = None
 
     def _build_menu(self) -> None:
         menu = self.menuBar().addMenu(tr("menu.settings"))
@@ -178,6 +180,8 @@ class MainWindow(QtWidgets.QMainWindow):
         connections.triggered.connect(self.open_connections)
         external = menu.addAction(tr("menu.external_tools"))
         external.triggered.connect(self.open_external_tools)
+        diagnostics = menu.addAction(tr("menu.diagnostics"))
+        diagnostics.triggered.connect(self.open_diagnostics)
         theme = menu.addAction(tr("menu.theme"))
         theme.setCheckable(True)
         app = QtWidgets.QApplication.instance()
@@ -219,6 +223,11 @@ class MainWindow(QtWidgets.QMainWindow):
     def open_external_tools(self) -> None:
         dialog = ExternalToolsDialog(self.link, self)
         self.external_tools = dialog
+        dialog.open()
+
+    def open_diagnostics(self) -> None:
+        dialog = DiagnosticsDialog(self.link, self)
+        self.diagnostics = dialog
         dialog.open()
 
     # -- layout ----------------------------------------------------------------------------

@@ -15,9 +15,13 @@ from typing import Any
 import httpx
 
 from goodbuddy_kb.contracts.errors import CancelledError, TimeoutError_, UnavailableError
+from goodbuddy_kb.main_process import netio
 from goodbuddy_kb.main_process.cancel import CancelToken
 
 POLL_S = 0.05
+#: The longest one streamed reply may take in all, and its largest size.
+MAX_REPLY_SECONDS = 600.0
+MAX_REPLY_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
@@ -40,17 +44,31 @@ class Turn:
 
 
 class _Stream:
-    def __init__(self, client: httpx.Client, url: str, body: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        client: httpx.Client,
+        url: str,
+        body: dict[str, Any],
+        timeout_s: float,
+        cancel: CancelToken,
+    ) -> None:
         self.events: queue.Queue[tuple[str, Any]] = queue.Queue()
         self._client = client
         self._url = url
         self._body = body
+        self._timeout = timeout_s
+        self._cancel = cancel
         self._response: httpx.Response | None = None
         threading.Thread(target=self._run, name="kb-chat-stream", daemon=True).start()
 
     def _run(self) -> None:
+        # Connect and headers within the timeout; the whole reply within MAX_REPLY_SECONDS.
+        # The deadline holds however slowly the server sends, and a cancel shuts the socket.
         try:
-            with self._client.stream("POST", self._url, json=self._body) as response:
+            with (
+                netio.deadline(self._timeout, self._cancel),
+                self._client.stream("POST", self._url, json=self._body) as response,
+            ):
                 self._response = response
                 if response.status_code >= 400:
                     self.events.put(
@@ -62,11 +80,14 @@ class _Stream:
                         )
                     )
                     return
-                for line in response.iter_lines():
+                netio.extend(max(self._timeout, MAX_REPLY_SECONDS))
+                for line in netio.iter_lines(response, MAX_REPLY_BYTES):
                     self.events.put(("line", line))
             self.events.put(("end", None))
         except httpx.TimeoutException:
             self.events.put(("error", TimeoutError_("the chat model did not answer in time")))
+        except (netio.BodyTooLarge, netio.BadEncoding) as exc:
+            self.events.put(("error", UnavailableError(f"the chat model's reply: {exc}")))
         except (httpx.HTTPError, RuntimeError) as exc:
             self.events.put(
                 (
@@ -92,6 +113,10 @@ class _Stream:
                 kind, value = self.events.get(timeout=POLL_S)
             except queue.Empty:
                 continue
+            if kind != "line" and cancel.cancelled:
+                # A cancel shuts the socket, which ends the stream: that end is the stop's.
+                self.close()
+                raise CancelledError(cancel.reason)
             if kind == "line":
                 yield value
             elif kind == "error":
@@ -128,11 +153,7 @@ class ChatClient:
         max_tokens: int | None = None,
     ) -> Turn:
         """Stream one model turn into ``partial`` (so a cancel keeps what arrived)."""
-        client = httpx.Client(
-            timeout=httpx.Timeout(self._timeout, read=self._timeout),
-            headers=self._headers,
-            trust_env=False,
-        )
+        client = netio.client(self._timeout, self._headers)
         body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
         if tools:
             body["tools"] = tools
@@ -141,7 +162,7 @@ class ChatClient:
                 body["options"] = {"num_predict": max_tokens}
             else:
                 body["max_tokens"] = max_tokens
-        stream = _Stream(client, self.url, body)
+        stream = _Stream(client, self.url, body, self._timeout, cancel)
         try:
             if self.kind == "ollama":
                 self._ollama(stream, on_text, cancel, partial)

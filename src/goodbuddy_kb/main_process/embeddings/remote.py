@@ -6,15 +6,20 @@ travels only in the Authorization header and never appears in an error.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
 import numpy as np
 
 from goodbuddy_kb.contracts.errors import TimeoutError_, UnavailableError
+from goodbuddy_kb.main_process import netio
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider, Matrix, l2_normalise
 
 MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+#: Largest vector component taken as meaningful (real ones are within a few units; anything
+#: near float32's range would overflow the similarity arithmetic).
+MAX_ABS_COMPONENT = 1e6
 
 
 class _HttpProvider(EmbeddingProvider):
@@ -35,9 +40,8 @@ class _HttpProvider(EmbeddingProvider):
         self._dims = dims
         self.batch_size = batch_size
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(
-            timeout=httpx.Timeout(timeout_s), headers=headers, trust_env=False
-        )
+        self._timeout = timeout_s
+        self._client = netio.client(timeout_s, headers)
 
     @property
     def dimensions(self) -> int:
@@ -52,37 +56,56 @@ class _HttpProvider(EmbeddingProvider):
     def _post(self, body: dict[str, Any]) -> Any:
         url = f"{self.base}{self.path}"
         try:
-            response = self._client.post(url, json=body)
+            # One total deadline for connect, headers and body: a trickling server cannot
+            # stretch a request past the configured timeout.
+            with (
+                netio.deadline(self._timeout),
+                self._client.stream("POST", url, json=body) as response,
+            ):
+                if response.status_code >= 400:
+                    raise UnavailableError(
+                        f"the embedding service answered HTTP {response.status_code}"
+                    )
+                content = netio.read_body(response, MAX_RESPONSE_BYTES)
         except httpx.TimeoutException as exc:
-            raise TimeoutError_("the embedding service did not answer in time") from exc
+            raise TimeoutError_(
+                f"the embedding service did not answer in time ({self._timeout:.0f} s)"
+            ) from exc
         except httpx.HTTPError as exc:
             raise UnavailableError(
                 f"the embedding service cannot be reached ({exc.__class__.__name__})"
             ) from exc
-        if response.status_code >= 400:
-            raise UnavailableError(f"the embedding service answered HTTP {response.status_code}")
-        if len(response.content) > MAX_RESPONSE_BYTES:
-            raise UnavailableError("the embedding service's answer is too large")
+        except netio.BodyTooLarge as exc:
+            raise UnavailableError("the embedding service's answer is too large") from exc
+        except netio.BadEncoding as exc:
+            raise UnavailableError(f"the embedding service's answer is unreadable ({exc})") from exc
         try:
-            return response.json()
-        except ValueError as exc:
+            return json.loads(content)
+        except (ValueError, RecursionError) as exc:
             raise UnavailableError("the embedding service sent malformed JSON") from exc
 
     def _check(self, vectors: Any, expected: int) -> Matrix:
         try:
-            matrix = np.asarray(vectors, dtype=np.float32)
+            wide = np.asarray(vectors, dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise UnavailableError(
                 "the embedding service sent vectors that are not numbers"
             ) from exc
-        if matrix.ndim != 2 or matrix.shape[0] != expected:
+        if wide.ndim != 2 or wide.shape[0] != expected:
             raise UnavailableError("the embedding service sent the wrong number of vectors")
-        if self._dims is not None and matrix.shape[1] != self._dims:
+        if self._dims is not None and wide.shape[1] != self._dims:
             raise UnavailableError(
-                f"the embedding service sent {matrix.shape[1]}-dimensional vectors; {self._dims} were expected"
+                f"the embedding service sent {wide.shape[1]}-dimensional vectors; {self._dims} were expected"
             )
-        if not np.isfinite(matrix).all():
-            raise UnavailableError("the embedding service sent non-finite values")
+        if not np.isfinite(wide).all() or (np.abs(wide) > MAX_ABS_COMPONENT).any():
+            raise UnavailableError("the embedding service sent non-finite or absurd values")
+        matrix: Matrix = wide.astype(np.float32)
+        if matrix.shape[1] == 0 or (np.ptp(matrix, axis=1) == 0).any():
+            # An all-zero or constant vector carries no meaning: every similarity to it is the
+            # same, so it would match everything (or nothing) equally.
+            raise UnavailableError(
+                "the embedding service sent an empty (all-zero or constant) vector"
+            )
         return l2_normalise(matrix)
 
     def embed_query(self, text: str) -> Matrix:

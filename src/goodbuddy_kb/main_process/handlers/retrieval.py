@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as c
+from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import (
     REFERENCE_CONTEXT,
     REFERENCE_OPEN,
@@ -13,7 +16,7 @@ from goodbuddy_kb.contracts.methods import (
     RETRIEVE,
     SYSTEM_CANCEL,
 )
-from goodbuddy_kb.main_process import references
+from goodbuddy_kb.main_process import diagnostics, references
 from goodbuddy_kb.main_process.connection_test import probe_rerank
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.retrieval.pipeline import RerankService, Retriever
@@ -44,8 +47,19 @@ def retriever(ctx: CallContext) -> Retriever:
 
 @handles(RETRIEVE)
 def retrieve(ctx: CallContext, request: c.RetrieveRequest) -> c.KnowledgeRetrievalResponse:
-    with ctx.services.request(request.request_id) as cancel:
-        return retriever(ctx).run(request, cancel)
+    started = time.perf_counter()
+    try:
+        with ctx.services.request(request.request_id) as cancel:
+            response = retriever(ctx).run(request, cancel)
+    except KbError as exc:
+        elapsed = (time.perf_counter() - started) * 1000
+        code = exc.code.value
+        diagnostics.record_safely(
+            lambda: diagnostics.record_retrieval_error(ctx.db.get(), request, code, elapsed)
+        )
+        raise
+    diagnostics.record_safely(lambda: diagnostics.record_retrieval(ctx.db.get(), request, response))
+    return response
 
 
 @handles(SYSTEM_CANCEL)

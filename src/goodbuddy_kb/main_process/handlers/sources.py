@@ -38,8 +38,16 @@ def _location(kind: c.SourceKind, location: str) -> str:
             "the path must be absolute",
             {"fields": [{"field": "location", "problem": "not absolute"}]},
         )
-    resolved = path.resolve()
-    exists = resolved.is_dir() if kind == "folder" else resolved.is_file()
+    try:
+        resolved = path.resolve()
+        exists = resolved.is_dir() if kind == "folder" else resolved.is_file()
+    except (OSError, RuntimeError, ValueError) as exc:
+        # A symbolic-link loop, a name longer than the system allows, an embedded NUL.
+        reason = getattr(exc, "strerror", None) or "symbolic link loop or invalid name"
+        raise InvalidRequestError(
+            f"the path cannot be used ({reason})",
+            {"fields": [{"field": "location", "problem": "cannot be used"}]},
+        ) from None
     if not exists:
         what = "folder" if kind == "folder" else "file"
         raise InvalidRequestError(

@@ -1,18 +1,26 @@
 """Parsers: bytes of a supported file → a ParsedDocument of sections, or a ParseError.
 
-The registry maps file suffixes to parsers. Size and emptiness are checked here, once.
+The registry maps file suffixes to parsers. Size and emptiness are checked here, once, and
+here every parser failure of any kind (a library's XML error, a recursion, memory) becomes a
+ParseError with a short reason: one bad file never ends a sync. Parsers run under the time and
+cancel budget of ``limits``.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import PurePath
 
+from goodbuddy_kb.contracts.errors import CancelledError
+from goodbuddy_kb.main_process.parsing import limits
 from goodbuddy_kb.main_process.parsing.html import parse_html
 from goodbuddy_kb.main_process.parsing.markdown import parse_markdown
 from goodbuddy_kb.main_process.parsing.model import Locator, ParsedDocument, ParseError, Section
 from goodbuddy_kb.main_process.parsing.office import parse_docx, parse_pdf
 from goodbuddy_kb.main_process.parsing.text import parse_text
+
+log = logging.getLogger(__name__)
 
 #: Largest file the parsers accept.
 MAX_FILE_BYTES = 50 * 1024 * 1024
@@ -42,7 +50,18 @@ def parse(data: bytes, name: str, parser: Parser | None = None) -> ParsedDocumen
     chosen = parser or PARSERS.get(PurePath(name).suffix.lower())
     if chosen is None:
         raise ParseError(f"unsupported file type “{PurePath(name).suffix}”")
-    document = chosen(data, PurePath(name).stem or name)
+    with limits.budget():
+        try:
+            document = chosen(data, PurePath(name).stem or name)
+        except (ParseError, CancelledError):
+            raise
+        except MemoryError:
+            raise ParseError("the file needs too much memory to parse") from None
+        except RecursionError:
+            raise ParseError("the file is nested too deeply to parse") from None
+        except Exception as exc:
+            log.info("parser failure on a %s file: %s", PurePath(name).suffix, type(exc).__name__)
+            raise ParseError(f"the file could not be parsed ({exc.__class__.__name__})") from None
     if not any(s.text.strip() for s in document.sections if s.block_type != "heading"):
         raise ParseError("no text content")
     return document

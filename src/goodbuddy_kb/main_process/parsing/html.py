@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from selectolax.lexbor import LexborNode as Node
 
-from goodbuddy_kb.main_process.parsing.model import BlockType, ParsedDocument, Section
+from goodbuddy_kb.main_process.parsing import limits
+from goodbuddy_kb.main_process.parsing.model import BlockType, ParsedDocument, ParseError, Section
 from goodbuddy_kb.main_process.parsing.text import decode, paragraphs
 
 _DROP = "script, style, noscript, template, nav, header, footer, aside, form, iframe, svg, button"
@@ -28,11 +31,71 @@ _BLOCK_TAGS: dict[str, BlockType] = {
 
 def _inside_block(node: Node) -> bool:
     parent = node.parent
+    depth = 0
     while parent is not None:
         if parent.tag in _BLOCK_TAGS:
             return True
         parent = parent.parent
+        depth += 1
+        if depth > limits.MAX_HTML_DEPTH:
+            raise ParseError(f"the page is nested more than {limits.MAX_HTML_DEPTH} levels deep")
     return False
+
+
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*?(/?)>")
+#: Elements that never hold others, or that the parser closes by itself when a sibling starts.
+_FLAT = frozenset(
+    [
+        "area",
+        "base",
+        "br",
+        "col",
+        "embed",
+        "hr",
+        "img",
+        "input",
+        "link",
+        "meta",
+        "param",
+        "source",
+        "track",
+        "wbr",
+        "p",
+        "li",
+        "dt",
+        "dd",
+        "option",
+        "tr",
+        "td",
+        "th",
+    ]
+)
+#: Open elements the raw markup may leave unclosed at once before the page is refused: the
+#: HTML parser's cost grows with the square of the nesting (40,000 open divs take 9 s).
+MAX_OPEN_ELEMENTS = 4_000
+
+
+def _check_nesting(markup: str) -> None:
+    """Estimate nesting from the raw tags before parsing (the parser itself cannot be stopped)."""
+    depth = 0
+    for number, match in enumerate(_TAG.finditer(markup)):
+        closing, name, self_closing = match.groups()
+        if self_closing or name.lower() in _FLAT:
+            continue
+        depth = max(0, depth - 1) if closing else depth + 1
+        if depth > MAX_OPEN_ELEMENTS:
+            raise ParseError(f"the page is nested more than {MAX_OPEN_ELEMENTS:,} elements deep")
+        if number % 8192 == 0:
+            limits.check()
+
+
+def _check_size(root: Node) -> None:
+    """Refuse a page with more elements than the limit, checking time as it counts."""
+    for count, _node in enumerate(root.traverse(include_text=False), start=1):
+        if count % 4096 == 0:
+            limits.check()
+        if count > limits.MAX_HTML_NODES:
+            raise ParseError(f"the page has more than {limits.MAX_HTML_NODES:,} elements")
 
 
 def _table_text(node: Node) -> tuple[str, int]:
@@ -45,7 +108,11 @@ def _table_text(node: Node) -> tuple[str, int]:
 
 
 def parse_html(data: bytes, title: str) -> ParsedDocument:
-    tree = HTMLParser(decode(data))
+    markup = decode(data)
+    _check_nesting(markup)
+    tree = HTMLParser(markup)
+    if tree.root is not None:
+        _check_size(tree.root)
     page_title = ""
     title_node = tree.css_first("title")
     if title_node is not None:
@@ -57,7 +124,9 @@ def parse_html(data: bytes, title: str) -> ParsedDocument:
     if root is None:
         return ParsedDocument(page_title or title, "text/html", sections)
     path: list[tuple[int, str]] = []
-    for node in root.css(", ".join(_BLOCK_TAGS)):
+    for number, node in enumerate(root.css(", ".join(_BLOCK_TAGS))):
+        if number % 512 == 0:
+            limits.check()
         tag = node.tag or ""
         if _inside_block(node) or tag not in _BLOCK_TAGS:
             continue

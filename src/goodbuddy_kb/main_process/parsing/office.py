@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import logging
 
+from goodbuddy_kb.main_process.parsing import limits
 from goodbuddy_kb.main_process.parsing.model import (
     BlockType,
     Locator,
@@ -25,7 +26,15 @@ def parse_pdf(data: bytes, title: str) -> ParsedDocument:
         reader = PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
             raise ParseError("the PDF is encrypted")
-        pages = [page.extract_text() or "" for page in reader.pages]
+        count = len(reader.pages)
+        if count > limits.MAX_PDF_PAGES:
+            raise ParseError(
+                f"the PDF has too many pages ({count}; at most {limits.MAX_PDF_PAGES})"
+            )
+        pages = []
+        for page in reader.pages:
+            limits.check()
+            pages.append(page.extract_text() or "")
         meta_title = (reader.metadata.title if reader.metadata else None) or ""
     except ParseError:
         raise
@@ -50,18 +59,30 @@ def parse_docx(data: bytes, title: str) -> ParsedDocument:
     from docx.text.paragraph import Paragraph
 
     try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            limits.check_zip(archive)
         document = Document(io.BytesIO(data))
     except (PackageNotFoundError, zipfile.BadZipFile, KeyError, ValueError) as exc:
         raise ParseError(f"the Word document could not be read ({exc.__class__.__name__})") from exc
     sections: list[Section] = []
     path: list[tuple[int, str]] = []
     doc_title = (document.core_properties.title or "").strip()
+    style_names = {s.style_id: s.name or "" for s in document.styles}
+    blocks = 0
     for item in document.iter_inner_content():
+        blocks += 1
+        if blocks % 256 == 0:
+            limits.check()
+            if blocks > limits.MAX_DOCX_BLOCKS:
+                raise ParseError("the Word document has too many paragraphs and tables")
         if isinstance(item, Paragraph):
             text = item.text.strip()
             if not text:
                 continue
-            style = (item.style.name if item.style is not None else "") or ""
+            # Paragraph.style looks the style up through the styles part on every call (2 ms
+            # each: minutes for a long document); one table of names by id is enough.
+            style_id = item._p.style
+            style = style_names.get(style_id, "") if style_id else ""
             if style.startswith("Heading") or style == "Title":
                 digits = style.removeprefix("Heading").strip()
                 level = int(digits) if digits.isdigit() else 1
@@ -76,6 +97,7 @@ def parse_docx(data: bytes, title: str) -> ParsedDocument:
         elif isinstance(item, Table):
             rows = []
             for row in item.rows:
+                limits.check()
                 cells = [" ".join(cell.text.split()) for cell in row.cells]
                 if any(cells):
                     rows.append("| " + " | ".join(cells) + " |")

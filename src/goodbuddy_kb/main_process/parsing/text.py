@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import re
 
 from charset_normalizer import from_bytes
 
@@ -27,13 +28,27 @@ def decode(data: bytes) -> str:
         raise ParseError("binary content, not text")
     for encoding in ("utf-8", "gb18030"):
         try:
-            return data.decode(encoding)
+            text = data.decode(encoding)
         except UnicodeDecodeError:
             continue
+        return _text_or_refusal(text)
     best = from_bytes(data[:1_000_000]).best()
     if best is None or best.encoding is None:
         raise ParseError("unknown text encoding")
-    return data.decode(best.encoding, errors="replace")
+    return _text_or_refusal(data.decode(best.encoding, errors="replace"))
+
+
+#: Share of control, replacement and private-use characters above which a decoding is taken to
+#: be binary data (real text, even in a legacy encoding, stays far below).
+MAX_NOISE_SHARE = 0.02
+_NOISE = re.compile("[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f\ufffd\ue000-\uf8ff\ud800-\udfff]")
+
+
+def _text_or_refusal(text: str) -> str:
+    sample = text[:200_000]
+    if len(_NOISE.findall(sample)) > MAX_NOISE_SHARE * len(sample):
+        raise ParseError("binary content, not text")
+    return text
 
 
 def paragraphs(text: str) -> list[tuple[str, int, int]]:

@@ -1,23 +1,28 @@
 """Learned rerank through a Cohere/Jina-compatible `/v1/rerank` service.
 
-At most 100 candidates of at most 8,000 characters each; a bounded response; a timeout. Any
-service failure raises ``RerankFailed`` with a redacted reason (the caller falls back to local
-rerank); a user cancel closes the connection and surfaces as ``cancelled``.
+At most 100 candidates of at most 8,000 characters each; a bounded response; one total deadline.
+Any service failure — including non-finite or absurd scores — raises ``RerankFailed`` with a
+redacted reason (the caller falls back to local rerank); a user cancel closes the connection and
+surfaces as ``cancelled``.
 """
 
 from __future__ import annotations
 
+import json
 import math
-import threading
 
 import httpx
 
-from goodbuddy_kb.contracts.errors import CancelledError, redact
+from goodbuddy_kb.contracts.errors import redact
+from goodbuddy_kb.main_process import netio
 from goodbuddy_kb.main_process.cancel import CancelToken
 
 MAX_CANDIDATES = 100
 MAX_CHARACTERS = 8_000
 MAX_RESPONSE_BYTES = 2 * 1024 * 1024
+#: Largest score magnitude taken as meaningful: services send probabilities (0–1) or logits
+#: (about ±20); a score past this bound would flatten every other one when normalised.
+MAX_ABS_SCORE = 1_000.0
 
 
 class RerankFailed(Exception):
@@ -41,49 +46,47 @@ def rerank(
     url += "/rerank" if url.endswith("/v1") else "/v1/rerank"
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     payload = {"model": model, "query": query, "documents": docs, "top_n": len(docs)}
-    outcome: dict[str, object] = {}
-    finished = threading.Event()
-
-    def post() -> None:
-        # A blocking HTTP call cannot be interrupted from outside; it runs on its own thread so
-        # that a cancel ends the request at once (the thread ends at its own timeout).
-        try:
-            with httpx.Client(
-                timeout=httpx.Timeout(timeout_s), headers=headers, trust_env=False
-            ) as client:
-                outcome["response"] = client.post(url, json=payload)
-        except Exception as exc:
-            outcome["error"] = exc
-        finally:
-            finished.set()
-
-    cancel.on_cancel(finished.set)
-    threading.Thread(target=post, name="kb-rerank", daemon=True).start()
-    finished.wait(timeout_s + 5)
-    if cancel.cancelled:
-        raise CancelledError(cancel.reason)
-    error = outcome.get("error")
-    if isinstance(error, httpx.TimeoutException) or not finished.is_set():
-        raise RerankFailed(f"the rerank service did not answer within {timeout_s:.0f} s")
-    if error is not None:
-        raise RerankFailed(f"the rerank service cannot be reached ({error.__class__.__name__})")
-    response = outcome["response"]
-    assert isinstance(response, httpx.Response)
-    body = response.content
-    if response.status_code >= 400:
-        raise RerankFailed(f"the rerank service answered HTTP {response.status_code}")
-    if len(body) > MAX_RESPONSE_BYTES:
-        raise RerankFailed("the rerank service's answer is too large")
     try:
-        results = response.json()["results"]
-        scores = [float("nan")] * len(docs)
+        # One total deadline (connect, headers, body); a cancel shuts the socket at once.
+        with (
+            netio.deadline(timeout_s, cancel),
+            netio.client(timeout_s, headers) as client,
+            client.stream("POST", url, json=payload) as response,
+        ):
+            if response.status_code >= 400:
+                raise RerankFailed(f"the rerank service answered HTTP {response.status_code}")
+            body = netio.read_body(response, MAX_RESPONSE_BYTES)
+    except httpx.TimeoutException as exc:
+        cancel.check()
+        raise RerankFailed(f"the rerank service did not answer within {timeout_s:.0f} s") from exc
+    except httpx.HTTPError as exc:
+        cancel.check()
+        raise RerankFailed(
+            f"the rerank service cannot be reached ({exc.__class__.__name__})"
+        ) from exc
+    except netio.BodyTooLarge as exc:
+        raise RerankFailed("the rerank service's answer is too large") from exc
+    except netio.BadEncoding as exc:
+        raise RerankFailed(f"the rerank service's answer is unreadable ({exc})") from exc
+    cancel.check()
+    return _scores(body, len(docs))
+
+
+def _scores(body: bytes, count: int) -> list[float]:
+    """Scores by candidate index; anything non-finite, absurd, missing or malformed is the
+    service's failure (the caller falls back to local rerank), never an internal error."""
+    try:
+        results = json.loads(body)["results"]
+        scores = [float("nan")] * count
         for item in results:
             index = int(item["index"])
-            if not 0 <= index < len(docs):
+            if not 0 <= index < count:
                 raise ValueError("index out of range")
             scores[index] = float(item["relevance_score"])
-    except (ValueError, KeyError, TypeError) as exc:
+    except (ValueError, KeyError, TypeError, RecursionError, OverflowError) as exc:
         raise RerankFailed("the rerank service sent an invalid answer") from exc
     if any(math.isnan(s) for s in scores):
         raise RerankFailed("the rerank service did not score every candidate")
+    if not all(math.isfinite(s) and abs(s) <= MAX_ABS_SCORE for s in scores):
+        raise RerankFailed("the rerank service sent scores that are not finite or out of range")
     return scores

@@ -9,9 +9,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from goodbuddy_kb.contracts.errors import ConflictError, InternalError, KbError, UnavailableError
+from goodbuddy_kb.datadir import DATABASE_FILE
 from goodbuddy_kb.main_process.lexical.tokens import cjk_index_text, fts_index_text
 
-DATABASE_FILE = "goodbuddy-kb.sqlite3"
+__all__ = ["DATABASE_FILE", "ConnectionPool", "connect", "transaction", "translate"]
 
 
 def connect(path: Path) -> sqlite3.Connection:

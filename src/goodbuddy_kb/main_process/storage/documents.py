@@ -187,6 +187,29 @@ def store_failed(
     return doc_id
 
 
+def store_refused(
+    conn: sqlite3.Connection,
+    library_id: str,
+    source_id: str,
+    relative_path: str,
+    title: str,
+    reason: str,
+) -> str:
+    """A path that no longer leads to a regular file inside its source (a link, a FIFO, a
+    device): its content leaves the index at once — unlike a read error, nothing of it keeps
+    serving — and the document stays listed as failed with ``reason``."""
+    doc_id = document_id(source_id, relative_path)
+    with transaction(conn):
+        _upsert(conn, library_id, source_id, relative_path, title, None, "", 0)
+        chunks.delete_document_chunks(conn, doc_id)
+        conn.execute(
+            "UPDATE documents SET parse_status = 'failed', parse_error = ?, fulltext_status = 'failed',"
+            " fulltext_error = 'not indexed: parsing failed', retryable_error = NULL WHERE id = ?",
+            (reason[:500], doc_id),
+        )
+    return doc_id
+
+
 def delete(conn: sqlite3.Connection, document_ids: list[str]) -> None:
     with transaction(conn):
         for doc_id in document_ids:

@@ -17,13 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from goodbuddy_kb.contracts.library import LibrarySettings
 from goodbuddy_kb.contracts.sources import MAX_FILES_PER_SOURCE, SourceState
 from goodbuddy_kb.main_process.cancel import CancelToken
-from goodbuddy_kb.main_process.chunking import chunk_document
-from goodbuddy_kb.main_process.parsing import MAX_FILE_BYTES, ParsedDocument, ParseError, parse
+from goodbuddy_kb.main_process.chunking import ChunkDraft, chunk_document
+from goodbuddy_kb.main_process.parsing import ParsedDocument, ParseError, limits, parse
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage.sources import SourceRow
 from goodbuddy_kb.main_process.sync.folder import list_folder
+from goodbuddy_kb.main_process.sync.reading import UnsafePath, read_inside, still_inside
 from goodbuddy_kb.main_process.sync.web import PARSER_BY_TYPE, fetch
 
 Progress = Callable[[int, int, str | None, int], None]
@@ -46,6 +48,8 @@ class SyncReport:
 class _Item:
     relative: str
     path: Path | None  # None for a web page
+    #: The folder the file is read below (its parent for a single-file source).
+    root: Path | None = None
 
 
 def _items(source: SourceRow) -> tuple[list[_Item], int, str | None]:
@@ -56,38 +60,32 @@ def _items(source: SourceRow) -> tuple[list[_Item], int, str | None]:
     if source.kind == "file":
         if not location.is_file():
             return [], 0, "the file was moved or deleted"
-        return [_Item(location.name, location)], 0, None
+        return [_Item(location.name, location, location.parent)], 0, None
     if not location.is_dir():
         return [], 0, "the folder was moved or deleted"
     listed = list_folder(location, source.include, source.exclude)
     overflow = max(0, len(listed) - MAX_FILES_PER_SOURCE)
-    return [_Item(rel, location / rel) for rel in listed[:MAX_FILES_PER_SOURCE]], overflow, None
+    items = [_Item(rel, location / rel, location) for rel in listed[:MAX_FILES_PER_SOURCE]]
+    return items, overflow, None
 
 
-def _read(item: _Item) -> tuple[bytes, str | None]:
-    """Bytes and (for web pages) the media type; ParseError with a readable reason otherwise."""
+def _read(item: _Item, cancel: CancelToken | None = None) -> tuple[bytes, str | None]:
+    """Bytes and (for web pages) the media type; ParseError with a readable reason otherwise.
+    A file is opened once without following links and read from that descriptor."""
     if item.path is None:
-        return fetch(item.relative)
-    try:
-        size = item.path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise ParseError(
-                f"file too large ({size / 1048576:.1f} MB; the limit is {MAX_FILE_BYTES // 1048576} MB)"
-            )
-        return item.path.read_bytes(), None
-    except PermissionError as exc:
-        raise ParseError("the file cannot be read (permission denied)") from exc
-    except OSError as exc:
-        raise ParseError(
-            f"the file cannot be read ({exc.strerror or exc.__class__.__name__})"
-        ) from exc
+        return fetch(item.relative, cancel=cancel)
+    root = item.root if item.root is not None else item.path.parent
+    relative = item.relative if item.root is not None else item.path.name
+    return read_inside(root, relative), None
 
 
 def _item_of(source: SourceRow, relative_path: str) -> _Item:
     if source.kind == "web":
         return _Item(source.location, None)
     location = Path(source.location)
-    return _Item(relative_path, location if source.kind == "file" else location / relative_path)
+    if source.kind == "file":
+        return _Item(relative_path, location, location.parent)
+    return _Item(relative_path, location / relative_path, location)
 
 
 def _parse(item: _Item, data: bytes, media: str | None) -> ParsedDocument:
@@ -120,7 +118,10 @@ def sync_source(
     source: SourceRow,
     cancel: CancelToken,
     progress: Progress | None = None,
+    vectors_expected: bool = False,
 ) -> SyncReport:
+    """Sync one source. ``vectors_expected``: an embedding model is configured, so a new
+    document shows its vectors as pending from the moment it appears (never "off")."""
     report = SyncReport()
     items, report.overflow, unavailable = _items(source)
     if unavailable is not None:
@@ -131,22 +132,39 @@ def sync_source(
     settings = libraries.get_settings(conn, source.library_id)
     known = documents.known(conn, source.id)
     present = {item.relative for item in items}
+    escaped: dict[str, str] = {}
     if source.kind == "folder":
-        # Files past the limit still exist on disk: never delete their documents.
-        present |= {rel for rel in known if _exists(Path(source.location), rel)}
-    gone = [known[rel].id for rel in known if rel not in present]
+        # Files past the limit still exist on disk: never delete their documents. A path that
+        # now is a link, a special file or leads outside loses its content, with the reason.
+        for rel in known.keys() - present:
+            why = still_inside(Path(source.location), rel)
+            if why is None:
+                present.add(rel)
+            elif why:
+                escaped[rel] = why
+    gone = [known[rel].id for rel in known if rel not in present and rel not in escaped]
     report.total = len(items)
     if gone:
         documents.delete(conn, gone)
         report.removed = len(gone)
     failed = 0
+    for rel, why in sorted(escaped.items()):
+        title = PurePosixPath(rel).stem
+        documents.store_refused(conn, source.library_id, source.id, rel, title, why)
+        failed += 1
     for done, item in enumerate(items):
         if progress is not None:
             progress(done, len(items), item.relative, failed)
         cancel.check()
         title = PurePosixPath(item.relative).stem if item.path is not None else item.relative
         try:
-            data, media = _read(item)
+            data, media = _read(item, cancel)
+        except UnsafePath as exc:
+            documents.store_refused(
+                conn, source.library_id, source.id, item.relative, title, exc.reason
+            )
+            failed += 1
+            continue
         except ParseError as exc:
             documents.store_failed(
                 conn, source.library_id, source.id, item.relative, title, "", 0, exc.reason
@@ -162,7 +180,9 @@ def sync_source(
             if previous.failed:
                 report.retried += 1  # failed before, file unchanged: the cause may be gone
         try:
-            parsed = _parse(item, data, media)
+            with limits.budget(cancel):
+                parsed = _parse(item, data, media)
+                drafts = _chunk(parsed, source, item, settings)
         except ParseError as exc:
             documents.store_failed(
                 conn,
@@ -176,8 +196,6 @@ def sync_source(
             )
             failed += 1
             continue
-        doc_id = documents.document_id(source.id, item.relative)
-        drafts = chunk_document(parsed, doc_id, settings.chunking, settings.contextual_indexing)
         documents.store_parsed(
             conn,
             source.library_id,
@@ -188,6 +206,7 @@ def sync_source(
             checksum,
             len(data),
             drafts,
+            _awaiting_vectors if vectors_expected else None,
         )
         report.processed += 1
         report.parsed_paths.append(item.relative)
@@ -206,5 +225,23 @@ def sync_source(
     return report
 
 
-def _exists(root: Path, relative: str) -> bool:
-    return os.path.isfile(root / relative)
+def _awaiting_vectors(conn: sqlite3.Connection, document_id: str) -> None:
+    # In the document's own transaction, so no reader ever sees it "disabled" meanwhile.
+    conn.execute(
+        "UPDATE documents SET vector_status = 'pending', vector_error = NULL"
+        " WHERE id = ? AND vector_status = 'disabled'",
+        (document_id,),
+    )
+
+
+def _chunk(
+    parsed: ParsedDocument, source: SourceRow, item: _Item, settings: LibrarySettings
+) -> list[ChunkDraft]:
+    """Chunk drafts of a parsed file; a chunker failure is that file's failure, not the sync's."""
+    doc_id = documents.document_id(source.id, item.relative)
+    try:
+        return chunk_document(parsed, doc_id, settings.chunking, settings.contextual_indexing)
+    except (RecursionError, MemoryError, ValueError, TypeError, IndexError, KeyError) as exc:
+        raise ParseError(
+            f"the file could not be split into chunks ({exc.__class__.__name__})"
+        ) from None

@@ -1,5 +1,6 @@
-"""Listing a folder source: recursive, include/exclude patterns, hidden files skipped, symlinks
-that lead outside the folder skipped, only regular files of supported types."""
+"""Listing a folder source: recursive, include/exclude patterns, hidden files skipped, symbolic
+links skipped (never followed, inside the folder or out: the reader refuses them too), only
+regular files of supported types."""
 
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ def _matches(relative: str, patterns: list[str]) -> bool:
 
 def list_folder(root: Path, include: list[str], exclude: list[str]) -> list[str]:
     """Every eligible file as a relative POSIX path, sorted (so the same folder lists the same)."""
-    real_root = root.resolve()
     found: list[str] = []
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
         base = Path(directory)
@@ -28,13 +28,8 @@ def list_folder(root: Path, include: list[str], exclude: list[str]) -> list[str]
             if name.startswith(".") or Path(name).suffix.lower() not in SUPPORTED_SUFFIXES:
                 continue
             path = base / name
-            if not path.is_file():
-                continue  # FIFOs, sockets, devices and dangling links: reading could hang or fail
-            if path.is_symlink():
-                try:
-                    path.resolve(strict=True).relative_to(real_root)
-                except (OSError, ValueError):
-                    continue  # leads outside the folder (or nowhere)
+            if path.is_symlink() or not path.is_file():
+                continue  # links, FIFOs, sockets, devices: reading could escape, hang or fail
             relative = path.relative_to(root).as_posix()
             if include and not _matches(relative, include):
                 continue

@@ -1,13 +1,15 @@
-"""Fetching a web page in the backend: http(s) only (also after redirects), bounded in size and
-time. Errors become readable parse failures."""
+"""Fetching a web page in the backend: http(s) only (also after redirects), bounded in size
+(decoded, counted on the stream) and in total time (``netio``). Errors become readable parse
+failures; a cancel ends the fetch at once."""
 
 from __future__ import annotations
 
-import time
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from goodbuddy_kb.main_process import netio
+from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.parsing import MAX_FILE_BYTES, ParseError, office, text
 from goodbuddy_kb.main_process.parsing import html as html_parser
 
@@ -33,14 +35,16 @@ def check_url(url: str) -> str:
     return url
 
 
-def fetch(url: str, timeout: float | None = None) -> tuple[bytes, str]:
-    """The body and media type of ``url``, following at most five http(s) redirects."""
+def fetch(
+    url: str, timeout: float | None = None, cancel: CancelToken | None = None
+) -> tuple[bytes, str]:
+    """The body and media type of ``url``, following at most five http(s) redirects, all within
+    one total deadline (connect, headers, body); a cancel ends it at once."""
     timeout = timeout or TIMEOUT_S
-    deadline = time.monotonic() + timeout
     current = check_url(url)
-    with httpx.Client(
-        follow_redirects=False, timeout=httpx.Timeout(timeout), trust_env=False
-    ) as client:
+    limit = min(MAX_PAGE_BYTES, MAX_FILE_BYTES)
+    too_large = f"the page is larger than {MAX_PAGE_BYTES // 1048576} MB"
+    with netio.deadline(timeout, cancel), netio.client(timeout) as client:
         for _hop in range(MAX_REDIRECTS + 1):
             try:
                 with client.stream(
@@ -52,20 +56,13 @@ def fetch(url: str, timeout: float | None = None) -> tuple[bytes, str]:
                         continue
                     if response.status_code >= 400:
                         raise ParseError(f"the server answered HTTP {response.status_code}")
-                    declared = int(response.headers.get("content-length") or 0)
-                    if declared > MAX_PAGE_BYTES:
-                        raise ParseError(f"the page is larger than {MAX_PAGE_BYTES // 1048576} MB")
-                    body = bytearray()
-                    for chunk in response.iter_bytes():
-                        body += chunk
-                        if len(body) > min(MAX_PAGE_BYTES, MAX_FILE_BYTES):
-                            raise ParseError(
-                                f"the page is larger than {MAX_PAGE_BYTES // 1048576} MB"
-                            )
-                        if time.monotonic() > deadline:
-                            raise ParseError(f"the page did not arrive within {timeout:.0f} s")
+                    body = netio.read_body(response, limit)
                     media = response.headers.get("content-type", "").split(";")[0].strip().lower()
-                    return bytes(body), media
+                    return body, media
+            except netio.BodyTooLarge:
+                raise ParseError(too_large) from None
+            except netio.BadEncoding as exc:
+                raise ParseError(f"the page could not be read ({exc})") from None
             except httpx.InvalidURL as exc:
                 raise ParseError(
                     "only http(s) addresses can be imported (a redirect led elsewhere)"
@@ -73,6 +70,8 @@ def fetch(url: str, timeout: float | None = None) -> tuple[bytes, str]:
             except httpx.TimeoutException as exc:
                 raise ParseError(f"the page did not answer within {timeout:.0f} s") from exc
             except httpx.HTTPError as exc:
+                if cancel is not None:
+                    cancel.check()
                 raise ParseError(
                     f"the page could not be fetched ({exc.__class__.__name__})"
                 ) from exc

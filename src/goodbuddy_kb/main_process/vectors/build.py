@@ -183,7 +183,29 @@ def refresh_status(
                 (current.id, library_id),
             )
         for doc_id in failed or ():
+            # A document whose vectors the current version still serves in full is not
+            # "failed" because a later attempt (a rebuild beside it) did not finish.
             conn.execute(
-                "UPDATE documents SET vector_status = 'failed', vector_error = ? WHERE id = ?",
+                "UPDATE documents SET vector_status = 'failed', vector_error = ? WHERE id = ?"
+                " AND vector_status != 'done'",
                 ((reason or "embedding failed")[:300], doc_id),
             )
+
+
+def recover_statuses(conn: sqlite3.Connection) -> int:
+    """At start: documents a crash left "running" get the status of what serves now — done
+    when the library's current version holds a live vector for each of their retrievable
+    chunks, pending otherwise. Returns how many documents were corrected."""
+    with transaction(conn):
+        cursor = conn.execute(
+            "UPDATE documents SET vector_error = NULL, vector_status = CASE WHEN EXISTS ("
+            " SELECT 1 FROM libraries l JOIN vector_versions v ON v.id = l.current_vector_version"
+            " WHERE l.id = documents.library_id AND v.state = 'ready') AND NOT EXISTS ("
+            " SELECT 1 FROM chunks c WHERE c.document_id = documents.id AND c.enabled = 1"
+            " AND c.role != 'parent' AND NOT EXISTS (SELECT 1 FROM vector_rows r"
+            " JOIN libraries l ON l.current_vector_version = r.version_id"
+            " WHERE l.id = documents.library_id AND r.chunk_seq = c.seq AND r.alive = 1"
+            " AND r.checksum = c.checksum)) THEN 'done' ELSE 'pending' END"
+            " WHERE vector_status = 'running'"
+        )
+    return cursor.rowcount

@@ -234,6 +234,22 @@ def fail(conn: sqlite3.Connection, data_dir: Path, version: Version, reason: str
     path_of(data_dir, version.id).unlink(missing_ok=True)
 
 
+def recover_interrupted(conn: sqlite3.Connection, data_dir: Path) -> int:
+    """At start: versions a crash left ``building`` are failed builds (their files deleted; the
+    current version keeps serving), and vector files no version owns are removed. Returns how
+    many builds were recovered."""
+    rows = conn.execute("SELECT * FROM vector_versions WHERE state = 'building'").fetchall()
+    for row in rows:
+        fail(conn, data_dir, _version(row), "interrupted: the app stopped during the build")
+    owned = {r[0] for r in conn.execute("SELECT id FROM vector_versions WHERE state = 'ready'")}
+    folder = data_dir / VECTOR_DIR
+    if folder.is_dir():
+        for path in folder.glob("*.f32"):
+            if path.stem not in owned:
+                path.unlink(missing_ok=True)
+    return len(rows)
+
+
 def discard(conn: sqlite3.Connection, data_dir: Path, version_id: str) -> None:
     with transaction(conn):
         conn.execute("DELETE FROM vector_rows WHERE version_id = ?", (version_id,))

@@ -1,0 +1,61 @@
+"""Contracts of `system:diagnostics:*`: the local diagnostics record and its export (PRD §13)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.limits import MAX_PATH_CHARACTERS
+
+
+class DiagnosticEvent(ContractModel):
+    id: int
+    at: str
+    #: retrieve | sync | vectorize | rebuild | …
+    kind: str
+    #: ok | degraded | failed | cancelled | interrupted
+    outcome: str
+    duration_ms: float
+    details: dict[str, Any]
+
+
+class DiagnosticTotals(ContractModel):
+    kind: str
+    count: int
+    ok: int
+    degraded: int
+    failed: int
+    cancelled: int
+    average_ms: float
+
+
+class DiagnosticsSummaryRequest(ContractModel):
+    recent: int = Field(50, ge=0, le=500)
+
+
+class DiagnosticsSummary(ContractModel):
+    events: int
+    capacity: int
+    since: str | None
+    totals: list[DiagnosticTotals]
+    recent: list[DiagnosticEvent]
+
+
+class DiagnosticsExportRequest(ContractModel):
+    #: Absolute path of the JSON file to write (replaced if it exists).
+    path: str = Field(min_length=1, max_length=MAX_PATH_CHARACTERS)
+
+    @field_validator("path")
+    @classmethod
+    def _printable(cls, value: str) -> str:
+        if any(ord(ch) < 32 for ch in value):
+            raise ValueError("must not contain control characters")
+        return value
+
+
+class DiagnosticsExportResponse(ContractModel):
+    path: str
+    bytes: int
+    events: int

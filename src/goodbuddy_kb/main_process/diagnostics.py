@@ -1,0 +1,366 @@
+"""The local diagnostics record (PRD §13) and the bundle a user exports when asking for help.
+
+One row per retrieval, sync, vectorisation or rebuild: what ran, how it ended, how long it took,
+and counts — retrieval channels with their candidates and times, degradation, result count and
+context characters; task totals and failures. Never query text, document text, paths or keys:
+library ids at most. The table is a ring of the newest ``MAX_EVENTS`` rows.
+
+The export bundle adds versions, settings (keys never; URL user-info removed), counts, recent
+task failures with their reasons, document failure reasons with their counts and the tail of
+``backend.log``; every string in it passes
+``redact`` and has the home and data directories replaced, so it can be attached to a request
+for help as it is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import platform
+import sqlite3
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from goodbuddy_kb import __version__
+from goodbuddy_kb.contracts import diagnostics as c
+from goodbuddy_kb.contracts.errors import InvalidRequestError, KbError, redact
+from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse, RetrieveRequest
+from goodbuddy_kb.datadir import LOG_FILE
+from goodbuddy_kb.main_process.ids import now_iso
+from goodbuddy_kb.main_process.storage import libraries
+from goodbuddy_kb.main_process.storage.db import transaction
+
+log = logging.getLogger(__name__)
+
+#: Rows kept; older ones are dropped as new ones arrive.
+MAX_EVENTS = 5_000
+#: Rows and log lines an export carries.
+EXPORT_EVENTS = 2_000
+EXPORT_LOG_LINES = 300
+EXPORT_TASK_FAILURES = 100
+_REASON_CHARACTERS = 200
+
+
+def record(
+    conn: sqlite3.Connection, kind: str, outcome: str, duration_ms: float, details: dict[str, Any]
+) -> None:
+    """Add one event and drop the oldest past the ring's size (one short transaction)."""
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO diagnostic_events (at, kind, outcome, duration_ms, details)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (now_iso(), kind, outcome, round(duration_ms, 1), json.dumps(details)),
+        )
+        conn.execute(
+            "DELETE FROM diagnostic_events WHERE id <= (SELECT max(id) FROM diagnostic_events) - ?",
+            (MAX_EVENTS,),
+        )
+
+
+def record_safely(write: Callable[[], None]) -> None:
+    """Run a recording; a diagnostics failure (a busy or full disk) never fails the work."""
+    try:
+        write()
+    except (sqlite3.Error, OSError, KbError) as exc:
+        log.warning("a diagnostics event was not recorded (%s)", exc.__class__.__name__)
+
+
+def record_task_safely(
+    conn: sqlite3.Connection,
+    kind: str,
+    state: str,
+    library_id: str | None,
+    duration_ms: float,
+    total: int,
+    failed: int,
+    error: str | None,
+) -> None:
+    record_safely(
+        lambda: record_task(conn, kind, state, library_id, duration_ms, total, failed, error)
+    )
+
+
+def _reason(text: str | None) -> str | None:
+    return redact(text, _REASON_CHARACTERS) if text else None
+
+
+def record_retrieval(
+    conn: sqlite3.Connection, request: RetrieveRequest, response: KnowledgeRetrievalResponse
+) -> None:
+    d = response.diagnostics
+    degraded = [x for x in d.degraded_channels if x.channel in d.requested_channels]
+    fell_back = d.rerank.applied != d.rerank.requested
+    details = {
+        "libraries": len(request.library_ids),
+        "channels": {"requested": list(d.requested_channels), "used": list(d.used_channels)},
+        "candidates": dict(d.candidate_counts),
+        "timingsMs": {k: round(v, 1) for k, v in d.timings_ms.items()},
+        "degraded": [{"channel": x.channel, "reason": _reason(x.reason)} for x in degraded],
+        "rerank": {
+            "requested": d.rerank.requested,
+            "applied": d.rerank.applied,
+            "fallback": _reason(d.rerank.fallback_reason),
+        },
+        "fused": d.fused_candidates,
+        "results": len(response.results),
+        "contextCharacters": response.context.character_count,
+        "zeroResult": response.zero_result.reason if response.zero_result else None,
+    }
+    # The graph channel is not built yet and says so on every request: not a degradation.
+    lost = [x for x in degraded if x.channel != "graph"]
+    outcome = "degraded" if lost or fell_back else "ok"
+    record(conn, "retrieve", outcome, response.duration_ms, details)
+
+
+def record_retrieval_error(
+    conn: sqlite3.Connection, request: RetrieveRequest, code: str, duration_ms: float
+) -> None:
+    outcome = "cancelled" if code == "cancelled" else "failed"
+    record(
+        conn,
+        "retrieve",
+        outcome,
+        duration_ms,
+        {"libraries": len(request.library_ids), "error": code},
+    )
+
+
+def record_task(
+    conn: sqlite3.Connection,
+    kind: str,
+    state: str,
+    library_id: str | None,
+    duration_ms: float,
+    total: int,
+    failed: int,
+    error: str | None,
+) -> None:
+    outcome = {"completed": "failed" if error else "ok"}.get(state, state)
+    if state == "completed" and failed:
+        outcome = "degraded"
+    details = {
+        "library": library_id,
+        "total": total,
+        "failedDocuments": failed,
+        "error": _reason(error),
+    }
+    record(conn, kind, outcome, duration_ms, details)
+
+
+# -- reading --------------------------------------------------------------------------------
+def _event(row: sqlite3.Row) -> c.DiagnosticEvent:
+    return c.DiagnosticEvent(
+        id=row["id"],
+        at=row["at"],
+        kind=row["kind"],
+        outcome=row["outcome"],
+        duration_ms=row["duration_ms"],
+        details=json.loads(row["details"]),
+    )
+
+
+def summary(conn: sqlite3.Connection, recent: int = 50) -> c.DiagnosticsSummary:
+    totals = [
+        c.DiagnosticTotals(
+            kind=r["kind"],
+            count=r["n"],
+            ok=r["ok"],
+            degraded=r["degraded"],
+            failed=r["failed"],
+            cancelled=r["cancelled"],
+            average_ms=round(r["avg_ms"] or 0.0, 1),
+        )
+        for r in conn.execute(
+            "SELECT kind, count(*) AS n, sum(outcome = 'ok') AS ok,"
+            " sum(outcome = 'degraded') AS degraded,"
+            " sum(outcome IN ('failed', 'interrupted')) AS failed,"
+            " sum(outcome = 'cancelled') AS cancelled, avg(duration_ms) AS avg_ms"
+            " FROM diagnostic_events GROUP BY kind ORDER BY kind"
+        )
+    ]
+    (count, since) = conn.execute("SELECT count(*), min(at) FROM diagnostic_events").fetchone()
+    rows = conn.execute("SELECT * FROM diagnostic_events ORDER BY id DESC LIMIT ?", (recent,))
+    return c.DiagnosticsSummary(
+        events=count,
+        capacity=MAX_EVENTS,
+        since=since,
+        totals=totals,
+        recent=[_event(r) for r in rows],
+    )
+
+
+# -- export ---------------------------------------------------------------------------------
+def _scrubber(data_dir: Path) -> Callable[[str], str]:
+    home = str(Path.home())
+    places = sorted({str(data_dir), str(data_dir.resolve())}, key=len, reverse=True)
+
+    def scrub(text: str) -> str:
+        for place in places:
+            text = text.replace(place, "<data-dir>")
+        if len(home) > 1:
+            text = text.replace(home, "~")
+        return redact(text, 2_000)
+
+    return scrub
+
+
+def _scrub_all(value: Any, scrub: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, list):
+        return [_scrub_all(v, scrub) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _scrub_all(v, scrub) for k, v in value.items()}
+    return value
+
+
+def _settings(conn: sqlite3.Connection) -> dict[str, Any]:
+    """Model connections and library settings as stored: keys live elsewhere (never read here);
+    fields that name a place keep only scheme, host and path."""
+    out: dict[str, Any] = {}
+    for key, value in conn.execute("SELECT key, value FROM app_settings ORDER BY key"):
+        try:
+            out[key] = json.loads(value)
+        except ValueError:
+            out[key] = "(unreadable)"
+    out["libraries"] = [
+        {"id": library.id, "settings": libraries.get_settings(conn, library.id).to_wire()}
+        for library in libraries.list_all(conn)
+    ]
+    return out
+
+
+def _counts(conn: sqlite3.Connection) -> dict[str, Any]:
+    def one(sql: str) -> int:
+        return int(conn.execute(sql).fetchone()[0])
+
+    return {
+        "libraries": one("SELECT count(*) FROM libraries"),
+        "sources": {
+            r[0]: r[1] for r in conn.execute("SELECT kind, count(*) FROM sources GROUP BY kind")
+        },
+        "documents": one("SELECT count(*) FROM documents"),
+        "documentsFailed": one(
+            "SELECT count(*) FROM documents WHERE parse_status = 'failed'"
+            " OR vector_status = 'failed'"
+        ),
+        "chunks": one("SELECT count(*) FROM chunks"),
+        "vectorVersions": {
+            r[0]: r[1]
+            for r in conn.execute("SELECT state, count(*) FROM vector_versions GROUP BY state")
+        },
+    }
+
+
+def _task_failures(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        "SELECT id, library_id, kind, state, error, created_at, finished_at FROM tasks"
+        " WHERE state IN ('failed', 'interrupted') OR error IS NOT NULL"
+        " ORDER BY created_at DESC LIMIT ?",
+        (EXPORT_TASK_FAILURES,),
+    )
+    return [
+        {
+            "id": r["id"],
+            "library": r["library_id"],
+            "kind": r["kind"],
+            "state": r["state"],
+            "reason": r["error"],
+            "createdAt": r["created_at"],
+            "finishedAt": r["finished_at"],
+        }
+        for r in rows
+    ]
+
+
+def _document_failures(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """Why documents failed, grouped by reason (no paths, no titles)."""
+    rows = conn.execute(
+        "SELECT reason, count(*) AS n FROM (SELECT coalesce(parse_error, vector_error,"
+        " retryable_error) AS reason FROM documents WHERE parse_status = 'failed'"
+        " OR vector_status = 'failed' OR retryable_error IS NOT NULL)"
+        " GROUP BY reason ORDER BY n DESC LIMIT 30"
+    )
+    return [{"reason": r["reason"], "documents": r["n"]} for r in rows]
+
+
+def _log_tail(data_dir: Path) -> list[str]:
+    path = data_dir / LOG_FILE
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - 256 * 1024))
+            lines = fh.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return []
+    return lines[-EXPORT_LOG_LINES:]
+
+
+def _versions(conn: sqlite3.Connection) -> dict[str, Any]:
+    try:
+        from goodbuddy_kb.qt import QtCore
+
+        qt = QtCore.qVersion()
+    except ImportError:
+        qt = None
+    schema = conn.execute("SELECT max(version) FROM schema_migrations").fetchone()[0]
+    return {
+        "app": __version__,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "qt": qt,
+        "sqlite": sqlite3.sqlite_version,
+        "schema": schema,
+    }
+
+
+def bundle(conn: sqlite3.Connection, data_dir: Path) -> dict[str, Any]:
+    events = conn.execute(
+        "SELECT * FROM diagnostic_events ORDER BY id DESC LIMIT ?", (EXPORT_EVENTS,)
+    )
+    raw = {
+        "format": "goodbuddy-kb-diagnostics/1",
+        "createdAt": now_iso(),
+        "versions": _versions(conn),
+        "settings": _settings(conn),
+        "counts": _counts(conn),
+        "diagnostics": {
+            "summary": summary(conn, recent=0).to_wire(),
+            "events": [_event(r).to_wire() for r in events],
+        },
+        "taskFailures": _task_failures(conn),
+        "documentFailures": _document_failures(conn),
+        "logTail": _log_tail(data_dir),
+    }
+    scrubbed: dict[str, Any] = _scrub_all(raw, _scrubber(data_dir))
+    return scrubbed
+
+
+def export(conn: sqlite3.Connection, data_dir: Path, target: str) -> c.DiagnosticsExportResponse:
+    """Write the bundle to ``target`` (an absolute path; written beside and renamed in place)."""
+    path = Path(target)
+    if not path.is_absolute():
+        raise InvalidRequestError(
+            "the path must be absolute", {"fields": [{"field": "path", "problem": "not absolute"}]}
+        )
+    content = json.dumps(bundle(conn, data_dir), ensure_ascii=False, indent=2).encode("utf-8")
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(content)
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise InvalidRequestError(
+            f"the file cannot be written ({exc.strerror or exc.__class__.__name__})",
+            {"fields": [{"field": "path", "problem": "cannot be written"}]},
+        ) from None
+    (events,) = conn.execute("SELECT count(*) FROM diagnostic_events").fetchone()
+    return c.DiagnosticsExportResponse(
+        path=str(path), bytes=len(content), events=min(events, EXPORT_EVENTS)
+    )

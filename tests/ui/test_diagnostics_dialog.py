@@ -1,0 +1,47 @@
+"""Settings → Diagnostics in the real window over a real backend: totals after real work, the
+recent events, and Export… writing the redacted bundle (screenshots in zh and en)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.ui.diagnostics_dialog import DiagnosticsDialog
+from goodbuddy_kb.ui.main_window import MainWindow
+from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_diagnostics_view_shows_totals_and_exports(
+    qtbot: QtBot, data_dir: Path, tmp_path: Path, language: str
+) -> None:
+    win: MainWindow = open_window(qtbot, data_dir, language)
+    try:
+        create_library_with_folder(qtbot, win, tmp_path)
+        ask(qtbot, win, "annual leave")
+        assert win.workbench is not None
+        win.workbench.close()
+        win.open_diagnostics()
+        dialog = win.diagnostics
+        assert isinstance(dialog, DiagnosticsDialog)
+        qtbot.waitUntil(lambda: dialog.totals.rowCount() >= 2, timeout=10_000)
+        kinds = {dialog.totals.item(r, 0).text() for r in range(dialog.totals.rowCount())}
+        assert ("Retrieval" if language == "en" else "检索") in kinds
+        assert dialog.recent.rowCount() >= 3
+        shoot(dialog, f"diagnostics-{language}")
+        target = tmp_path / "bundle.json"
+        with qtbot.waitSignal(dialog.exported, timeout=10_000) as exported:
+            dialog.export_to(str(target))
+        assert exported.args == [str(target)]
+        bundle = json.loads(target.read_text(encoding="utf-8"))
+        assert "annual leave" not in target.read_text(encoding="utf-8")
+        assert any(e["kind"] == "retrieve" for e in bundle["diagnostics"]["events"])
+        assert str(target) in dialog.status.text()
+        shoot(dialog, f"diagnostics-exported-{language}")
+    finally:
+        win.link.shutdown()
