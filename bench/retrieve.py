@@ -199,6 +199,7 @@ def main() -> None:
                     totals: list[float] = []
                     channel: dict[str, list[float]] = {}
                     floor: dict[str, list[float]] = {}
+                    paired: dict[str, list[float]] = {}
                     for i in range(args.rounds):
                         q = queries[i % len(queries)]
                         t0 = time.perf_counter()
@@ -212,7 +213,9 @@ def main() -> None:
                         assert res.diagnostics.vector_scanned == n
                         pool = res.settings.top_k * res.settings.candidate_multiplier
                         for k, v in refs.measure(q, pool).items():  # interleaved, same query
-                            floor.setdefault(k, []).append(v)
+                            if k in res.diagnostics.used_channels:  # pairs where both ran
+                                floor.setdefault(k, []).append(v)
+                                paired.setdefault(k, []).append(res.diagnostics.timings_ms[k])
                     totals.sort()
                     per = " ".join(f"{k} {statistics.median(v):.1f}" for k, v in channel.items())
                     print(
@@ -224,8 +227,8 @@ def main() -> None:
                         ("fts", "raw MATCH"),
                         ("cjk", "raw MATCH"),
                     ):
-                        if channel.get(k) and floor.get(k):
-                            ours, ref = statistics.median(channel[k]), statistics.median(floor[k])
+                        if paired.get(k) and floor.get(k):
+                            ours, ref = statistics.median(paired[k]), statistics.median(floor[k])
                             ratios.append(f"{k} {ours:.1f}/{ref:.1f} ({label}) = {ours / ref:.2f}×")
                     print(f"{'':>8} {'':<6}vs reference: " + "; ".join(ratios))
                 _, peak_rss = rss_mb(backend.pid)
