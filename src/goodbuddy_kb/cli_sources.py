@@ -175,8 +175,12 @@ def pace_text(info: t.TaskInfo) -> str:
             if info.eta_seconds is not None
             else ", stalled"
         )
-        return f"{info.rate:.1f} {unit}{left}"
-    return f"{info.rate:.1f} {unit}" if info.rate else ""
+        return f"{_rate(info.rate)} {unit}{left}"
+    return f"{_rate(info.rate)} {unit}" if info.rate else ""
+
+
+def _rate(rate: float) -> str:
+    return f"{rate:.2f}" if rate < 1 else f"{rate:.1f}"
 
 
 def _task_line(info: t.TaskInfo) -> str:

@@ -49,6 +49,7 @@ def test_running_task_shows_rate_and_time_left(english: None) -> None:
     assert progress_cell(info()) == "40/256 (15%) · 2.4 chunks/s · about 1 min 30 s left"
     assert progress_cell(info(rate=None, eta_seconds=None)).endswith("estimating the pace…")
     assert progress_cell(info(rate=0.0, eta_seconds=None)).endswith("no progress right now")
+    assert "0.13 chunks/s" in progress_cell(info(rate=0.134))
     finished = info(state="completed", done=256, rate=3.14159, eta_seconds=None)
     assert progress_cell(finished) == "256/256 (100%) · 3.1 chunks/s"
     sync = info(kind="sync", rate=12.0, eta_seconds=4000.0)

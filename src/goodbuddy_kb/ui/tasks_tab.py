@@ -47,8 +47,13 @@ def pace_text(info: t.TaskInfo) -> str:
             if info.eta_seconds is not None
             else tr("task.stalled")
         )
-        return f"{tr(key, rate=f'{info.rate:.1f}')} · {left}"
-    return tr(key, rate=f"{info.rate:.1f}") if info.rate else ""
+        return f"{tr(key, rate=rate_text(info.rate))} · {left}"
+    return tr(key, rate=rate_text(info.rate)) if info.rate else ""
+
+
+def rate_text(rate: float) -> str:
+    """Two significant digits below 1 (0.13), one decimal above (2.4)."""
+    return f"{rate:.2f}" if rate < 1 else f"{rate:.1f}"
 
 
 def summary(info: t.TaskInfo) -> str:
@@ -93,6 +98,12 @@ class TasksTab(QtWidgets.QWidget):
         self.view.setAccessibleName(tr("tab.tasks"))
         self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.horizontalHeader().setStretchLastSection(True)
+        progress_column = next(
+            i for i, c in enumerate(TASK_COLUMNS) if c.header_key == "col.progress"
+        )
+        self.view.horizontalHeader().setSectionResizeMode(
+            progress_column, QtWidgets.QHeaderView.ResizeMode.ResizeToContents
+        )
         self.bar = QtWidgets.QProgressBar()
         self.bar.setAccessibleName(tr("col.progress"))
         self.bar.setFormat("%v/%m")
