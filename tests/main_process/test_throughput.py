@@ -29,7 +29,7 @@ def test_rate_and_time_left_follow_the_work() -> None:
         pace.add(done)
         clock.now += 2
     clock.now -= 2
-    assert pace.rate() == 2.0
+    assert pace.rate() == 2.0  # measured up to now, which is the last report
     assert pace.eta_s(40, 100) == 30.0
     assert pace.eta_s(100, 100) == 0.0
 
@@ -52,14 +52,20 @@ def test_the_rate_follows_a_machine_that_slows_down() -> None:
     assert average is not None and average > 4, "the average keeps the whole task"
 
 
-def test_a_stall_shows_no_time_left() -> None:
+def test_a_long_batch_slows_the_pace_without_zeroing_it() -> None:
     clock = Clock()
     pace = Throughput(clock)
     pace.add(0)
-    clock.now += 1
-    pace.add(5)
-    for _ in range(int(WINDOW_S) + 3):
+    clock.now += 10
+    pace.add(20)  # 2 per second
+    assert pace.rate() == 2.0
+    for _ in range(int(WINDOW_S) + 10):
         clock.now += 1
-        pace.add(5)  # heartbeats while one long batch runs
-    assert pace.rate() == 0.0
-    assert pace.eta_s(5, 10) is None
+        pace.add(20)  # heartbeats while one long batch runs
+    rate = pace.rate()
+    assert rate is not None and 0 < rate < 1.0
+    eta = pace.eta_s(20, 100)
+    assert eta is not None and eta > 40.0, "the time left grows while nothing arrives"
+    clock.now += 1
+    pace.add(60)
+    assert pace.average() == 60 / (clock.now - 100.0)

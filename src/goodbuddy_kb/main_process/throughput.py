@@ -1,9 +1,10 @@
 """A task's pace: items per second over a recent window and the time left at that pace.
 
-The rate is measured over the last ``WINDOW_S`` seconds (plus the sample just before them), so
-it follows a machine that becomes busier or quieter, and it falls while a long batch is still
-running instead of holding the last good figure. Until two samples differ there is no rate and
-no ETA: the task says it is estimating rather than guessing.
+The pace is measured from the moments the count moved: from the oldest such moment in the
+last ``WINDOW_S`` seconds (or the last one before them) up to now. So it follows a machine that
+becomes busier or quieter, and while one long batch runs it slowly falls instead of holding the
+last good figure or dropping to zero. Until something is done there is no rate and no ETA: the
+task says it is estimating rather than guessing.
 """
 
 from __future__ import annotations
@@ -18,37 +19,37 @@ WINDOW_S = 30.0
 class Throughput:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._samples: deque[tuple[float, int]] = deque()
-        self._started: tuple[float, int] | None = None
+        self._moves: deque[tuple[float, int]] = deque()  # (time, done) whenever done changed
+        self._start: tuple[float, int] | None = None
 
     def add(self, done: int) -> None:
         now = self._clock()
-        if self._started is None:
-            self._started = (now, done)
-        self._samples.append((now, done))
-        while len(self._samples) > 2 and self._samples[1][0] < now - WINDOW_S:
-            self._samples.popleft()
+        if self._start is None:
+            self._start = (now, done)
+            self._moves.append(self._start)
+            return
+        if done != self._moves[-1][1]:
+            self._moves.append((now, done))
+        while len(self._moves) > 2 and self._moves[1][0] < now - WINDOW_S:
+            self._moves.popleft()
 
     def rate(self) -> float | None:
-        """Items per second over the window, or None while it cannot be known."""
-        if len(self._samples) < 2 or self._samples[-1][1] <= self._started_done():
-            return None  # nothing finished yet
-        (t0, d0), (t1, d1) = self._samples[0], self._samples[-1]
-        return max(0, d1 - d0) / (t1 - t0) if t1 > t0 else None
+        """Items per second now, or None while nothing has been done."""
+        if self._start is None or self._moves[-1][1] <= self._start[1]:
+            return None
+        (t0, d0), now = self._moves[0], self._clock()
+        return max(0, self._moves[-1][1] - d0) / (now - t0) if now > t0 else None
 
     def average(self) -> float | None:
-        """Items per second since the first sample (the figure a finished task keeps)."""
-        if self._started is None or not self._samples:
+        """Items per second from the first report to the last move (what a finished task keeps)."""
+        if self._start is None:
             return None
-        (t0, d0), (t1, d1) = self._started, self._samples[-1]
+        (t0, d0), (t1, d1) = self._start, self._moves[-1]
         return (d1 - d0) / (t1 - t0) if t1 > t0 and d1 > d0 else None
 
     def eta_s(self, done: int, total: int) -> float | None:
         """Seconds left at the current rate (None when unknown or nothing is moving)."""
+        if total <= done:
+            return 0.0
         rate = self.rate()
-        if rate is None or rate <= 0 or total <= done:
-            return None if total > done else 0.0
-        return (total - done) / rate
-
-    def _started_done(self) -> int:
-        return self._started[1] if self._started is not None else 0
+        return (total - done) / rate if rate else None

@@ -73,7 +73,7 @@ class LocalE5Provider(EmbeddingProvider):
     model = "multilingual-e5-small (4-bit, bundled)"
     encoding = "e5-prefix:query|passage;l2"
 
-    def __init__(self, batch_size: int = 8, lanes: int | None = None) -> None:
+    def __init__(self, batch_size: int = 4, lanes: int | None = None) -> None:
         #: Chunks per lane and batch: small enough for progress every few seconds on a busy
         #: machine, large enough to amortise a forward pass (the engine packs windows unpadded).
         self.batch_size = batch_size
