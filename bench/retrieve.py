@@ -1,14 +1,17 @@
 """End-to-end `knowledge:retrieve` over the real socket at 10,000 and 100,000 chunks
-(deterministic provider), with and without local rerank, with per-channel timings, beside the
-same call dispatched in-process.
+(deterministic provider), with and without local rerank, with per-channel timings and each
+channel's ratio to its reference measured in this process on the same data, query by query,
+interleaved: the raw FTS5 MATCH for fts and cjk, the paged scan plus the query's embedding for
+vector. Also the backend's resident memory idle and at its peak over the queries.
 
-    .venv/bin/python bench/retrieve.py [--sizes 10000,100000]
+    .venv/bin/python bench/retrieve.py [--sizes 10000,100000] [--rounds 30] [--keep DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import sqlite3
 import statistics
 import tempfile
 import time
@@ -21,11 +24,17 @@ from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.methods import RETRIEVE
 from goodbuddy_kb.contracts.models import EmbeddingConnection
 from goodbuddy_kb.main_process.app import open_database
+from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings import save_connection
 from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider
+from goodbuddy_kb.main_process.lexical import build_query
 from goodbuddy_kb.main_process.storage import libraries
 from goodbuddy_kb.main_process.storage.db import transaction
 from goodbuddy_kb.main_process.vectors import store
+from goodbuddy_kb.main_process.vectors.channel import VERIFY_MARGIN
+from goodbuddy_kb.main_process.vectors.scanner import scan
+
+DB = "goodbuddy-kb.sqlite3"
 
 
 def vocabulary(rng: random.Random) -> tuple[list[str], list[str]]:
@@ -102,30 +111,95 @@ def seed(data_dir: Path, n: int, zh: list[str], en: list[str], rng: random.Rando
     return library_id
 
 
+def rss_mb(pid: int) -> tuple[float, float]:
+    """(VmRSS, VmHWM) of a process in MiB (Linux; NaN elsewhere)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return float("nan"), float("nan")
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return tuple(float(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM"))  # type: ignore[return-value]
+
+
+class References:
+    """What each channel cannot go below, measured in this process on the same data: the raw
+    FTS5 MATCH (ranked, limited to the pool) and the paged scan plus the query's embedding."""
+
+    def __init__(self, data_dir: Path, library_id: str) -> None:
+        self.data_dir = data_dir
+        self.conn = sqlite3.connect(f"file:{data_dir / DB}?mode=ro", uri=True)
+        (version_id,) = self.conn.execute(
+            "SELECT current_vector_version FROM libraries WHERE id = ?", (library_id,)
+        ).fetchone()
+        (self.rows,) = self.conn.execute(
+            "SELECT row_count FROM vector_versions WHERE id = ?", (version_id,)
+        ).fetchone()
+        self.path = store.path_of(data_dir, version_id)
+        self.provider = DeterministicProvider()
+
+    def measure(self, query: str, pool: int) -> dict[str, float]:
+        out: dict[str, float] = {}
+        parsed = build_query(query)
+        for channel, match in (("fts", parsed.fts_match), ("cjk", parsed.cjk_match)):
+            if match is None:
+                continue
+            table = "chunks_cjk" if channel == "cjk" else "chunks_fts"
+            t0 = time.perf_counter()
+            self.conn.execute(
+                f"SELECT rowid, bm25({table}) AS r FROM {table} WHERE {table} MATCH ?"
+                " ORDER BY r LIMIT ?",
+                (match, pool),
+            ).fetchall()
+            out[channel] = (time.perf_counter() - t0) * 1000
+        t0 = time.perf_counter()
+        vector = self.provider.embed_query(query)
+        scan(self.path, self.rows, 384, vector, pool + VERIFY_MARGIN, CancelToken())
+        out["vector"] = (time.perf_counter() - t0) * 1000
+        return out
+
+
+def seeded(root: Path | None, tmp: str, n: int, rng: random.Random) -> tuple[Path, str, float]:
+    """A data directory with ``n`` chunks and their vectors (kept under ``root`` to reuse)."""
+    data_dir = (root / str(n)) if root is not None else Path(tmp)
+    marker = data_dir / "bench-library"
+    if marker.is_file():
+        return data_dir, marker.read_text().strip(), 0.0
+    data_dir.mkdir(parents=True, exist_ok=True)
+    zh, en = vocabulary(rng)
+    start = time.perf_counter()
+    library_id = seed(data_dir, n, zh, en, rng)
+    marker.write_text(library_id)
+    return data_dir, library_id, time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="10000,100000")
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument(
+        "--keep", type=Path, default=None, help="seed into DIR/<size> once and reuse it"
+    )
     args = parser.parse_args()
     rng = random.Random(5)
     zh, en = vocabulary(rng)
     print(f"{'chunks':>8} {'rerank':<6}{'p50 ms':>8}{'p95 ms':>8}  per-channel p50 ms")
     for n in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
-            data_dir = Path(tmp)
-            start = time.perf_counter()
-            library_id = seed(data_dir, n, zh, en, rng)
-            seed_s = time.perf_counter() - start
+            data_dir, library_id, seed_s = seeded(args.keep, tmp, n, random.Random(5))
             queries = ["".join(rng.choice(zh) for _ in range(8)) + "是什么？" for _ in range(10)]
             queries += [" ".join(rng.choice(en) for _ in range(4)) for _ in range(5)]
+            refs = References(data_dir, library_id)
             backend = BackendProcess.start(data_dir)
             try:
                 client = BlockingClient(
                     backend.endpoint.server_name, backend.endpoint.secret
                 ).open()
+                idle_rss, _ = rss_mb(backend.pid)
                 for mode in ("off", "local"):
                     totals: list[float] = []
                     channel: dict[str, list[float]] = {}
+                    floor: dict[str, list[float]] = {}
+                    paired: dict[str, list[float]] = {}
                     for i in range(args.rounds):
                         q = queries[i % len(queries)]
                         t0 = time.perf_counter()
@@ -137,15 +211,36 @@ def main() -> None:
                         for k, v in res.diagnostics.timings_ms.items():
                             channel.setdefault(k, []).append(v)
                         assert res.diagnostics.vector_scanned == n
+                        pool = res.settings.top_k * res.settings.candidate_multiplier
+                        for k, v in refs.measure(q, pool).items():  # interleaved, same query
+                            if k in res.diagnostics.used_channels:  # pairs where both ran
+                                floor.setdefault(k, []).append(v)
+                                paired.setdefault(k, []).append(res.diagnostics.timings_ms[k])
                     totals.sort()
                     per = " ".join(f"{k} {statistics.median(v):.1f}" for k, v in channel.items())
                     print(
                         f"{n:>8} {mode:<6}{statistics.median(totals):>8.1f}{totals[int(len(totals) * 0.95) - 1]:>8.1f}  {per}"
                     )
+                    ratios = []
+                    for k, label in (
+                        ("vector", "scan + query embedding"),
+                        ("fts", "raw MATCH"),
+                        ("cjk", "raw MATCH"),
+                    ):
+                        if paired.get(k) and floor.get(k):
+                            ours, ref = statistics.median(paired[k]), statistics.median(floor[k])
+                            ratios.append(f"{k} {ours:.1f}/{ref:.1f} ({label}) = {ours / ref:.2f}×")
+                    print(f"{'':>8} {'':<6}vs reference: " + "; ".join(ratios))
+                _, peak_rss = rss_mb(backend.pid)
                 client.close()
             finally:
                 backend.stop()
-            print(f"{'':>8} (seeded {n} chunks with vectors in {seed_s:.1f} s)")
+            print(
+                f"{'':>8} backend resident memory: {idle_rss:.0f} MiB idle,"
+                f" {peak_rss:.0f} MiB peak over the queries"
+            )
+            if seed_s:
+                print(f"{'':>8} (seeded {n} chunks with vectors in {seed_s:.1f} s)")
 
 
 if __name__ == "__main__":

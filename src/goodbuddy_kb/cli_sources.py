@@ -108,9 +108,11 @@ def wait_for_tasks(session: Session, task_ids: list[str], quiet: bool) -> list[t
             continue
         if tty and info.total:
             filled = int(BAR * info.done / info.total)
-            current = (info.current or "")[-40:]
+            current = (info.current or "")[-30:]
+            pace = pace_text(info)[:40]
             sys.stderr.write(
-                f"\r[{'#' * filled}{'-' * (BAR - filled)}] {info.done}/{info.total} {current:<40}"
+                f"\r[{'#' * filled}{'-' * (BAR - filled)}] {info.done}/{info.total}"
+                f" {pace:<40} {current:<30}"
             )
             sys.stderr.flush()
         if info.state in t.FINISHED_STATES:
@@ -158,13 +160,43 @@ def _summary_text(summary: t.TaskSummary | None) -> str:
     return f" ({', '.join(parts)})"
 
 
+def duration(seconds: float) -> str:
+    """``1 h 05 min``, ``3 min 20 s``, ``45 s``."""
+    s = round(seconds)
+    if s >= 3600:
+        return f"{s // 3600} h {s % 3600 // 60:02d} min"
+    if s >= 60:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s} s"
+
+
+def pace_text(info: t.TaskInfo) -> str:
+    """``3.2 chunks/s, about 1 min 20 s left`` while running; the average once finished."""
+    unit = "chunks/s" if info.kind == "vectorize" else "documents/s"
+    if info.state == "running" and info.total and info.done < info.total:
+        if info.rate is None:
+            return "estimating the pace…"
+        left = (
+            f", about {duration(info.eta_seconds)} left"
+            if info.eta_seconds is not None
+            else ", stalled"
+        )
+        return f"{_rate(info.rate)} {unit}{left}"
+    return f"{_rate(info.rate)} {unit}" if info.rate else ""
+
+
+def _rate(rate: float) -> str:
+    return f"{rate:.2f}" if rate < 1 else f"{rate:.1f}"
+
+
 def _task_line(info: t.TaskInfo) -> str:
     failed = f", {info.failed_documents} failed" if info.failed_documents else ""
     error = f": {info.error}" if info.error else ""
     unit = "chunks vectorised" if info.kind == "vectorize" else "documents"
+    pace = pace_text(info)
     return (
         f"{info.kind:<10}{info.state:<11} {info.done}/{info.total} {unit}{failed}"
-        f"{_summary_text(info.summary)}{error}"
+        f"{f' ({pace})' if pace else ''}{_summary_text(info.summary)}{error}"
     )
 
 

@@ -49,6 +49,11 @@ class TaskInfo(ContractModel):
     #: The target of a single-document rebuild.
     document_id: EntityId | None = None
     summary: TaskSummary | None = None
+    #: Items per second (chunks for vectorisation, documents for sync and rebuild) over the
+    #: last half minute while running, the average once finished; None until measurable.
+    rate: float | None = None
+    #: Seconds left at that rate while running; None while unknown.
+    eta_seconds: float | None = None
     error_code: str | None = None
     error_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("error")

@@ -35,6 +35,7 @@ from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
+from goodbuddy_kb.main_process.throughput import Throughput
 from goodbuddy_kb.main_process.vectors import store as vector_store
 from goodbuddy_kb.main_process.vectors.build import recover_statuses, refresh_status, vectorise
 
@@ -359,15 +360,27 @@ class TaskManager:
         last = [0.0]
         began = time.monotonic()
         state: dict[str, Any] = {"done": 0, "total": 0, "failed": 0}
+        pace = Throughput()
 
         def progress(done: int, total: int, current: str | None, failed: int) -> None:
             changed_phase = current != state.get("current")
             state.update(done=done, total=total, failed=failed, current=current)
+            pace.add(done)
             now = time.monotonic()
             if now - last[0] >= PROGRESS_INTERVAL_S or done == total or changed_phase:
                 last[0] = now
                 self._publish(
-                    task_store.update(conn, task_id, "running", done, total, failed, current)
+                    task_store.update(
+                        conn,
+                        task_id,
+                        "running",
+                        done,
+                        total,
+                        failed,
+                        current,
+                        rate=pace.rate(),
+                        eta_s=pace.eta_s(done, total),
+                    )
                 )
 
         def finish(
@@ -383,6 +396,7 @@ class TaskManager:
                 None,
                 error,
                 summary,
+                rate=pace.average(),
             )
 
         try:

@@ -23,7 +23,38 @@ def progress(info: t.TaskInfo) -> str:
         if info.total
         else (100 if info.state == "completed" else 0)
     )
-    return tr("task.progress", done=info.done, total=info.total, percent=percent)
+    text = tr("task.progress", done=info.done, total=info.total, percent=percent)
+    pace = pace_text(info)
+    return f"{text} · {pace}" if pace else text
+
+
+def duration_text(seconds: float) -> str:
+    s = round(seconds)
+    if s >= 3600:
+        return tr("duration.hours", h=s // 3600, m=s % 3600 // 60)
+    if s >= 60:
+        return tr("duration.minutes", m=s // 60, s=s % 60)
+    return tr("duration.seconds", s=s)
+
+
+def pace_text(info: t.TaskInfo) -> str:
+    """Chunks (or documents) per second and the time left while running; the average after."""
+    key = "task.rate.vectorize" if info.kind == "vectorize" else "task.rate.other"
+    if info.state == "running" and info.total and info.done < info.total:
+        if info.rate is None:
+            return tr("task.estimating")
+        left = (
+            tr("task.eta", left=duration_text(info.eta_seconds))
+            if info.eta_seconds is not None
+            else tr("task.stalled")
+        )
+        return f"{tr(key, rate=rate_text(info.rate))} · {left}"
+    return tr(key, rate=rate_text(info.rate)) if info.rate else ""
+
+
+def rate_text(rate: float) -> str:
+    """Two significant digits below 1 (0.13), one decimal above (2.4)."""
+    return f"{rate:.2f}" if rate < 1 else f"{rate:.1f}"
 
 
 def summary(info: t.TaskInfo) -> str:
@@ -71,6 +102,12 @@ class TasksTab(QtWidgets.QWidget):
         self.view.setTabKeyNavigation(False)
         self.view.setWordWrap(False)
         fit_columns(self.view, stretch=len(TASK_COLUMNS) - 1)
+        progress_column = next(
+            i for i, c in enumerate(TASK_COLUMNS) if c.header_key == "col.progress"
+        )
+        self.view.horizontalHeader().setSectionResizeMode(
+            progress_column, QtWidgets.QHeaderView.ResizeMode.ResizeToContents
+        )
         self.bar = QtWidgets.QProgressBar()
         self.bar.setAccessibleName(tr("col.progress"))
         self.bar.setFormat("%v/%m")
@@ -127,6 +164,8 @@ class TasksTab(QtWidgets.QWidget):
         busy = info is not None and info.state == "running" and info.total == 0
         self.bar.setMaximum(0 if busy else (max(1, info.total) if info else 1))
         self.bar.setValue(info.done if info else 0)
+        pace = pace_text(info) if info is not None and info.state == "running" else ""
+        self.bar.setFormat(f"%v/%m · {pace}" if pace else "%v/%m")
         self.cancel_button.setEnabled(info is not None and info.state in ("queued", "running"))
 
     def cancel_current(self) -> None:

@@ -133,3 +133,49 @@ def test_other_libraries_are_not_searched(pool: ConnectionPool, library: str) ->
     other = libraries.create(pool.get(), "Empty").id
     assert search(pool.get(), "cjk", [other], build_query("年假"), 24) == []
     assert search(pool.get(), "cjk", [library], build_query("年假"), 24)
+
+
+@pytest.mark.parametrize("pool_size", [1, 3, 24])
+def test_ranking_the_match_first_gives_the_joined_querys_candidates(
+    pool: ConnectionPool,
+    library: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    pool_size: int,
+) -> None:
+    """Candidates read page by page from the ranked MATCH are exactly those of one joined query,
+    with other libraries' chunks, disabled chunks and parents among the matches."""
+    import importlib
+
+    search_module = importlib.import_module("goodbuddy_kb.main_process.lexical.search")
+
+    conn = pool.get()
+    other = libraries.create(conn, "Other").id
+    libraries.update_settings(conn, other, None, KnowledgeChunkingSettings(mode="parent-child"))
+    folder = tmp_path / "other"
+    folder.mkdir()
+    for name in ("policy_zh.md", "manual_en.md"):
+        (folder / name).write_bytes((FIXTURES / name).read_bytes())
+    sync_source(conn, sources.add(conn, other, "folder", str(folder), [], [], False), CancelToken())
+    for (chunk_id,) in conn.execute(
+        "SELECT id FROM chunks WHERE library_id = ? AND ordinal % 3 = 1", (library,)
+    ).fetchall():
+        chunks.set_enabled(conn, chunk_id, False)
+    queries = ("年假", "员工 报销", "gateway TLS", "请假 审批 流程", "the")
+
+    def ranked(library_ids: list[str]) -> list[list[tuple[str, float, float]]]:
+        out = []
+        for text, channel in itertools.product(queries, ("fts", "cjk")):
+            hits = search(conn, channel, library_ids, build_query(text), pool_size)  # type: ignore[arg-type]
+            out.append([(h.chunk_id, h.bm25, h.score) for h in hits])
+        return out
+
+    for library_ids in ([library], [other], [library, other]):
+        paged = ranked(library_ids)
+        monkeypatch.setattr(search_module, "MIN_PAGE", 1)  # pages of 2: the second page is read
+        small_pages = ranked(library_ids)
+        monkeypatch.setattr(search_module, "PAGES", 0)  # straight to the joined query
+        joined = ranked(library_ids)
+        monkeypatch.undo()
+        assert paged == small_pages == joined
+        assert any(paged)

@@ -122,3 +122,39 @@ def test_channel_weights_follow_the_query_terms() -> None:
     mixed = build_query("GB-2000 的版本")
     weights = mixed.channel_weights(1.0)
     assert weights["fts"] > 0 and weights["cjk"] > 0 and abs(sum(weights.values()) - 1.0) < 1e-9
+
+
+def _normalize_slowly(text: str) -> str:
+    """The character loop alone, without the shortcut for texts with no mark to drop."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text).casefold()
+    out: list[str] = []
+    for ch in unicodedata.normalize("NFD", text):
+        if unicodedata.category(ch) == "Mn" and out and ord(out[-1]) < 0x250:
+            continue
+        out.append(ch)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(
+        alphabet=st.sampled_from(
+            [
+                *"aeouAEOUéèüÅçñ员工请假年假ＡＢＣ１２３\u3000 .-_/",
+                "\u0301",
+                "\u0308",
+                "\u3099",
+                "ﬁ",
+                "㍿",
+            ]
+        ),
+        max_size=40,
+    )
+    | st.text(max_size=40)
+)
+def test_normalize_shortcut_gives_the_loops_result(text: str) -> None:
+    from goodbuddy_kb.main_process.lexical.tokens import normalize
+
+    assert normalize(text) == _normalize_slowly(text)

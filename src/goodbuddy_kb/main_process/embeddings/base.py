@@ -75,6 +75,11 @@ class EmbeddingProvider(ABC):
         where = f" @ {normalise_endpoint(self.endpoint)}" if self.endpoint else ""
         return f"{self.kind}: {self.model}{where}"
 
+    @property
+    def passage_batch(self) -> int:
+        """Chunks to hand to one :meth:`embed_passages` call during vectorisation."""
+        return self.batch_size
+
     @abstractmethod
     def embed_passages(self, texts: list[str]) -> Matrix: ...
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from goodbuddy_kb.main_process.lexical import scoring
 from goodbuddy_kb.main_process.lexical.tokens import LexicalQuery, normalize, term_set
@@ -28,17 +28,61 @@ class LexicalHit:
     score: float
 
 
+#: Pages of FTS-ranked rows read before the candidates fall back to one joined query.
+PAGES = 2
+#: The smallest first page of ranked rows.
+MIN_PAGE = 32
+
+
 def _candidates(
     conn: sqlite3.Connection, table: str, match: str, library_ids: Sequence[str], pool: int
-) -> list[sqlite3.Row]:
+) -> list[dict[str, Any]]:
+    """The ``pool`` best enabled, retrievable chunks of the libraries by BM25 (ties by seq).
+
+    The MATCH is ranked on its own and only the rows on its first pages are looked up in
+    ``chunks`` (library, enabled, role, text): filtering an ordered list keeps its order, so the
+    result is the joined query's, at the cost of the MATCH plus a lookup per candidate instead
+    of a join, and a sort carrying chunk text, over every match. When the libraries hold a small
+    part of the matches, the joined query answers after ``PAGES`` pages."""
     marks = ",".join("?" for _ in library_ids)
-    return conn.execute(
+    wanted = set(library_ids)
+    kept: list[dict[str, Any]] = []
+    offset, page = 0, max(pool * 2, MIN_PAGE)
+    for _ in range(PAGES):
+        ranked = conn.execute(
+            f"SELECT rowid, bm25({table}) AS rank FROM {table} WHERE {table} MATCH ?"
+            " ORDER BY rank, rowid LIMIT ? OFFSET ?",
+            (match, page, offset),
+        ).fetchall()
+        if ranked:
+            order = {seq: i for i, (seq, _rank) in enumerate(ranked)}
+            rank_of = dict(ranked)
+            rows = conn.execute(
+                "SELECT id, seq, document_id, library_id, index_text FROM chunks"
+                f" WHERE seq IN ({','.join('?' for _ in order)}) AND enabled = 1"
+                " AND role != 'parent'",
+                tuple(order),
+            ).fetchall()
+            found = sorted(
+                (r for r in rows if r["library_id"] in wanted), key=lambda r: order[r["seq"]]
+            )
+            kept += [_with_rank(r, rank_of[r["seq"]]) for r in found]
+        if len(kept) >= pool or len(ranked) < page:
+            return kept[:pool]
+        offset += page
+        page *= 4
+    joined = conn.execute(
         f"SELECT c.id, c.seq, c.document_id, c.library_id, c.index_text, bm25({table}) AS rank"
         f" FROM {table} JOIN chunks c ON c.seq = {table}.rowid"
         f" WHERE {table} MATCH ? AND c.library_id IN ({marks}) AND c.enabled = 1"
         " AND c.role != 'parent' ORDER BY rank, c.seq LIMIT ?",
         (match, *library_ids, pool),
     ).fetchall()
+    return [dict(r) for r in joined]
+
+
+def _with_rank(row: sqlite3.Row, rank: float) -> dict[str, Any]:
+    return {**dict(row), "rank": rank}
 
 
 def search(

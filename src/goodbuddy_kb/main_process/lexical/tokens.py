@@ -6,6 +6,7 @@ become FTS5 syntax: every term is emitted as a double-quoted FTS5 string of word
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -36,10 +37,32 @@ def is_cjk(ch: str) -> bool:
     return any(a <= code <= b for a, b in _CJK_RANGES)
 
 
+def _ranges(codes: list[int]) -> str:
+    spans: list[tuple[int, int]] = []
+    for code in codes:
+        if spans and spans[-1][1] == code - 1:
+            spans[-1] = (spans[-1][0], code)
+        else:
+            spans.append((code, code))
+    return "".join(
+        re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+        for a, b in spans
+    )
+
+
+@functools.cache
+def _mark() -> re.Pattern[str]:
+    """Any nonspacing mark (category Mn): a text without one after NFD has no diacritic to drop."""
+    codes = [c for c in range(0x110000) if unicodedata.category(chr(c)) == "Mn"]
+    return re.compile(f"[{_ranges(codes)}]")
+
+
 def normalize(text: str) -> str:
     """NFKC, case folding, and Latin diacritics removed (é → e); CJK left as it is."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    if text.isascii():
+    if text.isascii() or not _mark().search(unicodedata.normalize("NFD", text)):
+        # Nothing to drop, and NFKC output is already composed: the loop below would give
+        # the text back unchanged (CJK chunks take this path at C speed).
         return text
     out: list[str] = []
     for ch in unicodedata.normalize("NFD", text):

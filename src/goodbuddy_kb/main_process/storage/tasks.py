@@ -28,6 +28,8 @@ def _info(row: sqlite3.Row) -> TaskInfo:
         finished_at=row["finished_at"],
         document_id=details.get("documentId"),
         summary=TaskSummary.model_validate(details["summary"]) if details.get("summary") else None,
+        rate=details.get("rate"),
+        eta_seconds=details.get("etaSeconds"),
     )
 
 
@@ -65,12 +67,17 @@ def update(
     current: str | None,
     error: str | None = None,
     summary: TaskSummary | None = None,
+    rate: float | None = None,
+    eta_s: float | None = None,
 ) -> TaskInfo:
+    """Record progress; ``rate`` (items per second) and ``eta_s`` replace the previous ones."""
     finished = state in ("completed", "failed", "cancelled", "interrupted")
     with transaction(conn):
         row = conn.execute("SELECT details FROM tasks WHERE id = ?", (task_id,)).fetchone()
         details = json.loads(row["details"]) if row else {}
         details.update({"failed": failed, "current": current})
+        details["rate"] = None if rate is None else round(rate, 3)
+        details["etaSeconds"] = None if eta_s is None or finished else round(eta_s, 1)
         if summary is not None:
             details["summary"] = summary.to_wire()
         conn.execute(

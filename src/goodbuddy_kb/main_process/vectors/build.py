@@ -13,6 +13,8 @@ import logging
 import sqlite3
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,12 +35,37 @@ CATCH_UP_PASSES = 5
 Progress = Callable[[int, int, int], None]  # done, total, failed chunks
 
 
+#: Seconds between two progress reports while a batch is being embedded (the task's chunks/s
+#: and ETA stay current even when one batch takes longer than that).
+HEARTBEAT_S = 1.0
+#: The first batch is small so that the first progress (and a first rate) arrives quickly.
+FIRST_BATCH = 2
+
+
 @dataclass
 class BuildReport:
     full: bool
     embedded: int = 0
     failed_documents: set[str] = field(default_factory=set)
+    failed_rows: list[int] = field(default_factory=list)
     error: str | None = None
+
+
+def _batches(todo: list[sqlite3.Row], size: int) -> list[list[sqlite3.Row]]:
+    if not todo:
+        return []
+    size = max(1, size)
+    first = min(size, FIRST_BATCH)
+    return [todo[:first]] + [todo[i : i + size] for i in range(first, len(todo), size)]
+
+
+def _wait(future: Future[Matrix], cancel: CancelToken, heartbeat: Callable[[], None]) -> Matrix:
+    """The batch's vectors, reporting progress every HEARTBEAT_S while the engine works."""
+    while True:
+        try:
+            return future.result(timeout=HEARTBEAT_S)
+        except FutureTimeout:
+            heartbeat()
 
 
 def embed_with_retry(provider: EmbeddingProvider, texts: list[str], cancel: CancelToken) -> Matrix:
@@ -75,49 +102,68 @@ def vectorise(
         assert current is not None
         target = current
     report = BuildReport(full=full)
-    todo = store.missing(conn, library_id, target.id)
+    todo = store.missing(conn, library_id, target.id, with_text=False)
     total = len(todo)
     _mark(conn, {r["document_id"] for r in todo}, "running", None)
     failed_batches = 0
 
-    def embed_rows(rows: list[sqlite3.Row], done_before: int) -> None:
+    def heartbeat() -> None:
+        if progress is not None:
+            done = report.embedded + len(report.failed_rows)
+            progress(done, max(total, done), len(report.failed_documents))
+
+    def embed_rows(keys: list[sqlite3.Row]) -> None:
+        """Embed ``keys`` in batches: while one batch is embedded, the next one's texts are read
+        from SQLite and the previous one's vectors written, so the engine never waits for the
+        database."""
         nonlocal failed_batches
-        for first in range(0, len(rows), provider.batch_size):
-            cancel.check()
-            batch = rows[first : first + provider.batch_size]
-            try:
-                matrix = embed_with_retry(provider, [r["index_text"] for r in batch], cancel)
-                store.append(
-                    conn,
-                    data_dir,
-                    store.get(conn, target.id),
-                    [(r["seq"], r["checksum"]) for r in batch],
-                    matrix,
-                )
-                report.embedded += len(batch)
-                failed_batches = 0
-            except (UnavailableError, TimeoutError_, ValueError) as exc:
-                reason = exc.message if isinstance(exc, KbError) else str(exc)
-                report.error = reason
-                report.failed_documents |= {r["document_id"] for r in batch}
-                failed_batches += 1
-                if full or failed_batches >= MAX_FAILED_BATCHES:
-                    raise UnavailableError(reason) from exc
-            if progress is not None:
-                done = done_before + min(len(rows), first + len(batch))
-                progress(done, max(total, done), len(report.failed_documents))
+        with ThreadPoolExecutor(1, thread_name_prefix="kb-embed-feed") as embedder:
+            pending: tuple[list[sqlite3.Row], Future[Matrix]] | None = None
+            for batch_keys in [*_batches(keys, provider.passage_batch), None]:
+                cancel.check()
+                submitted = None
+                if batch_keys is not None:
+                    batch = store.chunk_texts(conn, [r["seq"] for r in batch_keys])
+                    texts = [r["index_text"] for r in batch]
+                    submitted = (batch, embedder.submit(embed_with_retry, provider, texts, cancel))
+                if pending is not None:
+                    batch, future = pending
+                    try:
+                        matrix = _wait(future, cancel, heartbeat)
+                        store.append(
+                            conn,
+                            data_dir,
+                            store.get(conn, target.id),
+                            [(r["seq"], r["checksum"]) for r in batch],
+                            matrix,
+                        )
+                        report.embedded += len(batch)
+                        failed_batches = 0
+                    except (UnavailableError, TimeoutError_, ValueError) as exc:
+                        reason = exc.message if isinstance(exc, KbError) else str(exc)
+                        report.error = reason
+                        report.failed_documents |= {r["document_id"] for r in batch}
+                        report.failed_rows += [r["seq"] for r in batch]
+                        failed_batches += 1
+                        if full or failed_batches >= MAX_FAILED_BATCHES:
+                            raise UnavailableError(reason) from exc
+                    heartbeat()
+                pending = submitted
 
     try:
-        embed_rows(todo, 0)
+        if total:
+            heartbeat()  # the task shows its size before the model has loaded
+            provider.load()
+        embed_rows(todo)
         if full:
             # Syncs and rebuilds run beside vectorisation and may have changed chunks while
             # this version was built: embed what they added before validating and swapping.
             for _pass in range(CATCH_UP_PASSES):
-                late = store.missing(conn, library_id, target.id)
+                late = store.missing(conn, library_id, target.id, with_text=False)
                 if not late:
                     break
                 total += len(late)
-                embed_rows(late, total - len(late))
+                embed_rows(late)
             store.promote(conn, data_dir, store.get(conn, target.id))
     except (CancelledError, KbError, ValueError) as exc:
         reason = exc.message if isinstance(exc, KbError) else str(exc)
@@ -125,7 +171,8 @@ def vectorise(
         if full:
             store.fail(conn, data_dir, store.get(conn, target.id), reason)
         else:
-            report.failed_documents |= {r["document_id"] for r in todo[report.embedded :]}
+            finished = report.embedded + len(report.failed_rows)  # batches finish in order
+            report.failed_documents |= {r["document_id"] for r in todo[finished:]}
         refresh_status(conn, library_id, provider.fingerprint, report.failed_documents, reason)
         if isinstance(exc, CancelledError):
             raise

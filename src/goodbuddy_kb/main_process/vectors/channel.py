@@ -15,7 +15,7 @@ from pathlib import Path
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
-from goodbuddy_kb.main_process.vectors import store
+from goodbuddy_kb.main_process.vectors import bookkeeping, store
 from goodbuddy_kb.main_process.vectors.scanner import scan
 
 #: Extra candidates scanned beyond the pool so that rows dropped by verification cannot shrink it.
@@ -62,7 +62,7 @@ def search(
             result.degraded.append("index built with another model or endpoint; rebuild needed")
         else:
             versions.append(version)
-            gaps = store.gap_count(conn, library_id, version.id)
+            gaps = bookkeeping.books(conn, version).gaps
             if gaps:
                 result.degraded.append(
                     f"{gaps} chunks have no vector yet; they are found by full-text only"
@@ -88,7 +88,7 @@ def search(
             vector,
             pool + VERIFY_MARGIN,
             cancel,
-            store.dead_rows(conn, version.id),
+            bookkeeping.books(conn, version).dead,
         )
         result.scanned += found.scanned
         if not len(found.rows):

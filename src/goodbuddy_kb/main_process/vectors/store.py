@@ -157,11 +157,17 @@ def append_in_transaction(
 
 
 def missing(
-    conn: sqlite3.Connection, library_id: str, version_id: str | None, limit: int | None = None
+    conn: sqlite3.Connection,
+    library_id: str,
+    version_id: str | None,
+    limit: int | None = None,
+    with_text: bool = True,
 ) -> list[sqlite3.Row]:
-    """Enabled retrievable chunks of the library without a live vector in ``version_id``."""
+    """Enabled retrievable chunks of the library without a live vector in ``version_id``
+    (seq, id, document_id, checksum and, unless ``with_text`` is false, index_text)."""
+    text = ", c.index_text" if with_text else ""
     sql = (
-        "SELECT c.seq, c.id, c.document_id, c.index_text, c.checksum FROM chunks c"
+        f"SELECT c.seq, c.id, c.document_id, c.checksum{text} FROM chunks c"
         " WHERE c.library_id = ? AND c.enabled = 1 AND c.role != 'parent' AND NOT EXISTS ("
         " SELECT 1 FROM vector_rows v WHERE v.version_id = ? AND v.chunk_seq = c.seq AND v.alive = 1"
         " AND v.checksum = c.checksum) ORDER BY c.seq"
@@ -171,6 +177,19 @@ def missing(
         sql += " LIMIT ?"
         args += (limit,)
     return conn.execute(sql, args).fetchall()
+
+
+def chunk_texts(conn: sqlite3.Connection, seqs: list[int]) -> list[sqlite3.Row]:
+    """seq, document_id, checksum and index_text of the chunks ``seqs`` that are still enabled
+    and retrievable, read together so a vector is stored with the checksum of its text."""
+    if not seqs:
+        return []
+    marks = ",".join("?" for _ in seqs)
+    return conn.execute(
+        f"SELECT seq, document_id, checksum, index_text FROM chunks WHERE seq IN ({marks})"
+        " AND enabled = 1 AND role != 'parent' ORDER BY seq",
+        seqs,
+    ).fetchall()
 
 
 def count_missing(conn: sqlite3.Connection, library_id: str, version_id: str | None) -> int:

