@@ -241,7 +241,10 @@ class DocumentsTab(QtWidgets.QWidget):
         paging.addWidget(filter_label)
         paging.addWidget(self.filter_box)
         paging.addWidget(self.rebuild_doc_button)
-        paging.addWidget(self.view_chunks_button)
+        # "View chunks" for the selected row lives in its row, the context menu, Enter and a
+        # double-click; a second copy here would squeeze the paging row at 800×600.
+        self.view_chunks_button.setParent(self)
+        self.view_chunks_button.hide()
         paging.addStretch(1)
         paging.addWidget(self.page_label)
         paging.addWidget(self.prev_button)
