@@ -6,7 +6,6 @@ become FTS5 syntax: every term is emitted as a double-quoted FTS5 string of word
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -50,17 +49,26 @@ def _ranges(codes: list[int]) -> str:
     )
 
 
-@functools.cache
-def _mark() -> re.Pattern[str]:
-    """Any nonspacing mark (category Mn): a text without one after NFD has no diacritic to drop."""
-    codes = [c for c in range(0x110000) if unicodedata.category(chr(c)) == "Mn"]
-    return re.compile(f"[{_ranges(codes)}]")
+#: Any nonspacing mark (category Mn): a text without one after NFD has no diacritic to drop.
+#: Built once at import (planes 0-3 and 14 hold every assigned mark), so that no request or
+#: sync pays for it.
+_MARK = re.compile(
+    "["
+    + _ranges(
+        [
+            c
+            for c in (*range(0x40000), *range(0xE0000, 0xE1000))
+            if unicodedata.category(chr(c)) == "Mn"
+        ]
+    )
+    + "]"
+)
 
 
 def normalize(text: str) -> str:
     """NFKC, case folding, and Latin diacritics removed (é → e); CJK left as it is."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    if text.isascii() or not _mark().search(unicodedata.normalize("NFD", text)):
+    if text.isascii() or not _MARK.search(unicodedata.normalize("NFD", text)):
         # Nothing to drop, and NFKC output is already composed: the loop below would give
         # the text back unchanged (CJK chunks take this path at C speed).
         return text
