@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from goodbuddy_kb.evaluation.dataset import load
-from goodbuddy_kb.evaluation.metrics import Judged, mrr_at, ndcg_at, recall_at
+from goodbuddy_kb.evaluation.metrics import Judged, hit_at, mrr_at, ndcg_at, recall_at
 
 pytestmark = pytest.mark.integration
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
@@ -87,6 +87,7 @@ def test_a_failing_gate_exits_non_zero(tmp_path: Path) -> None:
 def test_metric_definitions() -> None:
     j = Judged(
         hits=[None, "a", None, "b"],
+        documents=[False, True, True],  # chunks of doc "a" twice, then doc "b"
         relevant=2,
         context_hits=1,
         context_groups=2,
@@ -97,4 +98,27 @@ def test_metric_definitions() -> None:
     )
     assert recall_at(j, 1) == 0 and recall_at(j, 2) == 0.5 and recall_at(j, 10) == 1.0
     assert mrr_at(j, 10) == 0.5
+    assert hit_at(j, 1) == 0.0 and hit_at(j, 2) == 1.0
     assert abs(ndcg_at(j, 10) - (1 / 1.5849625 + 1 / 2.3219281) / (1 + 1 / 1.5849625)) < 1e-6
+
+
+def test_a_corpus_past_one_sources_limit_becomes_a_source_per_subfolder(tmp_path: Path) -> None:
+    from goodbuddy_kb.evaluation.dataset import DatasetError
+    from goodbuddy_kb.evaluation.runner import corpus_sources
+
+    corpus = tmp_path / "corpus"
+    for part in ("part00", "part01"):
+        (corpus / part).mkdir(parents=True)
+        for i in range(1_001):
+            (corpus / part / f"s{i:05d}.md").write_text("x", encoding="utf-8")
+    assert corpus_sources(corpus) == [
+        (corpus / "part00", "part00/"),
+        (corpus / "part01", "part01/"),
+    ]
+    (corpus / "loose.md").write_text("x", encoding="utf-8")
+    with pytest.raises(DatasetError, match="subfolders"):
+        corpus_sources(corpus)
+    small = tmp_path / "small"
+    small.mkdir()
+    (small / "a.md").write_text("x", encoding="utf-8")
+    assert corpus_sources(small) == [(small, "")]

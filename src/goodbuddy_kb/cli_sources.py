@@ -322,6 +322,13 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
         print(f"  degraded {degraded.channel}: {degraded.reason}")
     if d.rerank.fallback_reason:
         print(f"  rerank fell back to {d.rerank.applied}: {d.rerank.fallback_reason}")
+    confidence = ", ".join(f"{k} {v:.2f}" for k, v in d.channel_confidence.items()) or "none"
+    best = f"{d.best_relevance:.2f}" if d.best_relevance is not None else "none"
+    print(
+        f"  fusion {d.fusion}; channel confidence: {confidence}; minimum relevance"
+        f" {d.minimum_relevance:g}, best {best}"
+        + (f", {d.below_minimum_relevance} withheld" if d.below_minimum_relevance else "")
+    )
     for x in res.results:
         ranks = " ".join(f"{k}#{v}" for k, v in sorted(x.channel_ranks.items()))
         sim = f" sim {x.vector_similarity:.3f}" if x.vector_similarity is not None else ""

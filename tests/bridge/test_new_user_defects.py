@@ -236,7 +236,12 @@ def test_each_library_keeps_its_own_settings_in_a_multi_library_request(
             library_id=second, retrieval=KnowledgeRetrievalSettings(top_k=10, vector_weight=0.0)
         ),
     )
-    res = live.call(RETRIEVE, r.RetrieveRequest(library_ids=[first, second], query="出差住宿标准"))
+    # the RRF fusion states each library's weights in its formula; the adaptive fusion applies
+    # them the same way (tests/main_process/retrieval/test_fusion_rerank_context.py)
+    res = live.call(
+        RETRIEVE,
+        r.RetrieveRequest(library_ids=[first, second], query="出差住宿标准", fusion="rrf"),
+    )
     assert res.settings.top_k == 10 and len(res.results) == 10, "the largest top K applies"
     for hit in res.results:
         ranks = hit.channel_ranks

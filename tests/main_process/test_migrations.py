@@ -131,6 +131,9 @@ def test_cjk_backfill_indexes_existing_chunks_and_a_failure_rolls_back(tmp_path:
 
     migrations = tmp_path / "migrations"
     shutil.copytree(default_migrations_dir(), migrations)
+    for later in migrations.iterdir():
+        if later.name[:4] > "0004":
+            later.unlink()  # this test is about 0004 on the schema of its time
     cjk = migrations / "0004_cjk_bigrams.py"
     original = cjk.read_text()
     cjk.unlink()
@@ -167,3 +170,64 @@ def test_cjk_backfill_indexes_existing_chunks_and_a_failure_rolls_back(tmp_path:
         "SELECT count(*) FROM chunks_cjk WHERE chunks_cjk MATCH '\"年假\"'"
     ).fetchone()[0]
     assert hits == 2500
+
+
+def test_stemmed_fulltext_rebuilds_both_tables_with_headings_and_a_failure_rolls_back(
+    tmp_path: Path,
+) -> None:
+    """0012 recreates the lexical tables (stems, a heading column) from the chunks in batches;
+    a failure part-way leaves the 0003/0004 tables serving exactly as before."""
+    import shutil
+
+    migrations = tmp_path / "migrations"
+    shutil.copytree(default_migrations_dir(), migrations)
+    stemmed = migrations / "0012_stemmed_fulltext.py"
+    original = stemmed.read_text()
+    stemmed.unlink()
+    conn = connect(tmp_path / "db.sqlite3")
+    migrate(conn, migrations)
+    t = seed(conn)
+    conn.execute("UPDATE documents SET title = 'Travel handbook' WHERE id = 'd'")
+    for i in range(2500):
+        conn.execute(
+            "INSERT INTO chunks (id, library_id, document_id, ordinal, content, index_text,"
+            " heading_path, checksum, created_at, updated_at)"
+            " VALUES (?, 'l', 'd', ?, 'x', ?, '[\"住宿标准\"]', 'h', ?, ?)",
+            (f"c{i}", i, f"hotel policies {i}", t, t),
+        )
+    # the tables as 0003/0004 filled them (unstemmed text, no heading column)
+    conn.execute("INSERT INTO chunks_fts (rowid, text) SELECT seq, index_text FROM chunks")
+    conn.execute("INSERT INTO chunks_cjk (rowid, text) SELECT seq, '' FROM chunks")
+    stemmed.write_text(
+        original.replace(
+            "            last = rows[-1][0]",
+            "            last = rows[-1][0]\n            if last > 1500:\n"
+            "                raise RuntimeError('disk full')",
+        )
+    )
+    before = snapshot(conn)
+    with pytest.raises(MigrationError, match="disk full"):
+        migrate(conn, migrations)
+    assert snapshot(conn) == before
+    assert (
+        conn.execute(
+            "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'policies'"
+        ).fetchone()[0]
+        == 2500
+    )
+    stemmed.write_text(original)
+    assert migrate(conn, migrations) == ["0012_stemmed_fulltext"]
+
+    def count(table: str, match: str) -> int:
+        return int(
+            conn.execute(
+                f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (match,)
+            ).fetchone()[0]
+        )
+
+    assert count("chunks_fts", '"polici"') == 2500  # "policies" and "policy" meet at the stem
+    assert count("chunks_fts", 'heading : "handbook"') == 2500
+    assert count("chunks_cjk", 'heading : "住宿"') == 2500
+    assert count("chunks_fts", 'text : "handbook"') == 0  # the title never enters the text
+    conn.execute("DELETE FROM chunks WHERE id = 'c1'")
+    assert count("chunks_fts", '"polici"') == count("chunks_cjk", '"住宿"') == 2499

@@ -106,6 +106,8 @@ def test_create_import_and_test_retrieval(
     diagnostics = bench.diagnostics.toPlainText()
     assert "Used channels: fts, cjk, vector" in diagnostics and "Degraded graph" in diagnostics
     assert "Context:" in diagnostics and "六百元" in bench.context.toPlainText()
+    assert "Fusion: query-adaptive" in diagnostics and "channel confidence: " in diagnostics
+    assert "Minimum relevance 0.015; best relevance " in diagnostics
     qtmodeltester.check(bench.results, force_py=False)
     shoot(bench, "workbench-light-en")
     bench.reject()
@@ -207,6 +209,25 @@ def test_settings_form_validates_inline_and_marks_rebuild(
     tab.save_chunking_settings()
     qtbot.waitUntil(tab.rebuild_notice.isVisible, timeout=5_000)
     qtbot.waitUntil(lambda: not window.documents_tab.pending_label.isHidden(), timeout=5_000)
+
+
+def test_nothing_relevant_enough_is_said_plainly(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    create_library_with_folder(qtbot, window, tmp_path)
+    tab = window.settings_tab
+    window.tabs.setCurrentWidget(tab)
+    tab.fields["minimumRelevance"].setValue(0.99)  # type: ignore[attr-defined]
+    tab.save_retrieval_settings()
+    qtbot.waitUntil(lambda: not tab.retrieval_error.isVisible(), timeout=5_000)
+    bench = ask(qtbot, window, "火星殖民地的氧气配额")
+    qtbot.waitUntil(lambda: "Nothing relevant enough" in bench.status.text(), timeout=5_000)
+    assert bench.results.rowCount() == 0 and "below this library's minimum of 0.99" in (
+        bench.status.text()
+    )
+    assert "withheld because the best was below the minimum" in bench.diagnostics.toPlainText()
+    shoot(bench, "workbench-nothing-relevant-en")
+    bench.reject()
 
 
 @pytest.mark.parametrize(

@@ -24,12 +24,15 @@ def neutralise(text: str) -> str:
     return _TAG_INSIDE.sub(lambda m: f"‹{m.group(1)}untrusted-evidence", text)
 
 
-def evidence_block(passages: Iterable[tuple[str, str]], start: int = 1) -> str:
-    """``passages`` are (heading, text) pairs, numbered from ``start`` as [n] for citing."""
+def evidence_block(
+    passages: Iterable[tuple[str, str]], start: int = 1, nothing_found: str = NOTHING_FOUND
+) -> str:
+    """``passages`` are (heading, text) pairs, numbered from ``start`` as [n] for citing;
+    ``nothing_found`` is said instead when there are none."""
     lines = [OPEN_TAG, PREAMBLE]
     for n, (heading, text) in enumerate(passages, start=start):
         lines.append(f"[{n}] {neutralise(heading)}\n{neutralise(text)}")
     if len(lines) == 2:
-        lines.append(NOTHING_FOUND)
+        lines.append(nothing_found)
     lines.append(CLOSE_TAG)
     return "\n\n".join(lines)

@@ -14,7 +14,11 @@ from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 
 KnowledgeRetrievalChannel = Literal["fts", "cjk", "vector", "graph"]
 RerankMode = Literal["off", "local", "learned"]
-ZeroResultReason = Literal["empty_library", "index_unavailable", "no_match", "filtered"]
+#: ``adaptive``: query-adaptive, score-aware fusion (the default); ``rrf``: weighted RRF only.
+FusionMethod = Literal["adaptive", "rrf"]
+ZeroResultReason = Literal[
+    "empty_library", "index_unavailable", "no_match", "filtered", "nothing_relevant"
+]
 ALL_CHANNELS: tuple[KnowledgeRetrievalChannel, ...] = ("fts", "cjk", "vector", "graph")
 
 
@@ -31,6 +35,7 @@ class RetrievalOverrides(ContractModel):
     context_max_characters: int | None = None
     adjacent_chunk_count: int | None = None
     local_rerank_enabled: bool | None = None
+    minimum_relevance: float | None = None
 
 
 class RetrieveRequest(ContractModel):
@@ -41,6 +46,7 @@ class RetrieveRequest(ContractModel):
     overrides: RetrievalOverrides | None = None
     channels: list[KnowledgeRetrievalChannel] | None = Field(None, min_length=1, max_length=4)
     rerank: RerankMode | None = None
+    fusion: FusionMethod | None = None
     #: A client-chosen id that `system:cancel` can name while the request runs.
     request_id: EntityId | None = None
 
@@ -76,6 +82,16 @@ class Diagnostics(ContractModel):
     rerank: RerankDiagnostics
     #: Entities of the knowledge graph found in the question (graph channel).
     graph_entities: list[str] = Field(default_factory=list)
+    fusion: FusionMethod = "adaptive"
+    #: Each channel's confidence for this query (0–1), from its own score distribution.
+    channel_confidence: dict[str, float] = Field(default_factory=dict)
+    #: The library's background similarity for this query (mean, std over every scanned row).
+    vector_background: list[float] | None = None
+    minimum_relevance: float = 0.0
+    #: Results withheld because even the best was below the minimum relevance.
+    below_minimum_relevance: int = 0
+    #: The best relevance among the results before the minimum applied.
+    best_relevance: float | None = None
 
 
 class RetrievalResult(ContractModel):
@@ -129,6 +145,9 @@ class ZeroResult(ContractModel):
     next_step_code: str | None = None
     next_step_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("message", "next_step")
+    #: ``nothing_relevant``: the best result's relevance and the floor it did not reach.
+    best_relevance: float | None = None
+    minimum_relevance: float | None = None
 
 
 class KnowledgeRetrievalResponse(ContractModel):

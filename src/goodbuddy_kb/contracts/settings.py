@@ -13,6 +13,8 @@ from goodbuddy_kb.contracts.limits import MAX_TOP_K
 MAX_OVERLAP_SHARE = 0.4
 
 ChunkingMode = Literal["fixed", "structure", "parent-child"]
+#: Chosen on the development sets: see ARCHITECTURE.md (retrieval stages) for the trade-off.
+DEFAULT_MINIMUM_RELEVANCE = 0.015
 
 
 class KnowledgeRetrievalSettings(ContractModel):
@@ -28,6 +30,9 @@ class KnowledgeRetrievalSettings(ContractModel):
     context_max_characters: int = Field(16_000, ge=2_000, le=48_000)
     adjacent_chunk_count: int = Field(0, ge=0, le=2)
     local_rerank_enabled: bool = False
+    #: When even the best result's calibrated relevance (0–1, the same scale in every query) is
+    #: below this, nothing is shown and the answer is "nothing relevant enough".
+    minimum_relevance: float = Field(DEFAULT_MINIMUM_RELEVANCE, ge=0.0, le=1.0)
 
     @model_validator(mode="after")
     def _one_channel_requested(self) -> KnowledgeRetrievalSettings:

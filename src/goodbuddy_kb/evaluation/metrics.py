@@ -16,6 +16,8 @@ class Judged:
     """One query's outcome: for each ranked result, the relevant doc it satisfies (or None)."""
 
     hits: list[str | None]
+    #: The distinct documents ranked, best first: whether each is a relevant document.
+    documents: list[bool]
     relevant: int
     context_hits: int
     context_groups: int
@@ -23,6 +25,10 @@ class Judged:
     answerable: bool
     top_relevance: float
     latency_ms: float
+
+    @property
+    def hits_shown(self) -> bool:
+        return bool(self.hits) or bool(self.documents)
 
 
 def recall_at(j: Judged, k: int) -> float:
@@ -35,6 +41,11 @@ def mrr_at(j: Judged, k: int) -> float:
         if hit is not None:
             return 1.0 / rank
     return 0.0
+
+
+def hit_at(j: Judged, k: int) -> float:
+    """Document level: 1 when a relevant document is among the first ``k`` distinct documents."""
+    return 1.0 if any(j.documents[:k]) else 0.0
 
 
 def ndcg_at(j: Judged, k: int) -> float:
@@ -71,14 +82,20 @@ def summarise(judged: list[Judged], no_answer_threshold: float) -> Summary:
         "recall@10": sum(recall_at(j, 10) for j in answerable) / n,
         "mrr@10": sum(mrr_at(j, 10) for j in answerable) / n,
         "ndcg@10": sum(ndcg_at(j, 10) for j in answerable) / n,
+        "hit@1": sum(hit_at(j, 1) for j in answerable) / n,
+        "hit@5": sum(hit_at(j, 5) for j in answerable) / n,
         "context_precision": sum(
             j.context_relevant_groups / j.context_groups if j.context_groups else 0.0
             for j in answerable
         )
         / n,
         "context_recall": sum(j.context_hits / j.relevant for j in answerable) / n,
+        # answerable questions whose best result is below the floor: the product would say
+        # "nothing relevant enough" although the answer was found
+        "withheld_rate": sum(1 for j in answerable if j.top_relevance < no_answer_threshold) / n,
+        # an unanswerable question is a false positive when its best result reaches the floor
         "no_answer_fp_rate": (
-            sum(1 for j in unanswerable if j.top_relevance >= no_answer_threshold)
+            sum(1 for j in unanswerable if j.hits_shown and j.top_relevance >= no_answer_threshold)
             / len(unanswerable)
             if unanswerable
             else 0.0

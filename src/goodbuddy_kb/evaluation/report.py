@@ -28,9 +28,12 @@ METRICS = (
     "recall@10",
     "mrr@10",
     "ndcg@10",
+    "hit@1",
+    "hit@5",
     "context_precision",
     "context_recall",
     "no_answer_fp_rate",
+    "withheld_rate",
     "latency_p50_ms",
     "latency_p95_ms",
 )
@@ -39,9 +42,12 @@ SHORT = {
     "recall@10": "R@10",
     "mrr@10": "MRR@10",
     "ndcg@10": "nDCG@10",
+    "hit@1": "Hit@1",
+    "hit@5": "Hit@5",
     "context_precision": "CtxP",
     "context_recall": "CtxR",
     "no_answer_fp_rate": "NoAnsFP",
+    "withheld_rate": "Withheld",
     "latency_p50_ms": "p50ms",
     "latency_p95_ms": "p95ms",
 }
@@ -53,6 +59,26 @@ def add_parser(commands: Any) -> None:
     p = kinds.add_parser("retrieval", help="Recall, MRR, nDCG, context precision/recall, latency")
     p.add_argument("--dataset", action="append", type=Path, default=[], metavar="DIR")
     p.add_argument(
+        "--datasets-in",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="every dataset folder inside DIR (e.g. ../shared/benchmarks), plus the fixtures",
+    )
+    p.add_argument(
+        "--sample",
+        type=int,
+        metavar="N",
+        help="at most N queries per dataset, evenly spaced (deterministic); the corpus is whole",
+    )
+    p.add_argument(
+        "--work-dir",
+        type=Path,
+        metavar="DIR",
+        help="keep each imported, vectorised library here and reuse it on later runs",
+    )
+    p.add_argument(
         "--provider",
         choices=["deterministic", "local", "openai-compatible", "ollama"],
         default="deterministic",
@@ -62,7 +88,8 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--ablation",
         action="store_true",
-        help="lexical only, vector only, hybrid, hybrid + local rerank",
+        help="lexical only, vector only, hybrid with the old RRF fusion, hybrid, hybrid without"
+        " the minimum relevance, hybrid + local rerank",
     )
     p.add_argument(
         "--channels", metavar="LIST", help="an extra mode over this channel subset, e.g. fts,cjk"
@@ -184,14 +211,32 @@ def safe_report_path(path: Path) -> Path:
     return resolved
 
 
+def dataset_folders(roots: list[Path]) -> list[Path]:
+    """The fixtures and every folder with a queries.jsonl directly inside each root."""
+    found = [FIXTURES]
+    for root in roots:
+        if not root.is_dir():
+            raise DatasetError(f"{root} is not a folder")
+        found += sorted(p for p in root.iterdir() if (p / "queries.jsonl").is_file())
+    return found
+
+
 def run(args: argparse.Namespace) -> int:
-    datasets = args.dataset or [FIXTURES]
+    datasets = list(args.dataset)
     if args.provider in ("openai-compatible", "ollama") and not (args.endpoint and args.model):
         print("error: --endpoint and --model are required for that provider", file=sys.stderr)
         return 2
     try:
         report_path = safe_report_path(args.report) if args.report else None
-        loaded = [load(d) for d in datasets]
+        if args.datasets_in:
+            datasets += [d for d in dataset_folders(args.datasets_in) if d not in datasets]
+        loaded = [load(d) for d in datasets or [FIXTURES]]
+        if args.sample is not None:
+            if args.sample < 1:
+                raise ValueError("--sample takes a positive number of queries")
+            for d in loaded:
+                step = max(1, -(-len(d.queries) // args.sample))
+                d.queries = d.queries[::step]
     except (ValueError, DatasetError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -205,9 +250,14 @@ def run(args: argparse.Namespace) -> int:
             )
             return 2
         modes += (Mode(f"channels {','.join(chosen)}", tuple(chosen), "off"),)
-    results = [
-        evaluate(d, connection, os.environ.get("GOODBUDDY_EVAL_API_KEY"), modes) for d in loaded
-    ]
+    try:
+        results = [
+            evaluate(d, connection, os.environ.get("GOODBUDDY_EVAL_API_KEY"), modes, args.work_dir)
+            for d in loaded
+        ]
+    except DatasetError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     report = report_dict(results, args.provider)
     gates = (
         json.loads(args.gates.read_text(encoding="utf-8"))

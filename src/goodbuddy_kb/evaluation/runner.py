@@ -2,13 +2,17 @@
 real sync/chunking/indexing path and `knowledge:retrieve` over the bridge. Reads no user data
 and calls no network service unless a provider endpoint is given.
 
-Also measures the FTS5 `unicode61`-only baseline (PRD §3.3) on the same chunks, read from the
-temporary database after import.
+Also measures two plain FTS5 baselines on the same chunks, read from the database after import:
+`unicode61` (PRD §3.3) and `porter` (English stemming over unicode61).
+
+A corpus larger than one source's file limit is imported one source per top-level subfolder.
+With a work directory the imported, vectorised library is kept and reused by later runs.
 """
 
 from __future__ import annotations
 
 import re
+import shutil
 import sqlite3
 import tempfile
 import time
@@ -27,17 +31,24 @@ from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
     EMBEDDING_UPDATE,
     LIBRARY_CREATE,
+    LIBRARY_LIST,
     RETRIEVE,
     SOURCE_ADD,
+    SOURCE_LIST,
 )
 from goodbuddy_kb.contracts.models import EmbeddingConnection, EmbeddingUpdateRequest
-from goodbuddy_kb.evaluation.dataset import Dataset, Query
+from goodbuddy_kb.contracts.settings import DEFAULT_MINIMUM_RELEVANCE
+from goodbuddy_kb.evaluation.dataset import Dataset, DatasetError, Query
 from goodbuddy_kb.evaluation.metrics import Judged, Summary, fold, summarise
 
 TOP = 10
-#: A no-answer query counts as a false positive when its best result is at least this relevant.
-NO_ANSWER_THRESHOLD = 0.5
+#: A no-answer query is a false positive when its best result reaches the default minimum
+#: relevance (the product would show it); an answerable one is withheld when it does not.
+NO_ANSWER_THRESHOLD = DEFAULT_MINIMUM_RELEVANCE
 BASELINE = "fts5-unicode61 baseline"
+PORTER_BASELINE = "fts5-porter baseline"
+#: Written once a work directory's library is fully imported and vectorised.
+IMPORTED_MARK = "imported.ok"
 
 
 @dataclass(frozen=True)
@@ -45,12 +56,14 @@ class Mode:
     name: str
     channels: tuple[r.KnowledgeRetrievalChannel, ...] | None
     rerank: r.RerankMode | None
+    fusion: r.FusionMethod | None = None
 
 
 DEFAULT_MODES = (Mode("hybrid", None, None),)
 ABLATION_MODES = (
     Mode("lexical only", ("fts", "cjk"), "off"),
     Mode("vector only", ("vector",), "off"),
+    Mode("hybrid (RRF, old fusion)", None, "off", "rrf"),
     Mode("hybrid", None, "off"),
     Mode("hybrid + local rerank", None, "local"),
 )
@@ -66,6 +79,7 @@ def judge(
     """``ranked``: (document path, contributed text) best first; ``context``: (path, text)."""
     ranked = [(p, t) for p, t in ranked if p not in query.exclude][:TOP]
     relevant = {rel.doc: rel for rel in query.relevant}
+    documents = list(dict.fromkeys(p for p, _t in ranked))
 
     def satisfied(path: str, text: str) -> bool:
         rel = relevant.get(path)
@@ -78,6 +92,7 @@ def judge(
     covered = {p for p, t in groups if satisfied(p, t)}
     return Judged(
         hits=hits,
+        documents=[p in relevant for p in documents],
         relevant=len(relevant),
         context_hits=len(covered),
         context_groups=len(groups),
@@ -88,7 +103,9 @@ def judge(
     )
 
 
-def _retrieve(session: Session, library_id: str, query: Query, mode: Mode) -> Judged:
+def _retrieve(
+    session: Session, library_id: str, prefixes: dict[str, str], query: Query, mode: Mode
+) -> Judged:
     if not query.text.strip():
         # The product refuses an empty question; it counts as a query with no results.
         return judge(query, [], [], 0.0, 0.0)
@@ -98,34 +115,44 @@ def _retrieve(session: Session, library_id: str, query: Query, mode: Mode) -> Ju
         r.RetrieveRequest(
             library_ids=[library_id],
             query=query.text[:MAX_QUERY_CHARACTERS],
-            overrides=r.RetrievalOverrides(top_k=TOP),
+            # excluded documents (the query's own text) must not take a place in the top ten
+            overrides=r.RetrievalOverrides(
+                top_k=min(20, TOP + len(query.exclude)),
+                # ranking quality is measured on the whole list; the floor is applied to the
+                # best result's relevance afterwards (NoAnsFP, Withheld), as the product does
+                minimum_relevance=0.0,
+            ),
             channels=list(mode.channels) if mode.channels else None,
             rerank=mode.rerank,
+            fusion=mode.fusion,
         ),
     )
     latency = (time.perf_counter() - started) * 1000
     group_text = {cid: g.text for g in res.context.groups for cid in g.hit_chunk_ids}
-    ranked = [(x.document_path, group_text.get(x.chunk_id, x.snippet)) for x in res.results]
-    context = [
-        (next((x.document_path for x in res.results if x.document_id == g.document_id), ""), g.text)
-        for g in res.context.groups
-    ]
-    top = res.results[0].relevance if res.results else 0.0
+    path = {x.document_id: prefixes.get(x.source_id, "") + x.document_path for x in res.results}
+    ranked = [(path[x.document_id], group_text.get(x.chunk_id, x.snippet)) for x in res.results]
+    context = [(path.get(g.document_id, ""), g.text) for g in res.context.groups]
+    top = max((x.relevance for x in res.results), default=0.0)
     return judge(query, ranked, context, top, latency)
 
 
-def _baseline(db_path: Path, queries: Iterable[Query]) -> list[Judged]:
-    """FTS5 `unicode61` over NFKC-folded chunk text: whole CJK runs become single tokens."""
+def _baseline(
+    db_path: Path, prefixes: dict[str, str], queries: Iterable[Query], tokenizer: str
+) -> list[Judged]:
+    """Plain FTS5 (``tokenizer``) over NFKC-folded chunk text: whole CJK runs become single
+    tokens."""
     source = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
-    rows = source.execute(
-        "SELECT d.relative_path, c.content FROM chunks c JOIN documents d ON d.id = c.document_id"
-        " WHERE c.enabled = 1 AND c.role != 'parent' ORDER BY c.seq"
-    ).fetchall()
+    rows = [
+        (prefixes.get(source_id, "") + path, content)
+        for source_id, path, content in source.execute(
+            "SELECT d.source_id, d.relative_path, c.content FROM chunks c"
+            " JOIN documents d ON d.id = c.document_id"
+            " WHERE c.enabled = 1 AND c.role != 'parent' ORDER BY c.seq"
+        )
+    ]
     source.close()
     mem = sqlite3.connect(":memory:")
-    mem.execute(
-        "CREATE VIRTUAL TABLE b USING fts5 (text, tokenize = 'unicode61 remove_diacritics 2')"
-    )
+    mem.execute(f"CREATE VIRTUAL TABLE b USING fts5 (text, tokenize = '{tokenizer}')")
     mem.executemany(
         "INSERT INTO b (rowid, text) VALUES (?, ?)",
         [(i, fold(t)) for i, (_p, t) in enumerate(rows)],
@@ -170,49 +197,128 @@ def _group(queries: list[Query], judged: list[Judged], key: str) -> dict[str, li
     return groups
 
 
-def evaluate(
-    dataset: Dataset, connection: EmbeddingConnection, api_key: str | None, modes: tuple[Mode, ...]
-) -> DatasetResult:
-    with tempfile.TemporaryDirectory(prefix="goodbuddy-eval-") as tmp:
-        data_dir = Path(tmp) / "data"
-        backend = BackendProcess.start(data_dir)
+def corpus_sources(corpus: Path) -> list[tuple[Path, str]]:
+    """The folders to import, each with the path prefix of its documents inside the corpus:
+    the corpus itself, or, past one source's file limit, each top-level subfolder."""
+    files = sum(1 for p in corpus.rglob("*") if p.is_file())
+    if files <= src.MAX_FILES_PER_SOURCE:
+        return [(corpus, "")]
+    loose = [p.name for p in corpus.iterdir() if p.is_file()]
+    folders = sorted(p for p in corpus.iterdir() if p.is_dir())
+    if loose or not folders:
+        raise DatasetError(
+            f"{corpus} holds {files} files (one source takes at most"
+            f" {src.MAX_FILES_PER_SOURCE}); put them in subfolders, each becomes a source"
+        )
+    for folder in folders:
+        count = sum(1 for p in folder.rglob("*") if p.is_file())
+        if count > src.MAX_FILES_PER_SOURCE:
+            raise DatasetError(
+                f"subfolder {folder.name} holds {count} files (at most {src.MAX_FILES_PER_SOURCE})"
+            )
+    return [(folder, folder.name + "/") for folder in folders]
+
+
+def _import(
+    session: Session, dataset: Dataset, connection: EmbeddingConnection, api_key: str | None
+) -> str:
+    client = session.client
+    client.call(EMBEDDING_UPDATE, EmbeddingUpdateRequest(connection=connection, api_key=api_key))
+    name = dataset.name[:100]
+    for existing in client.call(LIBRARY_LIST, lib.LibraryListRequest()).libraries:
+        if existing.name == name:
+            wait_for_library(session, existing.id, [], quiet=True)
+            return existing.id
+    library_id = client.call(LIBRARY_CREATE, lib.LibraryCreateRequest(name=name)).library.id
+    tasks = []
+    for folder, _prefix in corpus_sources(dataset.corpus):
+        added = client.call(
+            SOURCE_ADD,
+            src.SourceAddRequest(
+                library_id=library_id, kind="folder", location=str(folder), watch=False
+            ),
+        )
+        tasks += [added.task_id] if added.task_id else []
+    wait_for_library(session, library_id, tasks, quiet=True)
+    return library_id
+
+
+def _prefixes(session: Session, dataset: Dataset, library_id: str) -> dict[str, str]:
+    corpus = dataset.corpus.resolve()
+    out = {}
+    for source in session.client.call(
+        SOURCE_LIST, src.SourceListRequest(library_id=library_id)
+    ).sources:
+        location = Path(source.location).resolve()
         try:
-            client = BlockingClient(
-                backend.endpoint.server_name, backend.endpoint.secret, "eval"
-            ).open()
-            session = Session(client, backend.endpoint, None)
-            client.call(
-                EMBEDDING_UPDATE, EmbeddingUpdateRequest(connection=connection, api_key=api_key)
-            )
-            library_id = client.call(
-                LIBRARY_CREATE, lib.LibraryCreateRequest(name=dataset.name[:100])
-            ).library.id
-            added = client.call(
-                SOURCE_ADD,
-                src.SourceAddRequest(
-                    library_id=library_id, kind="folder", location=str(dataset.corpus), watch=False
-                ),
-            )
-            wait_for_library(
-                session, library_id, [added.task_id] if added.task_id else [], quiet=True
-            )
-            documents = client.call(
-                DOCUMENTS_LIST, src.DocumentListRequest(library_id=library_id, limit=1)
-            ).total
-            per_mode: dict[str, list[Judged]] = {}
-            for mode in modes:
-                per_mode[mode.name] = [
-                    _retrieve(session, library_id, q, mode) for q in dataset.queries
-                ]
-            client.close()
-        finally:
-            backend.stop()
-        db_path = data_dir / "goodbuddy-kb.sqlite3"
-        per_mode[BASELINE] = _baseline(db_path, dataset.queries)
-        with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as conn:
-            (chunks,) = conn.execute(
-                "SELECT count(*) FROM chunks WHERE role != 'parent'"
-            ).fetchone()
+            inner = location.relative_to(corpus).as_posix()
+        except ValueError:  # imported from another copy of the dataset: same layout
+            inner = location.name if location.name != "corpus" else "."
+        out[source.id] = "" if inner == "." else inner + "/"
+    return out
+
+
+def data_dir_for(work_dir: Path, dataset: Dataset, provider: str) -> Path:
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "_", dataset.name)[:60] or "dataset"
+    return work_dir / f"{slug}-{provider}"
+
+
+def evaluate(
+    dataset: Dataset,
+    connection: EmbeddingConnection,
+    api_key: str | None,
+    modes: tuple[Mode, ...],
+    work_dir: Path | None = None,
+) -> DatasetResult:
+    """Import (or, with ``work_dir``, reuse a finished import of) the dataset and run every
+    mode over every query."""
+    if work_dir is None:
+        with tempfile.TemporaryDirectory(prefix="goodbuddy-eval-") as tmp:
+            return _evaluate_in(Path(tmp) / "data", dataset, connection, api_key, modes)
+    root = data_dir_for(work_dir, dataset, connection.kind)
+    if root.exists() and not (root / IMPORTED_MARK).is_file():
+        shutil.rmtree(root)  # an import that did not finish: start over
+    return _evaluate_in(root / "data", dataset, connection, api_key, modes, root / IMPORTED_MARK)
+
+
+def _evaluate_in(
+    data_dir: Path,
+    dataset: Dataset,
+    connection: EmbeddingConnection,
+    api_key: str | None,
+    modes: tuple[Mode, ...],
+    mark: Path | None = None,
+) -> DatasetResult:
+    backend = BackendProcess.start(data_dir)
+    try:
+        client = BlockingClient(
+            backend.endpoint.server_name, backend.endpoint.secret, "eval"
+        ).open()
+        session = Session(client, backend.endpoint, None)
+        library_id = _import(session, dataset, connection, api_key)
+        if mark is not None:
+            mark.write_text("imported\n", encoding="utf-8")
+        prefixes = _prefixes(session, dataset, library_id)
+        documents = client.call(
+            DOCUMENTS_LIST, src.DocumentListRequest(library_id=library_id, limit=1)
+        ).total
+        per_mode: dict[str, list[Judged]] = {}
+        for mode in modes:
+            per_mode[mode.name] = [
+                _retrieve(session, library_id, prefixes, q, mode) for q in dataset.queries
+            ]
+        client.close()
+    finally:
+        backend.stop()
+    db_path = data_dir / "goodbuddy-kb.sqlite3"
+    per_mode[BASELINE] = _baseline(
+        db_path, prefixes, dataset.queries, "unicode61 remove_diacritics 2"
+    )
+    per_mode[PORTER_BASELINE] = _baseline(
+        db_path, prefixes, dataset.queries, "porter unicode61 remove_diacritics 2"
+    )
+    with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as conn:
+        (chunks,) = conn.execute("SELECT count(*) FROM chunks WHERE role != 'parent'").fetchone()
     by_language: dict[str, dict[str, Summary]] = {}
     by_tag: dict[str, dict[str, Summary]] = {}
     for mode_name, judged in per_mode.items():

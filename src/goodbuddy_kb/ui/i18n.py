@@ -275,6 +275,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     ),
     "field.topK": ("Top K", "Top K"),
     "field.minimumVectorSimilarity": ("最低向量相似度", "Minimum vector similarity"),
+    "field.minimumRelevance": ("最低相关度", "Minimum relevance"),
     "field.ftsWeight": ("全文权重", "Full-text weight"),
     "field.vectorWeight": ("向量权重", "Vector weight"),
     "field.graphWeight": ("图谱权重", "Graph weight"),
@@ -403,6 +404,27 @@ STRINGS: dict[str, tuple[str, str]] = {
         " keys or passwords from addresses.",
     ),
     "diagrec.export.failed": ("导出失败：{reason}", "Export failed: {reason}"),
+    "diag.fusion": (
+        "融合：{method}；各通道置信度：{v}",
+        "Fusion: {method}; channel confidence: {v}",
+    ),
+    "diag.fusion.adaptive": (
+        "按查询自适应（置信度 × 分数 + 排名）",
+        "query-adaptive (confidence × score + rank)",
+    ),
+    "diag.fusion.rrf": ("加权 RRF", "weighted RRF"),
+    "diag.background": (
+        "向量背景相似度：均值 {mean:.3f}，标准差 {std:.3f}",
+        "Vector background similarity: mean {mean:.3f}, std {std:.3f}",
+    ),
+    "diag.relevance": (
+        "最低相关度 {floor}；最佳相关度 {best}；因最佳结果低于最低相关度而未显示 {below} 条",
+        "Minimum relevance {floor}; best relevance {best}; {below} withheld because the best was below the minimum",
+    ),
+    "workbench.zero.nothing_relevant": (
+        "没有足够相关的内容：最佳结果的相关度为 {best:.2f}，低于本库的最低相关度 {floor}。\n下一步：换一种说法提问、检查所选知识库，或在检索设置中调低最低相关度。",
+        "Nothing relevant enough: the best match has relevance {best:.2f}, below this library's minimum of {floor}.\nNext: rephrase the question, check the selected libraries, or lower the minimum relevance in the retrieval settings.",
+    ),
     # model connections
     "menu.settings": ("设置", "Settings"),
     "menu.connections": ("模型连接…", "Model connections…"),

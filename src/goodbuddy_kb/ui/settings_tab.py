@@ -29,12 +29,14 @@ INT_FIELDS = {
 }
 FLOAT_FIELDS = {
     "minimumVectorSimilarity": (0.0, 1.0),
+    "minimumRelevance": (0.0, 1.0),
     "ftsWeight": (0.0, 2.0),
     "vectorWeight": (0.0, 2.0),
     "graphWeight": (0.0, 2.0),
 }
 RETRIEVAL = [
     "topK",
+    "minimumRelevance",
     "minimumVectorSimilarity",
     "ftsWeight",
     "vectorWeight",

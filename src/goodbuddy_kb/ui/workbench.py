@@ -360,6 +360,25 @@ class WorkbenchDialog(QtWidgets.QDialog):
         ]
         if d.rerank.fallback_reason:
             lines.append(tr("diag.fallback", v=say_field(d.rerank, "fallback_reason")))
+        lines.append(
+            tr(
+                "diag.fusion",
+                method=tr(f"diag.fusion.{d.fusion}"),
+                v=", ".join(f"{k} {v:.2f}" for k, v in d.channel_confidence.items()) or "–",
+            )
+        )
+        if d.vector_background:
+            lines.append(
+                tr("diag.background", mean=d.vector_background[0], std=d.vector_background[1])
+            )
+        lines.append(
+            tr(
+                "diag.relevance",
+                floor=f"{d.minimum_relevance:g}",
+                best=f"{d.best_relevance:.2f}" if d.best_relevance is not None else "–",
+                below=d.below_minimum_relevance,
+            )
+        )
         c = result.context
         lines.append(
             tr(
@@ -381,15 +400,21 @@ class WorkbenchDialog(QtWidgets.QDialog):
         )
         if result.zero_result is not None:
             z = result.zero_result
-            self.status.setText(
+            text = (
                 tr(
+                    "workbench.zero.nothing_relevant",
+                    best=z.best_relevance or 0.0,
+                    floor=f"{z.minimum_relevance or 0.0:g}",
+                )
+                if z.reason == "nothing_relevant"
+                else tr(
                     "workbench.zero",
                     reason=tr_or(f"zero.reason.{z.reason}", z.reason),
                     message=say_field(z, "message"),
                     next=say_field(z, "next_step"),
                 )
-                + (f"\n{degraded}" if degraded else "")
             )
+            self.status.setText(text + (f"\n{degraded}" if degraded else ""))
         else:
             self.status.setText(
                 tr("workbench.found", count=len(result.results), ms=f"{result.duration_ms:.0f}")

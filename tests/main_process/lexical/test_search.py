@@ -73,6 +73,24 @@ def test_exact_compound_outranks_scattered_words(pool: ConnectionPool, library: 
     assert hits[0].features.exact
 
 
+def test_a_stem_finds_other_word_forms_but_the_exact_word_ranks_first(
+    pool: ConnectionPool, tmp_path: Path
+) -> None:
+    folder = tmp_path / "forms"
+    folder.mkdir()
+    (folder / "a.md").write_text("The travel policy covers hotels.", encoding="utf-8")
+    (folder / "b.md").write_text("Our travel policies cover hotels.", encoding="utf-8")
+    (folder / "c.md").write_text("Meals are not covered.", encoding="utf-8")
+    conn = pool.get()
+    library_id = libraries.create(conn, "Forms").id
+    sync_source(
+        conn, sources.add(conn, library_id, "folder", str(folder), [], [], False), CancelToken()
+    )
+    for query, first in (("travel policies", "policies"), ("travel policy", "policy covers")):
+        found = top(pool, library_id, "fts", query)
+        assert len(found) == 2 and first in found[0]
+
+
 def test_same_query_same_order_ties_by_chunk_id(pool: ConnectionPool, library: str) -> None:
     first = search(pool.get(), "cjk", [library], build_query("员工"), 24)
     assert first == search(pool.get(), "cjk", [library], build_query("员工"), 24)
@@ -102,8 +120,12 @@ def test_disabled_edited_and_deleted_chunks_follow_in_both_tables(
     assert search(conn, "fts", [library], build_query("parental"), 1)[0].chunk_id == hit.chunk_id
     assert not [
         h
-        for h in search(conn, "cjk", [library], build_query("婚假三天"), 24)
+        for h in search(conn, "cjk", [library], build_query("登记结婚"), 24)
         if h.chunk_id == hit.chunk_id
+    ]
+    # the old text is gone, but its heading (“2.3 婚假与产假”) still counts in matching
+    assert hit.chunk_id in [
+        h.chunk_id for h in search(conn, "cjk", [library], build_query("婚假"), 24)
     ]
     conn.execute("DELETE FROM chunks WHERE id = ?", (hit.chunk_id,))
     assert search(conn, "cjk", [library], build_query("育儿假"), 24) == []

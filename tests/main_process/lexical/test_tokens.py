@@ -28,7 +28,16 @@ def test_full_width_and_half_width_are_the_same() -> None:
 
 def test_case_and_latin_diacritics_fold() -> None:
     assert normalize("Café RÉSUMÉ") == "cafe resume"
-    assert fts_index_text("Crème Brûlée 年假") == "creme brulee  "
+    assert fts_index_text("Crème Brûlée 年假") == "creme brule"
+
+
+def test_english_words_are_indexed_and_queried_by_their_stem() -> None:
+    assert fts_index_text("Travel policies") == fts_index_text("travel policy") == "travel polici"
+    query = build_query("expired certificates")
+    assert query.latin_terms == ("expired", "certificates")
+    assert query.fts_match == '"expir" OR "certif"'
+    # identifiers keep their exact tokens
+    assert fts_index_text("getUserById v2.3.1 ERR_42") == "getuserbyid v2 3 1 err 42"
 
 
 def test_traditional_characters_are_indexed_as_themselves() -> None:

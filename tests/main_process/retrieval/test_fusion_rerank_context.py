@@ -8,10 +8,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from goodbuddy_kb.main_process.lexical.tokens import build_query
+from goodbuddy_kb.main_process.retrieval import calibration, rerank
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 from goodbuddy_kb.main_process.retrieval.context import Unit, assemble, join_trimmed
-from goodbuddy_kb.main_process.retrieval.fusion import weighted_rrf
-from goodbuddy_kb.main_process.retrieval.rerank import local_rerank, rrf_relevance
+from goodbuddy_kb.main_process.retrieval.fusion import (
+    DEFAULT,
+    adaptive_fusion,
+    lexical_ranking,
+    vector_ranking,
+    weighted_rrf,
+)
+from goodbuddy_kb.main_process.retrieval.rerank import local_rerank
 
 
 def test_rrf_matches_the_formula() -> None:
@@ -44,6 +51,85 @@ def test_rrf_is_deterministic_and_sorted(rankings: dict[str, list[str]]) -> None
     assert fused == sorted(fused, key=lambda p: (-p[1], p[0]))
 
 
+def test_a_confident_channel_leads_and_a_guessing_one_follows() -> None:
+    ids = [f"v{i}" for i in range(20)]
+    lexical_ids = [f"l{i}" for i in range(20)]
+    # the vector channel's best hit stands 9 standard deviations above the background
+    sims = [0.95] + [0.80 - i * 0.001 for i in range(19)]
+    confident_vector = vector_ranking(ids, sims, 0.77, 0.02, 1.0)
+    # the lexical channel's best hit covers a fifth of the question
+    weak_lexical = lexical_ranking(
+        "cjk", lexical_ids, [0.5 - i * 0.01 for i in range(20)], 0.2, 1.0
+    )
+    fused = adaptive_fusion([weak_lexical, confident_vector])
+    assert fused.ranked[0].chunk_id == "v0"
+    assert fused.confidence["vector"] > fused.confidence["cjk"]
+    # and the other way round: an exact lexical hit, a vector channel near its background
+    vague_vector = vector_ranking(ids, [0.78 - i * 0.001 for i in range(20)], 0.77, 0.02, 1.0)
+    strong_lexical = lexical_ranking(
+        "cjk", lexical_ids, [1.2 - i * 0.05 for i in range(20)], 1.0, 1.0
+    )
+    fused = adaptive_fusion([strong_lexical, vague_vector])
+    assert fused.ranked[0].chunk_id == "l0"
+    assert fused.confidence["cjk"] > fused.confidence["vector"]
+
+
+def test_agreement_lifts_a_candidate_and_weights_still_apply() -> None:
+    vec = vector_ranking(["a", "c", "b"], [0.9, 0.89, 0.88], 0.7, 0.05, 1.0)
+    lex = lexical_ranking("fts", ["c", "x", "y"], [1.0, 0.3, 0.2], 0.8, 1.0)
+    assert adaptive_fusion([vec, lex]).ranked[0].chunk_id == "c"
+    muted = lexical_ranking("fts", ["c", "x", "y"], [1.0, 0.3, 0.2], 0.8, 0.0)
+    assert [f.chunk_id for f in adaptive_fusion([vec, muted]).ranked] == ["a", "c", "b"]
+
+
+def test_each_library_weights_its_own_candidates_in_the_adaptive_fusion() -> None:
+    vec = vector_ranking(["a1", "b1"], [0.9, 0.9], 0.7, 0.05, 1.0)
+    lex = lexical_ranking("cjk", ["b1", "a1"], [1.0, 0.9], 1.0, 1.0)
+    group_of = {"a1": "A", "b1": "B"}
+    weights = {"A": {"vector": 1.0, "cjk": 0.0}, "B": {"vector": 0.0, "cjk": 1.0}}
+    only_vector = adaptive_fusion([vec], group_of=group_of, group_weights=weights)
+    only_cjk = adaptive_fusion([lex], group_of=group_of, group_weights=weights)
+    assert {f.chunk_id for f in only_vector.ranked} == {"a1"}  # B gives the vector no weight
+    assert {f.chunk_id for f in only_cjk.ranked} == {"b1"}  # A gives full text no weight
+    both = adaptive_fusion([vec, lex], group_of=group_of, group_weights=weights)
+    assert {f.chunk_id for f in both.ranked} == {"a1", "b1"}
+
+
+@given(
+    st.lists(st.sampled_from("abcdefgh"), max_size=8, unique=True),
+    st.lists(st.sampled_from("abcdefgh"), max_size=8, unique=True),
+    st.floats(0.0, 1.0),
+)
+def test_adaptive_fusion_is_deterministic_sorted_and_bounded(
+    lexical: list[str], vector: list[str], coverage: float
+) -> None:
+    rankings = [
+        lexical_ranking(
+            "fts", lexical, [1.0 - 0.1 * i for i in range(len(lexical))], coverage, 1.0
+        ),
+        vector_ranking(vector, [0.9 - 0.01 * i for i in range(len(vector))], 0.5, 0.1, 1.0),
+    ]
+    first = adaptive_fusion(rankings, DEFAULT)
+    assert first == adaptive_fusion(list(reversed(rankings)), DEFAULT)
+    scores = [f.score for f in first.ranked]
+    assert scores == sorted(scores, reverse=True) and all(0 <= x <= 1.0 + 1e-9 for x in scores)
+    assert {f.chunk_id for f in first.ranked} == set(lexical) | set(vector)
+
+
+def test_calibrated_relevance_rises_with_evidence_and_stays_in_range() -> None:
+    weak = calibration.relevance({"coverage": 0.1, "phrase": 0.0}, 0.01)
+    strong = calibration.relevance({"coverage": 1.0, "phrase": 1.0}, 0.2)
+    assert 0 <= weak < strong <= 1
+    assert calibration.relevance({"coverage": 0.5, "phrase": 0.5}, 0.15) > calibration.relevance(
+        {"coverage": 0.5, "phrase": 0.5}, 0.02
+    )
+    lexical_only = calibration.relevance({"coverage": 1.0, "phrase": 1.0}, None)
+    assert 0 < lexical_only < 1
+    assert calibration.relevance({"coverage": 1.0}, None) > calibration.relevance(
+        {"coverage": 0.2}, None
+    )
+
+
 def hx(name: str) -> str:
     return hashlib.md5(name.encode()).hexdigest()
 
@@ -62,7 +148,7 @@ def cand(cid: str, doc: str, content: str, rrf: float, ordinal: int = 0, **kw: o
     return c
 
 
-def test_local_rerank_is_deterministic_normalised_and_keeps_pre_rank() -> None:
+def test_local_rerank_is_deterministic_and_keeps_pre_rank() -> None:
     q = build_query("年假 天数 annual leave")
     pool = [
         cand("c1", "d1", "年假天数见下表 annual leave table", 0.03),
@@ -74,25 +160,23 @@ def test_local_rerank_is_deterministic_normalised_and_keeps_pre_rank() -> None:
     first = [c.chunk_id for c in local_rerank([*pool], q)]
     second = [c.chunk_id for c in local_rerank(list(reversed(pool)), q)]
     assert first == second
-    assert first[0] == hx("c1") and first[-1] == hx("c3")
-    assert all(0 <= c.relevance <= 1 for c in pool)
-    assert {"rrf", "coverage", "phrase", "title", "vector", "duplicatePenalty"} <= set(
+    assert {"fused", "coverage", "phrase", "title", "vector", "rerankScore"} <= set(
         pool[0].features
     )
+    assert [c.pre_rank for c in pool] == [1, 2, 3]
 
 
-def test_duplicate_penalty_lets_another_document_through() -> None:
-    q = build_query("报销 流程")
-    pool = [cand(f"a{i}", "same", "报销流程说明", 0.05 - i * 0.0001) for i in range(3)]
-    pool.append(cand("b0", "other", "报销流程说明", 0.0498))
-    order = [c.chunk_id for c in local_rerank(pool, q)]
-    assert order.index(hx("b0")) < order.index(hx("a2"))
-
-
-def test_rerank_off_keeps_rrf_order_with_relevance() -> None:
-    pool = [cand("x", "d", "t", 0.02), cand("y", "d", "t", 0.01)]
-    rrf_relevance(pool, 0.04)
-    assert [c.relevance for c in pool] == [0.5, 0.25]
+def test_rerank_order_breaks_ties_by_the_fused_rank_and_penalises_duplicates() -> None:
+    rows = [
+        ("a0", "same", 1, {"fused": 1.0}),
+        ("a1", "same", 2, {"fused": 0.99}),
+        ("b0", "other", 3, {"fused": 0.98}),
+        ("c0", "third", 4, {"fused": 0.98}),
+    ]
+    plain = [cid for cid, _ in rerank.order(rows, {"fused": 1.0})]
+    assert plain == ["a0", "a1", "b0", "c0"]
+    spread = [cid for cid, _ in rerank.order(rows, {"fused": 1.0, "duplicate": 0.05})]
+    assert spread == ["a0", "b0", "c0", "a1"]
 
 
 class FakeSource:

@@ -125,6 +125,34 @@ def test_zero_results_are_explained(dispatcher: Dispatcher, kb: str) -> None:
     assert "no embedding model" in unavailable["zeroResult"]["message"]
 
 
+def test_nothing_relevant_enough_is_its_own_zero_result(dispatcher: Dispatcher, kb: str) -> None:
+    found = ask(dispatcher, kb, "年假", overrides={"minimumRelevance": 0.0})
+    best = found["diagnostics"]["bestRelevance"]
+    assert found["results"] and best == max(r["relevance"] for r in found["results"])
+    assert set(found["diagnostics"]["channelConfidence"]) <= {"fts", "cjk", "vector"}
+    floor = round(min(1.0, best + 0.01), 2)
+    withheld = ask(dispatcher, kb, "年假", overrides={"minimumRelevance": floor})
+    zero = withheld["zeroResult"]
+    assert withheld["results"] == [] and withheld["context"]["groups"] == []
+    assert zero["reason"] == "nothing_relevant"
+    assert zero["bestRelevance"] == round(best, 4) and zero["minimumRelevance"] == floor
+    assert f"{floor:g}" in zero["message"] and zero["nextStep"]
+    assert withheld["diagnostics"]["belowMinimumRelevance"] == len(found["results"])
+    # the floor is a gate on the best result: at or under it, the whole list is shown
+    shown = ask(dispatcher, kb, "年假", overrides={"minimumRelevance": round(best - 0.001, 3)})
+    assert len(shown["results"]) == len(found["results"])
+
+
+def test_old_fusion_stays_available_and_diagnostics_name_it(
+    dispatcher: Dispatcher, kb: str
+) -> None:
+    rrf = ask(dispatcher, kb, "年假 天数 结转", fusion="rrf", overrides={"minimumRelevance": 0})
+    adaptive = ask(dispatcher, kb, "年假 天数 结转", overrides={"minimumRelevance": 0})
+    assert rrf["diagnostics"]["fusion"] == "rrf" and adaptive["diagnostics"]["fusion"] == "adaptive"
+    assert all(0 <= v <= 1 for v in adaptive["diagnostics"]["channelConfidence"].values())
+    assert adaptive["diagnostics"]["vectorBackground"] is not None
+
+
 def test_embeddings_down_degrades_to_lexical(
     dispatcher: Dispatcher, services: Services, kb: str
 ) -> None:

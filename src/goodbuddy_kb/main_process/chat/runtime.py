@@ -53,8 +53,15 @@ NO_MODEL_EMPTY = "未配置对话模型；已检索，未找到相关内容。/ 
 
 
 def evidence_block(results: KnowledgeRetrievalResponse, start: int) -> str:
+    zero = results.zero_result
+    nothing = (
+        "(nothing relevant was found: "
+        + (zero.message if zero is not None else "no passages matched.")
+        + " Tell the user the libraries hold nothing relevant to this question"
+        " rather than guessing.)"
+    )
     return shared_evidence_block(
-        ((group.document_title, group.text) for group in results.context.groups), start
+        ((group.document_title, group.text) for group in results.context.groups), start, nothing
     )
 
 
@@ -193,6 +200,8 @@ class ChatRuntime:
             status = "degraded"
         elif not response.results:
             status = "searched_empty"
+            if response.zero_result is not None:
+                degraded.insert(0, response.zero_result.message)
         else:
             status = "searched"
         return RetrievalState(

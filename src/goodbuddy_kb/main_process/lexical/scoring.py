@@ -16,6 +16,9 @@ W_BM25 = 0.45
 W_COVERAGE = 0.35
 W_PHRASE = 0.20
 EXACT_BOOST = 0.25
+#: Coverage credit of a query word found only by its stem ("policies" in a text saying
+#: "policy"): less than the exact word, so an exact match ranks above a stem-only one.
+STEM_CREDIT = 0.6
 #: Contiguous characters that count as a full phrase hit.
 PHRASE_SATURATION = 12
 
@@ -62,6 +65,24 @@ class Features:
         )
 
 
+def coverage(
+    terms: tuple[str, ...],
+    chunk_tokens: set[str],
+    term_stems: tuple[str, ...] = (),
+    chunk_stems: frozenset[str] | set[str] = frozenset(),
+) -> float:
+    """0–1: the share of query terms in the chunk, a stem-only match counting STEM_CREDIT."""
+    if not terms:
+        return 0.0
+    found = 0.0
+    for i, term in enumerate(terms):
+        if term in chunk_tokens:
+            found += 1.0
+        elif i < len(term_stems) and term_stems[i] in chunk_stems:
+            found += STEM_CREDIT
+    return found / len(terms)
+
+
 def features(
     bm25_norm: float,
     terms: tuple[str, ...],
@@ -70,8 +91,10 @@ def features(
     chunk_compact: str,
     compounds: tuple[str, ...],
     chunk_normalized: str,
+    term_stems: tuple[str, ...] = (),
+    chunk_stems: frozenset[str] | set[str] = frozenset(),
 ) -> Features:
-    coverage = sum(1 for t in terms if t in chunk_tokens) / len(terms) if terms else 0.0
+    coverage_ = coverage(terms, chunk_tokens, term_stems, chunk_stems)
     phrase = phrase_score(phrase_query, chunk_compact)
     exact = any(c in chunk_normalized for c in compounds)
-    return Features(bm25_norm, coverage, phrase, exact)
+    return Features(bm25_norm, coverage_, phrase, exact)

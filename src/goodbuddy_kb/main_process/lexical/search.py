@@ -1,7 +1,9 @@
 """The two lexical channels: `fts` (Latin words and numbers) and `cjk` (bigrams).
 
-Each fetches its candidate pool by BM25 from its FTS5 table, limited to the requested libraries
-and to enabled, retrievable chunks, then rescores with :mod:`scoring`.
+Each fetches its candidate pool by BM25 from its FTS5 table (the heading column weighted at
+HEADING_WEIGHT), limited to the requested libraries and to enabled, retrievable chunks, then
+rescores with :mod:`scoring`: a query word counts fully when the chunk or its headings hold it
+exactly, partly when only its stem matches.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from goodbuddy_kb.main_process.lexical import scoring
 from goodbuddy_kb.main_process.lexical.tokens import LexicalQuery, normalize, term_set
 
 LexicalChannel = Literal["fts", "cjk"]
+#: BM25 weight of the heading column (title and heading path) against the chunk text's 1.0.
+HEADING_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -50,13 +54,13 @@ def _candidates(
     offset, page = 0, max(pool * 2, MIN_PAGE)
     for _ in range(PAGES):
         ranked = conn.execute(
-            f"SELECT rowid, bm25({table}) AS rank FROM {table} WHERE {table} MATCH ?"
-            " ORDER BY rank, rowid LIMIT ? OFFSET ?",
+            f"SELECT rowid, bm25({table}, 1.0, {HEADING_WEIGHT}) AS rank, text, heading"
+            f" FROM {table} WHERE {table} MATCH ? ORDER BY rank, rowid LIMIT ? OFFSET ?",
             (match, page, offset),
         ).fetchall()
         if ranked:
-            order = {seq: i for i, (seq, _rank) in enumerate(ranked)}
-            rank_of = dict(ranked)
+            order = {row[0]: i for i, row in enumerate(ranked)}
+            extra = {row[0]: (row[1], row[2], row[3]) for row in ranked}
             rows = conn.execute(
                 "SELECT id, seq, document_id, library_id, index_text FROM chunks"
                 f" WHERE seq IN ({','.join('?' for _ in order)}) AND enabled = 1"
@@ -66,13 +70,14 @@ def _candidates(
             found = sorted(
                 (r for r in rows if r["library_id"] in wanted), key=lambda r: order[r["seq"]]
             )
-            kept += [_with_rank(r, rank_of[r["seq"]]) for r in found]
+            kept += [_with_rank(r, *extra[r["seq"]]) for r in found]
         if len(kept) >= pool or len(ranked) < page:
             return kept[:pool]
         offset += page
         page *= 4
     joined = conn.execute(
-        f"SELECT c.id, c.seq, c.document_id, c.library_id, c.index_text, bm25({table}) AS rank"
+        f"SELECT c.id, c.seq, c.document_id, c.library_id, c.index_text, {table}.text AS indexed,"
+        f" {table}.heading AS heading, bm25({table}, 1.0, {HEADING_WEIGHT}) AS rank"
         f" FROM {table} JOIN chunks c ON c.seq = {table}.rowid"
         f" WHERE {table} MATCH ? AND c.library_id IN ({marks}) AND c.enabled = 1"
         " AND c.role != 'parent' ORDER BY rank, c.seq LIMIT ?",
@@ -81,8 +86,8 @@ def _candidates(
     return [dict(r) for r in joined]
 
 
-def _with_rank(row: sqlite3.Row, rank: float) -> dict[str, Any]:
-    return {**dict(row), "rank": rank}
+def _with_rank(row: sqlite3.Row, rank: float, indexed: str, heading: str) -> dict[str, Any]:
+    return {**dict(row), "rank": rank, "indexed": indexed, "heading": heading}
 
 
 def search(
@@ -107,14 +112,22 @@ def search(
     hits = []
     for row in rows:
         normalized = normalize(row["index_text"])
+        heading = (row["heading"] or "").split()
+        tokens = term_set(normalized)
+        if channel == "cjk":
+            tokens.update(heading)
         feats = scoring.features(
             bm25_norm=max(0.0, -row["rank"]) / best,
             terms=terms,
-            chunk_tokens=term_set(normalized),
+            chunk_tokens=tokens,
             phrase_query=phrase_query,
             chunk_compact=scoring.compact(normalized),
             compounds=query.compounds,
             chunk_normalized=normalized,
+            term_stems=query.latin_stems if channel == "fts" else (),
+            chunk_stems={*(row["indexed"] or "").split(), *heading}
+            if channel == "fts"
+            else frozenset(),
         )
         hits.append(
             LexicalHit(

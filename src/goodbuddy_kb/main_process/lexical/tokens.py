@@ -2,13 +2,20 @@
 
 Index and query go through the same functions, so they always agree. Nothing a user types can
 become FTS5 syntax: every term is emitted as a double-quoted FTS5 string of word characters.
+
+The full-text table holds Snowball English stems (PyStemmer) of the folded Latin words, so
+"policies" finds "policy"; rescoring still credits an exact token above a stem-only match.
 """
 
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+import Stemmer  # type: ignore[import-not-found]
 
 #: Most terms one query expands to (recall-first OR), to bound query cost on 4,000 characters.
 MAX_QUERY_TERMS = 96
@@ -109,9 +116,25 @@ def term_set(normalized: str) -> set[str]:
     )
 
 
+_STEMMERS = threading.local()  # a PyStemmer object must not be shared between threads
+
+
+def stems(words: Iterable[str]) -> list[str]:
+    """The Snowball English stem of each (folded) word, in order."""
+    stemmer = getattr(_STEMMERS, "english", None)
+    if stemmer is None:
+        stemmer = _STEMMERS.english = Stemmer.Stemmer("english")
+    return list(stemmer.stemWords(list(words)))
+
+
 def fts_index_text(text: str) -> str:
-    """Latin words and numbers only: CJK runs become spaces (the CJK table covers them)."""
-    return _CJK_RUN.sub(" ", normalize(text))
+    """The stems of the Latin words and numbers, in order (CJK runs are left to the CJK table)."""
+    return " ".join(stems(latin_terms(normalize(text))))
+
+
+def heading_text(title: str, heading_path: Iterable[str]) -> str:
+    """What a chunk's title and heading path contribute to matching (never to its content)."""
+    return " ".join([title, *heading_path])
 
 
 def latin_terms(normalized: str) -> list[str]:
@@ -140,6 +163,8 @@ class LexicalQuery:
     latin_terms: tuple[str, ...]
     compounds: tuple[str, ...]
     single_chars: tuple[str, ...]
+    #: The stem of each Latin term (same order).
+    latin_stems: tuple[str, ...] = ()
 
     @property
     def cjk_match(self) -> str | None:
@@ -151,11 +176,11 @@ class LexicalQuery:
 
     @property
     def fts_match(self) -> str | None:
-        parts = [quote(t) for t in self.latin_terms]
+        parts = [quote(t) for t in _unique(list(self.latin_stems))]
         for compound in self.compounds:
             words = latin_terms(compound)
             if len(words) > 1:
-                parts.append(quote(" ".join(words)))  # FTS5 phrase of the compound's words
+                parts.append(quote(" ".join(stems(words))))  # FTS5 phrase of the compound
         return " OR ".join(parts) if parts else None
 
     @property
@@ -188,5 +213,10 @@ def build_query(text: str) -> LexicalQuery:
     latin = latin[: budget // 3] if grams else latin[:budget]
     grams = grams[: budget - len(latin)]
     return LexicalQuery(
-        normalized, tuple(grams), tuple(latin), tuple(comps[:16]), tuple(singles[:8])
+        normalized,
+        tuple(grams),
+        tuple(latin),
+        tuple(comps[:16]),
+        tuple(singles[:8]),
+        tuple(stems(latin)),
     )

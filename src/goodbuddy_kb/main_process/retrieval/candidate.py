@@ -15,10 +15,13 @@ class Candidate:
     chunk_id: str
     channel_ranks: dict[str, int] = field(default_factory=dict)
     vector_similarity: float | None = None
+    #: the fused score (adaptive fusion or RRF)
     rrf: float = 0.0
     pre_rank: int = 0
     relevance: float = 0.0
     features: dict[str, float] = field(default_factory=dict)
+    #: similarity above the library's background in standard deviations (None: no vector channel)
+    vector_z: float | None = None
     # loaded once the fused list is known
     document_id: str = ""
     library_id: str = ""

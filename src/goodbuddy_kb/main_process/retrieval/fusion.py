@@ -1,14 +1,35 @@
-"""Weighted reciprocal rank fusion (RRF), a pure function.
+"""Fusion of the channels' rankings into one list: pure functions, no database.
 
-Cormack, Clarke and Büttcher, "Reciprocal Rank Fusion outperforms Condorcet and individual Rank
-Learning Methods", SIGIR 2009: score(d) = Σ_c w_c / (k + rank_c(d)), with k = 60. A channel of
-weight 0 contributes nothing (it is not requested). Ties break by the best single-channel rank,
-then the channel name, then the id, so the order is stable.
+Two methods:
+
+* ``weighted_rrf`` — reciprocal rank fusion (Cormack, Clarke and Büttcher, SIGIR 2009):
+  score(d) = Σ_c w_c / (k + rank_c(d)), k = 60. Ranks only; kept for comparison ("rrf").
+* ``adaptive_fusion`` (the default) — query-adaptive, score-aware fusion. Each channel gets a
+  per-query *confidence* in 0–1 from its own score distribution:
+
+  - vector: how far the best hit stands above the library's background similarity for this
+    query, in standard deviations (z = (similarity − mean) / std over every scanned row),
+    mapped linearly from ``vector_z_low`` (0) to ``vector_z_low + vector_z_span`` (1);
+  - fts / cjk: the share of the query's terms the best hit covers, mapped linearly from
+    ``lexical_low`` (0) to 1, mixed (``lexical_margin_share``) with how far the best hit's
+    score stands above the tenth's.
+
+  A candidate's contribution from channel c is
+  ``w_c · gain_c · ((1 − s) · (k + 1) / (k + rank) + s · norm_c(d))`` with
+  ``gain_c = 1 − g + g · (confidence_c / max_c' confidence_c')^p`` (``p`` = ``sharpness``), where ``norm_c`` is the candidate's score over the
+  channel's best (vector: z; lexical: the rescored score), ``s`` = ``score_share`` and ``g`` = ``confidence_share``. So a channel
+  that has found something clearly relevant leads, a channel that is guessing follows, and
+  where both agree the candidate rises. The user's channel weights ``w_c`` apply on top.
+  The parameters are derived from the development sets by ``bench/tune_retrieval.py``.
+
+Ties break by the best single-channel rank, then the channel name, then the id, so the order
+is stable across index rebuilds.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 RRF_K = 60
 
@@ -34,12 +55,7 @@ def weighted_rrf(
             if item in seen:
                 continue  # a channel counts an item once, at its best rank
             seen.add(item)
-            group = group_of.get(item) if group_of is not None else None
-            weight = (
-                group_weights[group].get(channel, 0.0)
-                if group is not None and group_weights is not None and group in group_weights
-                else default
-            )
+            weight = _weight(item, channel, default, group_of, group_weights)
             if weight <= 0:
                 continue
             scores[item] = scores.get(item, 0.0) + weight / (k + rank)
@@ -48,3 +64,179 @@ def weighted_rrf(
     # rank, then the channel name, and only then the id, so that rebuilding an index (new ids)
     # does not reorder equal results.
     return sorted(scores.items(), key=lambda pair: (-pair[1], *best[pair[0]], pair[0]))
+
+
+def _weight(
+    item: str,
+    channel: str,
+    default: float,
+    group_of: Mapping[str, str] | None,
+    group_weights: Mapping[str, Mapping[str, float]] | None,
+) -> float:
+    group = group_of.get(item) if group_of is not None else None
+    if group is not None and group_weights is not None and group in group_weights:
+        return group_weights[group].get(channel, 0.0)
+    return default
+
+
+@dataclass(frozen=True)
+class FusionParams:
+    k: float = 10.0
+    score_share: float = 0.5
+    vector_z_low: float = 2.0
+    vector_z_span: float = 3.0
+    lexical_low: float = 0.3
+    confidence_share: float = 0.5
+    #: share of a lexical channel's confidence that comes from how far its best hit stands
+    #: above its tenth (the rest from query-term coverage)
+    lexical_margin_share: float = 0.0
+    #: how sharply the most confident channel takes the lead: a channel's gain uses its
+    #: confidence relative to the most confident channel's, raised to this power
+    sharpness: float = 1.0
+
+
+#: Derived from the development sets (fixtures zh/en, cmrc2018-trial, cnsd-sts-b-train with the
+#: bundled local model, and the fixtures with the deterministic provider, so that the constants
+#: hold for more than one embedding model) by ``bench/tune_retrieval.py``; see ARCHITECTURE.md.
+DEFAULT = FusionParams(
+    k=5,
+    score_share=0.5,
+    vector_z_low=2.5,
+    vector_z_span=3.0,
+    lexical_low=0.3,
+    confidence_share=0.5,
+    lexical_margin_share=1.0,
+    sharpness=16.0,
+)
+
+
+@dataclass(frozen=True)
+class ChannelRanking:
+    """One channel's hits, best first, with what its confidence is computed from."""
+
+    channel: str
+    ids: list[str]
+    #: vector: each hit's z over the background; lexical: each hit's rescored score
+    scores: list[float]
+    weight: float
+    #: lexical: the query-term coverage of the best hit (unused for vector)
+    top_coverage: float = 0.0
+
+
+def vector_ranking(
+    ids: Sequence[str],
+    similarities: Sequence[float],
+    background_mean: float,
+    background_std: float,
+    weight: float,
+) -> ChannelRanking:
+    std = background_std if background_std > 1e-6 else 1.0
+    return ChannelRanking(
+        "vector", list(ids), [(s - background_mean) / std for s in similarities], weight
+    )
+
+
+def lexical_ranking(
+    channel: str, ids: Sequence[str], scores: Sequence[float], top_coverage: float, weight: float
+) -> ChannelRanking:
+    return ChannelRanking(channel, list(ids), list(scores), weight, top_coverage)
+
+
+def _clip(x: float) -> float:
+    return 0.0 if x < 0.0 else 1.0 if x > 1.0 else x
+
+
+def vector_strength(z: float, params: FusionParams) -> float:
+    """0–1: a vector hit's z over the background, on the confidence scale."""
+    return _clip((z - params.vector_z_low) / params.vector_z_span)
+
+
+MARGIN_RANK = 10
+
+
+def confidence(ranking: ChannelRanking, params: FusionParams) -> float:
+    if not ranking.ids:
+        return 0.0
+    if ranking.channel == "vector":
+        return vector_strength(ranking.scores[0], params)
+    coverage = _clip(
+        (ranking.top_coverage - params.lexical_low) / max(1e-6, 1 - params.lexical_low)
+    )
+    top = ranking.scores[0]
+    tail = (
+        ranking.scores[min(len(ranking.scores), MARGIN_RANK) - 1]
+        if len(ranking.scores) > 1
+        else 0.0
+    )
+    margin = _clip((top - tail) / top) if top > 0 else 0.0
+    m = params.lexical_margin_share
+    return (1 - m) * coverage + m * margin
+
+
+@dataclass(frozen=True)
+class Fused:
+    chunk_id: str
+    score: float
+    #: the candidate's vector z (the last vector hit's for one outside the vector pool);
+    #: None when the vector channel did not run
+    vector_z: float | None
+
+
+@dataclass
+class FusionResult:
+    ranked: list[Fused]
+    confidence: dict[str, float] = field(default_factory=dict)
+
+
+def adaptive_fusion(
+    rankings: Sequence[ChannelRanking],
+    params: FusionParams = DEFAULT,
+    group_of: Mapping[str, str] | None = None,
+    group_weights: Mapping[str, Mapping[str, float]] | None = None,
+) -> FusionResult:
+    """Fuse by per-query channel confidence, normalised scores and ranks (module docstring).
+    ``group_of`` / ``group_weights`` as in :func:`weighted_rrf`: each library's channel weights
+    apply to its own candidates."""
+    scores: dict[str, float] = {}
+    best: dict[str, tuple[int, str]] = {}
+    z_of: dict[str, float] = {}
+    z_floor: float | None = None
+    conf: dict[str, float] = {}
+    total_weight = 0.0
+    active = sorted((r for r in rankings if r.weight > 0), key=lambda r: r.channel)
+    confidences = {r.channel: confidence(r, params) for r in active}
+    most = max(confidences.values(), default=0.0)
+    for ranking in active:
+        c = confidences[ranking.channel]
+        conf[ranking.channel] = round(c, 4)
+        relative = (c / most) ** params.sharpness if most > 0 else 1.0
+        gain = 1 - params.confidence_share + params.confidence_share * relative
+        total_weight += ranking.weight
+        top = max(ranking.scores[0], 1e-9) if ranking.scores else 1.0
+        seen: set[str] = set()
+        for rank, (item, raw) in enumerate(zip(ranking.ids, ranking.scores, strict=True), start=1):
+            if item in seen:
+                continue
+            seen.add(item)
+            if ranking.channel == "vector":
+                z_of[item] = raw
+            norm = _clip(raw / top)
+            part = (1 - params.score_share) * (params.k + 1) / (
+                params.k + rank
+            ) + params.score_share * norm
+            weight = _weight(item, ranking.channel, ranking.weight, group_of, group_weights)
+            if weight <= 0:
+                continue
+            scores[item] = scores.get(item, 0.0) + weight * gain * part
+            best[item] = min(best.get(item, (rank, ranking.channel)), (rank, ranking.channel))
+        if ranking.channel == "vector" and ranking.scores:
+            z_floor = ranking.scores[-1]
+    scale = total_weight or 1.0
+    ordered = sorted(scores.items(), key=lambda pair: (-pair[1], *best[pair[0]], pair[0]))
+    return FusionResult(
+        [
+            Fused(cid, s / scale, z_of.get(cid, z_floor) if z_floor is not None else None)
+            for cid, s in ordered
+        ],
+        conf,
+    )

@@ -1,6 +1,7 @@
 """`knowledge:retrieve`, top to bottom: channels (fts, cjk, vector, graph) → similarity
-threshold → weighted RRF → local or learned rerank → context assembly → budget, with the
-diagnostics each stage owes the workbench and an explanation when nothing is found."""
+threshold → query-adaptive fusion (or weighted RRF) → local or learned rerank → calibrated
+relevance and the minimum-relevance floor → context assembly → budget, with the diagnostics
+each stage owes the workbench and an explanation when nothing is found."""
 
 from __future__ import annotations
 
@@ -32,12 +33,13 @@ from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.graph import channel as graph_channel
 from goodbuddy_kb.main_process.lexical import LexicalQuery, build_query
 from goodbuddy_kb.main_process.lexical import search as lexical_search
+from goodbuddy_kb.main_process.lexical.search import LexicalHit
+from goodbuddy_kb.main_process.retrieval import calibration, fusion, learned
 from goodbuddy_kb.main_process.retrieval import candidate as candidates_mod
-from goodbuddy_kb.main_process.retrieval import learned
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 from goodbuddy_kb.main_process.retrieval.context import assemble
-from goodbuddy_kb.main_process.retrieval.fusion import RRF_K, weighted_rrf
-from goodbuddy_kb.main_process.retrieval.rerank import local_rerank, rrf_relevance
+from goodbuddy_kb.main_process.retrieval.rerank import features as rerank_features
+from goodbuddy_kb.main_process.retrieval.rerank import local_rerank
 from goodbuddy_kb.main_process.retrieval.source import DbContextSource
 from goodbuddy_kb.main_process.storage import libraries
 from goodbuddy_kb.main_process.vectors import channel as vector_channel
@@ -83,6 +85,8 @@ class Retriever:
         graph_entities: list[str] = []
         pool = settings.top_k * settings.candidate_multiplier
         rankings: dict[str, list[str]] = {}
+        channel_inputs: list[fusion.ChannelRanking] = []
+        background: list[float] | None = None
         counts: dict[str, int] = {}
         timings: dict[str, float] = {}
         similarity: dict[str, float] = {}
@@ -97,6 +101,7 @@ class Retriever:
                     timings[channel] = (time.perf_counter() - t0) * 1000
                     library_of.update((h.chunk_id, h.library_id) for h in hits)
                     rankings[channel] = [h.chunk_id for h in hits]
+                    channel_inputs.append(lexical_input(channel, hits, weights[channel]))
                     counts[channel] = len(hits)
                     used.append(channel)
             if "vector" in requested:
@@ -127,12 +132,33 @@ class Retriever:
                 counts["vector"] = len(kept)
                 if found.scanned or found.hits:
                     used.append("vector")
+                    background = [found.background_mean, found.background_std]
+                    channel_inputs.append(
+                        fusion.vector_ranking(
+                            [h.chunk_id for h in kept],
+                            [h.similarity for h in kept],
+                            found.background_mean,
+                            found.background_std,
+                            weights["vector"],
+                        )
+                    )
             if "graph" in requested:
                 t0 = time.perf_counter()
                 graph = self._graph(request, pool)
                 timings["graph"] = (time.perf_counter() - t0) * 1000
                 if graph.enabled:
                     rankings["graph"] = [h.chunk_id for h in graph.hits]
+                    # no development set has a graph yet: its confidence comes from its own
+                    # score margin, like a lexical channel's
+                    channel_inputs.append(
+                        fusion.lexical_ranking(
+                            "graph",
+                            [h.chunk_id for h in graph.hits],
+                            [h.score for h in graph.hits],
+                            1.0,
+                            weights["graph"],
+                        )
+                    )
                     counts["graph"] = len(graph.hits)
                     library_of.update((h.chunk_id, h.library_id) for h in graph.hits)
                     graph_reasons.update((h.chunk_id, h.reasons) for h in graph.hits)
@@ -145,22 +171,41 @@ class Retriever:
         finally:
             self.conn.set_progress_handler(None, 0)
         cancel.check()
-        fused = weighted_rrf(rankings, weights, group_of=library_of, group_weights=library_weights)
-        best_possible = sum(weights[c] for c in rankings) / (RRF_K + 1)
+        method = request.fusion or "adaptive"
+        adaptive = fusion.adaptive_fusion(
+            channel_inputs, group_of=library_of, group_weights=library_weights
+        )
+        if method == "rrf":
+            z_of = {f.chunk_id: f.vector_z for f in adaptive.ranked}
+            fused = [
+                fusion.Fused(cid, score, z_of.get(cid))
+                for cid, score in fusion.weighted_rrf(
+                    rankings, weights, group_of=library_of, group_weights=library_weights
+                )
+            ]
+        else:
+            fused = adaptive.ranked
         ranked: list[Candidate] = []
         positions = {
             ch: {cid: i for i, cid in enumerate(ids, start=1)} for ch, ids in rankings.items()
         }
-        for position, (chunk_id, score) in enumerate(fused, start=1):
-            ranks = {ch: pos[chunk_id] for ch, pos in positions.items() if chunk_id in pos}
-            ranked.append(Candidate(chunk_id, ranks, similarity.get(chunk_id), score, position))
+        for position, f in enumerate(fused, start=1):
+            ranks = {ch: pos[f.chunk_id] for ch, pos in positions.items() if f.chunk_id in pos}
+            ranked.append(
+                Candidate(
+                    f.chunk_id,
+                    ranks,
+                    similarity.get(f.chunk_id),
+                    f.score,
+                    position,
+                    vector_z=f.vector_z,
+                )
+            )
         ranked = candidates_mod.load(self.conn, ranked[: max(pool, learned.MAX_CANDIDATES)])
         mode: RerankMode = request.rerank or ("local" if settings.local_rerank_enabled else "off")
         t0 = time.perf_counter()
         considered = len(ranked)
-        ranked, applied, fallback = self._rerank(
-            mode, ranked, query, request.query, best_possible, cancel
-        )
+        ranked, applied, fallback = self._rerank(mode, ranked, query, request.query, cancel)
         timings["rerank"] = (time.perf_counter() - t0) * 1000
         rerank_diag = RerankDiagnostics(
             requested=mode,
@@ -171,7 +216,22 @@ class Retriever:
             else considered,
             ms=timings["rerank"],
         )
-        top = ranked[: settings.top_k]
+        shown = ranked[: settings.top_k]
+        best_fused = max((c.rrf for c in ranked), default=0.0)
+        for c in shown:
+            if not c.features or "coverage" not in c.features:
+                c.features = {**rerank_features(c, query, best_fused), **c.features}
+            if applied != "learned":
+                margin = (
+                    None if c.vector_z is None or background is None else c.vector_z * background[1]
+                )
+                c.relevance = calibration.relevance(c.features, margin)
+        best_relevance = max((c.relevance for c in shown), default=None)
+        # The floor is a gate: when even the best result is below it, nothing is shown (the
+        # question is not answered by these libraries); otherwise the list stays whole, since a
+        # weaker second result is still worth seeing beside a good first one.
+        passes = best_relevance is not None and best_relevance >= settings.minimum_relevance
+        top = shown if passes else []
         t0 = time.perf_counter()
         context = assemble(
             top,
@@ -195,12 +255,18 @@ class Retriever:
             fused_candidates=len(fused),
             rerank=rerank_diag,
             graph_entities=graph_entities[:20],
+            fusion=method,
+            channel_confidence=adaptive.confidence,
+            vector_background=[round(x, 6) for x in background] if background else None,
+            minimum_relevance=settings.minimum_relevance,
+            below_minimum_relevance=len(shown) - len(top),
+            best_relevance=round(best_relevance, 6) if best_relevance is not None else None,
         )
-        zero = (
-            None
-            if results
-            else explain_zero(self.conn, request.library_ids, used, filtered, self.degraded)
-        )
+        zero = None
+        if not results and shown and best_relevance is not None:
+            zero = nothing_relevant(best_relevance, settings.minimum_relevance)
+        elif not results:
+            zero = explain_zero(self.conn, request.library_ids, used, filtered, self.degraded)
         return KnowledgeRetrievalResponse(
             query=request.query,
             duration_ms=(time.perf_counter() - started) * 1000,
@@ -249,12 +315,10 @@ class Retriever:
         ranked: list[Candidate],
         query: LexicalQuery,
         text: str,
-        best_possible: float,
         cancel: CancelToken,
     ) -> tuple[list[Candidate], RerankMode, str | None]:
         """The reordered candidates, the mode actually applied, and why it fell back."""
         if mode == "off" or not ranked:
-            rrf_relevance(ranked, best_possible)
             return ranked, mode, None
         fallback: str | None = None
         if mode == "learned":
@@ -278,6 +342,7 @@ class Retriever:
                 else:
                     for c, s in zip(head, scores, strict=True):
                         c.features = {"learned": s}
+                        # the service's own 0–1 score is the relevance in this mode
                         c.relevance = max(0.0, min(1.0, s))
                     head.sort(key=lambda c: (-c.relevance, c.chunk_id))
                     return head, "learned", None
@@ -311,7 +376,8 @@ def combine(per_library: dict[str, KnowledgeRetrievalSettings]) -> KnowledgeRetr
     channel weights and the similarity floor stay per library (applied to that library's
     candidates); top K, candidate multiplier, context budget and adjacent chunks take the
     largest library value (a request override replaces them all); local rerank runs when any
-    library enables it. The weights reported here are the largest per channel."""
+    library enables it; the minimum relevance is the lowest. The weights reported here are the
+    largest per channel."""
     values = list(per_library.values())
     first = values[0]
     if len(values) == 1:
@@ -327,6 +393,8 @@ def combine(per_library: dict[str, KnowledgeRetrievalSettings]) -> KnowledgeRetr
             "vector_weight": max(v.vector_weight for v in values),
             "graph_weight": max(v.graph_weight for v in values),
             "minimum_vector_similarity": min(v.minimum_vector_similarity for v in values),
+            # the gate opens when the best result reaches the most permissive library's floor
+            "minimum_relevance": min(v.minimum_relevance for v in values),
         }
     )
 
@@ -368,6 +436,29 @@ def to_result(
         pre_rerank_rank=c.pre_rank,
         relevance=round(c.relevance, 6),
         features={k: round(v, 6) for k, v in c.features.items()},
+    )
+
+
+def lexical_input(channel: str, hits: list[LexicalHit], weight: float) -> fusion.ChannelRanking:
+    return fusion.lexical_ranking(
+        channel,
+        [h.chunk_id for h in hits],
+        [h.score for h in hits],
+        hits[0].features.coverage if hits else 0.0,
+        weight,
+    )
+
+
+def nothing_relevant(best: float, floor: float) -> ZeroResult:
+    return ZeroResult(
+        reason="nothing_relevant",
+        message=(
+            f"Nothing relevant enough: the best match has relevance {best:.2f},"
+            f" below this library's minimum of {floor:g}."
+        ),
+        next_step="Rephrase the question, check the selected libraries, or lower the minimum relevance in the retrieval settings.",
+        best_relevance=round(best, 4),
+        minimum_relevance=floor,
     )
 
 

@@ -1,41 +1,52 @@
 """Local rerank: deterministic features, no model (never presented as "AI rerank").
 
-Features, each in 0–1: RRF score (normalised), CJK and Latin query-term coverage, the longest
-contiguous stretch of the query found (phrase), query terms in the title, heading path or file
-path, and vector similarity; a penalty for each further result from the same document.
-Relevance is their weighted sum, clipped to 0–1. Off keeps exactly the RRF order.
+Features, each in 0–1: the fused score over the best fused score (``fused``), CJK and Latin
+query-term coverage of the chunk (a stem-only Latin match counts partly), the longest contiguous
+stretch of the query found in it (``phrase``), query terms in its title, heading path or file path
+(``title``), and its vector similarity above the library's background (``vector``: z / Z_SCALE);
+minus ``duplicate`` for each result of the same document already ahead of it. The weights are
+derived from the development sets by ``bench/tune_retrieval.py``, not set by hand. With the
+query-adaptive fusion the search found no weights that beat the fused order on *every* set (the
+content features are already in the lexical rescoring and the fusion's confidences), so the
+derived weights keep the fused order; the features are still computed and shown. Off keeps
+exactly the fused order too.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from goodbuddy_kb.main_process.lexical import scoring
-from goodbuddy_kb.main_process.lexical.tokens import LexicalQuery, normalize, term_set
+from goodbuddy_kb.main_process.lexical.tokens import LexicalQuery, normalize, stems, term_set
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 
-WEIGHTS = {"rrf": 0.35, "coverage": 0.25, "phrase": 0.15, "title": 0.10, "vector": 0.15}
-DUPLICATE_PENALTY = 0.08
-
-
-def rrf_relevance(candidates: list[Candidate], best_possible: float) -> None:
-    """Rerank off: relevance is the RRF score over the best score any chunk could reach."""
-    for c in candidates:
-        c.relevance = max(0.0, min(1.0, c.rrf / best_possible)) if best_possible > 0 else 0.0
+#: Derived on the development sets (see the module docstring).
+WEIGHTS = {
+    "fused": 1.0,
+    "coverage": 0.0,
+    "phrase": 0.0,
+    "title": 0.0,
+    "vector": 0.0,
+    "duplicate": 0.0,
+}
+#: A vector z of this many standard deviations above the background counts as 1.
+Z_SCALE = 8.0
 
 
 def _terms(text: str) -> set[str]:
     return term_set(normalize(text))
 
 
-def features(c: Candidate, query: LexicalQuery, best_rrf: float) -> dict[str, float]:
+def vector_feature(z: float | None) -> float:
+    return 0.0 if z is None else max(0.0, min(1.0, z / Z_SCALE))
+
+
+def features(c: Candidate, query: LexicalQuery, best_fused: float) -> dict[str, float]:
     normalized = normalize(c.content)
-    tokens = _terms(c.content)
-    cjk = (
-        sum(1 for t in query.cjk_terms if t in tokens) / len(query.cjk_terms)
-        if query.cjk_terms
-        else None
-    )
+    tokens = term_set(normalized)
+    cjk = scoring.coverage(query.cjk_terms, tokens) if query.cjk_terms else None
     latin = (
-        sum(1 for t in query.latin_terms if t in tokens) / len(query.latin_terms)
+        scoring.coverage(query.latin_terms, tokens, query.latin_stems, set(stems(sorted(tokens))))
         if query.latin_terms
         else None
     )
@@ -50,36 +61,54 @@ def features(c: Candidate, query: LexicalQuery, best_rrf: float) -> dict[str, fl
     titled = _terms(" ".join([c.document_title, *c.heading_path, c.document_path]))
     title = len(query_terms & titled) / len(query_terms) if query_terms else 0.0
     return {
-        "rrf": c.rrf / best_rrf if best_rrf > 0 else 0.0,
+        "fused": c.rrf / best_fused if best_fused > 0 else 0.0,
         "cjkCoverage": cjk or 0.0,
         "latinCoverage": latin or 0.0,
         "coverage": coverage,
         "phrase": phrase,
         "title": title,
-        "vector": max(0.0, c.vector_similarity or 0.0),
+        "vector": vector_feature(c.vector_z),
     }
 
 
+def order(
+    rows: Sequence[tuple[str, str, int, dict[str, float]]], weights: dict[str, float]
+) -> list[tuple[str, float]]:
+    """Greedy order of ``(chunk id, document id, fused rank, features)`` by the weighted sum,
+    less the duplicate penalty for each result of the same document already placed; ties by
+    the fused rank. Returns ``(chunk id, score)`` best first."""
+    penalty = weights.get("duplicate", 0.0)
+    base = {
+        cid: sum(w * feats.get(name, 0.0) for name, w in weights.items() if name != "duplicate")
+        for cid, _doc, _pos, feats in rows
+    }
+    remaining = sorted(rows, key=lambda r: (-base[r[0]], r[2], r[0]))
+    if penalty <= 0:
+        return [(r[0], base[r[0]]) for r in remaining]
+    placed: list[tuple[str, float]] = []
+    seen: dict[str, int] = {}
+    while remaining:
+        value, index = max(
+            ((base[r[0]] - penalty * seen.get(r[1], 0), -i) for i, r in enumerate(remaining)),
+        )
+        row = remaining.pop(-index)
+        placed.append((row[0], value))
+        seen[row[1]] = seen.get(row[1], 0) + 1
+    return placed
+
+
 def local_rerank(candidates: list[Candidate], query: LexicalQuery) -> list[Candidate]:
-    """Reorder by relevance (ties by the RRF rank), keeping every feature for diagnostics."""
+    """Reorder by the weighted features, keeping every feature for diagnostics."""
     best = max((c.rrf for c in candidates), default=0.0)
-    base: dict[str, float] = {}
+    by_id = {}
+    rows = []
     for c in candidates:
         c.features = features(c, query, best)
-        base[c.chunk_id] = sum(WEIGHTS[k] * c.features[k] for k in WEIGHTS)
-    remaining = sorted(candidates, key=lambda c: (-base[c.chunk_id], c.pre_rank, c.chunk_id))
-    ordered: list[Candidate] = []
-    seen: dict[str, int] = {}
-    # Greedy: the duplicate penalty depends on how many of the document are already ahead.
-    while remaining:
-        scored = [
-            (base[c.chunk_id] - DUPLICATE_PENALTY * seen.get(c.document_id, 0), c)
-            for c in remaining
-        ]
-        value, pick = min(scored, key=lambda pair: (-pair[0], pair[1].pre_rank, pair[1].chunk_id))
-        pick.features["duplicatePenalty"] = DUPLICATE_PENALTY * seen.get(pick.document_id, 0)
-        pick.relevance = max(0.0, min(1.0, value))
-        seen[pick.document_id] = seen.get(pick.document_id, 0) + 1
-        ordered.append(pick)
-        remaining.remove(pick)
+        by_id[c.chunk_id] = c
+        rows.append((c.chunk_id, c.document_id, c.pre_rank, c.features))
+    ordered = []
+    for chunk_id, score in order(rows, WEIGHTS):
+        c = by_id[chunk_id]
+        c.features["rerankScore"] = score
+        ordered.append(c)
     return ordered

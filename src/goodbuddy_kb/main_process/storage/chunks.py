@@ -88,12 +88,15 @@ def replace_document_chunks(
     wanted = {d.id for d in drafts}
     stamp = now_iso()
     reindex: list[tuple[int, str]] = []
+    kept: list[int] = []
     counts = {"kept": 0, "added": 0, "updated": 0}
     edits = {cid: row["content"] for cid, row in existing.items() if row["manually_edited"]}
     for draft in sorted(_with_edits(drafts, edits), key=lambda d: d.role == "child"):
         old = existing.get(draft.id)
         if old is not None and old["checksum"] == draft.checksum:
             counts["kept"] += 1
+            if draft.role != "parent" and old[3]:
+                kept.append(old[0])
             conn.execute(
                 "UPDATE chunks SET ordinal = ?, locator = ?, heading = ?, heading_path = ?,"
                 " parent_chunk_id = ?, block_type = ?, role = ? WHERE id = ?",
@@ -149,6 +152,7 @@ def replace_document_chunks(
     )
     conn.executemany("DELETE FROM chunks WHERE id = ?", [(cid,) for cid in stale])
     lexical_index.add(conn, reindex)
+    lexical_index.refresh_headings(conn, kept)
     return ReplaceStats(removed=len(stale), **counts)
 
 

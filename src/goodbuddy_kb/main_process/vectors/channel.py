@@ -38,6 +38,10 @@ class VectorResult:
     elapsed_ms: float = 0.0
     embed_ms: float = 0.0
     degraded: list[str] = field(default_factory=list)
+    #: The query's similarity to the library at large: mean and standard deviation over every
+    #: scanned row (what a hit's similarity is measured against).
+    background_mean: float = 0.0
+    background_std: float = 0.0
 
 
 def search(
@@ -79,6 +83,8 @@ def search(
         return result
     result.embed_ms = (time.perf_counter() - started) * 1000
     candidates: list[VectorHit] = []
+    total = total_sq = 0.0
+    scored = 0
     scan_started = time.perf_counter()
     for version in versions:
         found = scan(
@@ -91,6 +97,11 @@ def search(
             bookkeeping.books(conn, version).dead,
         )
         result.scanned += found.scanned
+        total, total_sq, scored = (
+            total + found.score_sum,
+            total_sq + found.score_sq_sum,
+            scored + found.scored,
+        )
         if not len(found.rows):
             continue
         score_of = dict(zip(found.rows.tolist(), found.scores.tolist(), strict=True))
@@ -102,6 +113,9 @@ def search(
             (version.id, *score_of),
         ).fetchall()
         candidates.extend(VectorHit(r[1], r[2], r[3], float(score_of[r[0]]), r[4]) for r in rows)
+    if scored:
+        result.background_mean = total / scored
+        result.background_std = max(0.0, total_sq / scored - result.background_mean**2) ** 0.5
     candidates.sort(key=lambda h: (-h.similarity, h.seq))
     result.hits = candidates[:pool]
     result.elapsed_ms = (time.perf_counter() - scan_started) * 1000

@@ -2,7 +2,8 @@
 
 Pages through a version's float32 file by row (a stable cursor), scores each page with one
 numpy matrix-vector product, keeps only the best candidates so far, and checks the cancel token
-between pages. Memory is one page plus the running best, whatever the library's size; there is
+between pages. It also sums every score it computes, so the caller learns the query's background
+similarity over the whole library (mean and spread) at no extra pass. Memory is one page plus the running best, whatever the library's size; there is
 no candidate ceiling anywhere.
 """
 
@@ -27,6 +28,10 @@ class ScanResult:
     scores: npt.NDArray[np.float32]
     scanned: int
     elapsed_ms: float
+    #: Σ score and Σ score² over every live row scored (the library's background for this query).
+    score_sum: float = 0.0
+    score_sq_sum: float = 0.0
+    scored: int = 0
 
 
 def _top(
@@ -64,6 +69,8 @@ def scan(
     q = np.ascontiguousarray(query, dtype=np.float32)
     best_rows, best_scores = empty_rows, empty_scores
     dead = dead if dead is not None else empty_rows
+    total = total_sq = 0.0
+    scored = 0
     try:
         for first in range(0, row_count, page_rows):
             cancel.check()
@@ -76,6 +83,9 @@ def scan(
                     keep = np.ones(last - first, dtype=bool)
                     keep[dead[lo:hi] - first] = False
                     rows, scores = rows[keep], scores[keep]
+            total += float(scores.sum(dtype=np.float64))
+            total_sq += float(np.dot(scores, scores))
+            scored += len(scores)
             page_rows_top, page_scores_top = _top(rows, scores, k)
             best_rows, best_scores = _top(
                 np.concatenate([best_rows, page_rows_top]),
@@ -86,5 +96,11 @@ def scan(
         del matrix
     order = np.lexsort((best_rows, -best_scores))
     return ScanResult(
-        best_rows[order], best_scores[order], row_count, (time.perf_counter() - start) * 1000
+        best_rows[order],
+        best_scores[order],
+        row_count,
+        (time.perf_counter() - start) * 1000,
+        total,
+        total_sq,
+        scored,
     )

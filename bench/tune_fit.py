@@ -1,0 +1,350 @@
+"""The ``fit`` step of ``tune_retrieval.py``: fusion and rerank parameters by coordinate ascent
+on the worst per-set gain, relevance calibration by logistic regression. Pure Python + numpy
+over the dumps; uses the product's own fusion/rerank/calibration functions, so what is measured
+here is what ships."""
+
+from __future__ import annotations
+
+import math
+import pickle
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from goodbuddy_kb.main_process.retrieval import calibration, fusion, rerank
+
+TOP = 10
+
+
+def load_sets(paths: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:
+    """(dataset, language) → records."""
+    sets: dict[str, list[dict[str, Any]]] = {}
+    for path in paths:
+        with path.open("rb") as fh:
+            data = pickle.load(fh)
+        for rec in data["records"]:
+            sets.setdefault(f"{path.parent.name}:{data['name']}/{rec['lang']}", []).append(rec)
+    return sets
+
+
+def channel_inputs(rec: dict[str, Any], channels: Sequence[str]) -> list[fusion.ChannelRanking]:
+    out = []
+    mean, std = rec["background"]
+    for name in channels:
+        if name == "vector":
+            if rec["vector"]:
+                out.append(
+                    fusion.vector_ranking(
+                        [cid for cid, _ in rec["vector"]],
+                        [s for _, s in rec["vector"]],
+                        mean,
+                        std,
+                        1.0,
+                    )
+                )
+        else:
+            hits = rec[name]
+            if hits and rec["weights"][name] > 0:
+                out.append(
+                    fusion.lexical_ranking(
+                        name,
+                        [h[0] for h in hits],
+                        [h[1] for h in hits],
+                        hits[0][3],
+                        rec["weights"][name],
+                    )
+                )
+    return out
+
+
+def judge(rec: dict[str, Any], ranked: Sequence[str]) -> tuple[float, float, float]:
+    cands = rec["candidates"]
+    kept = [cid for cid in ranked if cid in cands and cands[cid]["doc"] not in rec["exclude"]][:TOP]
+    hits = [cands[cid]["doc"] if cands[cid]["label"] else None for cid in kept]
+    n = rec["relevant"]
+    if not n:
+        return 0.0, 0.0, 0.0
+    recall5 = len({h for h in hits[:5] if h}) / n
+    mrr = next((1.0 / i for i, h in enumerate(hits, start=1) if h), 0.0)
+    seen: set[str] = set()
+    dcg = 0.0
+    for i, h in enumerate(hits, start=1):
+        if h and h not in seen:
+            seen.add(h)
+            dcg += 1 / math.log2(i + 1)
+    ideal = sum(1 / math.log2(i + 1) for i in range(1, min(TOP, n) + 1))
+    return recall5, mrr, dcg / ideal
+
+
+def measure(
+    records: list[dict[str, Any]], ranker: Callable[[dict[str, Any]], list[str]]
+) -> tuple[float, float, float]:
+    answerable = [r for r in records if r["relevant"]]
+    totals = np.zeros(3)
+    for rec in answerable:
+        totals += judge(rec, ranker(rec))
+    return tuple(totals / max(1, len(answerable)))  # type: ignore[return-value]
+
+
+def rrf_ranker(channels: Sequence[str]) -> Callable[[dict[str, Any]], list[str]]:
+    def rank(rec: dict[str, Any]) -> list[str]:
+        rankings = {c: [x[0] for x in rec[c]] for c in channels if rec[c]}
+        weights = {c: rec["weights"].get(c, 1.0) for c in channels}
+        return [cid for cid, _ in fusion.weighted_rrf(rankings, weights)]
+
+    return rank
+
+
+def adaptive_ranker(
+    params: fusion.FusionParams, channels: Sequence[str]
+) -> Callable[[dict[str, Any]], list[str]]:
+    def rank(rec: dict[str, Any]) -> list[str]:
+        fused = fusion.adaptive_fusion(channel_inputs(rec, channels), params)
+        return [f.chunk_id for f in fused.ranked]
+
+    return rank
+
+
+def rerank_ranker(
+    params: fusion.FusionParams, weights: dict[str, float]
+) -> Callable[[dict[str, Any]], list[str]]:
+    def rank(rec: dict[str, Any]) -> list[str]:
+        fused = fusion.adaptive_fusion(channel_inputs(rec, ("fts", "cjk", "vector")), params)
+        rows = []
+        best = fused.ranked[0].score if fused.ranked else 1.0
+        for pos, f in enumerate(fused.ranked[:80], start=1):
+            feats = dict(rec["candidates"].get(f.chunk_id, {}).get("features", {}))
+            feats["fused"] = f.score / best if best > 0 else 0.0
+            feats["vector"] = rerank.vector_feature(f.vector_z)
+            doc = rec["candidates"].get(f.chunk_id, {}).get("doc", "")
+            rows.append((f.chunk_id, doc, pos, feats))
+        return [cid for cid, _ in rerank.order(rows, weights)]
+
+    return rank
+
+
+def fit(paths: Sequence[Path], calibrate_only: bool = False) -> None:
+    sets = load_sets(paths)
+    if calibrate_only:
+        calibrate(sets, fusion.DEFAULT)
+        return
+    base: dict[str, dict[str, tuple[float, float, float]]] = {}
+    for name, recs in sets.items():
+        base[name] = {
+            "lexical": measure(recs, adaptive_ranker(fusion.DEFAULT, ("fts", "cjk"))),
+            "vector": measure(recs, adaptive_ranker(fusion.DEFAULT, ("vector",))),
+            "rrf": measure(recs, rrf_ranker(("fts", "cjk", "vector"))),
+        }
+        print(name, {k: tuple(round(x, 4) for x in v) for k, v in base[name].items()})
+
+    def objective(params: fusion.FusionParams) -> tuple[float, dict[str, tuple[float, ...]]]:
+        worst = math.inf
+        total = 0.0
+        got = {}
+        for name, recs in sets.items():
+            m = measure(recs, adaptive_ranker(params, ("fts", "cjk", "vector")))
+            got[name] = m
+            best_r = max(base[name]["lexical"][0], base[name]["vector"][0])
+            best_m = max(base[name]["lexical"][1], base[name]["vector"][1])
+            gain = min(m[0] - best_r, m[1] - best_m)
+            worst = min(worst, gain)
+            total += m[0] + m[1]
+        return worst + 0.01 * total / len(sets), got
+
+    params = fusion.DEFAULT
+    score, got = objective(params)
+    print("start", params, round(score, 4))
+    grid: dict[str, list[float]] = {
+        "k": [5, 10, 20, 40, 60],
+        "score_share": [0.0, 0.25, 0.5, 0.75, 1.0],
+        "vector_z_low": [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0],
+        "vector_z_span": [1.0, 2.0, 3.0, 4.0, 6.0, 8.0],
+        "lexical_low": [0.0, 0.2, 0.3, 0.4, 0.5, 0.6],
+        "confidence_share": [0.0, 0.25, 0.5, 0.75, 0.9, 1.0],
+        "lexical_margin_share": [0.0, 0.25, 0.5, 0.75, 1.0],
+        "sharpness": [0.5, 1.0, 2.0, 4.0, 8.0, 16.0],
+    }
+    for _round in range(2):
+        for field, values in grid.items():
+            for value in values:
+                trial = replace(params, **{field: value})
+                s, g = objective(trial)
+                if s > score + 1e-9:
+                    params, score, got = trial, s, g
+            print(field, "→", getattr(params, field), round(score, 4))
+    print("FUSION", params)
+    for name, m in got.items():
+        print(
+            f"  {name:<28} new R@5 {m[0]:.4f} MRR {m[1]:.4f} nDCG {m[2]:.4f}"
+            f" | lex {base[name]['lexical'][0]:.4f}/{base[name]['lexical'][1]:.4f}"
+            f" vec {base[name]['vector'][0]:.4f}/{base[name]['vector'][1]:.4f}"
+            f" rrf {base[name]['rrf'][0]:.4f}/{base[name]['rrf'][1]:.4f}"
+        )
+
+    # local rerank: coordinate ascent on the worst per-set gain over the new hybrid
+    def rerank_objective(weights: dict[str, float]) -> tuple[float, dict[str, tuple[float, ...]]]:
+        worst = math.inf
+        total = 0.0
+        out = {}
+        for name, recs in sets.items():
+            m = measure(recs, rerank_ranker(params, weights))
+            out[name] = m
+            worst = min(worst, m[0] - got[name][0], m[1] - got[name][1])
+            total += m[1] - got[name][1]
+        return worst + 0.1 * total / len(sets), out
+
+    weights = dict(rerank.WEIGHTS)
+    rscore, rgot = rerank_objective(weights)
+    print("rerank start", weights, round(rscore, 4))
+    steps = [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5]
+    for _round in range(1):
+        for feature in list(weights):
+            for value in steps:
+                trial = {**weights, feature: value}
+                s, g = rerank_objective(trial)
+                if s > rscore + 1e-9:
+                    weights, rscore, rgot = trial, s, g
+            print(feature, "→", weights[feature], round(rscore, 4))
+    print("RERANK", weights)
+    for name, m in rgot.items():
+        print(f"  {name:<28} rerank R@5 {m[0]:.4f} MRR {m[1]:.4f} nDCG {m[2]:.4f}")
+
+    calibrate(sets, params)
+
+
+def calibrate(sets: dict[str, list[dict[str, Any]]], params: fusion.FusionParams) -> None:
+    """Logistic regression of "this shown candidate is relevant" on the calibration features."""
+    xs, ys, xs_lex, ys_lex = [], [], [], []
+    for recs in sets.values():
+        for rec in recs:
+            fused = fusion.adaptive_fusion(channel_inputs(rec, ("fts", "cjk", "vector")), params)
+            lex = fusion.adaptive_fusion(channel_inputs(rec, ("fts", "cjk")), params)
+            for source, out_x, out_y in ((fused, xs, ys), (lex, xs_lex, ys_lex)):
+                for f in source.ranked[:TOP]:
+                    cand = rec["candidates"].get(f.chunk_id)
+                    if cand is None or cand["doc"] in rec["exclude"]:
+                        continue
+                    out_x.append(
+                        calibration.feature_vector(
+                            cand["features"], margin(rec, f.vector_z), source is fused
+                        )
+                    )
+                    out_y.append(1.0 if cand["label"] else 0.0)
+    models = {}
+    for label, x, y in (("with vector", xs, ys), ("lexical only", xs_lex, ys_lex)):
+        coef = nonnegative_logistic(np.asarray(x), np.asarray(y))
+        models[label] = coef
+        print("CALIBRATION", label, tuple(round(float(c), 4) for c in coef))
+        calibration_report(label, np.asarray(x), np.asarray(y), coef)
+    floor_table(sets, params, models)
+
+
+def margin(rec: dict[str, Any], z: float | None) -> float | None:
+    return None if z is None else z * rec["background"][1]
+
+
+def floor_table(
+    sets: dict[str, list[dict[str, Any]]],
+    params: fusion.FusionParams,
+    models: dict[str, np.ndarray],
+) -> None:
+    """No-answer false positives against answerable recall for each floor. Unanswerable: the
+    sets' own no-answer questions, plus every answerable question with its relevant documents
+    taken out of the ranking (what a user sees when the library does not hold the answer)."""
+    floors = (0.0, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.2)
+    print("FLOOR", "set", *(f"{f:>12.2f}" for f in floors))
+    for name, recs in sets.items():
+        fp = np.zeros(len(floors))
+        real_fp = np.zeros(len(floors))
+        real = 0
+        lost_r5 = np.zeros(len(floors))
+        mrr = np.zeros(len(floors))
+        gate_r5 = np.zeros(len(floors))
+        answerable = 0
+        for rec in recs:
+            fused = fusion.adaptive_fusion(channel_inputs(rec, ("fts", "cjk", "vector")), params)
+            shown = []
+            for f in fused.ranked:
+                cand = rec["candidates"].get(f.chunk_id)
+                if cand is None or cand["doc"] in rec["exclude"]:
+                    continue
+                model = models["with vector" if f.vector_z is not None else "lexical only"]
+                x = calibration.feature_vector(
+                    cand["features"], margin(rec, f.vector_z), f.vector_z is not None
+                )
+                rel = 1 / (1 + math.exp(-(model[0] + float(np.dot(model[1:], x)))))
+                shown.append((cand, rel))
+                if len(shown) == TOP:
+                    break
+            if not rec["relevant"]:
+                real += 1
+                best = max((r for _, r in shown), default=0.0)
+                real_fp += [best >= fl and bool(shown) for fl in floors]
+                continue
+            answerable += 1
+            others = [r for c, r in shown if not c["label"]]
+            fp += [bool(others) and max(others) >= fl for fl in floors]
+            best_all = max((r for _, r in shown), default=0.0)
+            found5 = {c["doc"] for c, _ in shown[:5] if c["label"]}
+            for i, fl in enumerate(floors):
+                if best_all >= fl:
+                    gate_r5[i] += len(found5) / rec["relevant"]
+                kept = [c for c, r in shown if r >= fl]
+                hits = [c["doc"] for c in kept if c["label"]]
+                lost_r5[i] += len({h for h in hits[:5]}) / rec["relevant"]
+                mrr[i] += next((1 / j for j, c in enumerate(kept, 1) if c["label"]), 0.0)
+        n = max(1, answerable)
+        print(f"  {name:<26} R@5 ", *(f"{v:>12.4f}" for v in lost_r5 / n))
+        print(f"  {name:<26} MRR ", *(f"{v:>12.4f}" for v in mrr / n))
+        print(f"  {name:<26} gate R@5", *(f"{v:>12.4f}" for v in gate_r5 / n))
+        print(f"  {name:<26} leave-out FPR", *(f"{v:>12.4f}" for v in fp / n))
+        if real:
+            print(f"  {name:<26} no-answer FPR", *(f"{v:>12.4f}" for v in real_fp / real))
+
+
+def nonnegative_logistic(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Every feature is evidence *for* relevance: a feature whose coefficient comes out negative
+    (collinear with another) is dropped and the rest refitted."""
+    keep = list(range(x.shape[1]))
+    while True:
+        if not keep:
+            return np.concatenate(
+                [[math.log(max(y.mean(), 1e-6) / max(1 - y.mean(), 1e-6))], np.zeros(x.shape[1])]
+            )
+        w = logistic(x[:, keep], y)
+        negative = [keep[i] for i, c in enumerate(w[1:]) if c < 0]
+        if not negative:
+            full = np.zeros(x.shape[1] + 1)
+            full[0] = w[0]
+            for i, c in zip(keep, w[1:], strict=True):
+                full[i + 1] = c
+            return full
+        keep = [k for k in keep if k not in negative[:1]]
+
+
+def calibration_report(label: str, x: np.ndarray, y: np.ndarray, coef: np.ndarray) -> None:
+    p = 1 / (1 + np.exp(-(coef[0] + x @ coef[1:])))
+    for lo in (0.0, 0.2, 0.4, 0.6, 0.8):
+        band = (p >= lo) & (p < lo + 0.2)
+        if band.any():
+            print(
+                f"   {label} p in [{lo:.1f},{lo + 0.2:.1f}): {band.sum():>6} observed {y[band].mean():.3f}"
+            )
+
+
+def logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 400) -> np.ndarray:
+    """Intercept + coefficients by Newton's method (deterministic, no library)."""
+    design = np.hstack([np.ones((len(x), 1)), x])
+    w = np.zeros(design.shape[1])
+    for _ in range(steps):
+        p = 1 / (1 + np.exp(-design @ w))
+        grad = design.T @ (p - y) + l2 * w
+        hess = design.T @ (design * (p * (1 - p))[:, None]) + l2 * np.eye(len(w))
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w

@@ -1,0 +1,159 @@
+"""Derives the retrieval constants (fusion, local rerank, relevance calibration) from the
+development sets, so none of them is set by hand.
+
+Step 1, ``dump``: for every dataset already imported by ``goodbuddy-kb eval retrieval
+--work-dir DIR``, run each channel once per query in-process (the product's own channel code)
+and store what fusion, rerank and calibration see: channel ranks and scores, the vector
+background, every candidate's rerank features and whether it is relevant.
+
+Step 2, ``fit``: search the fusion and rerank parameters that maximise the worst per-set gain
+over each set's best single channel (never a single query), fit the relevance calibration by
+logistic regression, and print the constants to paste into ``retrieval/`` with the figures.
+
+    .venv/bin/python bench/tune_retrieval.py dump --work-dir /tmp/eval-work --provider local \\
+        --dataset fixtures/eval --dataset ../shared/benchmarks/cmrc2018-trial --out /tmp/dumps
+    .venv/bin/python bench/tune_retrieval.py fit /tmp/dumps/*.pickle
+"""
+
+from __future__ import annotations
+
+import argparse
+import pickle
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from goodbuddy_kb.contracts.models import EmbeddingConnection
+from goodbuddy_kb.evaluation.dataset import load
+from goodbuddy_kb.evaluation.metrics import fold
+from goodbuddy_kb.evaluation.runner import IMPORTED_MARK, data_dir_for
+from goodbuddy_kb.main_process.app import open_database
+from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.credentials import CredentialStore
+from goodbuddy_kb.main_process.embeddings import make_provider
+from goodbuddy_kb.main_process.lexical import build_query
+from goodbuddy_kb.main_process.lexical import search as lexical_search
+from goodbuddy_kb.main_process.retrieval import candidate as candidates_mod
+from goodbuddy_kb.main_process.retrieval import rerank
+from goodbuddy_kb.main_process.vectors import channel as vector_channel
+
+#: The product's pool with top_k 10 and the default candidate multiplier 4.
+POOL = 40
+
+
+def dump(args: argparse.Namespace) -> None:
+    args.out.mkdir(parents=True, exist_ok=True)
+    for folder in args.dataset:
+        dataset = load(folder)
+        root = data_dir_for(args.work_dir, dataset, args.provider)
+        if not (root / IMPORTED_MARK).is_file():
+            print(f"skip {dataset.name}: not imported in {root}", file=sys.stderr)
+            continue
+        data_dir = root / "data"
+        pool = open_database(data_dir)
+        conn = pool.get()
+        (library_id,) = conn.execute(
+            "SELECT id FROM libraries WHERE name = ?", (dataset.name[:100],)
+        ).fetchone()
+        corpus = dataset.corpus.resolve()
+        prefix = {}
+        for source_id, location in conn.execute("SELECT id, location FROM sources"):
+            where = Path(location).resolve()
+            try:
+                inner = where.relative_to(corpus).as_posix()
+            except ValueError:  # imported from another copy of the dataset: same layout
+                inner = where.name if where.name != "corpus" else "."
+            prefix[source_id] = "" if inner == "." else inner + "/"
+        provider = make_provider(EmbeddingConnection(kind=args.provider), CredentialStore(data_dir))
+        records: list[dict[str, Any]] = []
+        started = time.perf_counter()
+        engine = getattr(provider, "_engine", None)
+        if engine is not None:  # the bundled model: embed the questions in batches up front
+            texts = [q.text[:4000] for q in dataset.queries]
+            vectors: dict[str, Any] = {}
+            for first in range(0, len(texts), 64):
+                part = texts[first : first + 64]
+                out = np.asarray(engine().query(part), dtype=np.float32).reshape(len(part), -1)
+                vectors.update(zip(part, out, strict=True))
+                print(f"{dataset.name}: embedded {first + len(part)} questions", file=sys.stderr)
+            provider.embed_query = vectors.__getitem__  # type: ignore[union-attr,method-assign]
+        for n, q in enumerate(dataset.queries):
+            query = build_query(q.text[:4000])
+            cancel = CancelToken()
+            fts = lexical_search(conn, "fts", [library_id], query, POOL)
+            cjk = lexical_search(conn, "cjk", [library_id], query, POOL)
+            found = vector_channel.search(
+                conn, data_dir, [library_id], provider, q.text[:4000], POOL, cancel
+            )
+            ids = list(
+                dict.fromkeys(
+                    [h.chunk_id for h in fts]
+                    + [h.chunk_id for h in cjk]
+                    + [h.chunk_id for h in found.hits]
+                )
+            )
+            loaded = candidates_mod.load(conn, [candidates_mod.Candidate(cid) for cid in ids])
+            sims = {h.chunk_id: h.similarity for h in found.hits}
+            relevant = {rel.doc: rel for rel in q.relevant}
+            cands = {}
+            for c in loaded:
+                c.vector_similarity = sims.get(c.chunk_id)
+                path = prefix.get(c.source_id, "") + c.document_path
+                rel = relevant.get(path)
+                label = rel is not None and (
+                    not rel.answers or any(fold(a) in fold(c.content) for a in rel.answers)
+                )
+                feats = rerank.features(c, query, 1.0)
+                feats.pop("rrf", None)
+                cands[c.chunk_id] = {"doc": path, "label": label, "features": feats}
+            records.append(
+                {
+                    "id": q.id,
+                    "lang": q.lang,
+                    "exclude": set(q.exclude),
+                    "relevant": len(relevant),
+                    "weights": query.channel_weights(1.0),
+                    "fts": [(h.chunk_id, h.score, h.bm25, h.features.coverage) for h in fts],
+                    "cjk": [(h.chunk_id, h.score, h.bm25, h.features.coverage) for h in cjk],
+                    "vector": [(h.chunk_id, h.similarity) for h in found.hits],
+                    "background": (found.background_mean, found.background_std),
+                    "candidates": cands,
+                }
+            )
+            if n % 200 == 0:
+                print(
+                    f"{dataset.name}: {n}/{len(dataset.queries)} {time.perf_counter() - started:.0f} s",
+                    file=sys.stderr,
+                )
+        pool.close_all()
+        target = args.out / f"{dataset.name}.pickle"
+        with target.open("wb") as fh:
+            pickle.dump({"name": dataset.name, "records": records}, fh)
+        print(f"{dataset.name}: {len(records)} queries → {target}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    commands = parser.add_subparsers(dest="command", required=True)
+    d = commands.add_parser("dump")
+    d.add_argument("--work-dir", type=Path, required=True)
+    d.add_argument("--provider", default="local")
+    d.add_argument("--dataset", type=Path, action="append", required=True)
+    d.add_argument("--out", type=Path, required=True)
+    f = commands.add_parser("fit")
+    f.add_argument("dumps", type=Path, nargs="+")
+    f.add_argument("--calibrate-only", action="store_true", help="keep fusion.DEFAULT")
+    args = parser.parse_args()
+    if args.command == "dump":
+        dump(args)
+    else:
+        from tune_fit import fit  # type: ignore[import-not-found]
+
+        fit(args.dumps, args.calibrate_only)
+
+
+if __name__ == "__main__":
+    main()
