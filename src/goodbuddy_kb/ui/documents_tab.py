@@ -234,6 +234,13 @@ class DocumentsTab(QtWidgets.QWidget):
         fit_columns(self.document_view, stretch=len(DOCUMENT_COLUMNS) - 1, wide={0: 170})
         self.prev_button = self._button("docs.prev", lambda: self._page(-1))
         self.next_button = self._button("docs.next", lambda: self._page(1))
+        # Arrows with their names as tooltips: the row keeps its actions within 800 px.
+        for button, arrow, key in (
+            (self.prev_button, "‹", "docs.prev"),
+            (self.next_button, "›", "docs.next"),
+        ):
+            button.setText(arrow)
+            button.setToolTip(tr(key))
         self.page_label = QtWidgets.QLabel()
         paging = QtWidgets.QHBoxLayout()
         filter_label = QtWidgets.QLabel(tr("docs.filter"))
