@@ -94,6 +94,90 @@ CATALOGUE: dict[str, str] = {
     "embedding.no_embeddings": "the embedding service's answer has no embeddings",
     "embedding.ollama_no_embeddings": "the Ollama answer has no embeddings",
     "embedding.off": "semantic search is off: there is no embedding model to test",
+    # the parsers' and the reader's refusals, past the first catalogue
+    "parse.too_much_memory": "the file needs too much memory to parse",
+    "parse.nested_too_deeply": "the file is nested too deeply to parse",
+    "parse.failed": "the file could not be parsed ({error})",
+    "parse.chunking_failed": "the file could not be split into chunks ({error})",
+    "parse.too_slow": "parsing took longer than {seconds} s",
+    "parse.archive_parts": "the archive has too many parts ({count})",
+    "parse.archive_damaged": "the archive is damaged ({error})",
+    "parse.archive_member": "a part of the archive expands past {limit} MB ({name})",
+    "parse.archive_ratio": "a part of the archive expands more than {ratio}× (a zip bomb?)",
+    "parse.archive_total": "the archive expands past {limit} MB",
+    "parse.html_depth": "the page is nested more than {levels} levels deep",
+    "parse.html_open_elements": "the page is nested more than {elements} elements deep",
+    "parse.html_nodes": "the page has more than {elements} elements",
+    "parse.pdf_pages": "the PDF has too many pages ({count}; at most {limit})",
+    "parse.docx_too_large": "the Word document has too many paragraphs and tables",
+    "read.outside_source": "the path leads outside the source folder",
+    "read.now_link": "the file is now a symbolic link (links are not followed)",
+    "read.folder_now_link": "a folder on the path is now a symbolic link or a file",
+    "read.now_folder": "the path is now a folder (FIFOs, devices and sockets are not read)",
+    "read.now_special": (
+        "the path is now not a regular file (FIFOs, devices and sockets are not read)"
+    ),
+    "read.changed_while_opening": "the file changed while it was being opened",
+    "web.unreadable": "the page could not be read ({error})",
+    "net.too_large": "the answer is larger than {limit} MB",
+    "net.encodings": "more than one content encoding ({encodings})",
+    "net.unsupported_encoding": "unsupported content encoding “{encoding}”",
+    "net.damaged": "the compressed answer is damaged",
+    "document.no_retrievable_content": "no retrievable content",
+    "document.source_removed": "the document's source was removed",
+    "chunk.not_found": "chunk not found in this document",
+    # embeddings, vectors and rebuilds, past the first catalogue
+    "embedding.timeout_seconds": "the embedding service did not answer in time ({seconds} s)",
+    "embedding.unreadable": "the embedding service's answer is unreadable ({error})",
+    "embedding.wrong_dimensions": (
+        "the embedding service sent {got}-dimensional vectors; {expected} were expected"
+    ),
+    "embedding.absurd_values": "the embedding service sent non-finite or absurd values",
+    "embedding.constant_vector": (
+        "the embedding service sent an empty (all-zero or constant) vector"
+    ),
+    "vector.partial": "{count} chunks have no vector yet; they are found by full-text only",
+    "vector.interrupted": "interrupted: the app stopped during the build",
+    "rebuild.dimensions": (
+        "the service returned {got}-dimensional vectors; the index has {expected}"
+    ),
+    "rebuild.embedding_stopped": (
+        "the embedding service failed for {count} documents in a row ({error}); "
+        "{left} documents were not rebuilt and keep their previous version"
+    ),
+    "rebuild.one_failed": (
+        "1 document failed; a document with a previous version keeps it (first: {detail})"
+    ),
+    "rebuild.failed": (
+        "{count} documents failed; a document with a previous version keeps it (first: {detail})"
+    ),
+    "rebuild.kept_previous": "{error} (the previous version is still searchable)",
+    # the knowledge graph
+    "graph.no_entities": "no entity of the graph was found in the question",
+    "graph.search_failed": "the knowledge graph could not be searched ({error})",
+    "graph.task_off": "the knowledge graph is off for this library",
+    "graph.model_unavailable": (
+        "model extraction is not available in this version; choose the local strategy"
+    ),
+    "graph.entity_not_found": "entity not found",
+    # other reasons, past the first catalogue
+    "chat.reply_unreadable": "the chat model's reply: {error}",
+    "rerank.bad_scores": "the rerank service sent scores that are not finite or out of range",
+    "rerank.unreadable": "the rerank service's answer is unreadable ({error})",
+    "reference.stale": (
+        "This citation is no longer valid: the passage was deleted or disabled, "
+        "or its document changed."
+    ),
+    "reference.no_opener": (
+        "no program to open files is available on this system ({program} was not found)"
+    ),
+    "diagnostics.cannot_write": "the file cannot be written ({detail})",
+    "source.path_unusable": "the path cannot be used ({detail})",
+    "source.link_loop": "symbolic link loop or invalid name",
+    "invalid.retrieval_settings": "Invalid retrieval settings: {detail}",
+    "invalid.rerank_needs_url_model": "baseUrl and model are required for a rerank service",
+    "backend.locked": "another backend is serving {folder}",
+    "backend.invalid_response": "the backend produced an invalid response",
     # retrieval
     "graph.off": "the knowledge graph is not enabled for this library",
     "rerank.not_configured": "no rerank service is configured",
@@ -123,6 +207,14 @@ CATALOGUE: dict[str, str] = {
     "zero.no_match.next": (
         "Try other keywords, a synonym, or a shorter question; "
         "check that the right libraries are selected."
+    ),
+    "zero.nothing_relevant": (
+        "Nothing relevant enough: the best match has relevance {best},"
+        " below this library's minimum of {floor}."
+    ),
+    "zero.nothing_relevant.next": (
+        "Rephrase the question, check the selected libraries, or lower the minimum relevance "
+        "in the retrieval settings."
     ),
     "channel.reason": "{channel}: {reason}",
     # chat model
@@ -209,6 +301,11 @@ PARAM_PATTERNS = {
     "seconds": r"\d+",
     "count": r"\d+",
     "limit": r"\d+",
+    "got": r"\d+",
+    "expected": r"\d+",
+    "left": r"\d+",
+    "best": r"[0-9.]+",
+    "floor": r"[0-9.e+-]+",
     "hint": "|".join(re.escape(v) for k, v in CATALOGUE.items() if k.startswith("hint.")),
 }
 

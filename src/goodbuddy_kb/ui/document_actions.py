@@ -1,7 +1,13 @@
 """Mouse and keyboard habits of the documents pane: the document rows' context menu and
-double-click, copying a document's full path, its details, and files or folders dropped onto
-the pane becoming sources. The row actions other parts add (rebuild, view chunks) join the same
-menu; double-click opens the chunk view where there is one, else the document's details."""
+double-click, opening a document's source, copying its full path, its details, and files or
+folders dropped onto the pane becoming sources. The row actions other parts add (rebuild, view
+chunks) join the same menu; double-click opens the chunk view where there is one, else the
+document's details.
+
+Open source goes through the backend's citation opener (``knowledge:reference:open``), which
+checks what it opens; the GUI never hands it a path or an address. A document is opened through
+its first enabled chunk, found with the chunk listing, so a document without any (a failed
+parse) cannot be opened from here, and the action says so."""
 
 from __future__ import annotations
 
@@ -9,9 +15,13 @@ import html
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.methods import CHUNKS_LIST, REFERENCE_OPEN
+from goodbuddy_kb.contracts.retrieval import ReferenceOpenResponse, ReferenceRequest
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.message_text import say_field
+from goodbuddy_kb.ui.message_text import say_error, say_field
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 
 if TYPE_CHECKING:
@@ -74,13 +84,15 @@ class DocumentRowActions(QtCore.QObject):
         view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
         # Where the chunk view exists, it owns "View chunks" and the double-click (activation).
         self.chunk_view = hasattr(tab, "open_current_chunks") or hasattr(tab, "open_chunks")
+        self.open_action = QtGui.QAction(tr("doc.open_source"), view)
+        self.open_action.triggered.connect(self.open_source)
         self.details_action = QtGui.QAction(tr("doc.details"), view)
         self.details_action.triggered.connect(self.show_details)
         self.copy_action = QtGui.QAction(tr("doc.copy_path"), view)
         self.copy_action.setShortcut(QtGui.QKeySequence.StandardKey.Copy)
         self.copy_action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
         self.copy_action.triggered.connect(self.copy_path)
-        for action in (self.details_action, self.copy_action):
+        for action in (self.open_action, self.copy_action, self.details_action):
             view.addAction(action)
         if not self.chunk_view:
             view.doubleClicked.connect(lambda _index: self.open_row())
@@ -95,6 +107,42 @@ class DocumentRowActions(QtCore.QObject):
     def open_row(self) -> None:
         """Double-click without a chunk view: the document's details."""
         self.show_details()
+
+    def open_source(self) -> None:
+        """Open the selected document's file or page with the system's program, through the
+        backend's citation opener and the document's first enabled chunk."""
+        doc = self.document()
+        library_id = self.tab.library_id
+        if doc is None or library_id is None:
+            return
+        link = self.tab.link
+        say = self.tab.notice.emit
+
+        def opened(result: ReferenceOpenResponse | None, error: KbError | None) -> None:
+            if error is not None:
+                say(tr("error.generic", message=say_error(error)))
+            elif result is not None:
+                say(tr("doc.opened", path=doc.path))
+
+        def listed(result: k.ChunksListResponse | None, error: KbError | None) -> None:
+            if error is not None:
+                say(tr("error.generic", message=say_error(error)))
+                return
+            chunk = next((x for x in result.chunks if x.enabled), None) if result else None
+            if chunk is None:
+                say(tr("doc.open_source.none"))
+                return
+            request = ReferenceRequest(library_id=library_id, document_id=doc.id, chunk_id=chunk.id)
+            link.call(REFERENCE_OPEN, request, opened)
+
+        if doc.chunk_count == 0:
+            say(tr("doc.open_source.none"))
+            return
+        link.call(
+            CHUNKS_LIST,
+            k.ChunksListRequest(library_id=library_id, document_id=doc.id, limit=50),
+            listed,
+        )
 
     def copy_path(self) -> None:
         doc = self.document()

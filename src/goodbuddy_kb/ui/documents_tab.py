@@ -25,6 +25,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks_dialog import ChunksDialog
 from goodbuddy_kb.ui.dialogs import confirm_action
 from goodbuddy_kb.ui.document_actions import DocumentRowActions, dropped_sources
+from goodbuddy_kb.ui.document_bar import DOCUMENT_WIDTH, SelectedDocumentBar, fit_document_columns
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.message_text import say_error, say_field, say_text
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
@@ -106,6 +107,7 @@ def vector_state_text(info: m.VectorIndexInfo) -> str:
 
 class DocumentsTab(QtWidgets.QWidget):
     notice = QtCore.Signal(str)
+    row_actions: DocumentRowActions
 
     def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -212,17 +214,23 @@ class DocumentsTab(QtWidgets.QWidget):
         )
         self.rebuild_doc_button = self._button("rebuild.document", self.rebuild_current_document)
         self.rebuild_doc_button.setEnabled(False)
-        rebuild_action = QtGui.QAction(tr("rebuild.document"), self.document_view)
-        rebuild_action.setShortcut(QtGui.QKeySequence("Ctrl+R"))
-        rebuild_action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
-        rebuild_action.triggered.connect(self.rebuild_current_document)
-        self.document_view.addAction(rebuild_action)
+        # The row's context menu, in this order: view chunks, rebuild, then (row_actions) open
+        # source, copy path and details.
         self.document_view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
         self.document_view.activated.connect(lambda index: self._open_chunks_at(index.row()))
         self.view_chunks_button = self._button("docs.view_chunks", self.open_current_chunks)
         view_chunks = QtGui.QAction(tr("docs.view_chunks"), self.document_view)
         view_chunks.triggered.connect(self.open_current_chunks)
         self.document_view.addAction(view_chunks)
+        rebuild_action = QtGui.QAction(tr("rebuild.document"), self.document_view)
+        rebuild_action.setShortcut(QtGui.QKeySequence("Ctrl+R"))
+        rebuild_action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
+        rebuild_action.triggered.connect(self.rebuild_current_document)
+        self.document_view.addAction(rebuild_action)
+        self.open_source_button = self._button("doc.open_source", self.open_current_source)
+        self.document_bar = SelectedDocumentBar([self.view_chunks_button, self.open_source_button])
+        self._document_width = DOCUMENT_WIDTH
+        self.document_view.installEventFilter(self)
         self.chunks_dialog: ChunksDialog | None = None
         self.document_view.setAlternatingRowColors(True)
         self.document_view.verticalHeader().setDefaultSectionSize(
@@ -231,7 +239,7 @@ class DocumentsTab(QtWidgets.QWidget):
         self.document_view.setWordWrap(False)
         self.document_view.setMinimumHeight(120)
         self.document_view.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
-        fit_columns(self.document_view, stretch=len(DOCUMENT_COLUMNS) - 1, wide={0: 170})
+        fit_columns(self.document_view, stretch=len(DOCUMENT_COLUMNS) - 1, wide={0: DOCUMENT_WIDTH})
         self.prev_button = self._button("docs.prev", lambda: self._page(-1))
         self.next_button = self._button("docs.next", lambda: self._page(1))
         # Arrows with their names as tooltips: the row keeps its actions within 800 px.
@@ -248,10 +256,6 @@ class DocumentsTab(QtWidgets.QWidget):
         paging.addWidget(filter_label)
         paging.addWidget(self.filter_box)
         paging.addWidget(self.rebuild_doc_button)
-        # "View chunks" for the selected row lives in its row, the context menu, Enter and a
-        # double-click; a second copy here would squeeze the paging row at 800×600.
-        self.view_chunks_button.setParent(self)
-        self.view_chunks_button.hide()
         paging.addStretch(1)
         paging.addWidget(self.page_label)
         paging.addWidget(self.prev_button)
@@ -291,6 +295,7 @@ class DocumentsTab(QtWidgets.QWidget):
         top_layout.addWidget(self.source_view, 1)
         bottom_layout.addLayout(paging)
         bottom_layout.addWidget(self.document_view, 1)
+        bottom_layout.addWidget(self.document_bar)
         self.row_actions = DocumentRowActions(self)
 
     # -- drag and drop: files and folders dropped on the pane become sources ----------------
@@ -444,6 +449,9 @@ class DocumentsTab(QtWidgets.QWidget):
         if doc is not None:
             self.open_chunks(doc)
 
+    def open_current_source(self) -> None:
+        self.row_actions.open_source()
+
     def open_current_chunks(self) -> None:
         index = self.document_view.currentIndex()
         if index.isValid():
@@ -489,10 +497,22 @@ class DocumentsTab(QtWidgets.QWidget):
             cell.setProperty("rebuildButton", button)
             cell.setProperty("chunksButton", chunks)
             self.document_view.setIndexWidget(self.documents.index(row, ACTION_COLUMN), cell)
-        # Statuses and the action take what they need; the reason gets the rest.
+        # Statuses and the action take what they need; the reason gets the rest (and at least
+        # its minimum: the row buttons give way in a narrow window).
         for column in range(ACTION_COLUMN + 1):
             self.document_view.resizeColumnToContents(column)
-        self.document_view.setColumnWidth(0, min(self.document_view.columnWidth(0), 320))
+        self._document_width = min(max(self.document_view.columnWidth(0), DOCUMENT_WIDTH), 320)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        fit_document_columns(
+            self.document_view, ACTION_COLUMN, len(DOCUMENT_COLUMNS) - 1, self._document_width
+        )
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if watched is self.document_view and event.type() == QtCore.QEvent.Type.Resize:
+            QtCore.QTimer.singleShot(0, self.fit_columns)
+        return super().eventFilter(watched, event)
 
     def row_button(self, row: int, which: str = "rebuildButton") -> QtWidgets.QPushButton | None:
         """A row's "Rebuild document" button (or its "View chunks" one: ``chunksButton``)."""
@@ -511,6 +531,12 @@ class DocumentsTab(QtWidgets.QWidget):
         failed = doc is not None and rebuild_actions.is_failed(doc)
         self.rebuild_doc_button.setText(
             tr("rebuild.document.retry" if failed else "rebuild.document")
+        )
+        self.document_bar.show_document(doc, reason(doc) if doc is not None else "")
+        openable = doc is not None and doc.chunk_count > 0
+        self.open_source_button.setEnabled(openable)
+        self.open_source_button.setToolTip(
+            tr("doc.open_source.tip") if openable or doc is None else tr("doc.open_source.none")
         )
 
     def rebuild_document(self, doc: c.Document) -> None:

@@ -100,6 +100,22 @@ STRINGS: dict[str, tuple[str, str]] = {
     "doc.details.title": ("文档详情 — {name}", "Document details — {name}"),
     "doc.view_chunks": ("查看分块…", "View chunks…"),
     "doc.copy_path": ("复制路径", "Copy path"),
+    "doc.open_source": ("打开来源", "Open source"),
+    "doc.open_source.tip": (
+        "用系统程序打开此文档的原文件或网页",
+        "Open this document's file or web page with the system's program",
+    ),
+    "doc.open_source.none": (
+        "此文档没有已索引的内容，无法从这里打开来源；可以复制路径后自行打开。",
+        "This document has no indexed passage, so its source cannot be opened from here; "
+        "copy its path to open it yourself.",
+    ),
+    "doc.opened": ("已打开来源：{path}", "Opened the source: {path}"),
+    "doc.select": (
+        "选择一个文档，这里会显示它的完整原因和操作。",
+        "Select a document to see its whole reason and its actions here.",
+    ),
+    "doc.no_reason": ("没有问题", "no problems"),
     "doc.copied": ("已复制：{path}", "Copied: {path}"),
     "doc.updated": ("更新时间", "Updated"),
     "doc.retryable": ("上次重读失败", "Last re-read failed"),
@@ -421,10 +437,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "最低相关度 {floor}；最佳相关度 {best}；因最佳结果低于最低相关度而未显示 {below} 条",
         "Minimum relevance {floor}; best relevance {best}; {below} withheld because the best was below the minimum",
     ),
-    "workbench.zero.nothing_relevant": (
-        "没有足够相关的内容：最佳结果的相关度为 {best:.2f}，低于本库的最低相关度 {floor}。\n下一步：换一种说法提问、检查所选知识库，或在检索设置中调低最低相关度。",
-        "Nothing relevant enough: the best match has relevance {best:.2f}, below this library's minimum of {floor}.\nNext: rephrase the question, check the selected libraries, or lower the minimum relevance in the retrieval settings.",
-    ),
+    "workbench.zero.relevance": ("{message}\n下一步：{next}", "{message}\nNext: {next}"),
     # model connections
     "menu.settings": ("设置", "Settings"),
     "menu.connections": ("模型连接…", "Model connections…"),

@@ -400,19 +400,12 @@ class WorkbenchDialog(QtWidgets.QDialog):
         )
         if result.zero_result is not None:
             z = result.zero_result
-            text = (
-                tr(
-                    "workbench.zero.nothing_relevant",
-                    best=z.best_relevance or 0.0,
-                    floor=f"{z.minimum_relevance or 0.0:g}",
-                )
-                if z.reason == "nothing_relevant"
-                else tr(
-                    "workbench.zero",
-                    reason=tr_or(f"zero.reason.{z.reason}", z.reason),
-                    message=say_field(z, "message"),
-                    next=say_field(z, "next_step"),
-                )
+            # The nothing-relevant message names its reason itself (best relevance, floor).
+            text = tr(
+                "workbench.zero.relevance" if z.reason == "nothing_relevant" else "workbench.zero",
+                reason=tr_or(f"zero.reason.{z.reason}", z.reason),
+                message=say_field(z, "message"),
+                next=say_field(z, "next_step"),
             )
             self.status.setText(text + (f"\n{degraded}" if degraded else ""))
         else:

@@ -1,0 +1,142 @@
+"""Document rows at 800×600 and their context menu, against the real GUI over a real backend:
+a failed document's whole reason reads without sideways scrolling (an elided column with the
+whole reason as its tooltip, and the selected document's line under the table), its actions stay
+reachable, and "Open source" opens the document's file through the backend's citation opener
+(replaced at the process boundary by a command that records what it was given)."""
+
+from __future__ import annotations
+
+import stat
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.main_process.opener import ENV_OPENER
+from goodbuddy_kb.ui.document_bar import REASON_MIN_WIDTH
+from goodbuddy_kb.ui.documents_tab import ACTION_COLUMN, DOCUMENT_COLUMNS
+from goodbuddy_kb.ui.i18n import set_language
+from goodbuddy_kb.ui.main_window import MainWindow
+from goodbuddy_kb.ui.qtw import QtCore
+from tests.ui.test_workspace import create_library_with_folder, open_window, shoot
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+REASON = len(DOCUMENT_COLUMNS) - 1
+
+
+@pytest.fixture
+def opened_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The platform opener replaced at the process boundary by a command that records its
+    argument (the backend the window starts inherits the variable)."""
+    log = tmp_path / "opened.log"
+    script = tmp_path / "record-opener"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nopen({str(log)!r}, 'a').write(sys.argv[1] + '\\n')\n",
+        encoding="utf-8",
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv(ENV_OPENER, str(script))
+    return log
+
+
+def window_with_failures(qtbot: QtBot, data_dir: Path, tmp_path: Path, language: str) -> MainWindow:
+    win = open_window(qtbot, data_dir, language)
+    create_library_with_folder(qtbot, win, tmp_path)
+    (tmp_path / "docs" / "empty.md").write_bytes(b"")
+    (tmp_path / "docs" / "blob.txt").write_bytes(bytes(range(256)) * 8)
+    tab = win.documents_tab
+    tab.sync_now()
+    qtbot.waitUntil(lambda: sum(1 for d in tab.documents.rows if d.error) == 2, timeout=20_000)
+    return win
+
+
+def row_of(win: MainWindow, path: str) -> int:
+    return next(i for i, d in enumerate(win.documents_tab.documents.rows) if d.path == path)
+
+
+@pytest.fixture
+def narrow(qtbot: QtBot, data_dir: Path, tmp_path: Path) -> Iterator[MainWindow]:
+    win = window_with_failures(qtbot, data_dir, tmp_path, "en")
+    yield win
+    win.link.shutdown()
+    set_language("en")
+
+
+def test_a_failed_reason_reads_at_800x600_with_its_actions_reachable(
+    qtbot: QtBot, narrow: MainWindow
+) -> None:
+    win, tab = narrow, narrow.documents_tab
+    view = tab.document_view
+    wide_reason = view.columnWidth(REASON)
+    assert not view.isColumnHidden(ACTION_COLUMN), "at 1200 px the row buttons fit"
+    win.resize(800, 600)
+    qtbot.waitUntil(lambda: view.columnWidth(REASON) >= REASON_MIN_WIDTH, timeout=5_000)
+    qtbot.wait(100)
+    assert wide_reason > 0
+    row = row_of(win, "blob.txt")
+    doc = tab.documents.rows[row]
+    assert doc.error and doc.error_code == "parse.binary"
+    # The reason column is on screen, at least REASON_MIN_WIDTH wide, with no sideways scroll.
+    right = view.columnViewportPosition(REASON) + view.columnWidth(REASON)
+    assert right <= view.viewport().width() + 1
+    assert not view.horizontalScrollBar().isVisible()
+    index = tab.documents.index(row, REASON)
+    assert tab.documents.data(index) == "binary content, not text"
+    assert tab.documents.data(index, QtCore.Qt.ItemDataRole.ToolTipRole) == doc.error
+    # The selected document's line says the whole reason; its actions are beside it.
+    view.setFocus()
+    view.selectRow(row)
+    assert "binary content, not text" in tab.document_bar.reason.text()
+    assert tab.document_bar.reason.isVisible()
+    for button in (tab.rebuild_doc_button, tab.view_chunks_button, tab.open_source_button):
+        assert button.isVisible(), button.text()
+    assert tab.rebuild_doc_button.isEnabled() and tab.rebuild_doc_button.text().startswith("⚠")
+    assert not tab.open_source_button.isEnabled(), "a failed parse has no passage to open by"
+    labels = [a.text() for a in view.actions()]
+    assert labels[:4] == ["View chunks", "Rebuild document", "Open source", "Copy path"]
+    # The table still shows at least eight rows.
+    assert view.viewport().height() >= 8 * view.rowHeight(0)
+    shoot(win, "documents-failed-reason-800x600-en")
+
+
+def test_the_reason_line_reads_in_chinese(qtbot: QtBot, data_dir: Path, tmp_path: Path) -> None:
+    win = window_with_failures(qtbot, data_dir, tmp_path, "zh")
+    try:
+        tab = win.documents_tab
+        win.resize(800, 600)
+        tab.document_view.selectRow(row_of(win, "empty.md"))
+        assert "空文件" in tab.document_bar.reason.text()
+        assert tab.open_source_button.text() == "打开来源"
+        shoot(win, "documents-failed-reason-800x600-zh")
+    finally:
+        win.link.shutdown()
+        set_language("en")
+
+
+def test_open_source_from_the_row_menu_opens_the_documents_file(
+    qtbot: QtBot, opened_log: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    win = window_with_failures(qtbot, data_dir, tmp_path, "en")
+    try:
+        tab = win.documents_tab
+        view = tab.document_view
+        messages: list[str] = []
+        tab.notice.connect(messages.append)
+        view.selectRow(row_of(win, "manual_en.md"))
+        assert tab.open_source_button.isEnabled()
+        tab.row_actions.open_action.trigger()
+        qtbot.waitUntil(opened_log.exists, timeout=10_000)
+        qtbot.waitUntil(lambda: bool(opened_log.read_text().strip()), timeout=5_000)
+        assert opened_log.read_text().splitlines() == [str(tmp_path / "docs" / "manual_en.md")]
+        qtbot.waitUntil(lambda: any("Opened the source" in m for m in messages), timeout=5_000)
+        # A document without any indexed passage says why nothing opened.
+        view.selectRow(row_of(win, "empty.md"))
+        tab.row_actions.open_action.trigger()
+        assert any("no indexed passage" in m for m in messages)
+        qtbot.wait(300)
+        assert len(opened_log.read_text().splitlines()) == 1
+    finally:
+        win.link.shutdown()
+        set_language("en")
