@@ -1,47 +1,76 @@
-"""The MCP layer's overhead: `knowledge_search` over stdio (the SDK's own client, a real
-`goodbuddy-kb mcp` process) against the same search over the bridge, at 10,000 chunks.
+"""The MCP layer's overhead: `knowledge_search` over stdio against the same search over the
+bridge, at 10,000 chunks.
 
-Both paths reach the same backend and run `external:search` with the same arguments; calls are
-interleaved (alternating which goes first). Two overhead figures: the median of the paired
-round-trip differences, and — steadier on a busy machine, where the search itself varies by tens
-of milliseconds — the median of the paired differences of each round trip minus the backend's
-own search time (`duration_ms`, reported by both paths). Target: p50 overhead ≤ 5 ms.
+Three paths reach one backend and run `external:search` with the same arguments, in a shuffled
+order every round (so drift in load and caches hits each path alike):
 
-    .venv/bin/python bench/mcp_overhead.py [--chunks 10000] [--rounds 60]
+- **bridge** — this process's `BlockingClient` calling `external:search` (the reference);
+- **raw MCP** — a minimal line-delimited JSON-RPC client over the real stdin/stdout pipes of a
+  `goodbuddy-kb mcp` process (`json.dumps` + write, `readline` + `json.loads`; no SDK here);
+- **SDK MCP** — the official SDK's client (`mcp.client.stdio` + `ClientSession`), which an
+  external AI tool would use, against a second `goodbuddy-kb mcp` process.
+
+The MCP layer's overhead is each stdio round trip minus the paired bridge round trip. The raw
+client costs almost nothing, so *raw − bridge* is the server-side overhead the ≤ 5 ms target is
+read against; *SDK − bridge* adds the SDK client's own cost (the external tool's, not ours).
+Both also "net": each round trip minus the backend's own search time (`duration_ms`), steadier
+when the search itself varies by tens of milliseconds on a busy machine. CPU per call on each
+side: this process (the client), the MCP server process, the backend (from each process's
+per-thread scheduler statistics, nanoseconds).
+
+    .venv/bin/python bench/mcp_overhead.py [--chunks 10000] [--rounds 200] [--keep DIR]
+        [--profile-server DIR]   # the MCP servers under cProfile, profiles written at exit
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
+import signal
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO, Any
 
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import LATEST_PROTOCOL_VERSION
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts.external import ExternalSearchRequest
-from goodbuddy_kb.contracts.methods import EXTERNAL_SEARCH, RETRIEVE
-from goodbuddy_kb.contracts.retrieval import RetrievalOverrides, RetrieveRequest
+from goodbuddy_kb.contracts.methods import EXTERNAL_SEARCH
 from goodbuddy_kb.main_process.storage.db import DATABASE_FILE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieve import seed, vocabulary
 
 TOP_K = 8
+PATHS = ("bridge", "raw", "sdk")
 
 
-def server_cpu_s() -> float:
-    """CPU seconds used so far by the `goodbuddy-kb mcp` child of this process (Linux /proc)."""
-    total = 0.0
+def cpu_ns(pid: int) -> int:
+    """CPU time used so far by every thread of ``pid`` (Linux scheduler statistics)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that ended meanwhile
+    return total
+
+
+def mcp_children() -> set[int]:
+    """`goodbuddy-kb mcp` processes started by this process."""
+    found = set()
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
@@ -51,8 +80,74 @@ def server_cpu_s() -> float:
         except OSError:
             continue
         if int(stat[1]) == os.getpid() and b"\0mcp\0" in cmdline:
-            total += (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
-    return total
+            found.add(int(entry.name))
+    return found
+
+
+#: Runs `goodbuddy-kb mcp` with a CPU-time cProfile (on a busy machine a write that wakes another
+#: process often costs this one its time slice, which a wall-clock profile would blame on the
+#: write) that SIGUSR1 starts and SIGUSR2 stops and writes out: the measured rounds only.
+PROFILED = (
+    "import cProfile, runpy, signal, sys, time\n"
+    "out = sys.argv.pop(1)\n"
+    "sys.argv[0] = 'goodbuddy-kb'\n"
+    "profile = cProfile.Profile(time.process_time)\n"
+    "signal.signal(signal.SIGUSR1, lambda *_: profile.enable())\n"
+    "signal.signal(signal.SIGUSR2, lambda *_: (profile.disable(), profile.dump_stats(out)))\n"
+    "runpy.run_module('goodbuddy_kb', run_name='__main__')\n"
+)
+
+
+def server_argv(data_dir: Path, profile: Path | None) -> list[str]:
+    head = [sys.executable, "-m", "goodbuddy_kb"]
+    if profile is not None:
+        head = [sys.executable, "-c", PROFILED, str(profile)]
+    return [*head, "mcp", "--data-dir", str(data_dir)]
+
+
+class RawClient:
+    """Newline-delimited JSON-RPC over a `goodbuddy-kb mcp` process's real stdin/stdout."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.popen = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+        assert self.popen.stdin is not None and self.popen.stdout is not None
+        self._in: IO[bytes] = self.popen.stdin
+        self._out: IO[bytes] = self.popen.stdout
+        self._next_id = 0
+        self.request(
+            "initialize",
+            {
+                "protocolVersion": LATEST_PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "bench-raw", "version": "0"},
+            },
+        )
+        self._send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def _send(self, message: dict[str, Any]) -> None:
+        self._in.write(json.dumps(message).encode() + b"\n")
+        self._in.flush()
+
+    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        self._next_id += 1
+        self._send({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
+        while True:
+            line = self._out.readline()
+            if not line:
+                raise RuntimeError("the MCP server closed its output")
+            message: dict[str, Any] = json.loads(line)
+            if message.get("id") == self._next_id:
+                if "error" in message:
+                    raise RuntimeError(message["error"])
+                result: dict[str, Any] = message["result"]
+                return result
+
+    def close(self) -> None:
+        self._in.close()
+        self.popen.wait(timeout=30)
+        self._out.close()
 
 
 def p(values: list[float], q: float) -> float:
@@ -61,123 +156,168 @@ def p(values: list[float], q: float) -> float:
 
 
 async def measure(
-    data_dir: Path, client: BlockingClient, library_id: str, queries: list[str], rounds: int
+    data_dir: Path,
+    bridge: BlockingClient,
+    backend_pid: int,
+    queries: list[str],
+    rounds: int,
+    profile_dir: Path | None,
 ) -> dict[str, list[float]]:
+    samples: dict[str, list[float]] = {}
+
+    def add(key: str, value: float) -> None:
+        samples.setdefault(key, []).append(value)
+
+    before = mcp_children()
+    raw = RawClient(server_argv(data_dir, profile_dir / "raw.prof" if profile_dir else None))
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "goodbuddy_kb", "mcp", "--data-dir", str(data_dir)],
+        args=server_argv(data_dir, profile_dir / "sdk.prof" if profile_dir else None)[1:],
         env=dict(os.environ),
     )
-    samples: dict[str, list[float]] = {
-        "mcp": [],
-        "bridge": [],
-        "retrieve": [],
-        "diff": [],
-        "net": [],
-        "cpu_mcp_client": [],
-        "cpu_bridge_client": [],
-    }
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        await session.initialize()
-        await session.call_tool("list_libraries", {})  # attached and warm
+    try:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            raw_pid = raw.popen.pid
+            (sdk_pid,) = mcp_children() - before - {raw_pid}
+            server_pid = {"raw": raw_pid, "sdk": sdk_pid}
+            raw.request("tools/call", {"name": "list_libraries", "arguments": {}})
+            await session.call_tool("list_libraries", {})
 
-        async def over_mcp(q: str) -> tuple[float, float]:
-            t0, c0 = time.perf_counter(), time.process_time()
-            result = await session.call_tool("knowledge_search", {"query": q, "top_k": TOP_K})
-            elapsed = (time.perf_counter() - t0) * 1000
-            samples["cpu_mcp_client"].append((time.process_time() - c0) * 1000)
-            assert not result.is_error and result.structured_content is not None
-            return elapsed, float(result.structured_content["diagnostics"]["duration_ms"])
+            def over_bridge(q: str) -> float:
+                res = bridge.call(EXTERNAL_SEARCH, ExternalSearchRequest(query=q, top_k=TOP_K))
+                return res.retrieval.duration_ms
 
-        def over_bridge(q: str) -> tuple[float, float]:
-            t0, c0 = time.perf_counter(), time.process_time()
-            res = client.call(EXTERNAL_SEARCH, ExternalSearchRequest(query=q, top_k=TOP_K))
-            samples["cpu_bridge_client"].append((time.process_time() - c0) * 1000)
-            return (time.perf_counter() - t0) * 1000, res.retrieval.duration_ms
+            def over_raw(q: str) -> float:
+                result = raw.request(
+                    "tools/call",
+                    {"name": "knowledge_search", "arguments": {"query": q, "top_k": TOP_K}},
+                )
+                assert not result.get("isError"), result
+                return float(result["structuredContent"]["diagnostics"]["duration_ms"])
 
-        def plain_retrieve(q: str) -> float:
-            t0 = time.perf_counter()
-            client.call(
-                RETRIEVE,
-                RetrieveRequest(
-                    library_ids=[library_id], query=q, overrides=RetrievalOverrides(top_k=TOP_K)
-                ),
-            )
-            return (time.perf_counter() - t0) * 1000
+            async def over_sdk(q: str) -> float:
+                result = await session.call_tool("knowledge_search", {"query": q, "top_k": TOP_K})
+                assert not result.is_error and result.structured_content is not None
+                return float(result.structured_content["diagnostics"]["duration_ms"])
 
-        for q in queries[:3]:  # warm-up
-            await over_mcp(q)
-            over_bridge(q)
-        for key in ("cpu_mcp_client", "cpu_bridge_client"):
-            samples[key].clear()
-        cpu_before = server_cpu_s()
-        for i in range(rounds):
-            q = queries[i % len(queries)]
-            if i % 2:
-                m = await over_mcp(q)
-                b = over_bridge(q)
-            else:
-                b = over_bridge(q)
-                m = await over_mcp(q)
-            samples["mcp"].append(m[0])
-            samples["bridge"].append(b[0])
-            samples["diff"].append(m[0] - b[0])
-            samples["net"].append((m[0] - m[1]) - (b[0] - b[1]))
-            samples["retrieve"].append(plain_retrieve(q))
-        # The server's CPU per call; its record flushes (one small call a second) included.
-        samples["cpu_server"] = [(server_cpu_s() - cpu_before) * 1000 / rounds]
+            async def one(path: str, q: str) -> None:
+                pid = server_pid.get(path)
+                s0, b0 = (cpu_ns(pid) if pid else 0), cpu_ns(backend_pid)
+                t0, c0 = time.perf_counter(), time.process_time()
+                if path == "sdk":
+                    searched = await over_sdk(q)
+                else:
+                    searched = (over_raw if path == "raw" else over_bridge)(q)
+                wall = (time.perf_counter() - t0) * 1000
+                add(f"cpu_client_{path}", (time.process_time() - c0) * 1000)
+                add(f"cpu_backend_{path}", (cpu_ns(backend_pid) - b0) / 1e6)
+                if pid:
+                    add(f"cpu_server_{path}", (cpu_ns(pid) - s0) / 1e6)
+                add(f"rt_{path}", wall)
+                add(f"search_{path}", searched)
+
+            order = list(PATHS)
+            shuffle = random.Random(11).shuffle
+            for q in queries[:4]:  # warm-up, not kept
+                for path in order:
+                    await one(path, q)
+            samples.clear()
+            if profile_dir is not None:
+                for pid in server_pid.values():
+                    os.kill(pid, signal.SIGUSR1)
+            for i in range(rounds):
+                shuffle(order)
+                for path in order:
+                    await one(path, queries[i % len(queries)])
+            if profile_dir is not None:
+                for pid in server_pid.values():
+                    os.kill(pid, signal.SIGUSR2)
+                await asyncio.sleep(1.0)
+    finally:
+        raw.close()
+    for path in ("raw", "sdk"):
+        for key, minus in (("diff", "rt"), ("net", "net")):
+            mine, ref = samples[f"rt_{path}"], samples["rt_bridge"]
+            if minus == "net":
+                mine = [a - b for a, b in zip(mine, samples[f"search_{path}"], strict=True)]
+                ref = [a - b for a, b in zip(ref, samples["search_bridge"], strict=True)]
+            samples[f"{key}_{path}"] = [a - b for a, b in zip(mine, ref, strict=True)]
     return samples
+
+
+def report(samples: dict[str, list[float]], chunks: int, rounds: int) -> None:
+    med: Callable[[str], float] = lambda key: statistics.median(samples[key])  # noqa: E731
+    load = os.getloadavg()
+    print(
+        f"knowledge_search at {chunks:,} chunks, top_k {TOP_K}, {rounds} interleaved rounds;"
+        f" load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} cores"
+    )
+    print(f"{'round trip':<46}{'p50 ms':>9}{'p95 ms':>9}")
+    for label, key in (
+        ("external:search over the bridge (reference)", "rt_bridge"),
+        ("knowledge_search, raw JSON-RPC client, stdio", "rt_raw"),
+        ("knowledge_search, SDK ClientSession, stdio", "rt_sdk"),
+    ):
+        print(f"{label:<46}{med(key):>9.2f}{p(samples[key], 0.95):>9.2f}")
+    print(f"{'MCP overhead (stdio − bridge, paired)':<46}{'p50 ms':>9}{'p95 ms':>9}")
+    for label, key in (
+        ("raw client (server side; target p50 ≤ 5 ms)", "diff_raw"),
+        ("  net of the backend's search time", "net_raw"),
+        ("SDK client (server + SDK client)", "diff_sdk"),
+        ("  net of the backend's search time", "net_sdk"),
+    ):
+        print(f"{label:<46}{med(key):>9.2f}{p(samples[key], 0.95):>9.2f}")
+    print(f"{'CPU per call, p50 ms':<28}{'client':>9}{'MCP server':>12}{'backend':>9}")
+    for label, path in (
+        ("bridge", "bridge"),
+        ("raw client + server", "raw"),
+        ("SDK + server", "sdk"),
+    ):
+        server = (
+            f"{med(f'cpu_server_{path}'):>12.2f}"
+            if f"cpu_server_{path}" in samples
+            else (f"{'—':>12}")
+        )
+        print(
+            f"{label:<28}{med(f'cpu_client_{path}'):>9.2f}{server}"
+            f"{med(f'cpu_backend_{path}'):>9.2f}"
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunks", type=int, default=10_000)
-    parser.add_argument("--rounds", type=int, default=60)
+    parser.add_argument("--rounds", type=int, default=200)
+    parser.add_argument("--keep", type=Path, help="seed here once and reuse")
+    parser.add_argument("--profile-server", type=Path, help="write the servers' cProfile here")
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     rng = random.Random(5)
     zh, en = vocabulary(rng)
     with tempfile.TemporaryDirectory() as tmp:
-        data_dir = Path(tmp)
-        library_id = seed(data_dir, args.chunks, zh, en, rng)
-        with sqlite3.connect(data_dir / DATABASE_FILE) as conn:
-            conn.execute("UPDATE libraries SET external_access = 1")
-        queries = ["".join(rng.choice(zh) for _ in range(8)) + "是什么？" for _ in range(10)]
-        queries += [" ".join(rng.choice(en) for _ in range(4)) for _ in range(5)]
+        data_dir = args.keep / str(args.chunks) if args.keep else Path(tmp)
+        marker = data_dir / "bench-mcp-library"
+        if not marker.is_file():
+            data_dir.mkdir(parents=True, exist_ok=True)
+            marker.write_text(seed(data_dir, args.chunks, zh, en, rng))
+            with sqlite3.connect(data_dir / DATABASE_FILE) as conn:
+                conn.execute("UPDATE libraries SET external_access = 1")
+        pick = random.Random(6)
+        queries = ["".join(pick.choice(zh) for _ in range(8)) + "是什么？" for _ in range(10)]
+        queries += [" ".join(pick.choice(en) for _ in range(4)) for _ in range(5)]
+        if args.profile_server:
+            args.profile_server.mkdir(parents=True, exist_ok=True)
         backend = BackendProcess.start(data_dir)
         try:
-            client = BlockingClient(backend.endpoint.server_name, backend.endpoint.secret).open()
-            samples = asyncio.run(measure(data_dir, client, library_id, queries, args.rounds))
-            client.close()
+            bridge = BlockingClient(backend.endpoint.server_name, backend.endpoint.secret).open()
+            samples = asyncio.run(
+                measure(data_dir, bridge, backend.pid, queries, args.rounds, args.profile_server)
+            )
+            bridge.close()
         finally:
             backend.stop()
-    print(f"knowledge_search at {args.chunks:,} chunks, top_k {TOP_K}, {args.rounds} rounds")
-    print(f"{'path':<34}{'p50 ms':>9}{'p95 ms':>9}")
-    for label, key in (
-        ("knowledge:retrieve over the bridge", "retrieve"),
-        ("external:search over the bridge", "bridge"),
-        ("knowledge_search over MCP stdio", "mcp"),
-    ):
-        print(f"{label:<34}{statistics.median(samples[key]):>9.2f}{p(samples[key], 0.95):>9.2f}")
-    ratio = statistics.median(samples["mcp"]) / statistics.median(samples["bridge"])
-    print(
-        f"MCP overhead, paired round trips: p50 {statistics.median(samples['diff']):.2f} ms,"
-        f" p95 {p(samples['diff'], 0.95):.2f} ms; MCP/bridge p50 ratio {ratio:.2f}"
-    )
-    print(
-        f"MCP overhead net of the backend's search time: p50 {statistics.median(samples['net']):.2f}"
-        f" ms, p95 {p(samples['net'], 0.95):.2f} ms (target: p50 ≤ 5 ms)"
-    )
-    client_extra = statistics.median(samples["cpu_mcp_client"]) - statistics.median(
-        samples["cpu_bridge_client"]
-    )
-    server = samples["cpu_server"][0]
-    print(
-        f"CPU per call: bridge client {statistics.median(samples['cpu_bridge_client']):.2f} ms;"
-        f" MCP client {statistics.median(samples['cpu_mcp_client']):.2f} ms + server process"
-        f" {server:.2f} ms (its own bridge client included) → the MCP path spends"
-        f" {server + client_extra:.2f} ms more CPU"
-    )
+    report(samples, args.chunks, args.rounds)
 
 
 if __name__ == "__main__":

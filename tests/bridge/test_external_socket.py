@@ -55,6 +55,7 @@ def test_only_reads_and_the_call_record_are_external() -> None:
     assert external == {
         "external:libraries",
         "external:search",
+        "external:cancel",
         "external:reference",
         "external:calls:record",
     }

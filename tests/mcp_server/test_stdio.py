@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -361,3 +362,41 @@ def test_an_unreachable_embedding_service_degrades_to_full_text(
         assert any(d["channel"] == "vector" for d in notes["degraded_channels"])
 
     run_session(data_dir, scenario)
+
+
+def test_a_cancelled_search_is_dropped_and_the_server_keeps_serving(
+    data_dir: Path, client: BlockingClient, tmp_path: Path
+) -> None:
+    """The client gives up on a slow search (`notifications/cancelled`): it has its control back
+    at once, the backend stops the search, and the next search gets its own answer."""
+    import anyio
+
+    from tests.bridge.test_rebuild_socket import library_with_docs, use_remote
+    from tests.embedserver import Script, openai_server
+
+    script = Script()
+    with openai_server(script) as base:
+        use_remote(client, base)
+        library_id = library_with_docs(client, tmp_path / "docs")
+        expose(client, library_id, True)
+
+        async def scenario(session: ClientSession) -> None:
+            assert await library_names(session) == ["Rebuild"]
+            script.delay_s = 2.0  # the query embedding now takes two seconds
+            started = time.monotonic()
+            with anyio.move_on_after(0.5) as waited:
+                await search(session, query="topic1x3")
+            assert waited.cancelled_caught
+            assert time.monotonic() - started < 1.5
+            script.delay_s = 0.0
+            found = await search(session, query="topic2x3")
+            assert not found.is_error, text_of(found)
+            assert found.structured_content is not None
+            assert found.structured_content["query"] == "topic2x3"
+            assert found.structured_content["results"][0]["path"] == "doc2.md"
+            assert await library_names(session) == ["Rebuild"]
+
+        run_session(data_dir, scenario)
+    summary = client.call(EXTERNAL_CALLS_SUMMARY, ExternalCallsSummaryRequest())
+    stats = {s.tool: s for s in summary.tools}
+    assert (stats["knowledge_search"].calls, stats["knowledge_search"].errors) == (2, 1)

@@ -100,6 +100,8 @@ class ExternalSearchRequest(ContractModel):
     ) = None
     top_k: int = Field(DEFAULT_EXTERNAL_TOP_K, ge=1, le=MAX_TOP_K)
     scope: Scope | None = None
+    #: A client-chosen id that `external:cancel` can name while the search runs.
+    request_id: EntityId | None = None
 
     @field_validator("query")
     @classmethod
@@ -112,6 +114,13 @@ class ExternalSearchRequest(ContractModel):
 class ExternalSearchResponse(ContractModel):
     libraries: list[ExternalLibraryRef]
     retrieval: KnowledgeRetrievalResponse
+
+
+class ExternalCancelRequest(ContractModel):
+    """Stops an `external:search` of this client's (by its ``request_id``); the search then
+    answers ``cancelled``. Only external searches can be named, never another client's work."""
+
+    request_id: EntityId
 
 
 class ExternalReferenceRequest(ContractModel):

@@ -51,6 +51,7 @@ from goodbuddy_kb.contracts.external import (
     ExternalCallsRecordResponse,
     ExternalCallsSummaryRequest,
     ExternalCallsSummaryResponse,
+    ExternalCancelRequest,
     ExternalLibrariesRequest,
     ExternalLibrariesResponse,
     ExternalReferenceRequest,
@@ -282,6 +283,9 @@ EXTERNAL_LIBRARIES = MethodSpec(
 EXTERNAL_SEARCH = MethodSpec(
     "external:search", ExternalSearchRequest, ExternalSearchResponse, mutates=False, external=True
 )
+EXTERNAL_CANCEL = MethodSpec(
+    "external:cancel", ExternalCancelRequest, CancelResponse, mutates=False, external=True
+)
 EXTERNAL_REFERENCE = MethodSpec(
     "external:reference",
     ExternalReferenceRequest,
@@ -353,6 +357,7 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         CHAT_SEND,
         EXTERNAL_LIBRARIES,
         EXTERNAL_SEARCH,
+        EXTERNAL_CANCEL,
         EXTERNAL_REFERENCE,
         EXTERNAL_CALLS_RECORD,
         EXTERNAL_CALLS_SUMMARY,

@@ -1,32 +1,53 @@
-"""The MCP server's hold on the backend: one bridge connection, used from the event loop's thread.
+"""The MCP server's hold on the backend: its calls, made from the event loop.
 
-Calls run inline on the loop's thread: a Qt socket belongs to the thread that made it, and one
-hop fewer per call keeps the MCP layer's overhead small (calls share one socket, so they are
-sequential anyway). The first call attaches to the backend serving the data directory or starts
-one. If the backend went away (the window that had started it closed), the next call attaches or
-starts again and is tried once more — every external method is a read or the call record, so a
-retry cannot do harm twice.
+The first call attaches to the backend serving the data directory or starts one (the launcher's
+session, which also decides whether a started backend stops with this server). Calls then go over
+a ``StreamClient`` read by the event loop itself — no thread hop, no polling — where the backend's
+socket is a filesystem path; elsewhere over the session's blocking client, inline on the loop's
+thread (a Qt socket belongs to the thread that made it). If the backend went away (the window
+that had started it closed), the next call attaches or starts again and is tried once more —
+every external method is a read or the call record, so a retry cannot do harm twice.
+
+A search whose caller is cancelled (the MCP client sent `notifications/cancelled`) is stopped in
+the backend too (`external:cancel`); its late reply is dropped. Over the blocking client the
+loop cannot see the cancel until the reply is in, so there the result is only dropped.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import uuid
 from pathlib import Path
 from typing import TypeVar
 
 from goodbuddy_kb.bridge.launcher import Session, open_session
+from goodbuddy_kb.bridge.streams import StreamClient
 from goodbuddy_kb.contracts.base import ContractModel
-from goodbuddy_kb.contracts.errors import UnavailableError
-from goodbuddy_kb.contracts.methods import MethodSpec
+from goodbuddy_kb.contracts.errors import KbError, UnavailableError
+from goodbuddy_kb.contracts.external import (
+    ExternalCancelRequest,
+    ExternalSearchRequest,
+    ExternalSearchResponse,
+)
+from goodbuddy_kb.contracts.methods import EXTERNAL_CANCEL, EXTERNAL_SEARCH, MethodSpec
 from goodbuddy_kb.contracts.wire import EXTERNAL_CLIENT
 
+log = logging.getLogger(__name__)
 Req = TypeVar("Req", bound=ContractModel)
 Resp = TypeVar("Resp", bound=ContractModel)
+#: How long a forwarded cancel may take before it is given up (the search's reply is dropped
+#: either way).
+CANCEL_TIMEOUT_S = 5.0
 
 
 class BackendLink:
     def __init__(self, data_dir: Path) -> None:
         self._data_dir = data_dir
         self._session: Session | None = None
+        self._stream: StreamClient | None = None
+        #: The last forwarded cancel: whether the backend still had the search to stop.
+        self.last_cancel: asyncio.Task[bool] | None = None
 
     @property
     def started_backend(self) -> bool:
@@ -34,23 +55,72 @@ class BackendLink:
         return self._session is not None and self._session.process is not None
 
     async def call(self, spec: MethodSpec[Req, Resp], request: Req) -> Resp:
-        return self.call_sync(spec, request)
+        try:
+            return await self._call_once(spec, request)
+        except UnavailableError:
+            if self._answered_itself():
+                raise  # the backend answered "unavailable" itself; not a lost connection
+            self._drop()
+            return await self._call_once(spec, request)
+
+    async def search(self, request: ExternalSearchRequest) -> ExternalSearchResponse:
+        """`external:search`; cancelling the caller stops the search in the backend too."""
+        request_id = uuid.uuid4().hex
+        try:
+            return await self.call(
+                EXTERNAL_SEARCH, request.model_copy(update={"request_id": request_id})
+            )
+        except asyncio.CancelledError:
+            stream = self._stream
+            if stream is not None and stream.connected:
+                # A task of its own: the caller's scope is cancelled and must not wait for this.
+                self.last_cancel = asyncio.get_running_loop().create_task(
+                    _forward_cancel(stream, request_id)
+                )
+            raise
 
     def call_sync(self, spec: MethodSpec[Req, Resp], request: Req) -> Resp:
-        session = self._connected()
+        """A call from outside the event loop (the record's last flush at exit)."""
+        session = self._connected_session()
         try:
             return session.client.call(spec, request)
         except UnavailableError:
             if session.client.connected:
-                raise  # the backend answered "unavailable" itself; not a lost connection
+                raise
             self._drop()
-            return self._connected().client.call(spec, request)
+            return self._connected_session().client.call(spec, request)
+
+    def close_stream(self) -> None:
+        """Close the event loop's connection (from the loop, before it ends)."""
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.close()
 
     def close(self) -> None:
         """Disconnect; a backend this server started stops (or stays for a GUI using it)."""
         self._drop()
 
-    def _connected(self) -> Session:
+    async def _call_once(self, spec: MethodSpec[Req, Resp], request: Req) -> Resp:
+        session = self._connected_session()
+        if self._stream is None and StreamClient.supported(session.endpoint.server_name):
+            endpoint = session.endpoint
+            stream = StreamClient(endpoint.server_name, endpoint.secret, EXTERNAL_CLIENT)
+            self._stream = await stream.open()
+        if self._stream is not None:
+            return await self._stream.call(spec, request)
+        return session.client.call(spec, request)
+
+    def _answered_itself(self) -> bool:
+        """After an "unavailable": whether the backend said so over a live connection (else
+        the connection was lost, or could not be made, and a fresh attach is worth a try)."""
+        if self._stream is not None:
+            return self._stream.connected
+        session = self._session
+        if session is None or StreamClient.supported(session.endpoint.server_name):
+            return False
+        return session.client.connected
+
+    def _connected_session(self) -> Session:
         if self._session is None or not self._session.client.connected:
             self._drop()
             try:
@@ -60,6 +130,18 @@ class BackendLink:
         return self._session
 
     def _drop(self) -> None:
+        self.close_stream()
         session, self._session = self._session, None
         if session is not None:
             session.close()
+
+
+async def _forward_cancel(stream: StreamClient, request_id: str) -> bool:
+    try:
+        answer = await stream.call(
+            EXTERNAL_CANCEL, ExternalCancelRequest(request_id=request_id), CANCEL_TIMEOUT_S
+        )
+    except KbError as exc:
+        log.warning("could not forward a cancelled search to the backend: %s", exc.message)
+        return False
+    return answer.cancelled

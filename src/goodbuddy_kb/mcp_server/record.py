@@ -124,6 +124,14 @@ class CallRecorder:
             except KbError as exc:
                 log.warning("could not store the call record: %s", exc.message)
                 self.pending[:0] = batch
+            except asyncio.CancelledError:
+                self.pending[:0] = batch  # stored at exit by flush_now
+                raise
+
+    def stop(self) -> None:
+        """Before the event loop ends: no more flushes from it (flush_now stores the rest)."""
+        if self._flush_task is not None:
+            self._flush_task.cancel()
 
     def _take(self) -> list[ExternalCall]:
         batch, self.pending = (

@@ -34,11 +34,7 @@ from goodbuddy_kb.contracts.limits import (
     MAX_QUERY_CHARACTERS,
     MAX_TOP_K,
 )
-from goodbuddy_kb.contracts.methods import (
-    EXTERNAL_LIBRARIES,
-    EXTERNAL_REFERENCE,
-    EXTERNAL_SEARCH,
-)
+from goodbuddy_kb.contracts.methods import EXTERNAL_LIBRARIES, EXTERNAL_REFERENCE
 from goodbuddy_kb.mcp_server import render
 from goodbuddy_kb.mcp_server.link import BackendLink
 from goodbuddy_kb.mcp_server.pipes import stdio_pipes
@@ -189,7 +185,7 @@ def build_server(link: BackendLink, scope: list[str] | None) -> tuple[MCPServer,
             fail_with("invalid_request")
             raise ToolError(describe("knowledge_search", exc)) from None
         try:
-            response = await link.call(EXTERNAL_SEARCH, request)
+            response = await link.search(request)
         except KbError as exc:
             raise _tool_error(exc) from None
         output = render.search_output(response)
@@ -244,13 +240,21 @@ async def serve_stdio(server: MCPServer) -> None:
             await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
 
+async def _serve(server: MCPServer, recorder: CallRecorder, link: BackendLink) -> None:
+    try:
+        await serve_stdio(server)
+    finally:
+        recorder.stop()
+        link.close_stream()  # on its own loop; the session (and a backend it started) after
+
+
 def run(data_dir: Path, libraries: list[str] | None = None) -> int:
     """Serve MCP on stdin/stdout until stdin closes; then stop a backend this server started."""
     QtCore.QCoreApplication.instance() or QtCore.QCoreApplication([])  # sockets need a core app
     link = BackendLink(data_dir)
     server, recorder = build_server(link, libraries or None)
     try:
-        anyio.run(serve_stdio, server)
+        anyio.run(_serve, server, recorder, link)
     except KeyboardInterrupt:
         pass
     finally:

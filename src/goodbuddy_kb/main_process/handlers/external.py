@@ -13,12 +13,14 @@ from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
 from goodbuddy_kb.contracts.methods import (
     EXTERNAL_CALLS_RECORD,
     EXTERNAL_CALLS_SUMMARY,
+    EXTERNAL_CANCEL,
     EXTERNAL_LIBRARIES,
     EXTERNAL_REFERENCE,
     EXTERNAL_SEARCH,
 )
 from goodbuddy_kb.contracts.models import VectorStatusRequest
 from goodbuddy_kb.contracts.retrieval import (
+    CancelResponse,
     DegradedChannel,
     ReferenceContextResponse,
     ReferenceRequest,
@@ -106,9 +108,21 @@ def search(ctx: CallContext, request: c.ExternalSearchRequest) -> c.ExternalSear
         query=request.query,
         overrides=RetrievalOverrides(top_k=request.top_k),
     )
-    with ctx.services.request(None) as cancel:
+    key = None if request.request_id is None else _cancel_key(request.request_id)
+    with ctx.services.request(key) as cancel:
         response = retriever(ctx).run(retrieve, cancel)
     return c.ExternalSearchResponse(libraries=chosen, retrieval=response)
+
+
+def _cancel_key(request_id: str) -> str:
+    """External searches are registered apart from every other request, so an external client
+    can stop its own searches and nothing else (`system:cancel` is not open to it)."""
+    return f"external-search-{request_id}"
+
+
+@handles(EXTERNAL_CANCEL)
+def cancel_search(ctx: CallContext, request: c.ExternalCancelRequest) -> CancelResponse:
+    return CancelResponse(cancelled=ctx.services.cancel_request(_cancel_key(request.request_id)))
 
 
 @handles(EXTERNAL_REFERENCE)
