@@ -19,7 +19,8 @@ side: this process (the client), the MCP server process, the backend (from each 
 per-thread scheduler statistics, nanoseconds).
 
     .venv/bin/python bench/mcp_overhead.py [--chunks 10000] [--rounds 200] [--keep DIR]
-        [--profile-server DIR]   # the MCP servers under cProfile, profiles written at exit
+        [--profile-server DIR]   # the MCP servers under a CPU-time cProfile (measured rounds)
+        [--compare-src DIR]      # + the raw client against a server from another src/ tree
 """
 
 from __future__ import annotations
@@ -54,7 +55,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieve import seed, vocabulary
 
 TOP_K = 8
-PATHS = ("bridge", "raw", "sdk")
 
 
 def cpu_ns(pid: int) -> int:
@@ -108,9 +108,9 @@ def server_argv(data_dir: Path, profile: Path | None) -> list[str]:
 class RawClient:
     """Newline-delimited JSON-RPC over a `goodbuddy-kb mcp` process's real stdin/stdout."""
 
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
         self.popen = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
         )
         assert self.popen.stdin is not None and self.popen.stdout is not None
         self._in: IO[bytes] = self.popen.stdin
@@ -162,6 +162,7 @@ async def measure(
     queries: list[str],
     rounds: int,
     profile_dir: Path | None,
+    compare_src: Path | None,
 ) -> dict[str, list[float]]:
     samples: dict[str, list[float]] = {}
 
@@ -169,7 +170,12 @@ async def measure(
         samples.setdefault(key, []).append(value)
 
     before = mcp_children()
-    raw = RawClient(server_argv(data_dir, profile_dir / "raw.prof" if profile_dir else None))
+    raws = {
+        "raw": RawClient(server_argv(data_dir, profile_dir / "raw.prof" if profile_dir else None))
+    }
+    if compare_src is not None:  # the same raw client against a server from another source tree
+        env = {**os.environ, "PYTHONPATH": str(compare_src)}
+        raws["ref"] = RawClient(server_argv(data_dir, None), env)
     params = StdioServerParameters(
         command=sys.executable,
         args=server_argv(data_dir, profile_dir / "sdk.prof" if profile_dir else None)[1:],
@@ -178,18 +184,18 @@ async def measure(
     try:
         async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
-            raw_pid = raw.popen.pid
-            (sdk_pid,) = mcp_children() - before - {raw_pid}
-            server_pid = {"raw": raw_pid, "sdk": sdk_pid}
-            raw.request("tools/call", {"name": "list_libraries", "arguments": {}})
+            server_pid = {path: raw.popen.pid for path, raw in raws.items()}
+            (server_pid["sdk"],) = mcp_children() - before - set(server_pid.values())
+            for raw in raws.values():
+                raw.request("tools/call", {"name": "list_libraries", "arguments": {}})
             await session.call_tool("list_libraries", {})
 
             def over_bridge(q: str) -> float:
                 res = bridge.call(EXTERNAL_SEARCH, ExternalSearchRequest(query=q, top_k=TOP_K))
                 return res.retrieval.duration_ms
 
-            def over_raw(q: str) -> float:
-                result = raw.request(
+            def over_raw(path: str, q: str) -> float:
+                result = raws[path].request(
                     "tools/call",
                     {"name": "knowledge_search", "arguments": {"query": q, "top_k": TOP_K}},
                 )
@@ -207,8 +213,10 @@ async def measure(
                 t0, c0 = time.perf_counter(), time.process_time()
                 if path == "sdk":
                     searched = await over_sdk(q)
+                elif path == "bridge":
+                    searched = over_bridge(q)
                 else:
-                    searched = (over_raw if path == "raw" else over_bridge)(q)
+                    searched = over_raw(path, q)
                 wall = (time.perf_counter() - t0) * 1000
                 add(f"cpu_client_{path}", (time.process_time() - c0) * 1000)
                 add(f"cpu_backend_{path}", (cpu_ns(backend_pid) - b0) / 1e6)
@@ -217,7 +225,7 @@ async def measure(
                 add(f"rt_{path}", wall)
                 add(f"search_{path}", searched)
 
-            order = list(PATHS)
+            order = ["bridge", "sdk", *raws]
             shuffle = random.Random(11).shuffle
             for q in queries[:4]:  # warm-up, not kept
                 for path in order:
@@ -235,8 +243,9 @@ async def measure(
                     os.kill(pid, signal.SIGUSR2)
                 await asyncio.sleep(1.0)
     finally:
-        raw.close()
-    for path in ("raw", "sdk"):
+        for raw in raws.values():
+            raw.close()
+    for path in ("sdk", *raws):
         for key, minus in (("diff", "rt"), ("net", "net")):
             mine, ref = samples[f"rt_{path}"], samples["rt_bridge"]
             if minus == "net":
@@ -258,22 +267,30 @@ def report(samples: dict[str, list[float]], chunks: int, rounds: int) -> None:
         ("external:search over the bridge (reference)", "rt_bridge"),
         ("knowledge_search, raw JSON-RPC client, stdio", "rt_raw"),
         ("knowledge_search, SDK ClientSession, stdio", "rt_sdk"),
+        ("knowledge_search, raw client, reference server", "rt_ref"),
     ):
-        print(f"{label:<46}{med(key):>9.2f}{p(samples[key], 0.95):>9.2f}")
+        if key in samples:
+            print(f"{label:<46}{med(key):>9.2f}{p(samples[key], 0.95):>9.2f}")
     print(f"{'MCP overhead (stdio − bridge, paired)':<46}{'p50 ms':>9}{'p95 ms':>9}")
     for label, key in (
         ("raw client (server side; target p50 ≤ 5 ms)", "diff_raw"),
         ("  net of the backend's search time", "net_raw"),
         ("SDK client (server + SDK client)", "diff_sdk"),
         ("  net of the backend's search time", "net_sdk"),
+        ("raw client, reference server", "diff_ref"),
+        ("  net of the backend's search time", "net_ref"),
     ):
-        print(f"{label:<46}{med(key):>9.2f}{p(samples[key], 0.95):>9.2f}")
+        if key in samples:
+            print(f"{label:<46}{med(key):>9.2f}{p(samples[key], 0.95):>9.2f}")
     print(f"{'CPU per call, p50 ms':<28}{'client':>9}{'MCP server':>12}{'backend':>9}")
     for label, path in (
         ("bridge", "bridge"),
         ("raw client + server", "raw"),
         ("SDK + server", "sdk"),
+        ("raw + reference server", "ref"),
     ):
+        if f"cpu_client_{path}" not in samples:
+            continue
         server = (
             f"{med(f'cpu_server_{path}'):>12.2f}"
             if f"cpu_server_{path}" in samples
@@ -291,6 +308,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--keep", type=Path, help="seed here once and reuse")
     parser.add_argument("--profile-server", type=Path, help="write the servers' cProfile here")
+    parser.add_argument(
+        "--compare-src", type=Path, help="also a server from this src/ tree (before/after)"
+    )
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     rng = random.Random(5)
@@ -312,7 +332,15 @@ def main() -> None:
         try:
             bridge = BlockingClient(backend.endpoint.server_name, backend.endpoint.secret).open()
             samples = asyncio.run(
-                measure(data_dir, bridge, backend.pid, queries, args.rounds, args.profile_server)
+                measure(
+                    data_dir,
+                    bridge,
+                    backend.pid,
+                    queries,
+                    args.rounds,
+                    args.profile_server,
+                    args.compare_src,
+                )
             )
             bridge.close()
         finally:

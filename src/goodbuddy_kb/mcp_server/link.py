@@ -101,6 +101,8 @@ class BackendLink:
         self._drop()
 
     async def _call_once(self, spec: MethodSpec[Req, Resp], request: Req) -> Resp:
+        if self._stream is not None and self._stream.connected:
+            return await self._stream.call(spec, request)
         session = self._connected_session()
         if self._stream is None and StreamClient.supported(session.endpoint.server_name):
             endpoint = session.endpoint
