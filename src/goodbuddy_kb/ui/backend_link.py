@@ -33,6 +33,8 @@ class BackendLink(QtCore.QObject):
         self._process: BackendProcess | None = None
         self._client: AsyncClient | None = None
         self._starting = False
+        #: Answers to calls made in an earlier generation are dropped (see drop_answers).
+        self._generation = 0
         self._started.connect(self._on_started)
 
     @property
@@ -96,7 +98,18 @@ class BackendLink(QtCore.QObject):
         if self._client is None:
             callback(None, UnavailableError("the backend is not running"))
             return
-        self._client.call(spec, request, callback)
+        generation = self._generation
+
+        def answer(result: Any, error: KbError | None) -> None:
+            if generation == self._generation:
+                callback(result, error)
+
+        self._client.call(spec, request, answer)
+
+    def drop_answers(self) -> None:
+        """Answers to the calls made so far are dropped when they arrive: the widgets that
+        asked are being replaced (a language change rebuilds the window's widgets)."""
+        self._generation += 1
 
     def restart(self) -> None:
         if self._client is not None:

@@ -121,6 +121,8 @@ class ChatView(QtWidgets.QWidget):
         self.conversation_id: str | None = None
         #: "New chat" was chosen: stay on the empty transcript until the first question.
         self._blank = False
+        #: Select conversation_id once the list arrives (after taking over from another view).
+        self._reopen = False
         self.request_id: str | None = None
         self.streaming_text = ""
         self.messages: list[c.Message] = []
@@ -247,10 +249,29 @@ class ChatView(QtWidgets.QWidget):
         layout.addWidget(left_widget, 1)
         layout.addLayout(right, 4)
         link.chat.connect(self._on_delta)
-        link.changed.connect(
-            lambda params: self.refresh_libraries() if params.get("libraries") else None
-        )
+        link.changed.connect(self._on_changed)
         self._scope_changed()
+
+    def _on_changed(self, params: dict[str, Any]) -> None:
+        if params.get("libraries"):
+            self.refresh_libraries()
+
+    def detach(self) -> None:
+        """Stop following the backend (this view is being replaced)."""
+        self.link.chat.disconnect(self._on_delta)
+        self.link.changed.disconnect(self._on_changed)
+
+    def take_over(self, old: ChatView) -> None:
+        """Continue where ``old`` was: its conversation, library scope, mode and typed text."""
+        self.conversation_id = old.conversation_id
+        self._reopen = old.conversation_id is not None
+        self._blank = old._blank
+        self.selected = set(old.selected)
+        self.known_libraries = set(old.known_libraries)
+        (self.popover.always if old.popover.mode == "always" else self.popover.auto).setChecked(
+            True
+        )
+        self.input.setPlainText(old.input.toPlainText())
 
     # -- scope ---------------------------------------------------------------------------------
     def refresh_libraries(self) -> None:
@@ -367,7 +388,12 @@ class ChatView(QtWidgets.QWidget):
         def done(result: c.ConversationListResponse | None, error: KbError | None) -> None:
             if result is not None:
                 self.conversations.set_rows(result.conversations)
-                if result.conversations and self.conversation_id is None and not self._blank:
+                rows = [x.id for x in result.conversations]
+                if self._reopen and self.conversation_id in rows:
+                    self._reopen = False
+                    row = rows.index(self.conversation_id)
+                    self.conversation_view.setCurrentIndex(self.conversations.index(row, 0))
+                elif result.conversations and self.conversation_id is None and not self._blank:
                     self.conversation_view.setCurrentIndex(self.conversations.index(0, 0))
 
         self.link.call(CONVERSATION_LIST, c.ConversationListRequest(), done)

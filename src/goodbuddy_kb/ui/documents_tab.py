@@ -299,6 +299,12 @@ class DocumentsTab(QtWidgets.QWidget):
         bottom_layout.addWidget(self.document_bar)
         self.row_actions = DocumentRowActions(self)
 
+    def detach(self) -> None:
+        """Stop following the backend (this tab is being replaced)."""
+        self.link.changed.disconnect(self._maybe_refresh)
+        self.link.task.disconnect(self._on_task)
+        self._refresh_timer.stop()
+
     # -- drag and drop: files and folders dropped on the pane become sources ----------------
     def dragEnterEvent(self, event: Any) -> None:
         if self.library_id is not None and dropped_sources(event.mimeData()):

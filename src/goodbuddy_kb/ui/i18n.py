@@ -444,9 +444,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "menu.external_tools": ("外部 AI 工具（MCP）…", "External AI tools (MCP)…"),
     "menu.language": ("界面语言", "Language"),
     "menu.theme": ("深色主题", "Dark theme"),
-    "menu.language.restart": (
-        "语言将在重新启动后生效。",
-        "The language changes when the app restarts.",
+    "menu.language.applied": ("界面语言已切换为中文。", "The interface is now in English."),
+    "menu.language.after_reply": (
+        "回答结束后切换为中文。",
+        "The language changes to English when this answer ends.",
     ),
     "conn.title": ("模型连接", "Model connections"),
     "conn.embedding": ("向量模型", "Embedding model"),

@@ -2,6 +2,11 @@
 
 Every change goes through the backend; the list refreshes on the backend's change
 notifications, so libraries created from the CLI appear here too.
+
+A language change applies at once: the window's widgets are built again in the new language,
+keeping the selected library, the tabs, the chat's conversation and scope, and the connection
+to the backend (answers still on their way to the old widgets are dropped). While a chat answer
+streams, the change waits for its end (and says so).
 """
 
 from __future__ import annotations
@@ -24,9 +29,10 @@ from goodbuddy_kb.ui.diagnostics_dialog import DiagnosticsDialog
 from goodbuddy_kb.ui.dialogs import LibraryNameDialog, confirm_delete
 from goodbuddy_kb.ui.documents_tab import DocumentsTab
 from goodbuddy_kb.ui.external_tools import ExternalToolsDialog
-from goodbuddy_kb.ui.i18n import STRINGS, language, tr
+from goodbuddy_kb.ui.i18n import language, set_language, tr
 from goodbuddy_kb.ui.library_model import LibraryListModel
 from goodbuddy_kb.ui.message_text import say_error, say_text
+from goodbuddy_kb.ui.qt_translations import use_qt_translations
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.settings_tab import SettingsTab
 from goodbuddy_kb.ui.tasks_tab import TasksTab
@@ -163,6 +169,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self._select_after: str | None = None
         self.name_dialog: LibraryNameDialog | None = None
         self.delete_box: QtWidgets.QMessageBox | None = None
+        self._wanted_language = language()
+        self._shown_library: str | None = None
+        self._language_waits = False
         self._build()
         link.connected.connect(self._on_connected)
         link.stopped.connect(self._on_stopped)
@@ -189,7 +198,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.theme_action = theme
         theme.toggled.connect(self._choose_theme)
         languages = menu.addMenu(tr("menu.language"))
-        group = QtGui.QActionGroup(self)
+        group = QtGui.QActionGroup(languages)
         self.language_actions: dict[str, QtGui.QAction] = {}
         for code, label in (("zh", "中文"), ("en", "English")):
             action = languages.addAction(label)
@@ -206,13 +215,59 @@ class MainWindow(QtWidgets.QMainWindow):
         remember_theme(dark)
 
     def _choose_language(self, code: str) -> None:
-        """Remember the language; the open widgets keep theirs until the next start (said once,
-        in the new language)."""
+        """Remember the language and apply it now (after a streaming chat answer ends)."""
         QtCore.QSettings("GoodBuddy", "GoodBuddy KB").setValue("language", code)
-        if code != language():
-            key = "menu.language.restart"
-            zh, en = STRINGS[key]
-            self.statusBar().showMessage(zh if code == "zh" else en, 15_000)
+        self._wanted_language = code
+        if code == language():
+            return
+        if self.chat_view.request_id is not None:
+            if not self._language_waits:
+                self._language_waits = True
+                self.chat_view.reply_finished.connect(self._language_after_reply)
+            self.statusBar().showMessage(tr("menu.language.after_reply"), 15_000)
+            return
+        self.apply_language(code)
+
+    def _language_after_reply(self) -> None:
+        self.chat_view.reply_finished.disconnect(self._language_after_reply)
+        self._language_waits = False
+        QtCore.QTimer.singleShot(0, lambda: self.apply_language(self._wanted_language))
+
+    def apply_language(self, code: str) -> None:
+        """Build the window's widgets again in ``code``, where the person was."""
+        if code == language():
+            return
+        library_id = self.current_library_id()
+        top, tab = self.top_tabs.currentIndex(), self.tabs.currentIndex()
+        sizes, doc_filter = self.splitter.sizes(), self.documents_tab.filter_box.currentIndex()
+        set_language(code)
+        app = QtWidgets.QApplication.instance()
+        if isinstance(app, QtWidgets.QApplication):
+            use_qt_translations(app, code)
+        for widget in (self.documents_tab, self.tasks_tab, self.settings_tab, self.chat_view):
+            widget.detach()
+        self.link.drop_answers()
+        old_chat = self.chat_view
+        old = self.takeCentralWidget()
+        if old is not None:
+            old.hide()
+            old.deleteLater()
+        self.menuBar().clear()
+        self._shown_library = None
+        self._build()
+        self._build_menu()
+        self.setWindowTitle(tr("app.title"))
+        self.chat_view.take_over(old_chat)
+        self.splitter.setSizes(sizes)
+        self.top_tabs.setCurrentIndex(top)
+        self.tabs.setCurrentIndex(tab)
+        self.documents_tab.filter_box.setCurrentIndex(doc_filter)
+        if self.link.alive:
+            self.refresh(select_id=library_id)
+            self.chat_view.refresh()
+            self.statusBar().showMessage(tr("menu.language.applied"), 8_000)
+        else:
+            self._on_stopped("the backend is not running")
 
     def open_connections(self) -> None:
         dialog = ModelConnectionsDialog(self.link, self)
@@ -378,7 +433,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.detail.show_library(library)
         self._update_buttons()
         library_id = library.id if library else None
-        if getattr(self, "_shown_library", None) != library_id:
+        if self._shown_library != library_id:
             self._shown_library = library_id
             self.documents_tab.show_library(library_id)
             self.tasks_tab.show_library(library_id)

@@ -176,6 +176,10 @@ class SettingsTab(QtWidgets.QWidget):
         if library_id is not None:
             self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), self._show)
 
+    def detach(self) -> None:
+        """Stop following the backend (this tab is being replaced)."""
+        self.link.changed.disconnect(self._refresh_notice)
+
     def _refresh_notice(self, params: dict[str, Any]) -> None:
         """A rebuild elsewhere may have cleared "waiting for rebuild": update the notice only
         (the form keeps what the user is typing)."""

@@ -136,6 +136,10 @@ class TasksTab(QtWidgets.QWidget):
 
         self.link.call(TASKS_LIST, t.TaskListRequest(library_id=self.library_id), done)
 
+    def detach(self) -> None:
+        """Stop following the backend (this tab is being replaced)."""
+        self.link.task.disconnect(self._on_task)
+
     def _on_task(self, params: dict[str, Any]) -> None:
         info = t.TaskInfo.model_validate(params)
         if self.library_id is not None and info.library_id != self.library_id:

@@ -1,0 +1,90 @@
+"""A language change applies at once, against the real GUI over a real backend: every screen
+reads in the new language (no English sentence left in Chinese), the selected library, the tab
+and the chat's conversation stay, the backend's notifications reach the new widgets (and none
+reaches the old ones), and a change made while an answer streams waits for its end."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.ui.i18n import language, set_language
+from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from tests.chatserver import ChatScript, chat_server
+from tests.ui.test_chat_view import chat_with
+from tests.ui.test_chinese_screens import assert_chinese
+from tests.ui.test_workspace import create_library_with_folder, open_window, shoot
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+
+
+def test_a_language_change_applies_at_once_where_the_person_was(
+    qtbot: QtBot, data_dir: Path, tmp_path: Path
+) -> None:
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        create_library_with_folder(qtbot, win, tmp_path)
+        win.tabs.setCurrentIndex(1)  # Tasks
+        old_tab = win.documents_tab
+        win.language_actions["zh"].trigger()
+        assert language() == "zh"
+        assert win.documents_tab is not old_tab
+        assert win.tabs.tabText(1) == "任务中心" and win.tabs.currentIndex() == 1
+        assert win.menuBar().actions()[0].text() == "设置"
+        assert "界面语言已切换为中文" in win.statusBar().currentMessage()
+        stored = QtCore.QSettings("GoodBuddy", "GoodBuddy KB").value("language")
+        assert stored == "zh", "the choice also holds at the next start"
+        tab = win.documents_tab
+        qtbot.waitUntil(lambda: tab.documents.rowCount() == 2, timeout=10_000)
+        assert win.current_library() is not None and win.current_library().name == "Handbook"
+        win.tabs.setCurrentIndex(0)
+        qtbot.waitUntil(lambda: "个文档" in tab.summary.text(), timeout=5_000)
+        # Every screen in Chinese (file names and paths are data).
+        data = {id(tab.documents): {0}, id(tab.sources): {1}}
+        for index in range(win.tabs.count()):
+            win.tabs.setCurrentIndex(index)
+            qtbot.wait(50)
+            assert_chinese(win, data)
+        win.tabs.setCurrentIndex(0)
+        shoot(win, "language-switched-zh")
+        # The backend's notifications reach the new tab: a new file appears after a sync.
+        (tmp_path / "docs" / "new.md").write_text("# 新文档\n\n内容。\n", encoding="utf-8")
+        tab.sync_now()
+        qtbot.waitUntil(lambda: tab.documents.rowCount() == 3, timeout=20_000)
+        assert "空" not in tab.document_bar.reason.text()
+        # And back.
+        win.language_actions["en"].trigger()
+        assert win.tabs.tabText(1) == "Tasks" and language() == "en"
+        qtbot.waitUntil(lambda: win.documents_tab.documents.rowCount() == 3, timeout=10_000)
+    finally:
+        win.link.shutdown()
+        set_language("en")
+
+
+def test_a_change_during_a_streaming_answer_waits_for_its_end(qtbot: QtBot, data_dir: Path) -> None:
+    script = ChatScript(turns=[[{"text": "Hello"}, {"stall": 1.5}, {"text": " world."}]])
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        with chat_server(script) as base:
+            chat_with(qtbot, win, base)
+            view = win.chat_view
+            view.input.setPlainText("Say hello")
+            view.send()
+            qtbot.waitUntil(lambda: "Hello" in view.transcript.toPlainText(), timeout=10_000)
+            win.language_actions["zh"].trigger()
+            assert language() == "en" and win.chat_view is view, "nothing moves mid-answer"
+            assert "when this answer ends" in win.statusBar().currentMessage()
+            qtbot.waitUntil(lambda: language() == "zh", timeout=20_000)
+        new = win.chat_view
+        assert new is not view and win.top_tabs.currentWidget() is new
+        (
+            qtbot.waitUntil(lambda: "Hello world." in new.transcript.toPlainText(), timeout=10_000),
+            "the same conversation, whole",
+        )
+        assert new.send_button.text() == "发送"
+        assert isinstance(new.window(), QtWidgets.QMainWindow)
+    finally:
+        win.link.shutdown()
+        set_language("en")
