@@ -88,3 +88,29 @@ def test_a_change_during_a_streaming_answer_waits_for_its_end(qtbot: QtBot, data
     finally:
         win.link.shutdown()
         set_language("en")
+
+
+def test_an_answer_without_a_chat_model_reads_in_one_language(
+    qtbot: QtBot, data_dir: Path, tmp_path: Path
+) -> None:
+    """The backend stores that note in both languages; the transcript shows the user's half
+    and follows a language change."""
+    win = open_window(qtbot, data_dir, "zh")
+    try:
+        create_library_with_folder(qtbot, win, tmp_path)
+        win.top_tabs.setCurrentWidget(win.chat_view)
+        view = win.chat_view
+        qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
+        view.input.setPlainText("年假怎么结转？")
+        view.send()
+        qtbot.waitUntil(lambda: view.request_id is None and len(view.messages) >= 2, timeout=20_000)
+        text = view.transcript.toPlainText()
+        assert "未配置对话模型" in text and "No chat model" not in text
+        win.language_actions["en"].trigger()
+        new = win.chat_view
+        qtbot.waitUntil(lambda: "No chat model is configured" in new.transcript.toPlainText())
+        assert "未配置对话模型" not in new.transcript.toPlainText()
+        assert "年假怎么结转" in new.transcript.toPlainText(), "the same conversation"
+    finally:
+        win.link.shutdown()
+        set_language("en")

@@ -19,6 +19,29 @@ MessageState = Literal["complete", "streaming", "stopped", "failed"]
 MAX_MESSAGE_CHARACTERS = 16_000
 
 
+#: What an answer says when no chat model is configured (stored in both languages, "zh / en";
+#: the GUI shows the half in the user's language, the CLI both): evidence follows, nothing was
+#: searched in "model decides" mode, the search found nothing relevant.
+NO_CHAT_MODEL_NOTES = (
+    "未配置对话模型；以下是知识库中的相关内容。/ No chat model is configured; here is what your "
+    "libraries say:",
+    "未配置对话模型，且在“模型按需检索”模式下没有进行检索。/ No chat model is configured, and "
+    "in “model decides” mode nothing was searched. Choose “always retrieve first” to see what "
+    "your libraries say.",
+    "未配置对话模型；已检索，未找到相关内容。/ No chat model is configured; the search found "
+    "nothing relevant.",
+)
+
+
+def in_one_language(content: str, language: str) -> str:
+    """``content`` with a leading no-chat-model note reduced to its ``zh`` or ``en`` half."""
+    for note in NO_CHAT_MODEL_NOTES:
+        if content.startswith(note):
+            zh, en = note.split("/ ", 1)
+            return (zh if language == "zh" else en) + content[len(note) :]
+    return content
+
+
 class ChatConnection(ContractModel):
     kind: ChatKind = "none"
     base_url: str | None = Field(None, max_length=2_000)

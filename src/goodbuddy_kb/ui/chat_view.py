@@ -30,7 +30,7 @@ from goodbuddy_kb.contracts.methods import (
     VECTORS_STATUS,
 )
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n import language, tr
 from goodbuddy_kb.ui.message_text import say_error, say_field
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import format_locator, reference_html
@@ -565,7 +565,12 @@ class ChatView(QtWidgets.QWidget):
             elif msg.state == "failed":
                 suffix = " " + tr("chat.failed", reason=say_field(msg, "error"))
             badge = f" <i>[{html.escape(note)}]</i>" if note else ""
-            body = html.escape(msg.content).replace(chr(10), "<br>")
+            content = (
+                c.in_one_language(msg.content, language())
+                if msg.role == "assistant"
+                else msg.content
+            )
+            body = html.escape(content).replace(chr(10), "<br>")
             if msg.role == "assistant" and msg.citations:
                 body = link_markers(body, len(msg.citations))
             parts.append(f"<p><b>{who}</b>{badge}<br>{body}{html.escape(suffix)}</p>")

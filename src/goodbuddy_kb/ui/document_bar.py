@@ -10,6 +10,7 @@ selectable, beside its actions: rebuild, view chunks and open source."""
 from __future__ import annotations
 
 import html
+from typing import Any
 
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.ui.i18n import tr
@@ -20,6 +21,14 @@ REASON_MIN_WIDTH = 220
 #: The document column's width when there is room, and the least it shrinks to.
 DOCUMENT_WIDTH = 170
 DOCUMENT_MIN_WIDTH = 110
+
+
+class ElideEndDelegate(QtWidgets.QStyledItemDelegate):
+    """Cells whose text reads from its start (a reason): elided at the end, not the middle."""
+
+    def initStyleOption(self, option: QtWidgets.QStyleOptionViewItem, index: Any) -> None:
+        super().initStyleOption(option, index)
+        option.textElideMode = QtCore.Qt.TextElideMode.ElideRight
 
 
 class SelectedDocumentBar(QtWidgets.QFrame):

@@ -25,7 +25,12 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks_dialog import ChunksDialog
 from goodbuddy_kb.ui.dialogs import confirm_action
 from goodbuddy_kb.ui.document_actions import DocumentRowActions, dropped_sources
-from goodbuddy_kb.ui.document_bar import DOCUMENT_WIDTH, SelectedDocumentBar, fit_document_columns
+from goodbuddy_kb.ui.document_bar import (
+    DOCUMENT_WIDTH,
+    ElideEndDelegate,
+    SelectedDocumentBar,
+    fit_document_columns,
+)
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.message_text import say_error, say_field, say_text
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
@@ -231,6 +236,9 @@ class DocumentsTab(QtWidgets.QWidget):
         self.document_bar = SelectedDocumentBar([self.view_chunks_button, self.open_source_button])
         self._document_width = DOCUMENT_WIDTH
         self.document_view.installEventFilter(self)
+        self.document_view.setItemDelegateForColumn(
+            len(DOCUMENT_COLUMNS) - 1, ElideEndDelegate(self.document_view)
+        )
         self.chunks_dialog: ChunksDialog | None = None
         self.document_view.setAlternatingRowColors(True)
         self.document_view.verticalHeader().setDefaultSectionSize(

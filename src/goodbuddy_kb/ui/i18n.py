@@ -111,10 +111,7 @@ STRINGS: dict[str, tuple[str, str]] = {
         "copy its path to open it yourself.",
     ),
     "doc.opened": ("已打开来源：{path}", "Opened the source: {path}"),
-    "doc.select": (
-        "选择一个文档，这里会显示它的完整原因和操作。",
-        "Select a document to see its whole reason and its actions here.",
-    ),
+    "doc.select": ("选择一个文档以查看其完整原因。", "Select a document to read its whole reason."),
     "doc.no_reason": ("没有问题", "no problems"),
     "doc.copied": ("已复制：{path}", "Copied: {path}"),
     "doc.updated": ("更新时间", "Updated"),

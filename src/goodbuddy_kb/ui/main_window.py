@@ -339,7 +339,7 @@ class MainWindow(QtWidgets.QMainWindow):
         splitter.addWidget(right)
         splitter.setChildrenCollapsible(False)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([190, 1010])
+        splitter.setSizes([165, 1035])
         self.splitter = splitter
         self.chat_view = ChatView(self.link)
         self.top_tabs = QtWidgets.QTabWidget()

@@ -139,8 +139,10 @@ class SettingsTab(QtWidgets.QWidget):
         else:
             dspin = QtWidgets.QDoubleSpinBox()
             dspin.setRange(*FLOAT_FIELDS[name])
-            dspin.setSingleStep(0.05)
-            dspin.setDecimals(2)
+            # The minimum relevance lives near 0 (default 0.015): three decimals, finer steps.
+            fine = name == "minimumRelevance"
+            dspin.setSingleStep(0.005 if fine else 0.05)
+            dspin.setDecimals(3 if fine else 2)
             box = dspin
         box.setAccessibleName(tr(f"field.{name}"))
         error = QtWidgets.QLabel()
