@@ -165,7 +165,7 @@ class ChatView(QtWidgets.QWidget):
         )
         self.citation_view.horizontalHeader().setStretchLastSection(True)
         self.citation_view.setTabKeyNavigation(False)
-        fit_columns(self.citation_view, stretch=len(CITATION_COLUMNS) - 1, wide={0: 140})
+        fit_columns(self.citation_view, stretch=len(CITATION_COLUMNS) - 1, wide={0: 110})
         self.expand_button = QtWidgets.QPushButton(tr("chat.expand"))
         self.expand_button.clicked.connect(self.expand_citation)
         self.open_button = QtWidgets.QPushButton(tr("workbench.open_source"))
