@@ -29,7 +29,7 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         win.tabs.setCurrentIndex(1)  # Tasks
         old_tab = win.documents_tab
         win.language_actions["zh"].trigger()
-        assert language() == "zh"
+        qtbot.waitUntil(lambda: language() == "zh", timeout=2_000)
         assert win.documents_tab is not old_tab
         assert win.tabs.tabText(1) == "任务中心" and win.tabs.currentIndex() == 1
         assert win.menuBar().actions()[0].text() == "设置"
@@ -56,7 +56,8 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         assert "空" not in tab.document_bar.reason.text()
         # And back.
         win.language_actions["en"].trigger()
-        assert win.tabs.tabText(1) == "Tasks" and language() == "en"
+        qtbot.waitUntil(lambda: language() == "en", timeout=2_000)
+        assert win.tabs.tabText(1) == "Tasks"
         qtbot.waitUntil(lambda: win.documents_tab.documents.rowCount() == 3, timeout=10_000)
     finally:
         win.link.shutdown()
@@ -107,6 +108,7 @@ def test_an_answer_without_a_chat_model_reads_in_one_language(
         text = view.transcript.toPlainText()
         assert "未配置对话模型" in text and "No chat model" not in text
         win.language_actions["en"].trigger()
+        qtbot.waitUntil(lambda: language() == "en", timeout=2_000)
         new = win.chat_view
         qtbot.waitUntil(lambda: "No chat model is configured" in new.transcript.toPlainText())
         assert "未配置对话模型" not in new.transcript.toPlainText()

@@ -113,11 +113,11 @@ def test_theme_and_language_persist_and_dark_disabled_looks_disabled(
         assert not wants_dark(qapp)
         win.language_actions["zh"].trigger()
         assert detect_language() == "zh", "a restart opens in Chinese"
-        assert win.statusBar().currentMessage() == "语言将在重新启动后生效。", (
-            "said once, in Chinese"
-        )
+        # It applies at once now (tests/ui/test_language_switch.py), said once, in Chinese.
+        qtbot.waitUntil(lambda: win.statusBar().currentMessage() == "界面语言已切换为中文。")
         win.language_actions["en"].trigger()
         assert detect_language() == "en"
+        qtbot.waitUntil(lambda: win.tabs.tabText(1) == "Tasks")
     finally:
         apply_theme(qapp, False)
         win.link.shutdown()

@@ -306,6 +306,7 @@ class DocumentsTab(QtWidgets.QWidget):
         bottom_layout.addWidget(self.document_view, 1)
         bottom_layout.addWidget(self.document_bar)
         self.row_actions = DocumentRowActions(self)
+        self._update_document_actions()
 
     def detach(self) -> None:
         """Stop following the backend (this tab is being replaced)."""

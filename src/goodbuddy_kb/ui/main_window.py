@@ -226,7 +226,8 @@ class MainWindow(QtWidgets.QMainWindow):
                 self.chat_view.reply_finished.connect(self._language_after_reply)
             self.statusBar().showMessage(tr("menu.language.after_reply"), 15_000)
             return
-        self.apply_language(code)
+        # Once the menu that asked has finished with its own event (the menus are rebuilt).
+        QtCore.QTimer.singleShot(0, lambda: self.apply_language(self._wanted_language))
 
     def _language_after_reply(self) -> None:
         self.chat_view.reply_finished.disconnect(self._language_after_reply)
@@ -252,6 +253,10 @@ class MainWindow(QtWidgets.QMainWindow):
         if old is not None:
             old.hide()
             old.deleteLater()
+        for action in self.menuBar().actions():
+            menu = action.menu()
+            if menu is not None:
+                menu.deleteLater()
         self.menuBar().clear()
         self._shown_library = None
         self._build()
@@ -364,6 +369,7 @@ class MainWindow(QtWidgets.QMainWindow):
             shortcut = QtGui.QShortcut(QtGui.QKeySequence(key), self.list_view)
             shortcut.setContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
             shortcut.activated.connect(slot)
+        self.tabs.setVisible(False)  # until a library is selected
         self._update_buttons()
 
     def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
