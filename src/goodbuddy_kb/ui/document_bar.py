@@ -1,4 +1,5 @@
-"""The selected document's line under the documents table, and the table's fit to its width.
+"""The selected document's line under the documents table, the rows' action buttons, and the
+table's fit to its width.
 
 A narrow window (800×600) has no room for the four stage statuses, the per-row buttons and a
 readable reason side by side. So the table fits its width: when the row buttons would push the
@@ -10,9 +11,11 @@ selectable, beside its actions: rebuild, view chunks and open source."""
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from typing import Any
 
 from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.ui import rebuild_actions
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 
@@ -98,3 +101,34 @@ def fit_document_columns(
         )
     header.setSectionHidden(action_column, narrow)
     header.resizeSection(0, document)
+
+
+def row_buttons(
+    doc: c.Document,
+    rebuild: Callable[[c.Document], None],
+    open_chunks: Callable[[c.Document], object],
+) -> QtWidgets.QWidget:
+    """A row's action cell: "Rebuild document" (a prominent "retry" on a failed document) and
+    "View chunks"; the cell's ``rebuildButton`` and ``chunksButton`` properties name them."""
+    failed = rebuild_actions.is_failed(doc)
+    button = QtWidgets.QPushButton(tr("rebuild.document.retry" if failed else "rebuild.document"))
+    button.setObjectName("retryButton" if failed else "rowRebuildButton")
+    button.setAccessibleName(f"{tr('rebuild.document')}: {doc.path}")
+    if failed:
+        font = button.font()
+        font.setBold(True)
+        button.setFont(font)
+    button.clicked.connect(lambda _c=False: rebuild(doc))
+    chunks = QtWidgets.QPushButton(tr("docs.view_chunks"))
+    chunks.setObjectName("rowChunksButton")
+    chunks.setAccessibleName(f"{tr('docs.view_chunks')}: {doc.path}")
+    chunks.clicked.connect(lambda _c=False: open_chunks(doc))
+    cell = QtWidgets.QWidget()
+    cell_layout = QtWidgets.QHBoxLayout(cell)
+    cell_layout.setContentsMargins(0, 0, 0, 0)
+    cell_layout.setSpacing(4)
+    cell_layout.addWidget(button)
+    cell_layout.addWidget(chunks)
+    cell.setProperty("rebuildButton", button)
+    cell.setProperty("chunksButton", chunks)
+    return cell

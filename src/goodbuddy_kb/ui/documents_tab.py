@@ -5,7 +5,6 @@ next to "waiting for rebuild"), and the vector index when the configured model c
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.contracts import models as m
@@ -13,104 +12,37 @@ from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
-    SOURCE_ADD,
     SOURCE_LIST,
-    SOURCE_REMOVE,
-    SOURCE_SYNC,
-    SOURCE_WATCH,
     VECTORS_STATUS,
 )
 from goodbuddy_kb.ui import rebuild_actions
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks_dialog import ChunksDialog
-from goodbuddy_kb.ui.dialogs import confirm_action
-from goodbuddy_kb.ui.document_actions import DocumentRowActions, dropped_sources
+from goodbuddy_kb.ui.document_actions import DocumentRowActions
 from goodbuddy_kb.ui.document_bar import (
     DOCUMENT_WIDTH,
     ElideEndDelegate,
     SelectedDocumentBar,
     fit_document_columns,
+    row_buttons,
+)
+from goodbuddy_kb.ui.document_columns import (
+    ACTION_COLUMN,
+    DOCUMENT_COLUMNS,
+    SOURCE_COLUMNS,
+    reason,
+    vector_state_text,
 )
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.message_text import say_error, say_field, say_text
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
-from goodbuddy_kb.ui.table_model import Column, RowsModel, fit_columns
+from goodbuddy_kb.ui.source_actions import SourceActions
+from goodbuddy_kb.ui.table_model import RowsModel, fit_columns
 from goodbuddy_kb.ui.theme import SPACE
 
 PAGE = 100
 
 
-def status(value: str) -> str:
-    return tr(f"status.{value}")
-
-
-def reason(doc: c.Document) -> str:
-    if doc.retryable_error:
-        return tr("rebuild.retryable", reason=say_field(doc, "retryable_error"))
-    return say_field(doc, "error")
-
-
-def chunk_count_text(doc: c.Document) -> str:
-    """Retrievable chunks, and a mark when some hold manual edits (a re-sync may overwrite)."""
-    return f"{doc.chunk_count} ✎{doc.edited_chunks}" if doc.edited_chunks else str(doc.chunk_count)
-
-
-def chunk_count_tooltip(doc: c.Document) -> str:
-    return tr("docs.edited_chunks", count=doc.edited_chunks) if doc.edited_chunks else ""
-
-
-SOURCE_COLUMNS: list[Column[c.Source]] = [
-    Column("col.kind", lambda s: tr(f"ref.kind.{s.kind}")),
-    Column(
-        "col.location", lambda s: s.location, lambda s: say_field(s, "state_reason") or s.location
-    ),
-    Column(
-        "col.state",
-        lambda s: (
-            tr(f"state.{s.state}")
-            + (f" — {say_field(s, 'state_reason')}" if s.state_reason else "")
-        ),
-    ),
-    Column("col.documents", lambda s: str(s.document_count)),
-    Column("col.watch", lambda s: tr("yes") if s.watch else tr("no")),
-]
-DOCUMENT_COLUMNS: list[Column[c.Document]] = [
-    Column("col.path", lambda d: d.path, lambda d: d.title),
-    Column("col.parse", lambda d: status(d.status.parse)),
-    Column("col.fulltext", lambda d: status(d.status.fulltext)),
-    Column("col.vector", lambda d: status(d.status.vector)),
-    Column("col.graph", lambda d: status(d.status.graph)),
-    Column("col.chunks", chunk_count_text, chunk_count_tooltip),
-    Column("col.action", lambda d: ""),  # row buttons: rebuild, view chunks (index widgets)
-    Column("col.error", reason, reason),
-]
-ACTION_COLUMN = 6
-
-
-def vector_state_text(info: m.VectorIndexInfo) -> str:
-    """One truthful line: the configured model, whether the index matches it, coverage, and
-    what to do next — the same facts the document rows and the summary show."""
-    coverage = tr("vector.coverage", vectors=info.vectors, chunks=info.retrievable_chunks)
-    if info.configured_label is None:
-        return tr("vector.off")
-    model = tr("docs.vector_model", model=info.configured_label)
-    if info.state == "building":
-        return f"{model} · {tr('vector.building')} · {coverage}"
-    if info.model_label is None:
-        return f"{model} · {tr('vector.not_built')}"
-    if not info.compatible:
-        return f"{model} · {tr('vector.mismatch', built=info.model_label)}"
-    gaps = info.retrievable_chunks - info.vectors
-    state = tr("vector.matches") if gaps == 0 else tr("vector.partial", missing=gaps)
-    failure = (
-        f" · {tr('vector.last_failure', reason=say_text(info.last_failure))}"
-        if info.last_failure and gaps
-        else ""
-    )
-    return f"{model} · {state} · {coverage}{failure}"
-
-
-class DocumentsTab(QtWidgets.QWidget):
+class DocumentsTab(SourceActions, QtWidgets.QWidget):
     notice = QtCore.Signal(str)
     row_actions: DocumentRowActions
 
@@ -314,23 +246,6 @@ class DocumentsTab(QtWidgets.QWidget):
         self.link.task.disconnect(self._on_task)
         self._refresh_timer.stop()
 
-    # -- drag and drop: files and folders dropped on the pane become sources ----------------
-    def dragEnterEvent(self, event: Any) -> None:
-        if self.library_id is not None and dropped_sources(event.mimeData()):
-            event.acceptProposedAction()
-
-    def dragMoveEvent(self, event: Any) -> None:
-        self.dragEnterEvent(event)
-
-    def dropEvent(self, event: Any) -> None:
-        found = dropped_sources(event.mimeData())
-        if self.library_id is None or not found:
-            return
-        event.acceptProposedAction()
-        for kind, path in found:
-            self.add_source(kind, path)
-        self.notice.emit(tr("sources.dropped", count=len(found)))
-
     # -- data ------------------------------------------------------------------------------
     def show_library(self, library_id: str | None) -> None:
         self.library_id = library_id
@@ -473,45 +388,11 @@ class DocumentsTab(QtWidgets.QWidget):
         if index.isValid():
             self._open_chunks_at(index.row())
 
-    def current_source(self) -> c.Source | None:
-        index = self.source_view.currentIndex()
-        return self.sources.row_at(index.row()) if index.isValid() else None
-
-    def _update_watch(self) -> None:
-        source = self.current_source()
-        self.watch_box.blockSignals(True)
-        self.watch_box.setChecked(bool(source and source.watch))
-        self.watch_box.setEnabled(source is not None and source.kind == "folder")
-        self.watch_box.blockSignals(False)
-        self.remove_button.setEnabled(source is not None)
-
     # -- rebuild -----------------------------------------------------------------------------
     def _add_row_actions(self, docs: list[c.Document]) -> None:
         """A "Rebuild document" button on every row; failed rows get a prominent "retry" one."""
         for row, doc in enumerate(docs):
-            failed = rebuild_actions.is_failed(doc)
-            button = QtWidgets.QPushButton(
-                tr("rebuild.document.retry" if failed else "rebuild.document")
-            )
-            button.setObjectName("retryButton" if failed else "rowRebuildButton")
-            button.setAccessibleName(f"{tr('rebuild.document')}: {doc.path}")
-            if failed:
-                font = button.font()
-                font.setBold(True)
-                button.setFont(font)
-            button.clicked.connect(lambda _c=False, d=doc: self.rebuild_document(d))
-            chunks = QtWidgets.QPushButton(tr("docs.view_chunks"))
-            chunks.setObjectName("rowChunksButton")
-            chunks.setAccessibleName(f"{tr('docs.view_chunks')}: {doc.path}")
-            chunks.clicked.connect(lambda _c=False, d=doc: self.open_chunks(d))
-            cell = QtWidgets.QWidget()
-            cell_layout = QtWidgets.QHBoxLayout(cell)
-            cell_layout.setContentsMargins(0, 0, 0, 0)
-            cell_layout.setSpacing(4)
-            cell_layout.addWidget(button)
-            cell_layout.addWidget(chunks)
-            cell.setProperty("rebuildButton", button)
-            cell.setProperty("chunksButton", chunks)
+            cell = row_buttons(doc, self.rebuild_document, self.open_chunks)
             self.document_view.setIndexWidget(self.documents.index(row, ACTION_COLUMN), cell)
         # Statuses and the action take what they need; the reason gets the rest (and at least
         # its minimum: the row buttons give way in a narrow window).
@@ -576,80 +457,3 @@ class DocumentsTab(QtWidgets.QWidget):
         self.rebuild_box = rebuild_actions.confirm_vector_rebuild(
             self, self.link, self.library_id, self.vector_info, self.notice.emit
         )
-
-    # -- actions ---------------------------------------------------------------------------
-    def _report(self, result: Any, error: KbError | None) -> None:
-        if error is not None:
-            self.notice.emit(tr("error.generic", message=say_error(error)))
-
-    def add_source(self, kind: c.SourceKind, location: str) -> None:
-        if self.library_id is None or not location:
-            return
-        request = c.SourceAddRequest(library_id=self.library_id, kind=kind, location=location)
-        self.link.call(SOURCE_ADD, request, self._report)
-
-    def add_file_source(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self,
-            tr("sources.add_file"),
-            "",
-            "Documents (*.md *.markdown *.txt *.html *.htm *.pdf *.docx)",
-        )
-        self.add_source("file", path)
-
-    def add_folder_source(self) -> None:
-        self.add_source(
-            "folder", QtWidgets.QFileDialog.getExistingDirectory(self, tr("sources.add_folder"))
-        )
-
-    def add_web_source(self) -> None:
-        url, ok = QtWidgets.QInputDialog.getText(
-            self, tr("sources.add_web"), tr("sources.web.prompt")
-        )
-        if ok:
-            self.add_source("web", url.strip())
-
-    def sync_now(self) -> None:
-        if self.library_id is not None:
-            source = self.current_source()
-            self.link.call(
-                SOURCE_SYNC,
-                c.SourceSyncRequest(
-                    library_id=self.library_id, source_id=source.id if source else None
-                ),
-                self._report,
-            )
-
-    def set_watch(self, on: bool) -> None:
-        source = self.current_source()
-        if self.library_id is not None and source is not None:
-            self.link.call(
-                SOURCE_WATCH,
-                c.SourceWatchRequest(library_id=self.library_id, source_id=source.id, watch=on),
-                self._report,
-            )
-
-    def remove_source(self) -> None:
-        source = self.current_source()
-        if self.library_id is None or source is None:
-            return
-        library_id = self.library_id
-        box = confirm_action(
-            self,
-            tr("sources.remove"),
-            tr("sources.remove.text", location=source.location, count=source.document_count),
-            tr("sources.remove.confirm", name=Path(source.location).name or source.location),
-        )
-        self.remove_box = box
-
-        def answered() -> None:
-            self.remove_box = None
-            if box.clickedButton() is box.property("confirmButton"):
-                self.link.call(
-                    SOURCE_REMOVE,
-                    c.SourceRemoveRequest(library_id=library_id, source_id=source.id),
-                    self._report,
-                )
-
-        box.finished.connect(lambda _r: answered())
-        box.open()
