@@ -26,8 +26,10 @@ def test_a_language_change_applies_at_once_where_the_person_was(
     win = open_window(qtbot, data_dir, "en")
     try:
         create_library_with_folder(qtbot, win, tmp_path)
-        win.tabs.setCurrentIndex(1)  # Tasks
         old_tab = win.documents_tab
+        old_tab.document_view.selectRow(1)
+        selected = old_tab.current_document()
+        win.tabs.setCurrentIndex(1)  # Tasks
         win.language_actions["zh"].trigger()
         qtbot.waitUntil(lambda: language() == "zh", timeout=2_000)
         assert win.documents_tab is not old_tab
@@ -38,6 +40,8 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         assert stored == "zh", "the choice also holds at the next start"
         tab = win.documents_tab
         qtbot.waitUntil(lambda: tab.documents.rowCount() == 2, timeout=10_000)
+        assert selected is not None and tab.current_document() is not None
+        assert tab.current_document().id == selected.id, "the selected document stays selected"
         assert win.current_library() is not None and win.current_library().name == "Handbook"
         win.tabs.setCurrentIndex(0)
         qtbot.waitUntil(lambda: "个文档" in tab.summary.text(), timeout=5_000)

@@ -50,6 +50,8 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
         super().__init__(parent)
         self.link = link
         self.library_id: str | None = None
+        #: A document to select once its page arrives (the window was rebuilt around it).
+        self.reselect: str | None = None
         self.folder_dialog: QtWidgets.QFileDialog | None = None
         #: The open "remove this source?" question, if any (default button: Cancel).
         self.remove_box: QtWidgets.QMessageBox | None = None
@@ -313,6 +315,10 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
                 return
             self.documents.set_rows(result.documents)
             self._add_row_actions(result.documents)
+            row = next((i for i, d in enumerate(result.documents) if d.id == self.reselect), -1)
+            if row >= 0:
+                self.reselect = None
+                self.document_view.selectRow(row)
             self._update_document_actions()
             self.total = result.total
             self.document_total = result.summary.documents

@@ -241,6 +241,7 @@ class MainWindow(QtWidgets.QMainWindow):
         library_id = self.current_library_id()
         top, tab = self.top_tabs.currentIndex(), self.tabs.currentIndex()
         sizes, doc_filter = self.splitter.sizes(), self.documents_tab.filter_box.currentIndex()
+        document = self.documents_tab.current_document()
         set_language(code)
         app = QtWidgets.QApplication.instance()
         if isinstance(app, QtWidgets.QApplication):
@@ -267,6 +268,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.top_tabs.setCurrentIndex(top)
         self.tabs.setCurrentIndex(tab)
         self.documents_tab.filter_box.setCurrentIndex(doc_filter)
+        self.documents_tab.reselect = document.id if document is not None else None
         if self.link.alive:
             self.refresh(select_id=library_id)
             self.chat_view.refresh()
