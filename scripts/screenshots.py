@@ -183,6 +183,10 @@ def dialogs(win: MainWindow, out: Path, tag: str, width: int, height: int) -> li
     dialog.resize(min(dialog.sizeHint().width(), width), min(dialog.sizeHint().height(), height))
     grab(dialog, out, f"connections-{tag}")
     names.append(f"connections-{tag}")
+    for index, page in ((1, "chat"), (2, "rerank")):  # every page of the dialog
+        dialog.pages.setCurrentIndex(index)
+        grab(dialog, out, f"connections-{page}-{tag}")
+        names.append(f"connections-{page}-{tag}")
     close_box(dialog)
     win.new_library()
     grab(win.name_dialog, out, f"new-library-{tag}")  # type: ignore[arg-type]
