@@ -14,6 +14,8 @@ from goodbuddy_kb.main_process.lexical.tokens import (
     cjk_index_text,
     fts_index_text,
     normalize,
+    term_set,
+    terms_in,
 )
 
 
@@ -167,3 +169,20 @@ def test_normalize_shortcut_gives_the_loops_result(text: str) -> None:
     from goodbuddy_kb.main_process.lexical.tokens import normalize
 
     assert normalize(text) == _normalize_slowly(text)
+
+
+_TEXT = st.text(
+    alphabet=st.sampled_from(list("年假申请出差标准aAbé1 -_.ÉｆｕｌｌＡ\u0301")), max_size=40
+)
+
+
+@given(_TEXT, st.lists(_TEXT, max_size=6))
+def test_terms_in_answers_as_the_whole_term_set_would(text: str, queries: list[str]) -> None:
+    normalized = normalize(text)
+    terms = {t for q in queries for t in term_set(normalize(q))}
+    assert terms_in(normalized, terms) == term_set(normalized) & terms
+
+
+def test_normalize_still_drops_latin_diacritics_and_keeps_cjk() -> None:
+    assert normalize("Café ＡＢＣ 年假") == "cafe abc 年假"
+    assert normalize("e\u0301te\u0301") == "ete"

@@ -9,6 +9,7 @@ The full-text table holds Snowball English stems (PyStemmer) of the folded Latin
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import unicodedata
@@ -56,26 +57,21 @@ def _ranges(codes: list[int]) -> str:
     )
 
 
-#: Any nonspacing mark (category Mn): a text without one after NFD has no diacritic to drop.
+#: Every nonspacing mark (category Mn): a text without one after NFD has no diacritic to drop.
 #: Built once at import (planes 0-3 and 14 hold every assigned mark), so that no request or
-#: sync pays for it.
-_MARK = re.compile(
-    "["
-    + _ranges(
-        [
-            c
-            for c in (*range(0x40000), *range(0xE0000, 0xE1000))
-            if unicodedata.category(chr(c)) == "Mn"
-        ]
-    )
-    + "]"
+#: sync pays for it; a set, because testing a string against it runs in C per character
+#: (a regular-expression class this large is searched range by range).
+_MARKS = frozenset(
+    chr(c)
+    for c in (*range(0x40000), *range(0xE0000, 0xE1000))
+    if unicodedata.category(chr(c)) == "Mn"
 )
 
 
 def normalize(text: str) -> str:
     """NFKC, case folding, and Latin diacritics removed (é → e); CJK left as it is."""
     text = unicodedata.normalize("NFKC", text).casefold()
-    if text.isascii() or not _MARK.search(unicodedata.normalize("NFD", text)):
+    if text.isascii() or _MARKS.isdisjoint(unicodedata.normalize("NFD", text)):
         # Nothing to drop, and NFKC output is already composed: the loop below would give
         # the text back unchanged (CJK chunks take this path at C speed).
         return text
@@ -114,6 +110,38 @@ def term_set(normalized: str) -> set[str]:
         | {run for run in runs if len(run) == 1}
         | set(latin_terms(normalized))
     )
+
+
+@functools.lru_cache(maxsize=4096)
+def _term_kind(term: str) -> str:
+    if len(term) == 2 and is_cjk(term[0]) and is_cjk(term[1]):
+        return "bigram"
+    return "char" if len(term) == 1 and is_cjk(term) else "word"
+
+
+def terms_in(normalized: str, terms: Iterable[str]) -> set[str]:
+    """The members of ``terms`` that ``term_set(normalized)`` holds, without building that set:
+    a CJK bigram is in it exactly when it occurs in the text (both characters are CJK, so they
+    sit in one run); a lone character and a Latin word need the runs or the words."""
+    found: set[str] = set()
+    runs: set[str] | None = None
+    words: set[str] | None = None
+    for term in terms:
+        kind = _term_kind(term)
+        if kind == "bigram":
+            if term in normalized:
+                found.add(term)
+        elif kind == "char":
+            if runs is None:
+                runs = {run for run in cjk_runs(normalized) if len(run) == 1}
+            if term in runs:
+                found.add(term)
+        else:
+            if words is None:
+                words = set(latin_terms(normalized))
+            if term in words:
+                found.add(term)
+    return found
 
 
 _STEMMERS = threading.local()  # a PyStemmer object must not be shared between threads
