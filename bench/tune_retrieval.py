@@ -70,13 +70,14 @@ def dump(args: argparse.Namespace) -> None:
         provider = make_provider(EmbeddingConnection(kind=args.provider), CredentialStore(data_dir))
         records: list[dict[str, Any]] = []
         started = time.perf_counter()
-        engine = getattr(provider, "_engine", None)
-        if engine is not None:  # the bundled model: embed the questions in batches up front
+        if provider.kind == "local":  # the bundled model: embed the questions in batches up front
+            from goodbuddy_kb.main_process.embeddings.local import _model
+
             texts = [q.text[:4000] for q in dataset.queries]
             vectors: dict[str, Any] = {}
             for first in range(0, len(texts), 64):
                 part = texts[first : first + 64]
-                out = np.asarray(engine().query(part), dtype=np.float32).reshape(len(part), -1)
+                out = _model().encode(part, is_query=True)
                 vectors.update(zip(part, out, strict=True))
                 print(f"{dataset.name}: embedded {first + len(part)} questions", file=sys.stderr)
             provider.embed_query = vectors.__getitem__  # type: ignore[union-attr,method-assign]
