@@ -24,8 +24,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from goodbuddy_kb.contracts.models import EmbeddingConnection
 from goodbuddy_kb.evaluation.dataset import load
 from goodbuddy_kb.evaluation.metrics import fold
