@@ -125,6 +125,17 @@ def worker(path: str, data_dir: Path) -> None:
     pool.close_all()
 
 
+def rss_mb(pid: int) -> float:
+    """VmRSS of a process in MiB (Linux; NaN elsewhere)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return float(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")
+
+
 def run_path(path: str, template: Path, tmp: Path) -> dict[str, float]:
     copy = tmp / f"run-{path}"
     shutil.rmtree(copy, ignore_errors=True)
@@ -144,6 +155,9 @@ def end_to_end(corpus: Path, tmp: Path) -> None:
     """Adding the folder → vectors ready, with the current product over the socket."""
     backend, session = _backend(tmp / "e2e", "local")
     try:
+        time.sleep(1.0)
+        idle_rss = rss_mb(backend.pid)
+        peak_rss = idle_rss
         start = time.perf_counter()
         library_id, _ = _add_folder(session, corpus)
         stamps: list[tuple[float, t.TaskInfo]] = []
@@ -158,6 +172,7 @@ def end_to_end(corpus: Path, tmp: Path) -> None:
                 continue
             pending.add(info.id)
             stamps.append((time.perf_counter() - start, info))
+            peak_rss = max(peak_rss, rss_mb(backend.pid))
             finished = info.state in t.FINISHED_STATES
         session.client.close()
     finally:
@@ -177,6 +192,10 @@ def end_to_end(corpus: Path, tmp: Path) -> None:
         f" {first_done or float('nan'):.1f} s; {len(running)} progress notifications, largest gap"
         f" {max(gaps, default=0):.1f} s; final rate {last.rate} chunks/s"
     )
+    print(
+        f"  backend resident memory: {idle_rss:.0f} MiB idle before adding,"
+        f" {peak_rss:.0f} MiB at most during import and vectorisation (sampled per notification)"
+    )
     with_rate = [i for _, i in running if i.rate is not None and i.eta_seconds is not None]
     if with_rate:
         mid = with_rate[len(with_rate) // 2]
@@ -191,11 +210,21 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="chunks to vectorise per run")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--end-to-end", action="store_true")
+    parser.add_argument(
+        "--folder",
+        type=Path,
+        default=None,
+        help="only the end-to-end run, on this folder (e.g. 2,000 documents), with memory",
+    )
     parser.add_argument("--worker", choices=["old", "new"], help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.data_dir)
+        return
+    if args.folder is not None:
+        with tempfile.TemporaryDirectory(prefix="goodbuddy-bench-vec-") as name:
+            end_to_end(args.folder.resolve(), Path(name))
         return
     corpus = args.dataset.resolve() / "corpus"
     with tempfile.TemporaryDirectory(prefix="goodbuddy-bench-vec-") as name:
