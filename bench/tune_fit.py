@@ -126,7 +126,7 @@ def rerank_ranker(
     return rank
 
 
-def fit(paths: Sequence[Path], calibrate_only: bool = False) -> None:
+def fit(paths: Sequence[Path], calibrate_only: bool = False, bundled: bool = False) -> None:
     sets = load_sets(paths)
     if calibrate_only:
         calibrate(sets, fusion.DEFAULT)
@@ -154,7 +154,7 @@ def fit(paths: Sequence[Path], calibrate_only: bool = False) -> None:
             total += m[0] + m[1]
         return worst + 0.01 * total / len(sets), got
 
-    params = fusion.DEFAULT
+    params = fusion.BUNDLED_MODEL if bundled else fusion.DEFAULT
     score, got = objective(params)
     print("start", params, round(score, 4))
     grid: dict[str, list[float]] = {
@@ -166,6 +166,9 @@ def fit(paths: Sequence[Path], calibrate_only: bool = False) -> None:
         "confidence_share": [0.0, 0.25, 0.5, 0.75, 0.9, 1.0],
         "lexical_margin_share": [0.0, 0.25, 0.5, 0.75, 1.0],
         "sharpness": [0.5, 1.0, 2.0, 4.0, 8.0, 16.0],
+        "vector_margin_share": [0.0, 0.25, 0.5, 0.75, 1.0],
+        "vector_margin_low": [0.0, 0.25, 0.5, 1.0],
+        "vector_margin_span": [0.25, 0.5, 1.0, 2.0],
     }
     for _round in range(2):
         for field, values in grid.items():

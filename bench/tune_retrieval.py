@@ -12,7 +12,11 @@ logistic regression, and print the constants to paste into ``retrieval/`` with t
 
     .venv/bin/python bench/tune_retrieval.py dump --work-dir /tmp/eval-work --provider local \\
         --dataset fixtures/eval --dataset ../shared/benchmarks/cmrc2018-trial --out /tmp/dumps
-    .venv/bin/python bench/tune_retrieval.py fit /tmp/dumps/*.pickle
+    .venv/bin/python bench/tune_retrieval.py fit /tmp/dumps/*.pickle /tmp/dumps-det/*.pickle
+    .venv/bin/python bench/tune_retrieval.py fit --bundled /tmp/dumps/*.pickle
+
+The first fits ``fusion.DEFAULT`` (every embedding model but the bundled one) on the dumps of
+both providers; the second fits ``fusion.BUNDLED_MODEL`` on the bundled model's dumps alone.
 """
 
 from __future__ import annotations
@@ -145,13 +149,18 @@ def main() -> None:
     f = commands.add_parser("fit")
     f.add_argument("dumps", type=Path, nargs="+")
     f.add_argument("--calibrate-only", action="store_true", help="keep fusion.DEFAULT")
+    f.add_argument(
+        "--bundled",
+        action="store_true",
+        help="fit fusion.BUNDLED_MODEL (give only the bundled model's dumps)",
+    )
     args = parser.parse_args()
     if args.command == "dump":
         dump(args)
     else:
         from tune_fit import fit  # type: ignore[import-not-found]
 
-        fit(args.dumps, args.calibrate_only)
+        fit(args.dumps, args.calibrate_only, args.bundled)
 
 
 if __name__ == "__main__":

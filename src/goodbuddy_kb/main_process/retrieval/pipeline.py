@@ -86,6 +86,7 @@ class Retriever:
         pool = settings.top_k * settings.candidate_multiplier
         rankings: dict[str, list[str]] = {}
         channel_inputs: list[fusion.ChannelRanking] = []
+        embedding_kind: str | None = None
         background: list[float] | None = None
         counts: dict[str, int] = {}
         timings: dict[str, float] = {}
@@ -107,6 +108,7 @@ class Retriever:
             if "vector" in requested:
                 t0 = time.perf_counter()
                 provider = self._provider_or_degrade()
+                embedding_kind = provider.kind if provider is not None else None
                 found = vector_channel.search(
                     self.conn,
                     self.data_dir,
@@ -173,7 +175,10 @@ class Retriever:
         cancel.check()
         method = request.fusion or "adaptive"
         adaptive = fusion.adaptive_fusion(
-            channel_inputs, group_of=library_of, group_weights=library_weights
+            channel_inputs,
+            fusion.params_for(embedding_kind),
+            group_of=library_of,
+            group_weights=library_weights,
         )
         if method == "rrf":
             z_of = {f.chunk_id: f.vector_z for f in adaptive.ranked}
