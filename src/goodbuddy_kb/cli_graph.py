@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -107,10 +108,22 @@ def cmd_graph(args: argparse.Namespace, session: Session, library_id: str) -> in
         cli_sources.emit(args, detail.to_wire(), "\n".join(lines))
         return 0
     if action == "extract":
-        if args.strategy:
-            info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+        info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+        if args.strategy and args.strategy != info.settings.strategy:
             settings = info.settings.model_copy(update={"strategy": args.strategy})
-            call(GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings))
+            info = call(
+                GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings)
+            )
+        if info.settings.strategy == "model":
+            if info.estimated_model_calls is None:
+                print(
+                    "error: no chat model is configured; model extraction needs one"
+                    " (Settings → Model connections)",
+                    file=sys.stderr,
+                )
+                return 1
+            # what the run will cost, before it starts (stderr keeps --json output clean)
+            print(_estimate_line(info), file=sys.stderr if getattr(args, "json", False) else None)
         task_id = call(GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id)).task_id
         infos = cli_sources.wait_for_tasks(session, [task_id], getattr(args, "json", False))
         return cli_sources.finish(args, infos)
@@ -134,3 +147,12 @@ def cmd_graph(args: argparse.Namespace, session: Session, library_id: str) -> in
     info = call(GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, ontology=ontology))
     cli_sources.emit(args, info.to_wire(), "ontology imported; run `graph LIB extract` to apply it")
     return 0
+
+
+def _estimate_line(info: g.GraphInfo) -> str:
+    s = info.settings
+    return (
+        f"estimated model calls: {info.estimated_model_calls} (at most {s.model_max_chunks}"
+        f" chunks per run, {s.model_concurrency} at a time, {s.model_timeout_s:g} s timeout,"
+        f" {s.model_retries} retries)"
+    )

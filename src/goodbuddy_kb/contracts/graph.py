@@ -82,6 +82,46 @@ class GraphSettings(ContractModel):
     max_entities_per_chunk: int = Field(20, ge=1, le=200)
     max_relations_per_chunk: int = Field(20, ge=0, le=200)
     min_confidence: float = Field(0.5, ge=0.0, le=1.0)
+    #: Model strategy: at most this many chunks are sent to the chat model per run (the rest
+    #: wait for the next run); chunks already extracted from the same text, model and ontology
+    #: are never sent again.
+    model_max_chunks: int = Field(200, ge=1, le=100_000)
+    #: Model strategy: requests in flight at once (1–4).
+    model_concurrency: int = Field(2, ge=1, le=4)
+    #: Model strategy: the longest one request may take in all, in seconds.
+    model_timeout_s: float = Field(60.0, ge=1.0, le=600.0)
+    #: Model strategy: retries of a failed request (with exponential backoff).
+    model_retries: int = Field(2, ge=0, le=5)
+
+
+class GraphRunSummary(ContractModel):
+    """What one extraction run did: for the model strategy, the requests it sent and every
+    answer part it rejected, by reason."""
+
+    run_id: str
+    strategy: GraphStrategy
+    model: str | None = None
+    #: Chunks whose extraction finished in this run.
+    chunks: int = 0
+    #: Requests sent to the chat model (retries included).
+    model_calls: int = 0
+    #: Chunks skipped because their text, the model and the ontology did not change.
+    unchanged: int = 0
+    #: Chunks left for a later run by the per-run cap.
+    capped: int = 0
+    #: Chunks whose requests failed (the document's graph status says why).
+    failed_chunks: int = 0
+    #: Accepted entity mentions and relations.
+    entities: int = 0
+    relations: int = 0
+    #: Rejected answer parts: an entity or relation type outside the ontology, endpoints the
+    #: relation type does not allow, a mention the chunk does not contain, a malformed answer,
+    #: more than the per-chunk maximum.
+    rejected_unknown_type: int = 0
+    rejected_endpoints: int = 0
+    rejected_mention: int = 0
+    rejected_malformed: int = 0
+    rejected_over_limit: int = 0
 
 
 class GraphInfo(ContractModel):
@@ -93,6 +133,12 @@ class GraphInfo(ContractModel):
     entities: int
     relations: int
     evidence: int
+    #: Requests a model extraction would send now (chunks not yet extracted from their current
+    #: text with this model and ontology, up to the per-run cap); None while no chat model is
+    #: configured.
+    estimated_model_calls: int | None = None
+    #: The last finished extraction run of this library.
+    last_run: GraphRunSummary | None = None
 
 
 class GraphGetRequest(ContractModel):

@@ -142,7 +142,12 @@ class Document(ContractModel):
     error_params: dict[str, str] = Field(default_factory=dict)
     retryable_error_code: str | None = None
     retryable_error_params: dict[str, str] = Field(default_factory=dict)
-    fill_codes: ClassVar[Any] = code_fields("error", "retryable_error")
+    #: Why the document's graph extraction failed (status.graph "failed"); its full text and
+    #: vectors are unaffected.
+    graph_error: str | None = None
+    graph_error_code: str | None = None
+    graph_error_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("error", "retryable_error", "graph_error")
 
 
 DocumentFilter = Literal["all", "failed", "vector_missing"]

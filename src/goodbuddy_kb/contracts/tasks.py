@@ -8,6 +8,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import Field
 
 from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.graph import GraphRunSummary
 from goodbuddy_kb.contracts.library import EntityId
 from goodbuddy_kb.contracts.messages import code_fields
 
@@ -31,6 +32,8 @@ class TaskSummary(ContractModel):
     not_started: int = 0
     #: Library rebuild: the "waiting for rebuild" notice was cleared (None: not applicable).
     settings_applied: bool | None = None
+    #: Graph extraction: what the run did (model requests and rejected answer parts).
+    graph: GraphRunSummary | None = None
 
 
 class TaskInfo(ContractModel):

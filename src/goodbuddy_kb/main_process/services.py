@@ -15,6 +15,7 @@ from goodbuddy_kb.main_process.chat.scope import ScopeRegistry
 from goodbuddy_kb.main_process.credentials import CredentialStore
 from goodbuddy_kb.main_process.embeddings import load_connection, make_provider
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.graph.model import CHAT_KEY, chat_client
 from goodbuddy_kb.main_process.opener import open_with_platform
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
@@ -50,6 +51,7 @@ class Services:
         services = Services(db, data_dir, credentials or CredentialStore(data_dir))
         services.notify = notify
         services.tasks = TaskManager(db, data_dir, notify, services.embedding)
+        services.tasks.chat = lambda: chat_client(db.get(), services.credentials.get(CHAT_KEY))
 
         def resync(library_id: str, source_id: str) -> None:
             with contextlib.suppress(KbError):  # the source or library was removed meanwhile

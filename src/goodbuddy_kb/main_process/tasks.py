@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
+from goodbuddy_kb.contracts.graph import GraphRunSummary
 from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, ChangedParams
 from goodbuddy_kb.contracts.tasks import (
     FINISHED_STATES,
@@ -29,6 +32,7 @@ from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.graph import store as graph_store
 from goodbuddy_kb.main_process.graph.extract import extract_library
+from goodbuddy_kb.main_process.graph.model import NO_CHAT_MODEL, ChatFactory, extract_with_model
 from goodbuddy_kb.main_process.maintenance.vectors import vectorise_document
 from goodbuddy_kb.main_process.rebuild import rebuild_document, rebuild_library
 from goodbuddy_kb.main_process.storage import sources
@@ -74,7 +78,12 @@ class TaskManager:
         self._lanes = {
             "fulltext": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-task"),
             "vectorize": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-vectors"),
+            # model graph extraction waits on a remote model for minutes: never in front of a
+            # sync (it re-checks each chunk inside its write transaction)
+            "graph": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-graph"),
         }
+        #: The configured chat model's client (the model graph strategy), set by the services.
+        self.chat: ChatFactory | None = None
         self._tokens: dict[str, CancelToken] = {}
         self._queued: dict[tuple[str, str], str] = {}  # (kind, key) → waiting task id
         self._lock = threading.Lock()
@@ -279,18 +288,49 @@ class TaskManager:
                     0, 0, "the knowledge graph is off for this library", failed_state=True
                 )
             if strategy == "model":
-                return Outcome(
-                    0,
-                    0,
-                    "model extraction is not available in this version; choose the local strategy",
-                    failed_state=True,
-                )
+                return self._extract_with_model(conn, library_id, token, progress)
             report = extract_library(
                 conn, library_id, token, lambda done, total: progress(done, total, None, 0)
             )
-            return Outcome(report.documents, 0)
+            run = GraphRunSummary(
+                run_id=uuid.uuid4().hex,
+                strategy="local",
+                chunks=report.chunks,
+                entities=report.mentions,
+                relations=report.relation_mentions,
+            )
+            return Outcome(report.documents, 0, summary=TaskSummary(graph=run))
 
-        return self._queue("graph", library_id, None, library_id, work)
+        model = graph_store.settings(self._db.get(), library_id).strategy == "model"
+        return self._queue(
+            "graph", library_id, None, library_id, work, lane="graph" if model else None
+        )
+
+    def _extract_with_model(
+        self,
+        conn: sqlite3.Connection,
+        library_id: str,
+        token: CancelToken,
+        progress: Callable[[int, int, str | None, int], None],
+    ) -> Outcome:
+        client = self.chat() if self.chat is not None else None
+        if client is None:
+            return Outcome(0, 0, NO_CHAT_MODEL, failed_state=True)
+        run = extract_with_model(
+            conn, library_id, client, token, lambda done, total: progress(done, total, None, 0)
+        )
+        (failed,) = conn.execute(
+            "SELECT count(*) FROM documents WHERE library_id = ? AND graph_status = 'failed'",
+            (library_id,),
+        ).fetchone()
+        return Outcome(
+            run.counts.chunks,
+            int(failed),
+            run.stopped,
+            failed_state=run.stopped is not None,
+            summary=TaskSummary(graph=run.counts.summary()),
+            cancelled=run.cancelled,
+        )
 
     def _queue(
         self,
@@ -300,6 +340,7 @@ class TaskManager:
         key: str,
         work: Work,
         document_id: str | None = None,
+        lane: str | None = None,
     ) -> TaskInfo:
         with self._lock:
             waiting = self._queued.get((kind, key))
@@ -309,8 +350,8 @@ class TaskManager:
             self._tokens[info.id] = CancelToken()
             self._queued[(kind, key)] = info.id
         self._publish(info)
-        lane = self._lanes["vectorize" if kind == "vectorize" else "fulltext"]
-        future = lane.submit(self._run, info.id, library_id, (kind, key), work)
+        executor = self._lanes[lane or ("vectorize" if kind == "vectorize" else "fulltext")]
+        future = executor.submit(self._run, info.id, library_id, (kind, key), work)
         self._futures.add(future)
         future.add_done_callback(self._futures.discard)
         return info

@@ -151,8 +151,10 @@ class ChatClient:
         cancel: CancelToken,
         partial: Turn,
         max_tokens: int | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> Turn:
-        """Stream one model turn into ``partial`` (so a cancel keeps what arrived)."""
+        """Stream one model turn into ``partial`` (so a cancel keeps what arrived); ``extra``
+        adds fields to the request body (e.g. a JSON mode)."""
         client = netio.client(self._timeout, self._headers)
         body: dict[str, Any] = {"model": self.model, "messages": messages, "stream": True}
         if tools:
@@ -162,6 +164,8 @@ class ChatClient:
                 body["options"] = {"num_predict": max_tokens}
             else:
                 body["max_tokens"] = max_tokens
+        if extra:
+            body.update(extra)
         stream = _Stream(client, self.url, body, self._timeout, cancel)
         try:
             if self.kind == "ollama":

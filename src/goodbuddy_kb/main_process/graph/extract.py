@@ -30,6 +30,10 @@ class ExtractReport:
     entities: int = 0
     relations: int = 0
     evidence: int = 0
+    chunks: int = 0
+    #: Evidence spans written for entity mentions and for relations.
+    mentions: int = 0
+    relation_mentions: int = 0
 
 
 def _chunks(conn: sqlite3.Connection, library_id: str) -> dict[str, list[sqlite3.Row]]:
@@ -89,6 +93,8 @@ def extract_library(
                     [(library_id, row["seq"], m.payload[0], m.start, m.end) for m in mentions],
                 )
                 report.evidence += len(mentions)
+                report.mentions += len(mentions)
+                report.chunks += 1
                 found = relations_in(text, mentions, type_of, patterns, ontology)
                 for rel in found[: settings.max_relations_per_chunk]:
                     relation = store.relation_id(
@@ -115,6 +121,7 @@ def extract_library(
                         ),
                     )
                     report.evidence += 1
+                    report.relation_mentions += 1
             conn.execute(
                 "UPDATE documents SET graph_status = 'done', graph_error = NULL WHERE id = ?",
                 (document_id,),

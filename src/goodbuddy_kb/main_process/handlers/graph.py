@@ -11,14 +11,29 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_RELATIONS,
     GRAPH_UPDATE,
 )
-from goodbuddy_kb.main_process.graph import store
+from goodbuddy_kb.main_process.graph import model, store
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.storage import libraries
 
 
+def _state(ctx: CallContext, info: g.GraphInfo) -> g.GraphInfo:
+    """The stored graph state plus what a model run would cost now and the last run."""
+    conn = ctx.db.get()
+    client = model.chat_client(conn, None)
+    estimate = (
+        model.estimate_calls(conn, info.library_id, client.model) if client is not None else None
+    )
+    return info.model_copy(
+        update={
+            "estimated_model_calls": estimate,
+            "last_run": model.last_run(conn, info.library_id),
+        }
+    )
+
+
 @handles(GRAPH_GET)
 def get(ctx: CallContext, request: g.GraphGetRequest) -> g.GraphInfo:
-    return store.info(ctx.db.get(), request.library_id)
+    return _state(ctx, store.info(ctx.db.get(), request.library_id))
 
 
 @handles(GRAPH_UPDATE)
@@ -26,7 +41,7 @@ def update(ctx: CallContext, request: g.GraphUpdateRequest) -> g.GraphInfo:
     result = store.update(ctx.db.get(), request.library_id, request.settings, request.ontology)
     ctx.changes.settings = ctx.changes.documents = True
     ctx.changes.library_ids.append(request.library_id)
-    return result
+    return _state(ctx, result)
 
 
 @handles(GRAPH_ENTITIES)

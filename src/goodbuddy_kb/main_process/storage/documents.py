@@ -261,6 +261,7 @@ def page(
             ),
             error=r["parse_error"] or r["fulltext_error"] or r["vector_error"],
             retryable_error=r["retryable_error"],
+            graph_error=r["graph_error"],
             chunk_count=r["chunk_count"],
             edited_chunks=r["edited_chunks"],
             updated_at=r["updated_at"],

@@ -1,0 +1,80 @@
+"""A loopback OpenAI-compatible chat server for graph extraction tests: each request is answered
+by a function of the request body (the chunk it carries), as a streamed JSON answer, an HTTP
+error, or a stall; it records every request and when it arrived."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+#: {"answer": dict | str} | {"status": int} | {"stall": seconds}
+Reply = dict[str, Any]
+
+
+def chunk_of(body: dict[str, Any]) -> str:
+    """The chunk text the extractor put in the user message (as JSON data)."""
+    user = next(m for m in body["messages"] if m["role"] == "user")
+    return str(json.loads(user["content"])["chunk"])
+
+
+@dataclass
+class ExtractScript:
+    answer: Callable[[dict[str, Any]], Reply]
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    arrived: list[float] = field(default_factory=list)
+
+
+@contextmanager
+def extract_server(script: ExtractScript) -> Iterator[str]:
+    lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
+            with lock:
+                script.requests.append(body)
+                script.arrived.append(time.monotonic())
+            reply = script.answer(body)
+            try:
+                if "status" in reply:
+                    self.send_response(reply["status"])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                if "stall" in reply:
+                    for _ in range(int(reply["stall"] * 20)):
+                        time.sleep(0.05)
+                        self.wfile.write(b": keep-alive\n\n")
+                        self.wfile.flush()
+                answer = reply.get("answer", {"entities": [], "relations": []})
+                text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
+                for start in range(0, len(text), 16):
+                    event = {
+                        "choices": [{"index": 0, "delta": {"content": text[start : start + 16]}}]
+                    }
+                    self.wfile.write(b"data: " + json.dumps(event).encode() + b"\n\n")
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
