@@ -17,3 +17,13 @@ WHEN new.content != old.content OR new.enabled = 0
 BEGIN
     DELETE FROM graph_model_done WHERE chunk_seq = new.seq;
 END;
+
+-- The graph channel looks entities up by name across types.
+CREATE INDEX graph_entities_name ON graph_entities (library_id, normalized);
+
+-- The graph channel sums evidence per chunk for a few entities or relations: covering indexes
+-- answer that from the index alone.
+DROP INDEX graph_evidence_entity;
+DROP INDEX graph_evidence_relation;
+CREATE INDEX graph_evidence_entity ON graph_evidence (entity_id, chunk_seq, confidence);
+CREATE INDEX graph_evidence_relation ON graph_evidence (relation_id, chunk_seq, confidence);

@@ -16,6 +16,7 @@ from goodbuddy_kb.evaluation.metrics import Judged, hit_at, mrr_at, ndcg_at, rec
 
 pytestmark = pytest.mark.integration
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
+GRAPH_FIXTURES = FIXTURES.parent / "eval-graph"
 
 
 def run_eval(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -41,6 +42,18 @@ def test_fixture_dataset_has_the_required_coverage() -> None:
     assert any(not q.relevant for q in ds.queries)
 
 
+def test_graph_part_needs_relations_in_both_languages() -> None:
+    ds = load(GRAPH_FIXTURES)
+    langs = [q.lang for q in ds.queries]
+    assert langs.count("zh") >= 20 and langs.count("en") >= 10
+    assert all("graph" in q.tags and q.relevant for q in ds.queries)
+    # the example: the approver's chunk never says 报销
+    approver = next(q for q in ds.queries if q.text == "谁审批差旅报销")
+    text = (GRAPH_FIXTURES / "corpus" / approver.relevant[0].doc).read_text(encoding="utf-8")
+    answer_chunk = text.split("## 审批权限")[1]
+    assert "财务共享中心" in answer_chunk and "报销" not in answer_chunk
+
+
 def test_fixture_gates_pass_repeatably_and_the_report_leaks_nothing(tmp_path: Path) -> None:
     first = run_eval(tmp_path, "--report", "report.json", "--ablation")
     assert first.returncode == 0, first.stdout + first.stderr
@@ -48,16 +61,22 @@ def test_fixture_gates_pass_repeatably_and_the_report_leaks_nothing(tmp_path: Pa
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     para = report["datasets"][0]["paraphraseRecall@5"]
     assert report["gateFailures"] == [] and para["hybrid"] >= 1.3 * para["fts5-unicode61 baseline"]
+    # the graph channel raises Recall@5 on the graph part and keeps it on every language
+    graph = report["graphGate"]
+    ours, theirs = graph["goodbuddy-fixtures-graph [graph]"]
+    assert ours > theirs and "knowledge graph channel" in first.stdout
+    assert graph["goodbuddy-fixtures [zh]"][0] >= graph["goodbuddy-fixtures [zh]"][1]
     second = run_eval(tmp_path, "--report", "again.json", "--ablation")
     again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
 
     def quality(rep: dict[str, object]) -> object:
         text = json.dumps(rep["datasets"], sort_keys=True)
         data = json.loads(text)
-        for block in (data[0]["languages"], data[0]["tags"]):
-            for modes in block.values():
-                for values in modes.values():
-                    values.pop("latency_p50_ms"), values.pop("latency_p95_ms")
+        for dataset in data:
+            for block in (dataset["languages"], dataset["tags"]):
+                for modes in block.values():
+                    for values in modes.values():
+                        values.pop("latency_p50_ms"), values.pop("latency_p95_ms")
         return data
 
     assert second.returncode == 0 and quality(report) == quality(again)

@@ -23,6 +23,9 @@ from goodbuddy_kb.evaluation.runner import (
 )
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "eval"
+#: The graph part: questions that need a relation, over the fixtures' corpus plus documents
+#: whose relations they follow (its own dataset, so the fixtures' figures stay comparable).
+GRAPH_FIXTURES = FIXTURES.parent / "eval-graph"
 METRICS = (
     "recall@5",
     "recall@10",
@@ -88,8 +91,8 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--ablation",
         action="store_true",
-        help="lexical only, vector only, hybrid with the old RRF fusion, hybrid, hybrid without"
-        " the minimum relevance, hybrid + local rerank",
+        help="lexical only, vector only, hybrid with the old RRF fusion, hybrid, hybrid + graph"
+        " (the local knowledge graph), hybrid + local rerank",
     )
     p.add_argument(
         "--channels", metavar="LIST", help="an extra mode over this channel subset, e.g. fts,cjk"
@@ -165,10 +168,40 @@ def check_gates(report: dict[str, Any], gates: dict[str, Any]) -> list[str]:
             }
             if ratio < ratio_gate:
                 failures.append(f"paraphrase Recall@5 ratio {ratio:.2f} < {ratio_gate}")
+    return failures + _graph_gate(report, gates.get("graph"))
+
+
+def _graph_gate(report: dict[str, Any], gate: dict[str, Any] | None) -> list[str]:
+    """The graph channel must raise ``metric`` on the graph part (every tagged query of its
+    dataset) and must not lower it on the rest (each language of the rest dataset)."""
+    by_name = {d["name"]: d for d in report["datasets"]}
+    if not gate or gate["dataset"] not in by_name or gate["rest"] not in by_name:
+        return []
+    metric, mode, base = gate["metric"], gate["mode"], gate["baseline"]
+    failures = []
+    parts = [(gate["dataset"], "tags", gate["tag"], True)] + [
+        (gate["rest"], "languages", lang, False) for lang in by_name[gate["rest"]]["languages"]
+    ]
+    summary: dict[str, Any] = {"metric": metric, "mode": mode, "baseline": base}
+    for name, block, part, must_improve in parts:
+        modes = by_name[name][block].get(part, {})
+        label = f"{name} [{part}]"
+        if mode not in modes or base not in modes:
+            failures.append(f"{label}: no {mode} / {base} figures")
+            continue
+        ours, theirs = modes[mode][metric], modes[base][metric]
+        summary[label] = [ours, theirs]
+        if (ours <= theirs) if must_improve else (ours < theirs):
+            failures.append(
+                f"{label} {metric}: {mode} {ours} "
+                f"{'does not improve on' if must_improve else 'is below'} {base} {theirs}"
+            )
+    report["graphGate"] = summary
     return failures
 
 
 def print_table(report: dict[str, Any]) -> None:
+    gate = report.get("graphGate")
     for dataset in report["datasets"]:
         print(
             f"\n{dataset['name']}: {dataset['documents']} documents, {dataset['chunks']} chunks, provider {report['provider']}"
@@ -196,6 +229,10 @@ def print_table(report: dict[str, Any]) -> None:
                 f"  Chinese paraphrase Recall@5 [{para['tag']}]: {mode} {para[mode]:.3f}"
                 f" vs {BASELINE} {para[BASELINE]:.3f} = {ratio}"
             )
+    if gate is not None:
+        print(f"\nknowledge graph channel ({gate['metric']}): {gate['mode']} vs {gate['baseline']}")
+        for label, (ours, theirs) in ((k, v) for k, v in gate.items() if isinstance(v, list)):
+            print(f"  {label}: {ours:.3f} vs {theirs:.3f} ({ours - theirs:+.3f})")
 
 
 def safe_report_path(path: Path) -> Path:
@@ -213,7 +250,7 @@ def safe_report_path(path: Path) -> Path:
 
 def dataset_folders(roots: list[Path]) -> list[Path]:
     """The fixtures and every folder with a queries.jsonl directly inside each root."""
-    found = [FIXTURES]
+    found = [FIXTURES, GRAPH_FIXTURES]
     for root in roots:
         if not root.is_dir():
             raise DatasetError(f"{root} is not a folder")
@@ -230,7 +267,7 @@ def run(args: argparse.Namespace) -> int:
         report_path = safe_report_path(args.report) if args.report else None
         if args.datasets_in:
             datasets += [d for d in dataset_folders(args.datasets_in) if d not in datasets]
-        loaded = [load(d) for d in datasets or [FIXTURES]]
+        loaded = [load(d) for d in datasets or [FIXTURES, GRAPH_FIXTURES]]
         if args.sample is not None:
             if args.sample < 1:
                 raise ValueError("--sample takes a positive number of queries")

@@ -23,6 +23,7 @@ from pathlib import Path
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess, Session
 from goodbuddy_kb.cli_sources import wait_for_library
+from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as src
@@ -30,6 +31,9 @@ from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
     EMBEDDING_UPDATE,
+    GRAPH_EXTRACT,
+    GRAPH_GET,
+    GRAPH_UPDATE,
     LIBRARY_CREATE,
     LIBRARY_LIST,
     RETRIEVE,
@@ -59,13 +63,17 @@ class Mode:
     fusion: r.FusionMethod | None = None
 
 
-DEFAULT_MODES = (Mode("hybrid", None, None),)
+#: Hybrid without the knowledge graph: what the product does for a library whose graph is off.
+HYBRID: tuple[r.KnowledgeRetrievalChannel, ...] = ("fts", "cjk", "vector")
+GRAPH_MODE = "hybrid + graph"
+DEFAULT_MODES = (Mode("hybrid", HYBRID, None), Mode(GRAPH_MODE, None, None))
 ABLATION_MODES = (
     Mode("lexical only", ("fts", "cjk"), "off"),
     Mode("vector only", ("vector",), "off"),
-    Mode("hybrid (RRF, old fusion)", None, "off", "rrf"),
-    Mode("hybrid", None, "off"),
-    Mode("hybrid + local rerank", None, "local"),
+    Mode("hybrid (RRF, old fusion)", HYBRID, "off", "rrf"),
+    Mode("hybrid", HYBRID, "off"),
+    Mode(GRAPH_MODE, None, "off"),
+    Mode("hybrid + local rerank", HYBRID, "local"),
 )
 
 
@@ -219,6 +227,19 @@ def corpus_sources(corpus: Path) -> list[tuple[Path, str]]:
     return [(folder, folder.name + "/") for folder in folders]
 
 
+def _extract_graph(session: Session, library_id: str) -> None:
+    """The local knowledge graph of the library (the "hybrid + graph" mode uses it)."""
+    client = session.client
+    info = client.call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+    if info.settings.strategy != "local":
+        settings = info.settings.model_copy(update={"strategy": "local"})
+        client.call(GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings))
+    elif not info.needs_rebuild and info.entities:
+        return
+    task = client.call(GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id))
+    wait_for_library(session, library_id, [task.task_id], quiet=True)
+
+
 def _import(
     session: Session, dataset: Dataset, connection: EmbeddingConnection, api_key: str | None
 ) -> str:
@@ -296,6 +317,8 @@ def _evaluate_in(
         ).open()
         session = Session(client, backend.endpoint, None)
         library_id = _import(session, dataset, connection, api_key)
+        if any(mode.name == GRAPH_MODE for mode in modes):
+            _extract_graph(session, library_id)
         if mark is not None:
             mark.write_text("imported\n", encoding="utf-8")
         prefixes = _prefixes(session, dataset, library_id)

@@ -17,6 +17,9 @@ MAX_ENTITIES = 12
 ENTITY_WEIGHT = 1.0
 RELATION_WEIGHT = 1.5
 NEIGHBOUR_WEIGHT = 0.5
+#: Chunks read per kind of evidence: this many per result asked for, at least the minimum.
+EVIDENCE_PER_RESULT = 4
+MIN_EVIDENCE_ROWS = 100
 NOT_ENABLED = "the knowledge graph is not enabled for this library"
 NO_ENTITIES = "no entity of the graph was found in the question"
 
@@ -27,6 +30,8 @@ class GraphHit:
     library_id: str
     score: float
     reasons: list[str] = field(default_factory=list)
+    #: The chunk's stable key: ties rank in document order, the same on every run.
+    seq: int = 0
 
 
 @dataclass
@@ -61,6 +66,23 @@ def _matcher(conn: sqlite3.Connection, library_id: str) -> Matcher:
     return matcher
 
 
+def _same_names(conn: sqlite3.Connection, library_id: str, entity_ids: list[str]) -> list[str]:
+    """The matched entities and the entities of other types with the same name: a question
+    that says 北极星 (the alias of the term 客户数据平台) also means the system 客户数据平台.
+    Resolution never merges across types; retrieval follows both."""
+    marks = ",".join("?" for _ in entity_ids)
+    more = [
+        row[0]
+        for row in conn.execute(
+            "SELECT DISTINCT o.id FROM graph_entities e JOIN graph_entities o"
+            " ON o.library_id = e.library_id AND o.normalized = e.normalized AND o.id != e.id"
+            f" WHERE e.id IN ({marks}) AND e.library_id = ? ORDER BY o.type_key LIMIT ?",
+            (*entity_ids, library_id, MAX_ENTITIES),
+        )
+    ]
+    return list(dict.fromkeys(entity_ids + more))[: 2 * MAX_ENTITIES]
+
+
 def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: int) -> GraphResult:
     result = GraphResult()
     scores: dict[str, GraphHit] = {}
@@ -74,19 +96,21 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
         entity_ids = list(dict.fromkeys(e for m in matches for e in m.payload))[:MAX_ENTITIES]
         if not entity_ids:
             continue
+        entity_ids = _same_names(conn, library_id, entity_ids)
         names = dict(
             conn.execute(
                 f"SELECT id, name FROM graph_entities WHERE id IN ({','.join('?' for _ in entity_ids)})",
                 entity_ids,
             ).fetchall()
         )
-        result.matched.extend(names[e] for e in entity_ids if e in names)
+        result.matched.extend(dict.fromkeys(names[e] for e in entity_ids if e in names))
         marks = ",".join("?" for _ in entity_ids)
         relations = conn.execute(
             "SELECT r.id, r.type_key, r.head_id, r.tail_id, h.name, t.name FROM graph_relations r"
             " JOIN graph_entities h ON h.id = r.head_id JOIN graph_entities t ON t.id = r.tail_id"
             f" WHERE (r.head_id IN ({marks}) OR r.tail_id IN ({marks})) AND r.confidence >= ?"
-            f" ORDER BY r.confidence DESC LIMIT {MAX_NEIGHBOURS * len(entity_ids)}",
+            " ORDER BY r.confidence DESC, h.normalized, t.normalized, r.type_key"
+            f" LIMIT {MAX_NEIGHBOURS * len(entity_ids)}",
             (*entity_ids, *entity_ids, settings.min_confidence),
         ).fetchall()
         result.relations_used += len(relations)
@@ -104,22 +128,30 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             label_of: dict[str, str],
             library_id: str = library_id,
         ) -> None:
-            for chunk_id, key, confidence in rows:
-                hit = scores.setdefault(chunk_id, GraphHit(chunk_id, library_id, 0.0))
-                hit.score += weight * confidence
-                label = label_of.get(key)
-                if label and label not in hit.reasons and len(hit.reasons) < 6:
-                    hit.reasons.append(label)
+            for chunk_id, keys, score, seq in rows:
+                hit = scores.setdefault(chunk_id, GraphHit(chunk_id, library_id, 0.0, seq=seq))
+                hit.score += weight * score
+                for key in keys.split(",")[:3]:
+                    label = label_of.get(key)
+                    if label and label not in hit.reasons and len(hit.reasons) < 6:
+                        hit.reasons.append(label)
 
+        # Each kind of evidence is summed per chunk and cut to the best chunks inside SQLite:
+        # a name mentioned in thousands of chunks costs one aggregate, not thousands of rows
+        # in Python (bounded fan-out). Evidence never points at a disabled or parent chunk
+        # (the triggers drop it), the join only finds the chunk's id.
+        limit = max(pool * EVIDENCE_PER_RESULT, MIN_EVIDENCE_ROWS)
         evidence_sql = (
-            "SELECT c.id, v.{col}, v.confidence FROM graph_evidence v JOIN chunks c ON"
-            " c.seq = v.chunk_seq WHERE v.{col} IN ({marks}) AND c.enabled = 1"
-            " AND c.role != 'parent' AND v.confidence >= ?"
+            "SELECT c.id, agg.keys, agg.score, c.seq FROM (SELECT chunk_seq,"
+            " group_concat(DISTINCT {col}) AS keys, sum(confidence) AS score"
+            " FROM graph_evidence WHERE {col} IN ({marks}) AND confidence >= ?"
+            " GROUP BY chunk_seq ORDER BY score DESC, chunk_seq LIMIT ?) agg"
+            " JOIN chunks c ON c.seq = agg.chunk_seq WHERE c.enabled = 1 AND c.role != 'parent'"
         )
         add(
             conn.execute(
                 evidence_sql.format(col="entity_id", marks=marks),
-                (*entity_ids, settings.min_confidence),
+                (*entity_ids, settings.min_confidence, limit),
             ).fetchall(),
             ENTITY_WEIGHT,
             names,
@@ -129,7 +161,7 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             add(
                 conn.execute(
                     evidence_sql.format(col="relation_id", marks=",".join("?" for _ in rel_ids)),
-                    (*rel_ids, settings.min_confidence),
+                    (*rel_ids, settings.min_confidence, limit),
                 ).fetchall(),
                 RELATION_WEIGHT,
                 relation_label,
@@ -139,13 +171,13 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             add(
                 conn.execute(
                     evidence_sql.format(col="entity_id", marks=",".join("?" for _ in ids)),
-                    (*ids, settings.min_confidence),
+                    (*ids, settings.min_confidence, limit),
                 ).fetchall(),
                 NEIGHBOUR_WEIGHT,
                 neighbours,
             )
     if result.enabled and not result.matched:
         result.degraded.append(NO_ENTITIES)
-    ranked = sorted(scores.values(), key=lambda h: (-h.score, h.chunk_id))
+    ranked = sorted(scores.values(), key=lambda h: (-round(h.score, 9), h.library_id, h.seq))
     result.hits = ranked[:pool]
     return result

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.graph import store
-from goodbuddy_kb.main_process.graph.local import (
-    boundaries,
-    compile_patterns,
-    discover,
-    relations_in,
-)
-from goodbuddy_kb.main_process.graph.matching import Matcher
+from goodbuddy_kb.main_process.graph.local import compile_patterns, discover, prepare, relations_in
+from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
+from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
 
 Progress = Callable[[int, int], None]
@@ -47,6 +44,106 @@ def _chunks(conn: sqlite3.Connection, library_id: str) -> dict[str, list[sqlite3
     return by_document
 
 
+class _Entities:
+    """The library's entities by (type, normalised name or alias), read once: resolution of
+    thousands of discovered names without a query each; new ones are written in one batch."""
+
+    def __init__(self, conn: sqlite3.Connection, library_id: str) -> None:
+        self._library_id = library_id
+        self._ids: dict[tuple[str, str], str] = {}
+        for entity_id, type_key, key in conn.execute(
+            "SELECT id, type_key, normalized FROM graph_entities WHERE library_id = ?",
+            (library_id,),
+        ):
+            self._ids[(type_key, key)] = entity_id
+        for entity_id, type_key, key in conn.execute(
+            "SELECT a.entity_id, e.type_key, a.normalized FROM graph_aliases a"
+            " JOIN graph_entities e ON e.id = a.entity_id WHERE a.library_id = ?",
+            (library_id,),
+        ):
+            self._ids.setdefault((type_key, key), entity_id)
+        self._new: list[tuple[str, str, str, str, str]] = []
+        self._aliases: list[tuple[str, str, str, str]] = []
+
+    def resolve(self, type_key: str, name: str, key: str | None = None) -> str:
+        """``key``: ``normalise_name(name)`` when the caller has it."""
+        key = normalise_name(name) if key is None else key
+        entity_id = self._ids.get((type_key, key))
+        if entity_id is None:
+            entity_id = uuid.uuid4().hex
+            self._ids[(type_key, key)] = entity_id
+            self._new.append((entity_id, type_key, name.strip(), key, now_iso()))
+        return entity_id
+
+    def alias(self, entity_id: str, type_key: str, alias: str) -> None:
+        key = normalise_name(alias)
+        if key and (type_key, key) not in self._ids:
+            self._ids[(type_key, key)] = entity_id
+            self._aliases.append((entity_id, self._library_id, alias.strip(), key))
+
+    def write(self, conn: sqlite3.Connection) -> None:
+        conn.executemany(
+            "INSERT OR IGNORE INTO graph_entities (id, library_id, type_key, name, normalized,"
+            " created_by, created_at) VALUES (?, ?, ?, ?, ?, 'local', ?)",
+            [(i, self._library_id, t, n, k, at) for i, t, n, k, at in self._new],
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO graph_aliases (entity_id, library_id, alias, normalized)"
+            " VALUES (?, ?, ?, ?)",
+            self._aliases,
+        )
+        self._new, self._aliases = [], []
+
+
+class _Relations:
+    """The library's relations by (type, head, tail), read once; a run's new relations and
+    raised confidences are written per document in batches."""
+
+    def __init__(self, conn: sqlite3.Connection, library_id: str) -> None:
+        self._library_id = library_id
+        self._known: dict[tuple[str, str, str], tuple[str, float]] = {
+            (r[1], r[2], r[3]): (r[0], r[4])
+            for r in conn.execute(
+                "SELECT id, type_key, head_id, tail_id, confidence FROM graph_relations"
+                " WHERE library_id = ?",
+                (library_id,),
+            )
+        }
+        self._new: list[tuple[str, str, str, str, str, float]] = []
+        self._raised: dict[str, float] = {}
+
+    def id(self, type_key: str, head: str, tail: str, confidence: float) -> str:
+        known = self._known.get((type_key, head, tail))
+        if known is None:
+            relation_id = uuid.uuid4().hex
+            self._known[(type_key, head, tail)] = (relation_id, confidence)
+            self._new.append((relation_id, self._library_id, type_key, head, tail, confidence))
+            return relation_id
+        if confidence > known[1]:
+            self._known[(type_key, head, tail)] = (known[0], confidence)
+            self._raised[known[0]] = confidence
+        return known[0]
+
+    def write(self, conn: sqlite3.Connection) -> None:
+        conn.executemany(
+            "INSERT INTO graph_relations (id, library_id, type_key, head_id, tail_id, confidence,"
+            " extractor) VALUES (?, ?, ?, ?, ?, ?, 'local')",
+            self._new,
+        )
+        conn.executemany(
+            "UPDATE graph_relations SET confidence = ? WHERE id = ? AND locked = 0",
+            [(c, i) for i, c in self._raised.items()],
+        )
+        self._new, self._raised = [], {}
+
+
+_EVIDENCE = (
+    'INSERT INTO graph_evidence (library_id, chunk_seq, entity_id, relation_id, start, "end",'
+    " confidence, extractor, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, 'local', ?)"
+)
+_NAME_MATCH = '{"match": "name"}'
+
+
 def extract_library(
     conn: sqlite3.Connection,
     library_id: str,
@@ -58,70 +155,69 @@ def extract_library(
     report = ExtractReport()
     documents = _chunks(conn, library_id)
     total = len(documents)
+    folded = {row["seq"]: fold(row["content"]) for rows in documents.values() for row in rows}
     # 1. discovery: the names the ontology's cues find, resolved by type and name
-    stops = boundaries(ontology)
+    cues = prepare(ontology)
+    entities = _Entities(conn, library_id)
+    for rows in documents.values():
+        for row in rows:
+            text = folded[row["seq"]]
+            for mention in discover(
+                row["content"], ontology, row["heading"], cues=cues, folded=text
+            ):
+                key = " ".join(text[mention.start : mention.end].split())
+                entity_id = entities.resolve(mention.type_key, mention.name, key)
+                for alias in mention.aliases:
+                    entities.alias(entity_id, mention.type_key, alias)
     with transaction(conn):
-        for rows in documents.values():
-            for row in rows:
-                for mention in discover(row["content"], ontology, row["heading"], stops):
-                    entity_id = store.resolve(
-                        conn, library_id, mention.type_key, mention.name, "local"
-                    )
-                    for alias in mention.aliases:
-                        store.add_alias(conn, library_id, entity_id, alias)
+        entities.write(conn)
     cancel.check()
     # 2. matching: every known name and alias in every chunk, relations and evidence
     known = store.names(conn, [library_id])
     type_of = {entity_id: type_key for _name, entity_id, type_key in known}
     matcher = Matcher((name, entity_id) for name, entity_id, _type in known)
     patterns = compile_patterns(ontology)
+    relations = _Relations(conn, library_id)
     for done, (document_id, rows) in enumerate(documents.items(), start=1):
         cancel.check()
+        evidence: list[tuple[object, ...]] = []
+        for row in rows:
+            text = row["content"]
+            mentions = matcher.find(text, folded[row["seq"]])[: settings.max_entities_per_chunk]
+            evidence.extend(
+                (library_id, row["seq"], m.payload[0], None, m.start, m.end, 1.0, _NAME_MATCH)
+                for m in mentions
+            )
+            report.mentions += len(mentions)
+            report.chunks += 1
+            found = relations_in(text, mentions, type_of, patterns, ontology, folded[row["seq"]])
+            for rel in found[: settings.max_relations_per_chunk]:
+                relation = relations.id(
+                    rel.type_key, rel.head.payload[0], rel.tail.payload[0], rel.confidence
+                )
+                evidence.append(
+                    (
+                        library_id,
+                        row["seq"],
+                        None,
+                        relation,
+                        rel.start,
+                        rel.end,
+                        rel.confidence,
+                        json.dumps({"pattern": rel.pattern[:100]}),
+                    )
+                )
+                report.relation_mentions += 1
+        report.evidence += len(evidence)
         with transaction(conn):
             seqs = [r["seq"] for r in rows]
             conn.execute(
-                f"DELETE FROM graph_evidence WHERE extractor = 'local' AND chunk_seq IN ({','.join('?' for _ in seqs)})",
+                "DELETE FROM graph_evidence WHERE extractor = 'local' AND chunk_seq IN"
+                f" ({','.join('?' for _ in seqs)})",
                 seqs,
             )
-            for row in rows:
-                text = row["content"]
-                mentions = matcher.find(text)[: settings.max_entities_per_chunk]
-                conn.executemany(
-                    "INSERT INTO graph_evidence (library_id, chunk_seq, entity_id, start,"
-                    ' "end", confidence, extractor, provenance) VALUES (?, ?, ?, ?, ?, 1.0,'
-                    " 'local', '{\"match\": \"name\"}')",
-                    [(library_id, row["seq"], m.payload[0], m.start, m.end) for m in mentions],
-                )
-                report.evidence += len(mentions)
-                report.mentions += len(mentions)
-                report.chunks += 1
-                found = relations_in(text, mentions, type_of, patterns, ontology)
-                for rel in found[: settings.max_relations_per_chunk]:
-                    relation = store.relation_id(
-                        conn,
-                        library_id,
-                        rel.type_key,
-                        rel.head.payload[0],
-                        rel.tail.payload[0],
-                        rel.confidence,
-                        "local",
-                    )
-                    conn.execute(
-                        "INSERT INTO graph_evidence (library_id, chunk_seq, relation_id, start,"
-                        ' "end", confidence, extractor, provenance) VALUES (?, ?, ?, ?, ?, ?,'
-                        " 'local', ?)",
-                        (
-                            library_id,
-                            row["seq"],
-                            relation,
-                            rel.start,
-                            rel.end,
-                            rel.confidence,
-                            json.dumps({"pattern": rel.pattern[:100]}),
-                        ),
-                    )
-                    report.evidence += 1
-                    report.relation_mentions += 1
+            relations.write(conn)
+            conn.executemany(_EVIDENCE, evidence)
             conn.execute(
                 "UPDATE documents SET graph_status = 'done', graph_error = NULL WHERE id = ?",
                 (document_id,),

@@ -13,8 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
-from goodbuddy_kb.contracts.graph import EntityType, Ontology, RelationType
+import ahocorasick
+
+from goodbuddy_kb.contracts.graph import Ontology, RelationType
 from goodbuddy_kb.main_process.graph.matching import Match, fold, normalise_name
 
 PATTERN_CONFIDENCE = 0.9
@@ -23,11 +26,11 @@ DISCOVERY_CONFIDENCE = 0.7
 MAX_CJK_NAME = 10
 #: Characters that end a Chinese name when scanning away from a cue (function words, verbs
 #: that introduce a name, punctuation is handled separately).
-_CJK_STOPS = set(
-    "由的和与及在对向将把被为是了从至到按据归须需应等或并给跟同每各该本其此请已未不也都而且则如若当"
-)
+_CJK_STOPS = set("由的和与及在对向将把被为是了从至到或并给跟每各该本其此请已未不也都而且则如若当")
+#: 按、据、归、须、需、应、等、同 are left out: they sit inside names as often as between them
+#: (供应链管理部、数据智能部、合同管理规定); the relation patterns' words (须经、需经 …) still
+#: end a name.
 _SENTENCE_END = re.compile(r"[。！？；;!?\n]|\.(?:\s|$)")
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _DEFINED = [
     re.compile(
         r"([\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9 ]{1,30})[（(]\s*(?:简称|以下简称)[“\"]?([^）)”\"]{1,20})[”\"]?\s*[）)]"
@@ -66,7 +69,7 @@ class ChunkExtraction:
 
 
 def _is_cjk(ch: str) -> bool:
-    return bool(_CJK.match(ch))
+    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff"
 
 
 def boundaries(ontology: Ontology) -> frozenset[str]:
@@ -107,7 +110,8 @@ def _cjk_before(text: str, end: int, cue: str, stop_ends: set[int]) -> int | Non
     i = start
     while i > 0 and start - i < MAX_CJK_NAME - len(cue):
         ch = text[i - 1]
-        if not _is_cjk(ch) or ch in _CJK_STOPS or i in stop_ends:
+        # a pattern word right before the cue is part of the name (采购审批平台), not a boundary
+        if not _is_cjk(ch) or ch in _CJK_STOPS or (i in stop_ends and i < start):
             break
         i -= 1
     return i if i < start else None
@@ -146,23 +150,84 @@ def _latin_words_before(text: str, start: int, limit: int = 4) -> int | None:
     return first
 
 
+@dataclass(frozen=True)
+class Cues:
+    """An ontology's discovery cues, folded and in two automata (suffixes, prefixes), built once
+    per extraction run and reused for every chunk."""
+
+    suffixes: Any
+    prefixes: Any
+    heading_suffixes: tuple[tuple[str, tuple[str, ...]], ...]
+    stops: frozenset[str]
+    terms: bool
+
+
+def _automaton(cues: dict[str, list[str]]) -> Any:
+    if not cues:
+        return None
+    automaton = ahocorasick.Automaton()
+    for key, types in cues.items():
+        automaton.add_word(key, (key, tuple(dict.fromkeys(types))))
+    automaton.make_automaton()
+    return automaton
+
+
+def prepare(ontology: Ontology) -> Cues:
+    suffixes: dict[str, list[str]] = {}
+    prefixes: dict[str, list[str]] = {}
+    for etype in ontology.entity_types:
+        for cue in etype.suffixes:
+            if fold(cue):
+                suffixes.setdefault(fold(cue), []).append(etype.key)
+        for cue in etype.prefixes:
+            if fold(cue):
+                prefixes.setdefault(fold(cue), []).append(etype.key)
+    return Cues(
+        _automaton(suffixes),
+        _automaton(prefixes),
+        tuple((t.key, tuple(fold(c) for c in t.suffixes if c)) for t in ontology.entity_types),
+        boundaries(ontology),
+        any(t.key == "term" for t in ontology.entity_types),
+    )
+
+
 def discover(
     text: str,
     ontology: Ontology,
     heading: str | None = None,
     stops: frozenset[str] | None = None,
+    cues: Cues | None = None,
+    folded: str | None = None,
 ) -> list[Mention]:
     """Candidate entity names in ``text`` from the ontology's cues and defined-term patterns
-    (``stops``: `boundaries(ontology)`, computed once by a caller that runs many chunks)."""
+    (``cues``: `prepare(ontology)` and ``folded``: `fold(text)`, computed once by a caller that
+    runs many chunks; ``stops`` is kept for callers that pass `boundaries(ontology)`)."""
     found: list[Mention] = []
-    folded = fold(text)
-    stops = boundaries(ontology) if stops is None else stops
-    stop_ends = _stop_ends(folded, stops)
-    for etype in ontology.entity_types:
-        found.extend(_by_suffix(text, folded, etype, stop_ends))
-        found.extend(_by_prefix(text, folded, etype))
-    terms = next((t for t in ontology.entity_types if t.key == "term"), None)
-    if terms is not None:
+    cues = prepare(ontology) if cues is None else cues
+    folded = fold(text) if folded is None else folded
+    stop_ends: set[int] | None = None
+    if cues.suffixes is not None:
+        for end_index, (key, types) in cues.suffixes.iter(folded):
+            end = end_index + 1
+            position = end - len(key)
+            if len(key) == 1 and folded[position : end + 1] in _NOT_A_NAME_END:
+                continue
+            if _is_cjk(key[0]):
+                if stop_ends is None:
+                    stop_ends = _stop_ends(folded, cues.stops)
+                start = _cjk_before(text, end, key, stop_ends)
+            else:
+                boundary_ok = end >= len(text) or not text[end].isalnum()
+                start = _latin_words_before(text, position) if boundary_ok else None
+            if start is not None:
+                for type_key in types:
+                    found.append(
+                        Mention(type_key, text[start:end], start, end, DISCOVERY_CONFIDENCE)
+                    )
+    if cues.prefixes is not None:
+        for end_index, (key, types) in cues.prefixes.iter(folded):
+            found.extend(_by_prefix(text, end_index + 1 - len(key), key, types))
+    if cues.terms:
         for pattern in _DEFINED:
             for m in pattern.finditer(text):
                 name = m.group(1).strip()
@@ -171,17 +236,15 @@ def discover(
                 found.append(
                     Mention("term", name, start, start + len(name), DISCOVERY_CONFIDENCE, aliases)
                 )
-    if heading:
-        for etype in ontology.entity_types:
-            if (
-                any(fold(heading).endswith(fold(s)) for s in etype.suffixes)
-                and 2 <= len(heading) <= 30
-            ):
+    if heading and 2 <= len(heading) <= 30:
+        folded_heading = fold(heading)
+        for type_key, endings in cues.heading_suffixes:
+            if any(folded_heading.endswith(e) for e in endings):
                 position = text.find(heading)
                 if position >= 0:
                     found.append(
                         Mention(
-                            etype.key,
+                            type_key,
                             heading,
                             position,
                             position + len(heading),
@@ -191,45 +254,49 @@ def discover(
     return found
 
 
-def _by_suffix(text: str, folded: str, etype: EntityType, stop_ends: set[int]) -> Iterable[Mention]:
-    for cue in sorted(set(etype.suffixes), key=len, reverse=True):
-        key = fold(cue)
-        position = folded.find(key)
-        while position >= 0:
-            end = position + len(key)
-            if _is_cjk(key[0]):
-                start = _cjk_before(text, end, key, stop_ends)
-                if start is not None:
-                    yield Mention(etype.key, text[start:end], start, end, DISCOVERY_CONFIDENCE)
-            else:
-                boundary_ok = end >= len(text) or not text[end].isalnum()
-                start = _latin_words_before(text, position) if boundary_ok else None
-                if start is not None:
-                    yield Mention(etype.key, text[start:end], start, end, DISCOVERY_CONFIDENCE)
-            position = folded.find(key, position + 1)
+#: A one-character cue followed by these characters is the start of another word (部门, 处理,
+#: 市场), not the end of a name.
+_NOT_A_NAME_END = frozenset(
+    [
+        "部门",
+        "部分",
+        "部署",
+        "部件",
+        "处理",
+        "处于",
+        "处置",
+        "处罚",
+        "科技",
+        "科学",
+        "科目",
+        "市场",
+        "市值",
+        "省份",
+        "省级",
+        "组织",
+        "组长",
+        "组成",
+    ]
+)
 
 
-def _by_prefix(text: str, folded: str, etype: EntityType) -> Iterable[Mention]:
-    for cue in sorted(set(etype.prefixes), key=len, reverse=True):
-        key = fold(cue)
-        for m in re.finditer(re.escape(key), folded):
-            end = m.end()
-            if _is_cjk(key[-1]):
-                stop = end
-                while (
-                    stop < len(text)
-                    and stop - end < MAX_CJK_NAME
-                    and _is_cjk(text[stop])
-                    and text[stop] not in _CJK_STOPS
-                ):
-                    stop += 1
-            else:
-                tail = re.match(r"(?:\s+(?:of\s+)?[A-Z][A-Za-z0-9&-]*){1,4}", text[end:])
-                stop = end + tail.end() if tail else end
-            if stop > end:
-                yield Mention(
-                    etype.key, text[m.start() : stop], m.start(), stop, DISCOVERY_CONFIDENCE
-                )
+def _by_prefix(text: str, position: int, key: str, types: tuple[str, ...]) -> Iterable[Mention]:
+    end = position + len(key)
+    if _is_cjk(key[-1]):
+        stop = end
+        while (
+            stop < len(text)
+            and stop - end < MAX_CJK_NAME
+            and _is_cjk(text[stop])
+            and text[stop] not in _CJK_STOPS
+        ):
+            stop += 1
+    else:
+        tail = re.match(r"(?:\s+(?:of\s+)?[A-Z][A-Za-z0-9&-]*){1,4}", text[end:])
+        stop = end + tail.end() if tail else end
+    if stop > end:
+        for type_key in types:
+            yield Mention(type_key, text[position:stop], position, stop, DISCOVERY_CONFIDENCE)
 
 
 # -- relations -------------------------------------------------------------------------------
@@ -281,30 +348,85 @@ def sentences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+@dataclass
+class _RelationPlan:
+    """Patterns grouped by the text between their slots, and the relation types each pair of
+    entity types allows, computed once per ontology."""
+
+    by_between: dict[str, list[CompiledPattern]]
+    longest_between: int
+    options: dict[tuple[str, str], list[tuple[RelationType, bool]]] = field(default_factory=dict)
+
+
+_plans: dict[int, tuple[list[CompiledPattern], Ontology, _RelationPlan]] = {}
+
+
+def _plan(patterns: list[CompiledPattern], ontology: Ontology) -> _RelationPlan:
+    cached = _plans.get(id(patterns))
+    if cached is not None and cached[0] is patterns and cached[1] is ontology:
+        return cached[2]
+    by_between: dict[str, list[CompiledPattern]] = {}
+    for p in patterns:
+        by_between.setdefault(p.between, []).append(p)
+    plan = _RelationPlan(by_between, max((len(b) for b in by_between), default=0))
+    if len(_plans) > 8:
+        _plans.clear()
+    _plans[id(patterns)] = (patterns, ontology, plan)
+    return plan
+
+
+def _options(
+    plan: _RelationPlan, ontology: Ontology, ta: str, tb: str
+) -> list[tuple[RelationType, bool]]:
+    """(relation type, a is the head) for every typed relation type the two types allow."""
+    key = (ta, tb)
+    found = plan.options.get(key)
+    if found is None:
+        found = [
+            (r, a_is_head)
+            for r in ontology.relation_types
+            for a_is_head, (head, tail) in ((True, (ta, tb)), (False, (tb, ta)))
+            if r.head_types and r.tail_types and _allowed(r, head, tail)
+        ]
+        plan.options[key] = found
+    return found
+
+
 def relations_in(
     text: str,
     mentions: list[Match],
     type_of: dict[str, str],
     patterns: list[CompiledPattern],
     ontology: Ontology,
+    folded: str | None = None,
 ) -> list[FoundRelation]:
     """Pattern relations between mentions of one sentence, then co-occurrence for pairs that no
-    pattern linked and whose types exactly one relation type allows."""
+    pattern linked and whose types exactly one relation type allows (``folded``: `fold(text)`
+    when the caller has it)."""
     found: list[FoundRelation] = []
+    if len(mentions) < 2:
+        return found
+    plan = _plan(patterns, ontology)
+    folded = fold(text) if folded is None else folded
+    # whitespace may stretch the raw text between two names beyond the folded pattern text
+    reach = 3 * plan.longest_between + 8
     linked: set[tuple[int, int]] = set()
     for s_start, s_end in sentences(text):
         inside = [m for m in mentions if m.start >= s_start and m.end <= s_end]
+        if len(inside) < 2:
+            continue
         for i, a in enumerate(inside):
             for b in inside[i + 1 :]:
-                between = normalise_name(text[a.end : b.start])
-                before = normalise_name(text[s_start : a.start])
-                after = normalise_name(text[b.end : s_end])
-                for p in patterns:
-                    if (
-                        between != p.between
-                        or not before.endswith(p.before)
-                        or not after.startswith(p.after)
-                    ):
+                if b.start - a.end > reach:
+                    break
+                # the folded text's slices, normalised like a name (same offsets as ``text``)
+                candidates = plan.by_between.get(" ".join(folded[a.end : b.start].split()))
+                if not candidates:
+                    continue
+                before = " ".join(folded[s_start : a.start].split())
+                after = " ".join(folded[b.end : s_end].split())
+                for p in candidates:
+                    if not before.endswith(p.before) or not after.startswith(p.after):
                         continue
                     head, tail = (a, b) if p.head_first else (b, a)
                     if not _allowed(p.relation, type_of[head.payload[0]], type_of[tail.payload[0]]):
@@ -317,20 +439,17 @@ def relations_in(
                     linked.add((a.start, b.start))
                     break
         for i, a in enumerate(inside):
+            ta = type_of[a.payload[0]]
             for b in inside[i + 1 :]:
                 if (a.start, b.start) in linked or a.payload[0] == b.payload[0]:
                     continue
-                ta, tb = type_of[a.payload[0]], type_of[b.payload[0]]
-                options = [
-                    (r, head, tail)
-                    for r in ontology.relation_types
-                    for head, tail in ((a, b), (b, a))
-                    if _allowed(r, type_of[head.payload[0]], type_of[tail.payload[0]])
-                    and r.head_types
-                    and r.tail_types
-                ]
-                if len(options) == 1 and ta != tb:
-                    r, head, tail = options[0]
+                tb = type_of[b.payload[0]]
+                if ta == tb:
+                    continue
+                options = _options(plan, ontology, ta, tb)
+                if len(options) == 1:
+                    r, a_is_head = options[0]
+                    head, tail = (a, b) if a_is_head else (b, a)
                     found.append(
                         FoundRelation(
                             r.key,

@@ -51,7 +51,8 @@ class Match:
 
 
 class Matcher:
-    """Many names at once. ``payload`` per name: the things that name stands for."""
+    """Many names at once. ``payload`` per name: the things that name stands for. The automaton
+    is built once and reused for every text (a caller keeps the matcher)."""
 
     def __init__(self, names: Iterable[tuple[str, str]]) -> None:
         grouped: dict[str, list[str]] = {}
@@ -61,34 +62,52 @@ class Matcher:
                 grouped.setdefault(key, []).append(value)
         self._automaton = ahocorasick.Automaton()
         for key, values in grouped.items():
-            self._automaton.add_word(key, (key, tuple(dict.fromkeys(values))))
+            # the word-boundary checks a Latin end needs are decided once, here
+            self._automaton.add_word(
+                key,
+                (key, tuple(dict.fromkeys(values)), len(key), _is_word(key[0]), _is_word(key[-1])),
+            )
         self.size = len(grouped)
         if self.size:
             self._automaton.make_automaton()
 
-    def find(self, text: str) -> list[Match]:
+    def find(self, text: str, folded: str | None = None) -> list[Match]:
+        """Non-overlapping matches in ``text`` (``folded``: ``fold(text)`` when the caller has
+        it already)."""
         if not self.size:
             return []
-        folded = fold(text)
-        found: list[Match] = []
-        for end_index, (key, payload) in self._automaton.iter(folded):
-            start = end_index - len(key) + 1
+        if folded is None:
+            folded = fold(text)
+        last = len(folded)
+        found: list[tuple[int, int, str, tuple[str, ...]]] = []
+        for end_index, (key, payload, size, word_start, word_end) in self._automaton.iter(folded):
+            start = end_index - size + 1
             end = end_index + 1
             # Latin names match whole words only ("api" is not inside "capital").
-            if _is_word(key[0]) and start > 0 and _is_word(folded[start - 1]):
+            if word_start and start > 0 and _is_word(folded[start - 1]):
                 continue
-            if _is_word(key[-1]) and end < len(folded) and _is_word(folded[end]):
+            if word_end and end < last and _is_word(folded[end]):
                 continue
-            found.append(Match(start, end, key, payload))
-        return longest_leftmost(found)
+            found.append((start, end, key, payload))
+        return [Match(s, e, k, p) for s, e, k, p in _longest_leftmost(found)]
+
+
+def _longest_leftmost(
+    found: list[tuple[int, int, str, tuple[str, ...]]],
+) -> list[tuple[int, int, str, tuple[str, ...]]]:
+    # the automaton reports by end position; without overlaps (the usual case) that is the
+    # answer already, in order
+    ordered = sorted(found)
+    if all(ordered[i][1] <= ordered[i + 1][0] for i in range(len(ordered) - 1)):
+        return ordered
+    chosen: list[tuple[int, int, str, tuple[str, ...]]] = []
+    for m in sorted(found, key=lambda m: (m[0] - m[1], m[0])):
+        if all(m[1] <= c[0] or m[0] >= c[1] for c in chosen):
+            chosen.append(m)
+    return sorted(chosen)
 
 
 def longest_leftmost(matches: list[Match]) -> list[Match]:
     """Non-overlapping matches: the longest wins, then the leftmost."""
-    chosen: list[Match] = []
-    taken: list[tuple[int, int]] = []
-    for m in sorted(matches, key=lambda m: (-(m.end - m.start), m.start)):
-        if all(m.end <= s or m.start >= e for s, e in taken):
-            chosen.append(m)
-            taken.append((m.start, m.end))
-    return sorted(chosen, key=lambda m: m.start)
+    chosen = _longest_leftmost([(m.start, m.end, m.key, m.payload) for m in matches])
+    return [Match(s, e, k, p) for s, e, k, p in chosen]
