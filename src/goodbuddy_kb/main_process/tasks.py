@@ -37,7 +37,7 @@ from goodbuddy_kb.main_process.maintenance.vectors import vectorise_document
 from goodbuddy_kb.main_process.rebuild import rebuild_document, rebuild_library
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
-from goodbuddy_kb.main_process.storage.db import ConnectionPool
+from goodbuddy_kb.main_process.storage.db import ConnectionPool, transaction
 from goodbuddy_kb.main_process.sync.engine import sync_source
 from goodbuddy_kb.main_process.throughput import Throughput
 from goodbuddy_kb.main_process.vectors import store as vector_store
@@ -271,9 +271,20 @@ class TaskManager:
         return self._queue("vectorize", library_id, None, key, work)
 
     def _graph_after_indexing(self, library_id: str) -> None:
-        """New or changed text gets its graph evidence when the library's graph is on."""
-        if graph_store.settings(self._db.get(), library_id).strategy == "local":
+        """New or changed text gets its graph evidence when the library's graph is local; with
+        the model strategy it waits, "pending", for a run the user starts (each chunk costs a
+        model call, shown beforehand)."""
+        conn = self._db.get()
+        strategy = graph_store.settings(conn, library_id).strategy
+        if strategy == "local":
             self.extract_graph(library_id)
+        elif strategy == "model":
+            with transaction(conn):
+                conn.execute(
+                    "UPDATE documents SET graph_status = 'pending' WHERE library_id = ?"
+                    " AND parse_status = 'done' AND graph_status IN ('disabled', 'on_demand')",
+                    (library_id,),
+                )
 
     def extract_graph(self, library_id: str) -> TaskInfo:
         """Queue a knowledge-graph extraction of the library with its current strategy."""

@@ -23,6 +23,7 @@ from goodbuddy_kb.contracts.methods import (
     LIBRARY_CREATE,
     RETRIEVE,
     SOURCE_ADD,
+    SOURCE_SYNC,
     TASKS_CANCEL,
     TASKS_LIST,
 )
@@ -245,3 +246,19 @@ def test_cancel_stops_within_one_request(
     )
     assert task["state"] == "cancelled"
     assert call(dispatcher, GRAPH_GET.name, {"libraryId": kb})["entities"] == 0
+
+
+def test_a_sync_never_spends_model_calls_by_itself(
+    dispatcher: Dispatcher, services: Services, kb: str, tmp_path: Path
+) -> None:
+    script = ExtractScript(good_and_bad)
+    with extract_server(script) as url:
+        configure(dispatcher, kb, url)
+        (tmp_path / "kb" / "new.md").write_text("# 新\n\n财务部负责预算。\n", encoding="utf-8")
+        call(dispatcher, SOURCE_SYNC.name, {"libraryId": kb})
+        services.tasks.wait_idle(60)
+        assert script.requests == []
+    new = documents(dispatcher, kb)["new.md"]
+    assert new["status"]["graph"] == "pending" and new["status"]["fulltext"] == "done"
+    state = call(dispatcher, GRAPH_GET.name, {"libraryId": kb})
+    assert state["estimatedModelCalls"] >= 3  # the new chunk waits for a run the user starts
