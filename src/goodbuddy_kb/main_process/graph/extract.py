@@ -87,10 +87,24 @@ class _Entities:
             " created_by, created_at) VALUES (?, ?, ?, ?, ?, 'local', ?)",
             [(i, self._library_id, t, n, k, at) for i, t, n, k, at in self._new],
         )
+        # an entity another run (the model's) created meanwhile keeps its id
+        actual = {
+            i: row[0]
+            for i, t, _n, k, _at in self._new
+            if (
+                row := conn.execute(
+                    "SELECT id FROM graph_entities WHERE library_id = ? AND type_key = ?"
+                    " AND normalized = ?",
+                    (self._library_id, t, k),
+                ).fetchone()
+            )
+            is not None
+            and row[0] != i
+        }
         conn.executemany(
             "INSERT OR IGNORE INTO graph_aliases (entity_id, library_id, alias, normalized)"
             " VALUES (?, ?, ?, ?)",
-            self._aliases,
+            [(actual.get(e, e), lib, a, k) for e, lib, a, k in self._aliases],
         )
         self._new, self._aliases = [], []
 
@@ -124,17 +138,30 @@ class _Relations:
             self._raised[known[0]] = confidence
         return known[0]
 
-    def write(self, conn: sqlite3.Connection) -> None:
+    def write(self, conn: sqlite3.Connection) -> dict[str, str]:
+        """Writes the new relations; returns the ids that another run (the model's) had given
+        the same relation meanwhile (new id → its id)."""
         conn.executemany(
-            "INSERT INTO graph_relations (id, library_id, type_key, head_id, tail_id, confidence,"
-            " extractor) VALUES (?, ?, ?, ?, ?, ?, 'local')",
+            "INSERT OR IGNORE INTO graph_relations (id, library_id, type_key, head_id, tail_id,"
+            " confidence, extractor) VALUES (?, ?, ?, ?, ?, ?, 'local')",
             self._new,
         )
+        moved: dict[str, str] = {}
+        for relation_id, _lib, type_key, head, tail, confidence in self._new:
+            row = conn.execute(
+                "SELECT id FROM graph_relations WHERE library_id = ? AND type_key = ?"
+                " AND head_id = ? AND tail_id = ?",
+                (self._library_id, type_key, head, tail),
+            ).fetchone()
+            if row is not None and row[0] != relation_id:
+                moved[relation_id] = row[0]
+                self._known[(type_key, head, tail)] = (row[0], confidence)
         conn.executemany(
             "UPDATE graph_relations SET confidence = ? WHERE id = ? AND locked = 0",
             [(c, i) for i, c in self._raised.items()],
         )
         self._new, self._raised = [], {}
+        return moved
 
 
 _EVIDENCE = (
@@ -216,7 +243,9 @@ def extract_library(
                 f" ({','.join('?' for _ in seqs)})",
                 seqs,
             )
-            relations.write(conn)
+            moved = relations.write(conn)
+            if moved:
+                evidence = [(*e[:3], moved.get(str(e[3]), e[3]), *e[4:]) for e in evidence]
             conn.executemany(_EVIDENCE, evidence)
             conn.execute(
                 "UPDATE documents SET graph_status = 'done', graph_error = NULL WHERE id = ?",
