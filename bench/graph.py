@@ -84,14 +84,14 @@ def seed(data_dir: Path, texts: list[str]) -> str:
 
 def repeat(conn: sqlite3.Connection, library_id: str, total: int) -> None:
     """Copies of the library's chunks (and their evidence) up to ``total`` chunks, in SQL: copy
-    ``n`` of a document, a chunk replaces the first four characters of its id by ``n``."""
+    ``n`` of a document or chunk replaces the first four characters of its id by "x" and ``n``."""
     base, last = conn.execute(
         "SELECT count(*), max(seq) FROM chunks WHERE library_id = ?", (library_id,)
     ).fetchone()
     copy = 0
     while base * (copy + 1) < total:
         copy += 1
-        prefix = f"{copy:04x}"
+        prefix = f"x{copy:03d}"  # never a hex prefix: no copy can equal an original id
         limit = min(base, total - base * copy)
         with transaction(conn):
             conn.execute("CREATE TEMP TABLE IF NOT EXISTS copied (seq INTEGER PRIMARY KEY)")

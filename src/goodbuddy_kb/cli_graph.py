@@ -61,7 +61,8 @@ def cmd_graph(args: argparse.Namespace, session: Session, library_id: str) -> in
             f"strategy {info.settings.strategy} · {len(info.ontology.entity_types)} entity types,"
             f" {len(info.ontology.relation_types)} relation types · {info.entities} entities,"
             f" {info.relations} relations, {info.evidence} evidence spans"
-            + (" · needs re-extraction" if info.needs_rebuild else ""),
+            + (" · needs re-extraction" if info.needs_rebuild else "")
+            + _runs_line(info),
         )
         return 0
     if action == "entities":
@@ -156,3 +157,27 @@ def _estimate_line(info: g.GraphInfo) -> str:
         f" chunks per run, {s.model_concurrency} at a time, {s.model_timeout_s:g} s timeout,"
         f" {s.model_retries} retries)"
     )
+
+
+def _runs_line(info: g.GraphInfo) -> str:
+    text = ""
+    if info.settings.strategy == "model" and info.estimated_model_calls is not None:
+        text += f" · next model run: {info.estimated_model_calls} calls"
+    run = info.last_run
+    if run is not None:
+        rejected = (
+            run.rejected_unknown_type
+            + run.rejected_endpoints
+            + run.rejected_mention
+            + run.rejected_malformed
+            + run.rejected_over_limit
+        )
+        text += f"\nlast run ({run.strategy}): {run.chunks} chunks, {run.entities} mentions, {run.relations} relations"
+        if run.strategy == "model":
+            text += (
+                f", {run.model_calls} model calls, {rejected} answer parts rejected"
+                f" (unknown type {run.rejected_unknown_type}, endpoints {run.rejected_endpoints},"
+                f" not in the chunk {run.rejected_mention}, malformed {run.rejected_malformed},"
+                f" over the limit {run.rejected_over_limit}), {run.failed_chunks} chunks failed"
+            )
+    return text
