@@ -63,6 +63,7 @@ class _Entities:
         ):
             self._ids.setdefault((type_key, key), entity_id)
         self._new: list[tuple[str, str, str, str, str]] = []
+        self._now = now_iso()
         self._aliases: list[tuple[str, str, str, str]] = []
 
     def resolve(self, type_key: str, name: str, key: str | None = None) -> str:
@@ -72,7 +73,7 @@ class _Entities:
         if entity_id is None:
             entity_id = uuid.uuid4().hex
             self._ids[(type_key, key)] = entity_id
-            self._new.append((entity_id, type_key, name.strip(), key, now_iso()))
+            self._new.append((entity_id, type_key, name.strip(), key, self._now))
         return entity_id
 
     def alias(self, entity_id: str, type_key: str, alias: str) -> None:
@@ -205,6 +206,14 @@ def extract_library(
     matcher = Matcher((name, entity_id) for name, entity_id, _type in known)
     patterns = compile_patterns(ontology)
     relations = _Relations(conn, library_id)
+    provenances: dict[str, str] = {}
+
+    def provenance(pattern: str) -> str:
+        text = provenances.get(pattern)
+        if text is None:
+            text = provenances[pattern] = json.dumps({"pattern": pattern[:100]})
+        return text
+
     for done, (document_id, rows) in enumerate(documents.items(), start=1):
         cancel.check()
         evidence: list[tuple[object, ...]] = []
@@ -231,7 +240,7 @@ def extract_library(
                         rel.start,
                         rel.end,
                         rel.confidence,
-                        json.dumps({"pattern": rel.pattern[:100]}),
+                        provenance(rel.pattern),
                     )
                 )
                 report.relation_mentions += 1
