@@ -180,7 +180,6 @@ CATALOGUE: dict[str, str] = {
     "backend.invalid_response": "the backend produced an invalid response",
     # retrieval
     "graph.off": "the knowledge graph is not enabled for this library",
-    "graph.off_for_extraction": "the knowledge graph is off for this library",
     "graph.no_chat_model": "model extraction needs a chat model (Settings → Model connections)",
     "graph.model_failed": "the chat model could not extract the graph: {reason}",
     "rerank.not_configured": "no rerank service is configured",

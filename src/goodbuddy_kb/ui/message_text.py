@@ -153,7 +153,6 @@ ZH: dict[str, str] = {
     "zero.nothing_relevant": "没有足够相关的内容：最佳结果的相关度为 {best}，低于本库的最低相关度 {floor}。",
     "zero.nothing_relevant.next": "换一种说法提问、检查所选知识库，或在检索设置中调低最低相关度。",
     "channel.reason": "{channel}：{reason}",
-    "graph.off_for_extraction": "这个知识库的知识图谱已关闭",
     "graph.no_chat_model": "模型抽取需要对话模型（设置 → 模型连接）",
     "graph.model_failed": "对话模型未能抽取知识图谱：{reason}",
     "chat.timeout": "对话模型未及时响应",
