@@ -65,7 +65,7 @@ def test_always_mode_shows_searched_first_and_sources(
             qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
             view.popover.always.setChecked(True)
             assert view.scope_button.text() in (
-                "1 libraries · Always retrieve first",
+                "1 library · Always retrieve first",
                 "1 个知识库 · 每次先检索",
             )
             view.input.setPlainText("出差住宿一线城市每晚多少钱？")

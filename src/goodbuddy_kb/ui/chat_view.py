@@ -327,7 +327,11 @@ class ChatView(QtWidgets.QWidget):
             self.selected = set(keep)
         self._mark_full()
         mode = tr(f"chat.mode.{self.popover.mode}")
-        self.scope_button.setText(tr("chat.scope", count=len(self.selected), mode=mode))
+        count = len(self.selected)
+        if count == 1:
+            self.scope_button.setText(tr("chat.scope_one", mode=mode))
+        else:
+            self.scope_button.setText(tr("chat.scope", count=count, mode=mode))
         self._notes()
 
     def _mark_full(self) -> None:

@@ -504,6 +504,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chat.send": ("发送", "Send"),
     "chat.stop": ("停止", "Stop"),
     "chat.scope": ("{count} 个知识库 · {mode}", "{count} libraries · {mode}"),
+    "chat.scope_one": ("1 个知识库 · {mode}", "1 library · {mode}"),
     "chat.mode.auto": ("模型按需检索", "Model decides"),
     "chat.mode.always": ("每次先检索", "Always retrieve first"),
     "chat.scope.title": ("知识范围", "Knowledge scope"),
