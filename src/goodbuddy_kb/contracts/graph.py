@@ -159,6 +159,8 @@ class Entity(ContractModel):
     description: str
     locked_fields: list[str]
     mentions: int
+    #: Who made the entity; a person's (``manual``) survives every re-extraction.
+    created_by: Extractor = "local"
 
 
 class Relation(ContractModel):
@@ -170,6 +172,8 @@ class Relation(ContractModel):
     tail_name: str
     confidence: float
     extractor: Extractor
+    #: A person created or retyped it: extraction never changes or removes it.
+    locked: bool = False
 
 
 class EvidenceSpan(ContractModel):
@@ -223,3 +227,107 @@ class GraphExtractRequest(ContractModel):
 
 class GraphExtractResponse(ContractModel):
     task_id: EntityId
+
+
+# -- manual editing ----------------------------------------------------------------------------
+#: The entity fields a person's edit locks against extraction.
+LockedField = Literal["name", "type", "aliases", "description"]
+
+
+class EntityCreateRequest(ContractModel):
+    library_id: EntityId
+    type_key: TypeKey
+    name: str = Field(min_length=1, max_length=200)
+    aliases: list[str] = Field(default_factory=list, max_length=MAX_ALIASES)
+    description: str = Field("", max_length=400)
+
+
+class EntityUpdateRequest(ContractModel):
+    """Rename, retype, describe, add or remove aliases; every field given is locked."""
+
+    library_id: EntityId
+    entity_id: EntityId
+    name: str | None = Field(None, min_length=1, max_length=200)
+    type_key: TypeKey | None = None
+    description: str | None = Field(None, max_length=400)
+    add_aliases: list[str] = Field(default_factory=list, max_length=MAX_ALIASES)
+    remove_aliases: list[str] = Field(default_factory=list, max_length=MAX_ALIASES)
+    #: On a rename, the old name stays an alias (its mentions keep matching); otherwise
+    #: extraction is told never to bring the old name back.
+    keep_old_name: bool = True
+
+
+class EntityMergeRequest(ContractModel):
+    """``merged_ids`` fold into ``entity_id``: their names become its aliases, their evidence
+    and relations move to it. Only entities of one type merge."""
+
+    library_id: EntityId
+    entity_id: EntityId
+    merged_ids: list[EntityId] = Field(min_length=1, max_length=50)
+
+
+class EntityDeleteRequest(ContractModel):
+    library_id: EntityId
+    entity_id: EntityId
+
+
+class EntityDeleteResponse(ContractModel):
+    entity_id: EntityId
+    name: str
+    relations_removed: int
+
+
+class RelationCreateRequest(ContractModel):
+    library_id: EntityId
+    type_key: TypeKey
+    head_id: EntityId
+    tail_id: EntityId
+
+
+class RelationUpdateRequest(ContractModel):
+    """Retype a relation (its endpoints stay); the old type is never re-extracted for them."""
+
+    library_id: EntityId
+    relation_id: EntityId
+    type_key: TypeKey
+
+
+class RelationDeleteRequest(ContractModel):
+    library_id: EntityId
+    relation_id: EntityId
+
+
+class RelationDeleteResponse(ContractModel):
+    relation_id: EntityId
+
+
+class NeighbourhoodRequest(ContractModel):
+    library_id: EntityId
+    entity_id: EntityId
+    hops: int = Field(2, ge=1, le=2)
+    limit: int = Field(200, ge=2, le=200)
+
+
+class GraphNode(ContractModel):
+    id: EntityId
+    name: str
+    type_key: TypeKey
+    #: 0 for the entity asked about, then 1 or 2.
+    hops: int
+
+
+class GraphEdge(ContractModel):
+    id: EntityId
+    type_key: TypeKey
+    head_id: EntityId
+    tail_id: EntityId
+    confidence: float
+    extractor: Extractor
+    locked: bool
+
+
+class NeighbourhoodResponse(ContractModel):
+    nodes: list[GraphNode]
+    edges: list[GraphEdge]
+    #: More neighbours exist than ``limit`` allowed (the strongest relations were kept).
+    truncated: bool

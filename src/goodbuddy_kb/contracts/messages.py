@@ -182,6 +182,32 @@ CATALOGUE: dict[str, str] = {
     "graph.off": "the knowledge graph is not enabled for this library",
     "graph.no_chat_model": "model extraction needs a chat model (Settings → Model connections)",
     "graph.model_failed": "the chat model could not extract the graph: {reason}",
+    # knowledge graph: a person's edits, checked against the library's ontology
+    "graph.unknown_entity_type": "unknown entity type “{type}”: pick a type of the library's ontology",
+    "graph.unknown_relation_type": (
+        "unknown relation type “{type}”: pick a type of the library's ontology"
+    ),
+    "graph.incompatible_endpoints": "a “{relation}” relation cannot link a {head} to a {tail}",
+    "graph.self_relation": "a relation needs two different entities",
+    "graph.relation_exists": "that relation already exists",
+    "graph.entity_not_found": "entity not found in this library",
+    "graph.relation_not_found": "relation not found in this library",
+    "graph.name_taken": "another {type} is already called “{name}”: merge the two instead",
+    "graph.merge_across_types": "only entities of the same type can be merged: retype one first",
+    "graph.merge_self": "an entity cannot be merged into itself",
+    "graph.retype_breaks_relations": (
+        "retyping to {type} would leave {count} relations with endpoints their type does not allow"
+    ),
+    "graph.ontology_type_in_use": (
+        "entity type “{type}” is still used by {count} entities a person created or edited"
+    ),
+    "graph.ontology_relation_in_use": (
+        "relation type “{type}” is still used by {count} relations a person created or edited"
+    ),
+    "graph.ontology_breaks_relations": (
+        "the endpoints of “{type}” would no longer allow {count} relations a person created"
+        " or edited"
+    ),
     "rerank.not_configured": "no rerank service is configured",
     "rerank.timeout": "the rerank service did not answer within {seconds} s",
     "rerank.unreachable": "the rerank service cannot be reached ({error})",

@@ -269,6 +269,36 @@ GRAPH_RELATIONS = MethodSpec(
 GRAPH_EXTRACT = MethodSpec(
     "knowledge:graph:extract", g.GraphExtractRequest, g.GraphExtractResponse, mutates=True
 )
+GRAPH_ENTITY_CREATE = MethodSpec(
+    "knowledge:graph:entity:create", g.EntityCreateRequest, g.EntityDetail, mutates=True
+)
+GRAPH_ENTITY_UPDATE = MethodSpec(
+    "knowledge:graph:entity:update", g.EntityUpdateRequest, g.EntityDetail, mutates=True
+)
+GRAPH_ENTITY_MERGE = MethodSpec(
+    "knowledge:graph:entity:merge", g.EntityMergeRequest, g.EntityDetail, mutates=True
+)
+GRAPH_ENTITY_DELETE = MethodSpec(
+    "knowledge:graph:entity:delete", g.EntityDeleteRequest, g.EntityDeleteResponse, mutates=True
+)
+GRAPH_RELATION_CREATE = MethodSpec(
+    "knowledge:graph:relation:create", g.RelationCreateRequest, g.Relation, mutates=True
+)
+GRAPH_RELATION_UPDATE = MethodSpec(
+    "knowledge:graph:relation:update", g.RelationUpdateRequest, g.Relation, mutates=True
+)
+GRAPH_RELATION_DELETE = MethodSpec(
+    "knowledge:graph:relation:delete",
+    g.RelationDeleteRequest,
+    g.RelationDeleteResponse,
+    mutates=True,
+)
+GRAPH_NEIGHBOURHOOD = MethodSpec(
+    "knowledge:graph:neighbourhood",
+    g.NeighbourhoodRequest,
+    g.NeighbourhoodResponse,
+    mutates=False,
+)
 #: Not a "mutation" for the writer thread: a reply streams for seconds and must not block writes.
 CHAT_SEND = MethodSpec("chat:send", SendRequest, SendResponse, mutates=False)
 
@@ -367,6 +397,14 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         GRAPH_ENTITY,
         GRAPH_RELATIONS,
         GRAPH_EXTRACT,
+        GRAPH_ENTITY_CREATE,
+        GRAPH_ENTITY_UPDATE,
+        GRAPH_ENTITY_MERGE,
+        GRAPH_ENTITY_DELETE,
+        GRAPH_RELATION_CREATE,
+        GRAPH_RELATION_UPDATE,
+        GRAPH_RELATION_DELETE,
+        GRAPH_NEIGHBOURHOOD,
     )
 }
 

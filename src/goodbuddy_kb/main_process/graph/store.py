@@ -239,6 +239,7 @@ def _entity(conn: sqlite3.Connection, row: sqlite3.Row) -> Entity:
         description=row["description"],
         locked_fields=json.loads(row["locked_fields"]),
         mentions=row["mentions"],
+        created_by=row["created_by"],
     )
 
 
@@ -310,6 +311,7 @@ def _relation(row: sqlite3.Row) -> Relation:
         tail_name=row["tail_name"],
         confidence=row["confidence"],
         extractor=row["extractor"],
+        locked=bool(row["locked"]),
     )
 
 
@@ -325,6 +327,15 @@ def relations(
         (library_id, limit, offset),
     ).fetchall()
     return [_relation(r) for r in rows], int(total)
+
+
+def relation(conn: sqlite3.Connection, library_id: str, relation_id: str) -> Relation:
+    row = conn.execute(
+        f"{_RELATION_SELECT} WHERE r.library_id = ? AND r.id = ?", (library_id, relation_id)
+    ).fetchone()
+    if row is None:
+        raise NotFoundError("relation not found in this library", {"relationId": relation_id})
+    return _relation(row)
 
 
 def relations_of(conn: sqlite3.Connection, entity_id: str) -> list[Relation]:
