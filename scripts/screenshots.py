@@ -23,9 +23,16 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="goodbuddy-shots-config-")
 os.environ.setdefault("GOODBUDDY_DEFAULT_EMBEDDING", "deterministic")
 
+from goodbuddy_kb.contracts import graph as g  # noqa: E402
 from goodbuddy_kb.contracts import library as lib  # noqa: E402
 from goodbuddy_kb.contracts import sources as src  # noqa: E402
-from goodbuddy_kb.contracts.methods import LIBRARY_CREATE, SOURCE_ADD  # noqa: E402
+from goodbuddy_kb.contracts.methods import (  # noqa: E402
+    GRAPH_EXTRACT,
+    GRAPH_GET,
+    GRAPH_UPDATE,
+    LIBRARY_CREATE,
+    SOURCE_ADD,
+)
 from goodbuddy_kb.ui.app import install_qt_translations  # noqa: E402
 from goodbuddy_kb.ui.backend_link import BackendLink  # noqa: E402
 from goodbuddy_kb.ui.i18n import set_language  # noqa: E402
@@ -82,6 +89,41 @@ def prepare(win: MainWindow, work: Path) -> None:
     tab = win.documents_tab
     wait_until(lambda: tab.documents.rowCount() == 4, 60)
     wait_until(lambda: sum(d.status.vector == "done" for d in tab.documents.rows) == 2, 60)
+    # the knowledge graph on (local) and extracted, for the graph tab's screens
+    info = call(win, GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+    settings = info.settings.model_copy(update={"strategy": "local"})
+    call(win, GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings))
+    call(win, GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id))
+    graph = win.graph_tab
+    wait_until(lambda: graph.task is not None and graph.task.state == "completed", 60)
+    wait_until(lambda: graph.entities.rowCount() > 0, 30)
+
+
+def graph_screens(win: MainWindow, out: Path, tag: str) -> list[str]:
+    """The Knowledge graph tab: the entity panel, the neighbourhood picture, and its dialogs."""
+    tab = win.graph_tab
+    win.tabs.setCurrentWidget(tab)
+    rows = tab.entities.rows
+    best = max(range(len(rows)), key=lambda i: rows[i].mentions) if rows else 0
+    tab.list_view.selectRow(best)
+    wait_until(lambda: tab.detail is not None and bool(tab.picture.nodes), 30)
+    tab.sides.setCurrentIndex(0)
+    grab(win, out, f"graph-{tag}")
+    tab.sides.setCurrentIndex(1)
+    grab(win, out, f"graph-picture-{tag}")
+    tab.sides.setCurrentIndex(0)
+    tab.open_ontology()
+    grab(tab.dialog, out, f"graph-ontology-{tag}")  # type: ignore[arg-type]
+    close_box(tab.dialog)
+    tab.open_settings()
+    grab(tab.dialog, out, f"graph-settings-{tag}")  # type: ignore[arg-type]
+    close_box(tab.dialog)
+    return [
+        f"graph-{tag}",
+        f"graph-picture-{tag}",
+        f"graph-ontology-{tag}",
+        f"graph-settings-{tag}",
+    ]
 
 
 def grab(widget: QtWidgets.QWidget, out: Path, name: str) -> None:
@@ -129,10 +171,15 @@ def sweep(app: QtWidgets.QApplication, language: str, out: Path, work: Path) -> 
                 tag = f"{width}x{height}-{look}-{language}"
                 win.resize(width, height)
                 win.top_tabs.setCurrentIndex(0)
-                for index, screen in enumerate(("documents", "tasks", "settings")):
-                    win.tabs.setCurrentIndex(index)
+                for page, screen in (
+                    (win.documents_tab, "documents"),
+                    (win.tasks_tab, "tasks"),
+                    (win.settings_tab, "settings"),
+                ):
+                    win.tabs.setCurrentWidget(page)
                     grab(win, out, f"{screen}-{tag}")
                     names.append(f"{screen}-{tag}")
+                names += graph_screens(win, out, tag)
                 win.tabs.setCurrentIndex(0)
                 win.detail.details_button.setChecked(True)
                 grab(win, out, f"documents-summary-open-{tag}")

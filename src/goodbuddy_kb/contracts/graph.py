@@ -184,6 +184,10 @@ class EvidenceSpan(ContractModel):
     text: str
     confidence: float
     extractor: Extractor
+    #: The document's path in its source (the "view chunk" dialog's title).
+    document_path: str = ""
+    #: The mention with up to 40 characters of its chunk on either side.
+    context: str = ""
 
 
 class EntitiesListRequest(ContractModel):

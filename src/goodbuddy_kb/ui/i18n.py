@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 
 from goodbuddy_kb.qt import QtCore
+from goodbuddy_kb.ui.i18n_graph import GRAPH_STRINGS
 
 STRINGS: dict[str, tuple[str, str]] = {
     # key: (zh-CN, en)
@@ -725,6 +726,8 @@ STRINGS: dict[str, tuple[str, str]] = {
         "Your edit is not saved. It is lost if you close now.",
     ),
 }
+
+STRINGS.update(GRAPH_STRINGS)
 
 _language = "en"
 

@@ -29,6 +29,7 @@ from goodbuddy_kb.ui.diagnostics_dialog import DiagnosticsDialog
 from goodbuddy_kb.ui.dialogs import LibraryNameDialog, confirm_delete
 from goodbuddy_kb.ui.documents_tab import DocumentsTab
 from goodbuddy_kb.ui.external_tools import ExternalToolsDialog
+from goodbuddy_kb.ui.graph_tab import GraphTab
 from goodbuddy_kb.ui.i18n import language, set_language, tr
 from goodbuddy_kb.ui.library_model import LibraryListModel
 from goodbuddy_kb.ui.message_text import say_error, say_text
@@ -246,7 +247,13 @@ class MainWindow(QtWidgets.QMainWindow):
         app = QtWidgets.QApplication.instance()
         if isinstance(app, QtWidgets.QApplication):
             use_qt_translations(app, code)
-        for widget in (self.documents_tab, self.tasks_tab, self.settings_tab, self.chat_view):
+        for widget in (
+            self.documents_tab,
+            self.tasks_tab,
+            self.settings_tab,
+            self.graph_tab,
+            self.chat_view,
+        ):
             widget.detach()
         self.link.drop_answers()
         old_chat = self.chat_view
@@ -322,13 +329,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self.workbench_button = self._button("workbench.open", self.open_workbench)
         self.documents_tab = DocumentsTab(self.link)
         self.tasks_tab = TasksTab(self.link)
+        self.graph_tab = GraphTab(self.link)
         self.detail.rebuild_button.clicked.connect(self.documents_tab.rebuild_library)
         self.settings_tab = SettingsTab(self.link)
         self.settings_tab.rebuild_requested.connect(self.documents_tab.rebuild_library)
-        for tab in (self.documents_tab, self.settings_tab):
+        for tab in (self.documents_tab, self.settings_tab, self.graph_tab):
             tab.notice.connect(lambda text: self.statusBar().showMessage(text, 8_000))
         self.tabs = QtWidgets.QTabWidget()
         self.tabs.addTab(self.documents_tab, tr("tab.documents"))
+        self.tabs.addTab(self.graph_tab, tr("tab.graph"))
         self.tabs.addTab(self.tasks_tab, tr("tab.tasks"))
         self.tabs.addTab(self.settings_tab, tr("tab.settings"))
         right = QtWidgets.QWidget()
@@ -445,6 +454,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self._shown_library = library_id
             self.documents_tab.show_library(library_id)
             self.tasks_tab.show_library(library_id)
+            self.graph_tab.show_library(library_id)
             self.settings_tab.show_library(library_id)
         self.tabs.setVisible(library is not None)
         if library is None:

@@ -75,6 +75,40 @@ DARK = Colours(
 )
 
 
+#: Node colours of the graph picture, one per entity type in ontology order (cycled); each
+#: node also carries its type's name, so colour is never the only cue.
+GRAPH_LIGHT = (
+    "#4e79a7",
+    "#e15759",
+    "#59a14f",
+    "#b07aa1",
+    "#f28e2b",
+    "#76b7b2",
+    "#9c755f",
+    "#edc948",
+    "#ff9da7",
+    "#86bcb6",
+)
+GRAPH_DARK = (
+    "#6f9fd8",
+    "#ff7b7d",
+    "#7cc46f",
+    "#d29ccd",
+    "#ffaa55",
+    "#8fd6d0",
+    "#c79b82",
+    "#f5d76e",
+    "#ffb3bb",
+    "#a3d6cf",
+)
+
+
+def graph_colour(index: int, app: QtWidgets.QApplication | None = None) -> str:
+    """The picture's colour for the ``index``-th entity type in the current theme."""
+    palette_ = GRAPH_DARK if current_colours(app) is DARK else GRAPH_LIGHT
+    return palette_[index % len(palette_)]
+
+
 def stored_theme() -> str:
     value = QtCore.QSettings(*SETTINGS).value("theme", "")
     return value if isinstance(value, str) else ""

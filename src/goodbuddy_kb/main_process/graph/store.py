@@ -348,8 +348,9 @@ def relations_of(conn: sqlite3.Connection, entity_id: str) -> list[Relation]:
 
 def evidence_of(conn: sqlite3.Connection, entity_id: str, limit: int = 50) -> list[EvidenceSpan]:
     rows = conn.execute(
-        'SELECT c.id, c.document_id, c.content, v.start, v."end", v.confidence, v.extractor'
-        " FROM graph_evidence v JOIN chunks c ON c.seq = v.chunk_seq"
+        'SELECT c.id, c.document_id, c.content, v.start, v."end", v.confidence, v.extractor,'
+        " d.relative_path FROM graph_evidence v JOIN chunks c ON c.seq = v.chunk_seq"
+        " JOIN documents d ON d.id = c.document_id"
         " WHERE v.entity_id = ? ORDER BY c.document_id, c.ordinal, v.start LIMIT ?",
         (entity_id, limit),
     ).fetchall()
@@ -362,6 +363,8 @@ def evidence_of(conn: sqlite3.Connection, entity_id: str, limit: int = 50) -> li
             text=r[2][r[3] : r[4]],
             confidence=r[5],
             extractor=r[6],
+            document_path=r[7],
+            context=r[2][max(0, r[3] - 40) : r[4] + 40],
         )
         for r in rows
     ]

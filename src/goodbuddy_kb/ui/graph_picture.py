@@ -1,0 +1,250 @@
+"""The picture of an entity's neighbourhood: nodes coloured *and* labelled by type, edges
+labelled with their relation type, a layout from networkx (spring layout, seeded, so the same
+neighbourhood draws the same way), zoom with the wheel or +/−/0, pan by dragging or with the
+arrow keys, and a click (or Enter on the focused node) that navigates to a node."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import networkx as nx
+
+from goodbuddy_kb.contracts import graph as g
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.ui.theme import current_colours, graph_colour
+
+NODE_RADIUS = 16
+#: Scene units per layout unit (networkx positions lie in about [-1, 1]).
+SCALE = 60
+
+
+def layout(nodes: list[g.GraphNode], edges: list[g.GraphEdge]) -> dict[str, tuple[float, float]]:
+    """Positions in scene units: a seeded spring layout, spread with the number of nodes."""
+    graph: nx.Graph = nx.Graph()
+    graph.add_nodes_from(n.id for n in nodes)
+    graph.add_edges_from((e.head_id, e.tail_id) for e in edges if e.head_id != e.tail_id)
+    if len(nodes) == 1:
+        return {nodes[0].id: (0.0, 0.0)}
+    spread = SCALE * max(2.5, math.sqrt(len(nodes)) * 1.8)
+    centre = nodes[0].id
+    positions = nx.spring_layout(
+        graph, seed=7, k=1.6 / math.sqrt(len(nodes)), iterations=80, center=(0, 0)
+    )
+    cx, cy = positions[centre]
+    return {
+        key: (float(x - cx) * spread, float(y - cy) * spread) for key, (x, y) in positions.items()
+    }
+
+
+class NodeItem(QtWidgets.QGraphicsEllipseItem):
+    def __init__(self, node: g.GraphNode, colour: str, type_name: str) -> None:
+        r = NODE_RADIUS * (1.35 if node.hops == 0 else 1.0)
+        super().__init__(-r, -r, 2 * r, 2 * r)
+        self.node = node
+        self.setBrush(QtGui.QBrush(QtGui.QColor(colour)))
+        colours = current_colours()
+        pen = QtGui.QPen(QtGui.QColor(colours.text if node.hops == 0 else colours.border))
+        pen.setWidthF(3.0 if node.hops == 0 else 1.0)
+        self.setPen(pen)
+        self.setCursor(QtCore.Qt.CursorShape.PointingHandCursor)
+        self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsFocusable)
+        self.setZValue(2)
+        self.setToolTip(f"{node.name} · {type_name}")
+        name = QtWidgets.QGraphicsSimpleTextItem(node.name, self)
+        font = name.font()
+        font.setBold(node.hops == 0)
+        name.setFont(font)
+        name.setBrush(QtGui.QColor(colours.text))
+        box = name.boundingRect()
+        name.setPos(-box.width() / 2, r + 2)
+        kind = QtWidgets.QGraphicsSimpleTextItem(f"[{type_name}]", self)
+        small = kind.font()
+        small.setPointSizeF(max(6.0, small.pointSizeF() * 0.8))
+        kind.setFont(small)
+        kind.setBrush(QtGui.QColor(colours.muted))
+        kbox = kind.boundingRect()
+        kind.setPos(-kbox.width() / 2, r + 2 + box.height())
+        self.name_item, self.type_item = name, kind
+
+
+class NeighbourhoodView(QtWidgets.QGraphicsView):
+    """Emits ``navigate(entity_id)`` when a node other than the centre is chosen."""
+
+    navigate = QtCore.Signal(str)
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setScene(QtWidgets.QGraphicsScene(self))
+        self.setRenderHint(QtGui.QPainter.RenderHint.Antialiasing)
+        self.setDragMode(QtWidgets.QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QtWidgets.QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setFocusPolicy(QtCore.Qt.FocusPolicy.StrongFocus)
+        # dragging and the arrow keys pan; scroll bars would only take room
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setAccessibleName(tr("graph.picture"))
+        self.nodes: dict[str, NodeItem] = {}
+        self.edge_labels: list[QtWidgets.QGraphicsSimpleTextItem] = []
+        self._press: QtCore.QPointF | None = None
+        #: The person zoomed: a resize keeps their zoom instead of fitting the picture again.
+        self._zoomed = False
+
+    def show_neighbourhood(
+        self,
+        result: g.NeighbourhoodResponse,
+        type_index: Callable[[str], int],
+        type_name: Callable[[str], str],
+        relation_name: Callable[[str], str],
+    ) -> None:
+        scene = self.scene()
+        scene.clear()
+        self.nodes, self.edge_labels = {}, []
+        colours = current_colours()
+        self.setBackgroundBrush(QtGui.QColor(colours.base))
+        if not result.nodes:
+            return
+        positions = layout(result.nodes, result.edges)
+        for node in result.nodes:
+            item = NodeItem(node, graph_colour(type_index(node.type_key)), type_name(node.type_key))
+            item.setPos(*positions[node.id])
+            scene.addItem(item)
+            self.nodes[node.id] = item
+        for edge in result.edges:
+            self._edge(edge, positions, relation_name(edge.type_key), colours)
+        self.reset_zoom()
+
+    def _edge(
+        self,
+        edge: g.GraphEdge,
+        positions: dict[str, tuple[float, float]],
+        label: str,
+        colours: Any,
+    ) -> None:
+        (x1, y1), (x2, y2) = positions[edge.head_id], positions[edge.tail_id]
+        length = math.hypot(x2 - x1, y2 - y1) or 1.0
+        ux, uy = (x2 - x1) / length, (y2 - y1) / length
+        r1 = self.nodes[edge.head_id].rect().width() / 2 if edge.head_id in self.nodes else 0
+        r2 = self.nodes[edge.tail_id].rect().width() / 2 if edge.tail_id in self.nodes else 0
+        start = QtCore.QPointF(x1 + ux * r1, y1 + uy * r1)
+        end = QtCore.QPointF(x2 - ux * (r2 + 1), y2 - uy * (r2 + 1))
+        pen = QtGui.QPen(QtGui.QColor(colours.muted))
+        pen.setWidthF(2.0 if edge.locked else 1.2)
+        if edge.confidence < 0.6:
+            pen.setStyle(QtCore.Qt.PenStyle.DashLine)
+        scene = self.scene()
+        line = scene.addLine(QtCore.QLineF(start, end), pen)
+        line.setZValue(0)
+        # the arrow head at the tail end
+        angle = math.atan2(uy, ux)
+        head = QtGui.QPolygonF(
+            [
+                end,
+                end - QtCore.QPointF(math.cos(angle - 0.4) * 9, math.sin(angle - 0.4) * 9),
+                end - QtCore.QPointF(math.cos(angle + 0.4) * 9, math.sin(angle + 0.4) * 9),
+            ]
+        )
+        scene.addPolygon(head, pen, QtGui.QBrush(QtGui.QColor(colours.muted))).setZValue(0)
+        text = scene.addSimpleText(("✎ " if edge.locked else "") + label)
+        text.setBrush(QtGui.QColor(colours.text))
+        small = text.font()
+        small.setPointSizeF(max(6.0, small.pointSizeF() * 0.85))
+        text.setFont(small)
+        box = text.boundingRect()
+        text.setPos(
+            (start.x() + end.x() - box.width()) / 2, (start.y() + end.y() - box.height()) / 2
+        )
+        text.setZValue(1)
+        self.edge_labels.append(text)
+
+    # -- zoom and pan --------------------------------------------------------------------
+    def zoom(self, factor: float) -> None:
+        self._zoomed = True
+        current = self.transform().m11()
+        factor = max(0.1 / current, min(factor, 6.0 / current))
+        self.scale(factor, factor)
+
+    def reset_zoom(self) -> None:
+        """Fit the picture, but never so small that names cannot be read (then the centre
+        entity is in view and the rest is a pan away)."""
+        self._zoomed = False
+        self.resetTransform()
+        rect = self.scene().itemsBoundingRect().adjusted(-30, -30, 30, 30)
+        self.setSceneRect(rect.adjusted(-400, -400, 400, 400))
+        view = self.viewport().rect()
+        if rect.width() <= 0 or rect.height() <= 0 or view.width() <= 0:
+            return
+        fit = min(view.width() / rect.width(), view.height() / rect.height())
+        factor = max(0.6, min(fit, 1.5))
+        self.scale(factor, factor)
+        centre = next((i for i in self.nodes.values() if i.node.hops == 0), None)
+        self.centerOn(rect.center() if fit >= 0.6 or centre is None else centre.scenePos())
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
+        super().showEvent(event)
+        if not self._zoomed:
+            self.reset_zoom()  # drawn while hidden, the fit was made for no size at all
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if not self._zoomed and self.isVisible():
+            self.reset_zoom()
+
+    def wheelEvent(self, event: QtGui.QWheelEvent) -> None:
+        self.zoom(1.15 if event.angleDelta().y() > 0 else 1 / 1.15)
+        event.accept()
+
+    def keyPressEvent(self, event: QtGui.QKeyEvent) -> None:
+        key = event.key()
+        if key in (QtCore.Qt.Key.Key_Plus, QtCore.Qt.Key.Key_Equal):
+            self.zoom(1.25)
+        elif key == QtCore.Qt.Key.Key_Minus:
+            self.zoom(1 / 1.25)
+        elif key == QtCore.Qt.Key.Key_0:
+            self.reset_zoom()
+        elif key in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter):
+            item = self.scene().focusItem()
+            if isinstance(item, NodeItem):
+                self.navigate.emit(item.node.id)
+        elif key == QtCore.Qt.Key.Key_N and self.nodes:
+            self._focus_next()
+        else:
+            super().keyPressEvent(event)
+
+    def _focus_next(self) -> None:
+        """N walks the nodes (Enter opens the focused one): the picture without a mouse."""
+        items = list(self.nodes.values())
+        current = self.scene().focusItem()
+        index = items.index(current) + 1 if current in items else 1
+        item = items[index % len(items)]
+        self.scene().setFocusItem(item)
+        for each in items:
+            each.setSelected(False)
+        pen = item.pen()
+        pen.setColor(QtGui.QColor(current_colours().accent))
+        pen.setWidthF(3.0)
+        for each in items:
+            if each is not item and each.node.hops != 0:
+                p = each.pen()
+                p.setColor(QtGui.QColor(current_colours().border))
+                p.setWidthF(1.0)
+                each.setPen(p)
+        item.setPen(pen)
+        self.ensureVisible(item)
+
+    def mousePressEvent(self, event: QtGui.QMouseEvent) -> None:
+        self._press = event.position()
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QtGui.QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        press, self._press = self._press, None
+        if press is None or (event.position() - press).manhattanLength() > 4:
+            return  # a drag pans; only a click navigates
+        item = self.itemAt(event.position().toPoint())
+        while item is not None and not isinstance(item, NodeItem):
+            item = item.parentItem()
+        if isinstance(item, NodeItem) and item.node.hops != 0:
+            self.navigate.emit(item.node.id)

@@ -1,0 +1,217 @@
+"""The Knowledge graph tab end to end: a real GUI over a real backend process — turn the graph
+on in its settings, extract, browse entities, see the neighbourhood picture, rename an entity
+and see the lock hold through a re-extraction, and an ontology edit that would strand a
+person's relation refused in the editor. Saves screenshots (light/dark, zh/en, 800×600)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.ui.graph_dialogs import FormDialog, GraphSettingsDialog
+from goodbuddy_kb.ui.graph_ontology import OntologyDialog
+from goodbuddy_kb.ui.graph_picture import NodeItem
+from goodbuddy_kb.ui.graph_tab import GraphTab
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.main_window import MainWindow
+from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.theme import apply_theme
+from tests.main_process.graph.test_graph_channel import FINANCE, TRAVEL
+from tests.ui.test_workspace import open_window, shoot
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+
+
+@pytest.fixture
+def window(qtbot: QtBot, data_dir: Path) -> Iterator[MainWindow]:
+    win = open_window(qtbot, data_dir, "en")
+    yield win
+    win.link.shutdown()
+
+
+def click(qtbot: QtBot, widget: QtWidgets.QWidget) -> None:
+    qtbot.mouseClick(widget, QtCore.Qt.MouseButton.LeftButton)
+
+
+def graph_library(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> GraphTab:
+    """A library of two documents whose graph the user turns on and extracts in the tab."""
+    win.new_library()
+    dialog = win.name_dialog
+    assert dialog is not None
+    dialog.name_edit.setText("Graph")
+    click(qtbot, dialog.ok_button)
+    qtbot.waitUntil(lambda: win.current_library() is not None, timeout=5_000)
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "travel.md").write_text(TRAVEL, encoding="utf-8")
+    (folder / "finance.md").write_text(FINANCE, encoding="utf-8")
+    win.documents_tab.add_source("folder", str(folder))
+    qtbot.waitUntil(lambda: win.documents_tab.documents.rowCount() == 2, timeout=20_000)
+    tab = win.graph_tab
+    win.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(lambda: tab.info is not None, timeout=5_000)
+    assert not tab.extract_button.isEnabled(), "nothing to extract while the graph is off"
+    assert tr("graph.off_note") in tab.status.text(), "why the graph weight does nothing"
+    click(qtbot, tab.settings_button)
+    settings = tab.dialog
+    assert isinstance(settings, GraphSettingsDialog)
+    assert settings.weight_note.isVisible()
+    settings.strategy.setCurrentIndex(settings.strategy.findData("local"))
+    assert not settings.weight_note.isVisible()
+    click(qtbot, settings.ok_button)
+    qtbot.waitUntil(lambda: tab.info is not None and tab.info.settings.strategy == "local")
+    qtbot.waitUntil(lambda: tab.rebuild_notice.isVisible() or tab.info.entities > 0, timeout=5_000)
+    qtbot.waitUntil(tab.extract_button.isEnabled, timeout=10_000)
+    click(qtbot, tab.extract_button)
+    qtbot.waitUntil(lambda: tab.task is not None and tab.task.state == "completed", timeout=30_000)
+    qtbot.waitUntil(lambda: tab.entities.rowCount() >= 4, timeout=10_000)
+    assert not tab.rebuild_notice.isVisible()
+    return tab
+
+
+def select(qtbot: QtBot, tab: GraphTab, name: str) -> None:
+    with qtbot.waitSignal(tab.listed, timeout=5_000):
+        if tab.search.text() == name:
+            tab.load_entities(reset=True)
+        tab.search.setText(name)
+    row = next(i for i, e in enumerate(tab.entities.rows) if e.name == name)
+    with qtbot.waitSignal(tab.entity_shown, timeout=10_000):
+        tab.list_view.selectRow(row)
+    assert tab.detail is not None and tab.detail.entity.name == name
+
+
+def test_picture_and_a_rename_that_survives_re_extraction(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    tab = graph_library(qtbot, window, tmp_path)
+    select(qtbot, tab, "财务部")
+    # the picture: the entity and its neighbours, labelled by type, edges labelled
+    picture = tab.picture
+    names = {item.node.name for item in picture.nodes.values()}
+    assert {"财务部", "差旅报销制度", "行政中心"} <= names
+    centre = next(i for i in picture.nodes.values() if i.node.name == "财务部")
+    assert centre.type_item.text() == "[Organisation / department]"
+    policy = next(i for i in picture.nodes.values() if i.node.name == "差旅报销制度")
+    assert policy.type_item.text() == "[Document / policy]"
+    assert policy.brush().color() != centre.brush().color(), "types differ in colour too"
+    assert {"approves", "belongs to"} <= {label.text() for label in picture.edge_labels}
+    # zoom with the keyboard, then a click on a neighbour navigates to it
+    picture.setFocus()
+    before = picture.transform().m11()
+    qtbot.keyClick(picture, QtCore.Qt.Key.Key_Plus)
+    assert picture.transform().m11() > before
+    tab.sides.setCurrentIndex(1)
+    qtbot.waitUntil(picture.isVisible)
+    shoot(window, "graph-picture-en")
+    point = picture.mapFromScene(policy.scenePos())
+    with qtbot.waitSignal(tab.entity_shown, timeout=10_000):
+        qtbot.mouseClick(picture.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=point)
+    assert tab.detail is not None and tab.detail.entity.name == "差旅报销制度"
+    tab.sides.setCurrentIndex(0)
+
+    # rename 财务部; the lock shows and holds through a re-extraction
+    select(qtbot, tab, "财务部")
+    assert tab.locks.text() == "Not locked: maintained by extraction"
+    click(qtbot, tab.action_buttons[0])
+    dialog = tab.dialog
+    assert isinstance(dialog, FormDialog)
+    dialog.name_edit.setText("财务管理部")  # type: ignore[attr-defined]
+    with qtbot.waitSignal(tab.entity_shown, timeout=10_000):
+        click(qtbot, dialog.ok_button)
+    qtbot.waitUntil(lambda: tab.detail is not None and tab.detail.entity.name == "财务管理部")
+    assert "✎" in tab.locks.text() and "name" in tab.locks.text()
+    shoot(window, "graph-details-en")
+    first = tab.task.id if tab.task else None
+    click(qtbot, tab.extract_button)
+    qtbot.waitUntil(
+        lambda: tab.task is not None and tab.task.id != first and tab.task.state == "completed",
+        timeout=30_000,
+    )
+    with qtbot.waitSignal(tab.listed, timeout=5_000):
+        tab.search.setText("财务")
+    finance = [e for e in tab.entities.rows if "财务部" in (e.name, *e.aliases)]
+    assert [e.name for e in finance] == ["财务管理部"], "no second 财务部 came back"
+    assert finance[0].locked_fields == ["name"]
+    assert tab.entities.data(tab.entities.index(0, 3)) == "✎"
+
+
+def test_ontology_edit_stranding_a_persons_relation_is_refused(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    tab = graph_library(qtbot, window, tmp_path)
+    select(qtbot, tab, "行政中心")
+    # a person adds "行政中心 owns 差旅报销制度" with the pickers of the relation dialog
+    click(qtbot, tab.relation_new)
+    dialog = tab.dialog
+    assert isinstance(dialog, FormDialog)
+    types = dialog.type_box  # type: ignore[attr-defined]
+    offered = {types.itemData(i) for i in range(types.count())}
+    assert "depends_on" not in offered, "only relation types an organisation may head"
+    types.setCurrentIndex(types.findData("owns"))
+    picker = dialog.picker  # type: ignore[attr-defined]
+    picker.query.setText("差旅")
+    qtbot.waitUntil(lambda: picker.list.count() == 1, timeout=5_000)
+    assert picker.list.item(0).text().startswith("差旅报销制度")
+    click(qtbot, dialog.ok_button)
+    qtbot.waitUntil(
+        lambda: any(r.locked and r.type_key == "owns" for r in tab.relations.rows), timeout=10_000
+    )
+    # the ontology editor: "owns" may no longer start at an organisation — refused, unchanged
+    click(qtbot, tab.ontology_button)
+    editor = tab.dialog
+    assert isinstance(editor, OntologyDialog)
+    editor.tabs.setCurrentIndex(1)
+    page = editor.relation_page
+    row = next(i for i, t in enumerate(page.types) if t["key"] == "owns")
+    page.list.setCurrentRow(row)
+    heads = page.heads
+    for i in range(heads.count()):
+        if heads.item(i).data(QtCore.Qt.ItemDataRole.UserRole) == "organization":
+            heads.item(i).setCheckState(QtCore.Qt.CheckState.Unchecked)
+    shoot(editor, "graph-ontology-en")
+    click(qtbot, editor.ok_button)
+    qtbot.waitUntil(editor.error_label.isVisible, timeout=5_000)
+    assert "owns" in editor.error_label.text() and "1 relations" in editor.error_label.text()
+    shoot(editor, "graph-ontology-refused-en")
+    assert editor.isVisible(), "the editor stays open with the refusal"
+    assert tab.info is not None
+    owns = next(r for r in tab.info.ontology.relation_types if r.key == "owns")
+    assert "organization" in owns.head_types
+    editor.reject()
+    # a change that strands nothing is saved and marks the graph as needing re-extraction
+    click(qtbot, tab.ontology_button)
+    editor = tab.dialog
+    assert isinstance(editor, OntologyDialog)
+    editor.entity_page.list.setCurrentRow(0)
+    editor.entity_page.aliases.setText("员工, staff")
+    click(qtbot, editor.ok_button)
+    qtbot.waitUntil(lambda: not editor.isVisible(), timeout=5_000)
+    qtbot.waitUntil(tab.rebuild_notice.isVisible, timeout=5_000)
+
+
+def test_screens_dark_zh_and_small(qtbot: QtBot, data_dir: Path, tmp_path: Path) -> None:
+    win = open_window(qtbot, data_dir, "zh")
+    app = QtWidgets.QApplication.instance()
+    assert isinstance(app, QtWidgets.QApplication)
+    try:
+        tab = graph_library(qtbot, win, tmp_path)
+        select(qtbot, tab, "财务部")
+        apply_theme(app, True)
+        tab.show_entity(tab.detail.entity.id if tab.detail else "")
+        qtbot.wait(300)
+        win.resize(800, 600)
+        qtbot.wait(200)
+        shoot(win, "graph-details-zh-dark-800")
+        tab.sides.setCurrentIndex(1)
+        qtbot.waitUntil(tab.picture.isVisible)
+        shoot(win, "graph-picture-zh-dark-800")
+        node = next(iter(tab.picture.nodes.values()))
+        assert isinstance(node, NodeItem) and node.type_item.text().startswith("[")
+        for button in (tab.extract_button, tab.settings_button, tab.ontology_button):
+            assert button.isVisible() and button.width() >= button.minimumSizeHint().width()
+    finally:
+        apply_theme(app, False)
+        win.link.shutdown()
