@@ -63,6 +63,9 @@ def graph_library(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> GraphTab:
     assert not settings.weight_note.isVisible()
     click(qtbot, settings.ok_button)
     qtbot.waitUntil(lambda: tab.info is not None and tab.info.settings.strategy == "local")
+    weight = win.settings_tab.fields["graphWeight"]
+    qtbot.waitUntil(weight.isEnabled, timeout=5_000)
+    assert not win.settings_tab.graph_off.isVisibleTo(win.settings_tab)
     qtbot.waitUntil(lambda: tab.rebuild_notice.isVisible() or tab.info.entities > 0, timeout=5_000)
     qtbot.waitUntil(tab.extract_button.isEnabled, timeout=10_000)
     click(qtbot, tab.extract_button)
@@ -114,6 +117,18 @@ def test_picture_and_a_rename_that_survives_re_extraction(
 
     # rename 财务部; the lock shows and holds through a re-extraction
     select(qtbot, tab, "财务部")
+    # its evidence opens the chunk that carries it
+    span = tab.evidence.rows[0]
+    assert span.text == "财务部" and "财务部" in span.context
+    tab.evidence_view.selectRow(0)
+    click(qtbot, tab.view_chunk_button)
+    chunks = tab.chunks_dialog
+    assert chunks is not None
+    qtbot.waitUntil(
+        lambda: chunks.detail is not None and chunks.detail.chunk.id == span.chunk_id,
+        timeout=10_000,
+    )
+    chunks.reject()
     assert tab.locks.text() == "Not locked: maintained by extraction"
     click(qtbot, tab.action_buttons[0])
     dialog = tab.dialog

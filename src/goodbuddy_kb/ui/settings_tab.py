@@ -10,7 +10,8 @@ from pydantic import ValidationError
 
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import InvalidRequestError, KbError, invalid_request_from
-from goodbuddy_kb.contracts.methods import SETTINGS_GET, SETTINGS_UPDATE
+from goodbuddy_kb.contracts.graph import GraphGetRequest, GraphInfo
+from goodbuddy_kb.contracts.methods import GRAPH_GET, SETTINGS_GET, SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, KnowledgeRetrievalSettings
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
@@ -73,7 +74,9 @@ class SettingsTab(QtWidgets.QWidget):
         form.addRow(self.rerank_box)
         self.fields["graphWeight"].setEnabled(False)
         self.fields["graphWeight"].setToolTip(tr("settings.graph_off"))
-        form.addRow(QtWidgets.QLabel("ⓘ " + tr("settings.graph_off")))
+        self.graph_off = QtWidgets.QLabel("ⓘ " + tr("settings.graph_off"))
+        self.graph_off.setWordWrap(True)
+        form.addRow(self.graph_off)
         self.retrieval_error = QtWidgets.QLabel()
         self.retrieval_error.setWordWrap(True)
         self.retrieval_error.hide()
@@ -177,6 +180,23 @@ class SettingsTab(QtWidgets.QWidget):
         self.library_id = library_id
         if library_id is not None:
             self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), self._show)
+            self._show_graph_state()
+
+    def _show_graph_state(self) -> None:
+        """The graph weight is editable only while the library's graph is on (local or model);
+        while it is off the form says why the weight has no effect."""
+        library_id = self.library_id
+
+        def done(result: GraphInfo | None, error: KbError | None) -> None:
+            if result is None or library_id != self.library_id:
+                return
+            on = result.settings.strategy != "off"
+            self.fields["graphWeight"].setEnabled(on)
+            self.fields["graphWeight"].setToolTip("" if on else tr("settings.graph_off"))
+            self.graph_off.setVisible(not on)
+
+        if library_id is not None:
+            self.link.call(GRAPH_GET, GraphGetRequest(library_id=library_id), done)
 
     def detach(self) -> None:
         """Stop following the backend (this tab is being replaced)."""
@@ -188,6 +208,7 @@ class SettingsTab(QtWidgets.QWidget):
         library_id = self.library_id
         if library_id is None or not params.get("settings"):
             return
+        self._show_graph_state()
         if params.get("libraryIds") and library_id not in params["libraryIds"]:
             return
 
