@@ -333,10 +333,14 @@ class GraphTab(QtWidgets.QWidget):
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)
         if self.splitter is not None and not self.property("sized"):
-            # the list gets a third of the room the first time the tab is shown
+            # the list gets two fifths of the room the first time the tab is laid out
             self.setProperty("sized", True)
-            width = max(600, self.splitter.width())
-            self.splitter.setSizes([width * 36 // 100, width - width * 36 // 100])
+            QtCore.QTimer.singleShot(0, self._size_sides)
+
+    def _size_sides(self) -> None:
+        if self.splitter is not None:
+            width = self.splitter.width()
+            self.splitter.setSizes([width * 2 // 5, width - width * 2 // 5])
 
     # -- texts ---------------------------------------------------------------------------
     def _ontology(self) -> g.Ontology | None:
