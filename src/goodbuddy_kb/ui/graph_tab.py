@@ -418,8 +418,11 @@ class GraphTab(QtWidgets.QWidget):
         for i, et in enumerate(self.info.ontology.entity_types if self.info else []):
             name = entity_type_name(self._ontology(), et.key)
             self.type_filter.addItem(name, et.key)
-            label = name.replace(" ", "&nbsp;")
-            legend.append(f"<span style='color:{graph_colour(i)}'>●</span>&nbsp;{label}")
+            # one entry never breaks across lines (Chinese names would break anywhere)
+            legend.append(
+                f"<span style='white-space:nowrap'><span style='color:{graph_colour(i)}'>●"
+                f"</span>&nbsp;{name}</span>"
+            )
         self.type_filter.setCurrentIndex(max(0, self.type_filter.findData(current)))
         self.type_filter.blockSignals(False)
         self.legend.setText(" &nbsp; ".join(legend))
@@ -537,6 +540,7 @@ class GraphTab(QtWidgets.QWidget):
         selection.blockSignals(True)
         if row >= 0:
             self.list_view.selectRow(row)
+            self.list_view.scrollTo(self.entities.index(row, 0))
         else:
             self.list_view.clearSelection()
         selection.blockSignals(False)
