@@ -190,7 +190,7 @@ CATALOGUE: dict[str, str] = {
     "graph.incompatible_endpoints": "a “{relation}” relation cannot link a {head} to a {tail}",
     "graph.self_relation": "a relation needs two different entities",
     "graph.relation_exists": "that relation already exists",
-    "graph.entity_not_found": "entity not found in this library",
+    "graph.entity_not_in_library": "entity not found in this library",
     "graph.relation_not_found": "relation not found in this library",
     "graph.name_taken": "another {type} is already called “{name}”: merge the two instead",
     "graph.merge_across_types": "only entities of the same type can be merged: retype one first",

@@ -139,7 +139,7 @@ ZH: dict[str, str] = {
     "graph.incompatible_endpoints": "“{relation}”关系不能连接 {head} 与 {tail}",
     "graph.self_relation": "关系需要两个不同的实体",
     "graph.relation_exists": "该关系已存在",
-    "graph.entity_not_found": "该知识库中没有这个实体",
+    "graph.entity_not_in_library": "该知识库中没有这个实体",
     "graph.relation_not_found": "该知识库中没有这个关系",
     "graph.name_taken": "已有另一个{type}名为“{name}”：请改为合并两者",
     "graph.merge_across_types": "只能合并同一类型的实体：请先修改其中一个的类型",

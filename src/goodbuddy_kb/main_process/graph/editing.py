@@ -38,7 +38,7 @@ def entity_row(conn: sqlite3.Connection, library_id: str, entity_id: str) -> sql
         "SELECT * FROM graph_entities WHERE id = ? AND library_id = ?", (entity_id, library_id)
     ).fetchone()
     if row is None:
-        raise _error(NotFoundError, "graph.entity_not_found")
+        raise _error(NotFoundError, "graph.entity_not_in_library")
     return row
 
 
