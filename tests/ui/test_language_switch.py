@@ -29,11 +29,11 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         old_tab = win.documents_tab
         old_tab.document_view.selectRow(1)
         selected = old_tab.current_document()
-        win.tabs.setCurrentIndex(1)  # Tasks
+        win.tabs.setCurrentIndex(2)  # Tasks (after Documents and the Knowledge graph)
         win.language_actions["zh"].trigger()
         qtbot.waitUntil(lambda: language() == "zh", timeout=2_000)
         assert win.documents_tab is not old_tab
-        assert win.tabs.tabText(1) == "任务中心" and win.tabs.currentIndex() == 1
+        assert win.tabs.tabText(2) == "任务中心" and win.tabs.currentIndex() == 2
         assert win.menuBar().actions()[0].text() == "设置"
         assert "界面语言已切换为中文" in win.statusBar().currentMessage()
         stored = QtCore.QSettings("GoodBuddy", "GoodBuddy KB").value("language")
@@ -61,7 +61,7 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         # And back.
         win.language_actions["en"].trigger()
         qtbot.waitUntil(lambda: language() == "en", timeout=2_000)
-        assert win.tabs.tabText(1) == "Tasks"
+        assert win.tabs.tabText(2) == "Tasks"
         qtbot.waitUntil(lambda: win.documents_tab.documents.rowCount() == 3, timeout=10_000)
     finally:
         win.link.shutdown()
