@@ -39,6 +39,8 @@ bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python bench/sync.py
 	$(BIN)/python bench/chunking.py
 	$(BIN)/python bench/lexical.py
+	$(BIN)/python -m pip install --quiet --no-deps "rapidocr-onnxruntime>=1.4"
+	$(BIN)/python bench/ocr.py
 
 # Every main screen and dialog at 800x600 and 1400x900, light and dark, zh-CN and en.
 screenshots: $(STAMP)

@@ -289,11 +289,27 @@ def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -
         lines.append(
             f"{st.parse:<8}{st.fulltext:<9}{st.vector:<13}{st.graph:<10}{d.chunk_count:>6}  {d.path}"
             + (f"  — {d.error}" if d.error else "")
+            + (f"  [{_ocr_note(d.ocr)}]" if d.ocr is not None else "")
         )
     if res.total > args.offset + len(res.documents):
         lines.append(f"… {res.total - args.offset - len(res.documents)} more (use --offset)")
     emit(args, res.to_wire(), "\n".join(lines))
     return 0
+
+
+def _ocr_note(ocr: c.DocumentOcr) -> str:
+    if ocr.status != "done":
+        return f"OCR {ocr.status}" + (f": {ocr.reason}" if ocr.reason else "")
+
+    def count(n: int, what: str) -> str:
+        return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+    note = f"text from OCR: {count(ocr.pages, 'page')}, mean confidence {ocr.mean_confidence}"
+    if ocr.low_confidence_lines:
+        note += f", {count(ocr.low_confidence_lines, 'low-confidence line')}"
+    if ocr.skipped_pages:
+        note += f", {count(ocr.skipped_pages, 'page')} not recognised"
+    return note
 
 
 def cmd_tasks(args: argparse.Namespace, session: Session, library_id: str | None) -> int:

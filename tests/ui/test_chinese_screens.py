@@ -12,12 +12,14 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
-from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, EMBEDDING_UPDATE
+from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, EMBEDDING_UPDATE, SETTINGS_UPDATE
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.main_window import MainWindow
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 from tests.httpserver import Reply, serve
+from tests.ocrgen import png
 from tests.ui.test_chat_view import wait_call
 from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot
 
@@ -91,12 +93,23 @@ def run_screens(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> None:
     bad.mkdir()
     (bad / "empty.md").write_bytes(b"")
     (bad / "blob.txt").write_bytes(bytes(range(256)) * 8)
+    # a scan in a library with OCR off, and a torn image: both say why, in Chinese
+    (bad / "scan.png").write_bytes(png(["Scanned words"]))
+    (bad / "torn.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00torn" * 40)
+    library_id = win.current_library_id()
+    assert library_id is not None
+    wait_call(
+        qtbot,
+        win,
+        SETTINGS_UPDATE,
+        lib.SettingsUpdateRequest(library_id=library_id, ocr_enabled=False),
+    )
     tab = win.documents_tab
     tab.add_source("folder", str(bad))
     with serve({"/gone": Reply(status=404, body=b"gone")}) as base:
         tab.add_source("web", f"{base}/gone")
         qtbot.waitUntil(lambda: tab.sources.rowCount() == 3, timeout=10_000)
-        qtbot.waitUntil(lambda: sum(1 for d in tab.documents.rows if d.error) >= 3, timeout=20_000)
+        qtbot.waitUntil(lambda: sum(1 for d in tab.documents.rows if d.error) >= 5, timeout=20_000)
     wait_call(
         qtbot,
         win,
@@ -110,6 +123,8 @@ def run_screens(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> None:
     data = {id(tab.documents): {0}, id(tab.sources): {1}}
     errors = " ".join(str(d.error) for d in tab.documents.rows)
     assert "empty file" in errors and "HTTP 404" in errors, "the backend keeps its English"
+    scan = next(d for d in tab.documents.rows if d.path == "scan.png")
+    assert scan.ocr is not None and scan.ocr.status == "off" and scan.error_code == "ocr.off"
     assert_chinese(win, data)
     shoot(win, "zh-documents-failures")
     for index in range(win.tabs.count()):

@@ -17,6 +17,7 @@ from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNKS_LIST
 from goodbuddy_kb.datadir import Endpoint
 from goodbuddy_kb.ui.chunks_dialog import CHUNK_COLUMNS, ChunksDialog
+from goodbuddy_kb.ui.documents_tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.main_window import MainWindow
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
@@ -194,7 +195,10 @@ def test_keyboard_only_maintenance(
     qtbot.waitUntil(lambda: tab.chunks_dialog is None, timeout=5_000)
     assert window.focusWidget() is tab.document_view
     assert tab.documents.row_at(tab.document_view.currentIndex().row()).path == "rules.md"
-    qtbot.waitUntil(lambda: "✎1" in tab.documents.data(tab.documents.index(0, 5)), timeout=5_000)
+    chunks_column = [col.header_key for col in DOCUMENT_COLUMNS].index("col.chunks")
+    qtbot.waitUntil(
+        lambda: "✎1" in tab.documents.data(tab.documents.index(0, chunks_column)), timeout=5_000
+    )
 
 
 def test_a_draft_is_not_thrown_away_by_escape(qtbot: QtBot, window: MainWindow) -> None:

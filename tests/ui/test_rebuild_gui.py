@@ -16,6 +16,7 @@ from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
+from goodbuddy_kb.ui.documents_tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.main_window import MainWindow
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
@@ -109,7 +110,8 @@ def test_rebuild_document_from_its_row_and_from_the_keyboard(
     failed = tab.row_button(row)
     assert failed is not None and failed.objectName() == "retryButton"
     assert failed.text() == "⚠ Rebuild (retry)" and failed.font().bold()
-    reason = tab.documents.data(tab.documents.index(row, 7))
+    reason_column = [col.header_key for col in DOCUMENT_COLUMNS].index("col.error")
+    reason = tab.documents.data(tab.documents.index(row, reason_column))
     assert reason.startswith("Last re-read failed (the previous version is still searchable)")
     assert "binary" in reason and tab.documents.rows[row].chunk_count == 2
     window.tabs.setCurrentWidget(window.tasks_tab)

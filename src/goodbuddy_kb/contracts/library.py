@@ -96,6 +96,8 @@ class LibrarySettings(ContractModel):
     contextual_indexing: bool
     settings_pending_rebuild: bool
     external_access: bool = False
+    #: Recognise text in scanned PDF pages and images, locally (on by default).
+    ocr_enabled: bool = True
 
 
 class SettingsUpdateRequest(ContractModel):
@@ -106,3 +108,4 @@ class SettingsUpdateRequest(ContractModel):
     chunking: KnowledgeChunkingSettings | None = None
     contextual_indexing: bool | None = None
     external_access: bool | None = None
+    ocr_enabled: bool | None = None

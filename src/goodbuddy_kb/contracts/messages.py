@@ -38,6 +38,26 @@ CATALOGUE: dict[str, str] = {
     "parse.bad_encoding": "text is not valid {encoding}",
     "parse.binary": "binary content, not text",
     "parse.unknown_encoding": "unknown text encoding",
+    "parse.pdf_no_pages": "the PDF has no pages",
+    # OCR: scanned PDF pages and images
+    "ocr.off": "scanned pages need OCR, which is off for this library (turn it on in its settings)",
+    "ocr.not_indexed_off": "not indexed: OCR is off",
+    "ocr.failed": "OCR failed ({error})",
+    "ocr.task_failed": "OCR failed for documents: {count} (first: {path}: {reason})",
+    "ocr.unavailable_package": "OCR is unavailable: the OCR package (rapidocr) is not installed",
+    "ocr.unavailable_models": "OCR is unavailable: the OCR models are missing ({files})",
+    "ocr.unavailable_runtime": "OCR is unavailable: the OCR runtime could not be loaded ({error})",
+    "ocr.unavailable_engine": "OCR is unavailable: the OCR engine failed to start ({error})",
+    "ocr.image_unreadable": "the image could not be read ({error})",
+    "ocr.image_too_large": (
+        "the image is too large ({width}×{height} pixels; the limit is {limit} megapixels)"
+    ),
+    "ocr.image_too_large_to_decode": "the image is too large to decode",
+    "ocr.pdf_unopenable": "the PDF could not be opened for OCR ({error})",
+    "ocr.page_unrenderable": "page {page} could not be rendered ({error})",
+    "ocr.page_undecodable": "page {page} could not be decoded ({error})",
+    "ocr.page_cap": "only the first {limit} scanned pages are recognised (the page cap)",
+    "ocr.time_budget": "the OCR time budget ({minutes} min) ran out after page {page}",
     "read.too_large": "file too large ({size} MB; the limit is {limit} MB)",
     "read.permission": "the file cannot be read (permission denied)",
     "read.failed": "the file cannot be read ({detail})",
@@ -334,6 +354,7 @@ PARAM_PATTERNS = {
     "left": r"\d+",
     "best": r"[0-9.]+",
     "floor": r"[0-9.e+-]+",
+    "page": r"\d+",
     "hint": "|".join(re.escape(v) for k, v in CATALOGUE.items() if k.startswith("hint.")),
 }
 

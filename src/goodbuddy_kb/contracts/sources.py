@@ -121,6 +121,33 @@ class DocumentStatus(ContractModel):
     graph: GraphStatus
 
 
+OcrStatus = Literal["pending", "running", "done", "failed", "off"]
+
+
+class DocumentOcr(ContractModel):
+    """The OCR stage of a scanned PDF or an image: its status, and once done, the note a user
+    reads ("text from OCR, mean confidence 0.93")."""
+
+    status: OcrStatus
+    #: Why OCR failed, or (``off``) that the library has OCR switched off.
+    reason: str | None = None
+    reason_code: str | None = None
+    reason_params: dict[str, str] = Field(default_factory=dict)
+    #: Pages whose text came from OCR (a PDF's text-layer pages are not counted).
+    pages: int = 0
+    #: Mean recognition confidence of the recognised lines, 0–1.
+    mean_confidence: float | None = None
+    #: Lines below the confidence floor: kept searchable, marked in their chunks.
+    low_confidence_lines: int = 0
+    #: Pages not recognised: past the page cap or the time budget.
+    skipped_pages: int = 0
+    #: Why pages were left out (the page cap, the time budget).
+    skip_reason: str | None = None
+    skip_reason_code: str | None = None
+    skip_reason_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("reason", "skip_reason")
+
+
 class Document(ContractModel):
     id: EntityId
     library_id: EntityId
@@ -148,6 +175,8 @@ class Document(ContractModel):
     graph_error_code: str | None = None
     graph_error_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("error", "retryable_error", "graph_error")
+    #: Present for documents that need OCR (scanned PDF pages, images).
+    ocr: DocumentOcr | None = None
 
 
 DocumentFilter = Literal["all", "failed", "vector_missing"]

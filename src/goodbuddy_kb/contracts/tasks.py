@@ -13,7 +13,7 @@ from goodbuddy_kb.contracts.library import EntityId
 from goodbuddy_kb.contracts.messages import code_fields
 
 TaskState = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
-TaskKind = Literal["sync", "vectorize", "rebuild", "graph"]
+TaskKind = Literal["sync", "vectorize", "rebuild", "graph", "ocr"]
 FINISHED_STATES: frozenset[str] = frozenset({"completed", "failed", "cancelled", "interrupted"})
 
 
@@ -30,6 +30,8 @@ class TaskSummary(ContractModel):
     retried: int = 0
     #: Rebuild: documents not reached because the task was cancelled (they stay as they were).
     not_started: int = 0
+    #: Sync: scanned documents handed to the OCR task (their text arrives when it has run).
+    ocr_pending: int = 0
     #: Library rebuild: the "waiting for rebuild" notice was cleared (None: not applicable).
     settings_applied: bool | None = None
     #: Graph extraction: what the run did (model requests and rejected answer parts).

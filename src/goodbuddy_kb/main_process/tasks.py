@@ -34,6 +34,7 @@ from goodbuddy_kb.main_process.graph import store as graph_store
 from goodbuddy_kb.main_process.graph.extract import extract_library
 from goodbuddy_kb.main_process.graph.model import NO_CHAT_MODEL, ChatFactory, extract_with_model
 from goodbuddy_kb.main_process.maintenance.vectors import vectorise_document
+from goodbuddy_kb.main_process.ocr.run import run_ocr
 from goodbuddy_kb.main_process.rebuild import rebuild_document, rebuild_library
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
@@ -81,6 +82,8 @@ class TaskManager:
             # model graph extraction waits on a remote model for minutes: never in front of a
             # sync (it re-checks each chunk inside its write transaction)
             "graph": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-graph"),
+            # OCR takes seconds a page: its own lane, so no sync waits behind a scan.
+            "ocr": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-ocr"),
         }
         #: The configured chat model's client (the model graph strategy), set by the services.
         self.chat: ChatFactory | None = None
@@ -111,6 +114,8 @@ class TaskManager:
             )
             if report.unavailable:
                 return Outcome(0, 0, report.unavailable, failed_state=True)
+            if report.ocr_pending:
+                self.ocr(library_id)
             provider = self._provider()
             if provider is not None:
                 # New documents wait for vectors (never "off" while their vectors are queued).
@@ -125,10 +130,26 @@ class TaskManager:
                 failed=report.failed,
                 unchanged=report.unchanged,
                 retried=report.retried,
+                ocr_pending=report.ocr_pending,
             )
             return Outcome(report.total, report.failed, summary=summary)
 
         return self._queue("sync", library_id, source_id, source_id, work)
+
+    def ocr(self, library_id: str) -> TaskInfo:
+        """Queue the OCR of the library's documents waiting for it (one already waiting is
+        reused); vectors of what it recognised follow."""
+
+        def work(
+            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
+        ) -> Outcome:
+            report = run_ocr(self._db.get(), library_id, token, progress)
+            if report.succeeded:
+                self._vectors_after_rebuild(library_id, self._provider(), full_allowed=False)
+            summary = TaskSummary(succeeded=report.succeeded, failed=report.failed)
+            return Outcome(report.documents, report.failed, report.error(), summary=summary)
+
+        return self._queue("ocr", library_id, None, f"{library_id}:ocr", work)
 
     def rebuild_library(self, library_id: str) -> TaskInfo:
         """Queue a rebuild of every document of the library (one already waiting is reused)."""
@@ -361,7 +382,7 @@ class TaskManager:
             self._tokens[info.id] = CancelToken()
             self._queued[(kind, key)] = info.id
         self._publish(info)
-        executor = self._lanes[lane or ("vectorize" if kind == "vectorize" else "fulltext")]
+        executor = self._lanes[lane or (kind if kind in ("vectorize", "ocr") else "fulltext")]
         future = executor.submit(self._run, info.id, library_id, (kind, key), work)
         self._futures.add(future)
         future.add_done_callback(self._futures.discard)

@@ -3,6 +3,9 @@ of the document's chunks with a search within it, the selected chunk in full, a 
 editor with a live count against the limit (a failed save keeps the draft), an enable switch,
 and delete with a confirmation naming the chunk. Parents and children are told apart by text.
 It says, before every edit and delete, that a re-sync of a changed file re-creates chunks.
+Text that came from OCR says so (``OCR`` beside the page locator, a note above the content), and
+its low-confidence lines are marked in the content (a shade and a wavy underline, listed in
+words above it): they stay searchable, but a person should double-check them.
 
 Modal (the focus stays inside), Escape closes (asking first when a draft is unsaved); the
 caller puts the focus back on the document row."""
@@ -17,11 +20,12 @@ from goodbuddy_kb.contracts.limits import MAX_CHUNK_CONTENT_CHARACTERS
 from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNK_GET, CHUNK_UPDATE, CHUNKS_LIST
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.dialogs import confirm_action
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n import language, tr
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import format_locator
 from goodbuddy_kb.ui.switch import SwitchWidget
 from goodbuddy_kb.ui.table_model import Column, RowsModel
+from goodbuddy_kb.ui.theme import doubt_format
 
 PAGE = 50
 #: Below this width the table sits above the chunk instead of beside it.
@@ -42,9 +46,43 @@ def chunk_label(chunk: k.ChunkSummary) -> str:
     return f"#{chunk.ordinal}" + (f" ({heading})" if heading else "")
 
 
+def low_confidence_lines(chunk: k.ChunkSummary) -> list[str]:
+    """The chunk's OCR lines recognised with low confidence (the OCR stage lists them)."""
+    lines = chunk.locator.get("lowConfidence")
+    if not isinstance(lines, list):
+        return []
+    return [str(line) for line in lines if str(line).strip()]
+
+
+def ocr_mark(chunk: k.ChunkSummary) -> str:
+    """``OCR`` for text from scanned pages, with the count of its low-confidence lines."""
+    if not chunk.locator.get("ocr"):
+        return ""
+    low = low_confidence_lines(chunk)
+    return tr("chunks.ocr_low", count=len(low)) if low else tr("chunks.ocr")
+
+
 def place(chunk: k.ChunkSummary) -> str:
-    """Page and lines (the heading has its own column)."""
-    return format_locator({key: v for key, v in chunk.locator.items() if key != "headingPath"})
+    """Page and lines (the heading has its own column), and whether the text came from OCR."""
+    where = format_locator({key: v for key, v in chunk.locator.items() if key != "headingPath"})
+    mark = ocr_mark(chunk)
+    return " · ".join(part for part in (where, mark) if part)
+
+
+def _short(line: str, limit: int = 40) -> str:
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def doubt_spans(content: str, lines: list[str]) -> list[tuple[int, int]]:
+    """(start, length) of every occurrence of each line in ``content``, in order."""
+    spans: set[tuple[int, int]] = set()
+    for line in lines:
+        needle = line.strip()
+        start = content.find(needle)
+        while needle and start >= 0:
+            spans.add((start, len(needle)))
+            start = content.find(needle, start + len(needle))
+    return sorted(spans)
 
 
 CHUNK_COLUMNS: list[Column[k.ChunkSummary]] = [
@@ -155,6 +193,15 @@ class ChunksDialog(QtWidgets.QDialog):
         self.chunk_title.setWordWrap(True)
         self.relation = QtWidgets.QLabel()
         self.relation.setWordWrap(True)
+        self.ocr_label = QtWidgets.QLabel()
+        self.ocr_label.setObjectName("notice")
+        self.ocr_label.setWordWrap(True)
+        self.ocr_label.hide()
+        self.low_label = QtWidgets.QLabel()
+        self.low_label.setObjectName("ocrNote")
+        self.low_label.setWordWrap(True)
+        self.low_label.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        self.low_label.hide()
         self.switch = SwitchWidget(tr("chunks.switch"))
         self.switch.toggled.connect(self.set_enabled)
         self.editor = QtWidgets.QPlainTextEdit()
@@ -186,6 +233,8 @@ class ChunksDialog(QtWidgets.QDialog):
         pane_layout.setContentsMargins(0, 0, 0, 0)
         pane_layout.addWidget(self.chunk_title)
         pane_layout.addWidget(self.relation)
+        pane_layout.addWidget(self.ocr_label)
+        pane_layout.addWidget(self.low_label)
         pane_layout.addWidget(self.switch)
         pane_layout.addWidget(self.editor, 1)
         count_row = QtWidgets.QHBoxLayout()
@@ -380,10 +429,39 @@ class ChunksDialog(QtWidgets.QDialog):
         self.switch.setEnabled(True)
         self.switch.set_quietly(chunk.enabled)
         self.editor.setPlainText(result.content)
+        self._mark_ocr(chunk, result.content)
         self.edit_button.setEnabled(True)
         self.delete_button.setEnabled(True)
         self.error_label.hide()
         self.shown.emit()
+
+    def _mark_ocr(self, chunk: k.ChunkSummary, content: str) -> None:
+        """Say that the text came from OCR, and mark its low-confidence lines in the content."""
+        from_ocr = bool(chunk.locator.get("ocr"))
+        self.ocr_label.setText(tr("chunks.ocr_note") if from_ocr else "")
+        self.ocr_label.setVisible(from_ocr)
+        low = low_confidence_lines(chunk) if from_ocr else []
+        spans = doubt_spans(content, low)
+        separator = "、" if language() == "zh" else ", "
+        quoted = separator.join(f"“{_short(line)}”" for line in low[:5])
+        quoted += "…" if len(low) > 5 else ""
+        key = "chunks.ocr_low_note_one" if len(low) == 1 else "chunks.ocr_low_note"
+        self.low_label.setText(tr(key, count=len(low), lines=quoted))
+        self.low_label.setVisible(bool(low))
+        selections = []
+        for start, length in spans:
+            selection = QtWidgets.QTextEdit.ExtraSelection()
+            cursor = QtGui.QTextCursor(self.editor.document())
+            cursor.setPosition(start)
+            cursor.setPosition(start + length, QtGui.QTextCursor.MoveMode.KeepAnchor)
+            selection.cursor = cursor
+            selection.format = doubt_format()
+            selections.append(selection)
+        self.editor.setExtraSelections(selections)
+
+    def marked_text(self) -> list[str]:
+        """The spans of the content marked as low-confidence OCR text (what a person sees)."""
+        return [s.cursor.selectedText() for s in self.editor.extraSelections()]
 
     def _relation(self, chunk: k.ChunkSummary) -> str:
         if chunk.role == "parent":
@@ -396,6 +474,9 @@ class ChunksDialog(QtWidgets.QDialog):
         self.chunk_title.setText(tr("chunks.none"))
         self.relation.setText("")
         self.relation.hide()
+        self.ocr_label.hide()
+        self.low_label.hide()
+        self.editor.setExtraSelections([])
         self.editor.setPlainText("")
         self.switch.setEnabled(False)
         self.edit_button.setEnabled(False)

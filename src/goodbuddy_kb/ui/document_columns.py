@@ -29,6 +29,42 @@ def chunk_count_tooltip(doc: c.Document) -> str:
     return tr("docs.edited_chunks", count=doc.edited_chunks) if doc.edited_chunks else ""
 
 
+def ocr_status(document: c.Document) -> str:
+    """The OCR stage of a scanned document ("" for documents that need none)."""
+    ocr = document.ocr
+    if ocr is None:
+        return ""
+    if ocr.status == "done":
+        confidence = f"{ocr.mean_confidence:.2f}" if ocr.mean_confidence is not None else "–"
+        text = (
+            tr("ocr.done_low", confidence=confidence, low=ocr.low_confidence_lines)
+            if ocr.low_confidence_lines
+            else tr("ocr.done", confidence=confidence)
+        )
+        if ocr.skipped_pages:
+            text += tr("ocr.partial", skipped=ocr.skipped_pages)
+        return text
+    return tr(f"ocr.{ocr.status}")
+
+
+def ocr_detail(document: c.Document) -> str:
+    """The per-document note (pages, mean confidence, low-confidence lines) or the reason."""
+    ocr = document.ocr
+    if ocr is None:
+        return ""
+    if ocr.status == "off":
+        return tr("ocr.off_reason")
+    if ocr.status != "done":
+        return say_field(ocr, "reason")
+    confidence = f"{ocr.mean_confidence:.2f}" if ocr.mean_confidence is not None else "–"
+    key = "ocr.note_one" if ocr.pages == 1 else "ocr.note"
+    note = tr(key, pages=ocr.pages, confidence=confidence, low=ocr.low_confidence_lines)
+    if ocr.skipped_pages:
+        key = "ocr.skipped_one" if ocr.skipped_pages == 1 else "ocr.skipped"
+        note += tr(key, skipped=ocr.skipped_pages, reason=say_field(ocr, "skip_reason"))
+    return note
+
+
 SOURCE_COLUMNS: list[Column[c.Source]] = [
     Column("col.kind", lambda s: tr(f"ref.kind.{s.kind}")),
     Column(
@@ -50,11 +86,13 @@ DOCUMENT_COLUMNS: list[Column[c.Document]] = [
     Column("col.fulltext", lambda d: status(d.status.fulltext)),
     Column("col.vector", lambda d: status(d.status.vector)),
     Column("col.graph", lambda d: status(d.status.graph)),
+    Column("col.ocr", ocr_status, ocr_detail),
     Column("col.chunks", chunk_count_text, chunk_count_tooltip),
     Column("col.action", lambda d: ""),  # row buttons: rebuild, view chunks (index widgets)
     Column("col.error", reason, reason),
 ]
-ACTION_COLUMN = 6
+ACTION_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.action")
+OCR_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.ocr")
 
 
 def vector_state_text(info: m.VectorIndexInfo) -> str:

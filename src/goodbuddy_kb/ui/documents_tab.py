@@ -29,6 +29,7 @@ from goodbuddy_kb.ui.document_bar import (
 from goodbuddy_kb.ui.document_columns import (
     ACTION_COLUMN,
     DOCUMENT_COLUMNS,
+    OCR_COLUMN,
     SOURCE_COLUMNS,
     reason,
     vector_state_text,
@@ -400,6 +401,8 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
         for row, doc in enumerate(docs):
             cell = row_buttons(doc, self.rebuild_document, self.open_chunks)
             self.document_view.setIndexWidget(self.documents.index(row, ACTION_COLUMN), cell)
+        # The OCR column only where some document on the page needs OCR (room for the reason).
+        self.document_view.setColumnHidden(OCR_COLUMN, not any(doc.ocr is not None for doc in docs))
         # Statuses and the action take what they need; the reason gets the rest (and at least
         # its minimum: the row buttons give way in a narrow window).
         for column in range(ACTION_COLUMN + 1):

@@ -139,6 +139,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "col.vector": ("向量索引", "Vector"),
     "col.graph": ("图谱", "Graph"),
     "col.chunks": ("分块", "Chunks"),
+    "col.ocr": ("OCR", "OCR"),
     "col.error": ("原因", "Reason"),
     "docs.filter": ("筛选", "Filter"),
     "docs.filter.all": ("全部文档", "All documents"),
@@ -254,6 +255,33 @@ STRINGS: dict[str, tuple[str, str]] = {
     "task.summary.applied": ("新设置已生效", "new settings in effect"),
     "task.summary.still_pending": ("仍在等待重建", "still waiting for rebuild"),
     "task.kind.graph": ("图谱抽取", "Graph extraction"),
+    "task.kind.ocr": ("OCR 识别", "OCR"),
+    "task.ocr_pages": ("OCR {done}/{total} 页 · {name}", "OCR {done}/{total} pages · {name}"),
+    "task.summary.ocr_pending": ("{n} 个等待 OCR", "{n} waiting for OCR"),
+    "ocr.pending": ("… 等待", "… Pending"),
+    "ocr.running": ("⟳ 识别中", "⟳ Running"),
+    "ocr.done": ("✓ OCR {confidence}", "✓ OCR {confidence}"),
+    "ocr.done_low": ("✓ OCR {confidence} ⚠{low}", "✓ OCR {confidence} ⚠{low}"),
+    "ocr.failed": ("✗ 失败", "✗ Failed"),
+    "ocr.off": ("– 已关闭", "– Off"),
+    "ocr.off_reason": (
+        "扫描页需要 OCR，但本知识库已关闭 OCR（在“设置”中开启）",
+        "Scanned pages need OCR, which is off for this library (turn it on in Settings)",
+    ),
+    "ocr.note": (
+        "文字来自 OCR：{pages} 页，平均置信度 {confidence}，低置信行 {low} 行",
+        "Text from OCR: {pages} pages, mean confidence {confidence}, {low} low-confidence lines",
+    ),
+    "ocr.note_one": (
+        "文字来自 OCR：1 页，平均置信度 {confidence}，低置信行 {low} 行",
+        "Text from OCR: 1 page, mean confidence {confidence}, {low} low-confidence lines",
+    ),
+    "ocr.skipped": (
+        "；{skipped} 页未识别：{reason}",
+        "; {skipped} pages not recognised: {reason}",
+    ),
+    "ocr.skipped_one": ("；1 页未识别：{reason}", "; 1 page not recognised: {reason}"),
+    "ocr.partial": (" · 未识别 {skipped} 页", " · pages left out: {skipped}"),
     "task.state.queued": ("… 排队中", "… Queued"),
     "task.state.running": ("⟳ 运行中", "⟳ Running"),
     "task.state.completed": ("✓ 已完成", "✓ Completed"),
@@ -303,6 +331,14 @@ STRINGS: dict[str, tuple[str, str]] = {
     "field.parentCharacters": ("父块长度", "Parent length"),
     "field.childCharacters": ("子块长度", "Child length"),
     "field.contextualIndexing": ("上下文索引（标题前缀）", "Contextual indexing (title prefix)"),
+    "field.ocrEnabled": (
+        "识别扫描件和图片中的文字（本地 OCR）",
+        "Read scanned pages and images (local OCR)",
+    ),
+    "settings.ocr_hint": (
+        "扫描的 PDF 页面和 PNG/JPEG/WebP/TIFF/BMP 图片在本机识别（中文和英文），不上传。",
+        "Scanned PDF pages and PNG/JPEG/WebP/TIFF/BMP images are read on this computer (Chinese and English); nothing is uploaded.",
+    ),
     # workbench
     "workbench.open": ("测试检索", "Test retrieval"),
     "workbench.title": ("检索测试 — {name}", "Test retrieval — {name}"),
@@ -670,6 +706,22 @@ STRINGS: dict[str, tuple[str, str]] = {
         "This child belongs to parent #{parent}, which is its context when it matches.",
     ),
     "chunks.switch": ("参与检索", "Used in search"),
+    "chunks.ocr": ("OCR", "OCR"),
+    "chunks.ocr_low": ("OCR ⚠{count}", "OCR ⚠{count}"),
+    "chunks.ocr_note": (
+        "ⓘ 这段文字来自 OCR（扫描页识别），可能有识别错误。",
+        "ⓘ This text came from OCR (a scanned page); it may contain recognition errors.",
+    ),
+    "chunks.ocr_low_note_one": (
+        "⚠ 1 行识别置信度低（仍可检索），已在下方以底色和波浪线标出：{lines}",
+        "⚠ 1 low-confidence line (still searchable), marked below with a shaded, wavy"
+        " underline: {lines}",
+    ),
+    "chunks.ocr_low_note": (
+        "⚠ {count} 行识别置信度低（仍可检索），已在下方以底色和波浪线标出：{lines}",
+        "⚠ {count} low-confidence lines (still searchable), marked below with a shaded,"
+        " wavy underline: {lines}",
+    ),
     "chunks.content": ("分块内容", "Chunk content"),
     "chunks.count": ("{count} / {limit} 个字符", "{count} / {limit} characters"),
     "chunks.count.name": ("字符计数", "Character count"),

@@ -97,6 +97,10 @@ class SettingsTab(QtWidgets.QWidget):
         self.contextual_box = QtWidgets.QCheckBox(tr("field.contextualIndexing"))
         self.contextual_box.setAccessibleName(tr("field.contextualIndexing"))
         cform.addRow(self.contextual_box)
+        self.ocr_box = QtWidgets.QCheckBox(tr("field.ocrEnabled"))
+        self.ocr_box.setAccessibleName(tr("field.ocrEnabled"))
+        self.ocr_box.setToolTip(tr("settings.ocr_hint"))
+        cform.addRow(self.ocr_box)
         self.rebuild_notice = QtWidgets.QLabel("⟳ " + tr("settings.rebuild_notice"))
         self.rebuild_notice.setWordWrap(True)
         self.rebuild_notice.hide()
@@ -229,6 +233,7 @@ class SettingsTab(QtWidgets.QWidget):
         self.rerank_box.setChecked(result.retrieval.local_rerank_enabled)
         self.mode_box.setCurrentIndex(self.mode_box.findData(result.chunking.mode))
         self.contextual_box.setChecked(result.contextual_indexing)
+        self.ocr_box.setChecked(result.ocr_enabled)
         self.rebuild_notice.setVisible(result.settings_pending_rebuild)
         self.rebuild_button.setVisible(result.settings_pending_rebuild)
         for label in self.errors.values():
@@ -286,6 +291,7 @@ class SettingsTab(QtWidgets.QWidget):
             library_id=self.library_id,
             chunking=chunking,
             contextual_indexing=self.contextual_box.isChecked(),
+            ocr_enabled=self.ocr_box.isChecked(),
         )
         self.link.call(SETTINGS_UPDATE, request, self._saved)
 

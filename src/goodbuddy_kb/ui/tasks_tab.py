@@ -18,6 +18,9 @@ from goodbuddy_kb.ui.table_model import Column, RowsModel, fit_columns
 def progress(info: t.TaskInfo) -> str:
     if info.state == "running" and info.current == t.STEP_LOADING_MODEL:
         return tr("task.loading_model")
+    if ocr_running(info):
+        name = (info.current or "").rsplit("/", 1)[-1]
+        return tr("task.ocr_pages", done=info.done, total=info.total, name=name)
     percent = (
         int(100 * info.done / info.total)
         if info.total
@@ -26,6 +29,11 @@ def progress(info: t.TaskInfo) -> str:
     text = tr("task.progress", done=info.done, total=info.total, percent=percent)
     pace = pace_text(info)
     return f"{text} · {pace}" if pace else text
+
+
+def ocr_running(info: t.TaskInfo) -> bool:
+    """An OCR task counting the pages of one document (done/total are its pages)."""
+    return info.kind == "ocr" and info.state == "running" and bool(info.current and info.total)
 
 
 def duration_text(seconds: float) -> str:
@@ -68,6 +76,7 @@ def summary(info: t.TaskInfo) -> str:
         (s.unchanged, "task.summary.unchanged"),
         (s.retried, "task.summary.retried"),
         (s.not_started, "task.summary.not_started"),
+        (s.ocr_pending, "task.summary.ocr_pending"),
     ):
         if count:
             parts.append(tr(key, n=count))
@@ -169,7 +178,12 @@ class TasksTab(QtWidgets.QWidget):
         self.bar.setMaximum(0 if busy else (max(1, info.total) if info else 1))
         self.bar.setValue(info.done if info else 0)
         pace = pace_text(info) if info is not None and info.state == "running" else ""
-        self.bar.setFormat(f"%v/%m · {pace}" if pace else "%v/%m")
+        if info is not None and ocr_running(info):
+            # pages of the document being read, and its name (a documents-per-second pace
+            # would mix pages of different documents)
+            self.bar.setFormat(progress(info).replace("%", "%%"))
+        else:
+            self.bar.setFormat(f"%v/%m · {pace}" if pace else "%v/%m")
         self.cancel_button.setEnabled(info is not None and info.state in ("queued", "running"))
 
     def cancel_current(self) -> None:

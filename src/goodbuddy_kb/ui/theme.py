@@ -37,6 +37,9 @@ class Colours:
     error_bg: str
     error_text: str
     notice_bg: str
+    #: Text to double-check (low-confidence OCR lines): a shade and a wavy underline.
+    doubt_bg: str
+    doubt_line: str
 
 
 LIGHT = Colours(
@@ -55,6 +58,8 @@ LIGHT = Colours(
     error_bg="#fde8e8",
     error_text="#8a1414",
     notice_bg="#eaf2ff",
+    doubt_bg="#fff0c2",
+    doubt_line="#b26b00",
 )
 DARK = Colours(
     window="#1f2227",
@@ -72,6 +77,8 @@ DARK = Colours(
     error_bg="#4a1f22",
     error_text="#ffc9c9",
     notice_bg="#21324d",
+    doubt_bg="#4a3b12",
+    doubt_line="#ffb84d",
 )
 
 
@@ -133,6 +140,17 @@ def wants_dark(app: QtWidgets.QApplication) -> bool:
 def current_colours(app: QtWidgets.QApplication | None = None) -> Colours:
     app = app or QtWidgets.QApplication.instance()  # type: ignore[assignment]
     return DARK if app is not None and app.property("darkTheme") else LIGHT
+
+
+def doubt_format() -> QtGui.QTextCharFormat:
+    """How text to double-check is marked inside a text view: a shade and a wavy underline
+    (the words around it say what it means; the mark is never the only sign)."""
+    c = current_colours()
+    fmt = QtGui.QTextCharFormat()
+    fmt.setBackground(QtGui.QColor(c.doubt_bg))
+    fmt.setUnderlineStyle(QtGui.QTextCharFormat.UnderlineStyle.WaveUnderline)
+    fmt.setUnderlineColor(QtGui.QColor(c.doubt_line))
+    return fmt
 
 
 def palette(c: Colours) -> QtGui.QPalette:
@@ -214,6 +232,7 @@ QLabel#muted {{ color: {c.muted}; }}
 QFrame#backendBanner {{ background: {c.error_bg}; color: {c.error_text}; }}
 QFrame#backendBanner QLabel {{ color: {c.error_text}; }}
 QLabel#notice {{ background: {c.notice_bg}; padding: 4px 6px; border-radius: 4px; }}
+QLabel#ocrNote {{ background: {c.doubt_bg}; padding: 4px 6px; border-radius: 4px; }}
 QSplitter::handle {{ background: {c.border}; }}
 QSplitter::handle:hover {{ background: {c.accent}; }}
 """

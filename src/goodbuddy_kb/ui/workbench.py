@@ -45,13 +45,16 @@ def _relevance(x: r.RetrievalResult) -> str:
 def _locator(x: r.RetrievalResult) -> str:
     parts = []
     if "page" in x.locator:
-        parts.append(f"p.{x.locator['page']}")
+        page, end = x.locator["page"], x.locator.get("pageEnd")
+        parts.append(f"p.{page}–{end}" if end and end != page else f"p.{page}")
     if "lineStart" in x.locator:
         parts.append(
             f"L{x.locator['lineStart']}–{x.locator.get('lineEnd', x.locator['lineStart'])}"
         )
     if x.heading_path:
         parts.append(" > ".join(x.heading_path))
+    if x.locator.get("ocr"):
+        parts.append("OCR")  # text recognised from a scan: worth checking against the page
     return " · ".join(parts)
 
 

@@ -146,7 +146,7 @@ def test_every_format_parses_with_locators(
         make_docx([("h1", "Handbook"), ("p", "Docx body."), ("table", [["k", "v"], ["a", "1"]])])
     )
     (folder / ".hidden.md").write_text("hidden", encoding="utf-8")
-    (folder / "image.png").write_bytes(b"\x89PNG")
+    (folder / "archive.zip").write_bytes(b"PK\x03\x04")  # an unsupported type is not read
     report = sync_source(pool.get(), folder_source, CancelToken())
     assert report.failed == 0 and sorted(report.parsed_paths) == [
         "a.md",

@@ -89,7 +89,10 @@ def update_settings(ctx: CallContext, request: c.SettingsUpdateRequest) -> c.Lib
         request.chunking,
         request.contextual_indexing,
         request.external_access,
+        request.ocr_enabled,
     )
+    if request.ocr_enabled:
+        ctx.services.tasks.ocr(request.library_id)  # documents that waited with OCR off
     ctx.changes.settings = True
     ctx.changes.libraries = (
         request.chunking is not None

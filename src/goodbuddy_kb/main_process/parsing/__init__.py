@@ -15,6 +15,8 @@ from pathlib import PurePath
 from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.main_process.parsing import limits
 from goodbuddy_kb.main_process.parsing.html import parse_html
+from goodbuddy_kb.main_process.parsing.image import MEDIA_TYPES as IMAGE_TYPES
+from goodbuddy_kb.main_process.parsing.image import make_image_parser
 from goodbuddy_kb.main_process.parsing.markdown import parse_markdown
 from goodbuddy_kb.main_process.parsing.model import Locator, ParsedDocument, ParseError, Section
 from goodbuddy_kb.main_process.parsing.office import parse_docx, parse_pdf
@@ -35,6 +37,7 @@ PARSERS: dict[str, Parser] = {
     ".htm": parse_html,
     ".pdf": parse_pdf,
     ".docx": parse_docx,
+    **{suffix: make_image_parser(suffix) for suffix in IMAGE_TYPES},
 }
 SUPPORTED_SUFFIXES = frozenset(PARSERS)
 
@@ -62,7 +65,9 @@ def parse(data: bytes, name: str, parser: Parser | None = None) -> ParsedDocumen
         except Exception as exc:
             log.info("parser failure on a %s file: %s", PurePath(name).suffix, type(exc).__name__)
             raise ParseError(f"the file could not be parsed ({exc.__class__.__name__})") from None
-    if not any(s.text.strip() for s in document.sections if s.block_type != "heading"):
+    if not document.ocr_pages and not any(
+        s.text.strip() for s in document.sections if s.block_type != "heading"
+    ):
         raise ParseError("no text content")
     return document
 

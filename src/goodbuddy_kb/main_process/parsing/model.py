@@ -43,6 +43,11 @@ class ParsedDocument:
     title: str
     media_type: str
     sections: list[Section]
+    #: Pages (1-based) with no usable text of their own: the OCR stage reads them. For an
+    #: image, every frame is a page.
+    ocr_pages: tuple[int, ...] = ()
+    #: Pages the document has (PDF pages, image frames); 0 when the format has no pages.
+    page_count: int = 0
 
 
 class ParseError(Exception):

@@ -40,14 +40,47 @@ def parse_pdf(data: bytes, title: str) -> ParsedDocument:
         raise
     except (PyPdfError, ValueError, KeyError, TypeError, OSError, AssertionError) as exc:
         raise ParseError(f"the PDF could not be read ({exc.__class__.__name__})") from exc
+    usable = [usable_text(text) for text in pages]
     sections = [
         Section(body, "paragraph", (), Locator(page=number))
         for number, page_text in enumerate(pages, start=1)
+        if usable[number - 1]
         for body, _a, _b in paragraphs(page_text)
     ]
-    if not sections:
-        raise ParseError("the PDF has no extractable text (scanned pages need OCR)")
-    return ParsedDocument(str(meta_title).strip() or title, "application/pdf", sections)
+    ocr_pages = tuple(n for n, ok in enumerate(usable, start=1) if not ok)
+    if not sections and not ocr_pages:
+        raise ParseError("the PDF has no pages")
+    return ParsedDocument(
+        str(meta_title).strip() or title,
+        "application/pdf",
+        sections,
+        ocr_pages=ocr_pages,
+        page_count=len(pages),
+    )
+
+
+#: A page's text layer with fewer meaningful characters than this is treated as absent.
+MIN_PAGE_CHARS = 8
+
+
+def usable_text(text: str) -> bool:
+    """A text layer worth keeping: enough letters, digits or CJK characters, and not mostly
+    replacement characters, private-use glyph codes or ``(cid:NN)`` escapes (what a scan's
+    invisible or broken font layer yields)."""
+    import re
+    import unicodedata
+
+    cleaned = re.sub(r"\(cid:\d+\)", "\ufffd", text)
+    meaningful = bad = 0
+    for char in cleaned:
+        if char.isspace():
+            continue
+        category = unicodedata.category(char)
+        if char == "\ufffd" or category in ("Co", "Cc", "Cs", "Cn"):
+            bad += 1
+        elif category[0] in "LN":
+            meaningful += 1
+    return meaningful >= MIN_PAGE_CHARS and bad <= 0.3 * (meaningful + bad)
 
 
 def parse_docx(data: bytes, title: str) -> ParsedDocument:

@@ -15,6 +15,8 @@ from goodbuddy_kb.contracts.errors import CancelledError, KbError, NotFoundError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking import chunk_document
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.ocr.run import OcrFailed, ocr_drafts, recognise
+from goodbuddy_kb.main_process.ocr.stage import OCR_OFF_REASON
 from goodbuddy_kb.main_process.parsing import ParseError
 from goodbuddy_kb.main_process.rebuild.generation import embed_plan, plan_vectors, write_vectors
 from goodbuddy_kb.main_process.storage import chunks, documents, libraries, sources
@@ -76,7 +78,25 @@ def rebuild_document(
         return _failed(conn, doc, checksum, size, exc.reason)
     cancel.check()
     settings = libraries.get_settings(conn, library_id)
-    drafts = chunk_document(parsed, doc.id, settings.chunking, settings.contextual_indexing)
+    ocr_note: str | None = None
+    if parsed.ocr_pages:
+        # A rebuild is how a document whose OCR failed is retried: recognise it here.
+        if not settings.ocr_enabled:
+            documents.store_ocr_waiting(
+                conn, library_id, source.id, doc.relative_path, parsed.title,
+                parsed.media_type, checksum, size, "off", OCR_OFF_REASON,
+            )  # fmt: skip
+            return DocumentOutcome(doc.id, doc.relative_path, False, OCR_OFF_REASON)
+        try:
+            parsed, note = recognise(parsed, data, cancel, None)
+        except OcrFailed as exc:
+            outcome = _failed(conn, doc, checksum, size, exc.reason)
+            documents.set_ocr_status(conn, doc.id, "failed", exc.reason)
+            return outcome
+        drafts = ocr_drafts(parsed, note, doc.id, conn, library_id)
+        ocr_note = note.to_json()
+    else:
+        drafts = chunk_document(parsed, doc.id, settings.chunking, settings.contextual_indexing)
     drafts = chunks.keep_edits(conn, doc.id, drafts)  # what store_parsed will store
     plan = plan_vectors(conn, library_id, doc.id, drafts, provider)
     if provider is not None and plan.todo:
@@ -103,6 +123,7 @@ def rebuild_document(
             size,
             drafts,
             within=lambda c, doc_id: write_vectors(c, data_dir, doc_id, plan),
+            ocr_note=ocr_note,
         )
     except sqlite3.IntegrityError as exc:  # the source went while we read (rolled back)
         raise NotFoundError("the document's source was removed", {"documentId": doc.id}) from exc

@@ -8,11 +8,18 @@ document that has a generation keeps it serving and records a retryable error in
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from goodbuddy_kb.contracts.sources import Document, DocumentFilter, DocumentStatus, LibrarySummary
+from goodbuddy_kb.contracts.sources import (
+    Document,
+    DocumentFilter,
+    DocumentOcr,
+    DocumentStatus,
+    LibrarySummary,
+)
 from goodbuddy_kb.main_process.chunking import ChunkDraft
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage import chunks
@@ -30,22 +37,30 @@ class Known:
     checksum: str | None
     parse_status: str
     retryable_error: str | None = None
+    ocr_status: str | None = None
 
     @property
     def failed(self) -> bool:
         """The last read or parse of this document failed (whether or not an older generation
-        still serves): sync tries it again even when its checksum did not change."""
-        return self.parse_status == "failed" or self.retryable_error is not None
+        still serves), or its OCR is not done: sync tries it again even when its checksum did
+        not change."""
+        return (
+            self.parse_status == "failed"
+            or self.retryable_error is not None
+            or self.ocr_status in ("pending", "running", "failed", "off")
+        )
 
 
 def known(conn: sqlite3.Connection, source_id: str) -> dict[str, Known]:
     rows = conn.execute(
-        "SELECT id, relative_path, checksum, parse_status, retryable_error FROM documents"
-        " WHERE source_id = ?",
+        "SELECT id, relative_path, checksum, parse_status, retryable_error, ocr_status"
+        " FROM documents WHERE source_id = ?",
         (source_id,),
     )
     return {
-        r["relative_path"]: Known(r["id"], r["checksum"], r["parse_status"], r["retryable_error"])
+        r["relative_path"]: Known(
+            r["id"], r["checksum"], r["parse_status"], r["retryable_error"], r["ocr_status"]
+        )
         for r in rows
     }
 
@@ -94,11 +109,13 @@ def store_parsed(
     size: int,
     drafts: list[ChunkDraft],
     within: Callable[[sqlite3.Connection, str], None] | None = None,
+    ocr_note: str | None = None,
 ) -> str:
     """One transaction: the document row, its chunks and their index rows — all old or all new.
 
     ``within(conn, document_id)`` runs in the same transaction once the chunks are replaced
     (a rebuild appends the new chunks' vectors there), so readers see either generation whole.
+    ``ocr_note`` (JSON) marks a generation whose text came (partly) from OCR as OCR done.
     """
     with transaction(conn):
         doc_id = _upsert(
@@ -109,8 +126,8 @@ def store_parsed(
             within(conn, doc_id)
         conn.execute(
             "UPDATE documents SET parse_status = 'done', parse_error = NULL,"
-            " retryable_error = NULL WHERE id = ?",
-            (doc_id,),
+            " retryable_error = NULL, ocr_status = ?, ocr_error = NULL, ocr_note = ? WHERE id = ?",
+            (None if ocr_note is None else "done", ocr_note, doc_id),
         )
         retrievable = refresh_retrievable(conn, doc_id)
         if retrievable and _vectors_on(conn):
@@ -152,6 +169,95 @@ def refresh_retrievable(conn: sqlite3.Connection, doc_id: str) -> int:
         ),
     )
     return int(retrievable)
+
+
+def store_ocr_waiting(
+    conn: sqlite3.Connection,
+    library_id: str,
+    source_id: str,
+    relative_path: str,
+    title: str,
+    media_type: str,
+    checksum: str,
+    size: int,
+    status: str,
+    reason: str | None = None,
+) -> str:
+    """A document whose scanned pages wait for the OCR stage (``pending``) or will not be read
+    because the library has OCR off (``off``, with ``reason``). A serving generation (an older
+    version, or the pages that had a text layer) keeps serving; a document without one is
+    pending, or with OCR off failed with the reason, so it never looks ready."""
+    doc_id = document_id(source_id, relative_path)
+    with transaction(conn):
+        serving = conn.execute(
+            "SELECT 1 FROM chunks WHERE document_id = ? LIMIT 1", (doc_id,)
+        ).fetchone()
+        if serving is None:
+            _upsert(conn, library_id, source_id, relative_path, title, media_type, checksum, size)
+            if status == "off":
+                conn.execute(
+                    "UPDATE documents SET parse_status = 'failed', parse_error = ?,"
+                    " fulltext_status = 'failed', fulltext_error = 'not indexed: OCR is off',"
+                    " retryable_error = NULL WHERE id = ?",
+                    (reason, doc_id),
+                )
+            else:
+                conn.execute(
+                    "UPDATE documents SET parse_status = 'pending', parse_error = NULL,"
+                    " fulltext_status = 'pending', fulltext_error = NULL, retryable_error = NULL"
+                    " WHERE id = ?",
+                    (doc_id,),
+                )
+        conn.execute(
+            "UPDATE documents SET ocr_status = ?, ocr_error = ?, updated_at = ? WHERE id = ?",
+            (status, reason, now_iso(), doc_id),
+        )
+    return doc_id
+
+
+def set_ocr_status(
+    conn: sqlite3.Connection, document_id_: str, status: str, reason: str | None = None
+) -> None:
+    with transaction(conn):
+        conn.execute(
+            "UPDATE documents SET ocr_status = ?, ocr_error = ? WHERE id = ?",
+            (status, None if reason is None else reason[:500], document_id_),
+        )
+
+
+@dataclass(frozen=True)
+class OcrWaiting:
+    id: str
+    source_id: str
+    relative_path: str
+
+
+def ocr_waiting(conn: sqlite3.Connection, library_id: str) -> list[OcrWaiting]:
+    """Documents of the library whose OCR is pending (or was running when the app stopped)."""
+    rows = conn.execute(
+        "SELECT id, source_id, relative_path FROM documents WHERE library_id = ?"
+        " AND ocr_status IN ('pending', 'running') ORDER BY relative_path, id",
+        (library_id,),
+    ).fetchall()
+    return [OcrWaiting(r["id"], r["source_id"], r["relative_path"]) for r in rows]
+
+
+def _ocr(row: sqlite3.Row) -> DocumentOcr | None:
+    if row["ocr_status"] is None:
+        return None
+    try:
+        note = json.loads(row["ocr_note"] or "{}")
+    except ValueError:
+        note = {}
+    return DocumentOcr(
+        status=row["ocr_status"],
+        reason=row["ocr_error"],
+        pages=int(note.get("pages") or 0),
+        mean_confidence=note.get("meanConfidence"),
+        low_confidence_lines=int(note.get("lowConfidenceCount") or 0),
+        skipped_pages=int(note.get("skippedPages") or 0),
+        skip_reason=note.get("skipReason"),
+    )
 
 
 def store_failed(
@@ -220,7 +326,8 @@ def delete(conn: sqlite3.Connection, document_ids: list[str]) -> None:
 _FILTERS: dict[DocumentFilter, str] = {
     "all": "",
     "failed": " AND (d.parse_status = 'failed' OR d.fulltext_status = 'failed'"
-    " OR d.vector_status = 'failed' OR d.retryable_error IS NOT NULL)",
+    " OR d.vector_status = 'failed' OR d.retryable_error IS NOT NULL"
+    " OR d.ocr_status IN ('failed', 'off'))",
     "vector_missing": " AND d.vector_status != 'done'",
 }
 
@@ -265,6 +372,7 @@ def page(
             chunk_count=r["chunk_count"],
             edited_chunks=r["edited_chunks"],
             updated_at=r["updated_at"],
+            ocr=_ocr(r),
         )
         for r in rows
     ]
@@ -276,9 +384,10 @@ def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
         "SELECT count(*) AS documents,"
         " sum(fulltext_status = 'done' AND retrievable) AS fulltext,"
         " sum(vector_status = 'done' AND retrievable) AS vectorised,"
-        " sum(parse_status = 'failed' OR vector_status = 'failed' OR retryable_error IS NOT NULL)"
-        " AS failed,"
-        " sum(parse_status IN ('pending', 'running') OR (parse_status = 'done' AND retrievable"
+        " sum(parse_status = 'failed' OR vector_status = 'failed' OR retryable_error IS NOT NULL"
+        " OR ocr_status = 'failed') AS failed,"
+        " sum(parse_status IN ('pending', 'running') OR ocr_status IN ('pending', 'running')"
+        " OR (parse_status = 'done' AND retrievable"
         " AND fulltext_status = 'done' AND vector_status IN ('pending', 'running'))) AS pending,"
         " sum(parse_status = 'done' AND NOT retrievable) AS empty"
         " FROM (SELECT d.*, EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id"

@@ -108,7 +108,7 @@ def _chunking(raw: str) -> KnowledgeChunkingSettings:
 def get_settings(conn: sqlite3.Connection, library_id: str) -> LibrarySettings:
     row = conn.execute(
         "SELECT retrieval_settings, chunking_settings, contextual_indexing,"
-        " settings_pending_rebuild, external_access FROM libraries WHERE id = ?",
+        " settings_pending_rebuild, external_access, ocr_enabled FROM libraries WHERE id = ?",
         (library_id,),
     ).fetchone()
     if row is None:
@@ -120,6 +120,7 @@ def get_settings(conn: sqlite3.Connection, library_id: str) -> LibrarySettings:
         contextual_indexing=bool(row["contextual_indexing"]),
         settings_pending_rebuild=bool(row["settings_pending_rebuild"]),
         external_access=bool(row["external_access"]),
+        ocr_enabled=bool(row["ocr_enabled"]),
     )
 
 
@@ -130,9 +131,11 @@ def update_settings(
     chunking: KnowledgeChunkingSettings | None,
     contextual_indexing: bool | None = None,
     external_access: bool | None = None,
+    ocr_enabled: bool | None = None,
 ) -> LibrarySettings:
     """Retrieval settings apply at once; a chunking or contextual-indexing change only marks the
-    library "settings updated, waiting for rebuild" and leaves existing chunks untouched."""
+    library "settings updated, waiting for rebuild" and leaves existing chunks untouched.
+    Switching OCR on puts the documents that waited with OCR off back in the OCR queue."""
     with transaction(conn):
         current = get_settings(conn, library_id)
         stamp = now_iso()
@@ -159,4 +162,23 @@ def update_settings(
                 "UPDATE libraries SET external_access = ?, updated_at = ? WHERE id = ?",
                 (int(external_access), stamp, library_id),
             )
+        if ocr_enabled is not None and ocr_enabled != current.ocr_enabled:
+            conn.execute(
+                "UPDATE libraries SET ocr_enabled = ?, updated_at = ? WHERE id = ?",
+                (int(ocr_enabled), stamp, library_id),
+            )
+            if ocr_enabled:
+                # A scan that has nothing serving waits again instead of showing the old
+                # "OCR is off" failure; one with an older generation keeps serving it.
+                conn.execute(
+                    "UPDATE documents SET parse_status = 'pending', parse_error = NULL,"
+                    " fulltext_status = 'pending', fulltext_error = NULL"
+                    " WHERE library_id = ? AND ocr_status = 'off' AND parse_status = 'failed'",
+                    (library_id,),
+                )
+                conn.execute(
+                    "UPDATE documents SET ocr_status = 'pending', ocr_error = NULL"
+                    " WHERE library_id = ? AND ocr_status = 'off'",
+                    (library_id,),
+                )
     return get_settings(conn, library_id)

@@ -21,6 +21,7 @@ from goodbuddy_kb.contracts.library import LibrarySettings
 from goodbuddy_kb.contracts.sources import MAX_FILES_PER_SOURCE, SourceState
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking import ChunkDraft, chunk_document
+from goodbuddy_kb.main_process.ocr.stage import OCR_OFF_REASON
 from goodbuddy_kb.main_process.parsing import ParsedDocument, ParseError, limits, parse
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage.sources import SourceRow
@@ -41,6 +42,8 @@ class SyncReport:
     removed: int = 0
     overflow: int = 0
     unavailable: str | None = None
+    #: Documents left for the OCR stage (scanned PDF pages, images).
+    ocr_pending: int = 0
     parsed_paths: list[str] = field(default_factory=list)
 
 
@@ -195,6 +198,25 @@ def sync_source(
                 exc.reason,
             )
             failed += 1
+            continue
+        if parsed.ocr_pages:
+            # Scanned pages wait for the OCR task (its own lane); pages with a text layer are
+            # searchable now unless an older generation serves until OCR replaces it whole.
+            if drafts and (previous is None or previous.parse_status != "done"):
+                documents.store_parsed(
+                    conn, source.library_id, source.id, item.relative, parsed.title,
+                    parsed.media_type, checksum, len(data), drafts,
+                )  # fmt: skip
+            documents.store_ocr_waiting(
+                conn, source.library_id, source.id, item.relative, parsed.title,
+                parsed.media_type, checksum, len(data),
+                "pending" if settings.ocr_enabled else "off",
+                None if settings.ocr_enabled else OCR_OFF_REASON,
+            )  # fmt: skip
+            if settings.ocr_enabled:
+                report.ocr_pending += 1
+            else:
+                failed += 1
             continue
         documents.store_parsed(
             conn,
