@@ -117,7 +117,7 @@ def test_theme_and_language_persist_and_dark_disabled_looks_disabled(
         qtbot.waitUntil(lambda: win.statusBar().currentMessage() == "界面语言已切换为中文。")
         win.language_actions["en"].trigger()
         assert detect_language() == "en"
-        qtbot.waitUntil(lambda: win.tabs.tabText(1) == "Tasks")
+        qtbot.waitUntil(lambda: win.tabs.tabText(win.tabs.indexOf(win.tasks_tab)) == "Tasks")
     finally:
         apply_theme(qapp, False)
         win.link.shutdown()
