@@ -14,32 +14,16 @@ from goodbuddy_kb.main_process.embeddings import make_provider
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider
 from goodbuddy_kb.main_process.embeddings.remote import OllamaProvider, OpenAICompatibleProvider
-from goodbuddy_kb.main_process.storage import libraries, sources
+from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
 from goodbuddy_kb.main_process.vectors import build, channel, store
 from tests.embedserver import Script, ollama_server, openai_server
 
-FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "chunking"
-
 
 @pytest.fixture(autouse=True)
 def fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(build, "BACKOFF_S", (0.0, 0.0, 0.0))
-
-
-@pytest.fixture
-def library(pool: ConnectionPool, tmp_path: Path) -> str:
-    folder = tmp_path / "kb"
-    folder.mkdir()
-    for name in ("policy_zh.md", "manual_en.md"):
-        (folder / name).write_bytes((FIXTURES / name).read_bytes())
-    conn = pool.get()
-    library_id = libraries.create(conn, "V").id
-    sync_source(
-        conn, sources.add(conn, library_id, "folder", str(folder), [], [], False), CancelToken()
-    )
-    return library_id
 
 
 def provider_for(

@@ -15,27 +15,10 @@ import pytest
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider, LocalE5Provider
 from goodbuddy_kb.main_process.embeddings.remote import OpenAICompatibleProvider
-from goodbuddy_kb.main_process.storage import chunks, libraries, sources
+from goodbuddy_kb.main_process.storage import chunks
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
-from goodbuddy_kb.main_process.sync.engine import sync_source
 from goodbuddy_kb.main_process.vectors import bookkeeping, build, channel, store
 from tests.embedserver import Script, openai_server
-
-FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "chunking"
-
-
-@pytest.fixture
-def library(pool: ConnectionPool, tmp_path: Path) -> str:
-    folder = tmp_path / "kb"
-    folder.mkdir()
-    for name in ("policy_zh.md", "manual_en.md"):
-        (folder / name).write_bytes((FIXTURES / name).read_bytes())
-    conn = pool.get()
-    library_id = libraries.create(conn, "P").id
-    sync_source(
-        conn, sources.add(conn, library_id, "folder", str(folder), [], [], False), CancelToken()
-    )
-    return library_id
 
 
 def test_progress_arrives_while_a_slow_batch_is_embedded(
