@@ -1,54 +1,67 @@
 """The local extractor: no model, offline, deterministic.
 
-Discovery — candidate entity names from the cues each entity type declares (name suffixes and
-prefixes such as 部、中心、System), defined-term patterns ("X（简称 Y）", "所谓 X", "X means")
-and headings that carry a cue. Matching — every known name and alias, folded, longest match
-wins (`matching.Matcher`). Relations — the explicit patterns each relation type declares
-("{tail}由{head}审批"), and sentence-level co-occurrence of two entities whose types exactly one
-relation type allows, at a lower confidence. Offsets are always into the chunk's content.
+Discovery (`discovery.py`) — candidate entity names from the ontology's cues. Matching — every
+known name and alias, folded, longest match wins (`matching.Matcher`). Relations (here) — the
+explicit patterns each relation type declares ("{tail}由{head}审批", "{tail} is owned by
+{head}"), and sentence-level co-occurrence of two entities whose types exactly one relation type
+allows, at a lower confidence. Offsets are always into the chunk's content.
+
+A pattern matches the words between two names after both are squashed alike: articles
+("the Payments Team") and modal or filler words (须、统一、进行) do not count. Exactly, it is
+worth `PATTERN_CONFIDENCE`; with a few more words on the free side of its literal ("由财务部
+统一审批" reads the same as "由财务部审批", "负责维护" as "负责", "的登录依赖" as "依赖") and no
+clause break, `LOOSE_CONFIDENCE` — still well above co-occurrence.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
-
-import ahocorasick
 
 from goodbuddy_kb.contracts.graph import Ontology, RelationType
+from goodbuddy_kb.main_process.graph.discovery import (
+    DISCOVERY_CONFIDENCE,
+    MAX_CJK_NAME,
+    Cues,
+    Mention,
+    boundaries,
+    discover,
+    prepare,
+)
 from goodbuddy_kb.main_process.graph.matching import Match, fold, normalise_name
 
-PATTERN_CONFIDENCE = 0.9
-COOCCURRENCE_CONFIDENCE = 0.45
-DISCOVERY_CONFIDENCE = 0.7
-MAX_CJK_NAME = 10
-#: Characters that end a Chinese name when scanning away from a cue (function words, verbs
-#: that introduce a name, punctuation is handled separately).
-_CJK_STOPS = set("由的和与及在对向将把被为是了从至到或并给跟每各该本其此请已未不也都而且则如若当")
-#: 按、据、归、须、需、应、等、同 are left out: they sit inside names as often as between them
-#: (供应链管理部、数据智能部、合同管理规定); the relation patterns' words (须经、需经 …) still
-#: end a name.
-_SENTENCE_END = re.compile(r"[。！？；;!?\n]|\.(?:\s|$)")
-_DEFINED = [
-    re.compile(
-        r"([\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9 ]{1,30})[（(]\s*(?:简称|以下简称)[“\"]?([^）)”\"]{1,20})[”\"]?\s*[）)]"
-    ),
-    re.compile(r"所谓[“\"]?([\u4e00-\u9fffA-Za-z0-9]{2,20})[”\"]?"),
-    re.compile(r"[“\"]([^”\"]{2,30})[”\"]\s*(?:是指|指的是|means|refers to)"),
-    re.compile(r"\b([A-Z][A-Za-z0-9-]*(?:\s+[A-Z][A-Za-z0-9-]*){0,4})\s+(?:means|refers to)\b"),
+__all__ = [
+    "DISCOVERY_CONFIDENCE",
+    "MAX_CJK_NAME",
+    "Cues",
+    "Mention",
+    "boundaries",
+    "compile_patterns",
+    "discover",
+    "prepare",
+    "relations_in",
 ]
 
+PATTERN_CONFIDENCE = 0.9
+LOOSE_CONFIDENCE = 0.75
+COOCCURRENCE_CONFIDENCE = 0.45
+_SENTENCE_END = re.compile(r"[。！？；;!?\n]|\.(?:\s|$)")
+#: Words that never change what a pattern says: articles and determiners in English; modal,
+#: adverb and filler words in Chinese (须经 = 经, 由X统一审批 = 由X审批).
+_LATIN_FILLERS = frozenset(
+    ["the", "a", "an", "our", "its", "their", "this", "that", "these", "those", "all", "each"]
+)
+_CJK_FILLERS = re.compile("必须|需要|应当|统一|进行|最终|具体|一律|另行|[须需应均则也还都将会]")
+#: The free words a loose match allows on the free side of a pattern's literal.
+MAX_FREE_CJK = 8
+MAX_FREE_LATIN = 32
+_CLAUSE_BREAK = re.compile(r"[，,、：:（）()]")
 
-@dataclass(frozen=True)
-class Mention:
-    type_key: str
-    name: str
-    start: int
-    end: int
-    confidence: float
-    aliases: tuple[str, ...] = ()
+
+def squash(text: str) -> str:
+    """``text`` (folded) as a pattern compares it: whitespace collapsed, fillers gone."""
+    words = [w for w in text.split() if w not in _LATIN_FILLERS]
+    return _CJK_FILLERS.sub("", " ".join(words))
 
 
 @dataclass
@@ -68,243 +81,12 @@ class ChunkExtraction:
     relations: list[FoundRelation] = field(default_factory=list)
 
 
-def _is_cjk(ch: str) -> bool:
-    return "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff"
-
-
-def boundaries(ontology: Ontology) -> frozenset[str]:
-    """Words a Chinese name never runs across: the literal parts of every relation pattern
-    (由、审批、隶属于、依赖 …)."""
-    words: set[str] = set()
-    for relation in ontology.relation_types:
-        for pattern in relation.patterns:
-            for piece in re.split(r"\{head\}|\{tail\}", pattern):
-                words.update(run for run in re.findall(r"[\u4e00-\u9fff]+", fold(piece)))
-    return frozenset(words)
-
-
-def _stop_ends(folded: str, stops: frozenset[str]) -> set[int]:
-    """Every position where a boundary word ends in ``folded``."""
-    if not stops:
-        return set()
-    pattern = _stop_pattern(stops)
-    return {m.start() + len(m.group(1)) for m in pattern.finditer(folded)}
-
-
-_patterns: dict[frozenset[str], re.Pattern[str]] = {}
-
-
-def _stop_pattern(stops: frozenset[str]) -> re.Pattern[str]:
-    compiled = _patterns.get(stops)
-    if compiled is None:
-        words = sorted(stops, key=len, reverse=True)
-        # a lookahead finds overlapping occurrences too
-        compiled = re.compile("(?=(" + "|".join(re.escape(w) for w in words) + "))")
-        _patterns[stops] = compiled
-    return compiled
-
-
-def _cjk_before(text: str, end: int, cue: str, stop_ends: set[int]) -> int | None:
-    """Start of the Chinese name that ends with ``cue`` at ``end`` (exclusive), or None."""
-    start = end - len(cue)
-    i = start
-    while i > 0 and start - i < MAX_CJK_NAME - len(cue):
-        ch = text[i - 1]
-        # a pattern word right before the cue is part of the name (采购审批平台), not a boundary
-        if not _is_cjk(ch) or ch in _CJK_STOPS or (i in stop_ends and i < start):
-            break
-        i -= 1
-    return i if i < start else None
-
-
-_LATIN_STOPS = {
-    "The",
-    "A",
-    "An",
-    "Our",
-    "This",
-    "That",
-    "Each",
-    "Every",
-    "Any",
-    "All",
-    "If",
-    "When",
-}
-
-
-def _latin_words_before(text: str, start: int, limit: int = 4) -> int | None:
-    """Start of up to ``limit`` capitalised words right before ``start`` (no leading article)."""
-    words = list(re.finditer(r"[A-Z][A-Za-z0-9&-]*\s+", text[max(0, start - 120) : start]))
-    base = max(0, start - 120)
-    first = None
-    expected_end = start
-    for m in reversed(words):
-        if base + m.end() != expected_end or m.group().strip() in _LATIN_STOPS:
-            break
-        first = base + m.start()
-        expected_end = first
-        limit -= 1
-        if limit == 0:
-            break
-    return first
-
-
-@dataclass(frozen=True)
-class Cues:
-    """An ontology's discovery cues, folded and in two automata (suffixes, prefixes), built once
-    per extraction run and reused for every chunk."""
-
-    suffixes: Any
-    prefixes: Any
-    heading_suffixes: tuple[tuple[str, tuple[str, ...]], ...]
-    stops: frozenset[str]
-    terms: bool
-
-
-def _automaton(cues: dict[str, list[str]]) -> Any:
-    if not cues:
-        return None
-    automaton = ahocorasick.Automaton()
-    for key, types in cues.items():
-        automaton.add_word(key, (key, tuple(dict.fromkeys(types))))
-    automaton.make_automaton()
-    return automaton
-
-
-def prepare(ontology: Ontology) -> Cues:
-    suffixes: dict[str, list[str]] = {}
-    prefixes: dict[str, list[str]] = {}
-    for etype in ontology.entity_types:
-        for cue in etype.suffixes:
-            if fold(cue):
-                suffixes.setdefault(fold(cue), []).append(etype.key)
-        for cue in etype.prefixes:
-            if fold(cue):
-                prefixes.setdefault(fold(cue), []).append(etype.key)
-    return Cues(
-        _automaton(suffixes),
-        _automaton(prefixes),
-        tuple((t.key, tuple(fold(c) for c in t.suffixes if c)) for t in ontology.entity_types),
-        boundaries(ontology),
-        any(t.key == "term" for t in ontology.entity_types),
-    )
-
-
-def discover(
-    text: str,
-    ontology: Ontology,
-    heading: str | None = None,
-    stops: frozenset[str] | None = None,
-    cues: Cues | None = None,
-    folded: str | None = None,
-) -> list[Mention]:
-    """Candidate entity names in ``text`` from the ontology's cues and defined-term patterns
-    (``cues``: `prepare(ontology)` and ``folded``: `fold(text)`, computed once by a caller that
-    runs many chunks; ``stops`` is kept for callers that pass `boundaries(ontology)`)."""
-    found: list[Mention] = []
-    cues = prepare(ontology) if cues is None else cues
-    folded = fold(text) if folded is None else folded
-    stop_ends: set[int] | None = None
-    if cues.suffixes is not None:
-        for end_index, (key, types) in cues.suffixes.iter(folded):
-            end = end_index + 1
-            position = end - len(key)
-            if len(key) == 1 and folded[position : end + 1] in _NOT_A_NAME_END:
-                continue
-            if _is_cjk(key[0]):
-                if stop_ends is None:
-                    stop_ends = _stop_ends(folded, cues.stops)
-                start = _cjk_before(text, end, key, stop_ends)
-            else:
-                boundary_ok = end >= len(text) or not text[end].isalnum()
-                start = _latin_words_before(text, position) if boundary_ok else None
-            if start is not None:
-                for type_key in types:
-                    found.append(
-                        Mention(type_key, text[start:end], start, end, DISCOVERY_CONFIDENCE)
-                    )
-    if cues.prefixes is not None:
-        for end_index, (key, types) in cues.prefixes.iter(folded):
-            found.extend(_by_prefix(text, end_index + 1 - len(key), key, types))
-    if cues.terms:
-        for pattern in _DEFINED:
-            for m in pattern.finditer(text):
-                name = m.group(1).strip()
-                aliases = (m.group(2).strip(),) if m.lastindex and m.lastindex >= 2 else ()
-                start = m.start(1) + (len(m.group(1)) - len(m.group(1).lstrip()))
-                found.append(
-                    Mention("term", name, start, start + len(name), DISCOVERY_CONFIDENCE, aliases)
-                )
-    if heading and 2 <= len(heading) <= 30:
-        folded_heading = fold(heading)
-        for type_key, endings in cues.heading_suffixes:
-            if any(folded_heading.endswith(e) for e in endings):
-                position = text.find(heading)
-                if position >= 0:
-                    found.append(
-                        Mention(
-                            type_key,
-                            heading,
-                            position,
-                            position + len(heading),
-                            DISCOVERY_CONFIDENCE,
-                        )
-                    )
-    return found
-
-
-#: A one-character cue followed by these characters is the start of another word (部门, 处理,
-#: 市场), not the end of a name.
-_NOT_A_NAME_END = frozenset(
-    [
-        "部门",
-        "部分",
-        "部署",
-        "部件",
-        "处理",
-        "处于",
-        "处置",
-        "处罚",
-        "科技",
-        "科学",
-        "科目",
-        "市场",
-        "市值",
-        "省份",
-        "省级",
-        "组织",
-        "组长",
-        "组成",
-    ]
-)
-
-
-def _by_prefix(text: str, position: int, key: str, types: tuple[str, ...]) -> Iterable[Mention]:
-    end = position + len(key)
-    if _is_cjk(key[-1]):
-        stop = end
-        while (
-            stop < len(text)
-            and stop - end < MAX_CJK_NAME
-            and _is_cjk(text[stop])
-            and text[stop] not in _CJK_STOPS
-        ):
-            stop += 1
-    else:
-        tail = re.match(r"(?:\s+(?:of\s+)?[A-Z][A-Za-z0-9&-]*){1,4}", text[end:])
-        stop = end + tail.end() if tail else end
-    if stop > end:
-        for type_key in types:
-            yield Mention(type_key, text[position:stop], position, stop, DISCOVERY_CONFIDENCE)
-
-
 # -- relations -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CompiledPattern:
     relation: RelationType
     head_first: bool
-    before: str  # literal before the first slot
+    before: str  # literal before the first slot, squashed
     between: str
     after: str
     source: str
@@ -322,9 +104,9 @@ def compile_patterns(ontology: Ontology) -> list[CompiledPattern]:
                 CompiledPattern(
                     relation,
                     head_first,
-                    normalise_name(before),
-                    normalise_name(between),
-                    normalise_name(after),
+                    squash(normalise_name(before)),
+                    squash(normalise_name(between)),
+                    squash(normalise_name(after)),
                     pattern,
                 )
             )
@@ -350,10 +132,11 @@ def sentences(text: str) -> list[tuple[int, int]]:
 
 @dataclass
 class _RelationPlan:
-    """Patterns grouped by the text between their slots, and the relation types each pair of
-    entity types allows, computed once per ontology."""
+    """Patterns grouped by the (squashed) text between their slots, the most specific first,
+    and the relation types each pair of entity types allows, computed once per ontology."""
 
     by_between: dict[str, list[CompiledPattern]]
+    lengths: tuple[int, ...]
     longest_between: int
     options: dict[tuple[str, str], list[tuple[RelationType, bool]]] = field(default_factory=dict)
 
@@ -367,8 +150,12 @@ def _plan(patterns: list[CompiledPattern], ontology: Ontology) -> _RelationPlan:
         return cached[2]
     by_between: dict[str, list[CompiledPattern]] = {}
     for p in patterns:
-        by_between.setdefault(p.between, []).append(p)
-    plan = _RelationPlan(by_between, max((len(b) for b in by_between), default=0))
+        if p.between:
+            by_between.setdefault(p.between, []).append(p)
+    for group in by_between.values():
+        group.sort(key=lambda p: -(len(p.after) + len(p.before)))
+    lengths = tuple(sorted({len(b) for b in by_between}, reverse=True))
+    plan = _RelationPlan(by_between, lengths, max(lengths, default=0))
     if len(_plans) > 8:
         _plans.clear()
     _plans[id(patterns)] = (patterns, ontology, plan)
@@ -392,6 +179,51 @@ def _options(
     return found
 
 
+def _free(text: str) -> bool:
+    """Whether ``text`` may stand on the free side of a loose match: short, one clause."""
+    if not text:
+        return True
+    if _CLAUSE_BREAK.search(text):
+        return False
+    latin = text.isascii()
+    return len(text) <= (MAX_FREE_LATIN if latin else MAX_FREE_CJK)
+
+
+def _gap_candidates(
+    plan: _RelationPlan, gap: str, adjacent: bool
+) -> list[tuple[CompiledPattern, float]]:
+    """The patterns whose literal is the gap (exact), or, for two adjacent names, starts or
+    ends it with only free words on the other side (loose)."""
+    exact = plan.by_between.get(gap)
+    found = [(p, PATTERN_CONFIDENCE) for p in exact] if exact else []
+    if not adjacent or len(gap) > plan.longest_between + MAX_FREE_LATIN:
+        return found
+    for k in plan.lengths:
+        if k >= len(gap):
+            continue
+        for literal, free in ((gap[-k:], gap[:-k]), (gap[:k], gap[k:])):
+            group = plan.by_between.get(literal)
+            if group and _free(free.strip()):
+                found.extend((p, LOOSE_CONFIDENCE) for p in group)
+    return found
+
+
+def _typed(
+    p: CompiledPattern, a: Match, b: Match, type_of: dict[str, str]
+) -> tuple[Match, Match] | None:
+    """Head and tail (one entity each) for the pattern, if any entity the two names stand for
+    has types the relation allows."""
+    first, second = (a, b) if p.head_first else (b, a)
+    for h in first.payload:
+        for t in second.payload:
+            if h != t and _allowed(p.relation, type_of.get(h, ""), type_of.get(t, "")):
+                return (
+                    Match(first.start, first.end, first.key, (h,)),
+                    Match(second.start, second.end, second.key, (t,)),
+                )
+    return None
+
+
 def relations_in(
     text: str,
     mentions: list[Match],
@@ -408,40 +240,49 @@ def relations_in(
         return found
     plan = _plan(patterns, ontology)
     folded = fold(text) if folded is None else folded
-    # whitespace may stretch the raw text between two names beyond the folded pattern text
-    reach = 3 * plan.longest_between + 8
+    # whitespace and articles may stretch the raw text between two names beyond the pattern
+    reach = 3 * plan.longest_between + MAX_FREE_LATIN + 8
     linked: set[tuple[int, int]] = set()
     for s_start, s_end in sentences(text):
         inside = [m for m in mentions if m.start >= s_start and m.end <= s_end]
         if len(inside) < 2:
             continue
         for i, a in enumerate(inside):
-            for b in inside[i + 1 :]:
+            for j in range(i + 1, len(inside)):
+                b = inside[j]
                 if b.start - a.end > reach:
                     break
-                # the folded text's slices, normalised like a name (same offsets as ``text``)
-                candidates = plan.by_between.get(" ".join(folded[a.end : b.start].split()))
+                gap = squash(folded[a.end : b.start])
+                candidates = _gap_candidates(plan, gap, adjacent=j == i + 1)
                 if not candidates:
                     continue
-                before = " ".join(folded[s_start : a.start].split())
-                after = " ".join(folded[b.end : s_end].split())
-                for p in candidates:
-                    if not before.endswith(p.before) or not after.startswith(p.after):
-                        continue
-                    head, tail = (a, b) if p.head_first else (b, a)
-                    if not _allowed(p.relation, type_of[head.payload[0]], type_of[tail.payload[0]]):
+                before: str | None = None
+                after: str | None = None
+                for p, confidence in candidates:
+                    if p.before:
+                        if before is None:
+                            before = squash(folded[max(s_start, a.start - 24) : a.start])
+                        if not before.endswith(p.before):
+                            continue
+                    if p.after:
+                        if after is None:
+                            after = squash(folded[b.end : min(s_end, b.end + 24)])
+                        if not after.startswith(p.after):
+                            continue
+                    typed = _typed(p, a, b, type_of)
+                    if typed is None:
                         continue
                     found.append(
-                        FoundRelation(
-                            p.relation.key, head, tail, PATTERN_CONFIDENCE, a.start, b.end, p.source
-                        )
+                        FoundRelation(p.relation.key, *typed, confidence, a.start, b.end, p.source)
                     )
                     linked.add((a.start, b.start))
                     break
         for i, a in enumerate(inside):
             ta = type_of[a.payload[0]]
             for b in inside[i + 1 :]:
-                if (a.start, b.start) in linked or a.payload[0] == b.payload[0]:
+                if (a.start, b.start) in linked or a.key == b.key:
+                    continue
+                if set(a.payload) & set(b.payload):
                     continue
                 tb = type_of[b.payload[0]]
                 if ta == tb:
