@@ -82,6 +82,9 @@ class Diagnostics(ContractModel):
     rerank: RerankDiagnostics
     #: Entities of the knowledge graph found in the question (graph channel).
     graph_entities: list[str] = Field(default_factory=list)
+    #: Those of ``graph_entities`` the question names only approximately: found by full text
+    #: over entity names, aliases and descriptions (the near-miss step), not by a spelled name.
+    graph_near_misses: list[str] = Field(default_factory=list)
     fusion: FusionMethod = "adaptive"
     #: Each channel's confidence for this query (0–1), from its own score distribution.
     channel_confidence: dict[str, float] = Field(default_factory=dict)

@@ -121,6 +121,33 @@ def test_local_extraction_builds_a_graph_and_the_channel_uses_it(
     assert any("approves" in reason for reason in top["graphReasons"])
 
 
+def test_a_name_spelled_with_a_small_variation_is_found_as_a_near_miss(
+    dispatcher: Dispatcher, services: Services, kb: str
+) -> None:
+    turn_on(dispatcher, services, kb)
+    # 统一身份认证平台 is not the entity's name (统一认证平台): the alias match finds nothing,
+    # the full text over names does, and the diagnostics say so
+    res = call(
+        dispatcher, RETRIEVE.name, {"libraryIds": [kb], "query": "哪个系统依赖统一身份认证平台"}
+    )
+    d = res["diagnostics"]
+    assert d["graphNearMisses"] == ["统一认证平台"] and "统一认证平台" in d["graphEntities"]
+    graph_hits = [r for r in res["results"] if "graph" in r["channelRanks"]]
+    assert graph_hits and "报销系统依赖统一认证平台" in graph_hits[0]["snippet"]
+    assert any("统一认证平台" in reason for reason in graph_hits[0]["graphReasons"])
+    # a plural in English
+    res = call(
+        dispatcher,
+        RETRIEVE.name,
+        {"libraryIds": [kb], "query": "what do the finance departments approve"},
+    )
+    assert res["diagnostics"]["graphNearMisses"] == ["Finance Department"]
+    # a name the question spells exactly is no near miss
+    res = call(dispatcher, RETRIEVE.name, {"libraryIds": [kb], "query": "统一认证平台归谁"})
+    assert res["diagnostics"]["graphNearMisses"] == []
+    assert "统一认证平台" in res["diagnostics"]["graphEntities"]
+
+
 def test_edits_disables_and_resyncs_keep_evidence_consistent(
     dispatcher: Dispatcher, services: Services, kb: str, tmp_path: Path
 ) -> None:

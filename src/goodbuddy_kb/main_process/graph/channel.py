@@ -1,5 +1,6 @@
 """The graph channel of retrieval: find the query's entities (folded alias match over the
-query), expand at most one hop along relations above the library's confidence floor (bounded
+query, then full text over entity names, aliases and descriptions for near misses —
+`nearmiss.py`), expand at most one hop along relations above the library's confidence floor (bounded
 fan-out), and rank the chunks that carry evidence for them. A library whose graph strategy is
 "off" takes no part; its reason is reported, never a silent empty result."""
 
@@ -11,12 +12,15 @@ from dataclasses import dataclass, field
 
 from goodbuddy_kb.main_process.graph import store
 from goodbuddy_kb.main_process.graph.matching import Matcher
+from goodbuddy_kb.main_process.graph.nearmiss import NearMissIndex
 
 MAX_NEIGHBOURS = 20
 MAX_ENTITIES = 12
 ENTITY_WEIGHT = 1.0
 RELATION_WEIGHT = 1.5
 NEIGHBOUR_WEIGHT = 0.5
+#: A near miss counts for less than a name the question spells out.
+NEAR_WEIGHT = 0.8
 #: Chunks read per kind of evidence: this many per result asked for, at least the minimum.
 EVIDENCE_PER_RESULT = 4
 MIN_EVIDENCE_ROWS = 100
@@ -41,29 +45,63 @@ class GraphResult:
     matched: list[str] = field(default_factory=list)
     relations_used: int = 0
     degraded: list[str] = field(default_factory=list)
+    #: The matched entities (in ``matched``) that the near-miss step found, not a spelled name.
+    near_misses: list[str] = field(default_factory=list)
 
 
-_cache: dict[str, tuple[tuple[int, int, int], Matcher]] = {}
+@dataclass(frozen=True)
+class _Lookup:
+    matcher: Matcher
+    near: NearMissIndex
+
+
+_cache: dict[str, tuple[tuple[object, ...], _Lookup]] = {}
 _cache_lock = threading.Lock()
 
 
-def _matcher(conn: sqlite3.Connection, library_id: str) -> Matcher:
-    """One automaton per library, rebuilt only when its entity names change."""
+def _lookup(conn: sqlite3.Connection, library_id: str) -> _Lookup:
+    """One automaton and one near-miss index per library, rebuilt only when its entity names,
+    aliases or descriptions change (a rename or a description edit changes their lengths or the
+    sum of their first, middle and last characters)."""
     version = conn.execute(
-        "SELECT (SELECT count(*) FROM graph_entities WHERE library_id = ?),"
-        " (SELECT coalesce(max(rowid), 0) FROM graph_entities WHERE library_id = ?),"
-        " (SELECT count(*) FROM graph_aliases WHERE library_id = ?)",
-        (library_id, library_id, library_id),
+        "SELECT count(*), coalesce(max(rowid), 0), total(length(name) + length(description)),"
+        " total(unicode(name) + unicode(substr(name, -1)) + unicode(substr(name, length(name) / 2 + 1))"
+        " + coalesce(unicode(description), 0)),"
+        " (SELECT count(*) FROM graph_aliases WHERE library_id = ?)"
+        " FROM graph_entities WHERE library_id = ?",
+        (library_id, library_id),
     ).fetchone()
-    key = (int(version[0]), int(version[1]), int(version[2]))
+    key = tuple(version)
     with _cache_lock:
         cached = _cache.get(library_id)
         if cached is not None and cached[0] == key:
             return cached[1]
-    matcher = Matcher((name, entity_id) for name, entity_id, _t in store.names(conn, [library_id]))
+    names = store.names(conn, [library_id])
+    descriptions = dict(
+        conn.execute(
+            "SELECT id, description FROM graph_entities WHERE library_id = ? AND description != ''",
+            (library_id,),
+        ).fetchall()
+    )
+    lookup = _Lookup(
+        Matcher((name, entity_id) for name, entity_id, _t in names),
+        NearMissIndex(
+            (entity_id, name, descriptions.get(entity_id, "")) for name, entity_id, _t in names
+        ),
+    )
     with _cache_lock:
-        _cache[library_id] = (key, matcher)
-    return matcher
+        _cache[library_id] = (key, lookup)
+    return lookup
+
+
+def _unexplained(query: str, spans: list[tuple[int, int]]) -> str:
+    """The query with the names it spells out blanked: what a near miss may still explain."""
+    parts, last = [], 0
+    for start, end in spans:
+        parts.append(query[last:start])
+        last = end
+    parts.append(query[last:])
+    return " ".join(parts)
 
 
 def _same_names(conn: sqlite3.Connection, library_id: str, entity_ids: list[str]) -> list[str]:
@@ -92,11 +130,20 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             result.degraded.append(NOT_ENABLED)
             continue
         result.enabled = True
-        matches = _matcher(conn, library_id).find(query)
+        lookup = _lookup(conn, library_id)
+        matches = lookup.matcher.find(query)
         entity_ids = list(dict.fromkeys(e for m in matches for e in m.payload))[:MAX_ENTITIES]
-        if not entity_ids:
+        if entity_ids:
+            entity_ids = _same_names(conn, library_id, entity_ids)
+        near = [
+            n.entity_id
+            for n in lookup.near.search(
+                _unexplained(query, [(m.start, m.end) for m in matches]), exclude=entity_ids
+            )
+        ]
+        if not entity_ids and not near:
             continue
-        entity_ids = _same_names(conn, library_id, entity_ids)
+        entity_ids = entity_ids + [e for e in near if e not in entity_ids]
         names = dict(
             conn.execute(
                 f"SELECT id, name FROM graph_entities WHERE id IN ({','.join('?' for _ in entity_ids)})",
@@ -104,6 +151,8 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             ).fetchall()
         )
         result.matched.extend(dict.fromkeys(names[e] for e in entity_ids if e in names))
+        result.near_misses.extend(dict.fromkeys(names[e] for e in near if e in names))
+        spelled = [e for e in entity_ids if e not in near]
         marks = ",".join("?" for _ in entity_ids)
         relations = conn.execute(
             "SELECT r.id, r.type_key, r.head_id, r.tail_id, h.name, t.name FROM graph_relations r"
@@ -148,14 +197,19 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             " GROUP BY chunk_seq ORDER BY score DESC, chunk_seq LIMIT ?) agg"
             " JOIN chunks c ON c.seq = agg.chunk_seq WHERE c.enabled = 1 AND c.role != 'parent'"
         )
-        add(
-            conn.execute(
-                evidence_sql.format(col="entity_id", marks=marks),
-                (*entity_ids, settings.min_confidence, limit),
-            ).fetchall(),
-            ENTITY_WEIGHT,
-            names,
-        )
+        for ids, weight, labels in (
+            (spelled, ENTITY_WEIGHT, names),
+            (near, NEAR_WEIGHT, {e: f"≈ {names[e]}" for e in near if e in names}),
+        ):
+            if ids:
+                add(
+                    conn.execute(
+                        evidence_sql.format(col="entity_id", marks=",".join("?" for _ in ids)),
+                        (*ids, settings.min_confidence, limit),
+                    ).fetchall(),
+                    weight,
+                    labels,
+                )
         if relations:
             rel_ids = [r[0] for r in relations]
             add(

@@ -84,6 +84,7 @@ class Retriever:
         library_of: dict[str, str] = {}
         graph_reasons: dict[str, list[str]] = {}
         graph_entities: list[str] = []
+        graph_near: list[str] = []
         pool = settings.top_k * settings.candidate_multiplier
         rankings: dict[str, list[str]] = {}
         channel_inputs: list[fusion.ChannelRanking] = []
@@ -166,6 +167,7 @@ class Retriever:
                     library_of.update((h.chunk_id, h.library_id) for h in graph.hits)
                     graph_reasons.update((h.chunk_id, h.reasons) for h in graph.hits)
                     graph_entities.extend(graph.matched)
+                    graph_near.extend(graph.near_misses)
                     used.append("graph")
         except sqlite3.OperationalError as exc:
             if cancel.cancelled:
@@ -263,6 +265,7 @@ class Retriever:
             fused_candidates=len(fused),
             rerank=rerank_diag,
             graph_entities=graph_entities[:20],
+            graph_near_misses=graph_near[:20],
             fusion=method,
             channel_confidence=adaptive.confidence,
             vector_background=[round(x, 6) for x in background] if background else None,
