@@ -148,19 +148,21 @@ _NAME_WORDS = frozenset(
     ]
 )
 #: Qualifiers in front of a name that are not part of it (新版费用报销流程, 当地规定).
-_QUALIFIERS = (
-    "当地",
-    "有关",
-    "相关",
-    "上述",
-    "其他",
-    "其它",
-    "各项",
-    "各类",
-    "新版",
-    "旧版",
-    "现行",
-    "最新",
+_QUALIFIERS = frozenset(
+    [
+        "当地",
+        "有关",
+        "相关",
+        "上述",
+        "其他",
+        "其它",
+        "各项",
+        "各类",
+        "新版",
+        "旧版",
+        "现行",
+        "最新",
+    ]
 )
 #: A name that ends in these is a generic noun (一线城市、其他城市), not a name.
 _GENERIC_ENDS = ("城市", "超市", "都市")
@@ -249,20 +251,24 @@ def boundaries(ontology: Ontology) -> frozenset[str]:
     return frozenset(words)
 
 
-_patterns: dict[frozenset[str], re.Pattern[str]] = {}
+def _stop_automaton(stops: frozenset[str]) -> Any:
+    """Boundary words (value False) and verbs (value True) in one automaton."""
+    automaton = ahocorasick.Automaton()
+    for word in stops:
+        automaton.add_word(word, (len(word), False))
+    for word in _VERB_STOPS:
+        automaton.add_word(word, (len(word), True))
+    automaton.make_automaton()
+    return automaton
 
 
-def _stop_ends(folded: str, stops: frozenset[str]) -> set[int]:
-    """Every position where a boundary word ends in ``folded``."""
-    if not stops:
-        return set()
-    pattern = _patterns.get(stops)
-    if pattern is None:
-        words = sorted(stops, key=len, reverse=True)
-        # a lookahead finds overlapping occurrences too
-        pattern = re.compile("(?=(" + "|".join(re.escape(w) for w in words) + "))")
-        _patterns[stops] = pattern
-    return {m.start() + len(m.group(1)) for m in pattern.finditer(folded)}
+def _stop_ends(folded: str, automaton: Any) -> tuple[set[int], set[int]]:
+    """Every position where a boundary word ends in ``folded``, and where a verb ends."""
+    boundary: set[int] = set()
+    verb: set[int] = set()
+    for end_index, (_size, is_verb) in automaton.iter(folded):
+        (verb if is_verb else boundary).add(end_index + 1)
+    return boundary, verb
 
 
 def _function_at(text: str, i: int) -> bool:
@@ -328,6 +334,7 @@ class Cues:
     heading_suffixes: tuple[tuple[str, tuple[str, ...]], ...]
     stops: frozenset[str]
     terms: bool
+    stop_words: Any
 
 
 def _automaton(cues: dict[str, list[str]]) -> Any:
@@ -356,16 +363,15 @@ def prepare(ontology: Ontology) -> Cues:
         tuple((t.key, tuple(fold(c) for c in t.suffixes if c)) for t in ontology.entity_types),
         boundaries(ontology),
         any(t.key == "term" for t in ontology.entity_types),
+        _stop_automaton(boundaries(ontology)),
     )
 
 
 def _a_name(text: str, start: int, end: int, cue: str) -> tuple[int, int] | None:
     """The trimmed span if it is still a name: more than its cue, not a generic word."""
     start, end = trim(text, start, end)
-    for qualifier in _QUALIFIERS:
-        if text.startswith(qualifier, start):
-            start += len(qualifier)
-            break
+    if text[start : start + 2] in _QUALIFIERS:
+        start += 2
     name = text[start:end]
     if end - start <= len(cue) or name.endswith(_GENERIC_ENDS):
         return None
@@ -398,8 +404,7 @@ def discover(
                 continue
             if is_cjk(key[0]):
                 if stop_ends is None:
-                    stop_ends = _stop_ends(folded, cues.stops)
-                    verb_ends = _stop_ends(folded, _VERB_STOPS)
+                    stop_ends, verb_ends = _stop_ends(folded, cues.stop_words)
                 start = _cjk_before(text, end, key, stop_ends, verb_ends)
                 span = None if start is None else _a_name(text, start, end, key)
             else:
@@ -424,8 +429,19 @@ def discover(
     return found
 
 
+#: A word each defined-term pattern needs: the regular expression runs only where it occurs.
+_DEFINED_NEEDS = (
+    ("简称",),
+    ("所谓",),
+    ("是指", "指的是", "means", "refers to"),
+    ("means", "refers to"),
+)
+
+
 def _defined_terms(text: str) -> Iterable[Mention]:
-    for pattern in _DEFINED:
+    for pattern, needs in zip(_DEFINED, _DEFINED_NEEDS, strict=True):
+        if not any(word in text for word in needs):
+            continue
         for m in pattern.finditer(text):
             start, end = m.start(1), m.end(1)
             while start < end and text[start].isspace():

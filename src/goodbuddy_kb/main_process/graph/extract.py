@@ -83,25 +83,30 @@ class _Entities:
             self._aliases.append((entity_id, self._library_id, alias.strip(), key))
 
     def write(self, conn: sqlite3.Connection) -> None:
-        conn.executemany(
+        inserted = conn.executemany(
             "INSERT OR IGNORE INTO graph_entities (id, library_id, type_key, name, normalized,"
             " created_by, created_at) VALUES (?, ?, ?, ?, ?, 'local', ?)",
             [(i, self._library_id, t, n, k, at) for i, t, n, k, at in self._new],
+        ).rowcount
+        # an entity another run (the model's) created meanwhile keeps its id (when every row
+        # went in, none did)
+        actual = (
+            {}
+            if inserted == len(self._new)
+            else {
+                i: row[0]
+                for i, t, _n, k, _at in self._new
+                if (
+                    row := conn.execute(
+                        "SELECT id FROM graph_entities WHERE library_id = ? AND type_key = ?"
+                        " AND normalized = ?",
+                        (self._library_id, t, k),
+                    ).fetchone()
+                )
+                is not None
+                and row[0] != i
+            }
         )
-        # an entity another run (the model's) created meanwhile keeps its id
-        actual = {
-            i: row[0]
-            for i, t, _n, k, _at in self._new
-            if (
-                row := conn.execute(
-                    "SELECT id FROM graph_entities WHERE library_id = ? AND type_key = ?"
-                    " AND normalized = ?",
-                    (self._library_id, t, k),
-                ).fetchone()
-            )
-            is not None
-            and row[0] != i
-        }
         conn.executemany(
             "INSERT OR IGNORE INTO graph_aliases (entity_id, library_id, alias, normalized)"
             " VALUES (?, ?, ?, ?)",
@@ -142,13 +147,17 @@ class _Relations:
     def write(self, conn: sqlite3.Connection) -> dict[str, str]:
         """Writes the new relations; returns the ids that another run (the model's) had given
         the same relation meanwhile (new id → its id)."""
-        conn.executemany(
+        inserted = conn.executemany(
             "INSERT OR IGNORE INTO graph_relations (id, library_id, type_key, head_id, tail_id,"
             " confidence, extractor) VALUES (?, ?, ?, ?, ?, ?, 'local')",
             self._new,
-        )
+        ).rowcount
         moved: dict[str, str] = {}
-        for relation_id, _lib, type_key, head, tail, confidence in self._new:
+        # a relation another run (the model's) created meanwhile keeps its id (when every row
+        # went in, none did)
+        for relation_id, _lib, type_key, head, tail, confidence in (
+            [] if inserted == len(self._new) else self._new
+        ):
             row = conn.execute(
                 "SELECT id FROM graph_relations WHERE library_id = ? AND type_key = ?"
                 " AND head_id = ? AND tail_id = ?",
