@@ -89,7 +89,35 @@ def prepare(win: MainWindow, work: Path) -> None:
     tab = win.documents_tab
     wait_until(lambda: tab.documents.rowCount() == 4, 60)
     wait_until(lambda: sum(d.status.vector == "done" for d in tab.documents.rows) == 2, 60)
-    # the knowledge graph on (local) and extracted, for the graph tab's screens
+    prepare_graph(win, work)
+    win.refresh(select_id=library_id)
+    wait_until(lambda: win.current_library_id() == library_id)
+
+
+#: The library of each window whose knowledge graph the graph screens show.
+GRAPH_LIBRARY: dict[int, str] = {}
+
+
+def prepare_graph(win: MainWindow, work: Path) -> None:
+    """A second library of organisation documents (the graph part of the eval fixtures: who
+    owns, approves, belongs to what) with its local knowledge graph extracted, so the graph
+    tab's picture shows a real neighbourhood."""
+    folder = work / "organisation"
+    folder.mkdir(parents=True, exist_ok=True)
+    for path in sorted((ROOT / "fixtures" / "eval-graph" / "corpus").glob("*/graph-*.md")):
+        (folder / f"{path.parent.name}-{path.name}").write_bytes(path.read_bytes())
+    created = call(win, LIBRARY_CREATE, lib.LibraryCreateRequest(name="组织与系统 Organisation"))
+    library_id = GRAPH_LIBRARY[id(win)] = created.library.id
+    win.refresh(select_id=library_id)
+    wait_until(lambda: win.current_library_id() == library_id)
+    call(
+        win,
+        SOURCE_ADD,
+        src.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder)),
+    )
+    tab = win.documents_tab
+    wait_until(lambda: tab.documents.rowCount() == len(list(folder.iterdir())), 60)
+    wait_until(lambda: all(d.status.fulltext == "done" for d in tab.documents.rows), 60)
     info = call(win, GRAPH_GET, g.GraphGetRequest(library_id=library_id))
     settings = info.settings.model_copy(update={"strategy": "local"})
     call(win, GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings))
@@ -102,11 +130,17 @@ def prepare(win: MainWindow, work: Path) -> None:
 def graph_screens(win: MainWindow, out: Path, tag: str) -> list[str]:
     """The Knowledge graph tab: the entity panel, the neighbourhood picture, and its dialogs."""
     tab = win.graph_tab
+    back = win.current_library_id()
+    graph_library = GRAPH_LIBRARY[id(win)]
+    win.refresh(select_id=graph_library)
+    wait_until(lambda: win.current_library_id() == graph_library)
     win.tabs.setCurrentWidget(tab)
-    rows = tab.entities.rows
-    best = max(range(len(rows)), key=lambda i: rows[i].mentions) if rows else 0
+    wait_until(lambda: tab.entities.rowCount() > 0 and tab.library_id == graph_library, 30)
+    # the entity with the largest neighbourhood: 财务共享中心 (owns, approves, located in)
+    names = [e.name for e in tab.entities.rows]
+    best = names.index("财务共享中心") if "财务共享中心" in names else 0
     tab.list_view.selectRow(best)
-    wait_until(lambda: tab.detail is not None and bool(tab.picture.nodes), 30)
+    wait_until(lambda: tab.detail is not None and len(tab.picture.nodes) > 1, 30)
     tab.sides.setCurrentIndex(0)
     grab(win, out, f"graph-{tag}")
     tab.sides.setCurrentIndex(1)
@@ -118,6 +152,9 @@ def graph_screens(win: MainWindow, out: Path, tag: str) -> list[str]:
     tab.open_settings()
     grab(tab.dialog, out, f"graph-settings-{tag}")  # type: ignore[arg-type]
     close_box(tab.dialog)
+    if back is not None:
+        win.refresh(select_id=back)
+        wait_until(lambda: win.current_library_id() == back)
     return [
         f"graph-{tag}",
         f"graph-picture-{tag}",

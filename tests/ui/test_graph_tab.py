@@ -87,6 +87,41 @@ def select(qtbot: QtBot, tab: GraphTab, name: str) -> None:
     assert tab.detail is not None and tab.detail.entity.name == name
 
 
+def test_picture_fits_800x600_with_names_at_their_own_size(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    window.resize(800, 600)
+    tab = graph_library(qtbot, window, tmp_path)
+    select(qtbot, tab, "财务部")
+    tab.sides.setCurrentIndex(1)
+    picture = tab.picture
+    qtbot.waitUntil(picture.isVisible)
+    qtbot.wait(100)
+    assert len(picture.nodes) >= 3
+    # laid out for the view: nothing scaled down, every node and its name in view
+    assert picture.transform().m11() == 1.0
+    view = picture.viewport().rect()
+    for item in picture.nodes.values():
+        for part in (item, item.name_item, item.type_item):
+            assert view.contains(picture.mapFromScene(part.sceneBoundingRect()).boundingRect())
+    # an edge label never covers a name or another label; one that would is the edge's tooltip
+    names = [
+        r
+        for item in picture.nodes.values()
+        for r in (item.name_item.sceneBoundingRect(), item.type_item.sceneBoundingRect())
+    ]
+    shown = [label.sceneBoundingRect() for label in picture.edge_labels if label.isVisible()]
+    assert shown, "some relation is labelled in the picture"
+    for i, rect in enumerate(shown):
+        assert not any(rect.intersects(other) for other in names + shown[i + 1 :])
+    tips = {
+        item.toolTip()
+        for item in picture.scene().items()
+        if isinstance(item, QtWidgets.QGraphicsLineItem)
+    }
+    assert {label.text() for label in picture.edge_labels} <= tips
+
+
 def test_picture_and_a_rename_that_survives_re_extraction(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
@@ -110,10 +145,16 @@ def test_picture_and_a_rename_that_survives_re_extraction(
     tab.sides.setCurrentIndex(1)
     qtbot.waitUntil(picture.isVisible)
     shoot(window, "graph-picture-en")
+    # the node as drawn now (a refresh of the tab may have drawn the picture again)
+    policy = next(i for i in picture.nodes.values() if i.node.name == "差旅报销制度")
+    picture.ensureVisible(policy)
     point = picture.mapFromScene(policy.scenePos())
-    with qtbot.waitSignal(tab.entity_shown, timeout=10_000):
-        qtbot.mouseClick(picture.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=point)
-    assert tab.detail is not None and tab.detail.entity.name == "差旅报销制度"
+    qtbot.mouseClick(picture.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=point)
+    # (a refresh of the tab may show the current entity again meanwhile: wait for the one asked)
+    qtbot.waitUntil(
+        lambda: tab.detail is not None and tab.detail.entity.name == "差旅报销制度",
+        timeout=10_000,
+    )
     tab.sides.setCurrentIndex(0)
 
     # rename 财务部; the lock shows and holds through a re-extraction

@@ -37,6 +37,9 @@ class TypePage(QtWidgets.QWidget):
         self.entity_keys: list[tuple[str, str]] = []
         self.current: int | None = None
         self.list = QtWidgets.QListWidget()
+        # a long name ends in "…" (its tooltip says it whole) rather than scrolling sideways
+        self.list.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(QtCore.Qt.TextElideMode.ElideRight)
         self.list.setAccessibleName(
             tr("ontology.relation_types" if relations else "ontology.entity_types")
         )
@@ -109,6 +112,7 @@ class TypePage(QtWidgets.QWidget):
         self.list.clear()
         for t in self.types:
             self.list.addItem(self._label(t))
+            self.list.item(self.list.count() - 1).setToolTip(self._label(t))
         if self.types:
             self.list.setCurrentRow(0)
 

@@ -19,24 +19,43 @@ from goodbuddy_kb.ui.theme import current_colours, graph_colour
 NODE_RADIUS = 16
 #: Scene units per layout unit (networkx positions lie in about [-1, 1]).
 SCALE = 60
+#: Room around the outermost nodes for their names (left and right) and type labels (below).
+MARGIN_X = 70
+MARGIN_TOP = 28
+MARGIN_BOTTOM = 48
 
 
 def layout(nodes: list[g.GraphNode], edges: list[g.GraphEdge]) -> dict[str, tuple[float, float]]:
-    """Positions in scene units: a seeded spring layout, spread with the number of nodes."""
+    """Positions in layout units, the centre entity at the origin: a seeded spring layout."""
     graph: nx.Graph = nx.Graph()
     graph.add_nodes_from(n.id for n in nodes)
     graph.add_edges_from((e.head_id, e.tail_id) for e in edges if e.head_id != e.tail_id)
     if len(nodes) == 1:
         return {nodes[0].id: (0.0, 0.0)}
-    spread = SCALE * max(2.5, math.sqrt(len(nodes)) * 1.8)
     centre = nodes[0].id
     positions = nx.spring_layout(
         graph, seed=7, k=1.6 / math.sqrt(len(nodes)), iterations=80, center=(0, 0)
     )
     cx, cy = positions[centre]
-    return {
-        key: (float(x - cx) * spread, float(y - cy) * spread) for key, (x, y) in positions.items()
-    }
+    return {key: (float(x - cx), float(y - cy)) for key, (x, y) in positions.items()}
+
+
+def spread_for(
+    positions: dict[str, tuple[float, float]], width: int, height: int
+) -> tuple[tuple[float, float], bool]:
+    """Scene units per layout unit, across and down, so that the picture fills a ``width`` ×
+    ``height`` view with its names at their own size; never tighter than names can stand apart
+    (then the picture is a pan away, and False says it does not fit), never looser than the
+    natural spread."""
+    most = SCALE * max(2.5, math.sqrt(len(positions)) * 1.8)
+    least = SCALE * 1.6
+    xs = [x for x, _y in positions.values()]
+    ys = [y for _x, y in positions.values()]
+    span_x, span_y = max(xs) - min(xs), max(ys) - min(ys)
+    across = (width - 2 * MARGIN_X) / span_x if span_x > 0 else most
+    down = (height - MARGIN_TOP - MARGIN_BOTTOM) / span_y if span_y > 0 else most
+    fits = across >= least and down >= least
+    return (max(least, min(across, most)), max(least, min(down, most))), fits
 
 
 class NodeItem(QtWidgets.QGraphicsEllipseItem):
@@ -53,6 +72,13 @@ class NodeItem(QtWidgets.QGraphicsEllipseItem):
         self.setFlag(QtWidgets.QGraphicsItem.GraphicsItemFlag.ItemIsFocusable)
         self.setZValue(2)
         self.setToolTip(f"{node.name} · {type_name}")
+        # the names on a patch of the background: an edge passing under them does not cross
+        # the text
+        patch = QtWidgets.QGraphicsRectItem(self)
+        ground = QtGui.QColor(colours.base)
+        ground.setAlpha(200)
+        patch.setBrush(QtGui.QBrush(ground))
+        patch.setPen(QtGui.QPen(QtCore.Qt.PenStyle.NoPen))
         name = QtWidgets.QGraphicsSimpleTextItem(node.name, self)
         font = name.font()
         font.setBold(node.hops == 0)
@@ -67,6 +93,8 @@ class NodeItem(QtWidgets.QGraphicsEllipseItem):
         kind.setBrush(QtGui.QColor(colours.muted))
         kbox = kind.boundingRect()
         kind.setPos(-kbox.width() / 2, r + 2 + box.height())
+        wide = max(box.width(), kbox.width())
+        patch.setRect(-wide / 2 - 2, r + 2, wide + 4, box.height() + kbox.height())
         self.name_item, self.type_item = name, kind
 
 
@@ -91,6 +119,11 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
         self._press: QtCore.QPointF | None = None
         #: The person zoomed: a resize keeps their zoom instead of fitting the picture again.
         self._zoomed = False
+        self._drawn: tuple[Any, ...] | None = None
+        self._positions: dict[str, tuple[float, float]] = {}
+        self._spread = (0.0, 0.0)
+        #: Where nodes, names and edge labels already are (edge labels avoid them).
+        self._taken: list[QtCore.QRectF] = []
 
     def show_neighbourhood(
         self,
@@ -99,22 +132,38 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
         type_name: Callable[[str], str],
         relation_name: Callable[[str], str],
     ) -> None:
+        self._drawn = (result, type_index, type_name, relation_name)
+        self._positions = layout(result.nodes, result.edges) if result.nodes else {}
+        self._spread = (0.0, 0.0)
+        self.reset_zoom()
+
+    def _draw(self, spread: tuple[float, float]) -> None:
+        """The picture at ``spread`` scene units per layout unit (across, down); names keep
+        their size."""
         scene = self.scene()
         scene.clear()
         self.nodes, self.edge_labels = {}, []
+        self._spread = spread
         colours = current_colours()
         self.setBackgroundBrush(QtGui.QColor(colours.base))
-        if not result.nodes:
+        if self._drawn is None or not self._positions:
             return
-        positions = layout(result.nodes, result.edges)
+        result, type_index, type_name, relation_name = self._drawn
+        sx, sy = spread
+        positions = {k: (x * sx, y * sy) for k, (x, y) in self._positions.items()}
+        self._taken = []
         for node in result.nodes:
             item = NodeItem(node, graph_colour(type_index(node.type_key)), type_name(node.type_key))
             item.setPos(*positions[node.id])
             scene.addItem(item)
             self.nodes[node.id] = item
+            self._taken += [
+                item.sceneBoundingRect(),
+                item.name_item.sceneBoundingRect(),
+                item.type_item.sceneBoundingRect(),
+            ]
         for edge in result.edges:
             self._edge(edge, positions, relation_name(edge.type_key), colours)
-        self.reset_zoom()
 
     def _edge(
         self,
@@ -147,17 +196,38 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
             ]
         )
         scene.addPolygon(head, pen, QtGui.QBrush(QtGui.QColor(colours.muted))).setZValue(0)
-        text = scene.addSimpleText(("✎ " if edge.locked else "") + label)
+        # the label on a patch of the background: legible where it crosses a line or a name
+        patch = QtWidgets.QGraphicsRectItem()
+        ground = QtGui.QColor(colours.base)
+        ground.setAlpha(215)
+        patch.setBrush(QtGui.QBrush(ground))
+        patch.setPen(QtGui.QPen(QtCore.Qt.PenStyle.NoPen))
+        text = QtWidgets.QGraphicsSimpleTextItem(("✎ " if edge.locked else "") + label, patch)
         text.setBrush(QtGui.QColor(colours.text))
         small = text.font()
         small.setPointSizeF(max(6.0, small.pointSizeF() * 0.85))
         text.setFont(small)
         box = text.boundingRect()
-        text.setPos(
-            (start.x() + end.x() - box.width()) / 2, (start.y() + end.y() - box.height()) / 2
-        )
-        text.setZValue(1)
+        patch.setRect(box.adjusted(-2, 0, 2, 0))
+        patch.setZValue(1)
+        line.setToolTip(text.text())
+        # the middle of the edge, or a little towards either end, wherever the label covers no
+        # name and no other label; where it would cover one, the edge's tooltip carries it
+        for share in (0.5, 0.35, 0.65, 0.25, 0.75):
+            x = start.x() + (end.x() - start.x()) * share - box.width() / 2
+            y = start.y() + (end.y() - start.y()) * share - box.height() / 2
+            if not self._covers(QtCore.QRectF(x - 2, y, box.width() + 4, box.height())):
+                patch.setPos(x, y)
+                scene.addItem(patch)
+                self._taken.append(patch.sceneBoundingRect())
+                break
+        else:
+            text.setVisible(False)
         self.edge_labels.append(text)
+
+    def _covers(self, rect: QtCore.QRectF) -> bool:
+        """Whether ``rect`` overlaps a node, a name or a label already placed."""
+        return any(rect.intersects(taken) for taken in self._taken)
 
     # -- zoom and pan --------------------------------------------------------------------
     def zoom(self, factor: float) -> None:
@@ -167,20 +237,26 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
         self.scale(factor, factor)
 
     def reset_zoom(self) -> None:
-        """Fit the picture, but never so small that names cannot be read (then the centre
-        entity is in view and the rest is a pan away)."""
+        """Fit the picture by laying it out for the view's size at full scale, so names stay
+        readable at 800×600; when the nodes cannot stand apart in that room, the centre entity
+        is in view and the rest is a pan away."""
         self._zoomed = False
         self.resetTransform()
+        view = self.viewport().rect()
+        fits = True
+        if not self._positions:
+            self._draw((SCALE, SCALE))  # nothing to show: an empty scene
+        else:
+            # not laid out yet (hidden): the natural spread, fitted again when it is shown
+            width, height = (view.width(), view.height()) if view.width() > 0 else (10**6, 10**6)
+            spread, fits = spread_for(self._positions, width, height)
+            moved = max(abs(a - b) for a, b in zip(spread, self._spread, strict=True))
+            if moved > 0.5 or not self.nodes:
+                self._draw(spread)
         rect = self.scene().itemsBoundingRect().adjusted(-30, -30, 30, 30)
         self.setSceneRect(rect.adjusted(-400, -400, 400, 400))
-        view = self.viewport().rect()
-        if rect.width() <= 0 or rect.height() <= 0 or view.width() <= 0:
-            return
-        fit = min(view.width() / rect.width(), view.height() / rect.height())
-        factor = max(0.6, min(fit, 1.5))
-        self.scale(factor, factor)
         centre = next((i for i in self.nodes.values() if i.node.hops == 0), None)
-        self.centerOn(rect.center() if fit >= 0.6 or centre is None else centre.scenePos())
+        self.centerOn(rect.center() if fits or centre is None else centre.scenePos())
 
     def showEvent(self, event: QtGui.QShowEvent) -> None:
         super().showEvent(event)

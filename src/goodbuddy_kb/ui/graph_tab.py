@@ -77,6 +77,10 @@ class GraphTab(QtWidgets.QWidget):
         self.dialog: QtWidgets.QDialog | None = None
         self.chunks_dialog: ChunksDialog | None = None
         self._ticket = 0
+        #: The entity last asked for: only its answer is shown (a background refresh that
+        #: asked earlier never pulls the panel back to the entity the person left).
+        self._wanted: str | None = None
+        self._entity_ticket = 0
         self._build()
         link.changed.connect(self._on_changed)
         link.task.connect(self._on_task)
@@ -137,7 +141,7 @@ class GraphTab(QtWidgets.QWidget):
         self.type_filter.currentIndexChanged.connect(lambda _i: self.load_entities(reset=True))
         self.entities: RowsModel[g.Entity] = RowsModel(
             [
-                Column("graph.col.name", lambda e: e.name, lambda e: ", ".join(e.aliases)),
+                Column("graph.col.name", lambda e: e.name, self._entity_tip),
                 Column("graph.col.type", lambda e: entity_type_name(self._ontology(), e.type_key)),
                 Column("graph.col.mentions", lambda e: str(e.mentions)),
                 Column("graph.col.lock", self._lock_mark, self._lock_tip),
@@ -185,6 +189,9 @@ class GraphTab(QtWidgets.QWidget):
         hint = QtWidgets.QLabel(tr("graph.picture.hint"))
         hint.setObjectName("muted")
         hint.setWordWrap(True)
+        # on a short window the picture needs the room: the hint moves to the tooltip
+        self.picture_hint = hint
+        self.picture.setToolTip(tr("graph.picture.hint"))
         picture_page = QtWidgets.QWidget()
         picture_layout = QtWidgets.QVBoxLayout(picture_page)
         picture_layout.setContentsMargins(0, 0, 0, 0)
@@ -212,6 +219,8 @@ class GraphTab(QtWidgets.QWidget):
         self.splitter = splitter
         left.setMinimumWidth(200)
         right.setMinimumWidth(260)
+        for watched in (self.list_view, self.relation_view, self.sides):
+            watched.installEventFilter(self)
         layout = QtWidgets.QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.rebuild_notice)
@@ -247,7 +256,14 @@ class GraphTab(QtWidgets.QWidget):
             actions.setColumnStretch(column, 1)
         self.relations: RowsModel[g.Relation] = RowsModel(
             [
-                Column("graph.col.relation", self._relation_text),
+                Column(
+                    "graph.col.relation",
+                    self._relation_here,
+                    lambda r: (
+                        f"{self._relation_text(r)} · {r.confidence:.2f}"
+                        f" · {tr(f'graph.extractor.{r.extractor}')}"
+                    ),
+                ),
                 Column("graph.col.confidence", lambda r: f"{r.confidence:.2f}"),
                 Column("graph.col.source", lambda r: tr(f"graph.extractor.{r.extractor}")),
                 Column(
@@ -263,13 +279,17 @@ class GraphTab(QtWidgets.QWidget):
         self.relation_view.selectionModel().currentRowChanged.connect(
             lambda *_: self._update_buttons()
         )
-        relation_buttons = QtWidgets.QHBoxLayout()
+        # a grid, not a row: at 800 px the three buttons take two lines instead of widening
+        # the whole panel past its edge
+        relation_buttons = QtWidgets.QGridLayout()
+        self.relation_grid = relation_buttons
         self.relation_new = self._button("graph.relation.new", self.new_relation)
         self.relation_retype = self._button("graph.relation.retype", self.retype_relation)
         self.relation_delete = self._button("graph.relation.delete", self.delete_relation)
-        for button in (self.relation_new, self.relation_retype, self.relation_delete):
-            relation_buttons.addWidget(button)
-        relation_buttons.addStretch(1)
+        self.relation_buttons = [self.relation_new, self.relation_retype, self.relation_delete]
+        for i, button in enumerate(self.relation_buttons):
+            relation_buttons.addWidget(button, 0, i)
+        relation_buttons.setColumnStretch(3, 1)
         self.evidence: RowsModel[g.EvidenceSpan] = RowsModel(
             [
                 Column("graph.col.document", lambda v: v.document_path, lambda v: v.document_path),
@@ -320,13 +340,40 @@ class GraphTab(QtWidgets.QWidget):
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
+        self.picture_hint.setVisible(self.height() >= 560)
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if event.type() == QtCore.QEvent.Type.Resize and watched in (
+            self.list_view,
+            self.relation_view,
+            self.sides,
+        ):
+            QtCore.QTimer.singleShot(0, self._fit_narrow)
+        return super().eventFilter(watched, event)
+
+    def _fit_narrow(self) -> None:
+        """At 800 px the list and the panel are narrow: the columns a name needs room from go
+        (the type and the source stay in the tooltips and in the panel), the action buttons
+        take two columns."""
+        narrow = self.list_view.width() < 340
+        self.list_view.setColumnHidden(1, narrow)
+        if not narrow:  # the type as wide as it reads, up to a third of the list
+            wanted = self.list_view.sizeHintForColumn(1) + 8
+            self.list_view.horizontalHeader().resizeSection(
+                1, max(80, min(wanted, self.list_view.width() // 3))
+            )
+        self.relation_view.setColumnHidden(2, self.relation_view.width() < 440)
         columns = 3 if self.sides.width() >= 440 else 2
         if columns != self._action_columns:
             self._action_columns = columns
-            for button in self.action_buttons:
-                self.action_grid.removeWidget(button)
-            for i, button in enumerate(self.action_buttons):
-                self.action_grid.addWidget(button, i // columns, i % columns)
+            for grid, buttons in (
+                (self.action_grid, self.action_buttons),
+                (self.relation_grid, self.relation_buttons),
+            ):
+                for button in buttons:
+                    grid.removeWidget(button)
+                for i, button in enumerate(buttons):
+                    grid.addWidget(button, i // columns, i % columns)
             for column in range(3):
                 self.action_grid.setColumnStretch(column, 1 if column < columns else 0)
 
@@ -359,8 +406,23 @@ class GraphTab(QtWidgets.QWidget):
             return f"{LOCK} {tr('graph.locked', fields=tr('graph.sep').join(fields))}"
         return f"{LOCK} {tr('graph.locked.manual')}" if e.created_by == "manual" else ""
 
+    def _entity_tip(self, e: g.Entity) -> str:
+        tip = f"{e.name} · {entity_type_name(self._ontology(), e.type_key)}"
+        return tip + (f"\n{', '.join(e.aliases)}" if e.aliases else "")
+
     def _relation_text(self, r: g.Relation) -> str:
         return f"{r.head_name} —{relation_type_name(self._ontology(), r.type_key)}→ {r.tail_name}"
+
+    def _relation_here(self, r: g.Relation) -> str:
+        """A relation in the panel of one of its ends: the other end is what is new there
+        ("—owns→ 费用报销系统", "财务共享中心 —owns→"), the full text is in the tooltip."""
+        name = relation_type_name(self._ontology(), r.type_key)
+        shown = self.detail.entity.id if self.detail is not None else None
+        if shown == r.head_id and shown != r.tail_id:
+            return f"—{name}→ {r.tail_name}"
+        if shown == r.tail_id and shown != r.head_id:
+            return f"{r.head_name} —{name}→"
+        return self._relation_text(r)
 
     # -- loading -------------------------------------------------------------------------
     def show_library(self, library_id: str | None) -> None:
@@ -390,7 +452,7 @@ class GraphTab(QtWidgets.QWidget):
             self._update_state()
             self.load_entities()
             if self.detail is not None:
-                self.show_entity(self.detail.entity.id)
+                self.show_entity(self._wanted or self.detail.entity.id)
 
         self.link.call(GRAPH_GET, g.GraphGetRequest(library_id=library_id), got_info)
 
@@ -477,9 +539,11 @@ class GraphTab(QtWidgets.QWidget):
         if self.library_id is None:
             return
         library_id = self.library_id
+        self._entity_ticket += 1
+        ticket, self._wanted = self._entity_ticket, entity_id
 
         def got(result: g.EntityDetail | None, error: KbError | None) -> None:
-            if library_id != self.library_id:
+            if library_id != self.library_id or ticket != self._entity_ticket:
                 return
             if error is not None:
                 self._show_detail(None)
