@@ -10,7 +10,9 @@ question, and opens each dialog. Nothing touches the user's own data or settings
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -89,21 +91,26 @@ def prepare(win: MainWindow, work: Path) -> None:
     tab = win.documents_tab
     wait_until(lambda: tab.documents.rowCount() == 4, 60)
     wait_until(lambda: sum(d.status.vector == "done" for d in tab.documents.rows) == 2, 60)
-    prepare_graph(win, work)
-    win.refresh(select_id=library_id)
-    wait_until(lambda: win.current_library_id() == library_id)
+    # the knowledge graph on (local) and extracted, for the graph tab's screens
+    info = call(win, GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+    settings = info.settings.model_copy(update={"strategy": "local"})
+    call(win, GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings))
+    call(win, GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id))
+    graph = win.graph_tab
+    wait_until(lambda: graph.task is not None and graph.task.state == "completed", 60)
+    wait_until(lambda: graph.entities.rowCount() > 0, 30)
 
 
 #: The library of each window whose knowledge graph the graph screens show.
 GRAPH_LIBRARY: dict[int, str] = {}
 
 
-def prepare_graph(win: MainWindow, work: Path) -> None:
+def prepare_graph(win: MainWindow) -> None:
     """A second library of organisation documents (the graph part of the eval fixtures: who
     owns, approves, belongs to what) with its local knowledge graph extracted, so the graph
-    tab's picture shows a real neighbourhood."""
-    folder = work / "organisation"
-    folder.mkdir(parents=True, exist_ok=True)
+    tab's picture shows a real neighbourhood. Made at the first graph screen."""
+    folder = Path(tempfile.mkdtemp(prefix="goodbuddy-shots-graph-"))
+    atexit.register(shutil.rmtree, folder, True)
     for path in sorted((ROOT / "fixtures" / "eval-graph" / "corpus").glob("*/graph-*.md")):
         (folder / f"{path.parent.name}-{path.name}").write_bytes(path.read_bytes())
     created = call(win, LIBRARY_CREATE, lib.LibraryCreateRequest(name="组织与系统 Organisation"))
@@ -131,15 +138,15 @@ def graph_screens(win: MainWindow, out: Path, tag: str) -> list[str]:
     """The Knowledge graph tab: the entity panel, the neighbourhood picture, and its dialogs."""
     tab = win.graph_tab
     back = win.current_library_id()
+    if id(win) not in GRAPH_LIBRARY:
+        prepare_graph(win)
     graph_library = GRAPH_LIBRARY[id(win)]
     win.refresh(select_id=graph_library)
     wait_until(lambda: win.current_library_id() == graph_library)
     win.tabs.setCurrentWidget(tab)
-    wait_until(lambda: tab.entities.rowCount() > 0 and tab.library_id == graph_library, 30)
     # the entity with the largest neighbourhood: 财务共享中心 (owns, approves, located in)
-    names = [e.name for e in tab.entities.rows]
-    best = names.index("财务共享中心") if "财务共享中心" in names else 0
-    tab.list_view.selectRow(best)
+    wait_until(lambda: any(e.name == "财务共享中心" for e in tab.entities.rows), 30)
+    tab.list_view.selectRow([e.name for e in tab.entities.rows].index("财务共享中心"))
     wait_until(lambda: tab.detail is not None and len(tab.picture.nodes) > 1, 30)
     tab.sides.setCurrentIndex(0)
     grab(win, out, f"graph-{tag}")

@@ -193,4 +193,16 @@ def test_discovery_skips_generic_words_and_lowercase_latin_cues() -> None:
         "The Payments Team sits in the Berlin office. The Security Office runs drills."
     )
     assert ("organization", "Security Office") in english
-    assert all("Berlin" not in name for _t, name in english)
+    assert all(name != "Berlin office" for _t, name in english), "office is not capitalised"
+
+
+def test_english_pattern_words_name_a_place_without_a_cue() -> None:
+    # "sits in", "works from": the starter's located-in patterns, whose tail is a location
+    found = _fresh(
+        "The Payments Team sits in the Berlin office on the third floor. The Core Finance"
+        " Team works from Singapore and closes the books on the fifth working day."
+    )
+    assert ("located_in", "Payments Team", "Berlin", 0.9) in found
+    assert ("located_in", "Core Finance Team", "Singapore", 0.9) in found
+    # capitalised words only: "sits in a queue" names nothing
+    assert _names("The Payments Team sits in a queue.") == {("organization", "Payments Team")}

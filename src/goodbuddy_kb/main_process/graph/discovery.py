@@ -335,6 +335,9 @@ class Cues:
     stops: frozenset[str]
     terms: bool
     stop_words: Any
+    #: English pattern words that name the type of what follows them ("sits in" → a location):
+    #: (pattern words, type key), for relation types whose tail can be one type only.
+    slots: tuple[tuple[re.Pattern[str], str], ...] = ()
 
 
 def _automaton(cues: dict[str, list[str]]) -> Any:
@@ -364,6 +367,31 @@ def prepare(ontology: Ontology) -> Cues:
         boundaries(ontology),
         any(t.key == "term" for t in ontology.entity_types),
         _stop_automaton(boundaries(ontology)),
+        _slots(ontology),
+    )
+
+
+def _slots(ontology: Ontology) -> tuple[tuple[re.Pattern[str], str], ...]:
+    """ "{head} sits in {tail}" with one possible tail type: the capitalised words after "sits
+    in" are a name of that type (Singapore, Berlin) even without a cue."""
+    found: dict[str, str] = {}
+    for relation in ontology.relation_types:
+        if len(relation.tail_types) != 1:
+            continue
+        for pattern in relation.patterns:
+            head, tail = pattern.find("{head}"), pattern.find("{tail}")
+            between = pattern[head + len("{head}") : tail].strip() if head < tail else ""
+            if between.isascii() and re.fullmatch(r"[a-z][a-z ]*", between or "0"):
+                found.setdefault(" ".join(between.split()), relation.tail_types[0])
+    return tuple(
+        (
+            re.compile(
+                r"\b" + re.escape(words).replace(r"\ ", r"\s+") + r"\s+(?:the\s+)?"
+                r"([A-Z][A-Za-z0-9&-]*(?:\s+[A-Z][A-Za-z0-9&-]*){0,3})"
+            ),
+            type_key,
+        )
+        for words, type_key in found.items()
     )
 
 
@@ -424,6 +452,12 @@ def discover(
             found.extend(_by_prefix(text, end_index + 1 - len(key), key, types))
     if cues.terms:
         found.extend(_defined_terms(text))
+    for pattern, type_key in cues.slots:
+        for m in pattern.finditer(text):
+            if m.group(1) not in _LATIN_STOPS:
+                found.append(
+                    Mention(type_key, m.group(1), m.start(1), m.end(1), DISCOVERY_CONFIDENCE)
+                )
     if heading and 2 <= len(heading) <= 30:
         found.extend(_heading(text, heading, cues))
     return found
