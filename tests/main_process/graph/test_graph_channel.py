@@ -23,6 +23,8 @@ from goodbuddy_kb.contracts.methods import (
     SOURCE_ADD,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from goodbuddy_kb.main_process.graph.channel import relation_cues
+from goodbuddy_kb.main_process.graph.ontology import starter
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage import chunks
 from tests.dispatch import call, fail
@@ -146,6 +148,40 @@ def test_a_name_spelled_with_a_small_variation_is_found_as_a_near_miss(
     res = call(dispatcher, RETRIEVE.name, {"libraryIds": [kb], "query": "统一认证平台归谁"})
     assert res["diagnostics"]["graphNearMisses"] == []
     assert "统一认证平台" in res["diagnostics"]["graphEntities"]
+
+
+def test_a_question_about_a_neighbours_relation_ranks_that_relations_evidence_first(
+    dispatcher: Dispatcher, services: Services, kb: str
+) -> None:
+    turn_on(dispatcher, services, kb)
+    # 差旅报销制度 -approved by-> 财务部 -belongs to-> 行政中心: "隶属于哪个中心" asks for the
+    # second relation, whose evidence never names 差旅报销制度
+    res = call(
+        dispatcher,
+        RETRIEVE.name,
+        {
+            "libraryIds": [kb],
+            "query": "差旅报销制度的审批部门隶属于哪个中心",
+            "channels": ["graph"],
+        },
+    )
+    top = res["results"][0]
+    assert "财务部隶属于行政中心" in top["snippet"]
+    assert "财务部 —belongs_to→ 行政中心" in top["graphReasons"]
+    # without the cue, the plain relation of the named entity comes first
+    res = call(
+        dispatcher,
+        RETRIEVE.name,
+        {"libraryIds": [kb], "query": "差旅报销制度", "channels": ["graph"]},
+    )
+    assert "差旅报销制度由财务部审批" in res["results"][0]["snippet"]
+
+
+def test_relation_types_are_cued_by_their_words_and_question_words() -> None:
+    cues = relation_cues(starter())
+    assert {"位于", "在哪", "几楼", "where", "located"} <= cues["located_in"]
+    assert {"隶属于", "哪个中心", "reports to"} <= cues["belongs_to"]
+    assert "must" not in cues["approves"] and "is" not in cues["located_in"]
 
 
 def test_edits_disables_and_resyncs_keep_evidence_consistent(

@@ -6,12 +6,14 @@ fan-out), and rank the chunks that carry evidence for them. A library whose grap
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from dataclasses import dataclass, field
 
+from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.main_process.graph import store
-from goodbuddy_kb.main_process.graph.matching import Matcher
+from goodbuddy_kb.main_process.graph.matching import Matcher, fold
 from goodbuddy_kb.main_process.graph.nearmiss import NearMissIndex
 
 MAX_NEIGHBOURS = 20
@@ -21,6 +23,11 @@ RELATION_WEIGHT = 1.5
 NEIGHBOUR_WEIGHT = 0.5
 #: A near miss counts for less than a name the question spells out.
 NEAR_WEIGHT = 0.8
+#: A neighbour's relation of a type the question asks about ("在哪个城市" → located in) and
+#: the named entity's own relations do not answer: it is the answer, above the bridge to it.
+CUED_WEIGHT = 3.0
+#: A relation of a matched entity whose type the question does not ask about, when it asks.
+UNCUED_WEIGHT = 0.75
 #: Chunks read per kind of evidence: this many per result asked for, at least the minimum.
 EVIDENCE_PER_RESULT = 4
 MIN_EVIDENCE_ROWS = 100
@@ -94,6 +101,52 @@ def _lookup(conn: sqlite3.Connection, library_id: str) -> _Lookup:
     return lookup
 
 
+_cues: dict[str, dict[str, frozenset[str]]] = {}
+_CUE_STOP = frozenset(["must", "from", "with", "that", "this", "than", "into"])
+
+
+def relation_cues(ontology: g.Ontology) -> dict[str, frozenset[str]]:
+    """The words that cue each relation type in a question: its names and aliases (the
+    starter's include question words: 在哪、几楼、where, owner), the Chinese words of its
+    patterns (位于、隶属于) and their longer English words (located, approved)."""
+    found: dict[str, frozenset[str]] = {}
+    for relation in ontology.relation_types:
+        words = {fold(w).strip() for w in [relation.name_zh, relation.name_en, *relation.aliases]}
+        for pattern in relation.patterns:
+            for piece in re.split(r"\{head\}|\{tail\}", fold(pattern)):
+                words.update(w for w in re.findall(r"[\u4e00-\u9fff]{2,}", piece) if w != "负责人")
+                words.update(w for w in re.findall(r"[a-z]{4,}", piece) if w not in _CUE_STOP)
+        found[relation.key] = frozenset(w for w in words if len(w) >= 2)
+    return found
+
+
+def cued_relation_types(conn: sqlite3.Connection, library_id: str, query: str) -> set[str]:
+    """The relation types of the library's ontology that ``query`` asks about."""
+    row = conn.execute(
+        "SELECT ontology FROM graph_settings WHERE library_id = ?", (library_id,)
+    ).fetchone()
+    if row is None:
+        return set()
+    with _cache_lock:
+        cues = _cues.get(row[0])
+    if cues is None:
+        cues = relation_cues(g.Ontology.model_validate_json(row[0]))
+        with _cache_lock:
+            if len(_cues) > 16:
+                _cues.clear()
+            _cues[row[0]] = cues
+    folded = fold(query)
+    latin = set(re.findall(r"[a-z]+", folded))
+    return {
+        key
+        for key, words in cues.items()
+        if any(
+            (w in latin or (" " in w and w in folded)) if w.isascii() else w in folded
+            for w in words
+        )
+    }
+
+
 def _unexplained(query: str, spans: list[tuple[int, int]]) -> str:
     """The query with the names it spells out blanked: what a near miss may still explain."""
     parts, last = [], 0
@@ -135,12 +188,9 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
         entity_ids = list(dict.fromkeys(e for m in matches for e in m.payload))[:MAX_ENTITIES]
         if entity_ids:
             entity_ids = _same_names(conn, library_id, entity_ids)
-        near = [
-            n.entity_id
-            for n in lookup.near.search(
-                _unexplained(query, [(m.start, m.end) for m in matches]), exclude=entity_ids
-            )
-        ]
+        # what the names the question spells out leave unexplained
+        rest = _unexplained(query, [(m.start, m.end) for m in matches])
+        near = [n.entity_id for n in lookup.near.search(rest, exclude=entity_ids)]
         if not entity_ids and not near:
             continue
         entity_ids = entity_ids + [e for e in near if e not in entity_ids]
@@ -210,16 +260,25 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
                     weight,
                     labels,
                 )
+        cued = cued_relation_types(conn, library_id, rest)
         if relations:
-            rel_ids = [r[0] for r in relations]
-            add(
-                conn.execute(
-                    evidence_sql.format(col="relation_id", marks=",".join("?" for _ in rel_ids)),
-                    (*rel_ids, settings.min_confidence, limit),
-                ).fetchall(),
-                RELATION_WEIGHT,
-                relation_label,
-            )
+            # a question that asks for some relation types ("在哪" → located in) weighs the
+            # others less
+            for group, weight in (
+                ([r[0] for r in relations if not cued or r[1] in cued], RELATION_WEIGHT),
+                ([r[0] for r in relations if cued and r[1] not in cued], UNCUED_WEIGHT),
+            ):
+                if group:
+                    add(
+                        conn.execute(
+                            evidence_sql.format(
+                                col="relation_id", marks=",".join("?" for _ in group)
+                            ),
+                            (*group, settings.min_confidence, limit),
+                        ).fetchall(),
+                        weight,
+                        relation_label,
+                    )
         if neighbours:
             ids = list(neighbours)
             add(
@@ -230,6 +289,37 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
                 NEIGHBOUR_WEIGHT,
                 neighbours,
             )
+            # "费用报销系统的运维团队在哪个城市办公": the question names the system and asks
+            # for a relation of its neighbour (located in): the neighbours' relations of the
+            # types the question cues carry the answer
+            # a type the named entity's own relations answer needs no second step
+            onward = cued - {r[1] for r in relations}
+            if onward:
+                known = [r[0] for r in relations]
+                ids = list(neighbours)[:MAX_NEIGHBOURS]
+                marks = ",".join("?" for _ in ids)
+                hop = conn.execute(
+                    "SELECT r.id, r.type_key, h.name, t.name FROM graph_relations r"
+                    " JOIN graph_entities h ON h.id = r.head_id"
+                    " JOIN graph_entities t ON t.id = r.tail_id"
+                    f" WHERE (r.head_id IN ({marks}) OR r.tail_id IN ({marks}))"
+                    f" AND r.type_key IN ({','.join('?' for _ in onward)}) AND r.confidence >= ?"
+                    f" ORDER BY r.confidence DESC, r.id LIMIT {MAX_NEIGHBOURS}",
+                    (*ids, *ids, *sorted(onward), settings.min_confidence),
+                ).fetchall()
+                hop = [r for r in hop if r[0] not in known]
+                if hop:
+                    result.relations_used += len(hop)
+                    add(
+                        conn.execute(
+                            evidence_sql.format(
+                                col="relation_id", marks=",".join("?" for _ in hop)
+                            ),
+                            (*[r[0] for r in hop], settings.min_confidence, limit),
+                        ).fetchall(),
+                        CUED_WEIGHT,
+                        {r[0]: f"{r[2]} —{r[1]}→ {r[3]}" for r in hop},
+                    )
     if result.enabled and not result.matched:
         result.degraded.append(NO_ENTITIES)
     ranked = sorted(scores.values(), key=lambda h: (-round(h.score, 9), h.library_id, h.seq))
