@@ -28,6 +28,13 @@ def test_small_variations_of_a_name_are_near_misses() -> None:
     assert [n.entity_id for n in index.search("统一身份认证平台归谁管")] == ["auth"]
 
 
+def test_words_of_a_path_in_the_question_name_no_entity() -> None:
+    index = NearMissIndex([("orion", "Orion Gateway", "")])
+    assert index.search("/etc/orion/gateway.yaml listen address") == []
+    assert index.search("orion_gateway.yaml settings") == []
+    assert [n.entity_id for n in index.search("the orion gateways")] == ["orion"]
+
+
 def test_a_common_token_alone_names_nothing() -> None:
     index = NearMissIndex(ENTITIES)
     # 系统 is in two names: it explains neither

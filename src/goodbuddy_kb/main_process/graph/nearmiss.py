@@ -33,10 +33,19 @@ _STOP_WORDS = frozenset(
 )
 
 
-def tokens(text: str) -> list[str]:
-    """Bigrams of each Chinese run (a one-character run stands alone), Latin words folded."""
+#: A file path or an address in a question ("/etc/orion/gateway.yaml"): its words name a
+#: file, not an entity.
+_PATH = re.compile(r"\S*[/\\]\S*|\S+\.[a-z0-9]{1,5}\b")
+
+
+def tokens(text: str, question: bool = False) -> list[str]:
+    """Bigrams of each Chinese run (a one-character run stands alone), Latin words folded
+    (``question``: paths and file names left out)."""
     out: list[str] = []
-    for run in _WORD.findall(fold(text)):
+    folded = fold(text)
+    if question:
+        folded = _PATH.sub(" ", folded)
+    for run in _WORD.findall(folded):
         if run[0].isascii():
             if run in _STOP_WORDS:
                 continue
@@ -80,7 +89,7 @@ class NearMissIndex:
         self._weight = {t: math.log(1 + count / len(ids)) for t, ids in self._postings.items()}
 
     def search(self, query: str, exclude: Iterable[str] = ()) -> list[NearMiss]:
-        asked = set(tokens(query))
+        asked = set(tokens(query, question=True))
         skip = set(exclude)
         candidates: set[str] = set()
         for token in asked:
