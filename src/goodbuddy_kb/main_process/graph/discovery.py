@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import ahocorasick
@@ -31,6 +31,7 @@ _CJK_STOPS = frozenset(
 #: Function characters that end a name unless they form a word with a neighbour (the words
 #: below): 数据智能部 and 供应链管理部 keep their 据 and 应, 以财务部 loses its 以.
 _SOFT_STOPS = frozenset("按经须需应据归同等于")
+_ANY_STOP = _CJK_STOPS | _SOFT_STOPS
 _SOFT_WORDS = frozenset(
     [
         "以太",
@@ -296,12 +297,18 @@ def _cjk_before(
     """Start of the Chinese name that ends with ``cue`` at ``end`` (exclusive), or None."""
     start = end - len(cue)
     i = start
-    while i > 0 and start - i < MAX_CJK_NAME - len(cue):
+    limit = max(0, start - (MAX_CJK_NAME - len(cue)))
+    while i > limit:
         ch = text[i - 1]
-        # a pattern word right before the cue is part of the name (采购审批平台), a verb never
-        if not is_cjk(ch) or i in verb_ends or (i in stop_ends and i < start):
+        # (is_cjk inline: this loop runs for every character of every name)
+        if not (
+            "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff"
+        ):
             break
-        if (ch in _CJK_STOPS or ch in _SOFT_STOPS) and _function_at(text, i - 1):
+        # a pattern word right before the cue is part of the name (采购审批平台), a verb never
+        if i in verb_ends or (i < start and i in stop_ends):
+            break
+        if ch in _ANY_STOP and _function_at(text, i - 1):
             break
         i -= 1
     return i if i < start else None
@@ -335,9 +342,11 @@ class Cues:
     stops: frozenset[str]
     terms: bool
     stop_words: Any
-    #: English pattern words that name the type of what follows them ("sits in" → a location):
-    #: (pattern words, type key), for relation types whose tail can be one type only.
-    slots: tuple[tuple[re.Pattern[str], str], ...] = ()
+    #: English pattern words that name the type of what follows them ("sits in" → a location),
+    #: for relation types whose tail can be one type only: one expression for all of them, and
+    #: the type of each (words collapsed to single spaces).
+    slots: re.Pattern[str] | None = None
+    slot_types: dict[str, str] = field(default_factory=dict)
 
 
 def _automaton(cues: dict[str, list[str]]) -> Any:
@@ -367,11 +376,11 @@ def prepare(ontology: Ontology) -> Cues:
         boundaries(ontology),
         any(t.key == "term" for t in ontology.entity_types),
         _stop_automaton(boundaries(ontology)),
-        _slots(ontology),
+        *_slots(ontology),
     )
 
 
-def _slots(ontology: Ontology) -> tuple[tuple[re.Pattern[str], str], ...]:
+def _slots(ontology: Ontology) -> tuple[re.Pattern[str] | None, dict[str, str]]:
     """ "{head} sits in {tail}" with one possible tail type: the capitalised words after "sits
     in" are a name of that type (Singapore, Berlin) even without a cue."""
     found: dict[str, str] = {}
@@ -383,16 +392,15 @@ def _slots(ontology: Ontology) -> tuple[tuple[re.Pattern[str], str], ...]:
             between = pattern[head + len("{head}") : tail].strip() if head < tail else ""
             if between.isascii() and re.fullmatch(r"[a-z][a-z ]*", between or "0"):
                 found.setdefault(" ".join(between.split()), relation.tail_types[0])
-    return tuple(
-        (
-            re.compile(
-                r"\b" + re.escape(words).replace(r"\ ", r"\s+") + r"\s+(?:the\s+)?"
-                r"([A-Z][A-Za-z0-9&-]*(?:\s+[A-Z][A-Za-z0-9&-]*){0,3})"
-            ),
-            type_key,
-        )
-        for words, type_key in found.items()
+    if not found:
+        return None, {}
+    words = "|".join(
+        re.escape(w).replace(r"\ ", r"\s+") for w in sorted(found, key=len, reverse=True)
     )
+    expression = re.compile(
+        r"\b(" + words + r")\s+(?:the\s+)?([A-Z][A-Za-z0-9&-]*(?:\s+[A-Z][A-Za-z0-9&-]*){0,3})"
+    )
+    return expression, found
 
 
 def _a_name(text: str, start: int, end: int, cue: str) -> tuple[int, int] | None:
@@ -452,11 +460,12 @@ def discover(
             found.extend(_by_prefix(text, end_index + 1 - len(key), key, types))
     if cues.terms:
         found.extend(_defined_terms(text))
-    for pattern, type_key in cues.slots:
-        for m in pattern.finditer(text):
-            if m.group(1) not in _LATIN_STOPS:
+    if cues.slots is not None:
+        for m in cues.slots.finditer(text):
+            type_key = cues.slot_types.get(" ".join(m.group(1).split()))
+            if type_key is not None and m.group(2) not in _LATIN_STOPS:
                 found.append(
-                    Mention(type_key, m.group(1), m.start(1), m.end(1), DISCOVERY_CONFIDENCE)
+                    Mention(type_key, m.group(2), m.start(2), m.end(2), DISCOVERY_CONFIDENCE)
                 )
     if heading and 2 <= len(heading) <= 30:
         found.extend(_heading(text, heading, cues))

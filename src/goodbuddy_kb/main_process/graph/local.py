@@ -58,8 +58,15 @@ MAX_FREE_LATIN = 32
 _CLAUSE_BREAK = re.compile(r"[，,、：:（）()]")
 
 
+_FILLER_CHARS = frozenset("必需应统进最具一另须均则也还都将会")
+
+
 def squash(text: str) -> str:
     """``text`` (folded) as a pattern compares it: whitespace collapsed, fillers gone."""
+    if text.isascii():
+        return " ".join(w for w in text.split() if w not in _LATIN_FILLERS)
+    if " " not in text and _FILLER_CHARS.isdisjoint(text):
+        return text  # the common case between two Chinese names: nothing to squash
     words = [w for w in text.split() if w not in _LATIN_FILLERS]
     return _CJK_FILLERS.sub("", " ".join(words))
 
@@ -195,7 +202,9 @@ def _gap_candidates(
     """The patterns whose literal is the gap (exact), or, for two adjacent names, starts or
     ends it with only free words on the other side (loose)."""
     exact = plan.by_between.get(gap)
-    found = [(p, PATTERN_CONFIDENCE) for p in exact] if exact else []
+    if exact:  # the most specific reading there is
+        return [(p, PATTERN_CONFIDENCE) for p in exact]
+    found: list[tuple[CompiledPattern, float]] = []
     if not adjacent or len(gap) > plan.longest_between + MAX_FREE_LATIN:
         return found
     for k in plan.lengths:
@@ -243,8 +252,16 @@ def relations_in(
     # whitespace and articles may stretch the raw text between two names beyond the pattern
     reach = 3 * plan.longest_between + MAX_FREE_LATIN + 8
     linked: set[tuple[int, int]] = set()
-    for s_start, s_end in sentences(text):
-        inside = [m for m in mentions if m.start >= s_start and m.end <= s_end]
+    # the mentions of each sentence, in one pass (both lists are in text order)
+    spans = sentences(text)
+    groups: list[list[Match]] = [[] for _ in spans]
+    index = 0
+    for m in mentions:
+        while index < len(spans) and m.start >= spans[index][1]:
+            index += 1
+        if index < len(spans) and m.end <= spans[index][1]:
+            groups[index].append(m)
+    for (s_start, s_end), inside in zip(spans, groups, strict=True):
         if len(inside) < 2:
             continue
         for i, a in enumerate(inside):
