@@ -1,16 +1,18 @@
 """A local extraction run over a library: discovery over every retrievable chunk, entity
 resolution, then matching of every known name and alias, pattern and co-occurrence relations,
-and evidence spans — one transaction per document, so retrieval sees a document's graph
-evidence whole. Cancellable between documents."""
+and evidence spans — whole documents per transaction (a batch of them), so retrieval sees a
+document's graph evidence whole. Cancellable between documents."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.graph import store
 from goodbuddy_kb.main_process.graph.local import compile_patterns, discover, prepare, relations_in
@@ -179,6 +181,62 @@ _EVIDENCE = (
     " confidence, extractor, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, 'local', ?)"
 )
 _NAME_MATCH = '{"match": "name"}'
+#: A batch of documents is written when it holds this many evidence rows, or after this long.
+BATCH_ROWS = 20_000
+BATCH_SECONDS = 0.5
+
+
+class _Batch:
+    """Whole documents' evidence written together: one transaction per batch of documents
+    (at most `BATCH_ROWS` evidence rows or `BATCH_SECONDS` of work), so retrieval always sees
+    a document's graph whole, while the indexes' pages are written once per batch rather than
+    once per document."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        library_id: str,
+        relations: _Relations,
+        report: ExtractReport,
+        progress: Progress | None,
+        total: int,
+    ) -> None:
+        self._conn, self._library_id, self._relations = conn, library_id, relations
+        self._report, self._progress, self._total = report, progress, total
+        self._documents: list[str] = []
+        self._seqs: list[int] = []
+        self._evidence: list[tuple[object, ...]] = []
+        self._since = time.monotonic()
+
+    def add(self, document_id: str, seqs: list[int], evidence: list[tuple[object, ...]]) -> None:
+        self._documents.append(document_id)
+        self._seqs.extend(seqs)
+        self._evidence.extend(evidence)
+        if len(self._evidence) >= BATCH_ROWS or time.monotonic() - self._since >= BATCH_SECONDS:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._documents:
+            return
+        conn, evidence = self._conn, self._evidence
+        with transaction(conn):
+            conn.executemany(
+                "DELETE FROM graph_evidence WHERE extractor = 'local' AND chunk_seq = ?",
+                [(seq,) for seq in self._seqs],
+            )
+            moved = self._relations.write(conn)
+            if moved:
+                evidence = [(*e[:3], moved.get(str(e[3]), e[3]), *e[4:]) for e in evidence]
+            conn.executemany(_EVIDENCE, evidence)
+            conn.executemany(
+                "UPDATE documents SET graph_status = 'done', graph_error = NULL WHERE id = ?",
+                [(d,) for d in self._documents],
+            )
+        self._report.documents += len(self._documents)
+        self._documents, self._seqs, self._evidence = [], [], []
+        self._since = time.monotonic()
+        if self._progress is not None:
+            self._progress(self._report.documents, self._total)
 
 
 def extract_library(
@@ -223,8 +281,13 @@ def extract_library(
             text = provenances[pattern] = json.dumps({"pattern": pattern[:100]})
         return text
 
-    for done, (document_id, rows) in enumerate(documents.items(), start=1):
-        cancel.check()
+    batch = _Batch(conn, library_id, relations, report, progress, total)
+    for document_id, rows in documents.items():
+        try:
+            cancel.check()
+        except CancelledError:
+            batch.flush()  # the documents read so far keep their graph
+            raise
         evidence: list[tuple[object, ...]] = []
         for row in rows:
             text = row["content"]
@@ -254,24 +317,8 @@ def extract_library(
                 )
                 report.relation_mentions += 1
         report.evidence += len(evidence)
-        with transaction(conn):
-            seqs = [r["seq"] for r in rows]
-            conn.execute(
-                "DELETE FROM graph_evidence WHERE extractor = 'local' AND chunk_seq IN"
-                f" ({','.join('?' for _ in seqs)})",
-                seqs,
-            )
-            moved = relations.write(conn)
-            if moved:
-                evidence = [(*e[:3], moved.get(str(e[3]), e[3]), *e[4:]) for e in evidence]
-            conn.executemany(_EVIDENCE, evidence)
-            conn.execute(
-                "UPDATE documents SET graph_status = 'done', graph_error = NULL WHERE id = ?",
-                (document_id,),
-            )
-        report.documents += 1
-        if progress is not None:
-            progress(done, total)
+        batch.add(document_id, [r["seq"] for r in rows], evidence)
+    batch.flush()
     with transaction(conn):
         store.prune(conn, library_id)
         conn.execute(
