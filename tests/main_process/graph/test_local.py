@@ -206,3 +206,13 @@ def test_english_pattern_words_name_a_place_without_a_cue() -> None:
     assert ("located_in", "Core Finance Team", "Singapore", 0.9) in found
     # capitalised words only: "sits in a queue" names nothing
     assert _names("The Payments Team sits in a queue.") == {("organization", "Payments Team")}
+
+
+def test_chinese_pattern_words_before_a_found_head_name_what_it_approves() -> None:
+    # sentences of the bilingual fixtures, whose approved things carry no cue
+    assert _fresh("采购合同须经法务部审核后方可签署。") == {("approves", "法务部", "采购合同", 0.9)}
+    assert ("approves", "部门经理", "出差申请", 0.9) in _fresh("出差申请由部门经理审批。")
+    # too short, a cue's own word, or already a name: no term
+    assert _names("本制度由人力资源部负责解释。") == {("organization", "人力资源部")}
+    assert _names("加班由直属主管审批。") == {("person", "直属主管")}
+    assert ("term", "统一认证平台") not in _names("统一认证平台由信息技术部负责。")

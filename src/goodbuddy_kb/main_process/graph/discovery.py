@@ -80,6 +80,11 @@ _SOFT_WORDS = frozenset(
         "理由",
         "及时",
         "被保险",
+        "申请",
+        "邀请",
+        "请假",
+        "聘请",
+        "请示",
         "成都",
         "首都",
         "京都",
@@ -347,6 +352,10 @@ class Cues:
     #: the type of each (words collapsed to single spaces).
     slots: re.Pattern[str] | None = None
     slot_types: dict[str, str] = field(default_factory=dict)
+    #: Chinese pattern words between a tail and its head ("{tail}须经{head}审批"), each with
+    #: the words the head must be followed by, for relation types whose tail may be a term:
+    #: what stands before them is the term ("采购合同须经法务部审核").
+    term_slots: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 def _automaton(cues: dict[str, list[str]]) -> Any:
@@ -377,6 +386,24 @@ def prepare(ontology: Ontology) -> Cues:
         any(t.key == "term" for t in ontology.entity_types),
         _stop_automaton(boundaries(ontology)),
         *_slots(ontology),
+        _term_slots(ontology),
+    )
+
+
+def _term_slots(ontology: Ontology) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    if not any(t.key == "term" for t in ontology.entity_types):
+        return ()
+    found: dict[str, set[str]] = {}
+    for relation in ontology.relation_types:
+        if "term" not in relation.tail_types:
+            continue
+        for pattern in relation.patterns:
+            m = re.fullmatch(r"\{tail\}([\u4e00-\u9fff]+)\{head\}([\u4e00-\u9fff]*)", pattern)
+            if m and m.group(2):
+                found.setdefault(m.group(1), set()).add(m.group(2))
+    return tuple(
+        (words, tuple(sorted(after)))
+        for words, after in sorted(found.items(), key=lambda x: -len(x[0]))
     )
 
 
@@ -458,6 +485,8 @@ def discover(
     if cues.prefixes is not None:
         for end_index, (key, types) in cues.prefixes.iter(folded):
             found.extend(_by_prefix(text, end_index + 1 - len(key), key, types))
+    if cues.term_slots and found:
+        found.extend(_slot_terms(text, found, cues))
     if cues.terms:
         found.extend(_defined_terms(text))
     if cues.slots is not None:
@@ -479,6 +508,39 @@ _DEFINED_NEEDS = (
     ("是指", "指的是", "means", "refers to"),
     ("means", "refers to"),
 )
+
+
+#: The longest term a relation pattern names before its head.
+MAX_SLOT_TERM = 8
+
+
+def _slot_terms(text: str, found: list[Mention], cues: Cues) -> Iterable[Mention]:
+    """ "采购合同须经法务部审核": a head the cues found (法务部), the pattern words before it
+    (须经) and after it (审核): the Chinese words before the pattern words name what is
+    approved, a term — unless the cues named it already or it ends in a cue (本制度)."""
+    heads = {m.start: m for m in found}
+    taken = [(m.start, m.end) for m in found]
+    for words, after in cues.term_slots:
+        at = text.find(words)
+        while at > 0:
+            head = heads.get(at + len(words))
+            if head is not None and any(text.startswith(a, head.end) for a in after):
+                start = at
+                while start > 0 and at - start < MAX_SLOT_TERM and is_cjk(text[start - 1]):
+                    if text[start - 1] in _ANY_STOP and _function_at(text, start - 1):
+                        break
+                    start -= 1
+                span = trim(text, start, at)
+                name = text[span[0] : span[1]]
+                if (
+                    span[1] - span[0] >= 3
+                    and not any(s < span[1] and span[0] < e for s, e in taken)
+                    and not any(
+                        name.endswith(c) for _t, ends in cues.heading_suffixes for c in ends
+                    )
+                ):
+                    yield Mention("term", name, *span, DISCOVERY_CONFIDENCE)
+            at = text.find(words, at + 1)
 
 
 def _defined_terms(text: str) -> Iterable[Mention]:

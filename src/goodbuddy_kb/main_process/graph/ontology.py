@@ -132,7 +132,7 @@ def starter() -> Ontology:
                     "{tail}由{head}批准",
                     "{tail}由{head}审核",
                     "{tail}须经{head}审批",
-                    "{tail}需经{head}审批",
+                    "{tail}须经{head}审核",
                     "{tail}经{head}审批",
                     "{tail}经{head}批准",
                     "{tail}报{head}审批",
