@@ -231,3 +231,51 @@ def test_stemmed_fulltext_rebuilds_both_tables_with_headings_and_a_failure_rolls
     assert count("chunks_fts", 'text : "handbook"') == 0  # the title never enters the text
     conn.execute("DELETE FROM chunks WHERE id = 'c1'")
     assert count("chunks_fts", '"polici"') == count("chunks_cjk", '"住宿"') == 2499
+
+
+def test_the_first_starter_ontology_is_updated_and_an_edited_one_is_left(tmp_path: Path) -> None:
+    """0016: a library still on the first starter ontology gets the current one (and, with its
+    graph on, is marked for a rebuild); an ontology a person edited stays as it was."""
+    import json
+    import shutil
+
+    from goodbuddy_kb.contracts.graph import Ontology
+    from goodbuddy_kb.main_process.graph.ontology import starter
+
+    migrations = tmp_path / "migrations"
+    shutil.copytree(default_migrations_dir(), migrations)
+    for later in migrations.iterdir():
+        if later.name[:4] >= "0016":
+            later.unlink()
+    conn = connect(tmp_path / "db.sqlite3")
+    migrate(conn, migrations)
+    first = (Path(__file__).parent / "graph" / "first_starter_ontology.json").read_text()
+    edited = json.loads(first)
+    edited["entityTypes"][0]["nameEn"] = "Staff"
+    t = "2026-01-01"
+    for library_id, ontology, strategy in (
+        ("on", first, "local"),
+        ("off", first, "off"),
+        ("edited", json.dumps(edited), "local"),
+    ):
+        conn.execute(
+            "INSERT INTO libraries (id, name, retrieval_settings, chunking_settings, created_at,"
+            " updated_at) VALUES (?, ?, '{}', '{}', ?, ?)",
+            (library_id, library_id, t, t),
+        )
+        conn.execute(
+            "INSERT INTO graph_settings (library_id, settings, ontology, updated_at)"
+            " VALUES (?, ?, ?, ?)",
+            (library_id, json.dumps({"strategy": strategy}), ontology, t),
+        )
+    shutil.copy(default_migrations_dir() / "0016_graph_starter_update.py", migrations)
+    assert migrate(conn, migrations) == ["0016_graph_starter_update"]
+    state = {
+        row[0]: (Ontology.model_validate_json(row[1]), row[2])
+        for row in conn.execute("SELECT library_id, ontology, needs_rebuild FROM graph_settings")
+    }
+    assert state["on"] == (starter(), 1)
+    assert state["off"] == (starter(), 0)
+    assert state["edited"][0].entity_types[0].name_en == "Staff" and state["edited"][1] == 0
+    patterns = {p for r in state["on"][0].relation_types for p in r.patterns}
+    assert "{tail} is maintained by {head}" in patterns
