@@ -24,6 +24,12 @@ from goodbuddy_kb.main_process.graph.matching import fold
 
 DISCOVERY_CONFIDENCE = 0.7
 MAX_CJK_NAME = 10
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 #: Characters that always end a Chinese name when scanning away from a cue.
 _CJK_STOPS = frozenset(
     "由的和与及在对向将把被为是了从至到或并给跟每各该本其此请已未不也都而且则如若当以"
@@ -32,169 +38,29 @@ _CJK_STOPS = frozenset(
 #: below): 数据智能部 and 供应链管理部 keep their 据 and 应, 以财务部 loses its 以.
 _SOFT_STOPS = frozenset("按经须需应据归同等于")
 _ANY_STOP = _CJK_STOPS | _SOFT_STOPS
-_SOFT_WORDS = frozenset(
-    [
-        "以太",
-        "按摩",
-        "经理",
-        "经营",
-        "经济",
-        "经销",
-        "经贸",
-        "经纪",
-        "财经",
-        "神经",
-        "须知",
-        "需求",
-        "供应",
-        "应用",
-        "响应",
-        "应急",
-        "对应",
-        "适应",
-        "反应",
-        "应收",
-        "应付",
-        "数据",
-        "依据",
-        "证据",
-        "票据",
-        "单据",
-        "据点",
-        "归档",
-        "回归",
-        "合同",
-        "协同",
-        "同步",
-        "共同",
-        "同业",
-        "等级",
-        "平等",
-        "对外",
-        "对公",
-        "在线",
-        "参与",
-        "方向",
-        "面向",
-        "自由",
-        "理由",
-        "及时",
-        "被保险",
-        "申请",
-        "邀请",
-        "请假",
-        "聘请",
-        "请示",
-        "成都",
-        "首都",
-        "京都",
-        "当地",
-        "从业",
-        "将军",
-    ]
+_SOFT_WORDS = _words(
+    "以太 按摩 经理 经营 经济 经销 经贸 经纪 财经 神经 须知 需求 供应 应用 响应"
+    " 应急 对应 适应 反应 应收 应付 数据 依据 证据 票据 单据 据点 归档 回归 合同"
+    " 协同 同步 共同 同业 等级 平等 对外 对公 在线 参与 方向 面向 自由 理由 及时"
+    " 被保险 申请 邀请 请假 聘请 请示 成都 首都 京都 当地 从业 将军"
 )
 #: Verbs and modal words that introduce the name after them: a name never runs across one
 #: (…必须使用公司邮箱, …内报告信息安全部, …前告知直属主管).
-_VERB_STOPS = frozenset(
-    [
-        "通过",
-        "使用",
-        "告知",
-        "报告",
-        "签署",
-        "需要",
-        "必须",
-        "按照",
-        "根据",
-        "经过",
-        "提交",
-        "联系",
-        "前往",
-        "参加",
-        "担任",
-        "超过",
-        "达到",
-        "低于",
-        "高于",
-        "不得",
-        "可以",
-        "应当",
-        "须经",
-        "需经",
-        "交给",
-        "交由",
-        "发给",
-        "抄送",
-        "通知",
-        "咨询",
-        "致电",
-        "登录",
-        "访问",
-        "申请",
-        "完成",
-    ]
+_VERB_STOPS = _words(
+    "通过 使用 告知 报告 签署 需要 必须 按照 根据 经过 提交 联系 前往 参加 担任"
+    " 超过 达到 低于 高于 不得 可以 应当 须经 需经 交给 交由 发给 抄送 通知 咨询"
+    " 致电 登录 访问 申请 完成"
 )
 #: Words of a relation pattern that commonly sit inside names, never a name boundary.
-_NAME_WORDS = frozenset(
-    [
-        "管理",
-        "主管",
-        "模块",
-        "子系统",
-        "服务",
-        "平台",
-        "规定",
-        "标准",
-        "办公",
-        "部门",
-        "下属",
-        "下属部门",
-        "组成",
-        "基于",
-    ]
-)
+_NAME_WORDS = _words("管理 主管 模块 子系统 服务 平台 规定 标准 办公 部门 下属 下属部门 组成 基于")
 #: Qualifiers in front of a name that are not part of it (新版费用报销流程, 当地规定).
-_QUALIFIERS = frozenset(
-    [
-        "当地",
-        "有关",
-        "相关",
-        "上述",
-        "其他",
-        "其它",
-        "各项",
-        "各类",
-        "新版",
-        "旧版",
-        "现行",
-        "最新",
-    ]
-)
+_QUALIFIERS = _words("当地 有关 相关 上述 其他 其它 各项 各类 新版 旧版 现行 最新")
 #: A name that ends in these is a generic noun (一线城市、其他城市), not a name.
 _GENERIC_ENDS = ("城市", "超市", "都市")
 #: A one-character cue followed by these characters is the start of another word (部门, 处理,
 #: 市场), not the end of a name.
-_NOT_A_NAME_END = frozenset(
-    [
-        "部门",
-        "部分",
-        "部署",
-        "部件",
-        "处理",
-        "处于",
-        "处置",
-        "处罚",
-        "科技",
-        "科学",
-        "科目",
-        "市场",
-        "市值",
-        "省份",
-        "省级",
-        "组织",
-        "组长",
-        "组成",
-    ]
+_NOT_A_NAME_END = _words(
+    "部门 部分 部署 部件 处理 处于 处置 处罚 科技 科学 科目 市场 市值 省份 省级 组织 组长 组成"
 )
 _DEFINED = [
     re.compile(
@@ -204,26 +70,8 @@ _DEFINED = [
     re.compile(r"[“\"]([^”\"]{2,30})[”\"]\s*(?:是指|指的是|means|refers to)"),
     re.compile(r"\b([A-Z][A-Za-z0-9-]*(?:\s+[A-Z][A-Za-z0-9-]*){0,4})\s+(?:means|refers to)\b"),
 ]
-_LATIN_STOPS = frozenset(
-    [
-        "The",
-        "A",
-        "An",
-        "Our",
-        "This",
-        "That",
-        "These",
-        "Those",
-        "Each",
-        "Every",
-        "Any",
-        "All",
-        "If",
-        "When",
-        "Its",
-        "Their",
-        "Your",
-    ]
+_LATIN_STOPS = _words(
+    "The A An Our This That These Those Each Every Any All If When Its Their Your"
 )
 
 
