@@ -122,6 +122,26 @@ def test_picture_fits_800x600_with_names_at_their_own_size(
     assert {label.text() for label in picture.edge_labels} <= tips
 
 
+def test_the_workbench_says_which_entities_the_graph_found_and_why_a_result_came(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    graph_library(qtbot, window, tmp_path)
+    window.open_workbench()
+    bench = window.workbench
+    assert bench is not None
+    # 统一身份认证平台 is not the entity's name (统一认证平台): a near miss, said as such
+    bench.query.setPlainText("哪个系统依赖统一身份认证平台")
+    with qtbot.waitSignal(bench.finished_search, timeout=20_000):
+        bench.run()
+    text = bench.diagnostics.toPlainText()
+    assert "Knowledge graph: entities in the question 统一认证平台" in text
+    assert "near misses 统一认证平台" in text
+    row = next(i for i, x in enumerate(bench.results.rows) if x.graph_reasons)
+    bench.table.selectRow(row)
+    qtbot.waitUntil(lambda: "From the knowledge graph:" in bench.preview.toPlainText())
+    bench.reject()
+
+
 def test_picture_and_a_rename_that_survives_re_extraction(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:

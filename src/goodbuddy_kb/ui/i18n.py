@@ -384,6 +384,11 @@ STRINGS: dict[str, tuple[str, str]] = {
     "diag.used": ("实际使用：{v}", "Used channels: {v}"),
     "diag.degraded": ("降级 {channel}：{reason}", "Degraded {channel}: {reason}"),
     "diag.counts": ("候选数：{v}", "Candidates: {v}"),
+    "diag.graph": (
+        "知识图谱：问题中的实体 {v}；其中近似匹配 {near}",
+        "Knowledge graph: entities in the question {v}; of these, near misses {near}",
+    ),
+    "workbench.graph_reasons": ("图谱依据：{v}", "From the knowledge graph: {v}"),
     "diag.timings": ("耗时（毫秒）：{v}；总计 {total:.0f}", "Timings (ms): {v}; total {total:.0f}"),
     "diag.rerank": (
         "重排：请求 {requested}，实际 {applied}",

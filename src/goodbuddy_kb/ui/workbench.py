@@ -274,7 +274,14 @@ class WorkbenchDialog(QtWidgets.QDialog):
             self.preview.clear()
             return
         where = " · ".join(p for p in (x.document_path, _locator(x)) if p)
-        self.preview.setHtml(f"<p><b>{html.escape(where)}</b></p><p>{html.escape(x.snippet)}</p>")
+        graph = (
+            f"<p><i>{html.escape(tr('workbench.graph_reasons', v='; '.join(x.graph_reasons)))}</i></p>"
+            if x.graph_reasons
+            else ""
+        )
+        self.preview.setHtml(
+            f"<p><b>{html.escape(where)}</b></p><p>{html.escape(x.snippet)}</p>{graph}"
+        )
 
     def resizeEvent(self, event: object) -> None:
         # Narrow windows stack results over diagnostics; degradation stays visible above both.
@@ -349,6 +356,17 @@ class WorkbenchDialog(QtWidgets.QDialog):
             tr(
                 "diag.counts",
                 v=", ".join(f"{channel(k)} {v}" for k, v in d.candidate_counts.items()),
+            ),
+            *(
+                [
+                    tr(
+                        "diag.graph",
+                        v=", ".join(d.graph_entities) or "–",
+                        near=", ".join(d.graph_near_misses) or "–",
+                    )
+                ]
+                if "graph" in d.used_channels
+                else []
             ),
             tr(
                 "diag.timings",
