@@ -361,11 +361,11 @@ class WorkbenchDialog(QtWidgets.QDialog):
                 [
                     tr(
                         "diag.graph",
-                        v=", ".join(d.graph_entities) or "–",
+                        v=", ".join(d.graph_entities),
                         near=", ".join(d.graph_near_misses) or "–",
                     )
                 ]
-                if "graph" in d.used_channels
+                if d.graph_entities  # none found: the degraded line says so
                 else []
             ),
             tr(
