@@ -154,6 +154,7 @@ def sweep(app: QtWidgets.QApplication, language: str, out: Path, work: Path) -> 
         win.top_tabs.setCurrentWidget(win.chat_view)
         view = win.chat_view
         wait_until(lambda: len(view.selected) == 1)
+        view.popover.always.setChecked(True)  # retrieve first: the answer cites its sources
         view.input.setPlainText(
             "年假怎么结转？" if language == "zh" else "How does leave carry over?"
         )
@@ -194,6 +195,7 @@ def sweep(app: QtWidgets.QApplication, language: str, out: Path, work: Path) -> 
                 win.chat_view.popover.hide()
                 win.top_tabs.setCurrentIndex(0)
                 names += dialogs(win, out, tag, width, height)
+                names += file_choosers(win, out, tag, work / language / "docs")
     finally:
         link.shutdown()
         win.close()
@@ -255,6 +257,23 @@ def dialogs(win: MainWindow, out: Path, tag: str, width: int, height: int) -> li
     grab(tab.row_actions.details_box, out, f"document-details-{tag}")  # type: ignore[arg-type]
     names.append(f"document-details-{tag}")
     close_box(tab.row_actions.details_box)
+    return names
+
+
+def file_choosers(win: MainWindow, out: Path, tag: str, folder: Path) -> list[str]:
+    """Add file… and Add folder…: Qt's widget file dialog (the one offscreen and Xvfb use)."""
+    tab = win.documents_tab
+    names = []
+    for kind, choose in (("file", tab.add_file_source), ("folder", tab.add_folder_source)):
+        choose()
+        dialog = tab.folder_dialog
+        assert dialog is not None
+        dialog.setDirectory(str(folder if kind == "file" else folder.parent))
+        dialog.resize(760, 460)
+        settle(400)  # the folder is listed in the background
+        grab(dialog, out, f"add-{kind}-{tag}")
+        names.append(f"add-{kind}-{tag}")
+        close_box(dialog)
     return names
 
 

@@ -37,6 +37,9 @@ class TypePage(QtWidgets.QWidget):
         self.entity_keys: list[tuple[str, str]] = []
         self.current: int | None = None
         self.list = QtWidgets.QListWidget()
+        # Long type names wrap in the list instead of hiding behind a sideways scroll bar.
+        self.list.setWordWrap(True)
+        self.list.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setAccessibleName(
             tr("ontology.relation_types" if relations else "ontology.entity_types")
         )

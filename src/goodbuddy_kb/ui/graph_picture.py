@@ -91,6 +91,9 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
         self._press: QtCore.QPointF | None = None
         #: The person zoomed: a resize keeps their zoom instead of fitting the picture again.
         self._zoomed = False
+        #: What show_neighbourhood drew last, to draw it again in a new theme's colours.
+        self._shown: tuple[Any, ...] | None = None
+        self._colours = current_colours()
 
     def show_neighbourhood(
         self,
@@ -99,10 +102,11 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
         type_name: Callable[[str], str],
         relation_name: Callable[[str], str],
     ) -> None:
+        self._shown = (result, type_index, type_name, relation_name)
         scene = self.scene()
         scene.clear()
         self.nodes, self.edge_labels = {}, []
-        colours = current_colours()
+        colours = self._colours = current_colours()
         self.setBackgroundBrush(QtGui.QColor(colours.base))
         if not result.nodes:
             return
@@ -158,6 +162,26 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
         )
         text.setZValue(1)
         self.edge_labels.append(text)
+
+    def changeEvent(self, event: QtCore.QEvent) -> None:
+        super().changeEvent(event)
+        if (
+            event.type() == QtCore.QEvent.Type.PaletteChange
+            and self._shown is not None
+            and self._colours is not current_colours()
+        ):
+            self._restyle()
+
+    def _restyle(self) -> None:
+        """The theme changed: the same picture in the new colours, where the person left it."""
+        assert self._shown is not None
+        zoomed, transform = self._zoomed, self.transform()
+        centre = self.mapToScene(self.viewport().rect().center())
+        self.show_neighbourhood(*self._shown)
+        if zoomed:
+            self._zoomed = True
+            self.setTransform(transform)
+            self.centerOn(centre)
 
     # -- zoom and pan --------------------------------------------------------------------
     def zoom(self, factor: float) -> None:

@@ -48,9 +48,9 @@ from goodbuddy_kb.ui.graph_picture import NeighbourhoodView
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.message_text import say_error, say_field
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
-from goodbuddy_kb.ui.table_model import Column, RowsModel, fit_columns
+from goodbuddy_kb.ui.table_model import Column, ColumnFitter, RowsModel
 from goodbuddy_kb.ui.tasks_tab import progress
-from goodbuddy_kb.ui.theme import graph_colour
+from goodbuddy_kb.ui.theme import SPACE, graph_colour
 
 PAGE = 100
 #: The mark of what a person edited (a glyph every bundled font has).
@@ -154,7 +154,8 @@ class GraphTab(QtWidgets.QWidget):
         self.list_view.setTabKeyNavigation(False)
         self.list_view.verticalHeader().hide()
         self.list_view.setWordWrap(False)
-        fit_columns(self.list_view, stretch=0, wide={1: 80})
+        # The name keeps the room; a long type elides (its whole name in the tooltip).
+        self.list_fitter = ColumnFitter(self.list_view, stretch=0, minimum={0: 72})
         self.list_view.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list_view.selectionModel().currentRowChanged.connect(lambda *_: self._on_row())
         self.prev_button = self._button("graph.prev", lambda: self._page(-1))
@@ -177,6 +178,8 @@ class GraphTab(QtWidgets.QWidget):
 
         # right: the entity panel and the picture
         self.panel = self._build_panel()
+        # The panel's own width decides its button rows (the tab's may not have settled yet).
+        self.panel.viewport().installEventFilter(self)
         self.picture = NeighbourhoodView()
         self.picture.navigate.connect(self.show_entity)
         self.legend = QtWidgets.QLabel()
@@ -218,7 +221,7 @@ class GraphTab(QtWidgets.QWidget):
         layout.addWidget(splitter, 1)
         self._update_state()
 
-    def _build_panel(self) -> QtWidgets.QWidget:
+    def _build_panel(self) -> QtWidgets.QScrollArea:
         self.title = QtWidgets.QLabel()
         font = self.title.font()
         font.setBold(True)
@@ -263,13 +266,16 @@ class GraphTab(QtWidgets.QWidget):
         self.relation_view.selectionModel().currentRowChanged.connect(
             lambda *_: self._update_buttons()
         )
-        relation_buttons = QtWidgets.QHBoxLayout()
         self.relation_new = self._button("graph.relation.new", self.new_relation)
         self.relation_retype = self._button("graph.relation.retype", self.retype_relation)
         self.relation_delete = self._button("graph.relation.delete", self.delete_relation)
-        for button in (self.relation_new, self.relation_retype, self.relation_delete):
-            relation_buttons.addWidget(button)
-        relation_buttons.addStretch(1)
+        self.relation_buttons = [self.relation_new, self.relation_retype, self.relation_delete]
+        # Two rows in a narrow panel (see _fit_actions); left-aligned, never stretched.
+        relation_buttons = QtWidgets.QGridLayout()
+        self.relation_grid = relation_buttons
+        for i, button in enumerate(self.relation_buttons):
+            relation_buttons.addWidget(button, 0, i)
+        relation_buttons.setColumnStretch(3, 1)
         self.evidence: RowsModel[g.EvidenceSpan] = RowsModel(
             [
                 Column("graph.col.document", lambda v: v.document_path, lambda v: v.document_path),
@@ -315,12 +321,24 @@ class GraphTab(QtWidgets.QWidget):
         view.verticalHeader().hide()
         view.setWordWrap(False)
         view.setMinimumHeight(110)
-        fit_columns(view, stretch=0 if model is self.relations else 1)
+        ColumnFitter(view, stretch=0 if model is self.relations else 1)  # owned by the view
         return view
 
     def resizeEvent(self, event: Any) -> None:
         super().resizeEvent(event)
-        columns = 3 if self.sides.width() >= 440 else 2
+        self._fit_actions()
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if watched is self.panel.viewport() and event.type() == QtCore.QEvent.Type.Resize:
+            self._fit_actions()
+        return False
+
+    def _fit_actions(self) -> None:
+        """Three buttons a row where three read whole in the details panel, else two."""
+        width = self.panel.viewport().width() - 3 * SPACE  # the body's margins
+        spacing = max(0, self.action_grid.horizontalSpacing())
+        widest = max(b.sizeHint().width() for b in self.action_buttons)
+        columns = 3 if width >= 3 * widest + 2 * spacing else 2
         if columns != self._action_columns:
             self._action_columns = columns
             for button in self.action_buttons:
@@ -329,6 +347,13 @@ class GraphTab(QtWidgets.QWidget):
                 self.action_grid.addWidget(button, i // columns, i % columns)
             for column in range(3):
                 self.action_grid.setColumnStretch(column, 1 if column < columns else 0)
+        # The relation buttons: in one row where they fit, else two (the last one below).
+        needed = sum(b.sizeHint().width() for b in self.relation_buttons) + 2 * spacing
+        per_row = 3 if width >= needed else 2
+        for button in self.relation_buttons:
+            self.relation_grid.removeWidget(button)
+        for i, button in enumerate(self.relation_buttons):
+            self.relation_grid.addWidget(button, i // per_row, i % per_row)
 
     def showEvent(self, event: Any) -> None:
         super().showEvent(event)

@@ -120,6 +120,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sources.add_file": ("添加文件…", "Add file…"),
     "sources.add_folder": ("添加文件夹…", "Add folder…"),
     "sources.add_web": ("添加网页…", "Add web page…"),
+    # Qt reads the patterns from the ASCII parentheses: keep them in both languages.
+    "sources.file_filter": ("支持的文档 ({patterns})", "Supported documents ({patterns})"),
+    "sources.all_files": ("所有文件 (*)", "All files (*)"),
     "sources.sync": ("立即同步", "Sync now"),
     "sources.watch": ("监听变化", "Watch folder"),
     "sources.remove": ("移除来源", "Remove source"),
@@ -544,6 +547,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chat.scope_one": ("1 个知识库 · {mode}", "1 library · {mode}"),
     "chat.mode.auto": ("模型按需检索", "Model decides"),
     "chat.mode.always": ("每次先检索", "Always retrieve first"),
+    "chat.auto_note.next": (
+        "选择“每次先检索”即可看到知识库中的相关内容。",
+        "Choose “always retrieve first” to see what your libraries say.",
+    ),
     "chat.scope.title": ("知识范围", "Knowledge scope"),
     "chat.scope.empty": (
         "未选择知识库：本次不会检索。",

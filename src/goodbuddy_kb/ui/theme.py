@@ -233,6 +233,10 @@ QFrame#backendBanner {{ background: {c.error_bg}; color: {c.error_text}; }}
 QFrame#backendBanner QLabel {{ color: {c.error_text}; }}
 QLabel#notice {{ background: {c.notice_bg}; padding: 4px 6px; border-radius: 4px; }}
 QLabel#ocrNote {{ background: {c.doubt_bg}; padding: 4px 6px; border-radius: 4px; }}
+QFileDialog QToolButton {{ padding: 1px; min-height: 0px; }}
+QPushButton#rowRebuildButton, QPushButton#retryButton, QPushButton#rowChunksButton {{
+    padding: 0px 6px; min-height: 0px;
+}}
 QSplitter::handle {{ background: {c.border}; }}
 QSplitter::handle:hover {{ background: {c.accent}; }}
 """
