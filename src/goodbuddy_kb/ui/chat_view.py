@@ -189,9 +189,10 @@ class ChatView(QtWidgets.QWidget):
         self.split.setChildrenCollapsible(False)
         self.split.addWidget(self.transcript)
         self.split.addWidget(self.sources)
+        # Room for four citations at 800×600; the transcript keeps the larger share.
         self.split.setStretchFactor(0, 3)
-        self.split.setStretchFactor(1, 1)
-        self.split.setSizes([300, 140])
+        self.split.setStretchFactor(1, 2)
+        self.split.setSizes([300, 200])
         self.transcript.setMinimumHeight(120)
         self.sources.setMinimumHeight(110)
         right = QtWidgets.QVBoxLayout()

@@ -152,6 +152,8 @@ class TypePage(QtWidgets.QWidget):
         else:
             self.suffixes.setText(_join(t.get("suffixes", [])))
             self.prefixes.setText(_join(t.get("prefixes", [])))
+        for edit in self.findChildren(QtWidgets.QLineEdit):
+            edit.setCursorPosition(0)  # a long list of cues reads from its start
 
     def store(self) -> None:
         """The form back into the selected type."""

@@ -220,7 +220,7 @@ QTextBrowser:focus, QTableView:focus, QListView:focus {{
 }}
 QCheckBox:focus {{ color: {c.accent}; }}
 QCheckBox:disabled {{ color: {c.disabled_text}; }}
-QTabBar::tab {{ padding: 5px 12px; color: {c.muted}; }}
+QTabBar::tab {{ padding: 3px 10px; color: {c.muted}; border: 2px solid transparent; }}
 QTabBar::tab:selected {{ color: {c.text}; border-bottom: 2px solid {c.accent}; }}
 QTabBar::tab:hover {{ color: {c.text}; }}
 QTabBar::tab:focus {{ border: 2px solid {c.accent}; }}
