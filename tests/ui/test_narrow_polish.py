@@ -79,6 +79,10 @@ def test_the_citation_table_never_scrolls_sideways_at_800x600(
         table.setFocus()
         table.selectRow(0)
         qtbot.waitUntil(lambda: bool(view.reference.toPlainText()), timeout=5_000)
+        # A new theme redraws the answer's links in its colours and keeps the chosen citation.
+        apply_theme(qapp, not dark)
+        qtbot.wait(100)
+        assert table.currentIndex().row() == 0 and bool(view.reference.toPlainText())
         shoot(win, f"chat-citations-800x600-{language}")
     finally:
         win.link.shutdown()

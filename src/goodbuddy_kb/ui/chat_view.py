@@ -556,7 +556,9 @@ class ChatView(QtWidgets.QWidget):
         bar.setValue(bar.maximum() if self._keep is None else self._keep)
         self._rendering = False
         last = next((x for x in reversed(self.messages) if x.role == "assistant"), None)
-        self.citations.set_rows(last.citations if last else [])
+        citations = last.citations if last else []
+        if citations != self.citations.rows:  # a redraw keeps the chosen citation selected
+            self.citations.set_rows(citations)
 
     # -- citations -------------------------------------------------------------------------------
     def expand_citation(self) -> None:

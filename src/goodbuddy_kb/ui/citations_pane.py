@@ -18,7 +18,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.message_text import say_error
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
-from goodbuddy_kb.ui.reference_view import format_locator, reference_html
+from goodbuddy_kb.ui.reference_view import HIT_ANCHOR, format_locator, reference_html
 from goodbuddy_kb.ui.table_model import Column, RowsModel
 
 #: How much of a snippet a tooltip shows (the context pane has the whole chunk).
@@ -197,6 +197,8 @@ class CitationsPane(QtWidgets.QWidget):
                 self.reference.setPlainText(say_error(error) if error else "")
             else:
                 self.reference.setHtml(reference_html(result))
+                if len(result.chunks) > 1:  # the cited chunk first, its neighbours around it
+                    self.reference.scrollToAnchor(HIT_ANCHOR)
 
         self.link.call(REFERENCE_CONTEXT, ref, done)
 
