@@ -182,3 +182,18 @@ def test_model_decides_without_a_chat_model_says_the_next_step_in_chinese(
     finally:
         win.link.shutdown()
         set_language("en")
+
+
+def test_every_diagnostics_event_kind_has_a_name_in_both_languages() -> None:
+    from goodbuddy_kb.ui.diagnostics_dialog import KINDS, _kind
+    from goodbuddy_kb.ui.i18n import STRINGS
+
+    assert {"graph", "ocr"} <= set(KINDS), "every task kind the backend records"
+    for kind in KINDS:
+        zh, en = STRINGS[f"diagrec.kind.{kind}"]
+        assert zh and en and not latin_words(zh.replace("OCR", "")), kind
+    set_language("zh")
+    try:
+        assert _kind("graph") == "图谱抽取"
+    finally:
+        set_language("en")

@@ -29,6 +29,8 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.kind.sync": ("同步", "Sync"),
     "diagrec.kind.vectorize": ("向量化", "Vectorisation"),
     "diagrec.kind.rebuild": ("重建", "Rebuild"),
+    "diagrec.kind.graph": ("图谱抽取", "Graph extraction"),
+    "diagrec.kind.ocr": ("OCR 识别", "OCR"),
     "diagrec.outcome.ok": ("正常", "OK"),
     "diagrec.outcome.degraded": ("降级", "Degraded"),
     "diagrec.outcome.failed": ("失败", "Failed"),
