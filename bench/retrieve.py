@@ -1,7 +1,7 @@
 """End-to-end `knowledge:retrieve` over the real socket at 10,000 and 100,000 chunks
 (deterministic provider), with and without local rerank, with per-channel timings and each
 channel's ratio to its reference measured in this process on the same data, query by query,
-interleaved: the raw FTS5 MATCH for fts and cjk, the paged scan plus the query's embedding for
+right after the socket queries: the raw FTS5 MATCH for fts and cjk, the paged scan plus the query's embedding for
 vector. Also the backend's resident memory idle and at its peak over the queries.
 
     .venv/bin/python bench/retrieve.py [--sizes 10000,100000] [--rounds 30] [--keep DIR]
@@ -35,6 +35,9 @@ from goodbuddy_kb.main_process.vectors.channel import VERIFY_MARGIN
 from goodbuddy_kb.main_process.vectors.scanner import scan
 
 DB = "goodbuddy-kb.sqlite3"
+#: Pause between the socket queries and the in-process references (longer than OpenBLAS's
+#: threads spin after their last product).
+REST_S = 0.5
 
 
 def vocabulary(rng: random.Random) -> tuple[list[str], list[str]]:
@@ -200,6 +203,7 @@ def main() -> None:
                     channel: dict[str, list[float]] = {}
                     floor: dict[str, list[float]] = {}
                     paired: dict[str, list[float]] = {}
+                    answered = []
                     for i in range(args.rounds):
                         q = queries[i % len(queries)]
                         t0 = time.perf_counter()
@@ -211,11 +215,19 @@ def main() -> None:
                         for k, v in res.diagnostics.timings_ms.items():
                             channel.setdefault(k, []).append(v)
                         assert res.diagnostics.vector_scanned == n
+                        answered.append((q, res))
+                    # The references run after the queries, on the same queries, not between
+                    # them: OpenBLAS worker threads spin for a while after a product, so a scan
+                    # in this process right after one in the backend (or the reverse) would
+                    # compete for the same two cores and slow both.
+                    time.sleep(REST_S)
+                    for q, res in answered:
                         pool = res.settings.top_k * res.settings.candidate_multiplier
-                        for k, v in refs.measure(q, pool).items():  # interleaved, same query
+                        for k, v in refs.measure(q, pool).items():
                             if k in res.diagnostics.used_channels:  # pairs where both ran
                                 floor.setdefault(k, []).append(v)
                                 paired.setdefault(k, []).append(res.diagnostics.timings_ms[k])
+                    time.sleep(REST_S)
                     totals.sort()
                     per = " ".join(f"{k} {statistics.median(v):.1f}" for k, v in channel.items())
                     print(

@@ -199,7 +199,7 @@ def fit(paths: Sequence[Path], calibrate_only: bool = False, bundled: bool = Fal
             total += m[1] - got[name][1]
         return worst + 0.1 * total / len(sets), out
 
-    weights = dict(rerank.WEIGHTS)
+    weights = dict(rerank.weights_for("local" if bundled else None))
     rscore, rgot = rerank_objective(weights)
     print("rerank start", weights, round(rscore, 4))
     steps = [0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5]

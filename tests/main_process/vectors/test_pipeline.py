@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from goodbuddy_kb.main_process import diagnostics
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider, LocalE5Provider
 from goodbuddy_kb.main_process.embeddings.remote import OpenAICompatibleProvider
@@ -80,6 +81,12 @@ def test_bookkeeping_is_reused_at_rest_and_renewed_by_writes(
         first = bookkeeping.books(conn, version)
         assert first.gaps == 0 and len(first.dead) == 0
         assert bookkeeping.books(conn, version) is first, "no recount at rest"
+        # Every query logs a diagnostics event; that write must not cost the next query a recount.
+        diagnostics.record(pool.get(), "retrieve", "ok", 12.0, {"libraries": 1})
+        assert bookkeeping.books(conn, version) is first, "a diagnostics write is not a change"
+        assert bookkeeping.books(pool.get(), version) is first, (
+            "shared by the process's connections"
+        )
         hit = channel.search(conn, data_dir, [library], provider, "婚假三天", 6, CancelToken())
         top = hit.hits[0]
         chunks.set_enabled(pool.get(), top.chunk_id, False)  # a write on another connection

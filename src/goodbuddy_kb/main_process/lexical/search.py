@@ -64,18 +64,26 @@ def _candidates(
         if ranked:
             order = {row[0]: i for i, row in enumerate(ranked)}
             rank_of = {row[0]: row[1] for row in ranked}
-            rows = conn.execute(
-                "SELECT c.id, c.seq, c.document_id, c.library_id, c.index_text,"
-                f" t.text AS indexed, t.heading AS heading FROM chunks c"
-                f" JOIN {table} t ON t.rowid = c.seq"
-                f" WHERE c.seq IN ({','.join('?' for _ in order)}) AND c.enabled = 1"
-                " AND c.role != 'parent'",
+            # Which of the page's rows count (library, enabled, role) costs an index lookup per
+            # row; the texts are then read for the rows that fill the pool and no others.
+            eligible = conn.execute(
+                "SELECT seq, library_id FROM chunks"
+                f" WHERE seq IN ({','.join('?' for _ in order)}) AND enabled = 1"
+                " AND role != 'parent'",
                 tuple(order),
             ).fetchall()
-            found = sorted(
-                (r for r in rows if r["library_id"] in wanted), key=lambda r: order[r["seq"]]
-            )
-            kept += [{**dict(r), "rank": rank_of[r["seq"]]} for r in found]
+            seqs = sorted((r[0] for r in eligible if r[1] in wanted), key=order.__getitem__)
+            seqs = seqs[: pool - len(kept)]
+            if seqs:
+                rows = conn.execute(
+                    "SELECT c.id, c.seq, c.document_id, c.library_id, c.index_text,"
+                    f" t.text AS indexed, t.heading AS heading FROM chunks c"
+                    f" JOIN {table} t ON t.rowid = c.seq"
+                    f" WHERE c.seq IN ({','.join('?' for _ in seqs)})",
+                    tuple(seqs),
+                ).fetchall()
+                by_seq = {r["seq"]: r for r in rows}
+                kept += [{**dict(by_seq[q]), "rank": rank_of[q]} for q in seqs if q in by_seq]
         if len(kept) >= pool or len(ranked) < page:
             return kept[:pool]
         offset += page

@@ -40,6 +40,7 @@ from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 from goodbuddy_kb.main_process.retrieval.context import assemble
 from goodbuddy_kb.main_process.retrieval.rerank import features as rerank_features
 from goodbuddy_kb.main_process.retrieval.rerank import local_rerank
+from goodbuddy_kb.main_process.retrieval.rerank import weights_for as rerank_weights_for
 from goodbuddy_kb.main_process.retrieval.source import DbContextSource
 from goodbuddy_kb.main_process.storage import libraries
 from goodbuddy_kb.main_process.vectors import channel as vector_channel
@@ -210,7 +211,9 @@ class Retriever:
         mode: RerankMode = request.rerank or ("local" if settings.local_rerank_enabled else "off")
         t0 = time.perf_counter()
         considered = len(ranked)
-        ranked, applied, fallback = self._rerank(mode, ranked, query, request.query, cancel)
+        ranked, applied, fallback = self._rerank(
+            mode, ranked, query, request.query, cancel, rerank_weights_for(embedding_kind)
+        )
         timings["rerank"] = (time.perf_counter() - t0) * 1000
         rerank_diag = RerankDiagnostics(
             requested=mode,
@@ -321,6 +324,7 @@ class Retriever:
         query: LexicalQuery,
         text: str,
         cancel: CancelToken,
+        weights: dict[str, float],
     ) -> tuple[list[Candidate], RerankMode, str | None]:
         """The reordered candidates, the mode actually applied, and why it fell back."""
         if mode == "off" or not ranked:
@@ -351,7 +355,7 @@ class Retriever:
                         c.relevance = max(0.0, min(1.0, s))
                     head.sort(key=lambda c: (-c.relevance, c.chunk_id))
                     return head, "learned", None
-        return local_rerank(ranked, query), "local", fallback
+        return local_rerank(ranked, query, weights), "local", fallback
 
 
 def library_settings(

@@ -2,12 +2,14 @@
 skips and the count of chunks without a live vector — kept in memory and recomputed only after
 a write.
 
-A result is stamped with its connection's view of the database: ``PRAGMA data_version`` (which
-moves whenever another connection commits) and the connection's own ``total_changes``, plus
-the version's row count. Every write that can change the books (an append, a chunk added,
-edited, disabled or deleted, whose triggers retire vector rows) commits and so moves the stamp;
-a query at rest reuses the books, at 100,000 chunks saving two full counts and a read of the
-dead-row index per query.
+A result is stamped with the database's vector-books generation (migration 0017: triggers on
+``chunks`` and ``vector_rows`` move it on every write that can change the books — a chunk
+added, deleted, disabled or moved to another role, a vector row added, retired or removed,
+whichever connection or path made it) plus the version's row count. Writes that cannot change
+the books (the diagnostics log every query appends to, settings, task progress) leave the
+stamp alone, so a query at rest reuses the books, at 100,000 chunks saving two full counts and
+a read of the dead-row index per query. The books are shared by every connection of the
+process: the stamp is read in the same database, so it means the same for all of them.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import numpy.typing as npt
 
 from goodbuddy_kb.main_process.vectors import store
 
-#: Entries kept (connections × libraries); past this the cache starts afresh.
+#: Entries kept (databases × libraries × versions); past this the cache starts afresh.
 MAX_ENTRIES = 256
 
 
@@ -33,27 +35,28 @@ class Books:
 
 @dataclass(frozen=True)
 class _Entry:
-    conn: sqlite3.Connection
-    stamp: tuple[int, int, int]
+    stamp: tuple[int, int]
     books: Books
 
 
-_cache: dict[tuple[int, str, str], _Entry] = {}
+_cache: dict[tuple[str, str, str], _Entry] = {}
 _lock = threading.Lock()
 
 
-def _stamp(conn: sqlite3.Connection, version: store.Version) -> tuple[int, int, int]:
-    (data_version,) = conn.execute("PRAGMA data_version").fetchone()
-    return int(data_version), conn.total_changes, version.row_count
+def _stamp(conn: sqlite3.Connection, version: store.Version) -> tuple[int, int]:
+    (generation,) = conn.execute(
+        "SELECT generation FROM vector_books_generation WHERE id = 1"
+    ).fetchone()
+    return int(generation), version.row_count
 
 
 def books(conn: sqlite3.Connection, version: store.Version) -> Books:
     """Dead rows and gap count of ``version`` as ``conn`` sees the database now."""
-    key = (id(conn), version.library_id, version.id)
-    stamp = _stamp(conn, version)
+    key = (_database_of(conn), version.library_id, version.id)
+    stamp = _stamp(conn, version)  # read before counting: a write in between moves it again
     with _lock:
         entry = _cache.get(key)
-    if entry is not None and entry.conn is conn and entry.stamp == stamp:
+    if entry is not None and entry.stamp == stamp:
         return entry.books
     fresh = Books(
         store.dead_rows(conn, version.id), store.gap_count(conn, version.library_id, version.id)
@@ -61,8 +64,16 @@ def books(conn: sqlite3.Connection, version: store.Version) -> Books:
     with _lock:
         if len(_cache) >= MAX_ENTRIES:
             _cache.clear()
-        _cache[key] = _Entry(conn, stamp, fresh)
+        _cache[key] = _Entry(stamp, fresh)
     return fresh
+
+
+def _database_of(conn: sqlite3.Connection) -> str:
+    """The main database file of ``conn`` (two data directories never share books)."""
+    for _, name, file in conn.execute("PRAGMA database_list"):
+        if name == "main":
+            return str(file) or f"memory:{id(conn)}"
+    return f"memory:{id(conn)}"
 
 
 def forget() -> None:
