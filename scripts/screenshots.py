@@ -198,6 +198,7 @@ def sweep(app: QtWidgets.QApplication, language: str, out: Path, work: Path) -> 
         win.top_tabs.setCurrentWidget(win.chat_view)
         view = win.chat_view
         wait_until(lambda: len(view.selected) == 1)
+        view.popover.always.setChecked(True)  # retrieve first: the answer cites its sources
         view.input.setPlainText(
             "年假怎么结转？" if language == "zh" else "How does leave carry over?"
         )
@@ -238,6 +239,8 @@ def sweep(app: QtWidgets.QApplication, language: str, out: Path, work: Path) -> 
                 win.chat_view.popover.hide()
                 win.top_tabs.setCurrentIndex(0)
                 names += dialogs(win, out, tag, width, height)
+                names += file_choosers(win, out, tag, work / language / "docs")
+                names += more_dialogs(win, out, tag, width, height)
     finally:
         link.shutdown()
         win.close()
@@ -300,6 +303,52 @@ def dialogs(win: MainWindow, out: Path, tag: str, width: int, height: int) -> li
     names.append(f"document-details-{tag}")
     close_box(tab.row_actions.details_box)
     return names
+
+
+def file_choosers(win: MainWindow, out: Path, tag: str, folder: Path) -> list[str]:
+    """Add file… and Add folder…: Qt's widget file dialog (the one offscreen and Xvfb use)."""
+    tab = win.documents_tab
+    names = []
+    for kind, choose in (("file", tab.add_file_source), ("folder", tab.add_folder_source)):
+        choose()
+        dialog = tab.folder_dialog
+        assert dialog is not None
+        dialog.setDirectory(str(folder if kind == "file" else folder.parent))
+        dialog.resize(760, 460)
+        settle(400)  # the folder is listed in the background
+        grab(dialog, out, f"add-{kind}-{tag}")
+        names.append(f"add-{kind}-{tag}")
+        close_box(dialog)
+    return names
+
+
+def more_dialogs(win: MainWindow, out: Path, tag: str, width: int, height: int) -> list[str]:
+    """The chunk view of a document, Settings → Diagnostics and Settings → External AI tools,
+    each at its own size within the window's."""
+    tab = win.documents_tab
+    doc = next(d for d in tab.documents.rows if d.path.endswith("policy_zh.md"))
+    chunks = tab.open_chunks(doc)
+    assert chunks is not None
+    chunks.resize(min(1100, width), min(700, height))
+    wait_until(lambda: chunks.model.rowCount() > 0, 30)
+    chunks.table.selectRow(0)
+    grab(chunks, out, f"chunks-{tag}")
+    close_box(chunks)
+    win.open_diagnostics()
+    diagnostics = win.diagnostics
+    assert diagnostics is not None
+    diagnostics.resize(min(820, width), min(560, height))
+    settle(800)
+    grab(diagnostics, out, f"diagnostics-{tag}")
+    close_box(diagnostics)
+    win.open_external_tools()
+    tools = win.external_tools
+    assert tools is not None
+    tools.resize(min(800, width), min(820, height))
+    settle(800)
+    grab(tools, out, f"external-tools-{tag}")
+    close_box(tools)
+    return [f"chunks-{tag}", f"diagnostics-{tag}", f"external-tools-{tag}"]
 
 
 def main() -> int:

@@ -24,28 +24,19 @@ from goodbuddy_kb.contracts.methods import (
     EMBEDDING_GET,
     LIBRARY_LIST,
     MESSAGES_LIST,
-    REFERENCE_CONTEXT,
-    REFERENCE_OPEN,
     SYSTEM_CANCEL,
     VECTORS_STATUS,
 )
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.citations_pane import CITATION_COLUMNS, CitationsPane
 from goodbuddy_kb.ui.i18n import language, tr
 from goodbuddy_kb.ui.message_text import say_error, say_field
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
-from goodbuddy_kb.ui.reference_view import format_locator, reference_html
-from goodbuddy_kb.ui.table_model import Column, RowsModel, fit_columns
+from goodbuddy_kb.ui.table_model import Column, RowsModel
 
 CONVERSATION_COLUMNS: list[Column[c.Conversation]] = [
     # Conversations made before titles came from the first question are called "New chat".
     Column("chat.conversations", lambda x: tr("chat.new") if x.title == "New chat" else x.title)
-]
-CITATION_COLUMNS: list[Column[c.Citation]] = [
-    Column("col.path", lambda x: x.document_title),
-    Column("col.locator", lambda x: format_locator(x.locator), lambda x: format_locator(x.locator)),
-    Column("col.relevance", lambda x: f"{x.relevance:.3f}"),
-    Column("col.channels", lambda x: ", ".join(x.channels)),
-    Column("col.snippet", lambda x: x.snippet, lambda x: x.snippet),
 ]
 
 
@@ -130,7 +121,6 @@ class ChatView(QtWidgets.QWidget):
         self.selected: set[str] = set()
         self.names: dict[str, str] = {}
         self.conversations = RowsModel(CONVERSATION_COLUMNS, self)
-        self.citations = RowsModel(CITATION_COLUMNS, self)
         self.conversation_view = QtWidgets.QListView()
         self.conversation_view.setModel(self.conversations)
         self.conversation_view.setAccessibleName(tr("chat.conversations"))
@@ -151,28 +141,18 @@ class ChatView(QtWidgets.QWidget):
         self.transcript.anchorClicked.connect(self._open_marker)
         # Follow a streaming answer unless the reader scrolled up to read earlier turns.
         self._follow = True
+        self._link_colour = self.palette().color(QtGui.QPalette.ColorRole.Link).name()
         self._rendering = False
         self._keep: int | None = None
         bar = self.transcript.verticalScrollBar()
         bar.valueChanged.connect(self._scrolled)
         bar.rangeChanged.connect(self._range_changed)
-        self.sources_label = QtWidgets.QLabel(f"<b>{tr('chat.sources')}</b>")
-        self.citation_view = QtWidgets.QTableView()
-        self.citation_view.setModel(self.citations)
-        self.citation_view.setAccessibleName(tr("chat.sources"))
-        self.citation_view.setSelectionBehavior(
-            QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
-        )
-        self.citation_view.horizontalHeader().setStretchLastSection(True)
-        self.citation_view.setTabKeyNavigation(False)
-        fit_columns(self.citation_view, stretch=len(CITATION_COLUMNS) - 1, wide={0: 110})
-        self.expand_button = QtWidgets.QPushButton(tr("chat.expand"))
-        self.expand_button.clicked.connect(self.expand_citation)
-        self.open_button = QtWidgets.QPushButton(tr("workbench.open_source"))
-        self.open_button.clicked.connect(self.open_citation)
-        self.reference = QtWidgets.QTextBrowser()
-        self.reference.setAccessibleName(tr("chat.expand"))
-        self.reference.setMaximumHeight(200)
+        self.sources = CitationsPane(link)
+        self.citations = self.sources.model
+        self.citation_view = self.sources.table
+        self.expand_button = self.sources.expand_button
+        self.open_button = self.sources.open_button
+        self.reference = self.sources.reference
         self.input = QtWidgets.QPlainTextEdit()
         self.input.setAccessibleName(tr("chat.input"))
         self.input.setPlaceholderText(tr("chat.input"))
@@ -199,43 +179,22 @@ class ChatView(QtWidgets.QWidget):
         left = QtWidgets.QVBoxLayout()
         left.addWidget(self.new_button)
         left.addWidget(self.conversation_view, 1)
-        cite_actions = QtWidgets.QHBoxLayout()
-        cite_actions.addWidget(self.expand_button)
-        cite_actions.addWidget(self.open_button)
-        cite_actions.addStretch(1)
         inputs = QtWidgets.QHBoxLayout()
         inputs.addWidget(self.scope_button)
         inputs.addWidget(self.input, 1)
         inputs.addWidget(self.send_button)
         inputs.addWidget(self.stop_button)
         # The transcript gets the height; sources and their context share a pane below it.
-        sources = QtWidgets.QWidget()
-        sources_layout = QtWidgets.QVBoxLayout(sources)
-        sources_layout.setContentsMargins(0, 0, 0, 0)
-        sources_layout.addWidget(self.sources_label)
-        beside = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
-        beside.setChildrenCollapsible(False)
-        citations = QtWidgets.QWidget()
-        citations_layout = QtWidgets.QVBoxLayout(citations)
-        citations_layout.setContentsMargins(0, 0, 0, 0)
-        citations_layout.addWidget(self.citation_view, 1)
-        citations_layout.addLayout(cite_actions)
-        beside.addWidget(citations)
-        beside.addWidget(self.reference)
-        beside.setStretchFactor(0, 3)
-        beside.setStretchFactor(1, 2)
-        sources_layout.addWidget(beside, 1)
-        self.reference.setMaximumHeight(16_777_215)
-        self.reference.setMinimumWidth(160)
         self.split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         self.split.setChildrenCollapsible(False)
         self.split.addWidget(self.transcript)
-        self.split.addWidget(sources)
+        self.split.addWidget(self.sources)
+        # Room for four citations at 800×600; the transcript keeps the larger share.
         self.split.setStretchFactor(0, 3)
-        self.split.setStretchFactor(1, 1)
-        self.split.setSizes([300, 140])
+        self.split.setStretchFactor(1, 2)
+        self.split.setSizes([300, 200])
         self.transcript.setMinimumHeight(120)
-        sources.setMinimumHeight(110)
+        self.sources.setMinimumHeight(110)
         right = QtWidgets.QVBoxLayout()
         right.addWidget(self.split, 1)
         right.addWidget(self.send_error)
@@ -427,6 +386,15 @@ class ChatView(QtWidgets.QWidget):
             return True
         return super().eventFilter(watched, event)
 
+    def changeEvent(self, event: QtCore.QEvent) -> None:
+        super().changeEvent(event)
+        # Links take the palette's colour when the HTML is parsed: a new theme redraws them.
+        if event.type() == QtCore.QEvent.Type.PaletteChange and self.messages:
+            link = self.palette().color(QtGui.QPalette.ColorRole.Link).name()
+            if link != self._link_colour:
+                self._link_colour = link
+                self._render()
+
     def _scrolled(self, value: int) -> None:
         if not self._rendering:
             self._follow = value >= self.transcript.verticalScrollBar().maximum() - 4
@@ -443,10 +411,7 @@ class ChatView(QtWidgets.QWidget):
         """A click on [n] in an answer selects citation n and shows its context."""
         if url.scheme() != "cite" or not url.path().isdigit():
             return
-        row = int(url.path()) - 1
-        if 0 <= row < self.citations.rowCount():
-            self.citation_view.selectRow(row)
-            self.expand_citation()
+        self.sources.select(int(url.path()) - 1)
 
     def _open_current(self) -> None:
         index = self.conversation_view.currentIndex()
@@ -574,6 +539,9 @@ class ChatView(QtWidgets.QWidget):
                 if msg.role == "assistant"
                 else msg.content
             )
+            if language() == "zh" and msg.content == c.NO_CHAT_MODEL_NOTES[1]:
+                # "Nothing was searched": the stored Chinese half lacks the English next step.
+                content += tr("chat.auto_note.next")
             body = html.escape(content).replace(chr(10), "<br>")
             if msg.role == "assistant" and msg.citations:
                 body = link_markers(body, len(msg.citations))
@@ -588,38 +556,16 @@ class ChatView(QtWidgets.QWidget):
         bar.setValue(bar.maximum() if self._keep is None else self._keep)
         self._rendering = False
         last = next((x for x in reversed(self.messages) if x.role == "assistant"), None)
-        self.citations.set_rows(last.citations if last else [])
+        citations = last.citations if last else []
+        if citations != self.citations.rows:  # a redraw keeps the chosen citation selected
+            self.citations.set_rows(citations)
 
     # -- citations -------------------------------------------------------------------------------
-    def _citation(self) -> r.ReferenceRequest | None:
-        index = self.citation_view.currentIndex()
-        x = self.citations.row_at(index.row()) if index.isValid() else None
-        return (
-            r.ReferenceRequest(
-                library_id=x.library_id, document_id=x.document_id, chunk_id=x.chunk_id
-            )
-            if x
-            else None
-        )
-
     def expand_citation(self) -> None:
-        ref = self._citation()
-        if ref is None:
-            return
-
-        def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
-            if result is None:
-                self.reference.setPlainText(say_error(error) if error else "")
-            else:
-                self.reference.setHtml(reference_html(result))
-
-        self.link.call(REFERENCE_CONTEXT, ref, done)
+        self.sources.show_context()
 
     def open_citation(self) -> None:
-        ref = self._citation()
-        if ref is not None:
-            self.link.call(
-                REFERENCE_OPEN,
-                ref,
-                lambda _r, e: self.reference.setPlainText(say_error(e)) if e else None,
-            )
+        self.sources.open_source()
+
+
+__all__ = ["CITATION_COLUMNS", "CONVERSATION_COLUMNS", "ChatView", "ScopePopover", "link_markers"]

@@ -24,7 +24,7 @@ from goodbuddy_kb.ui.i18n import language, tr
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import format_locator
 from goodbuddy_kb.ui.switch import SwitchWidget
-from goodbuddy_kb.ui.table_model import Column, RowsModel
+from goodbuddy_kb.ui.table_model import Column, ColumnFitter, RowsModel
 from goodbuddy_kb.ui.theme import doubt_format
 
 PAGE = 50
@@ -185,8 +185,10 @@ class ChunksDialog(QtWidgets.QDialog):
         self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setTabKeyNavigation(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.table.verticalHeader().setVisible(False)
+        # Within the table's width beside the chunk (no sideways scrolling): the heading
+        # takes what is left and elides, its preview in the tooltip.
+        self.fitter = ColumnFitter(self.table, stretch=2)
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_current())
 
         self.chunk_title = QtWidgets.QLabel()
@@ -328,9 +330,7 @@ class ChunksDialog(QtWidgets.QDialog):
         self.info = result.document
         self.total = result.total
         self.next_cursor = result.next_cursor
-        self.model.set_rows(result.chunks)
-        self.table.resizeColumnsToContents()
-        self.table.setColumnWidth(2, min(self.table.columnWidth(2), 260))
+        self.model.set_rows(result.chunks)  # the column fitter sizes the columns
         first = int(self.cursors[-1] or 0)
         self.page_label.setText(
             tr(

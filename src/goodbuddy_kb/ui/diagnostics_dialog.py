@@ -4,15 +4,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 from goodbuddy_kb.contracts import diagnostics as c
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import DIAGNOSTICS_EXPORT, DIAGNOSTICS_SUMMARY
+from goodbuddy_kb.contracts.tasks import TaskKind
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.table_model import ColumnFitter
 
-KINDS = ("retrieve", "sync", "vectorize", "rebuild")
+#: Event kinds with a name of their own: retrievals and every kind of task.
+KINDS = ("retrieve", *get_args(TaskKind))
 TOTAL_COLUMNS = ("kind", "count", "ok", "degraded", "failed", "cancelled", "average")
 RECENT_COLUMNS = ("at", "kind", "outcome", "duration", "summary")
 
@@ -77,7 +81,9 @@ class DiagnosticsDialog(QtWidgets.QDialog):
         )
         self.totals = self._table(TOTAL_COLUMNS, tr("diagrec.totals"))
         self.recent = self._table(RECENT_COLUMNS, tr("diagrec.recent"))
-        self.recent.horizontalHeader().setStretchLastSection(True)
+        # Within the dialog's width: the summary takes what is left (elided, whole in its tooltip).
+        ColumnFitter(self.totals, stretch=len(TOTAL_COLUMNS) - 1)
+        ColumnFitter(self.recent, stretch=len(RECENT_COLUMNS) - 1)
         self.export_button = QtWidgets.QPushButton(tr("diagrec.export"))
         self.export_button.setAccessibleName(tr("diagrec.export"))
         self.export_button.clicked.connect(self.choose_file)
@@ -130,7 +136,6 @@ class DiagnosticsDialog(QtWidgets.QDialog):
             )
             for col, value in enumerate(values):
                 self.totals.setItem(row, col, QtWidgets.QTableWidgetItem(value))
-        self.totals.resizeColumnsToContents()
         self.recent.setRowCount(len(result.recent))
         for row, e in enumerate(result.recent):
             cells = (
@@ -144,8 +149,6 @@ class DiagnosticsDialog(QtWidgets.QDialog):
                 item = QtWidgets.QTableWidgetItem(value)
                 item.setToolTip(value)
                 self.recent.setItem(row, col, item)
-        self.recent.resizeColumnsToContents()
-        self.recent.horizontalHeader().setStretchLastSection(True)
         self.status.setText(
             tr("diagrec.count", events=result.events, capacity=result.capacity)
             if result.events

@@ -20,6 +20,9 @@ class LibraryNameDialog(QtWidgets.QDialog):
         self.name_edit.setPlaceholderText(tr("dialog.name.placeholder"))
         self.name_edit.setAccessibleName(tr("dialog.name.label"))
         self.name_edit.setMaxLength(MAX_LIBRARY_NAME_CHARACTERS * 2)
+        # Room for the example and a name of a few words (the title bar is not always there).
+        example = self.name_edit.fontMetrics().horizontalAdvance(tr("dialog.name.placeholder"))
+        self.name_edit.setMinimumWidth(max(320, example + 40))
         self.error_label = QtWidgets.QLabel()
         self.error_label.setObjectName("fieldError")
         self.error_label.setWordWrap(True)

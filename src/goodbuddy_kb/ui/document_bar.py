@@ -123,9 +123,12 @@ def row_buttons(
     chunks.setObjectName("rowChunksButton")
     chunks.setAccessibleName(f"{tr('docs.view_chunks')}: {doc.path}")
     chunks.clicked.connect(lambda _c=False: open_chunks(doc))
+    # Compact (the style sheet drops their padding) so they sit inside a table row.
+    for each in (button, chunks):
+        each.setMaximumHeight(each.fontMetrics().height() + 6)
     cell = QtWidgets.QWidget()
     cell_layout = QtWidgets.QHBoxLayout(cell)
-    cell_layout.setContentsMargins(0, 0, 0, 0)
+    cell_layout.setContentsMargins(0, 1, 0, 1)
     cell_layout.setSpacing(4)
     cell_layout.addWidget(button)
     cell_layout.addWidget(chunks)

@@ -124,6 +124,8 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
         self._spread = (0.0, 0.0)
         #: Where nodes, names and edge labels already are (edge labels avoid them).
         self._taken: list[QtCore.QRectF] = []
+        #: The theme's colours the picture was drawn in (a theme switch draws it again).
+        self._colours = current_colours()
 
     def show_neighbourhood(
         self,
@@ -144,7 +146,7 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
         scene.clear()
         self.nodes, self.edge_labels = {}, []
         self._spread = spread
-        colours = current_colours()
+        colours = self._colours = current_colours()
         self.setBackgroundBrush(QtGui.QColor(colours.base))
         if self._drawn is None or not self._positions:
             return
@@ -235,6 +237,25 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
         current = self.transform().m11()
         factor = max(0.1 / current, min(factor, 6.0 / current))
         self.scale(factor, factor)
+
+    def changeEvent(self, event: QtCore.QEvent) -> None:
+        super().changeEvent(event)
+        if (
+            event.type() == QtCore.QEvent.Type.PaletteChange
+            and self._drawn is not None
+            and self._colours is not current_colours()
+        ):
+            self._restyle()
+
+    def _restyle(self) -> None:
+        """The theme changed: the same picture in the new colours, where the person left it."""
+        zoomed, transform = self._zoomed, self.transform()
+        centre = self.mapToScene(self.viewport().rect().center())
+        self._draw(self._spread)
+        if zoomed:
+            self._zoomed = True
+            self.setTransform(transform)
+        self.centerOn(centre)
 
     def reset_zoom(self) -> None:
         """Fit the picture by laying it out for the view's size at full scale, so names stay

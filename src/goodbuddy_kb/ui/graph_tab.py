@@ -48,7 +48,7 @@ from goodbuddy_kb.ui.graph_picture import NeighbourhoodView
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.message_text import say_error, say_field
 from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
-from goodbuddy_kb.ui.table_model import Column, RowsModel, fit_columns
+from goodbuddy_kb.ui.table_model import Column, ColumnFitter, RowsModel
 from goodbuddy_kb.ui.tasks_tab import progress
 from goodbuddy_kb.ui.theme import graph_colour
 
@@ -158,7 +158,8 @@ class GraphTab(QtWidgets.QWidget):
         self.list_view.setTabKeyNavigation(False)
         self.list_view.verticalHeader().hide()
         self.list_view.setWordWrap(False)
-        fit_columns(self.list_view, stretch=0, wide={1: 80})
+        # The name keeps the room; a long type elides (its whole name in the tooltip).
+        self.list_fitter = ColumnFitter(self.list_view, stretch=0, minimum={0: 72})
         self.list_view.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list_view.selectionModel().currentRowChanged.connect(lambda *_: self._on_row())
         self.prev_button = self._button("graph.prev", lambda: self._page(-1))
@@ -181,6 +182,8 @@ class GraphTab(QtWidgets.QWidget):
 
         # right: the entity panel and the picture
         self.panel = self._build_panel()
+        # The panel's own width decides its button rows (the tab's may not have settled yet).
+        self.panel.viewport().installEventFilter(self)
         self.picture = NeighbourhoodView()
         self.picture.navigate.connect(self.show_entity)
         self.legend = QtWidgets.QLabel()
@@ -227,7 +230,7 @@ class GraphTab(QtWidgets.QWidget):
         layout.addWidget(splitter, 1)
         self._update_state()
 
-    def _build_panel(self) -> QtWidgets.QWidget:
+    def _build_panel(self) -> QtWidgets.QScrollArea:
         self.title = QtWidgets.QLabel()
         font = self.title.font()
         font.setBold(True)
@@ -335,7 +338,7 @@ class GraphTab(QtWidgets.QWidget):
         view.verticalHeader().hide()
         view.setWordWrap(False)
         view.setMinimumHeight(110)
-        fit_columns(view, stretch=0 if model is self.relations else 1)
+        ColumnFitter(view, stretch=0 if model is self.relations else 1)  # owned by the view
         return view
 
     def resizeEvent(self, event: Any) -> None:

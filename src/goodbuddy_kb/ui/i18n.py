@@ -6,7 +6,10 @@ from __future__ import annotations
 import os
 
 from goodbuddy_kb.qt import QtCore
+from goodbuddy_kb.ui.i18n_chunks import CHUNK_STRINGS
 from goodbuddy_kb.ui.i18n_graph import GRAPH_STRINGS
+from goodbuddy_kb.ui.i18n_settings import SETTINGS_STRINGS
+from goodbuddy_kb.ui.i18n_workbench import WORKBENCH_STRINGS
 
 STRINGS: dict[str, tuple[str, str]] = {
     # key: (zh-CN, en)
@@ -26,7 +29,6 @@ STRINGS: dict[str, tuple[str, str]] = {
     "zero.reason.filtered": ("被相似度阈值过滤", "filtered by similarity"),
     "zero.reason.no_match": ("没有匹配", "no match"),
     "zero.reason.nothing_relevant": ("没有足够相关的内容", "nothing relevant enough"),
-    "workbench.found": ("{count} 条结果 · {ms} 毫秒", "{count} results · {ms} ms"),
     "libraries.heading": ("知识库", "Libraries"),
     "libraries.list": ("知识库列表", "Library list"),
     "libraries.new": ("新建知识库", "New library"),
@@ -120,6 +122,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "sources.add_file": ("添加文件…", "Add file…"),
     "sources.add_folder": ("添加文件夹…", "Add folder…"),
     "sources.add_web": ("添加网页…", "Add web page…"),
+    # Qt reads the patterns from the ASCII parentheses: keep them in both languages.
+    "sources.file_filter": ("支持的文档 ({patterns})", "Supported documents ({patterns})"),
+    "sources.all_files": ("所有文件 (*)", "All files (*)"),
     "sources.sync": ("立即同步", "Sync now"),
     "sources.watch": ("监听变化", "Watch folder"),
     "sources.remove": ("移除来源", "Remove source"),
@@ -339,40 +344,6 @@ STRINGS: dict[str, tuple[str, str]] = {
         "扫描的 PDF 页面和 PNG/JPEG/WebP/TIFF/BMP 图片在本机识别（中文和英文），不上传。",
         "Scanned PDF pages and PNG/JPEG/WebP/TIFF/BMP images are read on this computer (Chinese and English); nothing is uploaded.",
     ),
-    # workbench
-    "workbench.open": ("测试检索", "Test retrieval"),
-    "workbench.title": ("检索测试 — {name}", "Test retrieval — {name}"),
-    "workbench.query": ("问题", "Question"),
-    "workbench.counter": ("{count}/{limit} 字符", "{count}/{limit} characters"),
-    "workbench.run": ("检索", "Search"),
-    "workbench.cancel": ("取消", "Cancel"),
-    "workbench.rerank": ("重排", "Rerank"),
-    "workbench.rerank.off": ("关闭", "Off"),
-    "workbench.rerank.local": ("本地规则", "Local rules"),
-    "workbench.rerank.learned": ("学习型模型", "Learned model"),
-    "workbench.results": ("结果", "Results"),
-    "workbench.diagnostics": ("诊断", "Diagnostics"),
-    "workbench.context": ("上下文", "Context"),
-    "workbench.view_chunk": ("查看分块", "View chunk"),
-    "workbench.open_source": ("打开来源", "Open source"),
-    "workbench.effective": ("生效设置", "Effective settings"),
-    "workbench.effective.loading": ("正在读取知识库设置…", "Reading the library's settings…"),
-    "workbench.effective.text": (
-        "生效设置：Top K {top_k} · 全文权重 {fts} · 向量权重 {vector} · 最低向量相似度 {similarity}"
-        " · 上下文 {context} 字符 · 相邻分块 {adjacent} · 重排 {rerank}",
-        "Effective settings: top K {top_k} · full-text weight {fts} · vector weight {vector}"
-        " · minimum vector similarity {similarity} · context {context} characters"
-        " · adjacent chunks {adjacent} · rerank {rerank}",
-    ),
-    "workbench.effective.changed": ("仅本次测试：{what}", "this test only: {what}"),
-    "workbench.effective.changed_top_k": ("Top K（知识库为 {value}）", "top K (library: {value})"),
-    "workbench.effective.changed_rerank": ("重排（知识库为 {value}）", "rerank (library: {value})"),
-    "workbench.running": ("正在检索…", "Searching…"),
-    "workbench.cancelled": ("已取消", "Cancelled"),
-    "workbench.zero": (
-        "没有结果（{reason}）：{message}\n下一步：{next}",
-        "No results ({reason}): {message}\nNext: {next}",
-    ),
     "col.rank": ("#", "#"),
     "col.relevance": ("相关度", "Relevance"),
     "col.channels": ("通道排名", "Channels"),
@@ -380,103 +351,8 @@ STRINGS: dict[str, tuple[str, str]] = {
     "col.pre_rank": ("重排前", "Pre-rerank"),
     "col.locator": ("定位", "Location"),
     "col.snippet": ("片段", "Snippet"),
-    "diag.requested": ("请求通道：{v}", "Requested channels: {v}"),
-    "diag.used": ("实际使用：{v}", "Used channels: {v}"),
-    "diag.degraded": ("降级 {channel}：{reason}", "Degraded {channel}: {reason}"),
-    "diag.counts": ("候选数：{v}", "Candidates: {v}"),
-    "diag.graph": (
-        "知识图谱：问题中的实体 {v}；其中近似匹配 {near}",
-        "Knowledge graph: entities in the question {v}; of these, near misses {near}",
-    ),
-    "workbench.graph_reasons": ("图谱依据：{v}", "From the knowledge graph: {v}"),
-    "diag.timings": ("耗时（毫秒）：{v}；总计 {total:.0f}", "Timings (ms): {v}; total {total:.0f}"),
-    "diag.rerank": (
-        "重排：请求 {requested}，实际 {applied}",
-        "Rerank: requested {requested}, applied {applied}",
-    ),
-    "diag.fallback": ("回退原因：{v}", "Fallback reason: {v}"),
-    "diag.context": (
-        "上下文：{chars}/{budget} 字符{trunc}",
-        "Context: {chars}/{budget} characters{trunc}",
-    ),
-    "diag.truncated": ("（已截断）", " (truncated)"),
     # diagnostics record (Settings → Diagnostics)
     "menu.diagnostics": ("诊断信息…", "Diagnostics…"),
-    "diagrec.title": ("诊断信息", "Diagnostics"),
-    "diagrec.intro": (
-        "本机记录的最近检索、同步、向量化与重建的次数、耗时和结果，用于求助时排查问题。"
-        "记录中没有查询文字、文档内容、文件路径或密钥；导出的文件同样经过脱敏。",
-        "Counts, times and outcomes of recent retrievals, syncs, vectorisations and rebuilds,"
-        " kept on this computer to help when you ask for support. The record holds no query"
-        " text, document text, file paths or keys, and the exported file is redacted too.",
-    ),
-    "diagrec.totals": ("汇总", "Totals"),
-    "diagrec.recent": ("最近事件", "Recent events"),
-    "diagrec.col.kind": ("类型", "Kind"),
-    "diagrec.col.count": ("次数", "Count"),
-    "diagrec.col.ok": ("正常", "OK"),
-    "diagrec.col.degraded": ("降级", "Degraded"),
-    "diagrec.col.failed": ("失败", "Failed"),
-    "diagrec.col.cancelled": ("已取消", "Cancelled"),
-    "diagrec.col.average": ("平均耗时", "Average time"),
-    "diagrec.col.at": ("时间", "Time"),
-    "diagrec.col.outcome": ("结果", "Outcome"),
-    "diagrec.col.duration": ("耗时", "Duration"),
-    "diagrec.col.summary": ("概要", "Summary"),
-    "diagrec.kind.retrieve": ("检索", "Retrieval"),
-    "diagrec.kind.sync": ("同步", "Sync"),
-    "diagrec.kind.vectorize": ("向量化", "Vectorisation"),
-    "diagrec.kind.rebuild": ("重建", "Rebuild"),
-    "diagrec.outcome.ok": ("正常", "OK"),
-    "diagrec.outcome.degraded": ("降级", "Degraded"),
-    "diagrec.outcome.failed": ("失败", "Failed"),
-    "diagrec.outcome.cancelled": ("已取消", "Cancelled"),
-    "diagrec.outcome.interrupted": ("被中断", "Interrupted"),
-    "diagrec.event.retrieve": (
-        "{results} 条结果，上下文 {chars} 字符，通道：{channels}",
-        "{results} results, {chars} context characters, channels: {channels}",
-    ),
-    "diagrec.event.degraded": ("降级通道：{channels}", "degraded: {channels}"),
-    "diagrec.event.task": (
-        "{total} 项，其中 {failed} 个文档失败",
-        "{total} items, {failed} documents failed",
-    ),
-    "diagrec.count": (
-        "共记录 {events} 个事件（最多保留最近的 {capacity} 个）。",
-        "{events} events recorded (the newest {capacity} are kept).",
-    ),
-    "diagrec.empty": ("还没有记录任何事件。", "Nothing has been recorded yet."),
-    "diagrec.error": ("无法读取诊断信息：{reason}", "The diagnostics cannot be read: {reason}"),
-    "diagrec.refresh": ("刷新", "Refresh"),
-    "diagrec.close": ("关闭", "Close"),
-    "diagrec.export": ("导出…", "Export…"),
-    "diagrec.export.title": ("导出诊断信息", "Export diagnostics"),
-    "diagrec.export.filter": ("JSON 文件 (*.json)", "JSON files (*.json)"),
-    "diagrec.exporting": ("正在导出…", "Exporting…"),
-    "diagrec.export.done": (
-        "已导出到 {path}（{events} 个事件，{kb} KB）。文件中没有查询文字、文档内容、密钥或网址中的账号密码。",
-        "Exported to {path} ({events} events, {kb} KB). It holds no query text, document text,"
-        " keys or passwords from addresses.",
-    ),
-    "diagrec.export.failed": ("导出失败：{reason}", "Export failed: {reason}"),
-    "diag.fusion": (
-        "融合：{method}；各通道置信度：{v}",
-        "Fusion: {method}; channel confidence: {v}",
-    ),
-    "diag.fusion.adaptive": (
-        "按查询自适应（置信度 × 分数 + 排名）",
-        "query-adaptive (confidence × score + rank)",
-    ),
-    "diag.fusion.rrf": ("加权 RRF", "weighted RRF"),
-    "diag.background": (
-        "向量背景相似度：均值 {mean:.3f}，标准差 {std:.3f}",
-        "Vector background similarity: mean {mean:.3f}, std {std:.3f}",
-    ),
-    "diag.relevance": (
-        "最低相关度 {floor}；最佳相关度 {best}；因最佳结果低于最低相关度而未显示 {below} 条",
-        "Minimum relevance {floor}; best relevance {best}; {below} withheld because the best was below the minimum",
-    ),
-    "workbench.zero.relevance": ("{message}\n下一步：{next}", "{message}\nNext: {next}"),
     # model connections
     "menu.settings": ("设置", "Settings"),
     "menu.connections": ("模型连接…", "Model connections…"),
@@ -488,55 +364,6 @@ STRINGS: dict[str, tuple[str, str]] = {
         "回答结束后切换为中文。",
         "The language changes to English when this answer ends.",
     ),
-    "conn.title": ("模型连接", "Model connections"),
-    "conn.embedding": ("向量模型", "Embedding model"),
-    "conn.kind": ("提供方", "Provider"),
-    "conn.kind.local": (
-        "应用内置本地模型（multilingual-e5-small）",
-        "Bundled local model (multilingual-e5-small)",
-    ),
-    "conn.kind.ollama": ("Ollama（本机或自托管）", "Ollama (this computer or self-hosted)"),
-    "conn.kind.openai-compatible": ("OpenAI 兼容服务", "OpenAI-compatible service"),
-    "conn.kind.none": ("关闭语义检索", "Semantic search off"),
-    "conn.kind.deterministic": ("确定性哈希（仅测试）", "Deterministic hashing (tests only)"),
-    "conn.base_url": ("服务地址", "Base URL"),
-    "conn.model": ("模型", "Model"),
-    "conn.dimensions": ("维度（0 表示由服务决定）", "Dimensions (0 = as the service returns)"),
-    "conn.key": ("API 密钥（只写）", "API key (write-only)"),
-    "conn.key.stored": (
-        "已保存密钥；输入新值以替换",
-        "A key is stored; type a new one to replace it",
-    ),
-    "conn.key.none": ("未保存密钥", "No key stored"),
-    "conn.test": ("测试连接", "Test connection"),
-    "conn.test.ok": (
-        "连接正常：{dims} 维，{ms:.0f} 毫秒",
-        "Connection works: {dims} dimensions, {ms:.0f} ms",
-    ),
-    "conn.test.fail": ("连接失败：{error}", "Connection failed: {error}"),
-    "conn.testing": ("正在测试表单中的连接…", "Testing the connection in the form…"),
-    "conn.testing_save": ("保存前正在测试连接…", "Testing the connection before saving…"),
-    "conn.test.chat_ok": (
-        "连接正常：模型 {model} 已回答（{ms:.0f} 毫秒）：{reply}",
-        "Connection works: model {model} answered in {ms:.0f} ms: {reply}",
-    ),
-    "conn.test.rerank_ok": (
-        "连接正常：测试文档评分 {scores}（{ms:.0f} 毫秒）",
-        "Connection works: test documents scored {scores} in {ms:.0f} ms",
-    ),
-    "conn.test_failed.title": ("连接测试失败", "Connection test failed"),
-    "conn.test_failed.text": (
-        "连接测试失败：{error}\n\n仍要保存这个连接吗？",
-        "The connection test failed: {error}\n\nSave anyway?",
-    ),
-    "conn.save_anyway": ("仍然保存", "Save anyway"),
-    "conn.not_saved": ("未保存", "Not saved"),
-    "conn.save": ("保存并切换", "Save and switch"),
-    "conn.switch_note": (
-        "切换模型后，已有向量索引会显示为不兼容，直到你在知识库中重建向量；系统不会自动切换或回退到其他模型。",
-        "After a switch, existing vector indexes show as incompatible until you rebuild them; the app never switches or falls back to another model by itself.",
-    ),
-    "conn.rebuild": ("重建向量索引", "Rebuild vector index"),
     # chat
     "top.knowledge": ("知识库", "Knowledge"),
     "top.chat": ("对话", "Chat"),
@@ -549,6 +376,10 @@ STRINGS: dict[str, tuple[str, str]] = {
     "chat.scope_one": ("1 个知识库 · {mode}", "1 library · {mode}"),
     "chat.mode.auto": ("模型按需检索", "Model decides"),
     "chat.mode.always": ("每次先检索", "Always retrieve first"),
+    "chat.auto_note.next": (
+        "选择“每次先检索”即可看到知识库中的相关内容。",
+        "Choose “always retrieve first” to see what your libraries say.",
+    ),
     "chat.scope.title": ("知识范围", "Knowledge scope"),
     "chat.scope.empty": (
         "未选择知识库：本次不会检索。",
@@ -598,193 +429,19 @@ STRINGS: dict[str, tuple[str, str]] = {
         "学习型重排服务（Cohere/Jina 兼容）",
         "Learned rerank service (Cohere/Jina-compatible)",
     ),
-    "conn.saved": ("已保存", "Saved"),
-    "conn.list_models": ("列出模型", "List models"),
-    "conn.list_models.need_url": (
-        "先选择 Ollama 或 OpenAI 兼容服务并填写服务地址。",
-        "Choose Ollama or an OpenAI-compatible service and enter its address first.",
-    ),
-    "conn.list_models.asking": ("正在询问服务提供哪些模型…", "Asking the service for its models…"),
-    "conn.list_models.found": (
-        "服务提供 {count} 个模型：可从列表选择，也可直接输入名称。",
-        "The service offers {count} models: pick one or type a name.",
-    ),
-    "conn.list_models.failed": ("无法列出模型：{error}", "Cannot list the models: {error}"),
-    "mcp.title": ("外部 AI 工具（MCP）", "External AI tools (MCP)"),
-    "mcp.intro": (
-        "Claude Desktop、Cursor、Cherry Studio 等 AI 工具可以通过 MCP 只读检索你在这里开启的知识库："
-        "列出知识库、检索带引用的片段、查看引用上下文。它们不能修改、删除或导入任何内容，"
-        "看不到未开启的知识库，也不能让本应用打开文件或网址。",
-        "AI tools such as Claude Desktop, Cursor or Cherry Studio can search the libraries you "
-        "switch on here, read-only, over MCP: list them, search for cited passages, read around "
-        "a citation. They cannot change, delete or import anything, cannot see libraries that "
-        "are off, and cannot make this app open a file or a URL.",
-    ),
-    "mcp.libraries": ("可供外部 AI 工具检索的知识库", "Libraries available to external AI tools"),
-    "mcp.switch_note": (
-        "默认关闭。开关立即生效：关闭或删除的知识库会马上从已连接的工具中消失。",
-        "Off by default. Switches apply at once: a library switched off or deleted disappears "
-        "from connected tools immediately.",
-    ),
-    "mcp.no_libraries": ("还没有知识库。", "No libraries yet."),
-    "mcp.exposed": ("外部 AI 工具可检索", "Available to external AI tools"),
-    "mcp.private": ("仅本应用可用", "Private to this app"),
-    "mcp.setup": ("在 AI 工具中配置", "Set up in your AI tool"),
-    "mcp.command": ("启动命令", "Command"),
-    "mcp.format": ("配置格式", "Configuration for"),
-    "mcp.format.mcpServers": (
-        "Claude Desktop / Cursor / Cherry Studio / Windsurf（mcpServers）",
-        "Claude Desktop / Cursor / Cherry Studio / Windsurf (mcpServers)",
-    ),
-    "mcp.format.vscode": ("VS Code（.vscode/mcp.json）", "VS Code (.vscode/mcp.json)"),
-    "mcp.snippet": ("配置片段", "Configuration snippet"),
-    "mcp.copy": ("复制", "Copy"),
-    "mcp.copied": ("已复制到剪贴板", "Copied to the clipboard"),
-    "mcp.calls": ("最近的调用", "Recent calls"),
-    "mcp.calls.count": ("次数", "Calls"),
-    "mcp.calls.errors": ("出错", "Errors"),
-    "mcp.calls.p50": ("耗时中位数", "Median time"),
-    "mcp.calls.last": ("最近一次", "Last call"),
-    "mcp.calls.note": (
-        "自 {since} 起共 {calls} 次调用，{errors} 次出错。当前开放的知识库：{exposed} 个。"
-        "只记录工具名、结果和耗时，不记录查询内容。",
-        "{calls} calls since {since}, {errors} with errors. Libraries available: {exposed}. "
-        "Only the tool, its outcome and its time are recorded, never what was asked.",
-    ),
-    "mcp.calls.none": (
-        "还没有外部工具调用过。当前开放的知识库：{exposed} 个。",
-        "No external tool has called yet. Libraries available: {exposed}.",
-    ),
-    "mcp.close": ("关闭", "Close"),
-    # chunk maintenance (PRD §8.4)
+    # the on/off switch (a shared widget)
     "switch.role": ("开关", "switch"),
     "switch.on": ("开", "on"),
     "switch.off": ("关", "off"),
     "switch.name": ("{label}开关，当前：{state}", "{label} switch, {state}"),
     "docs.view_chunks": ("查看分块", "View chunks"),
     "docs.edited_chunks": ("✎ {count} 个分块经人工修改", "✎ {count} chunks edited by hand"),
-    "chunks.title": ("分块 — {path}", "Chunks — {path}"),
-    "chunks.info": (
-        "《{title}》：{total} 个分块，{retrievable} 个可检索，{edited} 个经人工修改，{disabled} 个已停用",
-        "“{title}”: {total} chunks, {retrievable} retrievable, {edited} edited by hand, {disabled} disabled",
-    ),
-    "chunks.no_retrievable": (
-        "此文档已无可检索内容：检索不会返回它的任何部分。",
-        "This document has no retrievable content: no search returns any part of it.",
-    ),
-    "chunks.sync_warning": (
-        "来源文件变化后再次同步或重建，会重新创建变化部分的分块，覆盖对它们的人工修改、停用和删除；未变化的分块保留修改。",
-        "A re-sync or rebuild after the source file changes re-creates the chunks of the changed "
-        "text, overwriting manual edits, disables and deletions there; unchanged chunks keep them.",
-    ),
-    "chunks.search": ("在文档内搜索", "Search this document"),
-    "chunks.search.placeholder": ("输入内容或标题中的文字", "Text in a chunk or its heading"),
-    "chunks.role_filter": ("角色筛选", "Role filter"),
-    "chunks.filter.all": ("全部角色", "All roles"),
-    "chunks.filter.standalone": ("独立分块", "Standalone"),
-    "chunks.filter.parent": ("父块", "Parents"),
-    "chunks.filter.child": ("子块", "Children"),
-    "chunks.table": ("分块列表", "Chunk list"),
-    "chunks.col.ordinal": ("序号", "No."),
-    "chunks.col.role": ("角色", "Role"),
-    "chunks.col.heading": ("标题", "Heading"),
-    "chunks.col.locator": ("定位", "Location"),
-    "chunks.col.characters": ("字符数", "Characters"),
-    "chunks.col.enabled": ("启用", "Enabled"),
-    "chunks.col.edited": ("人工修改", "Edited"),
-    "chunks.role.standalone": ("独立", "Standalone"),
-    "chunks.role.parent": ("父块（{count} 个子块）", "Parent of {count}"),
-    "chunks.role.child": ("子块，属于父块 #{parent}", "Child of parent #{parent}"),
-    "chunks.on": ("✓ 启用", "✓ On"),
-    "chunks.off": ("– 停用", "– Off"),
-    "chunks.edited": ("✎ 已修改", "✎ Edited"),
-    "chunks.chunk": ("分块 {label}", "Chunk {label}"),
-    "chunks.characters": ("{count} 个字符", "{count} characters"),
-    "chunks.none": ("没有选中的分块。", "No chunk selected."),
-    "chunks.parent_note": (
-        "父块只作为上下文，不参与检索。它的 {count} 个子块命中时会带上它；停用或删除它，子块仍可检索，但失去这段上下文。",
-        "A parent is context only and is never searched. Its {count} children bring it along "
-        "when they match; disabling or deleting it leaves them searchable but without this context.",
-    ),
-    "chunks.child_note": (
-        "子块属于父块 #{parent}：命中时以父块作为上下文。",
-        "This child belongs to parent #{parent}, which is its context when it matches.",
-    ),
-    "chunks.switch": ("参与检索", "Used in search"),
-    "chunks.ocr": ("OCR", "OCR"),
-    "chunks.ocr_low": ("OCR ⚠{count}", "OCR ⚠{count}"),
-    "chunks.ocr_note": (
-        "ⓘ 这段文字来自 OCR（扫描页识别），可能有识别错误。",
-        "ⓘ This text came from OCR (a scanned page); it may contain recognition errors.",
-    ),
-    "chunks.ocr_low_note_one": (
-        "⚠ 1 行识别置信度低（仍可检索），已在下方以底色和波浪线标出：{lines}",
-        "⚠ 1 low-confidence line (still searchable), marked below with a shaded, wavy"
-        " underline: {lines}",
-    ),
-    "chunks.ocr_low_note": (
-        "⚠ {count} 行识别置信度低（仍可检索），已在下方以底色和波浪线标出：{lines}",
-        "⚠ {count} low-confidence lines (still searchable), marked below with a shaded,"
-        " wavy underline: {lines}",
-    ),
-    "chunks.content": ("分块内容", "Chunk content"),
-    "chunks.count": ("{count} / {limit} 个字符", "{count} / {limit} characters"),
-    "chunks.count.name": ("字符计数", "Character count"),
-    "chunks.over": ("超出上限 {over} 个字符", "{over} over the limit"),
-    "chunks.empty": ("内容不能为空", "content cannot be empty"),
-    "chunks.edit_note": (
-        "保存后立即更新全文和中文索引，旧向量失效并为此文档重建向量。来源文件变化后再次同步可能覆盖此修改。",
-        "Saving updates full-text and Chinese search at once; the old vector is dropped and this "
-        "document's vectors are rebuilt. A re-sync after the source file changes may overwrite this edit.",
-    ),
-    "chunks.edit": ("编辑", "Edit"),
-    "chunks.save": ("保存", "Save"),
-    "chunks.cancel_edit": ("放弃修改", "Discard edit"),
-    "chunks.delete": ("删除分块…", "Delete chunk…"),
-    "chunks.saved": ("已保存分块 {label}。", "Saved chunk {label}."),
-    "chunks.vector.queued": ("正在为此文档重建向量。", "Its vectors are being rebuilt."),
-    "chunks.vector.not_needed": ("", ""),
-    "chunks.vector.no_model": (
-        "未配置向量模型：仅全文检索。",
-        "No embedding model: full-text search only.",
-    ),
-    "chunks.vector.waiting_for_index": (
-        "向量索引仍在建立。",
-        "The vector index is still being built.",
-    ),
-    "chunks.vector.incompatible": (
-        "向量索引与当前模型不符，需要重建向量。",
-        "The vector index does not match the current model: rebuild the vectors.",
-    ),
-    "chunks.enabled_now": ("已启用分块 {label}。", "Enabled chunk {label}."),
-    "chunks.disabled_now": (
-        "已停用分块 {label}：它不再参与任何检索，引用它的地方显示引用已失效。",
-        "Disabled chunk {label}: no search uses it, and citations of it say they are no longer valid.",
-    ),
-    "chunks.delete.title": ("删除分块", "Delete chunk"),
-    "chunks.delete.text": (
-        "删除《{path}》的分块 {label}？\n\n它将从全文、中文和向量检索中移除，引用它的地方显示引用已失效。原始文件不会被修改或删除。",
-        "Delete chunk {label} of “{path}”?\n\nIt is removed from full-text, Chinese and vector "
-        "search, and citations of it say they are no longer valid. The original file is not changed or deleted.",
-    ),
-    "chunks.delete.parent": (
-        "这是一个父块：它的 {count} 个子块仍可检索，但失去这段上下文。",
-        "This is a parent: its {count} children stay searchable but lose this context.",
-    ),
-    "chunks.delete.last": (
-        "这是此文档最后一个可检索的分块：删除后文档将显示“无可检索内容”。",
-        "This is the document's last retrievable chunk: afterwards the document has no retrievable content.",
-    ),
-    "chunks.delete.confirm": ("删除分块 {label}", "Delete chunk {label}"),
-    "chunks.deleted": ("已删除分块 {label}。", "Deleted chunk {label}."),
-    "chunks.discard.title": ("放弃修改？", "Discard the edit?"),
-    "chunks.discard.text": (
-        "你的修改尚未保存。关闭后它将丢失。",
-        "Your edit is not saved. It is lost if you close now.",
-    ),
 }
 
 STRINGS.update(GRAPH_STRINGS)
+STRINGS.update(WORKBENCH_STRINGS)
+STRINGS.update(SETTINGS_STRINGS)
+STRINGS.update(CHUNK_STRINGS)
 
 _language = "en"
 

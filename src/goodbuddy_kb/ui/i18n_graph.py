@@ -7,7 +7,8 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
     "graph.loading": ("正在读取图谱…", "Loading the graph…"),
     "graph.status": (
         "策略：{strategy} · {entities} 个实体 · {relations} 个关系 · {evidence} 条证据",
-        "Strategy: {strategy} · {entities} entities · {relations} relations · {evidence} evidence spans",
+        "Strategy: {strategy} · entities: {entities} · relations: {relations} · "
+        "evidence spans: {evidence}",
     ),
     "graph.off_note": (
         "知识图谱未启用：不会抽取，检索中的图谱权重暂不生效。在“图谱设置”中选择本地或模型策略。",
@@ -157,9 +158,9 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
     "graph.field.max_entities": ("每个分块最多实体数", "Entities per chunk at most"),
     "graph.field.max_relations": ("每个分块最多关系数", "Relations per chunk at most"),
     "graph.field.min_confidence": ("最低置信度", "Minimum confidence"),
-    "graph.strategy.off": ("关闭", "off"),
-    "graph.strategy.local": ("本地", "local"),
-    "graph.strategy.model": ("模型", "model"),
+    "graph.strategy.off": ("关闭", "Off"),
+    "graph.strategy.local": ("本地", "Local"),
+    "graph.strategy.model": ("模型", "Model"),
     "graph.strategy.off.note": (
         "不抽取图谱；图谱通道不参与检索。",
         "No graph is extracted; the graph channel takes no part in retrieval.",

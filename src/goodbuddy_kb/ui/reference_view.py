@@ -51,6 +51,10 @@ def reference_header(result: ReferenceContextResponse) -> list[tuple[str, str]]:
     ]
 
 
+#: The name of the cited chunk's anchor in ``reference_html``.
+HIT_ANCHOR = "hit"
+
+
 def reference_html(result: ReferenceContextResponse) -> str:
     """The whole reference as HTML (every value escaped); a stale one says so plainly."""
     if not result.valid:
@@ -60,8 +64,11 @@ def reference_html(result: ReferenceContextResponse) -> str:
         f"<td>{html.escape(value)}</td></tr>"
         for label, value in reference_header(result)
     )
+    # The cited chunk is bold and carries the anchor HIT_ANCHOR (a view can scroll to it).
     chunks = "".join(
-        f"<p>{'<b>' if ch.is_hit else ''}{html.escape(ch.content)}{'</b>' if ch.is_hit else ''}</p>"
+        f"<p><a name='{HIT_ANCHOR}'></a><b>{html.escape(ch.content)}</b></p>"
+        if ch.is_hit
+        else f"<p>{html.escape(ch.content)}</p>"
         for ch in result.chunks
     )
     return f"<table>{rows}</table><hr>{chunks}"

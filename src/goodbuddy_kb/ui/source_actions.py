@@ -18,6 +18,38 @@ from goodbuddy_kb.ui.message_text import say_error
 from goodbuddy_kb.ui.qtw import QtWidgets
 from goodbuddy_kb.ui.table_model import RowsModel
 
+#: What the backend reads (its parsers' suffixes, images through OCR), for the file chooser.
+DOCUMENT_SUFFIXES = (
+    ".md",
+    ".markdown",
+    ".txt",
+    ".text",
+    ".html",
+    ".htm",
+    ".pdf",
+    ".docx",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".webp",
+    ".tif",
+    ".tiff",
+    ".bmp",
+)
+
+
+def fit_file_columns(dialog: QtWidgets.QFileDialog) -> None:
+    """Qt's widget file dialog (the native one has no such view): the name takes the room and
+    size, type and date read whole instead of elided."""
+    view = dialog.findChild(QtWidgets.QTreeView, "treeView")
+    if view is None:
+        return
+    header = view.header()
+    header.setStretchLastSection(False)
+    header.setSectionResizeMode(0, QtWidgets.QHeaderView.ResizeMode.Stretch)
+    for column in range(1, header.count()):
+        header.setSectionResizeMode(column, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+
 
 class SourceActions:
     """Mixed into ``DocumentsTab`` (a QWidget with these attributes)."""
@@ -26,6 +58,7 @@ class SourceActions:
     library_id: str | None
     notice: Any  # the tab's Signal(str)
     remove_box: QtWidgets.QMessageBox | None
+    folder_dialog: QtWidgets.QFileDialog | None
     sources: RowsModel[c.Source]
     source_view: QtWidgets.QTableView
     watch_box: QtWidgets.QCheckBox
@@ -76,20 +109,38 @@ class SourceActions:
         request = c.SourceAddRequest(library_id=self.library_id, kind=kind, location=location)
         self.link.call(SOURCE_ADD, request, self._report)
 
+    def _choose(self, kind: c.SourceKind) -> QtWidgets.QFileDialog:
+        """The file chooser for a file or a folder source, open (window-modal) until answered;
+        the chosen path becomes a source. Kept as ``folder_dialog`` while it is open."""
+        dialog = QtWidgets.QFileDialog(self._widget(), tr(f"sources.add_{kind}"))
+        if kind == "folder":
+            dialog.setFileMode(QtWidgets.QFileDialog.FileMode.Directory)
+            dialog.setOption(QtWidgets.QFileDialog.Option.ShowDirsOnly, True)
+        else:
+            dialog.setFileMode(QtWidgets.QFileDialog.FileMode.ExistingFile)
+            patterns = " ".join(f"*{suffix}" for suffix in DOCUMENT_SUFFIXES)
+            dialog.setNameFilters(
+                [tr("sources.file_filter", patterns=patterns), tr("sources.all_files")]
+            )
+        fit_file_columns(dialog)
+        self.folder_dialog = dialog
+
+        def answered(result: int) -> None:
+            self.folder_dialog = None
+            chosen = dialog.selectedFiles()
+            if result == QtWidgets.QDialog.DialogCode.Accepted and chosen:
+                self.add_source(kind, chosen[0])
+            dialog.deleteLater()
+
+        dialog.finished.connect(answered)
+        dialog.open()
+        return dialog
+
     def add_file_source(self) -> None:
-        path, _ = QtWidgets.QFileDialog.getOpenFileName(
-            self._widget(),
-            tr("sources.add_file"),
-            "",
-            "Documents (*.md *.markdown *.txt *.html *.htm *.pdf *.docx)",
-        )
-        self.add_source("file", path)
+        self._choose("file")
 
     def add_folder_source(self) -> None:
-        self.add_source(
-            "folder",
-            QtWidgets.QFileDialog.getExistingDirectory(self._widget(), tr("sources.add_folder")),
-        )
+        self._choose("folder")
 
     def add_web_source(self) -> None:
         url, ok = QtWidgets.QInputDialog.getText(

@@ -12,7 +12,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.message_text import say_field
 from goodbuddy_kb.ui.qtw import QtWidgets
-from goodbuddy_kb.ui.table_model import Column, RowsModel, fit_columns
+from goodbuddy_kb.ui.table_model import Column, ColumnFitter, RowsModel
 
 
 def progress(info: t.TaskInfo) -> str:
@@ -90,7 +90,7 @@ def summary(info: t.TaskInfo) -> str:
 TASK_COLUMNS: list[Column[t.TaskInfo]] = [
     Column("col.task", lambda i: tr(f"task.kind.{i.kind}")),
     Column("col.state", lambda i: tr(f"task.state.{i.state}")),
-    Column("col.progress", progress, lambda i: i.current or ""),
+    Column("col.progress", progress, lambda i: i.current or progress(i)),
     Column("col.summary", summary, summary),
     Column("col.created", lambda i: i.created_at[:19].replace("T", " ")),
     Column("col.error", lambda i: say_field(i, "error"), lambda i: say_field(i, "error")),
@@ -107,16 +107,9 @@ class TasksTab(QtWidgets.QWidget):
         self.view.setModel(self.model)
         self.view.setAccessibleName(tr("tab.tasks"))
         self.view.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.horizontalHeader().setStretchLastSection(True)
         self.view.setTabKeyNavigation(False)
-        self.view.setWordWrap(False)
-        fit_columns(self.view, stretch=len(TASK_COLUMNS) - 1)
-        progress_column = next(
-            i for i, c in enumerate(TASK_COLUMNS) if c.header_key == "col.progress"
-        )
-        self.view.horizontalHeader().setSectionResizeMode(
-            progress_column, QtWidgets.QHeaderView.ResizeMode.ResizeToContents
-        )
+        # No sideways scrolling at 800 px: long cells elide, their text in the tooltip.
+        self.fitter = ColumnFitter(self.view, stretch=len(TASK_COLUMNS) - 1)
         self.bar = QtWidgets.QProgressBar()
         self.bar.setAccessibleName(tr("col.progress"))
         self.bar.setFormat("%v/%m")

@@ -220,7 +220,7 @@ QTextBrowser:focus, QTableView:focus, QListView:focus {{
 }}
 QCheckBox:focus {{ color: {c.accent}; }}
 QCheckBox:disabled {{ color: {c.disabled_text}; }}
-QTabBar::tab {{ padding: 5px 12px; color: {c.muted}; }}
+QTabBar::tab {{ padding: 3px 10px; color: {c.muted}; border: 2px solid transparent; }}
 QTabBar::tab:selected {{ color: {c.text}; border-bottom: 2px solid {c.accent}; }}
 QTabBar::tab:hover {{ color: {c.text}; }}
 QTabBar::tab:focus {{ border: 2px solid {c.accent}; }}
@@ -233,6 +233,10 @@ QFrame#backendBanner {{ background: {c.error_bg}; color: {c.error_text}; }}
 QFrame#backendBanner QLabel {{ color: {c.error_text}; }}
 QLabel#notice {{ background: {c.notice_bg}; padding: 4px 6px; border-radius: 4px; }}
 QLabel#ocrNote {{ background: {c.doubt_bg}; padding: 4px 6px; border-radius: 4px; }}
+QFileDialog QToolButton {{ padding: 1px; min-height: 0px; }}
+QPushButton#rowRebuildButton, QPushButton#retryButton, QPushButton#rowChunksButton {{
+    padding: 0px 6px; min-height: 0px;
+}}
 QSplitter::handle {{ background: {c.border}; }}
 QSplitter::handle:hover {{ background: {c.accent}; }}
 """

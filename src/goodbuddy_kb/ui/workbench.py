@@ -25,6 +25,7 @@ from goodbuddy_kb.ui.message_text import say_error, say_field
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import reference_html
 from goodbuddy_kb.ui.table_model import Column, RowsModel
+from goodbuddy_kb.ui.theme import SPACE
 
 
 def channel(name: str) -> str:
@@ -163,16 +164,16 @@ class WorkbenchDialog(QtWidgets.QDialog):
         top_label.setBuddy(self.top_k)
         rerank_label = QtWidgets.QLabel(tr("workbench.rerank"))
         rerank_label.setBuddy(self.rerank)
-        for w in (
-            self.counter,
-            top_label,
-            self.top_k,
-            rerank_label,
-            self.rerank,
-            self.run_button,
-            self.cancel_button,
-        ):
-            controls.addWidget(w)
+        # The counter, then each field beside its label, the buttons at the end: extra width
+        # goes between the fields and the buttons, not between a label and its field.
+        controls.addWidget(self.counter)
+        for label, field in ((top_label, self.top_k), (rerank_label, self.rerank)):
+            controls.addSpacing(2 * SPACE)
+            controls.addWidget(label)
+            controls.addWidget(field)
+        controls.addStretch(1)
+        controls.addWidget(self.run_button)
+        controls.addWidget(self.cancel_button)
         self.tabs = tabs = QtWidgets.QTabWidget()
         tabs.addTab(self.preview, tr("col.snippet"))
         tabs.addTab(self.diagnostics, tr("workbench.diagnostics"))

@@ -1,0 +1,173 @@
+"""The Settings menu's dialogs in zh-CN and en: model connections, external AI tools (MCP)
+and the Diagnostics dialog (merged into ``i18n.STRINGS``)."""
+
+from __future__ import annotations
+
+SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
+    "diagrec.title": ("诊断信息", "Diagnostics"),
+    "diagrec.intro": (
+        "本机记录的最近检索、同步、向量化与重建的次数、耗时和结果，用于求助时排查问题。"
+        "记录中没有查询文字、文档内容、文件路径或密钥；导出的文件同样经过脱敏。",
+        "Counts, times and outcomes of recent retrievals, syncs, vectorisations and rebuilds,"
+        " kept on this computer to help when you ask for support. The record holds no query"
+        " text, document text, file paths or keys, and the exported file is redacted too.",
+    ),
+    "diagrec.totals": ("汇总", "Totals"),
+    "diagrec.recent": ("最近事件", "Recent events"),
+    "diagrec.col.kind": ("类型", "Kind"),
+    "diagrec.col.count": ("次数", "Count"),
+    "diagrec.col.ok": ("正常", "OK"),
+    "diagrec.col.degraded": ("降级", "Degraded"),
+    "diagrec.col.failed": ("失败", "Failed"),
+    "diagrec.col.cancelled": ("已取消", "Cancelled"),
+    "diagrec.col.average": ("平均耗时", "Average time"),
+    "diagrec.col.at": ("时间", "Time"),
+    "diagrec.col.outcome": ("结果", "Outcome"),
+    "diagrec.col.duration": ("耗时", "Duration"),
+    "diagrec.col.summary": ("概要", "Summary"),
+    "diagrec.kind.retrieve": ("检索", "Retrieval"),
+    "diagrec.kind.sync": ("同步", "Sync"),
+    "diagrec.kind.vectorize": ("向量化", "Vectorisation"),
+    "diagrec.kind.rebuild": ("重建", "Rebuild"),
+    "diagrec.kind.graph": ("图谱抽取", "Graph extraction"),
+    "diagrec.kind.ocr": ("OCR 识别", "OCR"),
+    "diagrec.outcome.ok": ("正常", "OK"),
+    "diagrec.outcome.degraded": ("降级", "Degraded"),
+    "diagrec.outcome.failed": ("失败", "Failed"),
+    "diagrec.outcome.cancelled": ("已取消", "Cancelled"),
+    "diagrec.outcome.interrupted": ("被中断", "Interrupted"),
+    "diagrec.event.retrieve": (
+        "{results} 条结果，上下文 {chars} 字符，通道：{channels}",
+        "{results} results, {chars} context characters, channels: {channels}",
+    ),
+    "diagrec.event.degraded": ("降级通道：{channels}", "degraded: {channels}"),
+    "diagrec.event.task": (
+        "{total} 项，其中 {failed} 个文档失败",
+        "{total} items, {failed} documents failed",
+    ),
+    "diagrec.count": (
+        "共记录 {events} 个事件（最多保留最近的 {capacity} 个）。",
+        "{events} events recorded (the newest {capacity} are kept).",
+    ),
+    "diagrec.empty": ("还没有记录任何事件。", "Nothing has been recorded yet."),
+    "diagrec.error": ("无法读取诊断信息：{reason}", "The diagnostics cannot be read: {reason}"),
+    "diagrec.refresh": ("刷新", "Refresh"),
+    "diagrec.close": ("关闭", "Close"),
+    "diagrec.export": ("导出…", "Export…"),
+    "diagrec.export.title": ("导出诊断信息", "Export diagnostics"),
+    "diagrec.export.filter": ("JSON 文件 (*.json)", "JSON files (*.json)"),
+    "diagrec.exporting": ("正在导出…", "Exporting…"),
+    "diagrec.export.done": (
+        "已导出到 {path}（{events} 个事件，{kb} KB）。文件中没有查询文字、文档内容、密钥或网址中的账号密码。",
+        "Exported to {path} ({events} events, {kb} KB). It holds no query text, document text,"
+        " keys or passwords from addresses.",
+    ),
+    "diagrec.export.failed": ("导出失败：{reason}", "Export failed: {reason}"),
+    "conn.title": ("模型连接", "Model connections"),
+    "conn.embedding": ("向量模型", "Embedding model"),
+    "conn.kind": ("提供方", "Provider"),
+    "conn.kind.local": (
+        "应用内置本地模型（multilingual-e5-small）",
+        "Bundled local model (multilingual-e5-small)",
+    ),
+    "conn.kind.ollama": ("Ollama（本机或自托管）", "Ollama (this computer or self-hosted)"),
+    "conn.kind.openai-compatible": ("OpenAI 兼容服务", "OpenAI-compatible service"),
+    "conn.kind.none": ("关闭语义检索", "Semantic search off"),
+    "conn.kind.deterministic": ("确定性哈希（仅测试）", "Deterministic hashing (tests only)"),
+    "conn.base_url": ("服务地址", "Base URL"),
+    "conn.model": ("模型", "Model"),
+    "conn.dimensions": ("维度（0 表示由服务决定）", "Dimensions (0 = as the service returns)"),
+    "conn.key": ("API 密钥（只写）", "API key (write-only)"),
+    "conn.key.stored": (
+        "已保存密钥；输入新值以替换",
+        "A key is stored; type a new one to replace it",
+    ),
+    "conn.key.none": ("未保存密钥", "No key stored"),
+    "conn.test": ("测试连接", "Test connection"),
+    "conn.test.ok": (
+        "连接正常：{dims} 维，{ms:.0f} 毫秒",
+        "Connection works: {dims} dimensions, {ms:.0f} ms",
+    ),
+    "conn.test.fail": ("连接失败：{error}", "Connection failed: {error}"),
+    "conn.testing": ("正在测试表单中的连接…", "Testing the connection in the form…"),
+    "conn.testing_save": ("保存前正在测试连接…", "Testing the connection before saving…"),
+    "conn.test.chat_ok": (
+        "连接正常：模型 {model} 已回答（{ms:.0f} 毫秒）：{reply}",
+        "Connection works: model {model} answered in {ms:.0f} ms: {reply}",
+    ),
+    "conn.test.rerank_ok": (
+        "连接正常：测试文档评分 {scores}（{ms:.0f} 毫秒）",
+        "Connection works: test documents scored {scores} in {ms:.0f} ms",
+    ),
+    "conn.test_failed.title": ("连接测试失败", "Connection test failed"),
+    "conn.test_failed.text": (
+        "连接测试失败：{error}\n\n仍要保存这个连接吗？",
+        "The connection test failed: {error}\n\nSave anyway?",
+    ),
+    "conn.save_anyway": ("仍然保存", "Save anyway"),
+    "conn.not_saved": ("未保存", "Not saved"),
+    "conn.save": ("保存并切换", "Save and switch"),
+    "conn.switch_note": (
+        "切换模型后，已有向量索引会显示为不兼容，直到你在知识库中重建向量；系统不会自动切换或回退到其他模型。",
+        "After a switch, existing vector indexes show as incompatible until you rebuild them; the app never switches or falls back to another model by itself.",
+    ),
+    "conn.rebuild": ("重建向量索引", "Rebuild vector index"),
+    "conn.saved": ("已保存", "Saved"),
+    "conn.list_models": ("列出模型", "List models"),
+    "conn.list_models.need_url": (
+        "先选择 Ollama 或 OpenAI 兼容服务并填写服务地址。",
+        "Choose Ollama or an OpenAI-compatible service and enter its address first.",
+    ),
+    "conn.list_models.asking": ("正在询问服务提供哪些模型…", "Asking the service for its models…"),
+    "conn.list_models.found": (
+        "服务提供 {count} 个模型：可从列表选择，也可直接输入名称。",
+        "The service offers {count} models: pick one or type a name.",
+    ),
+    "conn.list_models.failed": ("无法列出模型：{error}", "Cannot list the models: {error}"),
+    "mcp.title": ("外部 AI 工具（MCP）", "External AI tools (MCP)"),
+    "mcp.intro": (
+        "Claude Desktop、Cursor、Cherry Studio 等 AI 工具可以通过 MCP 只读检索你在这里开启的知识库："
+        "列出知识库、检索带引用的片段、查看引用上下文。它们不能修改、删除或导入任何内容，"
+        "看不到未开启的知识库，也不能让本应用打开文件或网址。",
+        "AI tools such as Claude Desktop, Cursor or Cherry Studio can search the libraries you "
+        "switch on here, read-only, over MCP: list them, search for cited passages, read around "
+        "a citation. They cannot change, delete or import anything, cannot see libraries that "
+        "are off, and cannot make this app open a file or a URL.",
+    ),
+    "mcp.libraries": ("可供外部 AI 工具检索的知识库", "Libraries available to external AI tools"),
+    "mcp.switch_note": (
+        "默认关闭。开关立即生效：关闭或删除的知识库会马上从已连接的工具中消失。",
+        "Off by default. Switches apply at once: a library switched off or deleted disappears "
+        "from connected tools immediately.",
+    ),
+    "mcp.no_libraries": ("还没有知识库。", "No libraries yet."),
+    "mcp.exposed": ("外部 AI 工具可检索", "Available to external AI tools"),
+    "mcp.private": ("仅本应用可用", "Private to this app"),
+    "mcp.setup": ("在 AI 工具中配置", "Set up in your AI tool"),
+    "mcp.command": ("启动命令", "Command"),
+    "mcp.format": ("配置格式", "Configuration for"),
+    "mcp.format.mcpServers": (
+        "Claude Desktop / Cursor / Cherry Studio / Windsurf（mcpServers）",
+        "Claude Desktop / Cursor / Cherry Studio / Windsurf (mcpServers)",
+    ),
+    "mcp.format.vscode": ("VS Code（.vscode/mcp.json）", "VS Code (.vscode/mcp.json)"),
+    "mcp.snippet": ("配置片段", "Configuration snippet"),
+    "mcp.copy": ("复制", "Copy"),
+    "mcp.copied": ("已复制到剪贴板", "Copied to the clipboard"),
+    "mcp.calls": ("最近的调用", "Recent calls"),
+    "mcp.calls.count": ("次数", "Calls"),
+    "mcp.calls.errors": ("出错", "Errors"),
+    "mcp.calls.p50": ("耗时中位数", "Median time"),
+    "mcp.calls.last": ("最近一次", "Last call"),
+    "mcp.calls.note": (
+        "自 {since} 起共 {calls} 次调用，{errors} 次出错。当前开放的知识库：{exposed} 个。"
+        "只记录工具名、结果和耗时，不记录查询内容。",
+        "{calls} calls since {since}, {errors} with errors. Libraries available: {exposed}. "
+        "Only the tool, its outcome and its time are recorded, never what was asked.",
+    ),
+    "mcp.calls.none": (
+        "还没有外部工具调用过。当前开放的知识库：{exposed} 个。",
+        "No external tool has called yet. Libraries available: {exposed}.",
+    ),
+    "mcp.close": ("关闭", "Close"),
+}

@@ -1,0 +1,80 @@
+"""The retrieval workbench's strings in zh-CN and en: the query, the results and their
+diagnostics (merged into ``i18n.STRINGS``)."""
+
+from __future__ import annotations
+
+WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
+    "workbench.found": ("{count} 条结果 · {ms} 毫秒", "{count} results · {ms} ms"),
+    # workbench
+    "workbench.open": ("测试检索", "Test retrieval"),
+    "workbench.title": ("检索测试 — {name}", "Test retrieval — {name}"),
+    "workbench.query": ("问题", "Question"),
+    "workbench.counter": ("{count}/{limit} 字符", "{count}/{limit} characters"),
+    "workbench.run": ("检索", "Search"),
+    "workbench.cancel": ("取消", "Cancel"),
+    "workbench.rerank": ("重排", "Rerank"),
+    "workbench.rerank.off": ("关闭", "Off"),
+    "workbench.rerank.local": ("本地规则", "Local rules"),
+    "workbench.rerank.learned": ("学习型模型", "Learned model"),
+    "workbench.results": ("结果", "Results"),
+    "workbench.diagnostics": ("诊断", "Diagnostics"),
+    "workbench.context": ("上下文", "Context"),
+    "workbench.view_chunk": ("查看分块", "View chunk"),
+    "workbench.open_source": ("打开来源", "Open source"),
+    "workbench.effective": ("生效设置", "Effective settings"),
+    "workbench.effective.loading": ("正在读取知识库设置…", "Reading the library's settings…"),
+    "workbench.effective.text": (
+        "生效设置：Top K {top_k} · 全文权重 {fts} · 向量权重 {vector} · 最低向量相似度 {similarity}"
+        " · 上下文 {context} 字符 · 相邻分块 {adjacent} · 重排 {rerank}",
+        "Effective settings: top K {top_k} · full-text weight {fts} · vector weight {vector}"
+        " · minimum vector similarity {similarity} · context {context} characters"
+        " · adjacent chunks {adjacent} · rerank {rerank}",
+    ),
+    "workbench.effective.changed": ("仅本次测试：{what}", "this test only: {what}"),
+    "workbench.effective.changed_top_k": ("Top K（知识库为 {value}）", "top K (library: {value})"),
+    "workbench.effective.changed_rerank": ("重排（知识库为 {value}）", "rerank (library: {value})"),
+    "workbench.running": ("正在检索…", "Searching…"),
+    "workbench.cancelled": ("已取消", "Cancelled"),
+    "workbench.zero": (
+        "没有结果（{reason}）：{message}\n下一步：{next}",
+        "No results ({reason}): {message}\nNext: {next}",
+    ),
+    "diag.requested": ("请求通道：{v}", "Requested channels: {v}"),
+    "diag.used": ("实际使用：{v}", "Used channels: {v}"),
+    "diag.degraded": ("降级 {channel}：{reason}", "Degraded {channel}: {reason}"),
+    "diag.counts": ("候选数：{v}", "Candidates: {v}"),
+    "diag.graph": (
+        "知识图谱：问题中的实体 {v}；其中近似匹配 {near}",
+        "Knowledge graph: entities in the question {v}; of these, near misses {near}",
+    ),
+    "workbench.graph_reasons": ("图谱依据：{v}", "From the knowledge graph: {v}"),
+    "diag.timings": ("耗时（毫秒）：{v}；总计 {total:.0f}", "Timings (ms): {v}; total {total:.0f}"),
+    "diag.rerank": (
+        "重排：请求 {requested}，实际 {applied}",
+        "Rerank: requested {requested}, applied {applied}",
+    ),
+    "diag.fallback": ("回退原因：{v}", "Fallback reason: {v}"),
+    "diag.context": (
+        "上下文：{chars}/{budget} 字符{trunc}",
+        "Context: {chars}/{budget} characters{trunc}",
+    ),
+    "diag.truncated": ("（已截断）", " (truncated)"),
+    "diag.fusion": (
+        "融合：{method}；各通道置信度：{v}",
+        "Fusion: {method}; channel confidence: {v}",
+    ),
+    "diag.fusion.adaptive": (
+        "按查询自适应（置信度 × 分数 + 排名）",
+        "query-adaptive (confidence × score + rank)",
+    ),
+    "diag.fusion.rrf": ("加权 RRF", "weighted RRF"),
+    "diag.background": (
+        "向量背景相似度：均值 {mean:.3f}，标准差 {std:.3f}",
+        "Vector background similarity: mean {mean:.3f}, std {std:.3f}",
+    ),
+    "diag.relevance": (
+        "最低相关度 {floor}；最佳相关度 {best}；因最佳结果低于最低相关度而未显示 {below} 条",
+        "Minimum relevance {floor}; best relevance {best}; {below} withheld because the best was below the minimum",
+    ),
+    "workbench.zero.relevance": ("{message}\n下一步：{next}", "{message}\nNext: {next}"),
+}
