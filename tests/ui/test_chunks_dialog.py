@@ -153,7 +153,10 @@ def test_keyboard_only_maintenance(
         press(qtbot, dialog.switch, Key.Key_Space)
     assert "no search uses it" in off.args[0]
     qtbot.waitUntil(lambda: not dialog.model.rows[0].enabled, timeout=5_000)
-    assert dialog.switch.accessibleName() == "Used in search switch, off"
+    # the switch follows the chunk's refreshed details, which may arrive after the list's row
+    qtbot.waitUntil(
+        lambda: dialog.switch.accessibleName() == "Used in search switch, off", timeout=5_000
+    )
     assert dialog.model.data(dialog.model.index(0, 5)) == "– Off"
 
     # delete with a confirmation naming the chunk
