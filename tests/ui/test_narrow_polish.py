@@ -197,3 +197,30 @@ def test_every_diagnostics_event_kind_has_a_name_in_both_languages() -> None:
         assert _kind("graph") == "图谱抽取"
     finally:
         set_language("en")
+
+
+def test_a_long_library_name_gives_way_before_the_header_line_is_cut(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        name = "Organisation and systems handbook for the whole company 2026"
+        win.new_library()
+        dialog = win.name_dialog
+        assert dialog is not None
+        dialog.name_edit.setText(name)
+        qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
+        title = win.detail.title
+        qtbot.waitUntil(lambda: title.full_text() == name, timeout=5_000)
+        win.resize(1400, 900)
+        qtbot.waitUntil(lambda: title.text() == name, timeout=5_000)
+        assert title.toolTip() == "", "nothing hidden, nothing to repeat"
+        win.resize(800, 600)
+        qtbot.waitUntil(lambda: title.text().endswith("…"), timeout=5_000)
+        assert title.toolTip() == name and title.accessibleName() == name
+        created = win.detail.created
+        assert created.width() >= created.sizeHint().width(), "the date is not cut off"
+        button = win.detail.details_button
+        assert button.width() >= button.sizeHint().width(), "nor is the summary button"
+    finally:
+        win.link.shutdown()
