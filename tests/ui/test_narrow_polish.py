@@ -222,5 +222,10 @@ def test_a_long_library_name_gives_way_before_the_header_line_is_cut(
         assert created.width() >= created.sizeHint().width(), "the date is not cut off"
         button = win.detail.details_button
         assert button.width() >= button.sizeHint().width(), "nor is the summary button"
+        # the library list does not scroll sideways either: the row ends in "…" within the list
+        libraries = win.list_view
+        row = libraries.visualRect(libraries.model().index(0, 0))
+        assert row.width() <= libraries.viewport().width()
+        assert not libraries.horizontalScrollBar().isVisible()
     finally:
         win.link.shutdown()

@@ -106,6 +106,19 @@ class ElidingLabel(QtWidgets.QLabel):
         self.setAccessibleName(self._full)
 
 
+class FitWidthDelegate(QtWidgets.QStyledItemDelegate):
+    """List rows as wide as the list, not as their text: a long name ends in "…" (its tooltip
+    holds it whole) instead of giving the list a sideways scroll bar."""
+
+    def __init__(self, view: QtWidgets.QListView) -> None:
+        super().__init__(view)
+        self._view = view
+
+    def sizeHint(self, option: QtWidgets.QStyleOptionViewItem, index: Any) -> QtCore.QSize:
+        hint = super().sizeHint(option, index)
+        return QtCore.QSize(min(hint.width(), self._view.viewport().width()), hint.height())
+
+
 class LibraryDetailWidget(QtWidgets.QWidget):
     def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -355,6 +368,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.list_view.setModel(self.model)
         self.list_view.setAccessibleName(tr("libraries.list"))
         self.list_view.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list_view.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list_view.setTextElideMode(QtCore.Qt.TextElideMode.ElideRight)
+        self.list_view.setResizeMode(QtWidgets.QListView.ResizeMode.Adjust)  # rows follow width
+        self.list_view.setItemDelegate(FitWidthDelegate(self.list_view))
         self.list_view.selectionModel().currentChanged.connect(lambda *_: self._on_current())
         heading.setBuddy(self.list_view)
         self.new_button = self._button("libraries.new", self.new_library)
