@@ -119,6 +119,12 @@ def run_screens(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> None:
     tab.refresh()
     qtbot.waitUntil(lambda: "未配置" in tab.vector_label.text(), timeout=5_000)
     qtbot.waitUntil(lambda: win.tasks_tab.model.rowCount() >= 3, timeout=5_000)
+    # with no task selected and none at work, the bar shows the latest task's count, not 0/1
+    tasks = win.tasks_tab
+    qtbot.waitUntil(lambda: all(r.state not in ("queued", "running") for r in tasks.model.rows))
+    tasks._update()
+    latest = tasks.model.rows[0]
+    assert (tasks.bar.value(), tasks.bar.maximum()) == (latest.done, max(1, latest.total))
     # Documents: the path and title are data; every other column is ours.
     data = {id(tab.documents): {0}, id(tab.sources): {1}}
     errors = " ".join(str(d.error) for d in tab.documents.rows)

@@ -108,6 +108,8 @@ def test_create_import_and_test_retrieval(
     assert "Context:" in diagnostics and "六百元" in bench.context.toPlainText()
     assert "Fusion: query-adaptive" in diagnostics and "channel confidence: " in diagnostics
     assert "Minimum relevance 0.015; best relevance " in diagnostics
+    assert "the best reaches the minimum, so every result is shown" in diagnostics
+    assert "withheld" not in diagnostics, "nothing was withheld, so nothing says it was"
     qtmodeltester.check(bench.results, force_py=False)
     shoot(bench, "workbench-light-en")
     bench.reject()

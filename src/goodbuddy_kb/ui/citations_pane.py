@@ -15,7 +15,7 @@ from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import REFERENCE_CONTEXT, REFERENCE_OPEN
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n import tr, tr_or
 from goodbuddy_kb.ui.message_text import say_error
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import HIT_ANCHOR, format_locator, reference_html
@@ -25,10 +25,15 @@ from goodbuddy_kb.ui.table_model import Column, RowsModel
 TOOLTIP_SNIPPET = 400
 
 
+def _channels(x: Any) -> str:
+    """The channels that found a citation, as people call them (全文, 中文, 向量, 图谱)."""
+    return ", ".join(tr_or(f"channel.{name}", name) for name in x.channels)
+
+
 def citation_tooltip(x: c.Citation) -> str:
     """The whole citation in a few lines: document, location, relevance and channels, snippet."""
     snippet = x.snippet if len(x.snippet) <= TOOLTIP_SNIPPET else x.snippet[:TOOLTIP_SNIPPET] + "…"
-    channels = ", ".join(x.channels)
+    channels = _channels(x)
     head = [
         x.document_title,
         format_locator(x.locator),
@@ -41,7 +46,7 @@ CITATION_COLUMNS: list[Column[c.Citation]] = [
     Column("col.path", lambda x: x.document_title, citation_tooltip),
     Column("col.locator", lambda x: format_locator(x.locator), lambda x: format_locator(x.locator)),
     Column("col.relevance", lambda x: f"{x.relevance:.3f}"),
-    Column("col.channels", lambda x: ", ".join(x.channels), lambda x: ", ".join(x.channels)),
+    Column("col.channels", _channels, _channels),
     Column("col.snippet", lambda x: x.snippet, citation_tooltip),
 ]
 DOCUMENT, LOCATION, RELEVANCE, CHANNELS, SNIPPET = range(len(CITATION_COLUMNS))

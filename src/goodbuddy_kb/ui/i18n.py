@@ -303,6 +303,7 @@ STRINGS: dict[str, tuple[str, str]] = {
     "duration.minutes": ("{m} 分 {s} 秒", "{m} min {s:02d} s"),
     "duration.seconds": ("{s} 秒", "{s} s"),
     "task.cancel": ("取消任务", "Cancel task"),
+    "task.none": ("还没有任务", "No tasks yet"),
     # settings
     "settings.retrieval": ("检索设置", "Retrieval settings"),
     "settings.chunking": ("分块设置", "Chunking settings"),

@@ -76,5 +76,9 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         "最低相关度 {floor}；最佳相关度 {best}；因最佳结果低于最低相关度而未显示 {below} 条",
         "Minimum relevance {floor}; best relevance {best}; {below} withheld because the best was below the minimum",
     ),
+    "diag.relevance_kept": (
+        "最低相关度 {floor}；最佳相关度 {best}；最佳结果达到最低相关度，结果全部显示",
+        "Minimum relevance {floor}; best relevance {best}; the best reaches the minimum, so every result is shown",
+    ),
     "workbench.zero.relevance": ("{message}\n下一步：{next}", "{message}\nNext: {next}"),
 }

@@ -163,8 +163,11 @@ class TasksTab(QtWidgets.QWidget):
         return self.model.row_at(index.row()) if index.isValid() else None
 
     def _update(self) -> None:
-        info = self.current() or next(
-            (r for r in self.model.rows if r.state in ("queued", "running")), None
+        # the selected task, else the one at work, else the latest (its final count, not 0/1)
+        info = (
+            self.current()
+            or next((r for r in self.model.rows if r.state in ("queued", "running")), None)
+            or (self.model.rows[0] if self.model.rows else None)
         )
         # a running task that has not counted its work yet (a model loading) shows as busy
         busy = info is not None and info.state == "running" and info.total == 0
@@ -175,6 +178,8 @@ class TasksTab(QtWidgets.QWidget):
             # pages of the document being read, and its name (a documents-per-second pace
             # would mix pages of different documents)
             self.bar.setFormat(progress(info).replace("%", "%%"))
+        elif info is None:
+            self.bar.setFormat(tr("task.none"))
         else:
             self.bar.setFormat(f"%v/%m · {pace}" if pace else "%v/%m")
         self.cancel_button.setEnabled(info is not None and info.state in ("queued", "running"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 
@@ -18,6 +19,8 @@ SETTINGS = ("GoodBuddy", "GoodBuddy KB")
 
 #: Spacing scale (px) shared by layouts and the sheet.
 SPACE = 8
+#: The check mark drawn on a ticked box (white, on the accent colour in both themes).
+CHECK_MARK = (Path(__file__).resolve().parent / "check.svg").as_posix()
 
 
 @dataclass(frozen=True)
@@ -220,6 +223,20 @@ QTextBrowser:focus, QTableView:focus, QListView:focus {{
 }}
 QCheckBox:focus {{ color: {c.accent}; }}
 QCheckBox:disabled {{ color: {c.disabled_text}; }}
+QCheckBox::indicator, QAbstractItemView::indicator {{
+    width: 13px; height: 13px; border: 1px solid {c.muted}; border-radius: 3px;
+    background: {c.base};
+}}
+QCheckBox::indicator:hover, QAbstractItemView::indicator:hover {{ border-color: {c.accent}; }}
+QCheckBox::indicator:checked, QAbstractItemView::indicator:checked {{
+    background: {c.accent}; border-color: {c.accent}; image: url({CHECK_MARK});
+}}
+QCheckBox::indicator:disabled, QAbstractItemView::indicator:disabled {{
+    background: {c.disabled_bg}; border: 1px dashed {c.disabled_text};
+}}
+QCheckBox::indicator:checked:disabled, QAbstractItemView::indicator:checked:disabled {{
+    background: {c.disabled_text}; border-color: {c.disabled_text}; image: url({CHECK_MARK});
+}}
 QTabBar::tab {{ padding: 3px 10px; color: {c.muted}; border: 2px solid transparent; }}
 QTabBar::tab:selected {{ color: {c.text}; border-bottom: 2px solid {c.accent}; }}
 QTabBar::tab:hover {{ color: {c.text}; }}

@@ -65,7 +65,8 @@ RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
     Column("col.locator", _locator),
     Column("col.relevance", _relevance),
     Column(
-        "col.channels", lambda x: " ".join(f"{k}#{v}" for k, v in sorted(x.channel_ranks.items()))
+        "col.channels",
+        lambda x: " ".join(f"{channel(k)}#{v}" for k, v in sorted(x.channel_ranks.items())),
     ),
     Column(
         "col.similarity",
@@ -386,7 +387,8 @@ class WorkbenchDialog(QtWidgets.QDialog):
             tr(
                 "diag.fusion",
                 method=tr(f"diag.fusion.{d.fusion}"),
-                v=", ".join(f"{k} {v:.2f}" for k, v in d.channel_confidence.items()) or "–",
+                v=", ".join(f"{channel(k)} {v:.2f}" for k, v in d.channel_confidence.items())
+                or "–",
             )
         )
         if d.vector_background:
@@ -395,7 +397,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
             )
         lines.append(
             tr(
-                "diag.relevance",
+                "diag.relevance" if d.below_minimum_relevance else "diag.relevance_kept",
                 floor=f"{d.minimum_relevance:g}",
                 best=f"{d.best_relevance:.2f}" if d.best_relevance is not None else "–",
                 below=d.below_minimum_relevance,
