@@ -142,6 +142,12 @@ def test_panel_in_chinese(qtbot: QtBot, data_dir: Path) -> None:
         qtbot.waitUntil(lambda: dialog.libraries.count() == 1, timeout=5_000)
         assert dialog.windowTitle() == "外部 AI 工具（MCP）"
         assert "还没有外部工具调用过" in dialog.calls_note.text()
+        # on an 800×600 screen the dialog fits it: the sections scroll, Close stays in view
+        dialog.resize(800, 600)
+        qtbot.waitUntil(lambda: dialog.height() <= 600, timeout=2_000)
+        close = next(b for b in dialog.findChildren(QtWidgets.QPushButton) if b.text() == "关闭")
+        bottom = close.mapTo(dialog, close.rect().bottomLeft()).y()
+        assert close.isVisible() and bottom <= dialog.height()
         shoot(dialog, "mcp-light-zh")
         dialog.accept()
     finally:

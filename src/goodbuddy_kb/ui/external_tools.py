@@ -26,7 +26,6 @@ class ExternalToolsDialog(QtWidgets.QDialog):
         super().__init__(parent)
         self.link = link
         self.setWindowTitle(tr("mcp.title"))
-        self.resize(800, 820)
         intro = QtWidgets.QLabel(tr("mcp.intro"))
         intro.setWordWrap(True)
 
@@ -110,12 +109,25 @@ class ExternalToolsDialog(QtWidgets.QDialog):
 
         close = QtWidgets.QPushButton(tr("mcp.close"))
         close.clicked.connect(self.accept)
+        # The sections scroll inside the dialog and Close stays in view, so the dialog fits
+        # an 800×600 screen instead of running past its bottom edge.
+        body = QtWidgets.QWidget()
+        content = QtWidgets.QVBoxLayout(body)
+        content.setContentsMargins(0, 0, 0, 0)
+        content.addWidget(intro)
+        content.addWidget(libraries_box, 1)
+        content.addWidget(setup_box)
+        content.addWidget(calls_box)
+        self.sections = QtWidgets.QScrollArea()
+        self.sections.setWidgetResizable(True)
+        self.sections.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.sections.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.sections.setWidget(body)
         layout = QtWidgets.QVBoxLayout(self)
-        layout.addWidget(intro)
-        layout.addWidget(libraries_box, 1)
-        layout.addWidget(setup_box)
-        layout.addWidget(calls_box)
+        layout.addWidget(self.sections, 1)
         layout.addWidget(close, 0, QtCore.Qt.AlignmentFlag.AlignRight)
+        screen = (parent.screen() if parent is not None else self.screen()).availableGeometry()
+        self.resize(min(800, screen.width() - 40), min(820, screen.height() - 60))
         self._filling = False
         self._fit_calls()
         self._show_config()
