@@ -24,7 +24,7 @@ from goodbuddy_kb.ui.i18n import tr, tr_or
 from goodbuddy_kb.ui.message_text import say_error, say_field
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import reference_html
-from goodbuddy_kb.ui.table_model import Column, RowsModel
+from goodbuddy_kb.ui.table_model import Column, ColumnFitter, RowsModel
 from goodbuddy_kb.ui.theme import SPACE
 
 
@@ -39,8 +39,8 @@ def stage(name: str) -> str:
 
 
 def _relevance(x: r.RetrievalResult) -> str:
-    filled = round(x.relevance * 10)
-    return f"{x.relevance:.3f} {'▮' * filled}{'▯' * (10 - filled)}"
+    filled = round(x.relevance * 5)
+    return f"{x.relevance:.3f} {'●' * filled}{'○' * (5 - filled)}"
 
 
 def _locator(x: r.RetrievalResult) -> str:
@@ -75,6 +75,7 @@ RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
     Column("col.pre_rank", lambda x: str(x.pre_rerank_rank)),
     Column("col.snippet", lambda x: x.snippet, lambda x: x.snippet),
 ]
+RELEVANCE_COLUMN = 3
 
 
 class WorkbenchDialog(QtWidgets.QDialog):
@@ -136,14 +137,13 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.table.setModel(self.results)
         self.table.setAccessibleName(tr("workbench.results"))
         self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setTabKeyNavigation(False)
-        header = self.table.horizontalHeader()
-        header.setDefaultSectionSize(96)
-        header.setMinimumSectionSize(32)
-        for column in (0, 5, 6):  # rank, similarity, rank before rerank: as narrow as they read
-            header.setSectionResizeMode(column, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
-        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()  # the # column is the rank
+        # Columns share the width (the snippet takes what is left; the relevance and its dots
+        # read whole); cut cells end in "…" with the text in their tooltip, never sideways.
+        self.fitter = ColumnFitter(
+            self.table, stretch=len(RESULT_COLUMNS) - 1, minimum={RELEVANCE_COLUMN: 118}
+        )
         # The snippet is read in full below the table (no horizontal scrolling to reach it).
         # (A tab beside the diagnostics: the result table keeps its height at 800×600.)
         self.preview = QtWidgets.QTextBrowser()
