@@ -80,7 +80,10 @@ def test_each_form_tests_what_it_holds_and_saves_nothing(qtbot: QtBot, window: M
     saved = wait_call(qtbot, window, EMBEDDING_GET, m.EmbeddingGetRequest())
     assert saved.connection.kind == "deterministic" and not saved.has_api_key
 
-    # Chat: a tiny real request to the form's endpoint; the answer and the model are shown.
+    # Chat: with no model chosen there is nothing to fill in or test.
+    assert dialog.chat_kind.currentData() == "none"
+    assert not dialog.chat_url.isEnabled() and not dialog.chat_test_button.isEnabled()
+    # A tiny real request to the form's endpoint; the answer and the model are shown.
     script = ChatScript(turns=[[{"text": "OK"}]])
     with chat_server(script) as base:
         dialog.chat_kind.setCurrentIndex(dialog.chat_kind.findData("openai-compatible"))

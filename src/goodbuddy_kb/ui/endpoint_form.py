@@ -185,6 +185,15 @@ class EndpointForm(QtWidgets.QGroupBox):
         form.addRow(tr("conn.key"), self.key)
         form.addRow(buttons)
         form.addRow(self.status)
+        self.kind.currentIndexChanged.connect(lambda _i: self._update())
+        self._update()
+
+    def _update(self) -> None:
+        """With no model chosen ("none") the address, model, key and Test have nothing to do:
+        they are disabled, as on the embedding page; Save stays (it switches the model off)."""
+        remote = self.kind.currentData() != "none"
+        for widget in (self.url, self.picker or self.model, self.key, self.test_button):
+            widget.setEnabled(remote)
 
     def show_info(self, info: c.ChatInfo | m.RerankInfo | None) -> None:
         if info is None:
