@@ -15,7 +15,7 @@ from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import REFERENCE_CONTEXT, REFERENCE_OPEN
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import tr, tr_or
+from goodbuddy_kb.ui.i18n import channel_name, tr
 from goodbuddy_kb.ui.message_text import say_error
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import HIT_ANCHOR, format_locator, reference_html
@@ -27,7 +27,7 @@ TOOLTIP_SNIPPET = 400
 
 def _channels(x: Any) -> str:
     """The channels that found a citation, as people call them (全文, 中文, 向量, 图谱)."""
-    return ", ".join(tr_or(f"channel.{name}", name) for name in x.channels)
+    return ", ".join(channel_name(name) for name in x.channels)
 
 
 def citation_tooltip(x: c.Citation) -> str:

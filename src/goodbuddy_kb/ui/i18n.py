@@ -476,3 +476,8 @@ def tr(key: str, **values: object) -> str:
 def tr_or(key: str, fallback: str, **values: object) -> str:
     """``tr(key)`` when the key exists, else ``fallback`` (e.g. a code added by a newer backend)."""
     return tr(key, **values) if key in STRINGS else fallback
+
+
+def channel_name(name: str) -> str:
+    """A retrieval channel as people call it (全文/中文/向量/图谱, full-text/…), or its key."""
+    return tr_or(f"channel.{name}", name)

@@ -20,17 +20,13 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import tr, tr_or
 from goodbuddy_kb.ui.message_text import say_error, say_field
 from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.reference_view import reference_html
 from goodbuddy_kb.ui.table_model import Column, ColumnFitter, RowsModel
 from goodbuddy_kb.ui.theme import SPACE
-
-
-def channel(name: str) -> str:
-    """A retrieval channel as people call it (full-text, Chinese, vector, graph)."""
-    return tr_or(f"channel.{name}", name)
 
 
 def stage(name: str) -> str:
