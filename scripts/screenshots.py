@@ -35,12 +35,12 @@ from goodbuddy_kb.contracts.methods import (  # noqa: E402
     LIBRARY_CREATE,
     SOURCE_ADD,
 )
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets  # noqa: E402
 from goodbuddy_kb.ui.app import install_qt_translations  # noqa: E402
 from goodbuddy_kb.ui.backend_link import BackendLink  # noqa: E402
 from goodbuddy_kb.ui.i18n import set_language  # noqa: E402
-from goodbuddy_kb.ui.main_window import MainWindow  # noqa: E402
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets  # noqa: E402
-from goodbuddy_kb.ui.theme import apply_theme  # noqa: E402
+from goodbuddy_kb.ui.mainwindow.window import MainWindow  # noqa: E402
+from goodbuddy_kb.ui.widgets.theme import apply_theme  # noqa: E402
 
 SIZES = ((800, 600), (1400, 900))
 

@@ -16,7 +16,7 @@ from goodbuddy_kb.contracts.messages import (
 from goodbuddy_kb.contracts.retrieval import DegradedChannel, ZeroResult
 from goodbuddy_kb.contracts.wire import error_message
 from goodbuddy_kb.ui.i18n import set_language
-from goodbuddy_kb.ui.message_text import VALIDATION, ZH, say, say_text
+from goodbuddy_kb.ui.i18n.messages import VALIDATION, ZH, say, say_text
 
 
 def sample(name: str) -> str:

@@ -19,7 +19,7 @@ from goodbuddy_kb.main_process.references import STALE
 from goodbuddy_kb.main_process.retrieval.pipeline import nothing_relevant
 from goodbuddy_kb.main_process.storage.documents import NO_RETRIEVABLE_CONTENT
 from goodbuddy_kb.ui.i18n import set_language
-from goodbuddy_kb.ui.message_text import say_field, say_text
+from goodbuddy_kb.ui.i18n.messages import say_field, say_text
 
 #: Sentences as the backend builds them (the f-strings of its modules, filled as they fill them).
 BACKEND_SENTENCES = {

@@ -11,11 +11,11 @@ from pytestqt.qtbot import QtBot
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, LIBRARY_CREATE, LIBRARY_DELETE
-from goodbuddy_kb.ui.chat_view import CITATION_COLUMNS, CONVERSATION_COLUMNS
-from goodbuddy_kb.ui.main_window import MainWindow
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
-from goodbuddy_kb.ui.table_model import RowsModel
-from goodbuddy_kb.ui.theme import apply_theme
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.chat.view import CITATION_COLUMNS, CONVERSATION_COLUMNS
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.widgets.table_model import RowsModel
+from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.chatserver import ChatScript, chat_server
 from tests.ui.test_workspace import create_library_with_folder, open_window, shoot
 

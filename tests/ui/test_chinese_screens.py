@@ -15,9 +15,9 @@ from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, EMBEDDING_UPDATE, SETTINGS_UPDATE
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.i18n import set_language
-from goodbuddy_kb.ui.main_window import MainWindow
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.httpserver import Reply, serve
 from tests.ocrgen import png
 from tests.ui.test_chat_view import wait_call

@@ -16,13 +16,13 @@ from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNKS_LIST
 from goodbuddy_kb.datadir import Endpoint
-from goodbuddy_kb.ui.chunks_dialog import CHUNK_COLUMNS, ChunksDialog
-from goodbuddy_kb.ui.documents_tab import DOCUMENT_COLUMNS
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.chunks.dialog import CHUNK_COLUMNS, ChunksDialog
+from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
-from goodbuddy_kb.ui.main_window import MainWindow
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
-from goodbuddy_kb.ui.table_model import RowsModel
-from goodbuddy_kb.ui.theme import apply_theme
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.widgets.table_model import RowsModel
+from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.ui.test_workspace import open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]

@@ -15,9 +15,9 @@ from pytestqt.qtbot import QtBot
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.methods import CHAT_MODEL_GET, EMBEDDING_GET, RERANK_GET
-from goodbuddy_kb.ui.connections import ModelConnectionsDialog
-from goodbuddy_kb.ui.main_window import MainWindow
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
 from tests.chatserver import ChatScript, chat_server
 from tests.embedserver import Script, openai_server
 from tests.httpserver import Reply, serve

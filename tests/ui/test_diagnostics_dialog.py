@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from goodbuddy_kb.ui.diagnostics_dialog import DiagnosticsDialog
-from goodbuddy_kb.ui.main_window import MainWindow
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.settings.diagnostics import DiagnosticsDialog
 from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]

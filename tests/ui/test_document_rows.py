@@ -15,11 +15,11 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.main_process.opener import ENV_OPENER
-from goodbuddy_kb.ui.document_bar import REASON_MIN_WIDTH
-from goodbuddy_kb.ui.documents_tab import ACTION_COLUMN, DOCUMENT_COLUMNS
+from goodbuddy_kb.qt.widgets import QtCore
+from goodbuddy_kb.ui.documents.bar import REASON_MIN_WIDTH
+from goodbuddy_kb.ui.documents.tab import ACTION_COLUMN, DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
-from goodbuddy_kb.ui.main_window import MainWindow
-from goodbuddy_kb.ui.qtw import QtCore
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.ui.test_workspace import create_library_with_folder, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]

@@ -16,10 +16,10 @@ from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.external import ExternalCall, ExternalCallsRecordRequest
 from goodbuddy_kb.contracts.methods import EXTERNAL_CALLS_RECORD, LIBRARY_CREATE, LIBRARY_LIST
 from goodbuddy_kb.contracts.wire import EXTERNAL_CLIENT
-from goodbuddy_kb.ui.external_tools import ExternalToolsDialog
-from goodbuddy_kb.ui.main_window import MainWindow
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
-from goodbuddy_kb.ui.theme import apply_theme
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.settings.external_tools import ExternalToolsDialog
+from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.ui.test_workspace import open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from goodbuddy_kb.ui.i18n import STRINGS
-from goodbuddy_kb.ui.i18n_graph import GRAPH_STRINGS
+from goodbuddy_kb.ui.i18n.graph import GRAPH_STRINGS
 
 UI = Path(__file__).resolve().parents[2] / "src" / "goodbuddy_kb" / "ui"
 
@@ -21,8 +21,8 @@ def test_both_languages_with_the_same_placeholders() -> None:
 
 def test_every_key_the_tab_uses_exists() -> None:
     used: set[str] = set()
-    for name in ("graph_tab.py", "graph_dialogs.py", "graph_ontology.py", "graph_picture.py"):
-        text = (UI / name).read_text("utf-8")
+    for path in sorted((UI / "graph").glob("*.py")):
+        text = path.read_text("utf-8")
         used |= set(re.findall(r'"((?:graph|ontology|task|dialog|settings)\.[a-z_.]+)"', text))
     dynamic = {k for k in used if k.endswith(".")}
     missing = sorted(k for k in used - dynamic if k not in STRINGS)

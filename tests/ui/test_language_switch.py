@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.i18n import language, set_language
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
 from tests.chatserver import ChatScript, chat_server
 from tests.ui.test_chat_view import chat_with
 from tests.ui.test_chinese_screens import assert_chinese

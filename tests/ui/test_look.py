@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.app import install_qt_translations
 from goodbuddy_kb.ui.i18n import detect_language, set_language
-from goodbuddy_kb.ui.main_window import MainWindow
-from goodbuddy_kb.ui.qtw import QtCore, QtGui, QtWidgets
-from goodbuddy_kb.ui.theme import apply_theme, wants_dark
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.widgets.theme import apply_theme, wants_dark
 from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]

@@ -13,11 +13,11 @@ from goodbuddy_kb.bridge.launcher import open_session
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.library import Library
 from goodbuddy_kb.contracts.methods import LIBRARY_CREATE
+from goodbuddy_kb.qt.widgets import QtCore
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import set_language
-from goodbuddy_kb.ui.library_model import LibraryListModel
-from goodbuddy_kb.ui.main_window import MainWindow
-from goodbuddy_kb.ui.qtw import QtCore
+from goodbuddy_kb.ui.library.model import LibraryListModel
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 

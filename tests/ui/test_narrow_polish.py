@@ -12,12 +12,12 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.main_process.parsing import SUPPORTED_SUFFIXES
-from goodbuddy_kb.ui.citations_pane import CHANNELS, DOCUMENT, DOCUMENT_MIN, SNIPPET
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.chat.citations import CHANNELS, DOCUMENT, DOCUMENT_MIN, SNIPPET
+from goodbuddy_kb.ui.documents.source_actions import DOCUMENT_SUFFIXES
 from goodbuddy_kb.ui.i18n import set_language
-from goodbuddy_kb.ui.qt_translations import install_qt_translations, with_mnemonic
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
-from goodbuddy_kb.ui.source_actions import DOCUMENT_SUFFIXES
-from goodbuddy_kb.ui.theme import apply_theme
+from goodbuddy_kb.ui.i18n.qt_translations import install_qt_translations, with_mnemonic
+from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.chatserver import ChatScript, chat_server
 from tests.ui.test_chat_view import chat_with
 from tests.ui.test_workspace import create_library_with_folder, open_window, shoot
@@ -185,8 +185,8 @@ def test_model_decides_without_a_chat_model_says_the_next_step_in_chinese(
 
 
 def test_every_diagnostics_event_kind_has_a_name_in_both_languages() -> None:
-    from goodbuddy_kb.ui.diagnostics_dialog import KINDS, _kind
     from goodbuddy_kb.ui.i18n import STRINGS
+    from goodbuddy_kb.ui.settings.diagnostics import KINDS, _kind
 
     assert {"graph", "ocr"} <= set(KINDS), "every task kind the backend records"
     for kind in KINDS:

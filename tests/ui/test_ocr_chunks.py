@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from goodbuddy_kb.ui.chunks_dialog import CHUNK_COLUMNS
-from goodbuddy_kb.ui.documents_tab import DOCUMENT_COLUMNS
+from goodbuddy_kb.qt.widgets import QtCore, QtGui
+from goodbuddy_kb.ui.chunks.dialog import CHUNK_COLUMNS
+from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
-from goodbuddy_kb.ui.main_window import MainWindow
-from goodbuddy_kb.ui.qtw import QtCore, QtGui
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.ocrgen import cjk_font, png_with_smudged_line
 from tests.ui.test_chunks_dialog import open_from_row
 from tests.ui.test_workspace import open_window, shoot

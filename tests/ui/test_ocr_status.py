@@ -9,9 +9,9 @@ import pytest
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.messages import CATALOGUE, english
-from goodbuddy_kb.ui.document_columns import ocr_detail, ocr_status
+from goodbuddy_kb.ui.documents.columns import ocr_detail, ocr_status
 from goodbuddy_kb.ui.i18n import STRINGS, language, set_language
-from goodbuddy_kb.ui.tasks_tab import progress, summary
+from goodbuddy_kb.ui.tasks.tab import progress, summary
 
 
 @pytest.fixture(autouse=True)
@@ -137,7 +137,7 @@ def test_a_sync_says_how_many_scans_wait_for_ocr() -> None:
 
 def test_a_workbench_hit_names_its_page_range_and_that_it_came_from_ocr() -> None:
     from goodbuddy_kb.contracts import retrieval as r
-    from goodbuddy_kb.ui.workbench import _locator
+    from goodbuddy_kb.ui.workbench.view import _locator
 
     hit = r.RetrievalResult(
         rank=1,

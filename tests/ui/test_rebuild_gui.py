@@ -16,11 +16,11 @@ from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
-from goodbuddy_kb.ui.documents_tab import DOCUMENT_COLUMNS
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
-from goodbuddy_kb.ui.main_window import MainWindow
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
-from goodbuddy_kb.ui.theme import apply_theme
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.embedserver import Script, openai_server
 from tests.ui.test_workspace import open_window, shoot
 

@@ -15,11 +15,11 @@ from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts.chat import MAX_MESSAGE_CHARACTERS
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.methods import LIBRARY_CREATE
-from goodbuddy_kb.ui.chat_view import CITATION_COLUMNS
+from goodbuddy_kb.qt.widgets import QtCore
+from goodbuddy_kb.ui.chat.view import CITATION_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
-from goodbuddy_kb.ui.qtw import QtCore
-from goodbuddy_kb.ui.reference_view import format_locator
-from goodbuddy_kb.ui.table_model import RowsModel
+from goodbuddy_kb.ui.widgets.reference_view import format_locator
+from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from tests.chatserver import ChatScript, chat_server
 from tests.ui.test_chat_view import chat_with, wait_call
 from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot

@@ -9,7 +9,7 @@ import pytest
 from goodbuddy_kb import cli_sources
 from goodbuddy_kb.contracts.tasks import TaskInfo
 from goodbuddy_kb.ui import i18n
-from goodbuddy_kb.ui.tasks_tab import TASK_COLUMNS
+from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS
 
 
 def info(**changes: object) -> TaskInfo:

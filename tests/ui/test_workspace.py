@@ -13,15 +13,15 @@ from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.documents_tab import DOCUMENT_COLUMNS, SOURCE_COLUMNS
+from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS, SOURCE_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
-from goodbuddy_kb.ui.main_window import MainWindow
-from goodbuddy_kb.ui.qtw import QtCore, QtWidgets
-from goodbuddy_kb.ui.table_model import RowsModel
-from goodbuddy_kb.ui.tasks_tab import TASK_COLUMNS
-from goodbuddy_kb.ui.theme import apply_theme
-from goodbuddy_kb.ui.workbench import RESULT_COLUMNS
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS
+from goodbuddy_kb.ui.widgets.table_model import RowsModel
+from goodbuddy_kb.ui.widgets.theme import apply_theme
+from goodbuddy_kb.ui.workbench.view import RESULT_COLUMNS
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 ROOT = Path(__file__).resolve().parents[2]

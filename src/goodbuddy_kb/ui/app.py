@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import detect_language, language, set_language, tr
-from goodbuddy_kb.ui.main_window import MainWindow
-from goodbuddy_kb.ui.qt_translations import install_qt_translations, use_qt_translations
-from goodbuddy_kb.ui.qtw import QtWidgets
-from goodbuddy_kb.ui.theme import apply_theme, wants_dark
+from goodbuddy_kb.ui.i18n.qt_translations import install_qt_translations, use_qt_translations
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.widgets.theme import apply_theme, wants_dark
 
 
 def run_gui(data_dir: Path) -> int:

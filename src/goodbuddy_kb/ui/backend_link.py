@@ -13,7 +13,7 @@ from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.errors import KbError, UnavailableError
 from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_CHAT, NOTIFY_TASK, MethodSpec
 from goodbuddy_kb.datadir import Endpoint
-from goodbuddy_kb.ui.qtw import QtCore
+from goodbuddy_kb.qt.widgets import QtCore
 
 Req = TypeVar("Req", bound=ContractModel)
 Resp = TypeVar("Resp", bound=ContractModel)

@@ -1,0 +1,217 @@
+"""The chat's "Sources consulted" pane: the citations of the last answer in a table that never
+scrolls sideways, and the selected citation's context beside it (the detail pane).
+
+The table fits its width: the document takes what is left (elided, the whole citation in its
+tooltip), the location is capped and elided, and when the pane is too narrow the snippet and
+then the channels columns step aside — both stay readable in the tooltip and the context pane.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.methods import REFERENCE_CONTEXT, REFERENCE_OPEN
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import channel_name, tr
+from goodbuddy_kb.ui.i18n.messages import say_error
+from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, format_locator, reference_html
+from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
+
+#: How much of a snippet a tooltip shows (the context pane has the whole chunk).
+TOOLTIP_SNIPPET = 400
+
+
+def _channels(x: Any) -> str:
+    """The channels that found a citation, as people call them (全文, 中文, 向量, 图谱)."""
+    return ", ".join(channel_name(name) for name in x.channels)
+
+
+def citation_tooltip(x: c.Citation) -> str:
+    """The whole citation in a few lines: document, location, relevance and channels, snippet."""
+    snippet = x.snippet if len(x.snippet) <= TOOLTIP_SNIPPET else x.snippet[:TOOLTIP_SNIPPET] + "…"
+    channels = _channels(x)
+    head = [
+        x.document_title,
+        format_locator(x.locator),
+        f"{tr('col.relevance')} {x.relevance:.3f} · {tr('col.channels')} {channels}",
+    ]
+    return "\n".join(line for line in head if line) + "\n\n" + snippet
+
+
+CITATION_COLUMNS: list[Column[c.Citation]] = [
+    Column("col.path", lambda x: x.document_title, citation_tooltip),
+    Column("col.locator", lambda x: format_locator(x.locator), lambda x: format_locator(x.locator)),
+    Column("col.relevance", lambda x: f"{x.relevance:.3f}"),
+    Column("col.channels", _channels, _channels),
+    Column("col.snippet", lambda x: x.snippet, citation_tooltip),
+]
+DOCUMENT, LOCATION, RELEVANCE, CHANNELS, SNIPPET = range(len(CITATION_COLUMNS))
+#: Narrowest useful widths: below them a column steps aside (or elides, for the document).
+DOCUMENT_MIN = 110
+LOCATION_MAX = 170
+LOCATION_SHARE = 0.4
+SNIPPET_MIN = 140
+#: A header's padding and sort-indicator room around its bold title.
+HEADER_PADDING = 24
+
+
+class CitationTableView(QtWidgets.QTableView):
+    """A table of citations whose columns always add up to its width (no sideways scroll)."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWordWrap(False)
+        self.setTextElideMode(QtCore.Qt.TextElideMode.ElideRight)
+        self.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
+        self.setTabKeyNavigation(False)
+        header = self.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setMinimumSectionSize(36)
+        header.setTextElideMode(QtCore.Qt.TextElideMode.ElideRight)
+        # A vertical scroll bar appearing narrows the viewport without resizing the view.
+        self.verticalScrollBar().rangeChanged.connect(
+            lambda *_: QtCore.QTimer.singleShot(0, self.fit)
+        )
+
+    def setModel(self, model: Any) -> None:
+        super().setModel(model)
+        model.modelReset.connect(self.fit)
+        self.fit()
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self.fit()
+
+    def _natural(self, column: int) -> int:
+        """As wide as the header (bold, padded by the style sheet) and the cells read."""
+        header = self.horizontalHeader()
+        font = header.font()
+        font.setBold(True)
+        title = str(self.model().headerData(column, QtCore.Qt.Orientation.Horizontal))
+        label = QtGui.QFontMetrics(font).horizontalAdvance(title) + HEADER_PADDING
+        return max(header.sectionSizeHint(column), label, self.sizeHintForColumn(column))
+
+    def fit(self) -> None:
+        """Columns for the width there is: snippet, then channels step aside when it is narrow."""
+        model = self.model()
+        if model is None or model.columnCount() != len(CITATION_COLUMNS):
+            return
+        header = self.horizontalHeader()
+        available = self.viewport().width()
+        relevance = self._natural(RELEVANCE)
+        # The location never takes more than 40 % of what the relevance leaves (nor 170 px).
+        share = int((available - relevance) * LOCATION_SHARE)
+        location = max(
+            header.minimumSectionSize(), min(self._natural(LOCATION), LOCATION_MAX, share)
+        )
+        widths = {LOCATION: location, RELEVANCE: relevance, CHANNELS: self._natural(CHANNELS)}
+        fixed = widths[LOCATION] + widths[RELEVANCE]
+        show_channels = DOCUMENT_MIN + fixed + widths[CHANNELS] <= available
+        if show_channels:
+            fixed += widths[CHANNELS]
+        show_snippet = show_channels and DOCUMENT_MIN + fixed + SNIPPET_MIN <= available
+        self.setColumnHidden(CHANNELS, not show_channels)
+        self.setColumnHidden(SNIPPET, not show_snippet)
+        for column in range(len(CITATION_COLUMNS)):
+            header.setSectionResizeMode(column, QtWidgets.QHeaderView.ResizeMode.Fixed)
+        for column, width in widths.items():
+            header.resizeSection(column, width)
+        rest = max(header.minimumSectionSize(), available - fixed)
+        if show_snippet:
+            document = min(max(DOCUMENT_MIN, self._natural(DOCUMENT)), rest - SNIPPET_MIN)
+            header.resizeSection(DOCUMENT, document)
+            header.resizeSection(SNIPPET, max(header.minimumSectionSize(), rest - document))
+        else:
+            header.resizeSection(DOCUMENT, rest)
+
+
+class CitationsPane(QtWidgets.QWidget):
+    """ "Sources consulted": the citation table with its actions, and the context pane."""
+
+    def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.link = link
+        self.model = RowsModel(CITATION_COLUMNS, self)
+        self.label = QtWidgets.QLabel(f"<b>{tr('chat.sources')}</b>")
+        self.table = CitationTableView()
+        self.table.setModel(self.model)
+        self.table.setAccessibleName(tr("chat.sources"))
+        # The context pane follows the selected citation (mouse or keyboard).
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self.show_context())
+        self.expand_button = QtWidgets.QPushButton(tr("chat.expand"))
+        self.expand_button.clicked.connect(self.show_context)
+        self.open_button = QtWidgets.QPushButton(tr("workbench.open_source"))
+        self.open_button.clicked.connect(self.open_source)
+        self.reference = QtWidgets.QTextBrowser()
+        self.reference.setAccessibleName(tr("chat.expand"))
+        self.reference.setMinimumWidth(160)
+        actions = QtWidgets.QHBoxLayout()
+        actions.addWidget(self.expand_button)
+        actions.addWidget(self.open_button)
+        actions.addStretch(1)
+        citations = QtWidgets.QWidget()
+        citations_layout = QtWidgets.QVBoxLayout(citations)
+        citations_layout.setContentsMargins(0, 0, 0, 0)
+        citations_layout.addWidget(self.table, 1)
+        citations_layout.addLayout(actions)
+        citations.setMinimumWidth(DOCUMENT_MIN + 120)
+        self.beside = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        self.beside.setChildrenCollapsible(False)
+        self.beside.addWidget(citations)
+        self.beside.addWidget(self.reference)
+        self.beside.setStretchFactor(0, 3)
+        self.beside.setStretchFactor(1, 2)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.label)
+        layout.addWidget(self.beside, 1)
+
+    def set_citations(self, citations: list[c.Citation]) -> None:
+        self.model.set_rows(citations)
+
+    def select(self, row: int) -> bool:
+        """Select citation ``row`` (0-based) and show its context; False when there is none."""
+        if not 0 <= row < self.model.rowCount():
+            return False
+        self.table.selectRow(row)
+        self.show_context()
+        return True
+
+    def _reference(self) -> r.ReferenceRequest | None:
+        index = self.table.currentIndex()
+        x = self.model.row_at(index.row()) if index.isValid() else None
+        if x is None:
+            return None
+        return r.ReferenceRequest(
+            library_id=x.library_id, document_id=x.document_id, chunk_id=x.chunk_id
+        )
+
+    def show_context(self) -> None:
+        ref = self._reference()
+        if ref is None:
+            return
+
+        def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
+            if result is None:
+                self.reference.setPlainText(say_error(error) if error else "")
+            else:
+                self.reference.setHtml(reference_html(result))
+                if len(result.chunks) > 1:  # the cited chunk first, its neighbours around it
+                    self.reference.scrollToAnchor(HIT_ANCHOR)
+
+        self.link.call(REFERENCE_CONTEXT, ref, done)
+
+    def open_source(self) -> None:
+        ref = self._reference()
+        if ref is not None:
+            self.link.call(
+                REFERENCE_OPEN,
+                ref,
+                lambda _r, e: self.reference.setPlainText(say_error(e)) if e else None,
+            )

@@ -1,0 +1,1 @@
+"""The chunks dialog: a document's chunks, viewed, edited, enabled and disabled."""

@@ -1,0 +1,118 @@
+"""The documents pane's tables as columns (text and symbol, never colour alone; each code
+worded in the user's language) and the vector index's one-line state."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n.messages import say_field, say_text
+from goodbuddy_kb.ui.widgets.table_model import Column
+
+
+def status(value: str) -> str:
+    return tr(f"status.{value}")
+
+
+def reason(doc: c.Document) -> str:
+    if doc.retryable_error:
+        return tr("rebuild.retryable", reason=say_field(doc, "retryable_error"))
+    return say_field(doc, "error")
+
+
+def chunk_count_text(doc: c.Document) -> str:
+    """Retrievable chunks, and a mark when some hold manual edits (a re-sync may overwrite)."""
+    return f"{doc.chunk_count} ✎{doc.edited_chunks}" if doc.edited_chunks else str(doc.chunk_count)
+
+
+def chunk_count_tooltip(doc: c.Document) -> str:
+    return tr("docs.edited_chunks", count=doc.edited_chunks) if doc.edited_chunks else ""
+
+
+def ocr_status(document: c.Document) -> str:
+    """The OCR stage of a scanned document ("" for documents that need none)."""
+    ocr = document.ocr
+    if ocr is None:
+        return ""
+    if ocr.status == "done":
+        confidence = f"{ocr.mean_confidence:.2f}" if ocr.mean_confidence is not None else "–"
+        text = (
+            tr("ocr.done_low", confidence=confidence, low=ocr.low_confidence_lines)
+            if ocr.low_confidence_lines
+            else tr("ocr.done", confidence=confidence)
+        )
+        if ocr.skipped_pages:
+            text += tr("ocr.partial", skipped=ocr.skipped_pages)
+        return text
+    return tr(f"ocr.{ocr.status}")
+
+
+def ocr_detail(document: c.Document) -> str:
+    """The per-document note (pages, mean confidence, low-confidence lines) or the reason."""
+    ocr = document.ocr
+    if ocr is None:
+        return ""
+    if ocr.status == "off":
+        return tr("ocr.off_reason")
+    if ocr.status != "done":
+        return say_field(ocr, "reason")
+    confidence = f"{ocr.mean_confidence:.2f}" if ocr.mean_confidence is not None else "–"
+    key = "ocr.note_one" if ocr.pages == 1 else "ocr.note"
+    note = tr(key, pages=ocr.pages, confidence=confidence, low=ocr.low_confidence_lines)
+    if ocr.skipped_pages:
+        key = "ocr.skipped_one" if ocr.skipped_pages == 1 else "ocr.skipped"
+        note += tr(key, skipped=ocr.skipped_pages, reason=say_field(ocr, "skip_reason"))
+    return note
+
+
+SOURCE_COLUMNS: list[Column[c.Source]] = [
+    Column("col.kind", lambda s: tr(f"ref.kind.{s.kind}")),
+    Column(
+        "col.location", lambda s: s.location, lambda s: say_field(s, "state_reason") or s.location
+    ),
+    Column(
+        "col.state",
+        lambda s: (
+            tr(f"state.{s.state}")
+            + (f" — {say_field(s, 'state_reason')}" if s.state_reason else "")
+        ),
+    ),
+    Column("col.documents", lambda s: str(s.document_count)),
+    Column("col.watch", lambda s: tr("yes") if s.watch else tr("no")),
+]
+DOCUMENT_COLUMNS: list[Column[c.Document]] = [
+    Column("col.path", lambda d: d.path, lambda d: d.title),
+    Column("col.parse", lambda d: status(d.status.parse)),
+    Column("col.fulltext", lambda d: status(d.status.fulltext)),
+    Column("col.vector", lambda d: status(d.status.vector)),
+    Column("col.graph", lambda d: status(d.status.graph)),
+    Column("col.ocr", ocr_status, ocr_detail),
+    Column("col.chunks", chunk_count_text, chunk_count_tooltip),
+    Column("col.action", lambda d: ""),  # row buttons: rebuild, view chunks (index widgets)
+    Column("col.error", reason, reason),
+]
+ACTION_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.action")
+OCR_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.ocr")
+
+
+def vector_state_text(info: m.VectorIndexInfo) -> str:
+    """One truthful line: the configured model, whether the index matches it, coverage, and
+    what to do next — the same facts the document rows and the summary show."""
+    coverage = tr("vector.coverage", vectors=info.vectors, chunks=info.retrievable_chunks)
+    if info.configured_label is None:
+        return tr("vector.off")
+    model = tr("docs.vector_model", model=info.configured_label)
+    if info.state == "building":
+        return f"{model} · {tr('vector.building')} · {coverage}"
+    if info.model_label is None:
+        return f"{model} · {tr('vector.not_built')}"
+    if not info.compatible:
+        return f"{model} · {tr('vector.mismatch', built=info.model_label)}"
+    gaps = info.retrievable_chunks - info.vectors
+    state = tr("vector.matches") if gaps == 0 else tr("vector.partial", missing=gaps)
+    failure = (
+        f" · {tr('vector.last_failure', reason=say_text(info.last_failure))}"
+        if info.last_failure and gaps
+        else ""
+    )
+    return f"{model} · {state} · {coverage}{failure}"

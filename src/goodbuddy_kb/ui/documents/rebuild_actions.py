@@ -1,0 +1,124 @@
+"""Rebuild actions shared by the screens that offer them: rebuild a document, rebuild a library
+(after a confirmation that says what is re-read and that the current index keeps serving), and
+rebuild the vector index when it is incompatible with the configured model. Progress and cancel
+live in the Tasks tab; these only start the tasks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts import rebuild as r
+from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.methods import DOCUMENT_REBUILD, LIBRARY_REBUILD, VECTORS_REBUILD
+from goodbuddy_kb.qt.widgets import QtWidgets
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import tr
+
+Notice = Callable[[str], None]
+
+
+def is_failed(doc: c.Document) -> bool:
+    """Shown prominently: the last read or parse failed (old version serving or none)."""
+    return (
+        doc.retryable_error is not None
+        or doc.status.parse == "failed"
+        or doc.status.vector == "failed"
+    )
+
+
+def _reported(notice: Notice, started_key: str, **values: Any) -> Callable[[Any, Any], None]:
+    def done(result: Any, error: KbError | None) -> None:
+        if error is not None:
+            notice(tr("error.generic", message=error.message))
+        elif result is not None:
+            notice(tr(started_key, **values))
+
+    return done
+
+
+def rebuild_document(link: BackendLink, doc: c.Document, notice: Notice) -> None:
+    link.call(
+        DOCUMENT_REBUILD,
+        r.DocumentRebuildRequest(library_id=doc.library_id, document_id=doc.id),
+        _reported(notice, "rebuild.document.started", path=doc.path),
+    )
+
+
+def _confirm(
+    parent: QtWidgets.QWidget, title: str, text: str, accept_key: str, on_yes: Callable[[], None]
+) -> QtWidgets.QMessageBox:
+    """A window-modal confirmation (Escape cancels; the accept button is the default)."""
+    box = QtWidgets.QMessageBox(parent)
+    box.setIcon(QtWidgets.QMessageBox.Icon.Question)
+    box.setWindowTitle(title)
+    box.setText(text)
+    accept = box.addButton(tr(accept_key), QtWidgets.QMessageBox.ButtonRole.AcceptRole)
+    cancel = box.addButton(tr("dialog.cancel"), QtWidgets.QMessageBox.ButtonRole.RejectRole)
+    accept.setAccessibleName(tr(accept_key))
+    box.setDefaultButton(accept)
+    box.setEscapeButton(cancel)
+    box.setProperty("acceptButton", accept)
+    box.finished.connect(lambda _r: on_yes() if box.clickedButton() is accept else None)
+    box.open()
+    return box
+
+
+def confirm_library_rebuild(
+    parent: QtWidgets.QWidget,
+    link: BackendLink,
+    library_id: str,
+    documents: int,
+    notice: Notice,
+) -> QtWidgets.QMessageBox:
+    def start() -> None:
+        link.call(
+            LIBRARY_REBUILD,
+            r.LibraryRebuildRequest(library_id=library_id),
+            _reported(notice, "rebuild.library.started", count=documents),
+        )
+
+    return _confirm(
+        parent,
+        tr("rebuild.library"),
+        tr("rebuild.library.confirm", count=documents),
+        "rebuild.library.accept",
+        start,
+    )
+
+
+def incompatible(info: m.VectorIndexInfo) -> bool:
+    """The library has an index, a model is configured, and the index was made by another."""
+    return (
+        info.model_label is not None and info.configured_label is not None and not info.compatible
+    )
+
+
+def confirm_vector_rebuild(
+    parent: QtWidgets.QWidget,
+    link: BackendLink,
+    library_id: str,
+    info: m.VectorIndexInfo,
+    notice: Notice,
+) -> QtWidgets.QMessageBox:
+    def start() -> None:
+        link.call(
+            VECTORS_REBUILD,
+            m.VectorRebuildRequest(library_id=library_id),
+            _reported(notice, "rebuild.vectors.started"),
+        )
+
+    return _confirm(
+        parent,
+        tr("rebuild.vectors"),
+        tr(
+            "rebuild.vectors.confirm",
+            old=info.model_label or tr("vector.none"),
+            new=info.configured_label or tr("vector.none"),
+            chunks=info.retrievable_chunks,
+        ),
+        "rebuild.vectors.accept",
+        start,
+    )

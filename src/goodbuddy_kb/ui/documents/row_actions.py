@@ -1,0 +1,168 @@
+"""Mouse and keyboard habits of the documents pane: the document rows' context menu and
+double-click, opening a document's source, copying its full path, its details, and files or
+folders dropped onto the pane becoming sources. The row actions other parts add (rebuild, view
+chunks) join the same menu; double-click opens the chunk view where there is one, else the
+document's details.
+
+Open source goes through the backend's citation opener (``knowledge:reference:open``), which
+checks what it opens; the GUI never hands it a path or an address. A document is opened through
+its first enabled chunk, found with the chunk listing, so a document without any (a failed
+parse) cannot be opened from here, and the action says so."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from goodbuddy_kb.contracts import chunks as k
+from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.methods import CHUNKS_LIST, REFERENCE_OPEN
+from goodbuddy_kb.contracts.retrieval import ReferenceOpenResponse, ReferenceRequest
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n.messages import say_error, say_field
+
+if TYPE_CHECKING:
+    from goodbuddy_kb.ui.documents.tab import DocumentsTab
+
+
+def full_path(doc: c.Document, source: c.Source | None) -> str:
+    """Where the document lives: the file, the folder's file, or the page's address."""
+    if source is None or source.kind == "web":
+        return doc.path
+    if source.kind == "file":
+        return source.location
+    return str(Path(source.location) / doc.path)
+
+
+def dropped_sources(mime: QtCore.QMimeData) -> list[tuple[c.SourceKind, str]]:
+    """Local files and folders in a drop, as (kind, absolute path)."""
+    found: list[tuple[c.SourceKind, str]] = []
+    for url in mime.urls():
+        if not url.isLocalFile():
+            continue
+        path = Path(url.toLocalFile())
+        if path.is_dir():
+            found.append(("folder", str(path)))
+        elif path.is_file():
+            found.append(("file", str(path)))
+    return found
+
+
+def details_html(doc: c.Document, source: c.Source | None) -> str:
+    rows = [
+        (tr("ref.document"), doc.title or doc.path),
+        (tr("col.location"), full_path(doc, source)),
+        (tr("col.parse"), tr(f"status.{doc.status.parse}")),
+        (tr("col.fulltext"), tr(f"status.{doc.status.fulltext}")),
+        (tr("col.vector"), tr(f"status.{doc.status.vector}")),
+        (tr("col.chunks"), str(doc.chunk_count)),
+        (tr("doc.updated"), doc.updated_at[:19].replace("T", " ")),
+    ]
+    if doc.error:
+        rows.append((tr("col.error"), "⚠ " + say_field(doc, "error")))
+    if doc.retryable_error:
+        rows.append((tr("doc.retryable"), "⟳ " + say_field(doc, "retryable_error")))
+    cells = "".join(
+        f"<tr><td style='padding-right:12px'><b>{html.escape(k)}</b></td>"
+        f"<td>{html.escape(v)}</td></tr>"
+        for k, v in rows
+    )
+    return f"<table>{cells}</table>"
+
+
+class DocumentRowActions(QtCore.QObject):
+    """Context menu, double-click, copy path and details for the documents table of ``tab``."""
+
+    def __init__(self, tab: DocumentsTab) -> None:
+        super().__init__(tab)
+        self.tab = tab
+        self.details_box: QtWidgets.QMessageBox | None = None
+        view = tab.document_view
+        view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
+        # Where the chunk view exists, it owns "View chunks" and the double-click (activation).
+        self.chunk_view = hasattr(tab, "open_current_chunks") or hasattr(tab, "open_chunks")
+        self.open_action = QtGui.QAction(tr("doc.open_source"), view)
+        self.open_action.triggered.connect(self.open_source)
+        self.details_action = QtGui.QAction(tr("doc.details"), view)
+        self.details_action.triggered.connect(self.show_details)
+        self.copy_action = QtGui.QAction(tr("doc.copy_path"), view)
+        self.copy_action.setShortcut(QtGui.QKeySequence.StandardKey.Copy)
+        self.copy_action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
+        self.copy_action.triggered.connect(self.copy_path)
+        for action in (self.open_action, self.copy_action, self.details_action):
+            view.addAction(action)
+        if not self.chunk_view:
+            view.doubleClicked.connect(lambda _index: self.open_row())
+
+    def document(self) -> c.Document | None:
+        index = self.tab.document_view.currentIndex()
+        return self.tab.documents.row_at(index.row()) if index.isValid() else None
+
+    def source_of(self, doc: c.Document) -> c.Source | None:
+        return next((s for s in self.tab.sources.rows if s.id == doc.source_id), None)
+
+    def open_row(self) -> None:
+        """Double-click without a chunk view: the document's details."""
+        self.show_details()
+
+    def open_source(self) -> None:
+        """Open the selected document's file or page with the system's program, through the
+        backend's citation opener and the document's first enabled chunk."""
+        doc = self.document()
+        library_id = self.tab.library_id
+        if doc is None or library_id is None:
+            return
+        link = self.tab.link
+        say = self.tab.notice.emit
+
+        def opened(result: ReferenceOpenResponse | None, error: KbError | None) -> None:
+            if error is not None:
+                say(tr("error.generic", message=say_error(error)))
+            elif result is not None:
+                say(tr("doc.opened", path=doc.path))
+
+        def listed(result: k.ChunksListResponse | None, error: KbError | None) -> None:
+            if error is not None:
+                say(tr("error.generic", message=say_error(error)))
+                return
+            chunk = next((x for x in result.chunks if x.enabled), None) if result else None
+            if chunk is None:
+                say(tr("doc.open_source.none"))
+                return
+            request = ReferenceRequest(library_id=library_id, document_id=doc.id, chunk_id=chunk.id)
+            link.call(REFERENCE_OPEN, request, opened)
+
+        if doc.chunk_count == 0:
+            say(tr("doc.open_source.none"))
+            return
+        link.call(
+            CHUNKS_LIST,
+            k.ChunksListRequest(library_id=library_id, document_id=doc.id, limit=50),
+            listed,
+        )
+
+    def copy_path(self) -> None:
+        doc = self.document()
+        if doc is None:
+            return
+        path = full_path(doc, self.source_of(doc))
+        QtGui.QGuiApplication.clipboard().setText(path)
+        self.tab.notice.emit(tr("doc.copied", path=path))
+
+    def show_details(self) -> None:
+        doc = self.document()
+        if doc is None:
+            return
+        box = QtWidgets.QMessageBox(self.tab)
+        box.setWindowTitle(tr("doc.details.title", name=doc.title or doc.path))
+        box.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        box.setText(details_html(doc, self.source_of(doc)))
+        box.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = box.addButton(tr("dialog.close"), QtWidgets.QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(close)
+        box.setEscapeButton(close)
+        self.details_box = box
+        box.open()

@@ -1,0 +1,468 @@
+"""The Documents & sources tab: sources with their actions, a paged document table with the
+four stage statuses (text and symbol, never colour alone), filters and the library summary, and
+the rebuild actions: per document (prominent on failed ones), per library (in the header and
+next to "waiting for rebuild"), and the vector index when the configured model cannot use it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.methods import (
+    DOCUMENTS_LIST,
+    SOURCE_LIST,
+    VECTORS_STATUS,
+)
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.chunks.dialog import ChunksDialog
+from goodbuddy_kb.ui.documents import rebuild_actions
+from goodbuddy_kb.ui.documents.bar import (
+    DOCUMENT_WIDTH,
+    ElideEndDelegate,
+    SelectedDocumentBar,
+    fit_document_columns,
+    row_buttons,
+)
+from goodbuddy_kb.ui.documents.columns import (
+    ACTION_COLUMN,
+    DOCUMENT_COLUMNS,
+    OCR_COLUMN,
+    SOURCE_COLUMNS,
+    reason,
+    vector_state_text,
+)
+from goodbuddy_kb.ui.documents.row_actions import DocumentRowActions
+from goodbuddy_kb.ui.documents.source_actions import SourceActions
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.table_model import RowsModel, fit_columns
+from goodbuddy_kb.ui.widgets.theme import SPACE
+
+PAGE = 100
+
+
+class DocumentsTab(SourceActions, QtWidgets.QWidget):
+    notice = QtCore.Signal(str)
+    row_actions: DocumentRowActions
+
+    def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.link = link
+        self.library_id: str | None = None
+        #: A document to select once its page arrives (the window was rebuilt around it).
+        self.reselect: str | None = None
+        self.folder_dialog: QtWidgets.QFileDialog | None = None
+        #: The open "remove this source?" question, if any (default button: Cancel).
+        self.remove_box: QtWidgets.QMessageBox | None = None
+        self.offset = 0
+        self.total = 0
+        self.sources = RowsModel(SOURCE_COLUMNS, self)
+        self.documents = RowsModel(DOCUMENT_COLUMNS, self)
+        self._build()
+        link.changed.connect(self._maybe_refresh)
+        # Task progress moves the document rows and the vector line along while work runs.
+        self._refresh_timer = QtCore.QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(1_000)
+        self._refresh_timer.timeout.connect(self.refresh)
+        link.task.connect(self._on_task)
+
+    def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
+        button = QtWidgets.QPushButton(tr(key))
+        button.setAccessibleName(tr(key))
+        button.clicked.connect(slot)
+        return button
+
+    def _build(self) -> None:
+        self.summary = QtWidgets.QLabel()
+        self.summary.setWordWrap(True)
+        self.summary.setAccessibleName(tr("docs.filter"))
+        self.vector_label = QtWidgets.QLabel()
+        self.vector_label.setWordWrap(True)
+        self.pending_label = QtWidgets.QLabel("⟳ " + tr("detail.pending_rebuild"))
+        self.pending_rebuild_button = self._button("rebuild.library", self.rebuild_library)
+        self.pending_bar = QtWidgets.QWidget()
+        pending_row = QtWidgets.QHBoxLayout(self.pending_bar)
+        pending_row.setContentsMargins(0, 0, 0, 0)
+        pending_row.addWidget(self.pending_label)
+        pending_row.addWidget(self.pending_rebuild_button)
+        pending_row.addStretch(1)
+        self.pending_bar.hide()
+        self.rebuild_vectors_button = self._button("rebuild.vectors", self.rebuild_vectors)
+        self.rebuild_vectors_button.hide()
+        self.vector_info: m.VectorIndexInfo | None = None
+        self.document_total = 0
+        self.rebuild_box: QtWidgets.QMessageBox | None = None
+        self.source_view = QtWidgets.QTableView()
+        self.source_view.setModel(self.sources)
+        self.source_view.setAccessibleName(tr("sources.heading"))
+        self.source_view.setSelectionBehavior(
+            QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
+        )
+        self.source_view.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
+        self.source_view.horizontalHeader().setStretchLastSection(True)
+        self.source_view.setTabKeyNavigation(False)  # Tab leaves the table, arrows move in it
+        self.source_view.setMinimumHeight(72)
+        self.source_view.setWordWrap(False)
+        self.source_view.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
+        fit_columns(self.source_view, stretch=1)
+        self.source_view.selectionModel().currentRowChanged.connect(lambda *_: self._update_watch())
+        # One "Add" button with its three kinds keeps the row within 800 px.
+        self.add_button = QtWidgets.QToolButton()
+        self.add_button.setText(tr("sources.add"))
+        self.add_button.setAccessibleName(tr("sources.add"))
+        self.add_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
+        add_menu = QtWidgets.QMenu(self.add_button)
+        self.add_file = add_menu.addAction(tr("sources.add_file"), self.add_file_source)
+        self.add_folder = add_menu.addAction(tr("sources.add_folder"), self.add_folder_source)
+        self.add_web = add_menu.addAction(tr("sources.add_web"), self.add_web_source)
+        self.add_button.setMenu(add_menu)
+        self.add_button.setToolTip(tr("sources.drop_hint"))
+        self.sync_button = self._button("sources.sync", self.sync_now)
+        self.remove_button = self._button("sources.remove", self.remove_source)
+        self.rebuild_library_button = self._button("rebuild.library", self.rebuild_library)
+        self.watch_box = QtWidgets.QCheckBox(tr("sources.watch"))
+        self.watch_box.setAccessibleName(tr("sources.watch"))
+        self.watch_box.setAccessibleDescription("switch")
+        self.watch_box.toggled.connect(self.set_watch)
+        actions = QtWidgets.QHBoxLayout()
+        for w in (
+            self.add_button,
+            self.sync_button,
+            self.watch_box,
+            self.remove_button,
+        ):
+            actions.addWidget(w)
+        actions.addStretch(1)
+        self.filter_box = QtWidgets.QComboBox()
+        self.filter_box.setAccessibleName(tr("docs.filter"))
+        for key in ("all", "failed", "vector_missing"):
+            self.filter_box.addItem(tr(f"docs.filter.{key}"), key)
+        self.filter_box.currentIndexChanged.connect(lambda _i: self.reload_documents(reset=True))
+        self.document_view = QtWidgets.QTableView()
+        self.document_view.setModel(self.documents)
+        self.document_view.setAccessibleName(tr("docs.filter.all"))
+        self.document_view.setSelectionBehavior(
+            QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
+        )
+        self.document_view.horizontalHeader().setStretchLastSection(True)
+        self.document_view.setTabKeyNavigation(False)  # Tab leaves the table
+        self.document_view.selectionModel().currentRowChanged.connect(
+            lambda *_: self._update_document_actions()
+        )
+        self.rebuild_doc_button = self._button("rebuild.document", self.rebuild_current_document)
+        self.rebuild_doc_button.setEnabled(False)
+        # The row's context menu, in this order: view chunks, rebuild, then (row_actions) open
+        # source, copy path and details.
+        self.document_view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
+        self.document_view.activated.connect(lambda index: self._open_chunks_at(index.row()))
+        self.view_chunks_button = self._button("docs.view_chunks", self.open_current_chunks)
+        view_chunks = QtGui.QAction(tr("docs.view_chunks"), self.document_view)
+        view_chunks.triggered.connect(self.open_current_chunks)
+        self.document_view.addAction(view_chunks)
+        rebuild_action = QtGui.QAction(tr("rebuild.document"), self.document_view)
+        rebuild_action.setShortcut(QtGui.QKeySequence("Ctrl+R"))
+        rebuild_action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
+        rebuild_action.triggered.connect(self.rebuild_current_document)
+        self.document_view.addAction(rebuild_action)
+        self.open_source_button = self._button("doc.open_source", self.open_current_source)
+        self.document_bar = SelectedDocumentBar([self.view_chunks_button, self.open_source_button])
+        self._document_width = DOCUMENT_WIDTH
+        self.document_view.installEventFilter(self)
+        self.document_view.setItemDelegateForColumn(
+            len(DOCUMENT_COLUMNS) - 1, ElideEndDelegate(self.document_view)
+        )
+        self.chunks_dialog: ChunksDialog | None = None
+        self.document_view.setAlternatingRowColors(True)
+        self.document_view.verticalHeader().setDefaultSectionSize(
+            self.document_view.fontMetrics().height() + 8
+        )
+        self.document_view.setWordWrap(False)
+        self.document_view.setMinimumHeight(120)
+        self.document_view.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
+        fit_columns(self.document_view, stretch=len(DOCUMENT_COLUMNS) - 1, wide={0: DOCUMENT_WIDTH})
+        self.prev_button = self._button("docs.prev", lambda: self._page(-1))
+        self.next_button = self._button("docs.next", lambda: self._page(1))
+        # Arrows with their names as tooltips: the row keeps its actions within 800 px.
+        for button, arrow, key in (
+            (self.prev_button, "‹", "docs.prev"),
+            (self.next_button, "›", "docs.next"),
+        ):
+            button.setText(arrow)
+            button.setToolTip(tr(key))
+        self.page_label = QtWidgets.QLabel()
+        paging = QtWidgets.QHBoxLayout()
+        filter_label = QtWidgets.QLabel(tr("docs.filter"))
+        filter_label.setBuddy(self.filter_box)
+        paging.addWidget(filter_label)
+        paging.addWidget(self.filter_box)
+        paging.addWidget(self.rebuild_doc_button)
+        paging.addStretch(1)
+        paging.addWidget(self.page_label)
+        paging.addWidget(self.prev_button)
+        paging.addWidget(self.next_button)
+        # Sources above documents in a splitter; the document table gets most of the height.
+        top = QtWidgets.QWidget()
+        top_layout = QtWidgets.QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        heading = QtWidgets.QLabel(f"<b>{tr('sources.heading')}</b>")
+        heading.setBuddy(self.source_view)
+        actions.insertWidget(0, heading)
+        top_layout.addLayout(actions)
+        bottom = QtWidgets.QWidget()
+        bottom_layout = QtWidgets.QVBoxLayout(bottom)
+        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        bottom_layout.setSpacing(SPACE // 2)
+        self.split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
+        self.split.setChildrenCollapsible(False)
+        self.split.addWidget(top)
+        self.split.addWidget(bottom)
+        self.split.setStretchFactor(0, 1)
+        self.split.setStretchFactor(1, 4)
+        self.split.setSizes([104, 546])
+        self.setAcceptDrops(True)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(SPACE, SPACE, SPACE, SPACE)
+        layout.setSpacing(SPACE // 2)
+        layout.addWidget(self.summary)
+        vector_row = QtWidgets.QHBoxLayout()
+        vector_row.addWidget(self.vector_label, 1)
+        vector_row.addWidget(self.rebuild_vectors_button)
+        # A library-wide action sits with the library's index line (the sources row stays
+        # within 800 px).
+        vector_row.addWidget(self.rebuild_library_button)
+        layout.addLayout(vector_row)
+        layout.addWidget(self.pending_bar)
+        layout.addWidget(self.split, 1)
+        top_layout.addWidget(self.source_view, 1)
+        bottom_layout.addLayout(paging)
+        bottom_layout.addWidget(self.document_view, 1)
+        bottom_layout.addWidget(self.document_bar)
+        self.row_actions = DocumentRowActions(self)
+        self._update_document_actions()
+
+    def detach(self) -> None:
+        """Stop following the backend (this tab is being replaced)."""
+        self.link.changed.disconnect(self._maybe_refresh)
+        self.link.task.disconnect(self._on_task)
+        self._refresh_timer.stop()
+
+    # -- data ------------------------------------------------------------------------------
+    def show_library(self, library_id: str | None) -> None:
+        self.library_id = library_id
+        self.offset = 0
+        self.refresh()
+
+    def _maybe_refresh(self, params: dict[str, Any]) -> None:
+        if params.get("externalCalls"):
+            return  # the external-tool call record, nothing of this tab
+        if self.library_id and (
+            not params.get("libraryIds") or self.library_id in params.get("libraryIds", [])
+        ):
+            self.refresh()
+
+    def _on_task(self, params: dict[str, Any]) -> None:
+        if params.get("libraryId") == self.library_id and not self._refresh_timer.isActive():
+            self._refresh_timer.start()
+
+    def refresh(self) -> None:
+        if self.library_id is None:
+            self.sources.set_rows([])
+            self.documents.set_rows([])
+            self.summary.setText("")
+            return
+        library_id = self.library_id
+
+        def got_sources(result: c.SourceListResponse | None, error: KbError | None) -> None:
+            if result is not None and library_id == self.library_id:
+                current = self.current_source()
+                self.sources.set_rows(result.sources)
+                if current is not None:
+                    row = next((i for i, s in enumerate(result.sources) if s.id == current.id), -1)
+                    if row >= 0:
+                        self.source_view.selectRow(row)
+                self._update_watch()
+
+        self.link.call(SOURCE_LIST, c.SourceListRequest(library_id=library_id), got_sources)
+        self.link.call(
+            VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id), self._got_vectors
+        )
+        self.reload_documents()
+
+    def _got_vectors(self, result: m.VectorIndexInfo | None, error: KbError | None) -> None:
+        if result is None:
+            return
+        self.vector_info = result
+        self.rebuild_vectors_button.setVisible(rebuild_actions.incompatible(result))
+        self.vector_label.setText(vector_state_text(result))
+
+    def reload_documents(self, reset: bool = False) -> None:
+        if self.library_id is None:
+            return
+        if reset:
+            self.offset = 0
+        library_id = self.library_id
+        request = c.DocumentListRequest(
+            library_id=library_id,
+            offset=self.offset,
+            limit=PAGE,
+            filter=self.filter_box.currentData() or "all",
+        )
+
+        def done(result: c.DocumentListResponse | None, error: KbError | None) -> None:
+            if result is None or library_id != self.library_id:
+                return
+            self.documents.set_rows(result.documents)
+            self._add_row_actions(result.documents)
+            row = next((i for i, d in enumerate(result.documents) if d.id == self.reselect), -1)
+            if row >= 0:
+                self.reselect = None
+                self.document_view.selectRow(row)
+            self._update_document_actions()
+            self.total = result.total
+            self.document_total = result.summary.documents
+            s = result.summary
+            text = tr(
+                "docs.summary",
+                documents=s.documents,
+                fulltext=s.fulltext_usable,
+                vectorised=s.vectorised,
+                failed=s.failed,
+                pending=s.pending,
+            )
+            if s.no_retrievable_content:
+                text += tr("docs.summary.empty", count=s.no_retrievable_content)
+            self.summary.setText(text)
+            self.pending_bar.setVisible(s.settings_pending_rebuild)
+            self.pending_label.setVisible(s.settings_pending_rebuild)
+            self.rebuild_library_button.setEnabled(s.documents > 0)
+            first = self.offset + 1 if result.total else 0
+            self.page_label.setText(
+                tr(
+                    "docs.page",
+                    first=first,
+                    last=self.offset + len(result.documents),
+                    total=result.total,
+                )
+            )
+            self.prev_button.setEnabled(self.offset > 0)
+            self.next_button.setEnabled(self.offset + PAGE < result.total)
+
+        self.link.call(DOCUMENTS_LIST, request, done)
+
+    def _page(self, step: int) -> None:
+        self.offset = max(0, self.offset + step * PAGE)
+        self.reload_documents()
+
+    # -- chunks ------------------------------------------------------------------------------
+    def open_chunks(self, doc: c.Document) -> ChunksDialog | None:
+        """The chunk maintenance dialog of one document (row buttons, the context menu, a
+        double-click or Enter on the row call this); the focus returns to the row after it."""
+        if self.library_id is None:
+            return None
+        row = next((i for i, d in enumerate(self.documents.rows) if d.id == doc.id), -1)
+        dialog = ChunksDialog(self.link, self.library_id, doc.id, doc.path, self)
+        dialog.notice.connect(self.notice.emit)
+        dialog.finished.connect(lambda _r: self._chunks_closed(doc.id, row))
+        dialog.setAttribute(QtCore.Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.chunks_dialog = dialog
+        dialog.open()
+        return dialog
+
+    def _chunks_closed(self, document_id: str, row: int) -> None:
+        self.chunks_dialog = None
+        rows = self.documents.rows
+        row = next((i for i, d in enumerate(rows) if d.id == document_id), row)
+        if 0 <= row < len(rows):
+            self.document_view.setCurrentIndex(self.documents.index(row, 0))
+            self.document_view.selectRow(row)
+        self.window().activateWindow()
+        self.document_view.setFocus()
+        self.reload_documents()
+
+    def _open_chunks_at(self, row: int) -> None:
+        doc = self.documents.row_at(row)
+        if doc is not None:
+            self.open_chunks(doc)
+
+    def open_current_source(self) -> None:
+        self.row_actions.open_source()
+
+    def open_current_chunks(self) -> None:
+        index = self.document_view.currentIndex()
+        if index.isValid():
+            self._open_chunks_at(index.row())
+
+    # -- rebuild -----------------------------------------------------------------------------
+    def _add_row_actions(self, docs: list[c.Document]) -> None:
+        """A "Rebuild document" button on every row; failed rows get a prominent "retry" one."""
+        for row, doc in enumerate(docs):
+            cell = row_buttons(doc, self.rebuild_document, self.open_chunks)
+            self.document_view.setIndexWidget(self.documents.index(row, ACTION_COLUMN), cell)
+        # The OCR column only where some document on the page needs OCR (room for the reason).
+        self.document_view.setColumnHidden(OCR_COLUMN, not any(doc.ocr is not None for doc in docs))
+        # Statuses and the action take what they need; the reason gets the rest (and at least
+        # its minimum: the row buttons give way in a narrow window).
+        for column in range(ACTION_COLUMN + 1):
+            self.document_view.resizeColumnToContents(column)
+        self._document_width = min(max(self.document_view.columnWidth(0), DOCUMENT_WIDTH), 320)
+        self.fit_columns()
+
+    def fit_columns(self) -> None:
+        fit_document_columns(
+            self.document_view, ACTION_COLUMN, len(DOCUMENT_COLUMNS) - 1, self._document_width
+        )
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if watched is self.document_view and event.type() == QtCore.QEvent.Type.Resize:
+            QtCore.QTimer.singleShot(0, self.fit_columns)
+        return super().eventFilter(watched, event)
+
+    def row_button(self, row: int, which: str = "rebuildButton") -> QtWidgets.QPushButton | None:
+        """A row's "Rebuild document" button (or its "View chunks" one: ``chunksButton``)."""
+        cell = self.document_view.indexWidget(self.documents.index(row, ACTION_COLUMN))
+        button = cell.property(which) if cell is not None else None
+        return button if isinstance(button, QtWidgets.QPushButton) else None
+
+    def current_document(self) -> c.Document | None:
+        index = self.document_view.currentIndex()
+        return self.documents.row_at(index.row()) if index.isValid() else None
+
+    def _update_document_actions(self) -> None:
+        doc = self.current_document()
+        self.rebuild_doc_button.setEnabled(doc is not None)
+        self.view_chunks_button.setEnabled(doc is not None)
+        failed = doc is not None and rebuild_actions.is_failed(doc)
+        self.rebuild_doc_button.setText(
+            tr("rebuild.document.retry" if failed else "rebuild.document")
+        )
+        self.document_bar.show_document(doc, reason(doc) if doc is not None else "")
+        openable = doc is not None and doc.chunk_count > 0
+        self.open_source_button.setEnabled(openable)
+        self.open_source_button.setToolTip(
+            tr("doc.open_source.tip") if openable or doc is None else tr("doc.open_source.none")
+        )
+
+    def rebuild_document(self, doc: c.Document) -> None:
+        rebuild_actions.rebuild_document(self.link, doc, self.notice.emit)
+
+    def rebuild_current_document(self) -> None:
+        doc = self.current_document()
+        if doc is not None:
+            self.rebuild_document(doc)
+
+    def rebuild_library(self) -> None:
+        if self.library_id is None:
+            return
+        self.rebuild_box = rebuild_actions.confirm_library_rebuild(
+            self, self.link, self.library_id, self.document_total, self.notice.emit
+        )
+
+    def rebuild_vectors(self) -> None:
+        if self.library_id is None or self.vector_info is None:
+            return
+        self.rebuild_box = rebuild_actions.confirm_vector_rebuild(
+            self, self.link, self.library_id, self.vector_info, self.notice.emit
+        )

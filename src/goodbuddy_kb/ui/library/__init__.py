@@ -1,0 +1,1 @@
+"""The library list: its item model and the name and delete dialogs."""

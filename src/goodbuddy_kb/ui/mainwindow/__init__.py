@@ -1,0 +1,1 @@
+"""The main window: the library list beside the library's tabs, the menus and the status bar."""

@@ -1,0 +1,1 @@
+"""Settings: the connections (embedding, chat, rerank), external AI tools and diagnostics."""

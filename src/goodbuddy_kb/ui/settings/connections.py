@@ -1,0 +1,303 @@
+"""Model connections: the global embedding provider, the chat model and the rerank service, each
+switched only explicitly, with a write-only key field (the GUI never receives a stored key), a
+test of exactly what the form holds, and the data path in plain words (which model, where text
+is sent)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.methods import (
+    CHAT_MODEL_GET,
+    EMBEDDING_GET,
+    EMBEDDING_TEST,
+    EMBEDDING_UPDATE,
+    RERANK_GET,
+)
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n.messages import say_error, say_field, say_text
+from goodbuddy_kb.ui.library.dialogs import confirm_action
+from goodbuddy_kb.ui.settings.endpoint_form import (
+    CHAT_ENDPOINT,
+    RERANK_ENDPOINT,
+    EndpointForm,
+    ModelPicker,
+    Probe,
+    form_buttons,
+    problem,
+    status_label,
+)
+
+KINDS = ("local", "ollama", "openai-compatible", "none")
+
+
+class ModelConnectionsDialog(QtWidgets.QDialog):
+    """Three forms (embedding model, chat model, rerank service), each with Test (exactly the
+    form's values, nothing saved) and Save (tests first; a failed test asks before saving)."""
+
+    saved = QtCore.Signal()
+    #: A connection test finished (its outcome is in the form's status label).
+    tested = QtCore.Signal()
+
+    def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.link = link
+        #: The open "test failed — save anyway?" question, if any.
+        self.confirm_box: QtWidgets.QMessageBox | None = None
+        self.setWindowTitle(tr("conn.title"))
+        self.kind = QtWidgets.QComboBox()
+        self.kind.setAccessibleName(tr("conn.kind"))
+        for kind in KINDS:
+            self.kind.addItem(tr(f"conn.kind.{kind}"), kind)
+        self.kind.currentIndexChanged.connect(lambda _i: self._update())
+        self.base_url = QtWidgets.QLineEdit()
+        self.base_url.setPlaceholderText("http://127.0.0.1:11434")
+        self.model = QtWidgets.QLineEdit()
+        self.dimensions = QtWidgets.QSpinBox()
+        self.dimensions.setRange(0, 8192)
+        self.key = QtWidgets.QLineEdit()
+        self.key.setEchoMode(QtWidgets.QLineEdit.EchoMode.Password)
+        for widget, key in (
+            (self.base_url, "conn.base_url"),
+            (self.model, "conn.model"),
+            (self.dimensions, "conn.dimensions"),
+            (self.key, "conn.key"),
+        ):
+            widget.setAccessibleName(tr(key))
+        self.data_path = QtWidgets.QLabel()
+        self.data_path.setWordWrap(True)
+        self.outcome = status_label()
+        note = QtWidgets.QLabel("ⓘ " + tr("conn.switch_note"))
+        note.setWordWrap(True)
+        self.test_button, self.save_button, buttons = form_buttons(
+            tr("conn.embedding"), self.test, self.save
+        )
+        close = QtWidgets.QPushButton(tr("dialog.close"))
+        close.clicked.connect(self.reject)
+        embedding = QtWidgets.QGroupBox(tr("conn.embedding"))
+        form = QtWidgets.QFormLayout()
+        form.addRow(tr("conn.kind"), self.kind)
+        form.addRow(tr("conn.base_url"), self.base_url)
+        self.model_list = ModelPicker(
+            self, "embedding", self.model, self.kind, self.base_url, self.key, self.outcome
+        )
+        form.addRow(tr("conn.model"), self.model_list)
+        form.addRow(tr("conn.dimensions"), self.dimensions)
+        form.addRow(tr("conn.key"), self.key)
+        # Wrapped labels sit outside the form layout, which would clip their second line.
+        column = QtWidgets.QVBoxLayout(embedding)
+        column.addLayout(form)
+        column.addWidget(self.data_path)
+        column.addWidget(note)
+        column.addLayout(buttons)
+        column.addWidget(self.outcome)
+        closing = QtWidgets.QHBoxLayout()
+        closing.addStretch(1)
+        closing.addWidget(close)
+        # One page per connection: the dialog fits an 800×600 screen.
+        self.pages = QtWidgets.QTabWidget()
+        chat, rerank = self._chat_group(), self._rerank_group()
+        for group in (embedding, chat, rerank):
+            page = QtWidgets.QWidget()
+            column_layout = QtWidgets.QVBoxLayout(page)
+            column_layout.addWidget(group)
+            column_layout.addStretch(1)
+            self.pages.addTab(page, group.title())
+            group.setTitle("")
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addWidget(self.pages, 1)
+        layout.addLayout(closing)
+        self.resize(600, 480)
+        self.link.call(EMBEDDING_GET, m.EmbeddingGetRequest(), self._show)
+        self.link.call(CHAT_MODEL_GET, c.ChatGetRequest(), self._show_chat)
+        self.link.call(RERANK_GET, m.RerankGetRequest(), self._show_rerank)
+
+    # -- chat model and rerank service (same rules: explicit switch, write-only key) ----------
+    def _chat_group(self) -> QtWidgets.QGroupBox:
+        form = EndpointForm(self, CHAT_ENDPOINT)
+        self.chat = form
+        self.chat_kind, self.chat_url, self.chat_model = form.kind, form.url, form.model
+        self.chat_key, self.chat_status = form.key, form.status
+        self.chat_test_button, self.chat_save_button = form.test_button, form.save_button
+        assert form.picker is not None
+        self.chat_model_list = form.picker
+        return form
+
+    def _rerank_group(self) -> QtWidgets.QGroupBox:
+        form = EndpointForm(self, RERANK_ENDPOINT)
+        self.rerank = form
+        self.rerank_url, self.rerank_model, self.rerank_key = form.url, form.model, form.key
+        self.rerank_status = form.status
+        self.rerank_test_button, self.rerank_save_button = form.test_button, form.save_button
+        return form
+
+    def _show_chat(self, info: c.ChatInfo | None, error: KbError | None) -> None:
+        self.chat.show_info(info)
+
+    def _show_rerank(self, info: m.RerankInfo | None, error: KbError | None) -> None:
+        self.rerank.show_info(info)
+
+    def chat_connection(self) -> c.ChatConnection:
+        connection: c.ChatConnection = self.chat.connection()
+        return connection
+
+    def rerank_connection(self) -> m.RerankConnection:
+        connection: m.RerankConnection = self.rerank.connection()
+        return connection
+
+    def test_chat(self) -> None:
+        self.chat.test()
+
+    def test_rerank(self) -> None:
+        self.rerank.test()
+
+    def save_chat(self) -> None:
+        self.chat.save()
+
+    def save_rerank(self) -> None:
+        self.rerank.save()
+
+    # -- testing the form, and saving only what passed (or what the user confirmed) ------------
+    def _run(
+        self, probe: Probe, waiting: str, then: Callable[[str | None], None] | None = None
+    ) -> None:
+        """Test the form's values; ``then`` receives None on success, else the error."""
+        probe.status.setText("… " + waiting)
+
+        def done(result: Any, error: KbError | None) -> None:
+            failure: str | None
+            if result is not None and result.ok:
+                failure = None
+                probe.status.setText("✓ " + probe.success(result))
+            else:
+                failure = (
+                    say_field(result, "error")
+                    if result is not None
+                    else (say_error(error) if error else "")
+                )
+                probe.status.setText("✗ " + tr("conn.test.fail", error=failure))
+            self.tested.emit()
+            if then is not None:
+                then(failure)
+
+        self.link.call(probe.spec, probe.request, done)
+
+    def _save_checked(
+        self,
+        probe: Probe,
+        button: QtWidgets.QPushButton,
+        write: Callable[[], None],
+        needs_test: bool,
+    ) -> None:
+        """Run the test first; a failed test asks "Save anyway?" (default: Cancel)."""
+        button.setEnabled(False)
+        if not needs_test:
+            write()
+            return
+
+        def after(failure: str | None) -> None:
+            if failure is None:
+                write()
+                return
+            box = confirm_action(
+                self,
+                tr("conn.test_failed.title"),
+                tr("conn.test_failed.text", error=failure),
+                tr("conn.save_anyway"),
+            )
+            self.confirm_box = box
+
+            def answered() -> None:
+                self.confirm_box = None
+                if box.clickedButton() is box.property("confirmButton"):
+                    write()
+                    return
+                button.setEnabled(True)
+                probe.status.setText(
+                    "✗ " + tr("conn.test.fail", error=failure) + " · " + tr("conn.not_saved")
+                )
+
+            box.finished.connect(lambda _r: answered())
+            box.open()
+
+        self._run(probe, tr("conn.testing_save"), after)
+
+    def _show(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
+        if info is None:
+            return
+        c = info.connection
+        index = self.kind.findData(c.kind)
+        if index < 0:
+            self.kind.addItem(tr(f"conn.kind.{c.kind}"), c.kind)
+            index = self.kind.count() - 1
+        self.kind.setCurrentIndex(index)
+        self.base_url.setText(c.base_url or "")
+        self.model.setText(c.model or "")
+        self.dimensions.setValue(c.dimensions or 0)
+        self.key.clear()
+        self.key.setPlaceholderText(
+            tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
+        )
+        self.data_path.setText(say_text(info.data_path))
+        self._update()
+
+    def _update(self) -> None:
+        remote = self.kind.currentData() in ("ollama", "openai-compatible")
+        for widget in (self.base_url, self.model, self.dimensions, self.key):
+            widget.setEnabled(remote)
+
+    def connection(self) -> m.EmbeddingConnection:
+        remote = self.kind.currentData() in ("ollama", "openai-compatible")
+        return m.EmbeddingConnection(
+            kind=self.kind.currentData(),
+            base_url=self.base_url.text().strip() or None if remote else None,
+            model=self.model.text().strip() or None if remote else None,
+            dimensions=self.dimensions.value() or None if remote else None,
+        )
+
+    def _embedding_probe(self) -> Probe | None:
+        try:
+            connection = self.connection()
+        except ValueError as exc:
+            self.outcome.setText("⚠ " + problem(exc))
+            return None
+        request = m.EmbeddingTestRequest(connection=connection, api_key=self.key.text() or None)
+        return Probe(EMBEDDING_TEST, request, self.outcome, _embedding_success)
+
+    def save(self) -> None:
+        probe = self._embedding_probe()
+        if probe is None:
+            return
+        key = self.key.text() or None  # empty: keep the stored key
+        request = m.EmbeddingUpdateRequest(connection=probe.request.connection, api_key=key)
+
+        def write() -> None:
+            self.link.call(EMBEDDING_UPDATE, request, self._saved)
+
+        needs_test = request.connection.kind != "none"  # "off" has nothing to test
+        self._save_checked(probe, self.save_button, write, needs_test)
+
+    def _saved(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
+        self.save_button.setEnabled(True)
+        if error is not None:
+            self.outcome.setText("⚠ " + say_error(error))
+            return
+        self.outcome.setText("✓ " + tr("conn.saved"))
+        self._show(info, None)
+        self.saved.emit()
+
+    def test(self) -> None:
+        """Test exactly what the form holds (the typed key, else the stored one); saves nothing."""
+        probe = self._embedding_probe()
+        if probe is not None:
+            self._run(probe, tr("conn.testing"))
+
+
+def _embedding_success(result: m.EmbeddingTestResponse) -> str:
+    return tr("conn.test.ok", dims=result.dimensions, ms=result.latency_ms or 0.0)

@@ -1,0 +1,316 @@
+"""One remote endpoint's form in the model connections dialog — the chat model, the rerank
+service — and the parts every form there shares: the address, model and write-only key fields,
+Test and Save buttons, the outcome line, the model list of an endpoint, and a connection test's
+probe. The two forms differ only in what ``Endpoint`` says."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import ValidationError
+
+from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts.errors import KbError, invalid_request_from
+from goodbuddy_kb.contracts.methods import (
+    CHAT_MODEL_TEST,
+    CHAT_MODEL_UPDATE,
+    MODELS_LIST,
+    RERANK_TEST,
+    RERANK_UPDATE,
+    MethodSpec,
+)
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n.messages import say, say_error, say_field
+
+if TYPE_CHECKING:
+    from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
+
+
+def problem(exc: ValueError) -> str:
+    """The readable part of a validation error (no library footnotes)."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = invalid_request_from(exc).details["fields"][0]
+        return say(first.get("code"), first.get("params"), str(first["problem"]))
+    return str(exc)
+
+
+def status_label() -> QtWidgets.QLabel:
+    """A form's outcome line; it keeps room for two lines so the forms do not jump or squeeze."""
+    label = QtWidgets.QLabel()
+    label.setWordWrap(True)
+    label.setMinimumHeight(2 * label.fontMetrics().lineSpacing() + 4)
+    label.setAlignment(QtCore.Qt.AlignmentFlag.AlignLeft | QtCore.Qt.AlignmentFlag.AlignTop)
+    return label
+
+
+def endpoint_fields() -> tuple[QtWidgets.QLineEdit, QtWidgets.QLineEdit, QtWidgets.QLineEdit]:
+    url, model, key = QtWidgets.QLineEdit(), QtWidgets.QLineEdit(), QtWidgets.QLineEdit()
+    key.setEchoMode(QtWidgets.QLineEdit.EchoMode.Password)
+    for widget, name in ((url, "conn.base_url"), (model, "conn.model"), (key, "conn.key")):
+        widget.setAccessibleName(tr(name))
+    return url, model, key
+
+
+def form_buttons(
+    what: str, test: Callable[[], None], save: Callable[[], None]
+) -> tuple[QtWidgets.QPushButton, QtWidgets.QPushButton, QtWidgets.QHBoxLayout]:
+    test_button = QtWidgets.QPushButton(tr("conn.test"))
+    test_button.setAccessibleName(tr("conn.test") + " " + what)
+    test_button.clicked.connect(test)
+    save_button = QtWidgets.QPushButton(tr("conn.save"))
+    save_button.setAccessibleName(tr("conn.save") + " " + what)
+    save_button.clicked.connect(save)
+    row = QtWidgets.QHBoxLayout()
+    row.addWidget(test_button)
+    row.addStretch(1)
+    row.addWidget(save_button)
+    return test_button, save_button, row
+
+
+class ModelPicker(QtWidgets.QWidget):
+    """A model name field that also offers the models the endpoint lists (OpenAI-compatible
+    ``/v1/models``, Ollama ``/api/tags``): "List models" asks the backend, the names drop down
+    as completions, and a typed name is accepted as it is."""
+
+    listed = QtCore.Signal()
+
+    def __init__(
+        self,
+        dialog: ModelConnectionsDialog,
+        purpose: Literal["chat", "embedding"],
+        field: QtWidgets.QLineEdit,
+        kind: QtWidgets.QComboBox,
+        url: QtWidgets.QLineEdit,
+        key: QtWidgets.QLineEdit,
+        status: QtWidgets.QLabel,
+    ) -> None:
+        super().__init__()
+        self.dialog, self.purpose, self.field = dialog, purpose, field
+        self.kind, self.url, self.key, self.status = kind, url, key, status
+        self.names = QtCore.QStringListModel(self)
+        completer = QtWidgets.QCompleter(self.names, self)
+        completer.setCaseSensitivity(QtCore.Qt.CaseSensitivity.CaseInsensitive)
+        completer.setFilterMode(QtCore.Qt.MatchFlag.MatchContains)
+        field.setCompleter(completer)
+        self.button = QtWidgets.QToolButton()
+        self.button.setText(tr("conn.list_models"))
+        self.button.setAccessibleName(tr("conn.list_models"))
+        self.button.clicked.connect(self.fetch)
+        row = QtWidgets.QHBoxLayout(self)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(field, 1)
+        row.addWidget(self.button)
+
+    def fetch(self) -> None:
+        kind = self.kind.currentData()
+        url = self.url.text().strip()
+        if kind not in ("openai-compatible", "ollama") or not url:
+            self.status.setText("ⓘ " + tr("conn.list_models.need_url"))
+            return
+        self.status.setText("… " + tr("conn.list_models.asking"))
+        request = m.ModelListRequest(
+            purpose=self.purpose, kind=kind, base_url=url, api_key=self.key.text() or None
+        )
+        self.dialog.link.call(MODELS_LIST, request, self._got)
+
+    def _got(self, result: m.ModelListResponse | None, error: KbError | None) -> None:
+        if result is not None and result.ok:
+            self.names.setStringList(result.models)
+            self.status.setText("✓ " + tr("conn.list_models.found", count=len(result.models)))
+            if result.models and self.field.isVisible():
+                self.field.setFocus()
+                completer = self.field.completer()
+                completer.setCompletionPrefix("")
+                completer.complete()
+        else:
+            failure = say_field(result, "error") if result is not None else say_error(error)  # type: ignore[arg-type]
+            self.status.setText("✗ " + tr("conn.list_models.failed", error=failure))
+        self.listed.emit()
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """What differs between the chat model's form and the rerank service's: the title, the
+    provider choice (none for rerank), the methods, how the form's values become requests, the
+    words for a successful test, and whether a save needs a test first."""
+
+    title: str
+    kinds: tuple[tuple[str, str], ...]
+    test_spec: MethodSpec[Any, Any]
+    update_spec: MethodSpec[Any, Any]
+    connection: Callable[[str, str | None, str | None], Any]
+    test_request: Callable[[Any, str | None], Any]
+    update_request: Callable[[Any, str | None], Any]
+    success: Callable[[Any], str]
+    needs_test: Callable[[Any], bool]
+    lists_models: bool
+
+
+class EndpointForm(QtWidgets.QGroupBox):
+    """One remote endpoint's form (chat model, rerank service): provider, address, model (with
+    its list where the endpoint offers one), a write-only key, Test and Save, and the outcome.
+    The same rules for both: switched only explicitly, Save tests first."""
+
+    def __init__(self, dialog: ModelConnectionsDialog, endpoint: Endpoint) -> None:
+        super().__init__(tr(endpoint.title))
+        self.dialog, self.endpoint = dialog, endpoint
+        self.kind = QtWidgets.QComboBox()
+        self.kind.setAccessibleName(tr(endpoint.title))
+        for kind, label in endpoint.kinds:
+            self.kind.addItem(tr(label), kind)
+        self.url, self.model, self.key = endpoint_fields()
+        self.status = status_label()
+        self.test_button, self.save_button, buttons = form_buttons(
+            tr(endpoint.title), self.test, self.save
+        )
+        form = QtWidgets.QFormLayout(self)
+        if endpoint.kinds:
+            form.addRow(tr("conn.kind"), self.kind)
+        else:  # one kind only (the rerank service): no choice to show
+            self.kind.setParent(self)
+            self.kind.hide()
+        form.addRow(tr("conn.base_url"), self.url)
+        self.picker: ModelPicker | None = None
+        if endpoint.lists_models:
+            self.picker = ModelPicker(
+                dialog, "chat", self.model, self.kind, self.url, self.key, self.status
+            )
+            form.addRow(tr("conn.model"), self.picker)
+        else:
+            form.addRow(tr("conn.model"), self.model)
+        form.addRow(tr("conn.key"), self.key)
+        form.addRow(buttons)
+        form.addRow(self.status)
+        self.kind.currentIndexChanged.connect(lambda _i: self._update())
+        self._update()
+
+    def _update(self) -> None:
+        """With no model chosen ("none") the address, model, key and Test have nothing to do:
+        they are disabled, as on the embedding page; Save stays (it switches the model off)."""
+        remote = self.kind.currentData() != "none"
+        for widget in (self.url, self.picker or self.model, self.key, self.test_button):
+            widget.setEnabled(remote)
+
+    def show_info(self, info: c.ChatInfo | m.RerankInfo | None) -> None:
+        if info is None:
+            return
+        kind = getattr(info.connection, "kind", None)
+        if kind is not None:
+            self.kind.setCurrentIndex(max(0, self.kind.findData(kind)))
+        self.url.setText(info.connection.base_url or "")
+        self.model.setText(info.connection.model or "")
+        self.key.clear()
+        self.key.setPlaceholderText(
+            tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
+        )
+
+    def connection(self) -> Any:
+        return self.endpoint.connection(
+            self.kind.currentData() or "",
+            self.url.text().strip() or None,
+            self.model.text().strip() or None,
+        )
+
+    def probe(self) -> Probe | None:
+        try:
+            connection = self.connection()
+        except ValueError as exc:
+            self.status.setText("⚠ " + problem(exc))
+            return None
+        request = self.endpoint.test_request(connection, self.key.text() or None)
+        return Probe(self.endpoint.test_spec, request, self.status, self.endpoint.success)
+
+    def test(self) -> None:
+        probe = self.probe()
+        if probe is not None:
+            self.dialog._run(probe, tr("conn.testing"))
+
+    def save(self) -> None:
+        probe = self.probe()
+        if probe is None:
+            return
+        request = self.endpoint.update_request(probe.request.connection, self.key.text() or None)
+
+        def write() -> None:
+            def done(info: Any, error: KbError | None) -> None:
+                self.save_button.setEnabled(True)
+                self.status.setText("⚠ " + say_error(error) if error else "✓ " + tr("conn.saved"))
+                self.show_info(info)
+
+            self.dialog.link.call(self.endpoint.update_spec, request, done)
+
+        needs_test = self.endpoint.needs_test(request.connection)
+        self.dialog._save_checked(probe, self.save_button, write, needs_test)
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One form's connection test: the method, the request built from the form's values, the
+    label that shows the outcome, and the words for a success."""
+
+    spec: MethodSpec[Any, Any]
+    request: Any
+    status: QtWidgets.QLabel
+    success: Callable[[Any], str]
+
+
+def _chat_success(result: c.ChatTestResponse) -> str:
+    return tr(
+        "conn.test.chat_ok",
+        model=result.model or "",
+        ms=result.latency_ms or 0.0,
+        reply=f"“{result.reply}”" if result.reply else "–",
+    )
+
+
+def _rerank_success(result: m.RerankTestResponse) -> str:
+    return tr(
+        "conn.test.rerank_ok",
+        scores=", ".join(f"{s:.3f}" for s in result.scores or []),
+        ms=result.latency_ms or 0.0,
+    )
+
+
+def _chat_connection(kind: str, url: str | None, model: str | None) -> c.ChatConnection:
+    remote = kind != "none"
+    return c.ChatConnection(
+        kind=kind,  # type: ignore[arg-type]
+        base_url=url if remote else None,
+        model=model if remote else None,
+    )
+
+
+CHAT_ENDPOINT = Endpoint(
+    title="chat.model",
+    kinds=(
+        ("none", "chat.model.none"),
+        ("openai-compatible", "conn.kind.openai-compatible"),
+        ("ollama", "conn.kind.ollama"),
+    ),
+    test_spec=CHAT_MODEL_TEST,
+    update_spec=CHAT_MODEL_UPDATE,
+    connection=_chat_connection,
+    test_request=lambda conn, key: c.ChatTestRequest(connection=conn, api_key=key),
+    update_request=lambda conn, key: c.ChatUpdateRequest(connection=conn, api_key=key),
+    success=_chat_success,
+    # "None" switches the chat model off: there is nothing to test.
+    needs_test=lambda conn: conn.kind != "none",
+    lists_models=True,
+)
+RERANK_ENDPOINT = Endpoint(
+    title="rerank.service",
+    kinds=(),
+    test_spec=RERANK_TEST,
+    update_spec=RERANK_UPDATE,
+    connection=lambda _kind, url, model: m.RerankConnection(base_url=url, model=model),
+    test_request=lambda conn, key: m.RerankTestRequest(connection=conn, api_key=key),
+    update_request=lambda conn, key: m.RerankUpdateRequest(connection=conn, api_key=key),
+    success=_rerank_success,
+    # An empty address removes the service (learned rerank falls back to local rules).
+    needs_test=lambda conn: bool(conn.base_url),
+    lists_models=False,
+)

@@ -1,0 +1,309 @@
+"""The Settings tab: retrieval and chunking forms (PRD §7.3, §8.1) with ranges from the
+contracts, inline field errors, the graph weight read-only while the graph is off, and the
+"waiting for rebuild" notice after a chunking change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from goodbuddy_kb.contracts import library as c
+from goodbuddy_kb.contracts.errors import InvalidRequestError, KbError, invalid_request_from
+from goodbuddy_kb.contracts.graph import GraphGetRequest, GraphInfo
+from goodbuddy_kb.contracts.methods import GRAPH_GET, SETTINGS_GET, SETTINGS_UPDATE
+from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, KnowledgeRetrievalSettings
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n.messages import say, say_error
+
+INT_FIELDS = {
+    "topK": (1, 20),
+    "candidateMultiplier": (2, 10),
+    "contextMaxCharacters": (2_000, 48_000),
+    "adjacentChunkCount": (0, 2),
+    "targetCharacters": (400, 8_000),
+    "overlapCharacters": (0, 3_200),
+    "parentCharacters": (1_600, 16_000),
+    "childCharacters": (300, 4_000),
+}
+FLOAT_FIELDS = {
+    "minimumVectorSimilarity": (0.0, 1.0),
+    "minimumRelevance": (0.0, 1.0),
+    "ftsWeight": (0.0, 2.0),
+    "vectorWeight": (0.0, 2.0),
+    "graphWeight": (0.0, 2.0),
+}
+RETRIEVAL = [
+    "topK",
+    "minimumRelevance",
+    "minimumVectorSimilarity",
+    "ftsWeight",
+    "vectorWeight",
+    "graphWeight",
+    "candidateMultiplier",
+    "contextMaxCharacters",
+    "adjacentChunkCount",
+]
+CHUNKING = ["targetCharacters", "overlapCharacters", "parentCharacters", "childCharacters"]
+
+
+def _number(value: float) -> str:
+    return f"{value:,}" if float(value).is_integer() else f"{value:g}"
+
+
+class SettingsTab(QtWidgets.QWidget):
+    notice = QtCore.Signal(str)
+    #: "Rebuild library" next to the "waiting for rebuild" notice (the window confirms it).
+    rebuild_requested = QtCore.Signal()
+
+    def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.link = link
+        self.library_id: str | None = None
+        self.fields: dict[str, QtWidgets.QAbstractSpinBox] = {}
+        link.changed.connect(self._refresh_notice)
+        self.errors: dict[str, QtWidgets.QLabel] = {}
+        retrieval = QtWidgets.QGroupBox(tr("settings.retrieval"))
+        form = QtWidgets.QFormLayout(retrieval)
+        for name in RETRIEVAL:
+            self._add_field(form, name)
+        self.rerank_box = QtWidgets.QCheckBox(tr("field.localRerankEnabled"))
+        self.rerank_box.setAccessibleName(tr("field.localRerankEnabled"))
+        form.addRow(self.rerank_box)
+        self.fields["graphWeight"].setEnabled(False)
+        self.fields["graphWeight"].setToolTip(tr("settings.graph_off"))
+        self.graph_off = QtWidgets.QLabel("ⓘ " + tr("settings.graph_off"))
+        self.graph_off.setWordWrap(True)
+        form.addRow(self.graph_off)
+        self.retrieval_error = QtWidgets.QLabel()
+        self.retrieval_error.setWordWrap(True)
+        self.retrieval_error.hide()
+        form.addRow(self.retrieval_error)
+        self.save_retrieval = QtWidgets.QPushButton(tr("settings.save"))
+        self.save_retrieval.setAccessibleName(tr("settings.save") + " " + tr("settings.retrieval"))
+        self.save_retrieval.clicked.connect(self.save_retrieval_settings)
+        form.addRow(self.save_retrieval)
+        chunking = QtWidgets.QGroupBox(tr("settings.chunking"))
+        cform = QtWidgets.QFormLayout(chunking)
+        self.mode_box = QtWidgets.QComboBox()
+        self.mode_box.setAccessibleName(tr("field.mode"))
+        for mode in ("fixed", "structure", "parent-child"):
+            self.mode_box.addItem(tr(f"mode.{mode}"), mode)
+        cform.addRow(tr("field.mode"), self.mode_box)
+        for name in CHUNKING:
+            self._add_field(cform, name)
+        self.contextual_box = QtWidgets.QCheckBox(tr("field.contextualIndexing"))
+        self.contextual_box.setAccessibleName(tr("field.contextualIndexing"))
+        cform.addRow(self.contextual_box)
+        self.ocr_box = QtWidgets.QCheckBox(tr("field.ocrEnabled"))
+        self.ocr_box.setAccessibleName(tr("field.ocrEnabled"))
+        self.ocr_box.setToolTip(tr("settings.ocr_hint"))
+        cform.addRow(self.ocr_box)
+        self.rebuild_notice = QtWidgets.QLabel("⟳ " + tr("settings.rebuild_notice"))
+        self.rebuild_notice.setWordWrap(True)
+        self.rebuild_notice.hide()
+        cform.addRow(self.rebuild_notice)
+        self.rebuild_button = QtWidgets.QPushButton(tr("rebuild.library"))
+        self.rebuild_button.setAccessibleName(tr("rebuild.library"))
+        self.rebuild_button.clicked.connect(self.rebuild_requested.emit)
+        self.rebuild_button.hide()
+        cform.addRow(self.rebuild_button)
+        self.save_chunking = QtWidgets.QPushButton(tr("settings.save"))
+        self.save_chunking.setAccessibleName(tr("settings.save") + " " + tr("settings.chunking"))
+        self.save_chunking.clicked.connect(self.save_chunking_settings)
+        cform.addRow(self.save_chunking)
+        # Side by side when there is room, one above the other when narrow; a scroll area so
+        # no field is ever clipped.
+        body = QtWidgets.QWidget()
+        self.columns = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.LeftToRight, body)
+        self.columns.addWidget(retrieval, 1)
+        self.columns.addWidget(chunking, 1)
+        scroll = QtWidgets.QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        scroll.setWidget(body)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(scroll)
+
+    def resizeEvent(self, event: Any) -> None:
+        narrow = self.width() < 760
+        self.columns.setDirection(
+            QtWidgets.QBoxLayout.Direction.TopToBottom
+            if narrow
+            else QtWidgets.QBoxLayout.Direction.LeftToRight
+        )
+        super().resizeEvent(event)
+
+    def _add_field(self, form: QtWidgets.QFormLayout, name: str) -> None:
+        box: QtWidgets.QAbstractSpinBox
+        if name in INT_FIELDS:
+            spin = QtWidgets.QSpinBox()
+            spin.setRange(*INT_FIELDS[name])
+            box = spin
+        else:
+            dspin = QtWidgets.QDoubleSpinBox()
+            dspin.setRange(*FLOAT_FIELDS[name])
+            # The minimum relevance lives near 0 (default 0.015): three decimals, finer steps.
+            fine = name == "minimumRelevance"
+            dspin.setSingleStep(0.005 if fine else 0.05)
+            dspin.setDecimals(3 if fine else 2)
+            box = dspin
+        box.setAccessibleName(tr(f"field.{name}"))
+        error = QtWidgets.QLabel()
+        error.setObjectName("fieldError")
+        error.hide()
+        holder = QtWidgets.QWidget()
+        inner = QtWidgets.QVBoxLayout(holder)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addWidget(error)
+        low, high = INT_FIELDS[name] if name in INT_FIELDS else FLOAT_FIELDS[name]
+        allowed = tr("settings.range", low=_number(low), high=_number(high))
+        range_label = QtWidgets.QLabel(allowed)
+        range_label.setObjectName("fieldRange")
+        box.setAccessibleDescription(allowed)
+        box.setToolTip(allowed)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(box, 1)
+        row.addWidget(range_label)
+        inner.insertLayout(0, row)
+        label = QtWidgets.QLabel(tr(f"field.{name}"))
+        label.setBuddy(box)
+        form.addRow(label, holder)
+        self.fields[name], self.errors[name] = box, error
+
+    def _value(self, name: str) -> Any:
+        box = self.fields[name]
+        return (
+            box.value() if isinstance(box, QtWidgets.QSpinBox | QtWidgets.QDoubleSpinBox) else None
+        )
+
+    def show_library(self, library_id: str | None) -> None:
+        self.library_id = library_id
+        if library_id is not None:
+            self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), self._show)
+            self._show_graph_state()
+
+    def _show_graph_state(self) -> None:
+        """The graph weight is editable only while the library's graph is on (local or model);
+        while it is off the form says why the weight has no effect."""
+        library_id = self.library_id
+
+        def done(result: GraphInfo | None, error: KbError | None) -> None:
+            if result is None or library_id != self.library_id:
+                return
+            on = result.settings.strategy != "off"
+            self.fields["graphWeight"].setEnabled(on)
+            self.fields["graphWeight"].setToolTip("" if on else tr("settings.graph_off"))
+            self.graph_off.setVisible(not on)
+
+        if library_id is not None:
+            self.link.call(GRAPH_GET, GraphGetRequest(library_id=library_id), done)
+
+    def detach(self) -> None:
+        """Stop following the backend (this tab is being replaced)."""
+        self.link.changed.disconnect(self._refresh_notice)
+
+    def _refresh_notice(self, params: dict[str, Any]) -> None:
+        """A rebuild elsewhere may have cleared "waiting for rebuild": update the notice only
+        (the form keeps what the user is typing)."""
+        library_id = self.library_id
+        if library_id is None or not params.get("settings"):
+            return
+        self._show_graph_state()
+        if params.get("libraryIds") and library_id not in params["libraryIds"]:
+            return
+
+        def done(result: c.LibrarySettings | None, error: KbError | None) -> None:
+            if result is not None and result.library_id == self.library_id:
+                self.rebuild_notice.setVisible(result.settings_pending_rebuild)
+                self.rebuild_button.setVisible(result.settings_pending_rebuild)
+
+        self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), done)
+
+    def _show(self, result: c.LibrarySettings | None, error: KbError | None) -> None:
+        if result is None:
+            return
+        values = {**result.retrieval.to_wire(), **result.chunking.to_wire()}
+        for name, box in self.fields.items():
+            if isinstance(box, QtWidgets.QSpinBox | QtWidgets.QDoubleSpinBox):
+                box.setValue(values[name])
+        self.rerank_box.setChecked(result.retrieval.local_rerank_enabled)
+        self.mode_box.setCurrentIndex(self.mode_box.findData(result.chunking.mode))
+        self.contextual_box.setChecked(result.contextual_indexing)
+        self.ocr_box.setChecked(result.ocr_enabled)
+        self.rebuild_notice.setVisible(result.settings_pending_rebuild)
+        self.rebuild_button.setVisible(result.settings_pending_rebuild)
+        for label in self.errors.values():
+            label.hide()
+        self.retrieval_error.hide()
+
+    def _show_errors(self, exc: ValidationError) -> None:
+        self._show_field_problems(invalid_request_from(exc).details["fields"])
+
+    def _show_field_problems(self, problems: list[dict[str, Any]]) -> None:
+        for label in self.errors.values():
+            label.hide()
+        self.retrieval_error.hide()
+        for item in problems:
+            target = self.errors.get(item["field"])
+            problem = say(item.get("code"), item.get("params"), item["problem"])
+            if target is not None:
+                target.setText("⚠ " + problem)
+                target.show()
+            else:
+                self.retrieval_error.setText("⚠ " + problem)
+                self.retrieval_error.show()
+
+    def retrieval_values(self) -> dict[str, Any]:
+        return {
+            **{n: self._value(n) for n in RETRIEVAL},
+            "localRerankEnabled": self.rerank_box.isChecked(),
+        }
+
+    def save_retrieval_settings(self) -> None:
+        if self.library_id is None:
+            return
+        try:
+            settings = KnowledgeRetrievalSettings.model_validate(self.retrieval_values())
+        except ValidationError as exc:
+            self._show_errors(exc)
+            return
+        self.link.call(
+            SETTINGS_UPDATE,
+            c.SettingsUpdateRequest(library_id=self.library_id, retrieval=settings),
+            self._saved,
+        )
+
+    def save_chunking_settings(self) -> None:
+        if self.library_id is None:
+            return
+        try:
+            chunking = KnowledgeChunkingSettings.model_validate(
+                {"mode": self.mode_box.currentData(), **{n: self._value(n) for n in CHUNKING}}
+            )
+        except ValidationError as exc:
+            self._show_errors(exc)
+            return
+        request = c.SettingsUpdateRequest(
+            library_id=self.library_id,
+            chunking=chunking,
+            contextual_indexing=self.contextual_box.isChecked(),
+            ocr_enabled=self.ocr_box.isChecked(),
+        )
+        self.link.call(SETTINGS_UPDATE, request, self._saved)
+
+    def _saved(self, result: c.LibrarySettings | None, error: KbError | None) -> None:
+        if error is not None:
+            fields = error.details.get("fields") if isinstance(error, InvalidRequestError) else None
+            if fields:
+                self._show_field_problems(
+                    [{**f, "field": str(f["field"]).rsplit(".", 1)[-1]} for f in fields]
+                )
+            else:
+                self.notice.emit(tr("error.generic", message=say_error(error)))
+            return
+        self._show(result, None)
+        self.notice.emit(tr("settings.saved"))

@@ -1,0 +1,1 @@
+"""The Tasks tab and the progress text the other areas share."""

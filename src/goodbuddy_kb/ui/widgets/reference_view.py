@@ -1,0 +1,74 @@
+"""How a citation reads wherever it is shown (workbench "View chunk", the chat's "Show context",
+the chat's sources table): a header naming the library, the document, the source and the
+locator (US-H1), then the cited chunk among its neighbours or under its parent, the hit in bold.
+A locator is shown even when the source cannot be opened at that exact place (US-H2)."""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from goodbuddy_kb.contracts.retrieval import ReferenceContextResponse
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n.messages import say_field
+
+
+def format_locator(locator: dict[str, Any] | None) -> str:
+    """Page (range), line range and heading path, e.g. ``p.3–4 · L12–18 · Leave > Annual``."""
+    if not locator:
+        return ""
+    parts = []
+    page = locator.get("page")
+    if page is not None:
+        end = locator.get("pageEnd")
+        parts.append(tr("ref.page", page=f"{page}–{end}" if end and end != page else page))
+    start = locator.get("lineStart")
+    if start is not None:
+        end = locator.get("lineEnd", start)
+        parts.append(
+            tr("ref.lines", lines=f"{start}–{end}") if end != start else tr("ref.line", line=start)
+        )
+    headings = locator.get("headingPath")
+    if isinstance(headings, list) and headings:
+        parts.append(" > ".join(str(h) for h in headings))
+    return " · ".join(parts)
+
+
+def reference_header(result: ReferenceContextResponse) -> list[tuple[str, str]]:
+    """(label, value) rows of the citation header, in the order a reader checks them."""
+    document = result.document_title or ""
+    if result.document_path and result.document_path != document:
+        document = f"{document} ({result.document_path})" if document else result.document_path
+    kind = result.source_kind or ""
+    source = result.source_location or ""
+    if kind in ("file", "folder", "web"):
+        source = f"{tr(f'ref.kind.{kind}')} · {source}"
+    return [
+        (tr("ref.library"), result.library_name or ""),
+        (tr("ref.document"), document),
+        (tr("ref.source"), source),
+        (tr("ref.locator"), format_locator(result.locator) or "–"),
+    ]
+
+
+#: The name of the cited chunk's anchor in ``reference_html``.
+HIT_ANCHOR = "hit"
+
+
+def reference_html(result: ReferenceContextResponse) -> str:
+    """The whole reference as HTML (every value escaped); a stale one says so plainly."""
+    if not result.valid:
+        return f"<p><b>⚠ {html.escape(say_field(result, 'message') or tr('ref.stale'))}</b></p>"
+    rows = "".join(
+        f"<tr><td style='padding-right:8px'><b>{html.escape(label)}</b></td>"
+        f"<td>{html.escape(value)}</td></tr>"
+        for label, value in reference_header(result)
+    )
+    # The cited chunk is bold and carries the anchor HIT_ANCHOR (a view can scroll to it).
+    chunks = "".join(
+        f"<p><a name='{HIT_ANCHOR}'></a><b>{html.escape(ch.content)}</b></p>"
+        if ch.is_hit
+        else f"<p>{html.escape(ch.content)}</p>"
+        for ch in result.chunks
+    )
+    return f"<table>{rows}</table><hr>{chunks}"

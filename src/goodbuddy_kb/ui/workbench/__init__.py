@@ -1,0 +1,1 @@
+"""The retrieval workbench: ask a question, see each channel's ranking and the fused result."""

@@ -1,0 +1,477 @@
+"""The retrieval test workbench (US-B1–B4): ask a real question of the current library without
+a chat model; see ranked results with per-channel ranks, diagnostics and the assembled context.
+It never creates a chat message, never calls a model, and changes nothing in the library."""
+
+from __future__ import annotations
+
+import html
+import uuid
+
+from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.library import LibrarySettings, SettingsGetRequest
+from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.methods import (
+    REFERENCE_CONTEXT,
+    REFERENCE_OPEN,
+    RETRIEVE,
+    SETTINGS_GET,
+    SYSTEM_CANCEL,
+)
+from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import channel_name as channel
+from goodbuddy_kb.ui.i18n import tr, tr_or
+from goodbuddy_kb.ui.i18n.messages import say_error, say_field
+from goodbuddy_kb.ui.widgets.reference_view import reference_html
+from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
+from goodbuddy_kb.ui.widgets.theme import SPACE
+
+
+def stage(name: str) -> str:
+    """A pipeline stage in the timings (the channels, then fusion, rerank, context...)."""
+    return tr_or(f"channel.{name}", tr_or(f"stage.{name}", name))
+
+
+def _relevance(x: r.RetrievalResult) -> str:
+    filled = round(x.relevance * 5)
+    return f"{x.relevance:.3f} {'●' * filled}{'○' * (5 - filled)}"
+
+
+def _locator(x: r.RetrievalResult) -> str:
+    parts = []
+    if "page" in x.locator:
+        page, end = x.locator["page"], x.locator.get("pageEnd")
+        parts.append(f"p.{page}–{end}" if end and end != page else f"p.{page}")
+    if "lineStart" in x.locator:
+        parts.append(
+            f"L{x.locator['lineStart']}–{x.locator.get('lineEnd', x.locator['lineStart'])}"
+        )
+    if x.heading_path:
+        parts.append(" > ".join(x.heading_path))
+    if x.locator.get("ocr"):
+        parts.append("OCR")  # text recognised from a scan: worth checking against the page
+    return " · ".join(parts)
+
+
+RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
+    Column("col.rank", lambda x: str(x.rank)),
+    Column("col.path", lambda x: x.document_path, lambda x: x.document_title),
+    Column("col.locator", _locator),
+    Column("col.relevance", _relevance),
+    Column(
+        "col.channels",
+        lambda x: " ".join(f"{channel(k)}#{v}" for k, v in sorted(x.channel_ranks.items())),
+    ),
+    Column(
+        "col.similarity",
+        lambda x: f"{x.vector_similarity:.3f}" if x.vector_similarity is not None else "–",
+    ),
+    Column("col.pre_rank", lambda x: str(x.pre_rerank_rank)),
+    Column("col.snippet", lambda x: x.snippet, lambda x: x.snippet),
+]
+RELEVANCE_COLUMN = 3
+
+
+class WorkbenchDialog(QtWidgets.QDialog):
+    finished_search = QtCore.Signal()
+
+    def __init__(
+        self,
+        link: BackendLink,
+        library_id: str,
+        library_name: str,
+        parent: QtWidgets.QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.link = link
+        self.library_id = library_id
+        self.request_id: str | None = None
+        self.response: r.KnowledgeRetrievalResponse | None = None
+        self.setWindowTitle(tr("workbench.title", name=library_name))
+        self.resize(1000, 700)
+        self.query = QtWidgets.QPlainTextEdit()
+        self.query.setAccessibleName(tr("workbench.query"))
+        self.query.setPlaceholderText(tr("workbench.query"))
+        self.query.setMaximumHeight(64)
+        self.query.setTabChangesFocus(True)
+        self.query.installEventFilter(self)  # Ctrl+Enter searches
+        self.query.textChanged.connect(self._count)
+        self.counter = QtWidgets.QLabel()
+        self.rerank = QtWidgets.QComboBox()
+        self.rerank.setAccessibleName(tr("workbench.rerank"))
+        for mode in ("off", "local", "learned"):
+            self.rerank.addItem(tr(f"workbench.rerank.{mode}"), mode)
+        self.top_k = QtWidgets.QSpinBox()
+        self.top_k.setRange(1, 20)
+        self.top_k.setValue(6)
+        self.top_k.setAccessibleName(tr("field.topK"))
+        #: The library's stored settings; the search sends only what the user changed.
+        self.library_settings: KnowledgeRetrievalSettings | None = None
+        self.effective = QtWidgets.QLabel(tr("workbench.effective.loading"))
+        self.effective.setWordWrap(True)
+        self.effective.setAccessibleName(tr("workbench.effective"))
+        self.top_k.valueChanged.connect(lambda _v: self._show_effective())
+        self.rerank.currentIndexChanged.connect(lambda _i: self._show_effective())
+        self.run_button = QtWidgets.QPushButton(tr("workbench.run"))
+        self.run_button.setAccessibleName(tr("workbench.run"))
+        self.run_button.setDefault(True)
+        self.run_button.clicked.connect(self.run)
+        self.cancel_button = QtWidgets.QPushButton(tr("workbench.cancel"))
+        self.cancel_button.setAccessibleName(tr("workbench.cancel"))
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.status = QtWidgets.QLabel()
+        self.status.setWordWrap(True)
+        self.status.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Minimum
+        )
+        self.status.setAccessibleName(tr("workbench.diagnostics"))
+        self.results = RowsModel(RESULT_COLUMNS, self)
+        self.table = QtWidgets.QTableView()
+        self.table.setModel(self.results)
+        self.table.setAccessibleName(tr("workbench.results"))
+        self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setTabKeyNavigation(False)
+        self.table.verticalHeader().hide()  # the # column is the rank
+        # Columns share the width (the snippet takes what is left; the relevance and its dots
+        # read whole); cut cells end in "…" with the text in their tooltip, never sideways.
+        self.fitter = ColumnFitter(
+            self.table, stretch=len(RESULT_COLUMNS) - 1, minimum={RELEVANCE_COLUMN: 118}
+        )
+        # The snippet is read in full below the table (no horizontal scrolling to reach it).
+        # (A tab beside the diagnostics: the result table keeps its height at 800×600.)
+        self.preview = QtWidgets.QTextBrowser()
+        self.preview.setObjectName("data")  # the documents' own words
+        self.preview.setAccessibleName(tr("col.snippet"))
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._preview())
+        self.diagnostics = QtWidgets.QTextBrowser()
+        self.diagnostics.setAccessibleName(tr("workbench.diagnostics"))
+        self.context = QtWidgets.QTextBrowser()
+        self.context.setAccessibleName(tr("workbench.context"))
+        self.view_chunk = QtWidgets.QPushButton(tr("workbench.view_chunk"))
+        self.view_chunk.setAccessibleName(tr("workbench.view_chunk"))
+        self.view_chunk.clicked.connect(self.show_chunk)
+        self.open_source = QtWidgets.QPushButton(tr("workbench.open_source"))
+        self.open_source.setAccessibleName(tr("workbench.open_source"))
+        self.open_source.clicked.connect(self.open_selected)
+        controls = QtWidgets.QHBoxLayout()
+        top_label = QtWidgets.QLabel(tr("field.topK"))
+        top_label.setBuddy(self.top_k)
+        rerank_label = QtWidgets.QLabel(tr("workbench.rerank"))
+        rerank_label.setBuddy(self.rerank)
+        # The counter, then each field beside its label, the buttons at the end: extra width
+        # goes between the fields and the buttons, not between a label and its field.
+        controls.addWidget(self.counter)
+        for label, field in ((top_label, self.top_k), (rerank_label, self.rerank)):
+            controls.addSpacing(2 * SPACE)
+            controls.addWidget(label)
+            controls.addWidget(field)
+        controls.addStretch(1)
+        controls.addWidget(self.run_button)
+        controls.addWidget(self.cancel_button)
+        self.tabs = tabs = QtWidgets.QTabWidget()
+        tabs.addTab(self.preview, tr("col.snippet"))
+        tabs.addTab(self.diagnostics, tr("workbench.diagnostics"))
+        tabs.addTab(self.context, tr("workbench.context"))
+        actions = QtWidgets.QHBoxLayout()
+        actions.addWidget(self.view_chunk)
+        actions.addWidget(self.open_source)
+        actions.addStretch(1)
+        self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
+        left = QtWidgets.QWidget()
+        left_layout = QtWidgets.QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.table, 1)
+        left_layout.addLayout(actions)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(tabs)
+        self.splitter.setStretchFactor(0, 3)  # results first; diagnostics beside or below
+        self.splitter.setStretchFactor(1, 2)
+        layout = QtWidgets.QVBoxLayout(self)
+        query_label = QtWidgets.QLabel(tr("workbench.query"))
+        query_label.setBuddy(self.query)
+        layout.addWidget(query_label)
+        layout.addWidget(self.query)
+        layout.addLayout(controls)
+        layout.addWidget(self.effective)
+        layout.addWidget(self.status)
+        layout.addWidget(self.splitter, 1)
+        self._count()
+        self.query.setFocus()
+        self.link.call(SETTINGS_GET, SettingsGetRequest(library_id=library_id), self._got_settings)
+
+    def _got_settings(self, result: LibrarySettings | None, error: KbError | None) -> None:
+        if result is None:
+            self.effective.setText(
+                tr("error.generic", message=error.message if error is not None else "")
+            )
+            return
+        self.library_settings = result.retrieval
+        self.top_k.setValue(result.retrieval.top_k)
+        self.rerank.setCurrentIndex(self.rerank.findData(self._library_rerank()))
+        self._show_effective()
+
+    def _library_rerank(self) -> str:
+        s = self.library_settings
+        return "local" if s is not None and s.local_rerank_enabled else "off"
+
+    def _overrides(self) -> tuple[r.RetrievalOverrides | None, r.RerankMode | None]:
+        """Only what the user changed from the library's settings."""
+        s = self.library_settings
+        top_k = self.top_k.value()
+        overrides = r.RetrievalOverrides(top_k=top_k) if s is None or top_k != s.top_k else None
+        mode = self.rerank.currentData()
+        return overrides, (mode if s is None or mode != self._library_rerank() else None)
+
+    def _show_effective(self) -> None:
+        s = self.library_settings
+        if s is None:
+            return
+        text = tr(
+            "workbench.effective.text",
+            top_k=self.top_k.value(),
+            fts=s.fts_weight,
+            vector=s.vector_weight,
+            similarity=s.minimum_vector_similarity,
+            context=f"{s.context_max_characters:,}",
+            adjacent=s.adjacent_chunk_count,
+            rerank=tr(f"workbench.rerank.{self.rerank.currentData()}"),
+        )
+        overrides, mode = self._overrides()
+        changed = []
+        if overrides is not None:
+            changed.append(tr("workbench.effective.changed_top_k", value=s.top_k))
+        if mode is not None:
+            changed.append(
+                tr(
+                    "workbench.effective.changed_rerank",
+                    value=tr(f"workbench.rerank.{self._library_rerank()}"),
+                )
+            )
+        if changed:
+            text += " · " + tr("workbench.effective.changed", what="; ".join(changed))
+        self.effective.setText(text)
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if (
+            watched is self.query
+            and event.type() == QtCore.QEvent.Type.KeyPress
+            and isinstance(event, QtGui.QKeyEvent)
+            and event.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)
+            and event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier
+        ):
+            self.run()
+            return True
+        return super().eventFilter(watched, event)
+
+    def _preview(self) -> None:
+        x = self.selected()
+        if x is None:
+            self.preview.clear()
+            return
+        where = " · ".join(p for p in (x.document_path, _locator(x)) if p)
+        graph = (
+            f"<p><i>{html.escape(tr('workbench.graph_reasons', v='; '.join(x.graph_reasons)))}</i></p>"
+            if x.graph_reasons
+            else ""
+        )
+        self.preview.setHtml(
+            f"<p><b>{html.escape(where)}</b></p><p>{html.escape(x.snippet)}</p>{graph}"
+        )
+
+    def resizeEvent(self, event: object) -> None:
+        # Narrow windows stack results over diagnostics; degradation stays visible above both.
+        narrow = self.width() < 900
+        orientation = QtCore.Qt.Orientation.Vertical if narrow else QtCore.Qt.Orientation.Horizontal
+        if orientation != self.splitter.orientation():
+            self.splitter.setOrientation(orientation)
+            # Results first: they get three parts of five, diagnostics two.
+            total = self.height() if narrow else self.width()
+            self.splitter.setSizes([total * 3 // 5, total * 2 // 5])
+        super().resizeEvent(event)  # type: ignore[arg-type]
+
+    def _count(self) -> None:
+        text = self.query.toPlainText()
+        if len(text) > MAX_QUERY_CHARACTERS:
+            cursor = self.query.textCursor()
+            self.query.setPlainText(text[:MAX_QUERY_CHARACTERS])
+            cursor.setPosition(MAX_QUERY_CHARACTERS)
+            self.query.setTextCursor(cursor)
+            return
+        self.counter.setText(tr("workbench.counter", count=len(text), limit=MAX_QUERY_CHARACTERS))
+        self.run_button.setEnabled(bool(text.strip()) and self.request_id is None)
+
+    def run(self) -> None:
+        text = self.query.toPlainText().strip()
+        if not text or self.request_id is not None:
+            return
+        self.request_id = uuid.uuid4().hex
+        overrides, mode = self._overrides()
+        request = r.RetrieveRequest(
+            library_ids=[self.library_id],
+            query=text,
+            overrides=overrides,
+            rerank=mode,
+            request_id=self.request_id,
+        )
+        self.status.setText(tr("workbench.running"))
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self.link.call(RETRIEVE, request, self._done)
+
+    def cancel(self) -> None:
+        if self.request_id is not None:
+            self.link.call(
+                SYSTEM_CANCEL, r.CancelRequest(request_id=self.request_id), lambda _r, _e: None
+            )
+
+    def _done(self, result: r.KnowledgeRetrievalResponse | None, error: KbError | None) -> None:
+        self.request_id = None
+        self.cancel_button.setEnabled(False)
+        self._count()
+        if error is not None or result is None:
+            message = (
+                tr("workbench.cancelled")
+                if error is not None and error.code.value == "cancelled"
+                else tr("error.generic", message=say_error(error) if error else "")
+            )
+            self.status.setText(message)
+            self.finished_search.emit()
+            return
+        self.response = result
+        self.results.set_rows(result.results)
+        self._preview()
+        d = result.diagnostics
+        lines = [
+            tr("diag.requested", v=", ".join(channel(x) for x in d.requested_channels)),
+            tr("diag.used", v=", ".join(channel(x) for x in d.used_channels) or "–"),
+            *[
+                tr("diag.degraded", channel=channel(x.channel), reason=say_field(x, "reason"))
+                for x in d.degraded_channels
+            ],
+            tr(
+                "diag.counts",
+                v=", ".join(f"{channel(k)} {v}" for k, v in d.candidate_counts.items()),
+            ),
+            *(
+                [
+                    tr(
+                        "diag.graph",
+                        v=", ".join(d.graph_entities),
+                        near=", ".join(d.graph_near_misses) or "–",
+                    )
+                ]
+                if d.graph_entities  # none found: the degraded line says so
+                else []
+            ),
+            tr(
+                "diag.timings",
+                v=", ".join(f"{stage(k)} {v:.1f}" for k, v in d.timings_ms.items()),
+                total=result.duration_ms,
+            ),
+            tr(
+                "diag.rerank",
+                requested=tr(f"workbench.rerank.{d.rerank.requested}"),
+                applied=tr(f"workbench.rerank.{d.rerank.applied}"),
+            ),
+        ]
+        if d.rerank.fallback_reason:
+            lines.append(tr("diag.fallback", v=say_field(d.rerank, "fallback_reason")))
+        lines.append(
+            tr(
+                "diag.fusion",
+                method=tr(f"diag.fusion.{d.fusion}"),
+                v=", ".join(f"{channel(k)} {v:.2f}" for k, v in d.channel_confidence.items())
+                or "–",
+            )
+        )
+        if d.vector_background:
+            lines.append(
+                tr("diag.background", mean=d.vector_background[0], std=d.vector_background[1])
+            )
+        lines.append(
+            tr(
+                "diag.relevance" if d.below_minimum_relevance else "diag.relevance_kept",
+                floor=f"{d.minimum_relevance:g}",
+                best=f"{d.best_relevance:.2f}" if d.best_relevance is not None else "–",
+                below=d.below_minimum_relevance,
+            )
+        )
+        c = result.context
+        lines.append(
+            tr(
+                "diag.context",
+                chars=c.character_count,
+                budget=c.budget,
+                trunc=tr("diag.truncated") if c.truncated else "",
+            )
+        )
+        self.diagnostics.setPlainText("\n".join(lines))
+        self.context.setHtml(
+            "".join(
+                f"<h4>{html.escape(g.document_title)}{' ✂' if g.truncated else ''}</h4><pre style='white-space: pre-wrap'>{html.escape(g.text)}</pre>"
+                for g in c.groups
+            )
+        )
+        degraded = "\n".join(
+            f"⚠ {channel(x.channel)}: {say_field(x, 'reason')}" for x in d.degraded_channels
+        )
+        if result.zero_result is not None:
+            z = result.zero_result
+            # The nothing-relevant message names its reason itself (best relevance, floor).
+            text = tr(
+                "workbench.zero.relevance" if z.reason == "nothing_relevant" else "workbench.zero",
+                reason=tr_or(f"zero.reason.{z.reason}", z.reason),
+                message=say_field(z, "message"),
+                next=say_field(z, "next_step"),
+            )
+            self.status.setText(text + (f"\n{degraded}" if degraded else ""))
+        else:
+            self.status.setText(
+                tr("workbench.found", count=len(result.results), ms=f"{result.duration_ms:.0f}")
+                + (f"\n{degraded}" if degraded else "")
+            )
+        if result.results:
+            self.table.selectRow(0)
+        self.finished_search.emit()
+
+    def selected(self) -> r.RetrievalResult | None:
+        index = self.table.currentIndex()
+        return self.results.row_at(index.row()) if index.isValid() else None
+
+    def _reference(self) -> r.ReferenceRequest | None:
+        x = self.selected()
+        return (
+            r.ReferenceRequest(
+                library_id=x.library_id, document_id=x.document_id, chunk_id=x.chunk_id
+            )
+            if x
+            else None
+        )
+
+    def show_chunk(self) -> None:
+        ref = self._reference()
+        if ref is None:
+            return
+
+        def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
+            if result is None:
+                self.context.setPlainText(say_error(error) if error else "")
+                return
+            self.context.setHtml(reference_html(result))
+            self.tabs.setCurrentWidget(self.context)
+
+        self.link.call(REFERENCE_CONTEXT, ref, done)
+
+    def open_selected(self) -> None:
+        ref = self._reference()
+        if ref is not None:
+            self.link.call(
+                REFERENCE_OPEN,
+                ref,
+                lambda _r, e: (
+                    self.status.setText(tr("error.generic", message=say_error(e))) if e else None
+                ),
+            )
