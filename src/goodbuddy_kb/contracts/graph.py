@@ -53,6 +53,17 @@ class RelationType(ContractModel):
                 raise ValueError("each pattern names {head} and {tail} exactly once")
         return self
 
+    def allows(self, head_type: TypeKey, tail_type: TypeKey) -> bool:
+        """The endpoint rule: whether an entity of ``head_type`` may head this relation to one
+        of ``tail_type`` (an empty list of endpoint types allows any type)."""
+        return self.allows_head(head_type) and self.allows_tail(tail_type)
+
+    def allows_head(self, type_key: TypeKey) -> bool:
+        return not self.head_types or type_key in self.head_types
+
+    def allows_tail(self, type_key: TypeKey) -> bool:
+        return not self.tail_types or type_key in self.tail_types
+
 
 class Ontology(ContractModel):
     entity_types: list[EntityType] = Field(min_length=1, max_length=MAX_TYPES)

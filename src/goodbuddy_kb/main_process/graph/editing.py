@@ -63,14 +63,8 @@ def relation_type(ontology: Ontology, type_key: str) -> RelationType:
     return found
 
 
-def allows(relation: RelationType, head_type: str, tail_type: str) -> bool:
-    return (not relation.head_types or head_type in relation.head_types) and (
-        not relation.tail_types or tail_type in relation.tail_types
-    )
-
-
 def check_endpoints(relation: RelationType, head_type: str, tail_type: str) -> None:
-    if not allows(relation, head_type, tail_type):
+    if not relation.allows(head_type, tail_type):
         raise _error(
             InvalidRequestError,
             "graph.incompatible_endpoints",
@@ -120,7 +114,7 @@ def check_ontology(conn: sqlite3.Connection, library_id: str, ontology: Ontology
             raise _error(
                 InvalidRequestError, "graph.ontology_relation_in_use", type=type_key, count=used
             )
-        if not allows(relation, head_type, tail_type):
+        if not relation.allows(head_type, tail_type):
             broken[type_key] = broken.get(type_key, 0) + 1
     for type_key, count in broken.items():
         raise _error(
@@ -357,7 +351,7 @@ def _check_retype(
         # a relation never links an entity to itself: the entity is one end, the other stays
         head = new_type if head_id == entity_id else head_type
         tail = tail_type if head_id == entity_id else new_type
-        if not allows(relation, head, tail):
+        if not relation.allows(head, tail):
             broken += 1
     if broken:
         raise _error(

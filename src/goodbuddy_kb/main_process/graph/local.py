@@ -82,12 +82,6 @@ class FoundRelation:
     pattern: str
 
 
-@dataclass
-class ChunkExtraction:
-    mentions: list[Match] = field(default_factory=list)
-    relations: list[FoundRelation] = field(default_factory=list)
-
-
 # -- relations -------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class CompiledPattern:
@@ -118,12 +112,6 @@ def compile_patterns(ontology: Ontology) -> list[CompiledPattern]:
                 )
             )
     return compiled
-
-
-def _allowed(relation: RelationType, head_type: str, tail_type: str) -> bool:
-    return (not relation.head_types or head_type in relation.head_types) and (
-        not relation.tail_types or tail_type in relation.tail_types
-    )
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
@@ -180,7 +168,7 @@ def _options(
             (r, a_is_head)
             for r in ontology.relation_types
             for a_is_head, (head, tail) in ((True, (ta, tb)), (False, (tb, ta)))
-            if r.head_types and r.tail_types and _allowed(r, head, tail)
+            if r.head_types and r.tail_types and r.allows(head, tail)
         ]
         plan.options[key] = found
     return found
@@ -225,7 +213,7 @@ def _typed(
     first, second = (a, b) if p.head_first else (b, a)
     for h in first.payload:
         for t in second.payload:
-            if h != t and _allowed(p.relation, type_of.get(h, ""), type_of.get(t, "")):
+            if h != t and p.relation.allows(type_of.get(h, ""), type_of.get(t, "")):
                 return (
                     Match(first.start, first.end, first.key, (h,)),
                     Match(second.start, second.end, second.key, (t,)),

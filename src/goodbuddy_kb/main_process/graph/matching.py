@@ -119,9 +119,3 @@ def _longest_leftmost(
         if all(m[1] <= c[0] or m[0] >= c[1] for c in chosen):
             chosen.append(m)
     return sorted(chosen)
-
-
-def longest_leftmost(matches: list[Match]) -> list[Match]:
-    """Non-overlapping matches: the longest wins, then the leftmost."""
-    chosen = _longest_leftmost([(m.start, m.end, m.key, m.payload) for m in matches])
-    return [Match(s, e, k, p) for s, e, k, p in chosen]

@@ -30,7 +30,7 @@ from typing import Any
 
 from goodbuddy_kb.contracts.chat import ChatConnection
 from goodbuddy_kb.contracts.errors import CancelledError, KbError, TimeoutError_, UnavailableError
-from goodbuddy_kb.contracts.graph import GraphRunSummary, GraphSettings, Ontology, RelationType
+from goodbuddy_kb.contracts.graph import GraphRunSummary, GraphSettings, Ontology
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
 from goodbuddy_kb.main_process.graph import store
@@ -201,12 +201,6 @@ def parse_answer(text: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _allowed(relation: RelationType, head_type: str, tail_type: str) -> bool:
-    return (not relation.head_types or head_type in relation.head_types) and (
-        not relation.tail_types or tail_type in relation.tail_types
-    )
-
-
 def validate(
     answer: dict[str, Any] | None,
     text: str,
@@ -269,7 +263,7 @@ def validate(
             else:  # in the chunk, but not an entity of this answer: no type to check
                 counts.rejected_endpoints += 1
             continue
-        if h == t or not _allowed(relation, h[0], t[0]):
+        if h == t or not relation.allows(h[0], t[0]):
             counts.rejected_endpoints += 1
             continue
         if (type_key, h[1], t[1]) in seen:

@@ -111,21 +111,6 @@ def update(
     return info(conn, library_id)
 
 
-def mark_extracted(conn: sqlite3.Connection, library_id: str, document_ids: list[str]) -> None:
-    with transaction(conn):
-        conn.executemany(
-            "UPDATE documents SET graph_status = 'done', graph_error = NULL WHERE id = ?",
-            [(d,) for d in document_ids],
-        )
-
-
-def clear_rebuild(conn: sqlite3.Connection, library_id: str) -> None:
-    with transaction(conn):
-        conn.execute(
-            "UPDATE graph_settings SET needs_rebuild = 0 WHERE library_id = ?", (library_id,)
-        )
-
-
 # -- entities --------------------------------------------------------------------------------
 def resolve(
     conn: sqlite3.Connection, library_id: str, type_key: str, name: str, created_by: str

@@ -26,12 +26,6 @@ def relation_type_name(ontology: g.Ontology | None, key: str) -> str:
     return type_label(found) if found else key
 
 
-def allows(relation: g.RelationType, head_type: str, tail_type: str) -> bool:
-    return (not relation.head_types or head_type in relation.head_types) and (
-        not relation.tail_types or tail_type in relation.tail_types
-    )
-
-
 class FormDialog(QtWidgets.QDialog):
     """A titled form with OK/Cancel and an inline error line; ``submitted`` carries the
     request built by ``build`` (None keeps the dialog open)."""
@@ -256,7 +250,7 @@ def relation_dialog(
     )
     if relation is not None:
         assert head_type is not None and tail_type is not None
-        choices = [r for r in ontology.relation_types if allows(r, head_type, tail_type)]
+        choices = [r for r in ontology.relation_types if r.allows(head_type, tail_type)]
         types = type_box(choices, relation.type_key)
         dialog.form.addRow(QtWidgets.QLabel(f"{relation.head_name} → {relation.tail_name}"))
         dialog.add("graph.field.relation", types)
@@ -277,8 +271,7 @@ def relation_dialog(
         current = types.currentData()
         types.clear()
         for r in ontology.relation_types:
-            ends = r.head_types if as_head else r.tail_types
-            if not ends or entity.type_key in ends:
+            if (r.allows_head if as_head else r.allows_tail)(entity.type_key):
                 label = type_label(r)
                 same = label.casefold() == r.key.replace("_", " ")
                 types.addItem(label if same else f"{label} ({r.key})", r.key)
