@@ -1,6 +1,6 @@
 """A person's edits of the graph: create, rename, retype, merge and delete entities, add and
 remove aliases, create, retype and delete relations — each checked against the library's
-ontology, each id re-checked against the library.
+ontology, each id re-checked against the library (``checks``).
 
 A field a person edited is *locked* (``graph_entities.locked_fields``; ``graph_relations.locked``
 for a relation a person created or retyped): extraction never overwrites or removes it. What a
@@ -17,109 +17,23 @@ import sqlite3
 import uuid
 from collections.abc import Iterable
 
-from goodbuddy_kb.contracts.errors import ConflictError, InvalidRequestError, NotFoundError
-from goodbuddy_kb.contracts.graph import Ontology, RelationType
-from goodbuddy_kb.contracts.messages import english
+from goodbuddy_kb.contracts.errors import ConflictError, InvalidRequestError
+from goodbuddy_kb.contracts.graph import Ontology
 from goodbuddy_kb.main_process.graph import store
+from goodbuddy_kb.main_process.graph.checks import (
+    check_endpoints,
+    check_entity_type,
+    check_name_free,
+    coded_error,
+    entity_row,
+    relation_row,
+    relation_type,
+)
 from goodbuddy_kb.main_process.graph.matching import Matcher, normalise_name
 from goodbuddy_kb.main_process.ids import now_iso
 
 #: Chunks searched for a new entity's mentions, and for a new relation's co-mentions.
 MAX_MANUAL_EVIDENCE = 200
-
-
-def _error(cls: type[Exception], code: str, **params: object) -> Exception:
-    return cls(english(code, {k: str(v) for k, v in params.items()}))
-
-
-# -- checks ----------------------------------------------------------------------------------
-def entity_row(conn: sqlite3.Connection, library_id: str, entity_id: str) -> sqlite3.Row:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM graph_entities WHERE id = ? AND library_id = ?", (entity_id, library_id)
-    ).fetchone()
-    if row is None:
-        raise _error(NotFoundError, "graph.entity_not_in_library")
-    return row
-
-
-def relation_row(conn: sqlite3.Connection, library_id: str, relation_id: str) -> sqlite3.Row:
-    row: sqlite3.Row | None = conn.execute(
-        "SELECT * FROM graph_relations WHERE id = ? AND library_id = ?", (relation_id, library_id)
-    ).fetchone()
-    if row is None:
-        raise _error(NotFoundError, "graph.relation_not_found")
-    return row
-
-
-def check_entity_type(ontology: Ontology, type_key: str) -> None:
-    if type_key not in {t.key for t in ontology.entity_types}:
-        raise _error(InvalidRequestError, "graph.unknown_entity_type", type=type_key)
-
-
-def relation_type(ontology: Ontology, type_key: str) -> RelationType:
-    found = next((r for r in ontology.relation_types if r.key == type_key), None)
-    if found is None:
-        raise _error(InvalidRequestError, "graph.unknown_relation_type", type=type_key)
-    return found
-
-
-def check_endpoints(relation: RelationType, head_type: str, tail_type: str) -> None:
-    if not relation.allows(head_type, tail_type):
-        raise _error(
-            InvalidRequestError,
-            "graph.incompatible_endpoints",
-            relation=relation.key,
-            head=head_type,
-            tail=tail_type,
-        )
-
-
-def _check_name_free(
-    conn: sqlite3.Connection, library_id: str, type_key: str, name: str, except_id: str | None
-) -> None:
-    """No other entity of the type is called ``name`` (by name or alias)."""
-    for other in store.find_by_name(conn, library_id, name):
-        if other.type_key == type_key and other.id != except_id:
-            raise _error(ConflictError, "graph.name_taken", type=type_key, name=other.name)
-
-
-def check_ontology(conn: sqlite3.Connection, library_id: str, ontology: Ontology) -> None:
-    """A new ontology may not strand what a person made: types still used by locked or manual
-    entities and relations stay, and their relations stay within the endpoint constraints."""
-    kept_entities = {t.key for t in ontology.entity_types}
-    for type_key, count in conn.execute(
-        "SELECT type_key, count(*) FROM graph_entities WHERE library_id = ? AND"
-        " (created_by = 'manual' OR locked_fields != '[]') GROUP BY type_key",
-        (library_id,),
-    ):
-        if type_key not in kept_entities:
-            raise _error(
-                InvalidRequestError, "graph.ontology_type_in_use", type=type_key, count=count
-            )
-    relations = {r.key: r for r in ontology.relation_types}
-    broken: dict[str, int] = {}
-    for type_key, head_type, tail_type in conn.execute(
-        "SELECT r.type_key, h.type_key, t.type_key FROM graph_relations r"
-        " JOIN graph_entities h ON h.id = r.head_id JOIN graph_entities t ON t.id = r.tail_id"
-        " WHERE r.library_id = ? AND r.locked = 1",
-        (library_id,),
-    ):
-        relation = relations.get(type_key)
-        if relation is None:
-            used = conn.execute(
-                "SELECT count(*) FROM graph_relations WHERE library_id = ? AND locked = 1"
-                " AND type_key = ?",
-                (library_id, type_key),
-            ).fetchone()[0]
-            raise _error(
-                InvalidRequestError, "graph.ontology_relation_in_use", type=type_key, count=used
-            )
-        if not relation.allows(head_type, tail_type):
-            broken[type_key] = broken.get(type_key, 0) + 1
-    for type_key, count in broken.items():
-        raise _error(
-            InvalidRequestError, "graph.ontology_breaks_relations", type=type_key, count=count
-        )
 
 
 # -- bookkeeping -----------------------------------------------------------------------------
@@ -227,7 +141,7 @@ def create_entity(
     check_entity_type(store.ontology(conn, library_id), type_key)
     name = name.strip()
     for each in (name, *aliases):
-        _check_name_free(conn, library_id, type_key, each, None)
+        check_name_free(conn, library_id, type_key, each, None)
     _unsuppress(conn, library_id, type_key, [name, *aliases])
     entity_id = uuid.uuid4().hex
     locked = (
@@ -276,7 +190,7 @@ def update_entity(
         check_entity_type(ontology, new_type)
         _check_retype(conn, ontology, entity_id, new_type)
         for each in _names_of(conn, entity_id):
-            _check_name_free(conn, library_id, new_type, each, entity_id)
+            check_name_free(conn, library_id, new_type, each, entity_id)
         # extraction keeps discovering the old (type, name): it must resolve to nothing
         _suppress(
             conn, library_id, "entity", old_type, map(normalise_name, _names_of(conn, entity_id))
@@ -286,7 +200,7 @@ def update_entity(
         locked.append("type")
     if name is not None and name.strip() != row["name"]:
         name = name.strip()
-        _check_name_free(conn, library_id, new_type, name, entity_id)
+        check_name_free(conn, library_id, new_type, name, entity_id)
         _unsuppress(conn, library_id, new_type, [name])
         conn.execute(
             "DELETE FROM graph_aliases WHERE entity_id = ? AND normalized = ?",
@@ -308,7 +222,7 @@ def update_entity(
         )
         locked.append("description")
     for alias in add_aliases:
-        _check_name_free(conn, library_id, new_type, alias, entity_id)
+        check_name_free(conn, library_id, new_type, alias, entity_id)
         _unsuppress(conn, library_id, new_type, [alias])
         store.add_alias(conn, library_id, entity_id, alias)
         locked.append("aliases")
@@ -354,7 +268,7 @@ def _check_retype(
         if not relation.allows(head, tail):
             broken += 1
     if broken:
-        raise _error(
+        raise coded_error(
             InvalidRequestError, "graph.retype_breaks_relations", type=new_type, count=broken
         )
 
@@ -365,10 +279,10 @@ def merge_entities(
     kept = entity_row(conn, library_id, entity_id)
     for other_id in dict.fromkeys(merged_ids):
         if other_id == entity_id:
-            raise _error(InvalidRequestError, "graph.merge_self")
+            raise coded_error(InvalidRequestError, "graph.merge_self")
         other = entity_row(conn, library_id, other_id)
         if other["type_key"] != kept["type_key"]:
-            raise _error(InvalidRequestError, "graph.merge_across_types")
+            raise coded_error(InvalidRequestError, "graph.merge_across_types")
         names = _names_of(conn, other_id)
         conn.execute("DELETE FROM graph_aliases WHERE entity_id = ?", (other_id,))
         conn.execute(
@@ -436,7 +350,7 @@ def create_relation(
     head_type = _type_of(conn, library_id, head_id)
     tail_type = _type_of(conn, library_id, tail_id)
     if head_id == tail_id:
-        raise _error(InvalidRequestError, "graph.self_relation")
+        raise coded_error(InvalidRequestError, "graph.self_relation")
     check_endpoints(relation, head_type, tail_type)
     existing = conn.execute(
         "SELECT id, locked FROM graph_relations WHERE library_id = ? AND type_key = ?"
@@ -444,7 +358,7 @@ def create_relation(
         (library_id, type_key, head_id, tail_id),
     ).fetchone()
     if existing is not None and existing[1]:
-        raise _error(ConflictError, "graph.relation_exists")
+        raise coded_error(ConflictError, "graph.relation_exists")
     conn.execute(
         "DELETE FROM graph_suppressed WHERE library_id = ? AND kind = 'relation'"
         " AND type_key = ? AND key = ?",
@@ -482,7 +396,7 @@ def retype_relation(
         " AND tail_id = ?",
         (library_id, type_key, row["head_id"], row["tail_id"]),
     ).fetchone():
-        raise _error(ConflictError, "graph.relation_exists")
+        raise coded_error(ConflictError, "graph.relation_exists")
     endpoints = f"{row['head_id']}>{row['tail_id']}"
     _suppress(conn, library_id, "relation", row["type_key"], [endpoints])
     conn.execute(

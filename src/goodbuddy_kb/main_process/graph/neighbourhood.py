@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 
 from goodbuddy_kb.contracts.graph import GraphEdge, GraphNode, NeighbourhoodResponse
-from goodbuddy_kb.main_process.graph.editing import entity_row
+from goodbuddy_kb.main_process.graph.checks import entity_row
 
 
 def neighbourhood(

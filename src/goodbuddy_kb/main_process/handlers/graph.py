@@ -11,7 +11,7 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_RELATIONS,
     GRAPH_UPDATE,
 )
-from goodbuddy_kb.main_process.graph import editing, model, store
+from goodbuddy_kb.main_process.graph import checks, model, store
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.storage import libraries
 
@@ -40,7 +40,7 @@ def get(ctx: CallContext, request: g.GraphGetRequest) -> g.GraphInfo:
 def update(ctx: CallContext, request: g.GraphUpdateRequest) -> g.GraphInfo:
     if request.ontology is not None:
         # what a person made must stay valid under the new ontology
-        editing.check_ontology(ctx.db.get(), request.library_id, request.ontology)
+        checks.check_ontology(ctx.db.get(), request.library_id, request.ontology)
     result = store.update(ctx.db.get(), request.library_id, request.settings, request.ontology)
     ctx.changes.settings = ctx.changes.documents = True
     ctx.changes.library_ids.append(request.library_id)
