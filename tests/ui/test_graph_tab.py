@@ -52,7 +52,7 @@ def graph_library(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> GraphTab:
     qtbot.waitUntil(lambda: win.documents_tab.documents.rowCount() == 2, timeout=20_000)
     tab = win.graph_tab
     win.tabs.setCurrentWidget(tab)
-    qtbot.waitUntil(lambda: tab.info is not None, timeout=5_000)
+    qtbot.waitUntil(lambda: tab.state.info is not None, timeout=5_000)
     assert not tab.extract_button.isEnabled(), "nothing to extract while the graph is off"
     assert tr("graph.off_note") in tab.status.text(), "why the graph weight does nothing"
     click(qtbot, tab.settings_button)
@@ -62,29 +62,35 @@ def graph_library(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> GraphTab:
     settings.strategy.setCurrentIndex(settings.strategy.findData("local"))
     assert not settings.weight_note.isVisible()
     click(qtbot, settings.ok_button)
-    qtbot.waitUntil(lambda: tab.info is not None and tab.info.settings.strategy == "local")
+    qtbot.waitUntil(
+        lambda: tab.state.info is not None and tab.state.info.settings.strategy == "local"
+    )
     weight = win.settings_tab.fields["graphWeight"]
     qtbot.waitUntil(weight.isEnabled, timeout=5_000)
     assert not win.settings_tab.graph_off.isVisibleTo(win.settings_tab)
-    qtbot.waitUntil(lambda: tab.rebuild_notice.isVisible() or tab.info.entities > 0, timeout=5_000)
+    qtbot.waitUntil(
+        lambda: tab.rebuild_notice.isVisible() or tab.state.info.entities > 0, timeout=5_000
+    )
     qtbot.waitUntil(tab.extract_button.isEnabled, timeout=10_000)
     click(qtbot, tab.extract_button)
-    qtbot.waitUntil(lambda: tab.task is not None and tab.task.state == "completed", timeout=30_000)
-    qtbot.waitUntil(lambda: tab.entities.rowCount() >= 4, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: tab.state.task is not None and tab.state.task.state == "completed", timeout=30_000
+    )
+    qtbot.waitUntil(lambda: tab.entity_list.entities.rowCount() >= 4, timeout=10_000)
     # The notice goes with the library's refreshed graph state, which may arrive after the list.
     qtbot.waitUntil(lambda: not tab.rebuild_notice.isVisible(), timeout=10_000)
     return tab
 
 
 def select(qtbot: QtBot, tab: GraphTab, name: str) -> None:
-    with qtbot.waitSignal(tab.listed, timeout=5_000):
-        if tab.search.text() == name:
-            tab.load_entities(reset=True)
-        tab.search.setText(name)
-    row = next(i for i, e in enumerate(tab.entities.rows) if e.name == name)
+    with qtbot.waitSignal(tab.entity_list.listed, timeout=5_000):
+        if tab.entity_list.search.text() == name:
+            tab.entity_list.load(reset=True)
+        tab.entity_list.search.setText(name)
+    row = next(i for i, e in enumerate(tab.entity_list.entities.rows) if e.name == name)
     with qtbot.waitSignal(tab.entity_shown, timeout=10_000):
-        tab.list_view.selectRow(row)
-    assert tab.detail is not None and tab.detail.entity.name == name
+        tab.entity_list.list_view.selectRow(row)
+    assert tab.state.detail is not None and tab.state.detail.entity.name == name
 
 
 def test_picture_fits_800x600_with_names_at_their_own_size(
@@ -172,7 +178,7 @@ def test_picture_and_a_rename_that_survives_re_extraction(
     qtbot.mouseClick(picture.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=point)
     # (a refresh of the tab may show the current entity again meanwhile: wait for the one asked)
     qtbot.waitUntil(
-        lambda: tab.detail is not None and tab.detail.entity.name == "差旅报销制度",
+        lambda: tab.state.detail is not None and tab.state.detail.entity.name == "差旅报销制度",
         timeout=10_000,
     )
     tab.sides.setCurrentIndex(0)
@@ -180,10 +186,10 @@ def test_picture_and_a_rename_that_survives_re_extraction(
     # rename 财务部; the lock shows and holds through a re-extraction
     select(qtbot, tab, "财务部")
     # its evidence opens the chunk that carries it
-    span = tab.evidence.rows[0]
+    span = tab.panel.evidence.rows[0]
     assert span.text == "财务部" and "财务部" in span.context
-    tab.evidence_view.selectRow(0)
-    click(qtbot, tab.view_chunk_button)
+    tab.panel.evidence_view.selectRow(0)
+    click(qtbot, tab.panel.view_chunk_button)
     chunks = tab.chunks_dialog
     assert chunks is not None
     qtbot.waitUntil(
@@ -191,28 +197,34 @@ def test_picture_and_a_rename_that_survives_re_extraction(
         timeout=10_000,
     )
     chunks.reject()
-    assert tab.locks.text() == "Not locked: maintained by extraction"
-    click(qtbot, tab.action_buttons[0])
+    assert tab.panel.locks.text() == "Not locked: maintained by extraction"
+    click(qtbot, tab.panel.action_buttons[0])
     dialog = tab.dialog
     assert isinstance(dialog, FormDialog)
     dialog.name_edit.setText("财务管理部")  # type: ignore[attr-defined]
     with qtbot.waitSignal(tab.entity_shown, timeout=10_000):
         click(qtbot, dialog.ok_button)
-    qtbot.waitUntil(lambda: tab.detail is not None and tab.detail.entity.name == "财务管理部")
-    assert "✎" in tab.locks.text() and "name" in tab.locks.text()
+    qtbot.waitUntil(
+        lambda: tab.state.detail is not None and tab.state.detail.entity.name == "财务管理部"
+    )
+    assert "✎" in tab.panel.locks.text() and "name" in tab.panel.locks.text()
     shoot(window, "graph-details-en")
-    first = tab.task.id if tab.task else None
+    first = tab.state.task.id if tab.state.task else None
     click(qtbot, tab.extract_button)
     qtbot.waitUntil(
-        lambda: tab.task is not None and tab.task.id != first and tab.task.state == "completed",
+        lambda: (
+            tab.state.task is not None
+            and tab.state.task.id != first
+            and tab.state.task.state == "completed"
+        ),
         timeout=30_000,
     )
-    with qtbot.waitSignal(tab.listed, timeout=5_000):
-        tab.search.setText("财务")
-    finance = [e for e in tab.entities.rows if "财务部" in (e.name, *e.aliases)]
+    with qtbot.waitSignal(tab.entity_list.listed, timeout=5_000):
+        tab.entity_list.search.setText("财务")
+    finance = [e for e in tab.entity_list.entities.rows if "财务部" in (e.name, *e.aliases)]
     assert [e.name for e in finance] == ["财务管理部"], "no second 财务部 came back"
     assert finance[0].locked_fields == ["name"]
-    assert tab.entities.data(tab.entities.index(0, 3)) == "✎"
+    assert tab.entity_list.entities.data(tab.entity_list.entities.index(0, 3)) == "✎"
 
 
 def test_ontology_edit_stranding_a_persons_relation_is_refused(
@@ -221,7 +233,7 @@ def test_ontology_edit_stranding_a_persons_relation_is_refused(
     tab = graph_library(qtbot, window, tmp_path)
     select(qtbot, tab, "行政中心")
     # a person adds "行政中心 owns 差旅报销制度" with the pickers of the relation dialog
-    click(qtbot, tab.relation_new)
+    click(qtbot, tab.panel.relation_new)
     dialog = tab.dialog
     assert isinstance(dialog, FormDialog)
     types = dialog.type_box  # type: ignore[attr-defined]
@@ -234,7 +246,8 @@ def test_ontology_edit_stranding_a_persons_relation_is_refused(
     assert picker.list.item(0).text().startswith("差旅报销制度")
     click(qtbot, dialog.ok_button)
     qtbot.waitUntil(
-        lambda: any(r.locked and r.type_key == "owns" for r in tab.relations.rows), timeout=10_000
+        lambda: any(r.locked and r.type_key == "owns" for r in tab.panel.relations.rows),
+        timeout=10_000,
     )
     # the ontology editor: "owns" may no longer start at an organisation — refused, unchanged
     click(qtbot, tab.ontology_button)
@@ -254,8 +267,8 @@ def test_ontology_edit_stranding_a_persons_relation_is_refused(
     assert "owns" in editor.error_label.text() and "1 relations" in editor.error_label.text()
     shoot(editor, "graph-ontology-refused-en")
     assert editor.isVisible(), "the editor stays open with the refusal"
-    assert tab.info is not None
-    owns = next(r for r in tab.info.ontology.relation_types if r.key == "owns")
+    assert tab.state.info is not None
+    owns = next(r for r in tab.state.info.ontology.relation_types if r.key == "owns")
     assert "organization" in owns.head_types
     editor.reject()
     # a change that strands nothing is saved and marks the graph as needing re-extraction
@@ -277,7 +290,7 @@ def test_screens_dark_zh_and_small(qtbot: QtBot, data_dir: Path, tmp_path: Path)
         tab = graph_library(qtbot, win, tmp_path)
         select(qtbot, tab, "财务部")
         apply_theme(app, True)
-        tab.show_entity(tab.detail.entity.id if tab.detail else "")
+        tab.show_entity(tab.state.detail.entity.id if tab.state.detail else "")
         qtbot.wait(300)
         win.resize(800, 600)
         qtbot.wait(200)

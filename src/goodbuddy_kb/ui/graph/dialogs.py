@@ -9,21 +9,8 @@ from typing import Any
 
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
-from goodbuddy_kb.ui.i18n import language, tr
-
-
-def type_label(entity_type: g.EntityType | g.RelationType) -> str:
-    return entity_type.name_zh if language() == "zh" else entity_type.name_en
-
-
-def entity_type_name(ontology: g.Ontology | None, key: str) -> str:
-    found = next((t for t in ontology.entity_types if t.key == key), None) if ontology else None
-    return type_label(found) if found else key
-
-
-def relation_type_name(ontology: g.Ontology | None, key: str) -> str:
-    found = next((t for t in ontology.relation_types if t.key == key), None) if ontology else None
-    return type_label(found) if found else key
+from goodbuddy_kb.ui.graph.texts import entity_type_name, type_label
+from goodbuddy_kb.ui.i18n import tr
 
 
 class FormDialog(QtWidgets.QDialog):
