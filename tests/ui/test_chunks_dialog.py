@@ -17,7 +17,8 @@ from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNKS_LIST
 from goodbuddy_kb.datadir import Endpoint
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
-from goodbuddy_kb.ui.chunks.dialog import CHUNK_COLUMNS, ChunksDialog
+from goodbuddy_kb.ui.chunks.dialog import ChunksDialog
+from goodbuddy_kb.ui.chunks.model import CHUNK_COLUMNS
 from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
@@ -105,15 +106,17 @@ def test_keyboard_only_maintenance(
     qtbot.waitUntil(lambda: dialog.total == 1, timeout=5_000)
     assert dialog.model.rows[0].heading_path[-1] == "Rule 17"
     qtbot.waitUntil(lambda: dialog.detail is not None and dialog.detail.chunk.ordinal == 16)
-    assert "Rule 17 says topic17x" in dialog.editor.toPlainText()
+    assert "Rule 17 says topic17x" in dialog.pane.editor.toPlainText()
 
     # edit; the chunk vanishes meanwhile (another client), so the save fails: the draft stays
     press(qtbot, dialog.table, Key.Key_F2)
-    assert dialog.editing and not dialog.editor.isReadOnly() and dialog.edit_note.isVisible()
+    assert (
+        dialog.editing and not dialog.pane.editor.isReadOnly() and dialog.pane.edit_note.isVisible()
+    )
     assert not dialog.table.isEnabled(), "the table waits while a draft is open"
-    dialog.editor.selectAll()
-    qtbot.keyClicks(dialog.editor, "Rule 17 corrected: zebra")
-    assert dialog.count_label.text() == "24 / 20,000 characters"
+    dialog.pane.editor.selectAll()
+    qtbot.keyClicks(dialog.pane.editor, "Rule 17 corrected: zebra")
+    assert dialog.pane.count_label.text() == "24 / 20,000 characters"
     target = dialog.detail
     assert target is not None
     with backend_client(data_dir) as other:
@@ -125,12 +128,12 @@ def test_keyboard_only_maintenance(
                 chunk_id=target.chunk.id,
             ),
         )
-    qtbot.keyClick(dialog.editor, Key.Key_S, QtCore.Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(dialog.error_label.isVisible, timeout=5_000)
-    assert "not found" in dialog.error_label.text()
-    assert dialog.editing and dialog.editor.toPlainText() == "Rule 17 corrected: zebra"
+    qtbot.keyClick(dialog.pane.editor, Key.Key_S, QtCore.Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(dialog.pane.error_label.isVisible, timeout=5_000)
+    assert "not found" in dialog.pane.error_label.text()
+    assert dialog.editing and dialog.pane.editor.toPlainText() == "Rule 17 corrected: zebra"
     shoot(dialog, "chunks-failed-save-en")
-    press(qtbot, dialog.cancel_edit_button, Key.Key_Space)
+    press(qtbot, dialog.pane.cancel_edit_button, Key.Key_Space)
     assert not dialog.editing
 
     # a successful edit of another chunk
@@ -138,24 +141,24 @@ def test_keyboard_only_maintenance(
     qtbot.waitUntil(lambda: dialog.total == 59, timeout=5_000)
     qtbot.waitUntil(lambda: dialog.detail is not None and dialog.detail.chunk.ordinal == 0)
     press(qtbot, dialog.table, Key.Key_F2)
-    dialog.editor.selectAll()
-    qtbot.keyClicks(dialog.editor, "Rule 1 corrected: walrus")
+    dialog.pane.editor.selectAll()
+    qtbot.keyClicks(dialog.pane.editor, "Rule 1 corrected: walrus")
     with qtbot.waitSignal(dialog.notice, timeout=5_000) as saved:
-        qtbot.keyClick(dialog.editor, Key.Key_S, QtCore.Qt.KeyboardModifier.ControlModifier)
+        qtbot.keyClick(dialog.pane.editor, Key.Key_S, QtCore.Qt.KeyboardModifier.ControlModifier)
     assert "Saved chunk #0" in saved.args[0]
     qtbot.waitUntil(lambda: dialog.model.rowCount() > 0 and dialog.model.rows[0].manually_edited)
     assert "1 edited by hand" in dialog.info_label.text()
 
     # switch the chunk off with the keyboard
     qtbot.waitUntil(lambda: dialog.detail is not None and dialog.detail.chunk.ordinal == 0)
-    assert dialog.switch.accessibleName() == "Used in search switch, on"
+    assert dialog.pane.switch.accessibleName() == "Used in search switch, on"
     with qtbot.waitSignal(dialog.notice, timeout=5_000) as off:
-        press(qtbot, dialog.switch, Key.Key_Space)
+        press(qtbot, dialog.pane.switch, Key.Key_Space)
     assert "no search uses it" in off.args[0]
     qtbot.waitUntil(lambda: not dialog.model.rows[0].enabled, timeout=5_000)
     # the switch follows the chunk's refreshed details, which may arrive after the list's row
     qtbot.waitUntil(
-        lambda: dialog.switch.accessibleName() == "Used in search switch, off", timeout=5_000
+        lambda: dialog.pane.switch.accessibleName() == "Used in search switch, off", timeout=5_000
     )
     assert dialog.model.data(dialog.model.index(0, 5)) == "– Off"
 
@@ -207,7 +210,7 @@ def test_keyboard_only_maintenance(
 def test_a_draft_is_not_thrown_away_by_escape(qtbot: QtBot, window: MainWindow) -> None:
     dialog = open_from_row(qtbot, window, "short.md")
     press(qtbot, dialog.table, Key.Key_F2)
-    qtbot.keyClicks(dialog.editor, " more")
+    qtbot.keyClicks(dialog.pane.editor, " more")
     answered: list[bool] = []
 
     def answer_cancel() -> None:
@@ -218,10 +221,13 @@ def test_a_draft_is_not_thrown_away_by_escape(qtbot: QtBot, window: MainWindow) 
 
     QtCore.QTimer.singleShot(300, answer_cancel)
     dialog.reject()
-    assert answered and dialog.isVisible() and dialog.editor.toPlainText().endswith(" more")
-    dialog.editor.setPlainText("x" * 20_001)
-    assert not dialog.save_button.isEnabled() and "1 over the limit" in dialog.count_label.text()
-    press(qtbot, dialog.cancel_edit_button, Key.Key_Space)
+    assert answered and dialog.isVisible() and dialog.pane.editor.toPlainText().endswith(" more")
+    dialog.pane.editor.setPlainText("x" * 20_001)
+    assert (
+        not dialog.pane.save_button.isEnabled()
+        and "1 over the limit" in dialog.pane.count_label.text()
+    )
+    press(qtbot, dialog.pane.cancel_edit_button, Key.Key_Space)
     dialog.reject()
     qtbot.waitUntil(lambda: window.documents_tab.chunks_dialog is None, timeout=5_000)
 
@@ -239,7 +245,7 @@ def test_looks(qtbot: QtBot, window: MainWindow, qapp: QtWidgets.QApplication) -
         set_language("zh")
         zh = open_from_row(qtbot, window, "rules.md")
         assert zh.windowTitle() == "分块 — rules.md" and "再次同步" in zh.warning.text()
-        assert zh.switch.accessibleName() == "参与检索开关，当前：开"
+        assert zh.pane.switch.accessibleName() == "参与检索开关，当前：开"
         shoot(zh, "chunks-dark-zh")
         apply_theme(qapp, dark=False)
         zh.resize(800, 600)

@@ -15,7 +15,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.qt.widgets import QtCore, QtGui
-from goodbuddy_kb.ui.chunks.dialog import CHUNK_COLUMNS
+from goodbuddy_kb.ui.chunks.model import CHUNK_COLUMNS
 from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
@@ -67,14 +67,17 @@ def test_the_chunk_view_marks_low_confidence_ocr_lines(
         dialog = open_from_row(qtbot, win, "notice.png")
         locator = [c.header_key for c in CHUNK_COLUMNS].index("chunks.col.locator")
         assert dialog.model.data(dialog.model.index(0, locator)) == "p. 1 · OCR ⚠1"
-        content = dialog.editor.toPlainText()
+        content = dialog.pane.editor.toPlainText()
         assert "Signed notice" in content and "4471" in content
-        assert dialog.ocr_label.isVisible() and "came from OCR" in dialog.ocr_label.text()
-        assert dialog.low_label.isVisible() and "1 low-confidence line" in dialog.low_label.text()
-        marked = dialog.marked_text()
+        assert dialog.pane.ocr_label.isVisible() and "came from OCR" in dialog.pane.ocr_label.text()
+        assert (
+            dialog.pane.low_label.isVisible()
+            and "1 low-confidence line" in dialog.pane.low_label.text()
+        )
+        marked = dialog.pane.marked_text()
         assert len(marked) == 1 and "4471" in marked[0] and "Signed" not in marked[0]
-        assert marked[0] in dialog.low_label.text()  # the words name what the shade marks
-        selections = dialog.editor.extraSelections()
+        assert marked[0] in dialog.pane.low_label.text()  # the words name what the shade marks
+        selections = dialog.pane.editor.extraSelections()
         wave = QtGui.QTextCharFormat.UnderlineStyle.WaveUnderline
         assert [s.format.underlineStyle() for s in selections] == [wave]
         shoot(dialog, "ocr-chunk-view-en")
@@ -83,7 +86,7 @@ def test_the_chunk_view_marks_low_confidence_ocr_lines(
         set_language("zh")
         dialog = open_from_row(qtbot, win, "notice.png")
         assert "第 1 页" in dialog.model.data(dialog.model.index(0, locator))
-        assert "低" in dialog.low_label.text() and len(dialog.marked_text()) == 1
+        assert "低" in dialog.pane.low_label.text() and len(dialog.pane.marked_text()) == 1
         shoot(dialog, "ocr-chunk-view-zh")
         dialog.reject()
     finally:

@@ -8,7 +8,9 @@ its low-confidence lines are marked in the content (a shade and a wavy underline
 words above it): they stay searchable, but a person should double-check them.
 
 Modal (the focus stays inside), Escape closes (asking first when a draft is unsaved); the
-caller puts the focus back on the document row."""
+caller puts the focus back on the document row. The dialog owns the page, the requests and the
+edit flow; the chunk pane (``pane``) shows and edits the selected chunk, and how a chunk reads
+is in ``model``."""
 
 from __future__ import annotations
 
@@ -16,84 +18,18 @@ from typing import Any
 
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.errors import KbError
-from goodbuddy_kb.contracts.limits import MAX_CHUNK_CONTENT_CHARACTERS
 from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNK_GET, CHUNK_UPDATE, CHUNKS_LIST
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import language, tr
+from goodbuddy_kb.ui.chunks.model import CHUNK_COLUMNS, chunk_label
+from goodbuddy_kb.ui.chunks.pane import ChunkPaneWidget
+from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.library.dialogs import confirm_action
-from goodbuddy_kb.ui.widgets.reference_view import format_locator
-from goodbuddy_kb.ui.widgets.switch import SwitchWidget
-from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
-from goodbuddy_kb.ui.widgets.theme import doubt_format
+from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
 
 PAGE = 50
 #: Below this width the table sits above the chunk instead of beside it.
 SIDE_BY_SIDE_WIDTH = 1000
-
-
-def role_text(chunk: k.ChunkSummary) -> str:
-    """The chunk's place among parents and children, in words (never colour alone)."""
-    if chunk.role == "parent":
-        return tr("chunks.role.parent", count=chunk.child_count)
-    if chunk.role == "child":
-        return tr("chunks.role.child", parent=chunk.parent_ordinal)
-    return tr("chunks.role.standalone")
-
-
-def chunk_label(chunk: k.ChunkSummary) -> str:
-    heading = " > ".join(chunk.heading_path[-2:])
-    return f"#{chunk.ordinal}" + (f" ({heading})" if heading else "")
-
-
-def low_confidence_lines(chunk: k.ChunkSummary) -> list[str]:
-    """The chunk's OCR lines recognised with low confidence (the OCR stage lists them)."""
-    lines = chunk.locator.get("lowConfidence")
-    if not isinstance(lines, list):
-        return []
-    return [str(line) for line in lines if str(line).strip()]
-
-
-def ocr_mark(chunk: k.ChunkSummary) -> str:
-    """``OCR`` for text from scanned pages, with the count of its low-confidence lines."""
-    if not chunk.locator.get("ocr"):
-        return ""
-    low = low_confidence_lines(chunk)
-    return tr("chunks.ocr_low", count=len(low)) if low else tr("chunks.ocr")
-
-
-def place(chunk: k.ChunkSummary) -> str:
-    """Page and lines (the heading has its own column), and whether the text came from OCR."""
-    where = format_locator({key: v for key, v in chunk.locator.items() if key != "headingPath"})
-    mark = ocr_mark(chunk)
-    return " · ".join(part for part in (where, mark) if part)
-
-
-def _short(line: str, limit: int = 40) -> str:
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
-def doubt_spans(content: str, lines: list[str]) -> list[tuple[int, int]]:
-    """(start, length) of every occurrence of each line in ``content``, in order."""
-    spans: set[tuple[int, int]] = set()
-    for line in lines:
-        needle = line.strip()
-        start = content.find(needle)
-        while needle and start >= 0:
-            spans.add((start, len(needle)))
-            start = content.find(needle, start + len(needle))
-    return sorted(spans)
-
-
-CHUNK_COLUMNS: list[Column[k.ChunkSummary]] = [
-    Column("chunks.col.ordinal", lambda c: f"#{c.ordinal}"),
-    Column("chunks.col.role", role_text),
-    Column("chunks.col.heading", lambda c: " > ".join(c.heading_path), lambda c: c.preview),
-    Column("chunks.col.locator", place),
-    Column("chunks.col.characters", lambda c: str(c.character_count)),
-    Column("chunks.col.enabled", lambda c: tr("chunks.on" if c.enabled else "chunks.off")),
-    Column("chunks.col.edited", lambda c: tr("chunks.edited") if c.manually_edited else ""),
-]
 
 
 class ChunksDialog(QtWidgets.QDialog):
@@ -123,7 +59,6 @@ class ChunksDialog(QtWidgets.QDialog):
         self.total = 0
         self.detail: k.ChunkDetail | None = None
         self.info: k.ChunkDocumentInfo | None = None
-        self.editing = False
         self.confirm_box: QtWidgets.QMessageBox | None = None
         self._select_after_load: str | None = None
         self._closed = False
@@ -191,64 +126,16 @@ class ChunksDialog(QtWidgets.QDialog):
         self.fitter = ColumnFitter(self.table, stretch=2)
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_current())
 
-        self.chunk_title = QtWidgets.QLabel()
-        self.chunk_title.setWordWrap(True)
-        self.relation = QtWidgets.QLabel()
-        self.relation.setWordWrap(True)
-        self.ocr_label = QtWidgets.QLabel()
-        self.ocr_label.setObjectName("notice")
-        self.ocr_label.setWordWrap(True)
-        self.ocr_label.hide()
-        self.low_label = QtWidgets.QLabel()
-        self.low_label.setObjectName("ocrNote")
-        self.low_label.setWordWrap(True)
-        self.low_label.setTextFormat(QtCore.Qt.TextFormat.PlainText)
-        self.low_label.hide()
-        self.switch = SwitchWidget(tr("chunks.switch"))
-        self.switch.toggled.connect(self.set_enabled)
-        self.editor = QtWidgets.QPlainTextEdit()
-        self.editor.setReadOnly(True)
-        self.editor.setAccessibleName(tr("chunks.content"))
-        self.editor.setTabChangesFocus(True)
-        self.editor.textChanged.connect(self._count)
-        self.count_label = QtWidgets.QLabel()
-        self.count_label.setAccessibleName(tr("chunks.count.name"))
-        self.edit_note = QtWidgets.QLabel("⚠ " + tr("chunks.edit_note"))
-        self.edit_note.setWordWrap(True)
-        self.edit_note.hide()
-        self.error_label = QtWidgets.QLabel()
-        self.error_label.setObjectName("fieldError")
-        self.error_label.setWordWrap(True)
-        self.error_label.hide()
-        self.edit_button = self._button("chunks.edit", self.start_edit)
-        self.save_button = self._button("chunks.save", self.save)
-        self.cancel_edit_button = self._button("chunks.cancel_edit", self.cancel_edit)
-        self.delete_button = self._button("chunks.delete", self.delete)
+        self.pane = ChunkPaneWidget()
+        self.pane.edit_requested.connect(self.start_edit)
+        self.pane.save_requested.connect(self.save)
+        self.pane.cancel_requested.connect(self.cancel_edit)
+        self.pane.delete_requested.connect(self.delete)
+        self.pane.enabled_toggled.connect(self.set_enabled)
         self.close_button = self._button("dialog.close", self.reject)
-        actions = QtWidgets.QHBoxLayout()
-        for w in (self.edit_button, self.save_button, self.cancel_edit_button):
-            actions.addWidget(w)
-        actions.addStretch(1)
-        actions.addWidget(self.delete_button)
-        pane = QtWidgets.QWidget()
-        pane_layout = QtWidgets.QVBoxLayout(pane)
-        pane_layout.setContentsMargins(0, 0, 0, 0)
-        pane_layout.addWidget(self.chunk_title)
-        pane_layout.addWidget(self.relation)
-        pane_layout.addWidget(self.ocr_label)
-        pane_layout.addWidget(self.low_label)
-        pane_layout.addWidget(self.switch)
-        pane_layout.addWidget(self.editor, 1)
-        count_row = QtWidgets.QHBoxLayout()
-        count_row.addWidget(self.count_label)
-        count_row.addStretch(1)
-        pane_layout.addLayout(count_row)
-        pane_layout.addWidget(self.edit_note)
-        pane_layout.addWidget(self.error_label)
-        pane_layout.addLayout(actions)
         self.splitter = QtWidgets.QSplitter()
         self.splitter.addWidget(self.table)
-        self.splitter.addWidget(pane)
+        self.splitter.addWidget(self.pane)
         self.splitter.setChildrenCollapsible(False)
         bottom = QtWidgets.QHBoxLayout()
         bottom.addStretch(1)
@@ -270,7 +157,7 @@ class ChunksDialog(QtWidgets.QDialog):
         delete_key.setContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
         delete_key.activated.connect(self.delete)
         self._set_editing(False)
-        self._show_nothing()
+        self.pane.show_nothing()
 
     def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
         button = QtWidgets.QPushButton(tr(key))
@@ -363,7 +250,7 @@ class ChunksDialog(QtWidgets.QDialog):
             self._show_current()
         else:
             self.detail = None
-            self._show_nothing()
+            self.pane.show_nothing()
         self.loaded.emit()
 
     def _page(self, step: int) -> None:
@@ -411,159 +298,75 @@ class ChunksDialog(QtWidgets.QDialog):
         if self.editing:
             return
         if result is None:
-            self._show_error(error)
+            self.pane.show_error(error)
             return
         current = self.current_chunk()
         if current is not None and current.id != result.chunk.id:
             return  # an answer for a row the user has already left (reads run in parallel)
         self.detail = result
-        chunk = result.chunk
-        self.chunk_title.setText(
-            f"<b>{tr('chunks.chunk', label=chunk_label(chunk))}</b> · {role_text(chunk)}"
-            f" · {tr('chunks.characters', count=chunk.character_count)}"
-            + (f" · {tr('chunks.edited')}" if chunk.manually_edited else "")
-        )
-        self.chunk_title.setTextFormat(QtCore.Qt.TextFormat.RichText)
-        self.relation.setText(self._relation(chunk))
-        self.relation.setVisible(bool(self.relation.text()))
-        self.switch.setEnabled(True)
-        self.switch.set_quietly(chunk.enabled)
-        self.editor.setPlainText(result.content)
-        self._mark_ocr(chunk, result.content)
-        self.edit_button.setEnabled(True)
-        self.delete_button.setEnabled(True)
-        self.error_label.hide()
+        self.pane.show_chunk(result)
         self.shown.emit()
 
-    def _mark_ocr(self, chunk: k.ChunkSummary, content: str) -> None:
-        """Say that the text came from OCR, and mark its low-confidence lines in the content."""
-        from_ocr = bool(chunk.locator.get("ocr"))
-        self.ocr_label.setText(tr("chunks.ocr_note") if from_ocr else "")
-        self.ocr_label.setVisible(from_ocr)
-        low = low_confidence_lines(chunk) if from_ocr else []
-        spans = doubt_spans(content, low)
-        separator = "、" if language() == "zh" else ", "
-        quoted = separator.join(f"“{_short(line)}”" for line in low[:5])
-        quoted += "…" if len(low) > 5 else ""
-        key = "chunks.ocr_low_note_one" if len(low) == 1 else "chunks.ocr_low_note"
-        self.low_label.setText(tr(key, count=len(low), lines=quoted))
-        self.low_label.setVisible(bool(low))
-        selections = []
-        for start, length in spans:
-            selection = QtWidgets.QTextEdit.ExtraSelection()
-            cursor = QtGui.QTextCursor(self.editor.document())
-            cursor.setPosition(start)
-            cursor.setPosition(start + length, QtGui.QTextCursor.MoveMode.KeepAnchor)
-            selection.cursor = cursor
-            selection.format = doubt_format()
-            selections.append(selection)
-        self.editor.setExtraSelections(selections)
-
-    def marked_text(self) -> list[str]:
-        """The spans of the content marked as low-confidence OCR text (what a person sees)."""
-        return [s.cursor.selectedText() for s in self.editor.extraSelections()]
-
-    def _relation(self, chunk: k.ChunkSummary) -> str:
-        if chunk.role == "parent":
-            return "ℹ " + tr("chunks.parent_note", count=chunk.child_count)
-        if chunk.role == "child":
-            return "ℹ " + tr("chunks.child_note", parent=chunk.parent_ordinal)
-        return ""
-
-    def _show_nothing(self) -> None:
-        self.chunk_title.setText(tr("chunks.none"))
-        self.relation.setText("")
-        self.relation.hide()
-        self.ocr_label.hide()
-        self.low_label.hide()
-        self.editor.setExtraSelections([])
-        self.editor.setPlainText("")
-        self.switch.setEnabled(False)
-        self.edit_button.setEnabled(False)
-        self.delete_button.setEnabled(False)
-
     # -- editing -------------------------------------------------------------------------------
+    @property
+    def editing(self) -> bool:
+        """A draft is open in the pane (the table, search and paging wait)."""
+        return self.pane.editing
+
     def _set_editing(self, on: bool) -> None:
-        self.editing = on
-        self.editor.setReadOnly(not on)
-        self.edit_note.setVisible(on)
-        self.edit_button.setVisible(not on)
-        self.save_button.setVisible(on)
-        self.cancel_edit_button.setVisible(on)
-        for w in (self.table, self.search, self.role_box, self.switch, self.delete_button):
-            w.setEnabled(not on and (w is not self.switch or self.detail is not None))
+        self.pane.set_editing(on, self.detail is not None)
+        for w in (self.table, self.search, self.role_box):
+            w.setEnabled(not on)
         self.prev_button.setEnabled(not on and len(self.cursors) > 1)
         self.next_button.setEnabled(not on and self.next_cursor is not None)
-        self._count()
 
     def start_edit(self) -> None:
         if self.detail is None or self.editing:
             return
         self._set_editing(True)
-        self.editor.moveCursor(QtGui.QTextCursor.MoveOperation.End)
-        self.editor.setFocus()
+        self.pane.editor.moveCursor(QtGui.QTextCursor.MoveOperation.End)
+        self.pane.editor.setFocus()
 
     def cancel_edit(self) -> None:
         if self.detail is not None:
-            self.editor.setPlainText(self.detail.content)
-        self.error_label.hide()
+            self.pane.editor.setPlainText(self.detail.content)
+        self.pane.error_label.hide()
         self._set_editing(False)
-        self.edit_button.setFocus()
+        self.pane.edit_button.setFocus()
 
     def draft_changed(self) -> bool:
-        return (
-            self.editing
-            and self.detail is not None
-            and self.editor.toPlainText() != self.detail.content
-        )
-
-    def _count(self) -> None:
-        count = len(self.editor.toPlainText())
-        over = count - MAX_CHUNK_CONTENT_CHARACTERS
-        text = tr("chunks.count", count=f"{count:,}", limit=f"{MAX_CHUNK_CONTENT_CHARACTERS:,}")
-        if over > 0:
-            text = "✗ " + text + " — " + tr("chunks.over", over=f"{over:,}")
-        elif self.editing and not self.editor.toPlainText().strip():
-            text += " — " + tr("chunks.empty")
-        self.count_label.setText(text)
-        self.save_button.setEnabled(
-            self.editing and over <= 0 and bool(self.editor.toPlainText().strip())
-        )
+        return self.editing and self.detail is not None and self.pane.draft() != self.detail.content
 
     def save(self) -> None:
-        if not self.editing or self.detail is None or not self.save_button.isEnabled():
+        if not self.editing or self.detail is None or not self.pane.save_button.isEnabled():
             return
         chunk = self.detail.chunk
         request = k.ChunkUpdateRequest(
             library_id=self.library_id,
             document_id=self.document_id,
             chunk_id=chunk.id,
-            content=self.editor.toPlainText(),
+            content=self.pane.draft(),
         )
-        self.save_button.setEnabled(False)
+        self.pane.save_button.setEnabled(False)
         self._call(CHUNK_UPDATE, request, self._saved)
 
     def _saved(self, result: k.ChunkUpdateResponse | None, error: KbError | None) -> None:
         if result is None:
             # the draft stays in the editor, in edit mode, with the reason beside it
-            self._show_error(error)
-            self._count()
-            self.editor.setFocus()
+            self.pane.show_error(error)
+            self.pane.count()
+            self.pane.editor.setFocus()
             return
         self.detail = None
         self._set_editing(False)
-        self.error_label.hide()
+        self.pane.error_label.hide()
         self.notice.emit(
             tr("chunks.saved", label=chunk_label(result.chunk))
             + " "
             + tr(f"chunks.vector.{result.vector}")
         )
         self.reload(select=result.chunk.id)
-        self.edit_button.setFocus()
-
-    def _show_error(self, error: KbError | None) -> None:
-        self.error_label.setText("✗ " + tr("error.generic", message=error.message if error else ""))
-        self.error_label.show()
+        self.pane.edit_button.setFocus()
 
     # -- enable / disable ----------------------------------------------------------------------
     def set_enabled(self, on: bool) -> None:
@@ -577,8 +380,8 @@ class ChunksDialog(QtWidgets.QDialog):
 
         def done(result: k.ChunkUpdateResponse | None, error: KbError | None) -> None:
             if result is None:
-                self.switch.set_quietly(confirmed)  # the last confirmed state
-                self._show_error(error)
+                self.pane.switch.set_quietly(confirmed)  # the last confirmed state
+                self.pane.show_error(error)
                 return
             key = "chunks.enabled_now" if on else "chunks.disabled_now"
             self.notice.emit(tr(key, label=chunk_label(result.chunk)))
@@ -622,7 +425,7 @@ class ChunksDialog(QtWidgets.QDialog):
 
         def done(result: k.ChunkDeleteResponse | None, error: KbError | None) -> None:
             if result is None:
-                self._show_error(error)
+                self.pane.show_error(error)
                 return
             message = tr("chunks.deleted", label=chunk_label(chunk))
             if result.document.retrievable_chunks == 0:
@@ -647,6 +450,6 @@ class ChunksDialog(QtWidgets.QDialog):
                 QtWidgets.QMessageBox.StandardButton.Cancel,
             )
             if answer != QtWidgets.QMessageBox.StandardButton.Discard:
-                self.editor.setFocus()
+                self.pane.editor.setFocus()
                 return
         super().reject()

@@ -1,0 +1,83 @@
+"""How a chunk reads in the chunks dialog: its place among parents and children, its label,
+its page locator with the OCR mark, the low-confidence OCR lines and where they sit in the
+content, and the columns of the chunk table (a model tested without widgets)."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.contracts import chunks as k
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.reference_view import format_locator
+from goodbuddy_kb.ui.widgets.table_model import Column
+
+
+def role_text(chunk: k.ChunkSummary) -> str:
+    """The chunk's place among parents and children, in words (never colour alone)."""
+    if chunk.role == "parent":
+        return tr("chunks.role.parent", count=chunk.child_count)
+    if chunk.role == "child":
+        return tr("chunks.role.child", parent=chunk.parent_ordinal)
+    return tr("chunks.role.standalone")
+
+
+def chunk_label(chunk: k.ChunkSummary) -> str:
+    heading = " > ".join(chunk.heading_path[-2:])
+    return f"#{chunk.ordinal}" + (f" ({heading})" if heading else "")
+
+
+def low_confidence_lines(chunk: k.ChunkSummary) -> list[str]:
+    """The chunk's OCR lines recognised with low confidence (the OCR stage lists them)."""
+    lines = chunk.locator.get("lowConfidence")
+    if not isinstance(lines, list):
+        return []
+    return [str(line) for line in lines if str(line).strip()]
+
+
+def ocr_mark(chunk: k.ChunkSummary) -> str:
+    """``OCR`` for text from scanned pages, with the count of its low-confidence lines."""
+    if not chunk.locator.get("ocr"):
+        return ""
+    low = low_confidence_lines(chunk)
+    return tr("chunks.ocr_low", count=len(low)) if low else tr("chunks.ocr")
+
+
+def place(chunk: k.ChunkSummary) -> str:
+    """Page and lines (the heading has its own column), and whether the text came from OCR."""
+    where = format_locator({key: v for key, v in chunk.locator.items() if key != "headingPath"})
+    mark = ocr_mark(chunk)
+    return " · ".join(part for part in (where, mark) if part)
+
+
+def short(line: str, limit: int = 40) -> str:
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def doubt_spans(content: str, lines: list[str]) -> list[tuple[int, int]]:
+    """(start, length) of every occurrence of each line in ``content``, in order."""
+    spans: set[tuple[int, int]] = set()
+    for line in lines:
+        needle = line.strip()
+        start = content.find(needle)
+        while needle and start >= 0:
+            spans.add((start, len(needle)))
+            start = content.find(needle, start + len(needle))
+    return sorted(spans)
+
+
+CHUNK_COLUMNS: list[Column[k.ChunkSummary]] = [
+    Column("chunks.col.ordinal", lambda c: f"#{c.ordinal}"),
+    Column("chunks.col.role", role_text),
+    Column("chunks.col.heading", lambda c: " > ".join(c.heading_path), lambda c: c.preview),
+    Column("chunks.col.locator", place),
+    Column("chunks.col.characters", lambda c: str(c.character_count)),
+    Column("chunks.col.enabled", lambda c: tr("chunks.on" if c.enabled else "chunks.off")),
+    Column("chunks.col.edited", lambda c: tr("chunks.edited") if c.manually_edited else ""),
+]
+
+
+def family_note(chunk: k.ChunkSummary) -> str:
+    """What a parent or a child chunk should know about its family (nothing for the rest)."""
+    if chunk.role == "parent":
+        return "ℹ " + tr("chunks.parent_note", count=chunk.child_count)
+    if chunk.role == "child":
+        return "ℹ " + tr("chunks.child_note", parent=chunk.parent_ordinal)
+    return ""
