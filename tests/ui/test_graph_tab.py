@@ -53,9 +53,11 @@ def graph_library(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> GraphTab:
     tab = win.graph_tab
     win.tabs.setCurrentWidget(tab)
     qtbot.waitUntil(lambda: tab.state.info is not None, timeout=5_000)
-    assert not tab.extract_button.isEnabled(), "nothing to extract while the graph is off"
-    assert tr("graph.off_note") in tab.status.text(), "why the graph weight does nothing"
-    click(qtbot, tab.settings_button)
+    assert not tab.extraction.extract_button.isEnabled(), (
+        "nothing to extract while the graph is off"
+    )
+    assert tr("graph.off_note") in tab.extraction.status.text(), "why the graph weight does nothing"
+    click(qtbot, tab.extraction.settings_button)
     settings = tab.dialog
     assert isinstance(settings, GraphSettingsDialog)
     assert settings.weight_note.isVisible()
@@ -69,16 +71,17 @@ def graph_library(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> GraphTab:
     qtbot.waitUntil(weight.isEnabled, timeout=5_000)
     assert not win.settings_tab.graph_off.isVisibleTo(win.settings_tab)
     qtbot.waitUntil(
-        lambda: tab.rebuild_notice.isVisible() or tab.state.info.entities > 0, timeout=5_000
+        lambda: tab.extraction.rebuild_notice.isVisible() or tab.state.info.entities > 0,
+        timeout=5_000,
     )
-    qtbot.waitUntil(tab.extract_button.isEnabled, timeout=10_000)
-    click(qtbot, tab.extract_button)
+    qtbot.waitUntil(tab.extraction.extract_button.isEnabled, timeout=10_000)
+    click(qtbot, tab.extraction.extract_button)
     qtbot.waitUntil(
         lambda: tab.state.task is not None and tab.state.task.state == "completed", timeout=30_000
     )
     qtbot.waitUntil(lambda: tab.entity_list.entities.rowCount() >= 4, timeout=10_000)
     # The notice goes with the library's refreshed graph state, which may arrive after the list.
-    qtbot.waitUntil(lambda: not tab.rebuild_notice.isVisible(), timeout=10_000)
+    qtbot.waitUntil(lambda: not tab.extraction.rebuild_notice.isVisible(), timeout=10_000)
     return tab
 
 
@@ -210,7 +213,7 @@ def test_picture_and_a_rename_that_survives_re_extraction(
     assert "✎" in tab.panel.locks.text() and "name" in tab.panel.locks.text()
     shoot(window, "graph-details-en")
     first = tab.state.task.id if tab.state.task else None
-    click(qtbot, tab.extract_button)
+    click(qtbot, tab.extraction.extract_button)
     qtbot.waitUntil(
         lambda: (
             tab.state.task is not None
@@ -250,7 +253,7 @@ def test_ontology_edit_stranding_a_persons_relation_is_refused(
         timeout=10_000,
     )
     # the ontology editor: "owns" may no longer start at an organisation — refused, unchanged
-    click(qtbot, tab.ontology_button)
+    click(qtbot, tab.extraction.ontology_button)
     editor = tab.dialog
     assert isinstance(editor, OntologyDialog)
     editor.tabs.setCurrentIndex(1)
@@ -272,14 +275,14 @@ def test_ontology_edit_stranding_a_persons_relation_is_refused(
     assert "organization" in owns.head_types
     editor.reject()
     # a change that strands nothing is saved and marks the graph as needing re-extraction
-    click(qtbot, tab.ontology_button)
+    click(qtbot, tab.extraction.ontology_button)
     editor = tab.dialog
     assert isinstance(editor, OntologyDialog)
     editor.entity_page.list.setCurrentRow(0)
     editor.entity_page.aliases.setText("员工, staff")
     click(qtbot, editor.ok_button)
     qtbot.waitUntil(lambda: not editor.isVisible(), timeout=5_000)
-    qtbot.waitUntil(tab.rebuild_notice.isVisible, timeout=5_000)
+    qtbot.waitUntil(tab.extraction.rebuild_notice.isVisible, timeout=5_000)
 
 
 def test_screens_dark_zh_and_small(qtbot: QtBot, data_dir: Path, tmp_path: Path) -> None:
@@ -300,7 +303,11 @@ def test_screens_dark_zh_and_small(qtbot: QtBot, data_dir: Path, tmp_path: Path)
         shoot(win, "graph-picture-zh-dark-800")
         node = next(iter(tab.picture.nodes.values()))
         assert isinstance(node, NodeItem) and node.type_item.text().startswith("[")
-        for button in (tab.extract_button, tab.settings_button, tab.ontology_button):
+        for button in (
+            tab.extraction.extract_button,
+            tab.extraction.settings_button,
+            tab.extraction.ontology_button,
+        ):
             assert button.isVisible() and button.width() >= button.minimumSizeHint().width()
     finally:
         apply_theme(app, False)

@@ -1,7 +1,7 @@
-"""The Knowledge graph tab: the extraction's state (strategy, counts, "needs re-extraction",
-estimated model calls, progress, start and cancel), and the frame around the entity list
-(``entity_list``), the selected entity's panel (``panel``) and the picture of its
-neighbourhood (``picture``). The tab loads the library's graph into its ``GraphState``, routes
+"""The Knowledge graph tab: the frame around the extraction bar (``extraction``: the graph's
+state, progress, start and cancel), the entity list (``entity_list``), the selected entity's
+panel (``panel``) and the picture of its neighbourhood (``picture``); it starts and cancels
+the extraction. The tab loads the library's graph into its ``GraphState``, routes
 the panel's and the list's signals to the edit actions (``edits``) and shows the entity asked
 for last."""
 
@@ -27,13 +27,13 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks.dialog import ChunksDialog
 from goodbuddy_kb.ui.graph.edits import GraphEdits
 from goodbuddy_kb.ui.graph.entity_list import EntityListWidget
+from goodbuddy_kb.ui.graph.extraction import ExtractionBar
 from goodbuddy_kb.ui.graph.panel import EntityPanel
 from goodbuddy_kb.ui.graph.picture import NeighbourhoodView
 from goodbuddy_kb.ui.graph.state import GraphState
 from goodbuddy_kb.ui.graph.texts import entity_type_name, relation_type_name
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.i18n.messages import say_error, say_field
-from goodbuddy_kb.ui.tasks.tab import progress
+from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.theme import graph_colour
 
 
@@ -69,13 +69,8 @@ class GraphTab(QtWidgets.QWidget):
         self._refresh_timer.stop()
 
     # -- layout --------------------------------------------------------------------------
-    def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
-        button = QtWidgets.QPushButton(tr(key))
-        button.setAccessibleName(tr(key))
-        button.clicked.connect(slot)
-        return button
-
     def _build(self) -> None:
+        self.extraction = ExtractionBar(self.state)
         self.entity_list = EntityListWidget(self.link, self.state)
         self.panel = EntityPanel(self.state)
         self.picture = NeighbourhoodView()
@@ -102,35 +97,9 @@ class GraphTab(QtWidgets.QWidget):
         for watched in (self.entity_list.list_view, self.panel.relation_view, self.sides):
             watched.installEventFilter(self)
         layout = QtWidgets.QVBoxLayout(self)
-        layout.addLayout(self._build_top())
-        layout.addWidget(self.rebuild_notice)
+        layout.addWidget(self.extraction)
         layout.addWidget(splitter, 1)
         self._update_state()
-
-    def _build_top(self) -> QtWidgets.QGridLayout:
-        self.status = QtWidgets.QLabel()
-        self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.rebuild_notice = QtWidgets.QLabel("⟳ " + tr("graph.needs_rebuild"))
-        self.rebuild_notice.setObjectName("notice")
-        self.rebuild_notice.setWordWrap(True)
-        self.rebuild_notice.hide()
-        self.bar = QtWidgets.QProgressBar()
-        self.bar.setAccessibleName(tr("graph.progress"))
-        self.bar.setMaximumHeight(18)
-        self.extract_button = self._button("graph.extract", self.extract)
-        self.cancel_button = self._button("task.cancel", self.cancel)
-        self.settings_button = self._button("graph.settings", self.edits.open_settings)
-        self.ontology_button = self._button("graph.ontology", self.edits.open_ontology)
-        top = QtWidgets.QGridLayout()
-        top.addWidget(self.status, 0, 0, 1, 5)
-        top.addWidget(self.bar, 1, 0)
-        top.addWidget(self.extract_button, 1, 1)
-        top.addWidget(self.cancel_button, 1, 2)
-        top.addWidget(self.settings_button, 1, 3)
-        top.addWidget(self.ontology_button, 1, 4)
-        top.setColumnStretch(0, 1)
-        return top
 
     def _build_picture_page(self) -> QtWidgets.QWidget:
         self.legend = QtWidgets.QLabel()
@@ -151,7 +120,11 @@ class GraphTab(QtWidgets.QWidget):
         return page
 
     def _connect(self) -> None:
-        """The list, the panel, the picture and the edits ask; the tab answers."""
+        """The bar, the list, the panel, the picture and the edits ask; the tab answers."""
+        self.extraction.extract_requested.connect(self.extract)
+        self.extraction.cancel_requested.connect(self.cancel)
+        self.extraction.settings_requested.connect(self.edits.open_settings)
+        self.extraction.ontology_requested.connect(self.edits.open_ontology)
         self.entity_list.chosen.connect(self.show_entity)
         self.entity_list.new_requested.connect(self.edits.new_entity)
         self.picture.navigate.connect(self.show_entity)
@@ -325,53 +298,9 @@ class GraphTab(QtWidgets.QWidget):
         self.panel.update_buttons()
 
     # -- state ---------------------------------------------------------------------------
-    def _status_text(self, info: g.GraphInfo) -> str:
-        """The graph's counts on the first line; the off note or the channel's weight, the
-        model calls a run would make and the extraction task on the second."""
-        parts = [
-            tr(
-                "graph.status",
-                strategy=tr(f"graph.strategy.{info.settings.strategy}"),
-                entities=info.entities,
-                relations=info.relations,
-                evidence=info.evidence,
-            )
-        ]
-        if info.settings.strategy == "off":
-            parts.append(tr("graph.off_note"))
-        elif self.state.weight is not None:
-            parts.append(tr("graph.weight", weight=f"{self.state.weight:g}"))
-        estimate = getattr(info, "estimated_model_calls", None)
-        if estimate is not None and info.settings.strategy == "model":
-            parts.append(tr("graph.estimate", count=estimate))
-        task = self.state.task
-        if task is not None:
-            state = tr(f"task.state.{task.state}")
-            line = tr("graph.task", state=state, progress=progress(task))
-            error = say_field(task, "error")
-            parts.append(f"{line} — {error}" if error else line)
-        return " · ".join(parts[:1]) + ("\n" + " · ".join(parts[1:]) if parts[1:] else "")
-
     def _update_state(self) -> None:
-        info, task = self.state.info, self.state.task
-        if info is None:
-            self.status.setText(tr("graph.loading") if self.state.library_id else "")
-        else:
-            self.status.setText(self._status_text(info))
-            self.rebuild_notice.setVisible(info.needs_rebuild and info.settings.strategy != "off")
-        running = task is not None and task.state in ("queued", "running")
-        self.bar.setVisible(running)
-        if running and task is not None:
-            busy = task.total == 0
-            self.bar.setMaximum(0 if busy else task.total)
-            self.bar.setValue(task.done)
-        on = info is not None and info.settings.strategy != "off"
-        self.extract_button.setEnabled(on and not running)
-        self.extract_button.setToolTip("" if on else tr("graph.off_note"))
-        self.cancel_button.setEnabled(running)
-        for button in (self.settings_button, self.ontology_button):
-            button.setEnabled(info is not None)
-        self.entity_list.set_editable(info is not None)
+        self.extraction.show_state()
+        self.entity_list.set_editable(self.state.info is not None)
         self.panel.update_buttons()
 
     def _on_changed(self, params: dict[str, Any]) -> None:
@@ -400,7 +329,7 @@ class GraphTab(QtWidgets.QWidget):
                 self.notice.emit(tr("graph.extract.started"))
             self.refresh()
 
-        self.extract_button.setEnabled(False)
+        self.extraction.extract_button.setEnabled(False)
         request = g.GraphExtractRequest(library_id=self.state.library_id)
         self.link.call(GRAPH_EXTRACT, request, done)
 
