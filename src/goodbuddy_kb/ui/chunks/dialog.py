@@ -21,7 +21,7 @@ from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNK_GET, CHUNK_UPDATE, CHUNKS_LIST
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.chunks.model import CHUNK_COLUMNS, chunk_label
+from goodbuddy_kb.ui.chunks.model import CHUNK_COLUMNS, chunk_label, delete_text, document_text
 from goodbuddy_kb.ui.chunks.pane import ChunkPaneWidget
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.library.dialogs import confirm_action
@@ -229,18 +229,7 @@ class ChunksDialog(QtWidgets.QDialog):
         )
         self.prev_button.setEnabled(len(self.cursors) > 1)
         self.next_button.setEnabled(result.next_cursor is not None)
-        info = result.document
-        text = tr(
-            "chunks.info",
-            title=info.title,
-            retrievable=info.retrievable_chunks,
-            total=info.total_chunks,
-            edited=info.edited_chunks,
-            disabled=info.disabled_chunks,
-        )
-        if info.retrievable_chunks == 0:
-            text += "\n✗ " + tr("chunks.no_retrievable")
-        self.info_label.setText(text)
+        self.info_label.setText(document_text(result.document))
         wanted = self._select_after_load
         row = next((i for i, c in enumerate(result.chunks) if c.id == wanted), -1)
         if row < 0 and result.chunks:
@@ -395,18 +384,7 @@ class ChunksDialog(QtWidgets.QDialog):
             return
         chunk = self.detail.chunk
         label = chunk_label(chunk)
-        text = tr("chunks.delete.text", label=label, path=self.document_path)
-        if chunk.role == "parent" and chunk.child_count:
-            text += "\n\n" + tr("chunks.delete.parent", count=chunk.child_count)
-        last = (
-            self.info is not None
-            and chunk.enabled
-            and chunk.role != "parent"
-            and self.info.retrievable_chunks == 1
-        )
-        if last:
-            text += "\n\n" + tr("chunks.delete.last")
-        text += "\n\n⚠ " + tr("chunks.sync_warning")
+        text = delete_text(chunk, self.document_path, self.info)
         box = confirm_action(
             self, tr("chunks.delete.title"), text, tr("chunks.delete.confirm", label=label)
         )

@@ -81,3 +81,35 @@ def family_note(chunk: k.ChunkSummary) -> str:
     if chunk.role == "child":
         return "ℹ " + tr("chunks.child_note", parent=chunk.parent_ordinal)
     return ""
+
+
+def document_text(info: k.ChunkDocumentInfo) -> str:
+    """The document's chunk counts, and a warning when none of them can be retrieved."""
+    text = tr(
+        "chunks.info",
+        title=info.title,
+        retrievable=info.retrievable_chunks,
+        total=info.total_chunks,
+        edited=info.edited_chunks,
+        disabled=info.disabled_chunks,
+    )
+    if info.retrievable_chunks == 0:
+        text += "\n✗ " + tr("chunks.no_retrievable")
+    return text
+
+
+def delete_text(chunk: k.ChunkSummary, path: str, info: k.ChunkDocumentInfo | None) -> str:
+    """The question before deleting ``chunk``: what goes with a parent, whether it is the
+    document's last retrievable chunk, and that a re-sync of a changed file re-creates chunks."""
+    text = tr("chunks.delete.text", label=chunk_label(chunk), path=path)
+    if chunk.role == "parent" and chunk.child_count:
+        text += "\n\n" + tr("chunks.delete.parent", count=chunk.child_count)
+    last = (
+        info is not None
+        and chunk.enabled
+        and chunk.role != "parent"
+        and info.retrievable_chunks == 1
+    )
+    if last:
+        text += "\n\n" + tr("chunks.delete.last")
+    return text + "\n\n⚠ " + tr("chunks.sync_warning")
