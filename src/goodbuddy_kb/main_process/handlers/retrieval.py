@@ -19,7 +19,8 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process import diagnostics, references
 from goodbuddy_kb.main_process.connection_test import probe_rerank
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
-from goodbuddy_kb.main_process.retrieval.pipeline import RerankService, Retriever
+from goodbuddy_kb.main_process.retrieval.pipeline import Retriever
+from goodbuddy_kb.main_process.retrieval.stages import RerankService
 from goodbuddy_kb.main_process.storage import app_settings, libraries
 
 RERANK_KEY = "rerank-api-key"
