@@ -7,6 +7,7 @@ import time
 from goodbuddy_kb.contracts import models as c
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.limits import CONNECTION_TEST_TIMEOUT_SECONDS
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.methods import (
     EMBEDDING_GET,
     EMBEDDING_TEST,
@@ -138,14 +139,13 @@ def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorI
         and current is not None
         and provider.compatible_with(current.fingerprint, current.dims)
     )
+    reason: Reason | None = None
     if provider is None:
-        reason = "no embedding model is configured"
+        reason = Reason("vector.no_model")
     elif current is None:
-        reason = "no vector index yet"
+        reason = Reason("vector.no_index")
     elif not compatible:
-        reason = "index built with another model or endpoint; rebuild needed"
-    else:
-        reason = None
+        reason = Reason("vector.incompatible")
     missing = store.count_missing(conn, request.library_id, current.id) if current else chunks
     return c.VectorIndexInfo(
         state="building" if building else ("ready" if current else "none"),
