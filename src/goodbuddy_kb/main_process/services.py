@@ -20,7 +20,8 @@ from goodbuddy_kb.main_process.opener import open_with_platform
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.watcher import FolderWatcher
-from goodbuddy_kb.main_process.tasks import Notify, TaskManager
+from goodbuddy_kb.main_process.tasks.manager import TaskManager
+from goodbuddy_kb.main_process.tasks.runner import Notify
 
 
 @dataclass
