@@ -14,7 +14,6 @@ from pathlib import Path
 
 from goodbuddy_kb.contracts.retrieval import (
     DegradedChannel,
-    Diagnostics,
     KnowledgeRetrievalResponse,
     RerankMode,
     RetrieveRequest,
@@ -27,12 +26,12 @@ from goodbuddy_kb.main_process.lexical import build_query
 from goodbuddy_kb.main_process.retrieval import candidate as candidates_mod
 from goodbuddy_kb.main_process.retrieval import learned
 from goodbuddy_kb.main_process.retrieval.channels import ChannelQuery, ChannelRun, run_channels
-from goodbuddy_kb.main_process.retrieval.context import assemble
 from goodbuddy_kb.main_process.retrieval.rerank import weights_for as rerank_weights_for
-from goodbuddy_kb.main_process.retrieval.results import to_result
+from goodbuddy_kb.main_process.retrieval.results import describe, to_results
 from goodbuddy_kb.main_process.retrieval.settings import combine, library_settings, plan_channels
 from goodbuddy_kb.main_process.retrieval.source import DbContextSource
 from goodbuddy_kb.main_process.retrieval.stages import (
+    ContextStage,
     FusionStage,
     RelevanceStage,
     RerankService,
@@ -60,19 +59,19 @@ class Retriever:
         query = build_query(request.query)
         plan = plan_channels(query, per_library, request.channels)
         pool = settings.top_k * settings.candidate_multiplier
-        q = ChannelQuery(
-            self.conn,
-            self.data_dir,
-            request.library_ids,
-            request.query,
-            query,
-            pool,
-            plan.weights,
-            per_library,
-            self.provider,
-            cancel,
+        asked = ChannelQuery(
+            conn=self.conn,
+            data_dir=self.data_dir,
+            library_ids=request.library_ids,
+            text=request.query,
+            query=query,
+            pool=pool,
+            weights=plan.weights,
+            per_library=per_library,
+            provider=self.provider,
+            cancel=cancel,
         )
-        runs = run_channels(q, plan.requested)
+        runs = run_channels(asked, plan.requested)
         for run in runs:
             self.degraded.extend(
                 DegradedChannel(channel=run.channel, reason=r) for r in run.degraded
@@ -91,41 +90,12 @@ class Retriever:
         relevance = RelevanceStage(
             settings.top_k, settings.minimum_relevance, rerank_diag.applied == "learned", background
         ).run(ranked, query)
-        t0 = time.perf_counter()
-        context = assemble(
-            relevance.top,
-            DbContextSource(self.conn),
-            settings.context_max_characters,
-            settings.adjacent_chunk_count,
-        )
-        context_ms = (time.perf_counter() - t0) * 1000
-        graph_reasons = {k: v for r in runs for k, v in r.graph_reasons.items()}
-        results = [
-            to_result(rank, c, query, graph_reasons.get(c.chunk_id, []))
-            for rank, c in enumerate(relevance.top, start=1)
-        ]
-        diagnostics = Diagnostics(
-            requested_channels=plan.requested,
-            used_channels=[r.channel for r in runs if r.used],
-            degraded_channels=self.degraded,
-            candidate_counts={r.channel: r.count for r in runs if r.count is not None},
-            timings_ms={
-                **{r.channel: r.ms for r in runs},
-                "rerank": rerank_diag.ms,
-                "context": context_ms,
-            },
-            vector_scanned=vector.scanned if vector else 0,
-            filtered_by_similarity=vector.filtered if vector else 0,
-            fused_candidates=len(fused.candidates),
-            rerank=rerank_diag,
-            graph_entities=[e for r in runs for e in r.graph_entities][:20],
-            graph_near_misses=[e for r in runs for e in r.graph_near_misses][:20],
-            fusion=request.fusion or "adaptive",
-            channel_confidence=fused.confidence,
-            vector_background=[round(x, 6) for x in background] if background else None,
-            minimum_relevance=settings.minimum_relevance,
-            below_minimum_relevance=len(relevance.shown) - len(relevance.top),
-            best_relevance=round(relevance.best, 6) if relevance.best is not None else None,
+        context, context_ms = ContextStage(
+            settings.context_max_characters, settings.adjacent_chunk_count
+        ).run(relevance.top, DbContextSource(self.conn))
+        results = to_results(relevance.top, query, runs)
+        diagnostics = describe(
+            plan, runs, fused, rerank_diag, relevance, settings, self.degraded, context_ms
         )
         return KnowledgeRetrievalResponse(
             query=request.query,

@@ -1,5 +1,5 @@
-"""The ranking stages after the channels: fusion, rerank, and calibrated relevance with the
-minimum-relevance floor. Each stage is its settings plus one typed ``run``; the scoring math it
+"""The stages after the channels: fusion, rerank, calibrated relevance with the
+minimum-relevance floor, and context assembly. Each stage is its settings plus one typed ``run``; the scoring math it
 calls lives in pure functions (``fusion.py``, ``rerank.py``, ``calibration.py``,
 ``learned.py``)."""
 
@@ -11,12 +11,13 @@ from dataclasses import dataclass
 
 from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.models import RerankConnection
-from goodbuddy_kb.contracts.retrieval import FusionMethod, RerankDiagnostics, RerankMode
+from goodbuddy_kb.contracts.retrieval import Context, FusionMethod, RerankDiagnostics, RerankMode
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.lexical import LexicalQuery
 from goodbuddy_kb.main_process.retrieval import calibration, fusion, learned
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 from goodbuddy_kb.main_process.retrieval.channels import ChannelRun
+from goodbuddy_kb.main_process.retrieval.context import ContextSource, assemble
 from goodbuddy_kb.main_process.retrieval.rerank import features as rerank_features
 from goodbuddy_kb.main_process.retrieval.rerank import local_rerank
 from goodbuddy_kb.main_process.retrieval.settings import ChannelPlan
@@ -26,6 +27,7 @@ from goodbuddy_kb.main_process.retrieval.settings import ChannelPlan
 class Fusion:
     """The fused list as candidates (best first), with each channel's confidence."""
 
+    method: FusionMethod
     candidates: list[Candidate]
     confidence: dict[str, float]
 
@@ -80,7 +82,7 @@ class FusionStage:
             )
             for position, f in enumerate(fused, start=1)
         ]
-        return Fusion(candidates, adaptive.confidence)
+        return Fusion(self.method, candidates, adaptive.confidence)
 
 
 @dataclass
@@ -195,3 +197,17 @@ class RelevanceStage:
         # weaker second result is still worth seeing beside a good first one.
         passes = best is not None and best >= self.minimum_relevance
         return Relevance(shown, shown if passes else [], best)
+
+
+@dataclass(frozen=True)
+class ContextStage:
+    """Adjacent chunks and parents around the results that passed, within the budget
+    (``context.py``); also its time in milliseconds."""
+
+    max_characters: int
+    adjacent: int
+
+    def run(self, top: list[Candidate], source: ContextSource) -> tuple[Context, float]:
+        started = time.perf_counter()
+        context = assemble(top, source, self.max_characters, self.adjacent)
+        return context, (time.perf_counter() - started) * 1000
