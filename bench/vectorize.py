@@ -1,13 +1,13 @@
-"""Vectorisation with the bundled local model: the path before issue 22 and the current one, in
-the same run, interleaved, each in a fresh process on a fresh copy of the same imported
-library; then (``--end-to-end``) the current product from adding the folder to "vectors ready"
-over the real socket, with the gaps between the task's progress notifications.
+"""Vectorisation with the bundled local model: rounds of the current path, each in a fresh
+process on a fresh copy of the same imported library; then (``--end-to-end``) the current
+product from adding the folder to "vectors ready" over the real socket, with the gaps between
+the task's progress notifications.
 
     .venv/bin/python bench/vectorize.py [--dataset DIR] [--limit N] [--rounds R] [--end-to-end]
 
 ``--limit`` keeps the first N chunks (the others are disabled in the copy) so that a run stays
 short on a busy machine; the end-to-end run always takes the whole folder. On a shared machine
-the absolute figures move with the load: read the old/new ratio of the same round.
+the absolute figures move with the load.
 """
 
 from __future__ import annotations
@@ -83,10 +83,8 @@ def import_template(corpus: Path, into: Path, limit: int | None) -> int:
     return int(n)
 
 
-def worker(path: str, data_dir: Path) -> None:
-    """One measured vectorisation in this process (``old`` or ``new``); prints JSON."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    from _legacy_vectorize import LegacyLocalE5Provider, legacy_vectorise
+def worker(data_dir: Path) -> None:
+    """One measured vectorisation in this process; prints JSON."""
     from goodbuddy_kb.main_process.embeddings.local import LocalE5Provider
     from goodbuddy_kb.main_process.vectors.build import vectorise
 
@@ -102,15 +100,10 @@ def worker(path: str, data_dir: Path) -> None:
         if done and not first:
             first.append(time.perf_counter() - start)
 
-    if path == "old":
-        chunks = legacy_vectorise(
-            conn, data_dir, library_id, LegacyLocalE5Provider(), CancelToken(), progress
-        )
-    else:
-        provider = LocalE5Provider()
-        report = vectorise(conn, data_dir, library_id, provider, CancelToken(), progress)
-        chunks = report.embedded
-        provider.close()
+    provider = LocalE5Provider()
+    report = vectorise(conn, data_dir, library_id, provider, CancelToken(), progress)
+    chunks = report.embedded
+    provider.close()
     seconds = time.perf_counter() - start
     print(
         json.dumps(
@@ -136,13 +129,13 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def run_path(path: str, template: Path, tmp: Path) -> dict[str, float]:
-    copy = tmp / f"run-{path}"
+def run_once(template: Path, tmp: Path) -> dict[str, float]:
+    copy = tmp / "run"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(template, copy, ignore=shutil.ignore_patterns("backend.*"))
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     out = subprocess.run(
-        [sys.executable, __file__, "--worker", path, "--data-dir", str(copy)],
+        [sys.executable, __file__, "--worker", "--data-dir", str(copy)],
         check=True,
         capture_output=True,
         text=True,
@@ -216,11 +209,11 @@ def main() -> None:
         default=None,
         help="only the end-to-end run, on this folder (e.g. 2,000 documents), with memory",
     )
-    parser.add_argument("--worker", choices=["old", "new"], help=argparse.SUPPRESS)
+    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.data_dir)
+        worker(args.data_dir)
         return
     if args.folder is not None:
         with tempfile.TemporaryDirectory(prefix="goodbuddy-bench-vec-") as name:
@@ -232,20 +225,18 @@ def main() -> None:
         template = tmp / "template"
         chunks = import_template(corpus, template, args.limit)
         print(f"{args.dataset.resolve().name}: {chunks} chunks to vectorise per run")
-        print(f"{'round':>5} {'path':<5}{'seconds':>9}{'chunks/s':>10}{'first s':>9}{'cpu s':>8}")
-        rates: dict[str, list[float]] = {"old": [], "new": []}
+        print(f"{'round':>5}{'seconds':>9}{'chunks/s':>10}{'first s':>9}{'cpu s':>8}")
+        rates: list[float] = []
         for r in range(args.rounds):
-            for path in ("old", "new") if r % 2 == 0 else ("new", "old"):
-                res = run_path(path, template, tmp)
-                rate = res["chunks"] / res["seconds"]
-                rates[path].append(rate)
-                print(
-                    f"{r + 1:>5} {path:<5}{res['seconds']:>9.1f}{rate:>10.2f}"
-                    f"{res['first_s'] or float('nan'):>9.1f}{res['cpu_s']:>8.1f}",
-                    flush=True,
-                )
-        old, new = statistics.median(rates["old"]), statistics.median(rates["new"])
-        print(f"median chunks/s: old {old:.2f}, new {new:.2f}; new/old = {new / old:.2f}×")
+            res = run_once(template, tmp)
+            rate = res["chunks"] / res["seconds"]
+            rates.append(rate)
+            print(
+                f"{r + 1:>5}{res['seconds']:>9.1f}{rate:>10.2f}"
+                f"{res['first_s'] or float('nan'):>9.1f}{res['cpu_s']:>8.1f}",
+                flush=True,
+            )
+        print(f"median chunks/s: {statistics.median(rates):.2f}")
         if args.end_to_end:
             end_to_end(corpus, tmp)
 

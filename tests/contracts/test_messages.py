@@ -9,6 +9,7 @@ from goodbuddy_kb.contracts.errors import ConflictError, KbError
 from goodbuddy_kb.contracts.messages import (
     CATALOGUE,
     PARAM_PATTERNS,
+    Reason,
     classify,
     english,
     placeholders,
@@ -78,3 +79,20 @@ def test_codes_travel_beside_the_english_sentences() -> None:
     assert data["message_code"] == "library.duplicate_name"
     assert data["message_params"] == {"name": "年度报告"}
     assert KbError.from_payload(error.to_payload()).message_code == "library.duplicate_name"
+
+
+def test_a_reason_raised_with_its_code_travels_with_it() -> None:
+    reason = Reason("zero.filtered", count=3)
+    assert reason == english("zero.filtered", {"count": 3})
+    coded = classify(reason)
+    assert coded is not None and (reason.code, reason.params) == (coded.code, coded.params)
+    zero = ZeroResult(reason="filtered", message=reason, next_step=Reason("zero.filtered.next"))
+    assert type(zero.message) is str and zero.message == reason
+    assert (zero.message_code, zero.message_params) == ("zero.filtered", {"count": "3"})
+    # a reason whose words a regex could also read differently keeps the code it was raised with
+    raised = Reason("vector.query_not_embedded", reason="no vector index yet")
+    degraded = DegradedChannel(channel="vector", reason=raised)
+    assert degraded.reason_code == "vector.query_not_embedded"
+    assert degraded.reason_params == {"reason": "no vector index yet"}
+    with pytest.raises(ValueError):
+        Reason("no.such.code")

@@ -16,7 +16,7 @@ from goodbuddy_kb.main_process.graph import channel as graph_channel
 from goodbuddy_kb.main_process.parsing import parse
 from goodbuddy_kb.main_process.parsing.model import ParseError
 from goodbuddy_kb.main_process.references import STALE
-from goodbuddy_kb.main_process.retrieval.pipeline import nothing_relevant
+from goodbuddy_kb.main_process.retrieval.zero import nothing_relevant
 from goodbuddy_kb.main_process.storage.documents import NO_RETRIEVABLE_CONTENT
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.i18n.messages import say_field, say_text

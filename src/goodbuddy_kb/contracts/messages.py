@@ -6,11 +6,14 @@ travels as a code from :data:`CATALOGUE` plus string parameters, beside the Engl
 that the CLI and the logs keep using. The GUI renders each code in the user's language
 (``ui/message_text.py``); an unknown code falls back to the English sentence.
 
-The backend keeps writing its English sentences where they arise (and stores them as it always
-has); the response models attach the code at the contract boundary with :func:`classify`, which
-reads a sentence back into its code and parameters by the catalogue's English templates. So a
-code is exact for every sentence in the catalogue, and a sentence outside it travels with no code
-(and is caught by the GUI's "no English in the Chinese screens" test).
+A reason raised with its code — a :class:`Reason`, built from the code and its parameters where
+the reason arises (the retrieval channels, zero results, rerank fallbacks) — is a ``str`` holding
+the English sentence, so it is stored and logged as before, and it carries its code and
+parameters to the response model, whose :func:`code_fields` validator takes them as they are.
+Any other text (older sentences, stored reasons, foreign text) is read back at the contract
+boundary by :func:`classify`, which matches the catalogue's English templates: a sentence outside
+the catalogue travels with no code (and is caught by the GUI's "no English in the Chinese
+screens" test).
 """
 
 from __future__ import annotations
@@ -369,6 +372,35 @@ class CodedMessage(ContractModel):
         return english(self.code, self.params)
 
 
+class Reason(str):
+    """A reason for a person raised with its code: the English sentence of ``code`` filled with
+    ``params`` (each turned into a string), carrying the code and parameters beside it.
+
+    ``Reason("zero.filtered", count=3)`` equals the string "3 vector matches were below …"."""
+
+    code: str
+    params: Params
+
+    def __new__(cls, code: str, **params: object) -> Reason:
+        if code not in CATALOGUE:
+            raise ValueError(f"unknown message code: {code}")
+        values = {name: str(params[name]) for name in placeholders(CATALOGUE[code])}
+        reason = super().__new__(cls, english(code, values))
+        reason.code = code
+        reason.params = values
+        return reason
+
+    def coded(self) -> CodedMessage:
+        return CodedMessage(code=self.code, params=dict(self.params))
+
+
+def coded_of(text: str | None) -> CodedMessage | None:
+    """The code of a :class:`Reason` as it was raised; for any other text, :func:`classify`."""
+    if isinstance(text, Reason):
+        return text.coded()
+    return classify(text)
+
+
 def placeholders(template: str) -> list[str]:
     return re.findall(r"{(\w+)}", template)
 
@@ -412,19 +444,24 @@ def classify(text: str | None) -> CodedMessage | None:
 
 
 def code_fields(*names: str) -> Any:
-    """A before-validator for a contract model: for each text field ``name`` that holds a
-    catalogue sentence, fill ``{name}_code`` and ``{name}_params`` unless they were given.
-    Use as ``fill_codes = code_fields("reason")`` beside the two fields."""
+    """A before-validator for a contract model: for each text field ``name``, fill
+    ``{name}_code`` and ``{name}_params`` unless they were given — from a :class:`Reason` as it
+    was raised, or by :func:`classify` for a catalogue sentence. Use as
+    ``fill_codes = code_fields("reason")`` beside the two fields."""
 
     def fill(cls: type[Any], data: Any) -> Any:
         if not isinstance(data, dict):
             return data
         data = dict(data)
         for name in names:
+            key = name if name in data else to_camel(name)
+            text = data.get(key)
+            if isinstance(text, Reason):
+                data[key] = str(text)  # the model keeps a plain sentence
             code_key, params_key = f"{name}_code", f"{name}_params"
             if code_key in data or to_camel(code_key) in data:
                 continue
-            coded = classify(data.get(name, data.get(to_camel(name))))
+            coded = coded_of(text)
             if coded is not None:
                 data[code_key] = coded.code
                 data[params_key] = coded.params

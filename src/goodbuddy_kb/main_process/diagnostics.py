@@ -31,7 +31,7 @@ from goodbuddy_kb.contracts.errors import InvalidRequestError, KbError, redact
 from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse, RetrieveRequest
 from goodbuddy_kb.datadir import LOG_FILE
 from goodbuddy_kb.main_process.ids import now_iso
-from goodbuddy_kb.main_process.storage import libraries
+from goodbuddy_kb.main_process.storage import app_settings, libraries
 from goodbuddy_kb.main_process.storage.db import transaction
 
 log = logging.getLogger(__name__)
@@ -222,7 +222,7 @@ def _settings(conn: sqlite3.Connection) -> dict[str, Any]:
     """Model connections and library settings as stored: keys live elsewhere (never read here);
     fields that name a place keep only scheme, host and path."""
     out: dict[str, Any] = {}
-    for key, value in conn.execute("SELECT key, value FROM app_settings ORDER BY key"):
+    for key, value in app_settings.read_all(conn):
         try:
             out[key] = json.loads(value)
         except ValueError:

@@ -128,10 +128,6 @@ class BridgeServer(QtCore.QObject):
         self._reads.shutdown(wait=False, cancel_futures=True)
         self._writes.shutdown(wait=False, cancel_futures=True)
 
-    @property
-    def connection_count(self) -> int:
-        return len(self._connections)
-
     # -- connections -----------------------------------------------------------------------
     def _on_new_connection(self) -> None:
         while self._server.hasPendingConnections():

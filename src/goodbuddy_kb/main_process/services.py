@@ -15,12 +15,14 @@ from goodbuddy_kb.main_process.chat.scope import ScopeRegistry
 from goodbuddy_kb.main_process.credentials import CredentialStore
 from goodbuddy_kb.main_process.embeddings import load_connection, make_provider
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
-from goodbuddy_kb.main_process.graph.model import CHAT_KEY, chat_client
+from goodbuddy_kb.main_process.graph.model import chat_client
 from goodbuddy_kb.main_process.opener import open_with_platform
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
+from goodbuddy_kb.main_process.storage.setting_keys import CHAT_API_KEY
 from goodbuddy_kb.main_process.sync.watcher import FolderWatcher
-from goodbuddy_kb.main_process.tasks import Notify, TaskManager
+from goodbuddy_kb.main_process.tasks.manager import TaskManager
+from goodbuddy_kb.main_process.tasks.runner import Notify
 
 
 @dataclass
@@ -51,7 +53,7 @@ class Services:
         services = Services(db, data_dir, credentials or CredentialStore(data_dir))
         services.notify = notify
         services.tasks = TaskManager(db, data_dir, notify, services.embedding)
-        services.tasks.chat = lambda: chat_client(db.get(), services.credentials.get(CHAT_KEY))
+        services.tasks.chat = lambda: chat_client(db.get(), services.credentials.get(CHAT_API_KEY))
 
         def resync(library_id: str, source_id: str) -> None:
             with contextlib.suppress(KbError):  # the source or library was removed meanwhile

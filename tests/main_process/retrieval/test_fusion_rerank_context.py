@@ -134,8 +134,10 @@ def hx(name: str) -> str:
     return hashlib.md5(name.encode()).hexdigest()
 
 
-def cand(cid: str, doc: str, content: str, rrf: float, ordinal: int = 0, **kw: object) -> Candidate:
-    c = Candidate(hx(cid), {"fts": 1}, None, rrf, 1)
+def cand(
+    cid: str, doc: str, content: str, fused: float, ordinal: int = 0, **kw: object
+) -> Candidate:
+    c = Candidate(hx(cid), {"fts": 1}, None, fused, 1)
     c.document_id, c.library_id, c.content, c.ordinal, c.document_title = (
         hx(doc),
         hx("L"),

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from goodbuddy_kb.contracts import messages
+from goodbuddy_kb.contracts.messages import CATALOGUE
 from goodbuddy_kb.contracts.methods import (
     EMBEDDING_UPDATE,
     LIBRARY_CREATE,
@@ -287,3 +289,22 @@ def test_stored_urls_other_than_http_are_never_opened(
         dispatcher, REFERENCE_OPEN.name, {"libraryId": kb, "documentId": row[1], "chunkId": row[0]}
     )
     assert refused["code"] == "conflict" and opened == []
+
+
+def test_reasons_travel_with_the_codes_they_were_raised_with(
+    dispatcher: Dispatcher, kb: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_regex(text: str | None) -> None:
+        assert not text, f"read back from its words: {text}"
+
+    monkeypatch.setattr(messages, "classify", no_regex)
+    res = ask(dispatcher, kb, "年假", channels=["graph"], rerank="learned")
+    (degraded,) = res["diagnostics"]["degradedChannels"]
+    assert (degraded["reasonCode"], degraded["reason"]) == ("graph.off", CATALOGUE["graph.off"])
+    zero = res["zeroResult"]
+    assert zero["messageCode"] == "zero.index_unavailable"
+    assert zero["messageParams"] == {"reasons": CATALOGUE["graph.off"]}
+    assert zero["nextStepCode"] == "zero.index_unavailable.next"
+    found = ask(dispatcher, kb, "年假", rerank="learned", overrides={"minimumRelevance": 0})
+    rerank = found["diagnostics"]["rerank"]
+    assert rerank["fallbackReasonCode"] == "rerank.not_configured"

@@ -11,16 +11,15 @@ from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider, LocalE5Provider
 from goodbuddy_kb.main_process.embeddings.remote import OllamaProvider, OpenAICompatibleProvider
 from goodbuddy_kb.main_process.storage import app_settings
+from goodbuddy_kb.main_process.storage.setting_keys import EMBEDDING_API_KEY, EMBEDDING_SETTING
 
-SETTING_KEY = "embedding"
-KEY_NAME = "embedding-api-key"
 #: A data directory with no embedding setting yet starts on this kind (headless runs and CI
 #: may choose `deterministic` or `none`); the product default is the bundled local model.
 ENV_DEFAULT = "GOODBUDDY_DEFAULT_EMBEDDING"
 
 
 def load_connection(conn: sqlite3.Connection) -> EmbeddingConnection:
-    stored = app_settings.read(conn, SETTING_KEY, EmbeddingConnection)
+    stored = app_settings.read(conn, EMBEDDING_SETTING, EmbeddingConnection)
     if stored is None:
         chosen = os.environ.get(ENV_DEFAULT, "local")
         kind: EmbeddingKind = (
@@ -35,14 +34,14 @@ def load_connection(conn: sqlite3.Connection) -> EmbeddingConnection:
 
 
 def save_connection(conn: sqlite3.Connection, connection: EmbeddingConnection) -> None:
-    app_settings.write(conn, SETTING_KEY, connection)
+    app_settings.write(conn, EMBEDDING_SETTING, connection)
 
 
 def make_provider(
     connection: EmbeddingConnection, credentials: CredentialStore
 ) -> EmbeddingProvider | None:
     """The configured provider, or None when semantic search is off. Never a fallback."""
-    return provider_for(connection, credentials.get(KEY_NAME))
+    return provider_for(connection, credentials.get(EMBEDDING_API_KEY))
 
 
 def provider_for(connection: EmbeddingConnection, key: str | None) -> EmbeddingProvider | None:

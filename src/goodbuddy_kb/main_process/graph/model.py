@@ -43,14 +43,13 @@ from goodbuddy_kb.main_process.graph.model_request import (
 )
 from goodbuddy_kb.main_process.storage import app_settings
 from goodbuddy_kb.main_process.storage.db import transaction
+from goodbuddy_kb.main_process.storage.setting_keys import CHAT_SETTING
 
 ENTITY_CONFIDENCE = 0.8
 RELATION_CONFIDENCE = 0.75
 #: A run stops once this many chunks in a row failed (the service is down, not one chunk).
 MAX_FAILURES_IN_A_ROW = 3
 BACKOFF_S = 0.5
-CHAT_SETTING = "chat"
-CHAT_KEY = "chat-api-key"
 NO_CHAT_MODEL = "model extraction needs a chat model (Settings → Model connections)"
 
 ChatFactory = Callable[[], ChatClient | None]

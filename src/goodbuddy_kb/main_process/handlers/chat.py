@@ -21,21 +21,17 @@ from goodbuddy_kb.main_process.connection_test import probe_chat
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.handlers.retrieval import retriever
 from goodbuddy_kb.main_process.storage import app_settings
-
-SETTING = "chat"
-KEY = "chat-api-key"
+from goodbuddy_kb.main_process.storage.setting_keys import CHAT_API_KEY, CHAT_SETTING
 
 
 def chat_connection(ctx: CallContext) -> c.ChatConnection:
-    row = (
-        ctx.db.get().execute("SELECT value FROM app_settings WHERE key = ?", (SETTING,)).fetchone()
-    )
-    return c.ChatConnection.model_validate_json(row[0]) if row else c.ChatConnection()
+    return app_settings.read_or_default(ctx.db.get(), CHAT_SETTING, c.ChatConnection)
 
 
 def _info(ctx: CallContext) -> c.ChatInfo:
     return c.ChatInfo(
-        connection=chat_connection(ctx), has_api_key=bool(ctx.services.credentials.get(KEY))
+        connection=chat_connection(ctx),
+        has_api_key=bool(ctx.services.credentials.get(CHAT_API_KEY)),
     )
 
 
@@ -47,8 +43,8 @@ def get_chat_model(ctx: CallContext, request: c.ChatGetRequest) -> c.ChatInfo:
 @handles(CHAT_MODEL_UPDATE)
 def update_chat_model(ctx: CallContext, request: c.ChatUpdateRequest) -> c.ChatInfo:
     if request.api_key is not None:
-        ctx.services.credentials.set(KEY, request.api_key or None)
-    app_settings.write(ctx.db.get(), SETTING, request.connection)
+        ctx.services.credentials.set(CHAT_API_KEY, request.api_key or None)
+    app_settings.write(ctx.db.get(), CHAT_SETTING, request.connection)
     ctx.changes.settings = True
     return _info(ctx)
 
@@ -57,7 +53,11 @@ def update_chat_model(ctx: CallContext, request: c.ChatUpdateRequest) -> c.ChatI
 def test_chat_model(ctx: CallContext, request: c.ChatTestRequest) -> c.ChatTestResponse:
     """A tiny real request to exactly the requested connection and key (by default the saved
     ones); nothing is saved."""
-    key = request.api_key if request.api_key is not None else ctx.services.credentials.get(KEY)
+    key = (
+        request.api_key
+        if request.api_key is not None
+        else ctx.services.credentials.get(CHAT_API_KEY)
+    )
     return probe_chat(request.connection or chat_connection(ctx), key or None)
 
 
@@ -95,7 +95,7 @@ def send(ctx: CallContext, request: c.SendRequest) -> c.SendResponse:
             connection.kind,
             connection.base_url,
             connection.model,
-            ctx.services.credentials.get(KEY),
+            ctx.services.credentials.get(CHAT_API_KEY),
             connection.timeout_s,
         )
 

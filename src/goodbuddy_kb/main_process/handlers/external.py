@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from goodbuddy_kb.contracts import external as c
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.methods import (
     EXTERNAL_CALLS_RECORD,
     EXTERNAL_CALLS_SUMMARY,
@@ -28,7 +29,6 @@ from goodbuddy_kb.contracts.retrieval import (
     RetrieveRequest,
 )
 from goodbuddy_kb.main_process import references
-from goodbuddy_kb.main_process.graph import channel as graph_channel
 from goodbuddy_kb.main_process.graph import store as graph_store
 from goodbuddy_kb.main_process.handlers.models import vector_status
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
@@ -49,22 +49,26 @@ def _index_state(ctx: CallContext, library_id: str) -> tuple[int, int, c.Externa
     vectors = vector_status(ctx, VectorStatusRequest(library_id=library_id))
     degraded: list[DegradedChannel] = []
     if vectors.reason is not None:
-        degraded.append(DegradedChannel(channel="vector", reason=vectors.reason))
+        degraded.append(
+            DegradedChannel(
+                channel="vector",
+                reason=vectors.reason,
+                reason_code=vectors.reason_code,
+                reason_params=vectors.reason_params,
+            )
+        )
     elif vectors.retrievable_chunks > vectors.vectors:
         current = store.current(conn, library_id)
         gaps = store.gap_count(conn, library_id, current.id) if current else 0
         if gaps:
             degraded.append(
-                DegradedChannel(
-                    channel="vector",
-                    reason=f"{gaps} chunks have no vector yet; they are found by full-text only",
-                )
+                DegradedChannel(channel="vector", reason=Reason("vector.partial", count=gaps))
             )
     if (
         libraries.get_settings(conn, library_id).retrieval.graph_weight > 0
         and graph_store.settings(conn, library_id).strategy == "off"
     ):
-        degraded.append(DegradedChannel(channel="graph", reason=graph_channel.NOT_ENABLED))
+        degraded.append(DegradedChannel(channel="graph", reason=Reason("graph.off")))
     chunks = vectors.retrievable_chunks
     state = c.ExternalIndexState(
         fulltext_ready=row["pending"] == 0,

@@ -7,6 +7,7 @@ import time
 from goodbuddy_kb.contracts import models as c
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.limits import CONNECTION_TEST_TIMEOUT_SECONDS
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.methods import (
     EMBEDDING_GET,
     EMBEDDING_TEST,
@@ -17,7 +18,6 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.main_process.connection_test import explain
 from goodbuddy_kb.main_process.embeddings import (
-    KEY_NAME,
     data_path,
     load_connection,
     provider_for,
@@ -26,6 +26,7 @@ from goodbuddy_kb.main_process.embeddings import (
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.model_list import list_models
 from goodbuddy_kb.main_process.storage import libraries
+from goodbuddy_kb.main_process.storage.setting_keys import CHAT_API_KEY, EMBEDDING_API_KEY
 from goodbuddy_kb.main_process.vectors import store
 from goodbuddy_kb.main_process.vectors.build import refresh_status
 
@@ -37,7 +38,7 @@ def _info(ctx: CallContext) -> c.EmbeddingInfo:
     )
     return c.EmbeddingInfo(
         connection=connection,
-        has_api_key=bool(ctx.services.credentials.get(KEY_NAME)),
+        has_api_key=bool(ctx.services.credentials.get(EMBEDDING_API_KEY)),
         data_path=data_path(connection),
         fingerprint=provider.fingerprint if provider is not None else None,
     )
@@ -53,7 +54,7 @@ def update_embedding(ctx: CallContext, request: c.EmbeddingUpdateRequest) -> c.E
     """An explicit switch of the model connection. Existing indexes stay as they are; ones built
     by another provider report themselves incompatible until the user rebuilds them."""
     if request.api_key is not None:
-        ctx.services.credentials.set(KEY_NAME, request.api_key or None)
+        ctx.services.credentials.set(EMBEDDING_API_KEY, request.api_key or None)
     save_connection(ctx.db.get(), request.connection)
     ctx.services.reset_embedding()
     # No endpoint probe here: compatibility is decided from the connection and each index's
@@ -86,7 +87,11 @@ def test_embedding(ctx: CallContext, request: c.EmbeddingTestRequest) -> c.Embed
     connection = request.connection or stored
     if connection.kind == "none":
         return _failed("semantic search is off: there is no embedding model to test")
-    key = request.api_key if request.api_key is not None else ctx.services.credentials.get(KEY_NAME)
+    key = (
+        request.api_key
+        if request.api_key is not None
+        else ctx.services.credentials.get(EMBEDDING_API_KEY)
+    )
     # The serving local provider has its model loaded already; anything else is made for this
     # test alone, with a short timeout, and closed afterwards.
     shared = connection == stored and connection.kind in ("local", "deterministic")
@@ -138,14 +143,13 @@ def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorI
         and current is not None
         and provider.compatible_with(current.fingerprint, current.dims)
     )
+    reason: Reason | None = None
     if provider is None:
-        reason = "no embedding model is configured"
+        reason = Reason("vector.no_model")
     elif current is None:
-        reason = "no vector index yet"
+        reason = Reason("vector.no_index")
     elif not compatible:
-        reason = "index built with another model or endpoint; rebuild needed"
-    else:
-        reason = None
+        reason = Reason("vector.incompatible")
     missing = store.count_missing(conn, request.library_id, current.id) if current else chunks
     return c.VectorIndexInfo(
         state="building" if building else ("ready" if current else "none"),
@@ -170,7 +174,7 @@ def rebuild(ctx: CallContext, request: c.VectorRebuildRequest) -> c.VectorRebuil
 def list_endpoint_models(ctx: CallContext, request: c.ModelListRequest) -> c.ModelListResponse:
     """The models the endpoint in the form offers (the typed key, else the stored one)."""
     # (The chat key's name is the chat handlers'; spelled here to keep the modules apart.)
-    name = KEY_NAME if request.purpose == "embedding" else "chat-api-key"
+    name = EMBEDDING_API_KEY if request.purpose == "embedding" else CHAT_API_KEY
     stored = ctx.services.credentials.get(name)
     key = request.api_key if request.api_key is not None else stored
     return list_models(request.kind, request.base_url, key or None)

@@ -19,20 +19,14 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process import diagnostics, references
 from goodbuddy_kb.main_process.connection_test import probe_rerank
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
-from goodbuddy_kb.main_process.retrieval.pipeline import RerankService, Retriever
+from goodbuddy_kb.main_process.retrieval.pipeline import Retriever
+from goodbuddy_kb.main_process.retrieval.stages import RerankService
 from goodbuddy_kb.main_process.storage import app_settings, libraries
-
-RERANK_KEY = "rerank-api-key"
-RERANK_SETTING = "rerank"
+from goodbuddy_kb.main_process.storage.setting_keys import RERANK_API_KEY, RERANK_SETTING
 
 
 def rerank_connection(ctx: CallContext) -> m.RerankConnection:
-    row = (
-        ctx.db.get()
-        .execute("SELECT value FROM app_settings WHERE key = ?", (RERANK_SETTING,))
-        .fetchone()
-    )
-    return m.RerankConnection.model_validate_json(row[0]) if row else m.RerankConnection()
+    return app_settings.read_or_default(ctx.db.get(), RERANK_SETTING, m.RerankConnection)
 
 
 def retriever(ctx: CallContext) -> Retriever:
@@ -40,7 +34,7 @@ def retriever(ctx: CallContext) -> Retriever:
         connection = rerank_connection(ctx)
         if not connection.base_url:
             return None
-        return RerankService(connection, ctx.services.credentials.get(RERANK_KEY))
+        return RerankService(connection, ctx.services.credentials.get(RERANK_API_KEY))
 
     return Retriever(ctx.db.get(), ctx.data_dir, ctx.services.embedding, service)
 
@@ -85,7 +79,7 @@ def _rerank_info(ctx: CallContext) -> m.RerankInfo:
     connection = rerank_connection(ctx)
     return m.RerankInfo(
         connection=connection,
-        has_api_key=bool(ctx.services.credentials.get(RERANK_KEY)),
+        has_api_key=bool(ctx.services.credentials.get(RERANK_API_KEY)),
         configured=bool(connection.base_url and connection.model),
     )
 
@@ -98,7 +92,7 @@ def rerank_get(ctx: CallContext, request: m.RerankGetRequest) -> m.RerankInfo:
 @handles(RERANK_UPDATE)
 def rerank_update(ctx: CallContext, request: m.RerankUpdateRequest) -> m.RerankInfo:
     if request.api_key is not None:
-        ctx.services.credentials.set(RERANK_KEY, request.api_key or None)
+        ctx.services.credentials.set(RERANK_API_KEY, request.api_key or None)
     app_settings.write(ctx.db.get(), RERANK_SETTING, request.connection)
     ctx.changes.settings = True
     return _rerank_info(ctx)
@@ -109,6 +103,8 @@ def rerank_test(ctx: CallContext, request: m.RerankTestRequest) -> m.RerankTestR
     """A tiny real `/v1/rerank` call to exactly the requested connection and key (by default the
     saved ones); nothing is saved."""
     key = (
-        request.api_key if request.api_key is not None else ctx.services.credentials.get(RERANK_KEY)
+        request.api_key
+        if request.api_key is not None
+        else ctx.services.credentials.get(RERANK_API_KEY)
     )
     return probe_rerank(request.connection or rerank_connection(ctx), key or None)

@@ -16,7 +16,7 @@ class Candidate:
     channel_ranks: dict[str, int] = field(default_factory=dict)
     vector_similarity: float | None = None
     #: the fused score (adaptive fusion or RRF)
-    rrf: float = 0.0
+    fused: float = 0.0
     pre_rank: int = 0
     relevance: float = 0.0
     features: dict[str, float] = field(default_factory=dict)

@@ -14,6 +14,7 @@ import math
 import httpx
 
 from goodbuddy_kb.contracts.errors import redact
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.main_process import netio
 from goodbuddy_kb.main_process.cancel import CancelToken
 
@@ -26,9 +27,13 @@ MAX_ABS_SCORE = 1_000.0
 
 
 class RerankFailed(Exception):
-    def __init__(self, reason: str) -> None:
+    """The service failed; ``reason`` (redacted) keeps its message code unless redaction
+    changed its words."""
+
+    def __init__(self, reason: Reason) -> None:
         super().__init__(reason)
-        self.reason = redact(reason, 300)
+        redacted = redact(reason, 300)
+        self.reason: str = reason if redacted == reason else redacted
 
 
 def rerank(
@@ -54,20 +59,18 @@ def rerank(
             client.stream("POST", url, json=payload) as response,
         ):
             if response.status_code >= 400:
-                raise RerankFailed(f"the rerank service answered HTTP {response.status_code}")
+                raise RerankFailed(Reason("rerank.http_status", status=response.status_code))
             body = netio.read_body(response, MAX_RESPONSE_BYTES)
     except httpx.TimeoutException as exc:
         cancel.check()
-        raise RerankFailed(f"the rerank service did not answer within {timeout_s:.0f} s") from exc
+        raise RerankFailed(Reason("rerank.timeout", seconds=f"{timeout_s:.0f}")) from exc
     except httpx.HTTPError as exc:
         cancel.check()
-        raise RerankFailed(
-            f"the rerank service cannot be reached ({exc.__class__.__name__})"
-        ) from exc
+        raise RerankFailed(Reason("rerank.unreachable", error=exc.__class__.__name__)) from exc
     except netio.BodyTooLarge as exc:
-        raise RerankFailed("the rerank service's answer is too large") from exc
+        raise RerankFailed(Reason("rerank.too_large")) from exc
     except netio.BadEncoding as exc:
-        raise RerankFailed(f"the rerank service's answer is unreadable ({exc})") from exc
+        raise RerankFailed(Reason("rerank.unreadable", error=exc)) from exc
     cancel.check()
     return _scores(body, len(docs))
 
@@ -84,9 +87,9 @@ def _scores(body: bytes, count: int) -> list[float]:
                 raise ValueError("index out of range")
             scores[index] = float(item["relevance_score"])
     except (ValueError, KeyError, TypeError, RecursionError, OverflowError) as exc:
-        raise RerankFailed("the rerank service sent an invalid answer") from exc
+        raise RerankFailed(Reason("rerank.invalid")) from exc
     if any(math.isnan(s) for s in scores):
-        raise RerankFailed("the rerank service did not score every candidate")
+        raise RerankFailed(Reason("rerank.incomplete"))
     if not all(math.isfinite(s) and abs(s) <= MAX_ABS_SCORE for s in scores):
-        raise RerankFailed("the rerank service sent scores that are not finite or out of range")
+        raise RerankFailed(Reason("rerank.bad_scores"))
     return scores

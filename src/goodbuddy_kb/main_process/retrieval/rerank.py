@@ -79,7 +79,7 @@ def features(c: Candidate, query: LexicalQuery, best_fused: float) -> dict[str, 
     titled = _terms(" ".join([c.document_title, *c.heading_path, c.document_path]))
     title = len(query_terms & titled) / len(query_terms) if query_terms else 0.0
     return {
-        "fused": c.rrf / best_fused if best_fused > 0 else 0.0,
+        "fused": c.fused / best_fused if best_fused > 0 else 0.0,
         "cjkCoverage": cjk or 0.0,
         "latinCoverage": latin or 0.0,
         "coverage": coverage,
@@ -119,7 +119,7 @@ def local_rerank(
     candidates: list[Candidate], query: LexicalQuery, weights: dict[str, float] = WEIGHTS
 ) -> list[Candidate]:
     """Reorder by the weighted features, keeping every feature for diagnostics."""
-    best = max((c.rrf for c in candidates), default=0.0)
+    best = max((c.fused for c in candidates), default=0.0)
     by_id = {}
     rows = []
     for c in candidates:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.vectors import bookkeeping, store
@@ -37,6 +38,7 @@ class VectorResult:
     scanned: int = 0
     elapsed_ms: float = 0.0
     embed_ms: float = 0.0
+    #: Why the channel degraded, each raised with its message code.
     degraded: list[str] = field(default_factory=list)
     #: The query's similarity to the library at large: mean and standard deviation over every
     #: scanned row (what a hit's similarity is measured against).
@@ -55,22 +57,20 @@ def search(
 ) -> VectorResult:
     result = VectorResult()
     if provider is None:
-        result.degraded.append("no embedding model is configured (Settings → Model connections)")
+        result.degraded.append(Reason("vector.no_model_hint"))
         return result
     versions = []
     for library_id in library_ids:
         version = store.current(conn, library_id)
         if version is None:
-            result.degraded.append("no vector index yet: vectorisation has not finished")
+            result.degraded.append(Reason("vector.not_finished"))
         elif not provider.compatible_with(version.fingerprint, version.dims):
-            result.degraded.append("index built with another model or endpoint; rebuild needed")
+            result.degraded.append(Reason("vector.incompatible"))
         else:
             versions.append(version)
             gaps = bookkeeping.books(conn, version).gaps
             if gaps:
-                result.degraded.append(
-                    f"{gaps} chunks have no vector yet; they are found by full-text only"
-                )
+                result.degraded.append(Reason("vector.partial", count=gaps))
     if not versions:
         return result
     started = time.perf_counter()
@@ -79,7 +79,7 @@ def search(
     except CancelledError:
         raise
     except KbError as exc:
-        result.degraded.append(f"the query could not be embedded: {exc.message}")
+        result.degraded.append(Reason("vector.query_not_embedded", reason=exc.message))
         return result
     result.embed_ms = (time.perf_counter() - started) * 1000
     candidates: list[VectorHit] = []

@@ -1,33 +1,16 @@
-"""Background tasks: sync, vectorisation and rebuild jobs on one worker thread (so one writer),
-with throttled progress notifications, cancellation, and history in SQLite (interrupted tasks
-say so after a restart)."""
+"""What each background task does: a source's sync, OCR, a library's or a document's rebuild,
+vectorisation, and knowledge-graph extraction, and the work each leaves for the next (vectors
+after a sync, the graph after indexing). The lanes, queueing and progress are ``runner.py``'s."""
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import sqlite3
-import threading
-import time
 import uuid
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.graph import GraphRunSummary
-from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, ChangedParams
-from goodbuddy_kb.contracts.tasks import (
-    FINISHED_STATES,
-    STEP_LOADING_MODEL,
-    TaskInfo,
-    TaskKind,
-    TaskState,
-    TaskSummary,
-)
-from goodbuddy_kb.main_process import diagnostics
+from goodbuddy_kb.contracts.tasks import STEP_LOADING_MODEL, TaskInfo, TaskSummary
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.graph import store as graph_store
@@ -40,57 +23,22 @@ from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool, transaction
 from goodbuddy_kb.main_process.sync.engine import sync_source
-from goodbuddy_kb.main_process.throughput import Throughput
+from goodbuddy_kb.main_process.tasks.runner import Notify, Outcome, Progress, TaskRunner
 from goodbuddy_kb.main_process.vectors import store as vector_store
 from goodbuddy_kb.main_process.vectors.build import recover_statuses, refresh_status, vectorise
 
-log = logging.getLogger(__name__)
-Notify = Callable[[str, dict[str, Any]], None]
 ProviderOf = Callable[[], EmbeddingProvider | None]
-#: Seconds between two progress notifications of one task (the last one is always sent).
-PROGRESS_INTERVAL_S = 0.1
 
 
-@dataclass
-class Outcome:
-    total: int
-    failed: int
-    error: str | None = None
-    failed_state: bool = False
-    summary: TaskSummary | None = None
-    #: The work stopped at a cancel between documents (the reason); the task ends "cancelled".
-    cancelled: str | None = None
-
-
-Work = Callable[[CancelToken, Callable[[int, int, str | None, int], None]], Outcome]
-
-
-class TaskManager:
+class TaskManager(TaskRunner):
     def __init__(
         self, db: ConnectionPool, data_dir: Path, notify: Notify, provider: ProviderOf
     ) -> None:
-        self._db = db
+        super().__init__(db, notify)
         self._data_dir = data_dir
-        self._notify = notify
         self._provider = provider
-        # Two lanes: syncs (full-text indexing) never wait behind a long vectorisation, and
-        # vectorisations run one at a time beside them. SQLite writes stay serialised by the
-        # process-wide write lock, held per document or per batch only.
-        self._lanes = {
-            "fulltext": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-task"),
-            "vectorize": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-vectors"),
-            # model graph extraction waits on a remote model for minutes: never in front of a
-            # sync (it re-checks each chunk inside its write transaction)
-            "graph": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-graph"),
-            # OCR takes seconds a page: its own lane, so no sync waits behind a scan.
-            "ocr": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-ocr"),
-        }
         #: The configured chat model's client (the model graph strategy), set by the services.
         self.chat: ChatFactory | None = None
-        self._tokens: dict[str, CancelToken] = {}
-        self._queued: dict[tuple[str, str], str] = {}  # (kind, key) → waiting task id
-        self._lock = threading.Lock()
-        self._futures: set[Future[None]] = set()
         task_store.mark_interrupted(db.get())
         # A crash mid-build leaves a "building" version and documents shown "running".
         vector_store.recover_interrupted(db.get(), data_dir)
@@ -101,9 +49,7 @@ class TaskManager:
         """Queue a sync of one source (a sync already waiting for it is reused); vectorisation
         of the library follows when an embedding provider is configured."""
 
-        def work(
-            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
-        ) -> Outcome:
+        def work(token: CancelToken, progress: Progress) -> Outcome:
             conn = self._db.get()
             report = sync_source(
                 conn,
@@ -140,9 +86,7 @@ class TaskManager:
         """Queue the OCR of the library's documents waiting for it (one already waiting is
         reused); vectors of what it recognised follow."""
 
-        def work(
-            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
-        ) -> Outcome:
+        def work(token: CancelToken, progress: Progress) -> Outcome:
             report = run_ocr(self._db.get(), library_id, token, progress)
             if report.succeeded:
                 self._vectors_after_rebuild(library_id, self._provider(), full_allowed=False)
@@ -154,9 +98,7 @@ class TaskManager:
     def rebuild_library(self, library_id: str) -> TaskInfo:
         """Queue a rebuild of every document of the library (one already waiting is reused)."""
 
-        def work(
-            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
-        ) -> Outcome:
+        def work(token: CancelToken, progress: Progress) -> Outcome:
             provider = self._provider()
             report = rebuild_library(
                 self._db.get(), self._data_dir, library_id, provider, token, progress
@@ -188,9 +130,7 @@ class TaskManager:
     def rebuild_document(self, library_id: str, document_id: str) -> TaskInfo:
         """Queue a rebuild of one document (one already waiting for it is reused)."""
 
-        def work(
-            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
-        ) -> Outcome:
+        def work(token: CancelToken, progress: Progress) -> Outcome:
             conn = self._db.get()
             path = conn.execute(
                 "SELECT relative_path FROM documents WHERE id = ?", (document_id,)
@@ -238,9 +178,7 @@ class TaskManager:
         """Queue the re-embedding of one document's chunks that lack a vector of their current
         text (after a chunk edit or re-enable); one already waiting for it is reused."""
 
-        def work(
-            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
-        ) -> Outcome:
+        def work(token: CancelToken, progress: Progress) -> Outcome:
             provider = self._provider()
             if provider is None:
                 return Outcome(0, 0, "no embedding model is configured", failed_state=True)
@@ -266,9 +204,7 @@ class TaskManager:
         )
 
     def vectorize(self, library_id: str, rebuild: bool = False) -> TaskInfo:
-        def work(
-            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
-        ) -> Outcome:
+        def work(token: CancelToken, progress: Progress) -> Outcome:
             provider = self._provider()
             if provider is None:
                 return Outcome(0, 0, "no embedding model is configured", failed_state=True)
@@ -310,9 +246,7 @@ class TaskManager:
     def extract_graph(self, library_id: str) -> TaskInfo:
         """Queue a knowledge-graph extraction of the library with its current strategy."""
 
-        def work(
-            token: CancelToken, progress: Callable[[int, int, str | None, int], None]
-        ) -> Outcome:
+        def work(token: CancelToken, progress: Progress) -> Outcome:
             conn = self._db.get()
             strategy = graph_store.settings(conn, library_id).strategy
             if strategy == "off":
@@ -343,7 +277,7 @@ class TaskManager:
         conn: sqlite3.Connection,
         library_id: str,
         token: CancelToken,
-        progress: Callable[[int, int, str | None, int], None],
+        progress: Progress,
     ) -> Outcome:
         client = self.chat() if self.chat is not None else None
         if client is None:
@@ -363,162 +297,3 @@ class TaskManager:
             summary=TaskSummary(graph=run.counts.summary()),
             cancelled=run.cancelled,
         )
-
-    def _queue(
-        self,
-        kind: TaskKind,
-        library_id: str,
-        source_id: str | None,
-        key: str,
-        work: Work,
-        document_id: str | None = None,
-        lane: str | None = None,
-    ) -> TaskInfo:
-        with self._lock:
-            waiting = self._queued.get((kind, key))
-            if waiting is not None:
-                return task_store.get(self._db.get(), waiting)
-            info = task_store.create(self._db.get(), library_id, kind, source_id, document_id)
-            self._tokens[info.id] = CancelToken()
-            self._queued[(kind, key)] = info.id
-        self._publish(info)
-        executor = self._lanes[lane or (kind if kind in ("vectorize", "ocr") else "fulltext")]
-        future = executor.submit(self._run, info.id, library_id, (kind, key), work)
-        self._futures.add(future)
-        future.add_done_callback(self._futures.discard)
-        return info
-
-    # -- control -------------------------------------------------------------------------------
-    def cancel(self, task_id: str) -> TaskInfo:
-        info = task_store.get(self._db.get(), task_id)
-        token = self._tokens.get(task_id)
-        if token is not None and info.state not in FINISHED_STATES:
-            token.cancel()
-            if info.state == "queued":
-                info = task_store.update(
-                    self._db.get(), task_id, "cancelled", 0, 0, 0, None, "cancelled by the user"
-                )
-                self._publish(info)
-        return info
-
-    def shutdown(self, wait_s: float = 5.0) -> None:
-        for token in list(self._tokens.values()):
-            token.cancel("the app is closing")
-        for lane in self._lanes.values():
-            lane.shutdown(wait=False, cancel_futures=True)
-        deadline = time.monotonic() + wait_s
-        for future in list(self._futures):
-            remaining = deadline - time.monotonic()
-            if remaining > 0:
-                with contextlib.suppress(Exception):
-                    future.result(timeout=remaining)
-
-    def wait_idle(self, timeout: float = 60.0) -> None:
-        deadline = time.monotonic() + timeout
-        while self._futures and time.monotonic() < deadline:
-            time.sleep(0.02)
-
-    # -- running -------------------------------------------------------------------------------
-    def _publish(self, info: TaskInfo) -> None:
-        self._notify(NOTIFY_TASK.name, info.to_wire())
-
-    def _run(self, task_id: str, library_id: str, queue_key: tuple[str, str], work: Work) -> None:
-        conn = self._db.get()
-        with self._lock:
-            self._queued.pop(queue_key, None)  # from now on a new request queues a new task
-        token = self._tokens[task_id]
-        if token.cancelled:
-            self._tokens.pop(task_id, None)
-            return
-        last = [0.0]
-        began = time.monotonic()
-        state: dict[str, Any] = {"done": 0, "total": 0, "failed": 0}
-        pace = Throughput()
-
-        def progress(done: int, total: int, current: str | None, failed: int) -> None:
-            changed_phase = current != state.get("current")
-            state.update(done=done, total=total, failed=failed, current=current)
-            pace.add(done)
-            now = time.monotonic()
-            if now - last[0] >= PROGRESS_INTERVAL_S or done == total or changed_phase:
-                last[0] = now
-                self._publish(
-                    task_store.update(
-                        conn,
-                        task_id,
-                        "running",
-                        done,
-                        total,
-                        failed,
-                        current,
-                        rate=pace.rate(),
-                        eta_s=pace.eta_s(done, total),
-                    )
-                )
-
-        def finish(
-            kind: TaskState, error: str | None, summary: TaskSummary | None = None
-        ) -> TaskInfo:
-            return task_store.update(
-                conn,
-                task_id,
-                kind,
-                state["done"],
-                state["total"],
-                state["failed"],
-                None,
-                error,
-                summary,
-                rate=pace.average(),
-            )
-
-        try:
-            self._publish(task_store.update(conn, task_id, "running", 0, 0, 0, None))
-            started = ChangedParams(
-                method=NOTIFY_TASK.name, library_ids=[library_id], documents=True
-            )
-            self._notify(NOTIFY_CHANGED.name, started.to_wire())
-            outcome = work(token, progress)
-            state.update(
-                done=outcome.total if not outcome.failed_state else state["done"],
-                failed=outcome.failed,
-            )
-            state["total"] = max(state["total"], state["done"])
-            if outcome.cancelled is not None:
-                final = finish("cancelled", outcome.cancelled, outcome.summary)
-            else:
-                final = finish(
-                    "failed" if outcome.failed_state else "completed",
-                    outcome.error,
-                    outcome.summary,
-                )
-        except CancelledError as exc:
-            final = finish("cancelled", exc.message)
-        except KbError as exc:
-            final = finish("failed", exc.message)
-        except Exception as exc:
-            log.exception("task %s crashed", task_id)
-            final = finish("failed", f"internal error ({exc.__class__.__name__})")
-        finally:
-            self._tokens.pop(task_id, None)
-        self._publish(final)
-        diagnostics.record_task_safely(
-            conn,
-            final.kind,
-            final.state,
-            library_id,
-            (time.monotonic() - began) * 1000,
-            final.total,
-            final.failed_documents,
-            final.error,
-        )
-        rebuilt = queue_key[0] == "rebuild"  # may have cleared "waiting for rebuild"
-        changed = ChangedParams(
-            method=NOTIFY_TASK.name,
-            library_ids=[library_id],
-            libraries=rebuilt,
-            settings=rebuilt,
-            sources=True,
-            documents=True,
-        )
-        self._notify(NOTIFY_CHANGED.name, changed.to_wire())

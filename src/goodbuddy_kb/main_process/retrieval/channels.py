@@ -1,0 +1,216 @@
+"""The first stage of retrieval: the channels (fts, cjk, vector, graph) behind one shape.
+
+Each channel has a small adapter that runs it for a :class:`ChannelQuery` and returns a
+:class:`ChannelRun` — its ranking, its input to the fusion, its time and the reasons it
+degraded (raised with their message codes) — so the pipeline treats every channel alike. The
+vector channel also keeps its similarities, scan counts and background; the graph channel the
+entities it matched and why each chunk is there."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from goodbuddy_kb.contracts.errors import CancelledError, KbError
+from goodbuddy_kb.contracts.messages import Reason
+from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalChannel
+from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
+from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.graph import channel as graph_channel
+from goodbuddy_kb.main_process.lexical import LexicalQuery
+from goodbuddy_kb.main_process.lexical import search as lexical_search
+from goodbuddy_kb.main_process.retrieval import fusion
+from goodbuddy_kb.main_process.vectors import channel as vector_channel
+
+#: The graph channel's reasons (its module words them) with their message codes.
+GRAPH_REASONS = {
+    graph_channel.NOT_ENABLED: "graph.off",
+    graph_channel.NO_ENTITIES: "graph.no_entities",
+}
+
+
+@dataclass(frozen=True)
+class ChannelQuery:
+    """What every channel is asked: the query, the libraries, the pool size and the weights."""
+
+    conn: sqlite3.Connection
+    data_dir: Path
+    library_ids: list[str]
+    text: str
+    query: LexicalQuery
+    pool: int
+    weights: Mapping[str, float]
+    per_library: Mapping[str, KnowledgeRetrievalSettings]
+    provider: Callable[[], EmbeddingProvider | None]
+    cancel: CancelToken
+
+
+@dataclass
+class ChannelRun:
+    """One channel's answer. ``ranking`` is None when the channel took no part (the graph of
+    a library whose graph is off); ``fusion_input`` is None when it has nothing to fuse, and
+    only a channel with a fusion input counts as used."""
+
+    channel: KnowledgeRetrievalChannel
+    ms: float = 0.0
+    ranking: list[str] | None = None
+    fusion_input: fusion.ChannelRanking | None = None
+    degraded: list[str] = field(default_factory=list)
+    #: The library of every chunk the channel found (before any similarity filter).
+    library_of: dict[str, str] = field(default_factory=dict)
+    # vector channel
+    similarity: dict[str, float] = field(default_factory=dict)
+    scanned: int = 0
+    filtered: int = 0
+    background: tuple[float, float] | None = None
+    embedding_kind: str | None = None
+    # graph channel
+    graph_reasons: dict[str, list[str]] = field(default_factory=dict)
+    graph_entities: list[str] = field(default_factory=list)
+    graph_near_misses: list[str] = field(default_factory=list)
+
+    @property
+    def used(self) -> bool:
+        return self.fusion_input is not None
+
+    @property
+    def count(self) -> int | None:
+        return None if self.ranking is None else len(self.ranking)
+
+
+def _elapsed_ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def lexical(channel: Literal["fts", "cjk"], q: ChannelQuery) -> ChannelRun:
+    """fts or cjk: BM25 pools rescored by query-term coverage (``lexical/search.py``)."""
+    started = time.perf_counter()
+    hits = lexical_search(q.conn, channel, q.library_ids, q.query, q.pool)
+    ms = _elapsed_ms(started)
+    ids = [h.chunk_id for h in hits]
+    return ChannelRun(
+        channel,
+        ms=ms,
+        ranking=ids,
+        fusion_input=fusion.lexical_ranking(
+            channel,
+            ids,
+            [h.score for h in hits],
+            hits[0].features.coverage if hits else 0.0,
+            q.weights[channel],
+        ),
+        library_of={h.chunk_id: h.library_id for h in hits},
+    )
+
+
+def fts(q: ChannelQuery) -> ChannelRun:
+    return lexical("fts", q)
+
+
+def cjk(q: ChannelQuery) -> ChannelRun:
+    return lexical("cjk", q)
+
+
+def vector(q: ChannelQuery) -> ChannelRun:
+    """The vector scan, then each library's ``minimumVectorSimilarity`` (the similarity filter
+    stage: what it drops still counts in the diagnostics)."""
+    started = time.perf_counter()
+    run = ChannelRun("vector")
+    provider = _provider_or_degrade(q, run)
+    run.embedding_kind = provider.kind if provider is not None else None
+    found = vector_channel.search(
+        q.conn, q.data_dir, q.library_ids, provider, q.text, q.pool, q.cancel
+    )
+    run.ms = _elapsed_ms(started)
+    run.scanned = found.scanned
+    run.degraded.extend(found.degraded)
+    run.library_of = {h.chunk_id: h.library_id for h in found.hits}
+    kept = [
+        h
+        for h in found.hits
+        if h.similarity >= q.per_library[h.library_id].minimum_vector_similarity
+    ]
+    run.filtered = len(found.hits) - len(kept)
+    run.similarity = {h.chunk_id: h.similarity for h in found.hits}
+    run.ranking = [h.chunk_id for h in kept]
+    if found.scanned or found.hits:
+        run.background = (found.background_mean, found.background_std)
+        run.fusion_input = fusion.vector_ranking(
+            run.ranking,
+            [h.similarity for h in kept],
+            found.background_mean,
+            found.background_std,
+            q.weights["vector"],
+        )
+    return run
+
+
+def _provider_or_degrade(q: ChannelQuery, run: ChannelRun) -> EmbeddingProvider | None:
+    try:
+        return q.provider()
+    except Exception as exc:
+        run.degraded.append(Reason("vector.provider_cannot_start", error=type(exc).__name__))
+        return None
+
+
+def graph(q: ChannelQuery) -> ChannelRun:
+    """The knowledge graph; a failure degrades it and never blocks the other channels."""
+    started = time.perf_counter()
+    run = ChannelRun("graph")
+    found = _graph_or_degrade(q, run)
+    run.ms = _elapsed_ms(started)
+    if found.enabled:
+        run.ranking = [h.chunk_id for h in found.hits]
+        # no development set has a graph yet: its confidence comes from its own score margin,
+        # like a lexical channel's
+        run.fusion_input = fusion.lexical_ranking(
+            "graph", run.ranking, [h.score for h in found.hits], 1.0, q.weights["graph"]
+        )
+        run.library_of = {h.chunk_id: h.library_id for h in found.hits}
+        run.graph_reasons = {h.chunk_id: h.reasons for h in found.hits}
+        run.graph_entities = list(found.matched)
+        run.graph_near_misses = list(found.near_misses)
+    return run
+
+
+def _graph_or_degrade(q: ChannelQuery, run: ChannelRun) -> graph_channel.GraphResult:
+    try:
+        found = graph_channel.search(q.conn, q.library_ids, q.text, q.pool)
+    except (sqlite3.Error, KbError) as exc:
+        if isinstance(exc, CancelledError) or (
+            isinstance(exc, sqlite3.OperationalError) and "interrupted" in str(exc)
+        ):
+            raise
+        run.degraded.append(Reason("graph.search_failed", error=type(exc).__name__))
+        return graph_channel.GraphResult()
+    for reason in dict.fromkeys(found.degraded):
+        code = GRAPH_REASONS.get(reason)
+        run.degraded.append(Reason(code) if code is not None else reason)
+    return found
+
+
+#: The adapters in the order the channels run.
+ADAPTERS: dict[KnowledgeRetrievalChannel, Callable[[ChannelQuery], ChannelRun]] = {
+    "fts": fts,
+    "cjk": cjk,
+    "vector": vector,
+    "graph": graph,
+}
+
+
+def run_channels(q: ChannelQuery, requested: list[KnowledgeRetrievalChannel]) -> list[ChannelRun]:
+    """Every requested channel, in the adapters' order; a cancel interrupts SQLite steps."""
+    q.conn.set_progress_handler(lambda: 1 if q.cancel.cancelled else 0, 2_000)
+    try:
+        return [adapter(q) for channel, adapter in ADAPTERS.items() if channel in requested]
+    except sqlite3.OperationalError as exc:
+        if q.cancel.cancelled:
+            raise CancelledError(q.cancel.reason) from exc
+        raise
+    finally:
+        q.conn.set_progress_handler(None, 0)

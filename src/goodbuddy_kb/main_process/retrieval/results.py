@@ -1,0 +1,99 @@
+"""The response's parts: each candidate as the workbench and the chat see it (a
+`RetrievalResult` with a snippet around the first query term), and the diagnostics every stage
+owes the workbench."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.contracts.retrieval import (
+    DegradedChannel,
+    Diagnostics,
+    RerankDiagnostics,
+    RetrievalResult,
+)
+from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
+from goodbuddy_kb.main_process.lexical import LexicalQuery
+from goodbuddy_kb.main_process.retrieval.candidate import Candidate
+from goodbuddy_kb.main_process.retrieval.channels import ChannelRun
+from goodbuddy_kb.main_process.retrieval.settings import ChannelPlan
+from goodbuddy_kb.main_process.retrieval.stages import Fusion, Relevance
+
+SNIPPET = 240
+
+
+def snippet(content: str, query: LexicalQuery) -> str:
+    lowered = content.casefold()
+    positions = [
+        p for p in (lowered.find(t) for t in (*query.cjk_terms, *query.latin_terms)) if p >= 0
+    ]
+    start = max(0, min(positions) - 60) if positions else 0
+    piece = content[start : start + SNIPPET].replace("\n", " ")
+    return ("…" if start else "") + piece + ("…" if start + SNIPPET < len(content) else "")
+
+
+def to_result(
+    rank: int, c: Candidate, query: LexicalQuery, graph_reasons: list[str] | None = None
+) -> RetrievalResult:
+    return RetrievalResult(
+        graph_reasons=graph_reasons or [],
+        rank=rank,
+        chunk_id=c.chunk_id,
+        document_id=c.document_id,
+        library_id=c.library_id,
+        source_id=c.source_id,
+        document_title=c.document_title,
+        document_path=c.document_path,
+        heading_path=c.heading_path,
+        locator=c.locator,
+        snippet=snippet(c.content, query),
+        channel_ranks=c.channel_ranks,
+        vector_similarity=c.vector_similarity,
+        rrf_score=c.fused,
+        pre_rerank_rank=c.pre_rank,
+        relevance=round(c.relevance, 6),
+        features={k: round(v, 6) for k, v in c.features.items()},
+    )
+
+
+def to_results(
+    top: list[Candidate], query: LexicalQuery, runs: list[ChannelRun]
+) -> list[RetrievalResult]:
+    """The results in rank order, each with the graph's reasons for it."""
+    graph_reasons = {k: v for r in runs for k, v in r.graph_reasons.items()}
+    return [
+        to_result(rank, c, query, graph_reasons.get(c.chunk_id, []))
+        for rank, c in enumerate(top, start=1)
+    ]
+
+
+def describe(
+    plan: ChannelPlan,
+    runs: list[ChannelRun],
+    fused: Fusion,
+    rerank: RerankDiagnostics,
+    relevance: Relevance,
+    settings: KnowledgeRetrievalSettings,
+    degraded: list[DegradedChannel],
+    context_ms: float,
+) -> Diagnostics:
+    """What each stage did: channels, counts and times, the fusion, the rerank, the floor."""
+    vector = next((r for r in runs if r.channel == "vector"), None)
+    background = vector.background if vector else None
+    return Diagnostics(
+        requested_channels=plan.requested,
+        used_channels=[r.channel for r in runs if r.used],
+        degraded_channels=degraded,
+        candidate_counts={r.channel: r.count for r in runs if r.count is not None},
+        timings_ms={**{r.channel: r.ms for r in runs}, "rerank": rerank.ms, "context": context_ms},
+        vector_scanned=vector.scanned if vector else 0,
+        filtered_by_similarity=vector.filtered if vector else 0,
+        fused_candidates=len(fused.candidates),
+        rerank=rerank,
+        graph_entities=[e for r in runs for e in r.graph_entities][:20],
+        graph_near_misses=[e for r in runs for e in r.graph_near_misses][:20],
+        fusion=fused.method,
+        channel_confidence=fused.confidence,
+        vector_background=[round(x, 6) for x in background] if background else None,
+        minimum_relevance=settings.minimum_relevance,
+        below_minimum_relevance=len(relevance.shown) - len(relevance.top),
+        best_relevance=round(relevance.best, 6) if relevance.best is not None else None,
+    )

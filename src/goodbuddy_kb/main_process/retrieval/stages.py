@@ -1,0 +1,213 @@
+"""The stages after the channels: fusion, rerank, calibrated relevance with the
+minimum-relevance floor, and context assembly. Each stage is its settings plus one typed ``run``; the scoring math it
+calls lives in pure functions (``fusion.py``, ``rerank.py``, ``calibration.py``,
+``learned.py``)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from goodbuddy_kb.contracts.messages import Reason
+from goodbuddy_kb.contracts.models import RerankConnection
+from goodbuddy_kb.contracts.retrieval import Context, FusionMethod, RerankDiagnostics, RerankMode
+from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.lexical import LexicalQuery
+from goodbuddy_kb.main_process.retrieval import calibration, fusion, learned
+from goodbuddy_kb.main_process.retrieval.candidate import Candidate
+from goodbuddy_kb.main_process.retrieval.channels import ChannelRun
+from goodbuddy_kb.main_process.retrieval.context import ContextSource, assemble
+from goodbuddy_kb.main_process.retrieval.rerank import features as rerank_features
+from goodbuddy_kb.main_process.retrieval.rerank import local_rerank
+from goodbuddy_kb.main_process.retrieval.settings import ChannelPlan
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """The fused list as candidates (best first), with each channel's confidence."""
+
+    method: FusionMethod
+    candidates: list[Candidate]
+    confidence: dict[str, float]
+
+
+@dataclass(frozen=True)
+class FusionStage:
+    """Query-adaptive fusion (the default) or plain weighted RRF over the channels' rankings;
+    each library's channel weights apply to its own candidates."""
+
+    method: FusionMethod
+    embedding_kind: str | None
+
+    def run(self, runs: list[ChannelRun], plan: ChannelPlan) -> Fusion:
+        library_of: dict[str, str] = {}
+        for r in runs:
+            library_of.update(r.library_of)
+        rankings: dict[str, list[str]] = {
+            r.channel: r.ranking for r in runs if r.ranking is not None
+        }
+        adaptive = fusion.adaptive_fusion(
+            [r.fusion_input for r in runs if r.fusion_input is not None],
+            fusion.params_for(self.embedding_kind),
+            group_of=library_of,
+            group_weights=plan.library_weights,
+        )
+        fused = adaptive.ranked
+        if self.method == "rrf":
+            z_of = {f.chunk_id: f.vector_z for f in adaptive.ranked}
+            fused = [
+                fusion.Fused(cid, score, z_of.get(cid))
+                for cid, score in fusion.weighted_rrf(
+                    rankings,
+                    plan.weights,
+                    group_of=library_of,
+                    group_weights=plan.library_weights,
+                )
+            ]
+        similarity: dict[str, float] = {}
+        for r in runs:
+            similarity.update(r.similarity)
+        positions = {
+            ch: {cid: i for i, cid in enumerate(ids, start=1)} for ch, ids in rankings.items()
+        }
+        candidates = [
+            Candidate(
+                f.chunk_id,
+                {ch: pos[f.chunk_id] for ch, pos in positions.items() if f.chunk_id in pos},
+                similarity.get(f.chunk_id),
+                f.score,
+                position,
+                vector_z=f.vector_z,
+            )
+            for position, f in enumerate(fused, start=1)
+        ]
+        return Fusion(self.method, candidates, adaptive.confidence)
+
+
+@dataclass
+class RerankService:
+    connection: RerankConnection
+    api_key: str | None
+
+
+@dataclass(frozen=True)
+class RerankStage:
+    """Off keeps the fused order; local reorders by deterministic features; learned asks the
+    configured service and falls back to local, saying why."""
+
+    mode: RerankMode
+    service: Callable[[], RerankService | None]
+    weights: dict[str, float]
+
+    def run(
+        self, ranked: list[Candidate], query: LexicalQuery, text: str, cancel: CancelToken
+    ) -> tuple[list[Candidate], RerankDiagnostics]:
+        started = time.perf_counter()
+        considered = len(ranked)
+        ranked, applied, fallback = self._rerank(ranked, query, text, cancel)
+        diagnostics = RerankDiagnostics(
+            requested=self.mode,
+            applied=applied,
+            fallback_reason=fallback,
+            candidates=min(considered, learned.MAX_CANDIDATES)
+            if applied == "learned"
+            else considered,
+            ms=(time.perf_counter() - started) * 1000,
+        )
+        return ranked, diagnostics
+
+    def _rerank(
+        self, ranked: list[Candidate], query: LexicalQuery, text: str, cancel: CancelToken
+    ) -> tuple[list[Candidate], RerankMode, str | None]:
+        """The reordered candidates, the mode actually applied, and why it fell back."""
+        if self.mode == "off" or not ranked:
+            return ranked, self.mode, None
+        fallback: str | None = None
+        if self.mode == "learned":
+            service = self.service()
+            if service is None or not service.connection.base_url or not service.connection.model:
+                fallback = Reason("rerank.not_configured")
+            else:
+                try:
+                    return _learned(service, ranked, text, cancel), "learned", None
+                except learned.RerankFailed as exc:
+                    fallback = exc.reason
+        return local_rerank(ranked, query, self.weights), "local", fallback
+
+
+def _learned(
+    service: RerankService, ranked: list[Candidate], text: str, cancel: CancelToken
+) -> list[Candidate]:
+    head = ranked[: learned.MAX_CANDIDATES]
+    assert service.connection.base_url and service.connection.model
+    scores = learned.rerank(
+        service.connection.base_url,
+        service.connection.model,
+        service.api_key,
+        text,
+        [c.content for c in head],
+        service.connection.timeout_s,
+        cancel,
+    )
+    for c, s in zip(head, scores, strict=True):
+        c.features = {"learned": s}
+        # the service's own 0–1 score is the relevance in this mode
+        c.relevance = max(0.0, min(1.0, s))
+    head.sort(key=lambda c: (-c.relevance, c.chunk_id))
+    return head
+
+
+@dataclass(frozen=True)
+class Relevance:
+    """The top K (``shown``), those that pass the floor (``top``) and the best relevance."""
+
+    shown: list[Candidate]
+    top: list[Candidate]
+    best: float | None
+
+
+@dataclass(frozen=True)
+class RelevanceStage:
+    """Calibrated relevance for the top K (in learned mode the service's score already is) and
+    the ``minimumRelevance`` floor as a gate."""
+
+    top_k: int
+    minimum_relevance: float
+    learned: bool
+    #: The vector background (mean, std) when the vector channel ran.
+    background: tuple[float, float] | None
+
+    def run(self, ranked: list[Candidate], query: LexicalQuery) -> Relevance:
+        shown = ranked[: self.top_k]
+        best_fused = max((c.fused for c in ranked), default=0.0)
+        for c in shown:
+            if not c.features or "coverage" not in c.features:
+                c.features = {**rerank_features(c, query, best_fused), **c.features}
+            if not self.learned:
+                margin = (
+                    None
+                    if c.vector_z is None or self.background is None
+                    else c.vector_z * self.background[1]
+                )
+                c.relevance = calibration.relevance(c.features, margin)
+        best = max((c.relevance for c in shown), default=None)
+        # The floor is a gate: when even the best result is below it, nothing is shown (the
+        # question is not answered by these libraries); otherwise the list stays whole, since a
+        # weaker second result is still worth seeing beside a good first one.
+        passes = best is not None and best >= self.minimum_relevance
+        return Relevance(shown, shown if passes else [], best)
+
+
+@dataclass(frozen=True)
+class ContextStage:
+    """Adjacent chunks and parents around the results that passed, within the budget
+    (``context.py``); also its time in milliseconds."""
+
+    max_characters: int
+    adjacent: int
+
+    def run(self, top: list[Candidate], source: ContextSource) -> tuple[Context, float]:
+        started = time.perf_counter()
+        context = assemble(top, source, self.max_characters, self.adjacent)
+        return context, (time.perf_counter() - started) * 1000
