@@ -157,5 +157,5 @@ def test_a_workbench_hit_names_its_page_range_and_that_it_came_from_ocr() -> Non
         relevance=0.5,
         features={},
     )
-    assert _locator(hit) == "p.1–2 · OCR"
-    assert _locator(hit.model_copy(update={"locator": {"page": 3}})) == "p.3"
+    assert _locator(hit) == "p. 1–2 · OCR"
+    assert _locator(hit.model_copy(update={"locator": {"page": 3}})) == "p. 3"

@@ -18,6 +18,7 @@ from goodbuddy_kb.bridge.client import Callback
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.limits import MAX_CHUNK_CONTENT_CHARACTERS
+from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.methods import (
     CHUNK_DELETE,
     CHUNK_GET,
@@ -31,7 +32,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import language, tr
 from goodbuddy_kb.ui.library.dialogs import confirm_action
-from goodbuddy_kb.ui.widgets.reference_view import format_locator
+from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.switch import SwitchWidget
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.theme import doubt_format
@@ -73,7 +74,7 @@ def ocr_mark(chunk: k.ChunkSummary) -> str:
 
 def place(chunk: k.ChunkSummary) -> str:
     """Page and lines (the heading has its own column), and whether the text came from OCR."""
-    where = format_locator({key: v for key, v in chunk.locator.items() if key != "headingPath"})
+    where = format_locator(Locator.from_wire(chunk.locator), headings=False, ocr=False)
     mark = ocr_mark(chunk)
     return " · ".join(part for part in (where, mark) if part)
 

@@ -11,6 +11,7 @@ from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.library import LibrarySettings, SettingsGetRequest
 from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.methods import (
     REFERENCE_CONTEXT,
     REFERENCE_OPEN,
@@ -24,6 +25,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import tr, tr_or
 from goodbuddy_kb.ui.i18n.messages import say_error, say_field
+from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.reference_view import reference_html
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.theme import SPACE
@@ -40,19 +42,7 @@ def _relevance(x: r.RetrievalResult) -> str:
 
 
 def _locator(x: r.RetrievalResult) -> str:
-    parts = []
-    if "page" in x.locator:
-        page, end = x.locator["page"], x.locator.get("pageEnd")
-        parts.append(f"p.{page}–{end}" if end and end != page else f"p.{page}")
-    if "lineStart" in x.locator:
-        parts.append(
-            f"L{x.locator['lineStart']}–{x.locator.get('lineEnd', x.locator['lineStart'])}"
-        )
-    if x.heading_path:
-        parts.append(" > ".join(x.heading_path))
-    if x.locator.get("ocr"):
-        parts.append("OCR")  # text recognised from a scan: worth checking against the page
-    return " · ".join(parts)
+    return format_locator(Locator.from_wire({**x.locator, "headingPath": x.heading_path}))
 
 
 RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
