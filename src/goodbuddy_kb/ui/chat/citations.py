@@ -178,9 +178,6 @@ class CitationsPane(QtWidgets.QWidget):
         layout.addWidget(self.label)
         layout.addWidget(self.beside, 1)
 
-    def set_citations(self, citations: list[c.Citation]) -> None:
-        self.model.set_rows(citations)
-
     def select(self, row: int) -> bool:
         """Select citation ``row`` (0-based) and show its context; False when there is none."""
         if not 0 <= row < self.model.rowCount():

@@ -564,8 +564,5 @@ class ChatView(QtWidgets.QWidget):
     def expand_citation(self) -> None:
         self.sources.show_context()
 
-    def open_citation(self) -> None:
-        self.sources.open_source()
-
 
 __all__ = ["CITATION_COLUMNS", "CONVERSATION_COLUMNS", "ChatView", "ScopePopover", "link_markers"]
