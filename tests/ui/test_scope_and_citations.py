@@ -17,7 +17,7 @@ from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.methods import LIBRARY_CREATE
 from goodbuddy_kb.qt.widgets import QtCore
-from goodbuddy_kb.ui.chat.view import CITATION_COLUMNS
+from goodbuddy_kb.ui.chat.citations import CITATION_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
@@ -60,12 +60,12 @@ def test_scope_caps_at_twenty_libraries_and_send_never_raises(qtbot: QtBot, data
 
         # Whatever the selection holds, a send is checked before anything happens: a message,
         # not an exception in the slot (pytest-qt fails the test on one), and the text stays.
-        view.selected = set(ids)
+        view.popover.selected = set(ids)
         view.input.setPlainText("question")
         qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
         assert view.send_error.isVisible() and "At most 20 libraries" in view.send_error.text()
         assert view.input.toPlainText() == "question" and view.request_id is None
-        view.selected = set(ids[:3])
+        view.popover.selected = set(ids[:3])
         view.input.setPlainText("x" * (MAX_MESSAGE_CHARACTERS + 1))
         qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
         assert "too long" in view.send_error.text()
