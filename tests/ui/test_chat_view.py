@@ -12,7 +12,8 @@ from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, LIBRARY_CREATE, LIBRARY_DELETE
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
-from goodbuddy_kb.ui.chat.view import CITATION_COLUMNS, CONVERSATION_COLUMNS
+from goodbuddy_kb.ui.chat.citations import CITATION_COLUMNS
+from goodbuddy_kb.ui.chat.conversations import CONVERSATION_COLUMNS
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from goodbuddy_kb.ui.widgets.theme import apply_theme

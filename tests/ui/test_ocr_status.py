@@ -137,7 +137,7 @@ def test_a_sync_says_how_many_scans_wait_for_ocr() -> None:
 
 def test_a_workbench_hit_names_its_page_range_and_that_it_came_from_ocr() -> None:
     from goodbuddy_kb.contracts import retrieval as r
-    from goodbuddy_kb.ui.workbench.view import _locator
+    from goodbuddy_kb.ui.workbench.results import locator_text
 
     hit = r.RetrievalResult(
         rank=1,
@@ -157,5 +157,5 @@ def test_a_workbench_hit_names_its_page_range_and_that_it_came_from_ocr() -> Non
         relevance=0.5,
         features={},
     )
-    assert _locator(hit) == "p.1–2 · OCR"
-    assert _locator(hit.model_copy(update={"locator": {"page": 3}})) == "p.3"
+    assert locator_text(hit) == "p. 1–2 · OCR"
+    assert locator_text(hit.model_copy(update={"locator": {"page": 3}})) == "p. 3"

@@ -14,11 +14,12 @@ from pytestqt.qtbot import QtBot
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts.chat import MAX_MESSAGE_CHARACTERS
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
+from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.methods import LIBRARY_CREATE
 from goodbuddy_kb.qt.widgets import QtCore
-from goodbuddy_kb.ui.chat.view import CITATION_COLUMNS
+from goodbuddy_kb.ui.chat.citations import CITATION_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
-from goodbuddy_kb.ui.widgets.reference_view import format_locator
+from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from tests.chatserver import ChatScript, chat_server
 from tests.ui.test_chat_view import chat_with, wait_call
@@ -59,12 +60,12 @@ def test_scope_caps_at_twenty_libraries_and_send_never_raises(qtbot: QtBot, data
 
         # Whatever the selection holds, a send is checked before anything happens: a message,
         # not an exception in the slot (pytest-qt fails the test on one), and the text stays.
-        view.selected = set(ids)
+        view.popover.selected = set(ids)
         view.input.setPlainText("question")
         qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
         assert view.send_error.isVisible() and "At most 20 libraries" in view.send_error.text()
         assert view.input.toPlainText() == "question" and view.request_id is None
-        view.selected = set(ids[:3])
+        view.popover.selected = set(ids[:3])
         view.input.setPlainText("x" * (MAX_MESSAGE_CHARACTERS + 1))
         qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
         assert "too long" in view.send_error.text()
@@ -134,9 +135,25 @@ def test_citation_model_passes_the_model_tester(qtmodeltester: object) -> None:
 
 def test_locators_read_as_pages_lines_and_headings() -> None:
     set_language("en")
-    assert format_locator({"page": 3, "pageEnd": 4}) == "p. 3–4"
-    assert format_locator({"lineStart": 61, "lineEnd": 61, "headingPath": ["A", "B"]}) == (
-        "line 61 · A > B"
-    )
-    assert format_locator({"lineStart": 5, "lineEnd": 9}) == "lines 5–9"
-    assert format_locator(None) == "" and format_locator({}) == ""
+    assert format_locator(Locator.from_wire({"page": 3, "pageEnd": 4})) == "p. 3–4"
+    assert format_locator(
+        Locator.from_wire({"lineStart": 61, "lineEnd": 61, "headingPath": ["A", "B"]})
+    ) == ("line 61 · A > B")
+    assert format_locator(Locator.from_wire({"lineStart": 5, "lineEnd": 9})) == "lines 5–9"
+    assert format_locator(Locator.from_wire(None)) == ""
+    assert format_locator(Locator.from_wire({})) == ""
+
+
+def test_one_locator_wording_in_both_languages_with_the_ocr_mark() -> None:
+    scan = Locator.from_wire({"page": 3, "ocr": True, "lowConfidence": ["Smudged 1O0"]})
+    lines = Locator.from_wire({"lineStart": 12, "lineEnd": 18, "headingPath": ["A", "B"]})
+    try:
+        set_language("zh")
+        assert format_locator(scan) == "第 3 页 · OCR ⚠1"
+        assert format_locator(lines) == "第 12–18 行 · A > B"
+        assert format_locator(lines, headings=False) == "第 12–18 行"
+        set_language("en")
+        assert format_locator(scan) == "p. 3 · OCR ⚠1"
+        assert format_locator(scan, ocr=False) == "p. 3"
+    finally:
+        set_language("en")

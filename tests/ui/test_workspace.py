@@ -21,7 +21,7 @@ from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from goodbuddy_kb.ui.workbench.view import RESULT_COLUMNS
+from goodbuddy_kb.ui.workbench.results import RESULT_COLUMNS
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 ROOT = Path(__file__).resolve().parents[2]

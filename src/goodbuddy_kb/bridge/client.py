@@ -142,7 +142,8 @@ class BlockingClient:
         self.close()
 
 
-Callback = Callable[[Any, KbError | None], None]
+#: What a GUI call hands its answer to: the method's response model, or the error.
+Callback = Callable[[Resp | None, KbError | None], None]
 
 
 class AsyncClient(QtCore.QObject):
@@ -158,7 +159,7 @@ class AsyncClient(QtCore.QObject):
         self._socket = QtNetwork.QLocalSocket(self)
         self._decoder = FrameDecoder()
         self._ids = itertools.count(1)
-        self._pending: dict[int, tuple[MethodSpec[Any, Any], Callback]] = {}
+        self._pending: dict[int, tuple[MethodSpec[Any, Any], Callback[Any]]] = {}
         self._alive = False
 
     def open(self) -> None:
@@ -189,7 +190,7 @@ class AsyncClient(QtCore.QObject):
     def alive(self) -> bool:
         return self._alive
 
-    def call(self, spec: MethodSpec[Req, Resp], request: Req, callback: Callback) -> None:
+    def call(self, spec: MethodSpec[Req, Resp], request: Req, callback: Callback[Resp]) -> None:
         if not self._alive:
             callback(None, UnavailableError("the backend is not running"))
             return

@@ -94,13 +94,13 @@ class BackendLink(QtCore.QObject):
         self._client = client
         self.connected.emit(endpoint.pid)
 
-    def call(self, spec: MethodSpec[Req, Resp], request: Req, callback: Callback) -> None:
+    def call(self, spec: MethodSpec[Req, Resp], request: Req, callback: Callback[Resp]) -> None:
         if self._client is None:
             callback(None, UnavailableError("the backend is not running"))
             return
         generation = self._generation
 
-        def answer(result: Any, error: KbError | None) -> None:
+        def answer(result: Resp | None, error: KbError | None) -> None:
             if generation == self._generation:
                 callback(result, error)
 

@@ -13,12 +13,14 @@ from typing import Any
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.methods import REFERENCE_CONTEXT, REFERENCE_OPEN
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import channel_name, tr
 from goodbuddy_kb.ui.i18n.messages import say_error
-from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, format_locator, reference_html
+from goodbuddy_kb.ui.widgets.locator import format_locator
+from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, reference_html
 from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
 
 #: How much of a snippet a tooltip shows (the context pane has the whole chunk).
@@ -30,13 +32,17 @@ def _channels(x: Any) -> str:
     return ", ".join(channel_name(name) for name in x.channels)
 
 
+def _place(x: c.Citation) -> str:
+    return format_locator(Locator.from_wire(x.locator))
+
+
 def citation_tooltip(x: c.Citation) -> str:
     """The whole citation in a few lines: document, location, relevance and channels, snippet."""
     snippet = x.snippet if len(x.snippet) <= TOOLTIP_SNIPPET else x.snippet[:TOOLTIP_SNIPPET] + "…"
     channels = _channels(x)
     head = [
         x.document_title,
-        format_locator(x.locator),
+        _place(x),
         f"{tr('col.relevance')} {x.relevance:.3f} · {tr('col.channels')} {channels}",
     ]
     return "\n".join(line for line in head if line) + "\n\n" + snippet
@@ -44,7 +50,7 @@ def citation_tooltip(x: c.Citation) -> str:
 
 CITATION_COLUMNS: list[Column[c.Citation]] = [
     Column("col.path", lambda x: x.document_title, citation_tooltip),
-    Column("col.locator", lambda x: format_locator(x.locator), lambda x: format_locator(x.locator)),
+    Column("col.locator", _place, _place),
     Column("col.relevance", lambda x: f"{x.relevance:.3f}"),
     Column("col.channels", _channels, _channels),
     Column("col.snippet", lambda x: x.snippet, citation_tooltip),
@@ -171,9 +177,6 @@ class CitationsPane(QtWidgets.QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)
         layout.addWidget(self.beside, 1)
-
-    def set_citations(self, citations: list[c.Citation]) -> None:
-        self.model.set_rows(citations)
 
     def select(self, row: int) -> bool:
         """Select citation ``row`` (0-based) and show its context; False when there is none."""

@@ -16,9 +16,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from goodbuddy_kb.bridge.client import Callback
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.errors import KbError
-from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNK_GET, CHUNK_UPDATE, CHUNKS_LIST
+from goodbuddy_kb.contracts.methods import (
+    CHUNK_DELETE,
+    CHUNK_GET,
+    CHUNK_UPDATE,
+    CHUNKS_LIST,
+    MethodSpec,
+    Req,
+    Resp,
+)
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks.model import CHUNK_COLUMNS, chunk_label, delete_text, document_text
@@ -173,11 +182,11 @@ class ChunksDialog(QtWidgets.QDialog):
         )
         super().resizeEvent(event)
 
-    def _call(self, spec: Any, request: Any, callback: Any) -> None:
+    def _call(self, spec: MethodSpec[Req, Resp], request: Req, callback: Callback[Resp]) -> None:
         """A backend call whose answer is dropped once the dialog has closed (it is deleted
         on close; a late answer must not touch its widgets)."""
 
-        def answer(result: Any, error: KbError | None) -> None:
+        def answer(result: Resp | None, error: KbError | None) -> None:
             if not self._closed:
                 callback(result, error)
 

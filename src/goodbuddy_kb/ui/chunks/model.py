@@ -5,8 +5,9 @@ content, and the columns of the chunk table (a model tested without widgets)."""
 from __future__ import annotations
 
 from goodbuddy_kb.contracts import chunks as k
+from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.widgets.reference_view import format_locator
+from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.table_model import Column
 
 
@@ -42,7 +43,7 @@ def ocr_mark(chunk: k.ChunkSummary) -> str:
 
 def place(chunk: k.ChunkSummary) -> str:
     """Page and lines (the heading has its own column), and whether the text came from OCR."""
-    where = format_locator({key: v for key, v in chunk.locator.items() if key != "headingPath"})
+    where = format_locator(Locator.from_wire(chunk.locator), headings=False, ocr=False)
     mark = ocr_mark(chunk)
     return " · ".join(part for part in (where, mark) if part)
 

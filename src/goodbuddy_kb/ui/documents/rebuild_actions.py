@@ -8,9 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from goodbuddy_kb.bridge.client import Callback
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import DOCUMENT_REBUILD, LIBRARY_REBUILD, VECTORS_REBUILD
 from goodbuddy_kb.qt.widgets import QtWidgets
@@ -29,8 +31,8 @@ def is_failed(doc: c.Document) -> bool:
     )
 
 
-def _reported(notice: Notice, started_key: str, **values: Any) -> Callable[[Any, Any], None]:
-    def done(result: Any, error: KbError | None) -> None:
+def _reported(notice: Notice, started_key: str, **values: Any) -> Callback[ContractModel]:
+    def done(result: ContractModel | None, error: KbError | None) -> None:
         if error is not None:
             notice(tr("error.generic", message=error.message))
         elif result is not None:

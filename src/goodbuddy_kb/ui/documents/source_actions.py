@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import SOURCE_ADD, SOURCE_REMOVE, SOURCE_SYNC, SOURCE_WATCH
 from goodbuddy_kb.qt.widgets import QtWidgets
@@ -99,7 +100,7 @@ class SourceActions:
         self.remove_button.setEnabled(source is not None)
 
     # -- actions ---------------------------------------------------------------------------
-    def _report(self, result: Any, error: KbError | None) -> None:
+    def _report(self, result: ContractModel | None, error: KbError | None) -> None:
         if error is not None:
             self.notice.emit(tr("error.generic", message=say_error(error)))
 

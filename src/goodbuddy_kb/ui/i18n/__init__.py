@@ -418,6 +418,9 @@ STRINGS: dict[str, tuple[str, str]] = {
     "ref.page": ("第 {page} 页", "p. {page}"),
     "ref.lines": ("第 {lines} 行", "lines {lines}"),
     "ref.line": ("第 {line} 行", "line {line}"),
+    # text recognised from a scan (with its low-confidence lines): worth checking on the page
+    "ref.ocr": ("OCR", "OCR"),
+    "ref.ocr_low": ("OCR ⚠{count}", "OCR ⚠{count}"),
     "ref.kind.file": ("文件", "File"),
     "ref.kind.folder": ("文件夹", "Folder"),
     "ref.kind.web": ("网页", "Web page"),

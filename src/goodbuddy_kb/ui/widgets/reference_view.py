@@ -6,32 +6,12 @@ A locator is shown even when the source cannot be opened at that exact place (US
 from __future__ import annotations
 
 import html
-from typing import Any
 
+from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.retrieval import ReferenceContextResponse
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
-
-
-def format_locator(locator: dict[str, Any] | None) -> str:
-    """Page (range), line range and heading path, e.g. ``p.3–4 · L12–18 · Leave > Annual``."""
-    if not locator:
-        return ""
-    parts = []
-    page = locator.get("page")
-    if page is not None:
-        end = locator.get("pageEnd")
-        parts.append(tr("ref.page", page=f"{page}–{end}" if end and end != page else page))
-    start = locator.get("lineStart")
-    if start is not None:
-        end = locator.get("lineEnd", start)
-        parts.append(
-            tr("ref.lines", lines=f"{start}–{end}") if end != start else tr("ref.line", line=start)
-        )
-    headings = locator.get("headingPath")
-    if isinstance(headings, list) and headings:
-        parts.append(" > ".join(str(h) for h in headings))
-    return " · ".join(parts)
+from goodbuddy_kb.ui.widgets.locator import format_locator
 
 
 def reference_header(result: ReferenceContextResponse) -> list[tuple[str, str]]:
@@ -47,7 +27,7 @@ def reference_header(result: ReferenceContextResponse) -> list[tuple[str, str]]:
         (tr("ref.library"), result.library_name or ""),
         (tr("ref.document"), document),
         (tr("ref.source"), source),
-        (tr("ref.locator"), format_locator(result.locator) or "–"),
+        (tr("ref.locator"), format_locator(Locator.from_wire(result.locator)) or "–"),
     ]
 
 

@@ -17,10 +17,6 @@ class SwitchWidget(QtWidgets.QCheckBox):
         self.toggled.connect(lambda _on: self._describe())
         self._describe()
 
-    def set_label(self, label: str) -> None:
-        self._label = label
-        self._describe()
-
     def set_quietly(self, on: bool) -> None:
         """Show a state without emitting ``toggled`` (a confirmed or reverted state)."""
         self.blockSignals(True)

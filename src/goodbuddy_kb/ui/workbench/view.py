@@ -1,10 +1,10 @@
 """The retrieval test workbench (US-B1–B4): ask a real question of the current library without
 a chat model; see ranked results with per-channel ranks, diagnostics and the assembled context.
-It never creates a chat message, never calls a model, and changes nothing in the library."""
+It never creates a chat message, never calls a model, and changes nothing in the library.
+The result columns live in ``results.py``, the diagnostics and status wording in ``report.py``."""
 
 from __future__ import annotations
 
-import html
 import uuid
 
 from goodbuddy_kb.contracts import retrieval as r
@@ -21,57 +21,13 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import channel_name as channel
-from goodbuddy_kb.ui.i18n import tr, tr_or
-from goodbuddy_kb.ui.i18n.messages import say_error, say_field
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.reference_view import reference_html
-from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
+from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.theme import SPACE
-
-
-def stage(name: str) -> str:
-    """A pipeline stage in the timings (the channels, then fusion, rerank, context...)."""
-    return tr_or(f"channel.{name}", tr_or(f"stage.{name}", name))
-
-
-def _relevance(x: r.RetrievalResult) -> str:
-    filled = round(x.relevance * 5)
-    return f"{x.relevance:.3f} {'●' * filled}{'○' * (5 - filled)}"
-
-
-def _locator(x: r.RetrievalResult) -> str:
-    parts = []
-    if "page" in x.locator:
-        page, end = x.locator["page"], x.locator.get("pageEnd")
-        parts.append(f"p.{page}–{end}" if end and end != page else f"p.{page}")
-    if "lineStart" in x.locator:
-        parts.append(
-            f"L{x.locator['lineStart']}–{x.locator.get('lineEnd', x.locator['lineStart'])}"
-        )
-    if x.heading_path:
-        parts.append(" > ".join(x.heading_path))
-    if x.locator.get("ocr"):
-        parts.append("OCR")  # text recognised from a scan: worth checking against the page
-    return " · ".join(parts)
-
-
-RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
-    Column("col.rank", lambda x: str(x.rank)),
-    Column("col.path", lambda x: x.document_path, lambda x: x.document_title),
-    Column("col.locator", _locator),
-    Column("col.relevance", _relevance),
-    Column(
-        "col.channels",
-        lambda x: " ".join(f"{channel(k)}#{v}" for k, v in sorted(x.channel_ranks.items())),
-    ),
-    Column(
-        "col.similarity",
-        lambda x: f"{x.vector_similarity:.3f}" if x.vector_similarity is not None else "–",
-    ),
-    Column("col.pre_rank", lambda x: str(x.pre_rerank_rank)),
-    Column("col.snippet", lambda x: x.snippet, lambda x: x.snippet),
-]
-RELEVANCE_COLUMN = 3
+from goodbuddy_kb.ui.workbench.report import context_html, diagnostics_lines, status_text
+from goodbuddy_kb.ui.workbench.results import RELEVANCE_COLUMN, RESULT_COLUMNS, preview_html
 
 
 class WorkbenchDialog(QtWidgets.QDialog):
@@ -91,6 +47,15 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.response: r.KnowledgeRetrievalResponse | None = None
         self.setWindowTitle(tr("workbench.title", name=library_name))
         self.resize(1000, 700)
+        self._build_controls()
+        self._build_results()
+        self._lay_out()
+        self._count()
+        self.query.setFocus()
+        self.link.call(SETTINGS_GET, SettingsGetRequest(library_id=library_id), self._got_settings)
+
+    def _build_controls(self) -> None:
+        """The query, its counter, top-k and rerank, Run/Cancel, and what is in effect."""
         self.query = QtWidgets.QPlainTextEdit()
         self.query.setAccessibleName(tr("workbench.query"))
         self.query.setPlaceholderText(tr("workbench.query"))
@@ -128,6 +93,9 @@ class WorkbenchDialog(QtWidgets.QDialog):
             QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Minimum
         )
         self.status.setAccessibleName(tr("workbench.diagnostics"))
+
+    def _build_results(self) -> None:
+        """The result table, the preview/diagnostics/context tabs and the chunk actions."""
         self.results = RowsModel(RESULT_COLUMNS, self)
         self.table = QtWidgets.QTableView()
         self.table.setModel(self.results)
@@ -156,6 +124,8 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.open_source = QtWidgets.QPushButton(tr("workbench.open_source"))
         self.open_source.setAccessibleName(tr("workbench.open_source"))
         self.open_source.clicked.connect(self.open_selected)
+
+    def _lay_out(self) -> None:
         controls = QtWidgets.QHBoxLayout()
         top_label = QtWidgets.QLabel(tr("field.topK"))
         top_label.setBuddy(self.top_k)
@@ -198,9 +168,6 @@ class WorkbenchDialog(QtWidgets.QDialog):
         layout.addWidget(self.effective)
         layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
-        self._count()
-        self.query.setFocus()
-        self.link.call(SETTINGS_GET, SettingsGetRequest(library_id=library_id), self._got_settings)
 
     def _got_settings(self, result: LibrarySettings | None, error: KbError | None) -> None:
         if result is None:
@@ -270,16 +237,8 @@ class WorkbenchDialog(QtWidgets.QDialog):
         x = self.selected()
         if x is None:
             self.preview.clear()
-            return
-        where = " · ".join(p for p in (x.document_path, _locator(x)) if p)
-        graph = (
-            f"<p><i>{html.escape(tr('workbench.graph_reasons', v='; '.join(x.graph_reasons)))}</i></p>"
-            if x.graph_reasons
-            else ""
-        )
-        self.preview.setHtml(
-            f"<p><b>{html.escape(where)}</b></p><p>{html.escape(x.snippet)}</p>{graph}"
-        )
+        else:
+            self.preview.setHtml(preview_html(x))
 
     def resizeEvent(self, event: object) -> None:
         # Narrow windows stack results over diagnostics; degradation stays visible above both.
@@ -343,96 +302,9 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.response = result
         self.results.set_rows(result.results)
         self._preview()
-        d = result.diagnostics
-        lines = [
-            tr("diag.requested", v=", ".join(channel(x) for x in d.requested_channels)),
-            tr("diag.used", v=", ".join(channel(x) for x in d.used_channels) or "–"),
-            *[
-                tr("diag.degraded", channel=channel(x.channel), reason=say_field(x, "reason"))
-                for x in d.degraded_channels
-            ],
-            tr(
-                "diag.counts",
-                v=", ".join(f"{channel(k)} {v}" for k, v in d.candidate_counts.items()),
-            ),
-            *(
-                [
-                    tr(
-                        "diag.graph",
-                        v=", ".join(d.graph_entities),
-                        near=", ".join(d.graph_near_misses) or "–",
-                    )
-                ]
-                if d.graph_entities  # none found: the degraded line says so
-                else []
-            ),
-            tr(
-                "diag.timings",
-                v=", ".join(f"{stage(k)} {v:.1f}" for k, v in d.timings_ms.items()),
-                total=result.duration_ms,
-            ),
-            tr(
-                "diag.rerank",
-                requested=tr(f"workbench.rerank.{d.rerank.requested}"),
-                applied=tr(f"workbench.rerank.{d.rerank.applied}"),
-            ),
-        ]
-        if d.rerank.fallback_reason:
-            lines.append(tr("diag.fallback", v=say_field(d.rerank, "fallback_reason")))
-        lines.append(
-            tr(
-                "diag.fusion",
-                method=tr(f"diag.fusion.{d.fusion}"),
-                v=", ".join(f"{channel(k)} {v:.2f}" for k, v in d.channel_confidence.items())
-                or "–",
-            )
-        )
-        if d.vector_background:
-            lines.append(
-                tr("diag.background", mean=d.vector_background[0], std=d.vector_background[1])
-            )
-        lines.append(
-            tr(
-                "diag.relevance" if d.below_minimum_relevance else "diag.relevance_kept",
-                floor=f"{d.minimum_relevance:g}",
-                best=f"{d.best_relevance:.2f}" if d.best_relevance is not None else "–",
-                below=d.below_minimum_relevance,
-            )
-        )
-        c = result.context
-        lines.append(
-            tr(
-                "diag.context",
-                chars=c.character_count,
-                budget=c.budget,
-                trunc=tr("diag.truncated") if c.truncated else "",
-            )
-        )
-        self.diagnostics.setPlainText("\n".join(lines))
-        self.context.setHtml(
-            "".join(
-                f"<h4>{html.escape(g.document_title)}{' ✂' if g.truncated else ''}</h4><pre style='white-space: pre-wrap'>{html.escape(g.text)}</pre>"
-                for g in c.groups
-            )
-        )
-        degraded = "\n".join(
-            f"⚠ {channel(x.channel)}: {say_field(x, 'reason')}" for x in d.degraded_channels
-        )
-        if result.zero_result is not None:
-            z = result.zero_result
-            # The nothing-relevant message names its reason itself (best relevance, floor).
-            text = tr(
-                "workbench.zero.relevance" if z.reason == "nothing_relevant" else "workbench.zero",
-                reason=tr_or(f"zero.reason.{z.reason}", z.reason),
-                message=say_field(z, "message"),
-                next=say_field(z, "next_step"),
-            )
-            self.status.setText(text + (f"\n{degraded}" if degraded else ""))
-        else:
-            self.status.setText(
-                tr("workbench.found", count=len(result.results), ms=f"{result.duration_ms:.0f}")
-                + (f"\n{degraded}" if degraded else "")
-            )
+        self.diagnostics.setPlainText("\n".join(diagnostics_lines(result)))
+        self.context.setHtml(context_html(result.context))
+        self.status.setText(status_text(result))
         if result.results:
             self.table.selectRow(0)
         self.finished_search.emit()

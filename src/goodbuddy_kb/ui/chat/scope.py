@@ -1,0 +1,186 @@
+"""The chat's knowledge scope popover: it owns the selection of libraries the chat searches (at
+most 20 per request; past the cap the other rows are greyed out and say why), the retrieval
+mode as a two-button segmented control, and short notes (empty scope, no embedding model,
+degraded vector indexes). It emits ``changed``; the chat view only reads ``selected``,
+``mode`` and ``summary()``."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
+from goodbuddy_kb.contracts.methods import EMBEDDING_GET, LIBRARY_LIST, VECTORS_STATUS
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n.messages import say_field
+
+CHECKED = QtCore.Qt.CheckState.Checked
+LIBRARY_ID = QtCore.Qt.ItemDataRole.UserRole
+
+
+class ScopePopover(QtWidgets.QFrame):
+    """Library multi-select and the retrieval mode (a two-button segmented control)."""
+
+    #: The selection or the mode changed (the chat view rewrites its scope button).
+    changed = QtCore.Signal()
+
+    def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent, QtCore.Qt.WindowType.Popup)
+        self.link = link
+        #: The libraries the chat searches, and those it has seen (a new one joins the scope).
+        self.selected: set[str] = set()
+        self.known_libraries: set[str] = set()
+        self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
+        self.list = QtWidgets.QListWidget()
+        self.list.setAccessibleName(tr("chat.scope.title"))
+        self.list.itemChanged.connect(lambda _i: self.sync())
+        self.auto = QtWidgets.QToolButton()
+        self.always = QtWidgets.QToolButton()
+        self.modes = QtWidgets.QButtonGroup(self)
+        for button, mode in ((self.auto, "auto"), (self.always, "always")):
+            button.setText(tr(f"chat.mode.{mode}"))
+            button.setAccessibleName(tr(f"chat.mode.{mode}"))
+            button.setCheckable(True)
+            self.modes.addButton(button)
+        self.modes.setExclusive(True)
+        self.auto.setChecked(True)
+        self.modes.buttonToggled.connect(lambda *_: self.sync())
+        self.note = QtWidgets.QLabel()
+        self.note.setWordWrap(True)
+        segmented = QtWidgets.QHBoxLayout()
+        segmented.setSpacing(0)
+        segmented.addWidget(self.auto)
+        segmented.addWidget(self.always)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addWidget(QtWidgets.QLabel(f"<b>{tr('chat.scope.title')}</b>"))
+        layout.addWidget(self.list)
+        layout.addLayout(segmented)
+        layout.addWidget(self.note)
+
+    @property
+    def mode(self) -> c.RetrievalMode:
+        return "always" if self.always.isChecked() else "auto"
+
+    def take_over(self, old: ScopePopover) -> None:
+        """The scope and mode of ``old`` (a view being replaced)."""
+        self.selected = set(old.selected)
+        self.known_libraries = set(old.known_libraries)
+        (self.always if old.mode == "always" else self.auto).setChecked(True)
+
+    def summary(self) -> str:
+        """The scope button's text: how many libraries, in which mode."""
+        mode = tr(f"chat.mode.{self.mode}")
+        count = len(self.selected)
+        if count == 1:
+            return tr("chat.scope_one", mode=mode)
+        return tr("chat.scope", count=count, mode=mode)
+
+    # -- the libraries ----------------------------------------------------------------------------
+    def refresh_libraries(self) -> None:
+        def done(result: lib.LibraryListResponse | None, error: KbError | None) -> None:
+            if result is not None:
+                self.set_libraries(result.libraries)
+
+        self.link.call(LIBRARY_LIST, lib.LibraryListRequest(), done)
+
+    def set_libraries(self, libraries: list[lib.Library]) -> None:
+        """A new library joins the selection; a deleted one leaves it; cleared ones stay cleared."""
+        current = {x.id for x in libraries}
+        self.selected &= current
+        # New libraries join in list order while there is room (at most 20 per request).
+        room = MAX_LIBRARIES_PER_REQUEST - len(self.selected)
+        joining = [x.id for x in libraries if x.id not in self.known_libraries]
+        self.selected |= set(joining[: max(0, room)])
+        self.known_libraries = current
+        self.list.blockSignals(True)
+        self.list.clear()
+        for x in libraries:
+            item = QtWidgets.QListWidgetItem(x.name)
+            item.setData(LIBRARY_ID, x.id)
+            item.setFlags(item.flags() | QtCore.Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(CHECKED if x.id in self.selected else QtCore.Qt.CheckState.Unchecked)
+            self.list.addItem(item)
+        self.list.blockSignals(False)
+        self.sync(from_list=False)
+
+    def sync(self, from_list: bool = True) -> None:
+        """Take the selection from the ticks (unless ``from_list`` is off), grey out what the
+        cap leaves out, refresh the notes, and say so (``changed``)."""
+        if from_list:
+            self._read_ticks()
+        self._mark_full()
+        self.refresh_notes()
+        self.changed.emit()
+
+    def _read_ticks(self) -> None:
+        checked = [
+            self.list.item(i)
+            for i in range(self.list.count())
+            if self.list.item(i).checkState() == CHECKED
+        ]
+        ids = [item.data(LIBRARY_ID) for item in checked]
+        # Past the cap, the newest ticks are undone (the earlier choice stays as it was).
+        keep = [i for i in ids if i in self.selected]
+        for item, library_id in zip(checked, ids, strict=True):
+            if library_id not in self.selected:
+                if len(keep) < MAX_LIBRARIES_PER_REQUEST:
+                    keep.append(library_id)
+                else:
+                    self.list.blockSignals(True)
+                    item.setCheckState(QtCore.Qt.CheckState.Unchecked)
+                    self.list.blockSignals(False)
+        self.selected = set(keep)
+
+    def _mark_full(self) -> None:
+        """At the cap, unticked libraries are greyed out and say why."""
+        full = len(self.selected) >= MAX_LIBRARIES_PER_REQUEST
+        reason = tr("chat.scope.limit", limit=MAX_LIBRARIES_PER_REQUEST) if full else ""
+        self.list.blockSignals(True)
+        for i in range(self.list.count()):
+            item = self.list.item(i)
+            blocked = full and item.checkState() != CHECKED
+            flags = item.flags()
+            item.setFlags(
+                flags & ~QtCore.Qt.ItemFlag.ItemIsEnabled
+                if blocked
+                else flags | QtCore.Qt.ItemFlag.ItemIsEnabled
+            )
+            item.setToolTip(reason if blocked else "")
+        self.list.blockSignals(False)
+
+    # -- notes and showing ------------------------------------------------------------------------
+    def refresh_notes(self) -> None:
+        """Short notes: empty scope, no embedding model, degraded vector indexes."""
+        notes: dict[str, str] = {}
+        if not self.selected:
+            notes["empty"] = tr("chat.scope.empty")
+        if len(self.selected) >= MAX_LIBRARIES_PER_REQUEST:
+            notes["limit"] = tr("chat.scope.limit", limit=MAX_LIBRARIES_PER_REQUEST)
+
+        def show() -> None:
+            self.note.setText("\n".join(notes[k] for k in sorted(notes)))
+
+        def got_model(info: m.EmbeddingInfo | None, error: KbError | None) -> None:
+            if info is not None and info.connection.kind == "none":
+                notes["model"] = tr("chat.scope.no_embedding")
+                show()
+
+        def got_index(info: m.VectorIndexInfo | None, error: KbError | None) -> None:
+            if info is not None and not info.compatible and info.reason and info.state != "none":
+                notes["index"] = tr("chat.scope.degraded", reason=say_field(info, "reason"))
+                show()
+
+        show()
+        self.link.call(EMBEDDING_GET, m.EmbeddingGetRequest(), got_model)
+        for library_id in sorted(self.selected):
+            self.link.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id), got_index)
+
+    def show_above(self, anchor: QtWidgets.QWidget) -> None:
+        """Open just above ``anchor`` (the scope button), notes fresh, the list focused."""
+        self.refresh_notes()
+        self.move(anchor.mapToGlobal(QtCore.QPoint(0, -self.sizeHint().height())))
+        self.show()
+        self.list.setFocus()

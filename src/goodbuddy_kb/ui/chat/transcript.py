@@ -1,0 +1,102 @@
+"""The chat transcript: how the turns of a conversation read as HTML (who spoke, whether a
+search happened, citation markers [n] as links, a streaming reply with its cursor), and the
+browser that shows them, following a streaming answer unless the reader scrolled up."""
+
+from __future__ import annotations
+
+import html
+import re
+
+from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.qt.widgets import QtWidgets
+from goodbuddy_kb.ui.i18n import language, tr
+from goodbuddy_kb.ui.i18n.messages import say_field
+
+
+def link_markers(body: str, count: int) -> str:
+    """Citation markers [n] (1 ≤ n ≤ count) in escaped text become links ``cite:n``."""
+    return re.sub(
+        r"\[(\d{1,2})\]",
+        lambda m: (
+            f"<a href='cite:{m.group(1)}'>[{m.group(1)}]</a>"
+            if 1 <= int(m.group(1)) <= count
+            else m.group(0)
+        ),
+        body,
+    )
+
+
+def status_text(message: c.Message) -> str:
+    """Whether this answer searched first, searched in vain, degraded, or let the model search."""
+    state = message.retrieval
+    if state is None:
+        return ""
+    if state.mode == "always":
+        if state.status == "degraded":
+            return tr("chat.status.degraded", reason=say_field(state, "reason"))
+        return tr(f"chat.status.{state.status}") if state.status != "none" else ""
+    return tr("chat.status.tool", n=state.searches) if state.searches else ""
+
+
+def message_html(msg: c.Message) -> str:
+    """One turn: the speaker, the search badge, the text (markers linked), stopped/failed."""
+    who = tr("chat.you") if msg.role == "user" else tr("chat.assistant")
+    note = status_text(msg)
+    suffix = ""
+    if msg.state == "stopped":
+        suffix = " " + tr("chat.stopped")
+    elif msg.state == "failed":
+        suffix = " " + tr("chat.failed", reason=say_field(msg, "error"))
+    badge = f" <i>[{html.escape(note)}]</i>" if note else ""
+    content = c.in_one_language(msg.content, language()) if msg.role == "assistant" else msg.content
+    if language() == "zh" and msg.content == c.NO_CHAT_MODEL_NOTES[1]:
+        # "Nothing was searched": the stored Chinese half lacks the English next step.
+        content += tr("chat.auto_note.next")
+    body = html.escape(content).replace(chr(10), "<br>")
+    if msg.role == "assistant" and msg.citations:
+        body = link_markers(body, len(msg.citations))
+    return f"<p><b>{who}</b>{badge}<br>{body}{html.escape(suffix)}</p>"
+
+
+def transcript_html(messages: list[c.Message], streaming: str | None) -> str:
+    """The whole conversation; ``streaming`` is the reply arriving now (None when none is)."""
+    parts = [message_html(msg) for msg in messages]
+    if streaming is not None:
+        text = html.escape(streaming).replace(chr(10), "<br>")
+        parts.append(f"<p><b>{tr('chat.assistant')}</b><br>{text}▍</p>")
+    return "".join(parts)
+
+
+class TranscriptView(QtWidgets.QTextBrowser):
+    """Follows a streaming answer unless the reader scrolled up to read earlier turns; a
+    redraw keeps the reader where they are. Links are never navigated (the view handles them)."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self._follow = True
+        self._rendering = False
+        self._keep: int | None = None
+        bar = self.verticalScrollBar()
+        bar.valueChanged.connect(self._scrolled)
+        bar.rangeChanged.connect(self._range_changed)
+
+    def show_html(self, text: str) -> None:
+        bar = self.verticalScrollBar()
+        self._keep = None if self._follow else bar.value()
+        self._rendering = True
+        self.setHtml(text)
+        bar.setValue(bar.maximum() if self._keep is None else self._keep)
+        self._rendering = False
+
+    def _scrolled(self, value: int) -> None:
+        if not self._rendering:
+            self._follow = value >= self.verticalScrollBar().maximum() - 4
+            self._keep = None
+
+    def _range_changed(self, _minimum: int, maximum: int) -> None:
+        """The text grew (laid out now or later): stay at the bottom, or where the reader is."""
+        bar = self.verticalScrollBar()
+        outer, self._rendering = self._rendering, True
+        bar.setValue(maximum if self._follow else (self._keep or bar.value()))
+        self._rendering = outer

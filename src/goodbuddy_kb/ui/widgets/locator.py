@@ -1,0 +1,35 @@
+"""How a locator reads wherever a chunk's place is shown — the workbench's results, the chat's
+citations, a reference's header and the chunk dialog — in the user's language: "第 3–4 页 ·
+第 12–18 行 · 请假 > 年假 · OCR" / "p. 3–4 · lines 12–18 · Leave > Annual · OCR"."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.contracts.locator import Locator
+from goodbuddy_kb.ui.i18n import tr
+
+
+def ocr_mark(locator: Locator) -> str:
+    """``OCR`` for text from scanned pages, with the count of its low-confidence lines."""
+    if not locator.ocr:
+        return ""
+    low = len(locator.low_confidence)
+    return tr("ref.ocr_low", count=low) if low else tr("ref.ocr")
+
+
+def format_locator(locator: Locator, *, headings: bool = True, ocr: bool = True) -> str:
+    """Page (range), line (range), heading path (unless ``headings`` is off: a column of its
+    own shows it) and the OCR mark (unless ``ocr`` is off), joined by `` · ``."""
+    parts = []
+    page, last_page = locator.page, locator.last_page
+    if page is not None:
+        parts.append(tr("ref.page", page=f"{page}–{last_page}" if last_page != page else page))
+    start, end = locator.line_start, locator.last_line
+    if start is not None:
+        parts.append(
+            tr("ref.lines", lines=f"{start}–{end}") if end != start else tr("ref.line", line=start)
+        )
+    if headings and locator.heading_path:
+        parts.append(" > ".join(locator.heading_path))
+    if ocr:
+        parts.append(ocr_mark(locator))
+    return " · ".join(part for part in parts if part)

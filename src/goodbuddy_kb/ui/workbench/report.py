@@ -1,0 +1,107 @@
+"""What the workbench says about one search: the diagnostics (channels requested and used,
+degraded ones and why, candidate counts, graph entities, timings per stage, rerank, fusion,
+relevance floor, context budget), the assembled context, and the status line (how many were
+found, or why nothing was)."""
+
+from __future__ import annotations
+
+import html
+
+from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.ui.i18n import channel_name as channel
+from goodbuddy_kb.ui.i18n import tr, tr_or
+from goodbuddy_kb.ui.i18n.messages import say_field
+
+
+def stage(name: str) -> str:
+    """A pipeline stage in the timings (the channels, then fusion, rerank, context...)."""
+    return tr_or(f"channel.{name}", tr_or(f"stage.{name}", name))
+
+
+def diagnostics_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
+    """The diagnostics of a search, one fact per line: how it searched, then how it ranked."""
+    return _search_lines(result) + _ranking_lines(result)
+
+
+def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
+    """Channels requested, used and degraded (why), candidates, graph entities, timings."""
+    d = result.diagnostics
+    lines = [
+        tr("diag.requested", v=", ".join(channel(x) for x in d.requested_channels)),
+        tr("diag.used", v=", ".join(channel(x) for x in d.used_channels) or "–"),
+        *[
+            tr("diag.degraded", channel=channel(x.channel), reason=say_field(x, "reason"))
+            for x in d.degraded_channels
+        ],
+        tr(
+            "diag.counts",
+            v=", ".join(f"{channel(k)} {v}" for k, v in d.candidate_counts.items()),
+        ),
+    ]
+    if d.graph_entities:  # none found: the degraded line says so
+        near = ", ".join(d.graph_near_misses) or "–"
+        lines.append(tr("diag.graph", v=", ".join(d.graph_entities), near=near))
+    timings = ", ".join(f"{stage(k)} {v:.1f}" for k, v in d.timings_ms.items())
+    lines.append(tr("diag.timings", v=timings, total=result.duration_ms))
+    return lines
+
+
+def _ranking_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
+    """Rerank (and its fallback), fusion, the vector background, the relevance floor, and
+    how much of the context budget was used."""
+    d = result.diagnostics
+    lines = [
+        tr(
+            "diag.rerank",
+            requested=tr(f"workbench.rerank.{d.rerank.requested}"),
+            applied=tr(f"workbench.rerank.{d.rerank.applied}"),
+        )
+    ]
+    if d.rerank.fallback_reason:
+        lines.append(tr("diag.fallback", v=say_field(d.rerank, "fallback_reason")))
+    confidence = ", ".join(f"{channel(k)} {v:.2f}" for k, v in d.channel_confidence.items())
+    lines.append(tr("diag.fusion", method=tr(f"diag.fusion.{d.fusion}"), v=confidence or "–"))
+    if d.vector_background:
+        mean, std = d.vector_background[0], d.vector_background[1]
+        lines.append(tr("diag.background", mean=mean, std=std))
+    lines.append(
+        tr(
+            "diag.relevance" if d.below_minimum_relevance else "diag.relevance_kept",
+            floor=f"{d.minimum_relevance:g}",
+            best=f"{d.best_relevance:.2f}" if d.best_relevance is not None else "–",
+            below=d.below_minimum_relevance,
+        )
+    )
+    c = result.context
+    trunc = tr("diag.truncated") if c.truncated else ""
+    lines.append(tr("diag.context", chars=c.character_count, budget=c.budget, trunc=trunc))
+    return lines
+
+
+def context_html(context: r.Context) -> str:
+    """The context a model would receive, group by group (✂ where the budget cut it)."""
+    return "".join(
+        f"<h4>{html.escape(g.document_title)}{' ✂' if g.truncated else ''}</h4>"
+        f"<pre style='white-space: pre-wrap'>{html.escape(g.text)}</pre>"
+        for g in context.groups
+    )
+
+
+def status_text(result: r.KnowledgeRetrievalResponse) -> str:
+    """How many were found (or why nothing was), then each degraded channel and why."""
+    degraded = "\n".join(
+        f"⚠ {channel(x.channel)}: {say_field(x, 'reason')}"
+        for x in result.diagnostics.degraded_channels
+    )
+    if result.zero_result is not None:
+        z = result.zero_result
+        # The nothing-relevant message names its reason itself (best relevance, floor).
+        text = tr(
+            "workbench.zero.relevance" if z.reason == "nothing_relevant" else "workbench.zero",
+            reason=tr_or(f"zero.reason.{z.reason}", z.reason),
+            message=say_field(z, "message"),
+            next=say_field(z, "next_step"),
+        )
+    else:
+        text = tr("workbench.found", count=len(result.results), ms=f"{result.duration_ms:.0f}")
+    return text + (f"\n{degraded}" if degraded else "")

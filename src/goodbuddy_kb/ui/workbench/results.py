@@ -1,0 +1,54 @@
+"""The workbench's ranked results as a table model's columns: rank, document, locator,
+relevance (with dots), the channels that found each hit and their ranks, the vector similarity,
+the rank before reranking and the snippet; and the selected hit's preview."""
+
+from __future__ import annotations
+
+import html
+
+from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.contracts.locator import Locator
+from goodbuddy_kb.ui.i18n import channel_name as channel
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.locator import format_locator
+from goodbuddy_kb.ui.widgets.table_model import Column
+
+
+def relevance_text(x: r.RetrievalResult) -> str:
+    filled = round(x.relevance * 5)
+    return f"{x.relevance:.3f} {'●' * filled}{'○' * (5 - filled)}"
+
+
+def locator_text(x: r.RetrievalResult) -> str:
+    """Where the hit is, worded as everywhere else (its heading path from the result)."""
+    return format_locator(Locator.from_wire({**x.locator, "headingPath": x.heading_path}))
+
+
+RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
+    Column("col.rank", lambda x: str(x.rank)),
+    Column("col.path", lambda x: x.document_path, lambda x: x.document_title),
+    Column("col.locator", locator_text),
+    Column("col.relevance", relevance_text),
+    Column(
+        "col.channels",
+        lambda x: " ".join(f"{channel(k)}#{v}" for k, v in sorted(x.channel_ranks.items())),
+    ),
+    Column(
+        "col.similarity",
+        lambda x: f"{x.vector_similarity:.3f}" if x.vector_similarity is not None else "–",
+    ),
+    Column("col.pre_rank", lambda x: str(x.pre_rerank_rank)),
+    Column("col.snippet", lambda x: x.snippet, lambda x: x.snippet),
+]
+RELEVANCE_COLUMN = 3
+
+
+def preview_html(x: r.RetrievalResult) -> str:
+    """The whole snippet under its document and locator, and why the graph found it."""
+    where = " · ".join(p for p in (x.document_path, locator_text(x)) if p)
+    graph = (
+        f"<p><i>{html.escape(tr('workbench.graph_reasons', v='; '.join(x.graph_reasons)))}</i></p>"
+        if x.graph_reasons
+        else ""
+    )
+    return f"<p><b>{html.escape(where)}</b></p><p>{html.escape(x.snippet)}</p>{graph}"
