@@ -115,7 +115,12 @@ def test_rebuild_document_from_its_row_and_from_the_keyboard(
     assert reason.startswith("Last re-read failed (the previous version is still searchable)")
     assert "binary" in reason and tab.documents.rows[row].chunk_count == 2
     window.tabs.setCurrentWidget(window.tasks_tab)
-    qtbot.waitUntil(lambda: window.tasks_tab.model.rowCount() >= 1, timeout=5_000)
+    # The document's reason can arrive before the task's final state: wait for the task to end.
+    qtbot.waitUntil(
+        lambda: window.tasks_tab.model.rowCount() >= 1
+        and window.tasks_tab.model.rows[0].state != "running",
+        timeout=10_000,
+    )
     latest = window.tasks_tab.model.rows[0]
     assert latest.kind == "rebuild" and latest.state == "failed"
     assert "previous version is still searchable" in (latest.error or "")
