@@ -21,7 +21,7 @@ from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNK_GET, CHUNK_UPDATE
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import language, tr
-from goodbuddy_kb.ui.library.dialogs import confirm_action
+from goodbuddy_kb.ui.widgets.confirm import confirm_action
 from goodbuddy_kb.ui.widgets.reference_view import format_locator
 from goodbuddy_kb.ui.widgets.switch import SwitchWidget
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel

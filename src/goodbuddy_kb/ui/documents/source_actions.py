@@ -15,7 +15,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.documents.row_actions import dropped_sources
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
-from goodbuddy_kb.ui.library.dialogs import confirm_action
+from goodbuddy_kb.ui.widgets.confirm import confirm_action
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
 
 #: What the backend reads (its parsers' suffixes, images through OCR), for the file chooser.

@@ -22,7 +22,6 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error, say_field, say_text
-from goodbuddy_kb.ui.library.dialogs import confirm_action
 from goodbuddy_kb.ui.settings.endpoint_form import (
     CHAT_ENDPOINT,
     RERANK_ENDPOINT,
@@ -33,6 +32,7 @@ from goodbuddy_kb.ui.settings.endpoint_form import (
     problem,
     status_label,
 )
+from goodbuddy_kb.ui.widgets.confirm import confirm_action
 
 KINDS = ("local", "ollama", "openai-compatible", "none")
 
