@@ -35,7 +35,6 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks.dialog import ChunksDialog
 from goodbuddy_kb.ui.graph.dialogs import (
-    FormDialog,
     GraphSettingsDialog,
     entity_dialog,
     entity_type_name,
@@ -49,6 +48,7 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error, say_field
 from goodbuddy_kb.ui.tasks.tab import progress
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
+from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.theme import graph_colour
 
