@@ -21,7 +21,6 @@ from goodbuddy_kb.ui.chunks.dialog import ChunksDialog
 from goodbuddy_kb.ui.documents import rebuild_actions
 from goodbuddy_kb.ui.documents.bar import (
     DOCUMENT_WIDTH,
-    ElideEndDelegate,
     SelectedDocumentBar,
     fit_document_columns,
     row_buttons,
@@ -36,10 +35,11 @@ from goodbuddy_kb.ui.documents.columns import (
 )
 from goodbuddy_kb.ui.documents.row_actions import DocumentRowActions
 from goodbuddy_kb.ui.documents.source_actions import SourceActions, dropped_sources
+from goodbuddy_kb.ui.documents.tables import document_table, source_table
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.pager import PagerWidget
-from goodbuddy_kb.ui.widgets.table_model import RowsModel, fit_columns
+from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from goodbuddy_kb.ui.widgets.theme import SPACE
 
 PAGE = 100
@@ -72,7 +72,8 @@ class DocumentsTab(QtWidgets.QWidget):
         self._refresh_timer.timeout.connect(self.refresh)
         link.task.connect(self._on_task)
 
-    def _build(self) -> None:
+    def _build_header(self) -> None:
+        """The summary, the vector index line and "waiting for rebuild" above the tables."""
         self.summary = QtWidgets.QLabel()
         self.summary.setWordWrap(True)
         self.summary.setAccessibleName(tr("docs.filter"))
@@ -92,19 +93,10 @@ class DocumentsTab(QtWidgets.QWidget):
         self.vector_info: m.VectorIndexInfo | None = None
         self.document_total = 0
         self.rebuild_box: QtWidgets.QMessageBox | None = None
-        self.source_view = QtWidgets.QTableView()
-        self.source_view.setModel(self.sources)
-        self.source_view.setAccessibleName(tr("sources.heading"))
-        self.source_view.setSelectionBehavior(
-            QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
-        )
-        self.source_view.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
-        self.source_view.horizontalHeader().setStretchLastSection(True)
-        self.source_view.setTabKeyNavigation(False)  # Tab leaves the table, arrows move in it
-        self.source_view.setMinimumHeight(72)
-        self.source_view.setWordWrap(False)
-        self.source_view.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
-        fit_columns(self.source_view, stretch=1)
+
+    def _build_sources(self) -> QtWidgets.QHBoxLayout:
+        """The sources table and its actions' row (returned, for the heading to join)."""
+        self.source_view = source_table(self.sources)
         self.source_view.selectionModel().currentRowChanged.connect(lambda *_: self._update_watch())
         # One "Add" button with its three kinds keeps the row within 800 px.
         self.add_button = QtWidgets.QToolButton()
@@ -134,19 +126,16 @@ class DocumentsTab(QtWidgets.QWidget):
         ):
             actions.addWidget(w)
         actions.addStretch(1)
+        return actions
+
+    def _build_documents(self) -> QtWidgets.QHBoxLayout:
+        """The document table, its actions and the filter and pager row (returned)."""
         self.filter_box = QtWidgets.QComboBox()
         self.filter_box.setAccessibleName(tr("docs.filter"))
         for key in ("all", "failed", "vector_missing"):
             self.filter_box.addItem(tr(f"docs.filter.{key}"), key)
         self.filter_box.currentIndexChanged.connect(lambda _i: self.reload_documents(reset=True))
-        self.document_view = QtWidgets.QTableView()
-        self.document_view.setModel(self.documents)
-        self.document_view.setAccessibleName(tr("docs.filter.all"))
-        self.document_view.setSelectionBehavior(
-            QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
-        )
-        self.document_view.horizontalHeader().setStretchLastSection(True)
-        self.document_view.setTabKeyNavigation(False)  # Tab leaves the table
+        self.document_view = document_table(self.documents)
         self.document_view.selectionModel().currentRowChanged.connect(
             lambda *_: self._update_document_actions()
         )
@@ -169,18 +158,7 @@ class DocumentsTab(QtWidgets.QWidget):
         self.document_bar = SelectedDocumentBar([self.view_chunks_button, self.open_source_button])
         self._document_width = DOCUMENT_WIDTH
         self.document_view.installEventFilter(self)
-        self.document_view.setItemDelegateForColumn(
-            len(DOCUMENT_COLUMNS) - 1, ElideEndDelegate(self.document_view)
-        )
         self.chunks_dialog: ChunksDialog | None = None
-        self.document_view.setAlternatingRowColors(True)
-        self.document_view.verticalHeader().setDefaultSectionSize(
-            self.document_view.fontMetrics().height() + 8
-        )
-        self.document_view.setWordWrap(False)
-        self.document_view.setMinimumHeight(120)
-        self.document_view.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
-        fit_columns(self.document_view, stretch=len(DOCUMENT_COLUMNS) - 1, wide={0: DOCUMENT_WIDTH})
         # Arrows with their names as tooltips: the row keeps its actions within 800 px.
         self.pager = PagerWidget("docs.prev", "docs.next", arrows=True)
         self.pager.step.connect(self._page)
@@ -192,6 +170,12 @@ class DocumentsTab(QtWidgets.QWidget):
         paging.addWidget(self.rebuild_doc_button)
         paging.addStretch(1)
         paging.addWidget(self.pager)
+        return paging
+
+    def _build(self) -> None:
+        self._build_header()
+        actions = self._build_sources()
+        paging = self._build_documents()
         # Sources above documents in a splitter; the document table gets most of the height.
         top = QtWidgets.QWidget()
         top_layout = QtWidgets.QVBoxLayout(top)
