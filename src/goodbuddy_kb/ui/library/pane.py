@@ -41,7 +41,7 @@ class FitWidthDelegate(QtWidgets.QStyledItemDelegate):
         return QtCore.QSize(min(hint.width(), self._view.viewport().width()), hint.height())
 
 
-class LibraryListPane(QtWidgets.QWidget):
+class LibraryListWidget(QtWidgets.QWidget):
     """The list over ``model`` (the window keeps the model across language changes) and the
     actions on its libraries."""
 

@@ -29,7 +29,7 @@ from goodbuddy_kb.ui.i18n.qt_translations import use_qt_translations
 from goodbuddy_kb.ui.library.detail import LibraryDetailWidget
 from goodbuddy_kb.ui.library.dialogs import LibraryNameDialog
 from goodbuddy_kb.ui.library.model import LibraryListModel
-from goodbuddy_kb.ui.library.pane import LibraryListPane
+from goodbuddy_kb.ui.library.pane import LibraryListWidget
 from goodbuddy_kb.ui.mainwindow.banner import BackendBanner
 from goodbuddy_kb.ui.mainwindow.menus import SettingsMenu
 from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
@@ -165,7 +165,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _build(self) -> None:
         self.banner = BackendBanner()
         self.banner.restart_button.clicked.connect(self._restart)
-        self.libraries = LibraryListPane(self.link, self.model)
+        self.libraries = LibraryListWidget(self.link, self.model)
         self.libraries.current_changed.connect(self._on_current)
         self.libraries.listed.connect(self.listed.emit)
         self.libraries.notice.connect(self.statusBar().showMessage)
