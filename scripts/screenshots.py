@@ -292,10 +292,10 @@ def dialogs(win: MainWindow, out: Path, tag: str, width: int, height: int) -> li
     close_box(win.delete_box)
     tab = win.documents_tab
     tab.source_view.selectRow(0)
-    tab.remove_source()
-    grab(tab.remove_box, out, f"remove-source-{tag}")  # type: ignore[arg-type]
+    tab.source_actions.remove_source()
+    grab(tab.source_actions.remove_box, out, f"remove-source-{tag}")  # type: ignore[arg-type]
     names.append(f"remove-source-{tag}")
-    close_box(tab.remove_box)
+    close_box(tab.source_actions.remove_box)
     failed = next((i for i, d in enumerate(tab.documents.rows) if d.error), 0)
     tab.document_view.selectRow(failed)
     tab.row_actions.show_details()
@@ -309,9 +309,12 @@ def file_choosers(win: MainWindow, out: Path, tag: str, folder: Path) -> list[st
     """Add file… and Add folder…: Qt's widget file dialog (the one offscreen and Xvfb use)."""
     tab = win.documents_tab
     names = []
-    for kind, choose in (("file", tab.add_file_source), ("folder", tab.add_folder_source)):
+    for kind, choose in (
+        ("file", tab.source_actions.add_file_source),
+        ("folder", tab.source_actions.add_folder_source),
+    ):
         choose()
-        dialog = tab.folder_dialog
+        dialog = tab.source_actions.folder_dialog
         assert dialog is not None
         dialog.setDirectory(str(folder if kind == "file" else folder.parent))
         dialog.resize(760, 460)

@@ -47,7 +47,7 @@ def window_with_failures(qtbot: QtBot, data_dir: Path, tmp_path: Path, language:
     (tmp_path / "docs" / "empty.md").write_bytes(b"")
     (tmp_path / "docs" / "blob.txt").write_bytes(bytes(range(256)) * 8)
     tab = win.documents_tab
-    tab.sync_now()
+    tab.source_actions.sync_now()
     qtbot.waitUntil(lambda: sum(1 for d in tab.documents.rows if d.error) == 2, timeout=20_000)
     return win
 

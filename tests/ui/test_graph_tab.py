@@ -12,12 +12,13 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
-from goodbuddy_kb.ui.graph.dialogs import FormDialog, GraphSettingsDialog
+from goodbuddy_kb.ui.graph.dialogs import GraphSettingsDialog
 from goodbuddy_kb.ui.graph.ontology import OntologyDialog
 from goodbuddy_kb.ui.graph.picture import NodeItem
 from goodbuddy_kb.ui.graph.tab import GraphTab
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
 from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.main_process.graph.test_graph_channel import FINANCE, TRAVEL
 from tests.ui.test_workspace import open_window, shoot

@@ -88,7 +88,7 @@ def test_tab_leaves_tables_and_reaches_the_document_table_and_paging(
     tab = win.documents_tab
     tab.add_source("folder", str(folder))
     qtbot.waitUntil(lambda: tab.total == 105, timeout=60_000)
-    qtbot.waitUntil(tab.next_button.isEnabled, timeout=5_000)
+    qtbot.waitUntil(tab.pager.next_button.isEnabled, timeout=5_000)
     win.activateWindow()
     tab.source_view.setFocus()
     seen: list[QtWidgets.QWidget] = []
@@ -98,9 +98,9 @@ def test_tab_leaves_tables_and_reaches_the_document_table_and_paging(
         seen.append(win.focusWidget())
         if seen[-1] is tab.document_view:
             break
-    assert tab.filter_box in seen and tab.next_button in seen, "paging is reachable"
+    assert tab.filter_box in seen and tab.pager.next_button in seen, "paging is reachable"
     assert seen[-1] is tab.document_view, "Tab leaves the sources table and reaches documents"
-    assert seen.index(tab.filter_box) < seen.index(tab.next_button), "in reading order"
+    assert seen.index(tab.filter_box) < seen.index(tab.pager.next_button), "in reading order"
     qtbot.keyClick(tab.document_view, KEY.Key_Tab)
     assert win.focusWidget() is not tab.document_view, "no trap in a table"
 
@@ -134,8 +134,8 @@ def test_remove_source_asks_naming_it_and_defaults_to_cancel(
     create_library_with_folder(qtbot, win, tmp_path)
     tab = win.documents_tab
     tab.source_view.selectRow(0)
-    tab.remove_source()
-    box = tab.remove_box
+    tab.source_actions.remove_source()
+    box = tab.source_actions.remove_box
     assert box is not None and box.isVisible()
     assert str(tmp_path / "docs") in box.text()
     assert box.defaultButton().text() == "Cancel"

@@ -55,7 +55,7 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         shoot(win, "language-switched-zh")
         # The backend's notifications reach the new tab: a new file appears after a sync.
         (tmp_path / "docs" / "new.md").write_text("# 新文档\n\n内容。\n", encoding="utf-8")
-        tab.sync_now()
+        tab.source_actions.sync_now()
         qtbot.waitUntil(lambda: tab.documents.rowCount() == 3, timeout=20_000)
         assert "空" not in tab.document_bar.reason.text()
         # And back.

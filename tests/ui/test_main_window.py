@@ -144,3 +144,11 @@ def test_library_model_passes_the_model_tester(qtmodeltester: Any) -> None:
     model.set_libraries(libs[:1])
     qtmodeltester.check(model, force_py=False)
     assert model.rowCount() == 1
+
+
+def test_listed_says_when_the_list_is_filled(qtbot: QtBot, window: MainWindow) -> None:
+    create_through_dialog(qtbot, window, "Listed")
+    qtbot.waitUntil(lambda: names(window) == ["Listed"], timeout=5_000)
+    with qtbot.waitSignal(window.listed, timeout=5_000):
+        window.refresh()
+    assert names(window) == ["Listed"] and window.detail.title.text() == "Listed"

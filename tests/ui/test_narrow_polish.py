@@ -144,14 +144,16 @@ def test_add_folder_adds_the_chosen_folder_and_the_chooser_knows_every_kind(
         other.mkdir()
         (other / "extra.md").write_text("# 额外\n\n补充说明。\n", encoding="utf-8")
         tab = win.documents_tab
-        tab.add_file_source()
-        chooser = tab.folder_dialog
+        tab.source_actions.add_file_source()
+        chooser = tab.source_actions.folder_dialog
         assert chooser is not None and chooser.isVisible()
         assert chooser.nameFilters()[0].startswith("支持的文档 (*.md")
         chooser.reject()
-        assert tab.folder_dialog is None and tab.sources.rowCount() == 1, "Cancel adds nothing"
-        tab.add_folder_source()
-        chooser = tab.folder_dialog
+        assert tab.source_actions.folder_dialog is None and tab.sources.rowCount() == 1, (
+            "Cancel adds nothing"
+        )
+        tab.source_actions.add_folder_source()
+        chooser = tab.source_actions.folder_dialog
         assert chooser is not None
         chooser.setDirectory(str(tmp_path))
         chooser.selectFile(str(other))

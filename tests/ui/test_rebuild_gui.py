@@ -117,8 +117,10 @@ def test_rebuild_document_from_its_row_and_from_the_keyboard(
     window.tabs.setCurrentWidget(window.tasks_tab)
     # The document's reason can arrive before the task's final state: wait for the task to end.
     qtbot.waitUntil(
-        lambda: window.tasks_tab.model.rowCount() >= 1
-        and window.tasks_tab.model.rows[0].state != "running",
+        lambda: (
+            window.tasks_tab.model.rowCount() >= 1
+            and window.tasks_tab.model.rows[0].state != "running"
+        ),
         timeout=10_000,
     )
     latest = window.tasks_tab.model.rows[0]

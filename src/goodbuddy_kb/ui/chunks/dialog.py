@@ -33,7 +33,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks.model import CHUNK_COLUMNS, chunk_label, delete_text, document_text
 from goodbuddy_kb.ui.chunks.pane import ChunkPaneWidget
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.library.dialogs import confirm_action
+from goodbuddy_kb.ui.widgets.confirm import confirm_action
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
 
 PAGE = 50

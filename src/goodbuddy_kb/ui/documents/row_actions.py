@@ -1,8 +1,8 @@
-"""Mouse and keyboard habits of the documents pane: the document rows' context menu and
-double-click, opening a document's source, copying its full path, its details, and files or
-folders dropped onto the pane becoming sources. The row actions other parts add (rebuild, view
-chunks) join the same menu; double-click opens the chunk view where there is one, else the
-document's details.
+"""Mouse and keyboard habits of the documents table: the rows' context menu and double-click,
+opening a document's source, copying its full path and its details. The row actions other parts
+add (rebuild, view chunks) join the same menu; double-click opens the chunk view where there is
+one, else the document's details. The table, its models and the link are handed in; the tab
+connects ``notice``.
 
 Open source goes through the backend's citation opener (``knowledge:reference:open``), which
 checks what it opens; the GUI never hands it a path or an address. A document is opened through
@@ -12,8 +12,8 @@ parse) cannot be opened from here, and the action says so."""
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts import sources as c
@@ -21,11 +21,10 @@ from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import CHUNKS_LIST, REFERENCE_OPEN
 from goodbuddy_kb.contracts.retrieval import ReferenceOpenResponse, ReferenceRequest
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error, say_field
-
-if TYPE_CHECKING:
-    from goodbuddy_kb.ui.documents.tab import DocumentsTab
+from goodbuddy_kb.ui.widgets.table_model import RowsModel
 
 
 def full_path(doc: c.Document, source: c.Source | None) -> str:
@@ -35,20 +34,6 @@ def full_path(doc: c.Document, source: c.Source | None) -> str:
     if source.kind == "file":
         return source.location
     return str(Path(source.location) / doc.path)
-
-
-def dropped_sources(mime: QtCore.QMimeData) -> list[tuple[c.SourceKind, str]]:
-    """Local files and folders in a drop, as (kind, absolute path)."""
-    found: list[tuple[c.SourceKind, str]] = []
-    for url in mime.urls():
-        if not url.isLocalFile():
-            continue
-        path = Path(url.toLocalFile())
-        if path.is_dir():
-            found.append(("folder", str(path)))
-        elif path.is_file():
-            found.append(("file", str(path)))
-    return found
 
 
 def details_html(doc: c.Document, source: c.Source | None) -> str:
@@ -74,16 +59,30 @@ def details_html(doc: c.Document, source: c.Source | None) -> str:
 
 
 class DocumentRowActions(QtCore.QObject):
-    """Context menu, double-click, copy path and details for the documents table of ``tab``."""
+    """Context menu, double-click, copy path and details for the documents table ``view`` over
+    ``documents`` (``sources`` names where each lives). ``library_id`` says which library the
+    table shows; what happened is said through ``notice``. ``chunk_view``: the table has a chunk
+    view, which then owns "View chunks" and the double-click (activation)."""
 
-    def __init__(self, tab: DocumentsTab) -> None:
-        super().__init__(tab)
-        self.tab = tab
+    notice = QtCore.Signal(str)
+
+    def __init__(
+        self,
+        parent: QtWidgets.QWidget,
+        view: QtWidgets.QTableView,
+        documents: RowsModel[c.Document],
+        sources: RowsModel[c.Source],
+        link: BackendLink,
+        library_id: Callable[[], str | None],
+        *,
+        chunk_view: bool = True,
+    ) -> None:
+        super().__init__(parent)
+        self._parent, self.view, self.documents, self.sources = parent, view, documents, sources
+        self.link, self.library_id = link, library_id
         self.details_box: QtWidgets.QMessageBox | None = None
-        view = tab.document_view
         view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
-        # Where the chunk view exists, it owns "View chunks" and the double-click (activation).
-        self.chunk_view = hasattr(tab, "open_current_chunks") or hasattr(tab, "open_chunks")
+        self.chunk_view = chunk_view
         self.open_action = QtGui.QAction(tr("doc.open_source"), view)
         self.open_action.triggered.connect(self.open_source)
         self.details_action = QtGui.QAction(tr("doc.details"), view)
@@ -98,11 +97,11 @@ class DocumentRowActions(QtCore.QObject):
             view.doubleClicked.connect(lambda _index: self.open_row())
 
     def document(self) -> c.Document | None:
-        index = self.tab.document_view.currentIndex()
-        return self.tab.documents.row_at(index.row()) if index.isValid() else None
+        index = self.view.currentIndex()
+        return self.documents.row_at(index.row()) if index.isValid() else None
 
     def source_of(self, doc: c.Document) -> c.Source | None:
-        return next((s for s in self.tab.sources.rows if s.id == doc.source_id), None)
+        return next((s for s in self.sources.rows if s.id == doc.source_id), None)
 
     def open_row(self) -> None:
         """Double-click without a chunk view: the document's details."""
@@ -112,11 +111,11 @@ class DocumentRowActions(QtCore.QObject):
         """Open the selected document's file or page with the system's program, through the
         backend's citation opener and the document's first enabled chunk."""
         doc = self.document()
-        library_id = self.tab.library_id
+        library_id = self.library_id()
         if doc is None or library_id is None:
             return
-        link = self.tab.link
-        say = self.tab.notice.emit
+        link = self.link
+        say = self.notice.emit
 
         def opened(result: ReferenceOpenResponse | None, error: KbError | None) -> None:
             if error is not None:
@@ -150,13 +149,13 @@ class DocumentRowActions(QtCore.QObject):
             return
         path = full_path(doc, self.source_of(doc))
         QtGui.QGuiApplication.clipboard().setText(path)
-        self.tab.notice.emit(tr("doc.copied", path=path))
+        self.notice.emit(tr("doc.copied", path=path))
 
     def show_details(self) -> None:
         doc = self.document()
         if doc is None:
             return
-        box = QtWidgets.QMessageBox(self.tab)
+        box = QtWidgets.QMessageBox(self._parent)
         box.setWindowTitle(tr("doc.details.title", name=doc.title or doc.path))
         box.setTextFormat(QtCore.Qt.TextFormat.RichText)
         box.setText(details_html(doc, self.source_of(doc)))

@@ -1,23 +1,22 @@
 """The sources' actions of the documents pane: add a file, a folder or a web page (or drop
 files and folders on the pane), sync now, watch a folder, and remove a source after a question
-that names it and defaults to Cancel. A part of ``DocumentsTab``, apart by concept."""
+that names it and defaults to Cancel. The tab hands in its link, which library it shows and
+which source is selected, and connects ``notice``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import SOURCE_ADD, SOURCE_REMOVE, SOURCE_SYNC, SOURCE_WATCH
-from goodbuddy_kb.qt.widgets import QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.documents.row_actions import dropped_sources
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
-from goodbuddy_kb.ui.library.dialogs import confirm_action
-from goodbuddy_kb.ui.widgets.table_model import RowsModel
+from goodbuddy_kb.ui.widgets.confirm import confirm_action
 
 #: What the backend reads (its parsers' suffixes, images through OCR), for the file chooser.
 DOCUMENT_SUFFIXES = (
@@ -52,52 +51,54 @@ def fit_file_columns(dialog: QtWidgets.QFileDialog) -> None:
         header.setSectionResizeMode(column, QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
 
 
-class SourceActions:
-    """Mixed into ``DocumentsTab`` (a QWidget with these attributes)."""
+def dropped_sources(mime: QtCore.QMimeData) -> list[tuple[c.SourceKind, str]]:
+    """Local files and folders in a drop, as (kind, absolute path)."""
+    found: list[tuple[c.SourceKind, str]] = []
+    for url in mime.urls():
+        if not url.isLocalFile():
+            continue
+        path = Path(url.toLocalFile())
+        if path.is_dir():
+            found.append(("folder", str(path)))
+        elif path.is_file():
+            found.append(("file", str(path)))
+    return found
 
-    link: BackendLink
-    library_id: str | None
-    notice: Any  # the tab's Signal(str)
-    remove_box: QtWidgets.QMessageBox | None
-    folder_dialog: QtWidgets.QFileDialog | None
-    sources: RowsModel[c.Source]
-    source_view: QtWidgets.QTableView
-    watch_box: QtWidgets.QCheckBox
-    remove_button: QtWidgets.QPushButton
 
-    def _widget(self) -> QtWidgets.QWidget:
-        """This tab as the parent of its dialogs."""
-        assert isinstance(self, QtWidgets.QWidget)
-        return self
+class SourceActions(QtCore.QObject):
+    """The sources' actions of the library ``library_id()`` shows; ``current_source()`` is the
+    selected source, ``parent`` the parent of the choosers and questions."""
 
-    # -- drag and drop: files and folders dropped on the pane become sources ----------------
-    def dragEnterEvent(self, event: Any) -> None:
-        if self.library_id is not None and dropped_sources(event.mimeData()):
-            event.acceptProposedAction()
+    notice = QtCore.Signal(str)
 
-    def dragMoveEvent(self, event: Any) -> None:
-        self.dragEnterEvent(event)
+    def __init__(
+        self,
+        parent: QtWidgets.QWidget,
+        link: BackendLink,
+        library_id: Callable[[], str | None],
+        current_source: Callable[[], c.Source | None],
+    ) -> None:
+        super().__init__(parent)
+        self._parent, self.link = parent, link
+        self._library_id, self.current_source = library_id, current_source
+        #: The open file or folder chooser, if any.
+        self.folder_dialog: QtWidgets.QFileDialog | None = None
+        #: The open "remove this source?" question, if any (default button: Cancel).
+        self.remove_box: QtWidgets.QMessageBox | None = None
 
-    def dropEvent(self, event: Any) -> None:
-        found = dropped_sources(event.mimeData())
+    @property
+    def library_id(self) -> str | None:
+        return self._library_id()
+
+    def add_dropped(self, mime: QtCore.QMimeData) -> bool:
+        """Files and folders dropped on the pane become sources; False if there are none."""
+        found = dropped_sources(mime)
         if self.library_id is None or not found:
-            return
-        event.acceptProposedAction()
+            return False
         for kind, path in found:
             self.add_source(kind, path)
         self.notice.emit(tr("sources.dropped", count=len(found)))
-
-    def current_source(self) -> c.Source | None:
-        index = self.source_view.currentIndex()
-        return self.sources.row_at(index.row()) if index.isValid() else None
-
-    def _update_watch(self) -> None:
-        source = self.current_source()
-        self.watch_box.blockSignals(True)
-        self.watch_box.setChecked(bool(source and source.watch))
-        self.watch_box.setEnabled(source is not None and source.kind == "folder")
-        self.watch_box.blockSignals(False)
-        self.remove_button.setEnabled(source is not None)
+        return True
 
     # -- actions ---------------------------------------------------------------------------
     def _report(self, result: ContractModel | None, error: KbError | None) -> None:
@@ -113,7 +114,7 @@ class SourceActions:
     def _choose(self, kind: c.SourceKind) -> QtWidgets.QFileDialog:
         """The file chooser for a file or a folder source, open (window-modal) until answered;
         the chosen path becomes a source. Kept as ``folder_dialog`` while it is open."""
-        dialog = QtWidgets.QFileDialog(self._widget(), tr(f"sources.add_{kind}"))
+        dialog = QtWidgets.QFileDialog(self._parent, tr(f"sources.add_{kind}"))
         if kind == "folder":
             dialog.setFileMode(QtWidgets.QFileDialog.FileMode.Directory)
             dialog.setOption(QtWidgets.QFileDialog.Option.ShowDirsOnly, True)
@@ -145,7 +146,7 @@ class SourceActions:
 
     def add_web_source(self) -> None:
         url, ok = QtWidgets.QInputDialog.getText(
-            self._widget(), tr("sources.add_web"), tr("sources.web.prompt")
+            self._parent, tr("sources.add_web"), tr("sources.web.prompt")
         )
         if ok:
             self.add_source("web", url.strip())
@@ -176,7 +177,7 @@ class SourceActions:
             return
         library_id = self.library_id
         box = confirm_action(
-            self._widget(),
+            self._parent,
             tr("sources.remove"),
             tr("sources.remove.text", location=source.location, count=source.document_count),
             tr("sources.remove.confirm", name=Path(source.location).name or source.location),

@@ -21,7 +21,6 @@ from goodbuddy_kb.ui.chunks.dialog import ChunksDialog
 from goodbuddy_kb.ui.documents import rebuild_actions
 from goodbuddy_kb.ui.documents.bar import (
     DOCUMENT_WIDTH,
-    ElideEndDelegate,
     SelectedDocumentBar,
     fit_document_columns,
     row_buttons,
@@ -35,15 +34,18 @@ from goodbuddy_kb.ui.documents.columns import (
     vector_state_text,
 )
 from goodbuddy_kb.ui.documents.row_actions import DocumentRowActions
-from goodbuddy_kb.ui.documents.source_actions import SourceActions
+from goodbuddy_kb.ui.documents.source_actions import SourceActions, dropped_sources
+from goodbuddy_kb.ui.documents.tables import document_table, source_table
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.widgets.table_model import RowsModel, fit_columns
+from goodbuddy_kb.ui.widgets.buttons import button
+from goodbuddy_kb.ui.widgets.pager import PagerWidget
+from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from goodbuddy_kb.ui.widgets.theme import SPACE
 
 PAGE = 100
 
 
-class DocumentsTab(SourceActions, QtWidgets.QWidget):
+class DocumentsTab(QtWidgets.QWidget):
     notice = QtCore.Signal(str)
     row_actions: DocumentRowActions
 
@@ -53,13 +55,14 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
         self.library_id: str | None = None
         #: A document to select once its page arrives (the window was rebuilt around it).
         self.reselect: str | None = None
-        self.folder_dialog: QtWidgets.QFileDialog | None = None
-        #: The open "remove this source?" question, if any (default button: Cancel).
-        self.remove_box: QtWidgets.QMessageBox | None = None
         self.offset = 0
         self.total = 0
         self.sources = RowsModel(SOURCE_COLUMNS, self)
         self.documents = RowsModel(DOCUMENT_COLUMNS, self)
+        self.source_actions = SourceActions(
+            self, link, lambda: self.library_id, self.current_source
+        )
+        self.source_actions.notice.connect(self.notice.emit)
         self._build()
         link.changed.connect(self._maybe_refresh)
         # Task progress moves the document rows and the vector line along while work runs.
@@ -69,20 +72,15 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
         self._refresh_timer.timeout.connect(self.refresh)
         link.task.connect(self._on_task)
 
-    def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
-        button = QtWidgets.QPushButton(tr(key))
-        button.setAccessibleName(tr(key))
-        button.clicked.connect(slot)
-        return button
-
-    def _build(self) -> None:
+    def _build_header(self) -> None:
+        """The summary, the vector index line and "waiting for rebuild" above the tables."""
         self.summary = QtWidgets.QLabel()
         self.summary.setWordWrap(True)
         self.summary.setAccessibleName(tr("docs.filter"))
         self.vector_label = QtWidgets.QLabel()
         self.vector_label.setWordWrap(True)
         self.pending_label = QtWidgets.QLabel("⟳ " + tr("detail.pending_rebuild"))
-        self.pending_rebuild_button = self._button("rebuild.library", self.rebuild_library)
+        self.pending_rebuild_button = button("rebuild.library", self.rebuild_library)
         self.pending_bar = QtWidgets.QWidget()
         pending_row = QtWidgets.QHBoxLayout(self.pending_bar)
         pending_row.setContentsMargins(0, 0, 0, 0)
@@ -90,24 +88,15 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
         pending_row.addWidget(self.pending_rebuild_button)
         pending_row.addStretch(1)
         self.pending_bar.hide()
-        self.rebuild_vectors_button = self._button("rebuild.vectors", self.rebuild_vectors)
+        self.rebuild_vectors_button = button("rebuild.vectors", self.rebuild_vectors)
         self.rebuild_vectors_button.hide()
         self.vector_info: m.VectorIndexInfo | None = None
         self.document_total = 0
         self.rebuild_box: QtWidgets.QMessageBox | None = None
-        self.source_view = QtWidgets.QTableView()
-        self.source_view.setModel(self.sources)
-        self.source_view.setAccessibleName(tr("sources.heading"))
-        self.source_view.setSelectionBehavior(
-            QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
-        )
-        self.source_view.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
-        self.source_view.horizontalHeader().setStretchLastSection(True)
-        self.source_view.setTabKeyNavigation(False)  # Tab leaves the table, arrows move in it
-        self.source_view.setMinimumHeight(72)
-        self.source_view.setWordWrap(False)
-        self.source_view.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
-        fit_columns(self.source_view, stretch=1)
+
+    def _build_sources(self) -> QtWidgets.QHBoxLayout:
+        """The sources table and its actions' row (returned, for the heading to join)."""
+        self.source_view = source_table(self.sources)
         self.source_view.selectionModel().currentRowChanged.connect(lambda *_: self._update_watch())
         # One "Add" button with its three kinds keeps the row within 800 px.
         self.add_button = QtWidgets.QToolButton()
@@ -115,18 +104,19 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
         self.add_button.setAccessibleName(tr("sources.add"))
         self.add_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
         add_menu = QtWidgets.QMenu(self.add_button)
-        self.add_file = add_menu.addAction(tr("sources.add_file"), self.add_file_source)
-        self.add_folder = add_menu.addAction(tr("sources.add_folder"), self.add_folder_source)
-        self.add_web = add_menu.addAction(tr("sources.add_web"), self.add_web_source)
+        sources = self.source_actions
+        self.add_file = add_menu.addAction(tr("sources.add_file"), sources.add_file_source)
+        self.add_folder = add_menu.addAction(tr("sources.add_folder"), sources.add_folder_source)
+        self.add_web = add_menu.addAction(tr("sources.add_web"), sources.add_web_source)
         self.add_button.setMenu(add_menu)
         self.add_button.setToolTip(tr("sources.drop_hint"))
-        self.sync_button = self._button("sources.sync", self.sync_now)
-        self.remove_button = self._button("sources.remove", self.remove_source)
-        self.rebuild_library_button = self._button("rebuild.library", self.rebuild_library)
+        self.sync_button = button("sources.sync", sources.sync_now)
+        self.remove_button = button("sources.remove", sources.remove_source)
+        self.rebuild_library_button = button("rebuild.library", self.rebuild_library)
         self.watch_box = QtWidgets.QCheckBox(tr("sources.watch"))
         self.watch_box.setAccessibleName(tr("sources.watch"))
         self.watch_box.setAccessibleDescription("switch")
-        self.watch_box.toggled.connect(self.set_watch)
+        self.watch_box.toggled.connect(sources.set_watch)
         actions = QtWidgets.QHBoxLayout()
         for w in (
             self.add_button,
@@ -136,29 +126,26 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
         ):
             actions.addWidget(w)
         actions.addStretch(1)
+        return actions
+
+    def _build_documents(self) -> QtWidgets.QHBoxLayout:
+        """The document table, its actions and the filter and pager row (returned)."""
         self.filter_box = QtWidgets.QComboBox()
         self.filter_box.setAccessibleName(tr("docs.filter"))
         for key in ("all", "failed", "vector_missing"):
             self.filter_box.addItem(tr(f"docs.filter.{key}"), key)
         self.filter_box.currentIndexChanged.connect(lambda _i: self.reload_documents(reset=True))
-        self.document_view = QtWidgets.QTableView()
-        self.document_view.setModel(self.documents)
-        self.document_view.setAccessibleName(tr("docs.filter.all"))
-        self.document_view.setSelectionBehavior(
-            QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows
-        )
-        self.document_view.horizontalHeader().setStretchLastSection(True)
-        self.document_view.setTabKeyNavigation(False)  # Tab leaves the table
+        self.document_view = document_table(self.documents)
         self.document_view.selectionModel().currentRowChanged.connect(
             lambda *_: self._update_document_actions()
         )
-        self.rebuild_doc_button = self._button("rebuild.document", self.rebuild_current_document)
+        self.rebuild_doc_button = button("rebuild.document", self.rebuild_current_document)
         self.rebuild_doc_button.setEnabled(False)
         # The row's context menu, in this order: view chunks, rebuild, then (row_actions) open
         # source, copy path and details.
         self.document_view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
         self.document_view.activated.connect(lambda index: self._open_chunks_at(index.row()))
-        self.view_chunks_button = self._button("docs.view_chunks", self.open_current_chunks)
+        self.view_chunks_button = button("docs.view_chunks", self.open_current_chunks)
         view_chunks = QtGui.QAction(tr("docs.view_chunks"), self.document_view)
         view_chunks.triggered.connect(self.open_current_chunks)
         self.document_view.addAction(view_chunks)
@@ -167,32 +154,14 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
         rebuild_action.setShortcutContext(QtCore.Qt.ShortcutContext.WidgetShortcut)
         rebuild_action.triggered.connect(self.rebuild_current_document)
         self.document_view.addAction(rebuild_action)
-        self.open_source_button = self._button("doc.open_source", self.open_current_source)
+        self.open_source_button = button("doc.open_source", self.open_current_source)
         self.document_bar = SelectedDocumentBar([self.view_chunks_button, self.open_source_button])
         self._document_width = DOCUMENT_WIDTH
         self.document_view.installEventFilter(self)
-        self.document_view.setItemDelegateForColumn(
-            len(DOCUMENT_COLUMNS) - 1, ElideEndDelegate(self.document_view)
-        )
         self.chunks_dialog: ChunksDialog | None = None
-        self.document_view.setAlternatingRowColors(True)
-        self.document_view.verticalHeader().setDefaultSectionSize(
-            self.document_view.fontMetrics().height() + 8
-        )
-        self.document_view.setWordWrap(False)
-        self.document_view.setMinimumHeight(120)
-        self.document_view.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
-        fit_columns(self.document_view, stretch=len(DOCUMENT_COLUMNS) - 1, wide={0: DOCUMENT_WIDTH})
-        self.prev_button = self._button("docs.prev", lambda: self._page(-1))
-        self.next_button = self._button("docs.next", lambda: self._page(1))
         # Arrows with their names as tooltips: the row keeps its actions within 800 px.
-        for button, arrow, key in (
-            (self.prev_button, "‹", "docs.prev"),
-            (self.next_button, "›", "docs.next"),
-        ):
-            button.setText(arrow)
-            button.setToolTip(tr(key))
-        self.page_label = QtWidgets.QLabel()
+        self.pager = PagerWidget("docs.prev", "docs.next", arrows=True)
+        self.pager.step.connect(self._page)
         paging = QtWidgets.QHBoxLayout()
         filter_label = QtWidgets.QLabel(tr("docs.filter"))
         filter_label.setBuddy(self.filter_box)
@@ -200,9 +169,13 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
         paging.addWidget(self.filter_box)
         paging.addWidget(self.rebuild_doc_button)
         paging.addStretch(1)
-        paging.addWidget(self.page_label)
-        paging.addWidget(self.prev_button)
-        paging.addWidget(self.next_button)
+        paging.addWidget(self.pager)
+        return paging
+
+    def _build(self) -> None:
+        self._build_header()
+        actions = self._build_sources()
+        paging = self._build_documents()
         # Sources above documents in a splitter; the document table gets most of the height.
         top = QtWidgets.QWidget()
         top_layout = QtWidgets.QVBoxLayout(top)
@@ -240,7 +213,15 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
         bottom_layout.addLayout(paging)
         bottom_layout.addWidget(self.document_view, 1)
         bottom_layout.addWidget(self.document_bar)
-        self.row_actions = DocumentRowActions(self)
+        self.row_actions = DocumentRowActions(
+            self,
+            self.document_view,
+            self.documents,
+            self.sources,
+            self.link,
+            lambda: self.library_id,
+        )
+        self.row_actions.notice.connect(self.notice.emit)
         self._update_document_actions()
 
     def detach(self) -> None:
@@ -248,6 +229,36 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
         self.link.changed.disconnect(self._maybe_refresh)
         self.link.task.disconnect(self._on_task)
         self._refresh_timer.stop()
+
+    # -- sources -----------------------------------------------------------------------------
+    def add_source(self, kind: c.SourceKind, location: str) -> None:
+        """Add a source to the library shown (its documents follow as the backend reads them)."""
+        self.source_actions.add_source(kind, location)
+
+    def current_source(self) -> c.Source | None:
+        index = self.source_view.currentIndex()
+        return self.sources.row_at(index.row()) if index.isValid() else None
+
+    def _update_watch(self) -> None:
+        source = self.current_source()
+        self.watch_box.blockSignals(True)
+        self.watch_box.setChecked(bool(source and source.watch))
+        self.watch_box.setEnabled(source is not None and source.kind == "folder")
+        self.watch_box.blockSignals(False)
+        self.remove_button.setEnabled(source is not None)
+
+    # Files and folders dropped on the pane become sources.
+    def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:
+        if self.library_id is not None and dropped_sources(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dragMoveEvent(self, event: QtGui.QDragMoveEvent) -> None:
+        if self.library_id is not None and dropped_sources(event.mimeData()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QtGui.QDropEvent) -> None:
+        if self.source_actions.add_dropped(event.mimeData()):
+            event.acceptProposedAction()
 
     # -- data ------------------------------------------------------------------------------
     def show_library(self, library_id: str | None) -> None:
@@ -339,16 +350,12 @@ class DocumentsTab(SourceActions, QtWidgets.QWidget):
             self.pending_label.setVisible(s.settings_pending_rebuild)
             self.rebuild_library_button.setEnabled(s.documents > 0)
             first = self.offset + 1 if result.total else 0
-            self.page_label.setText(
-                tr(
-                    "docs.page",
-                    first=first,
-                    last=self.offset + len(result.documents),
-                    total=result.total,
-                )
+            last = self.offset + len(result.documents)
+            self.pager.show_page(
+                tr("docs.page", first=first, last=last, total=result.total),
+                has_previous=self.offset > 0,
+                has_next=self.offset + PAGE < result.total,
             )
-            self.prev_button.setEnabled(self.offset > 0)
-            self.next_button.setEnabled(self.offset + PAGE < result.total)
 
         self.link.call(DOCUMENTS_LIST, request, done)
 

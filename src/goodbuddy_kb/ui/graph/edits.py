@@ -29,7 +29,6 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.graph.dialogs import (
-    FormDialog,
     GraphSettingsDialog,
     entity_dialog,
     merge_dialog,
@@ -40,7 +39,8 @@ from goodbuddy_kb.ui.graph.state import GraphState
 from goodbuddy_kb.ui.graph.texts import relation_text
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
-from goodbuddy_kb.ui.library.dialogs import confirm_action
+from goodbuddy_kb.ui.widgets.confirm import confirm_action
+from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
 
 
 class GraphEdits(QtCore.QObject):

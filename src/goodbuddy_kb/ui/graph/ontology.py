@@ -12,10 +12,10 @@ from pydantic import ValidationError
 
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
-from goodbuddy_kb.ui.graph.dialogs import FormDialog
 from goodbuddy_kb.ui.graph.texts import type_label
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say
+from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
 
 _ROLE = QtCore.Qt.ItemDataRole.UserRole
 

@@ -1,5 +1,6 @@
-"""The Settings menu's dialogs in zh-CN and en: model connections, external AI tools (MCP)
-and the Diagnostics dialog (merged into ``i18n.STRINGS``)."""
+"""The settings' strings in zh-CN and en: the Settings tab (a library's retrieval and chunking
+fields), and the Settings menu's dialogs — model connections, external AI tools (MCP) and the
+Diagnostics dialog (merged into ``i18n.STRINGS``)."""
 
 from __future__ import annotations
 
@@ -170,4 +171,52 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
         "No external tool has called yet. Libraries available: {exposed}.",
     ),
     "mcp.close": ("关闭", "Close"),
+    # the Settings tab (retrieval and chunking of a library) and the model endpoints
+    "settings.range": ("范围 {low}–{high}", "range {low}–{high}"),
+    "settings.retrieval": ("检索设置", "Retrieval settings"),
+    "settings.chunking": ("分块设置", "Chunking settings"),
+    "settings.save": ("保存", "Save"),
+    "settings.saved": ("设置已保存", "Settings saved"),
+    "settings.rebuild_notice": (
+        "分块设置已更新，等待重建：已有分块保持不变，直到你重建索引。",
+        "Chunking settings updated, waiting for rebuild: existing chunks stay as they are until you rebuild.",
+    ),
+    "settings.graph_off": (
+        "知识图谱未启用，图谱权重暂不生效。",
+        "The knowledge graph is off, so the graph weight has no effect.",
+    ),
+    "settings.vector_degraded": (
+        "向量通道当前降级：{reason}",
+        "The vector channel is degraded: {reason}",
+    ),
+    "field.topK": ("Top K", "Top K"),
+    "field.minimumVectorSimilarity": ("最低向量相似度", "Minimum vector similarity"),
+    "field.minimumRelevance": ("最低相关度", "Minimum relevance"),
+    "field.ftsWeight": ("全文权重", "Full-text weight"),
+    "field.vectorWeight": ("向量权重", "Vector weight"),
+    "field.graphWeight": ("图谱权重", "Graph weight"),
+    "field.candidateMultiplier": ("候选倍数", "Candidate multiplier"),
+    "field.contextMaxCharacters": ("上下文最大字符数", "Context budget (characters)"),
+    "field.adjacentChunkCount": ("相邻分块数", "Adjacent chunks"),
+    "field.localRerankEnabled": ("本地规则重排", "Local rule-based rerank"),
+    "field.mode": ("分块模式", "Chunking mode"),
+    "field.targetCharacters": ("目标长度", "Target length"),
+    "field.overlapCharacters": ("重叠长度", "Overlap"),
+    "field.parentCharacters": ("父块长度", "Parent length"),
+    "field.childCharacters": ("子块长度", "Child length"),
+    "field.contextualIndexing": ("上下文索引（标题前缀）", "Contextual indexing (title prefix)"),
+    "field.ocrEnabled": (
+        "识别扫描件和图片中的文字（本地 OCR）",
+        "Read scanned pages and images (local OCR)",
+    ),
+    "settings.ocr_hint": (
+        "扫描的 PDF 页面和 PNG/JPEG/WebP/TIFF/BMP 图片在本机识别（中文和英文），不上传。",
+        "Scanned PDF pages and PNG/JPEG/WebP/TIFF/BMP images are read on this computer (Chinese and English); nothing is uploaded.",
+    ),
+    "chat.model": ("对话模型", "Chat model"),
+    "chat.model.none": ("未配置（仅证据回答）", "None (evidence-only answers)"),
+    "rerank.service": (
+        "学习型重排服务（Cohere/Jina 兼容）",
+        "Learned rerank service (Cohere/Jina-compatible)",
+    ),
 }

@@ -1,1 +1,2 @@
-"""The library list: its item model and the name and delete dialogs."""
+"""The library list: its item model, its pane (list, buttons and their actions), the name and
+delete dialogs, and the selected library's header."""

@@ -1,21 +1,19 @@
-"""Small dialogs of the library list: name entry (with an inline field error) and delete."""
+"""Small dialogs of the library list: name entry (a form dialog with an inline field error)
+and the delete confirmation."""
 
 from __future__ import annotations
 
 from goodbuddy_kb.contracts.limits import MAX_LIBRARY_NAME_CHARACTERS
-from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
 
 
-class LibraryNameDialog(QtWidgets.QDialog):
+class LibraryNameDialog(FormDialog):
     """Asks for a library name; ``submitted`` carries it, and errors stay next to the field."""
 
-    submitted = QtCore.Signal(str)
-
     def __init__(self, title: str, initial: str = "", parent: QtWidgets.QWidget | None = None):
-        super().__init__(parent)
-        self.setWindowTitle(title)
-        self.setModal(True)
+        super().__init__(title, parent)
         self.name_edit = QtWidgets.QLineEdit(initial)
         self.name_edit.setPlaceholderText(tr("dialog.name.placeholder"))
         self.name_edit.setAccessibleName(tr("dialog.name.label"))
@@ -23,46 +21,29 @@ class LibraryNameDialog(QtWidgets.QDialog):
         # Room for the example and a name of a few words (the title bar is not always there).
         example = self.name_edit.fontMetrics().horizontalAdvance(tr("dialog.name.placeholder"))
         self.name_edit.setMinimumWidth(max(320, example + 40))
-        self.error_label = QtWidgets.QLabel()
-        self.error_label.setObjectName("fieldError")
-        self.error_label.setWordWrap(True)
-        self.error_label.setVisible(False)
         self.error_label.setAccessibleName(tr("dialog.name.label"))
         label = QtWidgets.QLabel(tr("dialog.name.label"))
         label.setBuddy(self.name_edit)
-        buttons = QtWidgets.QDialogButtonBox()
-        self.ok_button = buttons.addButton(
-            tr("dialog.ok"), QtWidgets.QDialogButtonBox.ButtonRole.AcceptRole
-        )
-        cancel = buttons.addButton(
-            tr("dialog.cancel"), QtWidgets.QDialogButtonBox.ButtonRole.RejectRole
-        )
-        self.ok_button.setDefault(True)
-        self.ok_button.clicked.connect(self._submit)
-        cancel.clicked.connect(self.reject)
-        layout = QtWidgets.QVBoxLayout(self)
-        layout.addWidget(label)
-        layout.addWidget(self.name_edit)
-        layout.addWidget(self.error_label)
-        layout.addWidget(buttons)
+        # The label above its field (rows spanning the form), so a long name has the width.
+        self.form.addRow(label)
+        self.form.addRow(self.name_edit)
+        self.build = self._name
         self.name_edit.selectAll()
         self.name_edit.setFocus()
 
-    def _submit(self) -> None:
+    def _name(self) -> str | None:
+        """The name typed, or None (with the reason next to the field)."""
         name = self.name_edit.text().strip()
         if not name:
             self.show_error(tr("dialog.name.empty"))
-            return
+            return None
         if len(name) > MAX_LIBRARY_NAME_CHARACTERS:
             self.show_error(tr("dialog.name.too_long", limit=MAX_LIBRARY_NAME_CHARACTERS))
-            return
-        self.ok_button.setEnabled(False)
-        self.submitted.emit(name)
+            return None
+        return name
 
     def show_error(self, message: str) -> None:
-        self.ok_button.setEnabled(True)
-        self.error_label.setText(message)
-        self.error_label.setVisible(True)
+        super().show_error(message)
         self.name_edit.setFocus()
 
 
@@ -78,21 +59,4 @@ def confirm_delete(parent: QtWidgets.QWidget, name: str) -> QtWidgets.QMessageBo
     cancel = box.addButton(tr("dialog.cancel"), QtWidgets.QMessageBox.ButtonRole.RejectRole)
     box.setDefaultButton(cancel)
     box.setProperty("deleteButton", delete)
-    return box
-
-
-def confirm_action(
-    parent: QtWidgets.QWidget, title: str, text: str, action: str
-) -> QtWidgets.QMessageBox:
-    """A confirmation whose default button is Cancel; the action button is the box's
-    ``confirmButton`` property. The caller opens it and reads ``clickedButton()``."""
-    box = QtWidgets.QMessageBox(parent)
-    box.setIcon(QtWidgets.QMessageBox.Icon.Warning)
-    box.setWindowTitle(title)
-    box.setText(text)
-    confirm = box.addButton(action, QtWidgets.QMessageBox.ButtonRole.AcceptRole)
-    cancel = box.addButton(tr("dialog.cancel"), QtWidgets.QMessageBox.ButtonRole.RejectRole)
-    box.setDefaultButton(cancel)
-    box.setEscapeButton(cancel)
-    box.setProperty("confirmButton", confirm)
     return box

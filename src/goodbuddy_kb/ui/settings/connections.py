@@ -22,17 +22,19 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error, say_field, say_text
-from goodbuddy_kb.ui.library.dialogs import confirm_action
 from goodbuddy_kb.ui.settings.endpoint_form import (
     CHAT_ENDPOINT,
     RERANK_ENDPOINT,
+    Endpoint,
     EndpointForm,
     ModelPicker,
+    PendingSave,
     Probe,
     form_buttons,
     problem,
     status_label,
 )
+from goodbuddy_kb.ui.widgets.confirm import confirm_action
 
 KINDS = ("local", "ollama", "openai-compatible", "none")
 
@@ -85,7 +87,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         form.addRow(tr("conn.kind"), self.kind)
         form.addRow(tr("conn.base_url"), self.base_url)
         self.model_list = ModelPicker(
-            self, "embedding", self.model, self.kind, self.base_url, self.key, self.outcome
+            self.link, "embedding", self.model, self.kind, self.base_url, self.key, self.outcome
         )
         form.addRow(tr("conn.model"), self.model_list)
         form.addRow(tr("conn.dimensions"), self.dimensions)
@@ -120,7 +122,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
 
     # -- chat model and rerank service (same rules: explicit switch, write-only key) ----------
     def _chat_group(self) -> QtWidgets.QGroupBox:
-        form = EndpointForm(self, CHAT_ENDPOINT)
+        form = self._form(CHAT_ENDPOINT)
         self.chat = form
         self.chat_kind, self.chat_url, self.chat_model = form.kind, form.url, form.model
         self.chat_key, self.chat_status = form.key, form.status
@@ -130,11 +132,17 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         return form
 
     def _rerank_group(self) -> QtWidgets.QGroupBox:
-        form = EndpointForm(self, RERANK_ENDPOINT)
+        form = self._form(RERANK_ENDPOINT)
         self.rerank = form
         self.rerank_url, self.rerank_model, self.rerank_key = form.url, form.model, form.key
         self.rerank_status = form.status
         self.rerank_test_button, self.rerank_save_button = form.test_button, form.save_button
+        return form
+
+    def _form(self, endpoint: Endpoint) -> EndpointForm:
+        form = EndpointForm(self.link, endpoint)
+        form.test_requested.connect(lambda probe: self._run(probe, tr("conn.testing")))
+        form.save_requested.connect(self._save_checked)
         return form
 
     def _show_chat(self, info: c.ChatInfo | None, error: KbError | None) -> None:
@@ -188,16 +196,11 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
 
         self.link.call(probe.spec, probe.request, done)
 
-    def _save_checked(
-        self,
-        probe: Probe,
-        button: QtWidgets.QPushButton,
-        write: Callable[[], None],
-        needs_test: bool,
-    ) -> None:
+    def _save_checked(self, save: PendingSave) -> None:
         """Run the test first; a failed test asks "Save anyway?" (default: Cancel)."""
+        probe, button, write = save.probe, save.button, save.write
         button.setEnabled(False)
-        if not needs_test:
+        if not save.needs_test:
             write()
             return
 
@@ -281,7 +284,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             self.link.call(EMBEDDING_UPDATE, request, self._saved)
 
         needs_test = request.connection.kind != "none"  # "off" has nothing to test
-        self._save_checked(probe, self.save_button, write, needs_test)
+        self._save_checked(PendingSave(probe, self.save_button, write, needs_test))
 
     def _saved(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
         self.save_button.setEnabled(True)

@@ -1,13 +1,14 @@
 """One remote endpoint's form in the model connections dialog — the chat model, the rerank
 service — and the parts every form there shares: the address, model and write-only key fields,
 Test and Save buttons, the outcome line, the model list of an endpoint, and a connection test's
-probe. The two forms differ only in what ``Endpoint`` says."""
+probe. The two forms differ only in what ``Endpoint`` says. A form knows the backend link, not
+its dialog: it asks the dialog to test and to save through signals."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -23,11 +24,9 @@ from goodbuddy_kb.contracts.methods import (
     MethodSpec,
 )
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say, say_error, say_field
-
-if TYPE_CHECKING:
-    from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
 
 
 def problem(exc: ValueError) -> str:
@@ -80,7 +79,7 @@ class ModelPicker(QtWidgets.QWidget):
 
     def __init__(
         self,
-        dialog: ModelConnectionsDialog,
+        link: BackendLink,
         purpose: Literal["chat", "embedding"],
         field: QtWidgets.QLineEdit,
         kind: QtWidgets.QComboBox,
@@ -89,7 +88,7 @@ class ModelPicker(QtWidgets.QWidget):
         status: QtWidgets.QLabel,
     ) -> None:
         super().__init__()
-        self.dialog, self.purpose, self.field = dialog, purpose, field
+        self.link, self.purpose, self.field = link, purpose, field
         self.kind, self.url, self.key, self.status = kind, url, key, status
         self.names = QtCore.QStringListModel(self)
         completer = QtWidgets.QCompleter(self.names, self)
@@ -115,7 +114,7 @@ class ModelPicker(QtWidgets.QWidget):
         request = m.ModelListRequest(
             purpose=self.purpose, kind=kind, base_url=url, api_key=self.key.text() or None
         )
-        self.dialog.link.call(MODELS_LIST, request, self._got)
+        self.link.call(MODELS_LIST, request, self._got)
 
     def _got(self, result: m.ModelListResponse | None, error: KbError | None) -> None:
         if result is not None and result.ok:
@@ -153,11 +152,16 @@ class Endpoint:
 class EndpointForm(QtWidgets.QGroupBox):
     """One remote endpoint's form (chat model, rerank service): provider, address, model (with
     its list where the endpoint offers one), a write-only key, Test and Save, and the outcome.
-    The same rules for both: switched only explicitly, Save tests first."""
+    The same rules for both: switched only explicitly, Save tests first. The dialog runs the
+    tests and the "save anyway?" question: Test emits ``test_requested`` with the probe, Save
+    emits ``save_requested`` with what to write once the test passed (or the user confirmed)."""
 
-    def __init__(self, dialog: ModelConnectionsDialog, endpoint: Endpoint) -> None:
+    test_requested = QtCore.Signal(object)  # Probe
+    save_requested = QtCore.Signal(object)  # PendingSave
+
+    def __init__(self, link: BackendLink, endpoint: Endpoint) -> None:
         super().__init__(tr(endpoint.title))
-        self.dialog, self.endpoint = dialog, endpoint
+        self.link, self.endpoint = link, endpoint
         self.kind = QtWidgets.QComboBox()
         self.kind.setAccessibleName(tr(endpoint.title))
         for kind, label in endpoint.kinds:
@@ -177,7 +181,7 @@ class EndpointForm(QtWidgets.QGroupBox):
         self.picker: ModelPicker | None = None
         if endpoint.lists_models:
             self.picker = ModelPicker(
-                dialog, "chat", self.model, self.kind, self.url, self.key, self.status
+                link, "chat", self.model, self.kind, self.url, self.key, self.status
             )
             form.addRow(tr("conn.model"), self.picker)
         else:
@@ -227,7 +231,7 @@ class EndpointForm(QtWidgets.QGroupBox):
     def test(self) -> None:
         probe = self.probe()
         if probe is not None:
-            self.dialog._run(probe, tr("conn.testing"))
+            self.test_requested.emit(probe)
 
     def save(self) -> None:
         probe = self.probe()
@@ -241,10 +245,10 @@ class EndpointForm(QtWidgets.QGroupBox):
                 self.status.setText("⚠ " + say_error(error) if error else "✓ " + tr("conn.saved"))
                 self.show_info(info)
 
-            self.dialog.link.call(self.endpoint.update_spec, request, done)
+            self.link.call(self.endpoint.update_spec, request, done)
 
         needs_test = self.endpoint.needs_test(request.connection)
-        self.dialog._save_checked(probe, self.save_button, write, needs_test)
+        self.save_requested.emit(PendingSave(probe, self.save_button, write, needs_test))
 
 
 @dataclass(frozen=True)
@@ -256,6 +260,17 @@ class Probe:
     request: Any
     status: QtWidgets.QLabel
     success: Callable[[Any], str]
+
+
+@dataclass(frozen=True)
+class PendingSave:
+    """A form's Save: its probe, its Save button (disabled until done), the call that writes,
+    and whether the probe must pass first (or the user confirm)."""
+
+    probe: Probe
+    button: QtWidgets.QPushButton
+    write: Callable[[], None]
+    needs_test: bool
 
 
 def _chat_success(result: c.ChatTestResponse) -> str:

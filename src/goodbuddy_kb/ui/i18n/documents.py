@@ -1,0 +1,179 @@
+"""The Documents & sources tab's strings in zh-CN and en: sources and their actions, the
+document table's columns and stage statuses, the vector index line, rebuilds and OCR (merged
+into ``i18n.STRINGS``)."""
+
+from __future__ import annotations
+
+DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
+    "sources.heading": ("来源", "Sources"),
+    "sources.add": ("添加来源 ▾", "Add source ▾"),
+    "sources.drop_hint": (
+        "也可以把文件或文件夹拖到这里导入。",
+        "You can also drag files or folders here to import them.",
+    ),
+    "sources.dropped": ("已添加 {count} 个拖入的来源", "Added {count} dropped sources"),
+    "sources.remove.confirm": ("移除“{name}”", "Remove “{name}”"),
+    "doc.details": ("文档详情…", "Document details…"),
+    "doc.details.title": ("文档详情 — {name}", "Document details — {name}"),
+    "doc.view_chunks": ("查看分块…", "View chunks…"),
+    "doc.copy_path": ("复制路径", "Copy path"),
+    "doc.open_source": ("打开来源", "Open source"),
+    "doc.open_source.tip": (
+        "用系统程序打开此文档的原文件或网页",
+        "Open this document's file or web page with the system's program",
+    ),
+    "doc.open_source.none": (
+        "此文档没有已索引的内容，无法从这里打开来源；可以复制路径后自行打开。",
+        "This document has no indexed passage, so its source cannot be opened from here; "
+        "copy its path to open it yourself.",
+    ),
+    "doc.opened": ("已打开来源：{path}", "Opened the source: {path}"),
+    "doc.select": ("选择一个文档以查看其完整原因。", "Select a document to read its whole reason."),
+    "doc.no_reason": ("没有问题", "no problems"),
+    "doc.copied": ("已复制：{path}", "Copied: {path}"),
+    "doc.updated": ("更新时间", "Updated"),
+    "doc.retryable": ("上次重读失败", "Last re-read failed"),
+    "sources.add_file": ("添加文件…", "Add file…"),
+    "sources.add_folder": ("添加文件夹…", "Add folder…"),
+    "sources.add_web": ("添加网页…", "Add web page…"),
+    # Qt reads the patterns from the ASCII parentheses: keep them in both languages.
+    "sources.file_filter": ("支持的文档 ({patterns})", "Supported documents ({patterns})"),
+    "sources.all_files": ("所有文件 (*)", "All files (*)"),
+    "sources.sync": ("立即同步", "Sync now"),
+    "sources.watch": ("监听变化", "Watch folder"),
+    "sources.remove": ("移除来源", "Remove source"),
+    "sources.remove.text": (
+        "移除来源“{location}”？\n\n其 {count} 个文档及其索引将从知识库中删除；原始文件不会被修改或删除。",
+        "Remove the source “{location}”?\n\nIts {count} documents and their index are removed from the library; the original files are not changed or deleted.",
+    ),
+    "sources.web.prompt": ("网页地址（http 或 https）", "Page address (http or https)"),
+    "col.kind": ("类型", "Kind"),
+    "col.location": ("位置", "Location"),
+    "col.state": ("状态", "State"),
+    "col.documents": ("文档数", "Documents"),
+    "col.watch": ("监听", "Watch"),
+    "col.parse": ("解析", "Parse"),
+    "col.fulltext": ("全文索引", "Full-text"),
+    "col.vector": ("向量索引", "Vector"),
+    "col.graph": ("图谱", "Graph"),
+    "col.chunks": ("分块", "Chunks"),
+    "col.ocr": ("OCR", "OCR"),
+    "col.error": ("原因", "Reason"),
+    "docs.filter": ("筛选", "Filter"),
+    "docs.filter.all": ("全部文档", "All documents"),
+    "docs.filter.failed": ("失败的文档", "Failed documents"),
+    "docs.filter.vector_missing": ("缺少向量的文档", "Vector missing"),
+    "docs.page": ("第 {first}–{last} 条，共 {total} 条", "{first}–{last} of {total}"),
+    "docs.prev": ("上一页", "Previous page"),
+    "docs.next": ("下一页", "Next page"),
+    "docs.summary": (
+        "{documents} 个文档：{fulltext} 个可全文检索，{vectorised} 个已向量化，{failed} 个失败，{pending} 个等待中",
+        "{documents} documents: {fulltext} usable for full-text, {vectorised} vectorised, {failed} failed, {pending} pending",
+    ),
+    "docs.summary.empty": ("，{count} 个无可检索内容", ", {count} with no retrievable content"),
+    "docs.vector_model": ("向量模型：{model}", "Embedding model: {model}"),
+    "vector.off": (
+        "– 未配置向量模型：仅全文检索（在“设置 → 模型连接”中选择模型）",
+        "– No embedding model: full-text search only (choose one in Settings → Model connections)",
+    ),
+    "vector.building": ("⟳ 正在建立向量索引", "⟳ building the vector index"),
+    "vector.not_built": (
+        "… 尚无向量索引：导入后自动向量化",
+        "… no vector index yet: vectorisation starts after import",
+    ),
+    "vector.mismatch": (
+        "⚠ 索引由 {built} 建立，与当前模型不符：需要重建向量",
+        "⚠ index built with {built}, not the current model: rebuild the vectors",
+    ),
+    "vector.matches": ("✓ 索引与模型一致", "✓ index matches the model"),
+    "vector.partial": (
+        "… 索引与模型一致，{missing} 个分块尚无向量（仅全文可找到）",
+        "… index matches the model; {missing} chunks have no vector yet (found by full-text only)",
+    ),
+    "vector.coverage": (
+        "{vectors}/{chunks} 个分块已向量化",
+        "{vectors}/{chunks} chunks vectorised",
+    ),
+    "vector.last_failure": ("上次失败：{reason}", "last failure: {reason}"),
+    "state.ok": ("✓ 正常", "✓ OK"),
+    "state.unavailable": ("⚠ 来源不可用", "⚠ Source unavailable"),
+    "state.overflow": ("⚠ 超出文件上限", "⚠ Over the file limit"),
+    "status.pending": ("… 等待", "… Pending"),
+    "status.running": ("⟳ 运行中", "⟳ Running"),
+    "status.done": ("✓ 完成", "✓ Done"),
+    "status.failed": ("✗ 失败", "✗ Failed"),
+    "status.disabled": ("– 未启用", "– Off"),
+    "status.incompatible": ("⚠ 不兼容", "⚠ Incompatible"),
+    "status.on_demand": ("○ 按需", "○ On demand"),
+    "status.empty": ("∅ 无可检索内容", "∅ No retrievable content"),
+    "col.action": ("操作", "Action"),
+    "rebuild.document": ("重建文档", "Rebuild document"),
+    "rebuild.document.retry": ("⚠ 重建（重试）", "⚠ Rebuild (retry)"),
+    "rebuild.document.started": (
+        "已开始重建“{path}”，进度见“任务中心”。",
+        "Rebuilding “{path}” — progress in the Tasks tab.",
+    ),
+    "rebuild.retryable": (
+        "最近一次重新读取失败（仍在使用上一版）：{reason}",
+        "Last re-read failed (the previous version is still searchable): {reason}",
+    ),
+    "rebuild.library": ("重建知识库", "Rebuild library"),
+    "rebuild.library.accept": ("开始重建", "Rebuild"),
+    "rebuild.library.confirm": (
+        "重建这个知识库？\n\n将从来源（本地文件和网页）重新读取全部 {count} 个文档，"
+        "并按当前设置重新解析、分块和建立索引（全文、中文和向量）。\n\n"
+        "在每个文档被替换之前，当前索引继续提供检索。可以在“任务中心”取消，"
+        "已替换的文档保持可用。原始文件不会被修改。",
+        "Rebuild this library?\n\nAll {count} documents are read again from their sources "
+        "(local files and web pages), then parsed, chunked and indexed again (full-text, "
+        "Chinese and vectors) with the current settings.\n\nThe current index keeps serving "
+        "searches until each document is replaced. You can cancel in the Tasks tab; documents "
+        "already replaced stay available. Original files are not changed.",
+    ),
+    "rebuild.library.started": (
+        "已开始重建 {count} 个文档，进度和取消见“任务中心”。",
+        "Rebuilding {count} documents — progress and cancel in the Tasks tab.",
+    ),
+    "rebuild.vectors": ("重建向量", "Rebuild vectors"),
+    "rebuild.vectors.accept": ("开始重建向量", "Rebuild vectors"),
+    "rebuild.vectors.confirm": (
+        "用当前配置的模型重建向量索引？\n\n现有索引：{old}\n当前模型：{new}\n\n"
+        "将为 {chunks} 个分块重新生成向量（分块文本会发送到当前模型运行的位置）。"
+        "新索引在现有索引旁边构建，完整校验后才替换；在此之前，以及构建失败时，现有索引保持不变。",
+        "Rebuild the vector index with the configured model?\n\nIndex built with: {old}\n"
+        "Configured model: {new}\n\n{chunks} chunks are embedded again (their text goes to "
+        "where the configured model runs). The new index is built beside the current one and "
+        "replaces it only when complete and validated; until then, and if the build fails, "
+        "the current one stays as it is.",
+    ),
+    "rebuild.vectors.started": (
+        "已开始重建向量，进度见“任务中心”。",
+        "Rebuilding vectors — progress in the Tasks tab.",
+    ),
+    "ocr.pending": ("… 等待", "… Pending"),
+    "ocr.running": ("⟳ 识别中", "⟳ Running"),
+    "ocr.done": ("✓ OCR {confidence}", "✓ OCR {confidence}"),
+    "ocr.done_low": ("✓ OCR {confidence} ⚠{low}", "✓ OCR {confidence} ⚠{low}"),
+    "ocr.failed": ("✗ 失败", "✗ Failed"),
+    "ocr.off": ("– 已关闭", "– Off"),
+    "ocr.off_reason": (
+        "扫描页需要 OCR，但本知识库已关闭 OCR（在“设置”中开启）",
+        "Scanned pages need OCR, which is off for this library (turn it on in Settings)",
+    ),
+    "ocr.note": (
+        "文字来自 OCR：{pages} 页，平均置信度 {confidence}，低置信行 {low} 行",
+        "Text from OCR: {pages} pages, mean confidence {confidence}, {low} low-confidence lines",
+    ),
+    "ocr.note_one": (
+        "文字来自 OCR：1 页，平均置信度 {confidence}，低置信行 {low} 行",
+        "Text from OCR: 1 page, mean confidence {confidence}, {low} low-confidence lines",
+    ),
+    "ocr.skipped": (
+        "；{skipped} 页未识别：{reason}",
+        "; {skipped} pages not recognised: {reason}",
+    ),
+    "ocr.skipped_one": ("；1 页未识别：{reason}", "; 1 page not recognised: {reason}"),
+    "ocr.partial": (" · 未识别 {skipped} 页", " · pages left out: {skipped}"),
+    "docs.view_chunks": ("查看分块", "View chunks"),
+    "docs.edited_chunks": ("✎ {count} 个分块经人工修改", "✎ {count} chunks edited by hand"),
+}

@@ -1,0 +1,50 @@
+"""The library list's strings in zh-CN and en: the list, its name and delete dialogs, its
+notices and the selected library's header (merged into ``i18n.STRINGS``)."""
+
+from __future__ import annotations
+
+LIBRARY_STRINGS: dict[str, tuple[str, str]] = {
+    "libraries.heading": ("知识库", "Libraries"),
+    "libraries.list": ("知识库列表", "Library list"),
+    "libraries.new": ("新建知识库", "New library"),
+    "libraries.rename": ("重命名", "Rename"),
+    "libraries.delete": ("删除", "Delete"),
+    "libraries.empty": (
+        "还没有知识库。点击“新建知识库”开始导入你的资料。",
+        "No libraries yet. Choose “New library” to start importing your documents.",
+    ),
+    "dialog.new.title": ("新建知识库", "New library"),
+    "dialog.rename.title": ("重命名知识库", "Rename library"),
+    "dialog.name.label": ("名称", "Name"),
+    "dialog.name.placeholder": ("例如：公司制度", "For example: Company policies"),
+    "dialog.name.empty": ("请输入名称。", "Enter a name."),
+    "dialog.name.too_long": ("名称最多 {limit} 个字符。", "A name has at most {limit} characters."),
+    "dialog.delete.title": ("删除知识库", "Delete library"),
+    "dialog.delete.text": (
+        "删除知识库“{name}”？\n\n其索引、分块和设置将被删除；原始文件保留在原处，不会被修改或删除。",
+        "Delete the library “{name}”?\n\nIts index, chunks and settings are removed; "
+        "the original files stay where they are and are not changed or deleted.",
+    ),
+    "dialog.delete.confirm": ("删除“{name}”", "Delete “{name}”"),
+    "detail.created": ("创建于 {when}", "Created {when}"),
+    "detail.retrieval": ("检索设置", "Retrieval settings"),
+    "detail.chunking": ("分块设置", "Chunking settings"),
+    "detail.retrieval.summary": (
+        "Top K {top_k} · 全文权重 {fts} · 向量权重 {vector} · 图谱权重 {graph} · 上下文 {context} 字符",
+        "Top K {top_k} · full-text weight {fts} · vector weight {vector} · "
+        "graph weight {graph} · context {context} characters",
+    ),
+    "detail.chunking.summary": (
+        "模式：{mode} · 目标 {target} 字符 · 重叠 {overlap} 字符",
+        "Mode: {mode} · target {target} characters · overlap {overlap} characters",
+    ),
+    "detail.show": ("设置摘要 ▸", "Settings summary ▸"),
+    "detail.hide": ("设置摘要 ▾", "Settings summary ▾"),
+    "detail.pending_rebuild": ("设置已更新，等待重建", "Settings updated, waiting for rebuild"),
+    "notice.created": ("已创建知识库“{name}”", "Created the library “{name}”"),
+    "notice.renamed": ("已重命名为“{name}”", "Renamed to “{name}”"),
+    "notice.deleted": (
+        "已删除知识库“{name}”，原始文件未受影响",
+        "Deleted “{name}”; original files untouched",
+    ),
+}

@@ -1,0 +1,46 @@
+"""The Tasks tab's strings in zh-CN and en: task kinds, states, progress, pace and durations
+(the graph tab shows the same progress text) (merged into ``i18n.STRINGS``)."""
+
+from __future__ import annotations
+
+TASKS_STRINGS: dict[str, tuple[str, str]] = {
+    "col.task": ("任务", "Task"),
+    "col.progress": ("进度", "Progress"),
+    "col.created": ("创建时间", "Created"),
+    "task.loading_model": ("⟳ 正在加载向量模型…", "⟳ Loading the embedding model…"),
+    "task.kind.sync": ("同步", "Sync"),
+    "task.kind.vectorize": ("向量化", "Vectorise"),
+    "task.kind.rebuild": ("重建", "Rebuild"),
+    "col.summary": ("摘要", "Summary"),
+    "task.summary.written": ("{n} 个已写入", "{n} written"),
+    "task.summary.failed": ("{n} 个失败", "{n} failed"),
+    "task.summary.unchanged": ("{n} 个未变", "{n} unchanged"),
+    "task.summary.retried": ("{n} 个此前失败，已重试", "{n} failed before, retried"),
+    "task.summary.not_started": (
+        "{n} 个未开始（保持原样）",
+        "{n} not started (kept as they were)",
+    ),
+    "task.summary.applied": ("新设置已生效", "new settings in effect"),
+    "task.summary.still_pending": ("仍在等待重建", "still waiting for rebuild"),
+    "task.kind.graph": ("图谱抽取", "Graph extraction"),
+    "task.kind.ocr": ("OCR 识别", "OCR"),
+    "task.ocr_pages": ("OCR {done}/{total} 页 · {name}", "OCR {done}/{total} pages · {name}"),
+    "task.summary.ocr_pending": ("{n} 个等待 OCR", "{n} waiting for OCR"),
+    "task.state.queued": ("… 排队中", "… Queued"),
+    "task.state.running": ("⟳ 运行中", "⟳ Running"),
+    "task.state.completed": ("✓ 已完成", "✓ Completed"),
+    "task.state.failed": ("✗ 失败", "✗ Failed"),
+    "task.state.cancelled": ("⊘ 已取消", "⊘ Cancelled"),
+    "task.state.interrupted": ("⚠ 已中断，可重新运行", "⚠ Interrupted — run again"),
+    "task.progress": ("{done}/{total}（{percent}%）", "{done}/{total} ({percent}%)"),
+    "task.rate.vectorize": ("{rate} 块/秒", "{rate} chunks/s"),
+    "task.rate.other": ("{rate} 个文档/秒", "{rate} documents/s"),
+    "task.eta": ("约剩 {left}", "about {left} left"),
+    "task.estimating": ("正在估算速度…", "estimating the pace…"),
+    "task.stalled": ("暂无进展", "no progress right now"),
+    "duration.hours": ("{h} 小时 {m} 分", "{h} h {m:02d} min"),
+    "duration.minutes": ("{m} 分 {s} 秒", "{m} min {s:02d} s"),
+    "duration.seconds": ("{s} 秒", "{s} s"),
+    "task.cancel": ("取消任务", "Cancel task"),
+    "task.none": ("还没有任务", "No tasks yet"),
+}

@@ -1,0 +1,112 @@
+"""The selected library's header above its tabs: its name, when it was made, "waiting for
+rebuild" with its Rebuild button, and its retrieval and chunking settings on demand."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.contracts import library as c
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.eliding_label import ElidingLabel
+
+
+class LibraryDetailWidget(QtWidgets.QWidget):
+    """The header of the library shown (or, with none, the words for an empty list)."""
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.title = ElidingLabel()
+        font = self.title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.3)
+        font.setBold(True)
+        self.title.setFont(font)
+        self.created = QtWidgets.QLabel()
+        self.created.setObjectName("muted")
+        self.created.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        # The settings summary is details on demand: the tables below get the height.
+        self.details_button = QtWidgets.QToolButton()
+        self.details_button.setText(tr("detail.show"))
+        self.details_button.setAccessibleName(tr("detail.show"))
+        self.details_button.setCheckable(True)
+        self.details_button.toggled.connect(self._toggle_details)
+        self.pending = QtWidgets.QLabel("⟳ " + tr("detail.pending_rebuild"))
+        self.pending.setObjectName("pendingRebuild")
+        self.rebuild_button = QtWidgets.QPushButton(tr("rebuild.library"))
+        self.rebuild_button.setAccessibleName(tr("rebuild.library"))
+        self.retrieval = QtWidgets.QLabel()
+        self.chunking = QtWidgets.QLabel()
+        for label in (self.retrieval, self.chunking):
+            label.setWordWrap(True)
+            label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.empty = QtWidgets.QLabel(tr("libraries.empty"))
+        self.empty.setWordWrap(True)
+        self.empty.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.empty)
+        line = QtWidgets.QHBoxLayout()
+        # the name takes the room it needs and gives way first (ending in "…") when the line
+        # is short, before the date and the buttons are cut off
+        line.addWidget(self.title)
+        line.addWidget(self.created)
+        line.addWidget(self.pending)
+        line.addWidget(self.rebuild_button)
+        line.addStretch(1)
+        line.addWidget(self.details_button)
+        layout.addLayout(line)
+        heading_r = QtWidgets.QLabel(f"<b>{tr('detail.retrieval')}</b>")
+        heading_c = QtWidgets.QLabel(f"<b>{tr('detail.chunking')}</b>")
+        self.details = QtWidgets.QWidget()
+        grid = QtWidgets.QFormLayout(self.details)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.addRow(heading_r, self.retrieval)
+        grid.addRow(heading_c, self.chunking)
+        self.details.hide()
+        layout.addWidget(self.details)
+        self._shown: str | None = None
+        self._library_widgets = [self.title, self.created, self.details_button]
+        self.show_library(None)
+
+    def show_library(self, library: c.Library | None) -> None:
+        self.empty.setVisible(library is None)
+        for widget in self._library_widgets:
+            widget.setVisible(library is not None)
+        self.details.setVisible(library is not None and self.details_button.isChecked())
+        if library is None:
+            self.pending.hide()
+            self.rebuild_button.hide()
+            return
+        self.title.setText(library.name)
+        self.created.setText(tr("detail.created", when=library.created_at[:16].replace("T", " ")))
+        self.pending.setVisible(library.settings_pending_rebuild)
+        self.rebuild_button.setVisible(library.settings_pending_rebuild)
+        if self._shown != library.id:
+            self.retrieval.setText("…")
+            self.chunking.setText("…")
+        self._shown = library.id
+
+    def _toggle_details(self, on: bool) -> None:
+        self.details.setVisible(on)
+        self.details_button.setText(tr("detail.hide" if on else "detail.show"))
+
+    def show_settings(self, settings: c.LibrarySettings) -> None:
+        r, k = settings.retrieval, settings.chunking
+        self.retrieval.setText(
+            tr(
+                "detail.retrieval.summary",
+                top_k=r.top_k,
+                fts=r.fts_weight,
+                vector=r.vector_weight,
+                graph=r.graph_weight,
+                context=f"{r.context_max_characters:,}",
+            )
+        )
+        self.chunking.setText(
+            tr(
+                "detail.chunking.summary",
+                mode=tr(f"mode.{k.mode}"),
+                target=f"{k.target_characters:,}",
+                overlap=f"{k.overlap_characters:,}",
+            )
+        )
+        self.pending.setVisible(settings.settings_pending_rebuild)
+        self.rebuild_button.setVisible(settings.settings_pending_rebuild)

@@ -1,0 +1,57 @@
+"""The main window's Settings menu: model connections, external tools, diagnostics, the dark
+theme and the language. The menu applies the theme itself; everything else it asks of the
+window through signals."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.ui.i18n import language, tr
+from goodbuddy_kb.ui.widgets.theme import apply_theme, remember_theme, wants_dark
+
+#: The languages offered, each named in itself.
+LANGUAGES = (("zh", "中文"), ("en", "English"))
+
+
+class SettingsMenu(QtCore.QObject):
+    """Builds the menu in ``menu_bar`` (built again, in the new words, after a language change)."""
+
+    connections = QtCore.Signal()
+    external_tools = QtCore.Signal()
+    diagnostics = QtCore.Signal()
+    #: A language was chosen (its code); the window applies it.
+    language_chosen = QtCore.Signal(str)
+
+    def __init__(self, menu_bar: QtWidgets.QMenuBar) -> None:
+        menu = menu_bar.addMenu(tr("menu.settings"))
+        super().__init__(menu)  # goes with the menu when the menus are built again
+        for key, signal in (
+            ("menu.connections", self.connections),
+            ("menu.external_tools", self.external_tools),
+            ("menu.diagnostics", self.diagnostics),
+        ):
+            action = menu.addAction(tr(key))
+            action.triggered.connect(lambda _checked=False, s=signal: s.emit())
+        theme = menu.addAction(tr("menu.theme"))
+        theme.setCheckable(True)
+        app = QtWidgets.QApplication.instance()
+        theme.setChecked(isinstance(app, QtWidgets.QApplication) and wants_dark(app))
+        self.theme_action = theme
+        theme.toggled.connect(choose_theme)
+        languages = menu.addMenu(tr("menu.language"))
+        group = QtGui.QActionGroup(languages)
+        self.language_actions: dict[str, QtGui.QAction] = {}
+        for code, label in LANGUAGES:
+            action = languages.addAction(label)
+            action.setCheckable(True)
+            action.setChecked(code == language())
+            group.addAction(action)
+            action.triggered.connect(lambda _checked=False, c=code: self.language_chosen.emit(c))
+            self.language_actions[code] = action
+
+
+def choose_theme(dark: bool) -> None:
+    """Apply the dark (or light) theme now and remember it."""
+    app = QtWidgets.QApplication.instance()
+    if isinstance(app, QtWidgets.QApplication):
+        apply_theme(app, dark)
+    remember_theme(dark)
