@@ -26,7 +26,7 @@ from pathlib import Path
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess, Session
-from goodbuddy_kb.cli_sources import wait_for_library
+from goodbuddy_kb.cli.sources import wait_for_library
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import sources as src
 from goodbuddy_kb.contracts import tasks as t

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
-from goodbuddy_kb.cli_rebuild import resolve_document
-from goodbuddy_kb.cli_sources import emit
+from goodbuddy_kb.cli.rebuild import resolve_document
+from goodbuddy_kb.cli.sources import emit
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
 from goodbuddy_kb.contracts.limits import MAX_CHUNKS_PER_PAGE

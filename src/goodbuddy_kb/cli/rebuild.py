@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from goodbuddy_kb import cli_sources
 from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.cli import sources as cli_sources
 from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts import tasks as t

@@ -23,8 +23,12 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 
-from goodbuddy_kb import cli_chunks, cli_diagnostics, cli_graph, cli_rebuild, cli_sources
 from goodbuddy_kb.bridge.launcher import Session, open_session
+from goodbuddy_kb.cli import chunks as cli_chunks
+from goodbuddy_kb.cli import diagnostics as cli_diagnostics
+from goodbuddy_kb.cli import graph as cli_graph
+from goodbuddy_kb.cli import rebuild as cli_rebuild
+from goodbuddy_kb.cli import sources as cli_sources
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import KbError, NotFoundError
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST

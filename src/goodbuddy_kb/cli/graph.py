@@ -11,8 +11,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from goodbuddy_kb import cli_sources
 from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.cli import sources as cli_sources
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
 from goodbuddy_kb.contracts.methods import (

@@ -8,8 +8,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from goodbuddy_kb import cli_sources
 from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.cli import sources as cli_sources
 from goodbuddy_kb.contracts import diagnostics as d
 from goodbuddy_kb.contracts.methods import DIAGNOSTICS_EXPORT, DIAGNOSTICS_SUMMARY
 
