@@ -28,7 +28,7 @@ from goodbuddy_kb.contracts.methods import (
     RETRIEVE,
     SOURCE_ADD,
 )
-from tests.cli.test_libraries import run
+from tests.cli.runner import run
 from tests.httpserver import Reply, serve
 
 pytestmark = pytest.mark.integration

@@ -12,7 +12,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from goodbuddy_kb.bridge.launcher import Session
-from goodbuddy_kb.cli import sources as cli_sources
+from goodbuddy_kb.cli.output import emit
+from goodbuddy_kb.cli.tasks import finish, wait_for_tasks
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
 from goodbuddy_kb.contracts.methods import (
@@ -55,7 +56,7 @@ def cmd_graph(args: argparse.Namespace, session: Session, library_id: str) -> in
     action = args.graph_action
     if action == "status":
         info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
-        cli_sources.emit(
+        emit(
             args,
             info.to_wire(),
             f"strategy {info.settings.strategy} · {len(info.ontology.entity_types)} entity types,"
@@ -78,7 +79,7 @@ def cmd_graph(args: argparse.Namespace, session: Session, library_id: str) -> in
             + f" · {e.mentions} mentions"
             for e in found.entities
         ]
-        cli_sources.emit(args, found.to_wire(), "\n".join(lines) or "no entities")
+        emit(args, found.to_wire(), "\n".join(lines) or "no entities")
         return 0
     if action == "relations":
         rels = call(GRAPH_RELATIONS, g.RelationsListRequest(library_id=library_id, limit=500))
@@ -86,7 +87,7 @@ def cmd_graph(args: argparse.Namespace, session: Session, library_id: str) -> in
             f"{r.head_name} —{r.type_key}→ {r.tail_name} ({r.confidence:.2f}, {r.extractor})"
             for r in rels.relations
         ]
-        cli_sources.emit(args, rels.to_wire(), "\n".join(lines) or "no relations")
+        emit(args, rels.to_wire(), "\n".join(lines) or "no relations")
         return 0
     if action == "show":
         found = call(
@@ -106,7 +107,7 @@ def cmd_graph(args: argparse.Namespace, session: Session, library_id: str) -> in
         lines = [f"{detail.entity.name} [{detail.entity.type_key}]"]
         lines += [f"  {r.head_name} —{r.type_key}→ {r.tail_name}" for r in detail.relations]
         lines += [f"  “{v.text}” in chunk {v.chunk_id[:8]}" for v in detail.evidence[:20]]
-        cli_sources.emit(args, detail.to_wire(), "\n".join(lines))
+        emit(args, detail.to_wire(), "\n".join(lines))
         return 0
     if action == "extract":
         info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
@@ -126,8 +127,8 @@ def cmd_graph(args: argparse.Namespace, session: Session, library_id: str) -> in
             # what the run will cost, before it starts (stderr keeps --json output clean)
             print(_estimate_line(info), file=sys.stderr if getattr(args, "json", False) else None)
         task_id = call(GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id)).task_id
-        infos = cli_sources.wait_for_tasks(session, [task_id], getattr(args, "json", False))
-        return cli_sources.finish(args, infos)
+        infos = wait_for_tasks(session, [task_id], getattr(args, "json", False))
+        return finish(args, infos)
     # ontology
     if args.direction == "export":
         info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
@@ -146,7 +147,7 @@ def cmd_graph(args: argparse.Namespace, session: Session, library_id: str) -> in
             f"the ontology file is not valid: {exc.errors()[0]['msg']}"
         ) from None
     info = call(GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, ontology=ontology))
-    cli_sources.emit(args, info.to_wire(), "ontology imported; run `graph LIB extract` to apply it")
+    emit(args, info.to_wire(), "ontology imported; run `graph LIB extract` to apply it")
     return 0
 
 
