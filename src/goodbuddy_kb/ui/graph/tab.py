@@ -48,7 +48,7 @@ from goodbuddy_kb.ui.graph.picture import NeighbourhoodView
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error, say_field
 from goodbuddy_kb.ui.library.dialogs import confirm_action
-from goodbuddy_kb.ui.tasks.tab import progress
+from goodbuddy_kb.ui.tasks.progress import progress
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.theme import graph_colour
 
