@@ -26,7 +26,7 @@ from pathlib import Path
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess, Session
-from goodbuddy_kb.cli_sources import wait_for_library
+from goodbuddy_kb.bridge.waiting import wait_for_library
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import sources as src
 from goodbuddy_kb.contracts import tasks as t
@@ -63,7 +63,7 @@ def import_template(corpus: Path, into: Path, limit: int | None) -> int:
     backend, session = _backend(into, "none")
     try:
         library_id, task_id = _add_folder(session, corpus)
-        wait_for_library(session, library_id, [task_id] if task_id else [], quiet=True)
+        wait_for_library(session, library_id, [task_id] if task_id else [])
         session.client.close()
     finally:
         backend.stop()

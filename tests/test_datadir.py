@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from goodbuddy_kb.bridge.launcher import BackendProcess, BackendStartError
-from tests.test_cli import run
+from tests.cli.runner import run
 
 pytestmark = pytest.mark.integration
 

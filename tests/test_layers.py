@@ -1,5 +1,6 @@
 """Import boundaries: contracts import neither Qt nor sqlite3; ui never imports main_process;
-main_process never imports ui; the bridge and the MCP server never import main_process."""
+main_process never imports ui; the bridge and the MCP server never import main_process; the
+evaluation library never imports the command line."""
 
 from __future__ import annotations
 
@@ -49,6 +50,8 @@ def offenders(directory: str, forbidden: tuple[str, ...]) -> list[str]:
         ("ui", ("goodbuddy_kb.main_process", "sqlite3")),
         ("bridge", ("goodbuddy_kb.main_process", "goodbuddy_kb.ui", "sqlite3")),
         ("mcp_server", ("goodbuddy_kb.main_process", "goodbuddy_kb.ui", "sqlite3")),
+        # the CLI may use the evaluation library, never the reverse
+        ("evaluation", ("goodbuddy_kb.cli", "goodbuddy_kb.ui")),
         (
             "main_process",
             ("goodbuddy_kb.ui", "goodbuddy_kb.bridge", "PySide6.QtWidgets", "PySide6.QtGui"),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from goodbuddy_kb.bridge.client import BlockingClient
-from goodbuddy_kb.cli import build_parser
+from goodbuddy_kb.cli.parser import build_parser
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts.errors import InvalidRequestError
 from goodbuddy_kb.contracts.external import ExternalSearchRequest

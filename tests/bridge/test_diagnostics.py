@@ -28,8 +28,8 @@ from goodbuddy_kb.contracts.methods import (
     RETRIEVE,
     SOURCE_ADD,
 )
+from tests.cli.runner import run
 from tests.httpserver import Reply, serve
-from tests.test_cli import run
 
 pytestmark = pytest.mark.integration
 

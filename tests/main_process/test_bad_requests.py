@@ -69,7 +69,7 @@ def test_unusable_source_paths_are_invalid_request(
 
 @pytest.mark.integration
 def test_cli_source_add_with_an_empty_path_imports_nothing(data_dir: Path, tmp_path: Path) -> None:
-    from tests.test_cli import run
+    from tests.cli.runner import run
 
     cwd = tmp_path / "cwd"
     cwd.mkdir()

@@ -15,7 +15,7 @@ from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE
 from goodbuddy_kb.main_process.app import DATABASE_FILE
 from goodbuddy_kb.qt.widgets import QtCore
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
-from goodbuddy_kb.ui.tasks.tab import progress
+from goodbuddy_kb.ui.tasks.progress import progress
 from tests.ui.test_workspace import create_library_with_folder, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]

@@ -11,7 +11,7 @@ from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.messages import CATALOGUE, english
 from goodbuddy_kb.ui.documents.columns import ocr_detail, ocr_status
 from goodbuddy_kb.ui.i18n import STRINGS, language, set_language
-from goodbuddy_kb.ui.tasks.tab import progress, summary
+from goodbuddy_kb.ui.tasks.progress import progress, summary
 
 
 @pytest.fixture(autouse=True)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from goodbuddy_kb import cli_sources
+from goodbuddy_kb.cli import tasks as cli_sources
 from goodbuddy_kb.contracts.tasks import TaskInfo
 from goodbuddy_kb.ui import i18n
 from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS

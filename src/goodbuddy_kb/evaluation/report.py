@@ -1,5 +1,5 @@
 """The evaluation report (no document text, queries, endpoints, model names or credentials),
-the quality gates, and the `goodbuddy-kb eval retrieval` command."""
+the quality gates, and running `goodbuddy-kb eval retrieval` (its options: `cli/eval.py`)."""
 
 from __future__ import annotations
 
@@ -54,57 +54,6 @@ SHORT = {
     "latency_p50_ms": "p50ms",
     "latency_p95_ms": "p95ms",
 }
-
-
-def add_parser(commands: Any) -> None:
-    ev = commands.add_parser("eval", help="evaluate retrieval quality on datasets")
-    kinds = ev.add_subparsers(dest="eval_kind", required=True)
-    p = kinds.add_parser("retrieval", help="Recall, MRR, nDCG, context precision/recall, latency")
-    p.add_argument("--dataset", action="append", type=Path, default=[], metavar="DIR")
-    p.add_argument(
-        "--datasets-in",
-        action="append",
-        type=Path,
-        default=[],
-        metavar="DIR",
-        help="every dataset folder inside DIR (e.g. ../shared/benchmarks), plus the fixtures",
-    )
-    p.add_argument(
-        "--sample",
-        type=int,
-        metavar="N",
-        help="at most N queries per dataset, evenly spaced (deterministic); the corpus is whole",
-    )
-    p.add_argument(
-        "--work-dir",
-        type=Path,
-        metavar="DIR",
-        help="keep each imported, vectorised library here and reuse it on later runs",
-    )
-    p.add_argument(
-        "--provider",
-        choices=["deterministic", "local", "openai-compatible", "ollama"],
-        default="deterministic",
-    )
-    p.add_argument("--endpoint", metavar="URL")
-    p.add_argument("--model", metavar="NAME")
-    p.add_argument(
-        "--ablation",
-        action="store_true",
-        help="lexical only, vector only, hybrid with the old RRF fusion, hybrid, hybrid + graph"
-        " (the local knowledge graph), hybrid + local rerank",
-    )
-    p.add_argument(
-        "--channels", metavar="LIST", help="an extra mode over this channel subset, e.g. fts,cjk"
-    )
-    p.add_argument(
-        "--report",
-        type=Path,
-        metavar="PATH",
-        help="write the JSON report (inside the current directory)",
-    )
-    p.add_argument("--gates", type=Path, default=FIXTURES / "gates.json", metavar="FILE")
-    p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
 
 
 def report_dict(results: list[DatasetResult], provider: str) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess, Session
-from goodbuddy_kb.cli_sources import wait_for_library
+from goodbuddy_kb.bridge.waiting import wait_for_library
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import retrieval as r
@@ -237,7 +237,7 @@ def _extract_graph(session: Session, library_id: str) -> None:
     elif not info.needs_rebuild and info.entities:
         return
     task = client.call(GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id))
-    wait_for_library(session, library_id, [task.task_id], quiet=True)
+    wait_for_library(session, library_id, [task.task_id])
 
 
 def _import(
@@ -248,7 +248,7 @@ def _import(
     name = dataset.name[:100]
     for existing in client.call(LIBRARY_LIST, lib.LibraryListRequest()).libraries:
         if existing.name == name:
-            wait_for_library(session, existing.id, [], quiet=True)
+            wait_for_library(session, existing.id, [])
             return existing.id
     library_id = client.call(LIBRARY_CREATE, lib.LibraryCreateRequest(name=name)).library.id
     tasks = []
@@ -260,7 +260,7 @@ def _import(
             ),
         )
         tasks += [added.task_id] if added.task_id else []
-    wait_for_library(session, library_id, tasks, quiet=True)
+    wait_for_library(session, library_id, tasks)
     return library_id
 
 

@@ -12,7 +12,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.state import GraphState
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
-from goodbuddy_kb.ui.tasks.tab import progress
+from goodbuddy_kb.ui.tasks.progress import progress
 
 
 class ExtractionBar(QtWidgets.QWidget):

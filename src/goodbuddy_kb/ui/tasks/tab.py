@@ -12,80 +12,8 @@ from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
+from goodbuddy_kb.ui.tasks.progress import ocr_running, pace_text, progress, summary
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
-
-
-def progress(info: t.TaskInfo) -> str:
-    if info.state == "running" and info.current == t.STEP_LOADING_MODEL:
-        return tr("task.loading_model")
-    if ocr_running(info):
-        name = (info.current or "").rsplit("/", 1)[-1]
-        return tr("task.ocr_pages", done=info.done, total=info.total, name=name)
-    percent = (
-        int(100 * info.done / info.total)
-        if info.total
-        else (100 if info.state == "completed" else 0)
-    )
-    text = tr("task.progress", done=info.done, total=info.total, percent=percent)
-    pace = pace_text(info)
-    return f"{text} · {pace}" if pace else text
-
-
-def ocr_running(info: t.TaskInfo) -> bool:
-    """An OCR task counting the pages of one document (done/total are its pages)."""
-    return info.kind == "ocr" and info.state == "running" and bool(info.current and info.total)
-
-
-def duration_text(seconds: float) -> str:
-    s = round(seconds)
-    if s >= 3600:
-        return tr("duration.hours", h=s // 3600, m=s % 3600 // 60)
-    if s >= 60:
-        return tr("duration.minutes", m=s // 60, s=s % 60)
-    return tr("duration.seconds", s=s)
-
-
-def pace_text(info: t.TaskInfo) -> str:
-    """Chunks (or documents) per second and the time left while running; the average after."""
-    key = "task.rate.vectorize" if info.kind == "vectorize" else "task.rate.other"
-    if info.state == "running" and info.total and info.done < info.total:
-        if info.rate is None:
-            return tr("task.estimating")
-        left = (
-            tr("task.eta", left=duration_text(info.eta_seconds))
-            if info.eta_seconds is not None
-            else tr("task.stalled")
-        )
-        return f"{tr(key, rate=rate_text(info.rate))} · {left}"
-    return tr(key, rate=rate_text(info.rate)) if info.rate else ""
-
-
-def rate_text(rate: float) -> str:
-    """Two significant digits below 1 (0.13), one decimal above (2.4)."""
-    return f"{rate:.2f}" if rate < 1 else f"{rate:.1f}"
-
-
-def summary(info: t.TaskInfo) -> str:
-    """Document counts of a sync or rebuild, in words (PRD §13: done, failed, cancelled)."""
-    s = info.summary
-    if s is None:
-        return ""
-    parts = [tr("task.summary.written", n=s.succeeded)]
-    for count, key in (
-        (s.failed, "task.summary.failed"),
-        (s.unchanged, "task.summary.unchanged"),
-        (s.retried, "task.summary.retried"),
-        (s.not_started, "task.summary.not_started"),
-        (s.ocr_pending, "task.summary.ocr_pending"),
-    ):
-        if count:
-            parts.append(tr(key, n=count))
-    if s.settings_applied is not None:
-        parts.append(
-            tr("task.summary.applied" if s.settings_applied else "task.summary.still_pending")
-        )
-    return " · ".join(parts)
-
 
 TASK_COLUMNS: list[Column[t.TaskInfo]] = [
     Column("col.task", lambda i: tr(f"task.kind.{i.kind}")),

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
-from goodbuddy_kb.cli_rebuild import resolve_document
-from goodbuddy_kb.cli_sources import emit
+from goodbuddy_kb.cli.output import confirm, emit
+from goodbuddy_kb.cli.resolve import resolve_document
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
 from goodbuddy_kb.contracts.limits import MAX_CHUNKS_PER_PAGE
@@ -171,8 +171,4 @@ def cmd_chunk(args: argparse.Namespace, session: Session, library_id: str) -> in
 
 
 def _confirm(chunk: k.ChunkSummary) -> bool:
-    if not sys.stdin.isatty():
-        print("refusing to delete without --yes when not interactive", file=sys.stderr)
-        return False
-    print(f"{_line(chunk)}\n{OVERWRITE_NOTE}", file=sys.stderr)
-    return input(f"delete chunk #{chunk.ordinal}? [y/N] ").strip().lower() in {"y", "yes"}
+    return confirm(f"delete chunk #{chunk.ordinal}? [y/N] ", f"{_line(chunk)}\n{OVERWRITE_NOTE}")

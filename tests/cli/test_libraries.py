@@ -1,11 +1,8 @@
-"""The `goodbuddy-kb` command as a user runs it: a real process, a real backend, real output."""
+"""`goodbuddy-kb library …` as a user runs it: a real process, a real backend, real output."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,18 +11,9 @@ from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts.library import LibraryListRequest
 from goodbuddy_kb.contracts.methods import LIBRARY_LIST
+from tests.cli.runner import run
 
 pytestmark = pytest.mark.integration
-
-
-def run(data_dir: Path, *args: str, env_dir: bool = False) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    argv = [sys.executable, "-m", "goodbuddy_kb", *args]
-    if env_dir:
-        env["GOODBUDDY_DATA_DIR"] = str(data_dir)
-    else:
-        argv += ["--data-dir", str(data_dir)]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
 
 
 def test_library_commands_round_trip(data_dir: Path) -> None:

@@ -8,8 +8,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from goodbuddy_kb import cli_sources
 from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.cli.output import emit
 from goodbuddy_kb.contracts import diagnostics as d
 from goodbuddy_kb.contracts.methods import DIAGNOSTICS_EXPORT, DIAGNOSTICS_SUMMARY
 
@@ -26,7 +26,7 @@ def cmd_diagnostics(args: argparse.Namespace, session: Session) -> int:
     if args.action == "export":
         target = Path(args.file).expanduser().absolute()
         res = session.client.call(DIAGNOSTICS_EXPORT, d.DiagnosticsExportRequest(path=str(target)))
-        cli_sources.emit(
+        emit(
             args,
             res.to_wire(),
             f"wrote {res.path} ({res.bytes // 1024 or 1} KB, {res.events} events); it holds no"
@@ -40,5 +40,5 @@ def cmd_diagnostics(args: argparse.Namespace, session: Session) -> int:
             f"{t.kind:<10} {t.count:>6}  ok {t.ok}  degraded {t.degraded}  failed {t.failed}"
             f"  cancelled {t.cancelled}  average {t.average_ms:,.0f} ms"
         )
-    cli_sources.emit(args, summary.to_wire(), "\n".join(lines))
+    emit(args, summary.to_wire(), "\n".join(lines))
     return 0

@@ -6,13 +6,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from goodbuddy_kb import cli_sources
 from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.cli.output import emit
+from goodbuddy_kb.cli.tasks import finish, wait_for_tasks
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
 from goodbuddy_kb.contracts.methods import (
@@ -50,85 +52,100 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     q.add_argument("file", nargs="?", help="the JSON file to import")
 
 
+Action = Callable[[argparse.Namespace, Session, str], int]
+
+
 def cmd_graph(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    return ACTIONS[args.graph_action](args, session, library_id)
+
+
+def _status(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    info = session.client.call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+    emit(
+        args,
+        info.to_wire(),
+        f"strategy {info.settings.strategy} · {len(info.ontology.entity_types)} entity types,"
+        f" {len(info.ontology.relation_types)} relation types · {info.entities} entities,"
+        f" {info.relations} relations, {info.evidence} evidence spans"
+        + (" · needs re-extraction" if info.needs_rebuild else "")
+        + _runs_line(info),
+    )
+    return 0
+
+
+def _entities(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    found = session.client.call(
+        GRAPH_ENTITIES,
+        g.EntitiesListRequest(
+            library_id=library_id, search=args.search, type_key=args.type_key, limit=500
+        ),
+    )
+    lines = [
+        f"{e.type_key:<13} {e.name}"
+        + (f" ({', '.join(e.aliases)})" if e.aliases else "")
+        + f" · {e.mentions} mentions"
+        for e in found.entities
+    ]
+    emit(args, found.to_wire(), "\n".join(lines) or "no entities")
+    return 0
+
+
+def _relations(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    rels = session.client.call(
+        GRAPH_RELATIONS, g.RelationsListRequest(library_id=library_id, limit=500)
+    )
+    lines = [
+        f"{r.head_name} —{r.type_key}→ {r.tail_name} ({r.confidence:.2f}, {r.extractor})"
+        for r in rels.relations
+    ]
+    emit(args, rels.to_wire(), "\n".join(lines) or "no relations")
+    return 0
+
+
+def _show(args: argparse.Namespace, session: Session, library_id: str) -> int:
     call = session.client.call
-    action = args.graph_action
-    if action == "status":
-        info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
-        cli_sources.emit(
-            args,
-            info.to_wire(),
-            f"strategy {info.settings.strategy} · {len(info.ontology.entity_types)} entity types,"
-            f" {len(info.ontology.relation_types)} relation types · {info.entities} entities,"
-            f" {info.relations} relations, {info.evidence} evidence spans"
-            + (" · needs re-extraction" if info.needs_rebuild else "")
-            + _runs_line(info),
-        )
-        return 0
-    if action == "entities":
-        found = call(
-            GRAPH_ENTITIES,
-            g.EntitiesListRequest(
-                library_id=library_id, search=args.search, type_key=args.type_key, limit=500
-            ),
-        )
-        lines = [
-            f"{e.type_key:<13} {e.name}"
-            + (f" ({', '.join(e.aliases)})" if e.aliases else "")
-            + f" · {e.mentions} mentions"
-            for e in found.entities
-        ]
-        cli_sources.emit(args, found.to_wire(), "\n".join(lines) or "no entities")
-        return 0
-    if action == "relations":
-        rels = call(GRAPH_RELATIONS, g.RelationsListRequest(library_id=library_id, limit=500))
-        lines = [
-            f"{r.head_name} —{r.type_key}→ {r.tail_name} ({r.confidence:.2f}, {r.extractor})"
-            for r in rels.relations
-        ]
-        cli_sources.emit(args, rels.to_wire(), "\n".join(lines) or "no relations")
-        return 0
-    if action == "show":
-        found = call(
-            GRAPH_ENTITIES,
-            g.EntitiesListRequest(library_id=library_id, search=args.name, limit=500),
-        )
-        exact = [
-            e
-            for e in found.entities
-            if args.name.casefold() in (e.name.casefold(), *(a.casefold() for a in e.aliases))
-        ] or found.entities[:1]
-        if not exact:
-            raise NotFoundError(f"no entity named “{args.name}” in this library")
-        detail = call(
-            GRAPH_ENTITY, g.EntityGetRequest(library_id=library_id, entity_id=exact[0].id)
-        )
-        lines = [f"{detail.entity.name} [{detail.entity.type_key}]"]
-        lines += [f"  {r.head_name} —{r.type_key}→ {r.tail_name}" for r in detail.relations]
-        lines += [f"  “{v.text}” in chunk {v.chunk_id[:8]}" for v in detail.evidence[:20]]
-        cli_sources.emit(args, detail.to_wire(), "\n".join(lines))
-        return 0
-    if action == "extract":
-        info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
-        if args.strategy and args.strategy != info.settings.strategy:
-            settings = info.settings.model_copy(update={"strategy": args.strategy})
-            info = call(
-                GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings)
+    found = call(
+        GRAPH_ENTITIES,
+        g.EntitiesListRequest(library_id=library_id, search=args.name, limit=500),
+    )
+    exact = [
+        e
+        for e in found.entities
+        if args.name.casefold() in (e.name.casefold(), *(a.casefold() for a in e.aliases))
+    ] or found.entities[:1]
+    if not exact:
+        raise NotFoundError(f"no entity named “{args.name}” in this library")
+    detail = call(GRAPH_ENTITY, g.EntityGetRequest(library_id=library_id, entity_id=exact[0].id))
+    lines = [f"{detail.entity.name} [{detail.entity.type_key}]"]
+    lines += [f"  {r.head_name} —{r.type_key}→ {r.tail_name}" for r in detail.relations]
+    lines += [f"  “{v.text}” in chunk {v.chunk_id[:8]}" for v in detail.evidence[:20]]
+    emit(args, detail.to_wire(), "\n".join(lines))
+    return 0
+
+
+def _extract(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    call = session.client.call
+    info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+    if args.strategy and args.strategy != info.settings.strategy:
+        settings = info.settings.model_copy(update={"strategy": args.strategy})
+        info = call(GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings))
+    if info.settings.strategy == "model":
+        if info.estimated_model_calls is None:
+            print(
+                "error: no chat model is configured; model extraction needs one"
+                " (Settings → Model connections)",
+                file=sys.stderr,
             )
-        if info.settings.strategy == "model":
-            if info.estimated_model_calls is None:
-                print(
-                    "error: no chat model is configured; model extraction needs one"
-                    " (Settings → Model connections)",
-                    file=sys.stderr,
-                )
-                return 1
-            # what the run will cost, before it starts (stderr keeps --json output clean)
-            print(_estimate_line(info), file=sys.stderr if getattr(args, "json", False) else None)
-        task_id = call(GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id)).task_id
-        infos = cli_sources.wait_for_tasks(session, [task_id], getattr(args, "json", False))
-        return cli_sources.finish(args, infos)
-    # ontology
+            return 1
+        # what the run will cost, before it starts (stderr keeps --json output clean)
+        print(_estimate_line(info), file=sys.stderr if getattr(args, "json", False) else None)
+    task_id = call(GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id)).task_id
+    infos = wait_for_tasks(session, [task_id], getattr(args, "json", False))
+    return finish(args, infos)
+
+
+def _ontology(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    call = session.client.call
     if args.direction == "export":
         info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
         text = json.dumps(info.ontology.to_wire(), ensure_ascii=False, indent=2)
@@ -146,8 +163,18 @@ def cmd_graph(args: argparse.Namespace, session: Session, library_id: str) -> in
             f"the ontology file is not valid: {exc.errors()[0]['msg']}"
         ) from None
     info = call(GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, ontology=ontology))
-    cli_sources.emit(args, info.to_wire(), "ontology imported; run `graph LIB extract` to apply it")
+    emit(args, info.to_wire(), "ontology imported; run `graph LIB extract` to apply it")
     return 0
+
+
+ACTIONS: dict[str, Action] = {
+    "status": _status,
+    "entities": _entities,
+    "relations": _relations,
+    "show": _show,
+    "extract": _extract,
+    "ontology": _ontology,
+}
 
 
 def _estimate_line(info: g.GraphInfo) -> str:

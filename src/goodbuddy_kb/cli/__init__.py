@@ -1,0 +1,97 @@
+"""The `goodbuddy-kb` command: no arguments starts the GUI; subcommands drive the same bridge.
+
+    goodbuddy-kb library create NAME        goodbuddy-kb library rename LIB NAME
+    goodbuddy-kb library list               goodbuddy-kb library delete LIB --yes
+    goodbuddy-kb source add LIB PATH|URL    goodbuddy-kb sync LIB
+    goodbuddy-kb documents LIB              goodbuddy-kb tasks [LIB]
+    goodbuddy-kb rebuild LIB [--document PATH_OR_ID]
+    goodbuddy-kb graph LIB entities|relations|status|show NAME|extract|ontology export|import FILE
+    goodbuddy-kb chunks LIB DOC [--search TEXT]
+    goodbuddy-kb chunk show|edit|enable|disable|delete LIB DOC CHUNK
+    goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
+    goodbuddy-kb mcp [--library LIB]…       (an MCP server on stdio for other AI tools)
+    goodbuddy-kb diagnostics export FILE    goodbuddy-kb diagnostics show
+
+LIB is a library id or its exact name. ``--json`` prints machine-readable output; ``--data-dir``
+(or GOODBUDDY_DATA_DIR) chooses the data directory.
+
+The parser is `parser.py`; each command group has its module (`libraries`, `sources`,
+`retrieve`, `tasks`, `rebuild`, `graph`, `chunks`, `diagnostics`, `eval`, `mcp`), over the
+shared `output` (printing, exit codes), `resolve` (LIB and DOC to ids) and `tasks` (following
+tasks). `main` here dispatches to them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+
+from goodbuddy_kb.bridge.launcher import Session, open_session
+from goodbuddy_kb.cli import chunks, diagnostics, graph, mcp, rebuild, retrieve, sources, tasks
+from goodbuddy_kb.cli.eval import cmd_eval
+from goodbuddy_kb.cli.libraries import cmd_library
+from goodbuddy_kb.cli.output import EXIT_ERROR
+from goodbuddy_kb.cli.parser import build_parser
+from goodbuddy_kb.cli.resolve import resolve_library
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.datadir import resolve_data_dir
+
+
+def _with_library(
+    command: Callable[[argparse.Namespace, Session, str], int],
+) -> Callable[[argparse.Namespace, Session], int]:
+    return lambda args, session: command(args, session, resolve_library(session, args.library).id)
+
+
+def _tasks(args: argparse.Namespace, session: Session) -> int:
+    library_id = resolve_library(session, args.library).id if args.library else None
+    return tasks.cmd_tasks(args, session, library_id)
+
+
+COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
+    "library": cmd_library,
+    "source": _with_library(sources.cmd_source),
+    "sync": _with_library(sources.cmd_sync),
+    "rebuild": _with_library(rebuild.cmd_rebuild),
+    "graph": _with_library(graph.cmd_graph),
+    "documents": _with_library(sources.cmd_documents),
+    "chunks": _with_library(chunks.cmd_chunks),
+    "chunk": _with_library(chunks.cmd_chunk),
+    "tasks": _tasks,
+    "diagnostics": diagnostics.cmd_diagnostics,
+    "retrieve": lambda args, session: retrieve.cmd_retrieve(
+        args, session, [resolve_library(session, ref).id for ref in args.libraries]
+    ),
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    data_dir = resolve_data_dir(getattr(args, "data_dir", None))
+    if args.command is None:
+        from goodbuddy_kb.ui.app import run_gui
+
+        return run_gui(data_dir)
+    if args.command == "eval":
+        return cmd_eval(args)  # runs in its own temporary data directory
+    if args.command == "mcp":
+        return mcp.cmd_mcp(parser, args, data_dir)
+    try:
+        session = open_session(data_dir)
+    except KbError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        return COMMANDS[args.command](args, session)
+    except KbError as exc:
+        if getattr(args, "json", False):
+            print(
+                json.dumps({"error": exc.to_payload().model_dump(mode="json")}, ensure_ascii=False)
+            )
+        print(f"error [{exc.code.value}]: {exc.message}", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        session.close()

@@ -1,0 +1,84 @@
+"""`goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]`: ranked
+evidence with each result's channel ranks, the diagnostics (channels used and degraded, rerank
+fallback, fusion, channel confidence, relevance floor) and the assembled context."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.methods import RETRIEVE
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    p = commands.add_parser(
+        "retrieve", parents=[common], help="ask a question; show ranked evidence"
+    )
+    p.add_argument("libraries", metavar="LIB", nargs="+")
+    p.add_argument("query", metavar="QUESTION", type=question)
+    p.add_argument("--top-k", type=int, default=None)
+    p.add_argument("--rerank", choices=["off", "local", "learned"], default=None)
+
+
+def question(text: str) -> str:
+    """A retrieval question within the product's one query limit (refused before any call)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the question is empty")
+    if len(text) > MAX_QUERY_CHARACTERS:
+        raise argparse.ArgumentTypeError(
+            f"a question has at most {MAX_QUERY_CHARACTERS:,} characters (this one has {len(text):,})"
+        )
+    return text
+
+
+def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[str]) -> int:
+    overrides = r.RetrievalOverrides(top_k=args.top_k) if args.top_k is not None else None
+    res = session.client.call(
+        RETRIEVE,
+        r.RetrieveRequest(
+            library_ids=library_ids, query=args.query, overrides=overrides, rerank=args.rerank
+        ),
+    )
+    if getattr(args, "json", False):
+        print(json.dumps(res.to_wire(), ensure_ascii=False, indent=2))
+        return 0
+    d = res.diagnostics
+    print(
+        f"{len(res.results)} results in {res.duration_ms:.0f} ms; channels used: {', '.join(d.used_channels) or 'none'}"
+    )
+    for degraded in d.degraded_channels:
+        print(f"  degraded {degraded.channel}: {degraded.reason}")
+    if d.rerank.fallback_reason:
+        print(f"  rerank fell back to {d.rerank.applied}: {d.rerank.fallback_reason}")
+    confidence = ", ".join(f"{k} {v:.2f}" for k, v in d.channel_confidence.items()) or "none"
+    best = f"{d.best_relevance:.2f}" if d.best_relevance is not None else "none"
+    print(
+        f"  fusion {d.fusion}; channel confidence: {confidence}; minimum relevance"
+        f" {d.minimum_relevance:g}, best {best}"
+        + (f", {d.below_minimum_relevance} withheld" if d.below_minimum_relevance else "")
+    )
+    for x in res.results:
+        ranks = " ".join(f"{k}#{v}" for k, v in sorted(x.channel_ranks.items()))
+        sim = f" sim {x.vector_similarity:.3f}" if x.vector_similarity is not None else ""
+        print(
+            f"{x.rank:>2}. {x.relevance:.3f}  [{ranks}{sim}; before rerank #{x.pre_rerank_rank}]  {x.document_path}"
+        )
+        print(f"    {x.snippet}")
+    if res.zero_result:
+        print(
+            f"No results ({res.zero_result.reason}): {res.zero_result.message}\nNext: {res.zero_result.next_step}"
+        )
+    c = res.context
+    print(
+        f"\ncontext: {c.character_count}/{c.budget} characters{' (truncated)' if c.truncated else ''}"
+    )
+    for g in c.groups:
+        print(
+            f"--- {g.document_title} ({len(g.chunk_ids)} chunks{', truncated' if g.truncated else ''})"
+        )
+        print(g.text)
+    return 0

@@ -1,0 +1,155 @@
+"""CLI commands for a library's sources and documents (`goodbuddy-kb source|sync|documents`): add,
+list and remove sources, sync them now (following the tasks), and the documents' staged statuses."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.cli.output import emit
+from goodbuddy_kb.cli.tasks import finish, wait_for_library
+from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.contracts.errors import InvalidRequestError
+from goodbuddy_kb.contracts.methods import (
+    DOCUMENTS_LIST,
+    SOURCE_ADD,
+    SOURCE_LIST,
+    SOURCE_REMOVE,
+    SOURCE_SYNC,
+)
+
+
+def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
+    source = commands.add_parser("source", help="add, list or remove sources of a library")
+    actions = source.add_subparsers(dest="action", required=True)
+    p = actions.add_parser(
+        "add", parents=[common], help="add a file, folder or http(s) page and sync it"
+    )
+    p.add_argument("library", metavar="LIB")
+    p.add_argument("location", metavar="PATH|URL")
+    p.add_argument("--include", action="append", default=[], metavar="GLOB")
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    p.add_argument("--no-watch", action="store_true", help="do not watch a folder for changes")
+    p = actions.add_parser("list", parents=[common], help="list a library's sources")
+    p.add_argument("library", metavar="LIB")
+    p = actions.add_parser("remove", parents=[common], help="remove a source (original files stay)")
+    p.add_argument("library", metavar="LIB")
+    p.add_argument("source", metavar="SOURCE_ID")
+    p = commands.add_parser("sync", parents=[common], help="sync a library's sources now")
+    p.add_argument("library", metavar="LIB")
+    p.add_argument("--source", metavar="SOURCE_ID")
+    p = commands.add_parser("documents", parents=[common], help="documents and their statuses")
+    p.add_argument("library", metavar="LIB")
+    p.add_argument("--filter", choices=["all", "failed", "vector_missing"], default="all")
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=int, default=200)
+
+
+def _kind(location: str) -> tuple[c.SourceKind, str]:
+    if location.startswith(("http://", "https://")):
+        return "web", location
+    if not location.strip():
+        # Path("") is the current directory: an empty argument must not import it.
+        raise InvalidRequestError("a folder, file or http(s) address is required")
+    try:
+        path = Path(location).expanduser().resolve()
+        return ("folder" if path.is_dir() else "file"), str(path)
+    except (OSError, RuntimeError, ValueError):
+        return "file", location  # the backend says what is wrong with it
+
+
+def cmd_source(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    call = session.client.call
+    if args.action == "add":
+        kind, location = _kind(args.location)
+        res = call(
+            SOURCE_ADD,
+            c.SourceAddRequest(
+                library_id=library_id,
+                kind=kind,
+                location=location,
+                include=args.include,
+                exclude=args.exclude,
+                watch=False if args.no_watch else None,
+            ),
+        )
+        if not getattr(args, "json", False):
+            print(f"added {res.source.kind} source {res.source.id}: {res.source.location}")
+        infos = wait_for_library(
+            session, library_id, [res.task_id] if res.task_id else [], getattr(args, "json", False)
+        )
+        return finish(args, infos)
+    if args.action == "list":
+        found = call(SOURCE_LIST, c.SourceListRequest(library_id=library_id)).sources
+        lines = [
+            f"{s.id}  {s.kind:<6} {s.state:<11} {s.document_count:>5} docs  watch={'on' if s.watch else 'off'}  {s.location}"
+            + (f"  ({s.state_reason})" if s.state_reason else "")
+            for s in found
+        ]
+        emit(args, [s.to_wire() for s in found], "\n".join(lines) or "no sources yet")
+        return 0
+    res_remove = call(
+        SOURCE_REMOVE, c.SourceRemoveRequest(library_id=library_id, source_id=args.source)
+    )
+    emit(
+        args,
+        res_remove.to_wire(),
+        f"removed the source and its {res_remove.removed_documents} documents (original files were not touched)",
+    )
+    return 0
+
+
+def cmd_sync(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    res = session.client.call(
+        SOURCE_SYNC, c.SourceSyncRequest(library_id=library_id, source_id=args.source)
+    )
+    return finish(
+        args, wait_for_library(session, library_id, res.task_ids, getattr(args, "json", False))
+    )
+
+
+def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    res = session.client.call(
+        DOCUMENTS_LIST,
+        c.DocumentListRequest(
+            library_id=library_id,
+            offset=args.offset,
+            limit=min(200, args.limit),
+            filter=args.filter,
+        ),
+    )
+    s = res.summary
+    header = (
+        f"{s.documents} documents: {s.fulltext_usable} usable for full-text, {s.vectorised} vectorised, "
+        f"{s.failed} failed, {s.pending} pending"
+        + (", settings updated, waiting for rebuild" if s.settings_pending_rebuild else "")
+    )
+    lines = [header, f"{'parse':<8}{'fulltext':<9}{'vector':<13}{'graph':<10}{'chunks':>6}  path"]
+    for d in res.documents:
+        st = d.status
+        lines.append(
+            f"{st.parse:<8}{st.fulltext:<9}{st.vector:<13}{st.graph:<10}{d.chunk_count:>6}  {d.path}"
+            + (f"  — {d.error}" if d.error else "")
+            + (f"  [{_ocr_note(d.ocr)}]" if d.ocr is not None else "")
+        )
+    if res.total > args.offset + len(res.documents):
+        lines.append(f"… {res.total - args.offset - len(res.documents)} more (use --offset)")
+    emit(args, res.to_wire(), "\n".join(lines))
+    return 0
+
+
+def _ocr_note(ocr: c.DocumentOcr) -> str:
+    if ocr.status != "done":
+        return f"OCR {ocr.status}" + (f": {ocr.reason}" if ocr.reason else "")
+
+    def count(n: int, what: str) -> str:
+        return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+    note = f"text from OCR: {count(ocr.pages, 'page')}, mean confidence {ocr.mean_confidence}"
+    if ocr.low_confidence_lines:
+        note += f", {count(ocr.low_confidence_lines, 'low-confidence line')}"
+    if ocr.skipped_pages:
+        note += f", {count(ocr.skipped_pages, 'page')} not recognised"
+    return note

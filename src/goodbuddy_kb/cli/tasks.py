@@ -1,0 +1,124 @@
+"""Tasks from the command line: `goodbuddy-kb tasks [LIB]`, the progress bar on stderr while a
+command waits for its tasks, and the one-line account of each task (state, counts, pace,
+summary) with the exit status it gives."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from goodbuddy_kb.bridge import waiting
+from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.cli.output import emit
+from goodbuddy_kb.contracts import pace
+from goodbuddy_kb.contracts import tasks as t
+from goodbuddy_kb.contracts.methods import TASKS_LIST
+
+BAR = 30
+#: The CLI's words for a pace (see `contracts.pace`); English only.
+WORDS = {
+    "task.rate.vectorize": "{rate} chunks/s",
+    "task.rate.other": "{rate} documents/s",
+    "task.estimating": "estimating the pace…",
+    "task.eta": "about {left} left",
+    "task.stalled": "stalled",
+    "duration.hours": "{h} h {m:02d} min",
+    "duration.minutes": "{m} min {s:02d} s",
+    "duration.seconds": "{s} s",
+}
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    p = commands.add_parser("tasks", parents=[common], help="recent tasks")
+    p.add_argument("library", metavar="LIB", nargs="?")
+
+
+def say(key: str, **values: object) -> str:
+    return WORDS[key].format(**values)
+
+
+def pace_text(info: t.TaskInfo) -> str:
+    """``3.2 chunks/s, about 1 min 20 s left`` while running; the average once finished."""
+    return pace.pace_text(info, say, join=", ")
+
+
+class ProgressBar:
+    """``[#####-----] 12/40 pace current-file`` redrawn in place on a terminal's stderr."""
+
+    def show(self, info: t.TaskInfo) -> None:
+        if not info.total:
+            return
+        filled = int(BAR * info.done / info.total)
+        current = (info.current or "")[-30:]
+        text = pace_text(info)[:40]
+        sys.stderr.write(
+            f"\r[{'#' * filled}{'-' * (BAR - filled)}] {info.done}/{info.total}"
+            f" {text:<40} {current:<30}"
+        )
+        sys.stderr.flush()
+
+    def end(self) -> None:
+        sys.stderr.write("\n")
+
+
+def _bar(quiet: bool) -> ProgressBar | None:
+    return ProgressBar() if sys.stderr.isatty() and not quiet else None
+
+
+def wait_for_tasks(session: Session, task_ids: list[str], quiet: bool) -> list[t.TaskInfo]:
+    """Follow the tasks until they finish, drawing a progress bar on a terminal."""
+    return waiting.wait_for_tasks(session, task_ids, _bar(quiet))
+
+
+def wait_for_library(
+    session: Session, library_id: str, task_ids: list[str], quiet: bool
+) -> list[t.TaskInfo]:
+    """The tasks and the work they queued in the library, drawing a progress bar."""
+    return waiting.wait_for_library(session, library_id, task_ids, _bar(quiet))
+
+
+def _summary_text(summary: t.TaskSummary | None) -> str:
+    if summary is None:
+        return ""
+    parts = [f"{summary.succeeded} written"]
+    for count, words in (
+        (summary.unchanged, "unchanged"),
+        (summary.retried, "failed before and retried"),
+        (summary.not_started, "not started (kept as they were)"),
+    ):
+        if count:
+            parts.append(f"{count} {words}")
+    if summary.settings_applied is not None:
+        parts.append(
+            "new settings in effect" if summary.settings_applied else "still waiting for rebuild"
+        )
+    return f" ({', '.join(parts)})"
+
+
+def _task_line(info: t.TaskInfo) -> str:
+    failed = f", {info.failed_documents} failed" if info.failed_documents else ""
+    error = f": {info.error}" if info.error else ""
+    unit = "chunks vectorised" if info.kind == "vectorize" else "documents"
+    speed = pace_text(info)
+    return (
+        f"{info.kind:<10}{info.state:<11} {info.done}/{info.total} {unit}{failed}"
+        f"{f' ({speed})' if speed else ''}{_summary_text(info.summary)}{error}"
+    )
+
+
+def cmd_tasks(args: argparse.Namespace, session: Session, library_id: str | None) -> int:
+    infos = session.client.call(TASKS_LIST, t.TaskListRequest(library_id=library_id)).tasks
+    lines = [f"{i.created_at[:19]}  {i.kind}  {_task_line(i)}" for i in infos]
+    emit(args, [i.to_wire() for i in infos], "\n".join(lines) or "no tasks yet")
+    return 0
+
+
+def finish(args: argparse.Namespace, infos: list[t.TaskInfo]) -> int:
+    """Print the waited-for tasks; 0 when every one completed."""
+    emit(
+        args,
+        [i.to_wire() for i in infos],
+        "\n".join(_task_line(i) for i in infos) or "nothing to sync",
+    )
+    return 0 if all(i.state == "completed" for i in infos) else 1

@@ -1,0 +1,58 @@
+"""How a task's progress reads in the GUI (the Tasks tab and the graph tab's extraction line):
+done/total with its percentage and pace, OCR pages, a model loading, and a finished task's
+document counts in words."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.contracts import pace
+from goodbuddy_kb.contracts import tasks as t
+from goodbuddy_kb.ui.i18n import tr
+
+
+def progress(info: t.TaskInfo) -> str:
+    """``40/256 (15%) · 2.4 chunks/s · about 1 min 30 s left``, or the step a task is at."""
+    if info.state == "running" and info.current == t.STEP_LOADING_MODEL:
+        return tr("task.loading_model")
+    if ocr_running(info):
+        name = (info.current or "").rsplit("/", 1)[-1]
+        return tr("task.ocr_pages", done=info.done, total=info.total, name=name)
+    percent = (
+        int(100 * info.done / info.total)
+        if info.total
+        else (100 if info.state == "completed" else 0)
+    )
+    text = tr("task.progress", done=info.done, total=info.total, percent=percent)
+    speed = pace_text(info)
+    return f"{text} · {speed}" if speed else text
+
+
+def ocr_running(info: t.TaskInfo) -> bool:
+    """An OCR task counting the pages of one document (done/total are its pages)."""
+    return info.kind == "ocr" and info.state == "running" and bool(info.current and info.total)
+
+
+def pace_text(info: t.TaskInfo) -> str:
+    """Chunks (or documents) per second and the time left while running; the average after."""
+    return pace.pace_text(info, tr, join=" · ")
+
+
+def summary(info: t.TaskInfo) -> str:
+    """Document counts of a sync or rebuild, in words (PRD §13: done, failed, cancelled)."""
+    s = info.summary
+    if s is None:
+        return ""
+    parts = [tr("task.summary.written", n=s.succeeded)]
+    for count, key in (
+        (s.failed, "task.summary.failed"),
+        (s.unchanged, "task.summary.unchanged"),
+        (s.retried, "task.summary.retried"),
+        (s.not_started, "task.summary.not_started"),
+        (s.ocr_pending, "task.summary.ocr_pending"),
+    ):
+        if count:
+            parts.append(tr(key, n=count))
+    if s.settings_applied is not None:
+        parts.append(
+            tr("task.summary.applied" if s.settings_applied else "task.summary.still_pending")
+        )
+    return " · ".join(parts)

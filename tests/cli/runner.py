@@ -1,0 +1,19 @@
+"""The `goodbuddy-kb` command as a user runs it: a real process (`python -m goodbuddy_kb`), with
+the data directory given by `--data-dir` or by GOODBUDDY_DATA_DIR."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def run(data_dir: Path, *args: str, env_dir: bool = False) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    argv = [sys.executable, "-m", "goodbuddy_kb", *args]
+    if env_dir:
+        env["GOODBUDDY_DATA_DIR"] = str(data_dir)
+    else:
+        argv += ["--data-dir", str(data_dir)]
+    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
