@@ -12,7 +12,7 @@ from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts.chat import ChatConnection, ChatUpdateRequest
 from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE
-from tests.extractserver import ExtractScript, Reply, chunk_of, extract_server
+from tests.servers.extractserver import ExtractScript, Reply, chunk_of, extract_server
 from tests.test_cli import run
 
 pytestmark = pytest.mark.integration

@@ -28,7 +28,7 @@ from goodbuddy_kb.contracts.methods import (
     RETRIEVE,
     SOURCE_ADD,
 )
-from tests.httpserver import Reply, serve
+from tests.servers.httpserver import Reply, serve
 from tests.test_cli import run
 
 pytestmark = pytest.mark.integration

@@ -36,8 +36,8 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.contracts.tasks import TaskListRequest
 from goodbuddy_kb.main_process.opener import ENV_OPENER
-from tests.embedserver import Script, openai_server_process
-from tests.httpserver import Reply, serve
+from tests.servers.embedserver import Script, openai_server_process
+from tests.servers.httpserver import Reply, serve
 
 pytestmark = pytest.mark.integration
 

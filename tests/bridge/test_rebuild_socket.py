@@ -41,7 +41,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from goodbuddy_kb.main_process.storage.db import DATABASE_FILE
 from tests.bridge.test_sources_socket import make_library, wait_task
-from tests.embedserver import Script, openai_server
+from tests.servers.embedserver import Script, openai_server
 
 pytestmark = pytest.mark.integration
 SECTION = (

@@ -23,7 +23,7 @@ from goodbuddy_kb.main_process.retrieval.pipeline import Retriever
 from goodbuddy_kb.main_process.storage import libraries
 from goodbuddy_kb.main_process.storage.db import transaction
 from goodbuddy_kb.main_process.vectors import store
-from tests.httpserver import Reply, serve
+from tests.servers.httpserver import Reply, serve
 
 pytestmark = pytest.mark.integration
 

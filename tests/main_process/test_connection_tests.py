@@ -16,7 +16,7 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from tests.dispatch import call
-from tests.httpserver import Reply, serve
+from tests.servers.httpserver import Reply, serve
 
 
 def test_connection_tests_never_run_on_the_writer_thread() -> None:

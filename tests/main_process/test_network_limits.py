@@ -27,7 +27,7 @@ from goodbuddy_kb.main_process.parsing import ParseError
 from goodbuddy_kb.main_process.retrieval import learned
 from goodbuddy_kb.main_process.sync import web
 from tests.dispatch import call
-from tests.httpserver import Reply, serve, serve_raw, trickle
+from tests.servers.httpserver import Reply, serve, serve_raw, trickle
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello"
 

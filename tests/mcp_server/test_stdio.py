@@ -372,7 +372,7 @@ def test_a_cancelled_search_is_dropped_and_the_server_keeps_serving(
     import anyio
 
     from tests.bridge.test_rebuild_socket import library_with_docs, use_remote
-    from tests.embedserver import Script, openai_server
+    from tests.servers.embedserver import Script, openai_server
 
     script = Script()
     with openai_server(script) as base:

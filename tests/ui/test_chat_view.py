@@ -16,7 +16,7 @@ from goodbuddy_kb.ui.chat.view import CITATION_COLUMNS, CONVERSATION_COLUMNS
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.chatserver import ChatScript, chat_server
+from tests.servers.chatserver import ChatScript, chat_server
 from tests.ui.test_workspace import create_library_with_folder, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]

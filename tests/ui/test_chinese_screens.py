@@ -18,8 +18,8 @@ from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, EMBEDDING_UPDATE, 
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
-from tests.httpserver import Reply, serve
 from tests.ocrgen import png
+from tests.servers.httpserver import Reply, serve
 from tests.ui.test_chat_view import wait_call
 from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot
 

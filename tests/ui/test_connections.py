@@ -18,9 +18,9 @@ from goodbuddy_kb.contracts.methods import CHAT_MODEL_GET, EMBEDDING_GET, RERANK
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
-from tests.chatserver import ChatScript, chat_server
-from tests.embedserver import Script, openai_server
-from tests.httpserver import Reply, serve
+from tests.servers.chatserver import ChatScript, chat_server
+from tests.servers.embedserver import Script, openai_server
+from tests.servers.httpserver import Reply, serve
 from tests.ui.test_chat_view import wait_call
 from tests.ui.test_workspace import open_window, shoot
 

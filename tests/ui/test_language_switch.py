@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.i18n import language, set_language
-from tests.chatserver import ChatScript, chat_server
+from tests.servers.chatserver import ChatScript, chat_server
 from tests.ui.test_chat_view import chat_with
 from tests.ui.test_chinese_screens import assert_chinese
 from tests.ui.test_workspace import create_library_with_folder, open_window, shoot

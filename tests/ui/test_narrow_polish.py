@@ -18,7 +18,7 @@ from goodbuddy_kb.ui.documents.source_actions import DOCUMENT_SUFFIXES
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.i18n.qt_translations import install_qt_translations, with_mnemonic
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.chatserver import ChatScript, chat_server
+from tests.servers.chatserver import ChatScript, chat_server
 from tests.ui.test_chat_view import chat_with
 from tests.ui.test_workspace import create_library_with_folder, open_window, shoot
 

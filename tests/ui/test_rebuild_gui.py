@@ -21,7 +21,7 @@ from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.embedserver import Script, openai_server
+from tests.servers.embedserver import Script, openai_server
 from tests.ui.test_workspace import open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]

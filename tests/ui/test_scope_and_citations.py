@@ -20,7 +20,7 @@ from goodbuddy_kb.ui.chat.view import CITATION_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.widgets.reference_view import format_locator
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
-from tests.chatserver import ChatScript, chat_server
+from tests.servers.chatserver import ChatScript, chat_server
 from tests.ui.test_chat_view import chat_with, wait_call
 from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot
 

@@ -238,7 +238,7 @@ def test_table_models_pass_the_model_tester(qtmodeltester: Any, columns: Any) ->
 def test_model_connections_switch_explicitly_and_never_show_the_key(
     qtbot: QtBot, window: MainWindow
 ) -> None:
-    from tests.embedserver import Script, openai_server
+    from tests.servers.embedserver import Script, openai_server
 
     window.open_connections()
     dialog = window.connections

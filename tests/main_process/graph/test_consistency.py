@@ -30,7 +30,7 @@ from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.graph.matching import normalise_name
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
-from tests.extractserver import ExtractScript, Reply, chunk_of, extract_server
+from tests.servers.extractserver import ExtractScript, Reply, chunk_of, extract_server
 
 NAMES = {
     "财务部": "organization",

@@ -30,7 +30,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
-from tests.extractserver import ExtractScript, Reply, chunk_of, extract_server
+from tests.servers.extractserver import ExtractScript, Reply, chunk_of, extract_server
 
 TRAVEL = "# 差旅报销制度\n\n差旅报销制度由财务部审批。住宿标准为每晚六百元。\n"
 SYSTEMS = "# Systems\n\nThe Billing System depends on the Identity Platform.\n"

@@ -29,7 +29,7 @@ from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.lexical import build_query, search
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call, fail
-from tests.embedserver import Script, openai_server
+from tests.servers.embedserver import Script, openai_server
 
 SECTION = (
     "## Section {n}\n\nParagraph {n} explains the rule topic{d}x{n} for 出差住宿第{n}条规定。\n\n"

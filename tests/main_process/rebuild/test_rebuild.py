@@ -19,8 +19,8 @@ from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
 from goodbuddy_kb.main_process.vectors import build, channel, store
-from tests.embedserver import Script, openai_server
-from tests.httpserver import Reply, serve
+from tests.servers.embedserver import Script, openai_server
+from tests.servers.httpserver import Reply, serve
 
 SECTION = (
     "## Section {n}\n\n" + "Paragraph {n} of document {d} talks about topic{d}x{n}. " * 6 + "\n\n"

@@ -22,8 +22,8 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call, fail
-from tests.embedserver import Script, openai_server
-from tests.httpserver import Reply, serve
+from tests.servers.embedserver import Script, openai_server
+from tests.servers.httpserver import Reply, serve
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "chunking"
 

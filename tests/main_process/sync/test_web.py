@@ -10,7 +10,7 @@ from goodbuddy_kb.main_process.storage import documents, sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync import web
 from goodbuddy_kb.main_process.sync.engine import sync_source
-from tests.httpserver import Reply, serve
+from tests.servers.httpserver import Reply, serve
 
 PAGE = (
     "<html><head><title>Leave policy</title><style>p{}</style></head><body>"

@@ -18,7 +18,7 @@ from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
 from goodbuddy_kb.main_process.vectors import build, channel, store
-from tests.embedserver import Script, ollama_server, openai_server
+from tests.servers.embedserver import Script, ollama_server, openai_server
 
 
 @pytest.fixture(autouse=True)
