@@ -110,7 +110,7 @@ def openai_server_process(script: Script | None = None) -> Iterator[str]:
         "    print(base, flush=True)\n"
         "    sys.stdin.read()\n"
     )
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     child = subprocess.Popen(
         [sys.executable, "-c", code],
         cwd=root,
