@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.ui.i18n import set_language
 from tests.servers.httpserver import Reply, serve
-from tests.ui.test_workspace import open_window
+from tests.ui.helpers import open_window
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 

@@ -221,6 +221,8 @@ class LibraryDetailWidget(QtWidgets.QWidget):
 
 
 class MainWindow(QtWidgets.QMainWindow):
+    listed = QtCore.Signal()  # the library list was refilled from the backend
+
     def __init__(self, link: BackendLink) -> None:
         super().__init__()
         self.link = link
@@ -498,6 +500,7 @@ class MainWindow(QtWidgets.QMainWindow):
             if row >= 0:
                 self.list_view.setCurrentIndex(self.model.index(row))
             self._on_current()
+            self.listed.emit()
 
         self.link.call(LIBRARY_LIST, c.LibraryListRequest(), done)
 
