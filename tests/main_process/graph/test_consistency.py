@@ -140,6 +140,7 @@ OPS = ["edit", "disable", "enable", "delete", "rewrite_and_rebuild", "rebuild", 
 _variants = itertools.count(10)
 
 
+@pytest.mark.integration
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 60)), min_size=1, max_size=10))
 def test_maintenance_and_extraction_never_leave_stale_evidence(

@@ -179,6 +179,7 @@ def test_edit_rewrites_fulltext_and_cjk_and_revectorises(kb: Kb) -> None:
     assert full["content"] == "Corrected: zebracrossing rule 斑马线通行守则。"
 
 
+@pytest.mark.integration
 def test_a_provider_down_during_revectorisation_keeps_the_edit(
     kb: Kb, dispatcher: Dispatcher
 ) -> None:

@@ -22,6 +22,7 @@ from goodbuddy_kb.main_process.vectors import bookkeeping, build, channel, store
 from tests.servers.embedserver import Script, openai_server
 
 
+@pytest.mark.integration
 def test_progress_arrives_while_a_slow_batch_is_embedded(
     pool: ConnectionPool, data_dir: Path, library: str
 ) -> None:
