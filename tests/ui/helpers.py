@@ -1,6 +1,7 @@
 """Helpers for the GUI tests (plain functions; the fixtures are in ``conftest.py``): open a window
-on a real backend, create a library through its dialog and import a folder of files into it, ask the
-workbench, point the chat at a model, take screenshots, check that a screen reads in Chinese."""
+on a real backend, create a library through its dialog and import a folder of files into it, ask
+the workbench, point the chat at a model and ask it, take screenshots, check that a screen reads
+in Chinese."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.chat.view import ChatView
 from goodbuddy_kb.ui.chunks.dialog import ChunksDialog
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
@@ -141,6 +143,13 @@ def chat_with(qtbot: QtBot, win: MainWindow, base: str) -> None:
         ),
     )
     win.top_tabs.setCurrentWidget(win.chat_view)
+
+
+def ask_chat(qtbot: QtBot, view: ChatView, question: str, timeout: int = 20_000) -> None:
+    """Send ``question`` from the chat view and wait until its reply has finished."""
+    view.input.setPlainText(question)  # QTest cannot type non-Latin-1 characters
+    with qtbot.waitSignal(view.reply_finished, timeout=timeout):
+        view.send()
 
 
 #: Three Latin words in a row: a sentence, not a name.

@@ -23,6 +23,7 @@ from tests.ui.helpers import (
     KEY,
     MOD,
     MakeLibrary,
+    ask_chat,
     chat_with,
     handbook,
     open_window,
@@ -189,9 +190,7 @@ def test_model_decides_without_a_chat_model_says_the_next_step_in_chinese(
         win.top_tabs.setCurrentWidget(view)
         qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
         assert view.popover.mode == "auto"
-        view.input.setPlainText("年假怎么结转？")
-        with qtbot.waitSignal(view.reply_finished, timeout=20_000):
-            view.send()
+        ask_chat(qtbot, view, "年假怎么结转？")
         text = view.transcript.toPlainText()
         assert "没有进行检索" in text and "每次先检索" in text.split("没有进行检索", 1)[1]
         assert "No chat model" not in text

@@ -23,6 +23,7 @@ from tests.servers.httpserver import Reply, serve
 from tests.ui.helpers import (
     MakeLibrary,
     ask,
+    ask_chat,
     assert_chinese,
     create_library_with_folder,
     handbook,
@@ -129,9 +130,7 @@ def run_screens(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> None:
     )
     win.top_tabs.setCurrentWidget(win.chat_view)
     view = win.chat_view
-    view.input.setPlainText("年假怎么结转？")
-    with qtbot.waitSignal(view.reply_finished, timeout=30_000):
-        view.send()
+    ask_chat(qtbot, view, "年假怎么结转？", timeout=30_000)
     assert "失败" in view.transcript.toPlainText()
     assert_chinese(win, {id(view.citations): {0, 1, 4}})
     shoot(win, "zh-chat-failed")

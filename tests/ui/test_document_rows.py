@@ -18,7 +18,7 @@ from goodbuddy_kb.ui.documents.bar import REASON_MIN_WIDTH
 from goodbuddy_kb.ui.documents.tab import ACTION_COLUMN, DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
-from tests.ui.helpers import MakeLibrary, create_library_with_folder, handbook, open_window, shoot
+from tests.ui.helpers import create_library_with_folder, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 REASON = len(DOCUMENT_COLUMNS) - 1
@@ -125,10 +125,10 @@ def test_open_source_from_the_row_menu_opens_the_documents_file(
         set_language("en")
 
 
+@pytest.mark.usefixtures("library")
 def test_document_rows_have_a_context_menu_and_a_double_click(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    make_library(handbook())
     tab = window.documents_tab
     view = tab.document_view
     assert view.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.ActionsContextMenu

@@ -63,10 +63,10 @@ def test_tab_leaves_tables_and_reaches_the_document_table_and_paging(
     assert window.focusWidget() is not tab.document_view, "no trap in a table"
 
 
+@pytest.mark.usefixtures("library")
 def test_delete_in_the_document_table_never_offers_to_delete_the_library(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    make_library(handbook())
     tab = window.documents_tab
     window.activateWindow()
     tab.document_view.setFocus()
@@ -87,10 +87,10 @@ def test_delete_in_the_document_table_never_offers_to_delete_the_library(
     assert window.model.rowCount() == 1
 
 
+@pytest.mark.usefixtures("library")
 def test_remove_source_asks_naming_it_and_defaults_to_cancel(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    make_library(handbook())
     tab = window.documents_tab
     tab.source_view.selectRow(0)
     tab.remove_source()
@@ -105,10 +105,10 @@ def test_remove_source_asks_naming_it_and_defaults_to_cancel(
     assert tab.sources.rowCount() == 1 and tab.documents.rowCount() == 2, "nothing removed"
 
 
+@pytest.mark.usefixtures("library")
 def test_dropping_files_and_folders_imports_them(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    make_library(handbook())
     tab = window.documents_tab
     extra = tmp_path / "dropped"
     extra.mkdir()
@@ -165,10 +165,10 @@ def test_add_folder_adds_the_chosen_folder_and_the_chooser_knows_every_kind(
         set_language("en")
 
 
+@pytest.mark.usefixtures("library")
 def test_vector_state_is_one_truthful_line_and_follows_the_model_switch(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    make_library(handbook())
     tab = window.documents_tab
     qtbot.waitUntil(lambda: "✓ index matches the model" in tab.vector_label.text(), timeout=10_000)
     assert "deterministic" in tab.vector_label.text()
@@ -216,10 +216,10 @@ def test_statuses_follow_the_first_vectorisation_live(
     assert "✓ index matches the model" in tab.vector_label.text()
 
 
+@pytest.mark.usefixtures("library")
 def test_summary_counts_documents_with_no_retrievable_content(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, data_dir: Path, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, data_dir: Path
 ) -> None:
-    make_library(handbook())
     tab = window.documents_tab
     assert "no retrievable content" not in tab.summary.text()
     # every chunk of one document switched off (what chunk maintenance will do), by another

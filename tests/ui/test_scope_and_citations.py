@@ -28,6 +28,7 @@ from tests.servers.chatserver import ChatScript, chat_server
 from tests.ui.helpers import (
     MakeLibrary,
     ask,
+    ask_chat,
     chat_with,
     handbook,
     open_window,
@@ -153,19 +154,17 @@ def test_locators_read_as_pages_lines_and_headings() -> None:
     assert format_locator(None) == "" and format_locator({}) == ""
 
 
+@pytest.mark.usefixtures("library")
 def test_a_citation_marker_opens_its_context(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    make_library(handbook())
     script = ChatScript(turns=[[{"text": "One night costs at most 600 yuan [1]."}]])
     with chat_server(script) as base:
         chat_with(qtbot, window, base)
         view = window.chat_view
         qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
         view.popover.always.setChecked(True)
-        view.input.setPlainText("出差住宿一线城市每晚多少钱？")
-        with qtbot.waitSignal(view.reply_finished, timeout=20_000):
-            view.send()
+        ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
     assert view.citations.rowCount() >= 1
     assert view.reference.toPlainText() == ""
     cursor = view.transcript.document().find("[1]")
@@ -197,9 +196,7 @@ def test_the_citation_table_never_scrolls_sideways_at_800x600(
             view = win.chat_view
             qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
             view.popover.always.setChecked(True)
-            view.input.setPlainText("出差住宿一线城市每晚多少钱？")
-            with qtbot.waitSignal(view.reply_finished, timeout=20_000):
-                view.send()
+            ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
         table = view.citation_view
         assert view.citations.rowCount() >= 1
         for width, height in ((800, 600), (1400, 900), (800, 600)):

@@ -9,15 +9,14 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
-from tests.ui.helpers import MakeLibrary, handbook
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
 
+@pytest.mark.usefixtures("library")
 def test_settings_form_validates_inline_and_marks_rebuild(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    make_library(handbook())
     tab = window.settings_tab
     window.tabs.setCurrentWidget(tab)
     for name in ("ftsWeight", "vectorWeight", "graphWeight"):
@@ -33,10 +32,10 @@ def test_settings_form_validates_inline_and_marks_rebuild(
     qtbot.waitUntil(lambda: not window.documents_tab.pending_label.isHidden(), timeout=5_000)
 
 
+@pytest.mark.usefixtures("library")
 def test_settings_refuse_weights_no_channel_can_use_inline(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    make_library(handbook())
     tab = window.settings_tab
     window.tabs.setCurrentWidget(tab)
     assert "range 1–20" in tab.fields["topK"].accessibleDescription()

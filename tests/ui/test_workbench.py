@@ -16,15 +16,15 @@ from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.ui.helpers import KEY, MOD, MakeLibrary, ask, handbook, shoot
+from tests.ui.helpers import KEY, MOD, ask, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
 
+@pytest.mark.usefixtures("library")
 def test_create_import_and_test_retrieval(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, qtmodeltester: Any, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, qtmodeltester: Any
 ) -> None:
-    make_library(handbook())
     statuses = [
         window.documents_tab.documents.data(window.documents_tab.documents.index(r, 2))
         for r in range(2)
@@ -90,14 +90,13 @@ def test_keyboard_only_path(qtbot: QtBot, window: MainWindow, tmp_path: Path) ->
     qtbot.waitUntil(lambda: not bench.isVisible(), timeout=2_000)
 
 
+@pytest.mark.usefixtures("library")
 def test_degraded_vector_and_other_looks(
     qtbot: QtBot,
     window: MainWindow,
     tmp_path: Path,
     qapp: QtWidgets.QApplication,
-    make_library: MakeLibrary,
 ) -> None:
-    make_library(handbook())
     done: list[object] = []
     window.link.call(
         EMBEDDING_UPDATE,
@@ -120,11 +119,11 @@ def test_degraded_vector_and_other_looks(
     apply_theme(qapp, dark=False)
 
 
+@pytest.mark.usefixtures("library")
 def test_nothing_relevant_enough_is_said_plainly(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
     """The issue's off-topic question is refused at the default minimum relevance."""
-    make_library(handbook())
     bench = ask(qtbot, window, "火星殖民地的氧气配额")
     qtbot.waitUntil(lambda: "Nothing relevant enough" in bench.status.text(), timeout=5_000)
     assert bench.results.rowCount() == 0
@@ -134,10 +133,10 @@ def test_nothing_relevant_enough_is_said_plainly(
     bench.reject()
 
 
+@pytest.mark.usefixtures("library")
 def test_ctrl_enter_searches_in_the_workbench(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    make_library(handbook())
     window.open_workbench()
     bench = window.workbench
     assert bench is not None
@@ -152,10 +151,10 @@ def test_ctrl_enter_searches_in_the_workbench(
     bench.reject()
 
 
+@pytest.mark.usefixtures("library")
 def test_workbench_starts_from_the_library_settings(
-    qtbot: QtBot, window: MainWindow, tmp_path: Path, make_library: MakeLibrary
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
-    make_library(handbook())
     tab = window.settings_tab
     tab.fields["topK"].setValue(3)  # type: ignore[attr-defined]
     tab.rerank_box.setChecked(True)
