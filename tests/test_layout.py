@@ -114,7 +114,7 @@ def describe(graph: dict[str, set[str]], component: list[str]) -> str:
 @pytest.mark.xfail(strict=False, reason="cycles removed by the ui helpers' branches")
 def test_no_import_cycle() -> None:
     graph = import_graph(SRC, "goodbuddy_kb")
-    found = [describe(graph, c) for c in cycles(graph)]
+    found = [f"{describe(graph, c)}   (all of: {', '.join(c)})" for c in cycles(graph)]
     assert found == [], "import cycles:\n" + "\n".join(found)
 
 
