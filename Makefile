@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck build check clean bench eval screenshots eval-all
+.PHONY: run test test-fast lint typecheck build check clean bench eval screenshots eval-all
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,6 +17,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+
+# Unit tests only: no backend process, no loopback server, no GUI window, nothing slow (< 2 min).
+test-fast: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest -m "not integration and not gui and not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -1,8 +1,11 @@
-"""Shared fixtures: a data directory, a migrated database, and a real backend on a real socket."""
+"""Shared fixtures: a data directory, a migrated database, a real backend on a real socket, and a
+platform opener that records what it is asked to open."""
 
 from __future__ import annotations
 
 import os
+import stat
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +24,7 @@ from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.main_process.app import open_database
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from goodbuddy_kb.main_process.opener import ENV_OPENER
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 
@@ -74,3 +78,17 @@ def client(backend: BackendProcess) -> Iterator[BlockingClient]:
 def _qt_application(qapp: object) -> object:
     """One QApplication for the whole run, before any client would make a bare core app."""
     return qapp
+
+
+@pytest.fixture
+def opened_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The platform opener replaced at the process boundary by a command that records its argument."""
+    log = tmp_path / "opened.log"
+    script = tmp_path / "record-opener"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nopen({str(log)!r}, 'a').write(sys.argv[1] + '\\n')\n",
+        encoding="utf-8",
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv(ENV_OPENER, str(script))
+    return log

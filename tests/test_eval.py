@@ -87,6 +87,30 @@ def test_fixture_gates_pass_repeatably_and_the_report_leaks_nothing(tmp_path: Pa
         assert secret not in raw
 
 
+@pytest.mark.slow
+def test_the_bundled_model_keeps_its_recall_on_every_language(tmp_path: Path) -> None:
+    """The fixtures with the model users get (offline), gated per language on Recall@5 through
+    the command's own gate check: a change that hurts what users get fails here."""
+    bundled = json.loads((FIXTURES / "gates.json").read_text(encoding="utf-8"))["bundledModel"]
+    assert bundled["provider"] == "local" and set(bundled["languages"]) == {"zh", "en"}
+    (tmp_path / "gates.json").write_text(json.dumps(bundled), encoding="utf-8")
+    result = run_eval(
+        tmp_path,
+        *("--provider", "local", "--dataset", str(FIXTURES)),
+        *("--gates", str(tmp_path / "gates.json"), "--report", "report.json"),
+    )
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["provider"] == "local"
+    measured = {
+        lang: modes[bundled["mode"]]["recall@5"]
+        for lang, modes in report["datasets"][0]["languages"].items()
+    }
+    assert set(measured) >= set(bundled["languages"]), measured
+    assert result.returncode == 0 and report["gateFailures"] == [], (
+        f"Recall@5 with the bundled model {measured}: " + "; ".join(report["gateFailures"])
+    )
+
+
 def test_report_path_must_stay_inside_the_working_directory(tmp_path: Path) -> None:
     outside = run_eval(tmp_path, "--report", "../escape.json")
     assert outside.returncode == 2 and "inside the current directory" in outside.stderr

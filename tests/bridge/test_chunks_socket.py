@@ -23,7 +23,7 @@ from goodbuddy_kb.contracts.methods import (
     SOURCE_ADD,
 )
 from goodbuddy_kb.contracts.wire import encode_frame, request_message
-from tests.bridge.test_sources_socket import make_library, wait_task
+from tests.bridge.helpers import create_library, wait_task
 
 pytestmark = pytest.mark.integration
 
@@ -43,7 +43,7 @@ def test_limits_ownership_and_an_edit_over_the_socket(
     folder.mkdir()
     body = "".join(f"## P{n}\n\nParagraph {n} about item{n} 条款{n}。\n\n" for n in range(1, 6))
     (folder / "a.md").write_text(f"# A\n\n{body}", "utf-8")
-    library_id = make_library(client)
+    library_id = create_library(client)
     added = client.call(
         SOURCE_ADD,
         c.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder), watch=False),
@@ -66,7 +66,7 @@ def test_limits_ownership_and_an_edit_over_the_socket(
     )
     assert too_long["error"]["data"]["code"] == "invalid_request"
     assert "字字字" not in str(too_long), "the content is never echoed back"
-    other = make_library(client, "Other")
+    other = create_library(client, "Other")
     stranger = raw(client, CHUNK_UPDATE.name, {**ids, "libraryId": other, "enabled": False})
     assert stranger["error"]["data"]["code"] == "not_found"
 

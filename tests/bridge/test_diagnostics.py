@@ -29,7 +29,7 @@ from goodbuddy_kb.contracts.methods import (
     SOURCE_ADD,
 )
 from tests.cli.runner import run
-from tests.httpserver import Reply, serve
+from tests.servers.httpserver import Reply, serve
 
 pytestmark = pytest.mark.integration
 

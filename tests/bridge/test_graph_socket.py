@@ -22,8 +22,8 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_UPDATE,
     SOURCE_ADD,
 )
-from tests.bridge.test_sources_socket import make_library, wait_task
-from tests.main_process.graph.test_graph_channel import FINANCE, TRAVEL
+from tests.bridge.helpers import create_library, wait_task
+from tests.main_process.graph.helpers import FINANCE, TRAVEL
 
 pytestmark = pytest.mark.integration
 
@@ -40,7 +40,7 @@ def test_edits_locks_and_refusals_over_the_socket(client: BlockingClient, tmp_pa
     folder.mkdir()
     (folder / "travel.md").write_text(TRAVEL, "utf-8")
     (folder / "finance.md").write_text(FINANCE, "utf-8")
-    library_id = make_library(client)
+    library_id = create_library(client)
     added = client.call(
         SOURCE_ADD,
         c.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder), watch=False),
@@ -81,7 +81,7 @@ def test_edits_locks_and_refusals_over_the_socket(client: BlockingClient, tmp_pa
     )
     assert any(e.type_key == "approves" and e.tail_id == policy.id for e in picture.edges)
 
-    other = make_library(client, "Other")
+    other = create_library(client, "Other")
     with pytest.raises(NotFoundError):
         client.call(
             GRAPH_ENTITY_UPDATE,

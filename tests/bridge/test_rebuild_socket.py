@@ -9,8 +9,6 @@ import signal
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -27,98 +25,30 @@ from goodbuddy_kb.contracts.errors import NotFoundError
 from goodbuddy_kb.contracts.methods import (
     DOCUMENT_REBUILD,
     DOCUMENTS_LIST,
-    EMBEDDING_UPDATE,
     LIBRARY_LIST,
     LIBRARY_REBUILD,
     RETRIEVE,
-    SETTINGS_UPDATE,
-    SOURCE_ADD,
     TASKS_CANCEL,
     TASKS_LIST,
     VECTORS_REBUILD,
     VECTORS_STATUS,
 )
-from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from goodbuddy_kb.main_process.storage.db import DATABASE_FILE
-from tests.bridge.test_sources_socket import make_library, wait_task
-from tests.embedserver import Script, openai_server
+from tests.bridge.helpers import (
+    chunking,
+    create_library,
+    finished,
+    library_with_docs,
+    poll_task,
+    session,
+    settle,
+    use_remote,
+    wait_task,
+    write_doc,
+)
+from tests.servers.embedserver import Script, openai_server
 
 pytestmark = pytest.mark.integration
-SECTION = (
-    "## Section {n}\n\n" + "Paragraph {n} of document {d} talks about topic{d}x{n}. " * 6 + "\n\n"
-)
-
-
-def write_doc(folder: Path, d: int, sections: int = 6, name: str | None = None) -> Path:
-    path = folder / (name or f"doc{d}.md")
-    body = "".join(SECTION.format(n=n, d=d) for n in range(1, sections + 1))
-    path.write_text(f"# Document {d}\n\n{body}", encoding="utf-8")
-    return path
-
-
-@contextmanager
-def session(data_dir: Path) -> Iterator[tuple[BackendProcess, BlockingClient]]:
-    backend = BackendProcess.start(data_dir)
-    try:
-        with BlockingClient(backend.endpoint.server_name, backend.endpoint.secret).open() as cl:
-            yield backend, cl
-    finally:
-        backend.stop()
-
-
-def settle(client: BlockingClient, library_id: str, timeout: float = 120) -> list[t.TaskInfo]:
-    """Wait until no task of the library is queued or running; the tasks, newest first."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        tasks = client.call(TASKS_LIST, t.TaskListRequest(library_id=library_id)).tasks
-        if not any(x.state in ("queued", "running") for x in tasks):
-            return tasks
-        time.sleep(0.05)
-    raise AssertionError("tasks did not settle")
-
-
-def poll_task(
-    client: BlockingClient, task_id: str, until: Callable[[t.TaskInfo], bool], timeout: float = 60
-) -> t.TaskInfo:
-    """Poll the task list (never block on a notification: the loopback embedding servers of
-    these tests run on threads of this process, and a blocking socket wait would starve them)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        tasks = client.call(TASKS_LIST, t.TaskListRequest(limit=200)).tasks
-        info = next((x for x in tasks if x.id == task_id), None)
-        if info is not None and until(info):
-            return info
-        time.sleep(0.02)
-    raise AssertionError("the task did not get there in time")
-
-
-def finished(info: t.TaskInfo) -> bool:
-    return info.state in t.FINISHED_STATES
-
-
-def chunking(client: BlockingClient, library_id: str, mode: str) -> None:
-    client.call(
-        SETTINGS_UPDATE,
-        lib.SettingsUpdateRequest(
-            library_id=library_id,
-            chunking=KnowledgeChunkingSettings(mode=mode),  # type: ignore[arg-type]
-        ),
-    )
-
-
-def library_with_docs(client: BlockingClient, folder: Path, count: int = 5) -> str:
-    """A library in fixed mode (two chunks per document) holding ``count`` synced documents."""
-    library_id = make_library(client, "Rebuild")
-    chunking(client, library_id, "fixed")
-    folder.mkdir(exist_ok=True)
-    for d in range(1, count + 1):
-        write_doc(folder, d)
-    client.call(
-        SOURCE_ADD,
-        c.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder), watch=False),
-    )
-    settle(client, library_id)
-    return library_id
 
 
 def docs(client: BlockingClient, library_id: str) -> dict[str, c.Document]:
@@ -179,28 +109,11 @@ def test_new_chunking_through_a_library_rebuild_with_one_document_failing(
         again = rebuild_library(client, library_id)
         assert again.summary is not None and again.summary.settings_applied is True
         assert not pending(client, library_id)
-        other = make_library(client, "Other")
+        other = create_library(client, "Other")
         with pytest.raises(NotFoundError):
             client.call(
                 DOCUMENT_REBUILD, rb.DocumentRebuildRequest(library_id=other, document_id=doc3)
             )
-
-
-def use_remote(client: BlockingClient, base: str, batch: int = 8) -> None:
-    client.call(
-        EMBEDDING_UPDATE,
-        m.EmbeddingUpdateRequest(
-            connection=m.EmbeddingConnection(
-                kind="openai-compatible",
-                base_url=base,
-                model="embed-small",
-                dimensions=384,
-                batch_size=batch,
-                timeout_s=10.0,
-            ),
-            api_key="sk-test-0000000000",
-        ),
-    )
 
 
 def test_cancel_after_two_of_five_documents(data_dir: Path, tmp_path: Path) -> None:

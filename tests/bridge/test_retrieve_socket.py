@@ -1,4 +1,6 @@
-"""`knowledge:retrieve` over the real socket: cancellation and a real round trip."""
+"""`knowledge:retrieve` over the real socket: cancellation, a real round trip, an unreachable or
+failing embedding service degrading only the vector channel, and each library's own settings in
+a multi-library request."""
 
 from __future__ import annotations
 
@@ -11,10 +13,25 @@ import pytest
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess
+from goodbuddy_kb.contracts import chat as ch
+from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.contracts import sources as s
 from goodbuddy_kb.contracts.errors import CancelledError
-from goodbuddy_kb.contracts.methods import RERANK_UPDATE, RETRIEVE, SYSTEM_CANCEL
+from goodbuddy_kb.contracts.methods import (
+    CHAT_SEND,
+    CONVERSATION_CREATE,
+    EMBEDDING_UPDATE,
+    RERANK_UPDATE,
+    RETRIEVE,
+    SETTINGS_UPDATE,
+    SOURCE_SYNC,
+    SYSTEM_CANCEL,
+    VECTORS_STATUS,
+)
 from goodbuddy_kb.contracts.models import RerankConnection, RerankUpdateRequest
+from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.contracts.wire import encode_frame, request_message
 from goodbuddy_kb.main_process.app import open_database
 from goodbuddy_kb.main_process.cancel import CancelToken
@@ -23,7 +40,9 @@ from goodbuddy_kb.main_process.retrieval.pipeline import Retriever
 from goodbuddy_kb.main_process.storage import libraries
 from goodbuddy_kb.main_process.storage.db import transaction
 from goodbuddy_kb.main_process.vectors import store
-from tests.httpserver import Reply, serve
+from tests.bridge.helpers import library_with, unreachable_embedding, wait_idle
+from tests.servers.embedserver import openai_server_process
+from tests.servers.httpserver import Reply, serve
 
 pytestmark = pytest.mark.integration
 
@@ -143,3 +162,115 @@ def test_cancel_over_the_socket_ends_a_request_within_200ms(data_dir: Path) -> N
         assert elapsed < 0.2
     finally:
         backend.stop()
+
+
+def test_unreachable_embedding_service_degrades_only_the_vector_channel(
+    live: BlockingClient, tmp_path: Path
+) -> None:
+    library_id = library_with(live, tmp_path / "kb")
+    unreachable_embedding(live)
+    res = live.call(RETRIEVE, r.RetrieveRequest(library_ids=[library_id], query="出差住宿标准"))
+    assert res.results and "600" in res.results[0].snippet
+    assert set(res.diagnostics.used_channels) >= {"cjk"}
+    vector = [d for d in res.diagnostics.degraded_channels if d.channel == "vector"]
+    assert vector and "rebuild" in vector[0].reason
+    # the index status answers too, instead of failing on the dead endpoint
+    status = live.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id))
+    assert not status.compatible and status.reason
+    # the chat's "always" mode answers from the full-text evidence and says it was degraded
+    conversation = live.call(CONVERSATION_CREATE, ch.ConversationCreateRequest())
+    sent = live.call(
+        CHAT_SEND,
+        ch.SendRequest(
+            conversation_id=conversation.id,
+            text="出差住宿标准是多少",
+            library_ids=[library_id],
+            mode="always",
+        ),
+    ).assistant_message
+    assert sent.retrieval is not None and sent.retrieval.status == "degraded"
+    assert sent.citations and "600" in sent.content
+
+
+def test_embedding_service_going_down_keeps_full_text_serving(
+    live: BlockingClient, tmp_path: Path
+) -> None:
+    with openai_server_process() as base:
+        live.call(
+            EMBEDDING_UPDATE,
+            m.EmbeddingUpdateRequest(
+                connection=m.EmbeddingConnection(
+                    kind="openai-compatible", base_url=base, model="e", dimensions=384, timeout_s=2
+                )
+            ),
+        )
+        library_id = library_with(live, tmp_path / "kb")
+        served = live.call(RETRIEVE, r.RetrieveRequest(library_ids=[library_id], query="住宿"))
+        assert "vector" in served.diagnostics.used_channels, served.diagnostics.degraded_channels
+    # the server is gone now
+    res = live.call(RETRIEVE, r.RetrieveRequest(library_ids=[library_id], query="出差住宿标准"))
+    assert res.results and "600" in res.results[0].snippet
+    vector = [d for d in res.diagnostics.degraded_channels if d.channel == "vector"]
+    assert vector and "cannot be reached" in vector[0].reason
+    status = live.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id))
+    assert status.compatible and status.vectors == status.retrievable_chunks
+
+
+def test_degraded_search_with_no_match_is_not_reported_as_empty(
+    live: BlockingClient, tmp_path: Path
+) -> None:
+    library_id = library_with(live, tmp_path / "kb")
+    unreachable_embedding(live)
+    conversation = live.call(CONVERSATION_CREATE, ch.ConversationCreateRequest())
+    sent = live.call(
+        CHAT_SEND,
+        ch.SendRequest(
+            conversation_id=conversation.id,
+            text="zzqx unmatched words",
+            library_ids=[library_id],
+            mode="always",
+        ),
+    ).assistant_message
+    assert sent.retrieval is not None and sent.retrieval.status == "degraded"
+    assert sent.retrieval.reason and "vector" in sent.retrieval.reason
+
+
+def test_each_library_keeps_its_own_settings_in_a_multi_library_request(
+    live: BlockingClient, tmp_path: Path
+) -> None:
+    first = library_with(live, tmp_path / "a", name="A")
+    second = library_with(live, tmp_path / "b", name="B")
+    folder = tmp_path / "b"
+    for i in range(12):
+        (folder / f"extra{i}.md").write_text(f"# 住宿 {i}\n\n出差住宿补充说明 {i}。\n", "utf-8")
+    live.call(SOURCE_SYNC, s.SourceSyncRequest(library_id=second))
+    wait_idle(live)
+    live.call(
+        SETTINGS_UPDATE,
+        lib.SettingsUpdateRequest(
+            library_id=first,
+            retrieval=KnowledgeRetrievalSettings(top_k=2, fts_weight=0.0, vector_weight=1.0),
+        ),
+    )
+    live.call(
+        SETTINGS_UPDATE,
+        lib.SettingsUpdateRequest(
+            library_id=second, retrieval=KnowledgeRetrievalSettings(top_k=10, vector_weight=0.0)
+        ),
+    )
+    # the RRF fusion states each library's weights in its formula; the adaptive fusion applies
+    # them the same way (tests/main_process/retrieval/test_fusion_rerank_context.py)
+    res = live.call(
+        RETRIEVE,
+        r.RetrieveRequest(library_ids=[first, second], query="出差住宿标准", fusion="rrf"),
+    )
+    assert res.settings.top_k == 10 and len(res.results) == 10, "the largest top K applies"
+    for hit in res.results:
+        ranks = hit.channel_ranks
+        if hit.library_id == first:
+            # library A searches by vectors only: its full-text ranks add nothing
+            assert hit.rrf_score == pytest.approx(1.0 / (60 + ranks["vector"]))
+        else:
+            # library B has no vector weight: a Chinese query's full-text weight is all cjk
+            assert hit.rrf_score == pytest.approx(1.0 / (60 + ranks["cjk"]))
+    assert any(h.library_id == first for h in res.results)

@@ -1,7 +1,9 @@
-"""Sources, sync tasks, documents and watching through the real bridge and backend."""
+"""Sources, sync tasks, documents and watching through the real bridge and backend; opening a
+stored file or URL; a sync never waiting behind another library's vectorisation."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -10,13 +12,19 @@ import pytest
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.contracts import sources as s
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
+    EMBEDDING_UPDATE,
     LIBRARY_CREATE,
     NOTIFY_TASK,
+    REFERENCE_OPEN,
+    RETRIEVE,
     SOURCE_ADD,
     SOURCE_LIST,
     SOURCE_REMOVE,
@@ -25,27 +33,12 @@ from goodbuddy_kb.contracts.methods import (
     TASKS_CANCEL,
     TASKS_LIST,
 )
+from goodbuddy_kb.contracts.tasks import TaskListRequest
+from tests.bridge.helpers import create_library, library_with, wait_idle, wait_task
+from tests.servers.embedserver import Script, openai_server_process
+from tests.servers.httpserver import Reply, serve
 
 pytestmark = pytest.mark.integration
-
-
-def wait_task(
-    client: BlockingClient, task_id: str, timeout: float = 60
-) -> tuple[t.TaskInfo, list[t.TaskInfo]]:
-    seen: list[t.TaskInfo] = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        method, params = client.next_notification(timeout=timeout)
-        if method == NOTIFY_TASK.name and params["id"] == task_id:
-            info = t.TaskInfo.model_validate(params)
-            seen.append(info)
-            if info.state in t.FINISHED_STATES:
-                return info, seen
-    raise AssertionError("task did not finish")
-
-
-def make_library(client: BlockingClient, name: str = "Docs") -> str:
-    return client.call(LIBRARY_CREATE, lib.LibraryCreateRequest(name=name)).library.id
 
 
 def write_files(folder: Path, count: int) -> None:
@@ -57,7 +50,7 @@ def write_files(folder: Path, count: int) -> None:
 def test_add_folder_syncs_with_progress_and_lists_documents(
     client: BlockingClient, tmp_path: Path
 ) -> None:
-    library_id = make_library(client)
+    library_id = create_library(client)
     write_files(tmp_path / "notes", 30)
     (tmp_path / "notes" / "bad.txt").write_bytes(b"\x00\x01binary")
     added = client.call(
@@ -89,7 +82,7 @@ def test_add_folder_syncs_with_progress_and_lists_documents(
 def test_watched_folder_edit_is_reflected_within_five_seconds(
     client: BlockingClient, tmp_path: Path
 ) -> None:
-    library_id = make_library(client)
+    library_id = create_library(client)
     write_files(tmp_path / "w", 3)
     added = client.call(
         SOURCE_ADD,
@@ -122,7 +115,7 @@ def test_watched_folder_edit_is_reflected_within_five_seconds(
 
 
 def test_cancel_is_distinct_from_failure(client: BlockingClient, tmp_path: Path) -> None:
-    library_id = make_library(client)
+    library_id = create_library(client)
     write_files(tmp_path / "many", 400)
     added = client.call(
         SOURCE_ADD,
@@ -142,7 +135,7 @@ def test_cancel_is_distinct_from_failure(client: BlockingClient, tmp_path: Path)
 
 
 def test_ids_are_checked_against_their_library(client: BlockingClient, tmp_path: Path) -> None:
-    mine, other = make_library(client, "Mine"), make_library(client, "Other")
+    mine, other = create_library(client, "Mine"), create_library(client, "Other")
     write_files(tmp_path / "m", 1)
     added = client.call(
         SOURCE_ADD,
@@ -175,7 +168,7 @@ def test_ids_are_checked_against_their_library(client: BlockingClient, tmp_path:
 def test_interrupted_task_survives_restart_as_history(data_dir: Path, tmp_path: Path) -> None:
     backend = BackendProcess.start(data_dir)
     with BlockingClient(backend.endpoint.server_name, backend.endpoint.secret).open() as client:
-        library_id = make_library(client)
+        library_id = create_library(client)
         write_files(tmp_path / "big", 1500)
         added = client.call(
             SOURCE_ADD,
@@ -199,3 +192,97 @@ def test_interrupted_task_survives_restart_as_history(data_dir: Path, tmp_path: 
             assert task.state == "interrupted" and task.error and "run it again" in task.error
     finally:
         again.stop()
+
+
+def test_open_source_opens_a_stored_file_and_a_stored_url(
+    live: BlockingClient, tmp_path: Path, opened_log: Path
+) -> None:
+    library_id = library_with(live, tmp_path / "kb")
+    hit = live.call(
+        RETRIEVE, r.RetrieveRequest(library_ids=[library_id], query="出差住宿标准")
+    ).results[0]
+    ref = r.ReferenceRequest(
+        library_id=library_id, document_id=hit.document_id, chunk_id=hit.chunk_id
+    )
+    opened = live.call(REFERENCE_OPEN, ref)
+    assert opened.opened and opened.target_kind == "file"
+    page = "<html><head><title>Leave</title></head><body><p>Annual leave: 15 days 年假十五天</p></body></html>"
+    with serve({"/leave": Reply(200, page.encode())}) as base:
+        web_lib = live.call(LIBRARY_CREATE, lib.LibraryCreateRequest(name="Web")).library.id
+        live.call(
+            SOURCE_ADD,
+            s.SourceAddRequest(library_id=web_lib, kind="web", location=f"{base}/leave"),
+        )
+        wait_idle(live)
+        web_hit = live.call(
+            RETRIEVE, r.RetrieveRequest(library_ids=[web_lib], query="annual leave")
+        ).results[0]
+        web_ref = r.ReferenceRequest(
+            library_id=web_lib, document_id=web_hit.document_id, chunk_id=web_hit.chunk_id
+        )
+        assert live.call(REFERENCE_OPEN, web_ref).target_kind == "url"
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and len(_lines(opened_log)) < 2:
+        time.sleep(0.05)
+    lines = _lines(opened_log)
+    assert lines[0] == os.path.realpath(tmp_path / "kb" / "travel.md")
+    assert lines[1] == f"{base}/leave"
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def test_a_sync_never_waits_behind_another_librarys_vectorisation(
+    live: BlockingClient, tmp_path: Path
+) -> None:
+    with openai_server_process(Script(delay_s=1.5)) as base:
+        live.call(
+            EMBEDDING_UPDATE,
+            m.EmbeddingUpdateRequest(
+                connection=m.EmbeddingConnection(
+                    kind="openai-compatible",
+                    base_url=base,
+                    model="slow",
+                    dimensions=384,
+                    batch_size=1,
+                    timeout_s=10,
+                )
+            ),
+        )
+        slow = tmp_path / "slow"
+        slow.mkdir()
+        for i in range(8):
+            (slow / f"n{i}.md").write_text(f"# 第{i}条\n\n慢速向量化 {i}。\n", encoding="utf-8")
+        first = live.call(LIBRARY_CREATE, lib.LibraryCreateRequest(name="Slow")).library.id
+        live.call(
+            SOURCE_ADD,
+            s.SourceAddRequest(library_id=first, kind="folder", location=str(slow), watch=False),
+        )
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            tasks = live.call(TASKS_LIST, TaskListRequest(library_id=first)).tasks
+            if any(t.kind == "vectorize" and t.state == "running" for t in tasks):
+                break
+            time.sleep(0.05)
+        else:
+            raise AssertionError("the vectorisation did not start")
+        other = tmp_path / "other"
+        other.mkdir()
+        (other / "leave.md").write_text("# 年假\n\n年假十五天。\n", encoding="utf-8")
+        second = live.call(LIBRARY_CREATE, lib.LibraryCreateRequest(name="Other")).library.id
+        started = time.monotonic()
+        live.call(
+            SOURCE_ADD,
+            s.SourceAddRequest(library_id=second, kind="folder", location=str(other), watch=False),
+        )
+        found = []
+        while time.monotonic() - started < 8 and not found:
+            found = live.call(
+                RETRIEVE,
+                r.RetrieveRequest(library_ids=[second], query="年假", channels=["cjk"]),
+            ).results
+            time.sleep(0.1)
+        assert found, "the other library's text was not searchable within seconds"
+        still = live.call(TASKS_LIST, TaskListRequest(library_id=first)).tasks
+        assert any(t.kind == "vectorize" and t.state == "running" for t in still)

@@ -36,8 +36,8 @@ from goodbuddy_kb.contracts.methods import (
     SETTINGS_UPDATE,
 )
 from goodbuddy_kb.contracts.wire import EXTERNAL_CLIENT, encode_frame, request_message
-from tests.bridge.test_rebuild_socket import library_with_docs, session, use_remote
-from tests.embedserver import Script, openai_server
+from tests.bridge.helpers import library_with_docs, session, use_remote
+from tests.servers.embedserver import Script, openai_server
 
 pytestmark = pytest.mark.integration
 

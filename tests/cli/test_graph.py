@@ -13,7 +13,7 @@ from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts.chat import ChatConnection, ChatUpdateRequest
 from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE
 from tests.cli.runner import run
-from tests.extractserver import ExtractScript, Reply, chunk_of, extract_server
+from tests.servers.extractserver import ExtractScript, Reply, chunk_of, extract_server
 
 pytestmark = pytest.mark.integration
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_GET,
     CHAT_MODEL_TEST,
@@ -16,7 +18,7 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from tests.dispatch import call
-from tests.httpserver import Reply, serve
+from tests.servers.httpserver import Reply, serve
 
 
 def test_connection_tests_never_run_on_the_writer_thread() -> None:
@@ -24,6 +26,7 @@ def test_connection_tests_never_run_on_the_writer_thread() -> None:
         assert METHODS[spec.name].mutates is False
 
 
+@pytest.mark.integration
 def test_ollama_chat_test_names_the_model_that_answered_and_saves_nothing(
     dispatcher: Dispatcher,
 ) -> None:
@@ -48,6 +51,7 @@ def test_ollama_chat_test_names_the_model_that_answered_and_saves_nothing(
         assert call(dispatcher, CHAT_MODEL_TEST.name, {})["ok"], "omitted: the saved connection"
 
 
+@pytest.mark.integration
 def test_a_server_that_is_not_a_chat_model_fails_the_test(dispatcher: Dispatcher) -> None:
     with serve({"/v1/chat/completions": Reply(200, b"<html>hello</html>")}) as base:
         result = call(
@@ -58,6 +62,7 @@ def test_a_server_that_is_not_a_chat_model_fails_the_test(dispatcher: Dispatcher
     assert not result["ok"] and "not as a chat model" in result["error"]
 
 
+@pytest.mark.integration
 def test_rerank_test_reports_an_invalid_answer_and_redacts_the_key(
     dispatcher: Dispatcher,
 ) -> None:

@@ -27,7 +27,7 @@ from goodbuddy_kb.main_process.parsing import ParseError
 from goodbuddy_kb.main_process.retrieval import learned
 from goodbuddy_kb.main_process.sync import web
 from tests.dispatch import call
-from tests.httpserver import Reply, serve, serve_raw, trickle
+from tests.servers.httpserver import Reply, serve, serve_raw, trickle
 
 HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n\r\nhello"
 
@@ -44,6 +44,7 @@ def gzip_reply(body: bytes, encoding: str) -> Any:
 
 
 # -- item 5: headers one byte at a time --------------------------------------------------------
+@pytest.mark.integration
 def test_trickled_headers_end_at_the_total_deadline() -> None:
     with serve_raw(trickle(HEAD, 0.2)) as base:
         started = time.monotonic()
@@ -52,6 +53,7 @@ def test_trickled_headers_end_at_the_total_deadline() -> None:
         assert time.monotonic() - started < 4.0  # before the fix: the whole trickle (~14 s)
 
 
+@pytest.mark.integration
 def test_cancel_ends_a_fetch_stuck_in_trickled_headers_at_once() -> None:
     token = CancelToken()
     outcome: list[BaseException] = []
@@ -74,6 +76,7 @@ def test_cancel_ends_a_fetch_stuck_in_trickled_headers_at_once() -> None:
 
 
 # -- item 6: stacked and oversized compression ------------------------------------------------
+@pytest.mark.integration
 def test_stacked_content_encodings_are_refused_without_expanding() -> None:
     bomb = gzip.compress(gzip.compress(b"\0" * (200 * 1024 * 1024)))
     assert len(bomb) < 1_000
@@ -88,6 +91,7 @@ def test_stacked_content_encodings_are_refused_without_expanding() -> None:
     assert peak < 32 * 1024 * 1024
 
 
+@pytest.mark.integration
 def test_a_gzip_bomb_stops_at_the_page_limit_in_bounded_memory() -> None:
     bomb = gzip.compress(b"a" * (300 * 1024 * 1024), compresslevel=9)
     tracemalloc.start()
@@ -101,6 +105,7 @@ def test_a_gzip_bomb_stops_at_the_page_limit_in_bounded_memory() -> None:
     assert peak < 64 * 1024 * 1024, peak
 
 
+@pytest.mark.integration
 def test_a_normal_gzip_page_still_arrives() -> None:
     body = gzip.compress("<html><body><p>压缩的页面 compressed page</p></body></html>".encode())
     with serve_raw(gzip_reply(body, "gzip")) as base:
@@ -109,6 +114,7 @@ def test_a_normal_gzip_page_still_arrives() -> None:
 
 
 # -- item 7: the embedding timeout is total ----------------------------------------------------
+@pytest.mark.integration
 def test_a_trickling_embedding_service_ends_at_the_total_timeout() -> None:
     reply = json.dumps({"data": [{"index": 0, "embedding": [0.1] * 8}]}).encode()
     head = (
@@ -123,6 +129,7 @@ def test_a_trickling_embedding_service_ends_at_the_total_timeout() -> None:
         provider.close()
 
 
+@pytest.mark.integration
 def test_embedding_update_does_not_probe_on_the_writer_thread(
     dispatcher: Dispatcher, services: Any
 ) -> None:
@@ -138,6 +145,7 @@ def test_embedding_update_does_not_probe_on_the_writer_thread(
         assert time.monotonic() - started < 2.5  # a probe would wait for the 3 s stall
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("vectors", "reason"),
     [
@@ -163,6 +171,7 @@ def test_empty_or_non_finite_vectors_are_a_provider_error(
 
 
 # -- item 8: non-finite and absurd rerank scores ----------------------------------------------
+@pytest.mark.integration
 @pytest.mark.parametrize("score", ["1e999", "-1e999", "NaN", "1e300"])
 def test_non_finite_or_absurd_rerank_scores_are_a_service_failure(score: str) -> None:
     body = f'{{"results": [{{"index": 0, "relevance_score": {score}}}]}}'.encode()
@@ -173,10 +182,11 @@ def test_non_finite_or_absurd_rerank_scores_are_a_service_failure(score: str) ->
         learned.rerank(base, "rr", None, "q", ["doc"], 5.0, CancelToken())
 
 
+@pytest.mark.integration
 def test_an_infinite_rerank_score_falls_back_to_local_in_retrieval(
     dispatcher: Dispatcher, services: Any, tmp_path: Path
 ) -> None:
-    from tests.main_process.retrieval.test_pipeline import ask
+    from tests.dispatch import ask
 
     folder = tmp_path / "kb"
     folder.mkdir()
@@ -221,6 +231,7 @@ def test_url_userinfo_is_redacted_in_messages_and_logs(caplog: pytest.LogCapture
         logging.getLogger().removeHandler(handler)
 
 
+@pytest.mark.integration
 def test_a_trickling_chat_model_ends_at_the_total_deadline() -> None:
     from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
 
@@ -234,6 +245,7 @@ def test_a_trickling_chat_model_ends_at_the_total_deadline() -> None:
         assert time.monotonic() - started < 4.5
 
 
+@pytest.mark.integration
 def test_a_trickling_rerank_service_falls_back_at_the_total_deadline() -> None:
     with serve_raw(trickle(HEAD, 0.2)) as base:
         started = time.monotonic()

@@ -31,7 +31,7 @@ from goodbuddy_kb.contracts.methods import (
     SOURCE_ADD,
     SOURCE_SYNC,
 )
-from tests.bridge.test_sources_socket import wait_task
+from tests.bridge.helpers import wait_task
 
 pytestmark = pytest.mark.integration
 
@@ -371,8 +371,8 @@ def test_a_cancelled_search_is_dropped_and_the_server_keeps_serving(
     at once, the backend stops the search, and the next search gets its own answer."""
     import anyio
 
-    from tests.bridge.test_rebuild_socket import library_with_docs, use_remote
-    from tests.embedserver import Script, openai_server
+    from tests.bridge.helpers import library_with_docs, use_remote
+    from tests.servers.embedserver import Script, openai_server
 
     script = Script()
     with openai_server(script) as base:

@@ -1,4 +1,6 @@
-"""The chat view end to end against a real backend and a scripted loopback chat model."""
+"""The chat view end to end against a real backend and a scripted loopback chat model: always
+mode, stop, scope following libraries, Enter and Shift+Enter, a transcript that follows a
+streaming answer, and the model-decides mode without a chat model."""
 
 from __future__ import annotations
 
@@ -8,40 +10,29 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
-from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import library as lib
-from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, LIBRARY_CREATE, LIBRARY_DELETE
+from goodbuddy_kb.contracts.methods import LIBRARY_CREATE, LIBRARY_DELETE
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.chat.citations import CITATION_COLUMNS
 from goodbuddy_kb.ui.chat.conversations import CONVERSATION_COLUMNS
+from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.chatserver import ChatScript, chat_server
-from tests.ui.test_workspace import create_library_with_folder, open_window, shoot
+from tests.servers.chatserver import ChatScript, chat_server
+from tests.ui.helpers import (
+    KEY,
+    MOD,
+    MakeLibrary,
+    ask_chat,
+    chat_with,
+    handbook,
+    open_window,
+    shoot,
+    wait_call,
+)
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
-
-
-def wait_call(qtbot: QtBot, win: MainWindow, spec: Any, request: Any) -> Any:
-    box: list[Any] = []
-    win.link.call(
-        spec, request, lambda result, error: box.append(result if error is None else error)
-    )
-    qtbot.waitUntil(lambda: bool(box), timeout=5_000)
-    return box[0]
-
-
-def chat_with(qtbot: QtBot, win: MainWindow, base: str) -> None:
-    wait_call(
-        qtbot,
-        win,
-        CHAT_MODEL_UPDATE,
-        c.ChatUpdateRequest(
-            connection=c.ChatConnection(kind="openai-compatible", base_url=base, model="m")
-        ),
-    )
-    win.top_tabs.setCurrentWidget(win.chat_view)
 
 
 @pytest.mark.parametrize(
@@ -55,10 +46,11 @@ def test_always_mode_shows_searched_first_and_sources(
     language: str,
     dark: bool,
     qtmodeltester: Any,
+    make_library: MakeLibrary,
 ) -> None:
     win = open_window(qtbot, data_dir, language)
     try:
-        create_library_with_folder(qtbot, win, tmp_path)
+        make_library(handbook(), win=win)
         script = ChatScript(turns=[[{"text": "一线城市每晚不超过六百元 [1]。"}]])
         with chat_server(script) as base:
             chat_with(qtbot, win, base)
@@ -137,3 +129,72 @@ def test_scope_selection_follows_created_and_deleted_libraries(
 @pytest.mark.parametrize("columns", [CONVERSATION_COLUMNS, CITATION_COLUMNS])
 def test_chat_models_pass_the_model_tester(qtmodeltester: Any, columns: Any) -> None:
     qtmodeltester.check(RowsModel(columns), force_py=False)
+
+
+def test_enter_sends_shift_enter_breaks_the_line_and_the_first_question_titles_it(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    script = ChatScript(turns=[[{"text": "Fine, thanks."}]])
+    with chat_server(script) as base:
+        chat_with(qtbot, window, base)
+        view = window.chat_view
+        qtbot.mouseClick(view.new_button, QtCore.Qt.MouseButton.LeftButton)
+        view.input.setFocus()
+        qtbot.keyClicks(view.input, "how are")
+        qtbot.keyClick(view.input, KEY.Key_Return, MOD.ShiftModifier)
+        qtbot.keyClicks(view.input, "you")
+        assert view.input.toPlainText() == "how are\nyou", "Shift+Enter starts a new line"
+        assert view.request_id is None and not script.requests, "and sends nothing"
+        with qtbot.waitSignal(view.reply_finished, timeout=20_000):
+            qtbot.keyClick(view.input, KEY.Key_Return)
+        assert view.input.toPlainText() == ""
+        assert "Fine, thanks." in view.transcript.toPlainText()
+        qtbot.waitUntil(lambda: view.conversations.rowCount() == 1, timeout=5_000)
+        assert view.conversations.rows[0].title == "how are you", "titled from the question"
+
+
+def test_the_transcript_follows_a_streaming_answer_unless_scrolled_up(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    view = window.chat_view
+    window.top_tabs.setCurrentWidget(view)
+    qtbot.waitUntil(view.transcript.isVisible)
+    bar = view.transcript.verticalScrollBar()
+    view.request_id = "stream-under-test"
+    for i in range(80):
+        view._on_delta({"requestId": "stream-under-test", "delta": f"line {i}\n"})
+    qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=2_000)
+    assert bar.value() == bar.maximum(), "it follows the answer"
+    bar.setValue(10)  # the reader scrolls up
+    for i in range(20):
+        view._on_delta({"requestId": "stream-under-test", "delta": f"more {i}\n"})
+        qtbot.wait(5)
+    assert bar.value() == 10, "it stays where the reader is"
+    bar.setValue(bar.maximum())  # back at the bottom: following again
+    for i in range(10):
+        view._on_delta({"requestId": "stream-under-test", "delta": f"last {i}\n"})
+        qtbot.wait(5)
+    assert bar.value() == bar.maximum() and "last 9" in view.transcript.toPlainText()
+    view.request_id = None
+
+
+def test_model_decides_without_a_chat_model_says_the_next_step_in_chinese(
+    qtbot: QtBot,
+    data_dir: Path,
+    tmp_path: Path,
+    make_library: MakeLibrary,
+) -> None:
+    win = open_window(qtbot, data_dir, "zh")
+    try:
+        make_library(handbook(), win=win)
+        view = win.chat_view
+        win.top_tabs.setCurrentWidget(view)
+        qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
+        assert view.popover.mode == "auto"
+        ask_chat(qtbot, view, "年假怎么结转？")
+        text = view.transcript.toPlainText()
+        assert "没有进行检索" in text and "每次先检索" in text.split("没有进行检索", 1)[1]
+        assert "No chat model" not in text
+    finally:
+        win.link.shutdown()
+        set_language("en")

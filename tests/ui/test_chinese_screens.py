@@ -1,11 +1,10 @@
 """The main screens in Chinese carry no English sentence that is not data: failed documents,
 an unreachable web page, a degraded vector channel, zero results, a failed connection test and
-a failed chat reply all read in Chinese (the backend sends codes; the GUI words them)."""
+a failed chat reply all read in Chinese (the backend sends codes; the GUI words them); the
+workbench screenshots in Chinese."""
 
 from __future__ import annotations
 
-import html
-import re
 from pathlib import Path
 
 import pytest
@@ -15,65 +14,25 @@ from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, EMBEDDING_UPDATE, SETTINGS_UPDATE
-from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
-from tests.httpserver import Reply, serve
+from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.ocrgen import png
-from tests.ui.test_chat_view import wait_call
-from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot
+from tests.servers.httpserver import Reply, serve
+from tests.ui.helpers import (
+    MakeLibrary,
+    ask,
+    ask_chat,
+    assert_chinese,
+    create_library_with_folder,
+    handbook,
+    open_window,
+    shoot,
+    wait_call,
+)
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
-
-#: Three Latin words in a row: a sentence, not a name.
-SENTENCE = re.compile(r"[A-Za-z]{2,}(?:[ ,'’]+[A-Za-z]{2,}){2,}")
-#: Data: paths, file names, addresses (anything with a slash or a dot inside a token).
-DATA = re.compile(r"\S*[/\\.:]\S*[A-Za-z0-9]\S*")
-
-
-def english_sentences(text: str) -> list[str]:
-    text = DATA.sub(" ", html.unescape(re.sub(r"<[^>]+>", " ", text)))
-    return SENTENCE.findall(text)
-
-
-def visible_texts(root: QtWidgets.QWidget, data_columns: dict[int, set[int]]) -> list[str]:
-    """What a person reads in ``root``: labels, buttons, titles, tabs, placeholders, tooltips,
-    combo items, table headers and the non-data cells of tables."""
-    texts: list[str] = [root.windowTitle()]
-    for w in [root, *root.findChildren(QtWidgets.QWidget)]:
-        if not w.isVisibleTo(root):
-            continue
-        texts.append(w.toolTip())
-        if isinstance(w, QtWidgets.QLabel | QtWidgets.QAbstractButton):
-            texts.append(w.text())
-        elif isinstance(w, QtWidgets.QGroupBox):
-            texts.append(w.title())
-        elif isinstance(w, QtWidgets.QLineEdit | QtWidgets.QPlainTextEdit):
-            texts.append(w.placeholderText())
-        elif isinstance(w, QtWidgets.QComboBox):
-            texts += [w.itemText(i) for i in range(w.count())]
-        elif isinstance(w, QtWidgets.QTabWidget):
-            texts += [w.tabText(i) for i in range(w.count())]
-        elif isinstance(w, QtWidgets.QTextBrowser) and w.objectName() != "data":
-            texts.append(w.toPlainText())
-        elif isinstance(w, QtWidgets.QTableView) and w.model() is not None:
-            # (List views hold names people gave: libraries, conversations.)
-            model = w.model()
-            skip = data_columns.get(id(model), set())
-            for col in range(model.columnCount(QtCore.QModelIndex())):
-                texts.append(str(model.headerData(col, QtCore.Qt.Orientation.Horizontal) or ""))
-                if col in skip:
-                    continue
-                for row in range(min(model.rowCount(QtCore.QModelIndex()), 50)):
-                    texts.append(str(model.data(model.index(row, col)) or ""))
-                    tip = model.data(model.index(row, col), QtCore.Qt.ItemDataRole.ToolTipRole)
-                    texts.append(str(tip or ""))
-    return texts
-
-
-def assert_chinese(root: QtWidgets.QWidget, data_columns: dict[int, set[int]]) -> None:
-    found = sorted({s for t in visible_texts(root, data_columns) for s in english_sentences(t)})
-    assert not found, f"English sentences in the Chinese {root.__class__.__name__}: {found}"
 
 
 def test_main_screens_in_chinese_have_no_english_sentences(
@@ -171,9 +130,28 @@ def run_screens(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> None:
     )
     win.top_tabs.setCurrentWidget(win.chat_view)
     view = win.chat_view
-    view.input.setPlainText("年假怎么结转？")
-    with qtbot.waitSignal(view.reply_finished, timeout=30_000):
-        view.send()
+    ask_chat(qtbot, view, "年假怎么结转？", timeout=30_000)
     assert "失败" in view.transcript.toPlainText()
     assert_chinese(win, {id(view.citations): {0, 1, 4}})
     shoot(win, "zh-chat-failed")
+
+
+def test_chinese_screens(
+    qtbot: QtBot,
+    data_dir: Path,
+    tmp_path: Path,
+    qapp: QtWidgets.QApplication,
+    make_library: MakeLibrary,
+) -> None:
+    win = open_window(qtbot, data_dir, "zh")
+    try:
+        make_library(handbook(), win=win)
+        shoot(win, "main-light-zh")
+        apply_theme(qapp, dark=True)
+        bench = ask(qtbot, win, "年假怎么结转")
+        shoot(bench, "workbench-dark-zh")
+        bench.reject()
+        apply_theme(qapp, dark=False)
+    finally:
+        win.link.shutdown()
+        set_language("en")

@@ -5,7 +5,6 @@ switch a chunk off, delete one with a confirmation, Escape back to the row. Save
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +16,13 @@ from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNKS_LIST
 from goodbuddy_kb.datadir import Endpoint
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
-from goodbuddy_kb.ui.chunks.dialog import ChunksDialog
 from goodbuddy_kb.ui.chunks.model import CHUNK_COLUMNS
 from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.ui.test_workspace import open_window, shoot
+from tests.ui.helpers import MakeLibrary, open_from_row, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 Key = QtCore.Qt.Key
@@ -32,48 +30,18 @@ SECTION = "## Rule {n}\n\nRule {n} says topic{n}x about travel 出差第{n}条�
 
 
 @pytest.fixture
-def window(qtbot: QtBot, data_dir: Path, tmp_path: Path) -> Iterator[MainWindow]:
-    win = open_window(qtbot, data_dir, "en")
-    win.new_library()
-    dialog = win.name_dialog
-    assert dialog is not None
-    dialog.name_edit.setText("Rules")
-    qtbot.keyClick(dialog.name_edit, Key.Key_Return)
-    qtbot.waitUntil(lambda: win.current_library() is not None, timeout=5_000)
-    folder = tmp_path / "docs"
-    folder.mkdir()
+def window(window: MainWindow, make_library: MakeLibrary) -> MainWindow:
+    """The window with the "Rules" library: a long document of 60 sections and a short one."""
     body = "".join(SECTION.format(n=n) for n in range(1, 61))
-    (folder / "rules.md").write_text(f"# Rules\n\n{body}", encoding="utf-8")
-    (folder / "short.md").write_text("# Short\n\nOne short note.\n", encoding="utf-8")
-    win.documents_tab.add_source("folder", str(folder))
-    tab = win.documents_tab
-    qtbot.waitUntil(lambda: tab.documents.rowCount() == 2, timeout=20_000)
-    qtbot.waitUntil(
-        lambda: all(d.status.vector == "done" for d in tab.documents.rows), timeout=30_000
-    )
-    yield win
-    win.link.shutdown()
+    files = {"rules.md": f"# Rules\n\n{body}", "short.md": "# Short\n\nOne short note.\n"}
+    make_library(files, name="Rules")
+    return window
 
 
 def backend_client(data_dir: Path) -> BlockingClient:
     endpoint = Endpoint.read(data_dir)
     assert endpoint is not None
     return BlockingClient(endpoint.server_name, endpoint.secret, "test").open()
-
-
-def open_from_row(qtbot: QtBot, win: MainWindow, path: str) -> ChunksDialog:
-    tab = win.documents_tab
-    row = next(i for i, d in enumerate(tab.documents.rows) if d.path == path)
-    tab.document_view.setFocus()
-    tab.document_view.setCurrentIndex(tab.documents.index(row, 0))
-    qtbot.keyClick(tab.document_view, Key.Key_Return)
-    qtbot.waitUntil(lambda: tab.chunks_dialog is not None, timeout=5_000)
-    dialog = tab.chunks_dialog
-    assert dialog is not None
-    qtbot.waitUntil(
-        lambda: dialog.model.rowCount() > 0 and dialog.detail is not None, timeout=10_000
-    )
-    return dialog
 
 
 def press(qtbot: QtBot, widget: QtWidgets.QWidget, key: Any) -> None:

@@ -1,12 +1,11 @@
 """Model connections in the real window against a real backend and loopback model servers:
 "Test connection" tests exactly what each form holds (embedding, chat, rerank) and saves
-nothing; saving a connection whose test fails asks first, with Cancel as the default."""
+nothing; saving a connection whose test fails asks first, with Cancel as the default; switching
+connections is explicit and a stored key is never shown."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,22 +17,14 @@ from goodbuddy_kb.contracts.methods import CHAT_MODEL_GET, EMBEDDING_GET, RERANK
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
-from tests.chatserver import ChatScript, chat_server
-from tests.embedserver import Script, openai_server
-from tests.httpserver import Reply, serve
-from tests.ui.test_chat_view import wait_call
-from tests.ui.test_workspace import open_window, shoot
+from tests.servers.chatserver import ChatScript, chat_server
+from tests.servers.embedserver import Script, openai_server
+from tests.servers.httpserver import Reply, serve
+from tests.ui.helpers import shoot, wait_call
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 #: Nothing listens on the discard port of the loopback address.
 DEAD = "http://127.0.0.1:9"
-
-
-@pytest.fixture
-def window(qtbot: QtBot, data_dir: Path) -> Iterator[MainWindow]:
-    win = open_window(qtbot, data_dir, "en")
-    yield win
-    win.link.shutdown()
 
 
 def open_dialog(qtbot: QtBot, window: MainWindow) -> ModelConnectionsDialog:
@@ -165,4 +156,44 @@ def test_saving_a_failing_connection_asks_first(qtbot: QtBot, window: MainWindow
     box.reject()
     qtbot.waitUntil(lambda: "Not saved" in dialog.rerank_status.text(), timeout=5_000)
     assert not wait_call(qtbot, window, RERANK_GET, m.RerankGetRequest()).configured
+    dialog.reject()
+
+
+def test_model_connections_switch_explicitly_and_never_show_the_key(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+
+    window.open_connections()
+    dialog = window.connections
+    assert dialog is not None
+    qtbot.waitUntil(lambda: "this computer" in dialog.data_path.text(), timeout=5_000)
+    with openai_server(Script()) as base:
+        dialog.kind.setCurrentIndex(dialog.kind.findData("openai-compatible"))
+        dialog.base_url.setText(base)
+        dialog.model.setText("embed-small")
+        dialog.key.setText("sk-typed-secret-0001")
+        with qtbot.waitSignal(dialog.saved, timeout=5_000):
+            dialog.save()
+        assert dialog.key.text() == "" and "stored" in dialog.key.placeholderText()
+        assert base in dialog.data_path.text(), "the data path names where text is sent"
+        dialog.test()
+        qtbot.waitUntil(lambda: "Connection works: 384" in dialog.outcome.text(), timeout=5_000)
+    dialog.chat_kind.setCurrentIndex(dialog.chat_kind.findData("ollama"))
+    dialog.chat_url.setText("http://127.0.0.1:11434")
+    dialog.chat_model.setText("qwen2.5")
+    dialog.chat_key.setText("chat-key-typed-0002")
+    dialog.save_chat()
+    # Nothing answers there: the failed test asks before saving (see test_connections.py).
+    qtbot.waitUntil(lambda: dialog.confirm_box is not None, timeout=20_000)
+    dialog.confirm_box.property("confirmButton").click()  # type: ignore[union-attr]
+    qtbot.waitUntil(lambda: "Saved" in dialog.chat_status.text(), timeout=5_000)
+    assert dialog.chat_key.text() == "" and "stored" in dialog.chat_key.placeholderText()
+    dialog.rerank_model.setText("rerank-v2")
+    dialog.rerank_url.setText("ftp://not-http")
+    dialog.save_rerank()
+    assert "baseUrl must be an http(s) address" in dialog.rerank_status.text(), (
+        "the error stays by its form"
+    )
+    assert "pydantic" not in dialog.rerank_status.text()
+    shoot(dialog, "connections-light-en")
     dialog.reject()

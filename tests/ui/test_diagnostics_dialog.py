@@ -1,5 +1,6 @@
 """Settings → Diagnostics in the real window over a real backend: totals after real work, the
-recent events, and Export… writing the redacted bundle (screenshots in zh and en)."""
+recent events, and Export… writing the redacted bundle (screenshots in zh and en); every event
+kind has a name in both languages."""
 
 from __future__ import annotations
 
@@ -9,20 +10,28 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.diagnostics import DiagnosticsDialog
-from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot
+from tests.ui.helpers import (
+    MakeLibrary,
+    ask,
+    handbook,
+    latin_words,
+    open_window,
+    shoot,
+)
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_diagnostics_view_shows_totals_and_exports(
-    qtbot: QtBot, data_dir: Path, tmp_path: Path, language: str
+    qtbot: QtBot, data_dir: Path, tmp_path: Path, language: str, make_library: MakeLibrary
 ) -> None:
     win: MainWindow = open_window(qtbot, data_dir, language)
     try:
-        create_library_with_folder(qtbot, win, tmp_path)
+        make_library(handbook(), win=win)
         ask(qtbot, win, "annual leave")
         assert win.workbench is not None
         win.workbench.close()
@@ -45,3 +54,18 @@ def test_diagnostics_view_shows_totals_and_exports(
         shoot(dialog, f"diagnostics-exported-{language}")
     finally:
         win.link.shutdown()
+
+
+def test_every_diagnostics_event_kind_has_a_name_in_both_languages() -> None:
+    from goodbuddy_kb.ui.i18n import STRINGS
+    from goodbuddy_kb.ui.settings.diagnostics import KINDS, _kind
+
+    assert {"graph", "ocr"} <= set(KINDS), "every task kind the backend records"
+    for kind in KINDS:
+        zh, en = STRINGS[f"diagrec.kind.{kind}"]
+        assert zh and en and not latin_words(zh.replace("OCR", "")), kind
+    set_language("zh")
+    try:
+        assert _kind("graph") == "图谱抽取"
+    finally:
+        set_language("en")

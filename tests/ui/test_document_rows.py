@@ -2,43 +2,26 @@
 a failed document's whole reason reads without sideways scrolling (an elided column with the
 whole reason as its tooltip, and the selected document's line under the table), its actions stay
 reachable, and "Open source" opens the document's file through the backend's citation opener
-(replaced at the process boundary by a command that records what it was given)."""
+(replaced at the process boundary by a command that records what it was given); rows have a
+context menu and open their chunks on a double click."""
 
 from __future__ import annotations
 
-import stat
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
 
-from goodbuddy_kb.main_process.opener import ENV_OPENER
-from goodbuddy_kb.qt.widgets import QtCore
+from goodbuddy_kb.qt.widgets import QtCore, QtGui
 from goodbuddy_kb.ui.documents.bar import REASON_MIN_WIDTH
 from goodbuddy_kb.ui.documents.tab import ACTION_COLUMN, DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
-from tests.ui.test_workspace import create_library_with_folder, open_window, shoot
+from tests.ui.helpers import create_library_with_folder, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 REASON = len(DOCUMENT_COLUMNS) - 1
-
-
-@pytest.fixture
-def opened_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The platform opener replaced at the process boundary by a command that records its
-    argument (the backend the window starts inherits the variable)."""
-    log = tmp_path / "opened.log"
-    script = tmp_path / "record-opener"
-    script.write_text(
-        f"#!{sys.executable}\nimport sys\nopen({str(log)!r}, 'a').write(sys.argv[1] + '\\n')\n",
-        encoding="utf-8",
-    )
-    script.chmod(script.stat().st_mode | stat.S_IXUSR)
-    monkeypatch.setenv(ENV_OPENER, str(script))
-    return log
 
 
 def window_with_failures(qtbot: QtBot, data_dir: Path, tmp_path: Path, language: str) -> MainWindow:
@@ -140,3 +123,26 @@ def test_open_source_from_the_row_menu_opens_the_documents_file(
     finally:
         win.link.shutdown()
         set_language("en")
+
+
+@pytest.mark.usefixtures("library")
+def test_document_rows_have_a_context_menu_and_a_double_click(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    tab = window.documents_tab
+    view = tab.document_view
+    assert view.contextMenuPolicy() == QtCore.Qt.ContextMenuPolicy.ActionsContextMenu
+    labels = [a.text() for a in view.actions()]
+    assert "Copy path" in labels and "Document details…" in labels
+    view.selectRow(0)
+    doc = tab.documents.rows[0]
+    tab.row_actions.copy_action.trigger()
+    assert QtGui.QGuiApplication.clipboard().text() == str(tmp_path / "docs" / doc.path)
+    rect = view.visualRect(tab.documents.index(0, 0))
+    qtbot.mouseClick(view.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.mouseDClick(view.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=rect.center())
+    box = tab.row_actions.details_box
+    if tab.row_actions.chunk_view:
+        return  # double-click opens the chunk view there (its own tests)
+    assert box is not None and box.isVisible() and doc.path in box.text()
+    box.accept()

@@ -5,7 +5,6 @@ Saves screenshots (en/zh, light/dark) to artifacts/."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,16 +19,9 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.external_tools import ExternalToolsDialog
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.ui.test_workspace import open_window, shoot
+from tests.ui.helpers import open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
-
-
-@pytest.fixture
-def window(qtbot: QtBot, data_dir: Path) -> Iterator[MainWindow]:
-    win = open_window(qtbot, data_dir, "en")
-    yield win
-    win.link.shutdown()
 
 
 def backend_client(win: MainWindow, name: str = "test") -> BlockingClient:

@@ -5,7 +5,6 @@ person's relation refused in the editor. Saves screenshots (light/dark, zh/en, 8
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,17 +19,10 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.main_process.graph.test_graph_channel import FINANCE, TRAVEL
-from tests.ui.test_workspace import open_window, shoot
+from tests.main_process.graph.helpers import FINANCE, TRAVEL
+from tests.ui.helpers import library_with_folder, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
-
-
-@pytest.fixture
-def window(qtbot: QtBot, data_dir: Path) -> Iterator[MainWindow]:
-    win = open_window(qtbot, data_dir, "en")
-    yield win
-    win.link.shutdown()
 
 
 def click(qtbot: QtBot, widget: QtWidgets.QWidget) -> None:
@@ -39,18 +31,8 @@ def click(qtbot: QtBot, widget: QtWidgets.QWidget) -> None:
 
 def graph_library(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> GraphTab:
     """A library of two documents whose graph the user turns on and extracts in the tab."""
-    win.new_library()
-    dialog = win.name_dialog
-    assert dialog is not None
-    dialog.name_edit.setText("Graph")
-    click(qtbot, dialog.ok_button)
-    qtbot.waitUntil(lambda: win.current_library() is not None, timeout=5_000)
-    folder = tmp_path / "kb"
-    folder.mkdir()
-    (folder / "travel.md").write_text(TRAVEL, encoding="utf-8")
-    (folder / "finance.md").write_text(FINANCE, encoding="utf-8")
-    win.documents_tab.add_source("folder", str(folder))
-    qtbot.waitUntil(lambda: win.documents_tab.documents.rowCount() == 2, timeout=20_000)
+    files = {"travel.md": TRAVEL, "finance.md": FINANCE}
+    library_with_folder(qtbot, win, tmp_path / "kb", files, name="Graph", vectors=False)
     tab = win.graph_tab
     win.tabs.setCurrentWidget(tab)
     qtbot.waitUntil(lambda: tab.state.info is not None, timeout=5_000)

@@ -12,20 +12,25 @@ from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.i18n import language, set_language
-from tests.chatserver import ChatScript, chat_server
-from tests.ui.test_chat_view import chat_with
-from tests.ui.test_chinese_screens import assert_chinese
-from tests.ui.test_workspace import create_library_with_folder, open_window, shoot
+from tests.servers.chatserver import ChatScript, chat_server
+from tests.ui.helpers import (
+    MakeLibrary,
+    assert_chinese,
+    chat_with,
+    handbook,
+    open_window,
+    shoot,
+)
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
 
 def test_a_language_change_applies_at_once_where_the_person_was(
-    qtbot: QtBot, data_dir: Path, tmp_path: Path
+    qtbot: QtBot, data_dir: Path, tmp_path: Path, make_library: MakeLibrary
 ) -> None:
     win = open_window(qtbot, data_dir, "en")
     try:
-        create_library_with_folder(qtbot, win, tmp_path)
+        make_library(handbook(), win=win)
         old_tab = win.documents_tab
         old_tab.document_view.selectRow(1)
         selected = old_tab.current_document()
@@ -96,13 +101,13 @@ def test_a_change_during_a_streaming_answer_waits_for_its_end(qtbot: QtBot, data
 
 
 def test_an_answer_without_a_chat_model_reads_in_one_language(
-    qtbot: QtBot, data_dir: Path, tmp_path: Path
+    qtbot: QtBot, data_dir: Path, tmp_path: Path, make_library: MakeLibrary
 ) -> None:
     """The backend stores that note in both languages; the transcript shows the user's half
     and follows a language change."""
     win = open_window(qtbot, data_dir, "zh")
     try:
-        create_library_with_folder(qtbot, win, tmp_path)
+        make_library(handbook(), win=win)
         win.top_tabs.setCurrentWidget(win.chat_view)
         view = win.chat_view
         qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)

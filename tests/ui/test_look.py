@@ -1,7 +1,7 @@
 """The look: tables keep at least eight rows at 800×600 and nothing is squeezed below its
 minimum; the workbench reads the snippet without sideways scrolling; Qt's own buttons and
-dialogs speak Chinese; theme and language persist across restarts; the dark theme's disabled
-buttons look disabled."""
+dialogs (the file dialog whole) speak Chinese; theme and language persist across restarts; the
+dark theme's disabled buttons look disabled."""
 
 from __future__ import annotations
 
@@ -11,11 +11,18 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
-from goodbuddy_kb.ui.app import install_qt_translations
 from goodbuddy_kb.ui.i18n import detect_language, set_language
+from goodbuddy_kb.ui.i18n.qt_translations import install_qt_translations, with_mnemonic
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.theme import apply_theme, wants_dark
-from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot
+from tests.ui.helpers import (
+    MakeLibrary,
+    ask,
+    handbook,
+    latin_words,
+    open_window,
+    shoot,
+)
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -35,12 +42,17 @@ def squeezed(root: QtWidgets.QWidget) -> list[str]:
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_tables_keep_eight_rows_at_800x600_and_grow_at_1400x900(
-    qtbot: QtBot, data_dir: Path, tmp_path: Path, language: str, qapp: QtWidgets.QApplication
+    qtbot: QtBot,
+    data_dir: Path,
+    tmp_path: Path,
+    language: str,
+    qapp: QtWidgets.QApplication,
+    make_library: MakeLibrary,
 ) -> None:
     apply_theme(qapp, language == "zh")  # the real look: the style sheet, light and dark
     win = open_window(qtbot, data_dir, language)
     try:
-        create_library_with_folder(qtbot, win, tmp_path)
+        make_library(handbook(), win=win)
         tab = win.documents_tab
         win.resize(800, 600)
         qtbot.wait(200)
@@ -121,3 +133,46 @@ def test_theme_and_language_persist_and_dark_disabled_looks_disabled(
     finally:
         apply_theme(qapp, False)
         win.link.shutdown()
+
+
+def test_qt_file_dialog_speaks_chinese_whole(
+    qtbot: QtBot, qapp: QtWidgets.QApplication, tmp_path: Path
+) -> None:
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "notes.md").write_text("# notes\n", encoding="utf-8")
+    installed = install_qt_translations(qapp, "zh")
+    try:
+        dialog = QtWidgets.QFileDialog(None, "t", str(tmp_path))
+        dialog.setOption(QtWidgets.QFileDialog.Option.DontUseNativeDialog, True)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        view = dialog.findChild(QtWidgets.QTreeView, "treeView")
+        assert view is not None
+        model = view.model()
+
+        def listed() -> bool:
+            return model.rowCount(view.rootIndex()) == 2
+
+        qtbot.waitUntil(listed, timeout=5_000)
+        labels = [
+            dialog.findChild(QtWidgets.QLabel, name).text()
+            for name in ("lookInLabel", "fileNameLabel", "fileTypeLabel")
+        ]
+        assert labels[0] == "查找范围(&L)：" and labels[2] == "文件类型(&T)：", labels
+        for label in labels:
+            assert not latin_words(label.replace("&", "")), label
+        rows = {
+            model.data(model.index(r, 0, view.rootIndex())): model.data(
+                model.index(r, 2, view.rootIndex())
+            )
+            for r in range(2)
+        }
+        assert rows["folder"] == "文件夹", rows
+        assert "文档" in rows["notes.md"], rows  # the MIME type's name, in Chinese
+        dialog.close()
+    finally:
+        for translator in installed:
+            qapp.removeTranslator(translator)
+        install_qt_translations(qapp, "en")
+    assert with_mnemonic("文件类型：", "T") == "文件类型(&T)："
+    assert with_mnemonic("Folder", "") == "Folder"

@@ -1,8 +1,9 @@
-"""The real GUI against a real backend process (offscreen)."""
+"""The main window against a real backend process (offscreen): creating, renaming and deleting
+libraries, a new library selected and receiving the next folder, the library header giving way
+to a long name, the dead-backend banner and restart."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,25 +15,11 @@ from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.library import Library
 from goodbuddy_kb.contracts.methods import LIBRARY_CREATE
 from goodbuddy_kb.qt.widgets import QtCore
-from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.library.model import LibraryListModel
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from tests.ui.helpers import open_window
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
-
-
-@pytest.fixture
-def window(qtbot: QtBot, data_dir: Path) -> Iterator[MainWindow]:
-    set_language("en")
-    link = BackendLink(data_dir)
-    win = MainWindow(link)
-    qtbot.addWidget(win)
-    win.show()
-    with qtbot.waitSignal(link.connected, timeout=30_000):
-        link.start()
-    yield win
-    link.shutdown()
 
 
 def names(win: MainWindow) -> list[str]:
@@ -85,9 +72,8 @@ def test_cancelled_delete_keeps_the_library(qtbot: QtBot, window: MainWindow) ->
     box = window.delete_box
     assert box is not None
     box.reject()
-    qtbot.wait(300)
-    window.refresh()
-    qtbot.wait(300)
+    with qtbot.waitSignal(window.listed, timeout=5_000):  # a listing asked after the answer
+        window.refresh()
     assert names(window) == ["Keep"]
 
 
@@ -152,3 +138,62 @@ def test_listed_says_when_the_list_is_filled(qtbot: QtBot, window: MainWindow) -
     with qtbot.waitSignal(window.listed, timeout=5_000):
         window.refresh()
     assert names(window) == ["Listed"] and window.detail.title.text() == "Listed"
+
+
+def test_a_long_library_name_gives_way_before_the_header_line_is_cut(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        name = "Organisation and systems handbook for the whole company 2026"
+        win.new_library()
+        dialog = win.name_dialog
+        assert dialog is not None
+        dialog.name_edit.setText(name)
+        qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
+        title = win.detail.title
+        qtbot.waitUntil(lambda: title.full_text() == name, timeout=5_000)
+        win.resize(1400, 900)
+        qtbot.waitUntil(lambda: title.text() == name, timeout=5_000)
+        assert title.toolTip() == "", "nothing hidden, nothing to repeat"
+        win.resize(800, 600)
+        qtbot.waitUntil(lambda: title.text().endswith("…"), timeout=5_000)
+        assert title.toolTip() == name and title.accessibleName() == name
+        created = win.detail.created
+        assert created.width() >= created.sizeHint().width(), "the date is not cut off"
+        button = win.detail.details_button
+        assert button.width() >= button.sizeHint().width(), "nor is the summary button"
+        # the library list does not scroll sideways either: the row ends in "…" within the list
+        libraries = win.list_view
+        row = libraries.visualRect(libraries.model().index(0, 0))
+        assert row.width() <= libraries.viewport().width()
+        assert not libraries.horizontalScrollBar().isVisible()
+    finally:
+        win.link.shutdown()
+
+
+def create(qtbot: QtBot, win: MainWindow, name: str) -> None:
+    qtbot.mouseClick(win.new_button, QtCore.Qt.MouseButton.LeftButton)
+    dialog = win.name_dialog
+    assert dialog is not None
+    dialog.name_edit.setText(name)
+    qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5_000)
+
+
+def test_a_new_library_is_selected_and_receives_the_next_folder(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    listings: list[None] = []
+    window.listed.connect(lambda: listings.append(None))
+    create(qtbot, window, "First")
+    qtbot.waitUntil(lambda: window.detail.title.text() == "First", timeout=5_000)
+    for name in ("Second", "Third"):
+        before = len(listings)
+        create(qtbot, window, name)
+        # every refresh the creation caused has answered: its own and its change notification's
+        qtbot.waitUntil(lambda: len(listings) >= before + 2, timeout=5_000)  # noqa: B023
+        library = window.current_library()
+        assert library is not None and library.name == name
+        assert window.detail.title.text() == name
+        assert window.documents_tab.library_id == library.id

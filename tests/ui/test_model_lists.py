@@ -11,8 +11,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.ui.i18n import set_language
-from tests.httpserver import Reply, serve
-from tests.ui.test_workspace import open_window
+from tests.servers.httpserver import Reply, serve
+from tests.ui.helpers import open_window
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 

@@ -20,8 +20,7 @@ from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.ocrgen import cjk_font, png_with_smudged_line
-from tests.ui.test_chunks_dialog import open_from_row
-from tests.ui.test_workspace import open_window, shoot
+from tests.ui.helpers import library_with_folder, open_from_row, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration, pytest.mark.slow]
 Key = QtCore.Qt.Key
@@ -31,16 +30,9 @@ SMUDGED = "Stamp 4471 盖章处字迹"
 
 
 def import_scan(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> None:
-    win.new_library()
-    dialog = win.name_dialog
-    assert dialog is not None
-    dialog.name_edit.setText("Scans")
-    qtbot.keyClick(dialog.name_edit, Key.Key_Return)
-    qtbot.waitUntil(lambda: win.current_library() is not None, timeout=5_000)
-    folder = tmp_path / "scans"
-    folder.mkdir()
-    (folder / "notice.png").write_bytes(png_with_smudged_line(CLEAR, SMUDGED))
-    win.documents_tab.add_source("folder", str(folder))
+    scan = png_with_smudged_line(CLEAR, SMUDGED)
+    files = {"notice.png": scan}
+    library_with_folder(qtbot, win, tmp_path / "scans", files, name="Scans", vectors=False)
     tab = win.documents_tab
     qtbot.waitUntil(lambda: tab.documents.rowCount() == 1, timeout=20_000)
     qtbot.waitUntil(

@@ -5,7 +5,6 @@ is incompatible. Screenshots (light/dark, zh/en) go to artifacts/screenshots."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +20,8 @@ from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.embedserver import Script, openai_server
-from tests.ui.test_workspace import open_window, shoot
+from tests.servers.embedserver import Script, openai_server
+from tests.ui.helpers import library_with_folder, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 SECTION = (
@@ -30,16 +29,13 @@ SECTION = (
 )
 
 
-def write_doc(folder: Path, d: int) -> None:
+def doc_text(d: int) -> str:
     body = "".join(SECTION.format(n=n, d=d) for n in range(1, 7))
-    (folder / f"doc{d}.md").write_text(f"# Document {d}\n\n{body}", encoding="utf-8")
+    return f"# Document {d}\n\n{body}"
 
 
-@pytest.fixture
-def window(qtbot: QtBot, data_dir: Path) -> Iterator[MainWindow]:
-    win = open_window(qtbot, data_dir, "en")
-    yield win
-    win.link.shutdown()
+def write_doc(folder: Path, d: int) -> None:
+    (folder / f"doc{d}.md").write_text(doc_text(d), encoding="utf-8")
 
 
 def call(qtbot: QtBot, win: MainWindow, spec: Any, request: Any) -> Any:
@@ -51,24 +47,16 @@ def call(qtbot: QtBot, win: MainWindow, spec: Any, request: Any) -> Any:
 
 def library_with_docs(qtbot: QtBot, win: MainWindow, folder: Path, count: int = 5) -> str:
     """A library (created through its dialog) in fixed mode, two chunks per document."""
-    win.new_library()
-    dialog = win.name_dialog
-    assert dialog is not None
-    dialog.name_edit.setText("Handbook")
-    qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: win.current_library() is not None, timeout=5_000)
+
+    def fixed_mode() -> None:
+        library_id = win.current_library_id()
+        assert library_id is not None
+        set_mode(qtbot, win, library_id, "fixed")
+
+    files = {f"doc{d}.md": doc_text(d) for d in range(1, count + 1)}
+    library_with_folder(qtbot, win, folder, files, before_import=fixed_mode)
     library_id = win.current_library_id()
     assert library_id is not None
-    set_mode(qtbot, win, library_id, "fixed")
-    folder.mkdir()
-    for d in range(1, count + 1):
-        write_doc(folder, d)
-    win.documents_tab.add_source("folder", str(folder))
-    tab = win.documents_tab
-    qtbot.waitUntil(lambda: tab.documents.rowCount() == count, timeout=20_000)
-    qtbot.waitUntil(
-        lambda: {d.status.vector for d in tab.documents.rows} == {"done"}, timeout=20_000
-    )
     return library_id
 
 

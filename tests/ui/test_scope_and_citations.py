@@ -2,7 +2,8 @@
 backend (and a loopback chat model): a 21st library cannot be chosen and says why; a send that
 cannot be valid is refused with a message instead of an exception in the slot; "View chunk"
 and "Show context" name the library, document, source and locator; the chat's sources table
-has a locator column."""
+has a locator column and never scrolls sideways at 800×600; a citation marker opens its
+context."""
 
 from __future__ import annotations
 
@@ -16,14 +17,30 @@ from goodbuddy_kb.contracts.chat import MAX_MESSAGE_CHARACTERS
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.methods import LIBRARY_CREATE
-from goodbuddy_kb.qt.widgets import QtCore
-from goodbuddy_kb.ui.chat.citations import CITATION_COLUMNS
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.chat.citations import (
+    CHANNELS,
+    CITATION_COLUMNS,
+    DOCUMENT,
+    DOCUMENT_MIN,
+    SNIPPET,
+)
 from goodbuddy_kb.ui.i18n import set_language
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
-from tests.chatserver import ChatScript, chat_server
-from tests.ui.test_chat_view import chat_with, wait_call
-from tests.ui.test_workspace import ask, create_library_with_folder, open_window, shoot
+from goodbuddy_kb.ui.widgets.theme import apply_theme
+from tests.servers.chatserver import ChatScript, chat_server
+from tests.ui.helpers import (
+    MakeLibrary,
+    ask,
+    ask_chat,
+    chat_with,
+    handbook,
+    open_window,
+    shoot,
+    wait_call,
+)
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 CHECKED = QtCore.Qt.CheckState.Checked
@@ -77,11 +94,11 @@ def test_scope_caps_at_twenty_libraries_and_send_never_raises(qtbot: QtBot, data
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_citations_show_library_document_source_and_locator(
-    qtbot: QtBot, data_dir: Path, tmp_path: Path, language: str
+    qtbot: QtBot, data_dir: Path, tmp_path: Path, language: str, make_library: MakeLibrary
 ) -> None:
     win = open_window(qtbot, data_dir, language)
     try:
-        create_library_with_folder(qtbot, win, tmp_path)
+        make_library(handbook(), win=win)
         folder = str(tmp_path / "docs")
         # Workbench → View chunk.
         bench = ask(qtbot, win, "出差住宿一线城市每晚最多报多少")
@@ -157,3 +174,82 @@ def test_one_locator_wording_in_both_languages_with_the_ocr_mark() -> None:
         assert format_locator(scan, ocr=False) == "p. 3"
     finally:
         set_language("en")
+
+
+@pytest.mark.usefixtures("library")
+def test_a_citation_marker_opens_its_context(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    script = ChatScript(turns=[[{"text": "One night costs at most 600 yuan [1]."}]])
+    with chat_server(script) as base:
+        chat_with(qtbot, window, base)
+        view = window.chat_view
+        qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
+        view.popover.always.setChecked(True)
+        ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
+    assert view.citations.rowCount() >= 1
+    assert view.reference.toPlainText() == ""
+    cursor = view.transcript.document().find("[1]")
+    assert not cursor.isNull() and cursor.charFormat().isAnchor(), "the marker is a link"
+    cursor.setPosition(cursor.selectionStart() + 1)
+    point = view.transcript.cursorRect(cursor).center()
+    qtbot.mouseClick(view.transcript.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=point)
+    qtbot.waitUntil(lambda: bool(view.reference.toPlainText()), timeout=5_000)
+    assert view.citation_view.currentIndex().row() == 0
+
+
+@pytest.mark.parametrize(("language", "dark"), [("en", False), ("zh", True)])
+def test_the_citation_table_never_scrolls_sideways_at_800x600(
+    qtbot: QtBot,
+    data_dir: Path,
+    tmp_path: Path,
+    qapp: QtWidgets.QApplication,
+    language: str,
+    dark: bool,
+    make_library: MakeLibrary,
+) -> None:
+    win = open_window(qtbot, data_dir, language)
+    try:
+        apply_theme(qapp, dark)
+        make_library(handbook(), win=win)
+        script = ChatScript(turns=[[{"text": "每晚不超过六百元 [1]。"}]])
+        with chat_server(script) as base:
+            chat_with(qtbot, win, base)
+            view = win.chat_view
+            qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
+            view.popover.always.setChecked(True)
+            ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
+        table = view.citation_view
+        assert view.citations.rowCount() >= 1
+        for width, height in ((800, 600), (1400, 900), (800, 600)):
+            win.resize(width, height)
+            qtbot.wait(150)
+            header = table.horizontalHeader()
+            shown = [c for c in range(header.count()) if not table.isColumnHidden(c)]
+            used = sum(header.sectionSize(c) for c in shown)
+            assert used <= table.viewport().width(), (width, used, table.viewport().width())
+            assert table.horizontalScrollBar().maximum() == 0
+            assert header.sectionSize(DOCUMENT) >= DOCUMENT_MIN, "the document name reads"
+            if width == 1400:
+                assert not table.isColumnHidden(SNIPPET) and not table.isColumnHidden(CHANNELS)
+        assert table.isColumnHidden(SNIPPET), "at 800 px the snippet steps aside"
+        citation = view.citations.row_at(0)
+        assert citation is not None
+        tip = view.citations.data(
+            view.citations.index(0, DOCUMENT), QtCore.Qt.ItemDataRole.ToolTipRole
+        )
+        assert citation.document_title in tip and citation.snippet[:40] in tip
+        # Moving through the citations (keyboard or mouse) shows each one's context.
+        assert view.reference.toPlainText() == ""
+        table.setFocus()
+        table.selectRow(0)
+        qtbot.waitUntil(lambda: bool(view.reference.toPlainText()), timeout=5_000)
+        # A new theme redraws the answer's links in its colours and keeps the chosen citation.
+        apply_theme(qapp, not dark)
+        qtbot.wait(100)
+        assert table.currentIndex().row() == 0 and bool(view.reference.toPlainText())
+        shoot(win, f"chat-citations-800x600-{language}")
+    finally:
+        win.link.shutdown()
+        set_language("en")
+        apply_theme(qapp, False)

@@ -1,4 +1,4 @@
-"""How a task's pace reads in the Tasks tab (both languages) and in the CLI."""
+"""How a task's pace and steps read in the Tasks tab (both languages) and in the CLI."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from goodbuddy_kb.cli import tasks as cli_sources
 from goodbuddy_kb.contracts.tasks import TaskInfo
 from goodbuddy_kb.ui import i18n
-from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS
+from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS, progress
 
 
 def info(**changes: object) -> TaskInfo:
@@ -69,3 +69,25 @@ def test_cli_line_and_bar_text() -> None:
     assert cli_sources.pace_text(info(rate=None, eta_seconds=None)) == "estimating the pace…"
     line = cli_sources._task_line(info(state="completed", done=256, eta_seconds=None))
     assert "256/256 chunks vectorised (2.4 chunks/s)" in line
+
+
+def test_loading_model_step_reads_as_such() -> None:
+    from goodbuddy_kb.contracts.tasks import STEP_LOADING_MODEL, TaskInfo
+
+    info = TaskInfo.model_validate(
+        {
+            "id": "a" * 32,
+            "libraryId": "b" * 32,
+            "sourceId": None,
+            "kind": "vectorize",
+            "state": "running",
+            "done": 0,
+            "total": 0,
+            "failedDocuments": 0,
+            "current": STEP_LOADING_MODEL,
+            "error": None,
+            "createdAt": "2026-01-01T00:00:00",
+            "finishedAt": None,
+        }
+    )
+    assert progress(info) == "⟳ Loading the embedding model…"

@@ -30,7 +30,7 @@ from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.graph.matching import normalise_name
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
-from tests.extractserver import ExtractScript, Reply, chunk_of, extract_server
+from tests.servers.extractserver import ExtractScript, Reply, chunk_of, extract_server
 
 NAMES = {
     "财务部": "organization",
@@ -140,6 +140,7 @@ OPS = ["edit", "disable", "enable", "delete", "rewrite_and_rebuild", "rebuild", 
 _variants = itertools.count(10)
 
 
+@pytest.mark.integration
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 60)), min_size=1, max_size=10))
 def test_maintenance_and_extraction_never_leave_stale_evidence(

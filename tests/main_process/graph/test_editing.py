@@ -28,9 +28,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call, fail
-from tests.main_process.graph.test_graph_channel import assert_consistent, kb, turn_on
-
-__all__ = ["kb"]
+from tests.main_process.graph.helpers import assert_consistent, turn_on
 
 
 def extract(d: Dispatcher, services: Services, library_id: str) -> None:

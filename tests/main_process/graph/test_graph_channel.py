@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,9 +16,7 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_GET,
     GRAPH_RELATIONS,
     GRAPH_UPDATE,
-    LIBRARY_CREATE,
     RETRIEVE,
-    SOURCE_ADD,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.graph.channel import relation_cues
@@ -28,53 +24,7 @@ from goodbuddy_kb.main_process.graph.ontology import starter
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage import chunks
 from tests.dispatch import call, fail
-
-TRAVEL = """# 差旅报销制度
-
-## 审批
-
-差旅报销制度由财务部审批。超过五千元的费用须经总经理办公室审批。
-
-## 住宿
-
-出差住宿标准：一线城市每晚不超过 600 元。
-"""
-FINANCE = """# 部门职责
-
-财务部隶属于行政中心。报销系统依赖统一认证平台。
-
-The Finance Department approves the Travel Policy.
-"""
-
-
-@pytest.fixture
-def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
-    folder = tmp_path / "kb"
-    folder.mkdir()
-    (folder / "travel.md").write_text(TRAVEL, encoding="utf-8")
-    (folder / "finance.md").write_text(FINANCE, encoding="utf-8")
-    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "KB"})["library"]["id"]
-    call(
-        dispatcher,
-        SOURCE_ADD.name,
-        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
-    )
-    services.tasks.wait_idle()
-    return library_id
-
-
-def turn_on(d: Dispatcher, services: Services, library_id: str) -> dict[str, Any]:
-    info = call(d, GRAPH_GET.name, {"libraryId": library_id})
-    assert info["settings"]["strategy"] == "off" and not info["needsRebuild"]
-    changed = call(
-        d,
-        GRAPH_UPDATE.name,
-        {"libraryId": library_id, "settings": {**info["settings"], "strategy": "local"}},
-    )
-    assert changed["needsRebuild"], "a strategy change is never pretended to be applied"
-    call(d, GRAPH_EXTRACT.name, {"libraryId": library_id})
-    services.tasks.wait_idle()
-    return call(d, GRAPH_GET.name, {"libraryId": library_id})
+from tests.main_process.graph.helpers import assert_consistent, turn_on
 
 
 def test_graph_off_is_reported_and_changes_nothing(dispatcher: Dispatcher, kb: str) -> None:
@@ -223,31 +173,6 @@ def test_edits_disables_and_resyncs_keep_evidence_consistent(
     }
     assert "人事部" in names and "Finance Department" not in names
     assert_consistent(conn)
-
-
-def assert_consistent(conn: Any) -> None:
-    stale = conn.execute(
-        "SELECT count(*) FROM graph_evidence v LEFT JOIN chunks c ON c.seq = v.chunk_seq"
-        " WHERE c.seq IS NULL OR c.enabled = 0"
-    ).fetchone()[0]
-    assert stale == 0
-    for content, start, end, name in conn.execute(
-        'SELECT c.content, v.start, v."end", e.name FROM graph_evidence v JOIN chunks c'
-        " ON c.seq = v.chunk_seq JOIN graph_entities e ON e.id = v.entity_id"
-    ):
-        assert content[start:end].casefold() in {name.casefold()} | alias_names(conn, name)
-    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-
-
-def alias_names(conn: Any, name: str) -> set[str]:
-    return {
-        r[0].casefold()
-        for r in conn.execute(
-            "SELECT a.alias FROM graph_aliases a JOIN graph_entities e ON e.id = a.entity_id"
-            " WHERE e.name = ?",
-            (name,),
-        )
-    }
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))

@@ -30,7 +30,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
-from tests.extractserver import ExtractScript, Reply, chunk_of, extract_server
+from tests.servers.extractserver import ExtractScript, Reply, chunk_of, extract_server
 
 TRAVEL = "# 差旅报销制度\n\n差旅报销制度由财务部审批。住宿标准为每晚六百元。\n"
 SYSTEMS = "# Systems\n\nThe Billing System depends on the Identity Platform.\n"
@@ -115,6 +115,7 @@ def good_and_bad(body: dict[str, Any]) -> Reply:
     return {"answer": "not json at all"}
 
 
+@pytest.mark.integration
 def test_valid_extractions_are_stored_and_bad_parts_rejected_and_counted(
     dispatcher: Dispatcher, services: Services, kb: str
 ) -> None:
@@ -172,6 +173,7 @@ def test_valid_extractions_are_stored_and_bad_parts_rejected_and_counted(
     assert {d["status"]["graph"] for d in documents(dispatcher, kb).values()} == {"done"}
 
 
+@pytest.mark.integration
 def test_the_per_run_cap_bounds_the_cost_and_the_next_run_continues(
     dispatcher: Dispatcher, services: Services, kb: str
 ) -> None:
@@ -186,6 +188,7 @@ def test_the_per_run_cap_bounds_the_cost_and_the_next_run_continues(
         assert len({chunk_of(b) for b in script.requests}) == 2  # never the same chunk twice
 
 
+@pytest.mark.integration
 def test_server_errors_fail_the_documents_graph_and_full_text_keeps_serving(
     dispatcher: Dispatcher, services: Services, kb: str
 ) -> None:
@@ -206,6 +209,7 @@ def test_server_errors_fail_the_documents_graph_and_full_text_keeps_serving(
     assert res["results"] and "fts" in res["diagnostics"]["usedChannels"]
 
 
+@pytest.mark.integration
 def test_a_timeout_fails_the_documents_graph_with_the_reason(
     dispatcher: Dispatcher, services: Services, kb: str
 ) -> None:
@@ -222,6 +226,7 @@ def test_a_timeout_fails_the_documents_graph_with_the_reason(
     assert task["summary"]["graph"]["failedChunks"] >= 2
 
 
+@pytest.mark.integration
 def test_cancel_stops_within_one_request(
     dispatcher: Dispatcher, services: Services, kb: str
 ) -> None:
@@ -248,6 +253,7 @@ def test_cancel_stops_within_one_request(
     assert call(dispatcher, GRAPH_GET.name, {"libraryId": kb})["entities"] == 0
 
 
+@pytest.mark.integration
 def test_a_sync_never_spends_model_calls_by_itself(
     dispatcher: Dispatcher, services: Services, kb: str, tmp_path: Path
 ) -> None:

@@ -29,7 +29,7 @@ from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.lexical import build_query, search
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call, fail
-from tests.embedserver import Script, openai_server
+from tests.servers.embedserver import Script, openai_server
 
 SECTION = (
     "## Section {n}\n\nParagraph {n} explains the rule topic{d}x{n} for 出差住宿第{n}条规定。\n\n"
@@ -179,6 +179,7 @@ def test_edit_rewrites_fulltext_and_cjk_and_revectorises(kb: Kb) -> None:
     assert full["content"] == "Corrected: zebracrossing rule 斑马线通行守则。"
 
 
+@pytest.mark.integration
 def test_a_provider_down_during_revectorisation_keeps_the_edit(
     kb: Kb, dispatcher: Dispatcher
 ) -> None:

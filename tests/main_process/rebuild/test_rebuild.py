@@ -19,8 +19,8 @@ from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
 from goodbuddy_kb.main_process.vectors import build, channel, store
-from tests.embedserver import Script, openai_server
-from tests.httpserver import Reply, serve
+from tests.servers.embedserver import Script, openai_server
+from tests.servers.httpserver import Reply, serve
 
 SECTION = (
     "## Section {n}\n\n" + "Paragraph {n} of document {d} talks about topic{d}x{n}. " * 6 + "\n\n"
@@ -266,6 +266,7 @@ def test_vectors_of_a_rebuilt_document_are_written_with_its_chunks(
     assert result.degraded == [] and result.hits[0].document_id == d5.id
 
 
+@pytest.mark.integration
 def test_embedding_service_down_keeps_old_generations_and_stops_early(
     pool: ConnectionPool, data_dir: Path, kb: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -289,6 +290,7 @@ def test_embedding_service_down_keeps_old_generations_and_stops_early(
     assert d1.status.vector == "done" and "embedding failed" in (d1.retryable_error or "")
 
 
+@pytest.mark.integration
 def test_web_page_rebuild_refetches_and_keeps_the_page_when_the_server_fails(
     pool: ConnectionPool, data_dir: Path
 ) -> None:

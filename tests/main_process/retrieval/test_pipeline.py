@@ -23,9 +23,9 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
-from tests.dispatch import call, fail
-from tests.embedserver import Script, openai_server
-from tests.httpserver import Reply, serve
+from tests.dispatch import ask, call, fail
+from tests.servers.embedserver import Script, openai_server
+from tests.servers.httpserver import Reply, serve
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "chunking"
 
@@ -44,10 +44,6 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
     )
     services.tasks.wait_idle()
     return library_id
-
-
-def ask(d: Dispatcher, library_id: str, query: str, **extra: Any) -> dict[str, Any]:
-    return call(d, RETRIEVE.name, {"libraryIds": [library_id], "query": query, **extra})
 
 
 def test_hybrid_retrieval_explains_itself(dispatcher: Dispatcher, kb: str) -> None:
@@ -155,6 +151,7 @@ def test_old_fusion_stays_available_and_diagnostics_name_it(
     assert adaptive["diagnostics"]["vectorBackground"] is not None
 
 
+@pytest.mark.integration
 def test_embeddings_down_degrades_to_lexical(
     dispatcher: Dispatcher, services: Services, kb: str
 ) -> None:
@@ -181,6 +178,7 @@ def test_embeddings_down_degrades_to_lexical(
     assert res["results"] and set(res["diagnostics"]["usedChannels"]) == {"fts", "cjk"}
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("reply", "reason"),
     [
@@ -209,6 +207,7 @@ def test_learned_rerank_failures_fall_back_to_local(
     assert res["results"]
 
 
+@pytest.mark.integration
 def test_learned_rerank_orders_by_the_service(dispatcher: Dispatcher, kb: str) -> None:
     def scores(_path: str, body: bytes) -> Reply:
         docs = json.loads(body)["documents"]

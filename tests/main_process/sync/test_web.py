@@ -10,7 +10,7 @@ from goodbuddy_kb.main_process.storage import documents, sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync import web
 from goodbuddy_kb.main_process.sync.engine import sync_source
-from tests.httpserver import Reply, serve
+from tests.servers.httpserver import Reply, serve
 
 PAGE = (
     "<html><head><title>Leave policy</title><style>p{}</style></head><body>"
@@ -19,6 +19,7 @@ PAGE = (
 ).encode()
 
 
+@pytest.mark.integration
 def test_page_is_fetched_and_main_text_extracted(pool: ConnectionPool, library_id: str) -> None:
     with serve({"/leave": Reply(body=PAGE)}) as base:
         src = sources.add(pool.get(), library_id, "web", f"{base}/leave", [], [], False)
@@ -30,6 +31,7 @@ def test_page_is_fetched_and_main_text_extracted(pool: ConnectionPool, library_i
     assert "年假" in content and "Site header" not in content and "footer" not in content
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("route", "reason"),
     [
@@ -58,6 +60,7 @@ def test_bad_pages_fail_with_a_readable_reason(
     assert reason in (docs[0].error or "")
 
 
+@pytest.mark.integration
 def test_redirect_within_http_is_followed() -> None:
     with serve(
         {"/old": Reply(301, b"", headers={"Location": "/new"}), "/new": Reply(body=PAGE)}

@@ -18,7 +18,7 @@ from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
 from goodbuddy_kb.main_process.vectors import build, channel, store
-from tests.embedserver import Script, ollama_server, openai_server
+from tests.servers.embedserver import Script, ollama_server, openai_server
 
 
 @pytest.fixture(autouse=True)
@@ -51,6 +51,7 @@ def doc_statuses(pool: ConnectionPool, library: str) -> set[str]:
     }
 
 
+@pytest.mark.integration
 def test_build_then_query_over_openai_compatible(
     pool: ConnectionPool, data_dir: Path, library: str
 ) -> None:
@@ -65,6 +66,7 @@ def test_build_then_query_over_openai_compatible(
     assert all(0 <= h.similarity <= 1.0001 for h in result.hits)
 
 
+@pytest.mark.integration
 def test_endpoint_switch_under_the_same_model_name_never_uses_old_vectors(
     pool: ConnectionPool, data_dir: Path, library: str
 ) -> None:
@@ -83,6 +85,7 @@ def test_endpoint_switch_under_the_same_model_name_never_uses_old_vectors(
     assert doc_statuses(pool, library) == {"done"}
 
 
+@pytest.mark.integration
 def test_failure_at_sixty_percent_keeps_the_previous_version_serving(
     pool: ConnectionPool, data_dir: Path, library: str
 ) -> None:
@@ -108,6 +111,7 @@ def test_failure_at_sixty_percent_keeps_the_previous_version_serving(
     assert leftover == 0
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize(
     ("failure", "reason"),
     [
@@ -171,6 +175,7 @@ def test_no_provider_and_no_index_are_explained(
     )
 
 
+@pytest.mark.integration
 def test_query_embedding_failure_degrades(
     pool: ConnectionPool, data_dir: Path, library: str
 ) -> None:
@@ -206,6 +211,7 @@ def test_edits_and_disables_kill_their_vectors(
     assert doc_statuses(pool, library) == {"done"}, "a disabled chunk needs no vector"
 
 
+@pytest.mark.integration
 def test_ollama_provider(pool: ConnectionPool, data_dir: Path, library: str) -> None:
     with ollama_server(Script()) as base:
         provider = OllamaProvider(base, "bge-m3", None, None, 16, 2.0)

@@ -19,9 +19,10 @@ from goodbuddy_kb.main_process.embeddings.remote import OpenAICompatibleProvider
 from goodbuddy_kb.main_process.storage import chunks
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.vectors import bookkeeping, build, channel, store
-from tests.embedserver import Script, openai_server
+from tests.servers.embedserver import Script, openai_server
 
 
+@pytest.mark.integration
 def test_progress_arrives_while_a_slow_batch_is_embedded(
     pool: ConnectionPool, data_dir: Path, library: str
 ) -> None:

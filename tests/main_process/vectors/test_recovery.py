@@ -72,6 +72,7 @@ CRASH = textwrap.dedent(
 )
 
 
+@pytest.mark.integration
 def test_a_first_build_killed_midway_is_recovered_at_start(data_dir: Path, tmp_path: Path) -> None:
     pool = open_database(data_dir)
     library_id = make_library(pool, tmp_path)

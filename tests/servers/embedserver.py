@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider
-from tests.httpserver import Reply, serve
+from tests.servers.httpserver import Reply, serve
 
 
 @dataclass
@@ -104,13 +104,13 @@ def openai_server_process(script: Script | None = None) -> Iterator[str]:
     chosen = script or Script()
     code = (
         "import sys\n"
-        "from tests.embedserver import Script, openai_server\n"
+        "from tests.servers.embedserver import Script, openai_server\n"
         f"with openai_server(Script(dims={chosen.dims}, seed_offset={chosen.seed_offset},"
         f" delay_s={chosen.delay_s})) as base:\n"
         "    print(base, flush=True)\n"
         "    sys.stdin.read()\n"
     )
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     child = subprocess.Popen(
         [sys.executable, "-c", code],
         cwd=root,

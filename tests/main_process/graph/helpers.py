@@ -1,0 +1,74 @@
+"""Helpers for the graph tests (plain functions): the travel and finance documents, turning a
+library's local graph on and extracting it, and the check that every piece of evidence still
+points into an enabled chunk's text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from goodbuddy_kb.contracts.methods import (
+    GRAPH_EXTRACT,
+    GRAPH_GET,
+    GRAPH_UPDATE,
+)
+from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from goodbuddy_kb.main_process.services import Services
+from tests.dispatch import call
+
+TRAVEL = """# 差旅报销制度
+
+## 审批
+
+差旅报销制度由财务部审批。超过五千元的费用须经总经理办公室审批。
+
+## 住宿
+
+出差住宿标准：一线城市每晚不超过 600 元。
+"""
+
+
+FINANCE = """# 部门职责
+
+财务部隶属于行政中心。报销系统依赖统一认证平台。
+
+The Finance Department approves the Travel Policy.
+"""
+
+
+def turn_on(d: Dispatcher, services: Services, library_id: str) -> dict[str, Any]:
+    info = call(d, GRAPH_GET.name, {"libraryId": library_id})
+    assert info["settings"]["strategy"] == "off" and not info["needsRebuild"]
+    changed = call(
+        d,
+        GRAPH_UPDATE.name,
+        {"libraryId": library_id, "settings": {**info["settings"], "strategy": "local"}},
+    )
+    assert changed["needsRebuild"], "a strategy change is never pretended to be applied"
+    call(d, GRAPH_EXTRACT.name, {"libraryId": library_id})
+    services.tasks.wait_idle()
+    return call(d, GRAPH_GET.name, {"libraryId": library_id})
+
+
+def assert_consistent(conn: Any) -> None:
+    stale = conn.execute(
+        "SELECT count(*) FROM graph_evidence v LEFT JOIN chunks c ON c.seq = v.chunk_seq"
+        " WHERE c.seq IS NULL OR c.enabled = 0"
+    ).fetchone()[0]
+    assert stale == 0
+    for content, start, end, name in conn.execute(
+        'SELECT c.content, v.start, v."end", e.name FROM graph_evidence v JOIN chunks c'
+        " ON c.seq = v.chunk_seq JOIN graph_entities e ON e.id = v.entity_id"
+    ):
+        assert content[start:end].casefold() in {name.casefold()} | alias_names(conn, name)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def alias_names(conn: Any, name: str) -> set[str]:
+    return {
+        r[0].casefold()
+        for r in conn.execute(
+            "SELECT a.alias FROM graph_aliases a JOIN graph_entities e ON e.id = a.entity_id"
+            " WHERE e.name = ?",
+            (name,),
+        )
+    }

@@ -1,0 +1,1 @@
+"""Loopback HTTP servers that stand in for model providers (embedding, chat, extraction) in tests."""

@@ -1,0 +1,242 @@
+"""The documents tab: keyboard paths through its tables and pager, removing a source, adding
+folders (chooser and drag and drop), and the vector state, statuses and summary it shows for the
+current library."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE
+from goodbuddy_kb.main_process.app import DATABASE_FILE
+from goodbuddy_kb.main_process.parsing import SUPPORTED_SUFFIXES
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.ui.documents.source_actions import DOCUMENT_SUFFIXES
+from goodbuddy_kb.ui.i18n import set_language
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from tests.ui.helpers import (
+    KEY,
+    MOD,
+    MakeLibrary,
+    handbook,
+    open_window,
+    shoot,
+)
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+
+
+def test_tab_leaves_tables_and_reaches_the_document_table_and_paging(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    window.new_library()
+    dialog = window.name_dialog
+    assert dialog is not None
+    dialog.name_edit.setText("Many")
+    qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.current_library() is not None, timeout=5_000)
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(105):
+        (folder / f"note{i:03}.md").write_text(f"# Note {i}\n\nLine {i}.\n", encoding="utf-8")
+    tab = window.documents_tab
+    tab.add_source("folder", str(folder))
+    qtbot.waitUntil(lambda: tab.total == 105, timeout=60_000)
+    qtbot.waitUntil(tab.pager.next_button.isEnabled, timeout=5_000)
+    window.activateWindow()
+    tab.source_view.setFocus()
+    seen: list[QtWidgets.QWidget] = []
+    assert window.focusWidget() is tab.source_view
+    for _ in range(25):
+        qtbot.keyClick(window.focusWidget(), KEY.Key_Tab)
+        seen.append(window.focusWidget())
+        if seen[-1] is tab.document_view:
+            break
+    assert tab.filter_box in seen and tab.pager.next_button in seen, "paging is reachable"
+    assert seen[-1] is tab.document_view, "Tab leaves the sources table and reaches documents"
+    assert seen.index(tab.filter_box) < seen.index(tab.pager.next_button), "in reading order"
+    qtbot.keyClick(tab.document_view, KEY.Key_Tab)
+    assert window.focusWidget() is not tab.document_view, "no trap in a table"
+
+
+@pytest.mark.usefixtures("library")
+def test_delete_in_the_document_table_never_offers_to_delete_the_library(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    tab = window.documents_tab
+    window.activateWindow()
+    tab.document_view.setFocus()
+    tab.document_view.selectRow(0)
+    qtbot.keyClick(tab.document_view, KEY.Key_Delete)
+    qtbot.wait(200)
+    assert window.delete_box is None, "Delete in the document table does not delete a library"
+    window.list_view.setFocus()
+    qtbot.keyClick(window.list_view, KEY.Key_Delete)
+    qtbot.waitUntil(lambda: window.delete_box is not None and window.delete_box.isVisible())
+    box = window.delete_box
+    assert box is not None
+    assert box.defaultButton().text() == "Cancel" and "Handbook" in box.text()
+    qtbot.keyClick(box, KEY.Key_Return)  # the default answer keeps the library
+    qtbot.waitUntil(lambda: not box.isVisible())
+    with qtbot.waitSignal(window.listed, timeout=5_000):  # a listing asked after the answer
+        window.refresh()
+    assert window.model.rowCount() == 1
+
+
+@pytest.mark.usefixtures("library")
+def test_remove_source_asks_naming_it_and_defaults_to_cancel(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    tab = window.documents_tab
+    tab.source_view.selectRow(0)
+    tab.source_actions.remove_source()
+    box = tab.source_actions.remove_box
+    assert box is not None and box.isVisible()
+    assert str(tmp_path / "docs") in box.text()
+    assert box.defaultButton().text() == "Cancel"
+    assert box.property("confirmButton").text() == "Remove “docs”"
+    qtbot.keyClick(box, KEY.Key_Return)
+    qtbot.waitUntil(lambda: not box.isVisible())
+    qtbot.wait(300)
+    assert tab.sources.rowCount() == 1 and tab.documents.rowCount() == 2, "nothing removed"
+
+
+@pytest.mark.usefixtures("library")
+def test_dropping_files_and_folders_imports_them(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    tab = window.documents_tab
+    extra = tmp_path / "dropped"
+    extra.mkdir()
+    (extra / "a.md").write_text("# Dropped folder\n\nA dropped note.\n", encoding="utf-8")
+    single = tmp_path / "single.md"
+    single.write_text("# Dropped file\n\nA single dropped file.\n", encoding="utf-8")
+    mime = QtCore.QMimeData()
+    mime.setUrls([QtCore.QUrl.fromLocalFile(str(extra)), QtCore.QUrl.fromLocalFile(str(single))])
+    point = QtCore.QPointF(tab.document_view.geometry().center())
+    actions = QtCore.Qt.DropAction.CopyAction
+    enter = QtGui.QDragEnterEvent(
+        point.toPoint(), actions, mime, QtCore.Qt.MouseButton.LeftButton, MOD.NoModifier
+    )
+    QtWidgets.QApplication.sendEvent(tab, enter)
+    assert enter.isAccepted(), "the pane accepts files and folders"
+    drop = QtGui.QDropEvent(point, actions, mime, QtCore.Qt.MouseButton.LeftButton, MOD.NoModifier)
+    QtWidgets.QApplication.sendEvent(tab, drop)
+    qtbot.waitUntil(lambda: tab.sources.rowCount() == 3, timeout=10_000)
+    kinds = sorted(s.kind for s in tab.sources.rows)
+    assert kinds == ["file", "folder", "folder"]
+    qtbot.waitUntil(lambda: tab.documents.rowCount() == 4, timeout=20_000)
+
+
+def test_add_folder_adds_the_chosen_folder_and_the_chooser_knows_every_kind(
+    qtbot: QtBot,
+    data_dir: Path,
+    tmp_path: Path,
+    make_library: MakeLibrary,
+) -> None:
+    assert set(DOCUMENT_SUFFIXES) == set(SUPPORTED_SUFFIXES), "the chooser offers what is read"
+    win = open_window(qtbot, data_dir, "zh")
+    try:
+        make_library(handbook(), win=win)
+        other = tmp_path / "more"
+        other.mkdir()
+        (other / "extra.md").write_text("# 额外\n\n补充说明。\n", encoding="utf-8")
+        tab = win.documents_tab
+        tab.source_actions.add_file_source()
+        chooser = tab.source_actions.folder_dialog
+        assert chooser is not None and chooser.isVisible()
+        assert chooser.nameFilters()[0].startswith("支持的文档 (*.md")
+        chooser.reject()
+        assert tab.source_actions.folder_dialog is None and tab.sources.rowCount() == 1, (
+            "Cancel adds nothing"
+        )
+        tab.source_actions.add_folder_source()
+        chooser = tab.source_actions.folder_dialog
+        assert chooser is not None
+        chooser.setDirectory(str(tmp_path))
+        chooser.selectFile(str(other))
+        chooser.accept()
+        qtbot.waitUntil(lambda: tab.sources.rowCount() == 2, timeout=10_000)
+        assert str(other) in [s.location for s in tab.sources.rows]
+    finally:
+        win.link.shutdown()
+        set_language("en")
+
+
+@pytest.mark.usefixtures("library")
+def test_vector_state_is_one_truthful_line_and_follows_the_model_switch(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    tab = window.documents_tab
+    qtbot.waitUntil(lambda: "✓ index matches the model" in tab.vector_label.text(), timeout=10_000)
+    assert "deterministic" in tab.vector_label.text()
+    window.link.call(
+        EMBEDDING_UPDATE,
+        m.EmbeddingUpdateRequest(
+            connection=m.EmbeddingConnection(
+                kind="openai-compatible", base_url="http://127.0.0.1:9", model="other"
+            )
+        ),
+        lambda _r, _e: None,
+    )
+    qtbot.waitUntil(lambda: "rebuild the vectors" in tab.vector_label.text(), timeout=10_000)
+    text = tab.vector_label.text()
+    assert "openai-compatible: other" in text and "deterministic" in text
+    qtbot.waitUntil(
+        lambda: {d.status.vector for d in tab.documents.rows} == {"incompatible"}, timeout=10_000
+    )
+    shoot(window, "defect5-model-switched-en")
+
+
+def test_statuses_follow_the_first_vectorisation_live(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, make_library: MakeLibrary
+) -> None:
+    window.link.call(
+        EMBEDDING_UPDATE,
+        m.EmbeddingUpdateRequest(connection=m.EmbeddingConnection(kind="deterministic")),
+        lambda _r, _e: None,
+    )
+    seen_vector: set[str] = set()
+    seen_labels: list[str] = []
+    tab = window.documents_tab
+
+    def watch() -> None:
+        seen_vector.update(d.status.vector for d in tab.documents.rows)
+        seen_labels.append(tab.vector_label.text())
+
+    timer = QtCore.QTimer()
+    timer.timeout.connect(watch)
+    timer.start(20)
+    make_library(handbook())
+    timer.stop()
+    assert "disabled" not in seen_vector, "rows never say 'off' while vectors are queued"
+    assert not any("not configured" in label for label in seen_labels)
+    assert "✓ index matches the model" in tab.vector_label.text()
+
+
+@pytest.mark.usefixtures("library")
+def test_summary_counts_documents_with_no_retrievable_content(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, data_dir: Path
+) -> None:
+    tab = window.documents_tab
+    assert "no retrievable content" not in tab.summary.text()
+    # every chunk of one document switched off (what chunk maintenance will do), by another
+    # writer of the same database file
+    conn = sqlite3.connect(data_dir / DATABASE_FILE)
+    with conn:
+        conn.execute(
+            "UPDATE chunks SET enabled = 0 WHERE document_id ="
+            " (SELECT id FROM documents WHERE relative_path = 'manual_en.md')"
+        )
+    conn.close()
+    tab.refresh()
+    qtbot.waitUntil(lambda: "1 with no retrievable content" in tab.summary.text(), timeout=5_000)
+    assert "1 usable for full-text" in tab.summary.text()
+    row = next(d for d in tab.documents.rows if d.path == "manual_en.md")
+    assert row.status.fulltext == "empty"
+    cell = tab.documents.data(tab.documents.index(tab.documents.rows.index(row), 2))
+    assert cell == "∅ No retrievable content"

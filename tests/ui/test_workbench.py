@@ -1,0 +1,190 @@
+"""The workbench end to end: a real GUI over a real backend process — create a library, add a
+fixture folder, wait for the sync, open the workbench, ask, see results, diagnostics and context;
+saves screenshots (light/dark, zh/en, 800×600, degraded vector channel) to artifacts/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.widgets.theme import apply_theme
+from tests.ui.helpers import KEY, MOD, ask, shoot
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+
+
+@pytest.mark.usefixtures("library")
+def test_create_import_and_test_retrieval(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, qtmodeltester: Any
+) -> None:
+    statuses = [
+        window.documents_tab.documents.data(window.documents_tab.documents.index(r, 2))
+        for r in range(2)
+    ]
+    assert statuses == ["✓ Done", "✓ Done"], "text and symbol, not colour alone"
+    qtbot.waitUntil(lambda: window.tasks_tab.model.rowCount() >= 2, timeout=5_000)
+    for model in (
+        window.model,
+        window.documents_tab.sources,
+        window.documents_tab.documents,
+        window.tasks_tab.model,
+    ):
+        qtmodeltester.check(model, force_py=False)  # populated models, not only empty ones
+    shoot(window, "main-light-en")
+    bench = ask(qtbot, window, "出差住宿一线城市每晚最多报多少")
+    assert bench.results.rowCount() >= 1
+    assert "六百元" in bench.results.data(bench.results.index(0, 7))
+    diagnostics = bench.diagnostics.toPlainText()
+    assert "Used channels: fts, cjk, vector" in diagnostics and "Degraded graph" in diagnostics
+    assert "Context:" in diagnostics and "六百元" in bench.context.toPlainText()
+    assert "Fusion: query-adaptive" in diagnostics and "channel confidence: " in diagnostics
+    assert "Minimum relevance 0.015; best relevance " in diagnostics
+    assert "the best reaches the minimum, so every result is shown" in diagnostics
+    assert "withheld" not in diagnostics, "nothing was withheld, so nothing says it was"
+    qtmodeltester.check(bench.results, force_py=False)
+    shoot(bench, "workbench-light-en")
+    bench.reject()
+    qtbot.waitUntil(lambda: window.focusWidget() is window.workbench_button, timeout=2_000)
+
+
+def test_keyboard_only_path(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    window.activateWindow()
+    window.new_button.setFocus()
+    qtbot.keyClick(window.new_button, QtCore.Qt.Key.Key_Space)
+    dialog = window.name_dialog
+    assert dialog is not None
+    qtbot.waitUntil(dialog.isVisible)
+    qtbot.keyClicks(dialog.name_edit, "Keys")
+    qtbot.keyClick(dialog.name_edit, QtCore.Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.current_library() is not None, timeout=5_000)
+    folder = tmp_path / "k"
+    folder.mkdir()
+    (folder / "a.md").write_text(
+        "# Keyboard\n\nEverything works from the keyboard alone.\n", encoding="utf-8"
+    )
+    window.documents_tab.add_source("folder", str(folder))
+    qtbot.waitUntil(lambda: window.documents_tab.documents.rowCount() == 1, timeout=20_000)
+    window.workbench_button.setFocus()
+    qtbot.keyClick(window.workbench_button, QtCore.Qt.Key.Key_Space)
+    bench = window.workbench
+    assert bench is not None
+    qtbot.waitUntil(bench.isVisible)
+    qtbot.keyClicks(bench.query, "keyboard alone")
+    with qtbot.waitSignal(bench.finished_search, timeout=20_000):
+        qtbot.keyClick(
+            bench.query, QtCore.Qt.Key.Key_Return, QtCore.Qt.KeyboardModifier.ControlModifier
+        )
+        if bench.request_id is None and bench.response is None:
+            bench.run_button.setFocus()
+            qtbot.keyClick(bench.run_button, QtCore.Qt.Key.Key_Space)
+    assert bench.results.rowCount() == 1
+    qtbot.keyClick(bench, QtCore.Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: not bench.isVisible(), timeout=2_000)
+
+
+@pytest.mark.usefixtures("library")
+def test_degraded_vector_and_other_looks(
+    qtbot: QtBot,
+    window: MainWindow,
+    tmp_path: Path,
+    qapp: QtWidgets.QApplication,
+) -> None:
+    done: list[object] = []
+    window.link.call(
+        EMBEDDING_UPDATE,
+        m.EmbeddingUpdateRequest(connection=m.EmbeddingConnection(kind="none")),
+        lambda r, e: done.append(r),
+    )
+    qtbot.waitUntil(lambda: bool(done), timeout=5_000)
+    bench = ask(qtbot, window, "报销流程")
+    assert "no embedding model" in bench.status.text()
+    bench.resize(800, 600)
+    qtbot.wait(100)
+    assert bench.splitter.orientation() == QtCore.Qt.Orientation.Vertical
+    shoot(bench, "workbench-degraded-800x600-en")
+    bench.reject()
+    apply_theme(qapp, dark=True)
+    window.resize(800, 600)
+    window.tabs.setCurrentWidget(window.settings_tab)
+    qtbot.wait(200)
+    shoot(window, "settings-dark-800x600-en")
+    apply_theme(qapp, dark=False)
+
+
+@pytest.mark.usefixtures("library")
+def test_nothing_relevant_enough_is_said_plainly(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """The issue's off-topic question is refused at the default minimum relevance."""
+    bench = ask(qtbot, window, "火星殖民地的氧气配额")
+    qtbot.waitUntil(lambda: "Nothing relevant enough" in bench.status.text(), timeout=5_000)
+    assert bench.results.rowCount() == 0
+    assert "below this library's minimum of 0.015" in bench.status.text()
+    assert "withheld because the best was below the minimum" in bench.diagnostics.toPlainText()
+    shoot(bench, "workbench-nothing-relevant-en")
+    bench.reject()
+
+
+@pytest.mark.usefixtures("library")
+def test_ctrl_enter_searches_in_the_workbench(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    window.open_workbench()
+    bench = window.workbench
+    assert bench is not None
+    qtbot.keyClicks(bench.query, "annual leave")
+    with qtbot.waitSignal(bench.finished_search, timeout=20_000):
+        qtbot.keyClick(bench.query, KEY.Key_Return, MOD.ControlModifier)
+    assert bench.results.rowCount() >= 1
+    assert bench.query.toPlainText() == "annual leave", "Ctrl+Enter adds no line break"
+    assert bench.preview.isVisible() and bench.results.rows[0].snippet[:20] in (
+        bench.preview.toPlainText()
+    ), "the selected result's snippet reads in full without scrolling sideways"
+    bench.reject()
+
+
+@pytest.mark.usefixtures("library")
+def test_workbench_starts_from_the_library_settings(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    tab = window.settings_tab
+    tab.fields["topK"].setValue(3)  # type: ignore[attr-defined]
+    tab.rerank_box.setChecked(True)
+    tab.save_retrieval_settings()
+    qtbot.waitUntil(lambda: "Top K 3" in window.detail.retrieval.text(), timeout=5_000)
+    window.open_workbench()
+    bench = window.workbench
+    assert bench is not None
+    qtbot.waitUntil(lambda: bench.library_settings is not None, timeout=5_000)
+    assert bench.top_k.value() == 3 and bench.rerank.currentData() == "local"
+    assert "top K 3" in bench.effective.text() and "Local rules" in bench.effective.text()
+    sent: list[r.RetrieveRequest] = []
+    original = bench.link.call
+
+    def spy(spec, request, done):  # type: ignore[no-untyped-def]
+        if isinstance(request, r.RetrieveRequest):
+            sent.append(request)
+        return original(spec, request, done)
+
+    bench.link.call = spy  # type: ignore[method-assign]
+    bench.query.setPlainText("出差住宿")
+    with qtbot.waitSignal(bench.finished_search, timeout=20_000):
+        bench.run()
+    assert sent[-1].overrides is None and sent[-1].rerank is None, "nothing overridden"
+    assert bench.results.rowCount() == 3 and bench.response is not None
+    assert bench.response.diagnostics.rerank.applied == "local"
+    bench.top_k.setValue(5)
+    assert "this test only" in bench.effective.text()
+    with qtbot.waitSignal(bench.finished_search, timeout=20_000):
+        bench.run()
+    assert sent[-1].overrides is not None and sent[-1].overrides.top_k == 5
+    assert sent[-1].rerank is None
+    bench.reject()
