@@ -111,7 +111,6 @@ def describe(graph: dict[str, set[str]], component: list[str]) -> str:
         node = nxt
 
 
-@pytest.mark.xfail(strict=False, reason="cycles removed by the ui helpers' branches")
 def test_no_import_cycle() -> None:
     graph = import_graph(SRC, "goodbuddy_kb")
     found = [f"{describe(graph, c)}   (all of: {', '.join(c)})" for c in cycles(graph)]
@@ -141,7 +140,6 @@ def lines(path: Path) -> int:
     return len(path.read_text(encoding="utf-8").splitlines())
 
 
-@pytest.mark.xfail(strict=False, reason="large modules split by the ui and cli helpers' branches")
 def test_no_module_over_500_lines() -> None:
     long = {p.relative_to(PACKAGE).as_posix(): lines(p) for p in PACKAGE.rglob("*.py")}
     assert {name: n for name, n in long.items() if n > MAX_LINES} == {}
@@ -152,7 +150,6 @@ def test_ui_root_holds_at_most_six_modules() -> None:
     assert len(root) <= MAX_UI_ROOT_MODULES, root
 
 
-@pytest.mark.xfail(strict=False, reason="the cli package is made by the cli helper's branch")
 def test_the_command_line_is_one_package() -> None:
     assert (PACKAGE / "cli" / "__init__.py").is_file()
     assert sorted(p.name for p in PACKAGE.glob("cli_*.py")) == []
