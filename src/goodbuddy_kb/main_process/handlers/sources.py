@@ -17,6 +17,7 @@ from goodbuddy_kb.contracts.methods import (
     TASKS_CANCEL,
     TASKS_LIST,
 )
+from goodbuddy_kb.contracts.paths import os_path, wire_path
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.parsing import ParseError
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
@@ -32,7 +33,7 @@ def _location(kind: c.SourceKind, location: str) -> str:
             raise InvalidRequestError(
                 exc.reason, {"fields": [{"field": "location", "problem": exc.reason}]}
             ) from None
-    path = Path(location).expanduser()
+    path = Path(os_path(location)).expanduser()
     if not path.is_absolute():
         raise InvalidRequestError(
             "the path must be absolute",
@@ -53,7 +54,7 @@ def _location(kind: c.SourceKind, location: str) -> str:
         raise InvalidRequestError(
             f"no such {what}", {"fields": [{"field": "location", "problem": f"no such {what}"}]}
         )
-    return str(resolved)
+    return wire_path(str(resolved))
 
 
 def _describe(ctx: CallContext, library_id: str, source_id: str) -> c.Source:
