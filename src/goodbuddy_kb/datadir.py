@@ -68,28 +68,52 @@ def ensure_private_dir(path: Path) -> None:
         os.chmod(path, 0o700)
 
 
+def directory_identity(path: Path) -> str:
+    """Which folder ``path`` is, as the file system knows it (device and inode): a copy of a data
+    directory (``cp -a``) is another folder even though its files are the same."""
+    info = os.stat(path)
+    return f"{info.st_dev}:{info.st_ino}"
+
+
 @dataclass(frozen=True)
 class Endpoint:
-    """How to reach the backend serving a data directory; readable by the owner only."""
+    """How to reach the backend serving a data directory; readable by the owner only.
+
+    ``directory`` is the identity of the folder the backend serves: a ``backend.json`` copied
+    along with a data directory names the original's backend, and is ignored in the copy."""
 
     server_name: str
     secret: str
     pid: int
+    directory: str = ""
 
     def write(self, data_dir: Path) -> None:
         target = data_dir / ENDPOINT_FILE
         tmp = data_dir / (ENDPOINT_FILE + ".tmp")
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
         fd = os.open(tmp, flags, 0o600)
+        record = {
+            "serverName": self.server_name,
+            "secret": self.secret,
+            "pid": self.pid,
+            "directory": self.directory or directory_identity(data_dir),
+        }
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"serverName": self.server_name, "secret": self.secret, "pid": self.pid}, fh)
+            json.dump(record, fh)
         os.replace(tmp, target)
 
     @staticmethod
     def read(data_dir: Path) -> Endpoint | None:
+        """The backend serving ``data_dir``, or None: no file, an unreadable one, or one that
+        was written for another folder (a copy of this one, or this one a copy of it)."""
         try:
             raw = json.loads((data_dir / ENDPOINT_FILE).read_text(encoding="utf-8"))
-            return Endpoint(str(raw["serverName"]), str(raw["secret"]), int(raw["pid"]))
+            endpoint = Endpoint(
+                str(raw["serverName"]), str(raw["secret"]), int(raw["pid"]), str(raw["directory"])
+            )
+            if endpoint.directory != directory_identity(data_dir):
+                return None
+            return endpoint
         except (OSError, ValueError, KeyError, TypeError):
             return None
 

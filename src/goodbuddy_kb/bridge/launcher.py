@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import secrets
 import subprocess
@@ -52,7 +53,10 @@ class BackendProcess:
         except NotADataDirectory as exc:
             raise BackendStartError(f"the backend could not start: {exc}", "data_dir") from None
         secret = secrets.token_hex(32)
-        log = open(data_dir / LOG_FILE, "ab")  # noqa: SIM115 - handed to the child
+        # The log is the owner's alone (0600), like every file the backend creates.
+        log = os.fdopen(
+            os.open(data_dir / LOG_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab"
+        )
         try:
             popen = subprocess.Popen(
                 [sys.executable, "-m", "goodbuddy_kb.main_process", "--data-dir", str(data_dir)],

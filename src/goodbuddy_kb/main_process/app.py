@@ -82,6 +82,9 @@ def run(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="goodbuddy-kb-backend")
     parser.add_argument("--data-dir", default=None)
     args = parser.parse_args(argv)
+    # Every file the backend creates (database, WAL, lock, exports, OCR scratch) is the owner's
+    # alone, wherever it is written: the 0700 data directory is not the only guard.
+    os.umask(0o077)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
     install_log_redaction()
 
