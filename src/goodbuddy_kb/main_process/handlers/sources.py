@@ -22,6 +22,7 @@ from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.parsing import ParseError
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
+from goodbuddy_kb.main_process.sync import web_auth
 from goodbuddy_kb.main_process.sync.web import check_url
 
 
@@ -65,11 +66,12 @@ def _describe(ctx: CallContext, library_id: str, source_id: str) -> c.Source:
 def add(ctx: CallContext, request: c.SourceAddRequest) -> c.SourceAddResponse:
     conn = ctx.db.get()
     libraries.get(conn, request.library_id)
-    location = _location(request.kind, request.location)
+    location, userinfo = web_auth.split_userinfo(_location(request.kind, request.location))
     watch = request.kind == "folder" and (request.watch if request.watch is not None else True)
     row = sources.add(
         conn, request.library_id, request.kind, location, request.include, request.exclude, watch
     )
+    web_auth.remember(row.id, userinfo)
     ctx.services.rewatch()
     task = ctx.services.tasks.sync(row.library_id, row.id) if request.sync else None
     ctx.changes.sources = True
@@ -88,6 +90,7 @@ def list_sources(ctx: CallContext, request: c.SourceListRequest) -> c.SourceList
 @handles(SOURCE_REMOVE)
 def remove(ctx: CallContext, request: c.SourceRemoveRequest) -> c.SourceRemoveResponse:
     count = sources.remove(ctx.db.get(), request.library_id, request.source_id)
+    web_auth.forget([request.source_id])
     ctx.services.rewatch()
     ctx.changes.sources = ctx.changes.documents = True
     ctx.changes.library_ids.append(request.library_id)

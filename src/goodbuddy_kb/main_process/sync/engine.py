@@ -26,6 +26,7 @@ from goodbuddy_kb.main_process.ocr.stage import OCR_OFF_REASON
 from goodbuddy_kb.main_process.parsing import ParsedDocument, ParseError, limits, parse
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage.sources import SourceRow
+from goodbuddy_kb.main_process.sync import web_auth
 from goodbuddy_kb.main_process.sync.folder import list_folder
 from goodbuddy_kb.main_process.sync.reading import UnsafePath, read_inside, still_inside
 from goodbuddy_kb.main_process.sync.web import PARSER_BY_TYPE, fetch
@@ -73,11 +74,15 @@ def _items(source: SourceRow) -> tuple[list[_Item], int, str | None]:
     return items, overflow, None
 
 
-def _read(item: _Item, cancel: CancelToken | None = None) -> tuple[bytes, str | None]:
+def _read(
+    item: _Item, cancel: CancelToken | None = None, source_id: str = ""
+) -> tuple[bytes, str | None]:
     """Bytes and (for web pages) the media type; ParseError with a readable reason otherwise.
     A file is opened once without following links and read from that descriptor."""
     if item.path is None:
-        return fetch(item.relative, cancel=cancel)
+        return fetch(
+            web_auth.with_userinfo(item.relative, web_auth.userinfo_for(source_id)), cancel=cancel
+        )
     root = item.root if item.root is not None else item.path.parent
     relative = item.relative if item.root is not None else item.path.name
     return read_inside(root, relative), None
@@ -107,7 +112,7 @@ def read_document(source: SourceRow, relative_path: str) -> tuple[bytes, str | N
         raise ParseError("the folder was moved or deleted")
     if item.path is not None and not os.path.lexists(item.path):
         raise ParseError("the file was moved or deleted")
-    return _read(item)
+    return _read(item, source_id=source.id)
 
 
 def parse_document(
@@ -162,7 +167,7 @@ def sync_source(
         cancel.check()
         title = PurePosixPath(item.relative).stem if item.path is not None else item.relative
         try:
-            data, media = _read(item, cancel)
+            data, media = _read(item, cancel, source.id)
         except UnsafePath as exc:
             documents.store_refused(
                 conn, source.library_id, source.id, item.relative, title, exc.reason
