@@ -54,9 +54,17 @@ class BackendProcess:
             raise BackendStartError(f"the backend could not start: {exc}", "data_dir") from None
         secret = secrets.token_hex(32)
         # The log is the owner's alone (0600), like every file the backend creates.
-        log = os.fdopen(
-            os.open(data_dir / LOG_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab"
-        )
+        try:
+            log = os.fdopen(
+                os.open(data_dir / LOG_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab"
+            )
+        except OSError as exc:
+            raise BackendStartError(
+                "the backend could not start: the data directory cannot be written"
+                f" ({exc.strerror or exc.__class__.__name__}); check its permissions or choose"
+                " another with --data-dir",
+                "read_only",
+            ) from None
         try:
             popen = subprocess.Popen(
                 [sys.executable, "-m", "goodbuddy_kb.main_process", "--data-dir", str(data_dir)],

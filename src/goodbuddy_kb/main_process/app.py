@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import signal
+import sqlite3
 import sys
 import threading
 import uuid
@@ -35,6 +36,7 @@ from goodbuddy_kb.main_process.lock import DataDirLock, DataDirLocked
 from goodbuddy_kb.main_process.netio import install_log_redaction
 from goodbuddy_kb.main_process.server import BridgeServer
 from goodbuddy_kb.main_process.services import Services
+from goodbuddy_kb.main_process.startup import verdict
 from goodbuddy_kb.main_process.storage.db import DATABASE_FILE, ConnectionPool, connect
 from goodbuddy_kb.main_process.storage.migrations import MigrationError, migrate
 from goodbuddy_kb.qt import QtCore
@@ -45,6 +47,7 @@ EXIT_LOCKED = 3
 EXIT_MIGRATION = 4
 EXIT_BAD_LAUNCH = 5
 EXIT_BAD_DATA_DIR = 6
+EXIT_DATA_ERROR = 7
 
 
 def _announce(**fields: Any) -> None:
@@ -94,6 +97,16 @@ def run(argv: list[str] | None = None) -> int:
         return EXIT_BAD_LAUNCH
 
     data_dir = resolve_data_dir(args.data_dir)
+    try:
+        return _open_and_serve(data_dir, secret)
+    except (OSError, sqlite3.Error) as exc:
+        reason, message = verdict(exc)
+        log.error("cannot open %s: %s", data_dir, message)
+        _announce(error=reason, message=message)
+        return EXIT_DATA_ERROR
+
+
+def _open_and_serve(data_dir: Path, secret: str) -> int:
     try:
         ensure_private_dir(data_dir)
     except NotADataDirectory as exc:
