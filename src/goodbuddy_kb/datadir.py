@@ -11,6 +11,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 ENV_DATA_DIR = "GOODBUDDY_DATA_DIR"
 LOCK_FILE = "backend.lock"
@@ -122,3 +123,45 @@ class Endpoint:
         current = Endpoint.read(data_dir)
         if current is not None and current.pid == pid:
             (data_dir / ENDPOINT_FILE).unlink(missing_ok=True)
+
+
+if sys.platform == "win32":
+    import msvcrt
+
+    def lock_file(fh: IO[str]) -> None:
+        """Take ``fh``'s advisory lock without waiting; OSError when another process holds it."""
+        fh.seek(0)
+        msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
+
+    def unlock_file(fh: IO[str]) -> None:
+        fh.seek(0)
+        msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def lock_file(fh: IO[str]) -> None:
+        """Take ``fh``'s advisory lock without waiting; OSError when another process holds it."""
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def unlock_file(fh: IO[str]) -> None:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def backend_lock_held(data_dir: Path) -> bool:
+    """Whether a live backend holds ``data_dir``'s lock (starting or serving). Probes by taking
+    the lock for an instant; a backend starting in that instant says "locked" and its launcher
+    waits, as for any other backend that got there first."""
+    try:
+        fh = open(data_dir / LOCK_FILE, encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError:
+        return False
+    try:
+        lock_file(fh)
+    except OSError:
+        return True
+    else:
+        unlock_file(fh)
+        return False
+    finally:
+        fh.close()

@@ -61,3 +61,17 @@ def test_files_the_backend_creates_are_the_owners_alone(
     for path in created:
         mode = stat.S_IMODE(path.stat().st_mode)
         assert mode & 0o077 == 0, f"{path.name} is {oct(mode)}"
+
+
+def test_concurrent_commands_on_an_idle_directory_all_succeed(tmp_path: Path) -> None:
+    data_dir = tmp_path / "idle"
+    assert cli(data_dir, "library", "create", "Shared").returncode == 0  # then no backend runs
+    argv = [sys.executable, "-m", "goodbuddy_kb", "--data-dir", str(data_dir), "library", "list"]
+    runs = [
+        subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for _ in range(6)
+    ]
+    outcomes = [(p.wait(timeout=180), *p.communicate()) for p in runs]
+    failed = [(code, err[-300:]) for code, _out, err in outcomes if code != 0]
+    assert not failed, failed
+    assert all("Shared" in out for _code, out, _err in outcomes)

@@ -25,6 +25,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from goodbuddy_kb.contracts.wire import GUI_CLIENT
 from goodbuddy_kb.datadir import (
     Endpoint,
     NotADataDirectory,
@@ -48,6 +49,9 @@ EXIT_MIGRATION = 4
 EXIT_BAD_LAUNCH = 5
 EXIT_BAD_DATA_DIR = 6
 EXIT_DATA_ERROR = 7
+#: How long the backend waits, after its launcher's pipe closes, for that launcher's own
+#: connection to close too before it counts who is still connected.
+LAUNCHER_GRACE_MS = 100
 
 
 def _announce(**fields: Any) -> None:
@@ -144,14 +148,22 @@ def _serve(data_dir: Path, pool: ConnectionPool, secret: str) -> int:
         app.quit()
 
     def launcher_gone() -> None:
-        if not server.gui_connected():
+        # The launcher closes its own connection before its pipe: let that disconnect arrive.
+        QtCore.QTimer.singleShot(LAUNCHER_GRACE_MS, decide)
+
+    def decide() -> None:
+        """Stop, or keep serving the clients still connected (a window, another command or an
+        MCP server that attached meanwhile) until the last one leaves."""
+        clients = server.clients_connected()
+        if not clients:
             stop()
             return
-        log.info("launcher gone; serving the connected window until it closes")
-        server.last_gui_left.connect(stop)
+        reason = "gui" if GUI_CLIENT in clients else "clients"
+        log.info("launcher gone; serving the connected %s until they leave", reason)
+        server.last_client_left.connect(stop)
         # The launcher may be gone without waiting for the answer.
         with contextlib.suppress(OSError, ValueError):
-            _announce(staying=True, reason="gui")
+            _announce(staying=True, reason=reason)
 
     watcher = _StdinWatcher()
     watcher.closed.connect(launcher_gone)
