@@ -1,7 +1,8 @@
-"""Why the backend could not open its data directory, as one coded verdict a person can act on.
+"""Why the backend cannot use its data directory, as one coded verdict a person can act on: a
+read-only directory, a damaged database, a full disk.
 
-The launcher shows the verdict's message (the CLI prints it; the window translates it by its
-reason): a read-only directory, a damaged database, a full disk. Anything else is named by its
+At start the verdict is announced to the launcher (the CLI prints it, the window shows it in the
+user's language); under a running task it is the task's reason. Anything else is named by its
 kind only, never with a traceback."""
 
 from __future__ import annotations
@@ -9,39 +10,47 @@ from __future__ import annotations
 import errno
 import sqlite3
 
-#: reason → what a person can do about it (English; the window has both languages).
-ADVICE = {
-    "read_only": "the data directory cannot be written ({detail}); check its permissions or"
-    " choose another with --data-dir",
-    "corrupt_database": "the database file is damaged ({detail}); restore it from a backup, or"
-    " move goodbuddy-kb.sqlite3 aside to start with an empty one",
-    "disk_full": "the disk holding the data directory is full; free some space and start again",
-    "start_failed": "the data directory could not be opened ({detail})",
+from goodbuddy_kb.contracts.messages import Reason
+
+#: verdict → message code (``contracts/messages.py``)
+CODES = {
+    "read_only": "data.read_only",
+    "corrupt_database": "data.corrupt_database",
+    "disk_full": "data.disk_full",
+    "start_failed": "data.unusable",
 }
 
 
-def verdict(exc: BaseException) -> tuple[str, str]:
-    """``(reason, message)`` for an error met while opening the data directory."""
-    text = str(exc)
+def verdict(exc: BaseException) -> tuple[str, Reason]:
+    """``(verdict, reason)`` for an error met while opening or writing the data directory."""
     if isinstance(exc, OSError):
         if exc.errno == errno.ENOSPC:
-            reason = "disk_full"
+            kind = "disk_full"
         elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-            reason = "read_only"
+            kind = "read_only"
         else:
-            reason = "start_failed"
+            kind = "start_failed"
         detail = exc.strerror or exc.__class__.__name__
     elif isinstance(exc, sqlite3.Error):
+        text = str(exc)
         lowered = text.lower()
         if "not a database" in lowered or "malformed" in lowered or "corrupt" in lowered:
-            reason = "corrupt_database"
+            kind = "corrupt_database"
         elif "full" in lowered:
-            reason = "disk_full"
+            kind = "disk_full"
         elif "readonly" in lowered or "read-only" in lowered or "unable to open" in lowered:
-            reason = "read_only"
+            kind = "read_only"
         else:
-            reason = "start_failed"
+            kind = "start_failed"
         detail = text[:120] or exc.__class__.__name__
     else:
-        reason, detail = "start_failed", exc.__class__.__name__
-    return reason, ADVICE[reason].format(detail=detail)
+        kind, detail = "start_failed", exc.__class__.__name__
+    return kind, Reason(CODES[kind], detail=detail)
+
+
+def task_failure(exc: sqlite3.Error) -> Reason:
+    """A task's reason for a database error: a write that lost its library or source to a
+    concurrent removal (a foreign key), or what :func:`verdict` says of the data directory."""
+    if isinstance(exc, sqlite3.IntegrityError):
+        return Reason("data.removed_meanwhile")
+    return verdict(exc)[1]
