@@ -320,6 +320,12 @@ CATALOGUE: dict[str, str] = {
     "data.disk_full": "the disk holding the data directory is full; free some space and try again",
     "data.unusable": "the data directory could not be used ({detail})",
     "data.removed_meanwhile": "the library or source was removed while the task ran",
+    "diagnostics.exists": (
+        "a file of that name already exists; choose another name, or replace it (--force)"
+    ),
+    "diagnostics.not_a_file": (
+        "that path is a link, folder or device, not a file; only a file can be replaced"
+    ),
     # where text goes (model connections)
     "datapath.off": "Semantic search is off: no text leaves the full-text index.",
     "datapath.local": (
