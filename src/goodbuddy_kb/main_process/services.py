@@ -62,6 +62,7 @@ class Services:
             with contextlib.suppress(KbError):  # the source or library was removed meanwhile
                 services.tasks.sync(library_id, source_id)
 
+        services.tasks.resume_interrupted_ocr()
         services.watcher = FolderWatcher(resync)
         services.rewatch()
         return services
