@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import secrets
 import subprocess
@@ -20,9 +21,17 @@ from typing import IO, Any
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.contracts.errors import KbError, UnavailableError
-from goodbuddy_kb.datadir import LOG_FILE, Endpoint, NotADataDirectory, ensure_private_dir
+from goodbuddy_kb.datadir import (
+    LOG_FILE,
+    Endpoint,
+    NotADataDirectory,
+    backend_lock_held,
+    ensure_private_dir,
+)
 
 START_TIMEOUT_S = 30.0
+#: How long a client waits for a backend another client is starting on the same directory.
+START_WAIT_S = 120.0
 __all__ = ["LOG_FILE", "BackendProcess", "BackendStartError", "Session", "open_session"]
 
 
@@ -52,7 +61,18 @@ class BackendProcess:
         except NotADataDirectory as exc:
             raise BackendStartError(f"the backend could not start: {exc}", "data_dir") from None
         secret = secrets.token_hex(32)
-        log = open(data_dir / LOG_FILE, "ab")  # noqa: SIM115 - handed to the child
+        # The log is the owner's alone (0600), like every file the backend creates.
+        try:
+            log = os.fdopen(
+                os.open(data_dir / LOG_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab"
+            )
+        except OSError as exc:
+            raise BackendStartError(
+                "the backend could not start: the data directory cannot be written"
+                f" ({exc.strerror or exc.__class__.__name__}); check its permissions or choose"
+                " another with --data-dir",
+                "read_only",
+            ) from None
         try:
             popen = subprocess.Popen(
                 [sys.executable, "-m", "goodbuddy_kb.main_process", "--data-dir", str(data_dir)],
@@ -165,26 +185,35 @@ def _attach(data_dir: Path, client_name: str) -> Session | None:
     return Session(client, endpoint, None)
 
 
-def open_session(data_dir: Path, client_name: str = "cli", start: bool = True) -> Session:
-    """Attach to the backend already serving ``data_dir``, or start one (and own it)."""
+def open_session(
+    data_dir: Path, client_name: str = "cli", start: bool = True, wait: float = START_WAIT_S
+) -> Session:
+    """Attach to the backend already serving ``data_dir``, or start one (and own it).
+
+    Many clients starting at once on an idle directory (scripts, cron jobs) race to start a
+    backend: one wins the directory's lock and the others wait for it to announce itself, and
+    start one themselves if the winner gives up, within ``wait`` seconds."""
     session = _attach(data_dir, client_name)
     if session is not None:
         return session
     if not start:
         raise UnavailableError("no backend is serving this data directory")
-    try:
-        process = BackendProcess.start(data_dir)
-    except BackendStartError as exc:
-        if exc.reason != "locked":
-            raise
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            process = BackendProcess.start(data_dir)
+            break
+        except BackendStartError as exc:
+            if exc.reason != "locked" or time.monotonic() >= deadline:
+                raise
         # Another backend holds the lock and is still starting: wait for it to announce itself.
-        deadline = time.monotonic() + 10.0
         while time.monotonic() < deadline:
             session = _attach(data_dir, client_name)
             if session is not None:
                 return session
+            if not backend_lock_held(data_dir):
+                break  # the winner is gone without serving: try again ourselves
             time.sleep(0.1)
-        raise
     client = BlockingClient(process.endpoint.server_name, process.endpoint.secret, client_name)
     try:
         client.open()

@@ -19,13 +19,16 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     cmds = p.add_subparsers(dest="action", required=True)
     e = cmds.add_parser("export", parents=[common], help="write a redacted JSON bundle to FILE")
     e.add_argument("file", metavar="FILE")
+    e.add_argument("--force", action="store_true", help="replace FILE if it exists")
     cmds.add_parser("show", parents=[common], help="totals by kind of work")
 
 
 def cmd_diagnostics(args: argparse.Namespace, session: Session) -> int:
     if args.action == "export":
         target = Path(args.file).expanduser().absolute()
-        res = session.client.call(DIAGNOSTICS_EXPORT, d.DiagnosticsExportRequest(path=str(target)))
+        res = session.client.call(
+            DIAGNOSTICS_EXPORT, d.DiagnosticsExportRequest(path=str(target), overwrite=args.force)
+        )
         emit(
             args,
             res.to_wire(),

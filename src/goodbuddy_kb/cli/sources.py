@@ -19,6 +19,7 @@ from goodbuddy_kb.contracts.methods import (
     SOURCE_REMOVE,
     SOURCE_SYNC,
 )
+from goodbuddy_kb.contracts.paths import wire_path
 
 
 def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -55,9 +56,9 @@ def _kind(location: str) -> tuple[c.SourceKind, str]:
         raise InvalidRequestError("a folder, file or http(s) address is required")
     try:
         path = Path(location).expanduser().resolve()
-        return ("folder" if path.is_dir() else "file"), str(path)
+        return ("folder" if path.is_dir() else "file"), wire_path(str(path))
     except (OSError, RuntimeError, ValueError):
-        return "file", location  # the backend says what is wrong with it
+        return "file", wire_path(location)  # the backend says what is wrong with it
 
 
 def cmd_source(args: argparse.Namespace, session: Session, library_id: str) -> int:

@@ -44,8 +44,11 @@ class DiagnosticsSummary(ContractModel):
 
 
 class DiagnosticsExportRequest(ContractModel):
-    #: Absolute path of the JSON file to write (replaced if it exists).
+    #: Absolute path of the JSON file to write.
     path: str = Field(min_length=1, max_length=MAX_PATH_CHARACTERS)
+    #: Replace an existing regular file there (the window's save dialog has asked); without it
+    #: an existing path is refused. A link, folder or device is never replaced.
+    overwrite: bool = False
 
     @field_validator("path")
     @classmethod

@@ -202,6 +202,40 @@ def field_path(loc: tuple[int | str, ...]) -> str:
     return out
 
 
+_UNPAIRED = re.compile("[\ud800-\udfff]")
+
+
+def unpaired_surrogates(value: Any, loc: tuple[int | str, ...] = ()) -> list[str]:
+    """The paths of every string (or object key) in ``value`` that holds an unpaired UTF-16
+    surrogate: JSON can carry one as an escape, but it is not text and SQLite cannot store it."""
+    if isinstance(value, str):
+        return [field_path(loc) or "params"] if _UNPAIRED.search(value) else []
+    found: list[str] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and _UNPAIRED.search(key):
+                found.append(field_path(loc) or "params")
+            found += unpaired_surrogates(item, (*loc, key if isinstance(key, str) else str(key)))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            found += unpaired_surrogates(item, (*loc, i))
+    return found
+
+
+def refuse_unpaired_surrogates(params: dict[str, Any]) -> None:
+    """``invalid_request`` naming each field whose text holds an unpaired surrogate."""
+    paths = unpaired_surrogates(params)
+    if not paths:
+        return
+    problem = "not valid Unicode text (an unpaired surrogate)"
+    fields = [
+        {"field": path, "problem": problem, "code": "validation.string_unicode", "params": {}}
+        for path in paths[:50]
+    ]
+    names = ", ".join(paths[:5])
+    raise InvalidRequestError(f"Invalid params: {names}: {problem}", {"fields": fields})
+
+
 def invalid_request_from(
     exc: ValidationError, prefix: str = "params", nested: bool = False
 ) -> InvalidRequestError:

@@ -3,7 +3,7 @@ settings, entities, relations and the evidence that ties each to a span of a chu
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
@@ -17,6 +17,14 @@ MAX_TYPES = 64
 MAX_ALIASES = 32
 MAX_CUES = 64
 MAX_PATTERNS = 16
+#: An entity's name or alias. Every name and alias becomes a key of the multi-pattern matcher,
+#: so each is bounded (a 200,000-character alias crashed the matcher's native code).
+MAX_NAME_CHARACTERS = 200
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARACTERS)]
+#: A type's alias or discovery cue (a word: 部, Department, 在哪).
+Word = Annotated[str, Field(min_length=1, max_length=60)]
+#: A relation pattern ("{head}位于{tail}").
+Pattern = Annotated[str, Field(min_length=1, max_length=200)]
 
 
 class EntityType(ContractModel):
@@ -26,10 +34,10 @@ class EntityType(ContractModel):
     key: TypeKey = Field(min_length=1, max_length=40, pattern=r"^[a-z][a-z0-9_]*$")
     name_zh: str = Field(min_length=1, max_length=40)
     name_en: str = Field(min_length=1, max_length=60)
-    aliases: list[str] = Field(default_factory=list, max_length=MAX_ALIASES)
+    aliases: list[Word] = Field(default_factory=list, max_length=MAX_ALIASES)
     description: str = Field("", max_length=400)
-    suffixes: list[str] = Field(default_factory=list, max_length=MAX_CUES)
-    prefixes: list[str] = Field(default_factory=list, max_length=MAX_CUES)
+    suffixes: list[Word] = Field(default_factory=list, max_length=MAX_CUES)
+    prefixes: list[Word] = Field(default_factory=list, max_length=MAX_CUES)
 
 
 class RelationType(ContractModel):
@@ -40,11 +48,11 @@ class RelationType(ContractModel):
     key: TypeKey = Field(min_length=1, max_length=40, pattern=r"^[a-z][a-z0-9_]*$")
     name_zh: str = Field(min_length=1, max_length=40)
     name_en: str = Field(min_length=1, max_length=60)
-    aliases: list[str] = Field(default_factory=list, max_length=MAX_ALIASES)
+    aliases: list[Word] = Field(default_factory=list, max_length=MAX_ALIASES)
     description: str = Field("", max_length=400)
     head_types: list[TypeKey] = Field(default_factory=list, max_length=MAX_TYPES)
     tail_types: list[TypeKey] = Field(default_factory=list, max_length=MAX_TYPES)
-    patterns: list[str] = Field(default_factory=list, max_length=MAX_PATTERNS)
+    patterns: list[Pattern] = Field(default_factory=list, max_length=MAX_PATTERNS)
 
     @model_validator(mode="after")
     def _patterns_name_both_ends(self) -> RelationType:
@@ -252,8 +260,8 @@ LockedField = Literal["name", "type", "aliases", "description"]
 class EntityCreateRequest(ContractModel):
     library_id: EntityId
     type_key: TypeKey
-    name: str = Field(min_length=1, max_length=200)
-    aliases: list[str] = Field(default_factory=list, max_length=MAX_ALIASES)
+    name: Name
+    aliases: list[Name] = Field(default_factory=list, max_length=MAX_ALIASES)
     description: str = Field("", max_length=400)
 
 
@@ -262,11 +270,11 @@ class EntityUpdateRequest(ContractModel):
 
     library_id: EntityId
     entity_id: EntityId
-    name: str | None = Field(None, min_length=1, max_length=200)
+    name: Name | None = None
     type_key: TypeKey | None = None
     description: str | None = Field(None, max_length=400)
-    add_aliases: list[str] = Field(default_factory=list, max_length=MAX_ALIASES)
-    remove_aliases: list[str] = Field(default_factory=list, max_length=MAX_ALIASES)
+    add_aliases: list[Name] = Field(default_factory=list, max_length=MAX_ALIASES)
+    remove_aliases: list[Name] = Field(default_factory=list, max_length=MAX_ALIASES)
     #: On a rename, the old name stays an alias (its mentions keep matching); otherwise
     #: extraction is told never to bring the old name back.
     keep_old_name: bool = True

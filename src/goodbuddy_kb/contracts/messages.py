@@ -308,6 +308,24 @@ CATALOGUE: dict[str, str] = {
     "backend.could_not_start": "the backend could not start: {detail}",
     "backend.unreachable": "cannot reach the backend: {detail}",
     "backend.no_handshake": "the backend did not answer the handshake",
+    # a data directory the backend cannot use (at start, or under a running task)
+    "data.read_only": (
+        "the data directory cannot be written ({detail}); check its permissions or choose"
+        " another with --data-dir"
+    ),
+    "data.corrupt_database": (
+        "the database file is damaged ({detail}); restore it from a backup, or move"
+        " goodbuddy-kb.sqlite3 aside to start with an empty one"
+    ),
+    "data.disk_full": "the disk holding the data directory is full; free some space and try again",
+    "data.unusable": "the data directory could not be used ({detail})",
+    "data.removed_meanwhile": "the library or source was removed while the task ran",
+    "diagnostics.exists": (
+        "a file of that name already exists; choose another name, or replace it (--force)"
+    ),
+    "diagnostics.not_a_file": (
+        "that path is a link, folder or device, not a file; only a file can be replaced"
+    ),
     # where text goes (model connections)
     "datapath.off": "Semantic search is off: no text leaves the full-text index.",
     "datapath.local": (

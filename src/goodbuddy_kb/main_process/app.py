@@ -18,12 +18,14 @@ import json
 import logging
 import os
 import signal
+import sqlite3
 import sys
 import threading
 import uuid
 from pathlib import Path
 from typing import Any
 
+from goodbuddy_kb.contracts.wire import GUI_CLIENT
 from goodbuddy_kb.datadir import (
     Endpoint,
     NotADataDirectory,
@@ -35,6 +37,7 @@ from goodbuddy_kb.main_process.lock import DataDirLock, DataDirLocked
 from goodbuddy_kb.main_process.netio import install_log_redaction
 from goodbuddy_kb.main_process.server import BridgeServer
 from goodbuddy_kb.main_process.services import Services
+from goodbuddy_kb.main_process.startup import verdict
 from goodbuddy_kb.main_process.storage.db import DATABASE_FILE, ConnectionPool, connect
 from goodbuddy_kb.main_process.storage.migrations import MigrationError, migrate
 from goodbuddy_kb.qt import QtCore
@@ -45,6 +48,10 @@ EXIT_LOCKED = 3
 EXIT_MIGRATION = 4
 EXIT_BAD_LAUNCH = 5
 EXIT_BAD_DATA_DIR = 6
+EXIT_DATA_ERROR = 7
+#: How long the backend waits, after its launcher's pipe closes, for that launcher's own
+#: connection to close too before it counts who is still connected.
+LAUNCHER_GRACE_MS = 100
 
 
 def _announce(**fields: Any) -> None:
@@ -82,6 +89,9 @@ def run(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="goodbuddy-kb-backend")
     parser.add_argument("--data-dir", default=None)
     args = parser.parse_args(argv)
+    # Every file the backend creates (database, WAL, lock, exports, OCR scratch) is the owner's
+    # alone, wherever it is written: the 0700 data directory is not the only guard.
+    os.umask(0o077)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s: %(message)s")
     install_log_redaction()
 
@@ -91,6 +101,16 @@ def run(argv: list[str] | None = None) -> int:
         return EXIT_BAD_LAUNCH
 
     data_dir = resolve_data_dir(args.data_dir)
+    try:
+        return _open_and_serve(data_dir, secret)
+    except (OSError, sqlite3.Error) as exc:
+        reason, message = verdict(exc)
+        log.error("cannot open %s: %s", data_dir, message)
+        _announce(error=reason, message=message)
+        return EXIT_DATA_ERROR
+
+
+def _open_and_serve(data_dir: Path, secret: str) -> int:
     try:
         ensure_private_dir(data_dir)
     except NotADataDirectory as exc:
@@ -128,14 +148,22 @@ def _serve(data_dir: Path, pool: ConnectionPool, secret: str) -> int:
         app.quit()
 
     def launcher_gone() -> None:
-        if not server.gui_connected():
+        # The launcher closes its own connection before its pipe: let that disconnect arrive.
+        QtCore.QTimer.singleShot(LAUNCHER_GRACE_MS, decide)
+
+    def decide() -> None:
+        """Stop, or keep serving the clients still connected (a window, another command or an
+        MCP server that attached meanwhile) until the last one leaves."""
+        clients = server.clients_connected()
+        if not clients:
             stop()
             return
-        log.info("launcher gone; serving the connected window until it closes")
-        server.last_gui_left.connect(stop)
+        reason = "gui" if GUI_CLIENT in clients else "clients"
+        log.info("launcher gone; serving the connected %s until they leave", reason)
+        server.last_client_left.connect(stop)
         # The launcher may be gone without waiting for the answer.
         with contextlib.suppress(OSError, ValueError):
-            _announce(staying=True, reason="gui")
+            _announce(staying=True, reason=reason)
 
     watcher = _StdinWatcher()
     watcher.closed.connect(launcher_gone)

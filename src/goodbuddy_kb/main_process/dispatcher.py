@@ -20,6 +20,7 @@ from goodbuddy_kb.contracts.errors import (
     KbError,
     NotFoundError,
     invalid_request_from,
+    refuse_unpaired_surrogates,
 )
 from goodbuddy_kb.contracts.methods import METHODS, MethodSpec
 from goodbuddy_kb.contracts.wire import error_message, message_id, result_message
@@ -51,6 +52,7 @@ def envelope(message: dict[str, Any]) -> tuple[MsgId, MethodSpec[Any, Any], dict
     params = message.get("params", {})
     if not isinstance(params, dict):
         raise InvalidRequestError("params must be an object", {"fields": [{"field": "params"}]})
+    refuse_unpaired_surrogates(params)
     return msg_id, spec, params
 
 

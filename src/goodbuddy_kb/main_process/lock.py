@@ -7,11 +7,10 @@ dies, so a lock file left by a crashed backend is simply taken over.
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 from typing import IO
 
-from goodbuddy_kb.datadir import LOCK_FILE
+from goodbuddy_kb.datadir import LOCK_FILE, lock_file, unlock_file
 
 
 class DataDirLocked(Exception):
@@ -26,7 +25,7 @@ class DataDirLock:
     def acquire(self) -> None:
         fh = open(self._path, "a+", encoding="utf-8")  # noqa: SIM115 - held for the lifetime
         try:
-            _lock(fh)
+            lock_file(fh)
         except OSError as exc:
             fh.close()
             raise DataDirLocked(f"another backend is serving {self._path.parent}") from exc
@@ -38,27 +37,6 @@ class DataDirLock:
 
     def release(self) -> None:
         if self._fh is not None:
-            _unlock(self._fh)
+            unlock_file(self._fh)
             self._fh.close()
             self._fh = None
-
-
-if sys.platform == "win32":
-    import msvcrt
-
-    def _lock(fh: IO[str]) -> None:
-        fh.seek(0)
-        msvcrt.locking(fh.fileno(), msvcrt.LK_NBLCK, 1)
-
-    def _unlock(fh: IO[str]) -> None:
-        fh.seek(0)
-        msvcrt.locking(fh.fileno(), msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _lock(fh: IO[str]) -> None:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-
-    def _unlock(fh: IO[str]) -> None:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_UN)

@@ -38,7 +38,6 @@ from goodbuddy_kb.contracts.wire import (
     API_VERSION,
     AUTHENTICATE,
     EXTERNAL_CLIENT,
-    GUI_CLIENT,
     AuthenticateParams,
     FrameDecoder,
     encode_frame,
@@ -74,7 +73,8 @@ class _Connection:
 
 class BridgeServer(QtCore.QObject):
     #: The last GUI connection closed (the app stops if its launcher has gone too).
-    last_gui_left = QtCore.Signal()
+    #: The last authenticated client (window, command line, MCP server) disconnected.
+    last_client_left = QtCore.Signal()
 
     def __init__(self, secret: str, server_name: str) -> None:
         super().__init__()
@@ -143,14 +143,12 @@ class BridgeServer(QtCore.QObject):
     def _forget(self, conn: _Connection) -> None:
         self._connections.pop(conn.serial, None)
         conn.socket.deleteLater()
-        if conn.authenticated and conn.client == GUI_CLIENT and not self.gui_connected():
-            self.last_gui_left.emit()
+        if conn.authenticated and not self.clients_connected():
+            self.last_client_left.emit()
 
-    def gui_connected(self) -> bool:
-        return any(
-            c.authenticated and c.client == GUI_CLIENT and not c.closing
-            for c in self._connections.values()
-        )
+    def clients_connected(self) -> list[str]:
+        """The names of the authenticated clients still connected (``gui``, ``cli``, ``mcp``)."""
+        return [c.client for c in self._connections.values() if c.authenticated and not c.closing]
 
     def _auth_deadline(self, conn: _Connection) -> None:
         if conn.serial in self._connections and not conn.authenticated:

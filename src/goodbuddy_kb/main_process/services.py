@@ -20,6 +20,7 @@ from goodbuddy_kb.main_process.opener import open_with_platform
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.storage.setting_keys import CHAT_API_KEY
+from goodbuddy_kb.main_process.sync import web_auth
 from goodbuddy_kb.main_process.sync.watcher import FolderWatcher
 from goodbuddy_kb.main_process.tasks.manager import TaskManager
 from goodbuddy_kb.main_process.tasks.runner import Notify
@@ -51,6 +52,8 @@ class Services:
         credentials: CredentialStore | None = None,
     ) -> Services:
         services = Services(db, data_dir, credentials or CredentialStore(data_dir))
+        web_auth.install(services.credentials)
+        web_auth.scrub_stored(db.get())
         services.notify = notify
         services.tasks = TaskManager(db, data_dir, notify, services.embedding)
         services.tasks.chat = lambda: chat_client(db.get(), services.credentials.get(CHAT_API_KEY))
@@ -59,6 +62,7 @@ class Services:
             with contextlib.suppress(KbError):  # the source or library was removed meanwhile
                 services.tasks.sync(library_id, source_id)
 
+        services.tasks.resume_interrupted_ocr()
         services.watcher = FolderWatcher(resync)
         services.rewatch()
         return services

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import ahocorasick
 
+from goodbuddy_kb.contracts.graph import MAX_NAME_CHARACTERS
+
 
 def fold_char(ch: str) -> str:
     """One character folded for matching; never changes the length (1 char → 1 char)."""
@@ -68,6 +70,8 @@ class Matcher:
         grouped: dict[str, list[str]] = {}
         for name, value in names:
             key = normalise_name(name)
+            if len(key) > MAX_NAME_CHARACTERS:
+                continue  # written before names were bounded: it matches nothing a chunk holds
             if len(key) >= 2 or (key and not key.isascii()):
                 grouped.setdefault(key, []).append(value)
         self._automaton = ahocorasick.Automaton()

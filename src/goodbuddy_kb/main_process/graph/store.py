@@ -30,17 +30,21 @@ def _row(conn: sqlite3.Connection, library_id: str) -> sqlite3.Row:
         return row
     if conn.execute("SELECT 1 FROM libraries WHERE id = ?", (library_id,)).fetchone() is None:
         raise NotFoundError("library not found", {"libraryId": library_id})
-    with transaction(conn):
-        conn.execute(
-            "INSERT OR IGNORE INTO graph_settings (library_id, settings, ontology, updated_at)"
-            " VALUES (?, ?, ?, ?)",
-            (
-                library_id,
-                GraphSettings().model_dump_json(by_alias=True),
-                starter().model_dump_json(by_alias=True),
-                now_iso(),
-            ),
-        )
+    values = (
+        library_id,
+        GraphSettings().model_dump_json(by_alias=True),
+        starter().model_dump_json(by_alias=True),
+        now_iso(),
+    )
+    insert = (
+        "INSERT OR IGNORE INTO graph_settings (library_id, settings, ontology, updated_at)"
+        " VALUES (?, ?, ?, ?)"
+    )
+    if conn.in_transaction:
+        conn.execute(insert, values)  # part of the caller's write (a first edit, say)
+    else:
+        with transaction(conn):
+            conn.execute(insert, values)
     created: sqlite3.Row | None = conn.execute(
         "SELECT * FROM graph_settings WHERE library_id = ?", (library_id,)
     ).fetchone()

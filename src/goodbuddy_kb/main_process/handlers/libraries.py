@@ -17,7 +17,8 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.main_process.embeddings import load_connection
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
-from goodbuddy_kb.main_process.storage import libraries
+from goodbuddy_kb.main_process.storage import libraries, sources
+from goodbuddy_kb.main_process.sync import web_auth
 
 
 @handles(LIBRARY_CREATE)
@@ -43,7 +44,9 @@ def rename(ctx: CallContext, request: c.LibraryRenameRequest) -> c.LibraryRename
 
 @handles(LIBRARY_DELETE)
 def delete(ctx: CallContext, request: c.LibraryDeleteRequest) -> c.LibraryDeleteResponse:
+    web_sources = [r.id for r in sources.list_rows(ctx.db.get(), request.library_id)]
     library = libraries.delete(ctx.db.get(), request.library_id)
+    web_auth.forget(web_sources)
     ctx.services.rewatch()
     ctx.changes.libraries = True
     ctx.changes.library_ids.append(library.id)

@@ -17,10 +17,12 @@ from goodbuddy_kb.contracts.methods import (
     TASKS_CANCEL,
     TASKS_LIST,
 )
+from goodbuddy_kb.contracts.paths import os_path, wire_path
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.parsing import ParseError
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
+from goodbuddy_kb.main_process.sync import web_auth
 from goodbuddy_kb.main_process.sync.web import check_url
 
 
@@ -32,7 +34,7 @@ def _location(kind: c.SourceKind, location: str) -> str:
             raise InvalidRequestError(
                 exc.reason, {"fields": [{"field": "location", "problem": exc.reason}]}
             ) from None
-    path = Path(location).expanduser()
+    path = Path(os_path(location)).expanduser()
     if not path.is_absolute():
         raise InvalidRequestError(
             "the path must be absolute",
@@ -53,7 +55,7 @@ def _location(kind: c.SourceKind, location: str) -> str:
         raise InvalidRequestError(
             f"no such {what}", {"fields": [{"field": "location", "problem": f"no such {what}"}]}
         )
-    return str(resolved)
+    return wire_path(str(resolved))
 
 
 def _describe(ctx: CallContext, library_id: str, source_id: str) -> c.Source:
@@ -64,11 +66,12 @@ def _describe(ctx: CallContext, library_id: str, source_id: str) -> c.Source:
 def add(ctx: CallContext, request: c.SourceAddRequest) -> c.SourceAddResponse:
     conn = ctx.db.get()
     libraries.get(conn, request.library_id)
-    location = _location(request.kind, request.location)
+    location, userinfo = web_auth.split_userinfo(_location(request.kind, request.location))
     watch = request.kind == "folder" and (request.watch if request.watch is not None else True)
     row = sources.add(
         conn, request.library_id, request.kind, location, request.include, request.exclude, watch
     )
+    web_auth.remember(row.id, userinfo)
     ctx.services.rewatch()
     task = ctx.services.tasks.sync(row.library_id, row.id) if request.sync else None
     ctx.changes.sources = True
@@ -87,6 +90,7 @@ def list_sources(ctx: CallContext, request: c.SourceListRequest) -> c.SourceList
 @handles(SOURCE_REMOVE)
 def remove(ctx: CallContext, request: c.SourceRemoveRequest) -> c.SourceRemoveResponse:
     count = sources.remove(ctx.db.get(), request.library_id, request.source_id)
+    web_auth.forget([request.source_id])
     ctx.services.rewatch()
     ctx.changes.sources = ctx.changes.documents = True
     ctx.changes.library_ids.append(request.library_id)

@@ -32,4 +32,4 @@ def diagnostics_summary(ctx: CallContext, request: DiagnosticsSummaryRequest) ->
 def diagnostics_export(
     ctx: CallContext, request: DiagnosticsExportRequest
 ) -> DiagnosticsExportResponse:
-    return diagnostics.export(ctx.db.get(), ctx.data_dir, request.path)
+    return diagnostics.export(ctx.db.get(), ctx.data_dir, request.path, request.overwrite)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import PurePath
 
 from goodbuddy_kb.contracts.errors import CancelledError
+from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.main_process.parsing import limits
 from goodbuddy_kb.main_process.parsing.html import parse_html
 from goodbuddy_kb.main_process.parsing.image import MEDIA_TYPES as IMAGE_TYPES
@@ -55,7 +56,7 @@ def parse(data: bytes, name: str, parser: Parser | None = None) -> ParsedDocumen
         raise ParseError(f"unsupported file type “{PurePath(name).suffix}”")
     with limits.budget():
         try:
-            document = chosen(data, PurePath(name).stem or name)
+            document = chosen(data, readable_path(PurePath(name).stem or name))
         except (ParseError, CancelledError):
             raise
         except MemoryError:

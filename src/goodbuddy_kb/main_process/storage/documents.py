@@ -242,6 +242,22 @@ def ocr_waiting(conn: sqlite3.Connection, library_id: str) -> list[OcrWaiting]:
     return [OcrWaiting(r["id"], r["source_id"], r["relative_path"]) for r in rows]
 
 
+def ocr_interrupted(conn: sqlite3.Connection) -> list[str]:
+    """At start: documents whose OCR a crash cut off ("running") wait for it again ("pending").
+    Returns the libraries (with OCR on) that had such documents, whose OCR should resume."""
+    with transaction(conn):
+        libraries = [
+            r[0]
+            for r in conn.execute(
+                "SELECT DISTINCT d.library_id FROM documents d JOIN libraries l"
+                " ON l.id = d.library_id WHERE d.ocr_status = 'running' AND l.ocr_enabled = 1"
+                " ORDER BY d.library_id"
+            )
+        ]
+        conn.execute("UPDATE documents SET ocr_status = 'pending' WHERE ocr_status = 'running'")
+    return libraries
+
+
 def _ocr(row: sqlite3.Row) -> DocumentOcr | None:
     if row["ocr_status"] is None:
         return None

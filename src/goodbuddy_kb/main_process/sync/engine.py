@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from goodbuddy_kb.contracts.library import LibrarySettings
+from goodbuddy_kb.contracts.paths import os_path, wire_path
 from goodbuddy_kb.contracts.sources import MAX_FILES_PER_SOURCE, SourceState
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking import ChunkDraft, chunk_document
@@ -25,6 +26,7 @@ from goodbuddy_kb.main_process.ocr.stage import OCR_OFF_REASON
 from goodbuddy_kb.main_process.parsing import ParsedDocument, ParseError, limits, parse
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage.sources import SourceRow
+from goodbuddy_kb.main_process.sync import web_auth
 from goodbuddy_kb.main_process.sync.folder import list_folder
 from goodbuddy_kb.main_process.sync.reading import UnsafePath, read_inside, still_inside
 from goodbuddy_kb.main_process.sync.web import PARSER_BY_TYPE, fetch
@@ -57,26 +59,30 @@ class _Item:
 
 def _items(source: SourceRow) -> tuple[list[_Item], int, str | None]:
     """What the source holds now, how many files were left out, or why it is unavailable."""
-    location = Path(source.location)
+    location = Path(os_path(source.location))
     if source.kind == "web":
         return [_Item(source.location, None)], 0, None
     if source.kind == "file":
         if not location.is_file():
             return [], 0, "the file was moved or deleted"
-        return [_Item(location.name, location, location.parent)], 0, None
+        return [_Item(wire_path(location.name), location, location.parent)], 0, None
     if not location.is_dir():
         return [], 0, "the folder was moved or deleted"
     listed = list_folder(location, source.include, source.exclude)
     overflow = max(0, len(listed) - MAX_FILES_PER_SOURCE)
-    items = [_Item(rel, location / rel, location) for rel in listed[:MAX_FILES_PER_SOURCE]]
+    items = [_Item(rel, location / os_path(rel), location) for rel in listed[:MAX_FILES_PER_SOURCE]]
     return items, overflow, None
 
 
-def _read(item: _Item, cancel: CancelToken | None = None) -> tuple[bytes, str | None]:
+def _read(
+    item: _Item, cancel: CancelToken | None = None, source_id: str = ""
+) -> tuple[bytes, str | None]:
     """Bytes and (for web pages) the media type; ParseError with a readable reason otherwise.
     A file is opened once without following links and read from that descriptor."""
     if item.path is None:
-        return fetch(item.relative, cancel=cancel)
+        return fetch(
+            web_auth.with_userinfo(item.relative, web_auth.userinfo_for(source_id)), cancel=cancel
+        )
     root = item.root if item.root is not None else item.path.parent
     relative = item.relative if item.root is not None else item.path.name
     return read_inside(root, relative), None
@@ -85,10 +91,10 @@ def _read(item: _Item, cancel: CancelToken | None = None) -> tuple[bytes, str | 
 def _item_of(source: SourceRow, relative_path: str) -> _Item:
     if source.kind == "web":
         return _Item(source.location, None)
-    location = Path(source.location)
+    location = Path(os_path(source.location))
     if source.kind == "file":
         return _Item(relative_path, location, location.parent)
-    return _Item(relative_path, location / relative_path, location)
+    return _Item(relative_path, location / os_path(relative_path), location)
 
 
 def _parse(item: _Item, data: bytes, media: str | None) -> ParsedDocument:
@@ -102,11 +108,11 @@ def read_document(source: SourceRow, relative_path: str) -> tuple[bytes, str | N
     """The current bytes (and a web page's media type) of one document of ``source``, read
     exactly as sync reads it; ParseError with a readable reason otherwise."""
     item = _item_of(source, relative_path)
-    if source.kind == "folder" and not Path(source.location).is_dir():
+    if source.kind == "folder" and not Path(os_path(source.location)).is_dir():
         raise ParseError("the folder was moved or deleted")
     if item.path is not None and not os.path.lexists(item.path):
         raise ParseError("the file was moved or deleted")
-    return _read(item)
+    return _read(item, source_id=source.id)
 
 
 def parse_document(
@@ -140,7 +146,7 @@ def sync_source(
         # Files past the limit still exist on disk: never delete their documents. A path that
         # now is a link, a special file or leads outside loses its content, with the reason.
         for rel in known.keys() - present:
-            why = still_inside(Path(source.location), rel)
+            why = still_inside(Path(os_path(source.location)), rel)
             if why is None:
                 present.add(rel)
             elif why:
@@ -161,7 +167,7 @@ def sync_source(
         cancel.check()
         title = PurePosixPath(item.relative).stem if item.path is not None else item.relative
         try:
-            data, media = _read(item, cancel)
+            data, media = _read(item, cancel, source.id)
         except UnsafePath as exc:
             documents.store_refused(
                 conn, source.library_id, source.id, item.relative, title, exc.reason

@@ -8,6 +8,7 @@ import fnmatch
 import os
 from pathlib import Path
 
+from goodbuddy_kb.contracts.paths import wire_path
 from goodbuddy_kb.main_process.parsing import SUPPORTED_SUFFIXES
 
 
@@ -17,7 +18,8 @@ def _matches(relative: str, patterns: list[str]) -> bool:
 
 
 def list_folder(root: Path, include: list[str], exclude: list[str]) -> list[str]:
-    """Every eligible file as a relative POSIX path, sorted (so the same folder lists the same)."""
+    """Every eligible file as a relative POSIX path in its wire form (a name that is not UTF-8
+    keeps its bytes: ``contracts/paths.py``), sorted (so the same folder lists the same)."""
     found: list[str] = []
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
         base = Path(directory)
@@ -35,5 +37,5 @@ def list_folder(root: Path, include: list[str], exclude: list[str]) -> list[str]
                 continue
             if exclude and _matches(relative, exclude):
                 continue
-            found.append(relative)
+            found.append(wire_path(relative))
     return sorted(found)

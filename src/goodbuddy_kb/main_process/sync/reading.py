@@ -18,6 +18,7 @@ import os
 import stat
 from pathlib import Path, PurePosixPath
 
+from goodbuddy_kb.contracts.paths import os_path
 from goodbuddy_kb.main_process.parsing import MAX_FILE_BYTES, ParseError
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -41,6 +42,7 @@ def too_large(size: int, limit: int = MAX_FILE_BYTES) -> ParseError:
 
 
 def _components(relative: str) -> list[str]:
+    relative = os_path(relative)  # the wire form of a name that is not UTF-8 back to its bytes
     parts = PurePosixPath(relative).parts
     if not parts or any(p in ("", ".", "..") or "/" in p or "\x00" in p for p in parts):
         raise UnsafePath("the path leads outside the source folder")

@@ -232,6 +232,15 @@ ZH: dict[str, str] = {
     "backend.starting": "后台服务正在启动",
     "backend.cannot_start": "无法启动后台服务：{detail}",
     "backend.could_not_start": "后台服务无法启动：{detail}",
+    "data.read_only": "数据目录无法写入（{detail}）；请检查其权限，或用 --data-dir 选择其他目录",
+    "data.corrupt_database": (
+        "数据库文件已损坏（{detail}）；请从备份恢复，或将 goodbuddy-kb.sqlite3 移走后以空库启动"
+    ),
+    "data.disk_full": "数据目录所在磁盘已满；请释放空间后重试",
+    "data.unusable": "数据目录无法使用（{detail}）",
+    "data.removed_meanwhile": "任务运行期间，知识库或来源已被删除",
+    "diagnostics.exists": "已存在同名文件；请换一个名称，或选择替换（--force）",
+    "diagnostics.not_a_file": "该路径是链接、文件夹或设备，不是文件；只能替换普通文件",
     "backend.unreachable": "无法连接后台服务：{detail}",
     "backend.no_handshake": "后台服务没有响应握手",
     "storage.conflict": "这项更改与已保存的数据冲突",

@@ -187,5 +187,7 @@ class DiagnosticsDialog(QtWidgets.QDialog):
             self.exported.emit(result.path)
 
         self.link.call(
-            DIAGNOSTICS_EXPORT, c.DiagnosticsExportRequest(path=str(Path(path).absolute())), done
+            DIAGNOSTICS_EXPORT,  # the save dialog has asked before replacing a file
+            c.DiagnosticsExportRequest(path=str(Path(path).absolute()), overwrite=True),
+            done,
         )
