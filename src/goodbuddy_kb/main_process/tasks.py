@@ -358,7 +358,7 @@ class TaskManager:
         return Outcome(
             run.counts.chunks,
             int(failed),
-            run.stopped,
+            run.error,
             failed_state=run.stopped is not None,
             summary=TaskSummary(graph=run.counts.summary()),
             cancelled=run.cancelled,

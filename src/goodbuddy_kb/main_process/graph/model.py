@@ -9,6 +9,11 @@ local matcher), a malformed answer, or more than the per-chunk maximum is reject
 in the run's summary (``model_answer``). Accepted names become evidence at their real offsets
 in the chunk; this module owns the run and its writes.
 
+Answers are validated before anything is replaced: a chunk whose whole answer is rejected (an
+invalid stream, not JSON, the wrong shape, nothing that holds up) keeps its previous extraction
+and is asked again next run, and a run in which no answer could be used keeps the previous
+graph and fails with the reason — never "completed" over a wiped graph.
+
 Cost is bounded: at most ``model_max_chunks`` chunks per run (the rest wait for the next run),
 chunks already read from the same text, model and ontology are never sent again, 1–4 requests
 in flight, each with a deadline, retried with exponential backoff. A cancel closes every
@@ -19,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -33,9 +39,18 @@ from goodbuddy_kb.contracts.errors import CancelledError, KbError, TimeoutError_
 from goodbuddy_kb.contracts.graph import GraphRunSummary, GraphSettings, Ontology
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
+from goodbuddy_kb.main_process.chat.events import InvalidStream
 from goodbuddy_kb.main_process.graph import store
 from goodbuddy_kb.main_process.graph.matching import normalise_name
-from goodbuddy_kb.main_process.graph.model_answer import Counts, parse_answer, validate
+from goodbuddy_kb.main_process.graph.model_answer import (
+    ANSWER_STREAM,
+    Accepted,
+    Counts,
+    all_rejected,
+    chunk_rejected,
+    read_answer,
+    some_rejected,
+)
 from goodbuddy_kb.main_process.graph.model_request import (
     MAX_REPLY_TOKENS,
     messages,
@@ -43,6 +58,8 @@ from goodbuddy_kb.main_process.graph.model_request import (
 )
 from goodbuddy_kb.main_process.storage import app_settings
 from goodbuddy_kb.main_process.storage.db import transaction
+
+log = logging.getLogger(__name__)
 
 ENTITY_CONFIDENCE = 0.8
 RELATION_CONFIDENCE = 0.75
@@ -140,6 +157,8 @@ class _Asker:
                 self._summary.model_calls += 1
             try:
                 return self._once(text)
+            except InvalidStream:
+                raise  # the model answered, badly: that answer is rejected, not retried
             except (TimeoutError_, UnavailableError) as exc:
                 error = exc
         raise error
@@ -186,6 +205,16 @@ class ModelRun:
     stopped: str | None = None
     #: The run was cancelled (the reason); what it finished is kept.
     cancelled: str | None = None
+    #: The first whole answer rejected (the reason), for the run's end.
+    rejected: str | None = None
+
+    @property
+    def error(self) -> str | None:
+        """Why the run failed, or what a completed run could not use."""
+        count = sum(self.counts.rejected_answers.values())
+        if self.stopped is not None or self.rejected is None or self.cancelled is not None:
+            return self.stopped
+        return some_rejected(count, self.rejected)
 
 
 def extract_with_model(
@@ -234,12 +263,18 @@ def extract_with_model(
         }
         try:
             for document_id, rows in by_document.items():
-                answers: list[tuple[_Chunk, str]] = []
+                answers: list[tuple[_Chunk, Accepted]] = []
                 error: KbError | None = None
+                rejected: str | None = None
                 for chunk in rows:
                     try:
-                        answers.append((chunk, futures[chunk.seq].result()))
+                        verdict = _verdict(futures[chunk.seq], chunk, ontology, settings, summary)
                         failures_in_a_row = 0
+                        if isinstance(verdict, str):
+                            rejected = rejected or verdict
+                            run.rejected = run.rejected or verdict
+                        else:
+                            answers.append((chunk, verdict))
                     except CancelledError as exc:
                         run.cancelled = exc.message
                         break
@@ -252,9 +287,10 @@ def extract_with_model(
                         progress(done_chunks, len(chunks))
                 if run.cancelled is not None:
                     break  # the document's answers so far are not written: it stays as it was
-                _write(
-                    conn, library_id, document_id, answers, error, ontology, settings, summary, key
-                )
+                failed = failed_reason(error) if error is not None else None
+                if failed is None and rejected is not None:
+                    failed = chunk_rejected(rejected)
+                _write(conn, library_id, document_id, answers, failed, summary, key)
                 if error is not None:
                     last_error = error
                 if failures_in_a_row >= MAX_FAILURES_IN_A_ROW and error is not None:
@@ -262,8 +298,12 @@ def extract_with_model(
                     break
         finally:
             cancel_pending(futures.values())
-    if last_error is not None and summary.chunks == 0 and run.cancelled is None:
-        run.stopped = failed_reason(last_error)  # nothing at all succeeded: the run failed
+    if summary.chunks == 0 and run.cancelled is None and run.stopped is None:
+        # nothing at all could be used: the run failed, and the previous graph stands
+        if last_error is not None:
+            run.stopped = failed_reason(last_error)
+        elif run.rejected is not None:
+            run.stopped = all_rejected(sum(summary.rejected_answers.values()), run.rejected)
     with transaction(conn):
         store.prune(conn, library_id)
         if summary.capped == 0 and run.stopped is None and run.cancelled is None:
@@ -271,6 +311,24 @@ def extract_with_model(
                 "UPDATE graph_settings SET needs_rebuild = 0 WHERE library_id = ?", (library_id,)
             )
     return run
+
+
+def _verdict(
+    future: Future[str],
+    chunk: _Chunk,
+    ontology: Ontology,
+    settings: GraphSettings,
+    summary: Counts,
+) -> Accepted | str:
+    """The chunk's accepted answer, or why it was rejected as a whole (counted in
+    ``summary``); a failed request raises."""
+    try:
+        text = future.result()
+    except InvalidStream as exc:
+        log.info("graph extraction: rejected chunk %s: %s", chunk.seq, exc.detail)
+        summary.rejected_malformed += 1
+        return summary.reject(ANSWER_STREAM)
+    return read_answer(text, chunk.content, ontology, settings, summary)
 
 
 def cancel_pending(futures: Any) -> None:
@@ -283,26 +341,25 @@ def _write(
     conn: sqlite3.Connection,
     library_id: str,
     document_id: str,
-    answers: list[tuple[_Chunk, str]],
-    error: KbError | None,
-    ontology: Ontology,
-    settings: GraphSettings,
+    answers: list[tuple[_Chunk, Accepted]],
+    failed: str | None,
     summary: Counts,
     ontology_key: str,
 ) -> None:
     """One document's accepted answers as entities, relations and evidence, in one
     transaction; the answered chunks' previous model evidence is replaced and the chunks are
-    remembered as read (from this text, by this model, with this ontology)."""
+    remembered as read (from this text, by this model, with this ontology). A chunk whose
+    request failed or whose answer was rejected is not among them: it keeps its evidence, and
+    the document's graph status says ``failed`` with the reason."""
     model = summary.model or ""
     provenance = json.dumps({"model": model[:100], "run": summary.run_id})
     with transaction(conn):
-        for chunk, text in answers:
+        for chunk, accepted in answers:
             current = conn.execute(
                 "SELECT content, enabled FROM chunks WHERE seq = ?", (chunk.seq,)
             ).fetchone()
             if current is None or not current[1] or current[0] != chunk.content:
                 continue  # edited, disabled or deleted while the model read it
-            accepted = validate(parse_answer(text), chunk.content, ontology, settings, summary)
             conn.execute(
                 "DELETE FROM graph_evidence WHERE chunk_seq = ? AND extractor = 'model'",
                 (chunk.seq,),
@@ -345,10 +402,10 @@ def _write(
                 " ontology_hash = excluded.ontology_hash, run_id = excluded.run_id",
                 (chunk.seq, library_id, chunk.checksum, model, ontology_key, summary.run_id),
             )
-        if error is not None:
+        if failed is not None:
             conn.execute(
                 "UPDATE documents SET graph_status = 'failed', graph_error = ? WHERE id = ?",
-                (failed_reason(error), document_id),
+                (failed, document_id),
             )
         else:
             conn.execute(
