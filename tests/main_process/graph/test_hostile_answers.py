@@ -4,7 +4,8 @@ shape (``choices[0]`` a string, ``delta`` a list, string ``tool_calls``…), 100
 in an event or in the answer, prose, an empty answer, or names of which nothing holds up. None
 is an internal error: each is that chunk's rejected answer, counted by reason in the run's
 summary; after a good run the previous graph (entities, relations, evidence) survives a bad
-one, and the run fails with a coded reason instead of reporting "completed"."""
+one — and so does a run whose every answer is empty, or whose provider is down — and the run
+fails with a coded reason instead of reporting "completed"."""
 
 from __future__ import annotations
 
@@ -35,9 +36,12 @@ from tests.dispatch import call
 TRAVEL = "# 差旅报销制度\n\n差旅报销制度由财务部审批。住宿标准为每晚六百元。\n"
 SYSTEMS = "# Systems\n\nThe Billing System depends on the Identity Platform.\n"
 DEEP = 100_000
+BILLING_ONLY = json.dumps(
+    {"entities": [{"name": "Billing System", "type": "system"}], "relations": []}
+)
 
-#: The chunk's text → the raw ``data:`` payloads the server streams for it.
-Answer = Callable[[str], list[str]]
+#: The chunk's text → the raw ``data:`` payloads the server streams for it (None: HTTP 500).
+Answer = Callable[[str], list[str] | None]
 
 
 def content(text: str) -> list[str]:
@@ -80,6 +84,11 @@ def raw_server(answer: list[Answer]) -> Iterator[str]:
             body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
             user = next(m for m in body["messages"] if m["role"] == "user")
             payloads = answer[0](json.loads(user["content"])["chunk"])
+            if payloads is None:
+                self.send_response(500)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.end_headers()
@@ -234,7 +243,7 @@ def test_a_rejected_chunk_keeps_its_extraction_while_the_others_are_replaced(
         use_model(dispatcher, kb, url, "good-model")
         extract(dispatcher, services, kb)
         serving[0] = lambda chunk: (
-            ['{"choices": ["x"]}'] if "财务部" in chunk else content('{"entities": []}')
+            ['{"choices": ["x"]}'] if "财务部" in chunk else content(BILLING_ONLY)
         )
         use_model(dispatcher, kb, url, "half-model")
         task = extract(dispatcher, services, kb)
@@ -244,13 +253,51 @@ def test_a_rejected_chunk_keeps_its_extraction_while_the_others_are_replaced(
     assert task["errorParams"]["reason"] == "the answer came as an invalid stream"
     assert task["summary"]["graph"]["rejectedAnswers"] == {"graph.answer_stream": 1}
     entities, relations, _evidence = graph(services)
-    # the travel chunk kept its extraction; the systems chunk's answer (nothing) replaced its own
+    # the travel chunk kept its extraction; the systems chunk's answer replaced its own
     assert {("差旅报销制度", "policy"), ("财务部", "organization")} <= entities
-    assert relations == {"approves"}
-    assert not any(name == "Billing System" for name, _type in entities)
+    assert ("Billing System", "system") in entities and relations == {"approves"}
+    assert not any(name == "Identity Platform" for name, _type in entities)
     docs = {
         d["path"]: d for d in call(dispatcher, DOCUMENTS_LIST.name, {"libraryId": kb})["documents"]
     }
     assert docs["travel.md"]["status"]["graph"] == "failed"
     assert docs["travel.md"]["graphErrorParams"]["reason"] == "the answer came as an invalid stream"
     assert docs["systems.md"]["status"]["graph"] == "done"
+
+
+def nothing(_chunk: str) -> list[str]:
+    return content('{"entities": [], "relations": []}')
+
+
+@pytest.mark.parametrize(
+    ("answer", "code"),
+    [(nothing, "graph.run_empty"), (lambda _c: None, "graph.model_failed")],
+    ids=["every answer empty", "provider down"],
+)
+def test_an_empty_or_failed_run_after_a_good_run_keeps_the_graph(
+    dispatcher: Dispatcher, services: Services, kb: str, answer: Answer, code: str
+) -> None:
+    serving: list[Answer] = [good]
+    with raw_server(serving) as url:
+        use_model(dispatcher, kb, url, "good-model")
+        extract(dispatcher, services, kb)
+        before = graph(services)
+        serving[0] = answer
+        use_model(dispatcher, kb, url, "lazy-model")
+        task = extract(dispatcher, services, kb)
+    assert task["state"] == "failed" and task["errorCode"] == code, task
+    assert graph(services) == before
+    docs = call(dispatcher, DOCUMENTS_LIST.name, {"libraryId": kb})["documents"]
+    assert {d["graphErrorCode"] for d in docs} == {code}
+    assert call(dispatcher, GRAPH_GET.name, {"libraryId": kb})["estimatedModelCalls"] >= 2
+
+
+def test_a_model_that_finds_nothing_in_a_new_graph_completes(
+    dispatcher: Dispatcher, services: Services, kb: str
+) -> None:
+    with raw_server([nothing]) as url:
+        use_model(dispatcher, kb, url, "lazy-model")
+        task = extract(dispatcher, services, kb)
+    assert task["state"] == "completed" and task["error"] is None, task
+    assert task["summary"]["graph"]["chunks"] >= 2
+    assert call(dispatcher, GRAPH_GET.name, {"libraryId": kb})["estimatedModelCalls"] == 0
