@@ -215,6 +215,7 @@ CATALOGUE: dict[str, str] = {
     " the chunk",
     "graph.answer_too_deep": "the answer nests deeper than {limit} levels",
     "graph.answer_stream": "the answer came as an invalid stream",
+    "graph.answer_too_long": "the answer is longer than {limit} characters",
     "graph.run_empty": "the chat model named nothing in the {count} chunks it read; the previous"
     " graph is kept",
     # knowledge graph: a person's edits, checked against the library's ontology

@@ -186,8 +186,14 @@ HOSTILE: list[tuple[str, Answer, str]] = [
     ("deep event", lambda _c: [deep("[", "]")], "graph.answer_stream"),
     (
         "deep answer",
-        lambda _c: content('{"entities": ' + deep("[", "]") + "}"),
+        # 20,000 levels: within the answer's length cap, far past the parser's recursion
+        lambda _c: content('{"entities": ' + "[" * 20_000 + "]" * 20_000 + "}"),
         "graph.answer_too_deep",
+    ),
+    (
+        "8 MB answer",
+        lambda _c: content('{"entities": [' + "[]," * 2_700_000 + "[]]}"),
+        "graph.answer_too_long",
     ),
     ("prose", lambda _c: content("I am sorry, I cannot help with that."), "graph.answer_not_json"),
     ("empty", lambda _c: [], "graph.answer_empty"),

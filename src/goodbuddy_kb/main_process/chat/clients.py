@@ -180,24 +180,30 @@ class ChatClient:
         self, stream: _Stream, on_text: Callable[[str], None], cancel: CancelToken, turn: Turn
     ) -> None:
         calls: dict[int, dict[str, str]] = {}
-        for line in stream.lines(cancel):
-            if not line.startswith("data:"):
-                continue
-            data = line[5:].strip()
-            if data == "[DONE]":
-                break
-            event = openai_event(data)
-            turn.events += 1
-            if event.model is not None:
-                turn.model = event.model
-            if event.text:
-                turn.text += event.text
-                on_text(event.text)
-            for part in event.calls:
-                slot = calls.setdefault(part.index, {"id": "", "name": "", "arguments": ""})
-                slot["id"] = part.id or slot["id"]
-                slot["name"] += part.name
-                slot["arguments"] += part.arguments
+        # the text's pieces are joined once (also when the stream ends in an error or a
+        # stop): joining as they come costs the square of the reply's length
+        pieces = [turn.text]
+        try:
+            for line in stream.lines(cancel):
+                if not line.startswith("data:"):
+                    continue
+                data = line[5:].strip()
+                if data == "[DONE]":
+                    break
+                event = openai_event(data)
+                turn.events += 1
+                if event.model is not None:
+                    turn.model = event.model
+                if event.text:
+                    pieces.append(event.text)
+                    on_text(event.text)
+                for part in event.calls:
+                    slot = calls.setdefault(part.index, {"id": "", "name": "", "arguments": ""})
+                    slot["id"] = part.id or slot["id"]
+                    slot["name"] += part.name
+                    slot["arguments"] += part.arguments
+        finally:
+            turn.text = "".join(pieces)
         turn.tool_calls = [
             ToolCall(c["id"] or f"call_{i}", c["name"], c["arguments"])
             for i, c in sorted(calls.items())
@@ -206,18 +212,22 @@ class ChatClient:
     def _ollama(
         self, stream: _Stream, on_text: Callable[[str], None], cancel: CancelToken, turn: Turn
     ) -> None:
-        for line in stream.lines(cancel):
-            if not line.strip():
-                continue
-            event = ollama_line(line)
-            turn.events += 1
-            if event.model is not None:
-                turn.model = event.model
-            if event.text:
-                turn.text += event.text
-                on_text(event.text)
-            first = len(turn.tool_calls)
-            for i, part in enumerate(event.calls):
-                turn.tool_calls.append(ToolCall(f"call_{first + i}", part.name, part.arguments))
-            if event.done:
-                break
+        pieces = [turn.text]
+        try:
+            for line in stream.lines(cancel):
+                if not line.strip():
+                    continue
+                event = ollama_line(line)
+                turn.events += 1
+                if event.model is not None:
+                    turn.model = event.model
+                if event.text:
+                    pieces.append(event.text)
+                    on_text(event.text)
+                first = len(turn.tool_calls)
+                for i, part in enumerate(event.calls):
+                    turn.tool_calls.append(ToolCall(f"call_{first + i}", part.name, part.arguments))
+                if event.done:
+                    break
+        finally:
+            turn.text = "".join(pieces)

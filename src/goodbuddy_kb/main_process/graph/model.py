@@ -43,6 +43,7 @@ from goodbuddy_kb.main_process.chat.events import InvalidStream
 from goodbuddy_kb.main_process.graph import store
 from goodbuddy_kb.main_process.graph.model_answer import (
     ANSWER_STREAM,
+    MAX_ANSWER_CHARACTERS,
     Accepted,
     Counts,
     all_rejected,
@@ -160,18 +161,28 @@ class _Asker:
         timer = threading.Timer(seconds, call.cancel, args=("timeout",))
         timer.daemon = True
         timer.start()
+        turn, received = Turn(), [0]
+
+        def on_text(delta: str) -> None:
+            # an answer past the cap is not read further: read_answer refuses it by its length
+            received[0] += len(delta)
+            if received[0] > MAX_ANSWER_CHARACTERS:
+                call.cancel("the answer is too long")
+
         try:
-            turn = self._client.turn(
+            self._client.turn(
                 messages(self._ontology, text),
                 [],
-                lambda _delta: None,
+                on_text,
                 call,
-                Turn(),
+                turn,
                 max_tokens=MAX_REPLY_TOKENS,
                 extra=self._extra,
             )
         except CancelledError:
             self._cancel.check()  # the run's cancel, not this request's deadline
+            if received[0] > MAX_ANSWER_CHARACTERS:
+                return turn.text
             raise TimeoutError_(f"the chat model did not answer within {seconds:g} s") from None
         finally:
             timer.cancel()

@@ -23,6 +23,9 @@ from goodbuddy_kb.main_process.graph.model_request import MAX_NAME_CHARACTERS
 
 #: Items read from one answer at most (a runaway answer cannot cost more than this).
 MAX_ANSWER_ITEMS = 400
+#: The longest answer read (the request allows ``MAX_REPLY_TOKENS`` tokens, a few characters
+#: each): a longer one is refused before it is parsed, so it costs no parsing time or memory.
+MAX_ANSWER_CHARACTERS = 64_000
 
 #: Why a whole answer was rejected (catalogue sentences, "graph.answer_*").
 ANSWER_EMPTY = "the answer is empty"
@@ -30,6 +33,10 @@ ANSWER_NOT_JSON = "the answer is not a JSON object"
 ANSWER_SHAPE = "the answer does not hold the entities and relations lists"
 ANSWER_STREAM = "the answer came as an invalid stream"
 ANSWER_NOTHING_VALID = "nothing the answer named holds up against the ontology and the chunk"
+
+
+def answer_too_long(limit: int) -> str:
+    return f"the answer is longer than {limit} characters"
 
 
 def answer_too_deep(limit: int) -> str:
@@ -102,6 +109,8 @@ def parse_answer(text: str) -> dict[str, Any] | str:
     body = text.strip()
     if not body:
         return ANSWER_EMPTY
+    if len(body) > MAX_ANSWER_CHARACTERS:
+        return answer_too_long(MAX_ANSWER_CHARACTERS)
     fenced = re.search(r"```(?:json)?\s*(.*?)```", body, re.S)
     if fenced:
         body = fenced.group(1).strip()

@@ -195,6 +195,7 @@ ZH: dict[str, str] = {
     "graph.answer_nothing_valid": "回答中的内容均不符合本体或不在该片段中",
     "graph.answer_too_deep": "回答的嵌套层级超过 {limit} 层",
     "graph.answer_stream": "回答的数据流无效",
+    "graph.answer_too_long": "回答超过 {limit} 个字符",
     "graph.run_empty": "对话模型在读取的 {count} 个片段中没有识别出任何内容，已保留原有知识图谱",
     "chat.timeout": "对话模型未及时响应",
     "chat.timeout_seconds": "对话模型未在 {seconds} 秒内响应",
