@@ -66,11 +66,10 @@ class Writes:
         seqs = [chunk.seq for w in self.waiting for chunk, _accepted in w.answers]
         if not seqs:
             return None
-        marks = ",".join("?" * len(seqs))
         (had,) = self.conn.execute(
             "SELECT count(*) FROM graph_evidence WHERE extractor = 'model'"
-            f" AND chunk_seq IN ({marks})",
-            seqs,
+            " AND chunk_seq IN (SELECT value FROM json_each(?))",
+            (json.dumps(seqs),),
         ).fetchone()
         if not had:
             self._flush()
