@@ -29,6 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.hostile_streams import stream_cases  # noqa: E402
 from tests.docgen import docx_bomb, malformed_docx  # noqa: E402
 
 PRELUDE = """
@@ -316,6 +317,8 @@ def main() -> None:
                     *run_case(args.src, EMBED, [base, "2"], args.timeout),
                 )
             )
+
+        rows += stream_cases(args.src, args.timeout, PRELUDE, run_case, raw_server)
 
     print(
         f"source: {args.src}   (timeout {args.timeout:.0f} s and {MEMORY_CAP_MB} MB address"

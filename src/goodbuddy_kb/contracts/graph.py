@@ -141,6 +141,9 @@ class GraphRunSummary(ContractModel):
     rejected_mention: int = 0
     rejected_malformed: int = 0
     rejected_over_limit: int = 0
+    #: Whole answers rejected, by the reason's message code ("graph.answer_*"): their chunks
+    #: kept their previous extraction and are asked again next run.
+    rejected_answers: dict[str, int] = Field(default_factory=dict)
 
 
 class GraphInfo(ContractModel):

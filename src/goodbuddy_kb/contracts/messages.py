@@ -205,6 +205,22 @@ CATALOGUE: dict[str, str] = {
     "graph.off": "the knowledge graph is not enabled for this library",
     "graph.no_chat_model": "model extraction needs a chat model (Settings → Model connections)",
     "graph.model_failed": "the chat model could not extract the graph: {reason}",
+    "graph.answers_all_rejected": "no answer of the chat model could be used ({count} rejected;"
+    " first: {reason}); the previous graph is kept",
+    "graph.answers_some_rejected": "{count} answers of the chat model were rejected (first:"
+    " {reason}); their chunks keep their previous graph",
+    "graph.answer_rejected": "the chat model's answer was rejected ({reason}); the chunk keeps"
+    " its previous graph",
+    "graph.answer_empty": "the answer is empty",
+    "graph.answer_not_json": "the answer is not a JSON object",
+    "graph.answer_shape": "the answer does not hold the entities and relations lists",
+    "graph.answer_nothing_valid": "nothing the answer named holds up against the ontology and"
+    " the chunk",
+    "graph.answer_too_deep": "the answer nests deeper than {limit} levels",
+    "graph.answer_stream": "the answer came as an invalid stream",
+    "graph.answer_too_long": "the answer is longer than {limit} characters",
+    "graph.run_empty": "the chat model named nothing in the {count} chunks it read; the previous"
+    " graph is kept",
     # knowledge graph: a person's edits, checked against the library's ontology
     "graph.unknown_entity_type": "unknown entity type “{type}”: pick a type of the library's ontology",
     "graph.unknown_relation_type": (

@@ -5,7 +5,6 @@ queue and checks its cancel token, so a stop ends the request within a fraction 
 
 from __future__ import annotations
 
-import json
 import queue
 import threading
 from collections.abc import Callable, Iterator
@@ -17,6 +16,7 @@ import httpx
 from goodbuddy_kb.contracts.errors import CancelledError, TimeoutError_, UnavailableError
 from goodbuddy_kb.main_process import netio
 from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.chat.events import ollama_line, openai_event
 
 POLL_S = 0.05
 #: The longest one streamed reply may take in all, and its largest size.
@@ -180,33 +180,30 @@ class ChatClient:
         self, stream: _Stream, on_text: Callable[[str], None], cancel: CancelToken, turn: Turn
     ) -> None:
         calls: dict[int, dict[str, str]] = {}
-        for line in stream.lines(cancel):
-            if not line.startswith("data:"):
-                continue
-            data = line[5:].strip()
-            if data == "[DONE]":
-                break
-            try:
-                event = json.loads(data)
-                choice = event["choices"][0] if event["choices"] else {}
-            except (ValueError, KeyError, IndexError, TypeError):
-                raise UnavailableError("the chat model sent an invalid stream") from None
-            turn.events += 1
-            if isinstance(event.get("model"), str):
-                turn.model = event["model"]
-            delta = choice.get("delta") or {}
-            text = delta.get("content")
-            if isinstance(text, str) and text:
-                turn.text += text
-                on_text(text)
-            for tc in delta.get("tool_calls") or []:
-                slot = calls.setdefault(
-                    int(tc.get("index", 0)), {"id": "", "name": "", "arguments": ""}
-                )
-                slot["id"] = tc.get("id") or slot["id"]
-                function = tc.get("function") or {}
-                slot["name"] += function.get("name") or ""
-                slot["arguments"] += function.get("arguments") or ""
+        # the text's pieces are joined once (also when the stream ends in an error or a
+        # stop): joining as they come costs the square of the reply's length
+        pieces = [turn.text]
+        try:
+            for line in stream.lines(cancel):
+                if not line.startswith("data:"):
+                    continue
+                data = line[5:].strip()
+                if data == "[DONE]":
+                    break
+                event = openai_event(data)
+                turn.events += 1
+                if event.model is not None:
+                    turn.model = event.model
+                if event.text:
+                    pieces.append(event.text)
+                    on_text(event.text)
+                for part in event.calls:
+                    slot = calls.setdefault(part.index, {"id": "", "name": "", "arguments": ""})
+                    slot["id"] = part.id or slot["id"]
+                    slot["name"] += part.name
+                    slot["arguments"] += part.arguments
+        finally:
+            turn.text = "".join(pieces)
         turn.tool_calls = [
             ToolCall(c["id"] or f"call_{i}", c["name"], c["arguments"])
             for i, c in sorted(calls.items())
@@ -215,31 +212,22 @@ class ChatClient:
     def _ollama(
         self, stream: _Stream, on_text: Callable[[str], None], cancel: CancelToken, turn: Turn
     ) -> None:
-        for line in stream.lines(cancel):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                raise UnavailableError("the chat model sent an invalid stream") from None
-            if not isinstance(obj, dict):
-                raise UnavailableError("the chat model sent an invalid stream")
-            turn.events += 1
-            if isinstance(obj.get("model"), str):
-                turn.model = obj["model"]
-            message = obj.get("message") or {}
-            text = message.get("content")
-            if isinstance(text, str) and text:
-                turn.text += text
-                on_text(text)
-            for i, tc in enumerate(message.get("tool_calls") or []):
-                function = tc.get("function") or {}
-                turn.tool_calls.append(
-                    ToolCall(
-                        f"call_{len(turn.tool_calls) + i}",
-                        function.get("name", ""),
-                        json.dumps(function.get("arguments", {})),
-                    )
-                )
-            if obj.get("done"):
-                break
+        pieces = [turn.text]
+        try:
+            for line in stream.lines(cancel):
+                if not line.strip():
+                    continue
+                event = ollama_line(line)
+                turn.events += 1
+                if event.model is not None:
+                    turn.model = event.model
+                if event.text:
+                    pieces.append(event.text)
+                    on_text(event.text)
+                first = len(turn.tool_calls)
+                for i, part in enumerate(event.calls):
+                    turn.tool_calls.append(ToolCall(f"call_{first + i}", part.name, part.arguments))
+                if event.done:
+                    break
+        finally:
+            turn.text = "".join(pieces)

@@ -29,6 +29,7 @@ from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.evidence import evidence_block as shared_evidence_block
 from goodbuddy_kb.contracts.limits import MAX_CITATIONS_PER_MESSAGE, MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse, RetrieveRequest
+from goodbuddy_kb.main_process import boundedjson
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chat import store
 from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
@@ -254,7 +255,7 @@ class ChatRuntime:
     ) -> tuple[str, bool, bool]:
         """The tool's answer for the model, whether a search ran, and whether it found anything."""
         try:
-            args = json.loads(arguments or "{}")
+            args = boundedjson.loads(arguments or "{}")
             if not isinstance(args, dict):
                 raise ValueError
         except ValueError:

@@ -7,7 +7,13 @@ Nothing the model says is trusted: an entity or relation type outside the ontolo
 the relation type does not allow, a name the chunk does not contain (folded matching, like the
 local matcher), a malformed answer, or more than the per-chunk maximum is rejected and counted
 in the run's summary (``model_answer``). Accepted names become evidence at their real offsets
-in the chunk; this module owns the run and its writes.
+in the chunk; this module owns the run, ``model_write`` its writes.
+
+Answers are validated before anything is replaced: a chunk whose whole answer is rejected (an
+invalid stream, not JSON, the wrong shape, nothing that holds up) keeps its previous extraction
+and is asked again next run, and a run in which no answer could be used — all rejected, all
+failed, or all empty over chunks that had a graph — keeps the previous graph and fails with
+the reason, never "completed" over a wiped graph.
 
 Cost is bounded: at most ``model_max_chunks`` chunks per run (the rest wait for the next run),
 chunks already read from the same text, model and ontology are never sent again, 1–4 requests
@@ -18,7 +24,7 @@ request in flight, so a run stops within one request.
 from __future__ import annotations
 
 import hashlib
-import json
+import logging
 import sqlite3
 import threading
 import time
@@ -33,20 +39,30 @@ from goodbuddy_kb.contracts.errors import CancelledError, KbError, TimeoutError_
 from goodbuddy_kb.contracts.graph import GraphRunSummary, GraphSettings, Ontology
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
+from goodbuddy_kb.main_process.chat.events import InvalidStream
 from goodbuddy_kb.main_process.graph import store
-from goodbuddy_kb.main_process.graph.matching import normalise_name
-from goodbuddy_kb.main_process.graph.model_answer import Counts, parse_answer, validate
+from goodbuddy_kb.main_process.graph.model_answer import (
+    ANSWER_STREAM,
+    MAX_ANSWER_CHARACTERS,
+    Accepted,
+    Counts,
+    all_rejected,
+    chunk_rejected,
+    read_answer,
+    some_rejected,
+)
 from goodbuddy_kb.main_process.graph.model_request import (
     MAX_REPLY_TOKENS,
     messages,
     request_extra,
 )
+from goodbuddy_kb.main_process.graph.model_write import Chunk, Writes
 from goodbuddy_kb.main_process.storage import app_settings
 from goodbuddy_kb.main_process.storage.db import transaction
 from goodbuddy_kb.main_process.storage.setting_keys import CHAT_SETTING
 
-ENTITY_CONFIDENCE = 0.8
-RELATION_CONFIDENCE = 0.75
+log = logging.getLogger(__name__)
+
 #: A run stops once this many chunks in a row failed (the service is down, not one chunk).
 MAX_FAILURES_IN_A_ROW = 3
 BACKOFF_S = 0.5
@@ -72,17 +88,9 @@ def ontology_hash(ontology: Ontology) -> str:
 
 
 # -- the run ---------------------------------------------------------------------------------
-@dataclass
-class _Chunk:
-    seq: int
-    document_id: str
-    content: str
-    checksum: str
-
-
 def pending_chunks(
     conn: sqlite3.Connection, library_id: str, model: str, ontology_key: str
-) -> list[_Chunk]:
+) -> list[Chunk]:
     """Retrievable chunks the model has not read from their current text with this model and
     ontology, in document order."""
     rows = conn.execute(
@@ -93,7 +101,7 @@ def pending_chunks(
         " ORDER BY c.document_id, c.ordinal",
         (model, ontology_key, library_id),
     ).fetchall()
-    return [_Chunk(r[0], r[1], r[2], r[3]) for r in rows]
+    return [Chunk(r[0], r[1], r[2], r[3]) for r in rows]
 
 
 def estimate_calls(conn: sqlite3.Connection, library_id: str, model: str) -> int:
@@ -139,6 +147,8 @@ class _Asker:
                 self._summary.model_calls += 1
             try:
                 return self._once(text)
+            except InvalidStream:
+                raise  # the model answered, badly: that answer is rejected, not retried
             except (TimeoutError_, UnavailableError) as exc:
                 error = exc
         raise error
@@ -150,18 +160,28 @@ class _Asker:
         timer = threading.Timer(seconds, call.cancel, args=("timeout",))
         timer.daemon = True
         timer.start()
+        turn, received = Turn(), [0]
+
+        def on_text(delta: str) -> None:
+            # an answer past the cap is not read further: read_answer refuses it by its length
+            received[0] += len(delta)
+            if received[0] > MAX_ANSWER_CHARACTERS:
+                call.cancel("the answer is too long")
+
         try:
-            turn = self._client.turn(
+            self._client.turn(
                 messages(self._ontology, text),
                 [],
-                lambda _delta: None,
+                on_text,
                 call,
-                Turn(),
+                turn,
                 max_tokens=MAX_REPLY_TOKENS,
                 extra=self._extra,
             )
         except CancelledError:
             self._cancel.check()  # the run's cancel, not this request's deadline
+            if received[0] > MAX_ANSWER_CHARACTERS:
+                return turn.text
             raise TimeoutError_(f"the chat model did not answer within {seconds:g} s") from None
         finally:
             timer.cancel()
@@ -185,6 +205,16 @@ class ModelRun:
     stopped: str | None = None
     #: The run was cancelled (the reason); what it finished is kept.
     cancelled: str | None = None
+    #: The first whole answer rejected (the reason), for the run's end.
+    rejected: str | None = None
+
+    @property
+    def error(self) -> str | None:
+        """Why the run failed, or what a completed run could not use."""
+        count = sum(self.counts.rejected_answers.values())
+        if self.stopped is not None or self.rejected is None or self.cancelled is not None:
+            return self.stopped
+        return some_rejected(count, self.rejected)
 
 
 def extract_with_model(
@@ -209,7 +239,7 @@ def extract_with_model(
     summary.unchanged = int(total_chunks) - len(chunks)
     summary.capped = max(0, len(chunks) - settings.model_max_chunks)
     chunks = chunks[: settings.model_max_chunks]
-    by_document: dict[str, list[_Chunk]] = {}
+    by_document: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         by_document.setdefault(chunk.document_id, []).append(chunk)
     with transaction(conn):
@@ -223,6 +253,7 @@ def extract_with_model(
     done_chunks = 0
     run = ModelRun(summary)
     last_error: KbError | None = None
+    writes = Writes(conn, library_id, summary, key)
     with ThreadPoolExecutor(
         max_workers=settings.model_concurrency, thread_name_prefix="kb-graph-model"
     ) as pool:
@@ -233,12 +264,18 @@ def extract_with_model(
         }
         try:
             for document_id, rows in by_document.items():
-                answers: list[tuple[_Chunk, str]] = []
+                answers: list[tuple[Chunk, Accepted]] = []
                 error: KbError | None = None
+                rejected: str | None = None
                 for chunk in rows:
                     try:
-                        answers.append((chunk, futures[chunk.seq].result()))
+                        verdict = _verdict(futures[chunk.seq], chunk, ontology, settings, summary)
                         failures_in_a_row = 0
+                        if isinstance(verdict, str):
+                            rejected = rejected or verdict
+                            run.rejected = run.rejected or verdict
+                        else:
+                            answers.append((chunk, verdict))
                     except CancelledError as exc:
                         run.cancelled = exc.message
                         break
@@ -251,9 +288,10 @@ def extract_with_model(
                         progress(done_chunks, len(chunks))
                 if run.cancelled is not None:
                     break  # the document's answers so far are not written: it stays as it was
-                _write(
-                    conn, library_id, document_id, answers, error, ontology, settings, summary, key
-                )
+                failed = failed_reason(error) if error is not None else None
+                if failed is None and rejected is not None:
+                    failed = chunk_rejected(rejected)
+                writes.add(document_id, answers, failed)
                 if error is not None:
                     last_error = error
                 if failures_in_a_row >= MAX_FAILURES_IN_A_ROW and error is not None:
@@ -261,8 +299,15 @@ def extract_with_model(
                     break
         finally:
             cancel_pending(futures.values())
-    if last_error is not None and summary.chunks == 0 and run.cancelled is None:
-        run.stopped = failed_reason(last_error)  # nothing at all succeeded: the run failed
+    empty = writes.finish()
+    if summary.chunks == 0 and run.cancelled is None and run.stopped is None:
+        # nothing at all could be used: the run failed, and the previous graph stands
+        if last_error is not None:
+            run.stopped = failed_reason(last_error)
+        elif run.rejected is not None:
+            run.stopped = all_rejected(sum(summary.rejected_answers.values()), run.rejected)
+        else:
+            run.stopped = empty
     with transaction(conn):
         store.prune(conn, library_id)
         if summary.capped == 0 and run.stopped is None and run.cancelled is None:
@@ -272,88 +317,28 @@ def extract_with_model(
     return run
 
 
+def _verdict(
+    future: Future[str],
+    chunk: Chunk,
+    ontology: Ontology,
+    settings: GraphSettings,
+    summary: Counts,
+) -> Accepted | str:
+    """The chunk's accepted answer, or why it was rejected as a whole (counted in
+    ``summary``); a failed request raises."""
+    try:
+        text = future.result()
+    except InvalidStream as exc:
+        log.info("graph extraction: rejected chunk %s: %s", chunk.seq, exc.detail)
+        summary.rejected_malformed += 1
+        return summary.reject(ANSWER_STREAM)
+    return read_answer(text, chunk.content, ontology, settings, summary)
+
+
 def cancel_pending(futures: Any) -> None:
     for future in futures:
         if isinstance(future, Future):
             future.cancel()
-
-
-def _write(
-    conn: sqlite3.Connection,
-    library_id: str,
-    document_id: str,
-    answers: list[tuple[_Chunk, str]],
-    error: KbError | None,
-    ontology: Ontology,
-    settings: GraphSettings,
-    summary: Counts,
-    ontology_key: str,
-) -> None:
-    """One document's accepted answers as entities, relations and evidence, in one
-    transaction; the answered chunks' previous model evidence is replaced and the chunks are
-    remembered as read (from this text, by this model, with this ontology)."""
-    model = summary.model or ""
-    provenance = json.dumps({"model": model[:100], "run": summary.run_id})
-    with transaction(conn):
-        for chunk, text in answers:
-            current = conn.execute(
-                "SELECT content, enabled FROM chunks WHERE seq = ?", (chunk.seq,)
-            ).fetchone()
-            if current is None or not current[1] or current[0] != chunk.content:
-                continue  # edited, disabled or deleted while the model read it
-            accepted = validate(parse_answer(text), chunk.content, ontology, settings, summary)
-            conn.execute(
-                "DELETE FROM graph_evidence WHERE chunk_seq = ? AND extractor = 'model'",
-                (chunk.seq,),
-            )
-            ids: dict[tuple[str, str], str] = {}
-            for type_key, name, start, end in accepted.mentions:
-                entity_id = ids.get((type_key, normalise_name(name)))
-                if entity_id is None:
-                    entity_id = store.resolve(conn, library_id, type_key, name, "model")
-                    ids[(type_key, normalise_name(name))] = entity_id
-                conn.execute(
-                    "INSERT INTO graph_evidence (library_id, chunk_seq, entity_id, start,"
-                    ' "end", confidence, extractor, provenance) VALUES (?, ?, ?, ?, ?, ?,'
-                    " 'model', ?)",
-                    (library_id, chunk.seq, entity_id, start, end, ENTITY_CONFIDENCE, provenance),
-                )
-            summary.entities += len(accepted.mentions)
-            for type_key, head, tail, start, end in accepted.relations:
-                relation = store.relation_id(
-                    conn,
-                    library_id,
-                    type_key,
-                    ids[(head[0], normalise_name(head[1]))],
-                    ids[(tail[0], normalise_name(tail[1]))],
-                    RELATION_CONFIDENCE,
-                    "model",
-                )
-                conn.execute(
-                    "INSERT INTO graph_evidence (library_id, chunk_seq, relation_id, start,"
-                    ' "end", confidence, extractor, provenance) VALUES (?, ?, ?, ?, ?, ?,'
-                    " 'model', ?)",
-                    (library_id, chunk.seq, relation, start, end, RELATION_CONFIDENCE, provenance),
-                )
-            summary.relations += len(accepted.relations)
-            summary.chunks += 1
-            conn.execute(
-                "INSERT INTO graph_model_done (chunk_seq, library_id, checksum, model,"
-                " ontology_hash, run_id) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (chunk_seq) DO"
-                " UPDATE SET checksum = excluded.checksum, model = excluded.model,"
-                " ontology_hash = excluded.ontology_hash, run_id = excluded.run_id",
-                (chunk.seq, library_id, chunk.checksum, model, ontology_key, summary.run_id),
-            )
-        if error is not None:
-            conn.execute(
-                "UPDATE documents SET graph_status = 'failed', graph_error = ? WHERE id = ?",
-                (failed_reason(error), document_id),
-            )
-        else:
-            conn.execute(
-                "UPDATE documents SET graph_status = 'done', graph_error = NULL WHERE id = ?",
-                (document_id,),
-            )
 
 
 def last_run(conn: sqlite3.Connection, library_id: str) -> GraphRunSummary | None:

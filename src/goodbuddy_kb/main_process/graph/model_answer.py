@@ -2,21 +2,63 @@
 outside the ontology, endpoints the relation type does not allow, a name the chunk does not
 contain (folded matching, like the local matcher), a malformed answer, or more than the
 per-chunk maximum is rejected and counted by reason in the run's ``Counts``; accepted names
-keep their real offsets in the chunk."""
+keep their real offsets in the chunk.
+
+A whole answer is rejected — and the chunk keeps its previous extraction — when it is empty,
+not a JSON object (read with bounded nesting), lacks the two lists, came as an invalid stream,
+or named things of which not one held up; ``read_answer`` says which, as a catalogue sentence
+counted by its message code in ``Counts.rejected_answers``."""
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from goodbuddy_kb.contracts.graph import GraphRunSummary, GraphSettings, Ontology
+from goodbuddy_kb.contracts.messages import classify
+from goodbuddy_kb.main_process import boundedjson
 from goodbuddy_kb.main_process.graph.matching import Matcher, normalise_name
 from goodbuddy_kb.main_process.graph.model_request import MAX_NAME_CHARACTERS
 
 #: Items read from one answer at most (a runaway answer cannot cost more than this).
 MAX_ANSWER_ITEMS = 400
+#: The longest answer read (the request allows ``MAX_REPLY_TOKENS`` tokens, a few characters
+#: each): a longer one is refused before it is parsed, so it costs no parsing time or memory.
+MAX_ANSWER_CHARACTERS = 64_000
+
+#: Why a whole answer was rejected (catalogue sentences, "graph.answer_*").
+ANSWER_EMPTY = "the answer is empty"
+ANSWER_NOT_JSON = "the answer is not a JSON object"
+ANSWER_SHAPE = "the answer does not hold the entities and relations lists"
+ANSWER_STREAM = "the answer came as an invalid stream"
+ANSWER_NOTHING_VALID = "nothing the answer named holds up against the ontology and the chunk"
+
+
+def answer_too_long(limit: int) -> str:
+    return f"the answer is longer than {limit} characters"
+
+
+def answer_too_deep(limit: int) -> str:
+    return f"the answer nests deeper than {limit} levels"
+
+
+def all_rejected(count: int, first: str) -> str:
+    return (
+        f"no answer of the chat model could be used ({count} rejected; first: {first});"
+        " the previous graph is kept"
+    )
+
+
+def some_rejected(count: int, first: str) -> str:
+    return (
+        f"{count} answers of the chat model were rejected (first: {first});"
+        " their chunks keep their previous graph"
+    )
+
+
+def chunk_rejected(reason: str) -> str:
+    return f"the chat model's answer was rejected ({reason}); the chunk keeps its previous graph"
 
 
 @dataclass
@@ -37,9 +79,18 @@ class Counts:
     rejected_mention: int = 0
     rejected_malformed: int = 0
     rejected_over_limit: int = 0
+    #: Whole answers rejected, by the reason's message code (their chunks kept their graph).
+    rejected_answers: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> GraphRunSummary:
         return GraphRunSummary(strategy="model", **asdict(self))
+
+    def reject(self, reason: str) -> str:
+        """Counts a whole answer rejected for ``reason`` (a catalogue sentence); returns it."""
+        coded = classify(reason)
+        code = coded.code if coded is not None else "graph.answer_rejected"
+        self.rejected_answers[code] = self.rejected_answers.get(code, 0) + 1
+        return reason
 
 
 @dataclass
@@ -52,26 +103,52 @@ class Accepted:
     )
 
 
-def parse_answer(text: str) -> dict[str, Any] | None:
-    """The answer's JSON object (a fenced code block or text around it tolerated)."""
+def parse_answer(text: str) -> dict[str, Any] | str:
+    """The answer's JSON object (a fenced code block or text around it tolerated), or why
+    there is none (a catalogue sentence)."""
     body = text.strip()
+    if not body:
+        return ANSWER_EMPTY
+    if len(body) > MAX_ANSWER_CHARACTERS:
+        return answer_too_long(MAX_ANSWER_CHARACTERS)
     fenced = re.search(r"```(?:json)?\s*(.*?)```", body, re.S)
     if fenced:
         body = fenced.group(1).strip()
     if not body.startswith("{"):
         start, end = body.find("{"), body.rfind("}")
         if start < 0 or end < start:
-            return None
+            return ANSWER_NOT_JSON
         body = body[start : end + 1]
     try:
-        value = json.loads(body)
+        value = boundedjson.loads(body)
+    except boundedjson.TooDeep as exc:
+        return answer_too_deep(exc.limit)
     except ValueError:
-        return None
-    return value if isinstance(value, dict) else None
+        return ANSWER_NOT_JSON
+    return value if isinstance(value, dict) else ANSWER_NOT_JSON
+
+
+def read_answer(
+    text: str, chunk: str, ontology: Ontology, settings: GraphSettings, counts: Counts
+) -> Accepted | str:
+    """The accepted parts of one answer, or why the whole answer is rejected (then nothing of
+    the chunk's previous extraction may be replaced). Both are counted in ``counts``."""
+    answer = parse_answer(text)
+    if isinstance(answer, dict):
+        entities, relations = answer.get("entities", []), answer.get("relations", [])
+        if not isinstance(entities, list) or not isinstance(relations, list):
+            answer = ANSWER_SHAPE
+    if isinstance(answer, str):
+        counts.rejected_malformed += 1
+        return counts.reject(answer)
+    accepted = validate(answer, chunk, ontology, settings, counts)
+    if (entities or relations) and not accepted.mentions:
+        return counts.reject(ANSWER_NOTHING_VALID)
+    return accepted
 
 
 def validate(
-    answer: dict[str, Any] | None,
+    answer: dict[str, Any],
     text: str,
     ontology: Ontology,
     settings: GraphSettings,
@@ -80,9 +157,6 @@ def validate(
     """The parts of ``answer`` that hold up against the ontology and the chunk; every other
     part is counted in ``counts`` by reason."""
     accepted = Accepted()
-    if answer is None:
-        counts.rejected_malformed += 1
-        return accepted
     raw_entities = answer.get("entities", [])
     raw_relations = answer.get("relations", [])
     if not isinstance(raw_entities, list) or not isinstance(raw_relations, list):

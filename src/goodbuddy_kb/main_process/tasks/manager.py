@@ -296,7 +296,7 @@ class TaskManager(TaskRunner):
         return Outcome(
             run.counts.chunks,
             int(failed),
-            run.stopped,
+            run.error,
             failed_state=run.stopped is not None,
             summary=TaskSummary(graph=run.counts.summary()),
             cancelled=run.cancelled,
