@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from goodbuddy_kb.contracts.messages import CATALOGUE, classify
+from goodbuddy_kb.contracts.catalogue import CATALOGUE
+from goodbuddy_kb.contracts.messages import classify
 from goodbuddy_kb.contracts.retrieval import DegradedChannel
 from goodbuddy_kb.main_process import netio
 from goodbuddy_kb.main_process.graph import channel as graph_channel

@@ -8,7 +8,8 @@ import pytest
 
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts import tasks as t
-from goodbuddy_kb.contracts.messages import CATALOGUE, english
+from goodbuddy_kb.contracts.catalogue import CATALOGUE
+from goodbuddy_kb.contracts.messages import english
 from goodbuddy_kb.ui.documents.columns import ocr_detail, ocr_status
 from goodbuddy_kb.ui.i18n import STRINGS, language, set_language
 from goodbuddy_kb.ui.tasks.progress import progress, summary

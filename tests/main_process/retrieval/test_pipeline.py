@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from goodbuddy_kb.contracts import messages
-from goodbuddy_kb.contracts.messages import CATALOGUE
+from goodbuddy_kb.contracts.catalogue import CATALOGUE
 from goodbuddy_kb.contracts.methods import (
     EMBEDDING_UPDATE,
     LIBRARY_CREATE,

@@ -18,7 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from goodbuddy_kb.contracts.messages import CATALOGUE, english
+from goodbuddy_kb.contracts.catalogue import CATALOGUE
+from goodbuddy_kb.contracts.messages import english
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking import ChunkDraft
 from goodbuddy_kb.main_process.ocr.engine import OcrEngine, get_engine

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from goodbuddy_kb.contracts.catalogue import CATALOGUE
 from goodbuddy_kb.contracts.errors import KbError
-from goodbuddy_kb.contracts.messages import CATALOGUE, NESTED_PARAMS, classify
+from goodbuddy_kb.contracts.messages import NESTED_PARAMS, classify
 from goodbuddy_kb.ui.i18n import language, tr_or
 
 ZH: dict[str, str] = {
