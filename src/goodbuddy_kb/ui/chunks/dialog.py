@@ -33,6 +33,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks.model import CHUNK_COLUMNS, chunk_label, delete_text, document_text
 from goodbuddy_kb.ui.chunks.pane import ChunkPaneWidget
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
 
@@ -112,8 +113,8 @@ class ChunksDialog(QtWidgets.QDialog):
         ):
             self.role_box.addItem(tr(key), value)
         self.role_box.currentIndexChanged.connect(lambda _i: self.reload(reset=True))
-        self.prev_button = self._button("docs.prev", lambda: self._page(-1))
-        self.next_button = self._button("docs.next", lambda: self._page(1))
+        self.prev_button = button("docs.prev", lambda: self._page(-1), auto_default=False)
+        self.next_button = button("docs.next", lambda: self._page(1), auto_default=False)
         self.page_label = QtWidgets.QLabel()
         top = QtWidgets.QHBoxLayout()
         top.addWidget(search_label)
@@ -141,7 +142,7 @@ class ChunksDialog(QtWidgets.QDialog):
         self.pane.cancel_requested.connect(self.cancel_edit)
         self.pane.delete_requested.connect(self.delete)
         self.pane.enabled_toggled.connect(self.set_enabled)
-        self.close_button = self._button("dialog.close", self.reject)
+        self.close_button = button("dialog.close", self.reject, auto_default=False)
         self.splitter = QtWidgets.QSplitter()
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.pane)
@@ -167,13 +168,6 @@ class ChunksDialog(QtWidgets.QDialog):
         delete_key.activated.connect(self.delete)
         self._set_editing(False)
         self.pane.show_nothing()
-
-    def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
-        button = QtWidgets.QPushButton(tr(key))
-        button.setAccessibleName(tr(key))
-        button.setAutoDefault(False)
-        button.clicked.connect(slot)
-        return button
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         wide = event.size().width() >= SIDE_BY_SIDE_WIDTH

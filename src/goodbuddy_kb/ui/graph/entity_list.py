@@ -5,8 +5,6 @@ previous/next, and the button for a new entity. Choosing a row asks for that ent
 
 from __future__ import annotations
 
-from typing import Any
-
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import GRAPH_ENTITIES
@@ -15,6 +13,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.graph.state import GraphState
 from goodbuddy_kb.ui.graph.texts import entity_tip, entity_type_name, lock_mark, lock_tip
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
 
 PAGE = 100
@@ -39,12 +38,6 @@ class EntityListWidget(QtWidgets.QWidget):
         self._ticket = 0
         self._build()
 
-    def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
-        button = QtWidgets.QPushButton(tr(key))
-        button.setAccessibleName(tr(key))
-        button.clicked.connect(slot)
-        return button
-
     def _build(self) -> None:
         self.search = QtWidgets.QLineEdit()
         self.search.setPlaceholderText(tr("graph.search.placeholder"))
@@ -68,11 +61,11 @@ class EntityListWidget(QtWidgets.QWidget):
             self,
         )
         self.list_view = self._view()
-        self.prev_button = self._button("graph.prev", lambda: self._page(-1))
-        self.next_button = self._button("graph.next", lambda: self._page(1))
+        self.prev_button = button("graph.prev", lambda: self._page(-1))
+        self.next_button = button("graph.next", lambda: self._page(1))
         self.page_label = QtWidgets.QLabel()
         self.page_label.setObjectName("muted")
-        self.new_button = self._button("graph.new_entity", self.new_requested.emit)
+        self.new_button = button("graph.new_entity", self.new_requested.emit)
         paging = QtWidgets.QHBoxLayout()
         paging.addWidget(self.prev_button)
         paging.addWidget(self.page_label, 1, QtCore.Qt.AlignmentFlag.AlignCenter)
