@@ -181,7 +181,11 @@ class LibraryListWidget(QtWidgets.QWidget):
         dialog.open()
 
     def _after_name(
-        self, dialog: LibraryNameDialog, result: Any, error: KbError | None, notice: str
+        self,
+        dialog: LibraryNameDialog,
+        result: c.LibraryCreateResponse | c.LibraryRenameResponse | None,
+        error: KbError | None,
+        notice: str,
     ) -> None:
         if error is not None:
             if isinstance(error, ConflictError | InvalidRequestError):
@@ -189,7 +193,9 @@ class LibraryListWidget(QtWidgets.QWidget):
             else:
                 dialog.show_error(tr("error.generic", message=say_error(error)))
             return
-        library: c.Library = result.library
+        if result is None:
+            return
+        library = result.library
         dialog.accept()
         self.notice.emit(tr(notice, name=library.name), 5_000)
         self.refresh(select_id=library.id)
