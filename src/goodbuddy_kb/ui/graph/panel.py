@@ -5,8 +5,6 @@ and asks: each button is a signal the tab routes to its edit actions."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.state import GraphState
@@ -19,7 +17,7 @@ from goodbuddy_kb.ui.graph.texts import (
 )
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.buttons import button
-from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
+from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, Row, RowsModel
 
 
 class EntityPanel(QtWidgets.QScrollArea):
@@ -134,7 +132,7 @@ class EntityPanel(QtWidgets.QScrollArea):
         row.addWidget(self.view_chunk_button)
         layout.addLayout(row)
 
-    def _table(self, model: RowsModel[Any], key: str, stretch: int) -> QtWidgets.QTableView:
+    def _table(self, model: RowsModel[Row], key: str, stretch: int) -> QtWidgets.QTableView:
         view = QtWidgets.QTableView()
         view.setModel(model)
         view.setAccessibleName(tr(key))

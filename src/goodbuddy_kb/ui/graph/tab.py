@@ -22,7 +22,7 @@ from goodbuddy_kb.contracts.methods import (
     TASKS_CANCEL,
     TASKS_LIST,
 )
-from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks.dialog import ChunksDialog
 from goodbuddy_kb.ui.graph.edits import GraphEdits
@@ -152,7 +152,7 @@ class GraphTab(QtWidgets.QWidget):
     def _opened(self, dialog: QtWidgets.QDialog) -> None:
         self.dialog = dialog
 
-    def resizeEvent(self, event: Any) -> None:
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         self.picture_hint.setVisible(self.height() >= 560)
 
@@ -172,7 +172,7 @@ class GraphTab(QtWidgets.QWidget):
         self.entity_list.fit()
         self.panel.fit(3 if self.sides.width() >= 440 else 2)
 
-    def showEvent(self, event: Any) -> None:
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
         super().showEvent(event)
         if not self.property("sized"):
             # the list gets two fifths of the room the first time the tab is laid out

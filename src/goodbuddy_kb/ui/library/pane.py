@@ -8,8 +8,6 @@ failed call."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import ConflictError, InvalidRequestError, KbError
 from goodbuddy_kb.contracts.methods import (
@@ -36,7 +34,11 @@ class FitWidthDelegate(QtWidgets.QStyledItemDelegate):
         super().__init__(view)
         self._view = view
 
-    def sizeHint(self, option: QtWidgets.QStyleOptionViewItem, index: Any) -> QtCore.QSize:
+    def sizeHint(
+        self,
+        option: QtWidgets.QStyleOptionViewItem,
+        index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+    ) -> QtCore.QSize:
         hint = super().sizeHint(option, index)
         return QtCore.QSize(min(hint.width(), self._view.viewport().width()), hint.height())
 
