@@ -57,16 +57,16 @@ def test_keyboard_only_maintenance(
     assert dialog.isModal() and dialog.windowTitle() == "Chunks — rules.md"
     assert "60 chunks, 60 retrievable" in dialog.info_label.text()
     assert "re-creates the chunks of the changed text" in dialog.warning.text()
-    assert dialog.page_label.text() == "1–50 of 60"
+    assert dialog.pager.page_label.text() == "1–50 of 60"
     shoot(dialog, "chunks-light-en")
 
     # paging
     # (a page may also reload on its own when a task ends: wait for the state, not a signal)
-    press(qtbot, dialog.next_button, Key.Key_Space)
-    qtbot.waitUntil(lambda: dialog.page_label.text() == "51–60 of 60", timeout=5_000)
-    assert not dialog.next_button.isEnabled() and dialog.model.rows[0].ordinal == 50
-    press(qtbot, dialog.prev_button, Key.Key_Space)
-    qtbot.waitUntil(lambda: dialog.page_label.text() == "1–50 of 60", timeout=5_000)
+    press(qtbot, dialog.pager.next_button, Key.Key_Space)
+    qtbot.waitUntil(lambda: dialog.pager.page_label.text() == "51–60 of 60", timeout=5_000)
+    assert not dialog.pager.next_button.isEnabled() and dialog.model.rows[0].ordinal == 50
+    press(qtbot, dialog.pager.prev_button, Key.Key_Space)
+    qtbot.waitUntil(lambda: dialog.pager.page_label.text() == "1–50 of 60", timeout=5_000)
 
     # search within the document
     dialog.search.setFocus()

@@ -8,8 +8,6 @@ then the channels columns step aside — both stay readable in the tooltip and t
 
 from __future__ import annotations
 
-from typing import Any
-
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
@@ -27,7 +25,7 @@ from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
 TOOLTIP_SNIPPET = 400
 
 
-def _channels(x: Any) -> str:
+def _channels(x: c.Citation) -> str:
     """The channels that found a citation, as people call them (全文, 中文, 向量, 图谱)."""
     return ", ".join(channel_name(name) for name in x.channels)
 
@@ -85,12 +83,13 @@ class CitationTableView(QtWidgets.QTableView):
             lambda *_: QtCore.QTimer.singleShot(0, self.fit)
         )
 
-    def setModel(self, model: Any) -> None:
+    def setModel(self, model: QtCore.QAbstractItemModel | None) -> None:
         super().setModel(model)
-        model.modelReset.connect(self.fit)
+        if model is not None:
+            model.modelReset.connect(self.fit)
         self.fit()
 
-    def resizeEvent(self, event: Any) -> None:
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         self.fit()
 

@@ -33,8 +33,11 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks.model import CHUNK_COLUMNS, chunk_label, delete_text, document_text
 from goodbuddy_kb.ui.chunks.pane import ChunkPaneWidget
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
+from goodbuddy_kb.ui.widgets.pager import PagerWidget
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
+from goodbuddy_kb.ui.widgets.ticket import Ticket
 
 PAGE = 50
 #: Below this width the table sits above the chunk instead of beside it.
@@ -73,8 +76,8 @@ class ChunksDialog(QtWidgets.QDialog):
         self._closed = False
         #: Only the latest page and detail requests may fill the view (reads answer in parallel,
         #: so an older answer can arrive after a newer one).
-        self._page_request = 0
-        self._detail_request = 0
+        self._pages = Ticket()
+        self._details = Ticket()
         self.model = RowsModel(CHUNK_COLUMNS, self)
         self.setWindowTitle(tr("chunks.title", path=document_path))
         self.setModal(True)
@@ -112,16 +115,13 @@ class ChunksDialog(QtWidgets.QDialog):
         ):
             self.role_box.addItem(tr(key), value)
         self.role_box.currentIndexChanged.connect(lambda _i: self.reload(reset=True))
-        self.prev_button = self._button("docs.prev", lambda: self._page(-1))
-        self.next_button = self._button("docs.next", lambda: self._page(1))
-        self.page_label = QtWidgets.QLabel()
+        self.pager = PagerWidget("docs.prev", "docs.next", auto_default=False)
+        self.pager.step.connect(self._page)
         top = QtWidgets.QHBoxLayout()
         top.addWidget(search_label)
         top.addWidget(self.search, 1)
         top.addWidget(self.role_box)
-        top.addWidget(self.page_label)
-        top.addWidget(self.prev_button)
-        top.addWidget(self.next_button)
+        top.addWidget(self.pager)
 
         self.table = QtWidgets.QTableView()
         self.table.setModel(self.model)
@@ -141,7 +141,7 @@ class ChunksDialog(QtWidgets.QDialog):
         self.pane.cancel_requested.connect(self.cancel_edit)
         self.pane.delete_requested.connect(self.delete)
         self.pane.enabled_toggled.connect(self.set_enabled)
-        self.close_button = self._button("dialog.close", self.reject)
+        self.close_button = button("dialog.close", self.reject, auto_default=False)
         self.splitter = QtWidgets.QSplitter()
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.pane)
@@ -167,13 +167,6 @@ class ChunksDialog(QtWidgets.QDialog):
         delete_key.activated.connect(self.delete)
         self._set_editing(False)
         self.pane.show_nothing()
-
-    def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
-        button = QtWidgets.QPushButton(tr(key))
-        button.setAccessibleName(tr(key))
-        button.setAutoDefault(False)
-        button.clicked.connect(slot)
-        return button
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         wide = event.size().width() >= SIDE_BY_SIDE_WIDTH
@@ -209,15 +202,7 @@ class ChunksDialog(QtWidgets.QDialog):
             search=self.search.text().strip() or None,
             role=self.role_box.currentData(),
         )
-        self._page_request += 1
-        ticket = self._page_request
-        self._call(
-            CHUNKS_LIST,
-            request,
-            lambda result, error: (
-                self._got_page(result, error) if ticket == self._page_request else None
-            ),
-        )
+        self._call(CHUNKS_LIST, request, self._pages.latest(self._got_page))
 
     def _got_page(self, result: k.ChunksListResponse | None, error: KbError | None) -> None:
         if result is None:
@@ -228,16 +213,16 @@ class ChunksDialog(QtWidgets.QDialog):
         self.next_cursor = result.next_cursor
         self.model.set_rows(result.chunks)  # the column fitter sizes the columns
         first = int(self.cursors[-1] or 0)
-        self.page_label.setText(
+        self.pager.show_page(
             tr(
                 "docs.page",
                 first=first + 1 if result.chunks else 0,
                 last=first + len(result.chunks),
                 total=result.total,
-            )
+            ),
+            has_previous=len(self.cursors) > 1,
+            has_next=result.next_cursor is not None,
         )
-        self.prev_button.setEnabled(len(self.cursors) > 1)
-        self.next_button.setEnabled(result.next_cursor is not None)
         self.info_label.setText(document_text(result.document))
         wanted = self._select_after_load
         row = next((i for i, c in enumerate(result.chunks) if c.id == wanted), -1)
@@ -282,15 +267,7 @@ class ChunksDialog(QtWidgets.QDialog):
         request = k.ChunkRequest(
             library_id=self.library_id, document_id=self.document_id, chunk_id=chunk.id
         )
-        self._detail_request += 1
-        ticket = self._detail_request
-        self._call(
-            CHUNK_GET,
-            request,
-            lambda result, error: (
-                self._got_detail(result, error) if ticket == self._detail_request else None
-            ),
-        )
+        self._call(CHUNK_GET, request, self._details.latest(self._got_detail))
 
     def _got_detail(self, result: k.ChunkDetail | None, error: KbError | None) -> None:
         if self.editing:
@@ -315,8 +292,8 @@ class ChunksDialog(QtWidgets.QDialog):
         self.pane.set_editing(on, self.detail is not None)
         for w in (self.table, self.search, self.role_box):
             w.setEnabled(not on)
-        self.prev_button.setEnabled(not on and len(self.cursors) > 1)
-        self.next_button.setEnabled(not on and self.next_cursor is not None)
+        self.pager.prev_button.setEnabled(not on and len(self.cursors) > 1)
+        self.pager.next_button.setEnabled(not on and self.next_cursor is not None)
 
     def start_edit(self) -> None:
         if self.detail is None or self.editing:

@@ -1,6 +1,6 @@
 """How a chunk reads in the chunks dialog: its place among parents and children, its label,
-its page locator with the OCR mark, the low-confidence OCR lines and where they sit in the
-content, and the columns of the chunk table (a model tested without widgets)."""
+its page locator with the OCR mark (the shared locator text), where the low-confidence OCR
+lines sit in the content, and the columns of the chunk table (a model tested without widgets)."""
 
 from __future__ import annotations
 
@@ -25,27 +25,9 @@ def chunk_label(chunk: k.ChunkSummary) -> str:
     return f"#{chunk.ordinal}" + (f" ({heading})" if heading else "")
 
 
-def low_confidence_lines(chunk: k.ChunkSummary) -> list[str]:
-    """The chunk's OCR lines recognised with low confidence (the OCR stage lists them)."""
-    lines = chunk.locator.get("lowConfidence")
-    if not isinstance(lines, list):
-        return []
-    return [str(line) for line in lines if str(line).strip()]
-
-
-def ocr_mark(chunk: k.ChunkSummary) -> str:
-    """``OCR`` for text from scanned pages, with the count of its low-confidence lines."""
-    if not chunk.locator.get("ocr"):
-        return ""
-    low = low_confidence_lines(chunk)
-    return tr("chunks.ocr_low", count=len(low)) if low else tr("chunks.ocr")
-
-
 def place(chunk: k.ChunkSummary) -> str:
     """Page and lines (the heading has its own column), and whether the text came from OCR."""
-    where = format_locator(Locator.from_wire(chunk.locator), headings=False, ocr=False)
-    mark = ocr_mark(chunk)
-    return " · ".join(part for part in (where, mark) if part)
+    return format_locator(Locator.from_wire(chunk.locator), headings=False)
 
 
 def short(line: str, limit: int = 40) -> str:

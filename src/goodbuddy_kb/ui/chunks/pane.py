@@ -5,21 +5,20 @@ buttons. The pane shows and counts; the dialog decides (each button is a signal)
 
 from __future__ import annotations
 
-from typing import Any
-
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.limits import MAX_CHUNK_CONTENT_CHARACTERS
+from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.chunks.model import (
     chunk_label,
     doubt_spans,
     family_note,
-    low_confidence_lines,
     role_text,
     short,
 )
 from goodbuddy_kb.ui.i18n import language, tr
+from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.switch import SwitchWidget
 from goodbuddy_kb.ui.widgets.theme import doubt_format
 
@@ -57,13 +56,6 @@ class ChunkPaneWidget(QtWidgets.QWidget):
         actions.addWidget(self.delete_button)
         layout.addLayout(actions)
 
-    def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
-        button = QtWidgets.QPushButton(tr(key))
-        button.setAccessibleName(tr(key))
-        button.setAutoDefault(False)
-        button.clicked.connect(slot)
-        return button
-
     def _build_view(self) -> None:
         self.chunk_title = QtWidgets.QLabel()
         self.chunk_title.setWordWrap(True)
@@ -96,10 +88,12 @@ class ChunkPaneWidget(QtWidgets.QWidget):
         self.error_label.setObjectName("fieldError")
         self.error_label.setWordWrap(True)
         self.error_label.hide()
-        self.edit_button = self._button("chunks.edit", self.edit_requested.emit)
-        self.save_button = self._button("chunks.save", self.save_requested.emit)
-        self.cancel_edit_button = self._button("chunks.cancel_edit", self.cancel_requested.emit)
-        self.delete_button = self._button("chunks.delete", self.delete_requested.emit)
+        self.edit_button = button("chunks.edit", self.edit_requested.emit, auto_default=False)
+        self.save_button = button("chunks.save", self.save_requested.emit, auto_default=False)
+        self.cancel_edit_button = button(
+            "chunks.cancel_edit", self.cancel_requested.emit, auto_default=False
+        )
+        self.delete_button = button("chunks.delete", self.delete_requested.emit, auto_default=False)
 
     # -- showing -------------------------------------------------------------------------------
     def show_chunk(self, detail: k.ChunkDetail) -> None:
@@ -122,10 +116,11 @@ class ChunkPaneWidget(QtWidgets.QWidget):
 
     def _mark_ocr(self, chunk: k.ChunkSummary, content: str) -> None:
         """Say that the text came from OCR, and mark its low-confidence lines in the content."""
-        from_ocr = bool(chunk.locator.get("ocr"))
+        locator = Locator.from_wire(chunk.locator)
+        from_ocr = locator.ocr
         self.ocr_label.setText(tr("chunks.ocr_note") if from_ocr else "")
         self.ocr_label.setVisible(from_ocr)
-        low = low_confidence_lines(chunk) if from_ocr else []
+        low = locator.low_confidence if from_ocr else []
         spans = doubt_spans(content, low)
         separator = "、" if language() == "zh" else ", "
         quoted = separator.join(f"“{short(line)}”" for line in low[:5])

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from typing import Any
 
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
@@ -29,7 +28,11 @@ DOCUMENT_MIN_WIDTH = 110
 class ElideEndDelegate(QtWidgets.QStyledItemDelegate):
     """Cells whose text reads from its start (a reason): elided at the end, not the middle."""
 
-    def initStyleOption(self, option: QtWidgets.QStyleOptionViewItem, index: Any) -> None:
+    def initStyleOption(
+        self,
+        option: QtWidgets.QStyleOptionViewItem,
+        index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+    ) -> None:
         super().initStyleOption(option, index)
         option.textElideMode = QtCore.Qt.TextElideMode.ElideRight
 

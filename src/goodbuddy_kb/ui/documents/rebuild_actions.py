@@ -6,7 +6,6 @@ live in the Tasks tab; these only start the tasks."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from goodbuddy_kb.bridge.client import Callback
 from goodbuddy_kb.contracts import models as m
@@ -31,7 +30,7 @@ def is_failed(doc: c.Document) -> bool:
     )
 
 
-def _reported(notice: Notice, started_key: str, **values: Any) -> Callback[ContractModel]:
+def _reported(notice: Notice, started_key: str, **values: object) -> Callback[ContractModel]:
     def done(result: ContractModel | None, error: KbError | None) -> None:
         if error is not None:
             notice(tr("error.generic", message=error.message))

@@ -4,8 +4,6 @@ emits ``submitted`` with its request and keeps the backend's refusal next to its
 
 from __future__ import annotations
 
-from typing import Any
-
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.texts import entity_type_name, type_label
@@ -13,7 +11,9 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
 
 
-def type_box(types: list[g.EntityType] | list[g.RelationType], current: str | None) -> Any:
+def type_box(
+    types: list[g.EntityType] | list[g.RelationType], current: str | None
+) -> QtWidgets.QComboBox:
     box = QtWidgets.QComboBox()
     for t in types:
         label = type_label(t)
@@ -57,7 +57,7 @@ def entity_dialog(
     dialog.name_edit, dialog.type_box, dialog.aliases_edit = name, types, aliases  # type: ignore[attr-defined]
     dialog.keep_box = keep  # type: ignore[attr-defined]
 
-    def build() -> Any:
+    def build() -> g.EntityCreateRequest | g.EntityUpdateRequest | None:
         if mode in ("new", "rename") and not name.text().strip():
             dialog.show_error(tr("dialog.name.empty"))
             return None
@@ -159,7 +159,7 @@ def merge_dialog(
     dialog.add("graph.pick_entity", picker)
     dialog.picker = picker  # type: ignore[attr-defined]
 
-    def build() -> Any:
+    def build() -> g.EntityMergeRequest | None:
         chosen = picker.chosen()
         if not chosen:
             dialog.show_error(tr("graph.pick_first"))
@@ -238,7 +238,7 @@ def relation_dialog(
     dialog.type_box, dialog.picker, dialog.direction = types, picker, direction  # type: ignore[attr-defined]
     dialog.refill = refill  # type: ignore[attr-defined]
 
-    def build() -> Any:
+    def build() -> g.RelationCreateRequest | None:
         chosen = picker.chosen()
         if types.currentData() is None:
             dialog.show_error(tr("graph.no_relation_type"))
@@ -312,7 +312,7 @@ class GraphSettingsDialog(FormDialog):
         self.strategy_note.setText(tr(f"graph.strategy.{key}.note"))
         self.weight_note.setVisible(key == "off")
 
-    def _build_request(self) -> Any:
+    def _build_request(self) -> tuple[g.GraphSettings, float | None]:
         return (
             g.GraphSettings(
                 strategy=self.strategy.currentData(),

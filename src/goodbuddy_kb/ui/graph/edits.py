@@ -7,7 +7,6 @@ dialog (``opened``), sends its request, keeps a refusal in the dialog and, once 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts import library as c
@@ -25,10 +24,14 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_UPDATE,
     SETTINGS_GET,
     SETTINGS_UPDATE,
+    MethodSpec,
+    Req,
+    Resp,
 )
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.graph.dialogs import (
+    EntityPicker,
     GraphSettingsDialog,
     entity_dialog,
     merge_dialog,
@@ -64,18 +67,22 @@ class GraphEdits(QtCore.QObject):
         self.window = parent
 
     def _run(
-        self, dialog: FormDialog, spec: Any, after: Callable[[Any], None] | None = None
+        self,
+        dialog: FormDialog,
+        spec: MethodSpec[Req, Resp],
+        after: Callable[[Resp], None] | None = None,
     ) -> None:
-        """Open ``dialog``; its request goes to ``spec``; a refusal stays in the dialog."""
+        """Open ``dialog``; its request (the dialog builds ``spec``'s request type) goes to
+        ``spec``; a refusal stays in the dialog; ``after`` gets the saved answer."""
         self.opened.emit(dialog)
 
-        def submit(request: Any) -> None:
-            def done(result: Any, error: KbError | None) -> None:
+        def submit(request: Req) -> None:
+            def done(result: Resp | None, error: KbError | None) -> None:
                 if error is not None:
                     dialog.show_error(say_error(error))
                     return
                 dialog.accept()
-                if after is not None:
+                if after is not None and result is not None:
                     after(result)
                 self.changed.emit()
 
@@ -84,7 +91,7 @@ class GraphEdits(QtCore.QObject):
         dialog.submitted.connect(submit)
         dialog.open()
 
-    def _wire_picker(self, picker: Any) -> None:
+    def _wire_picker(self, picker: EntityPicker) -> None:
         library_id = self.state.library_id
 
         def search(text: str) -> None:

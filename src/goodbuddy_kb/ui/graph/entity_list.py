@@ -5,8 +5,6 @@ previous/next, and the button for a new entity. Choosing a row asks for that ent
 
 from __future__ import annotations
 
-from typing import Any
-
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import GRAPH_ENTITIES
@@ -15,7 +13,10 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.graph.state import GraphState
 from goodbuddy_kb.ui.graph.texts import entity_tip, entity_type_name, lock_mark, lock_tip
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.buttons import button
+from goodbuddy_kb.ui.widgets.pager import PagerWidget
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
+from goodbuddy_kb.ui.widgets.ticket import Ticket
 
 PAGE = 100
 
@@ -36,14 +37,9 @@ class EntityListWidget(QtWidgets.QWidget):
         self.state = state
         self.offset = 0
         self.total = 0
-        self._ticket = 0
+        #: Only the latest page asked for is shown (a search typed further asks again).
+        self._pages = Ticket()
         self._build()
-
-    def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
-        button = QtWidgets.QPushButton(tr(key))
-        button.setAccessibleName(tr(key))
-        button.clicked.connect(slot)
-        return button
 
     def _build(self) -> None:
         self.search = QtWidgets.QLineEdit()
@@ -68,21 +64,16 @@ class EntityListWidget(QtWidgets.QWidget):
             self,
         )
         self.list_view = self._view()
-        self.prev_button = self._button("graph.prev", lambda: self._page(-1))
-        self.next_button = self._button("graph.next", lambda: self._page(1))
-        self.page_label = QtWidgets.QLabel()
-        self.page_label.setObjectName("muted")
-        self.new_button = self._button("graph.new_entity", self.new_requested.emit)
-        paging = QtWidgets.QHBoxLayout()
-        paging.addWidget(self.prev_button)
-        paging.addWidget(self.page_label, 1, QtCore.Qt.AlignmentFlag.AlignCenter)
-        paging.addWidget(self.next_button)
+        self.pager = PagerWidget("graph.prev", "graph.next", label_between=True)
+        self.pager.page_label.setObjectName("muted")
+        self.pager.step.connect(self._page)
+        self.new_button = button("graph.new_entity", self.new_requested.emit)
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.search)
         layout.addWidget(self.type_filter)
         layout.addWidget(self.list_view, 1)
-        layout.addLayout(paging)
+        layout.addWidget(self.pager)
         layout.addWidget(self.new_button)
 
     def _view(self) -> QtWidgets.QTableView:
@@ -137,8 +128,6 @@ class EntityListWidget(QtWidgets.QWidget):
             return
         if reset:
             self.offset = 0
-        self._ticket += 1
-        ticket = self._ticket
         request = g.EntitiesListRequest(
             library_id=self.state.library_id,
             search=self.search.text().strip() or None,
@@ -148,11 +137,10 @@ class EntityListWidget(QtWidgets.QWidget):
         )
 
         def done(result: g.EntitiesListResponse | None, error: KbError | None) -> None:
-            if ticket != self._ticket or result is None:
-                return
-            self._show_page(result)
+            if result is not None:
+                self._show_page(result)
 
-        self.link.call(GRAPH_ENTITIES, request, done)
+        self.link.call(GRAPH_ENTITIES, request, self._pages.latest(done))
 
     def _show_page(self, result: g.EntitiesListResponse) -> None:
         selected = self.state.shown_id
@@ -164,11 +152,11 @@ class EntityListWidget(QtWidgets.QWidget):
             self.list_view.selectRow(row)
             self.list_view.selectionModel().blockSignals(False)
         end = min(self.total, self.offset + len(result.entities))
-        self.page_label.setText(
-            tr("graph.page", start=self.offset + 1 if end else 0, end=end, total=self.total)
+        self.pager.show_page(
+            tr("graph.page", start=self.offset + 1 if end else 0, end=end, total=self.total),
+            has_previous=self.offset > 0,
+            has_next=end < self.total,
         )
-        self.prev_button.setEnabled(self.offset > 0)
-        self.next_button.setEnabled(end < self.total)
         self.listed.emit()
 
     def _page(self, step: int) -> None:

@@ -5,14 +5,13 @@ and the extract, cancel, settings and ontology buttons (signals; the tab acts)."
 
 from __future__ import annotations
 
-from typing import Any
-
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.state import GraphState
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
 from goodbuddy_kb.ui.tasks.progress import progress
+from goodbuddy_kb.ui.widgets.buttons import button
 
 
 class ExtractionBar(QtWidgets.QWidget):
@@ -34,10 +33,10 @@ class ExtractionBar(QtWidgets.QWidget):
         self.bar = QtWidgets.QProgressBar()
         self.bar.setAccessibleName(tr("graph.progress"))
         self.bar.setMaximumHeight(18)
-        self.extract_button = self._button("graph.extract", self.extract_requested.emit)
-        self.cancel_button = self._button("task.cancel", self.cancel_requested.emit)
-        self.settings_button = self._button("graph.settings", self.settings_requested.emit)
-        self.ontology_button = self._button("graph.ontology", self.ontology_requested.emit)
+        self.extract_button = button("graph.extract", self.extract_requested.emit)
+        self.cancel_button = button("task.cancel", self.cancel_requested.emit)
+        self.settings_button = button("graph.settings", self.settings_requested.emit)
+        self.ontology_button = button("graph.ontology", self.ontology_requested.emit)
         top = QtWidgets.QGridLayout()
         top.addWidget(self.status, 0, 0, 1, 5)
         top.addWidget(self.bar, 1, 0)
@@ -50,12 +49,6 @@ class ExtractionBar(QtWidgets.QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
         layout.addWidget(self.rebuild_notice)
-
-    def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
-        button = QtWidgets.QPushButton(tr(key))
-        button.setAccessibleName(tr(key))
-        button.clicked.connect(slot)
-        return button
 
     def _status_text(self, info: g.GraphInfo) -> str:
         """The graph's counts on the first line; the off note or the channel's weight, the
@@ -103,5 +96,5 @@ class ExtractionBar(QtWidgets.QWidget):
         self.extract_button.setEnabled(on and not running)
         self.extract_button.setToolTip("" if on else tr("graph.off_note"))
         self.cancel_button.setEnabled(running)
-        for button in (self.settings_button, self.ontology_button):
-            button.setEnabled(info is not None)
+        for pushed in (self.settings_button, self.ontology_button):
+            pushed.setEnabled(info is not None)

@@ -15,6 +15,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.texts import type_label
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say
+from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
 
 _ROLE = QtCore.Qt.ItemDataRole.UserRole
@@ -44,12 +45,8 @@ class TypePage(QtWidgets.QWidget):
         self.list.setAccessibleName(
             tr("ontology.relation_types" if relations else "ontology.entity_types")
         )
-        self.add_button = QtWidgets.QPushButton(tr("ontology.add"))
-        self.remove_button = QtWidgets.QPushButton(tr("ontology.remove"))
-        for button in (self.add_button, self.remove_button):
-            button.setAccessibleName(button.text())
-        self.add_button.clicked.connect(self.add_type)
-        self.remove_button.clicked.connect(self.remove_type)
+        self.add_button = button("ontology.add", self.add_type)
+        self.remove_button = button("ontology.remove", self.remove_type)
         left = QtWidgets.QVBoxLayout()
         left.addWidget(self.list, 1)
         row = QtWidgets.QHBoxLayout()

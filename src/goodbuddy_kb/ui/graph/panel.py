@@ -5,8 +5,6 @@ and asks: each button is a signal the tab routes to its edit actions."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.state import GraphState
@@ -18,7 +16,8 @@ from goodbuddy_kb.ui.graph.texts import (
     relation_text,
 )
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
+from goodbuddy_kb.ui.widgets.buttons import button
+from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, Row, RowsModel
 
 
 class EntityPanel(QtWidgets.QScrollArea):
@@ -47,12 +46,6 @@ class EntityPanel(QtWidgets.QScrollArea):
         self.setWidget(body)
         body.setMinimumHeight(420)
 
-    def _button(self, key: str, slot: Any) -> QtWidgets.QPushButton:
-        button = QtWidgets.QPushButton(tr(key))
-        button.setAccessibleName(tr(key))
-        button.clicked.connect(slot)
-        return button
-
     def _build_head(self, layout: QtWidgets.QVBoxLayout) -> None:
         self.title = QtWidgets.QLabel()
         font = self.title.font()
@@ -69,14 +62,14 @@ class EntityPanel(QtWidgets.QScrollArea):
         actions = QtWidgets.QGridLayout()
         self.action_grid = actions
         self.action_buttons = [
-            self._button("graph.rename", lambda: self.edit_requested.emit("rename")),
-            self._button("graph.retype", lambda: self.edit_requested.emit("retype")),
-            self._button("graph.aliases", lambda: self.edit_requested.emit("aliases")),
-            self._button("graph.merge", self.merge_requested.emit),
-            self._button("graph.delete", self.delete_requested.emit),
+            button("graph.rename", lambda: self.edit_requested.emit("rename")),
+            button("graph.retype", lambda: self.edit_requested.emit("retype")),
+            button("graph.aliases", lambda: self.edit_requested.emit("aliases")),
+            button("graph.merge", self.merge_requested.emit),
+            button("graph.delete", self.delete_requested.emit),
         ]
-        for i, button in enumerate(self.action_buttons):
-            actions.addWidget(button, i // 3, i % 3)
+        for i, pushed in enumerate(self.action_buttons):
+            actions.addWidget(pushed, i // 3, i % 3)
         for column in range(3):
             actions.setColumnStretch(column, 1)
         layout.addWidget(self.title)
@@ -107,16 +100,12 @@ class EntityPanel(QtWidgets.QScrollArea):
         # the whole panel past its edge
         relation_buttons = QtWidgets.QGridLayout()
         self.relation_grid = relation_buttons
-        self.relation_new = self._button("graph.relation.new", self.relation_new_requested.emit)
-        self.relation_retype = self._button(
-            "graph.relation.retype", self.relation_retype_requested.emit
-        )
-        self.relation_delete = self._button(
-            "graph.relation.delete", self.relation_delete_requested.emit
-        )
+        self.relation_new = button("graph.relation.new", self.relation_new_requested.emit)
+        self.relation_retype = button("graph.relation.retype", self.relation_retype_requested.emit)
+        self.relation_delete = button("graph.relation.delete", self.relation_delete_requested.emit)
         self.relation_buttons = [self.relation_new, self.relation_retype, self.relation_delete]
-        for i, button in enumerate(self.relation_buttons):
-            relation_buttons.addWidget(button, 0, i)
+        for i, pushed in enumerate(self.relation_buttons):
+            relation_buttons.addWidget(pushed, 0, i)
         relation_buttons.setColumnStretch(3, 1)
         layout.addWidget(QtWidgets.QLabel(f"<b>{tr('graph.relations')}</b>"))
         layout.addWidget(self.relation_view, 1)
@@ -135,7 +124,7 @@ class EntityPanel(QtWidgets.QScrollArea):
         )
         self.evidence_view = self._table(self.evidence, "graph.evidence", stretch=1)
         self.evidence_view.doubleClicked.connect(lambda _i: self.view_chunk_requested.emit())
-        self.view_chunk_button = self._button("graph.view_chunk", self.view_chunk_requested.emit)
+        self.view_chunk_button = button("graph.view_chunk", self.view_chunk_requested.emit)
         layout.addWidget(QtWidgets.QLabel(f"<b>{tr('graph.evidence')}</b>"))
         layout.addWidget(self.evidence_view, 1)
         row = QtWidgets.QHBoxLayout()
@@ -143,7 +132,7 @@ class EntityPanel(QtWidgets.QScrollArea):
         row.addWidget(self.view_chunk_button)
         layout.addLayout(row)
 
-    def _table(self, model: RowsModel[Any], key: str, stretch: int) -> QtWidgets.QTableView:
+    def _table(self, model: RowsModel[Row], key: str, stretch: int) -> QtWidgets.QTableView:
         view = QtWidgets.QTableView()
         view.setModel(model)
         view.setAccessibleName(tr(key))
@@ -191,8 +180,8 @@ class EntityPanel(QtWidgets.QScrollArea):
     def update_buttons(self) -> None:
         """Edits need an entity and the library's graph; a relation's need a relation."""
         has = self.state.detail is not None and self.state.info is not None
-        for button in (*self.action_buttons, self.relation_new):
-            button.setEnabled(has)
+        for pushed in (*self.action_buttons, self.relation_new):
+            pushed.setEnabled(has)
         relation = self.current_relation() is not None
         self.relation_retype.setEnabled(has and relation)
         self.relation_delete.setEnabled(has and relation)
@@ -226,9 +215,9 @@ class EntityPanel(QtWidgets.QScrollArea):
             (self.action_grid, self.action_buttons),
             (self.relation_grid, self.relation_buttons),
         ):
-            for button in buttons:
-                grid.removeWidget(button)
-            for i, button in enumerate(buttons):
-                grid.addWidget(button, i // columns, i % columns)
+            for pushed in buttons:
+                grid.removeWidget(pushed)
+            for i, pushed in enumerate(buttons):
+                grid.addWidget(pushed, i // columns, i % columns)
         for column in range(3):
             self.action_grid.setColumnStretch(column, 1 if column < columns else 0)

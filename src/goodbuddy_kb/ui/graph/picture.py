@@ -14,7 +14,7 @@ import networkx as nx
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.widgets.theme import current_colours, graph_colour
+from goodbuddy_kb.ui.widgets.theme import Colours, current_colours, graph_colour
 
 NODE_RADIUS = 16
 #: Scene units per layout unit (networkx positions lie in about [-1, 1]).
@@ -172,7 +172,7 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
         edge: g.GraphEdge,
         positions: dict[str, tuple[float, float]],
         label: str,
-        colours: Any,
+        colours: Colours,
     ) -> None:
         (x1, y1), (x2, y2) = positions[edge.head_id], positions[edge.tail_id]
         length = math.hypot(x2 - x1, y2 - y1) or 1.0

@@ -22,7 +22,7 @@ from goodbuddy_kb.contracts.methods import (
     TASKS_CANCEL,
     TASKS_LIST,
 )
-from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks.dialog import ChunksDialog
 from goodbuddy_kb.ui.graph.edits import GraphEdits
@@ -35,6 +35,7 @@ from goodbuddy_kb.ui.graph.texts import entity_type_name, relation_type_name
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.theme import graph_colour
+from goodbuddy_kb.ui.widgets.ticket import Ticket
 
 
 class GraphTab(QtWidgets.QWidget):
@@ -51,7 +52,7 @@ class GraphTab(QtWidgets.QWidget):
         #: The entity last asked for: only its answer is shown (a background refresh that
         #: asked earlier never pulls the panel back to the entity the person left).
         self._wanted: str | None = None
-        self._entity_ticket = 0
+        self._entities = Ticket()
         self.edits = GraphEdits(link, self.state, self)
         self._build()
         self._connect()
@@ -151,7 +152,7 @@ class GraphTab(QtWidgets.QWidget):
     def _opened(self, dialog: QtWidgets.QDialog) -> None:
         self.dialog = dialog
 
-    def resizeEvent(self, event: Any) -> None:
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
         self.picture_hint.setVisible(self.height() >= 560)
 
@@ -171,7 +172,7 @@ class GraphTab(QtWidgets.QWidget):
         self.entity_list.fit()
         self.panel.fit(3 if self.sides.width() >= 440 else 2)
 
-    def showEvent(self, event: Any) -> None:
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
         super().showEvent(event)
         if not self.property("sized"):
             # the list gets two fifths of the room the first time the tab is laid out
@@ -251,11 +252,10 @@ class GraphTab(QtWidgets.QWidget):
         if self.state.library_id is None:
             return
         library_id = self.state.library_id
-        self._entity_ticket += 1
-        ticket, self._wanted = self._entity_ticket, entity_id
+        self._wanted = entity_id
 
         def got(result: g.EntityDetail | None, error: KbError | None) -> None:
-            if library_id != self.state.library_id or ticket != self._entity_ticket:
+            if library_id != self.state.library_id:
                 return
             if error is not None:
                 self._show_detail(None)
@@ -270,7 +270,9 @@ class GraphTab(QtWidgets.QWidget):
             )
 
         self.link.call(
-            GRAPH_ENTITY, g.EntityGetRequest(library_id=library_id, entity_id=entity_id), got
+            GRAPH_ENTITY,
+            g.EntityGetRequest(library_id=library_id, entity_id=entity_id),
+            self._entities.latest(got),
         )
 
     def _show_picture(self, picture: g.NeighbourhoodResponse | None, entity_id: str) -> None:

@@ -51,8 +51,6 @@ CHUNK_STRINGS: dict[str, tuple[str, str]] = {
         "This child belongs to parent #{parent}, which is its context when it matches.",
     ),
     "chunks.switch": ("参与检索", "Used in search"),
-    "chunks.ocr": ("OCR", "OCR"),
-    "chunks.ocr_low": ("OCR ⚠{count}", "OCR ⚠{count}"),
     "chunks.ocr_note": (
         "ⓘ 这段文字来自 OCR（扫描页识别），可能有识别错误。",
         "ⓘ This text came from OCR (a scanned page); it may contain recognition errors.",

@@ -331,7 +331,7 @@ def say_text(english: str | None) -> str:
     return english
 
 
-def say_field(model: Any, field: str) -> str:
+def say_field(model: object, field: str) -> str:
     """The text field ``field`` of a contract model through its ``{field}_code``/``_params``."""
     return say(
         getattr(model, f"{field}_code", None),

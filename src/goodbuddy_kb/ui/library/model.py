@@ -15,10 +15,17 @@ class LibraryListModel(QtCore.QAbstractListModel):
         super().__init__(parent)
         self._libraries: list[Library] = []
 
-    def rowCount(self, parent: Any = QtCore.QModelIndex()) -> int:  # noqa: B008
+    def rowCount(
+        self,
+        parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = QtCore.QModelIndex(),  # noqa: B008
+    ) -> int:
         return 0 if parent.isValid() else len(self._libraries)
 
-    def data(self, index: Any, role: int = int(QtCore.Qt.ItemDataRole.DisplayRole)) -> Any:
+    def data(
+        self,
+        index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+        role: int = int(QtCore.Qt.ItemDataRole.DisplayRole),
+    ) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._libraries):
             return None
         library = self._libraries[index.row()]

@@ -8,8 +8,6 @@ failed call."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import ConflictError, InvalidRequestError, KbError
 from goodbuddy_kb.contracts.methods import (
@@ -36,7 +34,11 @@ class FitWidthDelegate(QtWidgets.QStyledItemDelegate):
         super().__init__(view)
         self._view = view
 
-    def sizeHint(self, option: QtWidgets.QStyleOptionViewItem, index: Any) -> QtCore.QSize:
+    def sizeHint(
+        self,
+        option: QtWidgets.QStyleOptionViewItem,
+        index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+    ) -> QtCore.QSize:
         hint = super().sizeHint(option, index)
         return QtCore.QSize(min(hint.width(), self._view.viewport().width()), hint.height())
 
@@ -181,7 +183,11 @@ class LibraryListWidget(QtWidgets.QWidget):
         dialog.open()
 
     def _after_name(
-        self, dialog: LibraryNameDialog, result: Any, error: KbError | None, notice: str
+        self,
+        dialog: LibraryNameDialog,
+        result: c.LibraryCreateResponse | c.LibraryRenameResponse | None,
+        error: KbError | None,
+        notice: str,
     ) -> None:
         if error is not None:
             if isinstance(error, ConflictError | InvalidRequestError):
@@ -189,7 +195,9 @@ class LibraryListWidget(QtWidgets.QWidget):
             else:
                 dialog.show_error(tr("error.generic", message=say_error(error)))
             return
-        library: c.Library = result.library
+        if result is None:
+            return
+        library = result.library
         dialog.accept()
         self.notice.emit(tr(notice, name=library.name), 5_000)
         self.refresh(select_id=library.id)

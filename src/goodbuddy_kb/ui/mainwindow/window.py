@@ -13,12 +13,10 @@ streams, the change waits for its end (and says so).
 
 from __future__ import annotations
 
-from typing import Any
-
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import SETTINGS_GET
-from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chat.view import ChatView
 from goodbuddy_kb.ui.documents.tab import DocumentsTab
@@ -306,6 +304,6 @@ class MainWindow(QtWidgets.QMainWindow):
         dialog.open()
         dialog.query.setFocus()
 
-    def closeEvent(self, event: Any) -> None:
+    def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self.link.shutdown()
         super().closeEvent(event)

@@ -6,7 +6,6 @@ is sent)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import models as m
@@ -21,16 +20,17 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.i18n.messages import say_error, say_field, say_text
+from goodbuddy_kb.ui.i18n.messages import say_error, say_text
 from goodbuddy_kb.ui.settings.endpoint_form import (
     CHAT_ENDPOINT,
     RERANK_ENDPOINT,
-    Endpoint,
     EndpointForm,
+    EndpointKind,
     ModelPicker,
     PendingSave,
     Probe,
     form_buttons,
+    probe_of,
     problem,
     status_label,
 )
@@ -139,7 +139,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.rerank_test_button, self.rerank_save_button = form.test_button, form.save_button
         return form
 
-    def _form(self, endpoint: Endpoint) -> EndpointForm:
+    def _form(self, endpoint: EndpointKind) -> EndpointForm:
         form = EndpointForm(self.link, endpoint)
         form.test_requested.connect(lambda probe: self._run(probe, tr("conn.testing")))
         form.save_requested.connect(self._save_checked)
@@ -152,12 +152,12 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.rerank.show_info(info)
 
     def chat_connection(self) -> c.ChatConnection:
-        connection: c.ChatConnection = self.chat.connection()
-        return connection
+        values = self.chat.values()
+        return CHAT_ENDPOINT.connection(values.kind, values.url, values.model)
 
     def rerank_connection(self) -> m.RerankConnection:
-        connection: m.RerankConnection = self.rerank.connection()
-        return connection
+        values = self.rerank.values()
+        return RERANK_ENDPOINT.connection(values.kind, values.url, values.model)
 
     def test_chat(self) -> None:
         self.chat.test()
@@ -178,23 +178,12 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         """Test the form's values; ``then`` receives None on success, else the error."""
         probe.status.setText("… " + waiting)
 
-        def done(result: Any, error: KbError | None) -> None:
-            failure: str | None
-            if result is not None and result.ok:
-                failure = None
-                probe.status.setText("✓ " + probe.success(result))
-            else:
-                failure = (
-                    say_field(result, "error")
-                    if result is not None
-                    else (say_error(error) if error else "")
-                )
-                probe.status.setText("✗ " + tr("conn.test.fail", error=failure))
+        def report(failure: str | None) -> None:
             self.tested.emit()
             if then is not None:
                 then(failure)
 
-        self.link.call(probe.spec, probe.request, done)
+        probe.send(self.link, report)
 
     def _save_checked(self, save: PendingSave) -> None:
         """Run the test first; a failed test asks "Save anyway?" (default: Cancel)."""
@@ -264,21 +253,24 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             dimensions=self.dimensions.value() or None if remote else None,
         )
 
-    def _embedding_probe(self) -> Probe | None:
+    def _embedding_checks(self) -> tuple[Probe, m.EmbeddingConnection] | None:
+        """The test of the form's connection, and the connection (None, with the problem
+        shown, when the values do not make one)."""
         try:
             connection = self.connection()
         except ValueError as exc:
             self.outcome.setText("⚠ " + problem(exc))
             return None
         request = m.EmbeddingTestRequest(connection=connection, api_key=self.key.text() or None)
-        return Probe(EMBEDDING_TEST, request, self.outcome, _embedding_success)
+        return probe_of(EMBEDDING_TEST, request, self.outcome, _embedding_success), connection
 
     def save(self) -> None:
-        probe = self._embedding_probe()
-        if probe is None:
+        checks = self._embedding_checks()
+        if checks is None:
             return
+        probe, connection = checks
         key = self.key.text() or None  # empty: keep the stored key
-        request = m.EmbeddingUpdateRequest(connection=probe.request.connection, api_key=key)
+        request = m.EmbeddingUpdateRequest(connection=connection, api_key=key)
 
         def write() -> None:
             self.link.call(EMBEDDING_UPDATE, request, self._saved)
@@ -297,9 +289,9 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
 
     def test(self) -> None:
         """Test exactly what the form holds (the typed key, else the stored one); saves nothing."""
-        probe = self._embedding_probe()
-        if probe is not None:
-            self._run(probe, tr("conn.testing"))
+        checks = self._embedding_checks()
+        if checks is not None:
+            self._run(checks[0], tr("conn.testing"))
 
 
 def _embedding_success(result: m.EmbeddingTestResponse) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Generic, Literal, Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -22,6 +22,7 @@ from goodbuddy_kb.contracts.methods import (
     RERANK_TEST,
     RERANK_UPDATE,
     MethodSpec,
+    Req,
 )
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
@@ -131,22 +132,76 @@ class ModelPicker(QtWidgets.QWidget):
         self.listed.emit()
 
 
+#: A remote endpoint's connection settings, what its test and its save send and answer.
+Conn = TypeVar("Conn", c.ChatConnection, m.RerankConnection)
+TestReq = TypeVar("TestReq", c.ChatTestRequest, m.RerankTestRequest)
+UpdateReq = TypeVar("UpdateReq", c.ChatUpdateRequest, m.RerankUpdateRequest)
+Info = TypeVar("Info", c.ChatInfo, m.RerankInfo)
+#: Every connection test answers whether it passed and, if not, why (a coded error field).
+TestResp = TypeVar("TestResp", c.ChatTestResponse, m.RerankTestResponse, m.EmbeddingTestResponse)
+InfoCallback = Callable[[c.ChatInfo | m.RerankInfo | None, KbError | None], None]
+
+
 @dataclass(frozen=True)
-class Endpoint:
+class Endpoint(Generic[Conn, TestReq, TestResp, UpdateReq, Info]):
     """What differs between the chat model's form and the rerank service's: the title, the
     provider choice (none for rerank), the methods, how the form's values become requests, the
     words for a successful test, and whether a save needs a test first."""
 
     title: str
     kinds: tuple[tuple[str, str], ...]
-    test_spec: MethodSpec[Any, Any]
-    update_spec: MethodSpec[Any, Any]
-    connection: Callable[[str, str | None, str | None], Any]
-    test_request: Callable[[Any, str | None], Any]
-    update_request: Callable[[Any, str | None], Any]
-    success: Callable[[Any], str]
-    needs_test: Callable[[Any], bool]
+    test_spec: MethodSpec[TestReq, TestResp]
+    update_spec: MethodSpec[UpdateReq, Info]
+    connection: Callable[[str, str | None, str | None], Conn]
+    test_request: Callable[[Conn, str | None], TestReq]
+    update_request: Callable[[Conn, str | None], UpdateReq]
+    success: Callable[[TestResp], str]
+    needs_test: Callable[[Conn], bool]
     lists_models: bool
+
+    def checks(self, values: FormValues, status: QtWidgets.QLabel) -> tuple[Probe, Write]:
+        """The test of the form's values and their save (``ValueError`` when they do not make
+        a connection)."""
+        connection = self.connection(values.kind, values.url, values.model)
+        probe = probe_of(
+            self.test_spec, self.test_request(connection, values.key), status, self.success
+        )
+        request = self.update_request(connection, values.key)
+
+        def write(link: BackendLink, done: InfoCallback) -> None:
+            link.call(self.update_spec, request, done)
+
+        return probe, Write(write, self.needs_test(connection))
+
+
+@dataclass(frozen=True)
+class FormValues:
+    """What a form holds: the provider, the address, the model and the typed key."""
+
+    kind: str
+    url: str | None
+    model: str | None
+    key: str | None
+
+
+@dataclass(frozen=True)
+class Write:
+    """A form's save, ready to send, and whether its test must pass first."""
+
+    send: Callable[[BackendLink, InfoCallback], None]
+    needs_test: bool
+
+
+class EndpointKind(Protocol):
+    """An ``Endpoint`` as its form sees it, whatever its request and answer types."""
+
+    @property
+    def title(self) -> str: ...
+    @property
+    def kinds(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def lists_models(self) -> bool: ...
+    def checks(self, values: FormValues, status: QtWidgets.QLabel) -> tuple[Probe, Write]: ...
 
 
 class EndpointForm(QtWidgets.QGroupBox):
@@ -159,7 +214,7 @@ class EndpointForm(QtWidgets.QGroupBox):
     test_requested = QtCore.Signal(object)  # Probe
     save_requested = QtCore.Signal(object)  # PendingSave
 
-    def __init__(self, link: BackendLink, endpoint: Endpoint) -> None:
+    def __init__(self, link: BackendLink, endpoint: EndpointKind) -> None:
         super().__init__(tr(endpoint.title))
         self.link, self.endpoint = link, endpoint
         self.kind = QtWidgets.QComboBox()
@@ -212,54 +267,81 @@ class EndpointForm(QtWidgets.QGroupBox):
             tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
         )
 
-    def connection(self) -> Any:
-        return self.endpoint.connection(
+    def values(self) -> FormValues:
+        return FormValues(
             self.kind.currentData() or "",
             self.url.text().strip() or None,
             self.model.text().strip() or None,
+            self.key.text() or None,
         )
 
-    def probe(self) -> Probe | None:
+    def checks(self) -> tuple[Probe, Write] | None:
+        """The test and the save of the form's values (None, with the problem shown, when
+        they do not make a connection)."""
         try:
-            connection = self.connection()
+            return self.endpoint.checks(self.values(), self.status)
         except ValueError as exc:
             self.status.setText("⚠ " + problem(exc))
             return None
-        request = self.endpoint.test_request(connection, self.key.text() or None)
-        return Probe(self.endpoint.test_spec, request, self.status, self.endpoint.success)
 
     def test(self) -> None:
-        probe = self.probe()
-        if probe is not None:
-            self.test_requested.emit(probe)
+        checks = self.checks()
+        if checks is not None:
+            self.test_requested.emit(checks[0])
 
     def save(self) -> None:
-        probe = self.probe()
-        if probe is None:
+        checks = self.checks()
+        if checks is None:
             return
-        request = self.endpoint.update_request(probe.request.connection, self.key.text() or None)
+        probe, save = checks
+
+        def done(info: c.ChatInfo | m.RerankInfo | None, error: KbError | None) -> None:
+            self.save_button.setEnabled(True)
+            self.status.setText("⚠ " + say_error(error) if error else "✓ " + tr("conn.saved"))
+            self.show_info(info)
 
         def write() -> None:
-            def done(info: Any, error: KbError | None) -> None:
-                self.save_button.setEnabled(True)
-                self.status.setText("⚠ " + say_error(error) if error else "✓ " + tr("conn.saved"))
-                self.show_info(info)
+            save.send(self.link, done)
 
-            self.link.call(self.endpoint.update_spec, request, done)
-
-        needs_test = self.endpoint.needs_test(request.connection)
-        self.save_requested.emit(PendingSave(probe, self.save_button, write, needs_test))
+        self.save_requested.emit(PendingSave(probe, self.save_button, write, save.needs_test))
 
 
 @dataclass(frozen=True)
 class Probe:
-    """One form's connection test: the method, the request built from the form's values, the
-    label that shows the outcome, and the words for a success."""
+    """One form's connection test, ready to send: the label that shows the outcome, and the
+    call that runs the test, shows ✓ with the words for a success or ✗ with the failure, and
+    reports None on success, else the failure."""
 
-    spec: MethodSpec[Any, Any]
-    request: Any
     status: QtWidgets.QLabel
-    success: Callable[[Any], str]
+    send: Callable[[BackendLink, Callable[[str | None], None]], None]
+
+
+def probe_of(
+    spec: MethodSpec[Req, TestResp],
+    request: Req,
+    status: QtWidgets.QLabel,
+    success: Callable[[TestResp], str],
+) -> Probe:
+    """The probe that sends ``request`` to the test ``spec``."""
+
+    def send(link: BackendLink, report: Callable[[str | None], None]) -> None:
+        def done(result: TestResp | None, error: KbError | None) -> None:
+            failure: str | None
+            if result is not None and result.ok:
+                failure = None
+                status.setText("✓ " + success(result))
+            else:
+                failure = (
+                    say_field(result, "error")
+                    if result is not None
+                    else (say_error(error) if error else "")
+                )
+                status.setText("✗ " + tr("conn.test.fail", error=failure))
+            report(failure)
+
+        link.call(spec, request, done)
+
+    return Probe(status, send)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from goodbuddy_kb.contracts.errors import InvalidRequestError, KbError, invalid_
 from goodbuddy_kb.contracts.graph import GraphGetRequest, GraphInfo
 from goodbuddy_kb.contracts.methods import GRAPH_GET, SETTINGS_GET, SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, KnowledgeRetrievalSettings
-from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say, say_error
@@ -128,7 +128,7 @@ class SettingsTab(QtWidgets.QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(scroll)
 
-    def resizeEvent(self, event: Any) -> None:
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         narrow = self.width() < 760
         self.columns.setDirection(
             QtWidgets.QBoxLayout.Direction.TopToBottom
@@ -174,7 +174,7 @@ class SettingsTab(QtWidgets.QWidget):
         form.addRow(label, holder)
         self.fields[name], self.errors[name] = box, error
 
-    def _value(self, name: str) -> Any:
+    def _value(self, name: str) -> int | float | None:
         box = self.fields[name]
         return (
             box.value() if isinstance(box, QtWidgets.QSpinBox | QtWidgets.QDoubleSpinBox) else None

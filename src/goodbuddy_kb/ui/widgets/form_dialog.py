@@ -4,7 +4,6 @@ error line next to the fields, which keeps the backend's refusal where the perso
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.i18n import tr
@@ -39,7 +38,7 @@ class FormDialog(QtWidgets.QDialog):
         layout.addLayout(self.form)
         layout.addWidget(self.error_label)
         layout.addWidget(buttons)
-        self.build: Callable[[], Any] = lambda: None
+        self.build: Callable[[], object] = lambda: None
 
     def add(self, key: str, widget: QtWidgets.QWidget) -> None:
         label = QtWidgets.QLabel(tr(key))

@@ -12,7 +12,8 @@ from goodbuddy_kb.ui.widgets.buttons import button
 class PagerWidget(QtWidgets.QWidget):
     """``label · ‹ · ›`` (or ``‹ · label · ›`` with ``label_between``); ``step`` carries -1 or
     +1. With ``arrows`` the buttons show ‹ and › and keep their names as tooltips (and as their
-    accessible names), which keeps a crowded row narrow."""
+    accessible names), which keeps a crowded row narrow. ``auto_default=False`` keeps Enter in a
+    dialog's fields from paging."""
 
     step = QtCore.Signal(int)
 
@@ -23,11 +24,14 @@ class PagerWidget(QtWidgets.QWidget):
         *,
         arrows: bool = False,
         label_between: bool = False,
+        auto_default: bool = True,
         parent: QtWidgets.QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.prev_button = button(previous_key, lambda: self.step.emit(-1))
-        self.next_button = button(next_key, lambda: self.step.emit(1))
+        self.prev_button = button(
+            previous_key, lambda: self.step.emit(-1), auto_default=auto_default
+        )
+        self.next_button = button(next_key, lambda: self.step.emit(1), auto_default=auto_default)
         if arrows:
             for pushed, arrow, key in (
                 (self.prev_button, "‹", previous_key),

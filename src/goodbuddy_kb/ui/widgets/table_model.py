@@ -31,13 +31,23 @@ class RowsModel(QtCore.QAbstractTableModel, Generic[Row]):
         self._columns = list(columns)
         self._rows: list[Row] = []
 
-    def rowCount(self, parent: Any = QtCore.QModelIndex()) -> int:  # noqa: B008
+    def rowCount(
+        self,
+        parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = QtCore.QModelIndex(),  # noqa: B008
+    ) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
-    def columnCount(self, parent: Any = QtCore.QModelIndex()) -> int:  # noqa: B008
+    def columnCount(
+        self,
+        parent: QtCore.QModelIndex | QtCore.QPersistentModelIndex = QtCore.QModelIndex(),  # noqa: B008
+    ) -> int:
         return 0 if parent.isValid() else len(self._columns)
 
-    def data(self, index: Any, role: int = int(QtCore.Qt.ItemDataRole.DisplayRole)) -> Any:
+    def data(
+        self,
+        index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+        role: int = int(QtCore.Qt.ItemDataRole.DisplayRole),
+    ) -> Any:
         if (
             not index.isValid()
             or not 0 <= index.row() < len(self._rows)
@@ -53,7 +63,10 @@ class RowsModel(QtCore.QAbstractTableModel, Generic[Row]):
         return None
 
     def headerData(
-        self, section: int, orientation: Any, role: int = int(QtCore.Qt.ItemDataRole.DisplayRole)
+        self,
+        section: int,
+        orientation: QtCore.Qt.Orientation,
+        role: int = int(QtCore.Qt.ItemDataRole.DisplayRole),
     ) -> Any:
         if role != QtCore.Qt.ItemDataRole.DisplayRole:
             return None
