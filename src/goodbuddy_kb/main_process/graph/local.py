@@ -237,10 +237,17 @@ def relations_in(
         return found
     plan = _plan(patterns, ontology)
     folded = fold(text) if folded is None else folded
-    # whitespace and articles may stretch the raw text between two names beyond the pattern
-    reach = 3 * plan.longest_between + MAX_FREE_LATIN + 8
-    linked: set[tuple[int, int]] = set()
-    # the mentions of each sentence, in one pass (both lists are in text order)
+    for span, inside in _by_sentence(text, mentions):
+        if len(inside) < 2:
+            continue
+        linked: set[tuple[int, int]] = set()
+        found += _pattern_relations(plan, folded, span, inside, type_of, linked)
+        found += _cooccurrences(plan, ontology, inside, type_of, linked)
+    return found
+
+
+def _by_sentence(text: str, mentions: list[Match]) -> list[tuple[tuple[int, int], list[Match]]]:
+    """The mentions of each sentence, in one pass (both lists are in text order)."""
     spans = sentences(text)
     groups: list[list[Match]] = [[] for _ in spans]
     index = 0
@@ -249,62 +256,94 @@ def relations_in(
             index += 1
         if index < len(spans) and m.end <= spans[index][1]:
             groups[index].append(m)
-    for (s_start, s_end), inside in zip(spans, groups, strict=True):
-        if len(inside) < 2:
-            continue
-        for i, a in enumerate(inside):
-            for j in range(i + 1, len(inside)):
-                b = inside[j]
-                if b.start - a.end > reach:
-                    break
-                gap = squash(folded[a.end : b.start])
-                candidates = _gap_candidates(plan, gap, adjacent=j == i + 1)
-                if not candidates:
+    return list(zip(spans, groups, strict=True))
+
+
+def _pattern_relations(
+    plan: _RelationPlan,
+    folded: str,
+    span: tuple[int, int],
+    inside: list[Match],
+    type_of: dict[str, str],
+    linked: set[tuple[int, int]],
+) -> list[FoundRelation]:
+    """Pairs of one sentence that a pattern's literal joins; each linked pair is added to
+    ``linked``. Whitespace and articles may stretch the raw text between two names beyond the
+    pattern, hence the reach."""
+    found: list[FoundRelation] = []
+    reach = 3 * plan.longest_between + MAX_FREE_LATIN + 8
+    for i, a in enumerate(inside):
+        for j in range(i + 1, len(inside)):
+            b = inside[j]
+            if b.start - a.end > reach:
+                break
+            gap = squash(folded[a.end : b.start])
+            candidates = _gap_candidates(plan, gap, adjacent=j == i + 1)
+            if not candidates:
+                continue
+            context = _Context(folded, span, a, b)
+            for p, confidence in candidates:
+                if not context.fits(p):
                     continue
-                before: str | None = None
-                after: str | None = None
-                for p, confidence in candidates:
-                    if p.before:
-                        if before is None:
-                            before = squash(folded[max(s_start, a.start - 24) : a.start])
-                        if not before.endswith(p.before):
-                            continue
-                    if p.after:
-                        if after is None:
-                            after = squash(folded[b.end : min(s_end, b.end + 24)])
-                        if not after.startswith(p.after):
-                            continue
-                    typed = _typed(p, a, b, type_of)
-                    if typed is None:
-                        continue
-                    found.append(
-                        FoundRelation(p.relation.key, *typed, confidence, a.start, b.end, p.source)
+                typed = _typed(p, a, b, type_of)
+                if typed is None:
+                    continue
+                found.append(
+                    FoundRelation(p.relation.key, *typed, confidence, a.start, b.end, p.source)
+                )
+                linked.add((a.start, b.start))
+                break
+    return found
+
+
+class _Context:
+    """The words just before the head and just after the tail, read once if a pattern asks."""
+
+    def __init__(self, folded: str, span: tuple[int, int], a: Match, b: Match) -> None:
+        self._folded, self._span, self._a, self._b = folded, span, a, b
+        self._before: str | None = None
+        self._after: str | None = None
+
+    def fits(self, p: CompiledPattern) -> bool:
+        if p.before:
+            if self._before is None:
+                start = max(self._span[0], self._a.start - 24)
+                self._before = squash(self._folded[start : self._a.start])
+            if not self._before.endswith(p.before):
+                return False
+        if p.after:
+            if self._after is None:
+                end = min(self._span[1], self._b.end + 24)
+                self._after = squash(self._folded[self._b.end : end])
+            if not self._after.startswith(p.after):
+                return False
+        return True
+
+
+def _cooccurrences(
+    plan: _RelationPlan,
+    ontology: Ontology,
+    inside: list[Match],
+    type_of: dict[str, str],
+    linked: set[tuple[int, int]],
+) -> list[FoundRelation]:
+    """Pairs of one sentence no pattern linked, whose types exactly one relation type allows."""
+    found: list[FoundRelation] = []
+    for i, a in enumerate(inside):
+        ta = type_of[a.payload[0]]
+        for b in inside[i + 1 :]:
+            if (a.start, b.start) in linked or a.key == b.key or set(a.payload) & set(b.payload):
+                continue
+            tb = type_of[b.payload[0]]
+            if ta == tb:
+                continue
+            options = _options(plan, ontology, ta, tb)
+            if len(options) == 1:
+                r, a_is_head = options[0]
+                head, tail = (a, b) if a_is_head else (b, a)
+                found.append(
+                    FoundRelation(
+                        r.key, head, tail, COOCCURRENCE_CONFIDENCE, a.start, b.end, "co-occurrence"
                     )
-                    linked.add((a.start, b.start))
-                    break
-        for i, a in enumerate(inside):
-            ta = type_of[a.payload[0]]
-            for b in inside[i + 1 :]:
-                if (a.start, b.start) in linked or a.key == b.key:
-                    continue
-                if set(a.payload) & set(b.payload):
-                    continue
-                tb = type_of[b.payload[0]]
-                if ta == tb:
-                    continue
-                options = _options(plan, ontology, ta, tb)
-                if len(options) == 1:
-                    r, a_is_head = options[0]
-                    head, tail = (a, b) if a_is_head else (b, a)
-                    found.append(
-                        FoundRelation(
-                            r.key,
-                            head,
-                            tail,
-                            COOCCURRENCE_CONFIDENCE,
-                            a.start,
-                            b.end,
-                            "co-occurrence",
-                        )
-                    )
+                )
     return found
