@@ -16,6 +16,7 @@ from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
 from goodbuddy_kb.contracts.limits import MAX_CHUNKS_PER_PAGE
 from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNK_GET, CHUNK_UPDATE, CHUNKS_LIST
+from goodbuddy_kb.contracts.paths import readable_path
 
 OVERWRITE_NOTE = (
     "note: a re-sync or rebuild after the source file changes re-creates the chunks of the"
@@ -93,7 +94,7 @@ def cmd_chunks(args: argparse.Namespace, session: Session, library_id: str) -> i
     doc = resolve_document(session, library_id, args.document)
     chunks = _pages(session, library_id, doc.id, search=args.search or None, role=args.role)
     payload = {"document": doc.to_wire(), "chunks": [c.to_wire() for c in chunks]}
-    header = f"{doc.path}: {len(chunks)} chunks" + (
+    header = f"{readable_path(doc.path)}: {len(chunks)} chunks" + (
         f" containing “{args.search}”" if args.search else ""
     )
     emit(args, payload, "\n".join([header, *(_line(c) for c in chunks)]))

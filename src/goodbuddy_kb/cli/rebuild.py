@@ -16,6 +16,7 @@ from goodbuddy_kb.cli.tasks import finish, wait_for_library, wait_for_tasks
 from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.methods import DOCUMENT_REBUILD, LIBRARY_REBUILD, TASKS_CANCEL
+from goodbuddy_kb.contracts.paths import readable_path
 
 EXIT_INTERRUPTED = 130
 
@@ -42,7 +43,7 @@ def cmd_rebuild(args: argparse.Namespace, session: Session, library_id: str) -> 
             DOCUMENT_REBUILD, r.DocumentRebuildRequest(library_id=library_id, document_id=doc.id)
         ).task_id
         if not quiet:
-            print(f"rebuilding {doc.path}")
+            print(f"rebuilding {readable_path(doc.path)}")
     else:
         task_id = session.client.call(
             LIBRARY_REBUILD, r.LibraryRebuildRequest(library_id=library_id)

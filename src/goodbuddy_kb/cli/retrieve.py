@@ -12,6 +12,7 @@ from goodbuddy_kb.bridge.launcher import Session
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.methods import RETRIEVE
+from goodbuddy_kb.contracts.paths import readable_path
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -65,7 +66,7 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
         ranks = " ".join(f"{k}#{v}" for k, v in sorted(x.channel_ranks.items()))
         sim = f" sim {x.vector_similarity:.3f}" if x.vector_similarity is not None else ""
         print(
-            f"{x.rank:>2}. {x.relevance:.3f}  [{ranks}{sim}; before rerank #{x.pre_rerank_rank}]  {x.document_path}"
+            f"{x.rank:>2}. {x.relevance:.3f}  [{ranks}{sim}; before rerank #{x.pre_rerank_rank}]  {readable_path(x.document_path)}"
         )
         print(f"    {x.snippet}")
     if res.zero_result:

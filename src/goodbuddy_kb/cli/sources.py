@@ -19,7 +19,7 @@ from goodbuddy_kb.contracts.methods import (
     SOURCE_REMOVE,
     SOURCE_SYNC,
 )
-from goodbuddy_kb.contracts.paths import wire_path
+from goodbuddy_kb.contracts.paths import readable_path, wire_path
 
 
 def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
@@ -77,7 +77,9 @@ def cmd_source(args: argparse.Namespace, session: Session, library_id: str) -> i
             ),
         )
         if not getattr(args, "json", False):
-            print(f"added {res.source.kind} source {res.source.id}: {res.source.location}")
+            print(
+                f"added {res.source.kind} source {res.source.id}: {readable_path(res.source.location)}"
+            )
         infos = wait_for_library(
             session, library_id, [res.task_id] if res.task_id else [], getattr(args, "json", False)
         )
@@ -85,7 +87,7 @@ def cmd_source(args: argparse.Namespace, session: Session, library_id: str) -> i
     if args.action == "list":
         found = call(SOURCE_LIST, c.SourceListRequest(library_id=library_id)).sources
         lines = [
-            f"{s.id}  {s.kind:<6} {s.state:<11} {s.document_count:>5} docs  watch={'on' if s.watch else 'off'}  {s.location}"
+            f"{s.id}  {s.kind:<6} {s.state:<11} {s.document_count:>5} docs  watch={'on' if s.watch else 'off'}  {readable_path(s.location)}"
             + (f"  ({s.state_reason})" if s.state_reason else "")
             for s in found
         ]
@@ -131,7 +133,7 @@ def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -
     for d in res.documents:
         st = d.status
         lines.append(
-            f"{st.parse:<8}{st.fulltext:<9}{st.vector:<13}{st.graph:<10}{d.chunk_count:>6}  {d.path}"
+            f"{st.parse:<8}{st.fulltext:<9}{st.vector:<13}{st.graph:<10}{d.chunk_count:>6}  {readable_path(d.path)}"
             + (f"  — {d.error}" if d.error else "")
             + (f"  [{_ocr_note(d.ocr)}]" if d.ocr is not None else "")
         )

@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from goodbuddy_kb.contracts.paths import os_path, readable_path, wire_path
+from goodbuddy_kb.contracts.paths import (
+    has_undecodable_bytes,
+    os_path,
+    readable_path,
+    wire_path,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -54,6 +59,9 @@ def test_a_file_name_that_is_not_utf8_fails_nothing(data_dir: Path, tmp_path: Pa
     rows = listed["documents"] if isinstance(listed, dict) else listed
     assert len(rows) == 21
     assert all(d["status"]["parse"] == d["status"]["fulltext"] == "done" for d in rows), rows
+
+    shown = cli(data_dir, "documents", "Archive").stdout  # people read a marker, not the bytes
+    assert "\ufffd" in shown and not has_undecodable_bytes(shown)
 
     tasks = cli(data_dir, "--json", "tasks")
     assert tasks.returncode == 0, tasks.stderr

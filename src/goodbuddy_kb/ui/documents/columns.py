@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import sources as c
+from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field, say_text
 from goodbuddy_kb.ui.widgets.table_model import Column
@@ -68,7 +69,9 @@ def ocr_detail(document: c.Document) -> str:
 SOURCE_COLUMNS: list[Column[c.Source]] = [
     Column("col.kind", lambda s: tr(f"ref.kind.{s.kind}")),
     Column(
-        "col.location", lambda s: s.location, lambda s: say_field(s, "state_reason") or s.location
+        "col.location",
+        lambda s: readable_path(s.location),
+        lambda s: say_field(s, "state_reason") or readable_path(s.location),
     ),
     Column(
         "col.state",
@@ -81,7 +84,7 @@ SOURCE_COLUMNS: list[Column[c.Source]] = [
     Column("col.watch", lambda s: tr("yes") if s.watch else tr("no")),
 ]
 DOCUMENT_COLUMNS: list[Column[c.Document]] = [
-    Column("col.path", lambda d: d.path, lambda d: d.title),
+    Column("col.path", lambda d: readable_path(d.path), lambda d: d.title),
     Column("col.parse", lambda d: status(d.status.parse)),
     Column("col.fulltext", lambda d: status(d.status.fulltext)),
     Column("col.vector", lambda d: status(d.status.vector)),

@@ -19,6 +19,7 @@ from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import CHUNKS_LIST, REFERENCE_OPEN
+from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.contracts.retrieval import ReferenceOpenResponse, ReferenceRequest
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
@@ -30,10 +31,10 @@ from goodbuddy_kb.ui.widgets.table_model import RowsModel
 def full_path(doc: c.Document, source: c.Source | None) -> str:
     """Where the document lives: the file, the folder's file, or the page's address."""
     if source is None or source.kind == "web":
-        return doc.path
+        return readable_path(doc.path)
     if source.kind == "file":
-        return source.location
-    return str(Path(source.location) / doc.path)
+        return readable_path(source.location)
+    return readable_path(str(Path(source.location) / doc.path))
 
 
 def details_html(doc: c.Document, source: c.Source | None) -> str:

@@ -6,6 +6,7 @@ and asks: each button is a signal the tab routes to its edit actions."""
 from __future__ import annotations
 
 from goodbuddy_kb.contracts import graph as g
+from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.state import GraphState
 from goodbuddy_kb.ui.graph.texts import (
@@ -114,7 +115,11 @@ class EntityPanel(QtWidgets.QScrollArea):
     def _build_evidence(self, layout: QtWidgets.QVBoxLayout) -> None:
         self.evidence: RowsModel[g.EvidenceSpan] = RowsModel(
             [
-                Column("graph.col.document", lambda v: v.document_path, lambda v: v.document_path),
+                Column(
+                    "graph.col.document",
+                    lambda v: readable_path(v.document_path),
+                    lambda v: readable_path(v.document_path),
+                ),
                 Column(
                     "graph.col.evidence", lambda v: " ".join(v.context.split()), lambda v: v.context
                 ),

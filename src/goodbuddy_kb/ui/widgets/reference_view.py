@@ -8,6 +8,7 @@ from __future__ import annotations
 import html
 
 from goodbuddy_kb.contracts.locator import Locator
+from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.contracts.retrieval import ReferenceContextResponse
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
@@ -17,8 +18,9 @@ from goodbuddy_kb.ui.widgets.locator import format_locator
 def reference_header(result: ReferenceContextResponse) -> list[tuple[str, str]]:
     """(label, value) rows of the citation header, in the order a reader checks them."""
     document = result.document_title or ""
-    if result.document_path and result.document_path != document:
-        document = f"{document} ({result.document_path})" if document else result.document_path
+    path = readable_path(result.document_path or "")
+    if path and path != document:
+        document = f"{document} ({path})" if document else path
     kind = result.source_kind or ""
     source = result.source_location or ""
     if kind in ("file", "folder", "web"):
