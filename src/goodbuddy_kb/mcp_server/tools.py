@@ -70,8 +70,9 @@ KNOWLEDGE_SEARCH = (
     "channels with reasons)."
 )
 GET_REFERENCE_CONTEXT = (
-    "Read the passage behind a citation id from knowledge_search with its neighbouring "
-    "passages (or its parent section), plus its library, document, source and locator. Call it "
+    "Read the passage of the user's own documents behind a citation id from knowledge_search, "
+    "with its neighbouring passages (or its parent section), plus its library, document, "
+    "source and locator. Call it "
     "when a snippet is too short to rely on or before quoting a passage. Ownership and "
     "availability are checked again; a passage deleted or disabled since the search is "
     "reported as no longer valid."
