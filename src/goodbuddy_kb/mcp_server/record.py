@@ -194,7 +194,7 @@ class CallRecorder:
             await self._send(self._take(), left)
             if len(self.pending) >= before:
                 break  # refused: the backend cannot take them now
-        if self.pending:
+        if self.pending and self._link.problem() is None:
             log.warning("%d call records were not stored", len(self.pending))
 
 

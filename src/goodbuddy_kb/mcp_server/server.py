@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, cast
 
 import anyio
+from anyio.abc import TaskStatus
 from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 
@@ -44,9 +45,12 @@ async def serve_stdio(server: MCPServer) -> None:
             await lowlevel.run(read, write, lowlevel.create_initialization_options())
 
 
-async def _stop_on_signal(serving: anyio.CancelScope) -> None:
+async def _stop_on_signal(
+    serving: anyio.CancelScope, *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED
+) -> None:
     """Ends serving on SIGTERM/SIGINT; while the bounded shutdown runs, more are ignored."""
     with anyio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        task_status.started()
         async for _signum in signals:
             serving.cancel()
 
@@ -55,7 +59,7 @@ async def _serve(server: MCPServer, recorder: CallRecorder, link: BackendLink) -
     async with anyio.create_task_group() as tasks:
         serving = anyio.CancelScope()
         if sys.platform != "win32":
-            tasks.start_soon(_stop_on_signal, serving)
+            await tasks.start(_stop_on_signal, serving)
         try:
             with serving:
                 await serve_stdio(server)
