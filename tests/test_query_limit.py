@@ -48,8 +48,9 @@ def test_ipc_validation_uses_the_same_limit(client: BlockingClient) -> None:
 
 
 def test_the_mcp_tool_schema_uses_the_same_limit(tmp_path: Path) -> None:
+    from goodbuddy_kb.mcp_server.arguments import check_arguments
     from goodbuddy_kb.mcp_server.link import BackendLink
-    from goodbuddy_kb.mcp_server.server import build_server, check_arguments
+    from goodbuddy_kb.mcp_server.tools import build_server
 
     link = BackendLink(tmp_path)  # never connects: only the schema is read
     server, _recorder = build_server(link, None)

@@ -18,8 +18,14 @@ from goodbuddy_kb.contracts.library import LibraryListRequest
 from goodbuddy_kb.contracts.methods import LIBRARY_LIST
 from goodbuddy_kb.contracts.wire import GUI_CLIENT
 from goodbuddy_kb.datadir import Endpoint
+from goodbuddy_kb.main_process.app import open_database
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+def seed(data_dir: Path) -> None:
+    """A data directory GoodBuddy KB made (its database), with no backend running."""
+    open_database(data_dir).close_all()
 
 
 def start_server(data_dir: Path) -> subprocess.Popen[bytes]:
@@ -95,6 +101,7 @@ def wait_gone(pid: int, timeout: float = 15.0) -> bool:
 
 
 def test_stdin_close_stops_the_server_and_the_backend_it_started(data_dir: Path) -> None:
+    seed(data_dir)
     proc = start_server(data_dir)
     try:
         listed = handshake_and_list(proc)
@@ -115,6 +122,7 @@ def test_stdin_close_stops_the_server_and_the_backend_it_started(data_dir: Path)
 
 
 def test_a_backend_the_window_uses_stays_after_the_server_exits(data_dir: Path) -> None:
+    seed(data_dir)
     proc = start_server(data_dir)
     try:
         handshake_and_list(proc)

@@ -10,7 +10,8 @@ not exposed and one that does not exist get the same answer, so a client cannot 
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from collections.abc import Sequence
+from typing import Annotated, Literal, Protocol, TypeVar
 
 from pydantic import Field, field_validator
 
@@ -43,6 +44,27 @@ Scope = Annotated[list[LibraryRef], Field(min_length=1, max_length=MAX_LIBRARIES
 
 _CITATION = re.compile(r"^([0-9a-f]{32}):([0-9a-f]{32}):([0-9a-f]{32})$")
 CITATION_FORMAT = "LIBRARY_ID:DOCUMENT_ID:CHUNK_ID (three 32-character hex ids)"
+
+
+class _Named(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+
+
+NamedT = TypeVar("NamedT", bound=_Named)
+
+
+def match_library(candidates: Sequence[NamedT], ref: str) -> NamedT | None:
+    """The library ``ref`` names: by id or exact name, else by name in any case when only one
+    candidate has it (the rule for `libraries` and for the MCP server's ``--library``)."""
+    ref = ref.strip()
+    for library in candidates:
+        if ref in (library.id, library.name):
+            return library
+    folded = [lib for lib in candidates if lib.name.casefold() == ref.casefold()]
+    return folded[0] if len(folded) == 1 else None
 
 
 def citation_id(library_id: str, document_id: str, chunk_id: str) -> str:

@@ -7,7 +7,8 @@ its protocol handling and removes the hops. Like the SDK, the wire gets private 
 and 1, and the process's own fd 0 and 1 then point at the null device and at stderr, so stray
 output of this process or a child can never corrupt the wire. Where pipes cannot be used (a
 regular file as stdin, a platform without pipe transports) the caller falls back to the SDK's
-own streams.
+own streams. A message line over ``MAX_FRAME_BYTES`` is refused on its own (``oversize``): the
+server answers it with one JSON-RPC error and reads on.
 """
 
 from __future__ import annotations
@@ -16,26 +17,52 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import IO
 
 from goodbuddy_kb.contracts.limits import MAX_FRAME_BYTES
+from goodbuddy_kb.mcp_server.oversize import HEAD_BYTES, refusal_line
 
 
 class PipeLines:
-    """stdin as the SDK reads it: ``async for line in stdin``."""
+    """stdin as the SDK reads it: ``async for line in stdin``. A line over the size limit is
+    skipped without being held whole, and answered with one JSON-RPC error (``refuse``)."""
 
-    def __init__(self, reader: asyncio.StreamReader) -> None:
+    def __init__(self, reader: asyncio.StreamReader, refuse: Callable[[bytes], None]) -> None:
         self._reader = reader
+        self._refuse = refuse
 
     def __aiter__(self) -> PipeLines:
         return self
 
     async def __anext__(self) -> str:
-        line = await self._reader.readline()
-        if not line:
-            raise StopAsyncIteration
-        return line.decode("utf-8", "replace")
+        while True:
+            try:
+                line = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:
+                line = exc.partial  # the last line, without its newline
+                if not line:
+                    raise StopAsyncIteration from None
+            except asyncio.LimitOverrunError as exc:
+                self._refuse(await self._skip_line(exc.consumed))
+                continue
+            return line.decode("utf-8", "replace")
+
+    async def _skip_line(self, consumed: int) -> bytes:
+        """Drops the rest of an oversized line (up to its newline); returns its first bytes."""
+        head = await self._reader.readexactly(min(consumed, HEAD_BYTES))
+        rest = consumed - len(head)
+        while True:
+            if rest:
+                await self._reader.readexactly(rest)
+            try:
+                await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError:
+                return head  # the stream ended inside the line
+            except asyncio.LimitOverrunError as exc:
+                rest = exc.consumed
+                continue
+            return head
 
 
 class PipeWriter:
@@ -47,8 +74,16 @@ class PipeWriter:
     async def write(self, text: str) -> None:
         self._writer.write(text.encode("utf-8"))
 
+    def refuse(self, head: bytes) -> None:
+        """Answers an oversized message; one whole line, so it never splits another."""
+        self._writer.write(refusal_line(head))
+
     async def flush(self) -> None:
         await self._writer.drain()
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError, RuntimeError):
+            self._writer.close()
 
 
 @contextlib.asynccontextmanager
@@ -74,14 +109,13 @@ async def stdio_pipes() -> AsyncIterator[tuple[PipeLines, PipeWriter] | None]:
             file.close()
         yield None
         return
-    writer = asyncio.StreamWriter(transport, protocol, reader, loop)
+    writer = PipeWriter(asyncio.StreamWriter(transport, protocol, reader, loop))
     saved = _divert()
     try:
-        yield PipeLines(reader), PipeWriter(writer)
+        yield PipeLines(reader, writer.refuse), writer
     finally:
         _restore(saved)
-        with contextlib.suppress(OSError, RuntimeError):
-            writer.close()
+        writer.close()
 
 
 def _divert() -> tuple[int, int]:

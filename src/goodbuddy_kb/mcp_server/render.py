@@ -37,6 +37,9 @@ class LibraryInfo(BaseModel):
 
 class LibrariesOutput(BaseModel):
     libraries: list[LibraryInfo]
+    warnings: list[str] = Field(
+        default_factory=list, description="problems with this server's configuration"
+    )
 
 
 class SearchHit(BaseModel):
@@ -101,8 +104,11 @@ class ReferenceOutput(BaseModel):
 
 
 # -- list_libraries -------------------------------------------------------------------------------
-def libraries_output(response: ExternalLibrariesResponse) -> LibrariesOutput:
+def libraries_output(
+    response: ExternalLibrariesResponse, warnings: list[str] | None = None
+) -> LibrariesOutput:
     return LibrariesOutput(
+        warnings=warnings or [],
         libraries=[
             LibraryInfo(
                 id=lib.id,
@@ -120,17 +126,20 @@ def libraries_output(response: ExternalLibrariesResponse) -> LibrariesOutput:
                 ],
             )
             for lib in response.libraries
-        ]
+        ],
     )
 
 
 def libraries_text(output: LibrariesOutput) -> str:
+    warnings = [f"Warning: {w[:1].upper()}{w[1:]}." for w in output.warnings]
+    if not output.libraries and warnings:
+        return "\n".join(["No library is available to this MCP server.", *warnings])
     if not output.libraries:
         return (
             "No library is available to external AI tools. The user can switch libraries on in "
             "GoodBuddy KB → Settings → External AI tools (MCP)."
         )
-    lines = [f"{len(output.libraries)} libraries are available:"]
+    lines = [*warnings, f"{len(output.libraries)} libraries are available:"]
     for lib in output.libraries:
         full_text = "ready" if lib.fulltext_ready else f"{lib.documents_pending} documents pending"
         lines.append(
@@ -216,7 +225,8 @@ def search_text(output: SearchOutput) -> str:
 
 
 def _channels_line(diagnostics: SearchDiagnostics) -> str:
-    line = f"Channels used: {', '.join(diagnostics.used_channels) or 'none'}."
+    used = ", ".join(diagnostics.used_channels) or "none"
+    line = f"Channels used: {used}. Rerank: {diagnostics.rerank}."
     if diagnostics.degraded_channels:
         line += " Degraded: " + "; ".join(
             f"{d.channel} — {d.reason}" for d in diagnostics.degraded_channels

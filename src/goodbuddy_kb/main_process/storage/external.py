@@ -18,6 +18,7 @@ from goodbuddy_kb.contracts.external import (
     ExternalCallsSummaryResponse,
     ExternalLibraryRef,
     ExternalToolStats,
+    match_library,
 )
 from goodbuddy_kb.contracts.limits import MAX_EXTERNAL_CALL_RECORDS, MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.main_process.ids import now_iso
@@ -42,21 +43,12 @@ def exposed(conn: sqlite3.Connection) -> list[ExternalLibraryRef]:
     return [ExternalLibraryRef(id=row["id"], name=row["name"]) for row in rows]
 
 
-def _match(candidates: Sequence[ExternalLibraryRef], ref: str) -> ExternalLibraryRef | None:
-    ref = ref.strip()
-    for library in candidates:
-        if ref in (library.id, library.name):
-            return library
-    folded = [lib for lib in candidates if lib.name.casefold() == ref.casefold()]
-    return folded[0] if len(folded) == 1 else None
-
-
 def visible(conn: sqlite3.Connection, scope: Sequence[str] | None) -> list[ExternalLibraryRef]:
     """The exposed libraries inside ``scope`` (all exposed ones when there is no scope)."""
     libraries = exposed(conn)
     if scope is None:
         return libraries
-    chosen = {m.id for m in (_match(libraries, ref) for ref in scope) if m is not None}
+    chosen = {m.id for m in (match_library(libraries, ref) for ref in scope) if m is not None}
     return [lib for lib in libraries if lib.id in chosen]
 
 
@@ -78,7 +70,7 @@ def resolve(
         return allowed
     chosen: dict[str, ExternalLibraryRef] = {}
     for ref in refs:
-        match = _match(allowed, ref)
+        match = match_library(allowed, ref)
         if match is None:
             raise not_available(ref)
         chosen[match.id] = match
