@@ -1,5 +1,5 @@
-"""`goodbuddy-kb library create|list|rename|delete`: the libraries themselves (deleting one
-removes its index; the original files stay)."""
+"""`goodbuddy-kb library create|list|rename|delete|expose`: the libraries themselves (deleting
+one removes its index; the original files stay; exposing one lets external AI tools search it)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from goodbuddy_kb.contracts.methods import (
     LIBRARY_DELETE,
     LIBRARY_LIST,
     LIBRARY_RENAME,
+    SETTINGS_UPDATE,
 )
 
 
@@ -31,11 +32,19 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     p = lib_cmds.add_parser("delete", parents=[common], help="delete a library (files stay)")
     p.add_argument("library", metavar="LIB")
     p.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    p = lib_cmds.add_parser(
+        "expose",
+        parents=[common],
+        help="let external AI tools (goodbuddy-kb mcp) search a library, or stop them",
+    )
+    p.add_argument("library", metavar="LIB")
+    p.add_argument("state", choices=["on", "off"])
 
 
 def _library_line(lib: c.Library) -> str:
     pending = "  (settings updated, waiting for rebuild)" if lib.settings_pending_rebuild else ""
-    return f"{lib.id}  {lib.name}{pending}"
+    exposed = "  [external AI tools: on]" if lib.external_access else ""
+    return f"{lib.id}  {lib.name}{exposed}{pending}"
 
 
 def cmd_library(args: argparse.Namespace, session: Session) -> int:
@@ -60,4 +69,14 @@ def cmd_library(args: argparse.Namespace, session: Session) -> int:
             return EXIT_ERROR
         res = call(LIBRARY_DELETE, c.LibraryDeleteRequest(library_id=target.id))
         emit(args, res.to_wire(), f"deleted “{res.name}” (original files were not touched)")
+    elif args.action == "expose":
+        target = resolve_library(session, args.library)
+        on = args.state == "on"
+        call(SETTINGS_UPDATE, c.SettingsUpdateRequest(library_id=target.id, external_access=on))
+        text = (
+            f"external AI tools can now search “{target.name}” (goodbuddy-kb mcp)"
+            if on
+            else f"external AI tools can no longer search “{target.name}”"
+        )
+        emit(args, {"libraryId": target.id, "externalAccess": on}, text)
     return 0
