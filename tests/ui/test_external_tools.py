@@ -133,7 +133,8 @@ def test_panel_in_chinese(qtbot: QtBot, data_dir: Path) -> None:
         assert dialog is not None
         qtbot.waitUntil(lambda: dialog.libraries.count() == 1, timeout=5_000)
         assert dialog.windowTitle() == "外部 AI 工具（MCP）"
-        assert "还没有外部工具调用过" in dialog.calls_note.text()
+        # the call record arrives on its own answer, after the library list
+        qtbot.waitUntil(lambda: "还没有外部工具调用过" in dialog.calls_note.text(), timeout=5_000)
         # on an 800×600 screen the dialog fits it: the sections scroll, Close stays in view
         dialog.resize(800, 600)
         qtbot.waitUntil(lambda: dialog.height() <= 600, timeout=2_000)
