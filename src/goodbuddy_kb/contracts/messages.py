@@ -130,6 +130,14 @@ CATALOGUE: dict[str, str] = {
     "parse.html_nodes": "the page has more than {elements} elements",
     "parse.pdf_pages": "the PDF has too many pages ({count}; at most {limit})",
     "parse.docx_too_large": "the Word document has too many paragraphs and tables",
+    "parse.limit_cells": "the file is too large to parse: {count} table cells; the limit is {limit}",
+    "parse.limit_columns": (
+        "the file is too large to parse: {count} table columns; the limit is {limit}"
+    ),
+    "parse.limit_sections": "the file is too large to parse: {count} sections; the limit is {limit}",
+    "parse.limit_characters": (
+        "the file is too large to parse: {count} characters; the limit is {limit}"
+    ),
     "read.outside_source": "the path leads outside the source folder",
     "read.now_link": "the file is now a symbolic link (links are not followed)",
     "read.folder_now_link": "a folder on the path is now a symbolic link or a file",
