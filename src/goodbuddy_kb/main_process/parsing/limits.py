@@ -47,7 +47,7 @@ MAX_SECTIONS = 300_000
 MAX_CHARACTERS = 64_000_000
 
 #: What the counts are called in the reason (each has its own message code).
-_LIMITS = {
+LIMITS = {
     "table cells": MAX_TABLE_CELLS,
     "sections": MAX_SECTIONS,
     "characters": MAX_CHARACTERS,
@@ -75,8 +75,8 @@ class Budget:
     def produce(self, what: str, count: int) -> None:
         total = self.produced.get(what, 0) + count
         self.produced[what] = total
-        if total > _LIMITS[what]:
-            raise too_large(total, what, _LIMITS[what])
+        if total > LIMITS[what]:
+            raise too_large(total, what, LIMITS[what])
 
 
 _current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar(
