@@ -1,17 +1,22 @@
-"""Time and peak memory of each hostile input of issue 19, in a child process per case.
+"""Time and peak memory of each hostile input of issues 19 and 31, in a child process per case.
 
     python bench/hostile_inputs.py                      # this tree
     python bench/hostile_inputs.py --src OLD/src        # another tree (e.g. before the fixes)
+    python bench/hostile_inputs.py --only 31            # just the issue-31 cases
 
 Each case runs in its own Python process (``PYTHONPATH`` = the chosen ``src``) so its peak
-resident memory is its own (``wait4``); a case still running at ``--timeout`` seconds is killed
-and reported as such. Loopback servers with the misbehaviour run in this process. The outcome
-column says what the code did: the reason it gave, or the exception that escaped.
+resident memory is its own (``VmHWM``); a case still running at ``--timeout`` seconds is killed
+(with its process group) and reported as such. Loopback servers with the misbehaviour run in
+this process. The outcome column says what the code did: the reason it gave, or the exception
+that escaped. The issue-31 cases (marked "31") start a real backend on a fresh data directory
+and drive it with the `goodbuddy-kb` command (and the bridge for entities); their time and peak
+memory are the backend process's own.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import os
@@ -121,6 +126,103 @@ except BaseException as exc:
 )
 
 
+BACKEND = (
+    PRELUDE
+    + """
+import subprocess, threading
+from goodbuddy_kb.bridge.launcher import BackendProcess
+data, action, rest = Path(sys.argv[1]), sys.argv[2], sys.argv[3:]
+backend = BackendProcess.start(data)
+PEAK = [0.0]
+def hwm():
+    try:
+        for line in Path(f"/proc/{backend.pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+def watch():
+    while backend.alive():
+        PEAK[0] = max(PEAK[0], hwm())
+        time.sleep(0.05)
+threading.Thread(target=watch, daemon=True).start()
+def cli(*args):
+    done = subprocess.run([sys.executable, "-m", "goodbuddy_kb", "--data-dir", str(data), "--json",
+                           *args], capture_output=True, text=True, timeout=600)
+    try:
+        return done.returncode, json.loads(done.stdout or "null")
+    except ValueError:
+        return done.returncode, None
+def found(word, name):
+    _rc, answer = cli("retrieve", "L", word)
+    results = (answer or {}).get("results") or []
+    return any(r["documentPath"] == name and {"fts", "cjk"} & set(r.get("channelRanks") or {})
+               for r in results)
+def folder():
+    cli("library", "create", "L")
+    cli("source", "add", "L", rest[0], "--no-watch")
+    rc, _ = cli("sync", "L")
+    _rc, listed = cli("documents", "L", "--limit", "100")
+    docs = (listed or {}).get("documents") or []
+    done = [d for d in docs if d["status"]["parse"] == "done"]
+    failed = [d for d in docs if d["status"]["parse"] == "failed"]
+    outcome = f"sync exit {rc}: {len(done)} done, {len(failed)} failed"
+    if failed:
+        outcome += f" ({failed[0]['error']})"
+    words = json.loads(rest[1]) if len(rest) > 1 else {}
+    if words:
+        hits = sum(found(word, name) for name, word in words.items())
+        outcome = f"found {hits}/{len(words)}; " + outcome
+    return outcome
+def alias():
+    from goodbuddy_kb.bridge.client import BlockingClient
+    from goodbuddy_kb.contracts import graph as g
+    from goodbuddy_kb.contracts.methods import GRAPH_ENTITY_CREATE, GRAPH_GET
+    from goodbuddy_kb.qt import QtCore
+    QtCore.QCoreApplication([])
+    _rc, lib = cli("library", "create", "L")
+    endpoint = backend.endpoint
+    with BlockingClient(endpoint.server_name, endpoint.secret, "bench").open() as client:
+        client.call(GRAPH_GET, g.GraphGetRequest(library_id=lib["id"]))
+        try:
+            client.call(GRAPH_ENTITY_CREATE, g.EntityCreateRequest(
+                library_id=lib["id"], type_key="person", name="Alias probe",
+                aliases=["a" * int(rest[0])]), timeout=120)
+            made = "created"
+        except Exception as exc:
+            made = f"refused ({type(exc).__name__}: {str(exc)[:60]})"
+    rc, _ = cli("retrieve", "L", "a" * 40)
+    return f"{made}; retrieve exit {rc}; backend {'alive' if backend.alive() else 'dead'}"
+STARTED = time.monotonic()
+try:
+    outcome = {"folder": folder, "alias": alias}[action]()
+except BaseException as exc:
+    outcome = f"escaped {type(exc).__name__}: {str(exc)[:80]}"
+seconds = time.monotonic() - STARTED
+PEAK[0] = max(PEAK[0], hwm())
+alive = backend.alive()
+backend.stop()
+print(json.dumps({"outcome": outcome + ("" if alive else " [backend exited]"),
+                  "seconds": seconds, "peak": PEAK[0]}), flush=True)
+"""
+)
+
+
+def _group_peak(group: int) -> float:
+    """The largest VmHWM among the processes of process group ``group`` (a killed case's
+    backend is measured too, not only the child that started it)."""
+    peak = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(group):
+            peak = max(peak, _hwm(int(stat.parent.name)))
+    return peak
+
+
 def _hwm(pid: int) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -154,17 +256,20 @@ def run_case(src: Path, code: str, args: list[str], timeout: float) -> tuple[flo
         stderr=subprocess.DEVNULL,
         env=env,
         preexec_fn=_cap_memory,  # noqa: PLW1509 - no threads hold locks the child needs
+        start_new_session=True,  # the child and the backend it starts: one group to kill
     )
     peak = 0.0
     killed = False
     while child.poll() is None:
-        peak = max(peak, _hwm(child.pid))
+        peak = max(peak, _group_peak(child.pid))
         if time.monotonic() - started > timeout:
-            child.send_signal(signal.SIGKILL)
+            os.killpg(child.pid, signal.SIGKILL)
             child.wait()
             killed = True
             break
-        time.sleep(0.05)
+        time.sleep(0.2)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(child.pid, signal.SIGKILL)  # a backend left behind by a child that died
     elapsed = time.monotonic() - started
     out = child.stdout.read().decode() if child.stdout else ""
     if killed:
@@ -231,14 +336,76 @@ def encoded(body: bytes, encoding: str) -> Callable[[socket.socket], None]:
     return send
 
 
+def _wide_table(columns: int, megabytes: float) -> str:
+    head = "|" + "|".join(f"c{i}" for i in range(columns)) + "|\n"
+    head += "|" + "|".join("-" for _ in range(columns)) + "|\n"
+    row = "|" + "|".join("x" for _ in range(columns)) + "|\n"
+    return "# Wide\n\n" + head + row * int(megabytes * 1e6 / len(row))
+
+
+#: name → (encoding, text, a word of it that retrieval must find)
+LEGACY = {
+    "gb18030.txt": ("gb18030", "知识库帮助用户整理文档。关键词：蝴蝶效应。", "蝴蝶效应"),
+    "big5.txt": ("big5", "知識庫幫助使用者整理文件。關鍵詞：鳳梨酥餅。", "鳳梨酥餅"),
+    "sjis.txt": ("shift_jis", "ベクトル検索について。キーワード：さくらんぼ。", "さくらんぼ"),
+    "euckr.txt": ("euc_kr", "오늘은 벡터 검색에 대해 이야기합니다. 키워드: 나비효과.", "나비효과"),
+    "cp1252.txt": ("cp1252", "Le système aide l’utilisateur : crèmebrûlée.", "crèmebrûlée"),
+    "latin1.txt": ("latin-1", "Die Größe der Bücher: Gemütlichkeit.", "Gemütlichkeit"),
+    "utf16le.txt": ("utf-16-le", "UTF-16 without a byte-order mark: zanzibar.", "zanzibar"),
+    "utf16be.txt": ("utf-16-be", "Big-endian UTF-16 without a mark: quixotic.", "quixotic"),
+}
+
+
+def issue31_cases(tmp: Path, src: Path, timeout: float) -> list[tuple[str, float, float, str]]:
+    """Backend cases: each a fresh data directory, one folder of files (or one entity)."""
+    rows: list[tuple[str, float, float, str]] = []
+
+    def folder_case(label: str, files: dict[bytes, bytes], words: dict[str, str]) -> None:
+        case = tmp / f"b{len(rows)}"
+        (case / "docs").mkdir(parents=True)
+        for name, data in files.items():
+            (case / "docs").joinpath(os.fsdecode(name)).write_bytes(data)
+        args = [str(case / "data"), "folder", str(case / "docs"), json.dumps(words)]
+        rows.append((label, *run_case(src, BACKEND, args, timeout)))
+        print(rows[-1], file=sys.stderr, flush=True)
+
+    good = {b"good.md": b"# Notes\n\nThe walrus password is here.\n"}
+    for columns, mb in ((5_000, 2), (5_000, 6), (1_500, 2)):
+        table = _wide_table(columns, mb).encode()
+        folder_case(
+            f"31 Markdown table, {columns:,} columns, {mb} MB", {b"wide.md": table, **good}, {}
+        )
+    row = "<tr>" + "<td>x</td>" * 3_000 + "</tr>"
+    page = f"<html><body><table>{row * 60}</table></body></html>".encode()
+    folder_case("31 HTML table, 3,000 columns × 60 rows", {b"wide.html": page, **good}, {})
+    folder_case("31 text, 400,000 one-letter paragraphs", {b"many.txt": b"a\n\n" * 400_000}, {})
+    legacy = {name.encode(): text.encode(enc) for name, (enc, text, _w) in LEGACY.items()}
+    words = {name: word for name, (_e, _t, word) in LEGACY.items()}
+    folder_case("31 legacy encodings, 8 files", legacy, words)
+    names = {b"caf\xe9 \xb1\xa8\xb8\xe6.md": b"invalid name\n"}
+    names |= {f"good{i:02}.md".encode(): f"good file {i}\n".encode() for i in range(20)}
+    folder_case("31 file name not UTF-8, then 20 good files", names, {})
+    case = tmp / "alias"
+    args = [str(case / "data"), "alias", "200000"]
+    rows.append(("31 entity alias of 200,000 characters", *run_case(src, BACKEND, args, timeout)))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--src", type=Path, default=ROOT / "src")
     parser.add_argument("--timeout", type=float, default=45.0)
+    parser.add_argument("--only", choices=("19", "31"), help="one issue's cases only")
     args = parser.parse_args()
     rows: list[tuple[str, float, float, str]] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
+        if args.only != "19":
+            rows += issue31_cases(tmp, args.src, max(args.timeout, 120.0))
+            rows += stream_cases(args.src, args.timeout, PRELUDE, run_case, raw_server)
+        if args.only == "31":
+            _print(args, rows)
+            return
 
         def sync_case(label: str, target: str, action: str) -> None:
             case = tmp / label
@@ -318,11 +485,13 @@ def main() -> None:
                 )
             )
 
-        rows += stream_cases(args.src, args.timeout, PRELUDE, run_case, raw_server)
+    _print(args, rows)
 
+
+def _print(args: argparse.Namespace, rows: list[tuple[str, float, float, str]]) -> None:
     print(
-        f"source: {args.src}   (timeout {args.timeout:.0f} s and {MEMORY_CAP_MB} MB address"
-        " space per case; machine shared)"
+        f"source: {args.src}   (timeout {args.timeout:.0f} s, 120 s for a backend case, and"
+        f" {MEMORY_CAP_MB} MB address space per case; machine shared)"
     )
     print(f"{'case':<52} {'time s':>7} {'peak MB':>8}  outcome   (time: the operation alone)")
     for label, elapsed, peak, outcome in rows:

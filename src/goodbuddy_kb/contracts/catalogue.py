@@ -18,6 +18,14 @@ CATALOGUE: dict[str, str] = {
     "parse.binary": "binary content, not text",
     "parse.unknown_encoding": "unknown text encoding",
     "parse.pdf_no_pages": "the PDF has no pages",
+    "parse.limit_cells": "the file is too large to parse: {count} table cells; the limit is {limit}",
+    "parse.limit_columns": (
+        "the file is too large to parse: {count} table columns; the limit is {limit}"
+    ),
+    "parse.limit_sections": "the file is too large to parse: {count} sections; the limit is {limit}",
+    "parse.limit_characters": (
+        "the file is too large to parse: {count} characters; the limit is {limit}"
+    ),
     # OCR: scanned PDF pages and images
     "ocr.off": "scanned pages need OCR, which is off for this library (turn it on in its settings)",
     "ocr.not_indexed_off": "not indexed: OCR is off",

@@ -8,6 +8,7 @@ from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from selectolax.lexbor import LexborNode as Node
 
 from goodbuddy_kb.main_process.parsing import limits
+from goodbuddy_kb.main_process.parsing.encoding import declared_charset
 from goodbuddy_kb.main_process.parsing.model import BlockType, ParsedDocument, ParseError, Section
 from goodbuddy_kb.main_process.parsing.text import decode, paragraphs
 
@@ -101,14 +102,16 @@ def _check_size(root: Node) -> None:
 def _table_text(node: Node) -> tuple[str, int]:
     rows = []
     for tr in node.css("tr"):
-        cells = [" ".join(c.text(separator=" ").split()) for c in tr.css("th, td")]
+        found = tr.css("th, td")
+        limits.check_table(len(found), 1)
+        cells = [" ".join(c.text(separator=" ").split()) for c in found]
         if any(cells):
             rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows), 1 if rows else 0
 
 
 def parse_html(data: bytes, title: str) -> ParsedDocument:
-    markup = decode(data)
+    markup = decode(data, declared_charset(data))
     _check_nesting(markup)
     tree = HTMLParser(markup)
     if tree.root is not None:
@@ -140,6 +143,7 @@ def parse_html(data: bytes, title: str) -> ParsedDocument:
             text = " ".join(node.text(separator=" ").split())
         if not text.strip():
             continue
+        limits.produce(sections=1, characters=len(text))
         if block == "heading":
             level = int(tag[1])
             while path and path[-1][0] >= level:

@@ -1,8 +1,14 @@
-"""The limits every parser works under: time, cancel, archive sizes, page and node counts.
+"""The limits every parser works under: time, cancel, archive sizes, page and node counts, and
+the size of what a parse produces.
 
 A sync sets a budget around each file (``budget(cancel)``); parsers call ``check()`` inside
 their loops, so a hostile file ends as a per-file failure after its time, and a cancel ends the
 parse of the file in progress. Without a budget set, ``parse`` makes one with the default time.
+
+Time does not bound memory (a 1 MB Markdown table of 5,000 columns takes 700 MB in 13 s), so
+parsers also report what they produce — table cells and columns, sections, characters — with
+``produce()`` (or ``check_table()`` before a table is expanded); past a limit the file fails
+alone with "the file is too large to parse: N table cells; the limit is M".
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ import contextvars
 import time
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.parsing.model import ParseError
@@ -32,6 +38,25 @@ MAX_HTML_NODES = 300_000
 MAX_HTML_DEPTH = 512
 #: Blocks (paragraphs, table cells) read from one Word document.
 MAX_DOCX_BLOCKS = 400_000
+#: What one document may produce: table cells (all tables), columns of one table, sections
+#: (paragraphs, list items, tables, headings) and characters of text. A parser's working
+#: memory grows with these (markdown-it: ~1 KB per cell), the file's size does not bound them.
+MAX_TABLE_CELLS = 100_000
+MAX_TABLE_COLUMNS = 2_000
+MAX_SECTIONS = 300_000
+MAX_CHARACTERS = 64_000_000
+
+#: What the counts are called in the reason (each has its own message code).
+LIMITS = {
+    "table cells": MAX_TABLE_CELLS,
+    "sections": MAX_SECTIONS,
+    "characters": MAX_CHARACTERS,
+}
+
+
+def too_large(count: int, what: str, limit: int) -> ParseError:
+    """The coded refusal of a document that produces more ``what`` than ``limit``."""
+    return ParseError(f"the file is too large to parse: {count} {what}; the limit is {limit}")
 
 
 @dataclass
@@ -39,12 +64,19 @@ class Budget:
     deadline: float
     cancel: CancelToken | None = None
     seconds: float = PARSE_SECONDS
+    produced: dict[str, int] = field(default_factory=dict)
 
     def check(self) -> None:
         if self.cancel is not None:
             self.cancel.check()
         if time.monotonic() > self.deadline:
             raise ParseError(f"parsing took longer than {self.seconds:.0f} s")
+
+    def produce(self, what: str, count: int) -> None:
+        total = self.produced.get(what, 0) + count
+        self.produced[what] = total
+        if total > LIMITS[what]:
+            raise too_large(total, what, LIMITS[what])
 
 
 _current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar(
@@ -73,6 +105,31 @@ def check() -> None:
     active = _current.get()
     if active is not None:
         active.check()
+
+
+def produce(sections: int = 0, characters: int = 0, cells: int = 0) -> None:
+    """Count what the parse produced so far against the document's limits (ParseError past
+    one); every 256th section also checks time and cancel."""
+    active = _current.get()
+    if active is None:
+        return
+    if cells:
+        active.produce("table cells", cells)
+    if characters:
+        active.produce("characters", characters)
+    if sections:
+        before = active.produced.get("sections", 0)
+        active.produce("sections", sections)
+        if before // 256 != (before + sections) // 256:
+            active.check()
+
+
+def check_table(columns: int, rows: int) -> None:
+    """Before a table of ``columns`` × ``rows`` is expanded: refuse too many columns, and count
+    its cells against the document's limit."""
+    if columns > MAX_TABLE_COLUMNS:
+        raise too_large(columns, "table columns", MAX_TABLE_COLUMNS)
+    produce(cells=columns * rows)
 
 
 def check_zip(archive: zipfile.ZipFile) -> None:

@@ -1,17 +1,24 @@
 """Markdown: headings set the heading path; paragraphs, lists, tables, code and quotes are blocks.
 
 Blocks keep their source text (line ranges from markdown-it's token map), so a table keeps its
-header and separator rows and a code block keeps its fences.
+header and separator rows and a code block keeps its fences. Only block structure is parsed
+(the inline rules are off: sections keep source text), and tables are measured before
+markdown-it expands them into three tokens per cell (``limits.check_table``).
 """
 
 from __future__ import annotations
 
+import re
+
 from markdown_it import MarkdownIt
 
+from goodbuddy_kb.main_process.parsing import limits
 from goodbuddy_kb.main_process.parsing.model import BlockType, Locator, ParsedDocument, Section
 from goodbuddy_kb.main_process.parsing.text import decode
 
-_md = MarkdownIt("commonmark").enable("table")
+_md = MarkdownIt("commonmark").enable("table").disable(["inline", "text_join"])
+#: A table's delimiter row (``| --- | :-: |``), after any quote markers and indentation.
+_DELIMITER = re.compile(r"^[\s>]*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 
 _BLOCKS: dict[str, BlockType] = {
     "paragraph_open": "paragraph",
@@ -25,9 +32,32 @@ _BLOCKS: dict[str, BlockType] = {
 }
 
 
+def _columns(line: str) -> int:
+    return line.strip().lstrip(">").strip().strip("|").count("|") + 1
+
+
+def check_tables(lines: list[str]) -> None:
+    """Count every table's cells (columns × rows, as markdown-it will expand them, empty cells
+    included) and columns against the limits, before markdown-it runs."""
+    number = 1
+    while number < len(lines):
+        if number % 8192 == 0:
+            limits.check()
+        if "|" not in lines[number - 1] or not _DELIMITER.match(lines[number]):
+            number += 1
+            continue
+        columns = max(_columns(lines[number - 1]), _columns(lines[number]))
+        end = number + 1
+        while end < len(lines) and lines[end].strip():
+            end += 1
+        limits.check_table(columns, end - number)
+        number = end + 1
+
+
 def parse_markdown(data: bytes, title: str) -> ParsedDocument:
     text = decode(data)
     lines = text.splitlines()
+    check_tables(lines)
     tokens = _md.parse(text)
     sections: list[Section] = []
     path: list[tuple[int, str]] = []  # (level, heading text)
@@ -44,6 +74,7 @@ def parse_markdown(data: bytes, title: str) -> ParsedDocument:
             if heading:
                 path.append((level, heading))
                 doc_title = doc_title or (heading if level == 1 else "")
+                limits.produce(sections=1, characters=len(heading))
                 sections.append(
                     Section(
                         heading,
@@ -59,6 +90,7 @@ def parse_markdown(data: bytes, title: str) -> ParsedDocument:
         body = "\n".join(lines[start:end]).strip("\n")
         if not body.strip():
             continue
+        limits.produce(sections=1, characters=len(body))
         sections.append(
             Section(
                 body,

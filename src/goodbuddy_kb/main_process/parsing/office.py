@@ -35,6 +35,7 @@ def parse_pdf(data: bytes, title: str) -> ParsedDocument:
         for page in reader.pages:
             limits.check()
             pages.append(page.extract_text() or "")
+            limits.produce(characters=len(pages[-1]))
         meta_title = (reader.metadata.title if reader.metadata else None) or ""
     except ParseError:
         raise
@@ -124,17 +125,21 @@ def parse_docx(data: bytes, title: str) -> ParsedDocument:
                 path.append((level, text))
                 doc_title = doc_title or text
                 sections.append(Section(text, "heading", tuple(h for _, h in path)))
+                limits.produce(sections=1, characters=len(text))
             else:
                 block: BlockType = "list" if "List" in style else "paragraph"
                 sections.append(Section(text, block, tuple(h for _, h in path)))
+                limits.produce(sections=1, characters=len(text))
         elif isinstance(item, Table):
             rows = []
             for row in item.rows:
                 limits.check()
+                limits.check_table(sum(tc.grid_span for tc in row._tr.tc_lst), 1)
                 cells = [" ".join(cell.text.split()) for cell in row.cells]
                 if any(cells):
                     rows.append("| " + " | ".join(cells) + " |")
             if rows:
+                limits.produce(sections=1, characters=sum(len(r) for r in rows))
                 sections.append(
                     Section("\n".join(rows), "table", tuple(h for _, h in path), header_lines=1)
                 )

@@ -1,41 +1,27 @@
-"""Decoding bytes to text (UTF-8, UTF-16 with BOM, GB18030, detected others) and plain text."""
+"""Decoding bytes to text (in the encoding ``encoding.detect`` finds evidence for) and plain text."""
 
 from __future__ import annotations
 
-import codecs
 import re
 
-from charset_normalizer import from_bytes
-
+from goodbuddy_kb.main_process.parsing import limits
+from goodbuddy_kb.main_process.parsing.encoding import detect, has_bom
 from goodbuddy_kb.main_process.parsing.model import Locator, ParsedDocument, ParseError, Section
 
-_BOMS = (
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
 
-
-def decode(data: bytes) -> str:
-    """Text from bytes, refusing binary content with a readable reason."""
-    for bom, encoding in _BOMS:
-        if data.startswith(bom):
-            try:
-                return data.decode(encoding)
-            except UnicodeDecodeError as exc:
-                raise ParseError(f"text is not valid {encoding}") from exc
-    if b"\x00" in data[:8192]:
-        raise ParseError("binary content, not text")
-    for encoding in ("utf-8", "gb18030"):
-        try:
-            text = data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-        return _text_or_refusal(text)
-    best = from_bytes(data[:1_000_000]).best()
-    if best is None or best.encoding is None:
-        raise ParseError("unknown text encoding")
-    return _text_or_refusal(data.decode(best.encoding, errors="replace"))
+def decode(data: bytes, declared: str | None = None) -> str:
+    """Text from bytes in the encoding the evidence shows (``encoding.detect``; ``declared``:
+    a charset the file itself declares), refusing binary content with a readable reason."""
+    encoding = detect(data, declared)
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        if has_bom(data):
+            raise ParseError(f"text is not valid {encoding}") from exc
+        # The sample read as one encoding, the rest does not: decide on the whole file.
+        encoding = detect(data, declared, sample_bytes=len(data))
+        text = data.decode(encoding, errors="replace")
+    return _text_or_refusal(text)
 
 
 #: Share of control, replacement and private-use characters above which a decoding is taken to
@@ -52,20 +38,27 @@ def _text_or_refusal(text: str) -> str:
 
 
 def paragraphs(text: str) -> list[tuple[str, int, int]]:
-    """Blank-line separated paragraphs with their 1-based first and last line numbers."""
+    """Blank-line separated paragraphs with their 1-based first and last line numbers, each
+    counted against the document's section and character limits as it is made."""
     out: list[tuple[str, int, int]] = []
     block: list[str] = []
     start = 0
+
+    def add(end: int) -> None:
+        body = "\n".join(block)
+        limits.produce(sections=1, characters=len(body))
+        out.append((body, start, end))
+
     for number, line in enumerate(text.splitlines(), start=1):
         if line.strip():
             if not block:
                 start = number
             block.append(line.rstrip())
         elif block:
-            out.append(("\n".join(block), start, number - 1))
+            add(number - 1)
             block = []
     if block:
-        out.append(("\n".join(block), start, start + len(block) - 1))
+        add(start + len(block) - 1)
     return out
 
 

@@ -4,6 +4,7 @@ failures; a cancel ends the fetch at once."""
 
 from __future__ import annotations
 
+import codecs
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -12,6 +13,7 @@ from goodbuddy_kb.main_process import netio
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.parsing import MAX_FILE_BYTES, ParseError, office, text
 from goodbuddy_kb.main_process.parsing import html as html_parser
+from goodbuddy_kb.main_process.parsing.encoding import has_bom
 
 MAX_PAGE_BYTES = 10 * 1024 * 1024
 TIMEOUT_S = 20.0
@@ -24,6 +26,26 @@ PARSER_BY_TYPE = {
     "text/markdown": text.parse_text,
     "application/pdf": office.parse_pdf,
 }
+
+
+def with_declared_charset(body: bytes, content_type: str) -> bytes:
+    """A text body in the charset its ``Content-Type`` declares, re-encoded as UTF-8 behind a
+    byte-order mark: the header outranks the page's own ``<meta charset>`` (as in browsers),
+    and the parsers take a BOM before anything else. Unchanged without a usable declaration
+    and for UTF-8 (the bytes stored stay the bytes served)."""
+    charset = ""
+    for param in content_type.split(";")[1:]:
+        key, _, value = param.partition("=")
+        if key.strip().lower() == "charset":
+            charset = value.strip().strip("\"'")
+    if not charset or has_bom(body):
+        return body
+    try:
+        if codecs.lookup(charset).name in ("utf-8", "ascii"):
+            return body  # read as UTF-8 anyway, unless a page's meta says otherwise
+        return codecs.BOM_UTF8 + body.decode(charset).encode("utf-8")
+    except (LookupError, UnicodeDecodeError):
+        return body  # a wrong or unknown declaration: detection decides
 
 
 def check_url(url: str) -> str:
@@ -57,8 +79,9 @@ def fetch(
                     if response.status_code >= 400:
                         raise ParseError(f"the server answered HTTP {response.status_code}")
                     body = netio.read_body(response, limit)
-                    media = response.headers.get("content-type", "").split(";")[0].strip().lower()
-                    return body, media
+                    content_type = response.headers.get("content-type", "")
+                    media = content_type.split(";")[0].strip().lower()
+                    return with_declared_charset(body, content_type), media
             except netio.BodyTooLarge:
                 raise ParseError(too_large) from None
             except netio.BadEncoding as exc:
