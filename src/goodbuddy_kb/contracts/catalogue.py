@@ -117,6 +117,8 @@ CATALOGUE: dict[str, str] = {
     "parse.html_nodes": "the page has more than {elements} elements",
     "parse.pdf_pages": "the PDF has too many pages ({count}; at most {limit})",
     "parse.docx_too_large": "the Word document has too many paragraphs and tables",
+    "parse.epub_unreadable": "the e-book could not be read ({error})",
+    "parse.email_unreadable": "the e-mail could not be read ({error})",
     "read.outside_source": "the path leads outside the source folder",
     "read.now_link": "the file is now a symbolic link (links are not followed)",
     "read.folder_now_link": "a folder on the path is now a symbolic link or a file",

@@ -2,7 +2,7 @@
 
 On the wire (and in the database) a locator stays the camelCase dict the backend produces —
 ``page``/``pageEnd`` (PDF pages), ``lineStart``/``lineEnd`` (text formats), ``headingPath``,
-``ocr`` (text recognised from a scan) and ``lowConfidence`` (its doubtful OCR lines). Readers
+``chapter`` (an e-book's chapter title), ``ocr`` (text recognised from a scan) and ``lowConfidence`` (its doubtful OCR lines). Readers
 take it through ``Locator.from_wire``, which keeps what it understands and skips the rest, so an
 odd or newer key never breaks a screen. How a locator reads to people is the GUI's business
 (``ui/widgets/locator.py``).
@@ -22,6 +22,10 @@ def _number(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
 def _texts(value: Any) -> list[str]:
     return [str(x) for x in value] if isinstance(value, list) else []
 
@@ -34,6 +38,8 @@ class Locator(ContractModel):
     line_start: int | None = None
     line_end: int | None = None
     heading_path: list[str] = Field(default_factory=list)
+    #: The e-book chapter the chunk is in (its title).
+    chapter: str | None = None
     ocr: bool = False
     #: The chunk's OCR lines recognised with low confidence (worth checking against the page).
     low_confidence: list[str] = Field(default_factory=list)
@@ -49,6 +55,7 @@ class Locator(ContractModel):
             line_start=_number(wire.get("lineStart")),
             line_end=_number(wire.get("lineEnd")),
             heading_path=_texts(wire.get("headingPath")),
+            chapter=_text(wire.get("chapter")),
             ocr=bool(wire.get("ocr")),
             low_confidence=[line for line in _texts(wire.get("lowConfidence")) if line.strip()],
         )

@@ -15,9 +15,11 @@ from pathlib import PurePath
 from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.main_process.parsing import limits
+from goodbuddy_kb.main_process.parsing.epub import parse_epub
 from goodbuddy_kb.main_process.parsing.html import parse_html
 from goodbuddy_kb.main_process.parsing.image import MEDIA_TYPES as IMAGE_TYPES
 from goodbuddy_kb.main_process.parsing.image import make_image_parser
+from goodbuddy_kb.main_process.parsing.mail import make_email_parser, make_mbox_parser
 from goodbuddy_kb.main_process.parsing.markdown import parse_markdown
 from goodbuddy_kb.main_process.parsing.model import Locator, ParsedDocument, ParseError, Section
 from goodbuddy_kb.main_process.parsing.office import parse_docx, parse_pdf
@@ -39,7 +41,11 @@ PARSERS: dict[str, Parser] = {
     ".pdf": parse_pdf,
     ".docx": parse_docx,
     **{suffix: make_image_parser(suffix) for suffix in IMAGE_TYPES},
+    ".epub": parse_epub,
 }
+# A message reads its attachments through the registry, so every format registered is read there.
+PARSERS[".eml"] = make_email_parser(PARSERS.get)
+PARSERS[".mbox"] = make_mbox_parser(PARSERS.get)
 SUPPORTED_SUFFIXES = frozenset(PARSERS)
 
 

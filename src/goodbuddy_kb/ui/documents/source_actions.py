@@ -11,6 +11,7 @@ from pathlib import Path
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.formats import READABLE_SUFFIXES
 from goodbuddy_kb.contracts.methods import SOURCE_ADD, SOURCE_REMOVE, SOURCE_SYNC, SOURCE_WATCH
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
@@ -18,24 +19,13 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
 
-#: What the backend reads (its parsers' suffixes, images through OCR), for the file chooser.
-DOCUMENT_SUFFIXES = (
-    ".md",
-    ".markdown",
-    ".txt",
-    ".text",
-    ".html",
-    ".htm",
-    ".pdf",
-    ".docx",
-    ".png",
-    ".jpg",
-    ".jpeg",
-    ".webp",
-    ".tif",
-    ".tiff",
-    ".bmp",
-)
+#: What the backend reads (the one list in ``contracts/formats``), for the file chooser.
+DOCUMENT_SUFFIXES = READABLE_SUFFIXES
+
+
+def file_patterns() -> str:
+    """The file chooser's patterns: ``*.md *.markdown …``, one per suffix the backend reads."""
+    return " ".join(f"*{suffix}" for suffix in DOCUMENT_SUFFIXES)
 
 
 def fit_file_columns(dialog: QtWidgets.QFileDialog) -> None:
@@ -120,9 +110,8 @@ class SourceActions(QtCore.QObject):
             dialog.setOption(QtWidgets.QFileDialog.Option.ShowDirsOnly, True)
         else:
             dialog.setFileMode(QtWidgets.QFileDialog.FileMode.ExistingFile)
-            patterns = " ".join(f"*{suffix}" for suffix in DOCUMENT_SUFFIXES)
             dialog.setNameFilters(
-                [tr("sources.file_filter", patterns=patterns), tr("sources.all_files")]
+                [tr("sources.file_filter", patterns=file_patterns()), tr("sources.all_files")]
             )
         fit_file_columns(dialog)
         self.folder_dialog = dialog

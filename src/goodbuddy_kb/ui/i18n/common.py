@@ -43,6 +43,7 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "ref.source": ("来源", "Source"),
     "ref.locator": ("定位", "Location"),
     "ref.page": ("第 {page} 页", "p. {page}"),
+    "ref.chapter": ("章节“{title}”", 'chapter "{title}"'),
     # text recognised from a scan (with its low-confidence lines): worth checking on the page
     "ref.ocr": ("OCR", "OCR"),
     "ref.ocr_low": ("OCR ⚠{count}", "OCR ⚠{count}"),

@@ -108,6 +108,8 @@ ZH: dict[str, str] = {
     "parse.html_nodes": "网页元素超过 {elements} 个",
     "parse.pdf_pages": "PDF 页数过多（{count} 页；上限 {limit} 页）",
     "parse.docx_too_large": "Word 文档中的段落和表格过多",
+    "parse.epub_unreadable": "无法读取该电子书（{error}）",
+    "parse.email_unreadable": "无法读取该邮件（{error}）",
     "parse.limit_cells": "文件过大，无法解析：表格单元格 {count} 个，上限 {limit} 个",
     "parse.limit_columns": "文件过大，无法解析：表格有 {count} 列，上限 {limit} 列",
     "parse.limit_sections": "文件过大，无法解析：段落 {count} 个，上限 {limit} 个",

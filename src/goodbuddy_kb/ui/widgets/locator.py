@@ -1,6 +1,7 @@
 """How a locator reads wherever a chunk's place is shown — the workbench's results, the chat's
 citations, a reference's header and the chunk dialog — in the user's language: "第 3–4 页 ·
-第 12–18 行 · 请假 > 年假 · OCR" / "p. 3–4 · lines 12–18 · Leave > Annual · OCR"."""
+第 12–18 行 · 请假 > 年假 · OCR" / "p. 3–4 · lines 12–18 · Leave > Annual · OCR"; an e-book's
+chunk starts with its chapter, 章节“入职” / chapter "Onboarding"."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ def format_locator(locator: Locator, *, headings: bool = True, ocr: bool = True)
     """Page (range), line (range), heading path (unless ``headings`` is off: a column of its
     own shows it) and the OCR mark (unless ``ocr`` is off), joined by `` · ``."""
     parts = []
+    if locator.chapter:
+        parts.append(tr("ref.chapter", title=locator.chapter))
     page, last_page = locator.page, locator.last_page
     if page is not None:
         parts.append(tr("ref.page", page=f"{page}–{last_page}" if last_page != page else page))

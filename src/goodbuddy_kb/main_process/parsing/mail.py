@@ -1,0 +1,170 @@
+"""E-mail: one saved message (EML) or a mailbox of them (MBOX).
+
+A message reads as its subject (the title), one header line (From, To, Date), its text part —
+or its HTML part through the HTML parser when it has no text part — and then each attachment
+of a type the backend reads, as sections under a heading naming the attachment. Attachments
+stay inside the message's document: a synced file is one document. Chinese mail decodes by its
+declared charset, GB2312 and GBK read as their superset GB18030, encoded-word headers through
+the ``email`` package's default policy. In a mailbox each message is a section headed by its
+subject.
+"""
+
+from __future__ import annotations
+
+import email
+import logging
+import re
+from collections.abc import Callable
+from email import policy
+from email.message import EmailMessage, Message
+from pathlib import PurePath
+
+from goodbuddy_kb.main_process.parsing import limits
+from goodbuddy_kb.main_process.parsing.html import parse_html
+from goodbuddy_kb.main_process.parsing.model import ParsedDocument, ParseError, Section
+from goodbuddy_kb.main_process.parsing.text import paragraphs
+
+log = logging.getLogger(__name__)
+
+MEDIA_TYPE = "message/rfc822"
+MBOX_MEDIA_TYPE = "application/mbox"
+#: Charsets mail clients label too narrowly: GB2312 mail routinely holds GBK characters.
+_WIDER = {"gb2312": "gb18030", "gbk": "gb18030", "x-gbk": "gb18030", "gb_2312-80": "gb18030"}
+#: Attachments a message is not read into (a nested mailbox or message could nest without end).
+_NOT_NESTED = frozenset({".eml", ".mbox"})
+_MBOX_FROM = re.compile(rb"^From .*\r?\n", re.MULTILINE)
+
+ParserLookup = Callable[[str], "Callable[[bytes, str], ParsedDocument] | None"]
+
+
+def _unreadable(why: str) -> ParseError:
+    return ParseError(f"the e-mail could not be read ({why})")
+
+
+def _part_text(part: Message) -> str:
+    payload = part.get_payload(decode=True)
+    if not isinstance(payload, bytes):
+        return ""
+    charset = (part.get_content_charset() or "utf-8").lower()
+    charset = _WIDER.get(charset, charset)
+    try:
+        return payload.decode(charset, errors="replace")
+    except LookupError:
+        return payload.decode("utf-8", errors="replace")
+
+
+def _header(message: Message, name: str) -> str:
+    try:
+        value = message.get(name)
+    except (ValueError, TypeError, IndexError):
+        return ""
+    return " ".join(str(value).split()) if value is not None else ""
+
+
+def _body(message: EmailMessage, path: tuple[str, ...]) -> list[Section]:
+    text_part = message.get_body(preferencelist=("plain",))
+    if text_part is not None:
+        text = _part_text(text_part)
+        return [Section(p, "paragraph", path) for p, _a, _b in paragraphs(text)]
+    html_part = message.get_body(preferencelist=("html",))
+    if html_part is None:
+        return []
+    markup = '<meta charset="utf-8">' + _part_text(html_part)
+    document = parse_html(markup.encode("utf-8"), "")
+    return [
+        Section(s.text, s.block_type, path + s.heading_path, header_lines=s.header_lines)
+        for s in document.sections
+    ]
+
+
+def _attachments(
+    message: EmailMessage, lookup: ParserLookup, path: tuple[str, ...]
+) -> list[Section]:
+    sections: list[Section] = []
+    for part in message.iter_attachments():
+        limits.check()
+        name = part.get_filename() or ""
+        suffix = PurePath(name).suffix.lower()
+        parser = lookup(suffix) if name and suffix not in _NOT_NESTED else None
+        data = part.get_payload(decode=True)
+        if parser is None or not isinstance(data, bytes) or not data.strip():
+            continue
+        try:
+            document = parser(data, PurePath(name).stem or name)
+        except ParseError as exc:
+            log.info("an attachment of a message could not be read: %s", exc.reason)
+            continue
+        heading = (*path, name)
+        body = [s for s in document.sections if s.text.strip()]
+        if not any(s.block_type != "heading" for s in body):
+            continue
+        sections.append(Section(name, "heading", heading))
+        sections.extend(
+            Section(s.text, s.block_type, heading + s.heading_path, s.locator, s.header_lines)
+            for s in body
+        )
+    return sections
+
+
+def _message(data: bytes, lookup: ParserLookup, nested: bool) -> tuple[str, list[Section]]:
+    """The subject and the sections of one message (under a heading of its subject when
+    ``nested`` in a mailbox)."""
+    message = email.message_from_bytes(data, policy=policy.default)
+    if not isinstance(message, EmailMessage) or not message.keys():
+        raise _unreadable("no headers")
+    subject = _header(message, "subject")
+    path: tuple[str, ...] = (subject or "(no subject)",) if nested else ()
+    sections = [Section(path[0], "heading", path)] if path else []
+    line = " · ".join(
+        f"{label}: {value}"
+        for label, value in (
+            ("From", _header(message, "from")),
+            ("To", _header(message, "to")),
+            ("Cc", _header(message, "cc")),
+            ("Date", _header(message, "date")),
+        )
+        if value
+    )
+    if line:
+        sections.append(Section(line, "paragraph", path))
+        limits.produce(sections=1, characters=len(line))
+    sections.extend(_body(message, path))
+    sections.extend(_attachments(message, lookup, path))
+    return subject, sections
+
+
+def make_email_parser(lookup: ParserLookup) -> Callable[[bytes, str], ParsedDocument]:
+    """The EML parser; ``lookup`` finds the parser of an attachment's suffix (the registry's,
+    so every format the backend reads is read inside a message too)."""
+
+    def parse_eml(data: bytes, title: str) -> ParsedDocument:
+        subject, sections = _message(data, lookup, nested=False)
+        return ParsedDocument(subject or title, MEDIA_TYPE, sections)
+
+    return parse_eml
+
+
+def starts_of_lines(data: bytes) -> list[int]:
+    """Where each ``From `` separator line of a mailbox starts."""
+    return [m.start() for m in _MBOX_FROM.finditer(data)]
+
+
+def make_mbox_parser(lookup: ParserLookup) -> Callable[[bytes, str], ParsedDocument]:
+    """The MBOX parser: every message a section headed by its subject."""
+
+    def parse_mbox(data: bytes, title: str) -> ParsedDocument:
+        starts = [m.end() for m in _MBOX_FROM.finditer(data)]
+        if not starts or not data.startswith(b"From "):
+            raise _unreadable("not a mailbox")
+        ends = [*starts_of_lines(data)[1:], len(data)]
+        sections: list[Section] = []
+        for start, end in zip(starts, ends, strict=True):
+            limits.check()
+            raw = re.sub(rb"(?m)^>(>*From )", rb"\1", data[start:end])
+            try:
+                sections.extend(_message(raw, lookup, nested=True)[1])
+            except ParseError:
+                continue
+        return ParsedDocument(title, MBOX_MEDIA_TYPE, sections)
+
+    return parse_mbox
