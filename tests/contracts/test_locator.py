@@ -32,3 +32,9 @@ def test_missing_odd_and_unknown_keys_are_left_out() -> None:
     assert odd == Locator()
     single = Locator.from_wire({"page": 2, "lineStart": 5})
     assert (single.last_page, single.last_line) == (2, 5)
+
+
+def test_an_ebook_chapter_reads_from_the_wire() -> None:
+    assert Locator.from_wire({"chapter": "入职须知"}).chapter == "入职须知"
+    assert Locator.from_wire({"chapter": 3}).chapter is None
+    assert Locator.from_wire({"chapter": " "}).chapter is None
