@@ -19,6 +19,7 @@ from email import policy
 from email.message import EmailMessage, Message
 from pathlib import PurePath
 
+from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.main_process.parsing import limits
 from goodbuddy_kb.main_process.parsing.html import parse_html
 from goodbuddy_kb.main_process.parsing.model import ParsedDocument, ParseError, Section
@@ -91,8 +92,10 @@ def _attachments(
             continue
         try:
             document = parser(data, PurePath(name).stem or name)
-        except ParseError as exc:
-            log.info("an attachment of a message could not be read: %s", exc.reason)
+        except CancelledError:
+            raise
+        except Exception as exc:  # one unreadable attachment leaves the message readable
+            log.info("an attachment of a message could not be read: %s", type(exc).__name__)
             continue
         heading = (*path, name)
         body = [s for s in document.sections if s.text.strip()]
