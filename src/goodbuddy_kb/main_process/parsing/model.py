@@ -10,11 +10,13 @@ BlockType = Literal["heading", "paragraph", "list", "table", "code", "quote"]
 
 @dataclass(frozen=True)
 class Locator:
-    """Where a piece of text came from: page (PDF), heading path and line range (text formats)."""
+    """Where a piece of text came from: page (PDF), slide (presentations), heading path and
+    line range (text formats)."""
 
     page: int | None = None
     line_start: int | None = None
     line_end: int | None = None
+    slide: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -23,6 +25,7 @@ class Locator:
                 ("page", self.page),
                 ("lineStart", self.line_start),
                 ("lineEnd", self.line_end),
+                ("slide", self.slide),
             )
             if v is not None
         }
