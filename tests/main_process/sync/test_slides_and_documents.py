@@ -201,3 +201,13 @@ def test_zip_bombs_are_refused_quickly_in_little_memory(name: str, data: bytes) 
     bomb = with_member(data, "media/zeros.bin", b"\0" * (30 * 1024 * 1024))
     assert len(bomb) < 200_000
     bounded(bomb, name, "expands more than")
+
+
+def test_an_opendocument_body_past_its_limit_is_refused_before_odfpy_loads_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from goodbuddy_kb.main_process.parsing import limits
+
+    monkeypatch.setattr(limits, "MAX_ODF_CONTENT_BYTES", 1024 * 1024)
+    data = make_odt([("p", f"paragraph number {i} of a long body") for i in range(30_000)])
+    bounded(data, "long.odt", r"expands past 1 MB \(content.xml\)")

@@ -41,11 +41,27 @@ def _load(data: bytes) -> Any:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             limits.check_zip(archive)
+            _check_content_size(archive)
         return load(io.BytesIO(data))
     except (zipfile.BadZipFile, KeyError, ValueError, SAXException) as exc:
         raise ParseError(
             f"the OpenDocument file could not be read ({exc.__class__.__name__})"
         ) from exc
+
+
+def _check_content_size(archive: zipfile.ZipFile) -> None:
+    """odfpy builds a Python object per XML node (~30 MB of memory per MB of ``content.xml``,
+    and no time check can run inside its load), so the body is refused past
+    ``limits.MAX_ODF_CONTENT_BYTES`` as it really expands."""
+    size = 0
+    with archive.open("content.xml") as member:
+        while chunk := member.read(1024 * 1024):
+            size += len(chunk)
+            if size > limits.MAX_ODF_CONTENT_BYTES:
+                raise ParseError(
+                    "a part of the archive expands past "
+                    f"{limits.MAX_ODF_CONTENT_BYTES // 1048576} MB (content.xml)"
+                )
 
 
 def _name(node: Any) -> tuple[str, str] | None:
