@@ -1,8 +1,9 @@
 """Where a chunk sits in its document: the typed reading of the locator the chunkers write.
 
 On the wire (and in the database) a locator stays the camelCase dict the backend produces —
-``page``/``pageEnd`` (PDF pages), ``lineStart``/``lineEnd`` (text formats), ``headingPath``,
-``chapter`` (an e-book's chapter title), ``ocr`` (text recognised from a scan) and ``lowConfidence`` (its doubtful OCR lines). Readers
+``page``/``pageEnd`` (PDF pages), ``slide``/``slideEnd`` (presentations), ``lineStart``/``lineEnd``
+(text formats), ``headingPath``, ``chapter`` (an e-book's chapter title), ``ocr`` (text recognised
+from a scan) and ``lowConfidence`` (its doubtful OCR lines). Readers
 take it through ``Locator.from_wire``, which keeps what it understands and skips the rest, so an
 odd or newer key never breaks a screen. How a locator reads to people is the GUI's business
 (``ui/widgets/locator.py``).
@@ -31,12 +32,14 @@ def _texts(value: Any) -> list[str]:
 
 
 class Locator(ContractModel):
-    """Page range, line range, heading path and OCR provenance of one chunk."""
+    """Page range, slide range, line range, heading path and OCR provenance of one chunk."""
 
     page: int | None = None
     page_end: int | None = None
     line_start: int | None = None
     line_end: int | None = None
+    slide: int | None = None
+    slide_end: int | None = None
     heading_path: list[str] = Field(default_factory=list)
     #: The e-book chapter the chunk is in (its title).
     chapter: str | None = None
@@ -54,6 +57,8 @@ class Locator(ContractModel):
             page_end=_number(wire.get("pageEnd")),
             line_start=_number(wire.get("lineStart")),
             line_end=_number(wire.get("lineEnd")),
+            slide=_number(wire.get("slide")),
+            slide_end=_number(wire.get("slideEnd")),
             heading_path=_texts(wire.get("headingPath")),
             chapter=_text(wire.get("chapter")),
             ocr=bool(wire.get("ocr")),
@@ -64,6 +69,11 @@ class Locator(ContractModel):
     def last_page(self) -> int | None:
         """The page the chunk ends on (its first page when it fits on one)."""
         return self.page_end if self.page_end is not None else self.page
+
+    @property
+    def last_slide(self) -> int | None:
+        """The slide the chunk ends on (its first slide when it fits on one)."""
+        return self.slide_end if self.slide_end is not None else self.slide
 
     @property
     def last_line(self) -> int | None:

@@ -38,6 +38,8 @@ def _locator(first: Section, last: Section) -> dict[str, Any]:
         loc["lineEnd"] = end.line_end
     if end.page is not None and end.page != first.locator.page:
         loc["pageEnd"] = end.page
+    if end.slide is not None and end.slide != first.locator.slide:
+        loc["slideEnd"] = end.slide
     if first.heading_path:
         loc["headingPath"] = list(first.heading_path)
     return loc

@@ -23,6 +23,9 @@ from goodbuddy_kb.main_process.parsing.mail import make_email_parser, make_mbox_
 from goodbuddy_kb.main_process.parsing.markdown import parse_markdown
 from goodbuddy_kb.main_process.parsing.model import Locator, ParsedDocument, ParseError, Section
 from goodbuddy_kb.main_process.parsing.office import parse_docx, parse_pdf
+from goodbuddy_kb.main_process.parsing.opendocument import parse_odp, parse_odt
+from goodbuddy_kb.main_process.parsing.rtf import parse_rtf
+from goodbuddy_kb.main_process.parsing.slides import parse_pptx
 from goodbuddy_kb.main_process.parsing.text import parse_text
 
 log = logging.getLogger(__name__)
@@ -40,6 +43,10 @@ PARSERS: dict[str, Parser] = {
     ".htm": parse_html,
     ".pdf": parse_pdf,
     ".docx": parse_docx,
+    ".pptx": parse_pptx,
+    ".odp": parse_odp,
+    ".odt": parse_odt,
+    ".rtf": parse_rtf,
     **{suffix: make_image_parser(suffix) for suffix in IMAGE_TYPES},
     ".epub": parse_epub,
 }

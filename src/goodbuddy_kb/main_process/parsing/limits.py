@@ -38,6 +38,10 @@ MAX_HTML_NODES = 300_000
 MAX_HTML_DEPTH = 512
 #: Blocks (paragraphs, table cells) read from one Word document.
 MAX_DOCX_BLOCKS = 400_000
+#: Slides read from one presentation (PPTX, ODP).
+MAX_SLIDES = 1_000
+#: An OpenDocument's body (content.xml) as it expands: odfpy keeps a Python object per node.
+MAX_ODF_CONTENT_BYTES = 12 * 1024 * 1024
 #: What one document may produce: table cells (all tables), columns of one table, sections
 #: (paragraphs, list items, tables, headings) and characters of text. A parser's working
 #: memory grows with these (markdown-it: ~1 KB per cell), the file's size does not bound them.

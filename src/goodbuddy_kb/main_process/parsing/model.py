@@ -10,13 +10,14 @@ BlockType = Literal["heading", "paragraph", "list", "table", "code", "quote"]
 
 @dataclass(frozen=True)
 class Locator:
-    """Where a piece of text came from: page (PDF), heading path and line range (text formats),
-    chapter (EPUB)."""
+    """Where a piece of text came from: page (PDF), slide (presentations), heading path and
+    line range (text formats), chapter (EPUB)."""
 
     page: int | None = None
     line_start: int | None = None
     line_end: int | None = None
     chapter: str | None = None
+    slide: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -26,6 +27,7 @@ class Locator:
                 ("lineStart", self.line_start),
                 ("lineEnd", self.line_end),
                 ("chapter", self.chapter),
+                ("slide", self.slide),
             )
             if v is not None
         }

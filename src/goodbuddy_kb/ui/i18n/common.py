@@ -49,6 +49,8 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "ref.ocr_low": ("OCR ⚠{count}", "OCR ⚠{count}"),
     "ref.lines": ("第 {lines} 行", "lines {lines}"),
     "ref.line": ("第 {line} 行", "line {line}"),
+    "ref.slide": ("第 {slide} 张幻灯片", "slide {slide}"),
+    "ref.slides": ("第 {slides} 张幻灯片", "slides {slides}"),
     "ref.kind.file": ("文件", "File"),
     "ref.kind.folder": ("文件夹", "Folder"),
     "ref.kind.web": ("网页", "Web page"),

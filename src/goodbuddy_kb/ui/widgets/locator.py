@@ -1,7 +1,8 @@
 """How a locator reads wherever a chunk's place is shown — the workbench's results, the chat's
 citations, a reference's header and the chunk dialog — in the user's language: "第 3–4 页 ·
 第 12–18 行 · 请假 > 年假 · OCR" / "p. 3–4 · lines 12–18 · Leave > Annual · OCR"; an e-book's
-chunk starts with its chapter, 章节“入职” / chapter "Onboarding"."""
+chunk starts with its chapter, 章节“入职” / chapter "Onboarding"; a presentation's with its slide,
+"第 7 张幻灯片" / "slide 7"."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def ocr_mark(locator: Locator) -> str:
 
 
 def format_locator(locator: Locator, *, headings: bool = True, ocr: bool = True) -> str:
-    """Page (range), line (range), heading path (unless ``headings`` is off: a column of its
+    """Page (range), slide (range), line (range), heading path (unless ``headings`` is off: a column of its
     own shows it) and the OCR mark (unless ``ocr`` is off), joined by `` · ``."""
     parts = []
     if locator.chapter:
@@ -26,6 +27,13 @@ def format_locator(locator: Locator, *, headings: bool = True, ocr: bool = True)
     page, last_page = locator.page, locator.last_page
     if page is not None:
         parts.append(tr("ref.page", page=f"{page}–{last_page}" if last_page != page else page))
+    slide, last_slide = locator.slide, locator.last_slide
+    if slide is not None:
+        parts.append(
+            tr("ref.slides", slides=f"{slide}–{last_slide}")
+            if last_slide != slide
+            else tr("ref.slide", slide=slide)
+        )
     start, end = locator.line_start, locator.last_line
     if start is not None:
         parts.append(
