@@ -117,6 +117,14 @@ CATALOGUE: dict[str, str] = {
     "parse.html_nodes": "the page has more than {elements} elements",
     "parse.pdf_pages": "the PDF has too many pages ({count}; at most {limit})",
     "parse.docx_too_large": "the Word document has too many paragraphs and tables",
+    # spreadsheets (XLSX, ODS, CSV)
+    "parse.sheet_unreadable": "the spreadsheet could not be read ({error})",
+    "parse.sheet_count": "the spreadsheet has too many sheets ({count}; at most {limit})",
+    "parse.hidden_sheets": "hidden sheets were skipped: {names}",
+    "parse.xls_unsupported": (
+        "the old Excel format (.xls) is not supported: save the file as .xlsx"
+    ),
+    "parse.csv_unreadable": "the CSV file could not be read ({error})",
     "read.outside_source": "the path leads outside the source folder",
     "read.now_link": "the file is now a symbolic link (links are not followed)",
     "read.folder_now_link": "a folder on the path is now a symbolic link or a file",

@@ -1,7 +1,8 @@
 """Where a chunk sits in its document: the typed reading of the locator the chunkers write.
 
 On the wire (and in the database) a locator stays the camelCase dict the backend produces —
-``page``/``pageEnd`` (PDF pages), ``lineStart``/``lineEnd`` (text formats), ``headingPath``,
+``page``/``pageEnd`` (PDF pages), ``lineStart``/``lineEnd`` (text formats), ``sheet`` and
+``rowStart``/``rowEnd`` (spreadsheets: the sheet's name, none for CSV), ``headingPath``,
 ``ocr`` (text recognised from a scan) and ``lowConfidence`` (its doubtful OCR lines). Readers
 take it through ``Locator.from_wire``, which keeps what it understands and skips the rest, so an
 odd or newer key never breaks a screen. How a locator reads to people is the GUI's business
@@ -27,12 +28,16 @@ def _texts(value: Any) -> list[str]:
 
 
 class Locator(ContractModel):
-    """Page range, line range, heading path and OCR provenance of one chunk."""
+    """Page range, line range, sheet and row range, heading path and OCR provenance of one
+    chunk."""
 
     page: int | None = None
     page_end: int | None = None
     line_start: int | None = None
     line_end: int | None = None
+    sheet: str | None = None
+    row_start: int | None = None
+    row_end: int | None = None
     heading_path: list[str] = Field(default_factory=list)
     ocr: bool = False
     #: The chunk's OCR lines recognised with low confidence (worth checking against the page).
@@ -48,6 +53,9 @@ class Locator(ContractModel):
             page_end=_number(wire.get("pageEnd")),
             line_start=_number(wire.get("lineStart")),
             line_end=_number(wire.get("lineEnd")),
+            sheet=wire["sheet"] if isinstance(wire.get("sheet"), str) else None,
+            row_start=_number(wire.get("rowStart")),
+            row_end=_number(wire.get("rowEnd")),
             heading_path=_texts(wire.get("headingPath")),
             ocr=bool(wire.get("ocr")),
             low_confidence=[line for line in _texts(wire.get("lowConfidence")) if line.strip()],
@@ -62,3 +70,8 @@ class Locator(ContractModel):
     def last_line(self) -> int | None:
         """The line the chunk ends on (its first line when it is one line)."""
         return self.line_end if self.line_end is not None else self.line_start
+
+    @property
+    def last_row(self) -> int | None:
+        """The sheet row the chunk ends on (its first row when it is one row)."""
+        return self.row_end if self.row_end is not None else self.row_start

@@ -15,12 +15,14 @@ from pathlib import PurePath
 from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.main_process.parsing import limits
+from goodbuddy_kb.main_process.parsing.delimited import parse_csv, parse_tsv
 from goodbuddy_kb.main_process.parsing.html import parse_html
 from goodbuddy_kb.main_process.parsing.image import MEDIA_TYPES as IMAGE_TYPES
 from goodbuddy_kb.main_process.parsing.image import make_image_parser
 from goodbuddy_kb.main_process.parsing.markdown import parse_markdown
 from goodbuddy_kb.main_process.parsing.model import Locator, ParsedDocument, ParseError, Section
 from goodbuddy_kb.main_process.parsing.office import parse_docx, parse_pdf
+from goodbuddy_kb.main_process.parsing.sheets import parse_ods, parse_xls, parse_xlsx
 from goodbuddy_kb.main_process.parsing.text import parse_text
 
 log = logging.getLogger(__name__)
@@ -38,6 +40,12 @@ PARSERS: dict[str, Parser] = {
     ".htm": parse_html,
     ".pdf": parse_pdf,
     ".docx": parse_docx,
+    ".xlsx": parse_xlsx,
+    ".xlsm": parse_xlsx,
+    ".xls": parse_xls,
+    ".ods": parse_ods,
+    ".csv": parse_csv,
+    ".tsv": parse_tsv,
     **{suffix: make_image_parser(suffix) for suffix in IMAGE_TYPES},
 }
 SUPPORTED_SUFFIXES = frozenset(PARSERS)
