@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import itertools
+import os
 import time
 import tracemalloc
 from pathlib import Path
@@ -274,3 +275,15 @@ def test_a_sync_reads_every_spreadsheet_and_fails_empty_and_corrupt_ones_alone(
     ):
         hits = search(pool.get(), "fts", [folder_source.library_id], build_query(word), 10)
         assert len(hits) == 1, word
+
+
+def test_an_ods_content_part_too_large_for_odfpy_is_refused_before_it_is_loaded() -> None:
+    document = OpenDocumentSpreadsheet()
+    table = Table(name="big")
+    table.addElement(ods_row(["notes"]))
+    table.addElement(ods_row([os.urandom(5 * 1024 * 1024).hex()]))
+    document.spreadsheet.addElement(table)
+    out = io.BytesIO()
+    document.write(out)
+    code, seconds, peak = refusal(out.getvalue(), "big.ods")
+    assert code == "parse.archive_member" and seconds < 5 and peak < 100
