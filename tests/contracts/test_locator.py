@@ -28,7 +28,7 @@ def test_a_chunker_locator_reads_as_typed_fields() -> None:
 
 def test_missing_odd_and_unknown_keys_are_left_out() -> None:
     assert Locator.from_wire(None) == Locator() == Locator.from_wire({})
-    odd = Locator.from_wire({"page": "3", "lineStart": True, "headingPath": "A", "sheet": "x"})
+    odd = Locator.from_wire({"page": "3", "lineStart": True, "headingPath": "A", "newerKey": "x"})
     assert odd == Locator()
     single = Locator.from_wire({"page": 2, "lineStart": 5})
     assert (single.last_page, single.last_line) == (2, 5)

@@ -123,6 +123,14 @@ CATALOGUE: dict[str, str] = {
     "parse.slides_too_many": "the presentation has too many slides ({count}; at most {limit})",
     "parse.odf_unreadable": "the OpenDocument file could not be read ({error})",
     "parse.rtf_unreadable": "the RTF document could not be read ({error})",
+    # spreadsheets (XLSX, ODS, CSV)
+    "parse.sheet_unreadable": "the spreadsheet could not be read ({error})",
+    "parse.sheet_count": "the spreadsheet has too many sheets ({count}; at most {limit})",
+    "parse.hidden_sheets": "hidden sheets were skipped: {names}",
+    "parse.xls_unsupported": (
+        "the old Excel format (.xls) is not supported: save the file as .xlsx"
+    ),
+    "parse.csv_unreadable": "the CSV file could not be read ({error})",
     "read.outside_source": "the path leads outside the source folder",
     "read.now_link": "the file is now a symbolic link (links are not followed)",
     "read.folder_now_link": "a folder on the path is now a symbolic link or a file",

@@ -12,6 +12,8 @@ READABLE_FORMATS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("HTML", (".html", ".htm")),
     ("DOCX", (".docx",)),
     ("PDF", (".pdf",)),
+    ("spreadsheets (XLSX, XLSM, XLS, ODS)", (".xlsx", ".xlsm", ".xls", ".ods")),
+    ("CSV and TSV", (".csv", ".tsv")),
     ("presentations (PPTX, ODP)", (".pptx", ".odp")),
     ("OpenDocument text (ODT)", (".odt",)),
     ("RTF", (".rtf",)),

@@ -2,8 +2,9 @@
 
 On the wire (and in the database) a locator stays the camelCase dict the backend produces —
 ``page``/``pageEnd`` (PDF pages), ``slide``/``slideEnd`` (presentations), ``lineStart``/``lineEnd``
-(text formats), ``headingPath``, ``chapter`` (an e-book's chapter title), ``ocr`` (text recognised
-from a scan) and ``lowConfidence`` (its doubtful OCR lines). Readers
+(text formats), ``sheet`` and ``rowStart``/``rowEnd`` (spreadsheets: the sheet's name, none for
+CSV), ``headingPath``, ``chapter`` (an e-book's chapter title), ``ocr`` (text recognised from a
+scan) and ``lowConfidence`` (its doubtful OCR lines). Readers
 take it through ``Locator.from_wire``, which keeps what it understands and skips the rest, so an
 odd or newer key never breaks a screen. How a locator reads to people is the GUI's business
 (``ui/widgets/locator.py``).
@@ -32,7 +33,8 @@ def _texts(value: Any) -> list[str]:
 
 
 class Locator(ContractModel):
-    """Page range, slide range, line range, heading path and OCR provenance of one chunk."""
+    """Page range, slide range, line range, sheet and row range, heading path and OCR provenance
+    of one chunk."""
 
     page: int | None = None
     page_end: int | None = None
@@ -40,6 +42,9 @@ class Locator(ContractModel):
     line_end: int | None = None
     slide: int | None = None
     slide_end: int | None = None
+    sheet: str | None = None
+    row_start: int | None = None
+    row_end: int | None = None
     heading_path: list[str] = Field(default_factory=list)
     #: The e-book chapter the chunk is in (its title).
     chapter: str | None = None
@@ -59,6 +64,9 @@ class Locator(ContractModel):
             line_end=_number(wire.get("lineEnd")),
             slide=_number(wire.get("slide")),
             slide_end=_number(wire.get("slideEnd")),
+            sheet=wire["sheet"] if isinstance(wire.get("sheet"), str) else None,
+            row_start=_number(wire.get("rowStart")),
+            row_end=_number(wire.get("rowEnd")),
             heading_path=_texts(wire.get("headingPath")),
             chapter=_text(wire.get("chapter")),
             ocr=bool(wire.get("ocr")),
@@ -79,3 +87,8 @@ class Locator(ContractModel):
     def last_line(self) -> int | None:
         """The line the chunk ends on (its first line when it is one line)."""
         return self.line_end if self.line_end is not None else self.line_start
+
+    @property
+    def last_row(self) -> int | None:
+        """The sheet row the chunk ends on (its first row when it is one row)."""
+        return self.row_end if self.row_end is not None else self.row_start

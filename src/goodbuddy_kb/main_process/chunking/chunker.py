@@ -40,6 +40,8 @@ def _locator(first: Section, last: Section) -> dict[str, Any]:
         loc["pageEnd"] = end.page
     if end.slide is not None and end.slide != first.locator.slide:
         loc["slideEnd"] = end.slide
+    if end.row_end is not None and end.sheet == first.locator.sheet:
+        loc["rowEnd"] = end.row_end
     if first.heading_path:
         loc["headingPath"] = list(first.heading_path)
     return loc
@@ -92,29 +94,36 @@ def _table_pieces(section: Section, target: int) -> list[Piece] | None:
     pieces: list[Piece] = []
     current: list[str] = []
     size = 0
-    loc = _locator(section, section)
+    numbers = section.row_numbers if len(section.row_numbers) == len(rows) else ()
+    first_row = 0
 
-    def add(text: str) -> None:
+    def add(text: str, first: int, last: int) -> None:
         part = replace(section, text=text)
+        if numbers:
+            # A spreadsheet's piece locates its own rows (the section spans the whole sheet).
+            rows_at = replace(section.locator, row_start=numbers[first], row_end=numbers[last])
+            part = replace(part, locator=rows_at, row_numbers=numbers[first : last + 1])
+        loc = _locator(part, part)
         pieces.append(Piece(text, section.heading_path, loc, "table", [part]))
 
-    def flush() -> None:
-        nonlocal current, size
+    def flush(index: int) -> None:
+        nonlocal current, size, first_row
         if current:
-            add(header + "\n" + "\n".join(current))
-        current, size = [], 0
+            add(header + "\n" + "\n".join(current), first_row, index - 1)
+        current, size, first_row = [], 0, index
 
-    for row in rows:
+    for index, row in enumerate(rows):
         if len(row) > budget:
-            flush()
+            flush(index)
             for a, b in split_spans(row, budget):
-                add(header + "\n" + row[a:b])
+                add(header + "\n" + row[a:b], index, index)
+            first_row = index + 1
             continue
         if current and size + 1 + len(row) > budget:
-            flush()
+            flush(index)
         current.append(row)
         size += len(row) + 1
-    flush()
+    flush(len(rows))
     return pieces
 
 

@@ -15,6 +15,7 @@ from pathlib import PurePath
 from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.main_process.parsing import limits
+from goodbuddy_kb.main_process.parsing.delimited import parse_csv, parse_tsv
 from goodbuddy_kb.main_process.parsing.epub import parse_epub
 from goodbuddy_kb.main_process.parsing.html import parse_html
 from goodbuddy_kb.main_process.parsing.image import MEDIA_TYPES as IMAGE_TYPES
@@ -25,6 +26,7 @@ from goodbuddy_kb.main_process.parsing.model import Locator, ParsedDocument, Par
 from goodbuddy_kb.main_process.parsing.office import parse_docx, parse_pdf
 from goodbuddy_kb.main_process.parsing.opendocument import parse_odp, parse_odt
 from goodbuddy_kb.main_process.parsing.rtf import parse_rtf
+from goodbuddy_kb.main_process.parsing.sheets import parse_ods, parse_xls, parse_xlsx
 from goodbuddy_kb.main_process.parsing.slides import parse_pptx
 from goodbuddy_kb.main_process.parsing.text import parse_text
 
@@ -47,6 +49,12 @@ PARSERS: dict[str, Parser] = {
     ".odp": parse_odp,
     ".odt": parse_odt,
     ".rtf": parse_rtf,
+    ".xlsx": parse_xlsx,
+    ".xlsm": parse_xlsx,
+    ".xls": parse_xls,
+    ".ods": parse_ods,
+    ".csv": parse_csv,
+    ".tsv": parse_tsv,
     **{suffix: make_image_parser(suffix) for suffix in IMAGE_TYPES},
     ".epub": parse_epub,
 }

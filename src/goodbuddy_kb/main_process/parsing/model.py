@@ -10,14 +10,17 @@ BlockType = Literal["heading", "paragraph", "list", "table", "code", "quote"]
 
 @dataclass(frozen=True)
 class Locator:
-    """Where a piece of text came from: page (PDF), slide (presentations), heading path and
-    line range (text formats), chapter (EPUB)."""
+    """Where a piece of text came from: page (PDF), slide (presentations), sheet and row range
+    (spreadsheets), heading path and line range (text formats), chapter (EPUB)."""
 
     page: int | None = None
     line_start: int | None = None
     line_end: int | None = None
     chapter: str | None = None
     slide: int | None = None
+    sheet: str | None = None
+    row_start: int | None = None
+    row_end: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -28,6 +31,9 @@ class Locator:
                 ("lineEnd", self.line_end),
                 ("chapter", self.chapter),
                 ("slide", self.slide),
+                ("sheet", self.sheet),
+                ("rowStart", self.row_start),
+                ("rowEnd", self.row_end),
             )
             if v is not None
         }
@@ -41,6 +47,9 @@ class Section:
     locator: Locator = field(default_factory=Locator)
     #: For tables: how many leading lines form the header repeated on every piece.
     header_lines: int = 0
+    #: For spreadsheet tables: the sheet row number of each body line (after the header), so
+    #: every piece the chunker cuts locates its own rows.
+    row_numbers: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,8 @@ class ParsedDocument:
     ocr_pages: tuple[int, ...] = ()
     #: Pages the document has (PDF pages, image frames); 0 when the format has no pages.
     page_count: int = 0
+    #: What a person should know about what was left out (coded reasons: hidden sheets).
+    notes: tuple[str, ...] = ()
 
 
 class ParseError(Exception):

@@ -2,7 +2,8 @@
 citations, a reference's header and the chunk dialog — in the user's language: "第 3–4 页 ·
 第 12–18 行 · 请假 > 年假 · OCR" / "p. 3–4 · lines 12–18 · Leave > Annual · OCR"; an e-book's
 chunk starts with its chapter, 章节“入职” / chapter "Onboarding"; a presentation's with its slide,
-"第 7 张幻灯片" / "slide 7"."""
+"第 7 张幻灯片" / "slide 7"; a spreadsheet's with its sheet and rows,
+"工作表“差旅标准” · 第 12–30 行" / "Sheet "差旅标准" · rows 12–30"."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ def ocr_mark(locator: Locator) -> str:
 
 
 def format_locator(locator: Locator, *, headings: bool = True, ocr: bool = True) -> str:
-    """Page (range), slide (range), line (range), heading path (unless ``headings`` is off: a column of its
-    own shows it) and the OCR mark (unless ``ocr`` is off), joined by `` · ``."""
+    """Page (range), slide (range), line (range), sheet and row (range), heading path (unless
+    ``headings`` is off: a column of its own shows it) and the OCR mark (unless ``ocr`` is off),
+    joined by `` · ``."""
     parts = []
     if locator.chapter:
         parts.append(tr("ref.chapter", title=locator.chapter))
@@ -39,7 +41,16 @@ def format_locator(locator: Locator, *, headings: bool = True, ocr: bool = True)
         parts.append(
             tr("ref.lines", lines=f"{start}–{end}") if end != start else tr("ref.line", line=start)
         )
-    if headings and locator.heading_path:
+    if locator.sheet:
+        parts.append(tr("ref.sheet", sheet=locator.sheet))
+    first_row, last_row = locator.row_start, locator.last_row
+    if first_row is not None:
+        parts.append(
+            tr("ref.rows", rows=f"{first_row}–{last_row}")
+            if last_row != first_row
+            else tr("ref.row", row=first_row)
+        )
+    if headings and locator.heading_path and locator.heading_path != [locator.sheet]:
         parts.append(" > ".join(locator.heading_path))
     if ocr:
         parts.append(ocr_mark(locator))
