@@ -174,7 +174,11 @@ class Document(ContractModel):
     graph_error: str | None = None
     graph_error_code: str | None = None
     graph_error_params: dict[str, str] = Field(default_factory=dict)
-    fill_codes: ClassVar[Any] = code_fields("error", "retryable_error", "graph_error")
+    #: What the parser wants a person to know about a document it read (hidden sheets skipped…).
+    note: str | None = None
+    note_code: str | None = None
+    note_params: dict[str, str] = Field(default_factory=dict)
+    fill_codes: ClassVar[Any] = code_fields("error", "retryable_error", "graph_error", "note")
     #: Present for documents that need OCR (scanned PDF pages, images).
     ocr: DocumentOcr | None = None
 

@@ -123,6 +123,7 @@ def rebuild_document(
             size,
             drafts,
             within=lambda c, doc_id: write_vectors(c, data_dir, doc_id, plan),
+            parse_note=parsed.notes[0] if parsed.notes else None,
             ocr_note=ocr_note,
         )
     except sqlite3.IntegrityError as exc:  # the source went while we read (rolled back)

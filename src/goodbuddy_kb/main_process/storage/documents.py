@@ -110,12 +110,14 @@ def store_parsed(
     drafts: list[ChunkDraft],
     within: Callable[[sqlite3.Connection, str], None] | None = None,
     ocr_note: str | None = None,
+    parse_note: str | None = None,
 ) -> str:
     """One transaction: the document row, its chunks and their index rows — all old or all new.
 
     ``within(conn, document_id)`` runs in the same transaction once the chunks are replaced
     (a rebuild appends the new chunks' vectors there), so readers see either generation whole.
-    ``ocr_note`` (JSON) marks a generation whose text came (partly) from OCR as OCR done.
+    ``ocr_note`` (JSON) marks a generation whose text came (partly) from OCR as OCR done;
+    ``parse_note`` is what the parser wants a person to know (a catalogue sentence), or None.
     """
     with transaction(conn):
         doc_id = _upsert(
@@ -126,8 +128,9 @@ def store_parsed(
             within(conn, doc_id)
         conn.execute(
             "UPDATE documents SET parse_status = 'done', parse_error = NULL,"
-            " retryable_error = NULL, ocr_status = ?, ocr_error = NULL, ocr_note = ? WHERE id = ?",
-            (None if ocr_note is None else "done", ocr_note, doc_id),
+            " retryable_error = NULL, ocr_status = ?, ocr_error = NULL, ocr_note = ?,"
+            " parse_note = ? WHERE id = ?",
+            (None if ocr_note is None else "done", ocr_note, parse_note, doc_id),
         )
         retrievable = refresh_retrievable(conn, doc_id)
         if retrievable and _vectors_on(conn):
@@ -385,6 +388,7 @@ def page(
             error=r["parse_error"] or r["fulltext_error"] or r["vector_error"],
             retryable_error=r["retryable_error"],
             graph_error=r["graph_error"],
+            note=r["parse_note"],
             chunk_count=r["chunk_count"],
             edited_chunks=r["edited_chunks"],
             updated_at=r["updated_at"],

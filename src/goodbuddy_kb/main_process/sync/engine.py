@@ -235,6 +235,7 @@ def sync_source(
             len(data),
             drafts,
             _awaiting_vectors if vectors_expected else None,
+            parse_note=parsed.notes[0] if parsed.notes else None,
         )
         report.processed += 1
         report.parsed_paths.append(item.relative)

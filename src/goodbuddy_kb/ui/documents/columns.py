@@ -16,9 +16,11 @@ def status(value: str) -> str:
 
 
 def reason(doc: c.Document) -> str:
+    """Why the document is not as it should be, else what its parser wants a person to know
+    (e.g. hidden sheets skipped), in the user's language."""
     if doc.retryable_error:
         return tr("rebuild.retryable", reason=say_field(doc, "retryable_error"))
-    return say_field(doc, "error")
+    return say_field(doc, "error") or (f"ⓘ {say_field(doc, 'note')}" if doc.note else "")
 
 
 def chunk_count_text(doc: c.Document) -> str:
