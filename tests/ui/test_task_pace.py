@@ -91,3 +91,18 @@ def test_loading_model_step_reads_as_such() -> None:
         }
     )
     assert progress(info) == "⟳ Loading the embedding model…"
+
+
+def test_a_graph_run_says_what_it_found_not_documents_written(english: None) -> None:
+    from goodbuddy_kb.contracts.graph import GraphRunSummary
+    from goodbuddy_kb.contracts.tasks import TaskSummary
+    from goodbuddy_kb.ui.tasks.progress import summary
+
+    found = GraphRunSummary(run_id="r", strategy="local", chunks=12, entities=7, relations=1)
+    done = info(kind="graph", state="completed", summary=TaskSummary(graph=found))
+    assert summary(done) == "chunks read 12 · entity mentions 7 · relations 1"
+    i18n.set_language("zh")
+    assert summary(done) == "已读分块 12 · 实体提及 7 · 关系 1"
+    sync = info(kind="sync", state="completed", summary=TaskSummary(succeeded=3))
+    i18n.set_language("en")
+    assert summary(sync) == "3 written"

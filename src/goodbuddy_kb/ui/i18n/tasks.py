@@ -13,6 +13,10 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
     "task.kind.rebuild": ("重建", "Rebuild"),
     "col.summary": ("摘要", "Summary"),
     "task.summary.written": ("{n} 个已写入", "{n} written"),
+    "task.summary.graph": (
+        "已读分块 {chunks} · 实体提及 {entities} · 关系 {relations}",
+        "chunks read {chunks} · entity mentions {entities} · relations {relations}",
+    ),
     "task.summary.failed": ("{n} 个失败", "{n} failed"),
     "task.summary.unchanged": ("{n} 个未变", "{n} unchanged"),
     "task.summary.retried": ("{n} 个此前失败，已重试", "{n} failed before, retried"),

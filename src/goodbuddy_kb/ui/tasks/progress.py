@@ -37,11 +37,25 @@ def pace_text(info: t.TaskInfo) -> str:
 
 
 def summary(info: t.TaskInfo) -> str:
-    """Document counts of a sync or rebuild, in words (PRD §13: done, failed, cancelled)."""
+    """Document counts of a sync or rebuild — or what a graph run found — in words (PRD §13:
+    done, failed, cancelled)."""
     s = info.summary
     if s is None:
         return ""
-    parts = [tr("task.summary.written", n=s.succeeded)]
+    graph = s.graph
+    parts = (
+        # a graph run writes entities and relations, not documents
+        [
+            tr(
+                "task.summary.graph",
+                chunks=graph.chunks,
+                entities=graph.entities,
+                relations=graph.relations,
+            )
+        ]
+        if graph is not None
+        else [tr("task.summary.written", n=s.succeeded)]
+    )
     for count, key in (
         (s.failed, "task.summary.failed"),
         (s.unchanged, "task.summary.unchanged"),
