@@ -6,11 +6,9 @@ the rejected answers in its summary."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -30,6 +28,7 @@ from goodbuddy_kb.contracts.methods import (
     NOTIFY_TASK,
     SOURCE_ADD,
 )
+from tests.servers.sse import sse_server
 
 pytestmark = pytest.mark.integration
 
@@ -49,31 +48,8 @@ def content(text: str) -> list[str]:
 
 @contextmanager
 def raw_server(answer: list[Callable[[], list[str]]]) -> Iterator[str]:
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length") or 0))
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            try:
-                for payload in answer[0]():
-                    self.wfile.write(b"data: " + payload.encode() + b"\n\n")
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with sse_server(lambda _body: answer[0]()) as url:
+        yield url
 
 
 def wait_task(client: BlockingClient, task_id: str, timeout: float = 60) -> t.TaskInfo:

@@ -8,10 +8,8 @@ sends each stream as raw SSE lines."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -24,6 +22,7 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from tests.dispatch import call
+from tests.servers.sse import sse_server
 
 DEEP = 100_000
 
@@ -33,33 +32,13 @@ def raw_server(turns: list[list[str]]) -> Iterator[str]:
     """Streams ``turns[n]`` (raw ``data:`` payloads) for the n-th request, then ``[DONE]``."""
     served = [0]
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length") or 0))
-            payloads = turns[min(served[0], len(turns) - 1)]
-            served[0] += 1
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            try:
-                for payload in payloads:
-                    self.wfile.write(b"data: " + payload.encode() + b"\n\n")
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+    def payloads(_body: dict[str, Any]) -> list[str]:
+        turn = turns[min(served[0], len(turns) - 1)]
+        served[0] += 1
+        return turn
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with sse_server(payloads) as url:
+        yield url
 
 
 def ask(d: Dispatcher, url: str) -> dict[str, Any]:

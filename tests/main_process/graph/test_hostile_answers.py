@@ -10,10 +10,8 @@ fails with a coded reason instead of reporting "completed"."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +30,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
+from tests.servers.sse import sse_server
 
 TRAVEL = "# 差旅报销制度\n\n差旅报销制度由财务部审批。住宿标准为每晚六百元。\n"
 SYSTEMS = "# Systems\n\nThe Billing System depends on the Identity Platform.\n"
@@ -79,38 +78,12 @@ def raw_server(answer: list[Answer]) -> Iterator[str]:
     """Streams ``answer[0](chunk)`` as SSE lines for every request (a list, so a test can swap
     the answer between runs), then ``[DONE]``."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)))
-            user = next(m for m in body["messages"] if m["role"] == "user")
-            payloads = answer[0](json.loads(user["content"])["chunk"])
-            if payloads is None:
-                self.send_response(500)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.end_headers()
-            try:
-                for payload in payloads:
-                    self.wfile.write(b"data: " + payload.encode() + b"\n\n")
-                self.wfile.write(b"data: [DONE]\n\n")
-                self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):
-                pass
+    def payloads(body: dict[str, Any]) -> list[str] | None:
+        user = next(m for m in body["messages"] if m["role"] == "user")
+        return answer[0](json.loads(user["content"])["chunk"])
 
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with sse_server(payloads) as url:
+        yield url
 
 
 @pytest.fixture
