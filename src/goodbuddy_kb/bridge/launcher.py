@@ -21,6 +21,7 @@ from typing import IO, Any
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.contracts.errors import KbError, UnavailableError
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.datadir import (
     LOG_FILE,
     Endpoint,
@@ -67,11 +68,9 @@ class BackendProcess:
                 os.open(data_dir / LOG_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab"
             )
         except OSError as exc:
+            unwritable = Reason("data.read_only", detail=exc.strerror or exc.__class__.__name__)
             raise BackendStartError(
-                "the backend could not start: the data directory cannot be written"
-                f" ({exc.strerror or exc.__class__.__name__}); check its permissions or choose"
-                " another with --data-dir",
-                "read_only",
+                f"the backend could not start: {unwritable}", "read_only"
             ) from None
         try:
             popen = subprocess.Popen(

@@ -48,9 +48,10 @@ def verdict(exc: BaseException) -> tuple[str, Reason]:
     return kind, Reason(CODES[kind], detail=detail)
 
 
-def task_failure(exc: sqlite3.Error) -> Reason:
-    """A task's reason for a database error: a write that lost its library or source to a
-    concurrent removal (a foreign key), or what :func:`verdict` says of the data directory."""
+def task_failure(exc: sqlite3.Error | OSError) -> Reason:
+    """A task's reason for a database or file-system error: a write that lost its library or
+    source to a concurrent removal (a foreign key), or what :func:`verdict` says of the data
+    directory."""
     if isinstance(exc, sqlite3.IntegrityError):
         return Reason("data.removed_meanwhile")
     return verdict(exc)[1]

@@ -57,9 +57,14 @@ class _Item:
     root: Path | None = None
 
 
+def _folder(source: SourceRow) -> Path:
+    """A file or folder source's location as the operating system names it."""
+    return Path(os_path(source.location))
+
+
 def _items(source: SourceRow) -> tuple[list[_Item], int, str | None]:
     """What the source holds now, how many files were left out, or why it is unavailable."""
-    location = Path(os_path(source.location))
+    location = _folder(source)
     if source.kind == "web":
         return [_Item(source.location, None)], 0, None
     if source.kind == "file":
@@ -91,7 +96,7 @@ def _read(
 def _item_of(source: SourceRow, relative_path: str) -> _Item:
     if source.kind == "web":
         return _Item(source.location, None)
-    location = Path(os_path(source.location))
+    location = _folder(source)
     if source.kind == "file":
         return _Item(relative_path, location, location.parent)
     return _Item(relative_path, location / os_path(relative_path), location)
@@ -108,7 +113,7 @@ def read_document(source: SourceRow, relative_path: str) -> tuple[bytes, str | N
     """The current bytes (and a web page's media type) of one document of ``source``, read
     exactly as sync reads it; ParseError with a readable reason otherwise."""
     item = _item_of(source, relative_path)
-    if source.kind == "folder" and not Path(os_path(source.location)).is_dir():
+    if source.kind == "folder" and not _folder(source).is_dir():
         raise ParseError("the folder was moved or deleted")
     if item.path is not None and not os.path.lexists(item.path):
         raise ParseError("the file was moved or deleted")
@@ -146,7 +151,7 @@ def sync_source(
         # Files past the limit still exist on disk: never delete their documents. A path that
         # now is a link, a special file or leads outside loses its content, with the reason.
         for rel in known.keys() - present:
-            why = still_inside(Path(os_path(source.location)), rel)
+            why = still_inside(_folder(source), rel)
             if why is None:
                 present.add(rel)
             elif why:

@@ -20,7 +20,7 @@ from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, ChangedP
 from goodbuddy_kb.contracts.tasks import FINISHED_STATES, TaskInfo, TaskKind, TaskState, TaskSummary
 from goodbuddy_kb.main_process import diagnostics
 from goodbuddy_kb.main_process.cancel import CancelToken
-from goodbuddy_kb.main_process.startup import task_failure, verdict
+from goodbuddy_kb.main_process.startup import task_failure
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.throughput import Throughput
@@ -184,8 +184,7 @@ class TaskRunner:
             return tracker.finish("failed", exc.message)
         except (sqlite3.Error, OSError) as exc:
             log.warning("task %s failed: %s", tracker.task_id, exc.__class__.__name__)
-            reason = task_failure(exc) if isinstance(exc, sqlite3.Error) else verdict(exc)[1]
-            return tracker.finish("failed", reason)
+            return tracker.finish("failed", task_failure(exc))
         except Exception as exc:
             log.exception("task %s crashed", tracker.task_id)
             return tracker.finish("failed", f"internal error ({exc.__class__.__name__})")
