@@ -134,6 +134,7 @@ def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -
         st = d.status
         lines.append(
             f"{st.parse:<8}{st.fulltext:<9}{st.vector:<13}{st.graph:<10}{d.chunk_count:>6}  {readable_path(d.path)}"
+            + (f"  (attachment of {readable_path(d.message_path)})" if d.message_path else "")
             + (f"  — {d.error}" if d.error else "")
             + (f"  (note: {d.note})" if d.note and not d.error else "")
             + (f"  [{_ocr_note(d.ocr)}]" if d.ocr is not None else "")

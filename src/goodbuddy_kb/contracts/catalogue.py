@@ -119,6 +119,7 @@ CATALOGUE: dict[str, str] = {
     "parse.docx_too_large": "the Word document has too many paragraphs and tables",
     "parse.epub_unreadable": "the e-book could not be read ({error})",
     "parse.email_unreadable": "the e-mail could not be read ({error})",
+    "parse.attachment_gone": "the message no longer carries this attachment",
     "parse.slides_unreadable": "the presentation could not be read ({error})",
     "parse.slides_too_many": "the presentation has too many slides ({count}; at most {limit})",
     "parse.odf_unreadable": "the OpenDocument file could not be read ({error})",

@@ -3,7 +3,8 @@
 On the wire (and in the database) a locator stays the camelCase dict the backend produces —
 ``page``/``pageEnd`` (PDF pages), ``slide``/``slideEnd`` (presentations), ``lineStart``/``lineEnd``
 (text formats), ``sheet`` and ``rowStart``/``rowEnd`` (spreadsheets: the sheet's name, none for
-CSV), ``headingPath``, ``chapter`` (an e-book's chapter title), ``ocr`` (text recognised from a
+CSV), ``headingPath``, ``chapter`` (an e-book's chapter title), ``message`` (the subject of the e-mail
+an attachment came from), ``ocr`` (text recognised from a
 scan) and ``lowConfidence`` (its doubtful OCR lines). Readers
 take it through ``Locator.from_wire``, which keeps what it understands and skips the rest, so an
 odd or newer key never breaks a screen. How a locator reads to people is the GUI's business
@@ -48,6 +49,8 @@ class Locator(ContractModel):
     heading_path: list[str] = Field(default_factory=list)
     #: The e-book chapter the chunk is in (its title).
     chapter: str | None = None
+    #: The subject of the message the chunk's document was attached to (an e-mail attachment).
+    message: str | None = None
     ocr: bool = False
     #: The chunk's OCR lines recognised with low confidence (worth checking against the page).
     low_confidence: list[str] = Field(default_factory=list)
@@ -69,6 +72,7 @@ class Locator(ContractModel):
             row_end=_number(wire.get("rowEnd")),
             heading_path=_texts(wire.get("headingPath")),
             chapter=_text(wire.get("chapter")),
+            message=_text(wire.get("message")),
             ocr=bool(wire.get("ocr")),
             low_confidence=[line for line in _texts(wire.get("lowConfidence")) if line.strip()],
         )

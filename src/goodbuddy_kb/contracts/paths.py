@@ -39,3 +39,27 @@ def readable_path(wire: str) -> str:
 
 def has_undecodable_bytes(wire: str) -> bool:
     return bool(_ESCAPED.search(wire))
+
+
+#: Between a message's path and an attachment's name in the path of the attachment's document
+#: (``mails/a.eml//附件.xlsx``). No listed file's path holds an empty segment, so the form never
+#: names a real file, and the folder scanner leaves such documents to their message.
+ATTACHMENT_SEPARATOR = "//"
+
+
+def attachment_path(message_path: str, name: str) -> str:
+    """The document path of the attachment ``name`` of the message at ``message_path``."""
+    return f"{message_path}{ATTACHMENT_SEPARATOR}{name}"
+
+
+def message_of(path: str) -> str | None:
+    """The path of the message an attachment document came from; None for any other document."""
+    if path.startswith(("http://", "https://")):  # a web page's document path is its address
+        return None
+    message, separator, _name = path.partition(ATTACHMENT_SEPARATOR)
+    return message if separator else None
+
+
+def attachment_name(path: str) -> str:
+    """The attachment's file name in an attachment document's path (``path`` otherwise)."""
+    return path.partition(ATTACHMENT_SEPARATOR)[2] if message_of(path) is not None else path

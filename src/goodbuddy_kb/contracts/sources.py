@@ -10,6 +10,7 @@ from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
 from goodbuddy_kb.contracts.limits import MAX_CHUNKS_PER_PAGE, MAX_LIST_OFFSET
 from goodbuddy_kb.contracts.messages import code_fields
+from goodbuddy_kb.contracts.paths import attachment_name, message_of
 
 SourceKind = Literal["file", "folder", "web"]
 SourceState = Literal["ok", "unavailable", "overflow"]
@@ -179,6 +180,17 @@ class Document(ContractModel):
     note_code: str | None = None
     note_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("error", "retryable_error", "graph_error", "note")
+
+    @property
+    def message_path(self) -> str | None:
+        """For an e-mail attachment's document, the path of the message it came with."""
+        return message_of(self.path)
+
+    @property
+    def attachment_name(self) -> str:
+        """An e-mail attachment's file name (the path for any other document)."""
+        return attachment_name(self.path)
+
     #: Present for documents that need OCR (scanned PDF pages, images).
     ocr: DocumentOcr | None = None
 

@@ -2,7 +2,8 @@
 
 The client sends only ids (library, document, chunk). The backend re-reads the stored source,
 checks that each id belongs to the one before it, and opens only a stored regular local file
-inside its source (no symlink leading elsewhere) or a stored http(s) URL.
+inside its source (no symlink leading elsewhere) or a stored http(s) URL. An e-mail attachment's
+source is the message it came with.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from goodbuddy_kb.contracts.errors import ConflictError, NotFoundError, UnavailableError
+from goodbuddy_kb.contracts.paths import message_of
 from goodbuddy_kb.contracts.retrieval import (
     ReferenceChunk,
     ReferenceContextResponse,
@@ -128,9 +130,9 @@ def open_target(conn: sqlite3.Connection, ref: ReferenceRequest) -> tuple[str, s
             raise ConflictError("only http(s) pages can be opened; nothing was opened")
         return "url", url
     root = Path(row["location"]) if kind == "folder" else Path(row["location"]).parent
-    path = (
-        Path(row["location"]) / row["relative_path"] if kind == "folder" else Path(row["location"])
-    )
+    # An e-mail attachment opens as the message it came with.
+    relative = message_of(row["relative_path"]) or row["relative_path"]
+    path = Path(row["location"]) / relative if kind == "folder" else Path(row["location"])
     try:
         info = os.lstat(path)
         real_root = root.resolve(strict=True)

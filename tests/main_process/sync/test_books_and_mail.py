@@ -114,20 +114,22 @@ def test_an_html_only_message_reads_through_the_html_parser() -> None:
     assert body == [("Agenda", ("Agenda",)), ("Budget review, codeword pineapple .", ("Agenda",))]
 
 
-def test_attachments_of_read_types_become_sections_under_their_name() -> None:
+def test_attachments_of_read_types_come_back_beside_the_message_not_inside_it() -> None:
     attachments = [
         ("制度.docx", make_docx([("h1", "附件制度"), ("p", "报销需在三十天内提交。")])),
         ("notes.md", b"# Notes\n\nThe attic key is under the mat.\n"),
         ("tool.exe", b"MZ\x00\x01binary"),
-        ("broken.docx", b"PK\x03\x04" + b"\x00" * 50),
+        ("nested.eml", make_eml("Inner", "An inner message.")),
+        ("../../etc/notes.md", b"# Other\n\nA name with separators.\n"),
     ]
     document = parse(make_eml("附件", "见附件。", attachments=attachments), "a.eml")
-    headings = [s.text for s in document.sections if s.heading_path[-1:] == (s.text,)]
-    assert "制度.docx" in headings and "notes.md" in headings
-    assert "tool.exe" not in headings and "broken.docx" not in headings
-    paths = {s.text: s.heading_path for s in document.sections}
-    assert paths["报销需在三十天内提交。"][0] == "制度.docx"
-    assert paths["The attic key is under the mat."] == ("notes.md", "Notes")
+    assert all("三十天" not in s.text and "attic" not in s.text for s in document.sections)
+    assert [(a.name, a.message) for a in document.attachments] == [
+        ("制度.docx", "附件"),
+        ("notes.md", "附件"),
+        (".._.._etc_notes.md", "附件"),
+    ]
+    assert document.attachments[1].data.startswith(b"# Notes")
 
 
 def test_a_mailbox_reads_each_message_as_a_section() -> None:

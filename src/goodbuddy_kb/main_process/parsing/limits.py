@@ -31,6 +31,8 @@ MAX_ZIP_MEMBERS = 2_000
 MAX_ZIP_MEMBER_BYTES = 40 * 1024 * 1024
 MAX_ZIP_TOTAL_BYTES = 120 * 1024 * 1024
 MAX_ZIP_RATIO = 120
+#: Attachments one e-mail file (a message or a whole mailbox) yields as documents of their own.
+MAX_ATTACHMENTS = 200
 #: PDF pages read from one file.
 MAX_PDF_PAGES = 3_000
 #: HTML elements in one page, and the deepest nesting looked through.

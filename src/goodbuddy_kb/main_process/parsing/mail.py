@@ -1,31 +1,35 @@
 """E-mail: one saved message (EML) or a mailbox of them (MBOX).
 
-A message reads as its subject (the title), one header line (From, To, Date), its text part —
-or its HTML part through the HTML parser when it has no text part — and then each attachment
-of a type the backend reads, as sections under a heading naming the attachment. Attachments
-stay inside the message's document: a synced file is one document. Chinese mail decodes by its
+A message reads as its subject (the title), one header line (From, To, Date) and its text part
+— or its HTML part through the HTML parser when it has no text part. Each attachment of a type
+the backend reads (never a nested message or mailbox) is handed back beside the message
+(``ParsedDocument.attachments``: its name, bytes and the message's subject) for the sync engine
+to index as a document of its own, with a locator back to the message; at most
+``limits.MAX_ATTACHMENTS`` per file, names made unique within it. Chinese mail decodes by its
 declared charset, GB2312 and GBK read as their superset GB18030, encoded-word headers through
 the ``email`` package's default policy. In a mailbox each message is a section headed by its
-subject.
+subject, and the attachments of all its messages come back together.
 """
 
 from __future__ import annotations
 
 import email
-import logging
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from email import policy
 from email.message import EmailMessage, Message
 from pathlib import PurePath
 
-from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.main_process.parsing import limits
 from goodbuddy_kb.main_process.parsing.html import parse_html
-from goodbuddy_kb.main_process.parsing.model import ParsedDocument, ParseError, Section
+from goodbuddy_kb.main_process.parsing.model import (
+    Attachment,
+    ParsedDocument,
+    ParseError,
+    Section,
+)
 from goodbuddy_kb.main_process.parsing.text import paragraphs
-
-log = logging.getLogger(__name__)
 
 MEDIA_TYPE = "message/rfc822"
 MBOX_MEDIA_TYPE = "application/mbox"
@@ -78,40 +82,49 @@ def _body(message: EmailMessage, path: tuple[str, ...]) -> list[Section]:
     ]
 
 
-def _attachments(
-    message: EmailMessage, lookup: ParserLookup, path: tuple[str, ...]
-) -> list[Section]:
-    sections: list[Section] = []
+def _safe_name(name: str) -> str:
+    """An attachment's name as one path segment: no separators, no control characters."""
+    cleaned = "".join("_" if ch in "/\\" or ord(ch) < 32 else ch for ch in name).strip()
+    return "" if not cleaned.strip(".") else cleaned
+
+
+def _attachments(message: EmailMessage, lookup: ParserLookup, subject: str) -> list[Attachment]:
+    """The attached files of a type the backend reads (their parsing is the sync engine's)."""
+    found: list[Attachment] = []
     for part in message.iter_attachments():
         limits.check()
-        name = part.get_filename() or ""
+        name = _safe_name(part.get_filename() or "")
         suffix = PurePath(name).suffix.lower()
-        parser = lookup(suffix) if name and suffix not in _NOT_NESTED else None
-        data = part.get_payload(decode=True)
-        if parser is None or not isinstance(data, bytes) or not data.strip():
+        if not name or suffix in _NOT_NESTED or lookup(suffix) is None:
             continue
         try:
-            document = parser(data, PurePath(name).stem or name)
-        except CancelledError:
-            raise
-        except Exception as exc:  # one unreadable attachment leaves the message readable
-            log.info("an attachment of a message could not be read: %s", type(exc).__name__)
+            data = part.get_payload(decode=True)
+        except (ValueError, TypeError, LookupError):  # a damaged part leaves the message readable
             continue
-        heading = (*path, name)
-        body = [s for s in document.sections if s.text.strip()]
-        if not any(s.block_type != "heading" for s in body):
-            continue
-        sections.append(Section(name, "heading", heading))
-        sections.extend(
-            Section(s.text, s.block_type, heading + s.heading_path, s.locator, s.header_lines)
-            for s in body
-        )
-    return sections
+        if isinstance(data, bytes) and data.strip():
+            found.append(Attachment(name, data, subject))
+    return found
 
 
-def _message(data: bytes, lookup: ParserLookup, nested: bool) -> tuple[str, list[Section]]:
-    """The subject and the sections of one message (under a heading of its subject when
-    ``nested`` in a mailbox)."""
+def _unique(attachments: list[Attachment]) -> tuple[Attachment, ...]:
+    """The first ``MAX_ATTACHMENTS``, a repeated name numbered: 表.xlsx, 表 (2).xlsx."""
+    seen: set[str] = set()
+    unique: list[Attachment] = []
+    for attachment in attachments[: limits.MAX_ATTACHMENTS]:
+        name, path, number = attachment.name, PurePath(attachment.name), 1
+        while name.casefold() in seen:
+            number += 1
+            name = f"{path.stem} ({number}){path.suffix}"
+        seen.add(name.casefold())
+        unique.append(replace(attachment, name=name))
+    return tuple(unique)
+
+
+def _message(
+    data: bytes, lookup: ParserLookup, nested: bool, title: str = ""
+) -> tuple[str, list[Section], list[Attachment]]:
+    """The subject, the sections (under a heading of its subject when ``nested`` in a mailbox)
+    and the attachments of one message (``title`` names it when it has no subject)."""
     message = email.message_from_bytes(data, policy=policy.default)
     if not isinstance(message, EmailMessage) or not message.keys():
         raise _unreadable("no headers")
@@ -132,8 +145,7 @@ def _message(data: bytes, lookup: ParserLookup, nested: bool) -> tuple[str, list
         sections.append(Section(line, "paragraph", path))
         limits.produce(sections=1, characters=len(line))
     sections.extend(_body(message, path))
-    sections.extend(_attachments(message, lookup, path))
-    return subject, sections
+    return subject, sections, _attachments(message, lookup, subject or title or "(no subject)")
 
 
 def make_email_parser(lookup: ParserLookup) -> Callable[[bytes, str], ParsedDocument]:
@@ -141,8 +153,10 @@ def make_email_parser(lookup: ParserLookup) -> Callable[[bytes, str], ParsedDocu
     so every format the backend reads is read inside a message too)."""
 
     def parse_eml(data: bytes, title: str) -> ParsedDocument:
-        subject, sections = _message(data, lookup, nested=False)
-        return ParsedDocument(subject or title, MEDIA_TYPE, sections)
+        subject, sections, attachments = _message(data, lookup, nested=False, title=title)
+        return ParsedDocument(
+            subject or title, MEDIA_TYPE, sections, attachments=_unique(attachments)
+        )
 
     return parse_eml
 
@@ -161,13 +175,16 @@ def make_mbox_parser(lookup: ParserLookup) -> Callable[[bytes, str], ParsedDocum
             raise _unreadable("not a mailbox")
         ends = [*starts_of_lines(data)[1:], len(data)]
         sections: list[Section] = []
+        attachments: list[Attachment] = []
         for start, end in zip(starts, ends, strict=True):
             limits.check()
             raw = re.sub(rb"(?m)^>(>*From )", rb"\1", data[start:end])
             try:
-                sections.extend(_message(raw, lookup, nested=True)[1])
+                _subject, read, attached = _message(raw, lookup, nested=True)
             except ParseError:
                 continue
-        return ParsedDocument(title, MBOX_MEDIA_TYPE, sections)
+            sections.extend(read)
+            attachments.extend(attached)
+        return ParsedDocument(title, MBOX_MEDIA_TYPE, sections, attachments=_unique(attachments))
 
     return parse_mbox

@@ -11,7 +11,8 @@ BlockType = Literal["heading", "paragraph", "list", "table", "code", "quote"]
 @dataclass(frozen=True)
 class Locator:
     """Where a piece of text came from: page (PDF), slide (presentations), sheet and row range
-    (spreadsheets), heading path and line range (text formats), chapter (EPUB)."""
+    (spreadsheets), heading path and line range (text formats), chapter (EPUB), the message an
+    attachment came from (e-mail)."""
 
     page: int | None = None
     line_start: int | None = None
@@ -21,6 +22,9 @@ class Locator:
     sheet: str | None = None
     row_start: int | None = None
     row_end: int | None = None
+    #: The subject of the message an attachment came from (every chunk of an attachment's
+    #: document says which message it was attached to).
+    message: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -34,6 +38,7 @@ class Locator:
                 ("sheet", self.sheet),
                 ("rowStart", self.row_start),
                 ("rowEnd", self.row_end),
+                ("message", self.message),
             )
             if v is not None
         }
@@ -64,6 +69,19 @@ class ParsedDocument:
     page_count: int = 0
     #: What a person should know about what was left out (coded reasons: hidden sheets).
     notes: tuple[str, ...] = ()
+    #: Files attached to a message, in a type the backend reads: each becomes a document of its
+    #: own (the sync engine parses it), never a part of this one.
+    attachments: tuple[Attachment, ...] = ()
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """One attached file of a message: its name (unique within the message's file), its bytes
+    and the subject of the message that carries it."""
+
+    name: str
+    data: bytes
+    message: str
 
 
 class ParseError(Exception):

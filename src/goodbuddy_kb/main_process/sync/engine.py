@@ -2,7 +2,10 @@
 
 Unchanged files are not parsed, chunked or indexed again; changed files are, and so are files
 whose last read or parse failed (retried even when their checksum did not change); files gone
-from disk lose their documents and every index row. A known document that now fails to read or
+from disk lose their documents and every index row. A message (EML, MBOX) that is read brings
+its attachments along as documents of the source (``sync/attachments.py``): each checked by its
+own checksum, the ones it no longer carries removed; an unchanged message leaves them alone,
+and a message gone from disk takes them with it. A known document that now fails to read or
 parse keeps its previous generation serving, with a retryable error. Every file of the source takes part (up to
 2,000; past that the source says so). Each document is written in one transaction, so a
 cancelled sync leaves every document either fully old or fully new.
@@ -15,18 +18,26 @@ import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 
 from goodbuddy_kb.contracts.library import LibrarySettings
-from goodbuddy_kb.contracts.paths import os_path, wire_path
+from goodbuddy_kb.contracts.paths import (
+    attachment_name,
+    attachment_path,
+    message_of,
+    os_path,
+    wire_path,
+)
 from goodbuddy_kb.contracts.sources import MAX_FILES_PER_SOURCE, SourceState
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking import ChunkDraft, chunk_document
 from goodbuddy_kb.main_process.ocr.stage import OCR_OFF_REASON
 from goodbuddy_kb.main_process.parsing import ParsedDocument, ParseError, limits, parse
+from goodbuddy_kb.main_process.parsing.model import Attachment
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage.sources import SourceRow
-from goodbuddy_kb.main_process.sync import web_auth
+from goodbuddy_kb.main_process.sync import attachments, web_auth
 from goodbuddy_kb.main_process.sync.folder import list_folder
 from goodbuddy_kb.main_process.sync.reading import UnsafePath, read_inside, still_inside
 from goodbuddy_kb.main_process.sync.web import PARSER_BY_TYPE, fetch
@@ -111,7 +122,11 @@ def _parse(item: _Item, data: bytes, media: str | None) -> ParsedDocument:
 
 def read_document(source: SourceRow, relative_path: str) -> tuple[bytes, str | None]:
     """The current bytes (and a web page's media type) of one document of ``source``, read
-    exactly as sync reads it; ParseError with a readable reason otherwise."""
+    exactly as sync reads it (an attachment's from its message as it is now); ParseError with
+    a readable reason otherwise."""
+    message = message_of(relative_path) if source.kind != "web" else None
+    if message is not None:
+        return _attachment(source, relative_path, message).data, None
     item = _item_of(source, relative_path)
     if source.kind == "folder" and not _folder(source).is_dir():
         raise ParseError("the folder was moved or deleted")
@@ -124,7 +139,34 @@ def parse_document(
     source: SourceRow, relative_path: str, data: bytes, media: str | None
 ) -> ParsedDocument:
     """Parse what :func:`read_document` returned, with the parser sync would choose."""
+    message = message_of(relative_path) if source.kind != "web" else None
+    if message is not None:
+        subject = _attachment(source, relative_path, message).message
+        return attachments.parse_attachment(
+            Attachment(attachment_name(relative_path), data, subject)
+        )
     return _parse(_item_of(source, relative_path), data, media)
+
+
+def _attachment(source: SourceRow, relative_path: str, message: str) -> Attachment:
+    """The attachment a document's path names, read from its message as sync reads it."""
+    data, media = read_document(source, message)
+    with limits.budget():
+        parsed = _parse(_item_of(source, message), data, media)
+    return attachments.find(parsed, attachment_name(relative_path))
+
+
+@dataclass
+class _Run:
+    """One sync of one source: where it writes and what it counts."""
+
+    conn: sqlite3.Connection
+    source: SourceRow
+    settings: LibrarySettings
+    cancel: CancelToken
+    vectors_expected: bool
+    report: SyncReport = field(default_factory=SyncReport)
+    failed: int = 0
 
 
 def sync_source(
@@ -143,8 +185,9 @@ def sync_source(
         sources.set_state(conn, source.id, "unavailable", unavailable)
         report.unavailable = unavailable
         return report
-    settings = libraries.get_settings(conn, source.library_id)
-    known = documents.known(conn, source.id)
+    run = _Run(conn, source, libraries.get_settings(conn, source.library_id), cancel,
+               vectors_expected, report)  # fmt: skip
+    known, attached = attachments.split_known(documents.known(conn, source.id))
     present = {item.relative for item in items}
     escaped: dict[str, str] = {}
     if source.kind == "folder":
@@ -157,96 +200,24 @@ def sync_source(
             elif why:
                 escaped[rel] = why
     gone = [known[rel].id for rel in known if rel not in present and rel not in escaped]
+    # An attachment goes with its message (gone, or no longer a regular file inside).
+    gone += [k.id for rel, k in attached.items() if message_of(rel) not in present]
     report.total = len(items)
     if gone:
         documents.delete(conn, gone)
         report.removed = len(gone)
-    failed = 0
     for rel, why in sorted(escaped.items()):
         title = PurePosixPath(rel).stem
         documents.store_refused(conn, source.library_id, source.id, rel, title, why)
-        failed += 1
+        run.failed += 1
     for done, item in enumerate(items):
         if progress is not None:
-            progress(done, len(items), item.relative, failed)
+            progress(done, len(items), item.relative, run.failed)
         cancel.check()
-        title = PurePosixPath(item.relative).stem if item.path is not None else item.relative
-        try:
-            data, media = _read(item, cancel, source.id)
-        except UnsafePath as exc:
-            documents.store_refused(
-                conn, source.library_id, source.id, item.relative, title, exc.reason
-            )
-            failed += 1
-            continue
-        except ParseError as exc:
-            documents.store_failed(
-                conn, source.library_id, source.id, item.relative, title, "", 0, exc.reason
-            )
-            failed += 1
-            continue
-        checksum = hashlib.sha256(data).hexdigest()
-        previous = known.get(item.relative)
-        if previous is not None and previous.checksum == checksum:
-            if previous.parse_status == "done" and not previous.failed:
-                report.unchanged += 1
-                continue
-            if previous.failed:
-                report.retried += 1  # failed before, file unchanged: the cause may be gone
-        try:
-            with limits.budget(cancel):
-                parsed = _parse(item, data, media)
-                drafts = _chunk(parsed, source, item, settings)
-        except ParseError as exc:
-            documents.store_failed(
-                conn,
-                source.library_id,
-                source.id,
-                item.relative,
-                title,
-                checksum,
-                len(data),
-                exc.reason,
-            )
-            failed += 1
-            continue
-        if parsed.ocr_pages:
-            # Scanned pages wait for the OCR task (its own lane); pages with a text layer are
-            # searchable now unless an older generation serves until OCR replaces it whole.
-            if drafts and (previous is None or previous.parse_status != "done"):
-                documents.store_parsed(
-                    conn, source.library_id, source.id, item.relative, parsed.title,
-                    parsed.media_type, checksum, len(data), drafts,
-                )  # fmt: skip
-            documents.store_ocr_waiting(
-                conn, source.library_id, source.id, item.relative, parsed.title,
-                parsed.media_type, checksum, len(data),
-                "pending" if settings.ocr_enabled else "off",
-                None if settings.ocr_enabled else OCR_OFF_REASON,
-            )  # fmt: skip
-            if settings.ocr_enabled:
-                report.ocr_pending += 1
-            else:
-                failed += 1
-            continue
-        documents.store_parsed(
-            conn,
-            source.library_id,
-            source.id,
-            item.relative,
-            parsed.title,
-            parsed.media_type,
-            checksum,
-            len(data),
-            drafts,
-            _awaiting_vectors if vectors_expected else None,
-            parse_note=parsed.notes[0] if parsed.notes else None,
-        )
-        report.processed += 1
-        report.parsed_paths.append(item.relative)
-    report.failed = failed
+        _sync_item(run, item, known.get(item.relative), attached)
+    report.failed = run.failed
     if progress is not None:
-        progress(len(items), len(items), None, failed)
+        progress(len(items), len(items), None, run.failed)
     state: SourceState = "overflow" if report.overflow else "ok"
     reason = (
         f"{report.overflow} files past the {MAX_FILES_PER_SOURCE}-file limit were not imported"
@@ -259,6 +230,111 @@ def sync_source(
     return report
 
 
+def _sync_item(
+    run: _Run, item: _Item, previous: documents.Known | None, attached: dict[str, documents.Known]
+) -> None:
+    """Read, and unless unchanged parse and store, one file or page; a message re-read also
+    brings its attachments up to date."""
+    source = run.source
+    title = PurePosixPath(item.relative).stem if item.path is not None else item.relative
+    try:
+        data, media = _read(item, run.cancel, source.id)
+    except UnsafePath as exc:
+        documents.store_refused(
+            run.conn, source.library_id, source.id, item.relative, title, exc.reason
+        )
+        run.failed += 1
+        return
+    except ParseError as exc:
+        documents.store_failed(
+            run.conn, source.library_id, source.id, item.relative, title, "", 0, exc.reason
+        )
+        run.failed += 1
+        return
+    parsed = _index(run, item.relative, title, data, lambda: _parse(item, data, media), previous)
+    if parsed is not None and item.path is not None:
+        _sync_attachments(run, item.relative, parsed.attachments, attached)
+
+
+def _sync_attachments(
+    run: _Run,
+    message: str,
+    found: tuple[Attachment, ...],
+    attached: dict[str, documents.Known],
+) -> None:
+    """The attachments of a message just read: each a document of the source (unchanged ones
+    by checksum left alone), those it no longer carries removed."""
+    wanted = {attachment_path(message, a.name): a for a in found}
+    dropped = [
+        k.id for rel, k in attached.items() if message_of(rel) == message and rel not in wanted
+    ]
+    if dropped:
+        documents.delete(run.conn, dropped)
+        run.report.removed += len(dropped)
+    run.report.total += len(wanted)
+    for rel, attachment in wanted.items():
+        run.cancel.check()
+        parse_it = partial(attachments.parse_attachment, attachment)
+        _index(run, rel, attachment.name, attachment.data, parse_it, attached.get(rel))
+
+
+def _index(
+    run: _Run,
+    rel: str,
+    title: str,
+    data: bytes,
+    parse_it: Callable[[], ParsedDocument],
+    previous: documents.Known | None,
+) -> ParsedDocument | None:
+    """Parse, chunk and store one document's bytes unless its checksum shows it unchanged.
+    Returns what was parsed (None when unchanged or failed: nothing new to follow)."""
+    conn, source, settings, report = run.conn, run.source, run.settings, run.report
+    checksum = hashlib.sha256(data).hexdigest()
+    if previous is not None and previous.checksum == checksum:
+        if previous.parse_status == "done" and not previous.failed:
+            report.unchanged += 1
+            return None
+        if previous.failed:
+            report.retried += 1  # failed before, file unchanged: the cause may be gone
+    try:
+        with limits.budget(run.cancel):
+            parsed = parse_it()
+            drafts = _chunk(parsed, source, rel, settings)
+    except ParseError as exc:
+        documents.store_failed(
+            conn, source.library_id, source.id, rel, title, checksum, len(data), exc.reason
+        )
+        run.failed += 1
+        return None
+    if parsed.ocr_pages:
+        # Scanned pages wait for the OCR task (its own lane); pages with a text layer are
+        # searchable now unless an older generation serves until OCR replaces it whole.
+        if drafts and (previous is None or previous.parse_status != "done"):
+            documents.store_parsed(
+                conn, source.library_id, source.id, rel, parsed.title,
+                parsed.media_type, checksum, len(data), drafts,
+            )  # fmt: skip
+        documents.store_ocr_waiting(
+            conn, source.library_id, source.id, rel, parsed.title,
+            parsed.media_type, checksum, len(data),
+            "pending" if settings.ocr_enabled else "off",
+            None if settings.ocr_enabled else OCR_OFF_REASON,
+        )  # fmt: skip
+        if settings.ocr_enabled:
+            report.ocr_pending += 1
+        else:
+            run.failed += 1
+        return parsed
+    documents.store_parsed(
+        conn, source.library_id, source.id, rel, parsed.title, parsed.media_type,
+        checksum, len(data), drafts, _awaiting_vectors if run.vectors_expected else None,
+        parse_note=parsed.notes[0] if parsed.notes else None,
+    )  # fmt: skip
+    report.processed += 1
+    report.parsed_paths.append(rel)
+    return parsed
+
+
 def _awaiting_vectors(conn: sqlite3.Connection, document_id: str) -> None:
     # In the document's own transaction, so no reader ever sees it "disabled" meanwhile.
     conn.execute(
@@ -269,10 +345,10 @@ def _awaiting_vectors(conn: sqlite3.Connection, document_id: str) -> None:
 
 
 def _chunk(
-    parsed: ParsedDocument, source: SourceRow, item: _Item, settings: LibrarySettings
+    parsed: ParsedDocument, source: SourceRow, relative: str, settings: LibrarySettings
 ) -> list[ChunkDraft]:
     """Chunk drafts of a parsed file; a chunker failure is that file's failure, not the sync's."""
-    doc_id = documents.document_id(source.id, item.relative)
+    doc_id = documents.document_id(source.id, relative)
     try:
         return chunk_document(parsed, doc_id, settings.chunking, settings.contextual_indexing)
     except (RecursionError, MemoryError, ValueError, TypeError, IndexError, KeyError) as exc:

@@ -85,8 +85,22 @@ SOURCE_COLUMNS: list[Column[c.Source]] = [
     Column("col.documents", lambda s: str(s.document_count)),
     Column("col.watch", lambda s: tr("yes") if s.watch else tr("no")),
 ]
+
+
+def document_path(doc: c.Document) -> str:
+    """The document's path; an e-mail attachment's as its message and its name."""
+    message = doc.message_path
+    if message is None:
+        return readable_path(doc.path)
+    return tr(
+        "doc.attachment_path",
+        message=readable_path(message),
+        name=readable_path(doc.attachment_name),
+    )
+
+
 DOCUMENT_COLUMNS: list[Column[c.Document]] = [
-    Column("col.path", lambda d: readable_path(d.path), lambda d: d.title),
+    Column("col.path", document_path, lambda d: d.title),
     Column("col.parse", lambda d: status(d.status.parse)),
     Column("col.fulltext", lambda d: status(d.status.fulltext)),
     Column("col.vector", lambda d: status(d.status.vector)),

@@ -29,12 +29,13 @@ from goodbuddy_kb.ui.widgets.table_model import RowsModel
 
 
 def full_path(doc: c.Document, source: c.Source | None) -> str:
-    """Where the document lives: the file, the folder's file, or the page's address."""
+    """Where the document lives: the file, the folder's file (an e-mail attachment's message),
+    or the page's address."""
     if source is None or source.kind == "web":
         return readable_path(doc.path)
     if source.kind == "file":
         return readable_path(source.location)
-    return readable_path(str(Path(source.location) / doc.path))
+    return readable_path(str(Path(source.location) / (doc.message_path or doc.path)))
 
 
 def details_html(doc: c.Document, source: c.Source | None) -> str:

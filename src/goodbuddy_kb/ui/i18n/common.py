@@ -44,6 +44,7 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "ref.locator": ("定位", "Location"),
     "ref.page": ("第 {page} 页", "p. {page}"),
     "ref.chapter": ("章节“{title}”", 'chapter "{title}"'),
+    "ref.attachment_of": ("邮件“{subject}”的附件", 'attachment of "{subject}"'),
     # text recognised from a scan (with its low-confidence lines): worth checking on the page
     "ref.ocr": ("OCR", "OCR"),
     "ref.ocr_low": ("OCR ⚠{count}", "OCR ⚠{count}"),

@@ -3,7 +3,8 @@ citations, a reference's header and the chunk dialog — in the user's language:
 第 12–18 行 · 请假 > 年假 · OCR" / "p. 3–4 · lines 12–18 · Leave > Annual · OCR"; an e-book's
 chunk starts with its chapter, 章节“入职” / chapter "Onboarding"; a presentation's with its slide,
 "第 7 张幻灯片" / "slide 7"; a spreadsheet's with its sheet and rows,
-"工作表“差旅标准” · 第 12–30 行" / "Sheet "差旅标准" · rows 12–30"."""
+"工作表“差旅标准” · 第 12–30 行" / "Sheet "差旅标准" · rows 12–30"; an e-mail attachment's with its
+message, 邮件“报销流程”的附件 / attachment of "Expense policy"."""
 
 from __future__ import annotations
 
@@ -24,6 +25,8 @@ def format_locator(locator: Locator, *, headings: bool = True, ocr: bool = True)
     ``headings`` is off: a column of its own shows it) and the OCR mark (unless ``ocr`` is off),
     joined by `` · ``."""
     parts = []
+    if locator.message:
+        parts.append(tr("ref.attachment_of", subject=locator.message))
     if locator.chapter:
         parts.append(tr("ref.chapter", title=locator.chapter))
     page, last_page = locator.page, locator.last_page
