@@ -14,10 +14,10 @@ import html
 from collections.abc import Callable
 
 from goodbuddy_kb.contracts import sources as c
-from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.documents import rebuild_actions
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.locator import path_text
 
 #: The least width the reason column keeps before the row buttons give way to it.
 REASON_MIN_WIDTH = 220
@@ -68,7 +68,7 @@ class SelectedDocumentBar(QtWidgets.QFrame):
             self.reason.setText(f"<span style='opacity:0.8'>{html.escape(tr('doc.select'))}</span>")
             self.reason.setToolTip("")
             return
-        name = html.escape(readable_path(doc.path))
+        name = html.escape(path_text(doc.path))
         if reason:
             self.reason.setText(f"<b>{name}</b> — ⚠ {html.escape(reason)}")
         else:

@@ -8,6 +8,7 @@ from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field, say_text
+from goodbuddy_kb.ui.widgets.locator import path_text
 from goodbuddy_kb.ui.widgets.table_model import Column
 
 
@@ -87,20 +88,8 @@ SOURCE_COLUMNS: list[Column[c.Source]] = [
 ]
 
 
-def document_path(doc: c.Document) -> str:
-    """The document's path; an e-mail attachment's as its message and its name."""
-    message = doc.message_path
-    if message is None:
-        return readable_path(doc.path)
-    return tr(
-        "doc.attachment_path",
-        message=readable_path(message),
-        name=readable_path(doc.attachment_name),
-    )
-
-
 DOCUMENT_COLUMNS: list[Column[c.Document]] = [
-    Column("col.path", document_path, lambda d: d.title),
+    Column("col.path", lambda d: path_text(d.path), lambda d: d.title),
     Column("col.parse", lambda d: status(d.status.parse)),
     Column("col.fulltext", lambda d: status(d.status.fulltext)),
     Column("col.vector", lambda d: status(d.status.vector)),

@@ -6,7 +6,6 @@ and asks: each button is a signal the tab routes to its edit actions."""
 from __future__ import annotations
 
 from goodbuddy_kb.contracts import graph as g
-from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.state import GraphState
 from goodbuddy_kb.ui.graph.texts import (
@@ -18,6 +17,7 @@ from goodbuddy_kb.ui.graph.texts import (
 )
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.buttons import button
+from goodbuddy_kb.ui.widgets.locator import path_text
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, Row, RowsModel
 
 
@@ -117,8 +117,8 @@ class EntityPanel(QtWidgets.QScrollArea):
             [
                 Column(
                     "graph.col.document",
-                    lambda v: readable_path(v.document_path),
-                    lambda v: readable_path(v.document_path),
+                    lambda v: path_text(v.document_path),
+                    lambda v: path_text(v.document_path),
                 ),
                 Column(
                     "graph.col.evidence", lambda v: " ".join(v.context.split()), lambda v: v.context

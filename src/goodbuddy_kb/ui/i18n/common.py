@@ -45,6 +45,7 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "ref.page": ("第 {page} 页", "p. {page}"),
     "ref.chapter": ("章节“{title}”", 'chapter "{title}"'),
     "ref.attachment_of": ("邮件“{subject}”的附件", 'attachment of "{subject}"'),
+    "ref.attachment_path": ("{message} › 附件 {name}", "{message} › attachment {name}"),
     # text recognised from a scan (with its low-confidence lines): worth checking on the page
     "ref.ocr": ("OCR", "OCR"),
     "ref.ocr_low": ("OCR ⚠{count}", "OCR ⚠{count}"),

@@ -28,7 +28,6 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "copy its path to open it yourself.",
     ),
     "doc.opened": ("已打开来源：{path}", "Opened the source: {path}"),
-    "doc.attachment_path": ("{message} › 附件 {name}", "{message} › attachment {name}"),
     "doc.select": ("选择一个文档以查看其完整原因。", "Select a document to read its whole reason."),
     "doc.no_reason": ("没有问题", "no problems"),
     "doc.copied": ("已复制：{path}", "Copied: {path}"),

@@ -9,6 +9,7 @@ message, 邮件“报销流程”的附件 / attachment of "Expense policy"."""
 from __future__ import annotations
 
 from goodbuddy_kb.contracts.locator import Locator
+from goodbuddy_kb.contracts.paths import attachment_name, message_of, readable_path
 from goodbuddy_kb.ui.i18n import tr
 
 
@@ -58,3 +59,13 @@ def format_locator(locator: Locator, *, headings: bool = True, ocr: bool = True)
     if ocr:
         parts.append(ocr_mark(locator))
     return " · ".join(part for part in parts if part)
+
+
+def path_text(path: str) -> str:
+    """A document's path for people; an e-mail attachment's as its message and its name,
+    "mails/a.eml › 附件 标准.xlsx" / "mails/a.eml › attachment 标准.xlsx"."""
+    message = message_of(path)
+    if message is None:
+        return readable_path(path)
+    name = readable_path(attachment_name(path))
+    return tr("ref.attachment_path", message=readable_path(message), name=name)

@@ -8,17 +8,16 @@ from __future__ import annotations
 import html
 
 from goodbuddy_kb.contracts.locator import Locator
-from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.contracts.retrieval import ReferenceContextResponse
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
-from goodbuddy_kb.ui.widgets.locator import format_locator
+from goodbuddy_kb.ui.widgets.locator import format_locator, path_text
 
 
 def reference_header(result: ReferenceContextResponse) -> list[tuple[str, str]]:
     """(label, value) rows of the citation header, in the order a reader checks them."""
     document = result.document_title or ""
-    path = readable_path(result.document_path or "")
+    path = path_text(result.document_path or "")
     if path and path != document:
         document = f"{document} ({path})" if document else path
     kind = result.source_kind or ""

@@ -8,10 +8,9 @@ import html
 
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.locator import Locator
-from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.widgets.locator import format_locator
+from goodbuddy_kb.ui.widgets.locator import format_locator, path_text
 from goodbuddy_kb.ui.widgets.table_model import Column
 
 
@@ -27,7 +26,7 @@ def locator_text(x: r.RetrievalResult) -> str:
 
 RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
     Column("col.rank", lambda x: str(x.rank)),
-    Column("col.path", lambda x: readable_path(x.document_path), lambda x: x.document_title),
+    Column("col.path", lambda x: path_text(x.document_path), lambda x: x.document_title),
     Column("col.locator", locator_text),
     Column("col.relevance", relevance_text),
     Column(
@@ -46,7 +45,7 @@ RELEVANCE_COLUMN = 3
 
 def preview_html(x: r.RetrievalResult) -> str:
     """The whole snippet under its document and locator, and why the graph found it."""
-    where = " · ".join(p for p in (readable_path(x.document_path), locator_text(x)) if p)
+    where = " · ".join(p for p in (path_text(x.document_path), locator_text(x)) if p)
     graph = (
         f"<p><i>{html.escape(tr('workbench.graph_reasons', v='; '.join(x.graph_reasons)))}</i></p>"
         if x.graph_reasons
