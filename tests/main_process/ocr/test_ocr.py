@@ -375,3 +375,26 @@ def test_ocr_unavailable_is_a_visible_state_that_a_rebuild_retries(
     assert outcome.ok, outcome.error
     assert doc(pool, library_id, "memo.png").ocr.status == "done"  # type: ignore[union-attr]
     assert hit_pages(pool, library_id, "unavailable") == [range(1, 2)]
+
+
+def test_a_scanned_attachment_is_read_by_ocr_with_its_locator_back_to_the_message(
+    pool: ConnectionPool, kb: tuple[str, Path, sources.SourceRow]
+) -> None:
+    from tests.bookgen import make_eml
+
+    library_id, folder, source = kb
+    scan = png(["Board meeting approves the new travel policy."])
+    (folder / "minutes.eml").write_bytes(
+        make_eml("Board minutes", "The scan is attached.", attachments=[("scan.png", scan)])
+    )
+    conn = pool.get()
+    report = sync_source(conn, source, CancelToken())
+    assert (report.processed, report.ocr_pending) == (1, 1)
+    assert [w.relative_path for w in documents.ocr_waiting(conn, library_id)] == [
+        "minutes.eml//scan.png"
+    ]
+    ocr = run_ocr(conn, library_id, CancelToken(), lambda *_: None)
+    assert (ocr.succeeded, ocr.failed) == (1, 0)
+    (content, locator), *_ = chunks_of(pool, "minutes.eml//scan.png")
+    assert "travel policy" in content.lower()
+    assert locator["message"] == "Board minutes" and locator["ocr"] is True

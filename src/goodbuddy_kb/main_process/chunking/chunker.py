@@ -240,7 +240,7 @@ def _drafts(
             parent_id=parent_id,
             heading=piece.heading_path[-1] if piece.heading_path else None,
             heading_path=piece.heading_path,
-            locator=piece.locator,
+            locator={**piece.locator, "message": doc.message} if doc.message else piece.locator,
             block_type=piece.block_type,
             content=piece.content,
             index_text=index_text,

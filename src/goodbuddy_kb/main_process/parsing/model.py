@@ -11,8 +11,7 @@ BlockType = Literal["heading", "paragraph", "list", "table", "code", "quote"]
 @dataclass(frozen=True)
 class Locator:
     """Where a piece of text came from: page (PDF), slide (presentations), sheet and row range
-    (spreadsheets), heading path and line range (text formats), chapter (EPUB), the message an
-    attachment came from (e-mail)."""
+    (spreadsheets), heading path and line range (text formats), chapter (EPUB)."""
 
     page: int | None = None
     line_start: int | None = None
@@ -22,9 +21,6 @@ class Locator:
     sheet: str | None = None
     row_start: int | None = None
     row_end: int | None = None
-    #: The subject of the message an attachment came from (every chunk of an attachment's
-    #: document says which message it was attached to).
-    message: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -38,7 +34,6 @@ class Locator:
                 ("sheet", self.sheet),
                 ("rowStart", self.row_start),
                 ("rowEnd", self.row_end),
-                ("message", self.message),
             )
             if v is not None
         }
@@ -72,6 +67,9 @@ class ParsedDocument:
     #: Files attached to a message, in a type the backend reads: each becomes a document of its
     #: own (the sync engine parses it), never a part of this one.
     attachments: tuple[Attachment, ...] = ()
+    #: For an e-mail attachment's document, the subject of the message it came with: every
+    #: chunk's locator names it (``message``), pages read later by OCR included.
+    message: str | None = None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 An attachment's document path is its message's path, ``//`` and its name
 (``contracts/paths.attachment_path``): never a real file's, so the folder scanner leaves it to
 its message. It is parsed like a file of its type, under its own parse budget, titled with its
-file name, and every section's locator names the message it came with (its subject).
+file name, and every chunk's locator names the message it came with (its subject).
 """
 
 from __future__ import annotations
@@ -27,10 +27,7 @@ def parse_attachment(attachment: Attachment) -> ParsedDocument:
     """The attachment as a document: its file's parser, its name as the title, and a locator
     back to its message on every section."""
     parsed = parse(attachment.data, attachment.name)
-    sections = [
-        replace(s, locator=replace(s.locator, message=attachment.message)) for s in parsed.sections
-    ]
-    return replace(parsed, title=attachment.name, sections=sections, attachments=())
+    return replace(parsed, title=attachment.name, attachments=(), message=attachment.message)
 
 
 def find(message: ParsedDocument, name: str) -> Attachment:
