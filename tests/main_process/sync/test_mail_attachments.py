@@ -12,8 +12,10 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from openpyxl import Workbook
 
+from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.contracts.retrieval import ReferenceRequest
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.lexical import build_query, search
@@ -179,3 +181,45 @@ def test_an_attachment_rebuilds_and_opens_through_its_message(
     (folder / "a.eml").write_bytes(message())
     outcome = rebuild_document(pool.get(), tmp_path, library, doc_id, None, CancelToken())
     assert not outcome.ok and outcome.error == "the message no longer carries this attachment"
+
+
+class CutAfterFirstAttachment(CancelToken):
+    """Cancels the sync once one attachment's document is stored."""
+
+    def __init__(self, pool: ConnectionPool) -> None:
+        super().__init__()
+        self.pool = pool
+
+    def check(self) -> None:
+        sql = "SELECT count(*) FROM documents WHERE relative_path LIKE '%//%'"
+        if self.pool.get().execute(sql).fetchone()[0]:
+            self.cancel()
+        super().check()
+
+
+def test_a_sync_cut_off_among_the_attachments_finishes_them_next_time(
+    pool: ConnectionPool, folder_source: SourceRow, folder: Path
+) -> None:
+    (folder / "a.eml").write_bytes(message("制度.docx", "标准.xlsx"))
+    with pytest.raises(CancelledError):
+        sync_source(pool.get(), folder_source, CutAfterFirstAttachment(pool))
+    library = folder_source.library_id
+    assert set(documents(pool, library)) == {"a.eml//制度.docx"}, "the message waits"
+    report = sync_source(pool.get(), folder_source, CancelToken())
+    assert set(documents(pool, library)) == {"a.eml", "a.eml//制度.docx", "a.eml//标准.xlsx"}
+    assert report.processed == 2 and report.unchanged == 1
+
+
+def test_a_message_replaced_by_a_link_takes_its_attachments_out_of_the_index(
+    pool: ConnectionPool, folder_source: SourceRow, folder: Path, tmp_path: Path
+) -> None:
+    (folder / "a.eml").write_bytes(message("制度.docx"))
+    sync_source(pool.get(), folder_source, CancelToken())
+    outside = tmp_path / "outside.eml"
+    outside.write_bytes(message("制度.docx"))
+    (folder / "a.eml").unlink()
+    (folder / "a.eml").symlink_to(outside)
+    sync_source(pool.get(), folder_source, CancelToken())
+    docs = documents(pool, folder_source.library_id)
+    assert set(docs) == {"a.eml"} and docs["a.eml"][1] == "failed"
+    assert not search(pool.get(), "fts", [folder_source.library_id], build_query("quokka"), 5)

@@ -185,8 +185,8 @@ def sync_source(
         sources.set_state(conn, source.id, "unavailable", unavailable)
         report.unavailable = unavailable
         return report
-    run = _Run(conn, source, libraries.get_settings(conn, source.library_id), cancel,
-               vectors_expected, report)  # fmt: skip
+    settings = libraries.get_settings(conn, source.library_id)
+    run = _Run(conn, source, settings, cancel, vectors_expected, report)
     known, attached = attachments.split_known(documents.known(conn, source.id))
     present = {item.relative for item in items}
     escaped: dict[str, str] = {}
@@ -234,7 +234,8 @@ def _sync_item(
     run: _Run, item: _Item, previous: documents.Known | None, attached: dict[str, documents.Known]
 ) -> None:
     """Read, and unless unchanged parse and store, one file or page; a message re-read also
-    brings its attachments up to date."""
+    brings its attachments up to date — before the message itself is stored, so a sync cut
+    off between the two finds the message changed next time and finishes its attachments."""
     source = run.source
     title = PurePosixPath(item.relative).stem if item.path is not None else item.relative
     try:
@@ -243,6 +244,7 @@ def _sync_item(
         documents.store_refused(
             run.conn, source.library_id, source.id, item.relative, title, exc.reason
         )
+        _sync_attachments(run, item.relative, (), attached)  # they leave with its content
         run.failed += 1
         return
     except ParseError as exc:
@@ -251,9 +253,12 @@ def _sync_item(
         )
         run.failed += 1
         return
-    parsed = _index(run, item.relative, title, data, lambda: _parse(item, data, media), previous)
-    if parsed is not None and item.path is not None:
-        _sync_attachments(run, item.relative, parsed.attachments, attached)
+
+    def follow(parsed: ParsedDocument) -> None:
+        if item.path is not None:
+            _sync_attachments(run, item.relative, parsed.attachments, attached)
+
+    _index(run, item.relative, title, data, lambda: _parse(item, data, media), previous, follow)
 
 
 def _sync_attachments(
@@ -285,15 +290,16 @@ def _index(
     data: bytes,
     parse_it: Callable[[], ParsedDocument],
     previous: documents.Known | None,
-) -> ParsedDocument | None:
-    """Parse, chunk and store one document's bytes unless its checksum shows it unchanged.
-    Returns what was parsed (None when unchanged or failed: nothing new to follow)."""
+    follow: Callable[[ParsedDocument], None] | None = None,
+) -> None:
+    """Parse, chunk and store one document's bytes unless its checksum shows it unchanged;
+    ``follow`` gets what was parsed before it is stored (not when unchanged or failed)."""
     conn, source, settings, report = run.conn, run.source, run.settings, run.report
     checksum = hashlib.sha256(data).hexdigest()
     if previous is not None and previous.checksum == checksum:
         if previous.parse_status == "done" and not previous.failed:
             report.unchanged += 1
-            return None
+            return
         if previous.failed:
             report.retried += 1  # failed before, file unchanged: the cause may be gone
     try:
@@ -305,7 +311,9 @@ def _index(
             conn, source.library_id, source.id, rel, title, checksum, len(data), exc.reason
         )
         run.failed += 1
-        return None
+        return
+    if follow is not None:
+        follow(parsed)
     if parsed.ocr_pages:
         # Scanned pages wait for the OCR task (its own lane); pages with a text layer are
         # searchable now unless an older generation serves until OCR replaces it whole.
@@ -324,7 +332,7 @@ def _index(
             report.ocr_pending += 1
         else:
             run.failed += 1
-        return parsed
+        return
     documents.store_parsed(
         conn, source.library_id, source.id, rel, parsed.title, parsed.media_type,
         checksum, len(data), drafts, _awaiting_vectors if run.vectors_expected else None,
@@ -332,7 +340,6 @@ def _index(
     )  # fmt: skip
     report.processed += 1
     report.parsed_paths.append(rel)
-    return parsed
 
 
 def _awaiting_vectors(conn: sqlite3.Connection, document_id: str) -> None:
