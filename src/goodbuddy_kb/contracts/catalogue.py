@@ -120,6 +120,9 @@ CATALOGUE: dict[str, str] = {
     "parse.epub_unreadable": "the e-book could not be read ({error})",
     "parse.email_unreadable": "the e-mail could not be read ({error})",
     "parse.attachment_gone": "the message no longer carries this attachment",
+    "parse.attachments_left_out": (
+        "{count} attachments past the limit of {limit} a file were not indexed"
+    ),
     "parse.slides_unreadable": "the presentation could not be read ({error})",
     "parse.slides_too_many": "the presentation has too many slides ({count}; at most {limit})",
     "parse.odf_unreadable": "the OpenDocument file could not be read ({error})",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,7 @@ from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.contracts.retrieval import ReferenceRequest
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.lexical import build_query, search
+from goodbuddy_kb.main_process.parsing.limits import MAX_ATTACHMENTS
 from goodbuddy_kb.main_process.rebuild.document import rebuild_document
 from goodbuddy_kb.main_process.references import open_target
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
@@ -223,3 +225,21 @@ def test_a_message_replaced_by_a_link_takes_its_attachments_out_of_the_index(
     docs = documents(pool, folder_source.library_id)
     assert set(docs) == {"a.eml"} and docs["a.eml"][1] == "failed"
     assert not search(pool.get(), "fts", [folder_source.library_id], build_query("quokka"), 5)
+
+
+def test_a_message_of_many_attachments_indexes_up_to_the_limit_and_says_so(
+    pool: ConnectionPool, folder_source: SourceRow, folder: Path
+) -> None:
+    notes = [(f"note{i:03d}.md", f"# Note {i}\n\nItem {i}.\n".encode()) for i in range(260)]
+    (folder / "many.eml").write_bytes(make_eml("Many", "All attached.", attachments=notes))
+    started = time.monotonic()
+    sync_source(pool.get(), folder_source, CancelToken())
+    assert time.monotonic() - started < 60
+    docs = documents(pool, folder_source.library_id)
+    assert len(docs) == 1 + MAX_ATTACHMENTS and "many.eml//note199.md" in docs
+    (note,) = (
+        pool.get()
+        .execute("SELECT parse_note FROM documents WHERE relative_path = 'many.eml'")
+        .fetchone()
+    )
+    assert note == f"60 attachments past the limit of {MAX_ATTACHMENTS} a file were not indexed"

@@ -5,7 +5,8 @@ A message reads as its subject (the title), one header line (From, To, Date) and
 the backend reads (never a nested message or mailbox) is handed back beside the message
 (``ParsedDocument.attachments``: its name, bytes and the message's subject) for the sync engine
 to index as a document of its own, with a locator back to the message; at most
-``limits.MAX_ATTACHMENTS`` per file, names made unique within it. Chinese mail decodes by its
+``limits.MAX_ATTACHMENTS`` per file (the document's note says how many more there were), names
+made unique within it. Chinese mail decodes by its
 declared charset, GB2312 and GBK read as their superset GB18030, encoded-word headers through
 the ``email`` package's default policy. In a mailbox each message is a section headed by its
 subject, and the attachments of all its messages come back together.
@@ -21,6 +22,7 @@ from email import policy
 from email.message import EmailMessage, Message
 from pathlib import PurePath
 
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.main_process.parsing import limits
 from goodbuddy_kb.main_process.parsing.html import parse_html
 from goodbuddy_kb.main_process.parsing.model import (
@@ -120,6 +122,21 @@ def _unique(attachments: list[Attachment]) -> tuple[Attachment, ...]:
     return tuple(unique)
 
 
+def _document(
+    title: str, media_type: str, sections: list[Section], attachments: list[Attachment]
+) -> ParsedDocument:
+    """The message or mailbox with its attachments, saying how many were past the limit."""
+    left_out = len(attachments) - limits.MAX_ATTACHMENTS
+    notes = (
+        (Reason("parse.attachments_left_out", count=left_out, limit=limits.MAX_ATTACHMENTS),)
+        if left_out > 0
+        else ()
+    )
+    return ParsedDocument(
+        title, media_type, sections, notes=notes, attachments=_unique(attachments)
+    )
+
+
 def _message(
     data: bytes, lookup: ParserLookup, nested: bool, title: str = ""
 ) -> tuple[str, list[Section], list[Attachment]]:
@@ -154,9 +171,7 @@ def make_email_parser(lookup: ParserLookup) -> Callable[[bytes, str], ParsedDocu
 
     def parse_eml(data: bytes, title: str) -> ParsedDocument:
         subject, sections, attachments = _message(data, lookup, nested=False, title=title)
-        return ParsedDocument(
-            subject or title, MEDIA_TYPE, sections, attachments=_unique(attachments)
-        )
+        return _document(subject or title, MEDIA_TYPE, sections, attachments)
 
     return parse_eml
 
@@ -185,6 +200,6 @@ def make_mbox_parser(lookup: ParserLookup) -> Callable[[bytes, str], ParsedDocum
                 continue
             sections.extend(read)
             attachments.extend(attached)
-        return ParsedDocument(title, MBOX_MEDIA_TYPE, sections, attachments=_unique(attachments))
+        return _document(title, MBOX_MEDIA_TYPE, sections, attachments)
 
     return parse_mbox

@@ -111,6 +111,7 @@ ZH: dict[str, str] = {
     "parse.epub_unreadable": "无法读取该电子书（{error}）",
     "parse.email_unreadable": "无法读取该邮件（{error}）",
     "parse.attachment_gone": "邮件中已没有这个附件",
+    "parse.attachments_left_out": "超出每个文件 {limit} 个附件上限的 {count} 个附件未被索引",
     "parse.slides_unreadable": "无法读取该演示文稿（{error}）",
     "parse.slides_too_many": "演示文稿的幻灯片过多（{count} 张；最多 {limit} 张）",
     "parse.odf_unreadable": "无法读取该 OpenDocument 文件（{error}）",
