@@ -20,6 +20,7 @@ from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, reference_html
 from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
+from goodbuddy_kb.ui.widgets.table_text import one_line
 
 #: How much of a snippet a tooltip shows (the context pane has the whole chunk).
 TOOLTIP_SNIPPET = 400
@@ -36,7 +37,8 @@ def _place(x: c.Citation) -> str:
 
 def citation_tooltip(x: c.Citation) -> str:
     """The whole citation in a few lines: document, location, relevance and channels, snippet."""
-    snippet = x.snippet if len(x.snippet) <= TOOLTIP_SNIPPET else x.snippet[:TOOLTIP_SNIPPET] + "…"
+    line = one_line(x.snippet)
+    snippet = line if len(line) <= TOOLTIP_SNIPPET else line[:TOOLTIP_SNIPPET] + "…"
     channels = _channels(x)
     head = [
         x.document_title,
@@ -51,7 +53,7 @@ CITATION_COLUMNS: list[Column[c.Citation]] = [
     Column("col.locator", _place, _place),
     Column("col.relevance", lambda x: f"{x.relevance:.3f}"),
     Column("col.channels", _channels, _channels),
-    Column("col.snippet", lambda x: x.snippet, citation_tooltip),
+    Column("col.snippet", lambda x: one_line(x.snippet), citation_tooltip),
 ]
 DOCUMENT, LOCATION, RELEVANCE, CHANNELS, SNIPPET = range(len(CITATION_COLUMNS))
 #: Narrowest useful widths: below them a column steps aside (or elides, for the document).

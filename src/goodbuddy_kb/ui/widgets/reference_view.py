@@ -1,6 +1,7 @@
 """How a citation reads wherever it is shown (workbench "View chunk", the chat's "Show context",
 the chat's sources table): a header naming the library, the document, the source and the
-locator (US-H1), then the cited chunk among its neighbours or under its parent, the hit in bold.
+locator (US-H1), then the cited chunk among its neighbours or under its parent, the hit in bold,
+tables (a sheet's rows) as tables.
 A locator is shown even when the source cannot be opened at that exact place (US-H2)."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from goodbuddy_kb.contracts.retrieval import ReferenceContextResponse
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
 from goodbuddy_kb.ui.widgets.locator import format_locator
+from goodbuddy_kb.ui.widgets.table_text import text_html
 
 
 def reference_header(result: ReferenceContextResponse) -> list[tuple[str, str]]:
@@ -48,9 +50,9 @@ def reference_html(result: ReferenceContextResponse) -> str:
     )
     # The cited chunk is bold and carries the anchor HIT_ANCHOR (a view can scroll to it).
     chunks = "".join(
-        f"<p><a name='{HIT_ANCHOR}'></a><b>{html.escape(ch.content)}</b></p>"
+        f"<a name='{HIT_ANCHOR}'></a><div style='font-weight: bold'>{text_html(ch.content)}</div>"
         if ch.is_hit
-        else f"<p>{html.escape(ch.content)}</p>"
+        else f"<div>{text_html(ch.content)}</div>"
         for ch in result.chunks
     )
     return f"<table>{rows}</table><hr>{chunks}"
