@@ -2,11 +2,13 @@
 real XLSX (openpyxl) synced by a real backend, asked in the workbench — the results' snippet cell
 says "城市: Shenzhen · 住宿标准: 650 · …" instead of a run of pipes and dashes, the preview and
 "View chunk" show a table with its header, the chunk viewer shows the chunk as a table until it
-is edited, and the chat's sources table reads the same; the locator is in the user's language."""
+is edited, and the chat's sources table reads the same; "Open source" says where the hit is; the
+locator is in the user's language."""
 
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from openpyxl import Workbook
@@ -60,7 +62,11 @@ def tables(document: QtGui.QTextDocument) -> list[list[list[str]]]:
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_spreadsheet_hit_reads_as_rows_under_their_header(
-    qtbot: QtBot, window: MainWindow, make_library: MakeLibrary, language: str
+    qtbot: QtBot,
+    opened_log: Path,
+    window: MainWindow,
+    make_library: MakeLibrary,
+    language: str,
 ) -> None:
     make_library({"travel.xlsx": travel_xlsx()}, vectors=False)
     set_language(language)
@@ -80,6 +86,12 @@ def test_a_spreadsheet_hit_reads_as_rows_under_their_header(
     assert whole[0] == ["城市", "住宿标准", "伙食补贴"] and len(whole) == 22
     assert ["Shenzhen", "650", "120"] in whole
     assert locator in bench.context.toPlainText()
+    qtbot.mouseClick(bench.open_source, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: opened_log.exists() and "travel.xlsx" in opened_log.read_text())
+    qtbot.waitUntil(lambda: locator in bench.status.text(), timeout=5_000)
+    assert bench.status.text().startswith(
+        "Opened the source: " if language == "en" else "已打开来源："
+    )
     shoot(bench, f"sheet-hit-{language}")
     bench.reject()
 

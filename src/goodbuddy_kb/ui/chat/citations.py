@@ -18,7 +18,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import channel_name, tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.locator import format_locator
-from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, reference_html
+from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, open_outcome, reference_html
 from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
 from goodbuddy_kb.ui.widgets.table_text import one_line
 
@@ -158,10 +158,14 @@ class CitationsPane(QtWidgets.QWidget):
         self.reference = QtWidgets.QTextBrowser()
         self.reference.setAccessibleName(tr("chat.expand"))
         self.reference.setMinimumWidth(160)
+        #: What "Open source" did, and where the hit is in the file.
+        self.opened = QtWidgets.QLabel()
+        self.opened.setWordWrap(True)
+        self.opened.setTextFormat(QtCore.Qt.TextFormat.PlainText)
         actions = QtWidgets.QHBoxLayout()
         actions.addWidget(self.expand_button)
         actions.addWidget(self.open_button)
-        actions.addStretch(1)
+        actions.addWidget(self.opened, 1)
         citations = QtWidgets.QWidget()
         citations_layout = QtWidgets.QVBoxLayout(citations)
         citations_layout.setContentsMargins(0, 0, 0, 0)
@@ -197,6 +201,7 @@ class CitationsPane(QtWidgets.QWidget):
         )
 
     def show_context(self) -> None:
+        self.opened.clear()
         ref = self._reference()
         if ref is None:
             return
@@ -213,9 +218,11 @@ class CitationsPane(QtWidgets.QWidget):
 
     def open_source(self) -> None:
         ref = self._reference()
-        if ref is not None:
+        x = self.model.row_at(self.table.currentIndex().row()) if ref is not None else None
+        if ref is not None and x is not None:
+            locator = Locator.from_wire(x.locator)
             self.link.call(
                 REFERENCE_OPEN,
                 ref,
-                lambda _r, e: self.reference.setPlainText(say_error(e)) if e else None,
+                lambda _r, e: self.opened.setText(open_outcome(x.document_title, locator, e)),
             )

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import html
 
+from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.contracts.retrieval import ReferenceContextResponse
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.i18n.messages import say_field
+from goodbuddy_kb.ui.i18n.messages import say_error, say_field
 from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.table_text import text_html
 
@@ -33,6 +34,22 @@ def reference_header(result: ReferenceContextResponse) -> list[tuple[str, str]]:
         (tr("ref.source"), source),
         (tr("ref.locator"), format_locator(Locator.from_wire(result.locator)) or "–"),
     ]
+
+
+def open_outcome(document: str, locator: Locator, error: KbError | None) -> str:
+    """What "Open source" did, with where the hit is in the file (the opener cannot jump to a
+    sheet's rows or a slide, so the person is told where to look, in their language)."""
+    place = format_locator(locator)
+    if error is not None:
+        failed = tr("error.generic", message=say_error(error)).rstrip("。.")
+        return (
+            tr("ref.open_failed_at", error=failed, document=document, place=place)
+            if place
+            else failed
+        )
+    if place:
+        return tr("ref.opened_at", document=document, place=place)
+    return tr("ref.opened", document=document)
 
 
 #: The name of the cited chunk's anchor in ``reference_html``.
