@@ -17,6 +17,7 @@ from pytestqt.qtbot import QtBot
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.chat.citations import CITATION_COLUMNS, SNIPPET, citation_tooltip
+from goodbuddy_kb.ui.chat.transcript import TranscriptView, transcript_html
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.ui.helpers import MakeLibrary, ask, open_from_row, shoot
@@ -121,3 +122,40 @@ def test_a_spreadsheet_hit_reads_as_rows_under_their_header(
     assert CITATION_COLUMNS[SNIPPET].text(citation) == ROW + " …"  # the other rows left out
     assert citation_tooltip(citation).endswith(ROW + " …") and locator in citation_tooltip(citation)
     QtWidgets.QApplication.processEvents()
+
+
+def test_an_answer_quoting_a_sheet_shows_its_rows_as_a_table(qtbot: QtBot) -> None:
+    """The chat's evidence-only answer (no chat model) quotes a table hit's snippet: header and
+    row read as a table in the transcript, the citation marker still a link."""
+    snippet = "| 城市 | 住宿标准 | 伙食补贴 |\n| --- | --- | --- |\n| Shenzhen | 650 | 120 |\n…"
+    content = f"未配置对话模型。\n\n[1] travel —\n{snippet}"
+    ids = "0" * 32
+    message = c.Message(
+        id=ids,
+        conversation_id=ids,
+        role="assistant",
+        content=content,
+        state="complete",
+        retrieval=None,
+        citations=[
+            c.Citation(
+                library_id=ids,
+                document_id=ids,
+                chunk_id=ids,
+                relevance=0.5,
+                channels=["fts"],
+                document_title="travel",
+                locator={"sheet": "差旅标准", "rowStart": 2, "rowEnd": 22},
+                snippet=snippet,
+            )
+        ],
+        error=None,
+        created_at="2026-12-01T00:00:00Z",
+    )
+    view = TranscriptView()
+    qtbot.addWidget(view)
+    view.show_html(transcript_html([message], None))
+    assert tables(view.document()) == [
+        [["城市", "住宿标准", "伙食补贴"], ["Shenzhen", "650", "120"]]
+    ]
+    assert "href" in view.toHtml() and "| ---" not in view.toPlainText()
