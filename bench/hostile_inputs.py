@@ -1,8 +1,10 @@
-"""Time and peak memory of each hostile input of issues 19 and 31, in a child process per case.
+"""Time and peak memory of each hostile input of issues 19, 31 and 35, in a child process per
+case.
 
     python bench/hostile_inputs.py                      # this tree
     python bench/hostile_inputs.py --src OLD/src        # another tree (e.g. before the fixes)
     python bench/hostile_inputs.py --only 31            # just the issue-31 cases
+    python bench/hostile_inputs.py --only 35            # just the issue-35 files (sheets, slides…)
 
 Each case runs in its own Python process (``PYTHONPATH`` = the chosen ``src``) so its peak
 resident memory is its own (``VmHWM``); a case still running at ``--timeout`` seconds is killed
@@ -10,7 +12,9 @@ resident memory is its own (``VmHWM``); a case still running at ``--timeout`` se
 this process. The outcome column says what the code did: the reason it gave, or the exception
 that escaped. The issue-31 cases (marked "31") start a real backend on a fresh data directory
 and drive it with the `goodbuddy-kb` command (and the bridge for entities); their time and peak
-memory are the backend process's own.
+memory are the backend process's own. The issue-35 cases (marked "35": ZIP bombs, 10,000
+sheets or slides, a million-row sheet…) are files written by their formats' own libraries
+(``bench/hostile_formats.py``), parsed like the DOCX cases.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.hostile_formats import format_cases  # noqa: E402
 from bench.hostile_streams import stream_cases  # noqa: E402
 from tests.docgen import docx_bomb, malformed_docx  # noqa: E402
 
@@ -395,12 +400,17 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--src", type=Path, default=ROOT / "src")
     parser.add_argument("--timeout", type=float, default=45.0)
-    parser.add_argument("--only", choices=("19", "31"), help="one issue's cases only")
+    parser.add_argument("--only", choices=("19", "31", "35"), help="one issue's cases only")
     args = parser.parse_args()
     rows: list[tuple[str, float, float, str]] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        if args.only != "19":
+        if args.only in (None, "35"):
+            rows += format_cases(args.src, max(args.timeout, 60.0), PARSE, run_case)
+        if args.only == "35":
+            _print(args, rows)
+            return
+        if args.only in (None, "31"):
             rows += issue31_cases(tmp, args.src, max(args.timeout, 120.0))
             rows += stream_cases(args.src, args.timeout, PRELUDE, run_case, raw_server)
         if args.only == "31":

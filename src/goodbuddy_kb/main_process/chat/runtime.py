@@ -217,7 +217,9 @@ class ChatRuntime:
             return NO_MODEL_EMPTY
         lines = [NO_MODEL]
         for n, result in enumerate(pre.results, start=1):
-            lines.append(f"[{n}] {result.document_title} — {result.snippet}")
+            # A table's snippet (a sheet's header and rows) starts on a line of its own.
+            apart = "\n" if "\n" in result.snippet else " "
+            lines.append(f"[{n}] {result.document_title} —{apart}{result.snippet}")
         return "\n\n".join(lines)
 
     def _tool(self, scope: Scope) -> list[dict[str, Any]]:

@@ -47,6 +47,15 @@ def _locator(first: Section, last: Section) -> dict[str, Any]:
     return loc
 
 
+def _row_at(section: Section, offset: int) -> int | None:
+    """The sheet row of the body line at ``offset`` in a spreadsheet section (its first row
+    for an offset in the header), or None for a section without row numbers."""
+    if not section.row_numbers:
+        return None
+    line = section.text.count("\n", 0, max(offset, 0)) - section.header_lines
+    return section.row_numbers[min(max(line, 0), len(section.row_numbers) - 1)]
+
+
 def _body(doc: ParsedDocument) -> list[Section]:
     return [s for s in doc.sections if s.block_type != "heading" and s.text.strip()]
 
@@ -76,11 +85,18 @@ def fixed_pieces(sections: list[Section], target: int, overlap: int) -> list[Pie
         if not content:
             continue
         lead = a + (len(text[a:b]) - len(text[a:b].lstrip()))
-        first, last = sections[section_at(lead)], sections[section_at(max(a, b - 1))]
+        at_first, at_last = section_at(lead), section_at(max(a, b - 1))
+        first, last = sections[at_first], sections[at_last]
         part = replace(first, text=content, header_lines=0)
-        pieces.append(
-            Piece(content, first.heading_path, _locator(first, last), first.block_type, [part])
-        )
+        loc = _locator(first, last)
+        # A piece of a sheet locates its own rows, not the whole sheet's.
+        row_start = _row_at(first, lead - starts[at_first])
+        row_end = _row_at(last, max(a, b - 1) - starts[at_last])
+        if row_start is not None:
+            loc["rowStart"] = row_start
+        if row_end is not None and last.locator.sheet == first.locator.sheet:
+            loc["rowEnd"] = row_end
+        pieces.append(Piece(content, first.heading_path, loc, first.block_type, [part]))
     return pieces
 
 

@@ -1,8 +1,10 @@
 """The response's parts: each candidate as the workbench and the chat see it (a
-`RetrievalResult` with a snippet around the first query term), and the diagnostics every stage
-owes the workbench."""
+`RetrievalResult` with a snippet around the first query term — for a table, its header and the
+rows holding the terms, one per line), and the diagnostics every stage owes the workbench."""
 
 from __future__ import annotations
+
+import re
 
 from goodbuddy_kb.contracts.retrieval import (
     DegradedChannel,
@@ -20,7 +22,35 @@ from goodbuddy_kb.main_process.retrieval.stages import Fusion, Relevance
 SNIPPET = 240
 
 
+#: A Markdown table's header delimiter line (``| --- | --- |``).
+_DELIMITER = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+$")
+
+
+def table_snippet(content: str, terms: tuple[str, ...]) -> str | None:
+    """A table chunk (a sheet's or a slide's rows) as its header, its delimiter and the rows
+    holding a query term (the first rows when none does) within the snippet's length, one row
+    a line, so the row that answers is read under its header; None for other content."""
+    lines = content.split("\n")
+    if len(lines) < 3 or not lines[0].startswith("|") or not _DELIMITER.match(lines[1]):
+        return None
+    rows = lines[2:]
+    if not all(row.startswith("|") for row in rows):
+        return None
+    matched = [row for row in rows if any(t in row.casefold() for t in terms)] or rows
+    kept = lines[:2]
+    size = len(kept[0])
+    for row in matched:
+        if size + len(row) > SNIPPET and len(kept) > 2:
+            break
+        kept.append(row if len(row) <= SNIPPET else row[:SNIPPET] + "…")
+        size += len(row)
+    return "\n".join(kept) + ("\n…" if len(kept) - 2 < len(rows) else "")
+
+
 def snippet(content: str, query: LexicalQuery) -> str:
+    table = table_snippet(content, (*query.cjk_terms, *query.latin_terms))
+    if table is not None:
+        return table
     lowered = content.casefold()
     positions = [
         p for p in (lowered.find(t) for t in (*query.cjk_terms, *query.latin_terms)) if p >= 0

@@ -18,8 +18,9 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import channel_name, tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.locator import format_locator
-from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, reference_html
+from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, open_outcome, reference_html
 from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
+from goodbuddy_kb.ui.widgets.table_text import one_line
 
 #: How much of a snippet a tooltip shows (the context pane has the whole chunk).
 TOOLTIP_SNIPPET = 400
@@ -36,7 +37,8 @@ def _place(x: c.Citation) -> str:
 
 def citation_tooltip(x: c.Citation) -> str:
     """The whole citation in a few lines: document, location, relevance and channels, snippet."""
-    snippet = x.snippet if len(x.snippet) <= TOOLTIP_SNIPPET else x.snippet[:TOOLTIP_SNIPPET] + "…"
+    line = one_line(x.snippet)
+    snippet = line if len(line) <= TOOLTIP_SNIPPET else line[:TOOLTIP_SNIPPET] + "…"
     channels = _channels(x)
     head = [
         x.document_title,
@@ -51,7 +53,7 @@ CITATION_COLUMNS: list[Column[c.Citation]] = [
     Column("col.locator", _place, _place),
     Column("col.relevance", lambda x: f"{x.relevance:.3f}"),
     Column("col.channels", _channels, _channels),
-    Column("col.snippet", lambda x: x.snippet, citation_tooltip),
+    Column("col.snippet", lambda x: one_line(x.snippet), citation_tooltip),
 ]
 DOCUMENT, LOCATION, RELEVANCE, CHANNELS, SNIPPET = range(len(CITATION_COLUMNS))
 #: Narrowest useful widths: below them a column steps aside (or elides, for the document).
@@ -156,10 +158,14 @@ class CitationsPane(QtWidgets.QWidget):
         self.reference = QtWidgets.QTextBrowser()
         self.reference.setAccessibleName(tr("chat.expand"))
         self.reference.setMinimumWidth(160)
+        #: What "Open source" did, and where the hit is in the file.
+        self.opened = QtWidgets.QLabel()
+        self.opened.setWordWrap(True)
+        self.opened.setTextFormat(QtCore.Qt.TextFormat.PlainText)
         actions = QtWidgets.QHBoxLayout()
         actions.addWidget(self.expand_button)
         actions.addWidget(self.open_button)
-        actions.addStretch(1)
+        actions.addWidget(self.opened, 1)
         citations = QtWidgets.QWidget()
         citations_layout = QtWidgets.QVBoxLayout(citations)
         citations_layout.setContentsMargins(0, 0, 0, 0)
@@ -195,6 +201,7 @@ class CitationsPane(QtWidgets.QWidget):
         )
 
     def show_context(self) -> None:
+        self.opened.clear()
         ref = self._reference()
         if ref is None:
             return
@@ -211,9 +218,11 @@ class CitationsPane(QtWidgets.QWidget):
 
     def open_source(self) -> None:
         ref = self._reference()
-        if ref is not None:
+        x = self.model.row_at(self.table.currentIndex().row()) if ref is not None else None
+        if ref is not None and x is not None:
+            locator = Locator.from_wire(x.locator)
             self.link.call(
                 REFERENCE_OPEN,
                 ref,
-                lambda _r, e: self.reference.setPlainText(say_error(e)) if e else None,
+                lambda _r, e: self.opened.setText(open_outcome(x.document_title, locator, e)),
             )

@@ -11,6 +11,7 @@ from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.i18n import language, tr
 from goodbuddy_kb.ui.i18n.messages import say_field
+from goodbuddy_kb.ui.widgets.table_text import has_table, text_html
 
 
 def link_markers(body: str, count: int) -> str:
@@ -52,10 +53,13 @@ def message_html(msg: c.Message) -> str:
     if language() == "zh" and msg.content == c.NO_CHAT_MODEL_NOTES[1]:
         # "Nothing was searched": the stored Chinese half lacks the English next step.
         content += tr("chat.auto_note.next")
-    body = html.escape(content).replace(chr(10), "<br>")
+    # A Markdown table (an answer's, or a cited sheet's rows) reads as a table.
+    table = has_table(content)
+    body = text_html(content) if table else html.escape(content).replace(chr(10), "<br>")
     if msg.role == "assistant" and msg.citations:
         body = link_markers(body, len(msg.citations))
-    return f"<p><b>{who}</b>{badge}<br>{body}{html.escape(suffix)}</p>"
+    tag = "div" if table else "p"
+    return f"<{tag}><b>{who}</b>{badge}<br>{body}{html.escape(suffix)}</{tag}>"
 
 
 def transcript_html(messages: list[c.Message], streaming: str | None) -> str:

@@ -1,7 +1,7 @@
 """The chunks dialog's chunk pane: the selected chunk in full (title, its place among parents and
 children, the OCR note and its low-confidence lines marked in the content), the enable switch,
-a plain-text editor with a live count against the limit, and the edit, save, cancel and delete
-buttons. The pane shows and counts; the dialog decides (each button is a signal)."""
+a plain-text editor with a live count against the limit (a chunk holding a table — a sheet's
+rows — reads as a table until it is edited), and the edit, save, cancel and delete buttons. The pane shows and counts; the dialog decides (each button is a signal)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from goodbuddy_kb.ui.chunks.model import (
 from goodbuddy_kb.ui.i18n import language, tr
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.switch import SwitchWidget
+from goodbuddy_kb.ui.widgets.table_text import has_table, text_html
 from goodbuddy_kb.ui.widgets.theme import doubt_format
 
 
@@ -42,6 +43,7 @@ class ChunkPaneWidget(QtWidgets.QWidget):
         for widget in (self.chunk_title, self.relation, self.ocr_label, self.low_label):
             layout.addWidget(widget)
         layout.addWidget(self.switch)
+        layout.addWidget(self.reader, 1)
         layout.addWidget(self.editor, 1)
         count_row = QtWidgets.QHBoxLayout()
         count_row.addWidget(self.count_label)
@@ -79,6 +81,10 @@ class ChunkPaneWidget(QtWidgets.QWidget):
         self.editor.setAccessibleName(tr("chunks.content"))
         self.editor.setTabChangesFocus(True)
         self.editor.textChanged.connect(self.count)
+        #: The content read as a table (a spreadsheet's rows); the editor shows it as text.
+        self.reader = QtWidgets.QTextBrowser()
+        self.reader.setAccessibleName(tr("chunks.content"))
+        self.reader.hide()
         self.count_label = QtWidgets.QLabel()
         self.count_label.setAccessibleName(tr("chunks.count.name"))
         self.edit_note = QtWidgets.QLabel("⚠ " + tr("chunks.edit_note"))
@@ -109,6 +115,8 @@ class ChunkPaneWidget(QtWidgets.QWidget):
         self.switch.setEnabled(True)
         self.switch.set_quietly(chunk.enabled)
         self.editor.setPlainText(detail.content)
+        self.reader.setHtml(text_html(detail.content))
+        self._show_reader(has_table(detail.content))
         self._mark_ocr(chunk, detail.content)
         self.edit_button.setEnabled(True)
         self.delete_button.setEnabled(True)
@@ -151,6 +159,7 @@ class ChunkPaneWidget(QtWidgets.QWidget):
         self.low_label.hide()
         self.editor.setExtraSelections([])
         self.editor.setPlainText("")
+        self._show_reader(False)
         self.switch.setEnabled(False)
         self.edit_button.setEnabled(False)
         self.delete_button.setEnabled(False)
@@ -165,6 +174,7 @@ class ChunkPaneWidget(QtWidgets.QWidget):
         switch and delete wait until the draft is saved or dropped."""
         self.editing = on
         self.editor.setReadOnly(not on)
+        self._show_reader(not on and has_table(self.editor.toPlainText()))
         self.edit_note.setVisible(on)
         self.edit_button.setVisible(not on)
         self.save_button.setVisible(on)
@@ -172,6 +182,10 @@ class ChunkPaneWidget(QtWidgets.QWidget):
         self.switch.setEnabled(not on and has_chunk)
         self.delete_button.setEnabled(not on)
         self.count()
+
+    def _show_reader(self, on: bool) -> None:
+        self.reader.setVisible(on)
+        self.editor.setVisible(not on)
 
     def draft(self) -> str:
         return self.editor.toPlainText()

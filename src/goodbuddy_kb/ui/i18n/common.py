@@ -59,6 +59,15 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "ref.kind.file": ("文件", "File"),
     "ref.kind.folder": ("文件夹", "Folder"),
     "ref.kind.web": ("网页", "Web page"),
+    "ref.opened": ("已打开来源：{document}", "Opened the source: {document}"),
+    "ref.opened_at": (
+        "已打开来源：{document} — 命中位置：{place}",
+        "Opened the source: {document} — the hit is at {place}",
+    ),
+    "ref.open_failed_at": (
+        "{error}。命中位置：{document} · {place}",
+        "{error}. The hit is at {document} · {place}",
+    ),
     "ref.stale": ("此引用已失效。", "This citation is no longer valid."),
     "switch.role": ("开关", "switch"),
     "switch.on": ("开", "on"),

@@ -1,17 +1,20 @@
 """How a citation reads wherever it is shown (workbench "View chunk", the chat's "Show context",
 the chat's sources table): a header naming the library, the document, the source and the
-locator (US-H1), then the cited chunk among its neighbours or under its parent, the hit in bold.
+locator (US-H1), then the cited chunk among its neighbours or under its parent, the hit in bold,
+tables (a sheet's rows) as tables.
 A locator is shown even when the source cannot be opened at that exact place (US-H2)."""
 
 from __future__ import annotations
 
 import html
 
+from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.retrieval import ReferenceContextResponse
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.i18n.messages import say_field
+from goodbuddy_kb.ui.i18n.messages import say_error, say_field
 from goodbuddy_kb.ui.widgets.locator import format_locator, path_text
+from goodbuddy_kb.ui.widgets.table_text import text_html
 
 
 def reference_header(result: ReferenceContextResponse) -> list[tuple[str, str]]:
@@ -32,6 +35,22 @@ def reference_header(result: ReferenceContextResponse) -> list[tuple[str, str]]:
     ]
 
 
+def open_outcome(document: str, locator: Locator, error: KbError | None) -> str:
+    """What "Open source" did, with where the hit is in the file (the opener cannot jump to a
+    sheet's rows or a slide, so the person is told where to look, in their language)."""
+    place = format_locator(locator)
+    if error is not None:
+        failed = tr("error.generic", message=say_error(error)).rstrip("。.")
+        return (
+            tr("ref.open_failed_at", error=failed, document=document, place=place)
+            if place
+            else failed
+        )
+    if place:
+        return tr("ref.opened_at", document=document, place=place)
+    return tr("ref.opened", document=document)
+
+
 #: The name of the cited chunk's anchor in ``reference_html``.
 HIT_ANCHOR = "hit"
 
@@ -47,9 +66,9 @@ def reference_html(result: ReferenceContextResponse) -> str:
     )
     # The cited chunk is bold and carries the anchor HIT_ANCHOR (a view can scroll to it).
     chunks = "".join(
-        f"<p><a name='{HIT_ANCHOR}'></a><b>{html.escape(ch.content)}</b></p>"
+        f"<a name='{HIT_ANCHOR}'></a><div style='font-weight: bold'>{text_html(ch.content)}</div>"
         if ch.is_hit
-        else f"<p>{html.escape(ch.content)}</p>"
+        else f"<div>{text_html(ch.content)}</div>"
         for ch in result.chunks
     )
     return f"<table>{rows}</table><hr>{chunks}"

@@ -1,6 +1,7 @@
 """The workbench's ranked results as a table model's columns: rank, document, locator,
 relevance (with dots), the channels that found each hit and their ranks, the vector similarity,
-the rank before reranking and the snippet; and the selected hit's preview."""
+the rank before reranking and the snippet (a table's rows as "header: value" pairs); and the
+selected hit's preview (a table as a table)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.locator import format_locator, path_text
 from goodbuddy_kb.ui.widgets.table_model import Column
+from goodbuddy_kb.ui.widgets.table_text import one_line, text_html
 
 
 def relevance_text(x: r.RetrievalResult) -> str:
@@ -38,7 +40,7 @@ RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
         lambda x: f"{x.vector_similarity:.3f}" if x.vector_similarity is not None else "–",
     ),
     Column("col.pre_rank", lambda x: str(x.pre_rerank_rank)),
-    Column("col.snippet", lambda x: x.snippet, lambda x: x.snippet),
+    Column("col.snippet", lambda x: one_line(x.snippet), lambda x: one_line(x.snippet)),
 ]
 RELEVANCE_COLUMN = 3
 
@@ -51,4 +53,4 @@ def preview_html(x: r.RetrievalResult) -> str:
         if x.graph_reasons
         else ""
     )
-    return f"<p><b>{html.escape(where)}</b></p><p>{html.escape(x.snippet)}</p>{graph}"
+    return f"<p><b>{html.escape(where)}</b></p>{text_html(x.snippet)}{graph}"

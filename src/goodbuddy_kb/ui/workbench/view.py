@@ -11,6 +11,7 @@ from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.library import LibrarySettings, SettingsGetRequest
 from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.methods import (
     REFERENCE_CONTEXT,
     REFERENCE_OPEN,
@@ -18,12 +19,13 @@ from goodbuddy_kb.contracts.methods import (
     SETTINGS_GET,
     SYSTEM_CANCEL,
 )
+from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
-from goodbuddy_kb.ui.widgets.reference_view import reference_html
+from goodbuddy_kb.ui.widgets.reference_view import open_outcome, reference_html
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.theme import SPACE
 from goodbuddy_kb.ui.workbench.report import context_html, diagnostics_lines, status_text
@@ -338,12 +340,13 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.link.call(REFERENCE_CONTEXT, ref, done)
 
     def open_selected(self) -> None:
-        ref = self._reference()
-        if ref is not None:
-            self.link.call(
-                REFERENCE_OPEN,
-                ref,
-                lambda _r, e: (
-                    self.status.setText(tr("error.generic", message=say_error(e))) if e else None
-                ),
-            )
+        ref, x = self._reference(), self.selected()
+        if ref is None or x is None:
+            return
+        document = readable_path(x.document_path) or x.document_title
+        locator = Locator.from_wire({**x.locator, "headingPath": x.heading_path})
+        self.link.call(
+            REFERENCE_OPEN,
+            ref,
+            lambda _r, e: self.status.setText(open_outcome(document, locator, e)),
+        )
