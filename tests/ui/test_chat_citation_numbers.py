@@ -2,7 +2,8 @@
 model: the model answers with [2] and [1] in two turns ("always retrieve first", then "model
 decides" with two tool searches); clicking each marker in each turn — after both turns, and
 again after a relaunch on the same data directory — opens the chunk the model was given under
-that number. A marker with no such citation is plain text."""
+that number. A marker with no such citation is plain text, and so is every marker of an answer
+stored before the numbers were kept (its numbers cannot be known)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.methods import REFERENCE_CONTEXT
 from goodbuddy_kb.qt.widgets import QtCore
+from goodbuddy_kb.ui.chat.transcript import message_html
 from goodbuddy_kb.ui.chat.view import ChatView
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.servers.chatserver import ChatScript, chat_server, evidence_of, token_of, tool
@@ -162,3 +165,33 @@ def test_each_marker_of_each_turn_opens_what_the_model_read_under_its_number(
         check(win)
     finally:
         win.link.shutdown()
+
+
+def test_a_stored_answer_without_numbers_links_no_marker() -> None:
+    old = c.Citation.model_validate(
+        {
+            "libraryId": "a" * 32,
+            "documentId": "d" * 32,
+            "chunkId": "1" * 32,
+            "relevance": 0.5,
+            "channels": ["fts"],
+            "documentTitle": "Doc 1",
+            "locator": {},
+            "snippet": "s",
+        }
+    )
+    assert old.number is None
+    message = c.Message(
+        id="e" * 32,
+        conversation_id="c" * 32,
+        role="assistant",
+        content="See [1].",
+        state="complete",
+        retrieval=None,
+        citations=[old],
+        error=None,
+        created_at="2026-01-01",
+    )
+    assert "<a " not in message_html(message)
+    numbered = message.model_copy(update={"citations": [old.model_copy(update={"number": 1})]})
+    assert f"href='cite:{'e' * 32}/1'" in message_html(numbered)
