@@ -224,6 +224,7 @@ class CitationsPane(QtWidgets.QWidget):
         if row is None:
             return False
         self.table.selectRow(row)
+        self.table.scrollTo(self.model.index(row, 0))  # a long list shows the chosen row
         self.show_context()
         return True
 
