@@ -1,6 +1,8 @@
-"""A scripted OpenAI-compatible chat server on 127.0.0.1 for tests: streams replies, emits tool
-calls (the arguments may be computed from the request, e.g. to echo or forge the scope token),
-can stall mid-stream, and records what it received and when a client went away."""
+"""A scripted OpenAI-compatible chat server on 127.0.0.1 for tests: streams replies (a reply may
+be computed from the request, e.g. to cite a number it was given), emits tool calls (the
+arguments may be computed from the request, e.g. to echo or forge the scope token), can stall
+mid-stream, and records what it received and when a client went away; ``evidence_of`` reads
+back the numbered passages a request carried."""
 
 from __future__ import annotations
 
@@ -16,7 +18,22 @@ from typing import Any
 
 Step = dict[
     str, Any
-]  # {"text": str} | {"tool": {...arguments...} | callable(request) -> dict} | {"stall": seconds}
+]  # {"text": str | callable(request) -> str} | {"tool": {...} | callable(request) -> dict}
+#    | {"stall": seconds}
+
+
+def evidence_of(request: dict[str, Any]) -> dict[int, str]:
+    """number → passage (title line and text) of every evidence block in ``request``'s
+    messages (the pre-search's user block and the tool answers), as the model read them."""
+    passages: dict[int, str] = {}
+    for message in request.get("messages", []):
+        content = message.get("content") or ""
+        if "<untrusted-evidence" not in content:
+            continue
+        body = content.split("</untrusted-evidence>")[0]
+        for match in re.finditer(r"\n\n\[(\d+)\] (.*?)(?=\n\n\[\d+\] |\Z)", body, re.S):
+            passages[int(match.group(1))] = match.group(2)
+    return passages
 
 
 def token_of(request: dict[str, Any]) -> str:
@@ -60,7 +77,8 @@ def chat_server(script: ChatScript) -> Iterator[str]:
                             self.wfile.flush()
                         continue
                     if "text" in step:
-                        for piece in re.findall(r".{1,4}", step["text"], re.S):
+                        text = step["text"](body) if callable(step["text"]) else step["text"]
+                        for piece in re.findall(r".{1,4}", text, re.S):
                             self._event({"choices": [{"index": 0, "delta": {"content": piece}}]})
                     if "tool" in step:
                         args = step["tool"](body) if callable(step["tool"]) else step["tool"]

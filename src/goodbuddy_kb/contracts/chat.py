@@ -93,6 +93,11 @@ class ChatTestResponse(ContractModel):
 
 
 class Citation(ContractModel):
+    """A passage an answer may cite. ``number`` is the [n] the model was given it under, in
+    this answer's turn (a message's citations are kept in that order); ``None`` for a citation
+    stored before the numbers were kept, whose markers are therefore not links."""
+
+    number: int | None = Field(None, ge=1, le=MAX_CITATIONS_PER_MESSAGE)
     library_id: EntityId
     document_id: EntityId
     chunk_id: EntityId

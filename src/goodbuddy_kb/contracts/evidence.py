@@ -29,8 +29,20 @@ def evidence_block(
 ) -> str:
     """``passages`` are (heading, text) pairs, numbered from ``start`` as [n] for citing;
     ``nothing_found`` is said instead when there are none."""
+    return numbered_block(
+        ((n, heading, text) for n, (heading, text) in enumerate(passages, start=start)),
+        nothing_found,
+    )
+
+
+def numbered_block(
+    passages: Iterable[tuple[int, str, str]], nothing_found: str = NOTHING_FOUND
+) -> str:
+    """``passages`` are (number, heading, text), each shown as [number] for citing (a caller
+    that keeps one numbering across several blocks gives the numbers); ``nothing_found`` is
+    said instead when there are none."""
     lines = [OPEN_TAG, PREAMBLE]
-    for n, (heading, text) in enumerate(passages, start=start):
+    for n, heading, text in passages:
         lines.append(f"[{n}] {neutralise(heading)}\n{neutralise(text)}")
     if len(lines) == 2:
         lines.append(nothing_found)

@@ -5,40 +5,38 @@
   block (never in the system prompt). The tool stays available.
 * ``auto``: the model gets `knowledge_search`; if it never calls it, nothing says "retrieved".
 * No chat model configured: an honest evidence-only answer, never a pretend model.
-* Citations come only from searches made with this request's token: de-duplicated, ordered by
-  relevance then first use, capped in count and size.
+* Citations come only from searches made with this request's token, and they are exactly the
+  passages the model was given, numbered once for the turn (``evidence.py``): ``[n]`` in the
+  answer is the message's citation n. A degraded channel is said in both modes.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from goodbuddy_kb.contracts.chat import (
     NO_CHAT_MODEL_NOTES,
-    Citation,
     RetrievalState,
     RetrievalStatus,
     SendRequest,
     SendResponse,
 )
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
-from goodbuddy_kb.contracts.evidence import evidence_block as shared_evidence_block
-from goodbuddy_kb.contracts.limits import MAX_CITATIONS_PER_MESSAGE, MAX_QUERY_CHARACTERS
-from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse, RetrieveRequest
+from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.retrieval import RetrieveRequest
 from goodbuddy_kb.main_process import boundedjson
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chat import store
 from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
+from goodbuddy_kb.main_process.chat.evidence import TurnEvidence
 from goodbuddy_kb.main_process.chat.scope import Scope, ScopeRegistry
 from goodbuddy_kb.main_process.retrieval.pipeline import Retriever
 from goodbuddy_kb.main_process.storage import libraries
 
 MAX_TOOL_ROUNDS = 4
-MAX_CITATION_BYTES = 48 * 1024
 HISTORY_MESSAGES = 12
 SYSTEM_PROMPT = (
     "You are GoodBuddy, a careful assistant. When document evidence is provided it arrives in "
@@ -50,58 +48,36 @@ SYSTEM_PROMPT = (
 NO_MODEL, NO_MODEL_AUTO, NO_MODEL_EMPTY = NO_CHAT_MODEL_NOTES
 
 
-def evidence_block(results: KnowledgeRetrievalResponse, start: int) -> str:
-    zero = results.zero_result
-    nothing = (
-        "(nothing relevant was found: "
-        + (zero.message if zero is not None else "no passages matched.")
-        + " Tell the user the libraries hold nothing relevant to this question"
-        " rather than guessing.)"
+def after_tool_searches(
+    request: SendRequest,
+    scope: Scope,
+    state: RetrievalState | None,
+    evidence: TurnEvidence,
+    searches: int,
+    found: int,
+) -> RetrievalState:
+    """What the answer may say once the model searched ``searches`` times (``found`` of them
+    found something): "always" keeps its pre-search's status, and a degraded channel in any
+    of the turn's searches makes it "degraded", with the reason, in both modes."""
+    status: RetrievalStatus = (
+        "searched" if (found or (state and state.status == "searched")) else "searched_empty"
     )
-    return shared_evidence_block(
-        ((group.document_title, group.text) for group in results.context.groups), start, nothing
+    base = state or RetrievalState(
+        mode=request.mode, status=status, library_ids=sorted(scope.library_ids)
     )
-
-
-@dataclass
-class Collector:
-    """Citations from this request's searches: de-duplicated, ordered, capped."""
-
-    found: dict[str, tuple[Citation, int]] = field(default_factory=dict)
-    uses: int = 0
-
-    def add(self, response: KnowledgeRetrievalResponse) -> None:
-        for result in response.results:
-            self.uses += 1
-            citation = Citation(
-                library_id=result.library_id,
-                document_id=result.document_id,
-                chunk_id=result.chunk_id,
-                relevance=result.relevance,
-                channels=sorted(result.channel_ranks),
-                document_title=result.document_title,
-                locator=result.locator,
-                snippet=result.snippet,
-            )
-            old = self.found.get(result.chunk_id)
-            if old is None:
-                self.found[result.chunk_id] = (citation, self.uses)
-            elif citation.relevance > old[0].relevance:
-                self.found[result.chunk_id] = (citation, old[1])
-
-    def citations(self) -> list[Citation]:
-        ordered = [
-            c
-            for c, _ in sorted(self.found.values(), key=lambda pair: (-pair[0].relevance, pair[1]))
-        ]
-        kept: list[Citation] = []
-        size = 0
-        for citation in ordered[:MAX_CITATIONS_PER_MESSAGE]:
-            size += len(json.dumps(citation.to_wire(), ensure_ascii=False).encode())
-            if size > MAX_CITATION_BYTES:
-                break
-            kept.append(citation)
-        return kept
+    reason = base.reason
+    if request.mode == "always":
+        status = base.status
+    degraded = evidence.degraded_reason()
+    if degraded is not None:
+        status, reason = "degraded", degraded
+    return RetrievalState(
+        mode=request.mode,
+        status=status,
+        reason=reason,
+        library_ids=sorted(scope.library_ids),
+        searches=base.searches + searches if request.mode == "always" else searches,
+    )
 
 
 @dataclass
@@ -124,29 +100,29 @@ class ChatRuntime:
         )
         request_key = request.request_id or assistant.id
         scope = self.scopes.mint(request_key, request.library_ids)
-        collector = Collector()
+        evidence = TurnEvidence()
         state: RetrievalState | None = None
-        pre: KnowledgeRetrievalResponse | None = None
+        pre: str | None = None  # the pre-search's evidence, as the model reads it
         turn = Turn()
         try:
             if request.mode == "always" and request.kind == "text" and request.library_ids:
-                state, pre = self._pre_retrieve(request, scope, collector, cancel)
+                state, pre = self._pre_retrieve(request, scope, evidence, cancel)
             if self.client is None:
                 final = store.finish_message(
                     self.conn,
                     assistant.id,
-                    self._evidence_only(request, pre),
+                    self._evidence_only(request, evidence),
                     "complete",
                     state,
-                    collector.citations(),
+                    evidence.citations,
                     None,
                 )
                 return SendResponse(user_message=user, assistant_message=final)
             state = self._converse(
-                request, scope, request_key, pre, collector, state, cancel, assistant.id, turn
+                request, scope, request_key, pre, evidence, state, cancel, assistant.id, turn
             )
             final = store.finish_message(
-                self.conn, assistant.id, turn.text, "complete", state, collector.citations(), None
+                self.conn, assistant.id, turn.text, "complete", state, evidence.citations, None
             )
         except CancelledError:
             final = store.finish_message(
@@ -155,7 +131,7 @@ class ChatRuntime:
                 turn.text,
                 "stopped",
                 state,
-                collector.citations(),
+                evidence.citations,
                 "stopped by the user",
             )
         except KbError as exc:
@@ -165,7 +141,7 @@ class ChatRuntime:
                 turn.text,
                 "failed",
                 state,
-                collector.citations(),
+                evidence.citations,
                 exc.message,
             )
         finally:
@@ -173,8 +149,8 @@ class ChatRuntime:
         return SendResponse(user_message=user, assistant_message=final)
 
     def _pre_retrieve(
-        self, request: SendRequest, scope: Scope, collector: Collector, cancel: CancelToken
-    ) -> tuple[RetrievalState, KnowledgeRetrievalResponse | None]:
+        self, request: SendRequest, scope: Scope, evidence: TurnEvidence, cancel: CancelToken
+    ) -> tuple[RetrievalState, str | None]:
         ids = sorted(scope.library_ids)
         try:
             response = self.retriever.run(
@@ -186,40 +162,33 @@ class ChatRuntime:
             return RetrievalState(
                 mode="always", status="degraded", reason=exc.message, library_ids=ids, searches=1
             ), None
-        collector.add(response)
-        degraded = [
-            f"{d.channel}: {d.reason}"
-            for d in response.diagnostics.degraded_channels
-            if d.channel != "graph"
-        ]
+        block = evidence.block(response)
         status: RetrievalStatus
-        if degraded:
+        reason = evidence.degraded_reason()
+        if reason is not None:
             # A degraded search that found nothing is not an empty one: the user must see why.
             status = "degraded"
         elif not response.results:
             status = "searched_empty"
-            if response.zero_result is not None:
-                degraded.insert(0, response.zero_result.message)
+            reason = response.zero_result.message if response.zero_result is not None else None
         else:
             status = "searched"
         return RetrievalState(
-            mode="always",
-            status=status,
-            reason="; ".join(degraded) or None,
-            library_ids=ids,
-            searches=1,
-        ), response
+            mode="always", status=status, reason=reason, library_ids=ids, searches=1
+        ), block
 
-    def _evidence_only(self, request: SendRequest, pre: KnowledgeRetrievalResponse | None) -> str:
+    def _evidence_only(self, request: SendRequest, evidence: TurnEvidence) -> str:
         if request.mode == "auto" or not request.library_ids:
             return NO_MODEL_AUTO
-        if pre is None or not pre.results:
+        if not evidence.citations:
             return NO_MODEL_EMPTY
         lines = [NO_MODEL]
-        for n, result in enumerate(pre.results, start=1):
+        for citation in evidence.citations:
             # A table's snippet (a sheet's header and rows) starts on a line of its own.
-            apart = "\n" if "\n" in result.snippet else " "
-            lines.append(f"[{n}] {result.document_title} —{apart}{result.snippet}")
+            apart = "
+" if "
+" in citation.snippet else " "
+            lines.append(f"[{citation.number}] {citation.document_title} —{apart}{citation.snippet}")
         return "\n\n".join(lines)
 
     def _tool(self, scope: Scope) -> list[dict[str, Any]]:
@@ -251,9 +220,8 @@ class ChatRuntime:
         self,
         arguments: str,
         request_key: str,
-        collector: Collector,
+        evidence: TurnEvidence,
         cancel: CancelToken,
-        start: int,
     ) -> tuple[str, bool, bool]:
         """The tool's answer for the model, whether a search ran, and whether it found anything."""
         try:
@@ -264,24 +232,27 @@ class ChatRuntime:
             return "knowledge_search refused: the arguments are not a JSON object", False, False
         try:
             ids = self.scopes.authorise(args.get("token"), request_key, args.get("libraryIds"))
-            query = str(args.get("query") or "").strip()[:MAX_QUERY_CHARACTERS]
-            if not query:
-                return "knowledge_search refused: the query is empty", False, False
+        except KbError as exc:
+            return exc.message, False, False
+        query = str(args.get("query") or "").strip()[:MAX_QUERY_CHARACTERS]
+        if not query:
+            return "knowledge_search refused: the query is empty", False, False
+        try:
             response = self.retriever.run(RetrieveRequest(library_ids=ids, query=query), cancel)
         except CancelledError:
             raise
         except KbError as exc:
+            evidence.note_failure(exc.message)  # the search itself failed: the answer says so
             return exc.message, False, False
-        collector.add(response)
-        return evidence_block(response, start), True, bool(response.results)
+        return evidence.block(response), True, bool(response.results)
 
     def _converse(
         self,
         request: SendRequest,
         scope: Scope,
         request_key: str,
-        pre: KnowledgeRetrievalResponse | None,
-        collector: Collector,
+        pre: str | None,
+        evidence: TurnEvidence,
         state: RetrievalState | None,
         cancel: CancelToken,
         message_id: str,
@@ -292,7 +263,7 @@ class ChatRuntime:
         history = store.list_messages(self.conn, request.conversation_id)[:-2][-HISTORY_MESSAGES:]
         messages += [{"role": m.role, "content": m.content} for m in history if m.content]
         if pre is not None:
-            messages.append({"role": "user", "content": evidence_block(pre, 1)})
+            messages.append({"role": "user", "content": pre})
         messages.append({"role": "user", "content": request.text})
         tools = self._tool(scope)
         searches = found = 0
@@ -329,29 +300,13 @@ class ChatRuntime:
                         False,
                     )
                 else:
-                    answer, ran, hit = self._run_tool(
-                        call.arguments, request_key, collector, cancel, len(collector.found) + 1
-                    )
+                    answer, ran, hit = self._run_tool(call.arguments, request_key, evidence, cancel)
                 searches += ran
                 found += hit
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
-        if searches:
-            status: RetrievalStatus = (
-                "searched"
-                if (found or (state and state.status == "searched"))
-                else "searched_empty"
-            )
-            base = state or RetrievalState(
-                mode=request.mode, status=status, library_ids=sorted(scope.library_ids)
-            )
-            state = RetrievalState(
-                mode=request.mode,
-                status=base.status if request.mode == "always" else status,
-                reason=base.reason,
-                library_ids=sorted(scope.library_ids),
-                searches=base.searches + searches if request.mode == "always" else searches,
-            )
-        return state
+        if not searches:
+            return state
+        return after_tool_searches(request, scope, state, evidence, searches, found)
 
     def _stream(self, message_id: str, text: str, turn: Turn) -> None:
         turn.text += text

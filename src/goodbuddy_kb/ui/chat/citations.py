@@ -1,5 +1,6 @@
-"""The chat's "Sources consulted" pane: the citations of the last answer in a table that never
-scrolls sideways, and the selected citation's context beside it (the detail pane).
+"""The chat's "Sources consulted" pane: the citations of one answer (the last, or the one whose
+marker was clicked) in a table that never scrolls sideways, each row headed by the number the
+model was given it under, and the selected citation's context beside it (the detail pane).
 
 The table fits its width: the document takes what is left (elided, the whole citation in its
 tooltip), the location is capped and elided, and when the pane is too narrow the snippet and
@@ -7,6 +8,8 @@ then the channels columns step aside — both stay readable in the tooltip and t
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import retrieval as r
@@ -56,6 +59,35 @@ CITATION_COLUMNS: list[Column[c.Citation]] = [
     Column("col.snippet", lambda x: one_line(x.snippet), citation_tooltip),
 ]
 DOCUMENT, LOCATION, RELEVANCE, CHANNELS, SNIPPET = range(len(CITATION_COLUMNS))
+
+
+class CitationsModel(RowsModel[c.Citation]):
+    """The citation rows; a row's header is its number [n] in the answer (blank for a citation
+    stored before numbers were kept)."""
+
+    def __init__(self, parent: QtCore.QObject | None = None) -> None:
+        super().__init__(CITATION_COLUMNS, parent)
+
+    def headerData(
+        self,
+        section: int,
+        orientation: QtCore.Qt.Orientation,
+        role: int = int(QtCore.Qt.ItemDataRole.DisplayRole),
+    ) -> Any:
+        if (
+            orientation == QtCore.Qt.Orientation.Vertical
+            and role == QtCore.Qt.ItemDataRole.DisplayRole
+            and 0 <= section < len(self.rows)
+        ):
+            number = self.rows[section].number
+            return "" if number is None else number
+        return super().headerData(section, orientation, role)
+
+    def row_of(self, number: int) -> int | None:
+        """The row of citation ``number``; None when the answer has no such citation."""
+        return next((i for i, x in enumerate(self.rows) if x.number == number), None)
+
+
 #: Narrowest useful widths: below them a column steps aside (or elides, for the document).
 DOCUMENT_MIN = 110
 LOCATION_MAX = 170
@@ -144,7 +176,7 @@ class CitationsPane(QtWidgets.QWidget):
     def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self.link = link
-        self.model = RowsModel(CITATION_COLUMNS, self)
+        self.model = CitationsModel(self)
         self.label = QtWidgets.QLabel(f"<b>{tr('chat.sources')}</b>")
         self.table = CitationTableView()
         self.table.setModel(self.model)
@@ -183,11 +215,22 @@ class CitationsPane(QtWidgets.QWidget):
         layout.addWidget(self.label)
         layout.addWidget(self.beside, 1)
 
-    def select(self, row: int) -> bool:
-        """Select citation ``row`` (0-based) and show its context; False when there is none."""
-        if not 0 <= row < self.model.rowCount():
+    def show_answer(self, citations: list[c.Citation], answer: int | None) -> None:
+        """The citations of one answer; ``answer`` is its place in the conversation when it is
+        not the latest (the title says which answer the list belongs to)."""
+        title = tr("chat.sources") if answer is None else tr("chat.sources_of", n=answer)
+        self.label.setText(f"<b>{title}</b>")
+        if citations != self.model.rows:  # a redraw keeps the chosen citation selected
+            self.model.set_rows(citations)
+
+    def select(self, number: int) -> bool:
+        """Select citation ``number`` (the [n] of its answer) and show its context; False when
+        the shown answer has no such citation."""
+        row = self.model.row_of(number)
+        if row is None:
             return False
         self.table.selectRow(row)
+        self.table.scrollTo(self.model.index(row, 0))  # a long list shows the chosen row
         self.show_context()
         return True
 

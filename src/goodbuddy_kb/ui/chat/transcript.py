@@ -1,6 +1,7 @@
 """The chat transcript: how the turns of a conversation read as HTML (who spoke, whether a
-search happened, citation markers [n] as links, a streaming reply with its cursor), and the
-browser that shows them, following a streaming answer unless the reader scrolled up."""
+search happened or was degraded, citation markers [n] as links to their own answer's citation
+n, a streaming reply with its cursor), and the browser that shows them, following a streaming
+answer unless the reader scrolled up."""
 
 from __future__ import annotations
 
@@ -14,13 +15,25 @@ from goodbuddy_kb.ui.i18n.messages import say_field
 from goodbuddy_kb.ui.widgets.table_text import has_table, text_html
 
 
-def link_markers(body: str, count: int) -> str:
-    """Citation markers [n] (1 ≤ n ≤ count) in escaped text become links ``cite:n``."""
+def marker_url(message_id: str, number: int) -> str:
+    """The link of marker [number] in answer ``message_id``: that answer's citation number."""
+    return f"cite:{message_id}/{number}"
+
+
+def parse_marker(url: str) -> tuple[str, int] | None:
+    """(answer id, citation number) of a marker link; None for any other link."""
+    match = re.fullmatch(r"cite:([0-9A-Za-z_-]+)/(\d{1,3})", url)
+    return (match.group(1), int(match.group(2))) if match else None
+
+
+def link_markers(body: str, message_id: str, numbers: set[int]) -> str:
+    """Citation markers [n] in escaped text become links to this answer's citation n; a marker
+    with no such citation stays plain text."""
     return re.sub(
-        r"\[(\d{1,2})\]",
+        r"\[(\d{1,3})\]",
         lambda m: (
-            f"<a href='cite:{m.group(1)}'>[{m.group(1)}]</a>"
-            if 1 <= int(m.group(1)) <= count
+            f"<a href='{marker_url(message_id, int(m.group(1)))}'>[{m.group(1)}]</a>"
+            if int(m.group(1)) in numbers
             else m.group(0)
         ),
         body,
@@ -36,7 +49,11 @@ def status_text(message: c.Message) -> str:
         if state.status == "degraded":
             return tr("chat.status.degraded", reason=say_field(state, "reason"))
         return tr(f"chat.status.{state.status}") if state.status != "none" else ""
-    return tr("chat.status.tool", n=state.searches) if state.searches else ""
+    if not state.searches:
+        return ""
+    if state.status == "degraded":
+        return tr("chat.status.tool_degraded", n=state.searches, reason=say_field(state, "reason"))
+    return tr("chat.status.tool", n=state.searches)
 
 
 def message_html(msg: c.Message) -> str:
@@ -57,7 +74,8 @@ def message_html(msg: c.Message) -> str:
     table = has_table(content)
     body = text_html(content) if table else html.escape(content).replace(chr(10), "<br>")
     if msg.role == "assistant" and msg.citations:
-        body = link_markers(body, len(msg.citations))
+        numbers = {x.number for x in msg.citations if x.number is not None}
+        body = link_markers(body, msg.id, numbers)
     tag = "div" if table else "p"
     return f"<{tag}><b>{who}</b>{badge}<br>{body}{html.escape(suffix)}</{tag}>"
 

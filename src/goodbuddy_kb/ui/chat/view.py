@@ -26,7 +26,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chat.citations import CitationsPane
 from goodbuddy_kb.ui.chat.conversations import ConversationList
 from goodbuddy_kb.ui.chat.scope import ScopePopover
-from goodbuddy_kb.ui.chat.transcript import TranscriptView, transcript_html
+from goodbuddy_kb.ui.chat.transcript import TranscriptView, parse_marker, transcript_html
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 
@@ -47,6 +47,8 @@ class ChatView(QtWidgets.QWidget):
         self.request_id: str | None = None
         self.streaming_text = ""
         self.messages: list[c.Message] = []
+        #: The answer whose sources the pane shows (a marker was clicked); None: the latest.
+        self.shown_answer: str | None = None
         self.conversation_list = ConversationList()
         self.conversation_list.opened.connect(self._open)
         self.conversation_list.new_requested.connect(self.new_conversation)
@@ -174,6 +176,7 @@ class ChatView(QtWidgets.QWidget):
         self.conversation_id = None
         self._blank = True
         self.messages = []
+        self.shown_answer = None
         self.conversation_list.clear_current()
         self._render()
         self.input.setFocus()
@@ -202,13 +205,21 @@ class ChatView(QtWidgets.QWidget):
                 self._render()
 
     def _open_marker(self, url: QtCore.QUrl) -> None:
-        """A click on [n] in an answer selects citation n and shows its context."""
-        if url.scheme() != "cite" or not url.path().isdigit():
+        """A click on [n] in an answer shows that answer's sources, selects its citation n and
+        shows its context."""
+        marker = parse_marker(url.toString())
+        if marker is None:
             return
-        self.sources.select(int(url.path()) - 1)
+        answer_id, number = marker
+        if not any(m.id == answer_id for m in self.messages):
+            return
+        self.shown_answer = answer_id
+        self._show_sources()
+        self.sources.select(number)
 
     def _open(self, row: c.Conversation) -> None:
         self.conversation_id = row.id
+        self.shown_answer = None
 
         def done(result: c.MessagesListResponse | None, error: KbError | None) -> None:
             if result is not None and row.id == self.conversation_id:
@@ -306,7 +317,7 @@ class ChatView(QtWidgets.QWidget):
                 result.user_message,
                 result.assistant_message,
             ]
-            self.citations.set_rows(result.assistant_message.citations)
+            self.shown_answer = None  # the new answer's sources
         elif error is not None:
             self.transcript.append(html.escape(tr("error.generic", message=say_error(error))))
         self.streaming_text = ""
@@ -316,10 +327,16 @@ class ChatView(QtWidgets.QWidget):
     def _render(self) -> None:
         streaming = self.streaming_text if self.request_id is not None else None
         self.transcript.show_html(transcript_html(self.messages, streaming))
-        last = next((x for x in reversed(self.messages) if x.role == "assistant"), None)
-        citations = last.citations if last else []
-        if citations != self.citations.rows:  # a redraw keeps the chosen citation selected
-            self.citations.set_rows(citations)
+        self._show_sources()
+
+    def _show_sources(self) -> None:
+        """The sources of the answer a marker was clicked in, else of the latest answer."""
+        answers = [m for m in self.messages if m.role == "assistant"]
+        shown = next((m for m in answers if m.id == self.shown_answer), None)
+        if shown is None or shown is answers[-1]:
+            self.sources.show_answer(answers[-1].citations if answers else [], None)
+        else:
+            self.sources.show_answer(shown.citations, answers.index(shown) + 1)
 
     # -- citations -------------------------------------------------------------------------------
     def expand_citation(self) -> None:

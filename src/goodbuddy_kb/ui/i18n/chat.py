@@ -42,6 +42,11 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
     "chat.status.searched_empty": ("已检索，未找到相关内容", "Searched, nothing relevant found"),
     "chat.status.degraded": ("已降级（{reason}）", "Degraded ({reason})"),
     "chat.status.tool": ("模型已检索 {n} 次", "The model searched {n} times"),
+    "chat.status.tool_degraded": (
+        "模型已检索 {n} 次，已降级（{reason}）",
+        "The model searched {n} times, degraded ({reason})",
+    ),
+    "chat.sources_of": ("本次检索证据（第 {n} 个回答）", "Sources consulted (answer {n})"),
     "chat.stopped": ("（已停止）", "(stopped)"),
     "chat.failed": ("（失败：{reason}）", "(failed: {reason})"),
     "chat.sources": ("本次检索证据", "Sources consulted"),

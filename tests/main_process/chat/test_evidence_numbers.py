@@ -1,0 +1,122 @@
+"""One turn's evidence numbering, without a database: searches continue one numbering, a passage
+found again keeps its number, the list stops at the citation cap (and the model is told that
+further passages were left out, never shown them unnumbered), and degraded channels are kept once
+each with their code."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.contracts.limits import MAX_CITATIONS_PER_MESSAGE
+from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
+from goodbuddy_kb.main_process.chat.evidence import TurnEvidence
+from tests.servers.chatserver import evidence_of
+
+LIB, DOC = "a" * 32, "d" * 32
+
+
+def chunk(n: int) -> str:
+    return f"{n:032x}"
+
+
+def response(hits: list[int], degraded: list[str] | None = None) -> r.KnowledgeRetrievalResponse:
+    """A search whose context groups are ``hits`` in rank order (a group per hit)."""
+    results = [
+        r.RetrievalResult(
+            rank=i + 1,
+            chunk_id=chunk(n),
+            document_id=DOC,
+            library_id=LIB,
+            source_id=LIB,
+            document_title=f"Doc {n}",
+            document_path=f"/d/{n}.md",
+            heading_path=[],
+            locator={},
+            snippet=f"passage {n}",
+            channel_ranks={"fts": i + 1},
+            vector_similarity=None,
+            rrf_score=0.1,
+            pre_rerank_rank=i + 1,
+            relevance=0.1 + 0.01 * n,  # deliberately not in rank order
+            features={},
+        )
+        for i, n in enumerate(hits)
+    ]
+    groups = [
+        r.ContextGroup(
+            document_id=DOC,
+            library_id=LIB,
+            document_title=f"Doc {n}",
+            chunk_ids=[chunk(n)],
+            hit_chunk_ids=[chunk(n)],
+            locators=[{}],
+            text=f"text of passage {n}",
+            character_count=10,
+            kind="chunks",
+            truncated=False,
+            relevance=0.5,
+        )
+        for n in hits
+    ]
+    diagnostics = r.Diagnostics(
+        requested_channels=["fts", "vector"],
+        used_channels=["fts"],
+        degraded_channels=[r.DegradedChannel(channel="vector", reason=x) for x in degraded or []],
+        candidate_counts={},
+        timings_ms={},
+        vector_scanned=0,
+        filtered_by_similarity=0,
+        fused_candidates=len(hits),
+        rerank=r.RerankDiagnostics(requested="off", applied="off"),
+    )
+    return r.KnowledgeRetrievalResponse(
+        query="q",
+        duration_ms=1.0,
+        settings=KnowledgeRetrievalSettings(),
+        diagnostics=diagnostics,
+        results=results,
+        context=r.Context(character_count=0, budget=1000, truncated=False, groups=groups),
+        zero_result=None,
+    )
+
+
+def test_one_numbering_across_the_turns_searches() -> None:
+    evidence = TurnEvidence()
+    first = evidence_of({"messages": [{"content": evidence.block(response([7, 3, 9]))}]})
+    second = evidence_of({"messages": [{"content": evidence.block(response([4, 3, 8]))}]})
+    assert {n: text.split("\n")[0] for n, text in first.items()} == {
+        1: "Doc 7",
+        2: "Doc 3",
+        3: "Doc 9",
+    }
+    assert {n: text.split("\n")[0] for n, text in second.items()} == {
+        4: "Doc 4",
+        2: "Doc 3",  # found again: the number it was first given
+        5: "Doc 8",
+    }
+    assert [(x.number, x.document_title) for x in evidence.citations] == [
+        (1, "Doc 7"),
+        (2, "Doc 3"),
+        (3, "Doc 9"),
+        (4, "Doc 4"),
+        (5, "Doc 8"),
+    ]
+
+
+def test_passages_past_the_cap_are_not_given_to_the_model() -> None:
+    evidence = TurnEvidence()
+    block = evidence.block(response(list(range(1, MAX_CITATIONS_PER_MESSAGE + 4))))
+    seen = evidence_of({"messages": [{"content": block}]})
+    assert sorted(seen) == list(range(1, MAX_CITATIONS_PER_MESSAGE + 1))
+    assert "left out" in block and evidence.left_out == 3
+    assert len(evidence.citations) == MAX_CITATIONS_PER_MESSAGE
+
+
+def test_degraded_channels_are_kept_once_with_their_code() -> None:
+    evidence = TurnEvidence()
+    evidence.block(response([1], ["the query could not be embedded: x"]))
+    evidence.block(response([2], ["the query could not be embedded: x"]))
+    reason = evidence.degraded_reason()
+    state = c.RetrievalState(mode="auto", status="degraded", reason=reason, searches=2)
+    assert state.reason == "vector: the query could not be embedded: x"
+    assert state.reason_code == "channel.reason" and state.reason_params["channel"] == "vector"
