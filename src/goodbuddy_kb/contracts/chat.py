@@ -131,15 +131,41 @@ class Message(ContractModel):
     fill_codes: ClassVar[Any] = code_fields("error")
 
 
+#: Most libraries a conversation's scope remembers having seen (the ones a person chose among).
+MAX_KNOWN_LIBRARIES = 10_000
+
+
+class ChatScope(ContractModel):
+    """A conversation's knowledge scope, kept with it: the libraries it searches, the mode, and
+    the libraries the choice was made among (a library created later joins the scope; one the
+    person cleared stays cleared, US-A3)."""
+
+    library_ids: Annotated[list[EntityId], Field(max_length=MAX_LIBRARIES_PER_REQUEST)] = Field(
+        default_factory=list
+    )
+    known_library_ids: Annotated[list[EntityId], Field(max_length=MAX_KNOWN_LIBRARIES)] = Field(
+        default_factory=list
+    )
+    mode: RetrievalMode = "auto"
+
+
 class Conversation(ContractModel):
     id: EntityId
     title: str
     created_at: str
     updated_at: str
+    #: None for a conversation made before scopes were kept (the chat keeps its current one).
+    scope: ChatScope | None = None
 
 
 class ConversationCreateRequest(ContractModel):
     title: str = Field("New chat", min_length=1, max_length=200)
+    scope: ChatScope | None = None
+
+
+class ConversationScopeUpdateRequest(ContractModel):
+    conversation_id: EntityId
+    scope: ChatScope
 
 
 class ConversationListRequest(ContractModel):

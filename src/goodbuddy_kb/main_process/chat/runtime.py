@@ -28,6 +28,7 @@ from goodbuddy_kb.contracts.chat import (
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.evidence import evidence_block as shared_evidence_block
 from goodbuddy_kb.contracts.limits import MAX_CITATIONS_PER_MESSAGE, MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse, RetrieveRequest
 from goodbuddy_kb.main_process import boundedjson
 from goodbuddy_kb.main_process.cancel import CancelToken
@@ -131,6 +132,11 @@ class ChatRuntime:
         try:
             if request.mode == "always" and request.kind == "text" and request.library_ids:
                 state, pre = self._pre_retrieve(request, scope, collector, cancel)
+            elif request.mode == "always" and request.kind == "text":
+                # Nothing to search first: the answer says so (and why), never silence.
+                state = RetrievalState(
+                    mode="always", status="none", reason=Reason("chat.not_searched_empty_scope")
+                )
             if self.client is None:
                 final = store.finish_message(
                     self.conn,

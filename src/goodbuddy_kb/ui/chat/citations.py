@@ -19,6 +19,7 @@ from goodbuddy_kb.ui.i18n import channel_name, tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, reference_html
+from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
 from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
 
 #: How much of a snippet a tooltip shows (the context pane has the whole chunk).
@@ -154,6 +155,8 @@ class CitationsPane(QtWidgets.QWidget):
         self.open_button = QtWidgets.QPushButton(tr("workbench.open_source"))
         self.open_button.clicked.connect(self.open_source)
         self.reference = QtWidgets.QTextBrowser()
+        self.opener = SourceOpener(self, link)
+        self.opener.notice.connect(self.reference.setPlainText)
         self.reference.setAccessibleName(tr("chat.expand"))
         self.reference.setMinimumWidth(160)
         actions = QtWidgets.QHBoxLayout()
@@ -215,5 +218,5 @@ class CitationsPane(QtWidgets.QWidget):
             self.link.call(
                 REFERENCE_OPEN,
                 ref,
-                lambda _r, e: self.reference.setPlainText(say_error(e)) if e else None,
+                lambda _r, e: self.opener.failed(ref.library_id, ref.document_id, e) if e else None,
             )

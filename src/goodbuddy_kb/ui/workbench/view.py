@@ -24,6 +24,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.reference_view import reference_html
+from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.theme import SPACE
 from goodbuddy_kb.ui.workbench.report import context_html, diagnostics_lines, status_text
@@ -88,6 +89,8 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
         self.status = QtWidgets.QLabel()
+        self.opener = SourceOpener(self, self.link)
+        self.opener.notice.connect(self.status.setText)
         self.status.setWordWrap(True)
         self.status.setSizePolicy(
             QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Minimum
@@ -343,7 +346,5 @@ class WorkbenchDialog(QtWidgets.QDialog):
             self.link.call(
                 REFERENCE_OPEN,
                 ref,
-                lambda _r, e: (
-                    self.status.setText(tr("error.generic", message=say_error(e))) if e else None
-                ),
+                lambda _r, e: self.opener.failed(ref.library_id, ref.document_id, e) if e else None,
             )
