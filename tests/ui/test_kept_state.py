@@ -154,3 +154,27 @@ def test_an_empty_scope_in_always_mode_says_nothing_was_searched_and_why(
     finally:
         win.link.shutdown()
         set_language("en")
+
+
+def test_a_new_chats_partial_scope_in_always_mode_survives_a_language_switch(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        alpha, beta = libraries(qtbot, win, "Alpha", "Beta")
+        view = win.chat_view
+        win.top_tabs.setCurrentWidget(view)
+        listed(qtbot, view, 2)
+        assert view.conversation_id is None
+        untick(view, beta)
+        qtbot.mouseClick(view.popover.always, QtCore.Qt.MouseButton.LeftButton)
+        win.language_actions["zh"].trigger()
+        qtbot.waitUntil(lambda: language() == "zh", timeout=2_000)
+        view = win.chat_view
+        listed(qtbot, view, 2)
+        qtbot.wait(300)
+        assert view.selected == {alpha} and view.popover.mode == "always"
+        assert view.scope_button.text() == "Alpha · 每次先检索"
+    finally:
+        win.link.shutdown()
+        set_language("en")
