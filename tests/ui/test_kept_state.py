@@ -82,7 +82,7 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
         win.list_view.setCurrentIndex(win.model.index(win.model.row_of(beta)))
         win.tabs.setCurrentIndex(2)
         win.top_tabs.setCurrentWidget(view)
-        win.resize(720, 540)  # (within the offscreen screen: a restore keeps a window on it)
+        win.resize(760, 560)
         wanted = w.WindowState(library_id=beta, area="chat", tab="tasks")
 
         def kept() -> bool:
@@ -94,7 +94,8 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
             )
 
         qtbot.waitUntil(kept, timeout=5_000)
-        qtbot.wait(500)  # the last resize is kept too
+        # A last change just before closing is kept too (closing waits for it).
+        win.resize(720, 540)  # (within the offscreen screen: a restore keeps a window on it)
     finally:
         win.close()
         theme_back = win.theme_action.isChecked()

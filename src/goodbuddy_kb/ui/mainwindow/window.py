@@ -53,6 +53,8 @@ from goodbuddy_kb.ui.workbench.view import WorkbenchDialog
 QUIET_METHODS = frozenset({WINDOW_STATE_UPDATE.name, CONVERSATION_SCOPE_UPDATE.name})
 #: How long the window waits after a change before keeping where the person is (ms).
 KEEP_DELAY_MS = 300
+#: How long closing waits for the backend to keep the last change (ms).
+CLOSE_WAIT_MS = 1_000
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -75,6 +77,7 @@ class MainWindow(QtWidgets.QMainWindow):
         #: kept last (an unchanged state is not sent again).
         self._restored = False
         self._kept: w.WindowState | None = None
+        self._keeping = False  # a state is on its way to the backend
         self._keep_timer = QtCore.QTimer(self)
         self._keep_timer.setSingleShot(True)
         self._keep_timer.setInterval(KEEP_DELAY_MS)
@@ -290,19 +293,23 @@ class MainWindow(QtWidgets.QMainWindow):
         if self._restored:
             self._keep_timer.start()
 
-    def keep_state(self) -> None:
-        """Have the backend keep where the person is now (unless it already has)."""
+    def keep_state(self) -> bool:
+        """Have the backend keep where the person is now (unless it already has); whether a
+        request went out."""
         self._keep_timer.stop()
         state = self.window_state()
         if not self._restored or state == self._kept or not self.link.alive:
-            return
+            return False
+        self._keeping = True
 
         def done(result: w.WindowState | None, error: KbError | None) -> None:
+            self._keeping = False
             if result is not None:
                 self._kept = result
                 self.state_kept.emit()
 
         self.link.call(WINDOW_STATE_UPDATE, w.WindowStateUpdateRequest(state=state), done)
+        return True
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
@@ -394,7 +401,12 @@ class MainWindow(QtWidgets.QMainWindow):
         dialog.query.setFocus()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
-        if self._keep_timer.isActive():
-            self.keep_state()  # sent before the link closes (its socket writes what it holds)
+        if self._keep_timer.isActive() and self.keep_state():
+            # The link closes next: give the backend a moment to keep the last change.
+            deadline = QtCore.QDeadlineTimer(CLOSE_WAIT_MS)
+            while self._keeping and not deadline.hasExpired():
+                QtCore.QCoreApplication.processEvents(
+                    QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 20
+                )
         self.link.shutdown()
         super().closeEvent(event)
