@@ -21,7 +21,7 @@ MAX_MESSAGE_CHARACTERS = 16_000
 
 #: What an answer says when no chat model is configured (stored in both languages, "zh / en";
 #: the GUI shows the half in the user's language, the CLI both): evidence follows, nothing was
-#: searched in "model decides" mode, the search found nothing relevant.
+#: searched in "model decides" mode, the search found nothing relevant, no library was chosen.
 NO_CHAT_MODEL_NOTES = (
     "未配置对话模型；以下是知识库中的相关内容。/ No chat model is configured; here is what your "
     "libraries say:",
@@ -30,6 +30,9 @@ NO_CHAT_MODEL_NOTES = (
     "your libraries say.",
     "未配置对话模型；已检索，未找到相关内容。/ No chat model is configured; the search found "
     "nothing relevant.",
+    "未配置对话模型，且本对话的知识范围中没有选择任何知识库，因此没有检索。/ No chat model is "
+    "configured, and no library is selected in this chat's knowledge scope, so nothing was "
+    "searched.",
 )
 
 

@@ -48,7 +48,7 @@ SYSTEM_PROMPT = (
     "evidence does not answer the question, say so."
 )
 # (Stored answers in both languages; the GUI shows the half in the user's language.)
-NO_MODEL, NO_MODEL_AUTO, NO_MODEL_EMPTY = NO_CHAT_MODEL_NOTES
+NO_MODEL, NO_MODEL_AUTO, NO_MODEL_EMPTY, NO_MODEL_NO_SCOPE = NO_CHAT_MODEL_NOTES
 
 
 def evidence_block(results: KnowledgeRetrievalResponse, start: int) -> str:
@@ -217,7 +217,9 @@ class ChatRuntime:
         ), response
 
     def _evidence_only(self, request: SendRequest, pre: KnowledgeRetrievalResponse | None) -> str:
-        if request.mode == "auto" or not request.library_ids:
+        if not request.library_ids:
+            return NO_MODEL_NO_SCOPE
+        if request.mode == "auto":
             return NO_MODEL_AUTO
         if pre is None or not pre.results:
             return NO_MODEL_EMPTY
