@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from goodbuddy_kb.contracts.errors import UnavailableError
@@ -32,13 +33,15 @@ def _opener_command() -> str:
 
 
 def _start(argv: list[str]) -> None:
-    subprocess.Popen(
+    """Start ``argv`` detached; a daemon thread reaps it (no zombie, nothing waits on it)."""
+    process = subprocess.Popen(
         argv,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    threading.Thread(target=process.wait, name="opener-reaper", daemon=True).start()
 
 
 def open_with_platform(target: str) -> None:
