@@ -15,12 +15,12 @@ from pytestqt.qtbot import QtBot
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import window as w
 from goodbuddy_kb.contracts.methods import LIBRARY_CREATE, WINDOW_STATE_GET
-from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore
 from goodbuddy_kb.ui.chat.scope import LIBRARY_ID
 from goodbuddy_kb.ui.chat.view import ChatView
 from goodbuddy_kb.ui.i18n import language, set_language
+from goodbuddy_kb.ui.mainwindow.menus import choose_theme
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
-from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.servers.chatserver import ChatScript, chat_server
 from tests.ui.helpers import ask_chat, chat_with, open_window, shoot, wait_call
 
@@ -47,7 +47,7 @@ def listed(qtbot: QtBot, view: ChatView, count: int) -> None:
 
 
 def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_the_window(
-    qtbot: QtBot, data_dir: Path, qapp: QtWidgets.QApplication
+    qtbot: QtBot, data_dir: Path
 ) -> None:
     script = ChatScript(turns=[[{"text": "Hello."}]])
     win = open_window(qtbot, data_dir, "en")
@@ -98,7 +98,6 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
         win.resize(720, 540)  # (within the offscreen screen: a restore keeps a window on it)
     finally:
         win.close()
-        theme_back = win.theme_action.isChecked()
     # Relaunch: a new backend and a new window on the same data directory.
     again = open_window(qtbot, data_dir, "zh")
     try:
@@ -115,8 +114,7 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
     finally:
         again.link.shutdown()
         set_language("en")
-        if theme_back:
-            apply_theme(qapp, False)
+        choose_theme(False)  # the light theme again, for the windows of later tests
 
 
 def test_an_empty_scope_in_always_mode_says_nothing_was_searched_and_why(
