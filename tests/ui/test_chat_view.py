@@ -57,9 +57,9 @@ def test_always_mode_shows_searched_first_and_sources(
             view = win.chat_view
             qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
             view.popover.always.setChecked(True)
-            assert view.scope_button.text() in (
-                "1 library · Always retrieve first",
-                "1 个知识库 · 每次先检索",
+            assert view.scope_button.text() in (  # the scope names its library
+                "Handbook · Always retrieve first",
+                "Handbook · 每次先检索",
             )
             view.input.setPlainText("出差住宿一线城市每晚多少钱？")
             with qtbot.waitSignal(view.reply_finished, timeout=20_000):

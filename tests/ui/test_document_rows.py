@@ -1,9 +1,9 @@
 """Document rows at 800×600 and their context menu, against the real GUI over a real backend:
 a failed document's whole reason reads without sideways scrolling (an elided column with the
 whole reason as its tooltip, and the selected document's line under the table), its actions stay
-reachable, and "Open source" opens the document's file through the backend's citation opener
-(replaced at the process boundary by a command that records what it was given); rows have a
-context menu and open their chunks on a double click."""
+reachable, and "Open source" opens the document's file — a failed document's too — through the
+backend (its opener replaced at the process boundary by a command that records what it was
+given); rows have a context menu and open their chunks on a double click."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def test_a_failed_reason_reads_at_800x600_with_its_actions_reachable(
     for button in (tab.rebuild_doc_button, tab.view_chunks_button, tab.open_source_button):
         assert button.isVisible(), button.text()
     assert tab.rebuild_doc_button.isEnabled() and tab.rebuild_doc_button.text().startswith("⚠")
-    assert not tab.open_source_button.isEnabled(), "a failed parse has no passage to open by"
+    assert tab.open_source_button.isEnabled(), "a failed file is the one to look at"
     labels = [a.text() for a in view.actions()]
     assert labels[:4] == ["View chunks", "Rebuild document", "Open source", "Copy path"]
     # The table still shows at least eight rows.
@@ -114,12 +114,12 @@ def test_open_source_from_the_row_menu_opens_the_documents_file(
         qtbot.waitUntil(lambda: bool(opened_log.read_text().strip()), timeout=5_000)
         assert opened_log.read_text().splitlines() == [str(tmp_path / "docs" / "manual_en.md")]
         qtbot.waitUntil(lambda: any("Opened the source" in m for m in messages), timeout=5_000)
-        # A document without any indexed passage says why nothing opened.
+        # A failed document (nothing indexed) opens too: its file is what needs looking at.
         view.selectRow(row_of(win, "empty.md"))
-        tab.row_actions.open_action.trigger()
-        assert any("no indexed passage" in m for m in messages)
-        qtbot.wait(300)
-        assert len(opened_log.read_text().splitlines()) == 1
+        assert tab.open_source_button.isEnabled()
+        qtbot.mouseClick(tab.open_source_button, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: len(opened_log.read_text().splitlines()) == 2, timeout=10_000)
+        assert opened_log.read_text().splitlines()[1] == str(tmp_path / "docs" / "empty.md")
     finally:
         win.link.shutdown()
         set_language("en")

@@ -196,6 +196,12 @@ CATALOGUE: dict[str, str] = {
     "reference.no_opener": (
         "no program to open files is available on this system ({program} was not found)"
     ),
+    "reference.no_file_manager": (
+        "no program to show files in their folder is available on this system"
+    ),
+    "chat.not_searched_empty_scope": (
+        "nothing was searched: no library is selected in this chat's knowledge scope"
+    ),
     "diagnostics.cannot_write": "the file cannot be written ({detail})",
     "source.path_unusable": "the path cannot be used ({detail})",
     "source.link_loop": "symbolic link loop or invalid name",

@@ -21,7 +21,7 @@ MAX_MESSAGE_CHARACTERS = 16_000
 
 #: What an answer says when no chat model is configured (stored in both languages, "zh / en";
 #: the GUI shows the half in the user's language, the CLI both): evidence follows, nothing was
-#: searched in "model decides" mode, the search found nothing relevant.
+#: searched in "model decides" mode, the search found nothing relevant, no library was chosen.
 NO_CHAT_MODEL_NOTES = (
     "未配置对话模型；以下是知识库中的相关内容。/ No chat model is configured; here is what your "
     "libraries say:",
@@ -30,6 +30,9 @@ NO_CHAT_MODEL_NOTES = (
     "your libraries say.",
     "未配置对话模型；已检索，未找到相关内容。/ No chat model is configured; the search found "
     "nothing relevant.",
+    "未配置对话模型，且本对话的知识范围中没有选择任何知识库，因此没有检索。/ No chat model is "
+    "configured, and no library is selected in this chat's knowledge scope, so nothing was "
+    "searched.",
 )
 
 
@@ -136,15 +139,41 @@ class Message(ContractModel):
     fill_codes: ClassVar[Any] = code_fields("error")
 
 
+#: Most libraries a conversation's scope remembers having seen (the ones a person chose among).
+MAX_KNOWN_LIBRARIES = 10_000
+
+
+class ChatScope(ContractModel):
+    """A conversation's knowledge scope, kept with it: the libraries it searches, the mode, and
+    the libraries the choice was made among (a library created later joins the scope; one the
+    person cleared stays cleared, US-A3)."""
+
+    library_ids: Annotated[list[EntityId], Field(max_length=MAX_LIBRARIES_PER_REQUEST)] = Field(
+        default_factory=list
+    )
+    known_library_ids: Annotated[list[EntityId], Field(max_length=MAX_KNOWN_LIBRARIES)] = Field(
+        default_factory=list
+    )
+    mode: RetrievalMode = "auto"
+
+
 class Conversation(ContractModel):
     id: EntityId
     title: str
     created_at: str
     updated_at: str
+    #: None for a conversation made before scopes were kept (the chat keeps its current one).
+    scope: ChatScope | None = None
 
 
 class ConversationCreateRequest(ContractModel):
     title: str = Field("New chat", min_length=1, max_length=200)
+    scope: ChatScope | None = None
+
+
+class ConversationScopeUpdateRequest(ContractModel):
+    conversation_id: EntityId
+    scope: ChatScope
 
 
 class ConversationListRequest(ContractModel):

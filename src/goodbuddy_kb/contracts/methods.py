@@ -25,6 +25,7 @@ from goodbuddy_kb.contracts.chat import (
     ConversationDeleteResponse,
     ConversationListRequest,
     ConversationListResponse,
+    ConversationScopeUpdateRequest,
     MessagesListRequest,
     MessagesListResponse,
     SendRequest,
@@ -97,6 +98,8 @@ from goodbuddy_kb.contracts.rebuild import (
 from goodbuddy_kb.contracts.retrieval import (
     CancelRequest,
     CancelResponse,
+    DocumentLocation,
+    DocumentSourceRequest,
     KnowledgeRetrievalResponse,
     ReferenceContextResponse,
     ReferenceOpenResponse,
@@ -124,6 +127,12 @@ from goodbuddy_kb.contracts.tasks import (
     TaskInfo,
     TaskListRequest,
     TaskListResponse,
+)
+from goodbuddy_kb.contracts.window import (
+    WindowState,
+    WindowStateGetRequest,
+    WindowStateResponse,
+    WindowStateUpdateRequest,
 )
 
 Req = TypeVar("Req", bound=ContractModel)
@@ -240,6 +249,24 @@ REFERENCE_CONTEXT = MethodSpec(
 REFERENCE_OPEN = MethodSpec(
     "knowledge:reference:open", ReferenceRequest, ReferenceOpenResponse, mutates=False
 )
+#: A document's own source by ids (a failed document too): open it, show it in its folder, or
+#: say where it is (for "copy path" when nothing can open it).
+DOCUMENT_OPEN = MethodSpec(
+    "knowledge:document:open", DocumentSourceRequest, ReferenceOpenResponse, mutates=False
+)
+DOCUMENT_REVEAL = MethodSpec(
+    "knowledge:document:reveal", DocumentSourceRequest, ReferenceOpenResponse, mutates=False
+)
+DOCUMENT_LOCATE = MethodSpec(
+    "knowledge:document:locate", DocumentSourceRequest, DocumentLocation, mutates=False
+)
+#: Where the person was in the window, kept with the data directory.
+WINDOW_STATE_GET = MethodSpec(
+    "system:window:get", WindowStateGetRequest, WindowStateResponse, mutates=False
+)
+WINDOW_STATE_UPDATE = MethodSpec(
+    "system:window:update", WindowStateUpdateRequest, WindowState, mutates=True
+)
 CHAT_MODEL_GET = MethodSpec("models:chat:get", ChatGetRequest, ChatInfo, mutates=False)
 CHAT_MODEL_UPDATE = MethodSpec("models:chat:update", ChatUpdateRequest, ChatInfo, mutates=True)
 CHAT_MODEL_TEST = MethodSpec("models:chat:test", ChatTestRequest, ChatTestResponse, mutates=False)
@@ -251,6 +278,12 @@ CONVERSATION_LIST = MethodSpec(
 )
 CONVERSATION_DELETE = MethodSpec(
     "chat:conversation:delete", ConversationDeleteRequest, ConversationDeleteResponse, mutates=True
+)
+CONVERSATION_SCOPE_UPDATE = MethodSpec(
+    "chat:conversation:scope:update",
+    ConversationScopeUpdateRequest,
+    ConversationModel,
+    mutates=True,
 )
 MESSAGES_LIST = MethodSpec(
     "chat:messages:list", MessagesListRequest, MessagesListResponse, mutates=False
@@ -377,12 +410,18 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         DIAGNOSTICS_EXPORT,
         REFERENCE_CONTEXT,
         REFERENCE_OPEN,
+        DOCUMENT_OPEN,
+        DOCUMENT_REVEAL,
+        DOCUMENT_LOCATE,
+        WINDOW_STATE_GET,
+        WINDOW_STATE_UPDATE,
         CHAT_MODEL_GET,
         CHAT_MODEL_UPDATE,
         CHAT_MODEL_TEST,
         CONVERSATION_CREATE,
         CONVERSATION_LIST,
         CONVERSATION_DELETE,
+        CONVERSATION_SCOPE_UPDATE,
         MESSAGES_LIST,
         CHAT_SEND,
         EXTERNAL_LIBRARIES,

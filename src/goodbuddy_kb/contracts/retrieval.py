@@ -203,3 +203,18 @@ class ReferenceContextResponse(ContractModel):
 class ReferenceOpenResponse(ContractModel):
     opened: bool
     target_kind: Literal["file", "url"]
+
+
+class DocumentSourceRequest(ContractModel):
+    """A document's own source (opened, shown in its folder or located) by ids only: the
+    backend re-checks that the document belongs to the library and reads the stored source."""
+
+    library_id: EntityId
+    document_id: EntityId
+
+
+class DocumentLocation(ContractModel):
+    """Where a document's checked source is: a local file's path or a page's address."""
+
+    target_kind: Literal["file", "url"]
+    target: str

@@ -1,7 +1,13 @@
-"""Opening a checked local file or http(s) URL with the platform's opener.
+"""Opening a checked local file or http(s) URL with the platform's opener, and showing a checked
+local file in its folder.
 
 ``GOODBUDDY_OPENER`` names another opener command (it receives the target as its only
-argument); tests use it to record what the backend opens at the process boundary.
+argument) and ``GOODBUDDY_REVEALER`` another "show in folder" command (it receives the file's
+path); tests use them to record what the backend opens at the process boundary.
+
+Showing in a folder: Finder (``open -R``) on macOS, Explorer (``/select,``) on Windows; elsewhere
+the desktop's file manager over D-Bus (``org.freedesktop.FileManager1.ShowItems``, which
+selects the file), else the opener on the file's folder.
 """
 
 from __future__ import annotations
@@ -10,10 +16,32 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+from pathlib import Path
 
 from goodbuddy_kb.contracts.errors import UnavailableError
+from goodbuddy_kb.contracts.messages import Reason
 
 ENV_OPENER = "GOODBUDDY_OPENER"
+ENV_REVEALER = "GOODBUDDY_REVEALER"
+#: How long the file manager may take to say it showed the file.
+REVEAL_TIMEOUT_S = 5.0
+
+
+def _opener_command() -> str:
+    return os.environ.get(ENV_OPENER) or ("open" if sys.platform == "darwin" else "xdg-open")
+
+
+def _start(argv: list[str]) -> None:
+    """Start ``argv`` detached; a daemon thread reaps it (no zombie, nothing waits on it)."""
+    process = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    threading.Thread(target=process.wait, name="opener-reaper", daemon=True).start()
 
 
 def open_with_platform(target: str) -> None:
@@ -21,15 +49,64 @@ def open_with_platform(target: str) -> None:
     if not configured and sys.platform == "win32":
         os.startfile(target)  # type: ignore[attr-defined]
         return
-    command = configured or ("open" if sys.platform == "darwin" else "xdg-open")
+    command = _opener_command()
     if shutil.which(command) is None:
-        raise UnavailableError(
-            f"no program to open files is available on this system ({command} was not found)"
-        )
-    subprocess.Popen(
-        [command, target],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+        raise UnavailableError(Reason("reference.no_opener", program=command))
+    _start([command, target])
+
+
+def _show_items(path: str) -> bool:
+    """Ask the desktop's file manager over D-Bus to show ``path`` selected; False when none did."""
+    uri = Path(path).as_uri()
+    for tool, argv in (
+        (
+            "gdbus",
+            [
+                "call", "--session", "--dest", "org.freedesktop.FileManager1",
+                "--object-path", "/org/freedesktop/FileManager1",
+                "--method", "org.freedesktop.FileManager1.ShowItems", f"['{uri}']", "",
+            ],
+        ),
+        (
+            "dbus-send",
+            [
+                "--session", "--print-reply", "--dest=org.freedesktop.FileManager1",
+                "/org/freedesktop/FileManager1", "org.freedesktop.FileManager1.ShowItems",
+                f"array:string:{uri}", "string:",
+            ],
+        ),
+    ):  # fmt: skip
+        program = shutil.which(tool)
+        if program is None:
+            continue
+        try:
+            done = subprocess.run(
+                [program, *argv],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=REVEAL_TIMEOUT_S,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return True
+    return False
+
+
+def reveal_with_platform(path: str) -> None:
+    """Show the checked local file ``path`` in its folder, or UnavailableError saying why not."""
+    configured = os.environ.get(ENV_REVEALER)
+    if configured:
+        if shutil.which(configured) is None:
+            raise UnavailableError(Reason("reference.no_file_manager"))
+        _start([configured, path])
+    elif sys.platform == "win32":
+        _start(["explorer", f"/select,{path}"])
+    elif sys.platform == "darwin":
+        _start(["open", "-R", path])
+    elif not _show_items(path):
+        folder = str(Path(path).parent)
+        if shutil.which(_opener_command()) is None:
+            raise UnavailableError(Reason("reference.no_file_manager"))
+        _start([_opener_command(), folder])

@@ -122,17 +122,36 @@ def open_target(conn: sqlite3.Connection, ref: ReferenceRequest) -> tuple[str, s
     row = _chunk(conn, ref)
     if row is None:
         raise NotFoundError("citation no longer valid: nothing was opened")
-    kind = row["source_kind"]
+    return checked_target(row["source_kind"], row["location"], row["relative_path"])
+
+
+def document_target(conn: sqlite3.Connection, library_id: str, document_id: str) -> tuple[str, str]:
+    """A document's own checked source (a failed document's too): ("file", path) or ("url",
+    url); the document must belong to the library."""
+    row = conn.execute(
+        "SELECT d.relative_path, s.kind AS source_kind, s.location FROM documents d"
+        " JOIN sources s ON s.id = d.source_id WHERE d.id = ? AND d.library_id = ?"
+        " AND s.library_id = ?",
+        (document_id, library_id, library_id),
+    ).fetchone()
+    if row is None:
+        raise NotFoundError("document not found", {"documentId": document_id})
+    return checked_target(row["source_kind"], row["location"], row["relative_path"])
+
+
+def checked_target(kind: str, location: str, relative_path: str | None) -> tuple[str, str]:
+    """A stored source's target, checked: an http(s) page, or a regular local file inside its
+    source that no link leads elsewhere."""
     if kind == "web":
-        url = str(row["relative_path"] or row["location"])
+        url = str(relative_path or location)
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
             raise ConflictError("only http(s) pages can be opened; nothing was opened")
         return "url", url
-    root = Path(row["location"]) if kind == "folder" else Path(row["location"]).parent
+    root = Path(location) if kind == "folder" else Path(location).parent
     # An e-mail attachment opens as the message it came with.
-    relative = message_of(row["relative_path"]) or row["relative_path"]
-    path = Path(row["location"]) / relative if kind == "folder" else Path(row["location"])
+    relative = message_of(relative_path or "") or (relative_path or "")
+    path = Path(location) / relative if kind == "folder" else Path(location)
     try:
         info = os.lstat(path)
         real_root = root.resolve(strict=True)

@@ -16,7 +16,7 @@ from goodbuddy_kb.main_process.credentials import CredentialStore
 from goodbuddy_kb.main_process.embeddings import load_connection, make_provider
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.graph.model import chat_client
-from goodbuddy_kb.main_process.opener import open_with_platform
+from goodbuddy_kb.main_process.opener import open_with_platform, reveal_with_platform
 from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.storage.setting_keys import CHAT_API_KEY
@@ -40,6 +40,10 @@ class Services:
     requests: dict[str, CancelToken] = field(default_factory=dict, init=False)
     #: Opens a checked local file path or http(s) URL with the platform's opener.
     opener: Callable[[str], None] = field(default_factory=lambda: open_with_platform, init=False)
+    #: Shows a checked local file in its folder with the platform's file manager.
+    revealer: Callable[[str], None] = field(
+        default_factory=lambda: reveal_with_platform, init=False
+    )
     #: Sends a notification to every client (thread-safe).
     notify: Notify = field(default=lambda _m, _p: None, init=False)
     scopes: ScopeRegistry = field(default_factory=ScopeRegistry, init=False)

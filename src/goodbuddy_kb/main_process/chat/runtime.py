@@ -26,6 +26,7 @@ from goodbuddy_kb.contracts.chat import (
 )
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.retrieval import RetrieveRequest
 from goodbuddy_kb.main_process import boundedjson
 from goodbuddy_kb.main_process.cancel import CancelToken
@@ -45,7 +46,7 @@ SYSTEM_PROMPT = (
     "evidence does not answer the question, say so."
 )
 # (Stored answers in both languages; the GUI shows the half in the user's language.)
-NO_MODEL, NO_MODEL_AUTO, NO_MODEL_EMPTY = NO_CHAT_MODEL_NOTES
+NO_MODEL, NO_MODEL_AUTO, NO_MODEL_EMPTY, NO_MODEL_NO_SCOPE = NO_CHAT_MODEL_NOTES
 
 
 def after_tool_searches(
@@ -107,6 +108,11 @@ class ChatRuntime:
         try:
             if request.mode == "always" and request.kind == "text" and request.library_ids:
                 state, pre = self._pre_retrieve(request, scope, evidence, cancel)
+            elif request.mode == "always" and request.kind == "text":
+                # Nothing to search first: the answer says so (and why), never silence.
+                state = RetrievalState(
+                    mode="always", status="none", reason=Reason("chat.not_searched_empty_scope")
+                )
             if self.client is None:
                 final = store.finish_message(
                     self.conn,
@@ -178,17 +184,19 @@ class ChatRuntime:
         ), block
 
     def _evidence_only(self, request: SendRequest, evidence: TurnEvidence) -> str:
-        if request.mode == "auto" or not request.library_ids:
+        if not request.library_ids:
+            return NO_MODEL_NO_SCOPE
+        if request.mode == "auto":
             return NO_MODEL_AUTO
         if not evidence.citations:
             return NO_MODEL_EMPTY
         lines = [NO_MODEL]
         for citation in evidence.citations:
             # A table's snippet (a sheet's header and rows) starts on a line of its own.
-            apart = "
-" if "
-" in citation.snippet else " "
-            lines.append(f"[{citation.number}] {citation.document_title} —{apart}{citation.snippet}")
+            apart = "\n" if "\n" in citation.snippet else " "
+            lines.append(
+                f"[{citation.number}] {citation.document_title} —{apart}{citation.snippet}"
+            )
         return "\n\n".join(lines)
 
     def _tool(self, scope: Scope) -> list[dict[str, Any]]:

@@ -6,6 +6,7 @@ import json
 import sqlite3
 
 from goodbuddy_kb.contracts.chat import (
+    ChatScope,
     Citation,
     Conversation,
     Message,
@@ -17,33 +18,54 @@ from goodbuddy_kb.main_process.ids import new_id, now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
 
 
-def create_conversation(conn: sqlite3.Connection, title: str) -> Conversation:
+def _scope_json(scope: ChatScope | None) -> str | None:
+    return scope.model_dump_json(by_alias=True) if scope is not None else None
+
+
+def create_conversation(
+    conn: sqlite3.Connection, title: str, scope: ChatScope | None = None
+) -> Conversation:
     cid, stamp = new_id(), now_iso()
     with transaction(conn):
         conn.execute(
-            "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (?, ?, ?, ?)",
-            (cid, title, stamp, stamp),
+            "INSERT INTO conversations (id, title, created_at, updated_at, scope)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (cid, title, stamp, stamp, _scope_json(scope)),
         )
     return get_conversation(conn, cid)
+
+
+def _conversation(row: sqlite3.Row) -> Conversation:
+    scope = ChatScope.model_validate_json(row["scope"]) if row["scope"] else None
+    return Conversation(
+        id=row["id"],
+        title=row["title"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        scope=scope,
+    )
 
 
 def get_conversation(conn: sqlite3.Connection, conversation_id: str) -> Conversation:
     row = conn.execute("SELECT * FROM conversations WHERE id = ?", (conversation_id,)).fetchone()
     if row is None:
         raise NotFoundError("conversation not found", {"conversationId": conversation_id})
-    return Conversation(
-        id=row["id"], title=row["title"], created_at=row["created_at"], updated_at=row["updated_at"]
-    )
+    return _conversation(row)
 
 
 def list_conversations(conn: sqlite3.Connection) -> list[Conversation]:
     rows = conn.execute("SELECT * FROM conversations ORDER BY updated_at DESC, id")
-    return [
-        Conversation(
-            id=r["id"], title=r["title"], created_at=r["created_at"], updated_at=r["updated_at"]
+    return [_conversation(r) for r in rows]
+
+
+def set_scope(conn: sqlite3.Connection, conversation_id: str, scope: ChatScope) -> Conversation:
+    """Keep ``scope`` with the conversation (its order in the list is left as it is)."""
+    with transaction(conn):
+        get_conversation(conn, conversation_id)
+        conn.execute(
+            "UPDATE conversations SET scope = ? WHERE id = ?", (_scope_json(scope), conversation_id)
         )
-        for r in rows
-    ]
+    return get_conversation(conn, conversation_id)
 
 
 def delete_conversation(conn: sqlite3.Connection, conversation_id: str) -> None:

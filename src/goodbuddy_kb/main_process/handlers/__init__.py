@@ -5,6 +5,7 @@ from __future__ import annotations
 from goodbuddy_kb.main_process.handlers import (
     chat,
     chunks,
+    document_source,
     external,
     graph,
     graph_edit,
@@ -14,6 +15,7 @@ from goodbuddy_kb.main_process.handlers import (
     retrieval,
     sources,
     system,
+    window,
 )
 from goodbuddy_kb.main_process.handlers.registry import REGISTRY, check_complete
 
@@ -22,6 +24,7 @@ __all__ = [
     "chat",
     "check_complete",
     "chunks",
+    "document_source",
     "external",
     "graph",
     "graph_edit",
@@ -31,4 +34,5 @@ __all__ = [
     "retrieval",
     "sources",
     "system",
+    "window",
 ]

@@ -11,6 +11,7 @@ from goodbuddy_kb.contracts.methods import (
     CONVERSATION_CREATE,
     CONVERSATION_DELETE,
     CONVERSATION_LIST,
+    CONVERSATION_SCOPE_UPDATE,
     MESSAGES_LIST,
     NOTIFY_CHAT,
 )
@@ -20,7 +21,7 @@ from goodbuddy_kb.main_process.chat.runtime import ChatRuntime
 from goodbuddy_kb.main_process.connection_test import probe_chat
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.handlers.retrieval import retriever
-from goodbuddy_kb.main_process.storage import app_settings
+from goodbuddy_kb.main_process.storage import app_settings, libraries
 from goodbuddy_kb.main_process.storage.setting_keys import CHAT_API_KEY, CHAT_SETTING
 
 
@@ -63,7 +64,21 @@ def test_chat_model(ctx: CallContext, request: c.ChatTestRequest) -> c.ChatTestR
 
 @handles(CONVERSATION_CREATE)
 def create(ctx: CallContext, request: c.ConversationCreateRequest) -> c.Conversation:
-    return store.create_conversation(ctx.db.get(), request.title)
+    if request.scope is not None:
+        _check_scope(ctx, request.scope)
+    return store.create_conversation(ctx.db.get(), request.title, request.scope)
+
+
+def _check_scope(ctx: CallContext, scope: c.ChatScope) -> None:
+    """A scope names only libraries that exist (a deleted one is refused, never kept)."""
+    for library_id in scope.library_ids:
+        libraries.get(ctx.db.get(), library_id)
+
+
+@handles(CONVERSATION_SCOPE_UPDATE)
+def update_scope(ctx: CallContext, request: c.ConversationScopeUpdateRequest) -> c.Conversation:
+    _check_scope(ctx, request.scope)
+    return store.set_scope(ctx.db.get(), request.conversation_id, request.scope)
 
 
 @handles(CONVERSATION_LIST)

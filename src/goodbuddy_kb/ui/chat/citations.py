@@ -22,6 +22,7 @@ from goodbuddy_kb.ui.i18n import channel_name, tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, open_outcome, reference_html
+from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
 from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
 from goodbuddy_kb.ui.widgets.table_text import one_line
 
@@ -188,6 +189,8 @@ class CitationsPane(QtWidgets.QWidget):
         self.open_button = QtWidgets.QPushButton(tr("workbench.open_source"))
         self.open_button.clicked.connect(self.open_source)
         self.reference = QtWidgets.QTextBrowser()
+        self.opener = SourceOpener(self, link)
+        self.opener.notice.connect(self.reference.setPlainText)
         self.reference.setAccessibleName(tr("chat.expand"))
         self.reference.setMinimumWidth(160)
         #: What "Open source" did, and where the hit is in the file.
@@ -262,10 +265,13 @@ class CitationsPane(QtWidgets.QWidget):
     def open_source(self) -> None:
         ref = self._reference()
         x = self.model.row_at(self.table.currentIndex().row()) if ref is not None else None
-        if ref is not None and x is not None:
-            locator = Locator.from_wire(x.locator)
-            self.link.call(
-                REFERENCE_OPEN,
-                ref,
-                lambda _r, e: self.opened.setText(open_outcome(x.document_title, locator, e)),
-            )
+        if ref is None or x is None:
+            return
+        locator = Locator.from_wire(x.locator)
+
+        def done(_result: object, error: KbError | None) -> None:
+            self.opened.setText(open_outcome(x.document_title, locator, error))
+            if error is not None:
+                self.opener.failed(ref.library_id, ref.document_id, error)
+
+        self.link.call(REFERENCE_OPEN, ref, done)

@@ -1,8 +1,10 @@
 """The chat's knowledge scope popover: it owns the selection of libraries the chat searches (at
 most 20 per request; past the cap the other rows are greyed out and say why), the retrieval
 mode as a two-button segmented control, and short notes (empty scope, no embedding model,
-degraded vector indexes). It emits ``changed``; the chat view only reads ``selected``,
-``mode`` and ``summary()``."""
+degraded vector indexes). It emits ``changed`` on every change and ``edited`` when the person
+changed the scope; the chat view reads ``selected``, ``mode``, ``summary()`` and ``scope()``
+(which it keeps with the conversation) and gives a conversation's kept scope back with
+``apply()``."""
 
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ class ScopePopover(QtWidgets.QFrame):
 
     #: The selection or the mode changed (the chat view rewrites its scope button).
     changed = QtCore.Signal()
+    #: The person ticked, cleared or switched the mode (the chat view keeps the scope).
+    edited = QtCore.Signal()
 
     def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent, QtCore.Qt.WindowType.Popup)
@@ -33,10 +37,13 @@ class ScopePopover(QtWidgets.QFrame):
         #: The libraries the chat searches, and those it has seen (a new one joins the scope).
         self.selected: set[str] = set()
         self.known_libraries: set[str] = set()
+        #: The libraries listed, in list order (their names make the scope button's text).
+        self.libraries: list[lib.Library] = []
+        self._quiet = False  # set while the scope is set by the program, not the person
         self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
         self.list = QtWidgets.QListWidget()
         self.list.setAccessibleName(tr("chat.scope.title"))
-        self.list.itemChanged.connect(lambda _i: self.sync())
+        self.list.itemChanged.connect(lambda _i: self._edited())
         self.auto = QtWidgets.QToolButton()
         self.always = QtWidgets.QToolButton()
         self.modes = QtWidgets.QButtonGroup(self)
@@ -47,7 +54,7 @@ class ScopePopover(QtWidgets.QFrame):
             self.modes.addButton(button)
         self.modes.setExclusive(True)
         self.auto.setChecked(True)
-        self.modes.buttonToggled.connect(lambda *_: self.sync())
+        self.modes.buttonToggled.connect(lambda _b, on: self._edited() if on else None)
         self.note = QtWidgets.QLabel()
         self.note.setWordWrap(True)
         segmented = QtWidgets.QHBoxLayout()
@@ -66,17 +73,56 @@ class ScopePopover(QtWidgets.QFrame):
 
     def take_over(self, old: ScopePopover) -> None:
         """The scope and mode of ``old`` (a view being replaced)."""
-        self.selected = set(old.selected)
-        self.known_libraries = set(old.known_libraries)
-        (self.always if old.mode == "always" else self.auto).setChecked(True)
+        self.apply(old.scope())
+
+    def scope(self) -> c.ChatScope:
+        """The scope as a conversation keeps it."""
+        return c.ChatScope(
+            library_ids=sorted(self.selected),
+            known_library_ids=sorted(self.known_libraries),
+            mode=self.mode,
+        )
+
+    def apply(self, scope: c.ChatScope) -> None:
+        """Show ``scope`` (a conversation's kept one): libraries created since it was chosen
+        join it, deleted ones leave it; ``edited`` is not emitted."""
+        self.selected = set(scope.library_ids)
+        self.known_libraries = set(scope.known_library_ids)
+        self._quiet = True
+        (self.always if scope.mode == "always" else self.auto).setChecked(True)
+        self._quiet = False
+        if self.libraries:
+            self.set_libraries(self.libraries)
+        else:
+            self.sync(from_list=False)
+
+    def _edited(self) -> None:
+        if self._quiet:
+            return
+        self.sync()
+        self.edited.emit()
 
     def summary(self) -> str:
-        """The scope button's text: how many libraries, in which mode."""
+        """The scope button's text: the libraries by name (or the first and "+n"), the mode."""
         mode = tr(f"chat.mode.{self.mode}")
-        count = len(self.selected)
-        if count == 1:
-            return tr("chat.scope_one", mode=mode)
-        return tr("chat.scope", count=count, mode=mode)
+        names = [x.name for x in self.libraries if x.id in self.selected]
+        if not self.selected:
+            return tr("chat.scope.none", mode=mode)
+        if len(names) != len(self.selected):  # the list has not arrived yet
+            count = len(self.selected)
+            return (
+                tr("chat.scope_one", mode=mode)
+                if count == 1
+                else tr("chat.scope", count=count, mode=mode)
+            )
+        shown = (
+            names[0] if len(names) == 1 else tr("chat.scope.more", first=names[0], n=len(names) - 1)
+        )
+        return tr("chat.scope.named", names=shown, mode=mode)
+
+    def names(self) -> str:
+        """Every library in the scope by name, one a line (the scope button's tooltip)."""
+        return "\n".join(x.name for x in self.libraries if x.id in self.selected)
 
     # -- the libraries ----------------------------------------------------------------------------
     def refresh_libraries(self) -> None:
@@ -88,6 +134,7 @@ class ScopePopover(QtWidgets.QFrame):
 
     def set_libraries(self, libraries: list[lib.Library]) -> None:
         """A new library joins the selection; a deleted one leaves it; cleared ones stay cleared."""
+        self.libraries = list(libraries)
         current = {x.id for x in libraries}
         self.selected &= current
         # New libraries join in list order while there is room (at most 20 per request).

@@ -48,7 +48,9 @@ def status_text(message: c.Message) -> str:
     if state.mode == "always":
         if state.status == "degraded":
             return tr("chat.status.degraded", reason=say_field(state, "reason"))
-        return tr(f"chat.status.{state.status}") if state.status != "none" else ""
+        if state.status == "none":  # nothing searched first: say why (an empty scope)
+            return say_field(state, "reason") if state.reason else ""
+        return tr(f"chat.status.{state.status}")
     if not state.searches:
         return ""
     if state.status == "degraded":

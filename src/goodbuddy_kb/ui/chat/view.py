@@ -1,6 +1,7 @@
 """The chat view: conversations, streaming replies with a stop button, the knowledge scope
-(the popover in ``scope.py`` owns which libraries are searched and how), and the "Sources
-consulted" pane (``citations.py``). It says "searched" only when a search happened."""
+(the popover in ``scope.py`` owns which libraries are searched and how; each conversation keeps
+its scope in the backend, so it survives a language or theme switch and a relaunch), and the
+"Sources consulted" pane (``citations.py``). It says "searched" only when a search happened."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from goodbuddy_kb.contracts.methods import (
     CHAT_SEND,
     CONVERSATION_CREATE,
     CONVERSATION_LIST,
+    CONVERSATION_SCOPE_UPDATE,
     MESSAGES_LIST,
     SYSTEM_CANCEL,
 )
@@ -49,6 +51,8 @@ class ChatView(QtWidgets.QWidget):
         self.messages: list[c.Message] = []
         #: The answer whose sources the pane shows (a marker was clicked); None: the latest.
         self.shown_answer: str | None = None
+        #: Each conversation's scope as last kept (an edit here wins over an older listing).
+        self.scopes: dict[str, c.ChatScope] = {}
         self.conversation_list = ConversationList()
         self.conversation_list.opened.connect(self._open)
         self.conversation_list.new_requested.connect(self.new_conversation)
@@ -69,6 +73,7 @@ class ChatView(QtWidgets.QWidget):
         self._build_input()
         self.popover = ScopePopover(link, self)
         self.popover.changed.connect(self._scope_changed)
+        self.popover.edited.connect(self._keep_scope)
         self._lay_out()
         link.chat.connect(self._on_delta)
         link.changed.connect(self._on_changed)
@@ -136,6 +141,7 @@ class ChatView(QtWidgets.QWidget):
         self.conversation_id = old.conversation_id
         self._reopen = old.conversation_id is not None
         self._blank = old._blank
+        self.scopes = dict(old.scopes)
         self.popover.take_over(old.popover)
         self.input.setPlainText(old.input.toPlainText())
 
@@ -150,6 +156,19 @@ class ChatView(QtWidgets.QWidget):
 
     def _scope_changed(self) -> None:
         self.scope_button.setText(self.popover.summary())
+        self.scope_button.setToolTip(self.popover.names())
+
+    def _keep_scope(self) -> None:
+        """The person changed the scope: the open conversation keeps it (a new chat's first
+        question creates its conversation with it)."""
+        if self.conversation_id is None:
+            return
+        scope = self.popover.scope()
+        self.scopes[self.conversation_id] = scope
+        request = c.ConversationScopeUpdateRequest(
+            conversation_id=self.conversation_id, scope=scope
+        )
+        self.link.call(CONVERSATION_SCOPE_UPDATE, request, lambda _r, _e: None)
 
     def show_scope(self) -> None:
         self.popover.show_above(self.scope_button)
@@ -162,6 +181,9 @@ class ChatView(QtWidgets.QWidget):
             if result is None:
                 return
             self.conversation_list.set_conversations(result.conversations)
+            for row in result.conversations:
+                if row.scope is not None:
+                    self.scopes.setdefault(row.id, row.scope)
             reopen = self._reopen and self.conversation_id is not None
             if reopen and self.conversation_list.select(self.conversation_id or ""):
                 self._reopen = False
@@ -220,6 +242,9 @@ class ChatView(QtWidgets.QWidget):
     def _open(self, row: c.Conversation) -> None:
         self.conversation_id = row.id
         self.shown_answer = None
+        scope = self.scopes.get(row.id, row.scope)
+        if scope is not None:  # (one made before scopes were kept keeps the current scope)
+            self.popover.apply(scope)
 
         def done(result: c.MessagesListResponse | None, error: KbError | None) -> None:
             if result is not None and row.id == self.conversation_id:
@@ -287,15 +312,19 @@ class ChatView(QtWidgets.QWidget):
         def done(result: c.Conversation | None, error: KbError | None) -> None:
             if result is not None:
                 self.conversation_id = result.id
+                if result.scope is not None:
+                    self.scopes[result.id] = result.scope
                 self._blank = False
                 self.messages = []
                 self.input.setPlainText(text)
                 self.send()
                 self.refresh()
 
+        scope = self.popover.scope()
         title = " ".join(text.split())
         title = title if len(title) <= 40 else title[:39] + "…"
-        self.link.call(CONVERSATION_CREATE, c.ConversationCreateRequest(title=title), done)
+        request = c.ConversationCreateRequest(title=title, scope=scope)
+        self.link.call(CONVERSATION_CREATE, request, done)
 
     def stop(self) -> None:
         if self.request_id is not None:

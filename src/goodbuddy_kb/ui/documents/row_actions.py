@@ -4,10 +4,10 @@ add (rebuild, view chunks) join the same menu; double-click opens the chunk view
 one, else the document's details. The table, its models and the link are handed in; the tab
 connects ``notice``.
 
-Open source goes through the backend's citation opener (``knowledge:reference:open``), which
-checks what it opens; the GUI never hands it a path or an address. A document is opened through
-its first enabled chunk, found with the chunk listing, so a document without any (a failed
-parse) cannot be opened from here, and the action says so."""
+Open source goes through the backend (``knowledge:document:open``, ``widgets/source_opener.py``),
+which re-checks the document's ids and what it opens; the GUI never hands it a path or an
+address. A failed document opens too (its file is what needs looking at); when nothing on this
+system can open files, the error offers "Copy path" and "Show in folder"."""
 
 from __future__ import annotations
 
@@ -15,16 +15,13 @@ import html
 from collections.abc import Callable
 from pathlib import Path
 
-from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts import sources as c
-from goodbuddy_kb.contracts.errors import KbError
-from goodbuddy_kb.contracts.methods import CHUNKS_LIST, REFERENCE_OPEN
 from goodbuddy_kb.contracts.paths import readable_path
-from goodbuddy_kb.contracts.retrieval import ReferenceOpenResponse, ReferenceRequest
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.i18n.messages import say_error, say_field
+from goodbuddy_kb.ui.i18n.messages import say_field
+from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
 
 
@@ -83,6 +80,8 @@ class DocumentRowActions(QtCore.QObject):
         self._parent, self.view, self.documents, self.sources = parent, view, documents, sources
         self.link, self.library_id = link, library_id
         self.details_box: QtWidgets.QMessageBox | None = None
+        self.opener = SourceOpener(parent, link)
+        self.opener.notice.connect(self.notice.emit)
         view.setContextMenuPolicy(QtCore.Qt.ContextMenuPolicy.ActionsContextMenu)
         self.chunk_view = chunk_view
         self.open_action = QtGui.QAction(tr("doc.open_source"), view)
@@ -111,39 +110,11 @@ class DocumentRowActions(QtCore.QObject):
 
     def open_source(self) -> None:
         """Open the selected document's file or page with the system's program, through the
-        backend's citation opener and the document's first enabled chunk."""
+        backend (a failed document too)."""
         doc = self.document()
         library_id = self.library_id()
-        if doc is None or library_id is None:
-            return
-        link = self.link
-        say = self.notice.emit
-
-        def opened(result: ReferenceOpenResponse | None, error: KbError | None) -> None:
-            if error is not None:
-                say(tr("error.generic", message=say_error(error)))
-            elif result is not None:
-                say(tr("doc.opened", path=doc.path))
-
-        def listed(result: k.ChunksListResponse | None, error: KbError | None) -> None:
-            if error is not None:
-                say(tr("error.generic", message=say_error(error)))
-                return
-            chunk = next((x for x in result.chunks if x.enabled), None) if result else None
-            if chunk is None:
-                say(tr("doc.open_source.none"))
-                return
-            request = ReferenceRequest(library_id=library_id, document_id=doc.id, chunk_id=chunk.id)
-            link.call(REFERENCE_OPEN, request, opened)
-
-        if doc.chunk_count == 0:
-            say(tr("doc.open_source.none"))
-            return
-        link.call(
-            CHUNKS_LIST,
-            k.ChunksListRequest(library_id=library_id, document_id=doc.id, limit=50),
-            listed,
-        )
+        if doc is not None and library_id is not None:
+            self.opener.open_document(library_id, doc.id, doc.path)
 
     def copy_path(self) -> None:
         doc = self.document()

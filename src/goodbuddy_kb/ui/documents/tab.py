@@ -446,11 +446,8 @@ class DocumentsTab(QtWidgets.QWidget):
             tr("rebuild.document.retry" if failed else "rebuild.document")
         )
         self.document_bar.show_document(doc, reason(doc) if doc is not None else "")
-        openable = doc is not None and doc.chunk_count > 0
-        self.open_source_button.setEnabled(openable)
-        self.open_source_button.setToolTip(
-            tr("doc.open_source.tip") if openable or doc is None else tr("doc.open_source.none")
-        )
+        self.open_source_button.setEnabled(doc is not None)
+        self.open_source_button.setToolTip(tr("doc.open_source.tip"))
 
     def rebuild_document(self, doc: c.Document) -> None:
         rebuild_actions.rebuild_document(self.link, doc, self.notice.emit)

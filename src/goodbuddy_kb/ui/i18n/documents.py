@@ -22,12 +22,6 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "用系统程序打开此文档的原文件或网页",
         "Open this document's file or web page with the system's program",
     ),
-    "doc.open_source.none": (
-        "此文档没有已索引的内容，无法从这里打开来源；可以复制路径后自行打开。",
-        "This document has no indexed passage, so its source cannot be opened from here; "
-        "copy its path to open it yourself.",
-    ),
-    "doc.opened": ("已打开来源：{path}", "Opened the source: {path}"),
     "doc.select": ("选择一个文档以查看其完整原因。", "Select a document to read its whole reason."),
     "doc.no_reason": ("没有问题", "no problems"),
     "doc.copied": ("已复制：{path}", "Copied: {path}"),

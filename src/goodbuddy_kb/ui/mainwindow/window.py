@@ -5,6 +5,10 @@ and the status bar.
 Every change goes through the backend; the list refreshes on the backend's change
 notifications, so libraries created from the CLI appear here too.
 
+Where the person was — the selected library, the area, the library tab and the window's
+geometry — is kept by the backend (``system:window:update``, a moment after each change) and
+restored at the next launch; the chat restores each conversation's scope itself.
+
 A language change applies at once: the window's widgets are built again in the new language,
 keeping the selected library, the tabs, the chat's conversation and scope, and the connection
 to the backend (answers still on their way to the old widgets are dropped). While a chat answer
@@ -14,8 +18,14 @@ streams, the change waits for its end (and says so).
 from __future__ import annotations
 
 from goodbuddy_kb.contracts import library as c
+from goodbuddy_kb.contracts import window as w
 from goodbuddy_kb.contracts.errors import KbError
-from goodbuddy_kb.contracts.methods import SETTINGS_GET
+from goodbuddy_kb.contracts.methods import (
+    CONVERSATION_SCOPE_UPDATE,
+    SETTINGS_GET,
+    WINDOW_STATE_GET,
+    WINDOW_STATE_UPDATE,
+)
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chat.view import ChatView
@@ -39,25 +49,43 @@ from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.theme import SPACE
 from goodbuddy_kb.ui.workbench.view import WorkbenchDialog
 
+#: Mutations that change nothing the window lists (it keeps them itself).
+QUIET_METHODS = frozenset({WINDOW_STATE_UPDATE.name, CONVERSATION_SCOPE_UPDATE.name})
+#: How long the window waits after a change before keeping where the person is (ms).
+KEEP_DELAY_MS = 300
+#: How long closing waits for the backend to keep the last change (ms).
+CLOSE_WAIT_MS = 1_000
+
 
 class MainWindow(QtWidgets.QMainWindow):
     #: The library list has been (re)filled from the backend (tests wait on it).
     listed = QtCore.Signal()
+    #: The backend has kept where the person is in the window (tests wait on it).
+    state_kept = QtCore.Signal()
 
     def __init__(self, link: BackendLink) -> None:
         super().__init__()
         self.link = link
+        self._restored = False  # (set again below; resize events may come first)
         self.setWindowTitle(tr("app.title"))
         self.resize(1200, 800)
         self.model = LibraryListModel(self)  # kept while the widgets are built again
         self._wanted_language = language()
         self._shown_library: str | None = None
         self._language_waits = False
+        #: Where the person was has been restored (until then nothing is kept), and what was
+        #: kept last (an unchanged state is not sent again).
+        self._restored = False
+        self._kept: w.WindowState | None = None
+        self._keeping = False  # a state is on its way to the backend
+        self._keep_timer = QtCore.QTimer(self)
+        self._keep_timer.setSingleShot(True)
+        self._keep_timer.setInterval(KEEP_DELAY_MS)
+        self._keep_timer.timeout.connect(self.keep_state)
         self._build()
         link.connected.connect(self._on_connected)
         link.stopped.connect(self._on_stopped)
-        # The external-tool call record changes nothing this window shows.
-        link.changed.connect(lambda params: None if params.get("externalCalls") else self.refresh())
+        link.changed.connect(self._on_backend_changed)
         self.statusBar().showMessage(tr("backend.connecting"))
         self._build_menu()
         self.connections: ModelConnectionsDialog | None = None
@@ -208,6 +236,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.top_tabs = QtWidgets.QTabWidget()
         self.top_tabs.addTab(splitter, tr("top.knowledge"))
         self.top_tabs.addTab(self.chat_view, tr("top.chat"))
+        self.top_tabs.currentChanged.connect(lambda _i: self._state_changed())
+        self.tabs.currentChanged.connect(lambda _i: self._state_changed())
         central = QtWidgets.QWidget()
         layout = QtWidgets.QVBoxLayout(central)
         layout.setContentsMargins(SPACE // 2, SPACE // 2, SPACE // 2, 0)
@@ -221,8 +251,73 @@ class MainWindow(QtWidgets.QMainWindow):
     def _on_connected(self, pid: int) -> None:
         self.banner.hide()
         self.statusBar().showMessage(tr("backend.connected", pid=pid))
-        self.refresh()
-        self.chat_view.refresh()
+        if self._restored:  # a restarted backend: stay where the person is
+            self.refresh()
+            self.chat_view.refresh()
+            return
+
+        def done(result: w.WindowStateResponse | None, error: KbError | None) -> None:
+            state = result.state if result is not None else None
+            self._restore(state)
+            self.refresh(select_id=state.library_id if state is not None else None)
+            self.chat_view.refresh()
+
+        self.link.call(WINDOW_STATE_GET, w.WindowStateGetRequest(), done)
+
+    def _on_backend_changed(self, params: dict[str, object]) -> None:
+        # The external-tool call record and the window's own state change nothing it lists.
+        if not params.get("externalCalls") and params.get("method") not in QUIET_METHODS:
+            self.refresh()
+
+    # -- where the person was ------------------------------------------------------------------
+    def _restore(self, state: w.WindowState | None) -> None:
+        """Geometry, area and tab as last kept; from now on changes are kept."""
+        if state is not None:
+            if state.geometry:
+                self.restoreGeometry(QtCore.QByteArray.fromBase64(state.geometry.encode()))
+            self.top_tabs.setCurrentIndex(w.AREAS.index(state.area))
+            self.tabs.setCurrentIndex(w.LIBRARY_TABS.index(state.tab))
+            self._kept = state
+        self._restored = True
+
+    def window_state(self) -> w.WindowState:
+        geometry = bytes(self.saveGeometry().toBase64().data()).decode()
+        return w.WindowState(
+            library_id=self.current_library_id(),
+            area=w.AREAS[max(0, self.top_tabs.currentIndex())],
+            tab=w.LIBRARY_TABS[max(0, self.tabs.currentIndex())],
+            geometry=geometry or None,
+        )
+
+    def _state_changed(self) -> None:
+        if self._restored:
+            self._keep_timer.start()
+
+    def keep_state(self) -> bool:
+        """Have the backend keep where the person is now (unless it already has); whether a
+        request went out."""
+        self._keep_timer.stop()
+        state = self.window_state()
+        if not self._restored or state == self._kept or not self.link.alive:
+            return False
+        self._keeping = True
+
+        def done(result: w.WindowState | None, error: KbError | None) -> None:
+            self._keeping = False
+            if result is not None:
+                self._kept = result
+                self.state_kept.emit()
+
+        self.link.call(WINDOW_STATE_UPDATE, w.WindowStateUpdateRequest(state=state), done)
+        return True
+
+    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._state_changed()
+
+    def moveEvent(self, event: QtGui.QMoveEvent) -> None:
+        super().moveEvent(event)
+        self._state_changed()
 
     def _on_stopped(self, reason: str) -> None:
         self.banner.label.setText(tr("backend.down", reason=say_text(reason)))
@@ -274,6 +369,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.detail.show_library(library)
         self._update_buttons()
         library_id = library.id if library else None
+        self._state_changed()
         if self._shown_library != library_id:
             self._shown_library = library_id
             self.documents_tab.show_library(library_id)
@@ -305,5 +401,12 @@ class MainWindow(QtWidgets.QMainWindow):
         dialog.query.setFocus()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        if self._keep_timer.isActive() and self.keep_state():
+            # The link closes next: give the backend a moment to keep the last change.
+            deadline = QtCore.QDeadlineTimer(CLOSE_WAIT_MS)
+            while self._keeping and not deadline.hasExpired():
+                QtCore.QCoreApplication.processEvents(
+                    QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 20
+                )
         self.link.shutdown()
         super().closeEvent(event)

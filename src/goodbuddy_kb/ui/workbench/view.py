@@ -26,6 +26,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.reference_view import open_outcome, reference_html
+from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.theme import SPACE
 from goodbuddy_kb.ui.workbench.report import context_html, diagnostics_lines, status_text
@@ -90,6 +91,8 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
         self.status = QtWidgets.QLabel()
+        self.opener = SourceOpener(self, self.link)
+        self.opener.notice.connect(self.status.setText)
         self.status.setWordWrap(True)
         self.status.setSizePolicy(
             QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Minimum
@@ -345,8 +348,12 @@ class WorkbenchDialog(QtWidgets.QDialog):
             return
         document = readable_path(x.document_path) or x.document_title
         locator = Locator.from_wire({**x.locator, "headingPath": x.heading_path})
-        self.link.call(
-            REFERENCE_OPEN,
-            ref,
-            lambda _r, e: self.status.setText(open_outcome(document, locator, e)),
-        )
+
+        def done(_result: object, error: KbError | None) -> None:
+            # where the hit is in the file, in the person's language; when the opener is
+            # missing, the offer to copy the path or show the folder as well
+            self.status.setText(open_outcome(document, locator, error))
+            if error is not None:
+                self.opener.failed(ref.library_id, ref.document_id, error)
+
+        self.link.call(REFERENCE_OPEN, ref, done)

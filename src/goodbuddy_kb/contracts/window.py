@@ -1,0 +1,39 @@
+"""Contracts of where the person was in the window (`system:window:get|update`): the selected
+library, the area and the library tab, and the window's geometry — kept by the backend with the
+data directory, so a relaunch opens where the last session left off."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.library import EntityId
+
+#: The window's two areas (top tabs) and the selected library's tabs, in the order shown.
+WindowArea = Literal["knowledge", "chat"]
+LibraryTab = Literal["documents", "graph", "tasks", "settings"]
+AREAS: tuple[WindowArea, ...] = ("knowledge", "chat")
+LIBRARY_TABS: tuple[LibraryTab, ...] = ("documents", "graph", "tasks", "settings")
+
+
+class WindowState(ContractModel):
+    library_id: EntityId | None = None
+    area: WindowArea = "knowledge"
+    tab: LibraryTab = "documents"
+    #: The window's geometry as Qt saves it (base64); None lets the window choose.
+    geometry: str | None = Field(None, max_length=4_096, pattern=r"^[A-Za-z0-9+/=]*$")
+
+
+class WindowStateGetRequest(ContractModel):
+    pass
+
+
+class WindowStateUpdateRequest(ContractModel):
+    state: WindowState
+
+
+class WindowStateResponse(ContractModel):
+    #: None until a window has kept its state (the window then opens as it always did).
+    state: WindowState | None

@@ -1,0 +1,104 @@
+"""Opening a document's source from any area (the documents list, a citation, a workbench
+result), and what to offer when nothing on this system can open it: "Copy path" (the path the
+backend gives for that document) and "Show in folder" (the backend shows the file in its folder).
+Only ids travel to the backend, which re-checks every one; the GUI never hands it a path."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.methods import DOCUMENT_LOCATE, DOCUMENT_OPEN, DOCUMENT_REVEAL
+from goodbuddy_kb.contracts.retrieval import (
+    DocumentLocation,
+    DocumentSourceRequest,
+    ReferenceOpenResponse,
+)
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n.messages import say_error
+
+#: The error codes after which the file is still there but nothing here can open it.
+NO_OPENER = frozenset({"reference.no_opener"})
+
+
+class SourceOpener(QtCore.QObject):
+    """Opens sources through the backend; ``notice`` says what happened (a status line)."""
+
+    notice = QtCore.Signal(str)
+
+    def __init__(self, parent: QtWidgets.QWidget, link: BackendLink) -> None:
+        super().__init__(parent)
+        self._parent, self.link = parent, link
+        #: The last "cannot open" box (tests press its buttons).
+        self.box: QtWidgets.QMessageBox | None = None
+        self.copy_button: QtWidgets.QAbstractButton | None = None
+        self.reveal_button: QtWidgets.QAbstractButton | None = None
+
+    def open_document(self, library_id: str, document_id: str, name: str) -> None:
+        """Open a document's own source (a failed document's too)."""
+        request = DocumentSourceRequest(library_id=library_id, document_id=document_id)
+
+        def opened(result: ReferenceOpenResponse | None, error: KbError | None) -> None:
+            if error is not None:
+                self.failed(library_id, document_id, error)
+            elif result is not None:
+                self.notice.emit(tr("open.opened", path=name))
+
+        self.link.call(DOCUMENT_OPEN, request, opened)
+
+    def failed(self, library_id: str, document_id: str, error: KbError) -> None:
+        """Opening failed: say why; when only the opener is missing, offer the alternatives."""
+        message = tr("error.generic", message=say_error(error))
+        if error.message_code not in NO_OPENER:
+            self.notice.emit(message)
+            return
+        request = DocumentSourceRequest(library_id=library_id, document_id=document_id)
+
+        def located(result: DocumentLocation | None, located_error: KbError | None) -> None:
+            if result is None:
+                self.notice.emit(message)
+            else:
+                self._offer(request, result, message)
+
+        self.link.call(DOCUMENT_LOCATE, request, located)
+
+    def _offer(self, request: DocumentSourceRequest, where: DocumentLocation, message: str) -> None:
+        box = QtWidgets.QMessageBox(self._parent)
+        box.setIcon(QtWidgets.QMessageBox.Icon.Warning)
+        box.setWindowTitle(tr("open.failed.title"))
+        box.setText(message)
+        box.setInformativeText(where.target)
+        box.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        role = QtWidgets.QMessageBox.ButtonRole.ActionRole
+        is_file = where.target_kind == "file"
+        self.copy_button = box.addButton(
+            tr("open.copy_path" if is_file else "open.copy_address"), role
+        )
+        self.copy_button.clicked.connect(lambda: self._copy(box, where.target))
+        self.reveal_button = None
+        if is_file:
+            self.reveal_button = box.addButton(tr("open.show_in_folder"), role)
+            self.reveal_button.clicked.connect(lambda: self._reveal(box, request, where.target))
+        close = box.addButton(tr("dialog.close"), QtWidgets.QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(self.copy_button)
+        box.setEscapeButton(close)
+        self.box = box
+        box.open()
+
+    def _copy(self, box: QtWidgets.QMessageBox, target: str) -> None:
+        box.accept()
+        QtGui.QGuiApplication.clipboard().setText(target)
+        self.notice.emit(tr("open.copied", path=target))
+
+    def _reveal(
+        self, box: QtWidgets.QMessageBox, request: DocumentSourceRequest, target: str
+    ) -> None:
+        box.accept()
+
+        def shown(result: ReferenceOpenResponse | None, error: KbError | None) -> None:
+            if error is not None:
+                self.notice.emit(tr("error.generic", message=say_error(error)))
+            else:
+                self.notice.emit(tr("open.shown", path=target))
+
+        self.link.call(DOCUMENT_REVEAL, request, shown)

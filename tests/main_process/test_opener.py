@@ -1,0 +1,80 @@
+"""The platform's programs at the process boundary: "show in folder" uses the file manager
+named by GOODBUDDY_REVEALER, else (on Linux, with no file manager answering over D-Bus) the
+opener on the file's folder; with neither it says so with its code, and a missing opener says
+which program was not found."""
+
+from __future__ import annotations
+
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+
+from goodbuddy_kb.contracts.errors import UnavailableError
+from goodbuddy_kb.main_process.opener import (
+    ENV_OPENER,
+    ENV_REVEALER,
+    open_with_platform,
+    reveal_with_platform,
+)
+
+
+def recorder(folder: Path, name: str, log: Path) -> Path:
+    folder.mkdir(exist_ok=True)
+    script = folder / name
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nopen({str(log)!r}, 'a').write(sys.argv[1] + '\\n')\n",
+        encoding="utf-8",
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return script
+
+
+def logged(log: Path) -> list[str]:
+    import time
+
+    for _ in range(100):
+        if log.exists() and log.read_text():
+            break
+        time.sleep(0.05)
+    return log.read_text().splitlines()
+
+
+def test_show_in_folder_uses_the_named_file_manager(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "shown.log"
+    monkeypatch.setenv(ENV_REVEALER, str(recorder(tmp_path / "bin", "fm", log)))
+    target = tmp_path / "a.md"
+    target.write_text("x", encoding="utf-8")
+    reveal_with_platform(str(target))
+    assert logged(log) == [str(target)]
+    monkeypatch.setenv(ENV_REVEALER, str(tmp_path / "no-such-file-manager"))
+    with pytest.raises(UnavailableError) as refused:
+        reveal_with_platform(str(target))
+    assert refused.value.message_code == "reference.no_file_manager"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the Linux fallback")
+def test_without_a_file_manager_linux_opens_the_folder_else_says_why(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "opened.log"
+    monkeypatch.delenv(ENV_REVEALER, raising=False)
+    monkeypatch.delenv(ENV_OPENER, raising=False)
+    recorder(tmp_path / "bin", "xdg-open", log)
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # no gdbus, no dbus-send
+    target = tmp_path / "docs" / "a.md"
+    target.parent.mkdir()
+    target.write_text("x", encoding="utf-8")
+    reveal_with_platform(str(target))
+    assert logged(log) == [str(target.parent)]
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(UnavailableError) as refused:
+        reveal_with_platform(str(target))
+    assert refused.value.message_code == "reference.no_file_manager"
+    with pytest.raises(UnavailableError) as no_opener:
+        open_with_platform(str(target))
+    assert no_opener.value.message_code == "reference.no_opener"
+    assert no_opener.value.message_params == {"program": "xdg-open"}

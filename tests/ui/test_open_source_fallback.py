@@ -1,0 +1,116 @@
+"""When nothing on this system can open files, "Open source" offers "Copy path" and "Show in
+folder" instead of only an error — from the documents list (a failed document too) and from a
+chat citation. Through the real window over a real backend; only the platform's programs are
+replaced at the process boundary: the opener by a name that does not exist, the file manager by
+a command that records what it was asked to show."""
+
+from __future__ import annotations
+
+import stat
+import sys
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.main_process.opener import ENV_OPENER, ENV_REVEALER
+from goodbuddy_kb.qt.widgets import QtCore, QtGui
+from goodbuddy_kb.ui.i18n import set_language
+from tests.servers.chatserver import ChatScript, chat_server
+from tests.ui.helpers import (
+    ask_chat,
+    chat_with,
+    create_library_with_folder,
+    open_window,
+    shoot,
+)
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+
+
+@pytest.fixture
+def no_opener(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """No program opens files; the file manager is a command that records what it shows."""
+    log = tmp_path / "revealed.log"
+    script = tmp_path / "record-revealer"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nopen({str(log)!r}, 'a').write(sys.argv[1] + '\\n')\n",
+        encoding="utf-8",
+    )
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv(ENV_OPENER, str(tmp_path / "no-such-opener"))
+    monkeypatch.setenv(ENV_REVEALER, str(script))
+    return log
+
+
+def test_no_opener_offers_copy_path_and_show_in_folder_for_a_failed_document(
+    qtbot: QtBot, data_dir: Path, tmp_path: Path, no_opener: Path
+) -> None:
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        create_library_with_folder(qtbot, win, tmp_path)
+        (tmp_path / "docs" / "empty.md").write_bytes(b"")
+        tab = win.documents_tab
+        tab.source_actions.sync_now()
+        qtbot.waitUntil(lambda: any(d.error for d in tab.documents.rows), timeout=20_000)
+        row = next(i for i, d in enumerate(tab.documents.rows) if d.path == "empty.md")
+        tab.document_view.selectRow(row)
+        assert tab.open_source_button.isEnabled(), "a failed document can be opened"
+        qtbot.mouseClick(tab.open_source_button, QtCore.Qt.MouseButton.LeftButton)
+        opener = tab.row_actions.opener
+        path = tmp_path / "docs" / "empty.md"
+        qtbot.waitUntil(lambda: opener.box is not None and opener.box.isVisible(), timeout=10_000)
+        box = opener.box
+        assert box is not None and "no program to open files" in box.text()
+        assert str(path) in box.informativeText()
+        shoot(box, "open-source-no-opener-en")
+        assert opener.copy_button is not None and opener.copy_button.text() == "Copy path"
+        assert opener.reveal_button is not None and opener.reveal_button.text() == "Show in folder"
+        QtGui.QGuiApplication.clipboard().clear()
+        qtbot.mouseClick(opener.copy_button, QtCore.Qt.MouseButton.LeftButton)
+        assert QtGui.QGuiApplication.clipboard().text() == str(path)
+        # Again, this time "Show in folder": the backend shows that file (and only that one).
+        tab.row_actions.open_action.trigger()  # (the row menu's "Open source")
+        qtbot.waitUntil(lambda: opener.box is not box and opener.box is not None, timeout=10_000)
+        assert opener.reveal_button is not None
+        qtbot.mouseClick(opener.reveal_button, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(no_opener.exists, timeout=10_000)
+        qtbot.waitUntil(lambda: bool(no_opener.read_text().strip()), timeout=5_000)
+        assert no_opener.read_text().splitlines() == [str(path)]
+    finally:
+        win.link.shutdown()
+        set_language("en")
+
+
+def test_a_citation_that_cannot_be_opened_offers_the_same_in_chinese(
+    qtbot: QtBot, data_dir: Path, tmp_path: Path, no_opener: Path
+) -> None:
+    win = open_window(qtbot, data_dir, "zh")
+    try:
+        create_library_with_folder(qtbot, win, tmp_path)
+        script = ChatScript(turns=[[{"text": "每晚不超过六百元 [1]。"}]])
+        with chat_server(script) as base:
+            chat_with(qtbot, win, base)
+            view = win.chat_view
+            qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
+            view.popover.always.setChecked(True)
+            ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
+        assert view.citations.rowCount() >= 1
+        view.citation_view.selectRow(0)
+        citation = view.citations.rows[0]
+        qtbot.mouseClick(view.open_button, QtCore.Qt.MouseButton.LeftButton)
+        opener = view.sources.opener
+        qtbot.waitUntil(lambda: opener.box is not None and opener.box.isVisible(), timeout=10_000)
+        assert opener.box is not None and "没有可用来打开文件的程序" in opener.box.text()
+        assert opener.copy_button is not None and opener.copy_button.text() == "复制路径"
+        assert opener.reveal_button is not None
+        assert opener.reveal_button.text() == "在文件夹中显示"
+        shoot(opener.box, "open-source-no-opener-zh")
+        qtbot.mouseClick(opener.copy_button, QtCore.Qt.MouseButton.LeftButton)
+        name = next(
+            d.path for d in win.documents_tab.documents.rows if d.id == citation.document_id
+        )
+        assert QtGui.QGuiApplication.clipboard().text() == str(tmp_path / "docs" / name)
+    finally:
+        win.link.shutdown()
+        set_language("en")
