@@ -144,6 +144,7 @@ def test_an_answer_quoting_a_sheet_shows_its_rows_as_a_table(qtbot: QtBot) -> No
                 chunk_id=ids,
                 relevance=0.5,
                 channels=["fts"],
+                number=1,
                 document_title="travel",
                 locator={"sheet": "差旅标准", "rowStart": 2, "rowEnd": 22},
                 snippet=snippet,
