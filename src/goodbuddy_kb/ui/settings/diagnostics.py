@@ -37,10 +37,23 @@ def _local_time(stamp: str) -> str:
     return moment.toLocalTime().toString("yyyy-MM-dd HH:mm:ss")
 
 
+def _search(details: dict[str, object]) -> str:
+    """Where a search came from, in which retrieval mode, over how many libraries."""
+    origin, mode = details.get("origin"), details.get("mode")
+    if origin not in get_args(c.SearchOrigin):
+        return ""  # recorded before searches said where they came from
+    text = tr(f"diagrec.origin.{origin}")
+    if mode in ("always", "auto"):
+        text += f" ({tr(f'diagrec.mode.{mode}')})"
+    return tr("diagrec.event.search", origin=text, libraries=details.get("libraries", 0))
+
+
 def _summary(event: c.DiagnosticEvent) -> str:
     d = event.details
+    if event.kind == "retrieve" and "error" in d:
+        return _search(d) + tr("diagrec.event.failed", code=d["error"])
     if event.kind == "retrieve":
-        text = tr(
+        text = _search(d) + tr(
             "diagrec.event.retrieve",
             results=d.get("results", 0),
             chars=d.get("contextCharacters", 0),
