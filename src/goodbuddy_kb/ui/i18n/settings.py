@@ -44,8 +44,8 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
         "{results} results, {chars} context characters, channels: {channels}",
     ),
     "diagrec.event.search": (
-        "{origin} · 知识库 {libraries} 个 · ",
-        "{origin} · libraries: {libraries} · ",
+        "{origin} · 知识库 {libraries} 个",
+        "{origin} · libraries: {libraries}",
     ),
     "diagrec.origin.retrieve": ("检索工作台或命令行", "workbench or command line"),
     "diagrec.origin.chat-presearch": ("对话，先检索", "chat, searched first"),
@@ -53,7 +53,6 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.origin.mcp": ("外部 AI 工具（MCP）", "external AI tool (MCP)"),
     "diagrec.mode.always": ("每次先检索", "search first"),
     "diagrec.mode.auto": ("模型决定", "model decides"),
-    "diagrec.event.failed": ("错误：{code}", "error: {code}"),
     "diagrec.event.degraded": ("降级通道：{channels}", "degraded: {channels}"),
     "diagrec.event.task": (
         "{total} 项，其中 {failed} 个文档失败",

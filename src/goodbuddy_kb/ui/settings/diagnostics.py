@@ -51,14 +51,15 @@ def _search(details: dict[str, object]) -> str:
 def _summary(event: c.DiagnosticEvent) -> str:
     d = event.details
     if event.kind == "retrieve" and "error" in d:
-        return _search(d) + tr("diagrec.event.failed", code=d["error"])
+        return _search(d)  # the outcome column says how it ended
     if event.kind == "retrieve":
-        text = _search(d) + tr(
+        counts = tr(
             "diagrec.event.retrieve",
             results=d.get("results", 0),
             chars=d.get("contextCharacters", 0),
             channels=", ".join(d.get("channels", {}).get("used", [])) or "—",
         )
+        text = " · ".join(part for part in (_search(d), counts) if part)
         # The graph channel is not built yet and reports so on every request: not news here.
         degraded = [
             x.get("channel", "") for x in d.get("degraded", []) if x.get("channel") != "graph"
