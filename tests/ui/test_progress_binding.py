@@ -198,3 +198,15 @@ def running_at(tab: TasksTab, task_id: str, done: int) -> bool:
 def state_of(tab: TasksTab, task_id: str) -> str | None:
     task: t.TaskInfo | None = next((row for row in tab.model.rows if row.id == task_id), None)
     return task.state if task is not None else None
+
+
+def test_the_bar_shows_a_file_name_holding_percent_signs_as_it_is(qtbot: QtBot) -> None:
+    from goodbuddy_kb.qt.widgets import QtWidgets
+    from goodbuddy_kb.ui.tasks.tab import _literal
+
+    bar = QtWidgets.QProgressBar()
+    qtbot.addWidget(bar)
+    bar.setMaximum(10)
+    bar.setValue(3)
+    bar.setFormat(_literal("OCR 3/10 pages · %value%p.pdf (30%)"))
+    assert bar.text().replace("\u2060", "") == "OCR 3/10 pages · %value%p.pdf (30%)"

@@ -3,6 +3,7 @@ Cancelled and interrupted read differently from failed (symbol and words, not co
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from goodbuddy_kb.contracts import tasks as t
@@ -123,8 +124,7 @@ class TasksTab(QtWidgets.QWidget):
         finished = info is not None and info.state == "completed"
         self.bar.setMaximum(0 if busy else max(1, total))
         self.bar.setValue(info.done if info and total else (1 if finished else 0))
-        # (no escaping: this Qt shows "%%" as it is, and no "%v", "%m" or "%p" can occur here)
-        self.bar.setFormat(bar_text(info))
+        self.bar.setFormat(_literal(bar_text(info)))
         self.cancel_button.setEnabled(info is not None and info.state in ("queued", "running"))
 
     def cancel_current(self) -> None:
@@ -133,3 +133,10 @@ class TasksTab(QtWidgets.QWidget):
             self.link.call(
                 TASKS_CANCEL, t.TaskCancelRequest(task_id=info.id), lambda _r, _e: self.refresh()
             )
+
+
+def _literal(text: str) -> str:
+    """``text`` as a progress bar format that shows it as it is: Qt fills in %v, %m and %p (a
+    file name may hold them) and shows "%%" as two signs, so an invisible word joiner keeps a
+    "%" before those letters from being read as a placeholder."""
+    return re.sub(r"%(?=[vmp])", "%\u2060", text)
