@@ -82,7 +82,7 @@ def test_a_header_never_shows_another_librarys_vector_build(
         tab = window.documents_tab
         qtbot.waitUntil(lambda: "matches the model" in tab.vector_label.text(), timeout=10_000)
         beta = tab.vector_label.text()
-        script.delay_s = 1.0  # Alpha's vectors take a second per batch
+        script.delay_s = 2.0  # Alpha's vectors take two seconds per batch
         library_with_folder(
             qtbot,
             window,
