@@ -71,7 +71,10 @@ def create_library(qtbot: QtBot, win: MainWindow, name: str) -> None:
     assert dialog is not None
     dialog.name_edit.setText(name)
     qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: win.current_library() is not None, timeout=5_000)
+    qtbot.waitUntil(
+        lambda: (library := win.current_library()) is not None and library.name == name,
+        timeout=5_000,
+    )
 
 
 def library_with_folder(

@@ -197,3 +197,26 @@ def test_model_connections_switch_explicitly_and_never_show_the_key(
     assert "pydantic" not in dialog.rerank_status.text()
     shoot(dialog, "connections-light-en")
     dialog.reject()
+
+
+def test_the_data_path_follows_the_form_before_saving(qtbot: QtBot, window: MainWindow) -> None:
+    """The sentence beside the form says where text would go with what the form holds: a
+    remote address typed (not saved) is named at once, and going back to a model on this
+    computer says so again."""
+    dialog = open_dialog(qtbot, window)
+    assert "no text leaves it" in dialog.data_path.text()
+    dialog.kind.setCurrentIndex(dialog.kind.findData("openai-compatible"))
+    assert "no text leaves" not in dialog.data_path.text()
+    assert "the address entered above" in dialog.data_path.text()
+    dialog.base_url.setText("https://embed.example.com/v1")
+    dialog.model.setText("embed-large")
+    shown = dialog.data_path.text()
+    assert "sent to https://embed.example.com/v1 (model embed-large)" in shown
+    assert "no text leaves" not in shown
+    saved = wait_call(qtbot, window, EMBEDDING_GET, m.EmbeddingGetRequest())
+    assert saved.connection.kind == "deterministic", "nothing was saved"
+    dialog.kind.setCurrentIndex(dialog.kind.findData("local"))
+    assert "runs on this computer" in dialog.data_path.text()
+    dialog.kind.setCurrentIndex(dialog.kind.findData("none"))
+    assert "Semantic search is off" in dialog.data_path.text()
+    dialog.reject()

@@ -42,6 +42,13 @@ def test_diagnostics_view_shows_totals_and_exports(
         kinds = {dialog.totals.item(r, 0).text() for r in range(dialog.totals.rowCount())}
         assert ("Retrieval" if language == "en" else "检索") in kinds
         assert dialog.recent.rowCount() >= 3
+        summaries = [dialog.recent.item(r, 4).text() for r in range(dialog.recent.rowCount())]
+        where = (
+            "workbench or command line · libraries: 1 · "
+            if language == "en"
+            else "检索工作台或命令行 · 知识库 1 个 · "
+        )
+        assert any(text.startswith(where) for text in summaries), summaries
         shoot(dialog, f"diagnostics-{language}")
         target = tmp_path / "bundle.json"
         with qtbot.waitSignal(dialog.exported, timeout=10_000) as exported:

@@ -1,6 +1,6 @@
 """`goodbuddy-kb diagnostics export FILE` and `goodbuddy-kb diagnostics show`: the local
 diagnostics record (PRD §13) for a request for help — a redacted JSON bundle with no query text,
-document text, keys or URL credentials."""
+document text, file names, keys or URL credentials."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def cmd_diagnostics(args: argparse.Namespace, session: Session) -> int:
             args,
             res.to_wire(),
             f"wrote {res.path} ({res.bytes // 1024 or 1} KB, {res.events} events); it holds no"
-            " query text, document text, keys or URL credentials",
+            " query text, document text, file names, keys or URL credentials",
         )
         return 0
     summary = session.client.call(DIAGNOSTICS_SUMMARY, d.DiagnosticsSummaryRequest(recent=0))

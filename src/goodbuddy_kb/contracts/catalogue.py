@@ -357,6 +357,7 @@ CATALOGUE: dict[str, str] = {
     ),
     "datapath.deterministic": "A hashing embedder on this computer (for tests); no text leaves it.",
     "datapath.remote": "Chunk text and queries are sent to {url} (model {model}).",
+    "datapath.remote_unset": "Chunk text and queries will be sent to the address entered above.",
     # validation problems raised by the contracts themselves (pydantic ones: validation.<type>)
     "invalid.chat_needs_url_model": "baseUrl and model are required for a chat model",
     "invalid.embedding_needs_url_model": (

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.limits import MAX_PATH_CHARACTERS
+
+#: Where a recorded search came from: `knowledge:retrieve` (the workbench, the CLI), the chat's
+#: search before the model answers, the chat model's own `knowledge_search` call, or an external
+#: AI tool over MCP.
+SearchOrigin = Literal["retrieve", "chat-presearch", "chat-tool", "mcp"]
+#: The retrieval mode (PRD §13): a chat's "always" (search first) or "auto" (the model
+#: decides); "direct" for a search run as it was asked (workbench, CLI, MCP).
+SearchMode = Literal["always", "auto", "direct"]
 
 
 class DiagnosticEvent(ContractModel):

@@ -8,7 +8,7 @@ from pydantic import Field, model_validator
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
-from goodbuddy_kb.contracts.messages import code_fields
+from goodbuddy_kb.contracts.messages import Reason, code_fields
 
 #: local = the bundled multilingual-e5-small (app-managed, no network); deterministic = a
 #: hashing embedder for tests and evaluation gates; none = semantic search off.
@@ -30,6 +30,23 @@ class EmbeddingConnection(ContractModel):
         if self.base_url and not self.base_url.startswith(("http://", "https://")):
             raise ValueError("baseUrl must be an http(s) address")
         return self
+
+    def data_path(self) -> Reason:
+        return data_path(self.kind, self.base_url, self.model)
+
+
+def data_path(kind: str, base_url: str | None, model: str | None) -> Reason:
+    """Where document text goes with this provider, in plain words (shown beside the setting,
+    for the saved connection and for the form as it is being edited)."""
+    if kind == "none":
+        return Reason("datapath.off")
+    if kind == "local":
+        return Reason("datapath.local")
+    if kind == "deterministic":
+        return Reason("datapath.deterministic")
+    if not base_url:
+        return Reason("datapath.remote_unset")
+    return Reason("datapath.remote", url=base_url, model=model or "?")
 
 
 class EmbeddingInfo(ContractModel):

@@ -63,6 +63,17 @@ class TaskInfo(ContractModel):
     error_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("error")
 
+    def stage(self) -> int:
+        """How far the task's life has gone: queued 0, running 1, finished 2. A task only moves
+        forward, so of two reports of one task the one at an earlier stage is the older."""
+        return 2 if self.state in FINISHED_STATES else (1 if self.state == "running" else 0)
+
+    def is_older_than(self, other: TaskInfo) -> bool:
+        """Whether this report of a task is older than ``other`` of the same task: reports can
+        arrive out of order (a task list read before the task's last notification), and an
+        older one must not take a finished task back to "running"."""
+        return other.id == self.id and self.stage() < other.stage()
+
 
 class TaskListRequest(ContractModel):
     library_id: EntityId | None = None

@@ -1,15 +1,17 @@
 """The local diagnostics record (PRD §13) and the bundle a user exports when asking for help.
 
-One row per retrieval, sync, vectorisation or rebuild: what ran, how it ended, how long it took,
-and counts — retrieval channels with their candidates and times, degradation, result count and
-context characters; task totals and failures. Never query text, document text, paths or keys:
-library ids at most. The table is a ring of the newest ``MAX_EVENTS`` rows.
+One row per search, sync, vectorisation or rebuild: what ran, how it ended, how long it took,
+and counts — for a search (from the workbench or CLI, a chat before or through its model, or an
+external AI tool over MCP) where it came from, the retrieval mode, how many libraries, channels
+with their candidates and times, degradation, result count and context characters; task totals
+and failures. Never query text, document text or keys: library ids at most. The table is a ring
+of the newest ``MAX_EVENTS`` rows.
 
 The export bundle adds versions, settings (keys never; URL user-info removed), counts, recent
 task failures with their reasons, document failure reasons with their counts and the tail of
-``backend.log``; every string in it passes
-``redact`` and has the home and data directories replaced, so it can be attached to a request
-for help as it is.
+``backend.log``; every string in it passes ``redact``, has every known file name and source
+location replaced (``diagnostic_names``) and the home and data directories too, so it can be
+attached to a request for help as it is.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import platform
 import sqlite3
 import stat
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,6 +35,7 @@ from goodbuddy_kb.contracts.errors import ConflictError, InvalidRequestError, Kb
 from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse, RetrieveRequest
 from goodbuddy_kb.datadir import LOG_FILE
+from goodbuddy_kb.main_process.diagnostic_names import NameRedactor
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage import app_settings, libraries
 from goodbuddy_kb.main_process.storage.db import transaction
@@ -90,13 +94,41 @@ def _reason(text: str | None) -> str | None:
     return redact(text, _REASON_CHARACTERS) if text else None
 
 
+def searched(
+    conn: sqlite3.Connection,
+    request: RetrieveRequest,
+    run: Callable[[], KnowledgeRetrievalResponse],
+    origin: c.SearchOrigin,
+    mode: c.SearchMode,
+) -> KnowledgeRetrievalResponse:
+    """Run one search and record it, whether it answers or fails (never its query)."""
+    started = time.perf_counter()
+    try:
+        response = run()
+    except KbError as exc:
+        elapsed, code = (time.perf_counter() - started) * 1000, exc.code.value
+        record_safely(
+            lambda: record_retrieval_error(conn, request, code, elapsed, origin=origin, mode=mode)
+        )
+        raise
+    record_safely(lambda: record_retrieval(conn, request, response, origin=origin, mode=mode))
+    return response
+
+
 def record_retrieval(
-    conn: sqlite3.Connection, request: RetrieveRequest, response: KnowledgeRetrievalResponse
+    conn: sqlite3.Connection,
+    request: RetrieveRequest,
+    response: KnowledgeRetrievalResponse,
+    *,
+    origin: c.SearchOrigin,
+    mode: c.SearchMode,
 ) -> None:
     d = response.diagnostics
     degraded = [x for x in d.degraded_channels if x.channel in d.requested_channels]
     fell_back = d.rerank.applied != d.rerank.requested
     details = {
+        "origin": origin,
+        "mode": mode,
         "libraries": len(request.library_ids),
         "channels": {"requested": list(d.requested_channels), "used": list(d.used_channels)},
         "candidates": dict(d.candidate_counts),
@@ -119,16 +151,22 @@ def record_retrieval(
 
 
 def record_retrieval_error(
-    conn: sqlite3.Connection, request: RetrieveRequest, code: str, duration_ms: float
+    conn: sqlite3.Connection,
+    request: RetrieveRequest,
+    code: str,
+    duration_ms: float,
+    *,
+    origin: c.SearchOrigin,
+    mode: c.SearchMode,
 ) -> None:
     outcome = "cancelled" if code == "cancelled" else "failed"
-    record(
-        conn,
-        "retrieve",
-        outcome,
-        duration_ms,
-        {"libraries": len(request.library_ids), "error": code},
-    )
+    details = {
+        "origin": origin,
+        "mode": mode,
+        "libraries": len(request.library_ids),
+        "error": code,
+    }
+    record(conn, "retrieve", outcome, duration_ms, details)
 
 
 def record_task(
@@ -196,11 +234,13 @@ def summary(conn: sqlite3.Connection, recent: int = 50) -> c.DiagnosticsSummary:
 
 
 # -- export ---------------------------------------------------------------------------------
-def _scrubber(data_dir: Path) -> Callable[[str], str]:
+def _scrubber(conn: sqlite3.Connection, data_dir: Path) -> Callable[[str], str]:
     home = str(Path.home())
     places = sorted({str(data_dir), str(data_dir.resolve())}, key=len, reverse=True)
+    names = NameRedactor.of(conn)
 
     def scrub(text: str) -> str:
+        text = names.redact(text)
         for place in places:
             text = text.replace(place, "<data-dir>")
         if len(home) > 1:
@@ -338,7 +378,7 @@ def bundle(conn: sqlite3.Connection, data_dir: Path) -> dict[str, Any]:
         "documentFailures": _document_failures(conn),
         "logTail": _log_tail(data_dir),
     }
-    scrubbed: dict[str, Any] = _scrub_all(raw, _scrubber(data_dir))
+    scrubbed: dict[str, Any] = _scrub_all(raw, _scrubber(conn, data_dir))
     return scrubbed
 
 

@@ -19,16 +19,18 @@ from typing import Any
 
 from goodbuddy_kb.contracts.chat import (
     NO_CHAT_MODEL_NOTES,
+    RetrievalMode,
     RetrievalState,
     RetrievalStatus,
     SendRequest,
     SendResponse,
 )
+from goodbuddy_kb.contracts.diagnostics import SearchOrigin
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.messages import Reason
-from goodbuddy_kb.contracts.retrieval import RetrieveRequest
-from goodbuddy_kb.main_process import boundedjson
+from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse, RetrieveRequest
+from goodbuddy_kb.main_process import boundedjson, diagnostics
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chat import store
 from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
@@ -88,6 +90,8 @@ class ChatRuntime:
     scopes: ScopeRegistry
     client: ChatClient | None
     emit: Callable[[str, str], None]  # (message id, text delta)
+    #: The request's retrieval mode, for the diagnostics record of its searches.
+    mode: RetrievalMode = "auto"
 
     def send(self, request: SendRequest, cancel: CancelToken) -> SendResponse:
         store.get_conversation(self.conn, request.conversation_id)
@@ -159,8 +163,10 @@ class ChatRuntime:
     ) -> tuple[RetrievalState, str | None]:
         ids = sorted(scope.library_ids)
         try:
-            response = self.retriever.run(
-                RetrieveRequest(library_ids=ids, query=request.text[:MAX_QUERY_CHARACTERS]), cancel
+            response = self._search(
+                "chat-presearch",
+                RetrieveRequest(library_ids=ids, query=request.text[:MAX_QUERY_CHARACTERS]),
+                cancel,
             )
         except CancelledError:
             raise
@@ -246,7 +252,9 @@ class ChatRuntime:
         if not query:
             return "knowledge_search refused: the query is empty", False, False
         try:
-            response = self.retriever.run(RetrieveRequest(library_ids=ids, query=query), cancel)
+            response = self._search(
+                "chat-tool", RetrieveRequest(library_ids=ids, query=query), cancel
+            )
         except CancelledError:
             raise
         except KbError as exc:
@@ -315,6 +323,14 @@ class ChatRuntime:
         if not searches:
             return state
         return after_tool_searches(request, scope, state, evidence, searches, found)
+
+    def _search(
+        self, origin: SearchOrigin, request: RetrieveRequest, cancel: CancelToken
+    ) -> KnowledgeRetrievalResponse:
+        """One search, recorded in the diagnostics with the mode (never the query)."""
+        return diagnostics.searched(
+            self.conn, request, lambda: self.retriever.run(request, cancel), origin, self.mode
+        )
 
     def _stream(self, message_id: str, text: str, turn: Turn) -> None:
         turn.text += text

@@ -64,20 +64,8 @@ def provider_for(connection: EmbeddingConnection, key: str | None) -> EmbeddingP
     )
 
 
-def data_path(connection: EmbeddingConnection) -> str:
-    """Where document text goes, in plain words (shown next to the setting)."""
-    if connection.kind == "none":
-        return "Semantic search is off: no text leaves the full-text index."
-    if connection.kind == "local":
-        return "The bundled multilingual-e5-small model runs on this computer; no text leaves it."
-    if connection.kind == "deterministic":
-        return "A hashing embedder on this computer (for tests); no text leaves it."
-    return f"Chunk text and queries are sent to {connection.base_url} (model {connection.model})."
-
-
 __all__ = [
     "EmbeddingProvider",
-    "data_path",
     "load_connection",
     "make_provider",
     "provider_for",

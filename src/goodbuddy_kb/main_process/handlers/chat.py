@@ -122,6 +122,8 @@ def send(ctx: CallContext, request: c.SendRequest) -> c.SendResponse:
             ).to_wire(),
         )
 
-    runtime = ChatRuntime(ctx.db.get(), retriever(ctx), ctx.services.scopes, client, emit)
+    runtime = ChatRuntime(
+        ctx.db.get(), retriever(ctx), ctx.services.scopes, client, emit, request.mode
+    )
     with ctx.services.request(request.request_id) as cancel:
         return runtime.send(request, cancel)

@@ -28,7 +28,7 @@ from goodbuddy_kb.contracts.retrieval import (
     RetrievalOverrides,
     RetrieveRequest,
 )
-from goodbuddy_kb.main_process import references
+from goodbuddy_kb.main_process import diagnostics, references
 from goodbuddy_kb.main_process.graph import store as graph_store
 from goodbuddy_kb.main_process.handlers.models import vector_status
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
@@ -114,7 +114,9 @@ def search(ctx: CallContext, request: c.ExternalSearchRequest) -> c.ExternalSear
     )
     key = None if request.request_id is None else _cancel_key(request.request_id)
     with ctx.services.request(key) as cancel:
-        response = retriever(ctx).run(retrieve, cancel)
+        response = diagnostics.searched(
+            ctx.db.get(), retrieve, lambda: retriever(ctx).run(retrieve, cancel), "mcp", "direct"
+        )
     return c.ExternalSearchResponse(libraries=chosen, retrieval=response)
 
 

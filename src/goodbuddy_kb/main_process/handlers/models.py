@@ -18,7 +18,6 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.main_process.connection_test import explain
 from goodbuddy_kb.main_process.embeddings import (
-    data_path,
     load_connection,
     provider_for,
     save_connection,
@@ -39,7 +38,7 @@ def _info(ctx: CallContext) -> c.EmbeddingInfo:
     return c.EmbeddingInfo(
         connection=connection,
         has_api_key=bool(ctx.services.credentials.get(EMBEDDING_API_KEY)),
-        data_path=data_path(connection),
+        data_path=connection.data_path(),
         fingerprint=provider.fingerprint if provider is not None else None,
     )
 

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as c
-from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import (
     REFERENCE_CONTEXT,
     REFERENCE_OPEN,
@@ -41,19 +38,14 @@ def retriever(ctx: CallContext) -> Retriever:
 
 @handles(RETRIEVE)
 def retrieve(ctx: CallContext, request: c.RetrieveRequest) -> c.KnowledgeRetrievalResponse:
-    started = time.perf_counter()
-    try:
-        with ctx.services.request(request.request_id) as cancel:
-            response = retriever(ctx).run(request, cancel)
-    except KbError as exc:
-        elapsed = (time.perf_counter() - started) * 1000
-        code = exc.code.value
-        diagnostics.record_safely(
-            lambda: diagnostics.record_retrieval_error(ctx.db.get(), request, code, elapsed)
+    with ctx.services.request(request.request_id) as cancel:
+        return diagnostics.searched(
+            ctx.db.get(),
+            request,
+            lambda: retriever(ctx).run(request, cancel),
+            "retrieve",
+            "direct",
         )
-        raise
-    diagnostics.record_safely(lambda: diagnostics.record_retrieval(ctx.db.get(), request, response))
-    return response
 
 
 @handles(SYSTEM_CANCEL)

@@ -262,6 +262,12 @@ class DocumentsTab(QtWidgets.QWidget):
 
     # -- data ------------------------------------------------------------------------------
     def show_library(self, library_id: str | None) -> None:
+        if library_id != self.library_id:
+            # nothing of the library shown before stays while this one's state loads
+            self.vector_info = None
+            self.vector_label.setText("")
+            self.summary.setText("")
+            self.rebuild_vectors_button.hide()
         self.library_id = library_id
         self.offset = 0
         self.refresh()
@@ -298,12 +304,15 @@ class DocumentsTab(QtWidgets.QWidget):
 
         self.link.call(SOURCE_LIST, c.SourceListRequest(library_id=library_id), got_sources)
         self.link.call(
-            VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id), self._got_vectors
+            VECTORS_STATUS,
+            m.VectorStatusRequest(library_id=library_id),
+            lambda result, _error: self._got_vectors(library_id, result),
         )
         self.reload_documents()
 
-    def _got_vectors(self, result: m.VectorIndexInfo | None, error: KbError | None) -> None:
-        if result is None:
+    def _got_vectors(self, library_id: str, result: m.VectorIndexInfo | None) -> None:
+        # answers come back in any order: one for a library no longer shown is dropped
+        if result is None or library_id != self.library_id:
             return
         self.vector_info = result
         self.rebuild_vectors_button.setVisible(rebuild_actions.incompatible(result))

@@ -243,6 +243,7 @@ ZH: dict[str, str] = {
     "datapath.local": "内置的 multilingual-e5-small 模型在这台电脑上运行；文本不会离开这台电脑。",
     "datapath.deterministic": "这台电脑上的哈希向量器（仅用于测试）；文本不会离开这台电脑。",
     "datapath.remote": "分块文本和问题会发送到 {url}（模型 {model}）。",
+    "datapath.remote_unset": "分块文本和问题会发送到上面填写的地址。",
     "invalid.chat_needs_url_model": "对话模型需要填写服务地址和模型",
     "invalid.embedding_needs_url_model": "远程向量模型需要填写服务地址和模型",
     "invalid.url_scheme": "服务地址必须是 http(s) 地址",

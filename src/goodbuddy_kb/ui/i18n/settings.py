@@ -7,11 +7,13 @@ from __future__ import annotations
 SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.title": ("诊断信息", "Diagnostics"),
     "diagrec.intro": (
-        "本机记录的最近检索、同步、向量化与重建的次数、耗时和结果，用于求助时排查问题。"
-        "记录中没有查询文字、文档内容、文件路径或密钥；导出的文件同样经过脱敏。",
-        "Counts, times and outcomes of recent retrievals, syncs, vectorisations and rebuilds,"
-        " kept on this computer to help when you ask for support. The record holds no query"
-        " text, document text, file paths or keys, and the exported file is redacted too.",
+        "本机记录的最近检索（检索工作台、对话与外部 AI 工具）、同步、向量化与重建的次数、"
+        "耗时、检索模式和结果，用于求助时排查问题。记录中没有查询文字、文档内容或密钥；"
+        "导出的文件还会把文件名和路径替换掉。",
+        "Counts, times, retrieval modes and outcomes of recent searches (workbench, chat and"
+        " external AI tools), syncs, vectorisations and rebuilds, kept on this computer to help"
+        " when you ask for support. The record holds no query text, document text or keys;"
+        " the exported file also has file names and paths replaced.",
     ),
     "diagrec.totals": ("汇总", "Totals"),
     "diagrec.recent": ("最近事件", "Recent events"),
@@ -41,6 +43,16 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
         "{results} 条结果，上下文 {chars} 字符，通道：{channels}",
         "{results} results, {chars} context characters, channels: {channels}",
     ),
+    "diagrec.event.search": (
+        "{origin} · 知识库 {libraries} 个",
+        "{origin} · libraries: {libraries}",
+    ),
+    "diagrec.origin.retrieve": ("检索工作台或命令行", "workbench or command line"),
+    "diagrec.origin.chat-presearch": ("对话，先检索", "chat, searched first"),
+    "diagrec.origin.chat-tool": ("对话，模型调用检索", "chat, the model's search"),
+    "diagrec.origin.mcp": ("外部 AI 工具（MCP）", "external AI tool (MCP)"),
+    "diagrec.mode.always": ("每次先检索", "search first"),
+    "diagrec.mode.auto": ("模型决定", "model decides"),
     "diagrec.event.degraded": ("降级通道：{channels}", "degraded: {channels}"),
     "diagrec.event.task": (
         "{total} 项，其中 {failed} 个文档失败",
@@ -59,9 +71,10 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.export.filter": ("JSON 文件 (*.json)", "JSON files (*.json)"),
     "diagrec.exporting": ("正在导出…", "Exporting…"),
     "diagrec.export.done": (
-        "已导出到 {path}（{events} 个事件，{kb} KB）。文件中没有查询文字、文档内容、密钥或网址中的账号密码。",
+        "已导出到 {path}（{events} 个事件，{kb} KB）。文件中没有查询文字、文档内容、文件名、"
+        "密钥或网址中的账号密码。",
         "Exported to {path} ({events} events, {kb} KB). It holds no query text, document text,"
-        " keys or passwords from addresses.",
+        " file names, keys or passwords from addresses.",
     ),
     "diagrec.export.failed": ("导出失败：{reason}", "Export failed: {reason}"),
     "conn.title": ("模型连接", "Model connections"),

@@ -60,7 +60,9 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.kind.currentIndexChanged.connect(lambda _i: self._update())
         self.base_url = QtWidgets.QLineEdit()
         self.base_url.setPlaceholderText("http://127.0.0.1:11434")
+        self.base_url.textChanged.connect(lambda _t: self._show_data_path())
         self.model = QtWidgets.QLineEdit()
+        self.model.textChanged.connect(lambda _t: self._show_data_path())
         self.dimensions = QtWidgets.QSpinBox()
         self.dimensions.setRange(0, 8192)
         self.key = QtWidgets.QLineEdit()
@@ -221,6 +223,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self._run(probe, tr("conn.testing_save"), after)
 
     def _show(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
+        print("SHOW", info, error)
         if info is None:
             return
         c = info.connection
@@ -236,13 +239,19 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.key.setPlaceholderText(
             tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
         )
-        self.data_path.setText(say_text(info.data_path))
         self._update()
 
     def _update(self) -> None:
         remote = self.kind.currentData() in ("ollama", "openai-compatible")
         for widget in (self.base_url, self.model, self.dimensions, self.key):
             widget.setEnabled(remote)
+        self._show_data_path()
+
+    def _show_data_path(self) -> None:
+        """Where text would go with the form as it stands (saved or not)."""
+        kind = str(self.kind.currentData())
+        url, model = self.base_url.text().strip(), self.model.text().strip()
+        self.data_path.setText(say_text(m.data_path(kind, url or None, model or None)))
 
     def connection(self) -> m.EmbeddingConnection:
         remote = self.kind.currentData() in ("ollama", "openai-compatible")

@@ -37,15 +37,29 @@ def _local_time(stamp: str) -> str:
     return moment.toLocalTime().toString("yyyy-MM-dd HH:mm:ss")
 
 
+def _search(details: dict[str, object]) -> str:
+    """Where a search came from, in which retrieval mode, over how many libraries."""
+    origin, mode = details.get("origin"), details.get("mode")
+    if origin not in get_args(c.SearchOrigin):
+        return ""  # recorded before searches said where they came from
+    text = tr(f"diagrec.origin.{origin}")
+    if mode in ("always", "auto"):
+        text += f" ({tr(f'diagrec.mode.{mode}')})"
+    return tr("diagrec.event.search", origin=text, libraries=details.get("libraries", 0))
+
+
 def _summary(event: c.DiagnosticEvent) -> str:
     d = event.details
+    if event.kind == "retrieve" and "error" in d:
+        return _search(d)  # the outcome column says how it ended
     if event.kind == "retrieve":
-        text = tr(
+        counts = tr(
             "diagrec.event.retrieve",
             results=d.get("results", 0),
             chars=d.get("contextCharacters", 0),
             channels=", ".join(d.get("channels", {}).get("used", [])) or "—",
         )
+        text = " · ".join(part for part in (_search(d), counts) if part)
         # The graph channel is not built yet and reports so on every request: not news here.
         degraded = [
             x.get("channel", "") for x in d.get("degraded", []) if x.get("channel") != "graph"

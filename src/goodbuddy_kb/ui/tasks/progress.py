@@ -26,6 +26,17 @@ def progress(info: t.TaskInfo) -> str:
     return f"{text} · {speed}" if speed else text
 
 
+def bar_text(info: t.TaskInfo | None) -> str:
+    """What the Tasks tab's bar says about the task it follows: the task, its state and the
+    very progress text of its row (count, pace and time left come from one place, so the bar
+    and the row cannot disagree). A task with nothing counted shows no count (never "0/1")."""
+    if info is None:
+        return tr("task.none")
+    head = f"{tr(f'task.kind.{info.kind}')} · {tr(f'task.state.{info.state}')}"
+    counted = info.total > 0 or info.current == t.STEP_LOADING_MODEL
+    return f"{head} · {progress(info)}" if counted else head
+
+
 def ocr_running(info: t.TaskInfo) -> bool:
     """An OCR task counting the pages of one document (done/total are its pages)."""
     return info.kind == "ocr" and info.state == "running" and bool(info.current and info.total)

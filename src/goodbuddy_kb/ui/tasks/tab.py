@@ -3,6 +3,7 @@ Cancelled and interrupted read differently from failed (symbol and words, not co
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from goodbuddy_kb.contracts import tasks as t
@@ -12,7 +13,7 @@ from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
-from goodbuddy_kb.ui.tasks.progress import ocr_running, pace_text, progress, summary
+from goodbuddy_kb.ui.tasks.progress import bar_text, progress, summary
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
 
 TASK_COLUMNS: list[Column[t.TaskInfo]] = [
@@ -55,14 +56,23 @@ class TasksTab(QtWidgets.QWidget):
         self._update()
 
     def show_library(self, library_id: str | None) -> None:
+        if library_id != self.library_id:
+            self._show_rows([], None)  # never another library's tasks while this one's load
         self.library_id = library_id
         self.refresh()
 
     def refresh(self) -> None:
+        library_id = self.library_id
+
         def done(result: t.TaskListResponse | None, error: KbError | None) -> None:
-            if result is not None:
-                self.model.set_rows(result.tasks)
-                self._update()
+            if result is not None and library_id == self.library_id:
+                known = {r.id: r for r in self.model.rows}
+                # a notification that arrived while the list was read is newer than the list
+                rows = [
+                    known[r.id] if r.id in known and r.is_older_than(known[r.id]) else r
+                    for r in result.tasks
+                ]
+                self._show_rows(rows, self.current())
 
         self.link.call(TASKS_LIST, t.TaskListRequest(library_id=self.library_id), done)
 
@@ -76,47 +86,57 @@ class TasksTab(QtWidgets.QWidget):
             return
         rows = self.model.rows
         index = next((i for i, r in enumerate(rows) if r.id == info.id), None)
+        selected = self.current()
         if index is None:
             rows.insert(0, info)
-        else:
+            if selected is not None and selected.state in t.FINISHED_STATES:
+                selected = None  # a new run starts: the bar follows it, not a finished one
+        elif not info.is_older_than(rows[index]):
             rows[index] = info
-        current = self.current()
+        self._show_rows(rows, selected)
+
+    def _show_rows(self, rows: list[t.TaskInfo], selected: t.TaskInfo | None) -> None:
+        """Show ``rows``, keeping the selected task selected (by its id, not its row)."""
         self.model.set_rows(rows)
-        if current is not None:
-            self.view.selectRow(next((i for i, r in enumerate(rows) if r.id == current.id), 0))
+        row = next((i for i, r in enumerate(rows) if selected and r.id == selected.id), None)
+        if row is not None:
+            self.view.selectRow(row)
         self._update()
 
     def current(self) -> t.TaskInfo | None:
         index = self.view.currentIndex()
         return self.model.row_at(index.row()) if index.isValid() else None
 
-    def _update(self) -> None:
-        # the selected task, else the one at work, else the latest (its final count, not 0/1)
-        info = (
+    def followed(self) -> t.TaskInfo | None:
+        """The task the bar shows: the selected one, else the newest at work, else the newest."""
+        rows = self.model.rows
+        return (
             self.current()
-            or next((r for r in self.model.rows if r.state in ("queued", "running")), None)
-            or (self.model.rows[0] if self.model.rows else None)
+            or next((r for r in rows if r.state in ("queued", "running")), None)
+            or (rows[0] if rows else None)
         )
+
+    def _update(self) -> None:
+        info = self.followed()
         # a running task that has not counted its work yet (a model loading) shows as busy
         busy = info is not None and info.state == "running" and info.total == 0
-        self.bar.setMaximum(0 if busy else (max(1, info.total) if info else 1))
-        self.bar.setValue(info.done if info else 0)
-        pace = pace_text(info) if info is not None and info.state == "running" else ""
-        if info is not None and ocr_running(info):
-            # pages of the document being read, and its name (a documents-per-second pace
-            # would mix pages of different documents)
-            self.bar.setFormat(progress(info).replace("%", "%%"))
-        elif info is None:
-            self.bar.setFormat(tr("task.none"))
-        else:
-            self.bar.setFormat(f"%v/%m · {pace}" if pace else "%v/%m")
+        total = info.total if info is not None else 0
+        finished = info is not None and info.state == "completed"
+        self.bar.setMaximum(0 if busy else max(1, total))
+        self.bar.setValue(info.done if info and total else (1 if finished else 0))
+        self.bar.setFormat(_literal(bar_text(info)))
         self.cancel_button.setEnabled(info is not None and info.state in ("queued", "running"))
 
     def cancel_current(self) -> None:
-        info = self.current() or next(
-            (r for r in self.model.rows if r.state in ("queued", "running")), None
-        )
-        if info is not None:
+        info = self.followed()
+        if info is not None and info.state in ("queued", "running"):
             self.link.call(
                 TASKS_CANCEL, t.TaskCancelRequest(task_id=info.id), lambda _r, _e: self.refresh()
             )
+
+
+def _literal(text: str) -> str:
+    """``text`` as a progress bar format that shows it as it is: Qt fills in %v, %m and %p (a
+    file name may hold them) and shows "%%" as two signs, so an invisible word joiner keeps a
+    "%" before those letters from being read as a placeholder."""
+    return re.sub(r"%(?=[vmp])", "%\u2060", text)

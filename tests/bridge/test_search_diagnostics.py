@@ -1,0 +1,128 @@
+"""Every search lands in the diagnostics record (PRD §13) — the chat's search before its model
+answers ("always"), the chat model's own search ("auto") and an external AI tool's search over
+MCP (stdio) — with where it came from, its retrieval mode and how many libraries it covered,
+never its query; and the exported bundle names no file, not even the one whose failure a task
+reports. Real backend, real socket, a loopback chat model, the real `goodbuddy-kb mcp`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import ClientSession
+
+from goodbuddy_kb.bridge.client import BlockingClient
+from goodbuddy_kb.contracts import chat as ch
+from goodbuddy_kb.contracts import diagnostics as d
+from goodbuddy_kb.contracts import rebuild as rb
+from goodbuddy_kb.contracts.methods import (
+    CHAT_MODEL_UPDATE,
+    CHAT_SEND,
+    CONVERSATION_CREATE,
+    DIAGNOSTICS_EXPORT,
+    DIAGNOSTICS_SUMMARY,
+    LIBRARY_REBUILD,
+)
+from tests.bridge.helpers import (
+    chunking,
+    library_with,
+    library_with_docs,
+    wait_task,
+    write_doc,
+)
+from tests.mcp_server.test_stdio import expose, run_session, search, text_of
+from tests.servers.chatserver import ChatScript, chat_server, token_of, tool
+
+pytestmark = pytest.mark.integration
+
+ALWAYS_QUERY = "alwaysmarkerqq 出差住宿标准"
+TOOL_QUERY = "toolmarkerqq 住宿标准"
+MCP_QUERY = "mcpmarkerqq 住宿标准"
+FAILED_FILE = "ledgermarkerff-2026.md"
+MARKERS = ("alwaysmarkerqq", "toolmarkerqq", "mcpmarkerqq", "ledgermarkerff")
+
+
+def chat(client: BlockingClient, text: str, library_ids: list[str], mode: str) -> ch.ChatMessage:
+    conversation = client.call(CONVERSATION_CREATE, ch.ConversationCreateRequest())
+    request = ch.SendRequest(
+        conversation_id=conversation.id,
+        text=text,
+        library_ids=library_ids,
+        mode=mode,  # type: ignore[arg-type]
+    )
+    return client.call(CHAT_SEND, request).assistant_message
+
+
+def with_a_failed_file(client: BlockingClient, folder: Path) -> str:
+    """A library whose rebuild fails on one file: the task's reason names that file."""
+    folder.mkdir()
+    write_doc(folder, 2, name=FAILED_FILE)
+    library_id = library_with_docs(client, folder, count=1)
+    (folder / FAILED_FILE).write_bytes(b"\x00\x01binary" * 500)
+    chunking(client, library_id, "structure")
+    task_id = client.call(LIBRARY_REBUILD, rb.LibraryRebuildRequest(library_id=library_id)).task_id
+    task = wait_task(client, task_id)[0]
+    assert task.error and FAILED_FILE in task.error, task.error
+    return library_id
+
+
+def test_chat_and_mcp_searches_are_recorded_with_their_mode_and_no_query(
+    data_dir: Path, client: BlockingClient, tmp_path: Path
+) -> None:
+    alpha = library_with(client, tmp_path / "alpha", "Alpha")
+    beta = library_with(client, tmp_path / "beta", "Beta")
+    with_a_failed_file(client, tmp_path / "gamma")
+    script = ChatScript(
+        turns=[
+            [{"text": "Answered from the evidence."}],
+            [tool(lambda r: {"query": TOOL_QUERY, "token": token_of(r)})],
+            [{"text": "Answered after searching."}],
+        ]
+    )
+    with chat_server(script) as base:
+        connection = ch.ChatConnection(kind="openai-compatible", base_url=base, model="m")
+        client.call(CHAT_MODEL_UPDATE, ch.ChatUpdateRequest(connection=connection))
+        first = chat(client, ALWAYS_QUERY, [alpha, beta], "always")
+        second = chat(client, "how much per night?", [alpha], "auto")
+    assert first.retrieval is not None and first.retrieval.mode == "always"
+    assert second.retrieval is not None and second.retrieval.searches == 1
+
+    for library_id in (alpha, beta):
+        expose(client, library_id, True)
+
+    async def scenario(session: ClientSession) -> None:
+        found = await search(session, query=MCP_QUERY)
+        assert not found.is_error, text_of(found)
+
+    run_session(data_dir, scenario)
+
+    summary = client.call(DIAGNOSTICS_SUMMARY, d.DiagnosticsSummaryRequest(recent=50))
+    seen = searches(summary.to_wire()["recent"])
+    assert seen["chat-presearch"] == {"mode": "always", "libraries": 2}
+    assert seen["chat-tool"] == {"mode": "auto", "libraries": 1}
+    assert seen["mcp"] == {"mode": "direct", "libraries": 2}
+
+    target = tmp_path / "bundle.json"
+    client.call(DIAGNOSTICS_EXPORT, d.DiagnosticsExportRequest(path=str(target)))
+    text = target.read_text(encoding="utf-8")
+    for marker in MARKERS:
+        assert marker not in text, marker
+    bundle = json.loads(text)
+    assert searches(bundle["diagnostics"]["events"]) == seen
+    rebuilt = next(f for f in bundle["taskFailures"] if f["kind"] == "rebuild")
+    assert "(first: <file>: " in rebuilt["reason"], "the reason stays, the name is replaced"
+
+
+def searches(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The newest search of each origin: its mode and library count."""
+    found: dict[str, dict[str, Any]] = {}
+    for event in events:  # newest first
+        details = event["details"]
+        if event["kind"] == "retrieve" and details.get("origin") not in found:
+            found[details.get("origin")] = {
+                "mode": details.get("mode"),
+                "libraries": details["libraries"],
+            }
+    return {origin: seen for origin, seen in found.items() if origin != "retrieve"}

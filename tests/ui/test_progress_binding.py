@@ -1,0 +1,212 @@
+"""Progress belongs to its library and its task, in the real window over a real backend and a
+slow loopback embedding service: another library's header never shows this one's vector build;
+the Tasks tab's bar follows the selected task, else the newest at work, else the newest, never
+mixes a cancelled run with a later one, shows no count when there is nothing counted, and reads
+exactly as the task's own row (count, pace and time left)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts import rebuild as r
+from goodbuddy_kb.contracts import tasks as t
+from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, LIBRARY_REBUILD, SETTINGS_UPDATE
+from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS, TasksTab
+from tests.servers.embedserver import Script, openai_server
+from tests.ui.helpers import create_library, library_with_folder, shoot, wait_call
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+SECTION = "## Section {n}\n\n" + "Paragraph {n} of document {d} is about topic{d}x{n}. " * 6
+COUNT = re.compile(r"\d+/\d+")
+
+
+def documents(count: int) -> dict[str, str]:
+    return {
+        f"doc{d:02}.md": f"# Document {d}\n\n"
+        + "\n\n".join(SECTION.format(n=n, d=d) for n in range(1, 7))
+        for d in range(1, count + 1)
+    }
+
+
+def use_service(qtbot: QtBot, win: MainWindow, base: str) -> None:
+    connection = m.EmbeddingConnection(
+        kind="openai-compatible", base_url=base, model="embed-small", dimensions=384
+    )
+    request = m.EmbeddingUpdateRequest(connection=connection, api_key="sk-test-0000000000")
+    wait_call(qtbot, win, EMBEDDING_UPDATE, request)
+
+
+def fixed_mode(qtbot: QtBot, win: MainWindow, target: int = 400) -> None:
+    """Small fixed-size chunks (a new ``target`` re-chunks, so a rebuild embeds anew)."""
+    library_id = win.current_library_id()
+    assert library_id is not None
+    chunking = KnowledgeChunkingSettings(
+        mode="fixed", target_characters=target, overlap_characters=0
+    )
+    request = lib.SettingsUpdateRequest(library_id=library_id, chunking=chunking)
+    saved = wait_call(qtbot, win, SETTINGS_UPDATE, request)
+    assert isinstance(saved, lib.LibrarySettings), saved
+
+
+def select(win: MainWindow, name: str) -> None:
+    row = next(
+        i
+        for i in range(win.model.rowCount())
+        if (library := win.model.library_at(i)) is not None and library.name == name
+    )
+    win.libraries.list_view.setCurrentIndex(win.model.index(row))
+
+
+def row_progress(tab: TasksTab, task_id: str) -> str:
+    column = next(c for c in TASK_COLUMNS if c.header_key == "col.progress")
+    task = next(row for row in tab.model.rows if row.id == task_id)
+    return column.text(task)
+
+
+def test_a_header_never_shows_another_librarys_vector_build(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    script = Script()
+    with openai_server(script) as base:
+        use_service(qtbot, window, base)
+        library_with_folder(qtbot, window, tmp_path / "b", documents(2), name="Beta")
+        tab = window.documents_tab
+        qtbot.waitUntil(lambda: "matches the model" in tab.vector_label.text(), timeout=10_000)
+        beta = tab.vector_label.text()
+        script.delay_s = 2.0  # Alpha's vectors take two seconds per batch
+        library_with_folder(
+            qtbot,
+            window,
+            tmp_path / "a",
+            documents(24),
+            name="Alpha",
+            vectors=False,
+            before_import=lambda: fixed_mode(qtbot, window),
+        )
+        qtbot.waitUntil(lambda: "building" in tab.vector_label.text(), timeout=20_000)
+        alpha = tab.vector_label.text()
+        assert COUNT.search(alpha)
+        tasks = window.tasks_tab
+        window.tabs.setCurrentWidget(tasks)
+        qtbot.waitUntil(lambda: any(row.state == "running" for row in tasks.model.rows))
+        build = next(row for row in tasks.model.rows if row.state == "running")
+
+        def nothing_of_alpha() -> None:
+            assert "building" not in tab.vector_label.text(), "Alpha's build shown under Beta"
+            assert all(row.id != build.id for row in tasks.model.rows)
+            followed = tasks.followed()
+            assert followed is None or followed.library_id != build.library_id
+            assert tasks.bar.maximum() != build.total
+
+        select(window, "Beta")
+        nothing_of_alpha()  # from the moment Beta is chosen
+        qtbot.waitUntil(lambda: tab.vector_label.text() == beta, timeout=5_000)
+        for _ in range(10):  # Alpha's build goes on, its notifications keep arriving
+            qtbot.wait(200)
+            nothing_of_alpha()
+        shoot(window, "progress-other-library-en")
+        select(window, "Alpha")
+        qtbot.waitUntil(lambda: "building" in tab.vector_label.text(), timeout=5_000)
+        script.delay_s = 0.0
+        qtbot.waitUntil(lambda: "matches the model" in tab.vector_label.text(), timeout=30_000)
+
+
+def test_the_tasks_bar_follows_one_run_and_reads_as_its_row(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    tasks = window.tasks_tab
+    # A library whose folder is empty: its sync counts nothing, and the idle bar shows no count.
+    create_library(qtbot, window, "Empty")
+    assert tasks.bar.text() == "No tasks yet"
+    (tmp_path / "empty").mkdir()
+    window.documents_tab.add_source("folder", str(tmp_path / "empty"))
+    qtbot.waitUntil(
+        lambda: (
+            bool(tasks.model.rows) and all(row.state == "completed" for row in tasks.model.rows)
+        ),
+        timeout=10_000,
+    )
+    assert tasks.model.rows[0].total == 0
+    idle = tasks.bar.text()
+    assert idle.endswith("✓ Completed") and not COUNT.search(idle), "no 0/1 when nothing counted"
+
+    script = Script()
+    with openai_server(script) as base:
+        use_service(qtbot, window, base)
+        library_with_folder(qtbot, window, tmp_path / "docs", documents(6), name="Handbook")
+        library_id = window.current_library_id()
+        assert library_id is not None
+        window.tabs.setCurrentWidget(tasks)
+        script.delay_s = 0.6  # each document takes over half a second to embed
+        first = rebuild(qtbot, window, 1600)
+        qtbot.waitUntil(lambda: running_at(tasks, first, 2), timeout=20_000)
+        tasks.view.selectRow(0)  # the person picks the running task and cancels it
+        assert tasks.current() is not None and tasks.current().id == first  # type: ignore[union-attr]
+        tasks.cancel_current()
+        qtbot.waitUntil(lambda: state_of(tasks, first) == "cancelled", timeout=20_000)
+        cancelled = next(row for row in tasks.model.rows if row.id == first)
+        assert cancelled.done < 6
+
+        script.delay_s = 0.3
+        second = rebuild(qtbot, window, 800)
+        seen: list[str] = []
+
+        def bar_reads_as_the_row() -> bool:
+            followed = tasks.followed()
+            if followed is None or followed.id != second:
+                return False
+            text = tasks.bar.text()
+            assert text.endswith(row_progress(tasks, second)), (text, row_progress(tasks, second))
+            assert tasks.bar.value() == followed.done and tasks.bar.maximum() == 6
+            seen.append(text)
+            return followed.state == "completed"
+
+        qtbot.waitUntil(bar_reads_as_the_row, timeout=30_000)
+        assert any("left" in text for text in seen), "a running bar gives the time left"
+        done = tasks.bar.text()
+        assert done.startswith("Rebuild · ✓ Completed · 6/6 (100%)"), done
+        assert "documents/s" in done, "the finished row's average pace, in the bar too"
+        assert f"{cancelled.done}/6" not in done
+        shoot(window, "progress-after-cancel-en")
+
+
+def rebuild(qtbot: QtBot, win: MainWindow, target: int) -> str:
+    """A library rebuild after a change of chunk size (so every document is embedded anew)."""
+    fixed_mode(qtbot, win, target)
+    library_id = win.current_library_id()
+    assert library_id is not None
+    started = wait_call(qtbot, win, LIBRARY_REBUILD, r.LibraryRebuildRequest(library_id=library_id))
+    task_id: str = started.task_id
+    qtbot.waitUntil(lambda: any(row.id == task_id for row in win.tasks_tab.model.rows))
+    return task_id
+
+
+def running_at(tab: TasksTab, task_id: str, done: int) -> bool:
+    task: Any = next((row for row in tab.model.rows if row.id == task_id), None)
+    return task is not None and task.state == "running" and task.done >= done
+
+
+def state_of(tab: TasksTab, task_id: str) -> str | None:
+    task: t.TaskInfo | None = next((row for row in tab.model.rows if row.id == task_id), None)
+    return task.state if task is not None else None
+
+
+def test_the_bar_shows_a_file_name_holding_percent_signs_as_it_is(qtbot: QtBot) -> None:
+    from goodbuddy_kb.qt.widgets import QtWidgets
+    from goodbuddy_kb.ui.tasks.tab import _literal
+
+    bar = QtWidgets.QProgressBar()
+    qtbot.addWidget(bar)
+    bar.setMaximum(10)
+    bar.setValue(3)
+    bar.setFormat(_literal("OCR 3/10 pages · %value%p.pdf (30%)"))
+    assert bar.text().replace("\u2060", "") == "OCR 3/10 pages · %value%p.pdf (30%)"
