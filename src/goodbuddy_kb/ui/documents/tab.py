@@ -453,7 +453,10 @@ class DocumentsTab(QtWidgets.QWidget):
         )
 
     def rebuild_document(self, doc: c.Document) -> None:
-        rebuild_actions.rebuild_document(self.link, doc, self.notice.emit)
+        rebuild_actions.rebuild_document(self, self.link, doc, self.notice.emit, self._ask)
+
+    def _ask(self, box: QtWidgets.QMessageBox) -> None:
+        self.rebuild_box = box
 
     def rebuild_current_document(self) -> None:
         doc = self.current_document()
