@@ -93,16 +93,16 @@ def test_rebuild_skips_a_document_with_manual_work_unless_told_to_discard(
 
         kept = run(data_dir, "rebuild", "Notes")
         assert kept.returncode == 0, kept.stdout + kept.stderr
-        out = kept.stdout
-        assert "manual chunk work in 1 document (1 edited, 1 disabled, 1 deleted)" in out
-        assert "policy.md: 1 edited, 1 disabled, 1 deleted" in out
-        assert "skipped 1 document to keep manual work (1 edited, 1 disabled, 1 deleted)" in out
-        assert "--discard-edits" in out
         assert found(data_dir, "zebracrossing") == [
             "Corrected by hand: zebracrossing allowances are capped at 40 euros."
         ], "the skipped document keeps its edit, searchable by full text"
         assert found(data_dir, "quokkafence") == [], "disabled text stays out of search"
         assert found(data_dir, "walrusgate") == [], "deleted text stays out of search"
+        out = kept.stdout
+        assert "manual chunk work in 1 document (1 edited, 1 disabled, 1 deleted)" in out
+        assert "policy.md: 1 edited, 1 disabled, 1 deleted" in out
+        assert "skipped 1 document to keep manual work (1 edited, 1 disabled, 1 deleted)" in out
+        assert "--discard-edits" in out
         assert pending(client, library_id), "the new settings do not yet apply everywhere"
         other = run(data_dir, "chunks", "Notes", "other.md", "--json")
         assert json.loads(other.stdout)["document"]["status"]["parse"] == "done"
