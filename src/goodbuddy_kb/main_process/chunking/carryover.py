@@ -82,12 +82,16 @@ def _edited(draft: ChunkDraft, content: str) -> ChunkDraft:
     return replace(draft, content=content, index_text=index_text, checksum=checksum(index_text))
 
 
-def _resurfaces(text: str, drafts: list[ChunkDraft]) -> bool:
+#: Each draft's content as compared (computed once per carry-over), by draft id.
+Texts = dict[str, str]
+
+
+def _resurfaces(text: str, drafts: list[ChunkDraft], texts: Texts) -> bool:
     """Would this text be found again: a new chunk contains it or lies inside it."""
     if not text:
         return False
     for draft in drafts:
-        other = comparable(draft.content)
+        other = texts[draft.id]
         if other and (text in other or other in text):
             return True
     return False
@@ -105,25 +109,25 @@ def _drop(drafts: list[ChunkDraft], gone: ChunkDraft) -> list[ChunkDraft]:
 
 
 def _apply_deletions(
-    drafts: list[ChunkDraft], deleted: tuple[ManualChunk, ...]
+    drafts: list[ChunkDraft], deleted: tuple[ManualChunk, ...], texts: Texts
 ) -> tuple[list[ChunkDraft], list[ManualChunk], int, int]:
     kept: list[ManualChunk] = []
     lost = 0
     for gone in deleted:
         text = comparable(gone.content)
         match = next((d for d in drafts if d.id == gone.id), None) or next(
-            (d for d in drafts if text and comparable(d.content) == text), None
+            (d for d in drafts if text and texts[d.id] == text), None
         )
         if match is not None:
             drafts = _drop(drafts, match)
             kept.append(ManualChunk(match.id, match.role, match.content))
-        elif _resurfaces(text, drafts):
+        elif _resurfaces(text, drafts, texts):
             lost += 1
     return drafts, kept, len(kept), lost
 
 
 def _apply_disabled(
-    drafts: list[ChunkDraft], disabled: tuple[ManualChunk, ...]
+    drafts: list[ChunkDraft], disabled: tuple[ManualChunk, ...], texts: Texts
 ) -> tuple[list[ChunkDraft], int, int]:
     off: set[str] = set()
     carried = lost = 0
@@ -135,13 +139,13 @@ def _apply_disabled(
             carried += 1
             continue
         holder = next(
-            (d for d in drafts if d.role != "parent" and text and text in comparable(d.content)),
+            (d for d in drafts if d.role != "parent" and text and text in texts[d.id]),
             None,
         )
         if holder is not None:
             off.add(holder.id)
             carried += 1
-        elif _resurfaces(text, drafts):
+        elif _resurfaces(text, drafts, texts):
             lost += 1
     return [replace(d, enabled=False) if d.id in off else d for d in drafts], carried, lost
 
@@ -153,8 +157,11 @@ def carry_over(state: ManualState, drafts: list[ChunkDraft]) -> CarryOver:
     ids = {d.id for d in drafts}
     edits_kept = sum(1 for cid in state.edited if cid in ids)
     with_edits = [_edited(d, state.edited[d.id]) if d.id in state.edited else d for d in drafts]
-    remaining, deletions, deletes_kept, deletes_lost = _apply_deletions(with_edits, state.deleted)
-    final, disabled_kept, disabled_lost = _apply_disabled(remaining, state.disabled)
+    texts = {d.id: comparable(d.content) for d in with_edits}
+    remaining, deletions, deletes_kept, deletes_lost = _apply_deletions(
+        with_edits, state.deleted, texts
+    )
+    final, disabled_kept, disabled_lost = _apply_disabled(remaining, state.disabled, texts)
     return CarryOver(
         final,
         deletions,
