@@ -103,6 +103,7 @@ def test_rebuild_skips_a_document_with_manual_work_unless_told_to_discard(
         assert "policy.md: 1 edited, 1 disabled, 1 deleted" in out
         assert "skipped 1 document to keep manual work (1 edited, 1 disabled, 1 deleted)" in out
         assert "--discard-edits" in out
+        assert "1 skipped to keep manual chunk work" in run(data_dir, "tasks", "Notes").stdout
         assert pending(client, library_id), "the new settings do not yet apply everywhere"
         other = run(data_dir, "chunks", "Notes", "other.md", "--json")
         assert json.loads(other.stdout)["document"]["status"]["parse"] == "done"

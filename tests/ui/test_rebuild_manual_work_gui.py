@@ -129,6 +129,20 @@ def test_the_rebuild_dialog_names_manual_work_and_its_choice_reaches_the_backend
     assert snippets(qtbot, window, library_id, "zebracrossing") == [EDITED]
     assert snippets(qtbot, window, library_id, "walrusgate") == []
 
+    tab = window.documents_tab  # a document's own rebuild asks the same way
+    tab.rebuild_box = None
+    row = next(i for i, d in enumerate(tab.documents.rows) if d.path == "policy.md")
+    button = tab.row_button(row)
+    assert button is not None
+    qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tab.rebuild_box is not None, timeout=10_000)
+    asked = tab.rebuild_box
+    assert asked is not None and asked.property("manualWork")
+    assert "Rebuild “policy.md”?" in asked.text()
+    assert asked.property("acceptButton").text() == "Rebuild, skip it if the work cannot be kept"
+    shoot(asked, "rebuild-document-manual-work-light-en")
+    asked.reject()
+
     box = open_box(qtbot, window)
     box.reject()  # cancel starts nothing
     qtbot.wait(300)

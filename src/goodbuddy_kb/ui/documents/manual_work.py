@@ -34,7 +34,10 @@ def describe(preview: r.RebuildPreviewResponse) -> str:
 
 
 def offer_choice(
-    box: QtWidgets.QMessageBox, preview: r.RebuildPreviewResponse, start: Start
+    box: QtWidgets.QMessageBox,
+    preview: r.RebuildPreviewResponse,
+    start: Start,
+    skip_key: str = "rebuild.manual.skip",
 ) -> None:
     """Turn an open rebuild confirmation into the skip / discard / cancel choice when the
     preview found manual work. Its accept button becomes "skip those documents" (still the
@@ -45,8 +48,8 @@ def offer_choice(
     box.setInformativeText(describe(preview))
     accept = box.property("acceptButton")
     if isinstance(accept, QtWidgets.QPushButton):
-        accept.setText(tr("rebuild.manual.skip"))
-        accept.setAccessibleName(tr("rebuild.manual.skip"))
+        accept.setText(tr(skip_key))
+        accept.setAccessibleName(tr(skip_key))
     discard = box.addButton(
         tr("rebuild.manual.discard"), QtWidgets.QMessageBox.ButtonRole.DestructiveRole
     )

@@ -79,7 +79,7 @@ def rebuild_document(
                 "rebuild.library.accept",
                 lambda: start("skip"),
             )
-            manual_work.offer_choice(box, result, start)
+            manual_work.offer_choice(box, result, start, "rebuild.manual.skip_one")
             shown(box)
         elif result is not None:
             start("skip")

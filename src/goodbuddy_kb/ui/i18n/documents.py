@@ -148,6 +148,10 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "rebuild.manual.document": ("• {path}：{counts}", "• {path}: {counts}"),
     "rebuild.manual.more": ("…另有 {n} 个文档", "… and {n} more documents"),
     "rebuild.manual.skip": ("重建，跳过这些文档", "Rebuild, skip those documents"),
+    "rebuild.manual.skip_one": (
+        "重建，无法沿用时跳过",
+        "Rebuild, skip it if the work cannot be kept",
+    ),
     "rebuild.manual.discard": ("重建并丢弃手动修改", "Rebuild and discard manual work"),
     "rebuild.document.confirm": (
         "重建“{path}”？\n\n将从来源重新读取、解析、分块并建立索引。",
