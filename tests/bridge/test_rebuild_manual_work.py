@@ -27,6 +27,7 @@ from goodbuddy_kb.contracts.methods import (
     RETRIEVE,
     SETTINGS_UPDATE,
     SOURCE_ADD,
+    SOURCE_SYNC,
 )
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from tests.bridge.helpers import create_library, session, settle, wait_task
@@ -177,3 +178,25 @@ def test_the_choice_is_validated(data_dir: Path) -> None:
         wrong = raw(client, LIBRARY_REBUILD.name, {"libraryId": library_id, "manualWork": "wipe"})
         assert wrong["error"]["data"]["code"] == "invalid_request"
         assert "manualWork" in wrong["error"]["data"]["message"]
+
+
+def test_a_resync_of_a_changed_file_says_what_manual_work_its_new_text_replaced(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    with session(data_dir) as (_backend, client):
+        library_id, _docs = setup(client, tmp_path / "notes")
+        policy = tmp_path / "notes" / "policy.md"
+        # The edited section's own text changes; the disabled and deleted ones stay as they were.
+        policy.write_text(
+            policy.read_text("utf-8").replace("covers zebracrossing", "now covers zebrastripes"),
+            "utf-8",
+        )
+        task_id = client.call(SOURCE_SYNC, s.SourceSyncRequest(library_id=library_id)).task_ids[0]
+        info, _seen = wait_task(client, task_id)
+        work = info.summary.manual_work if info.summary else None
+        assert work is not None and work.choice == "discard"
+        assert work.discarded == counts(edited=1)
+        assert work.carried == counts(disabled=1, deleted=1)
+        assert snippets(client, library_id, "zebrastripes")
+        assert snippets(client, library_id, "walrusgate") == []
+        assert snippets(client, library_id, "quokkafence") == []

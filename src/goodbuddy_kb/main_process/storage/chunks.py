@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from goodbuddy_kb.main_process.chunking import ChunkDraft
+from goodbuddy_kb.main_process.chunking.carryover import Tally
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.lexical import index as lexical_index
 from goodbuddy_kb.main_process.storage import manual_work
@@ -25,6 +26,9 @@ class ReplaceStats:
     added: int
     updated: int
     removed: int
+    #: A person's chunk work the new generation kept, and what it dropped.
+    carried: Tally = field(default_factory=Tally)
+    lost: Tally = field(default_factory=Tally)
 
 
 def _meta(draft: ChunkDraft) -> tuple[object, ...]:
@@ -79,7 +83,7 @@ def replace_document_chunks(
     lexical_index.remove(conn, writer.unindex)
     lexical_index.add(conn, writer.reindex)
     lexical_index.refresh_headings(conn, writer.kept)
-    return ReplaceStats(removed=len(stale), **writer.counts)
+    return ReplaceStats(removed=len(stale), carried=plan.carried, lost=plan.lost, **writer.counts)
 
 
 class _Writer:

@@ -112,7 +112,7 @@ def store_parsed(
     ocr_note: str | None = None,
     parse_note: str | None = None,
     keep_manual: bool = False,
-) -> str:
+) -> chunks.ReplaceStats:
     """One transaction: the document row, its chunks and their index rows — all old or all new.
 
     ``within(conn, document_id)`` runs in the same transaction once the chunks are replaced
@@ -121,12 +121,13 @@ def store_parsed(
     ``parse_note`` is what the parser wants a person to know (a catalogue sentence), or None.
     A person's chunk work is carried over where the drafts allow; with ``keep_manual`` a
     generation that would drop some of it is not stored (``ManualWorkWouldBeLost``).
+    Returns what the replacement did, with the manual work it carried over and dropped.
     """
     with transaction(conn):
         doc_id = _upsert(
             conn, library_id, source_id, relative_path, title, media_type, checksum, size
         )
-        chunks.replace_document_chunks(conn, library_id, doc_id, drafts, keep_manual)
+        stats = chunks.replace_document_chunks(conn, library_id, doc_id, drafts, keep_manual)
         if within is not None:
             within(conn, doc_id)
         conn.execute(
@@ -143,7 +144,7 @@ def store_parsed(
                 " AND vector_status = 'disabled'",
                 (doc_id,),
             )
-    return doc_id
+    return stats
 
 
 def _vectors_on(conn: sqlite3.Connection) -> bool:

@@ -83,6 +83,10 @@ class TaskManager(TaskRunner):
                 unchanged=report.unchanged,
                 retried=report.retried,
                 ocr_pending=report.ocr_pending,
+                # A changed file's own new text replaces the work on its old text.
+                manual_work=manual_outcome(
+                    "discard", report.manual_carried, report.manual_lost, []
+                ),
             )
             return Outcome(report.total, report.failed, summary=summary)
 
