@@ -83,6 +83,7 @@ def open_box(qtbot: QtBot, win: MainWindow) -> QtWidgets.QMessageBox:
     box = tab.rebuild_box
     assert box is not None
     qtbot.waitUntil(lambda: bool(box.property("manualWork")), timeout=10_000)
+    qtbot.wait(50)  # the box lays itself out again for the longer text
     return box
 
 
@@ -138,6 +139,7 @@ def test_the_rebuild_dialog_names_manual_work_and_its_choice_reaches_the_backend
     qtbot.waitUntil(lambda: tab.rebuild_box is not None, timeout=10_000)
     asked = tab.rebuild_box
     assert asked is not None and asked.property("manualWork")
+    qtbot.wait(50)
     assert "Rebuild “policy.md”?" in asked.text()
     assert asked.property("acceptButton").text() == "Rebuild, skip it if the work cannot be kept"
     shoot(asked, "rebuild-document-manual-work-light-en")
