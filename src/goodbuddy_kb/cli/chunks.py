@@ -19,8 +19,9 @@ from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNK_GET, CHUNK_UPDATE
 from goodbuddy_kb.contracts.paths import readable_path
 
 OVERWRITE_NOTE = (
-    "note: a re-sync or rebuild after the source file changes re-creates the chunks of the"
-    " changed text and overwrites manual changes to them"
+    "note: a re-sync after the source file changes re-creates the chunks of the changed text"
+    " and overwrites manual changes to them; a rebuild keeps them or skips the document"
+    " (unless run with --discard-edits)"
 )
 MIN_PREFIX = 6
 

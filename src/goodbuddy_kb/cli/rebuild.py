@@ -1,7 +1,12 @@
-"""`goodbuddy-kb rebuild LIB [--document PATH_OR_ID]`: rebuild a library or one document with
-the library's current settings, following the task's progress. Exits non-zero when the rebuild
-(or the vector work it queued) failed, left documents failed, or was cancelled; Ctrl-C cancels
-the rebuild (already replaced documents stay)."""
+"""`goodbuddy-kb rebuild LIB [--document PATH_OR_ID] [--discard-edits]`: rebuild a library or
+one document with the library's current settings, following the task's progress. Exits non-zero
+when the rebuild (or the vector work it queued) failed, left documents failed, or was cancelled;
+Ctrl-C cancels the rebuild (already replaced documents stay).
+
+Before it starts it says which documents hold manual chunk work (edited, disabled, deleted
+chunks). That work is carried over where the new chunking keeps its text; a document where it
+cannot be is skipped unless ``--discard-edits`` is given. The end says what was carried over,
+skipped and discarded."""
 
 from __future__ import annotations
 
@@ -15,7 +20,12 @@ from goodbuddy_kb.cli.resolve import resolve_document
 from goodbuddy_kb.cli.tasks import finish, wait_for_library, wait_for_tasks
 from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import tasks as t
-from goodbuddy_kb.contracts.methods import DOCUMENT_REBUILD, LIBRARY_REBUILD, TASKS_CANCEL
+from goodbuddy_kb.contracts.methods import (
+    DOCUMENT_REBUILD,
+    LIBRARY_REBUILD,
+    REBUILD_PREVIEW,
+    TASKS_CANCEL,
+)
 from goodbuddy_kb.contracts.paths import readable_path
 
 EXIT_INTERRUPTED = 130
@@ -33,20 +43,34 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         metavar="PATH_OR_ID",
         help="only this document: its id, its path inside the source, or its file path or URL",
     )
+    p.add_argument(
+        "--discard-edits",
+        action="store_true",
+        help="rebuild documents even where the new chunking cannot keep their manual chunk work"
+        " (edited, disabled or deleted chunks) and discard that work; without it they are skipped",
+    )
 
 
 def cmd_rebuild(args: argparse.Namespace, session: Session, library_id: str) -> int:
     quiet = getattr(args, "json", False)
-    if args.document:
-        doc = resolve_document(session, library_id, args.document)
+    choice: r.ManualWorkChoice = "discard" if args.discard_edits else "skip"
+    doc = resolve_document(session, library_id, args.document) if args.document else None
+    preview = session.client.call(
+        REBUILD_PREVIEW,
+        r.RebuildPreviewRequest(library_id=library_id, document_id=doc.id if doc else None),
+    )
+    if not quiet and preview.total.total:
+        print(preview_text(preview, choice))
+    if doc is not None:
         task_id = session.client.call(
-            DOCUMENT_REBUILD, r.DocumentRebuildRequest(library_id=library_id, document_id=doc.id)
+            DOCUMENT_REBUILD,
+            r.DocumentRebuildRequest(library_id=library_id, document_id=doc.id, manual_work=choice),
         ).task_id
         if not quiet:
             print(f"rebuilding {readable_path(doc.path)}")
     else:
         task_id = session.client.call(
-            LIBRARY_REBUILD, r.LibraryRebuildRequest(library_id=library_id)
+            LIBRARY_REBUILD, r.LibraryRebuildRequest(library_id=library_id, manual_work=choice)
         ).task_id
     try:
         infos = wait_for_library(session, library_id, [task_id], quiet)
@@ -61,4 +85,57 @@ def cmd_rebuild(args: argparse.Namespace, session: Session, library_id: str) -> 
         return EXIT_INTERRUPTED
     status = finish(args, infos)
     rebuilt = [i for i in infos if i.id == task_id]
+    summary = rebuilt[0].summary if rebuilt else None
+    if not quiet and summary is not None and summary.manual_work is not None:
+        print(outcome_text(summary.manual_work))
     return status or (1 if not rebuilt or rebuilt[0].failed_documents else 0)
+
+
+def _counts(counts: r.ManualWorkCounts) -> str:
+    parts = [
+        f"{n} {word}"
+        for n, word in (
+            (counts.edited, "edited"),
+            (counts.disabled, "disabled"),
+            (counts.deleted, "deleted"),
+        )
+        if n
+    ]
+    return ", ".join(parts) or "none"
+
+
+def preview_text(preview: r.RebuildPreviewResponse, choice: r.ManualWorkChoice) -> str:
+    """What the rebuild may discard, per document, and what it will do about it."""
+    count = len(preview.documents) + preview.more_documents
+    lines = [
+        f"manual chunk work in {count} document{'s' if count != 1 else ''}"
+        f" ({_counts(preview.total)}):"
+    ]
+    lines += [f"  {readable_path(d.path)}: {_counts(d.counts)}" for d in preview.documents]
+    if preview.more_documents:
+        lines.append(f"  … and {preview.more_documents} more")
+    lines.append("where the new chunks keep a chunk's text, its state is carried over;")
+    lines.append(
+        "documents where it cannot be are skipped (pass --discard-edits to rebuild them"
+        " and discard that work)"
+        if choice == "skip"
+        else "--discard-edits: documents where it cannot be are rebuilt and that work is discarded"
+    )
+    return "\n".join(lines)
+
+
+def outcome_text(work: r.ManualWorkOutcome) -> str:
+    """What the rebuild did with the manual chunk work."""
+    lines = []
+    if work.carried.total:
+        lines.append(f"manual work carried over: {_counts(work.carried)}")
+    if work.skipped_documents:
+        lines.append(
+            f"skipped {work.skipped_documents} document"
+            f"{'s' if work.skipped_documents != 1 else ''} to keep manual work"
+            f" ({_counts(work.kept)}); rerun with --discard-edits to rebuild them:"
+        )
+        lines += [f"  {readable_path(p)}" for p in work.skipped_paths]
+    if work.discarded.total:
+        lines.append(f"manual work discarded: {_counts(work.discarded)}")
+    return "\n".join(lines)

@@ -89,6 +89,11 @@ def _summary_text(summary: t.TaskSummary | None) -> str:
     ):
         if count:
             parts.append(f"{count} {words}")
+    work = summary.manual_work
+    if work is not None and work.skipped_documents:
+        parts.append(f"{work.skipped_documents} skipped to keep manual chunk work")
+    if work is not None and work.discarded.total:
+        parts.append(f"manual work on {work.discarded.total} chunks discarded")
     if summary.settings_applied is not None:
         parts.append(
             "new settings in effect" if summary.settings_applied else "still waiting for rebuild"

@@ -93,6 +93,8 @@ from goodbuddy_kb.contracts.models import (
 from goodbuddy_kb.contracts.rebuild import (
     DocumentRebuildRequest,
     LibraryRebuildRequest,
+    RebuildPreviewRequest,
+    RebuildPreviewResponse,
     RebuildResponse,
 )
 from goodbuddy_kb.contracts.retrieval import (
@@ -196,6 +198,9 @@ DOCUMENT_REBUILD = MethodSpec(
 )
 LIBRARY_REBUILD = MethodSpec(
     "knowledge:library:rebuild", LibraryRebuildRequest, RebuildResponse, mutates=True
+)
+REBUILD_PREVIEW = MethodSpec(
+    "knowledge:rebuild:preview", RebuildPreviewRequest, RebuildPreviewResponse, mutates=False
 )
 CHUNKS_LIST = MethodSpec(
     "knowledge:chunks:list", ChunksListRequest, ChunksListResponse, mutates=False
@@ -389,6 +394,7 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         DOCUMENTS_LIST,
         DOCUMENT_REBUILD,
         LIBRARY_REBUILD,
+        REBUILD_PREVIEW,
         CHUNKS_LIST,
         CHUNK_GET,
         CHUNK_UPDATE,

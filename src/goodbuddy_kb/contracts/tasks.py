@@ -11,6 +11,7 @@ from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.graph import GraphRunSummary
 from goodbuddy_kb.contracts.library import EntityId
 from goodbuddy_kb.contracts.messages import code_fields
+from goodbuddy_kb.contracts.rebuild import ManualWorkOutcome
 
 TaskState = Literal["queued", "running", "completed", "failed", "cancelled", "interrupted"]
 TaskKind = Literal["sync", "vectorize", "rebuild", "graph", "ocr"]
@@ -36,6 +37,8 @@ class TaskSummary(ContractModel):
     settings_applied: bool | None = None
     #: Graph extraction: what the run did (model requests and rejected answer parts).
     graph: GraphRunSummary | None = None
+    #: Rebuild: what became of a person's chunk edits, disabled and deleted chunks.
+    manual_work: ManualWorkOutcome | None = None
 
 
 class TaskInfo(ContractModel):

@@ -381,4 +381,7 @@ def test_parents_and_children(kb: Kb, dispatcher: Dispatcher) -> None:
     call(kb.d, SOURCE_SYNC.name, {"libraryId": kb.library_id})
     kb.wait()
     again = {c["id"]: c for c in kb.chunks("doc1.md", limit=200)["chunks"]}
-    assert again[child["id"]]["role"] == "child", "a sync re-creates the parent and its link"
+    assert parents[0]["id"] not in again, "the parent's text did not change: it stays deleted"
+    assert (
+        again[child["id"]]["role"] == "standalone" and again[child["id"]]["parentChunkId"] is None
+    )

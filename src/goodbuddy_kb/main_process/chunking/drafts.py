@@ -28,6 +28,8 @@ class ChunkDraft:
     content: str
     index_text: str
     checksum: str
+    #: False for a chunk that keeps a person's "disabled" from the generation it replaces.
+    enabled: bool = True
 
     @property
     def prefix(self) -> str | None:

@@ -20,7 +20,7 @@ from goodbuddy_kb.main_process.chunking.drafts import (
     context_prefix,
 )
 from goodbuddy_kb.main_process.rebuild.document import get_document
-from goodbuddy_kb.main_process.storage import chunks, documents, libraries
+from goodbuddy_kb.main_process.storage import chunks, documents, libraries, manual_work
 from goodbuddy_kb.main_process.storage.db import transaction
 
 
@@ -97,9 +97,11 @@ def delete_chunk(
     conn: sqlite3.Connection, library_id: str, document_id: str, chunk_id: str
 ) -> ChunkRemoval:
     """Delete one chunk from every index (never the original file); a parent's children stay
-    as standalone chunks."""
+    as standalone chunks. The deletion is remembered, so a rebuild or re-sync that chunks the
+    same text again leaves it out."""
     with transaction(conn):
-        owned_chunk(conn, library_id, document_id, chunk_id)
+        row = owned_chunk(conn, library_id, document_id, chunk_id)
+        manual_work.record_deletion(conn, row)
         detached = chunks.delete_in(conn, chunk_id)
         retrievable = documents.refresh_retrievable(conn, document_id)
     return ChunkRemoval(detached, retrievable)

@@ -78,6 +78,7 @@ def _draft(row: sqlite3.Row) -> ChunkDraft:
         content=row["content"],
         index_text=row["index_text"],
         checksum=row["checksum"],
+        enabled=bool(row["enabled"]),
     )
 
 

@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from goodbuddy_kb.contracts.errors import CancelledError, KbError, NotFoundError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking import chunk_document
+from goodbuddy_kb.main_process.chunking.carryover import Tally
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.ocr.run import OcrFailed, ocr_drafts, recognise
 from goodbuddy_kb.main_process.ocr.stage import OCR_OFF_REASON
 from goodbuddy_kb.main_process.parsing import ParseError
 from goodbuddy_kb.main_process.rebuild.generation import embed_plan, plan_vectors, write_vectors
-from goodbuddy_kb.main_process.storage import chunks, documents, libraries, sources
+from goodbuddy_kb.main_process.storage import documents, libraries, manual_work, sources
 from goodbuddy_kb.main_process.sync.engine import parse_document, read_document
 
 
@@ -33,6 +34,11 @@ class DocumentOutcome:
     embedding_failed: bool = False
     #: The previous generation still serves (False: the document had none).
     kept_previous: bool = False
+    #: Left as it was: the new chunking could not keep its manual work, which ``lost`` counts.
+    skipped: bool = False
+    #: Manual work the new generation kept, and what it dropped (or, skipped, would have).
+    carried: Tally = field(default_factory=Tally)
+    lost: Tally = field(default_factory=Tally)
 
 
 @dataclass(frozen=True)
@@ -63,9 +69,14 @@ def rebuild_document(
     document_id: str,
     provider: EmbeddingProvider | None,
     cancel: CancelToken,
+    discard: bool = False,
 ) -> DocumentOutcome:
     """Rebuild one document; raises CancelledError (before the swap, nothing changed) and
-    NotFoundError when the document or its source was removed meanwhile."""
+    NotFoundError when the document or its source was removed meanwhile.
+
+    A person's chunk work is carried over where the new chunking allows; a document where it
+    cannot be is left as it is (``skipped``) unless ``discard``. The check runs again inside
+    the swapping transaction, so an edit made meanwhile is never dropped either."""
     doc = get_document(conn, library_id, document_id)
     source = sources.get(conn, library_id, doc.source_id)
     checksum, size = "", 0
@@ -97,8 +108,10 @@ def rebuild_document(
         ocr_note = note.to_json()
     else:
         drafts = chunk_document(parsed, doc.id, settings.chunking, settings.contextual_indexing)
-    drafts = chunks.keep_edits(conn, doc.id, drafts)  # what store_parsed will store
-    plan = plan_vectors(conn, library_id, doc.id, drafts, provider)
+    manual = manual_work.plan(conn, doc.id, drafts)
+    if manual.lost.total and not discard:
+        return _skipped(doc, manual.lost)
+    plan = plan_vectors(conn, library_id, doc.id, manual.drafts, provider)
     if provider is not None and plan.todo:
         try:
             embed_plan(plan, provider, cancel)
@@ -125,10 +138,21 @@ def rebuild_document(
             within=lambda c, doc_id: write_vectors(c, data_dir, doc_id, plan),
             parse_note=parsed.notes[0] if parsed.notes else None,
             ocr_note=ocr_note,
+            keep_manual=not discard,
         )
+    except manual_work.ManualWorkWouldBeLost as exc:  # edited meanwhile (rolled back)
+        return _skipped(doc, exc.plan.lost)
     except sqlite3.IntegrityError as exc:  # the source went while we read (rolled back)
         raise NotFoundError("the document's source was removed", {"documentId": doc.id}) from exc
-    return DocumentOutcome(doc.id, doc.relative_path, True)
+    return DocumentOutcome(
+        doc.id, doc.relative_path, True, carried=manual.carried, lost=manual.lost
+    )
+
+
+def _skipped(doc: DocumentRow, lost: Tally) -> DocumentOutcome:
+    return DocumentOutcome(
+        doc.id, doc.relative_path, False, kept_previous=True, skipped=True, lost=lost
+    )
 
 
 def _failed(

@@ -43,8 +43,9 @@ def plan_vectors(
     drafts: list[ChunkDraft],
     provider: EmbeddingProvider | None,
 ) -> VectorPlan:
-    """Which drafts need a vector: retrievable, enabled, and without a live vector of the same
-    text in the current version (an unchanged chunk keeps its row and so its vector)."""
+    """Which drafts need a vector: retrievable, enabled (``drafts`` as they will be stored, with
+    the manual work carried over), and without a live vector of the same text in the current
+    version (an unchanged chunk keeps its row and so its vector)."""
     if provider is None:
         return VectorPlan("disabled")
     current = store.current(conn, library_id)
@@ -61,16 +62,8 @@ def plan_vectors(
             (document_id, current.id),
         )
     }
-    disabled = {
-        r[0]
-        for r in conn.execute(
-            "SELECT id FROM chunks WHERE document_id = ? AND enabled = 0", (document_id,)
-        )
-    }
     todo = [
-        d
-        for d in drafts
-        if d.role != "parent" and d.id not in disabled and (d.id, d.checksum) not in have
+        d for d in drafts if d.role != "parent" and d.enabled and (d.id, d.checksum) not in have
     ]
     return VectorPlan("done", current, todo)
 

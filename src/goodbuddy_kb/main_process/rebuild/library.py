@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from goodbuddy_kb.contracts.errors import CancelledError, NotFoundError
 from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.chunking.carryover import Tally, plus
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
-from goodbuddy_kb.main_process.rebuild.document import rebuild_document
+from goodbuddy_kb.main_process.rebuild.document import DocumentOutcome, rebuild_document
 from goodbuddy_kb.main_process.storage.db import transaction
 
 Progress = Callable[[int, int, str | None, int], None]  # done, total, current path, failed
@@ -35,6 +36,17 @@ class LibraryReport:
     #: None when the library was not waiting for a rebuild.
     settings_applied: bool | None = None
     first_error: str | None = None
+    #: Documents left as they were to keep manual chunk work the new chunking could not carry.
+    skipped: list[str] = field(default_factory=list)
+    #: Manual work carried over; manual work dropped (discard) or kept by skipping (skip).
+    carried: Tally = field(default_factory=Tally)
+    lost: Tally = field(default_factory=Tally)
+
+    def add_work(self, outcome: DocumentOutcome) -> None:
+        self.carried = plus(self.carried, outcome.carried)
+        self.lost = plus(self.lost, outcome.lost)
+        if outcome.skipped:
+            self.skipped.append(outcome.path)
 
 
 def documents_in_order(conn: sqlite3.Connection, library_id: str) -> list[tuple[str, str]]:
@@ -63,7 +75,10 @@ def rebuild_library(
     provider: EmbeddingProvider | None,
     cancel: CancelToken,
     progress: Progress | None = None,
+    discard: bool = False,
 ) -> LibraryReport:
+    """Rebuild every document; one whose manual chunk work the new chunking cannot carry over
+    is skipped (left as it was) unless ``discard``."""
     started_with = _settings_key(conn, library_id)
     todo = documents_in_order(conn, library_id)
     report = LibraryReport(total=len(todo))
@@ -76,13 +91,19 @@ def rebuild_library(
             report.not_started = len(todo) - done
             break
         try:
-            outcome = rebuild_document(conn, data_dir, library_id, document_id, provider, cancel)
+            outcome = rebuild_document(
+                conn, data_dir, library_id, document_id, provider, cancel, discard
+            )
         except CancelledError as exc:
             report.cancelled = exc.message
             report.not_started = len(todo) - done
             break
         except NotFoundError:
             report.total -= 1  # removed meanwhile (its source was removed): nothing to rebuild
+            continue
+        report.add_work(outcome)
+        if outcome.skipped:
+            embedding_failures = 0
             continue
         if outcome.ok:
             report.succeeded += 1
@@ -102,7 +123,7 @@ def rebuild_library(
     if progress is not None and report.cancelled is None and report.stopped is None:
         progress(len(todo), len(todo), None, report.failed)
     if started_with is not None and started_with[2]:
-        complete = report.cancelled is None and report.stopped is None
+        complete = report.cancelled is None and report.stopped is None and not report.skipped
         report.settings_applied = complete and _clear_pending(conn, library_id, started_with)
     return report
 

@@ -1,4 +1,5 @@
-"""The chunks table: replacing a document's chunks atomically, keeping unchanged ones.
+"""The chunks table: replacing a document's chunks atomically, keeping unchanged ones and a
+person's work on them.
 
 Every change goes through :mod:`goodbuddy_kb.main_process.lexical.index` in the same
 transaction as the chunk rows, so full-text and CJK never disagree with the chunks (a deleted
@@ -9,12 +10,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 
 from goodbuddy_kb.main_process.chunking import ChunkDraft
-from goodbuddy_kb.main_process.chunking.drafts import canonical_index_text, checksum
+from goodbuddy_kb.main_process.chunking.carryover import Tally
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.lexical import index as lexical_index
+from goodbuddy_kb.main_process.storage import manual_work
 from goodbuddy_kb.main_process.storage.db import transaction
 
 
@@ -24,6 +26,9 @@ class ReplaceStats:
     added: int
     updated: int
     removed: int
+    #: A person's chunk work the new generation kept, and what it dropped.
+    carried: Tally = field(default_factory=Tally)
+    lost: Tally = field(default_factory=Tally)
 
 
 def _meta(draft: ChunkDraft) -> tuple[object, ...]:
@@ -37,46 +42,26 @@ def _meta(draft: ChunkDraft) -> tuple[object, ...]:
     )
 
 
-def _with_edits(drafts: list[ChunkDraft], edits: dict[str, str]) -> list[ChunkDraft]:
-    out = []
-    for draft in drafts:
-        content = edits.get(draft.id)
-        if content is None:
-            out.append(draft)
-            continue
-        index_text = canonical_index_text(content, draft.prefix)
-        out.append(
-            replace(draft, content=content, index_text=index_text, checksum=checksum(index_text))
-        )
-    return out
-
-
-def keep_edits(
-    conn: sqlite3.Connection, document_id: str, drafts: list[ChunkDraft]
-) -> list[ChunkDraft]:
-    """The drafts as :func:`replace_document_chunks` will store them: a manually edited chunk
-    whose source text did not change (same stable id) keeps its edited content, with the
-    draft's contextual prefix. Plan vectors from these, not from the chunker's drafts."""
-    edits = dict(
-        conn.execute(
-            "SELECT id, content FROM chunks WHERE document_id = ? AND manually_edited = 1",
-            (document_id,),
-        ).fetchall()
-    )
-    return _with_edits(drafts, edits) if edits else drafts
-
-
 def replace_document_chunks(
-    conn: sqlite3.Connection, library_id: str, document_id: str, drafts: list[ChunkDraft]
+    conn: sqlite3.Connection,
+    library_id: str,
+    document_id: str,
+    drafts: list[ChunkDraft],
+    keep_manual: bool = False,
 ) -> ReplaceStats:
-    """Make the document's chunks exactly ``drafts``. Call inside a transaction.
+    """Make the document's chunks ``drafts`` with its manual work carried over
+    (:mod:`chunking.carryover`: edits and disabled chunks on the same text, disabled text inside
+    one new chunk, deleted text left out). Call inside a transaction; with ``keep_manual`` it
+    raises :class:`manual_work.ManualWorkWouldBeLost` instead of dropping work it cannot keep.
 
     A chunk whose id and checksum are unchanged keeps its row (so its vectors and citations);
-    only its ordinal, locator, role and parent link are refreshed. A manually edited chunk whose
-    source text did not change (same stable id) keeps its edit; only its contextual prefix
-    follows the document's current title and headings. Parents are written before their
-    children and stale rows are deleted last, so no kept child is lost to a cascade.
+    only its ordinal, locator, role, parent link and enabled state are refreshed. Parents are
+    written before their children and stale rows are deleted last, so no kept child is lost to
+    a cascade.
     """
+    plan = manual_work.plan(conn, document_id, drafts)
+    if keep_manual and plan.lost.total:
+        raise manual_work.ManualWorkWouldBeLost(plan)
     existing = {
         row["id"]: row
         for row in conn.execute(
@@ -85,75 +70,98 @@ def replace_document_chunks(
             (document_id,),
         )
     }
-    wanted = {d.id for d in drafts}
-    stamp = now_iso()
-    reindex: list[tuple[int, str]] = []
-    kept: list[int] = []
-    counts = {"kept": 0, "added": 0, "updated": 0}
-    edits = {cid: row["content"] for cid, row in existing.items() if row["manually_edited"]}
-    for draft in sorted(_with_edits(drafts, edits), key=lambda d: d.role == "child"):
-        old = existing.get(draft.id)
-        if old is not None and old["checksum"] == draft.checksum:
-            counts["kept"] += 1
-            if draft.role != "parent" and old[3]:
-                kept.append(old[0])
-            conn.execute(
-                "UPDATE chunks SET ordinal = ?, locator = ?, heading = ?, heading_path = ?,"
-                " parent_chunk_id = ?, block_type = ?, role = ? WHERE id = ?",
-                (*_meta(draft), draft.role, draft.id),
-            )
-            continue
-        if old is not None:
-            counts["updated"] += 1
-            conn.execute(
-                "UPDATE chunks SET ordinal = ?, locator = ?, heading = ?, heading_path = ?,"
-                " parent_chunk_id = ?, block_type = ?, role = ?, content = ?, index_text = ?,"
-                " checksum = ?, manually_edited = ?, updated_at = ? WHERE id = ?",
-                (
-                    *_meta(draft),
-                    draft.role,
-                    draft.content,
-                    draft.index_text,
-                    draft.checksum,
-                    old["manually_edited"],
-                    stamp,
-                    draft.id,
-                ),
-            )
-            seq = old["seq"]
-            if old["role"] != "parent" and old["enabled"]:
-                lexical_index.remove(conn, [seq])
-            if draft.role != "parent" and old["enabled"]:
-                reindex.append((seq, draft.index_text))
-            continue
-        counts["added"] += 1
-        cursor = conn.execute(
-            "INSERT INTO chunks (id, library_id, document_id, ordinal, locator, heading, heading_path,"
-            " parent_chunk_id, block_type, role, content, index_text, checksum, created_at,"
-            " updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                draft.id,
-                library_id,
-                document_id,
-                *_meta(draft),
-                draft.role,
-                draft.content,
-                draft.index_text,
-                draft.checksum,
-                stamp,
-                stamp,
-            ),
-        )
-        if draft.role != "parent" and cursor.lastrowid is not None:
-            reindex.append((cursor.lastrowid, draft.index_text))
+    wanted = {d.id for d in plan.drafts}
+    writer = _Writer(conn, library_id, document_id)
+    for draft in sorted(plan.drafts, key=lambda d: d.role == "child"):
+        writer.write(draft, existing.get(draft.id))
     stale = sorted(
         (cid for cid in existing if cid not in wanted),
         key=lambda c: existing[c]["role"] != "child",
     )
     conn.executemany("DELETE FROM chunks WHERE id = ?", [(cid,) for cid in stale])
-    lexical_index.add(conn, reindex)
-    lexical_index.refresh_headings(conn, kept)
-    return ReplaceStats(removed=len(stale), **counts)
+    manual_work.keep_deletions(conn, document_id, plan.deletions)
+    lexical_index.remove(conn, writer.unindex)
+    lexical_index.add(conn, writer.reindex)
+    lexical_index.refresh_headings(conn, writer.kept)
+    return ReplaceStats(removed=len(stale), carried=plan.carried, lost=plan.lost, **writer.counts)
+
+
+class _Writer:
+    """Writes one draft over its old row (or as a new one), collecting index work."""
+
+    def __init__(self, conn: sqlite3.Connection, library_id: str, document_id: str) -> None:
+        self.conn, self.library_id, self.document_id = conn, library_id, document_id
+        self.stamp = now_iso()
+        self.reindex: list[tuple[int, str]] = []
+        self.unindex: list[int] = []
+        self.kept: list[int] = []
+        self.counts = {"kept": 0, "added": 0, "updated": 0}
+
+    def write(self, draft: ChunkDraft, old: sqlite3.Row | None) -> None:
+        if old is None:
+            self._insert(draft)
+            return
+        retrievable = draft.role != "parent"
+        was_indexed = old["role"] != "parent" and bool(old["enabled"])
+        if old["checksum"] == draft.checksum:
+            self.counts["kept"] += 1
+            self.conn.execute(
+                "UPDATE chunks SET ordinal = ?, locator = ?, heading = ?, heading_path = ?,"
+                " parent_chunk_id = ?, block_type = ?, role = ?, enabled = ? WHERE id = ?",
+                (*_meta(draft), draft.role, int(draft.enabled), draft.id),
+            )
+            if was_indexed and not (retrievable and draft.enabled):
+                self.unindex.append(old["seq"])
+            elif retrievable and draft.enabled and not was_indexed:
+                self.reindex.append((old["seq"], draft.index_text))
+            elif was_indexed:
+                self.kept.append(old["seq"])
+            return
+        self.counts["updated"] += 1
+        self.conn.execute(
+            "UPDATE chunks SET ordinal = ?, locator = ?, heading = ?, heading_path = ?,"
+            " parent_chunk_id = ?, block_type = ?, role = ?, content = ?, index_text = ?,"
+            " checksum = ?, manually_edited = ?, enabled = ?, updated_at = ? WHERE id = ?",
+            (
+                *_meta(draft),
+                draft.role,
+                draft.content,
+                draft.index_text,
+                draft.checksum,
+                old["manually_edited"],
+                int(draft.enabled),
+                self.stamp,
+                draft.id,
+            ),
+        )
+        if was_indexed:
+            self.unindex.append(old["seq"])
+        if retrievable and draft.enabled:
+            self.reindex.append((old["seq"], draft.index_text))
+
+    def _insert(self, draft: ChunkDraft) -> None:
+        self.counts["added"] += 1
+        cursor = self.conn.execute(
+            "INSERT INTO chunks (id, library_id, document_id, ordinal, locator, heading,"
+            " heading_path, parent_chunk_id, block_type, role, content, index_text, checksum,"
+            " enabled, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+            " ?, ?)",
+            (
+                draft.id,
+                self.library_id,
+                self.document_id,
+                *_meta(draft),
+                draft.role,
+                draft.content,
+                draft.index_text,
+                draft.checksum,
+                int(draft.enabled),
+                self.stamp,
+                self.stamp,
+            ),
+        )
+        if draft.role != "parent" and draft.enabled and cursor.lastrowid is not None:
+            self.reindex.append((cursor.lastrowid, draft.index_text))
 
 
 def delete_document_chunks(conn: sqlite3.Connection, document_id: str) -> None:

@@ -111,19 +111,23 @@ def store_parsed(
     within: Callable[[sqlite3.Connection, str], None] | None = None,
     ocr_note: str | None = None,
     parse_note: str | None = None,
-) -> str:
+    keep_manual: bool = False,
+) -> chunks.ReplaceStats:
     """One transaction: the document row, its chunks and their index rows — all old or all new.
 
     ``within(conn, document_id)`` runs in the same transaction once the chunks are replaced
     (a rebuild appends the new chunks' vectors there), so readers see either generation whole.
     ``ocr_note`` (JSON) marks a generation whose text came (partly) from OCR as OCR done;
     ``parse_note`` is what the parser wants a person to know (a catalogue sentence), or None.
+    A person's chunk work is carried over where the drafts allow; with ``keep_manual`` a
+    generation that would drop some of it is not stored (``ManualWorkWouldBeLost``).
+    Returns what the replacement did, with the manual work it carried over and dropped.
     """
     with transaction(conn):
         doc_id = _upsert(
             conn, library_id, source_id, relative_path, title, media_type, checksum, size
         )
-        chunks.replace_document_chunks(conn, library_id, doc_id, drafts)
+        stats = chunks.replace_document_chunks(conn, library_id, doc_id, drafts, keep_manual)
         if within is not None:
             within(conn, doc_id)
         conn.execute(
@@ -140,7 +144,7 @@ def store_parsed(
                 " AND vector_status = 'disabled'",
                 (doc_id,),
             )
-    return doc_id
+    return stats
 
 
 def _vectors_on(conn: sqlite3.Connection) -> bool:

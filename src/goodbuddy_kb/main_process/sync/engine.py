@@ -32,10 +32,12 @@ from goodbuddy_kb.contracts.paths import (
 from goodbuddy_kb.contracts.sources import MAX_FILES_PER_SOURCE, SourceState
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking import ChunkDraft, chunk_document
+from goodbuddy_kb.main_process.chunking.carryover import Tally, plus
 from goodbuddy_kb.main_process.ocr.stage import OCR_OFF_REASON
 from goodbuddy_kb.main_process.parsing import ParsedDocument, ParseError, limits, parse
 from goodbuddy_kb.main_process.parsing.model import Attachment
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
+from goodbuddy_kb.main_process.storage.chunks import ReplaceStats
 from goodbuddy_kb.main_process.storage.sources import SourceRow
 from goodbuddy_kb.main_process.sync import attachments, web_auth
 from goodbuddy_kb.main_process.sync.folder import list_folder
@@ -58,6 +60,14 @@ class SyncReport:
     #: Documents left for the OCR stage (scanned PDF pages, images).
     ocr_pending: int = 0
     parsed_paths: list[str] = field(default_factory=list)
+    #: A person's chunk work in changed files: kept where the text stayed, dropped where the
+    #: file's own text changed (the chunk views warn that a re-sync does this).
+    manual_carried: Tally = field(default_factory=Tally)
+    manual_lost: Tally = field(default_factory=Tally)
+
+    def add(self, stats: ReplaceStats) -> None:
+        self.manual_carried = plus(self.manual_carried, stats.carried)
+        self.manual_lost = plus(self.manual_lost, stats.lost)
 
 
 @dataclass(frozen=True)
@@ -318,10 +328,10 @@ def _index(
         # Scanned pages wait for the OCR task (its own lane); pages with a text layer are
         # searchable now unless an older generation serves until OCR replaces it whole.
         if drafts and (previous is None or previous.parse_status != "done"):
-            documents.store_parsed(
+            report.add(documents.store_parsed(
                 conn, source.library_id, source.id, rel, parsed.title,
                 parsed.media_type, checksum, len(data), drafts,
-            )  # fmt: skip
+            ))  # fmt: skip
         documents.store_ocr_waiting(
             conn, source.library_id, source.id, rel, parsed.title,
             parsed.media_type, checksum, len(data),
@@ -333,11 +343,11 @@ def _index(
         else:
             run.failed += 1
         return
-    documents.store_parsed(
+    report.add(documents.store_parsed(
         conn, source.library_id, source.id, rel, parsed.title, parsed.media_type,
         checksum, len(data), drafts, _awaiting_vectors if run.vectors_expected else None,
         parse_note=parsed.notes[0] if parsed.notes else None,
-    )  # fmt: skip
+    ))  # fmt: skip
     report.processed += 1
     report.parsed_paths.append(rel)
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from goodbuddy_kb.contracts.graph import GraphRunSummary
+from goodbuddy_kb.contracts.rebuild import ManualWorkChoice
 from goodbuddy_kb.contracts.tasks import STEP_LOADING_MODEL, TaskInfo, TaskSummary
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
@@ -19,6 +20,7 @@ from goodbuddy_kb.main_process.graph.model import NO_CHAT_MODEL, ChatFactory, ex
 from goodbuddy_kb.main_process.maintenance.vectors import vectorise_document
 from goodbuddy_kb.main_process.ocr.run import run_ocr
 from goodbuddy_kb.main_process.rebuild import rebuild_document, rebuild_library
+from goodbuddy_kb.main_process.rebuild.manual import outcome as manual_outcome
 from goodbuddy_kb.main_process.storage import documents, sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool, transaction
@@ -81,6 +83,10 @@ class TaskManager(TaskRunner):
                 unchanged=report.unchanged,
                 retried=report.retried,
                 ocr_pending=report.ocr_pending,
+                # A changed file's own new text replaces the work on its old text.
+                manual_work=manual_outcome(
+                    "discard", report.manual_carried, report.manual_lost, []
+                ),
             )
             return Outcome(report.total, report.failed, summary=summary)
 
@@ -99,13 +105,20 @@ class TaskManager(TaskRunner):
 
         return self._queue("ocr", library_id, None, f"{library_id}:ocr", work)
 
-    def rebuild_library(self, library_id: str) -> TaskInfo:
-        """Queue a rebuild of every document of the library (one already waiting is reused)."""
+    def rebuild_library(self, library_id: str, manual: ManualWorkChoice = "skip") -> TaskInfo:
+        """Queue a rebuild of every document of the library (one already waiting with the same
+        choice about manual chunk work is reused)."""
 
         def work(token: CancelToken, progress: Progress) -> Outcome:
             provider = self._provider()
             report = rebuild_library(
-                self._db.get(), self._data_dir, library_id, provider, token, progress
+                self._db.get(),
+                self._data_dir,
+                library_id,
+                provider,
+                token,
+                progress,
+                discard=manual == "discard",
             )
             self._vectors_after_rebuild(library_id, provider, full_allowed=True)
             self._graph_after_indexing(library_id)
@@ -114,8 +127,9 @@ class TaskManager(TaskRunner):
                 failed=report.failed,
                 not_started=report.not_started,
                 settings_applied=report.settings_applied,
+                manual_work=manual_outcome(manual, report.carried, report.lost, report.skipped),
             )
-            done = report.succeeded + report.failed
+            done = report.succeeded + report.failed + len(report.skipped)
             if report.cancelled is not None:
                 return Outcome(done, report.failed, summary=summary, cancelled=report.cancelled)
             if report.stopped is not None:
@@ -129,10 +143,13 @@ class TaskManager(TaskRunner):
                 ) + f"; a document with a previous version keeps it (first: {report.first_error})"
             return Outcome(done, report.failed, error, summary=summary)
 
-        return self._queue("rebuild", library_id, None, f"{library_id}:library", work)
+        return self._queue("rebuild", library_id, None, f"{library_id}:library:{manual}", work)
 
-    def rebuild_document(self, library_id: str, document_id: str) -> TaskInfo:
-        """Queue a rebuild of one document (one already waiting for it is reused)."""
+    def rebuild_document(
+        self, library_id: str, document_id: str, manual: ManualWorkChoice = "skip"
+    ) -> TaskInfo:
+        """Queue a rebuild of one document (one already waiting for it with the same choice
+        about manual chunk work is reused)."""
 
         def work(token: CancelToken, progress: Progress) -> Outcome:
             conn = self._db.get()
@@ -142,11 +159,17 @@ class TaskManager(TaskRunner):
             progress(0, 1, path[0] if path else None, 0)
             provider = self._provider()
             outcome = rebuild_document(
-                conn, self._data_dir, library_id, document_id, provider, token
-            )
+                conn, self._data_dir, library_id, document_id, provider, token,
+                manual == "discard",
+            )  # fmt: skip
             self._vectors_after_rebuild(library_id, provider, full_allowed=False)
-            if outcome.ok:
-                return Outcome(1, 0, summary=TaskSummary(succeeded=1))
+            work_done = manual_outcome(
+                manual, outcome.carried, outcome.lost, [outcome.path] if outcome.skipped else []
+            )
+            if outcome.ok or outcome.skipped:
+                return Outcome(
+                    1, 0, summary=TaskSummary(succeeded=int(outcome.ok), manual_work=work_done)
+                )
             kept = " (the previous version is still searchable)" if outcome.kept_previous else ""
             return Outcome(1, 1, f"{outcome.error}{kept}", True, TaskSummary(failed=1))
 
@@ -154,7 +177,7 @@ class TaskManager(TaskRunner):
             "rebuild",
             library_id,
             None,
-            f"{library_id}:{document_id}",
+            f"{library_id}:{document_id}:{manual}",
             work,
             document_id=document_id,
         )

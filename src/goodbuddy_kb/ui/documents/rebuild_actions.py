@@ -1,7 +1,9 @@
 """Rebuild actions shared by the screens that offer them: rebuild a document, rebuild a library
 (after a confirmation that says what is re-read and that the current index keeps serving), and
-rebuild the vector index when it is incompatible with the configured model. Progress and cancel
-live in the Tasks tab; these only start the tasks."""
+rebuild the vector index when it is incompatible with the configured model. Before a library or
+document rebuild the backend's preview says which documents hold manual chunk work; the
+confirmation then offers skip (the default) / discard / cancel (``manual_work.py``). Progress
+and cancel live in the Tasks tab; these only start the tasks."""
 
 from __future__ import annotations
 
@@ -13,9 +15,16 @@ from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.errors import KbError
-from goodbuddy_kb.contracts.methods import DOCUMENT_REBUILD, LIBRARY_REBUILD, VECTORS_REBUILD
+from goodbuddy_kb.contracts.methods import (
+    DOCUMENT_REBUILD,
+    LIBRARY_REBUILD,
+    REBUILD_PREVIEW,
+    VECTORS_REBUILD,
+)
+from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.documents import manual_work
 from goodbuddy_kb.ui.i18n import tr
 
 Notice = Callable[[str], None]
@@ -40,11 +49,45 @@ def _reported(notice: Notice, started_key: str, **values: object) -> Callback[Co
     return done
 
 
-def rebuild_document(link: BackendLink, doc: c.Document, notice: Notice) -> None:
+def rebuild_document(
+    parent: QtWidgets.QWidget,
+    link: BackendLink,
+    doc: c.Document,
+    notice: Notice,
+    shown: Callable[[QtWidgets.QMessageBox], None],
+) -> None:
+    """Start at once, unless the document holds manual chunk work: then ask (``shown`` gets
+    the box)."""
+
+    def start(choice: r.ManualWorkChoice) -> None:
+        link.call(
+            DOCUMENT_REBUILD,
+            r.DocumentRebuildRequest(
+                library_id=doc.library_id, document_id=doc.id, manual_work=choice
+            ),
+            _reported(notice, "rebuild.document.started", path=doc.path),
+        )
+
+    def previewed(result: r.RebuildPreviewResponse | None, error: KbError | None) -> None:
+        if error is not None:
+            notice(tr("error.generic", message=error.message))
+        elif result is not None and result.total.total:
+            box = _confirm(
+                parent,
+                tr("rebuild.document"),
+                tr("rebuild.document.confirm", path=readable_path(doc.path)),
+                "rebuild.library.accept",
+                lambda: start("skip"),
+            )
+            manual_work.offer_choice(box, result, start, "rebuild.manual.skip_one")
+            shown(box)
+        elif result is not None:
+            start("skip")
+
     link.call(
-        DOCUMENT_REBUILD,
-        r.DocumentRebuildRequest(library_id=doc.library_id, document_id=doc.id),
-        _reported(notice, "rebuild.document.started", path=doc.path),
+        REBUILD_PREVIEW,
+        r.RebuildPreviewRequest(library_id=doc.library_id, document_id=doc.id),
+        previewed,
     )
 
 
@@ -74,20 +117,30 @@ def confirm_library_rebuild(
     documents: int,
     notice: Notice,
 ) -> QtWidgets.QMessageBox:
-    def start() -> None:
+    """The confirmation, at once; when the preview finds manual chunk work it adds the counts
+    and the skip / discard choice to it."""
+
+    def start(choice: r.ManualWorkChoice) -> None:
         link.call(
             LIBRARY_REBUILD,
-            r.LibraryRebuildRequest(library_id=library_id),
+            r.LibraryRebuildRequest(library_id=library_id, manual_work=choice),
             _reported(notice, "rebuild.library.started", count=documents),
         )
 
-    return _confirm(
+    box = _confirm(
         parent,
         tr("rebuild.library"),
         tr("rebuild.library.confirm", count=documents),
         "rebuild.library.accept",
-        start,
+        lambda: start("skip"),
     )
+
+    def previewed(result: r.RebuildPreviewResponse | None, error: KbError | None) -> None:
+        if result is not None:
+            manual_work.offer_choice(box, result, start)
+
+    link.call(REBUILD_PREVIEW, r.RebuildPreviewRequest(library_id=library_id), previewed)
+    return box
 
 
 def incompatible(info: m.VectorIndexInfo) -> bool:

@@ -459,7 +459,10 @@ class DocumentsTab(QtWidgets.QWidget):
         self.open_source_button.setToolTip(tr("doc.open_source.tip"))
 
     def rebuild_document(self, doc: c.Document) -> None:
-        rebuild_actions.rebuild_document(self.link, doc, self.notice.emit)
+        rebuild_actions.rebuild_document(self, self.link, doc, self.notice.emit, self._ask)
+
+    def _ask(self, box: QtWidgets.QMessageBox) -> None:
+        self.rebuild_box = box
 
     def rebuild_current_document(self) -> None:
         doc = self.current_document()

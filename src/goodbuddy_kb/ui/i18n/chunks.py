@@ -13,9 +13,11 @@ CHUNK_STRINGS: dict[str, tuple[str, str]] = {
         "This document has no retrievable content: no search returns any part of it.",
     ),
     "chunks.sync_warning": (
-        "来源文件变化后再次同步或重建，会重新创建变化部分的分块，覆盖对它们的人工修改、停用和删除；未变化的分块保留修改。",
-        "A re-sync or rebuild after the source file changes re-creates the chunks of the changed "
-        "text, overwriting manual edits, disables and deletions there; unchanged chunks keep them.",
+        "来源文件变化后再次同步，会重新创建变化部分的分块，覆盖对它们的人工修改、停用和删除；"
+        "未变化的分块保留这些状态。重建会先列出无法保留的手动修改，并默认跳过相关文档。",
+        "A re-sync after the source file changes re-creates the chunks of the changed text, "
+        "overwriting manual edits, disables and deletions there; unchanged chunks keep them. "
+        "A rebuild first lists the manual work it cannot keep and skips those documents by default.",
     ),
     "chunks.search": ("在文档内搜索", "Search this document"),
     "chunks.search.placeholder": ("输入内容或标题中的文字", "Text in a chunk or its heading"),

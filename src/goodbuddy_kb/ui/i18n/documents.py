@@ -128,6 +128,30 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "已开始重建 {count} 个文档，进度和取消见“任务中心”。",
         "Rebuilding {count} documents — progress and cancel in the Tasks tab.",
     ),
+    "rebuild.manual.title": ("手动维护的分块", "Manual chunk work"),
+    "rebuild.manual.summary": (
+        "有手动维护分块的文档：{count} 个（{counts}）。\n\n"
+        "新分块保留了原文本的，编辑、停用或删除状态会沿用（停用分块的文本完整落在某个新分块内时，"
+        "该新分块也会停用）。无法沿用的文档默认跳过，保持当前分块不变；也可以选择丢弃这些手动修改。",
+        "Documents with manual chunk work: {count} ({counts}).\n\n"
+        "Where the new chunks keep a chunk's text, its edit, disabled state or deletion is "
+        "carried over (a disabled text that lies wholly inside one new chunk disables that "
+        "chunk). Documents where it cannot be are skipped by default and keep their current "
+        "chunks; you can choose to discard that work instead.",
+    ),
+    "rebuild.manual.document": ("• {path}：{counts}", "• {path}: {counts}"),
+    "rebuild.manual.more": ("…另有 {n} 个文档", "… and {n} more documents"),
+    "rebuild.manual.skip": ("重建，跳过这些文档", "Rebuild, skip those documents"),
+    "rebuild.manual.skip_one": (
+        "重建，无法沿用时跳过",
+        "Rebuild, skip it if the work cannot be kept",
+    ),
+    "rebuild.manual.discard": ("重建并丢弃手动修改", "Rebuild and discard manual work"),
+    "rebuild.document.confirm": (
+        "重建“{path}”？\n\n将从来源重新读取、解析、分块并建立索引。",
+        "Rebuild “{path}”?\n\nIt is read again from its source, then parsed, chunked and "
+        "indexed with the current settings.",
+    ),
     "rebuild.vectors": ("重建向量", "Rebuild vectors"),
     "rebuild.vectors.accept": ("开始重建向量", "Rebuild vectors"),
     "rebuild.vectors.confirm": (

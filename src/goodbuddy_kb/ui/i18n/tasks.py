@@ -30,6 +30,22 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
     "task.kind.ocr": ("OCR 识别", "OCR"),
     "task.ocr_pages": ("OCR {done}/{total} 页 · {name}", "OCR {done}/{total} pages · {name}"),
     "task.summary.ocr_pending": ("{n} 个等待 OCR", "{n} waiting for OCR"),
+    "manual.edited": ("已编辑 {n} 个", "{n} edited"),
+    "manual.disabled": ("已停用 {n} 个", "{n} disabled"),
+    "manual.deleted": ("已删除 {n} 个", "{n} deleted"),
+    "manual.join": ("、", ", "),
+    "task.summary.manual_carried": (
+        "手动修改已沿用：{counts}",
+        "manual work carried over: {counts}",
+    ),
+    "task.summary.manual_skipped": (
+        "为保留手动修改跳过 {n} 个文档（{counts}）",
+        "{n} skipped to keep manual work ({counts})",
+    ),
+    "task.summary.manual_discarded": (
+        "手动修改已丢弃：{counts}",
+        "manual work discarded: {counts}",
+    ),
     "task.state.queued": ("… 排队中", "… Queued"),
     "task.state.running": ("⟳ 运行中", "⟳ Running"),
     "task.state.completed": ("✓ 已完成", "✓ Completed"),

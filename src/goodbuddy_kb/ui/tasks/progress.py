@@ -1,10 +1,11 @@
 """How a task's progress reads in the GUI (the Tasks tab and the graph tab's extraction line):
 done/total with its percentage and pace, OCR pages, a model loading, and a finished task's
-document counts in words."""
+document counts in words, with what a rebuild did to manual chunk work."""
 
 from __future__ import annotations
 
 from goodbuddy_kb.contracts import pace
+from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.ui.i18n import tr
 
@@ -76,8 +77,42 @@ def summary(info: t.TaskInfo) -> str:
     ):
         if count:
             parts.append(tr(key, n=count))
+    parts += manual_work_parts(s.manual_work)
     if s.settings_applied is not None:
         parts.append(
             tr("task.summary.applied" if s.settings_applied else "task.summary.still_pending")
         )
     return " · ".join(parts)
+
+
+def manual_counts(counts: r.ManualWorkCounts) -> str:
+    """ "1 edited, 2 disabled" — the kinds of manual chunk work that are there."""
+    return tr("manual.join").join(
+        tr(key, n=n)
+        for key, n in (
+            ("manual.edited", counts.edited),
+            ("manual.disabled", counts.disabled),
+            ("manual.deleted", counts.deleted),
+        )
+        if n
+    )
+
+
+def manual_work_parts(work: r.ManualWorkOutcome | None) -> list[str]:
+    """What a rebuild did with manual chunk work: carried over, skipped, discarded."""
+    if work is None:
+        return []
+    parts = []
+    if work.carried.total:
+        parts.append(tr("task.summary.manual_carried", counts=manual_counts(work.carried)))
+    if work.skipped_documents:
+        parts.append(
+            tr(
+                "task.summary.manual_skipped",
+                n=work.skipped_documents,
+                counts=manual_counts(work.kept),
+            )
+        )
+    if work.discarded.total:
+        parts.append(tr("task.summary.manual_discarded", counts=manual_counts(work.discarded)))
+    return parts

@@ -1,0 +1,202 @@
+"""Manual chunk work across rebuilds, over the real socket (issue 28, item 4): the preview
+names it per document; a rebuild whose new chunking keeps a chunk's text carries its edit,
+disabled state or deletion over and reports it; a disabled chunk whose text lies wholly inside
+one new chunk disables that chunk; a document rebuild asks the same way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from goodbuddy_kb.bridge.client import BlockingClient
+from goodbuddy_kb.contracts import chunks as k
+from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts import rebuild as rb
+from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.contracts import sources as s
+from goodbuddy_kb.contracts import tasks as t
+from goodbuddy_kb.contracts.methods import (
+    CHUNK_DELETE,
+    CHUNK_UPDATE,
+    CHUNKS_LIST,
+    DOCUMENT_REBUILD,
+    DOCUMENTS_LIST,
+    LIBRARY_REBUILD,
+    REBUILD_PREVIEW,
+    RETRIEVE,
+    SETTINGS_UPDATE,
+    SOURCE_ADD,
+    SOURCE_SYNC,
+)
+from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
+from tests.bridge.helpers import create_library, session, settle, wait_task
+from tests.bridge.test_chunks_socket import raw
+
+pytestmark = pytest.mark.integration
+
+EDITED = "Corrected by hand: zebracrossing allowances are capped at 40 euros."
+
+
+def section(n: int, word: str) -> str:
+    return f"## Part {n}\n\n" + f"Part {n} of the travel policy covers {word} in detail. " * 8
+
+
+def setup(client: BlockingClient, folder: Path) -> tuple[str, dict[str, str]]:
+    """policy.md with one chunk edited, one disabled, one deleted; memo.md with one disabled."""
+    library_id = create_library(client, "Notes")
+    folder.mkdir()
+    words = ("zebracrossing", "quokkafence", "walrusgate", "ordinaryword")
+    (folder / "policy.md").write_text(
+        "# Policy\n\n" + "\n\n".join(section(n, w) for n, w in enumerate(words, 1)), "utf-8"
+    )
+    (folder / "memo.md").write_text(
+        "# Memo\n\n"
+        + "\n\n".join(section(n, w) for n, w in enumerate(("ibisloop", "lynxmark"), 1)),
+        "utf-8",
+    )
+    client.call(
+        SOURCE_ADD,
+        s.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder), watch=False),
+    )
+    settle(client, library_id)
+    docs = {
+        d.path: d.id
+        for d in client.call(DOCUMENTS_LIST, s.DocumentListRequest(library_id=library_id)).documents
+    }
+
+    def chunk(path: str, word: str) -> k.ChunkRequest:
+        listed = client.call(
+            CHUNKS_LIST,
+            k.ChunksListRequest(library_id=library_id, document_id=docs[path], search=word),
+        ).chunks
+        assert len(listed) == 1, f"{word} should be in one chunk"
+        return k.ChunkRequest(library_id=library_id, document_id=docs[path], chunk_id=listed[0].id)
+
+    def update(ref: k.ChunkRequest, **change: object) -> None:
+        client.call(CHUNK_UPDATE, k.ChunkUpdateRequest(**ref.model_dump(), **change))
+
+    update(chunk("policy.md", "zebracrossing"), content=EDITED)
+    update(chunk("policy.md", "quokkafence"), enabled=False)
+    client.call(CHUNK_DELETE, chunk("policy.md", "walrusgate"))
+    update(chunk("memo.md", "lynxmark"), enabled=False)
+    return library_id, docs
+
+
+def snippets(client: BlockingClient, library_id: str, word: str) -> list[str]:
+    res = client.call(RETRIEVE, r.RetrieveRequest(library_ids=[library_id], query=word))
+    return [x.snippet for x in res.results if word in x.snippet]
+
+
+def rebuild(client: BlockingClient, library_id: str, choice: str = "skip") -> t.TaskInfo:
+    request = rb.LibraryRebuildRequest(library_id=library_id, manual_work=choice)  # type: ignore[arg-type]
+    info, _seen = wait_task(client, client.call(LIBRARY_REBUILD, request).task_id)
+    assert info.state == "completed", info.error
+    return info
+
+
+def counts(edited: int = 0, disabled: int = 0, deleted: int = 0) -> rb.ManualWorkCounts:
+    return rb.ManualWorkCounts(edited=edited, disabled=disabled, deleted=deleted)
+
+
+def test_unchanged_text_keeps_its_manual_state_and_a_disabled_text_disables_its_new_chunk(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    with session(data_dir) as (_backend, client):
+        library_id, docs = setup(client, tmp_path / "notes")
+        preview = client.call(REBUILD_PREVIEW, rb.RebuildPreviewRequest(library_id=library_id))
+        assert [(d.path, d.counts) for d in preview.documents] == [
+            ("memo.md", counts(disabled=1)),
+            ("policy.md", counts(1, 1, 1)),
+        ]
+        assert preview.total == counts(1, 2, 1) and preview.more_documents == 0
+
+        # A contextual prefix changes every chunk's index text but not its text: all carried.
+        client.call(
+            SETTINGS_UPDATE,
+            lib.SettingsUpdateRequest(library_id=library_id, contextual_indexing=True),
+        )
+        info = rebuild(client, library_id)
+        assert info.summary is not None and info.summary.succeeded == 2
+        work = info.summary.manual_work
+        assert work is not None and work.carried == counts(1, 2, 1)
+        assert work.skipped_documents == 0 and work.discarded == counts()
+        assert info.summary.settings_applied is True
+        assert snippets(client, library_id, "zebracrossing") == [EDITED]
+        assert snippets(client, library_id, "quokkafence") == []
+        assert snippets(client, library_id, "walrusgate") == [], "a deletion outlives a rebuild"
+        assert snippets(client, library_id, "lynxmark") == []
+        again = client.call(REBUILD_PREVIEW, rb.RebuildPreviewRequest(library_id=library_id))
+        assert again.total == counts(1, 2, 1), "the carried work is still there to protect"
+
+        # One big fixed chunk per document: memo's disabled section lies wholly inside it.
+        client.call(
+            SETTINGS_UPDATE,
+            lib.SettingsUpdateRequest(
+                library_id=library_id,
+                chunking=KnowledgeChunkingSettings(mode="fixed", target_characters=8000),
+            ),
+        )
+        info = rebuild(client, library_id)
+        work = info.summary.manual_work if info.summary else None
+        assert work is not None and work.skipped_paths == ["policy.md"]
+        # policy.md: its disabled text would fit inside the big chunk, its edit and deletion not.
+        assert work.carried == counts(disabled=1) and work.kept == counts(edited=1, deleted=1)
+        memo = client.call(
+            CHUNKS_LIST, k.ChunksListRequest(library_id=library_id, document_id=docs["memo.md"])
+        ).chunks
+        assert len(memo) == 1 and not memo[0].enabled, "the new chunk holding it is disabled"
+        assert snippets(client, library_id, "lynxmark") == []
+        assert snippets(client, library_id, "zebracrossing") == [EDITED], "policy.md skipped"
+
+        # A document rebuild asks the same way; discarding brings the file's text back.
+        client.call(
+            SETTINGS_UPDATE,
+            lib.SettingsUpdateRequest(
+                library_id=library_id,
+                chunking=KnowledgeChunkingSettings(
+                    mode="fixed", target_characters=400, overlap_characters=0
+                ),
+            ),
+        )
+        request = rb.DocumentRebuildRequest(
+            library_id=library_id, document_id=docs["policy.md"], manual_work="discard"
+        )
+        done, _seen = wait_task(client, client.call(DOCUMENT_REBUILD, request).task_id)
+        work = done.summary.manual_work if done.summary else None
+        assert work is not None and work.discarded == counts(1, 1, 1)
+        assert snippets(client, library_id, "walrusgate") and snippets(
+            client, library_id, "quokkafence"
+        )
+        left = client.call(REBUILD_PREVIEW, rb.RebuildPreviewRequest(library_id=library_id))
+        assert [d.path for d in left.documents] == ["memo.md"]
+
+
+def test_the_choice_is_validated(data_dir: Path) -> None:
+    with session(data_dir) as (_backend, client):
+        library_id = create_library(client, "Notes")
+        wrong = raw(client, LIBRARY_REBUILD.name, {"libraryId": library_id, "manualWork": "wipe"})
+        assert wrong["error"]["data"]["code"] == "invalid_request"
+        assert "manualWork" in wrong["error"]["data"]["message"]
+
+
+def test_a_resync_of_a_changed_file_says_what_manual_work_its_new_text_replaced(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    with session(data_dir) as (_backend, client):
+        library_id, _docs = setup(client, tmp_path / "notes")
+        policy = tmp_path / "notes" / "policy.md"
+        # The edited section's own text changes; the disabled and deleted ones stay as they were.
+        policy.write_text(
+            policy.read_text("utf-8").replace("covers zebracrossing", "now covers zebrastripes"),
+            "utf-8",
+        )
+        task_id = client.call(SOURCE_SYNC, s.SourceSyncRequest(library_id=library_id)).task_ids[0]
+        info, _seen = wait_task(client, task_id)
+        work = info.summary.manual_work if info.summary else None
+        assert work is not None and work.choice == "discard"
+        assert work.discarded == counts(edited=1)
+        assert work.carried == counts(disabled=1, deleted=1)
+        assert snippets(client, library_id, "zebrastripes")
+        assert snippets(client, library_id, "walrusgate") == []
+        assert snippets(client, library_id, "quokkafence") == []
