@@ -1,6 +1,6 @@
 """The ``fit`` step of ``tune_retrieval.py``: fusion and rerank parameters by coordinate ascent
-on the worst per-set gain, relevance calibration by logistic regression. Pure Python + numpy
-over the dumps; uses the product's own fusion/rerank/calibration functions, so what is measured
+on the worst per-set gain (the relevance calibration is ``tune_relevance.py``'s). Pure Python +
+numpy over the dumps; uses the product's own fusion and rerank functions, so what is measured
 here is what ships."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from goodbuddy_kb.main_process.retrieval import calibration, fusion, rerank
+from goodbuddy_kb.main_process.retrieval import fusion, rerank
 
 TOP = 10
 
@@ -126,11 +126,8 @@ def rerank_ranker(
     return rank
 
 
-def fit(paths: Sequence[Path], calibrate_only: bool = False, bundled: bool = False) -> None:
+def fit(paths: Sequence[Path], bundled: bool = False) -> None:
     sets = load_sets(paths)
-    if calibrate_only:
-        calibrate(sets, fusion.DEFAULT)
-        return
     base: dict[str, dict[str, tuple[float, float, float]]] = {}
     for name, recs in sets.items():
         base[name] = {
@@ -214,140 +211,3 @@ def fit(paths: Sequence[Path], calibrate_only: bool = False, bundled: bool = Fal
     print("RERANK", weights)
     for name, m in rgot.items():
         print(f"  {name:<28} rerank R@5 {m[0]:.4f} MRR {m[1]:.4f} nDCG {m[2]:.4f}")
-
-    calibrate(sets, params)
-
-
-def calibrate(sets: dict[str, list[dict[str, Any]]], params: fusion.FusionParams) -> None:
-    """Logistic regression of "this shown candidate is relevant" on the calibration features."""
-    xs, ys, xs_lex, ys_lex = [], [], [], []
-    for recs in sets.values():
-        for rec in recs:
-            fused = fusion.adaptive_fusion(channel_inputs(rec, ("fts", "cjk", "vector")), params)
-            lex = fusion.adaptive_fusion(channel_inputs(rec, ("fts", "cjk")), params)
-            for source, out_x, out_y in ((fused, xs, ys), (lex, xs_lex, ys_lex)):
-                for f in source.ranked[:TOP]:
-                    cand = rec["candidates"].get(f.chunk_id)
-                    if cand is None or cand["doc"] in rec["exclude"]:
-                        continue
-                    out_x.append(
-                        calibration.feature_vector(
-                            cand["features"], margin(rec, f.vector_z), source is fused
-                        )
-                    )
-                    out_y.append(1.0 if cand["label"] else 0.0)
-    models = {}
-    for label, x, y in (("with vector", xs, ys), ("lexical only", xs_lex, ys_lex)):
-        coef = nonnegative_logistic(np.asarray(x), np.asarray(y))
-        models[label] = coef
-        print("CALIBRATION", label, tuple(round(float(c), 4) for c in coef))
-        calibration_report(label, np.asarray(x), np.asarray(y), coef)
-    floor_table(sets, params, models)
-
-
-def margin(rec: dict[str, Any], z: float | None) -> float | None:
-    return None if z is None else z * rec["background"][1]
-
-
-def floor_table(
-    sets: dict[str, list[dict[str, Any]]],
-    params: fusion.FusionParams,
-    models: dict[str, np.ndarray],
-) -> None:
-    """No-answer false positives against answerable recall for each floor. Unanswerable: the
-    sets' own no-answer questions, plus every answerable question with its relevant documents
-    taken out of the ranking (what a user sees when the library does not hold the answer)."""
-    floors = (0.0, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.2)
-    print("FLOOR", "set", *(f"{f:>12.2f}" for f in floors))
-    for name, recs in sets.items():
-        fp = np.zeros(len(floors))
-        real_fp = np.zeros(len(floors))
-        real = 0
-        lost_r5 = np.zeros(len(floors))
-        mrr = np.zeros(len(floors))
-        gate_r5 = np.zeros(len(floors))
-        answerable = 0
-        for rec in recs:
-            fused = fusion.adaptive_fusion(channel_inputs(rec, ("fts", "cjk", "vector")), params)
-            shown = []
-            for f in fused.ranked:
-                cand = rec["candidates"].get(f.chunk_id)
-                if cand is None or cand["doc"] in rec["exclude"]:
-                    continue
-                model = models["with vector" if f.vector_z is not None else "lexical only"]
-                x = calibration.feature_vector(
-                    cand["features"], margin(rec, f.vector_z), f.vector_z is not None
-                )
-                rel = 1 / (1 + math.exp(-(model[0] + float(np.dot(model[1:], x)))))
-                shown.append((cand, rel))
-                if len(shown) == TOP:
-                    break
-            if not rec["relevant"]:
-                real += 1
-                best = max((r for _, r in shown), default=0.0)
-                real_fp += [best >= fl and bool(shown) for fl in floors]
-                continue
-            answerable += 1
-            others = [r for c, r in shown if not c["label"]]
-            fp += [bool(others) and max(others) >= fl for fl in floors]
-            best_all = max((r for _, r in shown), default=0.0)
-            found5 = {c["doc"] for c, _ in shown[:5] if c["label"]}
-            for i, fl in enumerate(floors):
-                if best_all >= fl:
-                    gate_r5[i] += len(found5) / rec["relevant"]
-                kept = [c for c, r in shown if r >= fl]
-                hits = [c["doc"] for c in kept if c["label"]]
-                lost_r5[i] += len({h for h in hits[:5]}) / rec["relevant"]
-                mrr[i] += next((1 / j for j, c in enumerate(kept, 1) if c["label"]), 0.0)
-        n = max(1, answerable)
-        print(f"  {name:<26} R@5 ", *(f"{v:>12.4f}" for v in lost_r5 / n))
-        print(f"  {name:<26} MRR ", *(f"{v:>12.4f}" for v in mrr / n))
-        print(f"  {name:<26} gate R@5", *(f"{v:>12.4f}" for v in gate_r5 / n))
-        print(f"  {name:<26} leave-out FPR", *(f"{v:>12.4f}" for v in fp / n))
-        if real:
-            print(f"  {name:<26} no-answer FPR", *(f"{v:>12.4f}" for v in real_fp / real))
-
-
-def nonnegative_logistic(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Every feature is evidence *for* relevance: a feature whose coefficient comes out negative
-    (collinear with another) is dropped and the rest refitted."""
-    keep = list(range(x.shape[1]))
-    while True:
-        if not keep:
-            return np.concatenate(
-                [[math.log(max(y.mean(), 1e-6) / max(1 - y.mean(), 1e-6))], np.zeros(x.shape[1])]
-            )
-        w = logistic(x[:, keep], y)
-        negative = [keep[i] for i, c in enumerate(w[1:]) if c < 0]
-        if not negative:
-            full = np.zeros(x.shape[1] + 1)
-            full[0] = w[0]
-            for i, c in zip(keep, w[1:], strict=True):
-                full[i + 1] = c
-            return full
-        keep = [k for k in keep if k not in negative[:1]]
-
-
-def calibration_report(label: str, x: np.ndarray, y: np.ndarray, coef: np.ndarray) -> None:
-    p = 1 / (1 + np.exp(-(coef[0] + x @ coef[1:])))
-    for lo in (0.0, 0.2, 0.4, 0.6, 0.8):
-        band = (p >= lo) & (p < lo + 0.2)
-        if band.any():
-            print(
-                f"   {label} p in [{lo:.1f},{lo + 0.2:.1f}): {band.sum():>6} observed {y[band].mean():.3f}"
-            )
-
-
-def logistic(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 400) -> np.ndarray:
-    """Intercept + coefficients by Newton's method (deterministic, no library)."""
-    design = np.hstack([np.ones((len(x), 1)), x])
-    w = np.zeros(design.shape[1])
-    for _ in range(steps):
-        p = 1 / (1 + np.exp(-design @ w))
-        grad = design.T @ (p - y) + l2 * w
-        hess = design.T @ (design * (p * (1 - p))[:, None]) + l2 * np.eye(len(w))
-        step = np.linalg.solve(hess, grad)
-        w -= step
-        if np.abs(step).max() < 1e-8:
-            break
-    return w

@@ -7,8 +7,9 @@ and store what fusion, rerank and calibration see: channel ranks and scores, the
 background, every candidate's rerank features and whether it is relevant.
 
 Step 2, ``fit``: search the fusion and rerank parameters that maximise the worst per-set gain
-over each set's best single channel (never a single query), fit the relevance calibration by
-logistic regression, and print the constants to paste into ``retrieval/`` with the figures.
+over each set's best single channel (never a single query), and print the constants to paste
+into ``retrieval/`` with the figures. The relevance calibration is fitted on the same dumps by
+``tune_relevance.py``.
 
     .venv/bin/python bench/tune_retrieval.py dump --work-dir /tmp/eval-work --provider local \\
         --dataset fixtures/eval --dataset ../shared/benchmarks/cmrc2018-trial --out /tmp/dumps
@@ -36,7 +37,7 @@ from goodbuddy_kb.main_process.app import open_database
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.credentials import CredentialStore
 from goodbuddy_kb.main_process.embeddings import make_provider
-from goodbuddy_kb.main_process.lexical import build_query
+from goodbuddy_kb.main_process.lexical import build_query, vocab
 from goodbuddy_kb.main_process.lexical import search as lexical_search
 from goodbuddy_kb.main_process.retrieval import candidate as candidates_mod
 from goodbuddy_kb.main_process.retrieval import rerank
@@ -70,6 +71,9 @@ def dump(args: argparse.Namespace) -> None:
                 inner = where.name if where.name != "corpus" else "."
             prefix[source_id] = "" if inner == "." else inner + "/"
         provider = make_provider(EmbeddingConnection(kind=args.provider), CredentialStore(data_dir))
+        if args.sample and len(dataset.queries) > args.sample:  # evenly spaced, deterministic
+            step = len(dataset.queries) / args.sample
+            dataset.queries[:] = [dataset.queries[int(i * step)] for i in range(args.sample)]
         records: list[dict[str, Any]] = []
         started = time.perf_counter()
         if provider.kind == "local":  # the bundled model: embed the questions in batches up front
@@ -99,6 +103,7 @@ def dump(args: argparse.Namespace) -> None:
                 )
             )
             loaded = candidates_mod.load(conn, [candidates_mod.Candidate(cid) for cid in ids])
+            idf = vocab.term_weights(conn, query)
             sims = {h.chunk_id: h.similarity for h in found.hits}
             relevant = {rel.doc: rel for rel in q.relevant}
             cands = {}
@@ -109,7 +114,7 @@ def dump(args: argparse.Namespace) -> None:
                 label = rel is not None and (
                     not rel.answers or any(fold(a) in fold(c.content) for a in rel.answers)
                 )
-                feats = rerank.features(c, query, 1.0)
+                feats = rerank.features(c, query, 1.0, idf)
                 feats.pop("rrf", None)
                 cands[c.chunk_id] = {"doc": path, "label": label, "features": feats}
             records.append(
@@ -146,9 +151,9 @@ def main() -> None:
     d.add_argument("--provider", default="local")
     d.add_argument("--dataset", type=Path, action="append", required=True)
     d.add_argument("--out", type=Path, required=True)
+    d.add_argument("--sample", type=int, default=0, help="at most N questions per dataset")
     f = commands.add_parser("fit")
     f.add_argument("dumps", type=Path, nargs="+")
-    f.add_argument("--calibrate-only", action="store_true", help="keep fusion.DEFAULT")
     f.add_argument(
         "--bundled",
         action="store_true",
@@ -160,7 +165,7 @@ def main() -> None:
     else:
         from tune_fit import fit  # type: ignore[import-not-found]
 
-        fit(args.dumps, args.calibrate_only, args.bundled)
+        fit(args.dumps, args.bundled)
 
 
 if __name__ == "__main__":

@@ -46,9 +46,10 @@ def test_create_import_and_test_retrieval(
     assert "Used channels: fts, cjk, vector" in diagnostics and "Degraded graph" in diagnostics
     assert "Context:" in diagnostics and "六百元" in bench.context.toPlainText()
     assert "Fusion: query-adaptive" in diagnostics and "channel confidence: " in diagnostics
-    assert "Minimum relevance 0.015; best relevance " in diagnostics
-    assert "the best reaches the minimum, so every result is shown" in diagnostics
-    assert "withheld" not in diagnostics, "nothing was withheld, so nothing says it was"
+    assert "Minimum relevance 0.25; best relevance " in diagnostics
+    relevances = [row.relevance for row in bench.results.rows]
+    assert relevances == sorted(relevances, reverse=True), "relevance follows rank"
+    assert relevances[0] >= 0.25 and "relevant" in bench.results.data(bench.results.index(0, 3))
     qtmodeltester.check(bench.results, force_py=False)
     shoot(bench, "workbench-light-en")
     bench.reject()
@@ -126,9 +127,15 @@ def test_nothing_relevant_enough_is_said_plainly(
     """The issue's off-topic question is refused at the default minimum relevance."""
     bench = ask(qtbot, window, "火星殖民地的氧气配额")
     qtbot.waitUntil(lambda: "Nothing relevant enough" in bench.status.text(), timeout=5_000)
-    assert bench.results.rowCount() == 0
-    assert "below this library's minimum of 0.015" in bench.status.text()
-    assert "withheld because the best was below the minimum" in bench.diagnostics.toPlainText()
+    # what was found is listed in grey under "below the floor", never as evidence
+    rows = bench.results.rows
+    assert rows and all(row.below_floor for row in rows)
+    assert "below the floor" in bench.results.data(bench.results.index(0, 3))
+    grey = bench.results.data(bench.results.index(0, 0), QtCore.Qt.ItemDataRole.ForegroundRole)
+    assert grey is not None, "a below-floor row is drawn muted"
+    assert "below this library's minimum of 0.25" in bench.status.text()
+    assert "below the minimum, not evidence" in bench.diagnostics.toPlainText()
+    assert bench.response is not None and bench.response.context.groups == []
     shoot(bench, "workbench-nothing-relevant-en")
     bench.reject()
 

@@ -112,10 +112,14 @@ class RetrievalResult(ContractModel):
     vector_similarity: float | None
     rrf_score: float
     pre_rerank_rank: int
+    #: The estimated probability that the passage is relevant to the question (calibrated on
+    #: the development sets; never higher than a result ranked above it).
     relevance: float = Field(ge=0.0, le=1.0)
     features: dict[str, float]
     #: The entities and relations of the knowledge graph that put this result there.
     graph_reasons: list[str] = Field(default_factory=list)
+    #: Below the minimum relevance: listed for diagnosis, never evidence.
+    below_floor: bool = False
 
 
 class ContextGroup(ContractModel):
@@ -161,6 +165,9 @@ class KnowledgeRetrievalResponse(ContractModel):
     results: list[RetrievalResult]
     context: Context
     zero_result: ZeroResult | None
+    #: The rest of the top K, below the minimum relevance: not evidence (never in the context,
+    #: never handed to a model); the workbench lists them greyed, ranked after ``results``.
+    below_floor: list[RetrievalResult] = Field(default_factory=list)
 
 
 class CancelRequest(ContractModel):

@@ -25,6 +25,8 @@ class Judged:
     answerable: bool
     top_relevance: float
     latency_ms: float
+    #: Each shown result's relevance, best first (empty for a baseline without one).
+    relevances: list[float] = field(default_factory=list)
 
     @property
     def hits_shown(self) -> bool:
@@ -73,6 +75,35 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
 
 
+def calibration_error(judged: list[Judged], bins: int = 10) -> float:
+    """Expected calibration error of the shown relevance: over every shown result, by tenths
+    of relevance, the gap between the mean relevance and the share that is relevant, weighted
+    by the results in each tenth."""
+    pairs = [(v, h is not None) for j in judged for v, h in zip(j.relevances, j.hits, strict=False)]
+    if not pairs:
+        return 0.0
+    error = 0.0
+    for b in range(bins):
+        inside = [(v, y) for v, y in pairs if min(bins - 1, int(v * bins)) == b]
+        if inside:
+            mean = sum(v for v, _ in inside) / len(inside)
+            observed = sum(1 for _, y in inside if y) / len(inside)
+            error += len(inside) / len(pairs) * abs(mean - observed)
+    return error
+
+
+def monotone_share(judged: list[Judged]) -> float:
+    """The share of questions whose shown relevance never rises down the list."""
+    if not judged:
+        return 1.0
+    ok = sum(
+        1
+        for j in judged
+        if all(a >= b for a, b in zip(j.relevances, j.relevances[1:], strict=False))
+    )
+    return ok / len(judged)
+
+
 def summarise(judged: list[Judged], no_answer_threshold: float) -> Summary:
     answerable = [j for j in judged if j.answerable]
     unanswerable = [j for j in judged if not j.answerable]
@@ -100,6 +131,8 @@ def summarise(judged: list[Judged], no_answer_threshold: float) -> Summary:
             if unanswerable
             else 0.0
         ),
+        "relevance_ece": calibration_error(judged),
+        "relevance_monotone": monotone_share(judged),
         "latency_p50_ms": percentile([j.latency_ms for j in judged], 0.5),
         "latency_p95_ms": percentile([j.latency_ms for j in judged], 0.95),
     }

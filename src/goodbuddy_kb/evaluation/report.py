@@ -37,6 +37,8 @@ METRICS = (
     "context_recall",
     "no_answer_fp_rate",
     "withheld_rate",
+    "relevance_ece",
+    "relevance_monotone",
     "latency_p50_ms",
     "latency_p95_ms",
 )
@@ -51,6 +53,8 @@ SHORT = {
     "context_recall": "CtxR",
     "no_answer_fp_rate": "NoAnsFP",
     "withheld_rate": "Withheld",
+    "relevance_ece": "ECE",
+    "relevance_monotone": "Mono",
     "latency_p50_ms": "p50ms",
     "latency_p95_ms": "p95ms",
 }

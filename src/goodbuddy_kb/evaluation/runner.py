@@ -83,9 +83,16 @@ def judge(
     context: list[tuple[str, str]],
     top_relevance: float,
     latency_ms: float,
+    relevances: list[float] | None = None,
 ) -> Judged:
-    """``ranked``: (document path, contributed text) best first; ``context``: (path, text)."""
-    ranked = [(p, t) for p, t in ranked if p not in query.exclude][:TOP]
+    """``ranked``: (document path, contributed text) best first; ``context``: (path, text);
+    ``relevances``: each ranked result's relevance, when the product gave one."""
+    shown = [
+        (p, t, v)
+        for (p, t), v in zip(ranked, relevances or [0.0] * len(ranked), strict=True)
+        if p not in query.exclude
+    ][:TOP]
+    ranked = [(p, t) for p, t, _v in shown]
     relevant = {rel.doc: rel for rel in query.relevant}
     documents = list(dict.fromkeys(p for p, _t in ranked))
 
@@ -108,6 +115,7 @@ def judge(
         answerable=bool(relevant),
         top_relevance=top_relevance,
         latency_ms=latency_ms,
+        relevances=[v for _p, _t, v in shown] if relevances is not None else [],
     )
 
 
@@ -141,7 +149,7 @@ def _retrieve(
     ranked = [(path[x.document_id], group_text.get(x.chunk_id, x.snippet)) for x in res.results]
     context = [(path.get(g.document_id, ""), g.text) for g in res.context.groups]
     top = max((x.relevance for x in res.results), default=0.0)
-    return judge(query, ranked, context, top, latency)
+    return judge(query, ranked, context, top, latency, [x.relevance for x in res.results])
 
 
 def _baseline(

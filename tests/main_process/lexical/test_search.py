@@ -10,7 +10,8 @@ import pytest
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking.drafts import checksum
-from goodbuddy_kb.main_process.lexical import build_query, search
+from goodbuddy_kb.main_process.lexical import build_query, search, vocab
+from goodbuddy_kb.main_process.retrieval import rerank
 from goodbuddy_kb.main_process.storage import chunks, libraries, sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
@@ -201,3 +202,18 @@ def test_ranking_the_match_first_gives_the_joined_querys_candidates(
         monkeypatch.undo()
         assert paged == small_pages == joined
         assert any(paged)
+
+
+def test_term_weights_rank_rare_words_above_common_ones(pool: ConnectionPool, library: str) -> None:
+    """The idf the relevance weighs a result's query words by, read from the index's own
+    vocabularies: a word the libraries do not hold at all weighs the most, and a result that
+    holds only the common words of a question covers little of its weight."""
+    conn = pool.get()
+    query = build_query("年假 审批 quantum entry point")
+    weights = vocab.term_weights(conn, query)
+    assert set(weights) == {*query.cjk_terms, *query.latin_terms}
+    assert weights["quantum"] > weights["entry"] > 0  # absent > present in one chunk
+    assert weights["年假"] > 0
+    holder = {t for t in query.latin_terms if t != "quantum"} | set(query.cjk_terms)
+    assert 0 < rerank.weighted_coverage(query, holder, weights) < 1
+    assert rerank.weighted_coverage(query, {*query.cjk_terms, *query.latin_terms}, weights) == 1

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 
-from hypothesis import given
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from goodbuddy_kb.main_process.lexical.tokens import build_query
@@ -116,18 +118,53 @@ def test_adaptive_fusion_is_deterministic_sorted_and_bounded(
     assert {f.chunk_id for f in first.ranked} == set(lexical) | set(vector)
 
 
-def test_calibrated_relevance_rises_with_evidence_and_stays_in_range() -> None:
-    weak = calibration.relevance({"coverage": 0.1, "phrase": 0.0}, 0.01)
-    strong = calibration.relevance({"coverage": 1.0, "phrase": 1.0}, 0.2)
+@pytest.mark.parametrize("family", ["bundled", "other"])
+def test_calibrated_relevance_rises_with_evidence_and_stays_in_range(family: str) -> None:
+    def first(features: dict[str, float], margin: float | None) -> float:
+        return calibration.relevance_list([{"fused": 1.0, **features}], [margin], family)[0]
+
+    weak = first({"coverage": 0.1, "weightedCoverage": 0.05, "phrase": 0.0}, 0.01)
+    strong = first({"coverage": 1.0, "weightedCoverage": 1.0, "phrase": 1.0}, 0.2)
     assert 0 <= weak < strong <= 1
-    assert calibration.relevance({"coverage": 0.5, "phrase": 0.5}, 0.15) > calibration.relevance(
-        {"coverage": 0.5, "phrase": 0.5}, 0.02
+    even = {"coverage": 0.5, "weightedCoverage": 0.5, "phrase": 0.5}
+    assert first(even, 0.15) >= first(even, 0.02)
+    lexical_only = first({"coverage": 1.0, "weightedCoverage": 1.0, "phrase": 1.0}, None)
+    assert 0 < lexical_only <= 1
+    assert first({"coverage": 1.0, "weightedCoverage": 1.0}, None) > first(
+        {"coverage": 0.2, "weightedCoverage": 0.1}, None
     )
-    lexical_only = calibration.relevance({"coverage": 1.0, "phrase": 1.0}, None)
-    assert 0 < lexical_only < 1
-    assert calibration.relevance({"coverage": 1.0}, None) > calibration.relevance(
-        {"coverage": 0.2}, None
-    )
+
+
+feature_values = st.floats(0.0, 1.0, allow_nan=False)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            feature_values,
+            feature_values,
+            feature_values,
+            feature_values,
+            st.one_of(st.none(), st.floats(-0.3, 0.5, allow_nan=False)),
+        ),
+        min_size=1,
+        max_size=10,
+    ),
+    family=st.sampled_from(["bundled", "other"]),
+)
+def test_calibrated_relevance_never_rises_down_the_list(
+    rows: list[tuple[float, float, float, float, float | None]], family: str
+) -> None:
+    """Whatever the features of each rank, the shown relevance is monotone in rank: the budget
+    and the floor, spent in rank order, agree with what the person reads."""
+    feats = [
+        {"coverage": c, "weightedCoverage": w, "phrase": p, "fused": f} for c, w, p, f, _ in rows
+    ]
+    margins = [m for *_, m in rows]
+    values = calibration.relevance_list(feats, margins, family)
+    assert all(0.0 <= v <= 1.0 for v in values)
+    assert all(a >= b for a, b in itertools.pairwise(values))
 
 
 def hx(name: str) -> str:

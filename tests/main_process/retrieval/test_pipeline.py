@@ -136,9 +136,24 @@ def test_nothing_relevant_enough_is_its_own_zero_result(dispatcher: Dispatcher, 
     assert zero["bestRelevance"] == round(best, 4) and zero["minimumRelevance"] == floor
     assert f"{floor:g}" in zero["message"] and zero["nextStep"]
     assert withheld["diagnostics"]["belowMinimumRelevance"] == len(found["results"])
-    # the floor is a gate on the best result: at or under it, the whole list is shown
-    shown = ask(dispatcher, kb, "年假", overrides={"minimumRelevance": round(best - 0.001, 3)})
-    assert len(shown["results"]) == len(found["results"])
+    # listed apart, greyed in the workbench, never evidence
+    assert [r["chunkId"] for r in withheld["belowFloor"]] == [
+        r["chunkId"] for r in found["results"]
+    ]
+    assert all(r["belowFloor"] for r in withheld["belowFloor"])
+    # the relevance never rises down the list, so the floor cuts it where it falls under it
+    relevances = [r["relevance"] for r in found["results"]]
+    assert relevances == sorted(relevances, reverse=True)
+    cut = round(best - 0.001, 3)
+    shown = ask(dispatcher, kb, "年假", overrides={"minimumRelevance": cut})
+    kept = [r for r in relevances if r >= cut]
+    assert len(shown["results"]) == len(kept) >= 1
+    assert not any(r["belowFloor"] for r in shown["results"])
+    below = shown["belowFloor"]
+    assert [r["rank"] for r in below] == list(range(len(kept) + 1, len(relevances) + 1))
+    assert all(r["relevance"] < cut for r in below)
+    evidence = {c for g in shown["context"]["groups"] for c in g["hitChunkIds"]}
+    assert not evidence & {r["chunkId"] for r in below}
 
 
 def test_old_fusion_stays_available_and_diagnostics_name_it(

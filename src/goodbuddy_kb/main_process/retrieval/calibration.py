@@ -1,50 +1,94 @@
-"""Calibrated relevance: the probability, learned on the development sets, that a result is
-relevant, from features that mean the same in every query and library — the vector similarity
-above the library's background mean for this query (the margin, × MARGIN_SCALE), query-term
-coverage and the longest phrase run. The margin transferred between libraries of different
-sizes better than the z-score did on the development sets. (Title
-terms were tried and left out: their weight came from one set's file names.) With the vector
-channel the relevance is the larger of the two models' answers. A logistic model (coefficients from ``bench/tune_retrieval.py``);
-a second one without the vector term serves when the vector channel did not run.
+"""Calibrated relevance: the estimated probability that a result is relevant to the question,
+learned on the development sets, monotone in the final rank and comparable across languages and
+embedding providers.
 
-The per-library ``minimumRelevance`` floor is compared against this number.
+For the result at final rank r, a logistic score over features that mean the same in every query
+and library — the vector similarity above the library's background mean for this query (the
+margin, × MARGIN_SCALE), query-term coverage, the longest phrase run, query terms in the title or
+heading path, the fused score over the best one, and log r — is taken as the running minimum over
+ranks 1..r (a result never looks more relevant than one ranked above it), then mapped to a
+probability by an isotonic map fitted on the same sets (so a shown 0.7 is right about 70 % of the
+time). One model per embedding family — the bundled model, every other provider (fitted with the
+deterministic one) — and one for lexical-only searches. Constants from ``bench/tune_relevance.py
+fit``; its ``report`` prints the reliability tables and the expected calibration error.
+
+The per-library ``minimumRelevance`` floor is compared against this number: results below it are
+not evidence.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
 
-#: Intercept, then the coefficients of :func:`feature_vector`'s terms (margin, coverage,
-#: phrase), fitted by ``bench/tune_retrieval.py fit`` on the development sets.
-WITH_VECTOR = (-7.6658, 5.3483, 0.0, 1.2651)
-LEXICAL_ONLY = (-4.4587, 0.0, 4.4965, 0.0)
+from goodbuddy_kb.main_process.retrieval import calibration_fit as fitted
+
 MARGIN_SCALE = 10.0
 #: Scaled margins beyond these bounds add nothing (a hit cannot become "more than certain").
 MARGIN_RANGE = (-2.0, 3.0)
 
+Model = tuple[float, ...]
+#: (score, probability) knots of an isotonic map, score ascending.
+Knots = tuple[tuple[float, float], ...]
 
-def feature_vector(
-    features: Mapping[str, float], vector_margin: float | None, with_vector: bool
+WITH_VECTOR: dict[str, Model] = fitted.WITH_VECTOR
+WITH_VECTOR_MAP: dict[str, Knots] = fitted.WITH_VECTOR_MAP
+LEXICAL_ONLY: Model = fitted.LEXICAL_ONLY
+LEXICAL_ONLY_MAP: Knots = fitted.LEXICAL_ONLY_MAP
+
+
+def family(embedding_kind: str | None) -> str:
+    """The calibration family of the libraries' embedding provider kind."""
+    return "bundled" if embedding_kind == "local" else "other"
+
+
+def relevance_features(
+    features: Mapping[str, float], vector_margin: float | None, rank: int
 ) -> list[float]:
-    """``vector_margin``: similarity − the background mean (unscaled)."""
-    m = 0.0 if vector_margin is None or not with_vector else vector_margin * MARGIN_SCALE
+    """``vector_margin``: similarity − the background mean (unscaled), None without vectors."""
+    m = 0.0 if vector_margin is None else vector_margin * MARGIN_SCALE
     m = min(MARGIN_RANGE[1], max(MARGIN_RANGE[0], m))
-    return [m, features.get("coverage", 0.0), features.get("phrase", 0.0)]
+    return [
+        m,
+        features.get("coverage", 0.0),
+        features.get("weightedCoverage", features.get("coverage", 0.0)),
+        features.get("phrase", 0.0),
+        features.get("title", 0.0),
+        features.get("fused", 0.0),
+        math.log(rank),
+    ]
 
 
-def _probability(model: tuple[float, ...], x: list[float]) -> float:
-    logit = model[0] + sum(c * v for c, v in zip(model[1:], x, strict=True))
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, logit))))
+def _score(model: Model, x: Sequence[float]) -> float:
+    return model[0] + sum(c * v for c, v in zip(model[1:], x, strict=True))
 
 
-def relevance(features: Mapping[str, float], vector_margin: float | None) -> float:
-    """0–1; ``vector_margin`` None means the vector channel did not run for this query.
+def _mapped(knots: Knots, s: float) -> float:
+    """Linear interpolation between the knots, constant beyond them."""
+    xs = [k[0] for k in knots]
+    i = bisect_left(xs, s)
+    if i == 0:
+        return knots[0][1]
+    if i == len(knots):
+        return knots[-1][1]
+    (x0, y0), (x1, y1) = knots[i - 1], knots[i]
+    return y0 + (y1 - y0) * (s - x0) / (x1 - x0) if x1 > x0 else y1
 
-    With a vector margin, the larger of the two models' answers: either kind of evidence is
-    enough (a tiny library has no background to stand out from, yet an exact lexical match in it
-    is still relevant)."""
-    lexical = _probability(LEXICAL_ONLY, feature_vector(features, None, False))
-    if vector_margin is None:
-        return lexical
-    return max(lexical, _probability(WITH_VECTOR, feature_vector(features, vector_margin, True)))
+
+def relevance_list(
+    features: Sequence[Mapping[str, float]],
+    margins: Sequence[float | None],
+    family_name: str,
+) -> list[float]:
+    """The relevance of each result, in final rank order (never rising down the list).
+    ``margins`` all None means the vector channel did not run for this query."""
+    with_vector = any(m is not None for m in margins)
+    model = WITH_VECTOR[family_name] if with_vector else LEXICAL_ONLY
+    knots = WITH_VECTOR_MAP[family_name] if with_vector else LEXICAL_ONLY_MAP
+    out: list[float] = []
+    lowest = math.inf
+    for rank, (f, m) in enumerate(zip(features, margins, strict=True), start=1):
+        lowest = min(lowest, _score(model, relevance_features(f, m, rank)))
+        out.append(max(0.0, min(1.0, _mapped(knots, lowest))))
+    return out

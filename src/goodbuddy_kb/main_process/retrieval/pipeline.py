@@ -23,8 +23,9 @@ from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.lexical import build_query
+from goodbuddy_kb.main_process.lexical.vocab import term_weights
+from goodbuddy_kb.main_process.retrieval import calibration, learned
 from goodbuddy_kb.main_process.retrieval import candidate as candidates_mod
-from goodbuddy_kb.main_process.retrieval import learned
 from goodbuddy_kb.main_process.retrieval.channels import ChannelQuery, ChannelRun, run_channels
 from goodbuddy_kb.main_process.retrieval.rerank import weights_for as rerank_weights_for
 from goodbuddy_kb.main_process.retrieval.results import describe, to_results
@@ -84,11 +85,17 @@ class Retriever:
             self.conn, fused.candidates[: max(pool, learned.MAX_CANDIDATES)]
         )
         mode: RerankMode = request.rerank or ("local" if settings.local_rerank_enabled else "off")
-        rerank = RerankStage(mode, self.rerank_service, rerank_weights_for(embedding_kind))
+        idf = term_weights(self.conn, query)
+        rerank = RerankStage(mode, self.rerank_service, rerank_weights_for(embedding_kind), idf)
         ranked, rerank_diag = rerank.run(ranked, query, request.query, cancel)
         background = vector.background if vector else None
         relevance = RelevanceStage(
-            settings.top_k, settings.minimum_relevance, rerank_diag.applied == "learned", background
+            settings.top_k,
+            settings.minimum_relevance,
+            rerank_diag.applied == "learned",
+            background,
+            calibration.family(embedding_kind),
+            idf,
         ).run(ranked, query)
         context, context_ms = ContextStage(
             settings.context_max_characters, settings.adjacent_chunk_count
@@ -107,6 +114,7 @@ class Retriever:
             zero_result=self._zero(request, runs, relevance.shown, relevance.best, settings)
             if not results
             else None,
+            below_floor=to_results(relevance.below_floor, query, runs, len(results) + 1, True),
         )
 
     def _zero(

@@ -15,7 +15,7 @@ so their weights keep it and the features are only shown. Off keeps exactly the 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from goodbuddy_kb.main_process.lexical import scoring
 from goodbuddy_kb.main_process.lexical.tokens import LexicalQuery, normalize, stems, term_set
@@ -59,7 +59,33 @@ def vector_feature(z: float | None) -> float:
     return 0.0 if z is None else max(0.0, min(1.0, z / Z_SCALE))
 
 
-def features(c: Candidate, query: LexicalQuery, best_fused: float) -> dict[str, float]:
+def weighted_coverage(
+    query: LexicalQuery, tokens: set[str], term_weights: Mapping[str, float]
+) -> float:
+    """0–1: the query terms the chunk holds, each weighed by its idf (``lexical.vocab``); a
+    Latin term matched by its stem alone counts partly, as in the plain coverage."""
+    total = found = 0.0
+    for term in query.cjk_terms:
+        w = term_weights.get(term, 0.0)
+        total += w
+        found += w if term in tokens else 0.0
+    chunk_stems = set(stems(sorted(tokens))) if query.latin_terms else set()
+    for i, term in enumerate(query.latin_terms):
+        w = term_weights.get(term, 0.0)
+        total += w
+        if term in tokens:
+            found += w
+        elif i < len(query.latin_stems) and query.latin_stems[i] in chunk_stems:
+            found += w * scoring.STEM_CREDIT
+    return found / total if total > 0 else 0.0
+
+
+def features(
+    c: Candidate,
+    query: LexicalQuery,
+    best_fused: float,
+    term_weights: Mapping[str, float] | None = None,
+) -> dict[str, float]:
     normalized = normalize(c.content)
     tokens = term_set(normalized)
     cjk = scoring.coverage(query.cjk_terms, tokens) if query.cjk_terms else None
@@ -86,6 +112,9 @@ def features(c: Candidate, query: LexicalQuery, best_fused: float) -> dict[str, 
         "phrase": phrase,
         "title": title,
         "vector": vector_feature(c.vector_z),
+        "weightedCoverage": weighted_coverage(query, tokens, term_weights)
+        if term_weights is not None
+        else coverage,
     }
 
 
@@ -116,14 +145,17 @@ def order(
 
 
 def local_rerank(
-    candidates: list[Candidate], query: LexicalQuery, weights: dict[str, float] = WEIGHTS
+    candidates: list[Candidate],
+    query: LexicalQuery,
+    weights: dict[str, float] = WEIGHTS,
+    term_weights: Mapping[str, float] | None = None,
 ) -> list[Candidate]:
     """Reorder by the weighted features, keeping every feature for diagnostics."""
     best = max((c.fused for c in candidates), default=0.0)
     by_id = {}
     rows = []
     for c in candidates:
-        c.features = features(c, query, best)
+        c.features = features(c, query, best, term_weights)
         by_id[c.chunk_id] = c
         rows.append((c.chunk_id, c.document_id, c.pre_rank, c.features))
     ordered = []

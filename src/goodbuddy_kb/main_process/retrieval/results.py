@@ -61,9 +61,14 @@ def snippet(content: str, query: LexicalQuery) -> str:
 
 
 def to_result(
-    rank: int, c: Candidate, query: LexicalQuery, graph_reasons: list[str] | None = None
+    rank: int,
+    c: Candidate,
+    query: LexicalQuery,
+    graph_reasons: list[str] | None = None,
+    below_floor: bool = False,
 ) -> RetrievalResult:
     return RetrievalResult(
+        below_floor=below_floor,
         graph_reasons=graph_reasons or [],
         rank=rank,
         chunk_id=c.chunk_id,
@@ -85,13 +90,17 @@ def to_result(
 
 
 def to_results(
-    top: list[Candidate], query: LexicalQuery, runs: list[ChannelRun]
+    top: list[Candidate],
+    query: LexicalQuery,
+    runs: list[ChannelRun],
+    first_rank: int = 1,
+    below_floor: bool = False,
 ) -> list[RetrievalResult]:
-    """The results in rank order, each with the graph's reasons for it."""
+    """The results in rank order from ``first_rank``, each with the graph's reasons for it."""
     graph_reasons = {k: v for r in runs for k, v in r.graph_reasons.items()}
     return [
-        to_result(rank, c, query, graph_reasons.get(c.chunk_id, []))
-        for rank, c in enumerate(top, start=1)
+        to_result(rank, c, query, graph_reasons.get(c.chunk_id, []), below_floor)
+        for rank, c in enumerate(top, start=first_rank)
     ]
 
 

@@ -6,20 +6,21 @@ calls lives in pure functions (``fusion.py``, ``rerank.py``, ``calibration.py``,
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.models import RerankConnection
 from goodbuddy_kb.contracts.retrieval import Context, FusionMethod, RerankDiagnostics, RerankMode
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.lexical import LexicalQuery
+from goodbuddy_kb.main_process.lexical.tokens import normalize, term_set
 from goodbuddy_kb.main_process.retrieval import calibration, fusion, learned
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 from goodbuddy_kb.main_process.retrieval.channels import ChannelRun
 from goodbuddy_kb.main_process.retrieval.context import ContextSource, assemble
 from goodbuddy_kb.main_process.retrieval.rerank import features as rerank_features
-from goodbuddy_kb.main_process.retrieval.rerank import local_rerank
+from goodbuddy_kb.main_process.retrieval.rerank import local_rerank, weighted_coverage
 from goodbuddy_kb.main_process.retrieval.settings import ChannelPlan
 
 
@@ -99,6 +100,8 @@ class RerankStage:
     mode: RerankMode
     service: Callable[[], RerankService | None]
     weights: dict[str, float]
+    #: Each query term's idf in the index (``lexical.vocab``).
+    term_weights: Mapping[str, float] = field(default_factory=dict)
 
     def run(
         self, ranked: list[Candidate], query: LexicalQuery, text: str, cancel: CancelToken
@@ -133,7 +136,7 @@ class RerankStage:
                     return _learned(service, ranked, text, cancel), "learned", None
                 except learned.RerankFailed as exc:
                     fallback = exc.reason
-        return local_rerank(ranked, query, self.weights), "local", fallback
+        return local_rerank(ranked, query, self.weights, self.term_weights), "local", fallback
 
 
 def _learned(
@@ -160,23 +163,32 @@ def _learned(
 
 @dataclass(frozen=True)
 class Relevance:
-    """The top K (``shown``), those that pass the floor (``top``) and the best relevance."""
+    """The top K (``shown``), those at or above the floor (``top``, a prefix of ``shown``: the
+    relevance never rises down the list), and the best relevance."""
 
     shown: list[Candidate]
     top: list[Candidate]
     best: float | None
 
+    @property
+    def below_floor(self) -> list[Candidate]:
+        return self.shown[len(self.top) :]
+
 
 @dataclass(frozen=True)
 class RelevanceStage:
     """Calibrated relevance for the top K (in learned mode the service's score already is) and
-    the ``minimumRelevance`` floor as a gate."""
+    the ``minimumRelevance`` floor: a result below it is not evidence."""
 
     top_k: int
     minimum_relevance: float
     learned: bool
     #: The vector background (mean, std) when the vector channel ran.
     background: tuple[float, float] | None
+    #: The calibration family of the embedding provider (``calibration.family``).
+    family: str = "other"
+    #: Each query term's idf in the index (``lexical.vocab``).
+    term_weights: Mapping[str, float] = field(default_factory=dict)
 
     def run(self, ranked: list[Candidate], query: LexicalQuery) -> Relevance:
         shown = ranked[: self.top_k]
@@ -184,19 +196,22 @@ class RelevanceStage:
         for c in shown:
             if not c.features or "coverage" not in c.features:
                 c.features = {**rerank_features(c, query, best_fused), **c.features}
-            if not self.learned:
-                margin = (
-                    None
-                    if c.vector_z is None or self.background is None
-                    else c.vector_z * self.background[1]
-                )
-                c.relevance = calibration.relevance(c.features, margin)
+            c.features["weightedCoverage"] = weighted_coverage(
+                query, term_set(normalize(c.content)), self.term_weights
+            )
+        if not self.learned:
+            margins = [
+                None
+                if c.vector_z is None or self.background is None
+                else c.vector_z * self.background[1]
+                for c in shown
+            ]
+            values = calibration.relevance_list([c.features for c in shown], margins, self.family)
+            for c, value in zip(shown, values, strict=True):
+                c.relevance = value
         best = max((c.relevance for c in shown), default=None)
-        # The floor is a gate: when even the best result is below it, nothing is shown (the
-        # question is not answered by these libraries); otherwise the list stays whole, since a
-        # weaker second result is still worth seeing beside a good first one.
-        passes = best is not None and best >= self.minimum_relevance
-        return Relevance(shown, shown if passes else [], best)
+        top = [c for c in shown if c.relevance >= self.minimum_relevance]
+        return Relevance(shown, top, best)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from goodbuddy_kb.ui.i18n import channel_name, tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, open_outcome, reference_html
+from goodbuddy_kb.ui.widgets.relevance import relevance_dots, relevance_text
 from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
 from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
 from goodbuddy_kb.ui.widgets.table_text import one_line
@@ -47,7 +48,7 @@ def citation_tooltip(x: c.Citation) -> str:
     head = [
         x.document_title,
         _place(x),
-        f"{tr('col.relevance')} {x.relevance:.3f} · {tr('col.channels')} {channels}",
+        f"{tr('col.relevance')} {relevance_text(x.relevance)} · {tr('col.channels')} {channels}",
     ]
     return "\n".join(line for line in head if line) + "\n\n" + snippet
 
@@ -55,7 +56,11 @@ def citation_tooltip(x: c.Citation) -> str:
 CITATION_COLUMNS: list[Column[c.Citation]] = [
     Column("col.path", lambda x: x.document_title, citation_tooltip),
     Column("col.locator", _place, _place),
-    Column("col.relevance", lambda x: f"{x.relevance:.3f}"),
+    Column(
+        "col.relevance",
+        lambda x: f"{x.relevance:.2f} {relevance_dots(x.relevance)}",
+        lambda x: relevance_text(x.relevance),
+    ),
     Column("col.channels", _channels, _channels),
     Column("col.snippet", lambda x: one_line(x.snippet), citation_tooltip),
 ]

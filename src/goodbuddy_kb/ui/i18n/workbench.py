@@ -73,12 +73,12 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         "Vector background similarity: mean {mean:.3f}, std {std:.3f}",
     ),
     "diag.relevance": (
-        "最低相关度 {floor}；最佳相关度 {best}；因最佳结果低于最低相关度而未显示 {below} 条",
-        "Minimum relevance {floor}; best relevance {best}; {below} withheld because the best was below the minimum",
+        "最低相关度 {floor}；最佳相关度 {best}；{below} 条低于最低相关度，不作为证据（灰色列出）",
+        "Minimum relevance {floor}; best relevance {best}; {below} below the minimum, not evidence (listed in grey)",
     ),
     "diag.relevance_kept": (
-        "最低相关度 {floor}；最佳相关度 {best}；最佳结果达到最低相关度，结果全部显示",
-        "Minimum relevance {floor}; best relevance {best}; the best reaches the minimum, so every result is shown",
+        "最低相关度 {floor}；最佳相关度 {best}；结果全部达到最低相关度",
+        "Minimum relevance {floor}; best relevance {best}; every result reaches the minimum",
     ),
     "workbench.zero.relevance": ("{message}\n下一步：{next}", "{message}\nNext: {next}"),
 }

@@ -146,10 +146,9 @@ class SettingsTab(QtWidgets.QWidget):
         else:
             dspin = QtWidgets.QDoubleSpinBox()
             dspin.setRange(*FLOAT_FIELDS[name])
-            # The minimum relevance lives near 0 (default 0.015): three decimals, finer steps.
-            fine = name == "minimumRelevance"
-            dspin.setSingleStep(0.005 if fine else 0.05)
-            dspin.setDecimals(3 if fine else 2)
+            # (The minimum relevance is a probability: steps of 0.05 read as "five in a hundred".)
+            dspin.setSingleStep(0.05)
+            dspin.setDecimals(2)
             box = dspin
         box.setAccessibleName(tr(f"field.{name}"))
         error = QtWidgets.QLabel()

@@ -25,11 +25,16 @@ class Column(Generic[Row]):
 
 class RowsModel(QtCore.QAbstractTableModel, Generic[Row]):
     def __init__(
-        self, columns: Sequence[Column[Row]], parent: QtCore.QObject | None = None
+        self,
+        columns: Sequence[Column[Row]],
+        parent: QtCore.QObject | None = None,
+        muted: Callable[[Row], bool] | None = None,
     ) -> None:
         super().__init__(parent)
         self._columns = list(columns)
         self._rows: list[Row] = []
+        #: Rows drawn in the palette's disabled text colour (listed, but not what they seem).
+        self._muted = muted
 
     def rowCount(
         self,
@@ -60,6 +65,10 @@ class RowsModel(QtCore.QAbstractTableModel, Generic[Row]):
         if role == QtCore.Qt.ItemDataRole.ToolTipRole:
             # A fitted column may be elided: its whole text is a hover away.
             return column.tooltip(row) if column.tooltip is not None else column.text(row)
+        if role == QtCore.Qt.ItemDataRole.ForegroundRole and self._muted and self._muted(row):
+            return QtGui.QGuiApplication.palette().brush(
+                QtGui.QPalette.ColorGroup.Disabled, QtGui.QPalette.ColorRole.Text
+            )
         return None
 
     def headerData(

@@ -12,13 +12,18 @@ from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.locator import format_locator, path_text
+from goodbuddy_kb.ui.widgets.relevance import relevance_text
 from goodbuddy_kb.ui.widgets.table_model import Column
 from goodbuddy_kb.ui.widgets.table_text import one_line, text_html
 
 
-def relevance_text(x: r.RetrievalResult) -> str:
-    filled = round(x.relevance * 5)
-    return f"{x.relevance:.3f} {'●' * filled}{'○' * (5 - filled)}"
+def relevance_cell(x: r.RetrievalResult) -> str:
+    return relevance_text(x.relevance, x.below_floor)
+
+
+def relevance_tip(x: r.RetrievalResult) -> str:
+    text = relevance_cell(x)
+    return f"{text}\n{tr('relevance.below_floor.tip')}" if x.below_floor else text
 
 
 def locator_text(x: r.RetrievalResult) -> str:
@@ -30,7 +35,7 @@ RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
     Column("col.rank", lambda x: str(x.rank)),
     Column("col.path", lambda x: path_text(x.document_path), lambda x: x.document_title),
     Column("col.locator", locator_text),
-    Column("col.relevance", relevance_text),
+    Column("col.relevance", relevance_cell, relevance_tip),
     Column(
         "col.channels",
         lambda x: " ".join(f"{channel(k)}#{v}" for k, v in sorted(x.channel_ranks.items())),

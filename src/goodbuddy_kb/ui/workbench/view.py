@@ -101,7 +101,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
 
     def _build_results(self) -> None:
         """The result table, the preview/diagnostics/context tabs and the chunk actions."""
-        self.results = RowsModel(RESULT_COLUMNS, self)
+        self.results = RowsModel(RESULT_COLUMNS, self, muted=lambda x: x.below_floor)
         self.table = QtWidgets.QTableView()
         self.table.setModel(self.results)
         self.table.setAccessibleName(tr("workbench.results"))
@@ -305,12 +305,12 @@ class WorkbenchDialog(QtWidgets.QDialog):
             self.finished_search.emit()
             return
         self.response = result
-        self.results.set_rows(result.results)
+        self.results.set_rows([*result.results, *result.below_floor])
         self._preview()
         self.diagnostics.setPlainText("\n".join(diagnostics_lines(result)))
         self.context.setHtml(context_html(result.context))
         self.status.setText(status_text(result))
-        if result.results:
+        if self.results.rowCount():  # (a greyed below-floor row too: its preview explains it)
             self.table.selectRow(0)
         self.finished_search.emit()
 

@@ -1,0 +1,59 @@
+"""How informative each query term is in the index: its inverse document frequency, read from
+the full-text tables' own vocabularies (FTS5 ``fts5vocab``, opened per connection in ``temp``).
+
+Relevance calibration weighs the query terms a result holds by these (``rerank.features``'s
+``weightedCoverage``): a result that misses the question's rare words ("股票期权", "gym") is
+weak evidence however many of its common ones ("公司", "what") it holds, and a term the
+libraries do not hold at all weighs the most. BM25's idf, over every chunk of every library (the
+vocabularies are per table, not per library).
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections.abc import Mapping
+
+from goodbuddy_kb.main_process.lexical.tokens import LexicalQuery
+
+_VOCAB = {"chunks_cjk": "temp.kb_vocab_cjk", "chunks_fts": "temp.kb_vocab_fts"}
+
+
+def _vocabulary(conn: sqlite3.Connection, table: str) -> str:
+    name = _VOCAB[table]
+    exists = conn.execute(
+        "SELECT 1 FROM temp.sqlite_master WHERE name = ?", (name.split(".")[1],)
+    ).fetchone()
+    if not exists:
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS {name} USING fts5vocab(main, {table}, 'row')"
+        )
+    return name
+
+
+def _frequencies(conn: sqlite3.Connection, table: str, terms: list[str]) -> dict[str, int]:
+    if not terms:
+        return {}
+    vocab = _vocabulary(conn, table)
+    found: dict[str, int] = {}
+    for term in set(terms):  # one equality lookup each: the vocabulary is indexed by term
+        row = conn.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (term,)).fetchone()
+        found[term] = int(row[0]) if row else 0
+    return found
+
+
+def idf(n: int, df: int) -> float:
+    """BM25's inverse document frequency (never negative)."""
+    return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+
+def term_weights(conn: sqlite3.Connection, query: LexicalQuery) -> Mapping[str, float]:
+    """Each CJK and Latin query term → its idf (a Latin term by its stem, as indexed)."""
+    (n,) = conn.execute("SELECT COUNT(*) FROM chunks WHERE role != 'parent'").fetchone()
+    cjk = _frequencies(conn, "chunks_cjk", list(query.cjk_terms))
+    stems = list(query.latin_stems) or list(query.latin_terms)
+    latin = _frequencies(conn, "chunks_fts", stems)
+    weights = {t: idf(n, cjk[t]) for t in query.cjk_terms}
+    for term, stem in zip(query.latin_terms, stems, strict=False):
+        weights[term] = idf(n, latin.get(stem, 0))
+    return weights

@@ -1,0 +1,31 @@
+"""How a result's relevance reads: the calibrated probability (``retrieval/calibration.py``)
+as a number, five dots and a word — the same bands in the workbench, the chat's sources and the
+citations, so a person can read "0.72 ●●●●○ likely relevant" as "right about seven times in
+ten"."""
+
+from __future__ import annotations
+
+from goodbuddy_kb.ui.i18n import tr
+
+#: (lowest probability, word key), highest band first.
+BANDS = (
+    (0.8, "relevance.very_likely"),
+    (0.5, "relevance.likely"),
+    (0.2, "relevance.possibly"),
+    (0.0, "relevance.unlikely"),
+)
+
+
+def relevance_dots(p: float) -> str:
+    filled = max(0, min(5, round(p * 5)))
+    return "●" * filled + "○" * (5 - filled)
+
+
+def relevance_word(p: float) -> str:
+    return tr(next(key for low, key in BANDS if p >= low))
+
+
+def relevance_text(p: float, below_floor: bool = False) -> str:
+    """``0.72 ●●●●○ likely relevant``; a result under the floor says so instead of a word."""
+    word = tr("relevance.below_floor") if below_floor else relevance_word(p)
+    return f"{p:.2f} {relevance_dots(p)} {word}"
