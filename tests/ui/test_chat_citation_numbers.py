@@ -15,8 +15,10 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import retrieval as r
-from goodbuddy_kb.contracts.methods import REFERENCE_CONTEXT
+from goodbuddy_kb.contracts.methods import REFERENCE_CONTEXT, SETTINGS_UPDATE
+from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.qt.widgets import QtCore
 from goodbuddy_kb.ui.chat.transcript import message_html
 from goodbuddy_kb.ui.chat.view import ChatView
@@ -121,6 +123,19 @@ def test_each_marker_of_each_turn_opens_what_the_model_read_under_its_number(
     )
     try:
         make_library(handbook(), win=win)
+        # No relevance floor: the numbering is checked over a turn that hands the model several
+        # passages (at the default floor, this small library answers with its one right passage).
+        library_id = win.current_library_id()
+        assert library_id is not None
+        wait_call(
+            qtbot,
+            win,
+            SETTINGS_UPDATE,
+            lib.SettingsUpdateRequest(
+                library_id=library_id,
+                retrieval=KnowledgeRetrievalSettings(minimum_relevance=0.0),
+            ),
+        )
         with chat_server(script) as base:
             chat_with(qtbot, win, base)
             view = win.chat_view
