@@ -23,7 +23,7 @@ def test_retrieval_defaults_match_the_prd() -> None:
         "contextMaxCharacters": 16000,
         "adjacentChunkCount": 0,
         "localRerankEnabled": False,
-        "minimumRelevance": 0.25,
+        "minimumRelevance": 0.2,
     }
 
 

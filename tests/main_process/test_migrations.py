@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from goodbuddy_kb.contracts.settings import DEFAULT_MINIMUM_RELEVANCE
 from goodbuddy_kb.main_process.lexical import index as lexical_index
 from goodbuddy_kb.main_process.storage.db import connect
 from goodbuddy_kb.main_process.storage.migrations import (
@@ -279,3 +280,39 @@ def test_the_first_starter_ontology_is_updated_and_an_edited_one_is_left(tmp_pat
     assert state["edited"][0].entity_types[0].name_en == "Staff" and state["edited"][1] == 0
     patterns = {p for r in state["on"][0].relation_types for p in r.patterns}
     assert "{tail} is maintained by {head}" in patterns
+
+
+def test_libraries_on_the_old_relevance_default_move_to_the_calibrated_one(tmp_path: Path) -> None:
+    """Relevance became a calibrated probability: a library still on the old default floor
+    (0.015, which let nearly everything through) moves to the new default; a floor a person
+    chose stays."""
+    import shutil
+
+    migrations = tmp_path / "migrations"
+    shutil.copytree(default_migrations_dir(), migrations)
+    later = sorted(p for p in migrations.iterdir() if p.name[:4] >= "0021")
+    held = {p.name: p.read_bytes() for p in later}
+    for p in later:
+        p.unlink()
+    conn = connect(tmp_path / "db.sqlite3")
+    migrate(conn, migrations)
+    t = "2026-01-01"
+    for name, floor in (("old", 0.015), ("chosen", 0.05)):
+        conn.execute(
+            "INSERT INTO libraries (id, name, retrieval_settings, chunking_settings, created_at,"
+            " updated_at) VALUES (?, ?, json_object('topK', 10, 'minimumRelevance', ?), '{}', ?, ?)",
+            (name, name, floor, t, t),
+        )
+    for name, data in held.items():
+        (migrations / name).write_bytes(data)
+    migrate(conn, migrations)
+    floors = dict(
+        conn.execute(
+            "SELECT id, json_extract(retrieval_settings, '$.minimumRelevance') FROM libraries"
+        )
+    )
+    assert floors == {"old": DEFAULT_MINIMUM_RELEVANCE, "chosen": 0.05}
+    (top_k,) = conn.execute(
+        "SELECT json_extract(retrieval_settings, '$.topK') FROM libraries WHERE id = 'old'"
+    ).fetchone()
+    assert top_k == 10, "the rest of the settings stays"

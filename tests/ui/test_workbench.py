@@ -46,10 +46,10 @@ def test_create_import_and_test_retrieval(
     assert "Used channels: fts, cjk, vector" in diagnostics and "Degraded graph" in diagnostics
     assert "Context:" in diagnostics and "六百元" in bench.context.toPlainText()
     assert "Fusion: query-adaptive" in diagnostics and "channel confidence: " in diagnostics
-    assert "Minimum relevance 0.25; best relevance " in diagnostics
+    assert "Minimum relevance 0.2; best relevance " in diagnostics
     relevances = [row.relevance for row in bench.results.rows]
     assert relevances == sorted(relevances, reverse=True), "relevance follows rank"
-    assert relevances[0] >= 0.25 and "relevant" in bench.results.data(bench.results.index(0, 3))
+    assert relevances[0] >= 0.2 and "relevant" in bench.results.data(bench.results.index(0, 3))
     qtmodeltester.check(bench.results, force_py=False)
     shoot(bench, "workbench-light-en")
     bench.reject()
@@ -133,7 +133,7 @@ def test_nothing_relevant_enough_is_said_plainly(
     assert "below the floor" in bench.results.data(bench.results.index(0, 3))
     grey = bench.results.data(bench.results.index(0, 0), QtCore.Qt.ItemDataRole.ForegroundRole)
     assert grey is not None, "a below-floor row is drawn muted"
-    assert "below this library's minimum of 0.25" in bench.status.text()
+    assert "below this library's minimum of 0.2" in bench.status.text()
     assert "below the minimum, not evidence" in bench.diagnostics.toPlainText()
     assert bench.response is not None and bench.response.context.groups == []
     shoot(bench, "workbench-nothing-relevant-en")

@@ -14,7 +14,7 @@ MAX_OVERLAP_SHARE = 0.4
 
 ChunkingMode = Literal["fixed", "structure", "parent-child"]
 #: Chosen on the development sets: see ARCHITECTURE.md (retrieval stages) for the trade-off.
-DEFAULT_MINIMUM_RELEVANCE = 0.25
+DEFAULT_MINIMUM_RELEVANCE = 0.2
 
 
 class KnowledgeRetrievalSettings(ContractModel):
