@@ -3,17 +3,30 @@ the data directory given by `--data-dir` or by GOODBUDDY_DATA_DIR."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 
-def run(data_dir: Path, *args: str, env_dir: bool = False) -> subprocess.CompletedProcess[str]:
+def run(
+    data_dir: Path, *args: str, env_dir: bool = False, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     argv = [sys.executable, "-m", "goodbuddy_kb", *args]
     if env_dir:
         env["GOODBUDDY_DATA_DIR"] = str(data_dir)
     else:
         argv += ["--data-dir", str(data_dir)]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60, check=False)
+    return subprocess.run(
+        argv, capture_output=True, text=True, env=env, timeout=timeout, check=False
+    )
+
+
+def cli_json(data_dir: Path, *args: str) -> Any:
+    """The command's ``--json`` answer, which must have succeeded."""
+    done = run(data_dir, "--json", *args)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)

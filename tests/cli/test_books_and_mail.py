@@ -4,9 +4,6 @@ answers returns the message; a corrupt book and an empty message fail alone."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from email.base64mime import header_encode
 from pathlib import Path
 from typing import Any
@@ -14,19 +11,9 @@ from typing import Any
 import pytest
 
 from tests.bookgen import make_eml, make_epub
+from tests.cli.runner import cli_json, run
 
 pytestmark = pytest.mark.integration
-
-
-def run(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "goodbuddy_kb", "--data-dir", str(data_dir), *args]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
-
-
-def cli_json(data_dir: Path, *args: str) -> Any:
-    done = run(data_dir, "--json", *args)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def top(data_dir: Path, question: str) -> dict[str, Any]:

@@ -6,10 +6,7 @@ legacy encodings (and a web page that declares its charset) is found after a syn
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,19 +18,9 @@ import pytest
 
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts.messages import classify
+from tests.cli.runner import cli_json, run
 
 pytestmark = pytest.mark.integration
-
-
-def run(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "goodbuddy_kb", "--data-dir", str(data_dir), *args]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
-
-
-def cli_json(data_dir: Path, *args: str) -> Any:
-    done = run(data_dir, "--json", *args)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def peak_mb(pid: int) -> float:

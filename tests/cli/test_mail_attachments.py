@@ -6,13 +6,9 @@ message, and "Open source" on it opens the message file."""
 from __future__ import annotations
 
 import io
-import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from openpyxl import Workbook
@@ -22,20 +18,10 @@ from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts.methods import REFERENCE_OPEN
 from goodbuddy_kb.contracts.retrieval import ReferenceRequest
 from tests.bookgen import make_eml
+from tests.cli.runner import cli_json, run
 from tests.docgen import make_docx
 
 pytestmark = pytest.mark.integration
-
-
-def run(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "goodbuddy_kb", "--data-dir", str(data_dir), *args]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
-
-
-def cli_json(data_dir: Path, *args: str) -> Any:
-    done = run(data_dir, "--json", *args)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def phone_book() -> bytes:

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,13 +14,9 @@ from openpyxl import Workbook
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.ui.documents.columns import reason
 from goodbuddy_kb.ui.i18n import set_language
+from tests.cli.runner import run
 
 pytestmark = pytest.mark.integration
-
-
-def run(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "goodbuddy_kb", "--data-dir", str(data_dir), *args]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
 
 
 def book_with_a_hidden_sheet() -> bytes:

@@ -6,29 +6,15 @@ from __future__ import annotations
 
 import csv
 import io
-import json
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from openpyxl import Workbook
 
 from goodbuddy_kb.bridge.launcher import BackendProcess
+from tests.cli.runner import cli_json, run
 
 pytestmark = pytest.mark.integration
-
-
-def run(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "goodbuddy_kb", "--data-dir", str(data_dir), *args]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
-
-
-def cli_json(data_dir: Path, *args: str) -> Any:
-    done = run(data_dir, "--json", *args)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def travel_book() -> bytes:

@@ -4,11 +4,7 @@
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -16,6 +12,7 @@ from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.widgets.locator import format_locator
+from tests.cli.runner import cli_json, run
 from tests.slidegen import make_odp, make_odt, make_pptx, make_rtf, rtf_escaped, rtf_unicode
 
 pytestmark = pytest.mark.integration
@@ -34,17 +31,6 @@ DECK = [
         "notes": "讲者备注：发票原件寄往深圳财务中心",
     },
 ]
-
-
-def run(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "goodbuddy_kb", "--data-dir", str(data_dir), *args]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
-
-
-def cli_json(data_dir: Path, *args: str) -> Any:
-    done = run(data_dir, "--json", *args)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 def test_a_speaker_notes_question_returns_its_slide_and_every_format_is_read(
