@@ -50,6 +50,9 @@ def test_create_import_and_test_retrieval(
     relevances = [row.relevance for row in bench.results.rows]
     assert relevances == sorted(relevances, reverse=True), "relevance follows rank"
     assert relevances[0] >= 0.2 and "relevant" in bench.results.data(bench.results.index(0, 3))
+    for row in range(bench.results.rowCount()):  # number, dots and word read whole, uncut
+        text = bench.results.data(bench.results.index(row, 3))
+        assert bench.table.columnWidth(3) >= bench.table.fontMetrics().horizontalAdvance(text)
     qtmodeltester.check(bench.results, force_py=False)
     shoot(bench, "workbench-light-en")
     bench.reject()

@@ -25,9 +25,10 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "workbench.effective.loading": ("正在读取知识库设置…", "Reading the library's settings…"),
     "workbench.effective.text": (
         "生效设置：Top K {top_k} · 全文权重 {fts} · 向量权重 {vector} · 最低向量相似度 {similarity}"
-        " · 上下文 {context} 字符 · 相邻分块 {adjacent} · 重排 {rerank}",
+        " · 最低相关度 {floor} · 上下文 {context} 字符 · 相邻分块 {adjacent} · 重排 {rerank}",
         "Effective settings: top K {top_k} · full-text weight {fts} · vector weight {vector}"
-        " · minimum vector similarity {similarity} · context {context} characters"
+        " · minimum vector similarity {similarity} · minimum relevance {floor}"
+        " · context {context} characters"
         " · adjacent chunks {adjacent} · rerank {rerank}",
     ),
     "workbench.effective.changed": ("仅本次测试：{what}", "this test only: {what}"),

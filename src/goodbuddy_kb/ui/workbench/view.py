@@ -26,6 +26,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.reference_view import open_outcome, reference_html
+from goodbuddy_kb.ui.widgets.relevance import BANDS, relevance_text, relevance_word
 from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.theme import SPACE
@@ -110,8 +111,18 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.table.verticalHeader().hide()  # the # column is the rank
         # Columns share the width (the snippet takes what is left; the relevance and its dots
         # read whole); cut cells end in "…" with the text in their tooltip, never sideways.
+        # The relevance reads whole: its number, dots and the longest word of its bands.
+        widest = max(
+            self.table.fontMetrics().horizontalAdvance(relevance_text(0.0, below) + "  ")
+            for below in (False, True)
+        )
+        words = max(
+            self.table.fontMetrics().horizontalAdvance(relevance_word(p)) for p, _key in BANDS
+        )
         self.fitter = ColumnFitter(
-            self.table, stretch=len(RESULT_COLUMNS) - 1, minimum={RELEVANCE_COLUMN: 118}
+            self.table,
+            stretch=len(RESULT_COLUMNS) - 1,
+            minimum={RELEVANCE_COLUMN: max(widest, words + 90) + 12},
         )
         # The snippet is read in full below the table (no horizontal scrolling to reach it).
         # (A tab beside the diagnostics: the result table keeps its height at 800×600.)
@@ -210,6 +221,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
             context=f"{s.context_max_characters:,}",
             adjacent=s.adjacent_chunk_count,
             rerank=tr(f"workbench.rerank.{self.rerank.currentData()}"),
+            floor=f"{s.minimum_relevance:g}",
         )
         overrides, mode = self._overrides()
         changed = []
