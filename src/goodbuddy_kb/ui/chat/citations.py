@@ -230,6 +230,9 @@ class CitationsPane(QtWidgets.QWidget):
         self.label.setText(f"<b>{title}</b>")
         if citations != self.model.rows:  # a redraw keeps the chosen citation selected
             self.model.set_rows(citations)
+            # another answer's list: the passage shown beside belonged to the old one
+            self.reference.clear()
+            self.opened.clear()
 
     def select(self, number: int) -> bool:
         """Select citation ``number`` (the [n] of its answer) and show its context; False when
