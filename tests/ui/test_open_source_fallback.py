@@ -70,8 +70,11 @@ def test_no_opener_offers_copy_path_and_show_in_folder_for_a_failed_document(
         qtbot.mouseClick(opener.copy_button, QtCore.Qt.MouseButton.LeftButton)
         assert QtGui.QGuiApplication.clipboard().text() == str(path)
         # Again, this time "Show in folder": the backend shows that file (and only that one).
+        # (a late refresh of the list may have moved the selection: choose the row again)
+        again = next(i for i, d in enumerate(tab.documents.rows) if d.path == "empty.md")
+        tab.document_view.selectRow(again)
         tab.row_actions.open_action.trigger()  # (the row menu's "Open source")
-        qtbot.waitUntil(lambda: opener.box is not box and opener.box is not None, timeout=10_000)
+        qtbot.waitUntil(lambda: opener.box is not box and opener.box is not None, timeout=20_000)
         assert opener.reveal_button is not None
         qtbot.mouseClick(opener.reveal_button, QtCore.Qt.MouseButton.LeftButton)
         qtbot.waitUntil(no_opener.exists, timeout=10_000)

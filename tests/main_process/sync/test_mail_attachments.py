@@ -7,6 +7,7 @@ corrupt attachment fails alone; a mailbox's attachments name their own messages;
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
@@ -49,9 +50,15 @@ def policy_doc() -> bytes:
     return make_docx([("h1", "报销时限"), ("p", "The claim deadline is 45 days, codeword quokka.")])
 
 
+@functools.cache
+def attachment(name: str) -> bytes:
+    """Each attachment's bytes, made once: DOCX and XLSX files carry the time they were written,
+    so making one again a second later gives another file (and another checksum)."""
+    return {"制度.docx": policy_doc, "标准.xlsx": rates_book}[name]()
+
+
 def message(*names: str, corrupt: bool = False) -> bytes:
-    files = {"制度.docx": policy_doc(), "标准.xlsx": rates_book()}
-    attachments = [(name, files[name]) for name in names]
+    attachments = [(name, attachment(name)) for name in names]
     if corrupt:
         attachments.append(("broken.xlsx", b"PK\x03\x04" + b"\x00" * 200))
     return make_eml(SUBJECT, "Please see the attached rules.", attachments=attachments)
