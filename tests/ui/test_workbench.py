@@ -50,6 +50,12 @@ def test_create_import_and_test_retrieval(
     relevances = [row.relevance for row in bench.results.rows]
     assert relevances == sorted(relevances, reverse=True), "relevance follows rank"
     assert relevances[0] >= 0.2 and "relevant" in bench.results.data(bench.results.index(0, 3))
+    status, answer = bench.status.text(), bench.response
+    assert answer is not None
+    found = len(answer.results)
+    assert (f"{found} results ·" if found != 1 else "1 result ·") in status
+    if answer.below_floor:
+        assert f"{len(answer.below_floor)} more below the minimum relevance" in status
     for row in range(bench.results.rowCount()):  # number, dots and word read whole, uncut
         text = bench.results.data(bench.results.index(row, 3))
         assert bench.table.columnWidth(3) >= bench.table.fontMetrics().horizontalAdvance(text)

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "workbench.found": ("{count} 条结果 · {ms} 毫秒", "{count} results · {ms} ms"),
+    "workbench.found_one": ("1 条结果 · {ms} 毫秒", "1 result · {ms} ms"),
+    "workbench.found_below": (
+        " · 另有 {count} 条低于最低相关度（灰色，不作为证据）",
+        " · {count} more below the minimum relevance (grey, not evidence)",
+    ),
     # workbench
     "workbench.open": ("测试检索", "Test retrieval"),
     "workbench.title": ("检索测试 — {name}", "Test retrieval — {name}"),

@@ -103,5 +103,13 @@ def status_text(result: r.KnowledgeRetrievalResponse) -> str:
             next=say_field(z, "next_step"),
         )
     else:
-        text = tr("workbench.found", count=len(result.results), ms=f"{result.duration_ms:.0f}")
+        ms = f"{result.duration_ms:.0f}"
+        count = len(result.results)
+        text = (
+            tr("workbench.found_one", ms=ms)
+            if count == 1
+            else tr("workbench.found", count=count, ms=ms)
+        )
+        if result.below_floor:  # listed greyed under the results: say what they are
+            text += tr("workbench.found_below", count=len(result.below_floor))
     return text + (f"\n{degraded}" if degraded else "")
