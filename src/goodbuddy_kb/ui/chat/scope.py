@@ -37,6 +37,8 @@ class ScopePopover(QtWidgets.QFrame):
         #: The libraries the chat searches, and those it has seen (a new one joins the scope).
         self.selected: set[str] = set()
         self.known_libraries: set[str] = set()
+        #: The listings asked for so far (see ``refresh_libraries``).
+        self._asked = 0
         #: The libraries listed, in list order (their names make the scope button's text).
         self.libraries: list[lib.Library] = []
         self._quiet = False  # set while the scope is set by the program, not the person
@@ -126,8 +128,13 @@ class ScopePopover(QtWidgets.QFrame):
 
     # -- the libraries ----------------------------------------------------------------------------
     def refresh_libraries(self) -> None:
+        self._asked += 1
+        asked = self._asked
+
         def done(result: lib.LibraryListResponse | None, error: KbError | None) -> None:
-            if result is not None:
+            # Only the newest listing counts: an older answer arriving late (the backend
+            # answers in parallel) would put back a list without the library just made.
+            if result is not None and asked == self._asked:
                 self.set_libraries(result.libraries)
 
         self.link.call(LIBRARY_LIST, lib.LibraryListRequest(), done)
