@@ -62,6 +62,8 @@ class LibraryListWidget(QtWidgets.QWidget):
         super().__init__(parent)
         self.link, self.model = link, model
         self._select_after: str | None = None
+        #: The listings asked for so far (only the newest one's answer is shown).
+        self._asked = 0
         self.name_dialog: LibraryNameDialog | None = None
         self.delete_box: QtWidgets.QMessageBox | None = None
         self._build()
@@ -120,9 +122,22 @@ class LibraryListWidget(QtWidgets.QWidget):
             # Kept until a listing holds it: a refresh started earlier (by the creation's own
             # change notification) may answer later and must not select the old library again.
             self._select_after = select_id
-        self.link.call(LIBRARY_LIST, c.LibraryListRequest(), self._listed)
+        self._asked += 1
+        asked = self._asked
+        self.link.call(
+            LIBRARY_LIST,
+            c.LibraryListRequest(),
+            lambda result, error: self._listed(result, error, asked),
+        )
 
-    def _listed(self, result: c.LibraryListResponse | None, error: KbError | None) -> None:
+    def _listed(
+        self, result: c.LibraryListResponse | None, error: KbError | None, asked: int
+    ) -> None:
+        if asked != self._asked:
+            # An older listing answering late (the backend answers reads in parallel): it may
+            # lack the library just made, so it changes nothing; the newest one will answer.
+            self.listed.emit()
+            return
         if error is not None or result is None:
             if error is not None:
                 self.failed.emit(error)
