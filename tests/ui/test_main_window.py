@@ -191,8 +191,13 @@ def test_a_new_library_is_selected_and_receives_the_next_folder(
     for name in ("Second", "Third"):
         before = len(listings)
         create(qtbot, window, name)
-        # every refresh the creation caused has answered: its own and its change notification's
+        # every refresh the creation caused has answered (its own and its change notification's;
+        # one still in flight from before may count too, so the selection is waited for as well)
         qtbot.waitUntil(lambda: len(listings) >= before + 2, timeout=5_000)  # noqa: B023
+        qtbot.waitUntil(
+            lambda: getattr(window.current_library(), "name", None) == name,  # noqa: B023
+            timeout=5_000,
+        )
         library = window.current_library()
         assert library is not None and library.name == name
         # the header may still be laying out (elided for a moment): wait for the whole name
