@@ -14,13 +14,12 @@ from goodbuddy_kb.contracts.models import RerankConnection
 from goodbuddy_kb.contracts.retrieval import Context, FusionMethod, RerankDiagnostics, RerankMode
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.lexical import LexicalQuery
-from goodbuddy_kb.main_process.lexical.tokens import normalize, term_set
 from goodbuddy_kb.main_process.retrieval import calibration, fusion, learned
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 from goodbuddy_kb.main_process.retrieval.channels import ChannelRun
 from goodbuddy_kb.main_process.retrieval.context import ContextSource, assemble
 from goodbuddy_kb.main_process.retrieval.rerank import features as rerank_features
-from goodbuddy_kb.main_process.retrieval.rerank import local_rerank, weighted_coverage
+from goodbuddy_kb.main_process.retrieval.rerank import local_rerank
 from goodbuddy_kb.main_process.retrieval.settings import ChannelPlan
 
 
@@ -195,10 +194,10 @@ class RelevanceStage:
         best_fused = max((c.fused for c in ranked), default=0.0)
         for c in shown:
             if not c.features or "coverage" not in c.features:
-                c.features = {**rerank_features(c, query, best_fused), **c.features}
-            c.features["weightedCoverage"] = weighted_coverage(
-                query, term_set(normalize(c.content)), self.term_weights
-            )
+                c.features = {
+                    **rerank_features(c, query, best_fused, self.term_weights),
+                    **c.features,
+                }
         if not self.learned:
             margins = [
                 None
