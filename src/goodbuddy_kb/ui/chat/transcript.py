@@ -1,7 +1,8 @@
 """The chat transcript: how the turns of a conversation read as HTML (who spoke, whether a
 search happened or was degraded, citation markers [n] as links to their own answer's citation
-n, a streaming reply with its cursor), and the browser that shows them, following a streaming
-answer unless the reader scrolled up."""
+n, under each answer its actions — show its sources, copy it with its sources, and on the last
+one regenerate — a streaming reply with its cursor), and the browser that shows them, following
+a streaming answer unless the reader scrolled up."""
 
 from __future__ import annotations
 
@@ -24,6 +25,28 @@ def parse_marker(url: str) -> tuple[str, int] | None:
     """(answer id, citation number) of a marker link; None for any other link."""
     match = re.fullmatch(r"cite:([0-9A-Za-z_-]+)/(\d{1,3})", url)
     return (match.group(1), int(match.group(2))) if match else None
+
+
+def action_url(action: str, message_id: str) -> str:
+    """The link of an action under an answer: its sources, copy it, regenerate it."""
+    return f"{action}:{message_id}"
+
+
+def parse_action(url: str) -> tuple[str, str] | None:
+    """(action, answer id) of an answer's action link; None for any other link."""
+    match = re.fullmatch(r"(sources|copy|regenerate):([0-9A-Za-z_-]+)", url)
+    return (match.group(1), match.group(2)) if match else None
+
+
+def actions_html(msg: c.Message, last: bool) -> str:
+    """The links under an answer: "Sources (n)" and "Copy", and "Regenerate" on the last one."""
+    links = [(tr("chat.answer.sources", n=len(msg.citations)), "sources")] if msg.citations else []
+    links.append((tr("chat.answer.copy"), "copy"))
+    if last:
+        links.append((tr("chat.answer.regenerate"), "regenerate"))
+    return " · ".join(
+        f"<a href='{action_url(action, msg.id)}'>{html.escape(text)}</a>" for text, action in links
+    )
 
 
 def link_markers(body: str, message_id: str, numbers: set[int]) -> str:
@@ -58,8 +81,9 @@ def status_text(message: c.Message) -> str:
     return tr("chat.status.tool", n=state.searches)
 
 
-def message_html(msg: c.Message) -> str:
-    """One turn: the speaker, the search badge, the text (markers linked), stopped/failed."""
+def message_html(msg: c.Message, last: bool = False) -> str:
+    """One turn: the speaker, the search badge, the text (markers linked), stopped/failed, and
+    under an answer its actions (``last``: it is the conversation's last answer)."""
     who = tr("chat.you") if msg.role == "user" else tr("chat.assistant")
     note = status_text(msg)
     suffix = ""
@@ -79,12 +103,17 @@ def message_html(msg: c.Message) -> str:
         numbers = {x.number for x in msg.citations if x.number is not None}
         body = link_markers(body, msg.id, numbers)
     tag = "div" if table else "p"
-    return f"<{tag}><b>{who}</b>{badge}<br>{body}{html.escape(suffix)}</{tag}>"
+    actions = ""
+    if msg.role == "assistant" and msg.created_at:  # (stored: it can be copied, regenerated)
+        actions = f"<br><small>{actions_html(msg, last)}</small>"
+    return f"<{tag}><b>{who}</b>{badge}<br>{body}{html.escape(suffix)}{actions}</{tag}>"
 
 
 def transcript_html(messages: list[c.Message], streaming: str | None) -> str:
     """The whole conversation; ``streaming`` is the reply arriving now (None when none is)."""
-    parts = [message_html(msg) for msg in messages]
+    answers = [m for m in messages if m.role == "assistant"]
+    final = answers[-1].id if answers and streaming is None else None
+    parts = [message_html(msg, msg.id == final) for msg in messages]
     if streaming is not None:
         text = html.escape(streaming).replace(chr(10), "<br>")
         parts.append(f"<p><b>{tr('chat.assistant')}</b><br>{text}▍</p>")
@@ -104,6 +133,12 @@ class TranscriptView(QtWidgets.QTextBrowser):
         bar = self.verticalScrollBar()
         bar.valueChanged.connect(self._scrolled)
         bar.rangeChanged.connect(self._range_changed)
+
+    def show_latest(self, text: str) -> None:
+        """Show ``text`` at its end (a conversation reopened, a question just sent): follow it
+        again even if the reader had scrolled up in what was shown before."""
+        self._follow = True
+        self.show_html(text)
 
     def show_html(self, text: str) -> None:
         bar = self.verticalScrollBar()

@@ -1,7 +1,10 @@
-"""The chat view: conversations, streaming replies with a stop button, the knowledge scope
-(the popover in ``scope.py`` owns which libraries are searched and how; each conversation keeps
-its scope in the backend, so it survives a language or theme switch and a relaunch), and the
-"Sources consulted" pane (``citations.py``). It says "searched" only when a search happened."""
+"""The chat view: conversations (the list in ``conversations.py``; rename, pin, delete and
+undo, export and copy in ``manage.py``), streaming replies with a stop button and "Regenerate"
+on the last answer, the knowledge scope (the popover in ``scope.py`` owns which libraries are
+searched and how; each conversation keeps its scope, mode and chat model in the backend, so
+they survive a language or theme switch and a relaunch), and the "Sources consulted" pane
+(``citations.py``), which follows the answer chosen. It says "searched" only when a search
+happened. A conversation opens at its latest answer."""
 
 from __future__ import annotations
 
@@ -12,10 +15,12 @@ from typing import Any
 from pydantic import ValidationError
 
 from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts import conversations as cv
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError, invalid_request_from
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.methods import (
+    CHAT_REGENERATE,
     CHAT_SEND,
     CONVERSATION_CREATE,
     CONVERSATION_LIST,
@@ -27,8 +32,15 @@ from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chat.citations import CitationsPane
 from goodbuddy_kb.ui.chat.conversations import ConversationList
+from goodbuddy_kb.ui.chat.header import ConversationHeader
+from goodbuddy_kb.ui.chat.manage import ConversationActions
 from goodbuddy_kb.ui.chat.scope import ScopePopover
-from goodbuddy_kb.ui.chat.transcript import TranscriptView, parse_marker, transcript_html
+from goodbuddy_kb.ui.chat.transcript import (
+    TranscriptView,
+    parse_action,
+    parse_marker,
+    transcript_html,
+)
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 
@@ -56,13 +68,21 @@ class ChatView(QtWidgets.QWidget):
         self.conversation_list = ConversationList()
         self.conversation_list.opened.connect(self._open)
         self.conversation_list.new_requested.connect(self.new_conversation)
+        self.conversation_list.searched.connect(lambda _q: self.refresh())
+        self.actions = ConversationActions(link, self.conversation_list, self)
+        self.actions.changed.connect(self.refresh)
+        self.actions.deleted.connect(self._deleted)
+        self.actions.restored.connect(self._restored)
+        #: The listings asked for so far (only the newest one counts).
+        self._listings = 0
         self.conversations = self.conversation_list.model
         self.conversation_view = self.conversation_list.view
         self.new_button = self.conversation_list.new_button
         self.transcript = TranscriptView()
         self.transcript.setAccessibleName(tr("top.chat"))
-        # Citation markers [n] are links into "Sources consulted" (never navigated away).
-        self.transcript.anchorClicked.connect(self._open_marker)
+        # Citation markers [n] are links into "Sources consulted", and an answer's actions are
+        # links under it (never navigated away).
+        self.transcript.anchorClicked.connect(self._open_link)
         self._link_colour = self.palette().color(QtGui.QPalette.ColorRole.Link).name()
         self.sources = CitationsPane(link)
         self.citations = self.sources.model
@@ -70,6 +90,10 @@ class ChatView(QtWidgets.QWidget):
         self.expand_button = self.sources.expand_button
         self.open_button = self.sources.open_button
         self.reference = self.sources.reference
+        self.header = ConversationHeader()
+        self.header.export_requested.connect(self.export)
+        self.model_label = self.header.model_label
+        self.export_button = self.header.export_button
         self._build_input()
         self.popover = ScopePopover(link, self)
         self.popover.changed.connect(self._scope_changed)
@@ -120,6 +144,7 @@ class ChatView(QtWidgets.QWidget):
         self.transcript.setMinimumHeight(120)
         self.sources.setMinimumHeight(110)
         right = QtWidgets.QVBoxLayout()
+        right.addWidget(self.header)
         right.addWidget(self.split, 1)
         right.addWidget(self.send_error)
         right.addLayout(inputs)
@@ -175,22 +200,49 @@ class ChatView(QtWidgets.QWidget):
 
     # -- conversations ---------------------------------------------------------------------------
     def refresh(self) -> None:
+        """List the conversations again (those matching the search text, when there is one)."""
         self.refresh_libraries()
+        self._listings += 1
+        asked = self._listings
+        query = self.conversation_list.query()
 
         def done(result: c.ConversationListResponse | None, error: KbError | None) -> None:
-            if result is None:
+            # Only the newest listing counts (a search typed on, a rename since).
+            if result is None or asked != self._listings:
                 return
             self.conversation_list.set_conversations(result.conversations)
             for row in result.conversations:
                 if row.scope is not None:
                     self.scopes.setdefault(row.id, row.scope)
+                if row.id == self.conversation_id:
+                    self.header.show_conversation(row)
             reopen = self._reopen and self.conversation_id is not None
             if reopen and self.conversation_list.select(self.conversation_id or ""):
                 self._reopen = False
             elif result.conversations and self.conversation_id is None and not self._blank:
-                self.conversation_list.select(result.conversations[0].id)
+                if not query:  # (a search lists; the person chooses what to open)
+                    self.conversation_list.select(result.conversations[0].id)
 
-        self.link.call(CONVERSATION_LIST, c.ConversationListRequest(), done)
+        request = c.ConversationListRequest(query=query)
+        self.link.call(CONVERSATION_LIST, request, done)
+
+    def _deleted(self, conversation_id: str) -> None:
+        """The open conversation was deleted: an empty transcript takes its place."""
+        if conversation_id == self.conversation_id:
+            self.new_conversation()
+
+    def _restored(self, row: c.Conversation) -> None:
+        """"Undo" brought a conversation back: it opens once listed."""
+        self.conversation_id = row.id
+        self._blank = False
+        self._reopen = True
+
+    def export(self) -> None:
+        """The open conversation to a Markdown or HTML file (the save dialog, then the backend)."""
+        row = self.conversation_list.current()
+        if self.conversation_id is not None:
+            title = row.title if row is not None else ""
+            self.actions.choose_export(self.conversation_id, title)
 
     def new_conversation(self) -> None:
         """A fresh, empty transcript; the conversation is created by its first question and
@@ -200,6 +252,7 @@ class ChatView(QtWidgets.QWidget):
         self.messages = []
         self.shown_answer = None
         self.conversation_list.clear_current()
+        self.header.show_conversation(None)
         self._render()
         self.input.setFocus()
 
@@ -226,9 +279,12 @@ class ChatView(QtWidgets.QWidget):
                 self._link_colour = link
                 self._render()
 
-    def _open_marker(self, url: QtCore.QUrl) -> None:
+    def _open_link(self, url: QtCore.QUrl) -> None:
         """A click on [n] in an answer shows that answer's sources, selects its citation n and
-        shows its context."""
+        shows its context; the links under an answer show its sources, copy it, regenerate it."""
+        action = parse_action(url.toString())
+        if action is not None:
+            self._answer_action(*action)
         marker = parse_marker(url.toString())
         if marker is None:
             return
@@ -239,9 +295,31 @@ class ChatView(QtWidgets.QWidget):
         self._show_sources()
         self.sources.select(number)
 
+    def _answer_action(self, action: str, answer_id: str) -> None:
+        if not any(m.id == answer_id for m in self.messages):
+            return
+        if action == "sources":
+            self.show_answer(answer_id)
+        elif action == "copy":
+            self.actions.copy(answer_id)
+        elif action == "regenerate":
+            self.regenerate()
+
+    def show_answer(self, answer_id: str) -> None:
+        """The sources pane follows this answer (its citations; the context of none yet)."""
+        self.shown_answer = answer_id
+        self._show_sources()
+
     def _open(self, row: c.Conversation) -> None:
+        """Open ``row`` at its latest answer; nothing of the conversation shown before stays
+        (its transcript, its sources, the context of its citation)."""
+        if row.id != self.conversation_id:
+            self.messages = []
+            self._render()
         self.conversation_id = row.id
+        self._blank = False
         self.shown_answer = None
+        self.header.show_conversation(row)
         scope = self.scopes.get(row.id, row.scope)
         if scope is not None:  # (one made before scopes were kept keeps the current scope)
             self.popover.apply(scope)
@@ -249,7 +327,7 @@ class ChatView(QtWidgets.QWidget):
         def done(result: c.MessagesListResponse | None, error: KbError | None) -> None:
             if result is not None and row.id == self.conversation_id:
                 self.messages = result.messages
-                self._render()
+                self._render(latest=True)
 
         self.link.call(MESSAGES_LIST, c.MessagesListRequest(conversation_id=row.id), done)
 
@@ -291,10 +369,30 @@ class ChatView(QtWidgets.QWidget):
                 created_at="",
             )
         )
-        self._render()
+        self._render(latest=True)  # the question just asked, and its answer as it comes
         self.send_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.link.call(CHAT_SEND, request, self._sent)
+
+    def regenerate(self) -> None:
+        """Ask the last question again with the conversation's kept scope and mode (a new
+        search); the new answer streams in and takes the old one's place."""
+        if self.conversation_id is None or self.request_id is not None:
+            return
+        answers = [m for m in self.messages if m.role == "assistant"]
+        if not answers:
+            return
+        request_id = uuid.uuid4().hex
+        request = cv.RegenerateRequest(conversation_id=self.conversation_id, request_id=request_id)
+        self.request_id = request_id
+        self.streaming_text = ""
+        # The old answer leaves the transcript now; the new one streams where it was.
+        self.messages = [m for m in self.messages if m.id != answers[-1].id]
+        self.shown_answer = None
+        self._render(latest=True)
+        self.send_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.link.call(CHAT_REGENERATE, request, self._sent)
 
     def _refuse(self, exc: ValidationError) -> None:
         """Why a message cannot be sent, next to the input, in the user's words."""
@@ -342,20 +440,24 @@ class ChatView(QtWidgets.QWidget):
         self.send_button.setEnabled(True)
         self.stop_button.setEnabled(False)
         if result is not None:
-            self.messages = [m for m in self.messages if m.created_at] + [
-                result.user_message,
-                result.assistant_message,
-            ]
+            kept = [m for m in self.messages if m.created_at and m.id != result.user_message.id]
+            self.messages = [*kept, result.user_message, result.assistant_message]
             self.shown_answer = None  # the new answer's sources
         elif error is not None:
             self.transcript.append(html.escape(tr("error.generic", message=say_error(error))))
         self.streaming_text = ""
         self._render()
         self.reply_finished.emit()
+        self.refresh()  # its last activity, its chat model
 
-    def _render(self) -> None:
+    def _render(self, latest: bool = False) -> None:
+        """Draw the transcript (``latest``: at its end, following the answer to come)."""
         streaming = self.streaming_text if self.request_id is not None else None
-        self.transcript.show_html(transcript_html(self.messages, streaming))
+        text = transcript_html(self.messages, streaming)
+        if latest:
+            self.transcript.show_latest(text)
+        else:
+            self.transcript.show_html(text)
         self._show_sources()
 
     def _show_sources(self) -> None:
