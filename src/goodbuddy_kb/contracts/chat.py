@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
@@ -139,6 +139,24 @@ class Message(ContractModel):
     fill_codes: ClassVar[Any] = code_fields("error")
 
 
+#: Longest conversation search query, in characters.
+MAX_CONVERSATION_QUERY_CHARACTERS = 200
+#: Longest snippet shown for a conversation search hit, in characters.
+MAX_SNIPPET_CHARACTERS = 160
+
+
+def _clean_title(value: str) -> str:
+    value = " ".join(value.split())
+    if not value:
+        raise ValueError("must not be empty")
+    if len(value) > 200:
+        raise ValueError("must be at most 200 characters")
+    return value
+
+
+#: A conversation title a person gives: whitespace collapsed, 1–200 characters.
+ConversationTitle = Annotated[str, Field(max_length=800), AfterValidator(_clean_title)]
+
 #: Most libraries a conversation's scope remembers having seen (the ones a person chose among).
 MAX_KNOWN_LIBRARIES = 10_000
 
@@ -161,9 +179,20 @@ class Conversation(ContractModel):
     id: EntityId
     title: str
     created_at: str
+    #: The last activity: a new message (or a regenerated answer) moves it forward.
     updated_at: str
     #: None for a conversation made before scopes were kept (the chat keeps its current one).
     scope: ChatScope | None = None
+    #: Pinned conversations list first.
+    pinned: bool = False
+    #: The title is still the one made from the first question (False once renamed).
+    title_is_default: bool = True
+    message_count: int = 0
+    #: The chat model named by the newest answer (None before any answer, or without a model).
+    chat_model: str | None = None
+    #: When listed with a query: the matching text around the hit (at most
+    #: ``MAX_SNIPPET_CHARACTERS``); None otherwise.
+    snippet: str | None = None
 
 
 class ConversationCreateRequest(ContractModel):
@@ -177,7 +206,11 @@ class ConversationScopeUpdateRequest(ContractModel):
 
 
 class ConversationListRequest(ContractModel):
-    pass
+    """The conversations, pinned first, then newest activity first. With ``query``: only those
+    whose title or message text matches it (full-text, Chinese included), each with a snippet."""
+
+    query: str = Field("", max_length=MAX_CONVERSATION_QUERY_CHARACTERS)
+    limit: int = Field(200, ge=1, le=1_000)
 
 
 class ConversationListResponse(ContractModel):
@@ -189,7 +222,24 @@ class ConversationDeleteRequest(ContractModel):
 
 
 class ConversationDeleteResponse(ContractModel):
+    """A deleted conversation is hidden until restored or until the backend next starts, when
+    it is purged for good (undo "within the session")."""
+
     conversation_id: EntityId
+
+
+class ConversationRestoreRequest(ContractModel):
+    conversation_id: EntityId
+
+
+class ConversationRenameRequest(ContractModel):
+    conversation_id: EntityId
+    title: ConversationTitle
+
+
+class ConversationPinRequest(ContractModel):
+    conversation_id: EntityId
+    pinned: bool
 
 
 class MessagesListRequest(ContractModel):

@@ -34,6 +34,9 @@ def _clean_name(value: str) -> str:
     return value
 
 
+#: Longest per-library assistant instructions, in characters.
+MAX_ASSISTANT_INSTRUCTIONS_CHARACTERS = 2_000
+
 #: A library name: trimmed, 1–100 characters, printable.
 LibraryName = Annotated[str, BeforeValidator(_bounded), AfterValidator(_clean_name)]
 #: An opaque id minted by the backend (32 lowercase hex digits).
@@ -98,6 +101,9 @@ class LibrarySettings(ContractModel):
     external_access: bool = False
     #: Recognise text in scanned PDF pages and images, locally (on by default).
     ocr_enabled: bool = True
+    #: What the chat's assistant is told when this library is in its scope ("answer in
+    #: Chinese, as the HR helpdesk"); not a setting that needs a rebuild.
+    assistant_instructions: str = Field("", max_length=MAX_ASSISTANT_INSTRUCTIONS_CHARACTERS)
 
 
 class SettingsUpdateRequest(ContractModel):
@@ -109,3 +115,6 @@ class SettingsUpdateRequest(ContractModel):
     contextual_indexing: bool | None = None
     external_access: bool | None = None
     ocr_enabled: bool | None = None
+    assistant_instructions: str | None = Field(
+        None, max_length=MAX_ASSISTANT_INSTRUCTIONS_CHARACTERS
+    )

@@ -11,27 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts import conversations as cv
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts.base import ContractModel
-from goodbuddy_kb.contracts.chat import (
-    ChatDelta,
-    ChatGetRequest,
-    ChatInfo,
-    ChatTestRequest,
-    ChatTestResponse,
-    ChatUpdateRequest,
-    ConversationCreateRequest,
-    ConversationDeleteRequest,
-    ConversationDeleteResponse,
-    ConversationListRequest,
-    ConversationListResponse,
-    ConversationScopeUpdateRequest,
-    MessagesListRequest,
-    MessagesListResponse,
-    SendRequest,
-    SendResponse,
-)
-from goodbuddy_kb.contracts.chat import Conversation as ConversationModel
 from goodbuddy_kb.contracts.chunks import (
     ChunkDeleteResponse,
     ChunkDetail,
@@ -272,26 +255,50 @@ WINDOW_STATE_GET = MethodSpec(
 WINDOW_STATE_UPDATE = MethodSpec(
     "system:window:update", WindowStateUpdateRequest, WindowState, mutates=True
 )
-CHAT_MODEL_GET = MethodSpec("models:chat:get", ChatGetRequest, ChatInfo, mutates=False)
-CHAT_MODEL_UPDATE = MethodSpec("models:chat:update", ChatUpdateRequest, ChatInfo, mutates=True)
-CHAT_MODEL_TEST = MethodSpec("models:chat:test", ChatTestRequest, ChatTestResponse, mutates=False)
+CHAT_MODEL_GET = MethodSpec("models:chat:get", c.ChatGetRequest, c.ChatInfo, mutates=False)
+CHAT_MODEL_UPDATE = MethodSpec("models:chat:update", c.ChatUpdateRequest, c.ChatInfo, mutates=True)
+CHAT_MODEL_TEST = MethodSpec(
+    "models:chat:test", c.ChatTestRequest, c.ChatTestResponse, mutates=False
+)
 CONVERSATION_CREATE = MethodSpec(
-    "chat:conversation:create", ConversationCreateRequest, ConversationModel, mutates=True
+    "chat:conversation:create", c.ConversationCreateRequest, c.Conversation, mutates=True
 )
 CONVERSATION_LIST = MethodSpec(
-    "chat:conversation:list", ConversationListRequest, ConversationListResponse, mutates=False
+    "chat:conversation:list", c.ConversationListRequest, c.ConversationListResponse, mutates=False
 )
 CONVERSATION_DELETE = MethodSpec(
-    "chat:conversation:delete", ConversationDeleteRequest, ConversationDeleteResponse, mutates=True
+    "chat:conversation:delete",
+    c.ConversationDeleteRequest,
+    c.ConversationDeleteResponse,
+    mutates=True,
 )
 CONVERSATION_SCOPE_UPDATE = MethodSpec(
     "chat:conversation:scope:update",
-    ConversationScopeUpdateRequest,
-    ConversationModel,
+    c.ConversationScopeUpdateRequest,
+    c.Conversation,
     mutates=True,
 )
+CONVERSATION_RESTORE = MethodSpec(
+    "chat:conversation:restore", c.ConversationRestoreRequest, c.Conversation, mutates=True
+)
+CONVERSATION_RENAME = MethodSpec(
+    "chat:conversation:rename", c.ConversationRenameRequest, c.Conversation, mutates=True
+)
+CONVERSATION_PIN = MethodSpec(
+    "chat:conversation:pin", c.ConversationPinRequest, c.Conversation, mutates=True
+)
+#: Writes a file but changes nothing the backend keeps: off the writer thread.
+CONVERSATION_EXPORT = MethodSpec(
+    "chat:conversation:export",
+    cv.ConversationExportRequest,
+    cv.ConversationExportResponse,
+    mutates=False,
+)
+MESSAGE_COPY = MethodSpec(
+    "chat:message:copy", cv.MessageCopyRequest, cv.MessageCopyResponse, mutates=False
+)
 MESSAGES_LIST = MethodSpec(
-    "chat:messages:list", MessagesListRequest, MessagesListResponse, mutates=False
+    "chat:messages:list", c.MessagesListRequest, c.MessagesListResponse, mutates=False
 )
 GRAPH_GET = MethodSpec("knowledge:graph:get", g.GraphGetRequest, g.GraphInfo, mutates=False)
 GRAPH_UPDATE = MethodSpec("knowledge:graph:update", g.GraphUpdateRequest, g.GraphInfo, mutates=True)
@@ -338,7 +345,8 @@ GRAPH_NEIGHBOURHOOD = MethodSpec(
     mutates=False,
 )
 #: Not a "mutation" for the writer thread: a reply streams for seconds and must not block writes.
-CHAT_SEND = MethodSpec("chat:send", SendRequest, SendResponse, mutates=False)
+CHAT_SEND = MethodSpec("chat:send", c.SendRequest, c.SendResponse, mutates=False)
+CHAT_REGENERATE = MethodSpec("chat:regenerate", cv.RegenerateRequest, c.SendResponse, mutates=False)
 
 # External AI tools (the MCP server). Exposure is re-checked by the backend on every call.
 EXTERNAL_LIBRARIES = MethodSpec(
@@ -428,8 +436,14 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         CONVERSATION_LIST,
         CONVERSATION_DELETE,
         CONVERSATION_SCOPE_UPDATE,
+        CONVERSATION_RESTORE,
+        CONVERSATION_RENAME,
+        CONVERSATION_PIN,
+        CONVERSATION_EXPORT,
+        MESSAGE_COPY,
         MESSAGES_LIST,
         CHAT_SEND,
+        CHAT_REGENERATE,
         EXTERNAL_LIBRARIES,
         EXTERNAL_SEARCH,
         EXTERNAL_CANCEL,
@@ -473,7 +487,7 @@ NOTIFY_CHANGED = NotificationSpec("notify:changed", ChangedParams)
 NOTIFY_TASK = NotificationSpec("notify:task", TaskInfo)
 
 #: Streaming chat tokens.
-NOTIFY_CHAT = NotificationSpec("notify:chat", ChatDelta)
+NOTIFY_CHAT = NotificationSpec("notify:chat", c.ChatDelta)
 
 NOTIFICATIONS: Mapping[str, NotificationSpec[Any]] = {
     spec.name: spec for spec in (NOTIFY_CHANGED, NOTIFY_TASK, NOTIFY_CHAT)

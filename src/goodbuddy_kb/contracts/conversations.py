@@ -1,0 +1,60 @@
+"""Contracts of what a person does with a whole conversation or answer beyond chatting: export
+it to a file, copy one answer with its sources, regenerate the last answer."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator
+
+from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.library import EntityId
+from goodbuddy_kb.contracts.limits import MAX_PATH_CHARACTERS
+
+ExportFormat = Literal["markdown", "html"]
+CopyFormat = Literal["markdown", "text"]
+
+
+class ConversationExportRequest(ContractModel):
+    """Write the conversation (title, date, each question and answer, and under each answer
+    its numbered sources) to ``path``; the path rules are those of `system:diagnostics:export`."""
+
+    conversation_id: EntityId
+    format: ExportFormat = "markdown"
+    #: Absolute path of the file to write.
+    path: str = Field(min_length=1, max_length=MAX_PATH_CHARACTERS)
+    #: Replace an existing regular file there; without it an existing path is refused.
+    overwrite: bool = False
+
+    @field_validator("path")
+    @classmethod
+    def _printable(cls, value: str) -> str:
+        if any(ord(ch) < 32 for ch in value):
+            raise ValueError("must not contain control characters")
+        return value
+
+
+class ConversationExportResponse(ContractModel):
+    path: str
+    bytes: int
+    message_count: int
+
+
+class MessageCopyRequest(ContractModel):
+    message_id: EntityId
+    format: CopyFormat = "markdown"
+
+
+class MessageCopyResponse(ContractModel):
+    """One answer with its numbered sources, rendered as the export renders it."""
+
+    text: str
+
+
+class RegenerateRequest(ContractModel):
+    """Ask the conversation's last question again (its stored scope and mode, a new retrieval);
+    the new answer replaces the last one. Streams like `chat:send`; the response is a
+    `SendResponse`."""
+
+    conversation_id: EntityId
+    request_id: EntityId | None = None
