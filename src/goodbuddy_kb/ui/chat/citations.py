@@ -261,6 +261,8 @@ class CitationsPane(QtWidgets.QWidget):
             return
 
         def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
+            if self._reference() != ref:
+                return  # another citation, or another answer's list, is shown by now
             if result is None:
                 self.reference.setPlainText(say_error(error) if error else "")
             else:

@@ -180,16 +180,16 @@ class ConversationList(QtWidgets.QWidget):
     def query(self) -> str:
         return self.search.text().strip()
 
-    def set_conversations(self, rows: list[c.Conversation]) -> None:
-        """The rows as listed; the current one stays current (a re-listing after a rename or
-        a new message does not reopen or lose it)."""
-        current = self.current()
+    def set_conversations(self, rows: list[c.Conversation], current: str | None) -> None:
+        """The rows as listed, ``current`` marked as the open one without opening it again (a
+        re-listing after a rename or a new message neither reopens nor loses it)."""
         self.view.selectionModel().blockSignals(True)
         self.model.set_rows(rows)
         ids = [x.id for x in rows]
-        if current is not None and current.id in ids:
-            self.view.setCurrentIndex(self.model.index(ids.index(current.id), 0))
+        if current in ids:
+            self.view.setCurrentIndex(self.model.index(ids.index(current), 0))
         self.view.selectionModel().blockSignals(False)
+        self.view.viewport().update()
         self.empty.setVisible(not rows and bool(self.query()))
 
     def current(self) -> c.Conversation | None:

@@ -105,9 +105,7 @@ class ConversationActions(QtCore.QObject):
         cancel = box.addButton(tr("dialog.cancel"), QtWidgets.QMessageBox.ButtonRole.RejectRole)
         box.setDefaultButton(cancel)
         box.setProperty("deleteButton", delete)
-        box.finished.connect(
-            lambda _r: self.delete(row) if box.clickedButton() is delete else None
-        )
+        box.finished.connect(lambda _r: self.delete(row) if box.clickedButton() is delete else None)
         self.confirm_box = box
         box.open()
 
@@ -160,9 +158,7 @@ class ConversationActions(QtCore.QObject):
                 self._failed(error, "chat.export.failed")
                 self.exported.emit("")
                 return
-            self.notice.say(
-                tr("chat.export.done", path=result.path, count=result.message_count)
-            )
+            self.notice.say(tr("chat.export.done", path=result.path, count=result.message_count))
             self.exported.emit(result.path)
 
         if not Path(path).suffix:

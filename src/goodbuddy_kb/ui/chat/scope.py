@@ -1,7 +1,7 @@
 """The chat's knowledge scope popover: it owns the selection of libraries the chat searches (at
 most 20 per request; past the cap the other rows are greyed out and say why), the retrieval
-mode as a two-button segmented control, and short notes (empty scope, no embedding model,
-degraded vector indexes). It emits ``changed`` on every change and ``edited`` when the person
+mode as a two-button segmented control, short notes (empty scope, no embedding model,
+degraded vector indexes), and the assistant instructions of the libraries in scope. It emits ``changed`` on every change and ``edited`` when the person
 changed the scope; the chat view reads ``selected``, ``mode``, ``summary()`` and ``scope()``
 (which it keeps with the conversation) and gives a conversation's kept scope back with
 ``apply()``."""
@@ -13,13 +13,20 @@ from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
-from goodbuddy_kb.contracts.methods import EMBEDDING_GET, LIBRARY_LIST, VECTORS_STATUS
+from goodbuddy_kb.contracts.methods import (
+    EMBEDDING_GET,
+    LIBRARY_LIST,
+    SETTINGS_GET,
+    VECTORS_STATUS,
+)
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
 
 CHECKED = QtCore.Qt.CheckState.Checked
+#: How much of one library's instructions the popover shows (the Settings tab has them all).
+INSTRUCTIONS_SHOWN = 200
 LIBRARY_ID = QtCore.Qt.ItemDataRole.UserRole
 
 
@@ -59,6 +66,12 @@ class ScopePopover(QtWidgets.QFrame):
         self.modes.buttonToggled.connect(lambda _b, on: self._edited() if on else None)
         self.note = QtWidgets.QLabel()
         self.note.setWordWrap(True)
+        #: The assistant instructions of the libraries in scope (hidden when none have any).
+        self.instructions = QtWidgets.QLabel()
+        self.instructions.setWordWrap(True)
+        self.instructions.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        self.instructions.setMaximumWidth(420)
+        self.instructions.hide()
         segmented = QtWidgets.QHBoxLayout()
         segmented.setSpacing(0)
         segmented.addWidget(self.auto)
@@ -68,6 +81,7 @@ class ScopePopover(QtWidgets.QFrame):
         layout.addWidget(self.list)
         layout.addLayout(segmented)
         layout.addWidget(self.note)
+        layout.addWidget(self.instructions)
 
     @property
     def mode(self) -> c.RetrievalMode:
@@ -231,6 +245,28 @@ class ScopePopover(QtWidgets.QFrame):
         self.link.call(EMBEDDING_GET, m.EmbeddingGetRequest(), got_model)
         for library_id in sorted(self.selected):
             self.link.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id), got_index)
+        self.refresh_instructions()
+
+    def refresh_instructions(self) -> None:
+        """Each library in scope with instructions: its name and (the start of) them."""
+        found: dict[str, str] = {}
+        names = {x.id: x.name for x in self.libraries}
+        selected = set(self.selected)
+
+        def got(result: lib.LibrarySettings | None, error: KbError | None) -> None:
+            if result is None or self.selected != selected:
+                return
+            text = " ".join(result.assistant_instructions.split())
+            if text:
+                shown = text if len(text) <= INSTRUCTIONS_SHOWN else text[:INSTRUCTIONS_SHOWN] + "…"
+                found[result.library_id] = f"{names.get(result.library_id, '')}: {shown}"
+            lines = [found[k] for k in sorted(found, key=lambda k: names.get(k, k))]
+            self.instructions.setText("\n".join([tr("chat.instructions.in_scope"), *lines]))
+            self.instructions.setVisible(bool(lines))
+
+        self.instructions.hide()
+        for library_id in sorted(selected):
+            self.link.call(SETTINGS_GET, lib.SettingsGetRequest(library_id=library_id), got)
 
     def show_above(self, anchor: QtWidgets.QWidget) -> None:
         """Open just above ``anchor`` (the scope button), notes fresh, the list focused."""

@@ -69,10 +69,10 @@ class ChatView(QtWidgets.QWidget):
         self.conversation_list.opened.connect(self._open)
         self.conversation_list.new_requested.connect(self.new_conversation)
         self.conversation_list.searched.connect(lambda _q: self.refresh())
-        self.actions = ConversationActions(link, self.conversation_list, self)
-        self.actions.changed.connect(self.refresh)
-        self.actions.deleted.connect(self._deleted)
-        self.actions.restored.connect(self._restored)
+        self.manage = ConversationActions(link, self.conversation_list, self)
+        self.manage.changed.connect(self.refresh)
+        self.manage.deleted.connect(self._deleted)
+        self.manage.restored.connect(self._restored)
         #: The listings asked for so far (only the newest one counts).
         self._listings = 0
         self.conversations = self.conversation_list.model
@@ -210,21 +210,28 @@ class ChatView(QtWidgets.QWidget):
             # Only the newest listing counts (a search typed on, a rename since).
             if result is None or asked != self._listings:
                 return
-            self.conversation_list.set_conversations(result.conversations)
-            for row in result.conversations:
-                if row.scope is not None:
-                    self.scopes.setdefault(row.id, row.scope)
-                if row.id == self.conversation_id:
-                    self.header.show_conversation(row)
-            reopen = self._reopen and self.conversation_id is not None
-            if reopen and self.conversation_list.select(self.conversation_id or ""):
-                self._reopen = False
-            elif result.conversations and self.conversation_id is None and not self._blank:
-                if not query:  # (a search lists; the person chooses what to open)
-                    self.conversation_list.select(result.conversations[0].id)
+            self._listed(result.conversations, query)
 
         request = c.ConversationListRequest(query=query)
         self.link.call(CONVERSATION_LIST, request, done)
+
+    def _listed(self, rows: list[c.Conversation], query: str) -> None:
+        """The list as it came: the open conversation stays current (a new one is marked as
+        such); after a language switch or an undo, the conversation kept opens; otherwise the
+        newest opens by itself, unless searching (the person chooses then)."""
+        self.conversation_list.set_conversations(rows, self.conversation_id)
+        by_id = {row.id: row for row in rows}
+        for row in rows:
+            if row.scope is not None:
+                self.scopes.setdefault(row.id, row.scope)
+        if self.conversation_id in by_id:
+            row = by_id[self.conversation_id]
+            self.header.show_conversation(row)
+            if self._reopen:
+                self._reopen = False
+                self._open(row)
+        elif rows and self.conversation_id is None and not self._blank and not query:
+            self.conversation_list.select(rows[0].id)
 
     def _deleted(self, conversation_id: str) -> None:
         """The open conversation was deleted: an empty transcript takes its place."""
@@ -232,7 +239,7 @@ class ChatView(QtWidgets.QWidget):
             self.new_conversation()
 
     def _restored(self, row: c.Conversation) -> None:
-        """"Undo" brought a conversation back: it opens once listed."""
+        """ "Undo" brought a conversation back: it opens once listed."""
         self.conversation_id = row.id
         self._blank = False
         self._reopen = True
@@ -242,7 +249,7 @@ class ChatView(QtWidgets.QWidget):
         row = self.conversation_list.current()
         if self.conversation_id is not None:
             title = row.title if row is not None else ""
-            self.actions.choose_export(self.conversation_id, title)
+            self.manage.choose_export(self.conversation_id, title)
 
     def new_conversation(self) -> None:
         """A fresh, empty transcript; the conversation is created by its first question and
@@ -301,7 +308,7 @@ class ChatView(QtWidgets.QWidget):
         if action == "sources":
             self.show_answer(answer_id)
         elif action == "copy":
-            self.actions.copy(answer_id)
+            self.manage.copy(answer_id)
         elif action == "regenerate":
             self.regenerate()
 
@@ -418,10 +425,8 @@ class ChatView(QtWidgets.QWidget):
                 self.send()
                 self.refresh()
 
-        scope = self.popover.scope()
-        title = " ".join(text.split())
-        title = title if len(title) <= 40 else title[:39] + "…"
-        request = c.ConversationCreateRequest(title=title, scope=scope)
+        # The backend titles it from the first question, with the date and time.
+        request = c.ConversationCreateRequest(scope=self.popover.scope())
         self.link.call(CONVERSATION_CREATE, request, done)
 
     def stop(self) -> None:

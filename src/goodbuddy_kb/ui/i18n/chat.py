@@ -90,4 +90,19 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
     "chat.export.failed": ("导出失败：{reason}", "Export failed: {reason}"),
     "chat.model_used": ("模型：{model}", "Model: {model}"),
     "chat.instructions": ("助手指令", "Assistant instructions"),
+    "chat.instructions.hint": (
+        "对话范围包含本知识库时，助手会遵循这些指令（例如“用中文回答，作为人事服务台”）。",
+        "The chat's assistant follows these when this library is in its scope (for example "
+        "“answer in Chinese, as the HR helpdesk”).",
+    ),
+    "chat.instructions.placeholder": (
+        "例如：用中文回答，语气正式。",
+        "e.g. Answer in English, formally.",
+    ),
+    "chat.instructions.count": ("{n} / {limit} 字", "{n} / {limit} characters"),
+    "chat.instructions.too_long": (
+        "助手指令最多 {limit} 个字符，请删减后再保存。",
+        "Assistant instructions can be at most {limit} characters: shorten them to save.",
+    ),
+    "chat.instructions.in_scope": ("助手指令", "Assistant instructions"),
 }

@@ -17,6 +17,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say, say_error
+from goodbuddy_kb.ui.settings.instructions import InstructionsBox
 
 INT_FIELDS = {
     "topK": (1, 20),
@@ -116,10 +117,15 @@ class SettingsTab(QtWidgets.QWidget):
         cform.addRow(self.save_chunking)
         # Side by side when there is room, one above the other when narrow; a scroll area so
         # no field is ever clipped.
+        self.instructions = InstructionsBox(link)
+        self.instructions.notice.connect(self.notice.emit)
         body = QtWidgets.QWidget()
-        self.columns = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.LeftToRight, body)
+        stacked = QtWidgets.QVBoxLayout(body)
+        self.columns = QtWidgets.QBoxLayout(QtWidgets.QBoxLayout.Direction.LeftToRight)
         self.columns.addWidget(retrieval, 1)
         self.columns.addWidget(chunking, 1)
+        stacked.addLayout(self.columns)
+        stacked.addWidget(self.instructions)
         scroll = QtWidgets.QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
@@ -181,6 +187,7 @@ class SettingsTab(QtWidgets.QWidget):
 
     def show_library(self, library_id: str | None) -> None:
         self.library_id = library_id
+        self.instructions.show_library(library_id)
         if library_id is not None:
             self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), self._show)
             self._show_graph_state()
