@@ -150,7 +150,8 @@ def test_enter_sends_shift_enter_breaks_the_line_and_the_first_question_titles_i
         assert view.input.toPlainText() == ""
         assert "Fine, thanks." in view.transcript.toPlainText()
         qtbot.waitUntil(lambda: view.conversations.rowCount() == 1, timeout=5_000)
-        assert view.conversations.rows[0].title == "how are you", "titled from the question"
+        title = view.conversations.rows[0].title
+        assert title.startswith("how are you · "), "titled from the question, with the time"
 
 
 def test_the_transcript_follows_a_streaming_answer_unless_scrolled_up(
