@@ -154,6 +154,7 @@ def test_assistant_instructions_in_settings_and_in_the_scope_popover(
     qtbot: QtBot, window: MainWindow, make_library: MakeLibrary
 ) -> None:
     make_library({"a.md": "# A\n\nSome text.\n"}, vectors=False)
+    window.tabs.setCurrentWidget(window.settings_tab)
     box = window.settings_tab.instructions
     qtbot.waitUntil(box.save_button.isEnabled, timeout=5_000)
     box.text.setPlainText("x" * 2_001)

@@ -65,7 +65,8 @@ class ConversationsModel(RowsModel[c.Conversation]):
         super().__init__(CONVERSATION_COLUMNS, parent)
 
     def flags(self, index: QtCore.QModelIndex | QtCore.QPersistentModelIndex) -> Any:
-        return super().flags(index) | QtCore.Qt.ItemFlag.ItemIsEditable
+        flags = super().flags(index)
+        return flags | QtCore.Qt.ItemFlag.ItemIsEditable if index.isValid() else flags
 
     def data(
         self,

@@ -68,6 +68,14 @@ class ConversationActions(QtCore.QObject):
         conversations.export_requested.connect(lambda row: self.choose_export(row.id, row.title))
         self.notice.undo.connect(self.undo)
 
+    def take_over(self, old: ConversationActions) -> None:
+        """A view being replaced (a language switch) had just deleted one: Undo stays."""
+        self.last_deleted = old.last_deleted
+        undo = not old.notice.isHidden() and not old.notice.undo_button.isHidden()
+        if old.last_deleted is not None and undo:
+            title = conversation_title(old.last_deleted)
+            self.notice.say(tr("chat.deleted", title=title), undoable=True)
+
     def _failed(self, error: KbError | None, key: str = "chat.action.failed") -> None:
         self.notice.say(tr(key, reason=say_error(error) if error else ""))
 

@@ -68,9 +68,9 @@ class ChatView(QtWidgets.QWidget):
         self.conversation_list = ConversationList()
         self.conversation_list.opened.connect(self._open)
         self.conversation_list.new_requested.connect(self.new_conversation)
-        self.conversation_list.searched.connect(lambda _q: self.refresh())
+        self.conversation_list.searched.connect(lambda _q: self.relist())
         self.manage = ConversationActions(link, self.conversation_list, self)
-        self.manage.changed.connect(self.refresh)
+        self.manage.changed.connect(self.relist)
         self.manage.deleted.connect(self._deleted)
         self.manage.restored.connect(self._restored)
         #: The listings asked for so far (only the newest one counts).
@@ -168,6 +168,7 @@ class ChatView(QtWidgets.QWidget):
         self._blank = old._blank
         self.scopes = dict(old.scopes)
         self.popover.take_over(old.popover)
+        self.manage.take_over(old.manage)
         self.input.setPlainText(old.input.toPlainText())
 
     # -- scope ---------------------------------------------------------------------------------
@@ -200,8 +201,12 @@ class ChatView(QtWidgets.QWidget):
 
     # -- conversations ---------------------------------------------------------------------------
     def refresh(self) -> None:
-        """List the conversations again (those matching the search text, when there is one)."""
+        """List the libraries and the conversations again."""
         self.refresh_libraries()
+        self.relist()
+
+    def relist(self) -> None:
+        """List the conversations again (those matching the search text, when there is one)."""
         self._listings += 1
         asked = self._listings
         query = self.conversation_list.query()
@@ -453,7 +458,7 @@ class ChatView(QtWidgets.QWidget):
         self.streaming_text = ""
         self._render()
         self.reply_finished.emit()
-        self.refresh()  # its last activity, its chat model
+        self.relist()  # its last activity, its chat model
 
     def _render(self, latest: bool = False) -> None:
         """Draw the transcript (``latest``: at its end, following the answer to come)."""
