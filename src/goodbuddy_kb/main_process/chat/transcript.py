@@ -13,7 +13,7 @@ import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from goodbuddy_kb.contracts.chat import Citation, Conversation, Message, in_one_language
+from goodbuddy_kb.contracts.chat import Citation, Conversation, Message
 from goodbuddy_kb.contracts.locator import Locator
 
 #: A library's name by id (None when it was deleted since).
@@ -75,7 +75,9 @@ def sources(citations: Sequence[Citation], names: LibraryNames) -> list[Source]:
 
 
 def _answer_text(message: Message) -> str:
-    text = in_one_language(message.content, "en") if message.content else ""
+    # As stored: an evidence-only answer's note stays in both languages (the reader's language
+    # is not known here).
+    text = message.content
     if message.state != "complete" and message.error:
         text = f"{text}\n\n({message.state}: {message.error})".strip()
     return text
