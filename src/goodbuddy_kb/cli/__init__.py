@@ -11,14 +11,16 @@
     goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
     goodbuddy-kb mcp [--library LIB]…       (an MCP server on stdio for other AI tools)
     goodbuddy-kb diagnostics export FILE    goodbuddy-kb diagnostics show
+    goodbuddy-kb chat list [--query Q]      goodbuddy-kb chat show|rename|delete ID [TITLE]
+    goodbuddy-kb chat export ID --format markdown|html --out PATH [--overwrite]
 
 LIB is a library id or its exact name. ``--json`` prints machine-readable output; ``--data-dir``
 (or GOODBUDDY_DATA_DIR) chooses the data directory.
 
 The parser is `parser.py`; each command group has its module (`libraries`, `sources`,
-`retrieve`, `tasks`, `rebuild`, `graph`, `chunks`, `diagnostics`, `eval`, `mcp`), over the
-shared `output` (printing, exit codes), `resolve` (LIB and DOC to ids) and `tasks` (following
-tasks). `main` here dispatches to them.
+`retrieve`, `tasks`, `rebuild`, `graph`, `chunks`, `diagnostics`, `chat`, `eval`, `mcp`), over
+the shared `output` (printing, exit codes), `resolve` (LIB and DOC to ids) and `tasks`
+(following tasks). `main` here dispatches to them.
 """
 
 from __future__ import annotations
@@ -29,7 +31,17 @@ import sys
 from collections.abc import Callable, Sequence
 
 from goodbuddy_kb.bridge.launcher import Session, open_session
-from goodbuddy_kb.cli import chunks, diagnostics, graph, mcp, rebuild, retrieve, sources, tasks
+from goodbuddy_kb.cli import (
+    chat,
+    chunks,
+    diagnostics,
+    graph,
+    mcp,
+    rebuild,
+    retrieve,
+    sources,
+    tasks,
+)
 from goodbuddy_kb.cli.eval import cmd_eval
 from goodbuddy_kb.cli.libraries import cmd_library
 from goodbuddy_kb.cli.output import EXIT_ERROR
@@ -61,6 +73,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
     "chunk": _with_library(chunks.cmd_chunk),
     "tasks": _tasks,
     "diagnostics": diagnostics.cmd_diagnostics,
+    "chat": chat.cmd_chat,
     "retrieve": lambda args, session: retrieve.cmd_retrieve(
         args, session, [resolve_library(session, ref).id for ref in args.libraries]
     ),

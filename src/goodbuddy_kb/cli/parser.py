@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from goodbuddy_kb.cli import (
+    chat,
     chunks,
     diagnostics,
     graph,
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     graph.add_parser(commands, common)
     chunks.add_parsers(commands, common)
     diagnostics.add_parser(commands, common)
+    chat.add_parser(commands, common)
     eval_command.add_parser(commands)
     mcp.add_parser(commands)
     return parser

@@ -32,6 +32,7 @@ from goodbuddy_kb.datadir import (
     ensure_private_dir,
     resolve_data_dir,
 )
+from goodbuddy_kb.main_process.chat import store as chat_store
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.lock import DataDirLock, DataDirLocked
 from goodbuddy_kb.main_process.netio import install_log_redaction
@@ -65,6 +66,8 @@ def open_database(data_dir: Path, migrations_dir: Path | None = None) -> Connect
     conn = connect(path)
     try:
         migrate(conn, migrations_dir)
+        # Conversations deleted in an earlier session (their undo lasted that session).
+        chat_store.purge_deleted(conn)
     finally:
         conn.close()
     return ConnectionPool(path)

@@ -16,13 +16,11 @@ attached to a request for help as it is.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
 import platform
 import sqlite3
-import stat
 import sys
 import time
 from collections.abc import Callable
@@ -31,10 +29,10 @@ from typing import Any
 
 from goodbuddy_kb import __version__
 from goodbuddy_kb.contracts import diagnostics as c
-from goodbuddy_kb.contracts.errors import ConflictError, InvalidRequestError, KbError, redact
-from goodbuddy_kb.contracts.messages import Reason
+from goodbuddy_kb.contracts.errors import KbError, redact
 from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse, RetrieveRequest
 from goodbuddy_kb.datadir import LOG_FILE
+from goodbuddy_kb.main_process import exportfile
 from goodbuddy_kb.main_process.diagnostic_names import NameRedactor
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage import app_settings, libraries
@@ -382,54 +380,14 @@ def bundle(conn: sqlite3.Connection, data_dir: Path) -> dict[str, Any]:
     return scrubbed
 
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-
-
-def _check_target(path: Path, overwrite: bool) -> None:
-    try:
-        info = path.lstat()
-    except FileNotFoundError:
-        return
-    except OSError:
-        return  # the write says what is wrong
-    if not stat.S_ISREG(info.st_mode):
-        raise InvalidRequestError(
-            Reason("diagnostics.not_a_file"),
-            {"fields": [{"field": "path", "problem": "not a regular file"}]},
-        )
-    if not overwrite:
-        raise ConflictError(
-            Reason("diagnostics.exists"), {"fields": [{"field": "path", "problem": "exists"}]}
-        )
-
-
 def export(
     conn: sqlite3.Connection, data_dir: Path, target: str, overwrite: bool = False
 ) -> c.DiagnosticsExportResponse:
     """Write the bundle to ``target`` (an absolute path; written beside and renamed in place).
     An existing path is replaced only when asked, and only when it is a regular file."""
-    path = Path(target)
-    if not path.is_absolute():
-        raise InvalidRequestError(
-            "the path must be absolute", {"fields": [{"field": "path", "problem": "not absolute"}]}
-        )
-    _check_target(path, overwrite)
+    path = exportfile.target_path(target, overwrite)
     content = json.dumps(bundle(conn, data_dir), ensure_ascii=False, indent=2).encode("utf-8")
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        # never through a link planted at the temporary name; the owner's alone
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(content)
-        _check_target(path, overwrite)  # nothing appeared there meanwhile
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise InvalidRequestError(
-            f"the file cannot be written ({exc.strerror or exc.__class__.__name__})",
-            {"fields": [{"field": "path", "problem": "cannot be written"}]},
-        ) from None
+    exportfile.write(path, content, overwrite)
     (events,) = conn.execute("SELECT count(*) FROM diagnostic_events").fetchone()
     return c.DiagnosticsExportResponse(
         path=str(path), bytes=len(content), events=min(events, EXPORT_EVENTS)

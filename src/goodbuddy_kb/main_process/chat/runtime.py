@@ -19,6 +19,8 @@ from typing import Any
 
 from goodbuddy_kb.contracts.chat import (
     NO_CHAT_MODEL_NOTES,
+    Conversation,
+    Message,
     RetrievalMode,
     RetrievalState,
     RetrievalStatus,
@@ -35,6 +37,7 @@ from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chat import store
 from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
 from goodbuddy_kb.main_process.chat.evidence import TurnEvidence
+from goodbuddy_kb.main_process.chat.instructions import instructions_block
 from goodbuddy_kb.main_process.chat.scope import Scope, ScopeRegistry
 from goodbuddy_kb.main_process.retrieval.pipeline import Retriever
 from goodbuddy_kb.main_process.storage import libraries
@@ -49,6 +52,26 @@ SYSTEM_PROMPT = (
 )
 # (Stored answers in both languages; the GUI shows the half in the user's language.)
 NO_MODEL, NO_MODEL_AUTO, NO_MODEL_EMPTY, NO_MODEL_NO_SCOPE = NO_CHAT_MODEL_NOTES
+
+
+def remember_scope(
+    conn: sqlite3.Connection, conversation: Conversation, request: SendRequest
+) -> None:
+    """The conversation keeps the libraries and mode it was last asked with (what a regenerated
+    answer uses); one made before scopes were kept gets none, so new libraries don't join it."""
+    scope = conversation.scope
+    if scope is None:
+        return
+    known = list(dict.fromkeys([*scope.known_library_ids, *request.library_ids]))
+    updated = scope.model_copy(
+        update={
+            "library_ids": list(request.library_ids),
+            "mode": request.mode,
+            "known_library_ids": known,
+        }
+    )
+    if updated != scope:
+        store.set_scope(conn, conversation.id, updated)
 
 
 def after_tool_searches(
@@ -93,12 +116,20 @@ class ChatRuntime:
     #: The request's retrieval mode, for the diagnostics record of its searches.
     mode: RetrievalMode = "auto"
 
-    def send(self, request: SendRequest, cancel: CancelToken) -> SendResponse:
-        store.get_conversation(self.conn, request.conversation_id)
+    def send(
+        self, request: SendRequest, cancel: CancelToken, asked: Message | None = None
+    ) -> SendResponse:
+        """Answer ``request``; ``asked`` is its question when it is already in the transcript
+        (a regenerated answer), otherwise the question is added first."""
+        conversation = store.get_conversation(self.conn, request.conversation_id)
         for library_id in request.library_ids:
             libraries.get(self.conn, library_id)  # a deleted library is refused, never ignored
-        user = store.add_message(
+        remember_scope(self.conn, conversation, request)
+        user = asked or store.add_message(
             self.conn, request.conversation_id, "user", request.text, "complete"
+        )
+        store.set_chat_model(
+            self.conn, request.conversation_id, self.client.model if self.client else None
         )
         assistant = store.add_message(
             self.conn, request.conversation_id, "assistant", "", "streaming"
@@ -275,7 +306,11 @@ class ChatRuntime:
         turn: Turn,
     ) -> RetrievalState | None:
         assert self.client is not None
-        messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT}]
+        system = SYSTEM_PROMPT
+        instructions = instructions_block(self.conn, scope.library_ids)
+        if instructions is not None:
+            system = f"{SYSTEM_PROMPT}\n\n{instructions}"
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         history = store.list_messages(self.conn, request.conversation_id)[:-2][-HISTORY_MESSAGES:]
         messages += [{"role": m.role, "content": m.content} for m in history if m.content]
         if pre is not None:

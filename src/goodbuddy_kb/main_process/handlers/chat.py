@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts.conversations import RegenerateRequest
+from goodbuddy_kb.contracts.errors import ConflictError, InvalidRequestError, NotFoundError
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_GET,
     CHAT_MODEL_TEST,
     CHAT_MODEL_UPDATE,
+    CHAT_REGENERATE,
     CHAT_SEND,
     CONVERSATION_CREATE,
     CONVERSATION_DELETE,
@@ -85,7 +88,9 @@ def update_scope(ctx: CallContext, request: c.ConversationScopeUpdateRequest) ->
 def list_conversations(
     ctx: CallContext, request: c.ConversationListRequest
 ) -> c.ConversationListResponse:
-    return c.ConversationListResponse(conversations=store.list_conversations(ctx.db.get()))
+    return c.ConversationListResponse(
+        conversations=store.list_conversations(ctx.db.get(), request.query, request.limit)
+    )
 
 
 @handles(CONVERSATION_DELETE)
@@ -103,6 +108,12 @@ def list_messages(ctx: CallContext, request: c.MessagesListRequest) -> c.Message
 
 @handles(CHAT_SEND)
 def send(ctx: CallContext, request: c.SendRequest) -> c.SendResponse:
+    return _answer(ctx, request)
+
+
+def _answer(
+    ctx: CallContext, request: c.SendRequest, asked: c.Message | None = None
+) -> c.SendResponse:
     connection = chat_connection(ctx)
     client = None
     if connection.kind != "none" and connection.base_url and connection.model:
@@ -126,4 +137,55 @@ def send(ctx: CallContext, request: c.SendRequest) -> c.SendResponse:
         ctx.db.get(), retriever(ctx), ctx.services.scopes, client, emit, request.mode
     )
     with ctx.services.request(request.request_id) as cancel:
-        return runtime.send(request, cancel)
+        return runtime.send(request, cancel, asked)
+
+
+@handles(CHAT_REGENERATE)
+def regenerate(ctx: CallContext, request: RegenerateRequest) -> c.SendResponse:
+    """The last question asked again with the conversation's kept scope and mode: a new
+    retrieval, a new answer streamed like `chat:send`."""
+    conn = ctx.db.get()
+    conversation = store.get_conversation(conn, request.conversation_id)
+    messages = store.list_messages(conn, request.conversation_id)
+    questions = [i for i, m in enumerate(messages) if m.role == "user"]
+    if not questions:
+        raise InvalidRequestError("this conversation has no question to answer again")
+    question = messages[questions[-1]]
+    answers = messages[questions[-1] + 1 :]
+    if any(m.state == "streaming" for m in answers):
+        raise ConflictError("the last answer is still being written; stop it first")
+    library_ids, mode = _kept_scope(conversation, answers)
+    send_request = c.SendRequest(
+        conversation_id=conversation.id,
+        text=question.content,
+        library_ids=[i for i in library_ids if _library_exists(ctx, i)],
+        mode=mode,
+        request_id=request.request_id,
+    )
+    # The old answer goes rather than staying beside the new one: the transcript, the history
+    # the model reads for the next question, and an export all hold one answer per question,
+    # each with the one citation numbering its [n] refer to.
+    for answer in answers:
+        store.delete_message(conn, answer.id)
+    return _answer(ctx, send_request, asked=question)
+
+
+def _library_exists(ctx: CallContext, library_id: str) -> bool:
+    try:
+        libraries.get(ctx.db.get(), library_id)
+    except NotFoundError:
+        return False
+    return True
+
+
+def _kept_scope(
+    conversation: c.Conversation, answers: list[c.Message]
+) -> tuple[list[str], c.RetrievalMode]:
+    """The conversation's kept scope; for one made before scopes were kept, what its last
+    answer searched (or nothing, "model decides")."""
+    if conversation.scope is not None:
+        return list(conversation.scope.library_ids), conversation.scope.mode
+    for answer in reversed(answers):
+        if answer.retrieval is not None:
+            return list(answer.retrieval.library_ids), answer.retrieval.mode
+    return [], "auto"

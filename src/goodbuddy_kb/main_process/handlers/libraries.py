@@ -93,6 +93,7 @@ def update_settings(ctx: CallContext, request: c.SettingsUpdateRequest) -> c.Lib
         request.contextual_indexing,
         request.external_access,
         request.ocr_enabled,
+        request.assistant_instructions,
     )
     if request.ocr_enabled:
         ctx.services.tasks.ocr(request.library_id)  # documents that waited with OCR off

@@ -108,7 +108,8 @@ def _chunking(raw: str) -> KnowledgeChunkingSettings:
 def get_settings(conn: sqlite3.Connection, library_id: str) -> LibrarySettings:
     row = conn.execute(
         "SELECT retrieval_settings, chunking_settings, contextual_indexing,"
-        " settings_pending_rebuild, external_access, ocr_enabled FROM libraries WHERE id = ?",
+        " settings_pending_rebuild, external_access, ocr_enabled, assistant_instructions"
+        " FROM libraries WHERE id = ?",
         (library_id,),
     ).fetchone()
     if row is None:
@@ -121,6 +122,7 @@ def get_settings(conn: sqlite3.Connection, library_id: str) -> LibrarySettings:
         settings_pending_rebuild=bool(row["settings_pending_rebuild"]),
         external_access=bool(row["external_access"]),
         ocr_enabled=bool(row["ocr_enabled"]),
+        assistant_instructions=row["assistant_instructions"],
     )
 
 
@@ -132,6 +134,7 @@ def update_settings(
     contextual_indexing: bool | None = None,
     external_access: bool | None = None,
     ocr_enabled: bool | None = None,
+    assistant_instructions: str | None = None,
 ) -> LibrarySettings:
     """Retrieval settings apply at once; a chunking or contextual-indexing change only marks the
     library "settings updated, waiting for rebuild" and leaves existing chunks untouched.
@@ -161,6 +164,12 @@ def update_settings(
             conn.execute(
                 "UPDATE libraries SET external_access = ?, updated_at = ? WHERE id = ?",
                 (int(external_access), stamp, library_id),
+            )
+        if assistant_instructions is not None:
+            # Read by the next chat request; nothing indexed depends on it.
+            conn.execute(
+                "UPDATE libraries SET assistant_instructions = ?, updated_at = ? WHERE id = ?",
+                (assistant_instructions.strip(), stamp, library_id),
             )
         if ocr_enabled is not None and ocr_enabled != current.ocr_enabled:
             conn.execute(

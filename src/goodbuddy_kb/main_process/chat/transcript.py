@@ -1,0 +1,172 @@
+"""A conversation as a person sends it to a colleague: Markdown, self-contained HTML, or plain
+text (one answer, for the clipboard). Under each answer its sources are listed by the numbers
+its citations carry, so the ``[n]`` in the answer's text point at them.
+
+Everything shown comes from documents and models and is untrusted: HTML output escapes every
+piece of text (no markup from content survives, no script, no remote resource), and Markdown
+output keeps a snippet on its own quoted lines so it cannot start a heading or a list.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from goodbuddy_kb.contracts.chat import Citation, Conversation, Message
+from goodbuddy_kb.contracts.locator import Locator
+
+#: A library's name by id (None when it was deleted since).
+LibraryNames = Callable[[str], str | None]
+
+
+@dataclass(frozen=True)
+class Source:
+    number: int
+    library: str
+    document: str
+    locator: str
+    snippet: str
+
+
+def locator_text(locator: Locator) -> str:
+    """A citation's place in its document, in language-neutral notation."""
+    parts: list[str] = []
+    if locator.page is not None:
+        last = locator.last_page
+        parts.append(f"p. {locator.page}" + (f"–{last}" if last != locator.page else ""))
+    if locator.slide is not None:
+        last = locator.last_slide
+        parts.append(f"slide {locator.slide}" + (f"–{last}" if last != locator.slide else ""))
+    if locator.sheet:
+        parts.append(locator.sheet)
+    if locator.row_start is not None:
+        last = locator.last_row
+        parts.append(
+            f"rows {locator.row_start}" + (f"–{last}" if last != locator.row_start else "")
+        )
+    if locator.line_start is not None:
+        last = locator.last_line
+        parts.append(
+            f"l. {locator.line_start}" + (f"–{last}" if last != locator.line_start else "")
+        )
+    if locator.chapter:
+        parts.append(locator.chapter)
+    if locator.heading_path:
+        parts.append(" › ".join(locator.heading_path))
+    return " · ".join(parts)
+
+
+def sources(citations: Sequence[Citation], names: LibraryNames) -> list[Source]:
+    """The answer's sources in its citation numbering (an old citation without a number gets
+    its position, as the window shows it)."""
+    out: list[Source] = []
+    for position, citation in enumerate(citations, start=1):
+        out.append(
+            Source(
+                number=citation.number or position,
+                library=names(citation.library_id) or "—",
+                document=citation.document_title,
+                locator=locator_text(Locator.from_wire(citation.locator)),
+                snippet=" ".join(citation.snippet.split()),
+            )
+        )
+    return out
+
+
+def _answer_text(message: Message) -> str:
+    # As stored: an evidence-only answer's note stays in both languages (the reader's language
+    # is not known here).
+    text = message.content
+    if message.state != "complete" and message.error:
+        text = f"{text}\n\n({message.state}: {message.error})".strip()
+    return text
+
+
+# -- Markdown / plain text --------------------------------------------------------------------
+def _quoted(text: str) -> str:
+    return "\n".join("> " + line for line in text.splitlines() or [""])
+
+
+def answer_markdown(message: Message, names: LibraryNames) -> str:
+    lines = [_answer_text(message)]
+    found = sources(message.citations, names)
+    if found:
+        lines.append("\n**Sources**\n")
+        for s in found:
+            place = f" — {s.locator}" if s.locator else ""
+            lines.append(f"{s.number}. {s.library} / {s.document}{place}\n\n{_quoted(s.snippet)}\n")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def answer_text(message: Message, names: LibraryNames) -> str:
+    lines = [_answer_text(message)]
+    found = sources(message.citations, names)
+    if found:
+        lines.append("\nSources:")
+        for s in found:
+            place = f" — {s.locator}" if s.locator else ""
+            lines.append(f"[{s.number}] {s.library} / {s.document}{place}\n    {s.snippet}")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def conversation_markdown(
+    conversation: Conversation, messages: Sequence[Message], names: LibraryNames
+) -> str:
+    out = [f"# {' '.join(conversation.title.split())}", "", f"*{conversation.created_at}*", ""]
+    for message in messages:
+        if message.role == "user":
+            out += ["## Question", "", _quoted(message.content), ""]
+        else:
+            out += ["## Answer", "", answer_markdown(message, names)]
+    return "\n".join(out).rstrip() + "\n"
+
+
+# -- HTML -------------------------------------------------------------------------------------
+_STYLE = (
+    "body{font-family:system-ui,'Noto Sans CJK SC',sans-serif;max-width:46em;margin:2em auto;"
+    "padding:0 1em;line-height:1.5}.q{background:#eef3fb;padding:.6em 1em;border-radius:6px}"
+    ".a{white-space:pre-wrap}ol.src{font-size:.92em;color:#333;list-style:none;padding-left:0}blockquote{margin:.3em 0 .8em;"
+    "padding-left:.8em;border-left:3px solid #ccd;color:#444}"
+)
+
+
+def _e(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _answer_html(message: Message, names: LibraryNames) -> str:
+    parts = [f'<div class="a">{_e(_answer_text(message))}</div>']
+    found = sources(message.citations, names)
+    if found:
+        parts.append('<h3>Sources</h3><ol class="src">')
+        for s in found:
+            place = f" — {_e(s.locator)}" if s.locator else ""
+            parts.append(
+                f'<li value="{s.number}" id="src-{message.id}-{s.number}">'
+                f"[{s.number}] {_e(s.library)} / <b>{_e(s.document)}</b>{place}"
+                f"<blockquote>{_e(s.snippet)}</blockquote></li>"
+            )
+        parts.append("</ol>")
+    return "".join(parts)
+
+
+def conversation_html(
+    conversation: Conversation, messages: Sequence[Message], names: LibraryNames
+) -> str:
+    title = _e(" ".join(conversation.title.split()))
+    body = [f"<h1>{title}</h1><p><i>{_e(conversation.created_at)}</i></p>"]
+    for message in messages:
+        if message.role == "user":
+            body.append(f'<h2>Question</h2><div class="q">{_e(message.content)}</div>')
+        else:
+            body.append(f"<h2>Answer</h2>{_answer_html(message, names)}")
+    # No script, no remote resource: a CSP that forbids both, should a viewer honour it.
+    return (
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'\">"
+        f"<title>{title}</title><style>{_STYLE}</style></head><body>"
+        + "".join(body)
+        + "</body></html>\n"
+    )
