@@ -59,6 +59,8 @@ class ChatView(QtWidgets.QWidget):
         #: Select conversation_id once the list arrives (after taking over from another view).
         self._reopen = False
         self.request_id: str | None = None
+        #: A conversation was just made: list it when its answer starts.
+        self._list_on_reply = False
         self.streaming_text = ""
         self.messages: list[c.Message] = []
         #: The answer whose sources the pane shows (a marker was clicked); None: the latest.
@@ -428,7 +430,9 @@ class ChatView(QtWidgets.QWidget):
                 self.messages = []
                 self.input.setPlainText(text)
                 self.send()
-                self.refresh()
+                # Listed once its first question is stored (it titles it): at the first words
+                # of the answer.
+                self._list_on_reply = True
 
         # The backend titles it from the first question, with the date and time.
         request = c.ConversationCreateRequest(scope=self.popover.scope())
@@ -442,6 +446,9 @@ class ChatView(QtWidgets.QWidget):
 
     def _on_delta(self, params: dict[str, Any]) -> None:
         if params.get("requestId") == self.request_id and self.request_id is not None:
+            if self._list_on_reply:
+                self._list_on_reply = False
+                self.relist()
             self.streaming_text += str(params.get("delta", ""))
             self._render()
 
