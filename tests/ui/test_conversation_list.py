@@ -76,14 +76,18 @@ def test_rename_pin_search_delete_and_undo_with_keyboard_and_menu(
     listed.search.clear()
     qtbot.waitUntil(lambda: len(titles(view)) == 2, timeout=5_000)
 
-    # Pin "travel" from its context menu: it lists first, with a pin.
+    # Pin "travel" from its context menu: it lists first, saying it is pinned.
     listed.show_menu(row_rect(view, 1).center())
     assert listed.menu is not None
     pin = next(a for a in listed.menu.actions() if a.text() == "Pin")
     pin.trigger()
     qtbot.waitUntil(lambda: titles(view)[0].startswith("travel"), timeout=5_000)
     assert view.conversations.rows[0].pinned
-    assert view.conversations.data(view.conversations.index(0, 0)).startswith("📌 travel")
+    assert (
+        view.conversations.data(view.conversations.index(0, 0))
+        .split("\n")[1]
+        .startswith("Pinned · ")
+    )
 
     # F2 renames the current conversation in place.
     travel = view.conversations.rows[0]

@@ -18,6 +18,8 @@ from goodbuddy_kb.ui.widgets.table_text import one_line
 #: How long typing rests before the search is asked (ms).
 SEARCH_DEBOUNCE_MS = 250
 EDIT_ROLE = QtCore.Qt.ItemDataRole.EditRole
+#: How many characters of a snippet the list shows before the match.
+FOCUS_LEAD = 3
 
 
 def conversation_title(x: c.Conversation) -> str:
@@ -31,12 +33,22 @@ def activity(stamp: str) -> str:
     return moment.toLocalTime().toString("yyyy-MM-dd HH:mm") if moment.isValid() else stamp
 
 
+def focus(snippet: str, query: str) -> str:
+    """``snippet`` starting a few characters before the first word of ``query`` in it, so a
+    narrow list shows the match (the whole snippet is in the tooltip)."""
+    text = one_line(snippet)
+    words = query.split()
+    at = text.lower().find(words[0].lower()) if words else -1
+    return text if at <= FOCUS_LEAD else "…" + text[at - FOCUS_LEAD :].lstrip("…")
+
+
 def conversation_text(x: c.Conversation) -> str:
-    """Two lines: the title (a pin in front when pinned), then the matching snippet while
-    searching, else the last activity."""
-    head = ("📌 " if x.pinned else "") + conversation_title(x)
-    second = f"…{one_line(x.snippet)}…" if x.snippet else activity(x.updated_at)
-    return f"{head}\n{second}"
+    """Two lines: the title, then "Pinned" when it is, and the matching snippet while
+    searching, else the last activity. (Words, not an emoji: not every system draws one.)"""
+    second = x.snippet if x.snippet else activity(x.updated_at)
+    if x.pinned:
+        second = f"{tr('chat.pinned')} · {second}"
+    return f"{conversation_title(x)}\n{second}"
 
 
 def conversation_tooltip(x: c.Conversation) -> str:
@@ -185,7 +197,13 @@ class ConversationList(QtWidgets.QWidget):
         """The rows as listed, ``current`` marked as the open one without opening it again (a
         re-listing after a rename or a new message neither reopens nor loses it)."""
         self.view.selectionModel().blockSignals(True)
-        self.model.set_rows(rows)
+        query = self.query()
+        self.model.set_rows(
+            [
+                x.model_copy(update={"snippet": focus(x.snippet, query)}) if x.snippet else x
+                for x in rows
+            ]
+        )
         ids = [x.id for x in rows]
         if current in ids:
             self.view.setCurrentIndex(self.model.index(ids.index(current), 0))

@@ -49,6 +49,8 @@ class ScopePopover(QtWidgets.QFrame):
         #: The libraries listed, in list order (their names make the scope button's text).
         self.libraries: list[lib.Library] = []
         self._quiet = False  # set while the scope is set by the program, not the person
+        #: The button the popover opens above.
+        self._anchor: QtWidgets.QWidget | None = None
         self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
         self.list = QtWidgets.QListWidget()
         self.list.setAccessibleName(tr("chat.scope.title"))
@@ -263,6 +265,9 @@ class ScopePopover(QtWidgets.QFrame):
             lines = [found[k] for k in sorted(found, key=lambda k: names.get(k, k))]
             self.instructions.setText("\n".join([tr("chat.instructions.in_scope"), *lines]))
             self.instructions.setVisible(bool(lines))
+            if self.isVisible() and self._anchor is not None:  # taller now: still above it
+                self.adjustSize()
+                self._place(self._anchor)
 
         self.instructions.hide()
         for library_id in sorted(selected):
@@ -270,7 +275,11 @@ class ScopePopover(QtWidgets.QFrame):
 
     def show_above(self, anchor: QtWidgets.QWidget) -> None:
         """Open just above ``anchor`` (the scope button), notes fresh, the list focused."""
+        self._anchor = anchor
         self.refresh_notes()
-        self.move(anchor.mapToGlobal(QtCore.QPoint(0, -self.sizeHint().height())))
+        self._place(anchor)
         self.show()
         self.list.setFocus()
+
+    def _place(self, anchor: QtWidgets.QWidget) -> None:
+        self.move(anchor.mapToGlobal(QtCore.QPoint(0, -self.sizeHint().height())))

@@ -8,7 +8,6 @@ happened. A conversation opens at its latest answer."""
 
 from __future__ import annotations
 
-import html
 import uuid
 from typing import Any
 
@@ -17,8 +16,7 @@ from pydantic import ValidationError
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import conversations as cv
 from goodbuddy_kb.contracts import retrieval as r
-from goodbuddy_kb.contracts.errors import KbError, invalid_request_from
-from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
+from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import (
     CHAT_REGENERATE,
     CHAT_SEND,
@@ -31,6 +29,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chat.citations import CitationsPane
+from goodbuddy_kb.ui.chat.composer import Composer
 from goodbuddy_kb.ui.chat.conversations import ConversationList
 from goodbuddy_kb.ui.chat.header import ConversationHeader
 from goodbuddy_kb.ui.chat.manage import ConversationActions
@@ -96,7 +95,15 @@ class ChatView(QtWidgets.QWidget):
         self.header.export_requested.connect(self.export)
         self.model_label = self.header.model_label
         self.export_button = self.header.export_button
-        self._build_input()
+        self.composer = Composer()
+        self.composer.send_requested.connect(self.send)
+        self.composer.stop_requested.connect(self.stop)
+        self.composer.scope_requested.connect(self.show_scope)
+        self.input = self.composer.input
+        self.scope_button = self.composer.scope_button
+        self.send_button = self.composer.send_button
+        self.stop_button = self.composer.stop_button
+        self.send_error = self.composer.error
         self.popover = ScopePopover(link, self)
         self.popover.changed.connect(self._scope_changed)
         self.popover.edited.connect(self._keep_scope)
@@ -105,35 +112,7 @@ class ChatView(QtWidgets.QWidget):
         link.changed.connect(self._on_changed)
         self.popover.sync()
 
-    def _build_input(self) -> None:
-        self.input = QtWidgets.QPlainTextEdit()
-        self.input.setAccessibleName(tr("chat.input"))
-        self.input.setPlaceholderText(tr("chat.input"))
-        self.input.setMaximumHeight(64)
-        self.input.setTabChangesFocus(True)
-        self.input.installEventFilter(self)  # Enter sends, Shift+Enter starts a new line
-        self.scope_button = QtWidgets.QPushButton()
-        self.scope_button.setAccessibleName(tr("chat.scope.title"))
-        self.scope_button.clicked.connect(self.show_scope)
-        self.send_button = QtWidgets.QPushButton(tr("chat.send"))
-        self.send_button.setAccessibleName(tr("chat.send"))
-        self.send_button.clicked.connect(self.send)
-        self.stop_button = QtWidgets.QPushButton(tr("chat.stop"))
-        self.stop_button.setAccessibleName(tr("chat.stop"))
-        self.stop_button.setEnabled(False)
-        self.stop_button.clicked.connect(self.stop)
-        self.send_error = QtWidgets.QLabel()
-        self.send_error.setObjectName("fieldError")
-        self.send_error.setWordWrap(True)
-        self.send_error.setAccessibleName(tr("chat.input"))
-        self.send_error.hide()
-
     def _lay_out(self) -> None:
-        inputs = QtWidgets.QHBoxLayout()
-        inputs.addWidget(self.scope_button)
-        inputs.addWidget(self.input, 1)
-        inputs.addWidget(self.send_button)
-        inputs.addWidget(self.stop_button)
         # The transcript gets the height; sources and their context share a pane below it.
         self.split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Vertical)
         self.split.setChildrenCollapsible(False)
@@ -148,8 +127,7 @@ class ChatView(QtWidgets.QWidget):
         right = QtWidgets.QVBoxLayout()
         right.addWidget(self.header)
         right.addWidget(self.split, 1)
-        right.addWidget(self.send_error)
-        right.addLayout(inputs)
+        right.addWidget(self.composer)
         layout = QtWidgets.QHBoxLayout(self)
         layout.addWidget(self.conversation_list, 1)
         layout.addLayout(right, 4)
@@ -270,20 +248,6 @@ class ChatView(QtWidgets.QWidget):
         self._render()
         self.input.setFocus()
 
-    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
-        if (
-            watched is self.input
-            and event.type() == QtCore.QEvent.Type.KeyPress
-            and isinstance(event, QtGui.QKeyEvent)
-            and event.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)
-        ):
-            if event.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier:
-                self.input.insertPlainText("\n")
-            else:
-                self.send()
-            return True
-        return super().eventFilter(watched, event)
-
     def changeEvent(self, event: QtCore.QEvent) -> None:
         super().changeEvent(event)
         # Links take the palette's colour when the HTML is parsed: a new theme redraws them.
@@ -337,13 +301,18 @@ class ChatView(QtWidgets.QWidget):
         scope = self.scopes.get(row.id, row.scope)
         if scope is not None:  # (one made before scopes were kept keeps the current scope)
             self.popover.apply(scope)
+        self._load(row.id)
+
+    def _load(self, conversation_id: str) -> None:
+        """Show the conversation's messages as kept, at the latest answer."""
 
         def done(result: c.MessagesListResponse | None, error: KbError | None) -> None:
-            if result is not None and row.id == self.conversation_id:
+            if result is not None and conversation_id == self.conversation_id:
                 self.messages = result.messages
                 self._render(latest=True)
 
-        self.link.call(MESSAGES_LIST, c.MessagesListRequest(conversation_id=row.id), done)
+        request = c.MessagesListRequest(conversation_id=conversation_id)
+        self.link.call(MESSAGES_LIST, request, done)
 
     # -- sending ---------------------------------------------------------------------------------
     def send(self) -> None:
@@ -361,7 +330,7 @@ class ChatView(QtWidgets.QWidget):
                 request_id=request_id,
             )
         except ValidationError as exc:
-            self._refuse(exc)  # the typed text stays in the input
+            self.composer.refuse(exc)  # the typed text stays in the input
             return
         self.send_error.hide()
         if self.conversation_id is None:
@@ -384,8 +353,7 @@ class ChatView(QtWidgets.QWidget):
             )
         )
         self._render(latest=True)  # the question just asked, and its answer as it comes
-        self.send_button.setEnabled(False)
-        self.stop_button.setEnabled(True)
+        self.composer.busy(True)
         self.link.call(CHAT_SEND, request, self._sent)
 
     def regenerate(self) -> None:
@@ -404,21 +372,8 @@ class ChatView(QtWidgets.QWidget):
         self.messages = [m for m in self.messages if m.id != answers[-1].id]
         self.shown_answer = None
         self._render(latest=True)
-        self.send_button.setEnabled(False)
-        self.stop_button.setEnabled(True)
+        self.composer.busy(True)
         self.link.call(CHAT_REGENERATE, request, self._sent)
-
-    def _refuse(self, exc: ValidationError) -> None:
-        """Why a message cannot be sent, next to the input, in the user's words."""
-        fields = {str(e["loc"][0]) for e in exc.errors() if e.get("loc")}
-        if "text" in fields:
-            message = tr("chat.too_long", limit=c.MAX_MESSAGE_CHARACTERS)
-        elif "library_ids" in fields:
-            message = tr("chat.scope.limit", limit=MAX_LIBRARIES_PER_REQUEST)
-        else:
-            message = tr("error.generic", message=say_error(invalid_request_from(exc)))
-        self.send_error.setText("⚠ " + message)
-        self.send_error.show()
 
     def new_conversation_then_send(self, text: str) -> None:
         def done(result: c.Conversation | None, error: KbError | None) -> None:
@@ -454,14 +409,15 @@ class ChatView(QtWidgets.QWidget):
 
     def _sent(self, result: c.SendResponse | None, error: KbError | None) -> None:
         self.request_id = None
-        self.send_button.setEnabled(True)
-        self.stop_button.setEnabled(False)
+        self.composer.busy(False)
         if result is not None:
             kept = [m for m in self.messages if m.created_at and m.id != result.user_message.id]
             self.messages = [*kept, result.user_message, result.assistant_message]
             self.shown_answer = None  # the new answer's sources
-        elif error is not None:
-            self.transcript.append(html.escape(tr("error.generic", message=say_error(error))))
+        elif error is not None:  # said by the input; the transcript shows what was kept
+            self.composer.say(tr("error.generic", message=say_error(error)))
+            if self.conversation_id is not None:
+                self._load(self.conversation_id)
         self.streaming_text = ""
         self._render()
         self.reply_finished.emit()

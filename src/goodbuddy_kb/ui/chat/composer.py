@@ -1,0 +1,89 @@
+"""The chat's input row: the scope button, the message box (Enter sends, Shift+Enter starts a
+new line), Send and Stop, and the line above them saying why a message cannot be sent or why
+sending failed. It emits what the person asked for; the chat view sends."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts.errors import invalid_request_from
+from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n.messages import say_error
+
+
+class Composer(QtWidgets.QWidget):
+    """Scope button, message box, Send, Stop; the error line above them."""
+
+    send_requested = QtCore.Signal()
+    stop_requested = QtCore.Signal()
+    scope_requested = QtCore.Signal()
+
+    def __init__(self, parent: QtWidgets.QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.input = QtWidgets.QPlainTextEdit()
+        self.input.setAccessibleName(tr("chat.input"))
+        self.input.setPlaceholderText(tr("chat.input"))
+        self.input.setMaximumHeight(64)
+        self.input.setTabChangesFocus(True)
+        self.input.installEventFilter(self)  # Enter sends, Shift+Enter starts a new line
+        self.scope_button = QtWidgets.QPushButton()
+        self.scope_button.setAccessibleName(tr("chat.scope.title"))
+        self.scope_button.clicked.connect(lambda _c=False: self.scope_requested.emit())
+        self.send_button = QtWidgets.QPushButton(tr("chat.send"))
+        self.send_button.setAccessibleName(tr("chat.send"))
+        self.send_button.clicked.connect(lambda _c=False: self.send_requested.emit())
+        self.stop_button = QtWidgets.QPushButton(tr("chat.stop"))
+        self.stop_button.setAccessibleName(tr("chat.stop"))
+        self.stop_button.setEnabled(False)
+        self.stop_button.clicked.connect(lambda _c=False: self.stop_requested.emit())
+        self.error = QtWidgets.QLabel()
+        self.error.setObjectName("fieldError")
+        self.error.setWordWrap(True)
+        self.error.setAccessibleName(tr("chat.input"))
+        self.error.hide()
+        inputs = QtWidgets.QHBoxLayout()
+        inputs.addWidget(self.scope_button)
+        inputs.addWidget(self.input, 1)
+        inputs.addWidget(self.send_button)
+        inputs.addWidget(self.stop_button)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.error)
+        layout.addLayout(inputs)
+
+    def busy(self, on: bool) -> None:
+        """A reply is on its way: Stop, not Send."""
+        self.send_button.setEnabled(not on)
+        self.stop_button.setEnabled(on)
+
+    def say(self, message: str) -> None:
+        self.error.setText("⚠ " + message)
+        self.error.show()
+
+    def refuse(self, exc: ValidationError) -> None:
+        """Why a message cannot be sent, in the user's words (the typed text stays)."""
+        fields = {str(e["loc"][0]) for e in exc.errors() if e.get("loc")}
+        if "text" in fields:
+            message = tr("chat.too_long", limit=c.MAX_MESSAGE_CHARACTERS)
+        elif "library_ids" in fields:
+            message = tr("chat.scope.limit", limit=MAX_LIBRARIES_PER_REQUEST)
+        else:
+            message = tr("error.generic", message=say_error(invalid_request_from(exc)))
+        self.say(message)
+
+    def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        if (
+            watched is self.input
+            and event.type() == QtCore.QEvent.Type.KeyPress
+            and isinstance(event, QtGui.QKeyEvent)
+            and event.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)
+        ):
+            if event.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier:
+                self.input.insertPlainText("\n")
+            else:
+                self.send_requested.emit()
+            return True
+        return super().eventFilter(watched, event)
