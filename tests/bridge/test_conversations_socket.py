@@ -213,10 +213,12 @@ def test_export_and_copy_carry_each_answers_numbered_sources_with_html_escaped(
         for citation in answer.citations:
             assert f"[{citation.number}]" in answer.content
             assert re.search(
-                rf"^{citation.number}\. (Rules|Evil <i>lib</i>) / {re.escape(citation.document_title)}",
+                rf"^{citation.number}\. (Rules|Evil \\<i>lib\\</i>) / "
+                + re.escape(citation.document_title.replace("<", "\\<")),
                 markdown,
                 re.M,
             ), citation.document_title
+    assert re.search(r"(?<!\\)<(script|img|i>)", markdown) is None, "no tag renders in Markdown"
     client.call(
         CONVERSATION_EXPORT,
         cv.ConversationExportRequest(
