@@ -8,6 +8,9 @@ and mode, and per-library instructions in the system message, never in the evide
 from __future__ import annotations
 
 import re
+import sqlite3
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +40,7 @@ from goodbuddy_kb.contracts.methods import (
     SETTINGS_GET,
     SETTINGS_UPDATE,
 )
+from goodbuddy_kb.main_process.storage.db import DATABASE_FILE
 from tests.bridge.helpers import library_with, session
 from tests.servers.chatserver import ChatScript, chat_server, evidence_of
 
@@ -213,10 +217,12 @@ def test_export_and_copy_carry_each_answers_numbered_sources_with_html_escaped(
         for citation in answer.citations:
             assert f"[{citation.number}]" in answer.content
             assert re.search(
-                rf"^{citation.number}\. (Rules|Evil <i>lib</i>) / {re.escape(citation.document_title)}",
+                rf"^{citation.number}\. (Rules|Evil \\<i>lib\\</i>) / "
+                + re.escape(citation.document_title.replace("<", "\\<")),
                 markdown,
                 re.M,
             ), citation.document_title
+    assert re.search(r"(?<!\\)<(script|img|i>)", markdown) is None, "no tag renders in Markdown"
     client.call(
         CONVERSATION_EXPORT,
         cv.ConversationExportRequest(
@@ -339,3 +345,44 @@ def test_library_instructions_are_the_system_message_never_the_evidence(
         assert remembered.chat_model == "scripted-model"
         assert remembered.scope is not None and remembered.scope.mode == "always"
         assert remembered.scope.library_ids == [hr]
+
+
+def test_regenerate_waits_for_an_answer_being_written_but_replaces_one_left_unfinished(
+    data_dir: Path,
+) -> None:
+    script = ChatScript(
+        turns=[[{"text": "Half"}, {"stall": 3}, {"text": " done."}], [{"text": "Fresh."}]]
+    )
+    with session(data_dir) as (backend, client), chat_server(script) as base:
+        use_model(client, base)
+        conversation = start(client)
+        endpoint = backend.endpoint
+        done: list[ch.SendResponse] = []
+
+        def slow_send() -> None:
+            with BlockingClient(endpoint.server_name, endpoint.secret).open() as other:
+                done.append(ask(other, conversation, "Tell me slowly"))
+
+        writer = threading.Thread(target=slow_send)
+        writer.start()
+        deadline = time.monotonic() + 10
+        while not script.requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with pytest.raises(ConflictError):
+            client.call(CHAT_REGENERATE, cv.RegenerateRequest(conversation_id=conversation.id))
+        writer.join(30)
+        assert done and done[0].assistant_message.content == "Half done."
+
+    # An answer an earlier session left unfinished (the backend stopped mid-answer).
+    conn = sqlite3.connect(data_dir / DATABASE_FILE)
+    with conn:
+        conn.execute("UPDATE messages SET state = 'streaming' WHERE role = 'assistant'")
+    conn.close()
+    script = ChatScript(turns=[[{"text": "Fresh."}]])
+    with session(data_dir) as (_, client), chat_server(script) as base:
+        use_model(client, base)
+        again = client.call(CHAT_REGENERATE, cv.RegenerateRequest(conversation_id=conversation.id))
+        assert (again.assistant_message.content, again.assistant_message.state) == (
+            "Fresh.",
+            "complete",
+        )

@@ -60,36 +60,46 @@ def match_expression(query: str) -> str | None:
     return " AND ".join(parts) if parts else None
 
 
-#: The matching conversations (not deleted), pinned first, then newest activity, each with the
-#: row that matched (the title, '' , before any message).
+#: The matching conversations (not deleted), pinned first, then newest activity, each with its
+#: message count and the text of the row that matched (the title, '', ranks before any message).
 SEARCH_SQL = """
 WITH hits AS (
     SELECT r.conversation_id AS cid, min(coalesce(r.message_id, '')) AS hit
-    FROM conversation_search s JOIN conversation_search_rows r ON r.seq = s.rowid
+    FROM conversation_search s CROSS JOIN conversation_search_rows r ON r.seq = s.rowid
     WHERE conversation_search MATCH ? GROUP BY r.conversation_id
+), top AS (
+    SELECT c.*, hits.hit AS hit FROM hits JOIN conversations c ON c.id = hits.cid
+    WHERE c.deleted_at IS NULL ORDER BY c.pinned DESC, c.updated_at DESC, c.id LIMIT ?
 )
-SELECT c.*, hits.hit AS hit FROM hits JOIN conversations c ON c.id = hits.cid
-WHERE c.deleted_at IS NULL
-ORDER BY c.pinned DESC, c.updated_at DESC, c.id LIMIT ?
+SELECT top.*,
+    (SELECT count(*) FROM messages m WHERE m.conversation_id = top.id) AS n,
+    coalesce((SELECT content FROM messages m WHERE m.id = top.hit), top.title) AS hit_text
+FROM top ORDER BY top.pinned DESC, top.updated_at DESC, top.id
 """
 
 
-def snippet(text: str, query: str) -> str:
-    """The text around the first place ``query``'s words occur, at most
-    ``MAX_SNIPPET_CHARACTERS`` long (the start of the text when no word occurs literally, e.g.
-    a stem-only match)."""
-    flat = " ".join(text.split())
+def query_pattern(query: str) -> re.Pattern[str] | None:
+    """What a snippet looks for: the query's words, CJK bigrams and stems, longest first."""
     parsed = build_query(query)
     words = sorted(
         {*parsed.cjk_terms, *parsed.single_chars, *parsed.latin_terms, *parsed.latin_stems},
         key=len,
         reverse=True,
     )
-    found = re.search("|".join(re.escape(w) for w in words), flat, re.IGNORECASE) if words else None
+    if not words:
+        return None
+    return re.compile("|".join(re.escape(w) for w in words), re.IGNORECASE)
+
+
+def snippet(text: str, pattern: re.Pattern[str] | None) -> str:
+    """The text around the first place ``pattern`` occurs, at most ``MAX_SNIPPET_CHARACTERS``
+    long (the start of the text when nothing occurs literally, e.g. a stem-only match)."""
+    flat = " ".join(text.split())
     if len(flat) <= MAX_SNIPPET_CHARACTERS:
         return flat
+    found = pattern.search(flat) if pattern is not None else None
     start = 0
     if found is not None:
-        start = max(0, min(found.start() - MAX_SNIPPET_CHARACTERS // 3, len(flat)))
+        start = max(0, found.start() - MAX_SNIPPET_CHARACTERS // 3)
     piece = flat[start : start + MAX_SNIPPET_CHARACTERS - 2]
     return ("…" if start else "") + piece + ("…" if start + len(piece) < len(flat) else "")

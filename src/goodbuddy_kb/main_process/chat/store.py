@@ -99,18 +99,11 @@ def list_conversations(
     expression = search_index.match_expression(query)
     if expression is None:
         return []
-    out: list[Conversation] = []
-    for row in conn.execute(search_index.SEARCH_SQL, (expression, limit)).fetchall():
-        (count,) = conn.execute(
-            "SELECT count(*) FROM messages WHERE conversation_id = ?", (row["id"],)
-        ).fetchone()
-        text = row["title"]
-        if row["hit"]:
-            (text,) = conn.execute(
-                "SELECT content FROM messages WHERE id = ?", (row["hit"],)
-            ).fetchone()
-        out.append(_conversation(row, count, search_index.snippet(text, query)))
-    return out
+    pattern = search_index.query_pattern(query)
+    return [
+        _conversation(row, row["n"], search_index.snippet(row["hit_text"], pattern))
+        for row in conn.execute(search_index.SEARCH_SQL, (expression, limit)).fetchall()
+    ]
 
 
 def set_scope(conn: sqlite3.Connection, conversation_id: str, scope: ChatScope) -> Conversation:

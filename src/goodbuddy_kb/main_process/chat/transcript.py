@@ -3,8 +3,9 @@ text (one answer, for the clipboard). Under each answer its sources are listed b
 its citations carry, so the ``[n]`` in the answer's text point at them.
 
 Everything shown comes from documents and models and is untrusted: HTML output escapes every
-piece of text (no markup from content survives, no script, no remote resource), and Markdown
-output keeps a snippet on its own quoted lines so it cannot start a heading or a list.
+piece of text (no markup from content survives, no script, no remote resource); Markdown output
+escapes every ``<`` (no tag renders) and keeps a snippet on its own quoted lines so it cannot
+start a heading or a list.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from dataclasses import dataclass
 
 from goodbuddy_kb.contracts.chat import Citation, Conversation, Message
 from goodbuddy_kb.contracts.locator import Locator
+
+#: The file's own labels, in both languages (the reader's language is not known here; the
+#: stored no-model notes are bilingual the same way).
+QUESTION, ANSWER, SOURCES = "问题 / Question", "回答 / Answer", "来源 / Sources"
 
 #: A library's name by id (None when it was deleted since).
 LibraryNames = Callable[[str], str | None]
@@ -84,18 +89,25 @@ def _answer_text(message: Message) -> str:
 
 
 # -- Markdown / plain text --------------------------------------------------------------------
+def _md(text: str) -> str:
+    """``text`` with every ``<`` escaped, so a Markdown viewer shows a tag from a document or a
+    model as text and never renders it (the rest of the answer's Markdown stays)."""
+    return text.replace("<", "\\<")
+
+
 def _quoted(text: str) -> str:
-    return "\n".join("> " + line for line in text.splitlines() or [""])
+    return "\n".join("> " + _md(line) for line in text.splitlines() or [""])
 
 
 def answer_markdown(message: Message, names: LibraryNames) -> str:
-    lines = [_answer_text(message)]
+    lines = [_md(_answer_text(message))]
     found = sources(message.citations, names)
     if found:
-        lines.append("\n**Sources**\n")
+        lines.append(f"\n**{SOURCES}**\n")
         for s in found:
-            place = f" — {s.locator}" if s.locator else ""
-            lines.append(f"{s.number}. {s.library} / {s.document}{place}\n\n{_quoted(s.snippet)}\n")
+            place = f" — {_md(s.locator)}" if s.locator else ""
+            head = f"{s.number}. {_md(s.library)} / {_md(s.document)}{place}"
+            lines.append(f"{head}\n\n{_quoted(s.snippet)}\n")
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -103,7 +115,7 @@ def answer_text(message: Message, names: LibraryNames) -> str:
     lines = [_answer_text(message)]
     found = sources(message.citations, names)
     if found:
-        lines.append("\nSources:")
+        lines.append(f"\n{SOURCES}:")
         for s in found:
             place = f" — {s.locator}" if s.locator else ""
             lines.append(f"[{s.number}] {s.library} / {s.document}{place}\n    {s.snippet}")
@@ -113,12 +125,13 @@ def answer_text(message: Message, names: LibraryNames) -> str:
 def conversation_markdown(
     conversation: Conversation, messages: Sequence[Message], names: LibraryNames
 ) -> str:
-    out = [f"# {' '.join(conversation.title.split())}", "", f"*{conversation.created_at}*", ""]
+    title = _md(" ".join(conversation.title.split()))
+    out = [f"# {title}", "", f"*{conversation.created_at}*", ""]
     for message in messages:
         if message.role == "user":
-            out += ["## Question", "", _quoted(message.content), ""]
+            out += [f"## {QUESTION}", "", _quoted(message.content), ""]
         else:
-            out += ["## Answer", "", answer_markdown(message, names)]
+            out += [f"## {ANSWER}", "", answer_markdown(message, names)]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -139,7 +152,7 @@ def _answer_html(message: Message, names: LibraryNames) -> str:
     parts = [f'<div class="a">{_e(_answer_text(message))}</div>']
     found = sources(message.citations, names)
     if found:
-        parts.append('<h3>Sources</h3><ol class="src">')
+        parts.append(f'<h3>{SOURCES}</h3><ol class="src">')
         for s in found:
             place = f" — {_e(s.locator)}" if s.locator else ""
             parts.append(
@@ -158,9 +171,9 @@ def conversation_html(
     body = [f"<h1>{title}</h1><p><i>{_e(conversation.created_at)}</i></p>"]
     for message in messages:
         if message.role == "user":
-            body.append(f'<h2>Question</h2><div class="q">{_e(message.content)}</div>')
+            body.append(f'<h2>{QUESTION}</h2><div class="q">{_e(message.content)}</div>')
         else:
-            body.append(f"<h2>Answer</h2>{_answer_html(message, names)}")
+            body.append(f"<h2>{ANSWER}</h2>{_answer_html(message, names)}")
     # No script, no remote resource: a CSP that forbids both, should a viewer honour it.
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'

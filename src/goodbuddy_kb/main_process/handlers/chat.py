@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts.conversations import RegenerateRequest
 from goodbuddy_kb.contracts.errors import ConflictError, InvalidRequestError, NotFoundError
@@ -106,6 +108,11 @@ def list_messages(ctx: CallContext, request: c.MessagesListRequest) -> c.Message
     )
 
 
+#: Conversations with an answer being written in this session (how many requests each).
+_ANSWERING: dict[str, int] = {}
+_ANSWERING_LOCK = threading.Lock()
+
+
 @handles(CHAT_SEND)
 def send(ctx: CallContext, request: c.SendRequest) -> c.SendResponse:
     return _answer(ctx, request)
@@ -136,8 +143,16 @@ def _answer(
     runtime = ChatRuntime(
         ctx.db.get(), retriever(ctx), ctx.services.scopes, client, emit, request.mode
     )
-    with ctx.services.request(request.request_id) as cancel:
-        return runtime.send(request, cancel, asked)
+    with _ANSWERING_LOCK:
+        _ANSWERING[request.conversation_id] = _ANSWERING.get(request.conversation_id, 0) + 1
+    try:
+        with ctx.services.request(request.request_id) as cancel:
+            return runtime.send(request, cancel, asked)
+    finally:
+        with _ANSWERING_LOCK:
+            _ANSWERING[request.conversation_id] -= 1
+            if not _ANSWERING[request.conversation_id]:
+                del _ANSWERING[request.conversation_id]
 
 
 @handles(CHAT_REGENERATE)
@@ -152,8 +167,11 @@ def regenerate(ctx: CallContext, request: RegenerateRequest) -> c.SendResponse:
         raise InvalidRequestError("this conversation has no question to answer again")
     question = messages[questions[-1]]
     answers = messages[questions[-1] + 1 :]
-    if any(m.state == "streaming" for m in answers):
-        raise ConflictError("the last answer is still being written; stop it first")
+    with _ANSWERING_LOCK:
+        # Only an answer being written now; one left "streaming" by an earlier session that
+        # stopped mid-answer is exactly what a person would want replaced.
+        if conversation.id in _ANSWERING:
+            raise ConflictError("the last answer is still being written; stop it first")
     library_ids, mode = _kept_scope(conversation, answers)
     send_request = c.SendRequest(
         conversation_id=conversation.id,
