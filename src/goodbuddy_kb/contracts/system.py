@@ -15,3 +15,37 @@ class PingResponse(ContractModel):
     version: str = Field(max_length=40)
     api_version: int = Field(ge=1)
     pid: int = Field(ge=0)
+
+
+class AboutRequest(ContractModel):
+    pass
+
+
+class ModelNotice(ContractModel):
+    """A model that ships inside the application: what it is, its licence, where it comes from."""
+
+    name: str = Field(max_length=200)
+    licence: str = Field(max_length=100)
+    home_page: str = Field(max_length=300)
+    provided_by: str = Field(max_length=100)
+
+
+class PackageNotice(ContractModel):
+    """An installed runtime dependency: its version, licence and home page."""
+
+    name: str = Field(max_length=200)
+    version: str = Field(max_length=100)
+    licence: str = Field(max_length=300)
+    home_page: str = Field(max_length=300)
+
+
+class AboutInfo(ContractModel):
+    """Help → About and `goodbuddy-kb notices`: this build's version, the data directory the
+    backend serves, the bundled models and every runtime dependency's licence, plus the same
+    notices as one plain text (what `goodbuddy-kb notices` prints)."""
+
+    version: str = Field(max_length=40)
+    data_dir: str = Field(max_length=4096)
+    models: tuple[ModelNotice, ...]
+    packages: tuple[PackageNotice, ...]
+    notices: str = Field(max_length=200_000)
