@@ -142,7 +142,7 @@ def about(data_dir: Path | str = "") -> AboutInfo:
     return AboutInfo(
         version=__version__,
         data_dir=str(data_dir),
-        models=BUNDLED_MODELS,
-        packages=packages,
+        models=list(BUNDLED_MODELS),
+        packages=list(packages),
         notices=render(BUNDLED_MODELS, packages),
     )

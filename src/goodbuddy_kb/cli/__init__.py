@@ -78,6 +78,16 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
 }
 
 
+def _in_user_language(message: str) -> str:
+    """Why the backend could not start (a newer build's data directory, a locked one…), in the
+    person's language like the window says it (GOODBUDDY_LANG, the window's choice, the locale)."""
+    from goodbuddy_kb.ui.i18n import detect_language, set_language
+    from goodbuddy_kb.ui.i18n.messages import say_text
+
+    set_language(detect_language())
+    return say_text(message)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -95,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         session = open_session(data_dir)
     except KbError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"error: {_in_user_language(exc.message)}", file=sys.stderr)
         return EXIT_ERROR
     try:
         return COMMANDS[args.command](args, session)

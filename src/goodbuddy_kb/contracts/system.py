@@ -1,10 +1,13 @@
-"""Contracts of the `system:*` methods."""
+"""Contracts of the `system:*` methods and of the first run's sample library."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from pydantic import Field
 
 from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.library import Library
 
 
 class PingRequest(ContractModel):
@@ -46,6 +49,23 @@ class AboutInfo(ContractModel):
 
     version: str = Field(max_length=40)
     data_dir: str = Field(max_length=4096)
-    models: tuple[ModelNotice, ...]
-    packages: tuple[PackageNotice, ...]
+    models: list[ModelNotice]
+    packages: list[PackageNotice]
     notices: str = Field(max_length=200_000)
+
+
+class SampleLibraryRequest(ContractModel):
+    """Make the sample library: its documents are copied from the package into the data
+    directory, a library named in ``language`` is created over that copy and synced."""
+
+    language: Literal["zh", "en"]
+
+
+class SampleLibraryResponse(ContractModel):
+    library: Library
+    #: The sync of the copied folder (its vectors and local graph follow it).
+    task_id: str | None
+    #: Where the copy is (inside the data directory).
+    folder: str = Field(max_length=4096)
+    #: Questions to try, Chinese first then English; each is answered by a sample document.
+    questions: list[str]
