@@ -66,6 +66,7 @@ def test_sample_library_is_a_synced_copy_that_answers_its_questions(
     assert len(docs.documents) == 8
     graph = client.call(GRAPH_GET, g.GraphGetRequest(library_id=made.library.id))
     assert graph.settings.strategy == "local", "its graph is on, made without a model"
+    assert graph.entities >= 8 and graph.relations >= 4, "a graph worth showing"
     expected = ("差旅与报销制度.md", "leave-policy.md")
     assert len(made.questions) == 2
     for question, document in zip(made.questions, expected, strict=True):

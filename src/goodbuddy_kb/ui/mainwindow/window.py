@@ -311,6 +311,7 @@ class MainWindow(QtWidgets.QMainWindow):
         layout.setContentsMargins(SPACE // 2, SPACE // 2, SPACE // 2, 0)
         layout.addWidget(self.banner)
         self.stack = QtWidgets.QStackedWidget()
+        self.stack.addWidget(QtWidgets.QWidget())  # until the first listing says which
         self.stack.addWidget(self.top_tabs)
         self.stack.addWidget(self.welcome)
         layout.addWidget(self.stack, 1)

@@ -44,6 +44,7 @@ class WelcomePage(QtWidgets.QWidget):
         intro = QtWidgets.QLabel(tr("welcome.intro"))
         intro.setWordWrap(True)
         self.sample_button = self._action("welcome.sample", self.sample_chosen.emit)
+        self.sample_button.setDefault(True)
         self.folder_button = self._action("welcome.add_folder", self.choose_folder)
         self.local_line = QtWidgets.QLabel(tr("welcome.local"))
         self.local_line.setWordWrap(True)
@@ -96,6 +97,7 @@ class WelcomePage(QtWidgets.QWidget):
         language_row.addWidget(self.language_box)
         language_row.addStretch(1)
         layout.addLayout(language_row)
+        layout.addStretch(1)  # the words stay together at the top, whatever the height
         scroll = QtWidgets.QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
