@@ -311,7 +311,9 @@ class MainWindow(QtWidgets.QMainWindow):
         layout.setContentsMargins(SPACE // 2, SPACE // 2, SPACE // 2, 0)
         layout.addWidget(self.banner)
         self.stack = QtWidgets.QStackedWidget()
-        self.stack.addWidget(QtWidgets.QWidget())  # until the first listing says which
+        waiting = QtWidgets.QLabel(tr("backend.connecting"))  # until the first listing
+        waiting.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
+        self.stack.addWidget(waiting)
         self.stack.addWidget(self.top_tabs)
         self.stack.addWidget(self.welcome)
         layout.addWidget(self.stack, 1)

@@ -75,6 +75,7 @@ class WelcomePage(QtWidgets.QWidget):
         column.setMaximumWidth(640)
         layout = QtWidgets.QVBoxLayout(column)
         layout.setSpacing(SPACE)
+        layout.addStretch(1)
         head = QtWidgets.QHBoxLayout()
         head.addWidget(logo, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         head.addWidget(self.title, 1)
@@ -97,7 +98,7 @@ class WelcomePage(QtWidgets.QWidget):
         language_row.addWidget(self.language_box)
         language_row.addStretch(1)
         layout.addLayout(language_row)
-        layout.addStretch(1)  # the words stay together at the top, whatever the height
+        layout.addStretch(2)  # the words stay together, a little above the middle
         scroll = QtWidgets.QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
