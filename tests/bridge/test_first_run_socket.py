@@ -5,9 +5,7 @@ directory written by a newer build refused by the backend and the CLI and left b
 
 from __future__ import annotations
 
-import hashlib
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -29,7 +27,7 @@ from goodbuddy_kb.contracts.methods import (
     SYSTEM_ABOUT,
 )
 from goodbuddy_kb.datadir import DATABASE_FILE
-from tests.bridge.helpers import wait_idle
+from tests.bridge.helpers import fingerprint, stamp_newer, wait_idle
 from tests.cli.runner import run
 
 pytestmark = pytest.mark.integration
@@ -82,26 +80,6 @@ def test_sample_library_is_a_synced_copy_that_answers_its_questions(
     assert again.library.name == "Sample: company rules"
     assert again.folder != made.folder and Path(again.folder).is_dir()
     wait_idle(client)
-
-
-def stamp_newer(data_dir: Path) -> None:
-    """A data directory a later build has used: a real database, one migration beyond ours."""
-    BackendProcess.start(data_dir).stop()
-    conn = sqlite3.connect(data_dir / DATABASE_FILE)
-    with conn:
-        conn.execute(
-            "INSERT INTO schema_migrations (version, name, checksum, applied_at)"
-            " VALUES (9999, 'from_the_future', 'x', '2030-01-01T00:00:00+00:00')"
-        )
-    conn.close()
-
-
-def fingerprint(folder: Path) -> dict[str, tuple[str, int]]:
-    return {
-        str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mode)
-        for p in sorted(folder.rglob("*"))
-        if p.is_file()
-    }
 
 
 def test_newer_data_directory_is_refused_and_left_unchanged(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.instance import WindowActivation
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
-from tests.bridge.test_first_run_socket import fingerprint, stamp_newer
+from tests.bridge.helpers import fingerprint, stamp_newer
 from tests.ui.helpers import english_sentences, open_window, shoot, visible_texts
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
