@@ -1,10 +1,13 @@
 """Helpers for the bridge tests (plain functions): a backend session, libraries made over the
 socket (one policy document; ``count`` fixed-mode documents), waiting for tasks (by notification,
-by polling, until the library is idle), and embedding settings (a remote loopback server, or an
+by polling, until the library is idle), a data directory a newer build has stamped and the
+fingerprint of every file in a folder, and embedding settings (a remote loopback server, or an
 address where nothing answers)."""
 
 from __future__ import annotations
 
+import hashlib
+import sqlite3
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -26,6 +29,7 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from goodbuddy_kb.contracts.tasks import TaskListRequest
+from goodbuddy_kb.datadir import DATABASE_FILE
 
 POLICY = (
     "# 差旅制度\n\n出差住宿标准：一线城市每晚不超过 600 元。\n\nHotel limit: 600 CNY per night.\n"
@@ -176,3 +180,23 @@ def use_remote(client: BlockingClient, base: str, batch: int = 8) -> None:
             api_key="sk-test-0000000000",
         ),
     )
+
+
+def stamp_newer(data_dir: Path) -> None:
+    """A data directory a later build has used: a real database, one migration beyond ours."""
+    BackendProcess.start(data_dir).stop()
+    conn = sqlite3.connect(data_dir / DATABASE_FILE)
+    with conn:
+        conn.execute(
+            "INSERT INTO schema_migrations (version, name, checksum, applied_at)"
+            " VALUES (9999, 'from_the_future', 'x', '2030-01-01T00:00:00+00:00')"
+        )
+    conn.close()
+
+
+def fingerprint(folder: Path) -> dict[str, tuple[str, int]]:
+    return {
+        str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mode)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }

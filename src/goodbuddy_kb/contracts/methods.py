@@ -105,7 +105,14 @@ from goodbuddy_kb.contracts.sources import (
     SourceWatchRequest,
     SourceWatchResponse,
 )
-from goodbuddy_kb.contracts.system import PingRequest, PingResponse
+from goodbuddy_kb.contracts.system import (
+    AboutInfo,
+    AboutRequest,
+    PingRequest,
+    PingResponse,
+    SampleLibraryRequest,
+    SampleLibraryResponse,
+)
 from goodbuddy_kb.contracts.tasks import (
     TaskCancelRequest,
     TaskCancelResponse,
@@ -141,6 +148,10 @@ class NotificationSpec(Generic[Req]):
 
 
 SYSTEM_PING = MethodSpec("system:ping", PingRequest, PingResponse, mutates=False)
+SYSTEM_ABOUT = MethodSpec("system:about", AboutRequest, AboutInfo, mutates=False)
+LIBRARY_SAMPLE = MethodSpec(
+    "knowledge:library:sample", SampleLibraryRequest, SampleLibraryResponse, mutates=True
+)
 LIBRARY_CREATE = MethodSpec(
     "knowledge:library:create", LibraryCreateRequest, LibraryCreateResponse, mutates=True
 )
@@ -384,87 +395,9 @@ EXTERNAL_CALLS_SUMMARY = MethodSpec(
     mutates=False,
 )
 
+#: Every method above, in the order defined (a method is in the table by being defined here).
 METHODS: Mapping[str, MethodSpec[Any, Any]] = {
-    spec.name: spec
-    for spec in (
-        SYSTEM_PING,
-        LIBRARY_CREATE,
-        LIBRARY_LIST,
-        LIBRARY_RENAME,
-        LIBRARY_DELETE,
-        SETTINGS_GET,
-        SETTINGS_UPDATE,
-        SOURCE_ADD,
-        SOURCE_LIST,
-        SOURCE_REMOVE,
-        SOURCE_SYNC,
-        SOURCE_WATCH,
-        DOCUMENTS_LIST,
-        DOCUMENT_REBUILD,
-        LIBRARY_REBUILD,
-        REBUILD_PREVIEW,
-        CHUNKS_LIST,
-        CHUNK_GET,
-        CHUNK_UPDATE,
-        CHUNK_DELETE,
-        TASKS_LIST,
-        TASKS_CANCEL,
-        EMBEDDING_GET,
-        EMBEDDING_UPDATE,
-        EMBEDDING_TEST,
-        MODELS_LIST,
-        VECTORS_STATUS,
-        VECTORS_REBUILD,
-        RERANK_GET,
-        RERANK_UPDATE,
-        RERANK_TEST,
-        RETRIEVE,
-        SYSTEM_CANCEL,
-        DIAGNOSTICS_SUMMARY,
-        DIAGNOSTICS_EXPORT,
-        REFERENCE_CONTEXT,
-        REFERENCE_OPEN,
-        DOCUMENT_OPEN,
-        DOCUMENT_REVEAL,
-        DOCUMENT_LOCATE,
-        WINDOW_STATE_GET,
-        WINDOW_STATE_UPDATE,
-        CHAT_MODEL_GET,
-        CHAT_MODEL_UPDATE,
-        CHAT_MODEL_TEST,
-        CONVERSATION_CREATE,
-        CONVERSATION_LIST,
-        CONVERSATION_DELETE,
-        CONVERSATION_SCOPE_UPDATE,
-        CONVERSATION_RESTORE,
-        CONVERSATION_RENAME,
-        CONVERSATION_PIN,
-        CONVERSATION_EXPORT,
-        MESSAGE_COPY,
-        MESSAGES_LIST,
-        CHAT_SEND,
-        CHAT_REGENERATE,
-        EXTERNAL_LIBRARIES,
-        EXTERNAL_SEARCH,
-        EXTERNAL_CANCEL,
-        EXTERNAL_REFERENCE,
-        EXTERNAL_CALLS_RECORD,
-        EXTERNAL_CALLS_SUMMARY,
-        GRAPH_GET,
-        GRAPH_UPDATE,
-        GRAPH_ENTITIES,
-        GRAPH_ENTITY,
-        GRAPH_RELATIONS,
-        GRAPH_EXTRACT,
-        GRAPH_ENTITY_CREATE,
-        GRAPH_ENTITY_UPDATE,
-        GRAPH_ENTITY_MERGE,
-        GRAPH_ENTITY_DELETE,
-        GRAPH_RELATION_CREATE,
-        GRAPH_RELATION_UPDATE,
-        GRAPH_RELATION_DELETE,
-        GRAPH_NEIGHBOURHOOD,
-    )
+    spec.name: spec for spec in list(globals().values()) if isinstance(spec, MethodSpec)
 }
 
 
