@@ -299,6 +299,8 @@ CATALOGUE: dict[str, str] = {
     "chat.http_status": "the chat model answered HTTP {status}",
     "chat.invalid_stream": "the chat model sent an invalid stream",
     "chat.nothing_to_test": "no chat model is configured: there is nothing to test",
+    "chat.regenerate_no_question": "this conversation has no question to answer again",
+    "chat.regenerate_busy": "the last answer is still being written; stop it first",
     "chat.not_a_chat_model": (
         "the address answered, but not as a chat model (no chat stream came back)"
     ),

@@ -223,6 +223,8 @@ ZH: dict[str, str] = {
     "chat.http_status": "对话模型返回 HTTP {status}",
     "chat.invalid_stream": "对话模型返回了无效的流",
     "chat.nothing_to_test": "未配置对话模型：没有可测试的内容",
+    "chat.regenerate_no_question": "此对话还没有可以重新回答的问题",
+    "chat.regenerate_busy": "上一个回答仍在生成中，请先停止它",
     "chat.not_a_chat_model": "该地址有响应，但不是对话模型（没有返回对话流）",
     "models.timeout": "服务未及时响应",
     "models.unreachable": "无法连接服务（{error}）",
