@@ -24,6 +24,7 @@ def test_retrieval_defaults_match_the_prd() -> None:
         "adjacentChunkCount": 0,
         "localRerankEnabled": False,
         "minimumRelevance": 0.2,
+        "fusion": "adaptive",
     }
 
 

@@ -204,3 +204,43 @@ def test_workbench_starts_from_the_library_settings(
     assert sent[-1].overrides is not None and sent[-1].overrides.top_k == 5
     assert sent[-1].rerank is None
     bench.reject()
+
+
+@pytest.mark.usefixtures("library")
+def test_fusion_is_a_library_setting_the_workbench_switches_for_one_query(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """Issue 32: "adaptive (recommended)" or RRF per library in the settings; the workbench
+    starts from it, says every setting in effect and can switch the fusion for one query; the
+    diagnostics name the vector scan and what the similarity floor filtered."""
+    tab = window.settings_tab
+    assert tab.fusion_box.currentData() == "adaptive", "adaptive is the default"
+    assert tab.fusion_box.currentText() == "Adaptive (recommended)"
+    tab.fusion_box.setCurrentIndex(tab.fusion_box.findData("rrf"))
+    tab.save_retrieval_settings()
+    qtbot.waitUntil(lambda: "saved" in window.statusBar().currentMessage().lower(), timeout=5_000)
+    window.open_workbench()
+    bench = window.workbench
+    assert bench is not None
+    qtbot.waitUntil(lambda: bench.library_settings is not None, timeout=5_000)
+    assert bench.library_settings is not None and bench.library_settings.fusion == "rrf"
+    effective = bench.effective.text()
+    for shown in ("graph weight 0.8", "candidate multiplier 4", "minimum relevance 0.2"):
+        assert shown in effective, effective
+    assert "fusion RRF (by rank)" in effective and "this test only" not in effective
+    bench.query.setPlainText("出差住宿")
+    with qtbot.waitSignal(bench.finished_search, timeout=20_000):
+        bench.run()
+    assert bench.response is not None and bench.response.diagnostics.fusion == "rrf"
+    diagnostics = bench.diagnostics.toPlainText()
+    assert "Fusion: weighted RRF" in diagnostics
+    assert "Vector scan: " in diagnostics and "filtered by the minimum vector similarity" in (
+        diagnostics
+    )
+    bench.fusion.setCurrentIndex(bench.fusion.findData("adaptive"))
+    assert "this test only: fusion (library: RRF (by rank))" in bench.effective.text()
+    with qtbot.waitSignal(bench.finished_search, timeout=20_000):
+        bench.run()
+    assert bench.response.diagnostics.fusion == "adaptive"
+    assert "Fusion: query-adaptive" in bench.diagnostics.toPlainText()
+    bench.reject()

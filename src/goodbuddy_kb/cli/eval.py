@@ -46,8 +46,9 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--ablation",
         action="store_true",
-        help="lexical only, vector only, hybrid with the old RRF fusion, hybrid, hybrid + graph"
-        " (the local knowledge graph), hybrid + local rerank",
+        help="lexical only, vector only, hybrid with RRF fusion, hybrid, hybrid over"
+        " parent-child chunks (a second library of the corpus), hybrid + graph (the local"
+        " knowledge graph), hybrid + local rerank",
     )
     p.add_argument(
         "--channels", metavar="LIST", help="an extra mode over this channel subset, e.g. fts,cjk"

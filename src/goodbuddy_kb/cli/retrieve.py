@@ -1,6 +1,8 @@
-"""`goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]`: ranked
-evidence with each result's channel ranks, the diagnostics (channels used and degraded, rerank
-fallback, fusion, channel confidence, relevance floor) and the assembled context."""
+"""`goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
+[--fusion adaptive|rrf]`: ranked evidence with each result's channel ranks, the settings the
+search ran with (every one), the diagnostics (channels used and degraded, the vector scan and
+its similarity filter, rerank fallback, fusion, channel confidence, relevance floor) and the
+assembled context."""
 
 from __future__ import annotations
 
@@ -23,6 +25,12 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("query", metavar="QUESTION", type=question)
     p.add_argument("--top-k", type=int, default=None)
     p.add_argument("--rerank", choices=["off", "local", "learned"], default=None)
+    p.add_argument(
+        "--fusion",
+        choices=["adaptive", "rrf"],
+        default=None,
+        help="this query's fusion (default: each library's setting; adaptive is recommended)",
+    )
 
 
 def question(text: str) -> str:
@@ -41,7 +49,11 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
     res = session.client.call(
         RETRIEVE,
         r.RetrieveRequest(
-            library_ids=library_ids, query=args.query, overrides=overrides, rerank=args.rerank
+            library_ids=library_ids,
+            query=args.query,
+            overrides=overrides,
+            rerank=args.rerank,
+            fusion=args.fusion,
         ),
     )
     if getattr(args, "json", False):
@@ -51,6 +63,8 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
     print(
         f"{len(res.results)} results in {res.duration_ms:.0f} ms; channels used: {', '.join(d.used_channels) or 'none'}"
     )
+    print(_settings_line(res))
+    print(_vector_line(d))
     for degraded in d.degraded_channels:
         print(f"  degraded {degraded.channel}: {degraded.reason}")
     if d.rerank.fallback_reason:
@@ -83,3 +97,26 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
         )
         print(g.text)
     return 0
+
+
+def _settings_line(res: r.KnowledgeRetrievalResponse) -> str:
+    """Every setting the search ran with (the libraries' own with this query's overrides)."""
+    s = res.settings
+    return (
+        f"  settings: top K {s.top_k}; weights full text {s.fts_weight:g}, vector"
+        f" {s.vector_weight:g}, graph {s.graph_weight:g}; candidate multiplier"
+        f" {s.candidate_multiplier}; minimum vector similarity {s.minimum_vector_similarity:g};"
+        f" minimum relevance {s.minimum_relevance:g}; rerank {res.diagnostics.rerank.requested};"
+        f" fusion {s.fusion}; adjacent chunks {s.adjacent_chunk_count}; context budget"
+        f" {s.context_max_characters:,} characters"
+    )
+
+
+def _vector_line(d: r.Diagnostics) -> str:
+    """The vector scan: rows scanned, its time, and what the similarity floor filtered."""
+    ms = d.timings_ms.get("vector")
+    took = f" in {ms:.0f} ms" if ms is not None else ""
+    return (
+        f"  vector: {d.vector_scanned:,} vectors scanned{took};"
+        f" {d.filtered_by_similarity} filtered by the minimum vector similarity"
+    )

@@ -10,12 +10,10 @@ from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST, MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.messages import code_fields
-from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
+from goodbuddy_kb.contracts.settings import FusionMethod, KnowledgeRetrievalSettings
 
 KnowledgeRetrievalChannel = Literal["fts", "cjk", "vector", "graph"]
 RerankMode = Literal["off", "local", "learned"]
-#: ``adaptive``: query-adaptive, score-aware fusion (the default); ``rrf``: weighted RRF only.
-FusionMethod = Literal["adaptive", "rrf"]
 ZeroResultReason = Literal[
     "empty_library", "index_unavailable", "no_match", "filtered", "nothing_relevant"
 ]
@@ -46,6 +44,7 @@ class RetrieveRequest(ContractModel):
     overrides: RetrievalOverrides | None = None
     channels: list[KnowledgeRetrievalChannel] | None = Field(None, min_length=1, max_length=4)
     rerank: RerankMode | None = None
+    #: This query's fusion, over the libraries' own ``fusion`` setting.
     fusion: FusionMethod | None = None
     #: A client-chosen id that `system:cancel` can name while the request runs.
     request_id: EntityId | None = None

@@ -13,6 +13,10 @@ from goodbuddy_kb.contracts.limits import MAX_TOP_K
 MAX_OVERLAP_SHARE = 0.4
 
 ChunkingMode = Literal["fixed", "structure", "parent-child"]
+#: ``adaptive``: query-adaptive, score-aware fusion (recommended, the default: it measures
+#: better on every development set, README "Fusion"); ``rrf``: plain weighted RRF, the spec's
+#: order when rerank is off.
+FusionMethod = Literal["adaptive", "rrf"]
 #: Chosen on the development sets: see ARCHITECTURE.md (retrieval stages) for the trade-off.
 DEFAULT_MINIMUM_RELEVANCE = 0.2
 
@@ -33,6 +37,8 @@ class KnowledgeRetrievalSettings(ContractModel):
     #: When even the best result's calibrated relevance (0–1, the same scale in every query) is
     #: below this, nothing is shown and the answer is "nothing relevant enough".
     minimum_relevance: float = Field(DEFAULT_MINIMUM_RELEVANCE, ge=0.0, le=1.0)
+    #: How the channels' rankings are fused (a request's ``fusion`` overrides it for one query).
+    fusion: FusionMethod = "adaptive"
 
     @model_validator(mode="after")
     def _one_channel_requested(self) -> KnowledgeRetrievalSettings:

@@ -37,11 +37,17 @@ from goodbuddy_kb.contracts.methods import (
     LIBRARY_CREATE,
     LIBRARY_LIST,
     RETRIEVE,
+    SETTINGS_UPDATE,
     SOURCE_ADD,
     SOURCE_LIST,
 )
 from goodbuddy_kb.contracts.models import EmbeddingConnection, EmbeddingUpdateRequest
-from goodbuddy_kb.contracts.settings import DEFAULT_MINIMUM_RELEVANCE
+from goodbuddy_kb.contracts.settings import (
+    DEFAULT_MINIMUM_RELEVANCE,
+    ChunkingMode,
+    FusionMethod,
+    KnowledgeChunkingSettings,
+)
 from goodbuddy_kb.evaluation.dataset import Dataset, DatasetError, Query
 from goodbuddy_kb.evaluation.metrics import Judged, Summary, fold, summarise
 
@@ -60,7 +66,10 @@ class Mode:
     name: str
     channels: tuple[r.KnowledgeRetrievalChannel, ...] | None
     rerank: r.RerankMode | None
-    fusion: r.FusionMethod | None = None
+    fusion: FusionMethod | None = None
+    #: The chunking of the library it searches: the product's default (structure) unless
+    #: named; another chunking is a second library of the same corpus.
+    chunking: ChunkingMode = "structure"
 
 
 #: Hybrid without the knowledge graph: what the product does for a library whose graph is off.
@@ -70,8 +79,9 @@ DEFAULT_MODES = (Mode("hybrid", HYBRID, None), Mode(GRAPH_MODE, None, None))
 ABLATION_MODES = (
     Mode("lexical only", ("fts", "cjk"), "off"),
     Mode("vector only", ("vector",), "off"),
-    Mode("hybrid (RRF, old fusion)", HYBRID, "off", "rrf"),
+    Mode("hybrid, RRF fusion", HYBRID, "off", "rrf"),
     Mode("hybrid", HYBRID, "off"),
+    Mode("hybrid, parent-child chunks", HYBRID, "off", chunking="parent-child"),
     Mode(GRAPH_MODE, None, "off"),
     Mode("hybrid + local rerank", HYBRID, "local"),
 )
@@ -153,7 +163,11 @@ def _retrieve(
 
 
 def _baseline(
-    db_path: Path, prefixes: dict[str, str], queries: Iterable[Query], tokenizer: str
+    db_path: Path,
+    library_id: str,
+    prefixes: dict[str, str],
+    queries: Iterable[Query],
+    tokenizer: str,
 ) -> list[Judged]:
     """Plain FTS5 (``tokenizer``) over NFKC-folded chunk text: whole CJK runs become single
     tokens."""
@@ -163,7 +177,8 @@ def _baseline(
         for source_id, path, content in source.execute(
             "SELECT d.source_id, d.relative_path, c.content FROM chunks c"
             " JOIN documents d ON d.id = c.document_id"
-            " WHERE c.enabled = 1 AND c.role != 'parent' ORDER BY c.seq"
+            " WHERE c.enabled = 1 AND c.role != 'parent' AND c.library_id = ? ORDER BY c.seq",
+            (library_id,),
         )
     ]
     source.close()
@@ -249,16 +264,27 @@ def _extract_graph(session: Session, library_id: str) -> None:
 
 
 def _import(
-    session: Session, dataset: Dataset, connection: EmbeddingConnection, api_key: str | None
+    session: Session,
+    dataset: Dataset,
+    connection: EmbeddingConnection,
+    api_key: str | None,
+    chunking: ChunkingMode = "structure",
 ) -> str:
     client = session.client
     client.call(EMBEDDING_UPDATE, EmbeddingUpdateRequest(connection=connection, api_key=api_key))
-    name = dataset.name[:100]
+    name = dataset.name[:80] + ("" if chunking == "structure" else f" [{chunking}]")
     for existing in client.call(LIBRARY_LIST, lib.LibraryListRequest()).libraries:
         if existing.name == name:
             wait_for_library(session, existing.id, [])
             return existing.id
     library_id = client.call(LIBRARY_CREATE, lib.LibraryCreateRequest(name=name)).library.id
+    if chunking != "structure":
+        client.call(
+            SETTINGS_UPDATE,
+            lib.SettingsUpdateRequest(
+                library_id=library_id, chunking=KnowledgeChunkingSettings(mode=chunking)
+            ),
+        )
     tasks = []
     for folder, _prefix in corpus_sources(dataset.corpus):
         added = client.call(
@@ -327,29 +353,37 @@ def _evaluate_in(
         library_id = _import(session, dataset, connection, api_key)
         if any(mode.name == GRAPH_MODE for mode in modes):
             _extract_graph(session, library_id)
+        libraries = {"structure": library_id}
+        for chunking in dict.fromkeys(m.chunking for m in modes if m.chunking != "structure"):
+            libraries[chunking] = _import(session, dataset, connection, api_key, chunking)
         if mark is not None:
             mark.write_text("imported\n", encoding="utf-8")
         prefixes = _prefixes(session, dataset, library_id)
+        for other in libraries.values():
+            prefixes.update(_prefixes(session, dataset, other))
         documents = client.call(
             DOCUMENTS_LIST, src.DocumentListRequest(library_id=library_id, limit=1)
         ).total
         per_mode: dict[str, list[Judged]] = {}
         for mode in modes:
+            searched = libraries[mode.chunking]
             per_mode[mode.name] = [
-                _retrieve(session, library_id, prefixes, q, mode) for q in dataset.queries
+                _retrieve(session, searched, prefixes, q, mode) for q in dataset.queries
             ]
         client.close()
     finally:
         backend.stop()
     db_path = data_dir / "goodbuddy-kb.sqlite3"
     per_mode[BASELINE] = _baseline(
-        db_path, prefixes, dataset.queries, "unicode61 remove_diacritics 2"
+        db_path, library_id, prefixes, dataset.queries, "unicode61 remove_diacritics 2"
     )
     per_mode[PORTER_BASELINE] = _baseline(
-        db_path, prefixes, dataset.queries, "porter unicode61 remove_diacritics 2"
+        db_path, library_id, prefixes, dataset.queries, "porter unicode61 remove_diacritics 2"
     )
     with sqlite3.connect(f"file:{db_path}?mode=ro", uri=True) as conn:
-        (chunks,) = conn.execute("SELECT count(*) FROM chunks WHERE role != 'parent'").fetchone()
+        (chunks,) = conn.execute(
+            "SELECT count(*) FROM chunks WHERE role != 'parent' AND library_id = ?", (library_id,)
+        ).fetchone()
     by_language: dict[str, dict[str, Summary]] = {}
     by_tag: dict[str, dict[str, Summary]] = {}
     for mode_name, judged in per_mode.items():

@@ -98,3 +98,44 @@ def test_parent_child_ids_survive_an_edit_elsewhere() -> None:
     b = {d.id for d in chunk_document(doc_b, "0" * 32, cfg) if d.role == "child"}
     assert len(a & b) >= len(a) - 3, "only the chunks around the edit change id"
     assert a != b
+
+
+@pytest.mark.parametrize("name", ["policy_zh.md", "manual_en.md"])
+def test_parents_give_several_times_the_context_of_their_children(name: str) -> None:
+    """PRD §8.1 / US-E3: small children for recall, large parents for context — a policy
+    document's many short heading sections are packed into parents, not one parent each."""
+    doc = parse((FIXTURES / name).read_bytes(), name)
+    for cfg in (
+        KnowledgeChunkingSettings(mode="parent-child"),
+        KnowledgeChunkingSettings(mode="parent-child", **SETTINGS),
+    ):
+        drafts = chunk_document(doc, "0" * 32, cfg)
+        parents = [d for d in drafts if d.role == "parent"]
+        children = [d for d in drafts if d.role == "child"]
+        mean_child = sum(len(c.content) for c in children) / len(children)
+        assert len(children) >= 3 * len(parents)
+        assert min(len(p.content) for p in parents) >= 3 * mean_child
+        by_id = {p.id: p for p in parents}
+        for child in children:
+            # verbatim in its parent (a table's piece repeats the table's header rows)
+            parent = by_id[child.parent_id or ""].content
+            assert all(line in parent for line in child.content.split("\n"))
+
+
+def test_a_parent_packs_sibling_sections_and_never_crosses_a_higher_heading() -> None:
+    def chapter(n: int) -> str:
+        sections = "".join(
+            f"### {n}.{k}\n\n" + f"第{n}章第{k}节的内容。" * 20 + "\n\n" for k in range(1, 5)
+        )
+        return f"## 第{n}章\n\n{sections}"
+
+    md = ("# 手册\n\n" + "".join(chapter(n) for n in range(1, 4))).encode()
+    cfg = KnowledgeChunkingSettings(mode="parent-child", parent_characters=1600)
+    drafts = chunk_document(parse(md, "m.md"), "0" * 32, cfg)
+    parents = [d for d in drafts if d.role == "parent"]
+    # each chapter (4 × ~200 characters) fits one parent; two chapters would not
+    assert [p.heading_path for p in parents] == [("手册", f"第{n}章") for n in range(1, 4)]
+    for n, parent in enumerate(parents, start=1):
+        assert f"第{n}章第1节" in parent.content and f"第{n}章第4节" in parent.content
+        assert f"{n}.2\n\n第{n}章第2节" in parent.content, "sub-headings stay in the context"
+        assert len(parent.content) <= 1600

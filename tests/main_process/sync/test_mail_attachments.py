@@ -200,7 +200,11 @@ class CutAfterFirstAttachment(CancelToken):
         self.pool = pool
 
     def check(self) -> None:
-        sql = "SELECT count(*) FROM documents WHERE relative_path LIKE '%//%'"
+        # (stored: read and done — a document being read is listed "running" meanwhile)
+        sql = (
+            "SELECT count(*) FROM documents WHERE relative_path LIKE '%//%'"
+            " AND parse_status = 'done'"
+        )
         if self.pool.get().execute(sql).fetchone()[0]:
             self.cancel()
         super().check()

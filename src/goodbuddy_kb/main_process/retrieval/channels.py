@@ -130,11 +130,7 @@ def vector(q: ChannelQuery) -> ChannelRun:
     run.scanned = found.scanned
     run.degraded.extend(found.degraded)
     run.library_of = {h.chunk_id: h.library_id for h in found.hits}
-    kept = [
-        h
-        for h in found.hits
-        if h.similarity >= q.per_library[h.library_id].minimum_vector_similarity
-    ]
+    kept = [h for h in found.hits if _above_floor(h.similarity, q, h.library_id)]
     run.filtered = len(found.hits) - len(kept)
     run.similarity = {h.chunk_id: h.similarity for h in found.hits}
     run.ranking = [h.chunk_id for h in kept]
@@ -148,6 +144,13 @@ def vector(q: ChannelQuery) -> ChannelRun:
             q.weights["vector"],
         )
     return run
+
+
+def _above_floor(similarity: float, q: ChannelQuery, library_id: str) -> bool:
+    """``minimumVectorSimilarity`` 0 is "no filtering" (PRD §7.3): even a hit with a negative
+    cosine stays; any floor above 0 keeps what reaches it."""
+    floor = q.per_library[library_id].minimum_vector_similarity
+    return floor <= 0 or similarity >= floor
 
 
 def _provider_or_degrade(q: ChannelQuery, run: ChannelRun) -> EmbeddingProvider | None:

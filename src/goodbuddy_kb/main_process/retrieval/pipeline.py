@@ -80,7 +80,8 @@ class Retriever:
         cancel.check()
         vector = next((r for r in runs if r.channel == "vector"), None)
         embedding_kind = vector.embedding_kind if vector else None
-        fused = FusionStage(request.fusion or "adaptive", embedding_kind).run(runs, plan)
+        settings = settings.model_copy(update={"fusion": request.fusion or settings.fusion})
+        fused = FusionStage(settings.fusion, embedding_kind).run(runs, plan)
         ranked = candidates_mod.load(
             self.conn, fused.candidates[: max(pool, learned.MAX_CANDIDATES)]
         )

@@ -48,7 +48,8 @@ def combine(per_library: dict[str, KnowledgeRetrievalSettings]) -> KnowledgeRetr
     channel weights and the similarity floor stay per library (applied to that library's
     candidates); top K, candidate multiplier, context budget and adjacent chunks take the
     largest library value (a request override replaces them all); local rerank runs when any
-    library enables it; the minimum relevance is the lowest. The weights reported here are the
+    library enables it; the minimum relevance is the lowest; the fusion is RRF only when every
+    library chose it. The weights reported here are the
     largest per channel."""
     values = list(per_library.values())
     first = values[0]
@@ -67,6 +68,8 @@ def combine(per_library: dict[str, KnowledgeRetrievalSettings]) -> KnowledgeRetr
             "minimum_vector_similarity": min(v.minimum_vector_similarity for v in values),
             # the gate opens when the best result reaches the most permissive library's floor
             "minimum_relevance": min(v.minimum_relevance for v in values),
+            # plain RRF only when every library chose it (the recommended fusion otherwise)
+            "fusion": "rrf" if all(v.fusion == "rrf" for v in values) else "adaptive",
         }
     )
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.models import RerankConnection
-from goodbuddy_kb.contracts.retrieval import Context, FusionMethod, RerankDiagnostics, RerankMode
+from goodbuddy_kb.contracts.retrieval import Context, RerankDiagnostics, RerankMode
+from goodbuddy_kb.contracts.settings import FusionMethod
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.lexical import LexicalQuery
 from goodbuddy_kb.main_process.retrieval import calibration, fusion, learned

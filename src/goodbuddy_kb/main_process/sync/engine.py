@@ -36,7 +36,7 @@ from goodbuddy_kb.main_process.chunking.carryover import Tally, plus
 from goodbuddy_kb.main_process.ocr.stage import OCR_OFF_REASON
 from goodbuddy_kb.main_process.parsing import ParsedDocument, ParseError, limits, parse
 from goodbuddy_kb.main_process.parsing.model import Attachment
-from goodbuddy_kb.main_process.storage import documents, libraries, sources
+from goodbuddy_kb.main_process.storage import documents, libraries, reading, sources
 from goodbuddy_kb.main_process.storage.chunks import ReplaceStats
 from goodbuddy_kb.main_process.storage.sources import SourceRow
 from goodbuddy_kb.main_process.sync import attachments, web_auth
@@ -304,7 +304,7 @@ def _index(
 ) -> None:
     """Parse, chunk and store one document's bytes unless its checksum shows it unchanged;
     ``follow`` gets what was parsed before it is stored (not when unchanged or failed)."""
-    conn, source, settings, report = run.conn, run.source, run.settings, run.report
+    conn, source, report = run.conn, run.source, run.report
     checksum = hashlib.sha256(data).hexdigest()
     if previous is not None and previous.checksum == checksum:
         if previous.parse_status == "done" and not previous.failed:
@@ -312,6 +312,26 @@ def _index(
             return
         if previous.failed:
             report.retried += 1  # failed before, file unchanged: the cause may be gone
+    # "running" while the file is read (PRD §7.6); the document's own store ends it, and a
+    # read cut off gets its old status back
+    doc_id = reading.mark_reading(conn, source.library_id, source.id, rel, title)
+    try:
+        _parse_and_store(run, rel, title, data, checksum, parse_it, previous, follow)
+    finally:
+        reading.reading_cut_off(conn, doc_id, previous.parse_status if previous else None)
+
+
+def _parse_and_store(
+    run: _Run,
+    rel: str,
+    title: str,
+    data: bytes,
+    checksum: str,
+    parse_it: Callable[[], ParsedDocument],
+    previous: documents.Known | None,
+    follow: Callable[[ParsedDocument], None] | None,
+) -> None:
+    conn, source, settings, report = run.conn, run.source, run.settings, run.report
     try:
         with limits.budget(run.cancel):
             parsed = parse_it()

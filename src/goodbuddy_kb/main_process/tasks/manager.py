@@ -21,7 +21,7 @@ from goodbuddy_kb.main_process.maintenance.vectors import vectorise_document
 from goodbuddy_kb.main_process.ocr.run import run_ocr
 from goodbuddy_kb.main_process.rebuild import rebuild_document, rebuild_library
 from goodbuddy_kb.main_process.rebuild.manual import outcome as manual_outcome
-from goodbuddy_kb.main_process.storage import documents, sources
+from goodbuddy_kb.main_process.storage import documents, reading, sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool, transaction
 from goodbuddy_kb.main_process.sync.engine import sync_source
@@ -45,6 +45,7 @@ class TaskManager(TaskRunner):
         # A crash mid-build leaves a "building" version and documents shown "running".
         vector_store.recover_interrupted(db.get(), data_dir)
         recover_statuses(db.get())
+        reading.recover_reading(db.get())
 
     def resume_interrupted_ocr(self) -> list[TaskInfo]:
         """At start: the OCR a crash cut off resumes by itself (no sync needed)."""

@@ -36,6 +36,8 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "mode.fixed": ("固定分块", "Fixed"),
     "mode.structure": ("结构分块", "Structure"),
     "mode.parent-child": ("父子分块", "Parent-child"),
+    "fusion.adaptive": ("自适应（推荐）", "Adaptive (recommended)"),
+    "fusion.rrf": ("RRF（按排名）", "RRF (by rank)"),
     "error.generic": ("操作失败：{message}", "The operation failed: {message}"),
     "yes": ("开", "On"),
     "no": ("关", "Off"),

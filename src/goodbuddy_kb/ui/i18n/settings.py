@@ -212,6 +212,14 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "field.contextMaxCharacters": ("上下文最大字符数", "Context budget (characters)"),
     "field.adjacentChunkCount": ("相邻分块数", "Adjacent chunks"),
     "field.localRerankEnabled": ("本地规则重排", "Local rule-based rerank"),
+    "field.fusion": ("通道融合", "Channel fusion"),
+    "field.fusion.hint": (
+        "自适应：按每个通道对本次问题的把握程度加权，并参考分数（在各评测集上更准）；"
+        "RRF：只按各通道的排名合并（规范中重排关闭时的顺序）",
+        "Adaptive: weighs each channel by how sure it is about this question and uses its"
+        " scores (more accurate on every evaluation set); RRF: merges the channels by rank"
+        " only (the specification's order when rerank is off)",
+    ),
     "field.mode": ("分块模式", "Chunking mode"),
     "field.targetCharacters": ("目标长度", "Target length"),
     "field.overlapCharacters": ("重叠长度", "Overlap"),

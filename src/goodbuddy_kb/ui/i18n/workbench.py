@@ -29,16 +29,21 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "workbench.effective": ("生效设置", "Effective settings"),
     "workbench.effective.loading": ("正在读取知识库设置…", "Reading the library's settings…"),
     "workbench.effective.text": (
-        "生效设置：Top K {top_k} · 全文权重 {fts} · 向量权重 {vector} · 最低向量相似度 {similarity}"
-        " · 最低相关度 {floor} · 上下文 {context} 字符 · 相邻分块 {adjacent} · 重排 {rerank}",
+        "生效设置：Top K {top_k} · 全文权重 {fts} · 向量权重 {vector} · 图谱权重 {graph}"
+        " · 候选倍数 {multiplier} · 最低向量相似度 {similarity}"
+        " · 最低相关度 {floor} · 上下文 {context} 字符 · 相邻分块 {adjacent} · 重排 {rerank}"
+        " · 融合 {fusion}",
         "Effective settings: top K {top_k} · full-text weight {fts} · vector weight {vector}"
+        " · graph weight {graph} · candidate multiplier {multiplier}"
         " · minimum vector similarity {similarity} · minimum relevance {floor}"
         " · context {context} characters"
-        " · adjacent chunks {adjacent} · rerank {rerank}",
+        " · adjacent chunks {adjacent} · rerank {rerank} · fusion {fusion}",
     ),
     "workbench.effective.changed": ("仅本次测试：{what}", "this test only: {what}"),
     "workbench.effective.changed_top_k": ("Top K（知识库为 {value}）", "top K (library: {value})"),
     "workbench.effective.changed_rerank": ("重排（知识库为 {value}）", "rerank (library: {value})"),
+    "workbench.effective.changed_fusion": ("融合（知识库为 {value}）", "fusion (library: {value})"),
+    "workbench.fusion": ("融合", "Fusion"),
     "workbench.running": ("正在检索…", "Searching…"),
     "workbench.cancelled": ("已取消", "Cancelled"),
     "workbench.zero": (
@@ -49,6 +54,11 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "diag.used": ("实际使用：{v}", "Used channels: {v}"),
     "diag.degraded": ("降级 {channel}：{reason}", "Degraded {channel}: {reason}"),
     "diag.counts": ("候选数：{v}", "Candidates: {v}"),
+    "diag.vector_scan": (
+        "向量扫描：{scanned} 个向量，用时 {ms} 毫秒；低于最低向量相似度而滤除 {filtered} 个",
+        "Vector scan: {scanned} vectors in {ms} ms; {filtered} filtered by the minimum vector"
+        " similarity",
+    ),
     "diag.graph": (
         "知识图谱：问题中的实体 {v}；其中近似匹配 {near}",
         "Knowledge graph: entities in the question {v}; of these, near misses {near}",

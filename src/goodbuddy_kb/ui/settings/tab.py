@@ -50,6 +50,16 @@ RETRIEVAL = [
 CHUNKING = ["targetCharacters", "overlapCharacters", "parentCharacters", "childCharacters"]
 
 
+def fusion_choice() -> QtWidgets.QComboBox:
+    """Adaptive fusion (recommended) or plain RRF, the tooltip saying what each does."""
+    box = QtWidgets.QComboBox()
+    box.setAccessibleName(tr("field.fusion"))
+    box.setToolTip(tr("field.fusion.hint"))
+    for method in ("adaptive", "rrf"):
+        box.addItem(tr(f"fusion.{method}"), method)
+    return box
+
+
 def _number(value: float) -> str:
     return f"{value:,}" if float(value).is_integer() else f"{value:g}"
 
@@ -73,6 +83,10 @@ class SettingsTab(QtWidgets.QWidget):
         self.rerank_box = QtWidgets.QCheckBox(tr("field.localRerankEnabled"))
         self.rerank_box.setAccessibleName(tr("field.localRerankEnabled"))
         form.addRow(self.rerank_box)
+        self.fusion_box = fusion_choice()
+        fusion_label = QtWidgets.QLabel(tr("field.fusion"))
+        fusion_label.setBuddy(self.fusion_box)
+        form.addRow(fusion_label, self.fusion_box)
         self.fields["graphWeight"].setEnabled(False)
         self.fields["graphWeight"].setToolTip(tr("settings.graph_off"))
         self.graph_off = QtWidgets.QLabel("ⓘ " + tr("settings.graph_off"))
@@ -237,6 +251,7 @@ class SettingsTab(QtWidgets.QWidget):
             if isinstance(box, QtWidgets.QSpinBox | QtWidgets.QDoubleSpinBox):
                 box.setValue(values[name])
         self.rerank_box.setChecked(result.retrieval.local_rerank_enabled)
+        self.fusion_box.setCurrentIndex(self.fusion_box.findData(result.retrieval.fusion))
         self.mode_box.setCurrentIndex(self.mode_box.findData(result.chunking.mode))
         self.contextual_box.setChecked(result.contextual_indexing)
         self.ocr_box.setChecked(result.ocr_enabled)
@@ -267,6 +282,7 @@ class SettingsTab(QtWidgets.QWidget):
         return {
             **{n: self._value(n) for n in RETRIEVAL},
             "localRerankEnabled": self.rerank_box.isChecked(),
+            "fusion": self.fusion_box.currentData(),
         }
 
     def save_retrieval_settings(self) -> None:

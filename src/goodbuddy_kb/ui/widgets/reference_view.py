@@ -64,11 +64,28 @@ def reference_html(result: ReferenceContextResponse) -> str:
         f"<td>{html.escape(value)}</td></tr>"
         for label, value in reference_header(result)
     )
+    return f"<table>{rows}</table><hr>{_chunks_html(result)}"
+
+
+def _hit_html(content: str) -> str:
     # The cited chunk is bold and carries the anchor HIT_ANCHOR (a view can scroll to it).
-    chunks = "".join(
-        f"<a name='{HIT_ANCHOR}'></a><div style='font-weight: bold'>{text_html(ch.content)}</div>"
-        if ch.is_hit
-        else f"<div>{text_html(ch.content)}</div>"
+    return f"<a name='{HIT_ANCHOR}'></a><div style='font-weight: bold'>{text_html(content)}</div>"
+
+
+def _chunks_html(result: ReferenceContextResponse) -> str:
+    """The neighbours with the hit among them; a child inside its parent: the parent's whole
+    text with the child's part in bold where it stands (once, not repeated under it)."""
+    parent = next((ch for ch in result.chunks if ch.role == "parent"), None)
+    hit = next((ch for ch in result.chunks if ch.is_hit), None)
+    if parent is not None and hit is not None and hit.role == "child":
+        at = parent.content.find(hit.content)
+        if at >= 0:
+            before, after = parent.content[:at], parent.content[at + len(hit.content) :]
+            return (
+                f"<div>{text_html(before)}</div>{_hit_html(hit.content)}"
+                f"<div>{text_html(after)}</div>"
+            )
+    return "".join(
+        _hit_html(ch.content) if ch.is_hit else f"<div>{text_html(ch.content)}</div>"
         for ch in result.chunks
     )
-    return f"<table>{rows}</table><hr>{chunks}"

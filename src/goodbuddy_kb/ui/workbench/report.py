@@ -41,6 +41,10 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
     if d.graph_entities:  # none found: the degraded line says so
         near = ", ".join(d.graph_near_misses) or "–"
         lines.append(tr("diag.graph", v=", ".join(d.graph_entities), near=near))
+    if "vector" in d.requested_channels:
+        ms = d.timings_ms.get("vector", 0.0)
+        scanned, filtered = d.vector_scanned, d.filtered_by_similarity
+        lines.append(tr("diag.vector_scan", scanned=scanned, ms=f"{ms:.0f}", filtered=filtered))
     timings = ", ".join(f"{stage(k)} {v:.1f}" for k, v in d.timings_ms.items())
     lines.append(tr("diag.timings", v=timings, total=result.duration_ms))
     return lines

@@ -20,7 +20,7 @@ from goodbuddy_kb.contracts.methods import (
     SYSTEM_CANCEL,
 )
 from goodbuddy_kb.contracts.paths import readable_path
-from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
+from goodbuddy_kb.contracts.settings import FusionMethod, KnowledgeRetrievalSettings
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
@@ -72,6 +72,11 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.rerank.setAccessibleName(tr("workbench.rerank"))
         for mode in ("off", "local", "learned"):
             self.rerank.addItem(tr(f"workbench.rerank.{mode}"), mode)
+        # One query's fusion, to compare with the library's (its own setting is the default).
+        self.fusion = QtWidgets.QComboBox()
+        self.fusion.setAccessibleName(tr("workbench.fusion"))
+        for method in ("adaptive", "rrf"):
+            self.fusion.addItem(tr(f"fusion.{method}"), method)
         self.top_k = QtWidgets.QSpinBox()
         self.top_k.setRange(1, 20)
         self.top_k.setValue(6)
@@ -83,6 +88,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.effective.setAccessibleName(tr("workbench.effective"))
         self.top_k.valueChanged.connect(lambda _v: self._show_effective())
         self.rerank.currentIndexChanged.connect(lambda _i: self._show_effective())
+        self.fusion.currentIndexChanged.connect(lambda _i: self._show_effective())
         self.run_button = QtWidgets.QPushButton(tr("workbench.run"))
         self.run_button.setAccessibleName(tr("workbench.run"))
         self.run_button.setDefault(True)
@@ -147,10 +153,13 @@ class WorkbenchDialog(QtWidgets.QDialog):
         top_label.setBuddy(self.top_k)
         rerank_label = QtWidgets.QLabel(tr("workbench.rerank"))
         rerank_label.setBuddy(self.rerank)
+        fusion_label = QtWidgets.QLabel(tr("workbench.fusion"))
+        fusion_label.setBuddy(self.fusion)
         # The counter, then each field beside its label, the buttons at the end: extra width
         # goes between the fields and the buttons, not between a label and its field.
         controls.addWidget(self.counter)
-        for label, field in ((top_label, self.top_k), (rerank_label, self.rerank)):
+        pairs = ((top_label, self.top_k), (rerank_label, self.rerank), (fusion_label, self.fusion))
+        for label, field in pairs:
             controls.addSpacing(2 * SPACE)
             controls.addWidget(label)
             controls.addWidget(field)
@@ -194,11 +203,17 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.library_settings = result.retrieval
         self.top_k.setValue(result.retrieval.top_k)
         self.rerank.setCurrentIndex(self.rerank.findData(self._library_rerank()))
+        self.fusion.setCurrentIndex(self.fusion.findData(result.retrieval.fusion))
         self._show_effective()
 
     def _library_rerank(self) -> str:
         s = self.library_settings
         return "local" if s is not None and s.local_rerank_enabled else "off"
+
+    def _fusion(self) -> FusionMethod | None:
+        """This query's fusion when the user switched it from the library's."""
+        s, method = self.library_settings, self.fusion.currentData()
+        return method if s is None or method != s.fusion else None
 
     def _overrides(self) -> tuple[r.RetrievalOverrides | None, r.RerankMode | None]:
         """Only what the user changed from the library's settings."""
@@ -217,11 +232,14 @@ class WorkbenchDialog(QtWidgets.QDialog):
             top_k=self.top_k.value(),
             fts=s.fts_weight,
             vector=s.vector_weight,
+            graph=s.graph_weight,
+            multiplier=s.candidate_multiplier,
             similarity=s.minimum_vector_similarity,
             context=f"{s.context_max_characters:,}",
             adjacent=s.adjacent_chunk_count,
             rerank=tr(f"workbench.rerank.{self.rerank.currentData()}"),
             floor=f"{s.minimum_relevance:g}",
+            fusion=tr(f"fusion.{self.fusion.currentData()}"),
         )
         overrides, mode = self._overrides()
         changed = []
@@ -234,6 +252,9 @@ class WorkbenchDialog(QtWidgets.QDialog):
                     value=tr(f"workbench.rerank.{self._library_rerank()}"),
                 )
             )
+        if self._fusion() is not None:
+            library = tr(f"fusion.{s.fusion}")
+            changed.append(tr("workbench.effective.changed_fusion", value=library))
         if changed:
             text += " · " + tr("workbench.effective.changed", what="; ".join(changed))
         self.effective.setText(text)
@@ -290,6 +311,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
             query=text,
             overrides=overrides,
             rerank=mode,
+            fusion=self._fusion(),
             request_id=self.request_id,
         )
         self.status.setText(tr("workbench.running"))

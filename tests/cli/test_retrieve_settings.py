@@ -1,0 +1,42 @@
+"""`goodbuddy-kb retrieve` as a user runs it (issue 32): the output names every setting the
+search ran with, the vector scan (rows, time) and what the similarity floor filtered; a floor
+of 0 filters nothing (not even a negative cosine); `--fusion` picks this query's fusion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.bridge.test_retrieve_socket import seed
+from tests.cli.runner import cli_json, run
+
+pytestmark = pytest.mark.integration
+
+
+def test_retrieve_shows_every_setting_and_a_zero_floor_filters_nothing(data_dir: Path) -> None:
+    seed(data_dir, 8)  # random unit vectors: about half point away from any question
+    answer = cli_json(data_dir, "retrieve", "Big", "报销", "--top-k", "8")
+    vector_hits = answer["diagnostics"]["candidateCounts"]["vector"]
+    assert vector_hits == 8 and answer["diagnostics"]["filteredBySimilarity"] == 0
+    similarities = [x["vectorSimilarity"] for x in answer["results"]]
+    assert any(s is not None and s < 0 for s in similarities), "a negative cosine is kept"
+
+    done = run(data_dir, "retrieve", "Big", "报销", "--fusion", "rrf")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    for shown in (
+        "top K 6",
+        "weights full text 1, vector 1, graph 0.8",
+        "candidate multiplier 4",
+        "minimum vector similarity 0;",
+        "minimum relevance 0.2",
+        "rerank off",
+        "fusion rrf",
+        "8 vectors scanned in ",
+        "0 filtered by the minimum vector similarity",
+    ):
+        assert shown in out, (shown, out)
+
+    default = run(data_dir, "retrieve", "Big", "报销")
+    assert "fusion adaptive" in default.stdout, default.stdout
