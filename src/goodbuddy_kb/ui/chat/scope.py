@@ -14,10 +14,11 @@ from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.methods import EMBEDDING_GET, LIBRARY_LIST, VECTORS_STATUS
-from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
+from goodbuddy_kb.ui.widgets.accessible import announce_as
 
 CHECKED = QtCore.Qt.CheckState.Checked
 LIBRARY_ID = QtCore.Qt.ItemDataRole.UserRole
@@ -53,6 +54,8 @@ class ScopePopover(QtWidgets.QFrame):
             button.setText(tr(f"chat.mode.{mode}"))
             button.setAccessibleName(tr(f"chat.mode.{mode}"))
             button.setCheckable(True)
+            # One exclusive radio group: announced as radio buttons, arrows move the choice.
+            announce_as(button, QtGui.QAccessible.Role.RadioButton)
             self.modes.addButton(button)
         self.modes.setExclusive(True)
         self.auto.setChecked(True)
