@@ -14,6 +14,10 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "workbench.open": ("测试检索", "Test retrieval"),
     "workbench.title": ("检索测试 — {name}", "Test retrieval — {name}"),
     "workbench.query": ("问题", "Question"),
+    "workbench.query.hint": (
+        "输入问题 · Enter 检索，Shift+Enter 换行",
+        "Type a question · Enter searches, Shift+Enter adds a line",
+    ),
     "workbench.counter": ("{count}/{limit} 字符", "{count}/{limit} characters"),
     "workbench.run": ("检索", "Search"),
     "workbench.cancel": ("取消", "Cancel"),
@@ -29,12 +33,19 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "workbench.effective": ("生效设置", "Effective settings"),
     "workbench.effective.loading": ("正在读取知识库设置…", "Reading the library's settings…"),
     "workbench.effective.text": (
-        "生效设置：Top K {top_k} · 全文权重 {fts} · 向量权重 {vector} · 最低向量相似度 {similarity}"
+        "生效设置：Top K {top_k} · 全文权重 {fts} · 向量权重 {vector} · 图谱权重 {graph}"
+        " · 候选倍数 {multiplier} · 最低向量相似度 {similarity}"
         " · 最低相关度 {floor} · 上下文 {context} 字符 · 相邻分块 {adjacent} · 重排 {rerank}",
         "Effective settings: top K {top_k} · full-text weight {fts} · vector weight {vector}"
+        " · graph weight {graph} · candidate multiplier {multiplier}"
         " · minimum vector similarity {similarity} · minimum relevance {floor}"
         " · context {context} characters"
         " · adjacent chunks {adjacent} · rerank {rerank}",
+    ),
+    "workbench.effective.facts": (
+        "上次检索：扫描向量 {scanned} 个 · 向量耗时 {ms} 毫秒 · 低于最低向量相似度而滤除 {filtered} 个",
+        "Last search: {scanned} vectors scanned · vector search {ms} ms"
+        " · {filtered} filtered by the minimum vector similarity",
     ),
     "workbench.effective.changed": ("仅本次测试：{what}", "this test only: {what}"),
     "workbench.effective.changed_top_k": ("Top K（知识库为 {value}）", "top K (library: {value})"),

@@ -47,6 +47,7 @@ from goodbuddy_kb.ui.settings.tab import SettingsTab
 from goodbuddy_kb.ui.tasks.tab import TasksTab
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.theme import SPACE
+from goodbuddy_kb.ui.workbench.memory import WorkbenchMemory
 from goodbuddy_kb.ui.workbench.view import WorkbenchDialog
 
 #: Mutations that change nothing the window lists (it keeps them itself).
@@ -70,6 +71,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowTitle(tr("app.title"))
         self.resize(1200, 800)
         self.model = LibraryListModel(self)  # kept while the widgets are built again
+        #: Each library's workbench question, top K, rerank and splitter for the session.
+        self.workbench_memory = WorkbenchMemory()
         self._wanted_language = language()
         self._shown_library: str | None = None
         self._language_waits = False
@@ -394,7 +397,9 @@ class MainWindow(QtWidgets.QMainWindow):
         library = self.current_library()
         if library is None:
             return
-        dialog = WorkbenchDialog(self.link, library.id, library.name, self)
+        dialog = WorkbenchDialog(
+            self.link, library.id, library.name, self, memory=self.workbench_memory
+        )
         self.workbench = dialog
         dialog.finished.connect(lambda _r: self.workbench_button.setFocus())
         dialog.open()
