@@ -96,10 +96,8 @@ DOCUMENT_COLUMNS: list[Column[c.Document]] = [
     Column("col.graph", lambda d: status(d.status.graph)),
     Column("col.ocr", ocr_status, ocr_detail),
     Column("col.chunks", chunk_count_text, chunk_count_tooltip),
-    Column("col.action", lambda d: ""),  # row buttons: rebuild, view chunks (index widgets)
     Column("col.error", reason, reason),
 ]
-ACTION_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.action")
 OCR_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.ocr")
 
 

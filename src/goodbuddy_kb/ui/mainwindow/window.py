@@ -208,7 +208,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self.documents_tab = DocumentsTab(self.link)
         self.tasks_tab = TasksTab(self.link)
         self.graph_tab = GraphTab(self.link)
-        self.detail.rebuild_button.clicked.connect(self.documents_tab.rebuild_library)
         self.settings_tab = SettingsTab(self.link)
         self.settings_tab.rebuild_requested.connect(self.documents_tab.rebuild_library)
         for tab in (self.documents_tab, self.settings_tab, self.graph_tab):
