@@ -65,12 +65,15 @@ def select(win: MainWindow, path: str) -> None:
     tab.document_view.selectRow(next(i for i, d in enumerate(tab.documents.rows) if d.path == path))
 
 
-def test_a_steady_table_and_what_an_unreadable_file_offers(
-    qtbot: QtBot, revealed: Path, window: MainWindow, make_library: MakeLibrary, tmp_path: Path
-) -> None:
-    """(``revealed`` comes first: the backend starts with the recording file manager.)"""
-    files: dict[str, str | bytes] = {**handbook(), "empty.md": b"", "blob.txt": bytes(range(256))}
-    folder = make_library(files, vectors=False)
+FAILING: dict[str, str | bytes] = {
+    **handbook(),
+    "empty.md": b"",
+    "blob.txt": bytes(range(256)),
+}
+
+
+def test_a_steady_table(qtbot: QtBot, window: MainWindow, make_library: MakeLibrary) -> None:
+    make_library(FAILING, vectors=False)
     tab = window.documents_tab
     qtbot.waitUntil(lambda: sum(1 for d in tab.documents.rows if d.error) == 2, timeout=20_000)
     before = visible_titles(window)
@@ -84,10 +87,18 @@ def test_a_steady_table_and_what_an_unreadable_file_offers(
     widest = max(view.fontMetrics().horizontalAdvance(n) for n in names)
     assert view.columnWidth(0) >= widest + 8, "names read whole at the default size"
 
+
+def test_what_an_unreadable_file_offers(
+    qtbot: QtBot, revealed: Path, window: MainWindow, make_library: MakeLibrary, tmp_path: Path
+) -> None:
+    """(``revealed`` comes first: the backend starts with the recording file manager.)"""
+    folder = make_library(FAILING, vectors=False)
+    tab = window.documents_tab
+    qtbot.waitUntil(lambda: sum(1 for d in tab.documents.rows if d.error) == 2, timeout=20_000)
     select(window, "blob.txt")  # a binary file in the folder: a retry cannot help
-    failed = tab.failed_file
     assert tab.rebuild_doc_button.text() == "Rebuild document"
     assert "retry" not in tab.rebuild_doc_button.text().lower()
+    failed = tab.failed_file
     assert failed.reason_button.isVisible() and failed.folder_button.isVisible()
     assert not failed.remove_button.isVisible(), "a folder's file is removed in its folder"
     shoot(window, "documents-unreadable-file-en")
