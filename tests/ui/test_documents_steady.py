@@ -100,7 +100,9 @@ def test_what_an_unreadable_file_offers(
     assert "retry" not in tab.rebuild_doc_button.text().lower()
     failed = tab.failed_file
     assert failed.reason_button.isVisible() and failed.folder_button.isVisible()
-    assert not failed.remove_button.isVisible(), "a folder's file is removed in its folder"
+    assert failed.remove_button.isVisible() and failed.remove_button.text() == (
+        "Remove from library…"
+    )
     shoot(window, "documents-unreadable-file-en")
     qtbot.mouseClick(failed.reason_button, Click)
     box = tab.row_actions.details_box
@@ -112,20 +114,35 @@ def test_what_an_unreadable_file_offers(
     select(window, "manual_en.md")  # a readable document offers none of these
     assert not any(b.isVisible() for b in failed.buttons)
 
-    lone = tmp_path / "lone.md"  # an empty file added on its own can be removed
+    # Removing the folder's file: it goes, and the folder's next sync leaves it out.
+    select(window, "blob.txt")
+    qtbot.mouseClick(failed.remove_button, Click)
+    question = failed.remove_box
+    assert question is not None and "leaves it out from now on" in question.text()
+    question.property("confirmButton").click()
+    qtbot.waitUntil(lambda: all(d.path != "blob.txt" for d in tab.documents.rows), timeout=10_000)
+    assert tab.sources.rows[0].exclude == ["blob.txt"]
+    synced = tab.sources.rows[0].last_synced_at
+    tab.source_view.selectRow(0)
+    tab.source_actions.sync_now()
+    qtbot.waitUntil(lambda: tab.sources.rows[0].last_synced_at != synced, timeout=20_000)
+    tab.refresh()
+    qtbot.wait(300)
+    assert all(d.path != "blob.txt" for d in tab.documents.rows)
+    assert (folder / "blob.txt").exists(), "the file itself is left alone"
+
+    lone = tmp_path / "lone.md"  # an empty file added on its own goes with its source
     lone.write_bytes(b"")
     tab.add_source("file", str(lone))
     qtbot.waitUntil(lambda: any(d.path == "lone.md" and d.error for d in tab.documents.rows))
     select(window, "lone.md")
-    assert failed.remove_button.isVisible() and failed.remove_button.text() == (
-        "Remove from library…"
-    )
     qtbot.mouseClick(failed.remove_button, Click)
-    question = tab.source_actions.remove_box
-    assert question is not None and "lone.md" in question.text()
+    question = failed.remove_box
+    assert question is not None and "Its source goes with it" in question.text()
     question.property("confirmButton").click()
     qtbot.waitUntil(lambda: all(d.path != "lone.md" for d in tab.documents.rows), timeout=10_000)
-    assert lone.exists(), "the file itself is left alone"
+    qtbot.waitUntil(lambda: len(tab.sources.rows) == 1, timeout=5_000)
+    assert lone.exists()
 
 
 def rebuild_buttons(win: MainWindow) -> list[QtWidgets.QPushButton]:

@@ -111,6 +111,8 @@ from goodbuddy_kb.contracts.retrieval import (
 from goodbuddy_kb.contracts.sources import (
     DocumentListRequest,
     DocumentListResponse,
+    DocumentRemoveRequest,
+    DocumentRemoveResponse,
     SourceAddRequest,
     SourceAddResponse,
     SourceListRequest,
@@ -264,6 +266,10 @@ DOCUMENT_REVEAL = MethodSpec(
 )
 DOCUMENT_LOCATE = MethodSpec(
     "knowledge:document:locate", DocumentSourceRequest, DocumentLocation, mutates=False
+)
+#: Remove one document (a folder's file is excluded from the folder's syncs from now on).
+DOCUMENT_REMOVE = MethodSpec(
+    "knowledge:document:remove", DocumentRemoveRequest, DocumentRemoveResponse, mutates=True
 )
 #: Where the person was in the window, kept with the data directory.
 WINDOW_STATE_GET = MethodSpec(
@@ -419,6 +425,7 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
         DOCUMENT_OPEN,
         DOCUMENT_REVEAL,
         DOCUMENT_LOCATE,
+        DOCUMENT_REMOVE,
         WINDOW_STATE_GET,
         WINDOW_STATE_UPDATE,
         CHAT_MODEL_GET,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from goodbuddy_kb.main_process.handlers import (
     chat,
     chunks,
+    document_remove,
     document_source,
     external,
     graph,
@@ -24,6 +25,7 @@ __all__ = [
     "chat",
     "check_complete",
     "chunks",
+    "document_remove",
     "document_source",
     "external",
     "graph",

@@ -219,8 +219,9 @@ class DocumentsTab(QtWidgets.QWidget):
         )
         self.row_actions.notice.connect(self.notice.emit)
         self.failed_file = FailedFileActions(
-            self, self.row_actions, self.source_actions, lambda: self.library_id
+            self, self.link, self.row_actions, lambda: self.library_id
         )
+        self.failed_file.notice.connect(self.notice.emit)
         self.document_bar.add_buttons(self.failed_file.buttons)
         self._update_document_actions()
 

@@ -16,6 +16,19 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "doc.details": ("文档详情…", "Document details…"),
     "doc.failed.show_reason": ("查看原因", "Show reason"),
     "doc.failed.remove": ("从知识库移除…", "Remove from library…"),
+    "doc.remove.title": ("从知识库移除", "Remove from library"),
+    "doc.remove.folder_text": (
+        "从知识库移除“{name}”？今后同步文件夹“{folder}”时会跳过它。文件本身不会被删除。",
+        "Remove “{name}” from the library? Syncing the folder “{folder}” leaves it out from now"
+        " on. The file itself is not deleted.",
+    ),
+    "doc.remove.source_text": (
+        "从知识库移除“{name}”？它的来源也一并移除。文件本身不会被删除。",
+        "Remove “{name}” from the library? Its source goes with it. The file itself is not"
+        " deleted.",
+    ),
+    "doc.remove.confirm": ("移除“{name}”", "Remove “{name}”"),
+    "doc.removed": ("已从知识库移除“{name}”", "Removed “{name}” from the library"),
     "doc.details.title": ("文档详情 — {name}", "Document details — {name}"),
     "doc.view_chunks": ("查看分块…", "View chunks…"),
     "doc.copy_path": ("复制路径", "Copy path"),
