@@ -79,6 +79,7 @@ def test_the_line_says_every_setting_and_what_the_search_scanned(
         assert "graph.off" in codes
         status = bench.status.text()
         assert "ⓘ graph: the knowledge graph is not enabled" in status and "⚠" not in status
+        assert "Not used graph: " in bench.diagnostics.toPlainText()
     effective = bench.effective.text()
     for setting in (
         "graph weight 0.8",

@@ -59,6 +59,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "diag.requested": ("请求通道：{v}", "Requested channels: {v}"),
     "diag.used": ("实际使用：{v}", "Used channels: {v}"),
     "diag.degraded": ("降级 {channel}：{reason}", "Degraded {channel}: {reason}"),
+    "diag.off": ("未使用 {channel}：{reason}", "Not used {channel}: {reason}"),
     "diag.counts": ("候选数：{v}", "Candidates: {v}"),
     "diag.graph": (
         "知识图谱：问题中的实体 {v}；其中近似匹配 {near}",

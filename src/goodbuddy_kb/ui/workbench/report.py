@@ -13,6 +13,9 @@ from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import tr, tr_or
 from goodbuddy_kb.ui.i18n.messages import say_field
 
+#: Degraded reasons that are a library's own choice, not a fault: said as information.
+CHOSEN_OFF = frozenset({"graph.off", "graph.task_off"})
+
 
 def stage(name: str) -> str:
     """A pipeline stage in the timings (the channels, then fusion, rerank, context...)."""
@@ -31,7 +34,11 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
         tr("diag.requested", v=", ".join(channel(x) for x in d.requested_channels)),
         tr("diag.used", v=", ".join(channel(x) for x in d.used_channels) or "–"),
         *[
-            tr("diag.degraded", channel=channel(x.channel), reason=say_field(x, "reason"))
+            tr(
+                "diag.off" if x.reason_code in CHOSEN_OFF else "diag.degraded",
+                channel=channel(x.channel),
+                reason=say_field(x, "reason"),
+            )
             for x in d.degraded_channels
         ],
         tr(
@@ -116,10 +123,6 @@ def search_facts(result: r.KnowledgeRetrievalResponse) -> str:
         ms=f"{vector_ms:.1f}" if vector_ms is not None else "–",
         filtered=d.filtered_by_similarity,
     )
-
-
-#: Degraded reasons that are a library's own choice, not a fault: said as information.
-CHOSEN_OFF = frozenset({"graph.off", "graph.task_off"})
 
 
 def status_text(result: r.KnowledgeRetrievalResponse) -> str:
