@@ -72,8 +72,10 @@ def test_a_failed_reason_reads_at_800x600_with_its_actions_reachable(
     view.selectRow(row)
     assert "binary content, not text" in tab.document_bar.reason.text()
     assert tab.document_bar.reason.isVisible()
-    for button in (tab.rebuild_doc_button, tab.view_chunks_button, tab.open_source_button):
+    failed = tab.failed_file
+    for button in (tab.rebuild_doc_button, tab.open_source_button, *failed.buttons):
         assert button.isVisible(), button.text()
+    assert not tab.view_chunks_button.isVisible(), "nothing was read: no chunks to view"
     assert tab.rebuild_doc_button.isEnabled() and tab.rebuild_doc_button.text() == (
         "Rebuild document"
     ), "no retry offered for a file that cannot be read"

@@ -437,6 +437,10 @@ class DocumentsTab(QtWidgets.QWidget):
         doc = self.current_document()
         self.rebuild_doc_button.setEnabled(doc is not None)
         self.view_chunks_button.setEnabled(doc is not None)
+        # A file that could not be read has no chunk to view: its line offers what can help.
+        self.view_chunks_button.setHidden(
+            doc is not None and rebuild_actions.unreadable(doc) and not doc.chunk_count
+        )
         failed = doc is not None and rebuild_actions.is_failed(doc)
         self.rebuild_doc_button.setText(
             tr("rebuild.document.retry" if failed else "rebuild.document")
