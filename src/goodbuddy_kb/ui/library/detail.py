@@ -29,7 +29,11 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self.details_button.setAccessibleName(tr("detail.show"))
         self.details_button.setCheckable(True)
         self.details_button.toggled.connect(self._toggle_details)
-        self.pending = QtWidgets.QLabel("⟳ " + tr("detail.pending_rebuild"))
+        # Short in the header (the name and date keep their room at 800 px); the whole
+        # sentence in its tooltip and beside the one "Rebuild library" button.
+        self.pending = QtWidgets.QLabel("⟳ " + tr("detail.pending_short"))
+        self.pending.setToolTip(tr("detail.pending_rebuild"))
+        self.pending.setAccessibleName(tr("detail.pending_rebuild"))
         self.pending.setObjectName("pendingRebuild")
         self.retrieval = QtWidgets.QLabel()
         self.chunking = QtWidgets.QLabel()
