@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from goodbuddy_kb.qt.widgets import QtCore, QtGui
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.documents.bar import REASON_MIN_WIDTH
 from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.ui.helpers import create_library_with_folder, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
@@ -40,7 +41,10 @@ def row_of(win: MainWindow, path: str) -> int:
 
 
 @pytest.fixture
-def narrow(qtbot: QtBot, data_dir: Path, tmp_path: Path) -> Iterator[MainWindow]:
+def narrow(
+    qtbot: QtBot, data_dir: Path, tmp_path: Path, qapp: QtWidgets.QApplication
+) -> Iterator[MainWindow]:
+    apply_theme(qapp, dark=False)  # as the application starts: the theme's cell padding
     win = window_with_failures(qtbot, data_dir, tmp_path, "en")
     yield win
     win.link.shutdown()

@@ -99,6 +99,7 @@ DOCUMENT_COLUMNS: list[Column[c.Document]] = [
     Column("col.error", reason, reason),
 ]
 OCR_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.ocr")
+GRAPH_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.graph")
 
 
 def vector_state_text(info: m.VectorIndexInfo) -> str:

@@ -28,6 +28,7 @@ from goodbuddy_kb.ui.documents.bar import (
 )
 from goodbuddy_kb.ui.documents.columns import (
     DOCUMENT_COLUMNS,
+    GRAPH_COLUMN,
     OCR_COLUMN,
     SOURCE_COLUMNS,
     reason,
@@ -413,9 +414,12 @@ class DocumentsTab(QtWidgets.QWidget):
 
     # -- rebuild -----------------------------------------------------------------------------
     def _fit_rows(self, docs: list[c.Document]) -> None:
-        """The page's columns: the OCR one only where a document on the page needs OCR (room
-        for the reason); the statuses take what they need, the reason gets the rest."""
+        """The page's columns: the OCR one only where a document on the page needs OCR, the
+        graph one only where the library builds a graph (room for the reason at 800 px); the
+        statuses take what they need, the reason gets the rest."""
         self.document_view.setColumnHidden(OCR_COLUMN, not any(doc.ocr is not None for doc in docs))
+        graph_off = all(doc.status.graph == "disabled" for doc in docs)
+        self.document_view.setColumnHidden(GRAPH_COLUMN, graph_off)
         for column in range(len(DOCUMENT_COLUMNS) - 1):
             self.document_view.resizeColumnToContents(column)
         self._document_width = min(max(self.document_view.columnWidth(0), DOCUMENT_WIDTH), 320)
