@@ -1,5 +1,5 @@
-"""Rebuild actions in the real window over a real backend: a document's row action (prominent on
-a failed one, and from the keyboard), a library rebuild from the "waiting for rebuild" notice
+"""Rebuild actions in the real window over a real backend: a document's rebuild (prominent on
+a failed one, and from the keyboard), a library rebuild from the one "Rebuild library" button
 with its confirmation, progress and cancel in the Tasks tab, and "Rebuild vectors" when the index
 is incompatible. Screenshots (light/dark, zh/en) go to artifacts/screenshots."""
 
@@ -87,17 +87,17 @@ def test_rebuild_document_from_its_row_and_from_the_keyboard(
     library_with_docs(qtbot, window, tmp_path / "docs", count=3)
     tab = window.documents_tab
     (tmp_path / "docs" / "doc2.md").write_bytes(b"\x00\x01binary" * 400)
-    button = tab.row_button(row_of(window, "doc2.md"))
-    assert button is not None and button.text() == "Rebuild document"
+    tab.document_view.selectRow(row_of(window, "doc2.md"))
+    button = tab.rebuild_doc_button
+    assert button.text() == "Rebuild document"
     qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
     qtbot.waitUntil(
         lambda: tab.documents.rows[row_of(window, "doc2.md")].retryable_error is not None,
         timeout=20_000,
     )
     row = row_of(window, "doc2.md")
-    failed = tab.row_button(row)
-    assert failed is not None and failed.objectName() == "retryButton"
-    assert failed.text() == "⚠ Rebuild (retry)" and failed.font().bold()
+    tab.document_view.selectRow(row)
+    assert tab.rebuild_doc_button.text() == "⚠ Rebuild (retry)", "a re-read can be retried"
     reason_column = [col.header_key for col in DOCUMENT_COLUMNS].index("col.error")
     reason = tab.documents.data(tab.documents.index(row, reason_column))
     assert reason.startswith("Last re-read failed (the previous version is still searchable)")
@@ -128,8 +128,8 @@ def test_rebuild_document_from_its_row_and_from_the_keyboard(
         lambda: tab.documents.rows[row_of(window, "doc2.md")].retryable_error is None,
         timeout=20_000,
     )
-    repaired = tab.row_button(row_of(window, "doc2.md"))
-    assert repaired is not None and repaired.objectName() == "rowRebuildButton"
+    tab.document_view.selectRow(row_of(window, "doc2.md"))
+    qtbot.waitUntil(lambda: tab.rebuild_doc_button.text() == "Rebuild document", timeout=5_000)
 
 
 def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
@@ -152,11 +152,11 @@ def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
         tab = window.documents_tab
         assert chunk_counts(window) == [2, 2, 2, 2, 2]
         set_mode(qtbot, window, library_id, "structure")
-        qtbot.waitUntil(lambda: not tab.pending_bar.isHidden(), timeout=5_000)
-        qtbot.waitUntil(lambda: not window.detail.rebuild_button.isHidden(), timeout=5_000)
+        qtbot.waitUntil(lambda: not tab.pending_label.isHidden(), timeout=5_000)
+        qtbot.waitUntil(lambda: not window.detail.pending.isHidden(), timeout=5_000)
         assert chunk_counts(window) == [2, 2, 2, 2, 2], "saving settings rebuilt nothing"
         script.delay_s = 0.5  # each document takes half a second to embed
-        qtbot.mouseClick(tab.pending_rebuild_button, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(tab.rebuild_library_button, QtCore.Qt.MouseButton.LeftButton)
         box = tab.rebuild_box
         assert box is not None and box.isVisible()
         text = box.text()
@@ -187,7 +187,7 @@ def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
         window.tabs.setCurrentWidget(tab)
         n = cancelled.summary.succeeded
         qtbot.waitUntil(lambda: chunk_counts(window) == [6] * n + [2] * (5 - n), timeout=5_000)
-        assert not tab.pending_bar.isHidden(), "a cancelled rebuild leaves the notice"
+        assert not tab.pending_label.isHidden(), "a cancelled rebuild leaves the notice"
 
         tab.rebuild_library_button.setFocus()  # the header action, from the keyboard
         qtbot.keyClick(tab.rebuild_library_button, QtCore.Qt.Key.Key_Space)
@@ -195,8 +195,8 @@ def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
         assert box is not None
         qtbot.waitUntil(box.isVisible)
         qtbot.keyClick(box, QtCore.Qt.Key.Key_Return)  # the default button rebuilds
-        qtbot.waitUntil(tab.pending_bar.isHidden, timeout=30_000)
-        qtbot.waitUntil(window.detail.rebuild_button.isHidden, timeout=5_000)
+        qtbot.waitUntil(tab.pending_label.isHidden, timeout=30_000)
+        qtbot.waitUntil(window.detail.pending.isHidden, timeout=5_000)
         qtbot.waitUntil(lambda: chunk_counts(window) == [6] * 5, timeout=5_000)
 
 
@@ -246,14 +246,13 @@ def test_rebuild_screens(
         (tmp_path / "docs" / "doc3.md").unlink()
         set_mode(qtbot, win, library_id, "structure")
         tab = win.documents_tab
-        button = tab.row_button(row_of(win, "doc3.md"))
-        assert button is not None
-        button.click()
+        tab.document_view.selectRow(row_of(win, "doc3.md"))
+        tab.rebuild_doc_button.click()
         qtbot.waitUntil(
             lambda: tab.documents.rows[row_of(win, "doc3.md")].retryable_error is not None,
             timeout=20_000,
         )
-        qtbot.waitUntil(lambda: not tab.pending_bar.isHidden(), timeout=5_000)
+        qtbot.waitUntil(lambda: not tab.pending_label.isHidden(), timeout=5_000)
         apply_theme(qapp, dark=dark)
         qtbot.wait(200)
         look = "dark" if dark else "light"
@@ -286,5 +285,5 @@ def test_rebuild_library_next_to_the_settings_notice(
     qtbot.mouseClick(box.property("acceptButton"), QtCore.Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not tab.rebuild_notice.isVisible(), timeout=20_000)
     assert not tab.rebuild_button.isVisible()
-    qtbot.waitUntil(window.documents_tab.pending_bar.isHidden, timeout=5_000)
+    qtbot.waitUntil(window.documents_tab.pending_label.isHidden, timeout=5_000)
     assert chunk_counts(window) == [6, 6]

@@ -77,9 +77,9 @@ def manual_work_in_policy(qtbot: QtBot, win: MainWindow, folder: Path) -> str:
 
 def open_box(qtbot: QtBot, win: MainWindow) -> QtWidgets.QMessageBox:
     tab = win.documents_tab
-    qtbot.waitUntil(lambda: not tab.pending_bar.isHidden(), timeout=5_000)
+    qtbot.waitUntil(lambda: not tab.pending_label.isHidden(), timeout=5_000)
     tab.rebuild_box = None
-    qtbot.mouseClick(tab.pending_rebuild_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(tab.rebuild_library_button, QtCore.Qt.MouseButton.LeftButton)
     box = tab.rebuild_box
     assert box is not None
     qtbot.waitUntil(lambda: bool(box.property("manualWork")), timeout=10_000)
@@ -133,9 +133,8 @@ def test_the_rebuild_dialog_names_manual_work_and_its_choice_reaches_the_backend
     tab = window.documents_tab  # a document's own rebuild asks the same way
     tab.rebuild_box = None
     row = next(i for i, d in enumerate(tab.documents.rows) if d.path == "policy.md")
-    button = tab.row_button(row)
-    assert button is not None
-    qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
+    tab.document_view.selectRow(row)
+    qtbot.mouseClick(tab.rebuild_doc_button, QtCore.Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: tab.rebuild_box is not None, timeout=10_000)
     asked = tab.rebuild_box
     assert asked is not None and asked.property("manualWork")
@@ -161,7 +160,7 @@ def test_the_rebuild_dialog_names_manual_work_and_its_choice_reaches_the_backend
     assert info.summary.manual_work.choice == "discard"
     assert "manual work discarded: 1 edited, 1 disabled, 1 deleted" in text
     assert snippets(qtbot, window, library_id, "walrusgate")
-    qtbot.waitUntil(window.documents_tab.pending_bar.isHidden, timeout=10_000)
+    qtbot.waitUntil(window.documents_tab.pending_label.isHidden, timeout=10_000)
 
 
 def test_the_manual_work_text_in_both_languages() -> None:

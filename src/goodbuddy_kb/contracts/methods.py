@@ -94,6 +94,8 @@ from goodbuddy_kb.contracts.retrieval import (
 from goodbuddy_kb.contracts.sources import (
     DocumentListRequest,
     DocumentListResponse,
+    DocumentRemoveRequest,
+    DocumentRemoveResponse,
     SourceAddRequest,
     SourceAddResponse,
     SourceListRequest,
@@ -258,6 +260,10 @@ DOCUMENT_REVEAL = MethodSpec(
 )
 DOCUMENT_LOCATE = MethodSpec(
     "knowledge:document:locate", DocumentSourceRequest, DocumentLocation, mutates=False
+)
+#: Remove one document (a folder's file is excluded from the folder's syncs from now on).
+DOCUMENT_REMOVE = MethodSpec(
+    "knowledge:document:remove", DocumentRemoveRequest, DocumentRemoveResponse, mutates=True
 )
 #: Where the person was in the window, kept with the data directory.
 WINDOW_STATE_GET = MethodSpec(

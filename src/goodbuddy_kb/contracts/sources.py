@@ -95,6 +95,21 @@ class SourceRemoveResponse(ContractModel):
     removed_documents: int
 
 
+class DocumentRemoveRequest(ContractModel):
+    """Remove one document from its library (a file that cannot be read, say). A file or page
+    added on its own goes with its source; a folder's file is left out of the folder from now
+    on (its path joins the source's exclusions). The file itself is never touched."""
+
+    library_id: EntityId
+    document_id: EntityId
+
+
+class DocumentRemoveResponse(ContractModel):
+    document_id: EntityId
+    #: The exclusion the folder source gained (None when the document's source went with it).
+    excluded: str | None
+
+
 class SourceSyncRequest(ContractModel):
     library_id: EntityId
     #: One source, or every source of the library when omitted.

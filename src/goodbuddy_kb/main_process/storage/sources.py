@@ -153,6 +153,23 @@ def set_watch(conn: sqlite3.Connection, library_id: str, source_id: str, watch: 
     return get(conn, library_id, source_id)
 
 
+def add_exclusion(conn: sqlite3.Connection, library_id: str, source_id: str, pattern: str) -> None:
+    """The folder source leaves ``pattern`` out of its listings from now on."""
+    with transaction(conn):
+        get(conn, library_id, source_id)
+        (options,) = conn.execute(
+            "SELECT options FROM sources WHERE id = ?", (source_id,)
+        ).fetchone()
+        kept = json.loads(options)
+        exclude = list(kept.get("exclude", []))
+        if pattern not in exclude:
+            kept["exclude"] = [*exclude, pattern]
+            conn.execute(
+                "UPDATE sources SET options = ?, updated_at = ? WHERE id = ?",
+                (json.dumps(kept), now_iso(), source_id),
+            )
+
+
 def remove(conn: sqlite3.Connection, library_id: str, source_id: str) -> int:
     """Removes the source and, by cascade, its documents, chunks and index rows."""
     with transaction(conn):

@@ -19,10 +19,11 @@ from goodbuddy_kb.contracts.methods import (
     SETTINGS_GET,
     VECTORS_STATUS,
 )
-from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
+from goodbuddy_kb.ui.widgets.accessible import announce_as
 
 CHECKED = QtCore.Qt.CheckState.Checked
 #: How much of one library's instructions the popover shows (the Settings tab has them all).
@@ -62,6 +63,8 @@ class ScopePopover(QtWidgets.QFrame):
             button.setText(tr(f"chat.mode.{mode}"))
             button.setAccessibleName(tr(f"chat.mode.{mode}"))
             button.setCheckable(True)
+            # One exclusive radio group: announced as radio buttons, arrows move the choice.
+            announce_as(button, QtGui.QAccessible.Role.RadioButton)
             self.modes.addButton(button)
         self.modes.setExclusive(True)
         self.auto.setChecked(True)

@@ -96,11 +96,10 @@ DOCUMENT_COLUMNS: list[Column[c.Document]] = [
     Column("col.graph", lambda d: status(d.status.graph)),
     Column("col.ocr", ocr_status, ocr_detail),
     Column("col.chunks", chunk_count_text, chunk_count_tooltip),
-    Column("col.action", lambda d: ""),  # row buttons: rebuild, view chunks (index widgets)
     Column("col.error", reason, reason),
 ]
-ACTION_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.action")
 OCR_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.ocr")
+GRAPH_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.graph")
 
 
 def vector_state_text(info: m.VectorIndexInfo) -> str:

@@ -31,12 +31,16 @@ Notice = Callable[[str], None]
 
 
 def is_failed(doc: c.Document) -> bool:
-    """Shown prominently: the last read or parse failed (old version serving or none)."""
-    return (
-        doc.retryable_error is not None
-        or doc.status.parse == "failed"
-        or doc.status.vector == "failed"
-    )
+    """A retry is offered prominently where it can help: the last re-read failed (the old
+    version still serves) or the vectors failed. A file that cannot be read (corrupt, empty)
+    is not retried: it offers its reason, its folder and removal instead."""
+    return doc.retryable_error is not None or doc.status.vector == "failed"
+
+
+def unreadable(doc: c.Document) -> bool:
+    """The file itself cannot be read (corrupt, empty, binary): rebuilding it again cannot
+    help; looking at it, or removing it, can."""
+    return doc.status.parse == "failed" and doc.retryable_error is None
 
 
 def _reported(notice: Notice, started_key: str, **values: object) -> Callback[ContractModel]:

@@ -162,7 +162,12 @@ class SourceActions(QtCore.QObject):
 
     def remove_source(self) -> None:
         source = self.current_source()
-        if self.library_id is None or source is None:
+        if source is not None:
+            self.remove(source)
+
+    def remove(self, source: c.Source) -> None:
+        """Remove ``source`` (and its documents) after a question that names it."""
+        if self.library_id is None:
             return
         library_id = self.library_id
         box = confirm_action(

@@ -1,7 +1,9 @@
 """The Documents & sources tab: sources with their actions, a paged document table with the
 four stage statuses (text and symbol, never colour alone), filters and the library summary, and
-the rebuild actions: per document (prominent on failed ones), per library (in the header and
-next to "waiting for rebuild"), and the vector index when the configured model cannot use it."""
+the rebuild actions: per document (prominent where a retry can help), per library (one button,
+beside "waiting for rebuild" when settings changed), and the vector index when the configured
+model cannot use it. A file that cannot be read (corrupt, empty) offers what can help instead
+of a retry: its reason in full, its folder, and removing it (``failed_file.py``)."""
 
 from __future__ import annotations
 
@@ -23,16 +25,16 @@ from goodbuddy_kb.ui.documents.bar import (
     DOCUMENT_WIDTH,
     SelectedDocumentBar,
     fit_document_columns,
-    row_buttons,
 )
 from goodbuddy_kb.ui.documents.columns import (
-    ACTION_COLUMN,
     DOCUMENT_COLUMNS,
+    GRAPH_COLUMN,
     OCR_COLUMN,
     SOURCE_COLUMNS,
     reason,
     vector_state_text,
 )
+from goodbuddy_kb.ui.documents.failed_file import FailedFileActions
 from goodbuddy_kb.ui.documents.row_actions import DocumentRowActions
 from goodbuddy_kb.ui.documents.source_actions import SourceActions, dropped_sources
 from goodbuddy_kb.ui.documents.tables import document_table, source_table
@@ -79,15 +81,10 @@ class DocumentsTab(QtWidgets.QWidget):
         self.summary.setAccessibleName(tr("docs.filter"))
         self.vector_label = QtWidgets.QLabel()
         self.vector_label.setWordWrap(True)
+        # "Waiting for rebuild" sits beside the one "Rebuild library" button (not a second one).
         self.pending_label = QtWidgets.QLabel("⟳ " + tr("detail.pending_rebuild"))
-        self.pending_rebuild_button = button("rebuild.library", self.rebuild_library)
-        self.pending_bar = QtWidgets.QWidget()
-        pending_row = QtWidgets.QHBoxLayout(self.pending_bar)
-        pending_row.setContentsMargins(0, 0, 0, 0)
-        pending_row.addWidget(self.pending_label)
-        pending_row.addWidget(self.pending_rebuild_button)
-        pending_row.addStretch(1)
-        self.pending_bar.hide()
+        self.pending_label.setObjectName("pendingRebuild")
+        self.pending_label.hide()
         self.rebuild_vectors_button = button("rebuild.vectors", self.rebuild_vectors)
         self.rebuild_vectors_button.hide()
         self.vector_info: m.VectorIndexInfo | None = None
@@ -204,10 +201,10 @@ class DocumentsTab(QtWidgets.QWidget):
         vector_row.addWidget(self.vector_label, 1)
         vector_row.addWidget(self.rebuild_vectors_button)
         # A library-wide action sits with the library's index line (the sources row stays
-        # within 800 px).
+        # within 800 px): the one "Rebuild library" of the window, with the notice beside it.
+        vector_row.addWidget(self.pending_label)
         vector_row.addWidget(self.rebuild_library_button)
         layout.addLayout(vector_row)
-        layout.addWidget(self.pending_bar)
         layout.addWidget(self.split, 1)
         top_layout.addWidget(self.source_view, 1)
         bottom_layout.addLayout(paging)
@@ -222,6 +219,11 @@ class DocumentsTab(QtWidgets.QWidget):
             lambda: self.library_id,
         )
         self.row_actions.notice.connect(self.notice.emit)
+        self.failed_file = FailedFileActions(
+            self, self.link, self.row_actions, lambda: self.library_id
+        )
+        self.failed_file.notice.connect(self.notice.emit)
+        self.document_bar.add_buttons(self.failed_file.buttons)
         self._update_document_actions()
 
     def detach(self) -> None:
@@ -335,7 +337,7 @@ class DocumentsTab(QtWidgets.QWidget):
             if result is None or library_id != self.library_id:
                 return
             self.documents.set_rows(result.documents)
-            self._add_row_actions(result.documents)
+            self._fit_rows(result.documents)
             row = next((i for i, d in enumerate(result.documents) if d.id == self.reselect), -1)
             if row >= 0:
                 self.reselect = None
@@ -355,7 +357,6 @@ class DocumentsTab(QtWidgets.QWidget):
             if s.no_retrievable_content:
                 text += tr("docs.summary.empty", count=s.no_retrievable_content)
             self.summary.setText(text)
-            self.pending_bar.setVisible(s.settings_pending_rebuild)
             self.pending_label.setVisible(s.settings_pending_rebuild)
             self.rebuild_library_button.setEnabled(s.documents > 0)
             first = self.offset + 1 if result.total else 0
@@ -412,35 +413,25 @@ class DocumentsTab(QtWidgets.QWidget):
             self._open_chunks_at(index.row())
 
     # -- rebuild -----------------------------------------------------------------------------
-    def _add_row_actions(self, docs: list[c.Document]) -> None:
-        """A "Rebuild document" button on every row; failed rows get a prominent "retry" one."""
-        for row, doc in enumerate(docs):
-            cell = row_buttons(doc, self.rebuild_document, self.open_chunks)
-            self.document_view.setIndexWidget(self.documents.index(row, ACTION_COLUMN), cell)
-        # The OCR column only where some document on the page needs OCR (room for the reason).
+    def _fit_rows(self, docs: list[c.Document]) -> None:
+        """The page's columns: the OCR one only where a document on the page needs OCR, the
+        graph one only where the library builds a graph (room for the reason at 800 px); the
+        statuses take what they need, the reason gets the rest."""
         self.document_view.setColumnHidden(OCR_COLUMN, not any(doc.ocr is not None for doc in docs))
-        # Statuses and the action take what they need; the reason gets the rest (and at least
-        # its minimum: the row buttons give way in a narrow window).
-        for column in range(ACTION_COLUMN + 1):
+        graph_off = all(doc.status.graph == "disabled" for doc in docs)
+        self.document_view.setColumnHidden(GRAPH_COLUMN, graph_off)
+        for column in range(len(DOCUMENT_COLUMNS) - 1):
             self.document_view.resizeColumnToContents(column)
         self._document_width = min(max(self.document_view.columnWidth(0), DOCUMENT_WIDTH), 320)
         self.fit_columns()
 
     def fit_columns(self) -> None:
-        fit_document_columns(
-            self.document_view, ACTION_COLUMN, len(DOCUMENT_COLUMNS) - 1, self._document_width
-        )
+        fit_document_columns(self.document_view, len(DOCUMENT_COLUMNS) - 1, self._document_width)
 
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
         if watched is self.document_view and event.type() == QtCore.QEvent.Type.Resize:
             QtCore.QTimer.singleShot(0, self.fit_columns)
         return super().eventFilter(watched, event)
-
-    def row_button(self, row: int, which: str = "rebuildButton") -> QtWidgets.QPushButton | None:
-        """A row's "Rebuild document" button (or its "View chunks" one: ``chunksButton``)."""
-        cell = self.document_view.indexWidget(self.documents.index(row, ACTION_COLUMN))
-        button = cell.property(which) if cell is not None else None
-        return button if isinstance(button, QtWidgets.QPushButton) else None
 
     def current_document(self) -> c.Document | None:
         index = self.document_view.currentIndex()
@@ -450,6 +441,10 @@ class DocumentsTab(QtWidgets.QWidget):
         doc = self.current_document()
         self.rebuild_doc_button.setEnabled(doc is not None)
         self.view_chunks_button.setEnabled(doc is not None)
+        # A file that could not be read has no chunk to view: its line offers what can help.
+        self.view_chunks_button.setHidden(
+            doc is not None and rebuild_actions.unreadable(doc) and not doc.chunk_count
+        )
         failed = doc is not None and rebuild_actions.is_failed(doc)
         self.rebuild_doc_button.setText(
             tr("rebuild.document.retry" if failed else "rebuild.document")
@@ -457,6 +452,7 @@ class DocumentsTab(QtWidgets.QWidget):
         self.document_bar.show_document(doc, reason(doc) if doc is not None else "")
         self.open_source_button.setEnabled(doc is not None)
         self.open_source_button.setToolTip(tr("doc.open_source.tip"))
+        self.failed_file.show_for(doc)
 
     def rebuild_document(self, doc: c.Document) -> None:
         rebuild_actions.rebuild_document(self, self.link, doc, self.notice.emit, self._ask)

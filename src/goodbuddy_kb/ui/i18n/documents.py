@@ -14,6 +14,21 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "sources.dropped": ("已添加 {count} 个拖入的来源", "Added {count} dropped sources"),
     "sources.remove.confirm": ("移除“{name}”", "Remove “{name}”"),
     "doc.details": ("文档详情…", "Document details…"),
+    "doc.failed.show_reason": ("查看原因", "Show reason"),
+    "doc.failed.remove": ("从知识库移除…", "Remove from library…"),
+    "doc.remove.title": ("从知识库移除", "Remove from library"),
+    "doc.remove.folder_text": (
+        "从知识库移除“{name}”？今后同步文件夹“{folder}”时会跳过它。文件本身不会被删除。",
+        "Remove “{name}” from the library? Syncing the folder “{folder}” leaves it out from now"
+        " on. The file itself is not deleted.",
+    ),
+    "doc.remove.source_text": (
+        "从知识库移除“{name}”？它的来源也一并移除。文件本身不会被删除。",
+        "Remove “{name}” from the library? Its source goes with it. The file itself is not"
+        " deleted.",
+    ),
+    "doc.remove.confirm": ("移除“{name}”", "Remove “{name}”"),
+    "doc.removed": ("已从知识库移除“{name}”", "Removed “{name}” from the library"),
     "doc.details.title": ("文档详情 — {name}", "Document details — {name}"),
     "doc.view_chunks": ("查看分块…", "View chunks…"),
     "doc.copy_path": ("复制路径", "Copy path"),
@@ -100,7 +115,6 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "status.incompatible": ("⚠ 不兼容", "⚠ Incompatible"),
     "status.on_demand": ("○ 按需", "○ On demand"),
     "status.empty": ("∅ 无可检索内容", "∅ No retrievable content"),
-    "col.action": ("操作", "Action"),
     "rebuild.document": ("重建文档", "Rebuild document"),
     "rebuild.document.retry": ("⚠ 重建（重试）", "⚠ Rebuild (retry)"),
     "rebuild.document.started": (

@@ -41,6 +41,7 @@ LIBRARY_STRINGS: dict[str, tuple[str, str]] = {
     "detail.show": ("设置摘要 ▸", "Settings summary ▸"),
     "detail.hide": ("设置摘要 ▾", "Settings summary ▾"),
     "detail.pending_rebuild": ("设置已更新，等待重建", "Settings updated, waiting for rebuild"),
+    "detail.pending_short": ("等待重建", "Waiting for rebuild"),
     "notice.created": ("已创建知识库“{name}”", "Created the library “{name}”"),
     "notice.renamed": ("已重命名为“{name}”", "Renamed to “{name}”"),
     "notice.deleted": (

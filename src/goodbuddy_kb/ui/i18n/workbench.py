@@ -14,6 +14,10 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "workbench.open": ("测试检索", "Test retrieval"),
     "workbench.title": ("检索测试 — {name}", "Test retrieval — {name}"),
     "workbench.query": ("问题", "Question"),
+    "workbench.query.hint": (
+        "输入问题 · Enter 检索，Shift+Enter 换行",
+        "Type a question · Enter searches, Shift+Enter adds a line",
+    ),
     "workbench.counter": ("{count}/{limit} 字符", "{count}/{limit} characters"),
     "workbench.run": ("检索", "Search"),
     "workbench.cancel": ("取消", "Cancel"),
@@ -39,6 +43,11 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         " · context {context} characters"
         " · adjacent chunks {adjacent} · rerank {rerank} · fusion {fusion}",
     ),
+    "workbench.effective.facts": (
+        "上次检索：扫描向量 {scanned} 个 · 向量耗时 {ms} 毫秒 · 低于最低向量相似度而滤除 {filtered} 个",
+        "Last search: {scanned} vectors scanned · vector search {ms} ms"
+        " · {filtered} filtered by the minimum vector similarity",
+    ),
     "workbench.effective.changed": ("仅本次测试：{what}", "this test only: {what}"),
     "workbench.effective.changed_top_k": ("Top K（知识库为 {value}）", "top K (library: {value})"),
     "workbench.effective.changed_rerank": ("重排（知识库为 {value}）", "rerank (library: {value})"),
@@ -53,6 +62,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "diag.requested": ("请求通道：{v}", "Requested channels: {v}"),
     "diag.used": ("实际使用：{v}", "Used channels: {v}"),
     "diag.degraded": ("降级 {channel}：{reason}", "Degraded {channel}: {reason}"),
+    "diag.off": ("未使用 {channel}：{reason}", "Not used {channel}: {reason}"),
     "diag.counts": ("候选数：{v}", "Candidates: {v}"),
     "diag.vector_scan": (
         "向量扫描：{scanned} 个向量，用时 {ms} 毫秒；低于最低向量相似度而滤除 {filtered} 个",

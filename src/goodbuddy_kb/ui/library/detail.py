@@ -1,5 +1,6 @@
 """The selected library's header above its tabs: its name, when it was made, "waiting for
-rebuild" with its Rebuild button, and its retrieval and chunking settings on demand."""
+rebuild" (the one "Rebuild library" button is on the Documents tab), and its retrieval and
+chunking settings on demand."""
 
 from __future__ import annotations
 
@@ -28,10 +29,12 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self.details_button.setAccessibleName(tr("detail.show"))
         self.details_button.setCheckable(True)
         self.details_button.toggled.connect(self._toggle_details)
-        self.pending = QtWidgets.QLabel("⟳ " + tr("detail.pending_rebuild"))
+        # Short in the header (the name and date keep their room at 800 px); the whole
+        # sentence in its tooltip and beside the one "Rebuild library" button.
+        self.pending = QtWidgets.QLabel("⟳ " + tr("detail.pending_short"))
+        self.pending.setToolTip(tr("detail.pending_rebuild"))
+        self.pending.setAccessibleName(tr("detail.pending_rebuild"))
         self.pending.setObjectName("pendingRebuild")
-        self.rebuild_button = QtWidgets.QPushButton(tr("rebuild.library"))
-        self.rebuild_button.setAccessibleName(tr("rebuild.library"))
         self.retrieval = QtWidgets.QLabel()
         self.chunking = QtWidgets.QLabel()
         for label in (self.retrieval, self.chunking):
@@ -49,7 +52,6 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         line.addWidget(self.title)
         line.addWidget(self.created)
         line.addWidget(self.pending)
-        line.addWidget(self.rebuild_button)
         line.addStretch(1)
         line.addWidget(self.details_button)
         layout.addLayout(line)
@@ -73,12 +75,10 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self.details.setVisible(library is not None and self.details_button.isChecked())
         if library is None:
             self.pending.hide()
-            self.rebuild_button.hide()
             return
         self.title.setText(library.name)
         self.created.setText(tr("detail.created", when=library.created_at[:16].replace("T", " ")))
         self.pending.setVisible(library.settings_pending_rebuild)
-        self.rebuild_button.setVisible(library.settings_pending_rebuild)
         if self._shown != library.id:
             self.retrieval.setText("…")
             self.chunking.setText("…")
@@ -109,4 +109,3 @@ class LibraryDetailWidget(QtWidgets.QWidget):
             )
         )
         self.pending.setVisible(settings.settings_pending_rebuild)
-        self.rebuild_button.setVisible(settings.settings_pending_rebuild)

@@ -53,6 +53,7 @@ from goodbuddy_kb.ui.welcome.guide import SampleGuide
 from goodbuddy_kb.ui.welcome.page import WelcomePage
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.theme import SPACE
+from goodbuddy_kb.ui.workbench.memory import WorkbenchMemory
 from goodbuddy_kb.ui.workbench.view import WorkbenchDialog
 
 #: Mutations that change nothing the window lists (it keeps them itself).
@@ -76,6 +77,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowTitle(tr("app.title"))
         self.resize(1200, 800)
         self.model = LibraryListModel(self)  # kept while the widgets are built again
+        #: Each library's workbench question, top K, rerank and splitter for the session.
+        self.workbench_memory = WorkbenchMemory()
         self._wanted_language = language()
         self._shown_library: str | None = None
         self._language_waits = False
@@ -272,7 +275,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self.documents_tab = DocumentsTab(self.link)
         self.tasks_tab = TasksTab(self.link)
         self.graph_tab = GraphTab(self.link)
-        self.detail.rebuild_button.clicked.connect(self.documents_tab.rebuild_library)
         self.settings_tab = SettingsTab(self.link)
         self.settings_tab.rebuild_requested.connect(self.documents_tab.rebuild_library)
         for tab in (self.documents_tab, self.settings_tab, self.graph_tab):
@@ -469,7 +471,9 @@ class MainWindow(QtWidgets.QMainWindow):
         library = self.current_library()
         if library is None:
             return
-        dialog = WorkbenchDialog(self.link, library.id, library.name, self)
+        dialog = WorkbenchDialog(
+            self.link, library.id, library.name, self, memory=self.workbench_memory
+        )
         self.workbench = dialog
         dialog.finished.connect(lambda _r: self.workbench_button.setFocus())
         dialog.open()

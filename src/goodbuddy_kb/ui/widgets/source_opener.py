@@ -46,6 +46,19 @@ class SourceOpener(QtCore.QObject):
 
         self.link.call(DOCUMENT_OPEN, request, opened)
 
+    def reveal_document(self, library_id: str, document_id: str, name: str) -> None:
+        """Show a document's file in its folder (the file manager, through the backend); when
+        that cannot be done here, the same offer as for opening (copy the path)."""
+        request = DocumentSourceRequest(library_id=library_id, document_id=document_id)
+
+        def shown(result: ReferenceOpenResponse | None, error: KbError | None) -> None:
+            if error is not None:
+                self.failed(library_id, document_id, error)
+            elif result is not None:
+                self.notice.emit(tr("open.shown", path=name))
+
+        self.link.call(DOCUMENT_REVEAL, request, shown)
+
     def failed(self, library_id: str, document_id: str, error: KbError) -> None:
         """Opening failed: say why; when only the opener is missing, offer the alternatives."""
         message = tr("error.generic", message=say_error(error))

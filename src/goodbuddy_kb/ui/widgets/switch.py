@@ -1,18 +1,20 @@
 """The shared on/off switch: a checkable control whose accessible name says that it is a switch
 and what state it is in (PRD §11: persistent binary states use a switch, ``role="switch"``).
-Qt has no switch role, so the name and description carry it; the text says the state too, so
-it never rests on colour or the box alone."""
+It reports the Switch accessible role (``widgets/accessible.py``; Qt's check box would say
+CheckBox); the text says the state too, so it never rests on colour or the box alone."""
 
 from __future__ import annotations
 
-from goodbuddy_kb.qt.widgets import QtWidgets
+from goodbuddy_kb.qt.widgets import QtGui, QtWidgets
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.accessible import announce_as
 
 
 class SwitchWidget(QtWidgets.QCheckBox):
     def __init__(self, label: str, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
         self._label = label
+        announce_as(self, QtGui.QAccessible.Role.Switch)
         self.setAccessibleDescription(tr("switch.role"))
         self.toggled.connect(lambda _on: self._describe())
         self._describe()

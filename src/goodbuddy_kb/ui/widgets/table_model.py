@@ -121,13 +121,18 @@ def fit_columns(
 HEADER_PADDING = 16
 
 
+def title_width(view: QtWidgets.QTableView, column: int) -> int:
+    """The width the column's bold header title reads whole in."""
+    font = view.horizontalHeader().font()
+    font.setBold(True)
+    title = str(view.model().headerData(column, QtCore.Qt.Orientation.Horizontal) or "")
+    return QtGui.QFontMetrics(font).horizontalAdvance(title) + HEADER_PADDING
+
+
 def natural_width(view: QtWidgets.QTableView, column: int) -> int:
     """As wide as the column's bold header title and its visible cells read."""
     header = view.horizontalHeader()
-    font = header.font()
-    font.setBold(True)
-    title = str(view.model().headerData(column, QtCore.Qt.Orientation.Horizontal) or "")
-    label = QtGui.QFontMetrics(font).horizontalAdvance(title) + HEADER_PADDING
+    label = title_width(view, column)
     return max(header.sectionSizeHint(column), label, view.sizeHintForColumn(column))
 
 
@@ -151,15 +156,22 @@ def share_width(natural: Sequence[int], minimum: Sequence[int], available: int) 
 class ColumnFitter(QtCore.QObject):
     """Keeps a table's columns within its width, so it never scrolls sideways while its columns'
     minimums fit: see ``share_width``; ``stretch`` takes what is left over. Refits when the
-    viewport resizes and when the rows change (cells elide; RowsModel tooltips hold the text)."""
+    viewport resizes and when the rows change (cells elide; RowsModel tooltips hold the text).
+    With ``whole_titles`` every column but ``stretch`` keeps at least its header's width."""
 
     def __init__(
-        self, view: QtWidgets.QTableView, stretch: int, minimum: dict[int, int] | None = None
+        self,
+        view: QtWidgets.QTableView,
+        stretch: int,
+        minimum: dict[int, int] | None = None,
+        *,
+        whole_titles: bool = False,
     ) -> None:
         super().__init__(view)
         self.view = view
         self.stretch = stretch
         self.minimum = minimum or {}
+        self.whole_titles = whole_titles
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -191,6 +203,11 @@ class ColumnFitter(QtCore.QObject):
         floor = header.minimumSectionSize()
         natural = [natural_width(view, c) for c in columns]
         minimum = [self.minimum.get(c, min(natural[i], 60)) for i, c in enumerate(columns)]
+        if self.whole_titles:
+            minimum = [
+                m if c == self.stretch else max(m, title_width(view, c))
+                for m, c in zip(minimum, columns, strict=True)
+            ]
         available = view.viewport().width()
         widths = share_width(natural, [max(floor, m) for m in minimum], available)
         if self.stretch in columns:

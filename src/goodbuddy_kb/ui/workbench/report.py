@@ -8,9 +8,13 @@ from __future__ import annotations
 import html
 
 from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import tr, tr_or
 from goodbuddy_kb.ui.i18n.messages import say_field
+
+#: Degraded reasons that are a library's own choice, not a fault: said as information.
+CHOSEN_OFF = frozenset({"graph.off", "graph.task_off"})
 
 
 def stage(name: str) -> str:
@@ -30,7 +34,11 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
         tr("diag.requested", v=", ".join(channel(x) for x in d.requested_channels)),
         tr("diag.used", v=", ".join(channel(x) for x in d.used_channels) or "–"),
         *[
-            tr("diag.degraded", channel=channel(x.channel), reason=say_field(x, "reason"))
+            tr(
+                "diag.off" if x.reason_code in CHOSEN_OFF else "diag.degraded",
+                channel=channel(x.channel),
+                reason=say_field(x, "reason"),
+            )
             for x in d.degraded_channels
         ],
         tr(
@@ -91,10 +99,44 @@ def context_html(context: r.Context) -> str:
     )
 
 
+def effective_text(s: KnowledgeRetrievalSettings, top_k: int, rerank: str, fusion: str) -> str:
+    """Every setting the next search runs with (top K, rerank and fusion as chosen in the
+    workbench)."""
+    return tr(
+        "workbench.effective.text",
+        top_k=top_k,
+        fts=f"{s.fts_weight:g}",
+        vector=f"{s.vector_weight:g}",
+        graph=f"{s.graph_weight:g}",
+        multiplier=s.candidate_multiplier,
+        similarity=f"{s.minimum_vector_similarity:g}",
+        context=f"{s.context_max_characters:,}",
+        adjacent=s.adjacent_chunk_count,
+        rerank=tr(f"workbench.rerank.{rerank}"),
+        floor=f"{s.minimum_relevance:g}",
+        fusion=tr(f"fusion.{fusion}"),
+    )
+
+
+def search_facts(result: r.KnowledgeRetrievalResponse) -> str:
+    """What the last search scanned: vectors compared, the vector channel's time, and how many
+    the minimum vector similarity filtered out."""
+    d = result.diagnostics
+    vector_ms = d.timings_ms.get("vector")
+    return tr(
+        "workbench.effective.facts",
+        scanned=d.vector_scanned,
+        ms=f"{vector_ms:.1f}" if vector_ms is not None else "–",
+        filtered=d.filtered_by_similarity,
+    )
+
+
 def status_text(result: r.KnowledgeRetrievalResponse) -> str:
-    """How many were found (or why nothing was), then each degraded channel and why."""
+    """How many were found (or why nothing was), then each degraded channel and why (a
+    channel the library turned off is information, not a warning)."""
     degraded = "\n".join(
-        f"⚠ {channel(x.channel)}: {say_field(x, 'reason')}"
+        f"{'ⓘ' if x.reason_code in CHOSEN_OFF else '⚠'} {channel(x.channel)}: "
+        f"{say_field(x, 'reason')}"
         for x in result.diagnostics.degraded_channels
     )
     if result.zero_result is not None:

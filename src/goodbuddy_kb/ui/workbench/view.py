@@ -1,6 +1,8 @@
 """The retrieval test workbench (US-B1–B4): ask a real question of the current library without
 a chat model; see ranked results with per-channel ranks, diagnostics and the assembled context.
 It never creates a chat message, never calls a model, and changes nothing in the library.
+Enter searches, Shift+Enter adds a line. What was asked and how (the question, top K, rerank,
+the window's size and splitter) is remembered per library for the session (``memory.py``).
 The result columns live in ``results.py``, the diagnostics and status wording in ``report.py``."""
 
 from __future__ import annotations
@@ -30,7 +32,14 @@ from goodbuddy_kb.ui.widgets.relevance import BANDS, relevance_text, relevance_w
 from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.theme import SPACE
-from goodbuddy_kb.ui.workbench.report import context_html, diagnostics_lines, status_text
+from goodbuddy_kb.ui.workbench.memory import WorkbenchMemory, WorkbenchState
+from goodbuddy_kb.ui.workbench.report import (
+    context_html,
+    diagnostics_lines,
+    effective_text,
+    search_facts,
+    status_text,
+)
 from goodbuddy_kb.ui.workbench.results import RELEVANCE_COLUMN, RESULT_COLUMNS, preview_html
 
 
@@ -43,17 +52,25 @@ class WorkbenchDialog(QtWidgets.QDialog):
         library_id: str,
         library_name: str,
         parent: QtWidgets.QWidget | None = None,
+        memory: WorkbenchMemory | None = None,
     ) -> None:
         super().__init__(parent)
         self.link = link
         self.library_id = library_id
         self.request_id: str | None = None
         self.response: r.KnowledgeRetrievalResponse | None = None
+        self.memory = memory if memory is not None else WorkbenchMemory()
+        #: What this library's last workbench left (its top K and rerank win over the settings).
+        self.remembered = self.memory.get(library_id)
         self.setWindowTitle(tr("workbench.title", name=library_name))
-        self.resize(1000, 700)
+        # Room for every result column's title beside the diagnostics (within the screen).
+        room = self.screen().availableGeometry()
+        self.resize(min(1120, room.width()), min(720, room.height()))
         self._build_controls()
         self._build_results()
         self._lay_out()
+        self._restore()
+        self.finished.connect(lambda _r: self._remember())
         self._count()
         self.query.setFocus()
         self.link.call(SETTINGS_GET, SettingsGetRequest(library_id=library_id), self._got_settings)
@@ -62,10 +79,10 @@ class WorkbenchDialog(QtWidgets.QDialog):
         """The query, its counter, top-k and rerank, Run/Cancel, and what is in effect."""
         self.query = QtWidgets.QPlainTextEdit()
         self.query.setAccessibleName(tr("workbench.query"))
-        self.query.setPlaceholderText(tr("workbench.query"))
+        self.query.setPlaceholderText(tr("workbench.query.hint"))
         self.query.setMaximumHeight(64)
         self.query.setTabChangesFocus(True)
-        self.query.installEventFilter(self)  # Ctrl+Enter searches
+        self.query.installEventFilter(self)  # Enter searches, Shift+Enter adds a line
         self.query.textChanged.connect(self._count)
         self.counter = QtWidgets.QLabel()
         self.rerank = QtWidgets.QComboBox()
@@ -129,6 +146,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
             self.table,
             stretch=len(RESULT_COLUMNS) - 1,
             minimum={RELEVANCE_COLUMN: max(widest, words + 90) + 12},
+            whole_titles=True,  # "Document", "Pre-rerank" read whole, never "Documen"
         )
         # The snippet is read in full below the table (no horizontal scrolling to reach it).
         # (A tab beside the diagnostics: the result table keeps its height at 800×600.)
@@ -182,8 +200,8 @@ class WorkbenchDialog(QtWidgets.QDialog):
         left_layout.addLayout(actions)
         self.splitter.addWidget(left)
         self.splitter.addWidget(tabs)
-        self.splitter.setStretchFactor(0, 3)  # results first; diagnostics beside or below
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setStretchFactor(0, 2)  # results first; diagnostics beside or below
+        self.splitter.setStretchFactor(1, 1)
         layout = QtWidgets.QVBoxLayout(self)
         query_label = QtWidgets.QLabel(tr("workbench.query"))
         query_label.setBuddy(self.query)
@@ -201,10 +219,43 @@ class WorkbenchDialog(QtWidgets.QDialog):
             )
             return
         self.library_settings = result.retrieval
-        self.top_k.setValue(result.retrieval.top_k)
-        self.rerank.setCurrentIndex(self.rerank.findData(self._library_rerank()))
-        self.fusion.setCurrentIndex(self.fusion.findData(result.retrieval.fusion))
+        if self.remembered is None:  # (a remembered choice stays what the person left)
+            self.top_k.setValue(result.retrieval.top_k)
+            self.rerank.setCurrentIndex(self.rerank.findData(self._library_rerank()))
+            self.fusion.setCurrentIndex(self.fusion.findData(result.retrieval.fusion))
         self._show_effective()
+
+    def _restore(self) -> None:
+        """This library's question, top K, rerank, size and splitter as they were left."""
+        state = self.remembered
+        if state is None:
+            return
+        self.query.setPlainText(state.query)
+        self.query.moveCursor(QtGui.QTextCursor.MoveOperation.End)
+        self.top_k.setValue(state.top_k)
+        self.rerank.setCurrentIndex(max(0, self.rerank.findData(state.rerank)))
+        self.fusion.setCurrentIndex(max(0, self.fusion.findData(state.fusion)))
+        self.resize(state.width, state.height)
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
+        super().showEvent(event)
+        state = self.remembered
+        vertical = self.splitter.orientation() == QtCore.Qt.Orientation.Vertical
+        if state is not None and state.splitter and state.vertical == vertical:
+            self.splitter.setSizes(state.splitter)
+
+    def _remember(self) -> None:
+        self.remembered = WorkbenchState(
+            query=self.query.toPlainText(),
+            top_k=self.top_k.value(),
+            rerank=str(self.rerank.currentData()),
+            fusion=str(self.fusion.currentData()),
+            width=self.width(),
+            height=self.height(),
+            vertical=self.splitter.orientation() == QtCore.Qt.Orientation.Vertical,
+            splitter=self.splitter.sizes(),
+        )
+        self.memory.keep(self.library_id, self.remembered)
 
     def _library_rerank(self) -> str:
         s = self.library_settings
@@ -227,19 +278,11 @@ class WorkbenchDialog(QtWidgets.QDialog):
         s = self.library_settings
         if s is None:
             return
-        text = tr(
-            "workbench.effective.text",
-            top_k=self.top_k.value(),
-            fts=s.fts_weight,
-            vector=s.vector_weight,
-            graph=s.graph_weight,
-            multiplier=s.candidate_multiplier,
-            similarity=s.minimum_vector_similarity,
-            context=f"{s.context_max_characters:,}",
-            adjacent=s.adjacent_chunk_count,
-            rerank=tr(f"workbench.rerank.{self.rerank.currentData()}"),
-            floor=f"{s.minimum_relevance:g}",
-            fusion=tr(f"fusion.{self.fusion.currentData()}"),
+        text = effective_text(
+            s,
+            self.top_k.value(),
+            str(self.rerank.currentData()),
+            str(self.fusion.currentData()),
         )
         overrides, mode = self._overrides()
         changed = []
@@ -257,6 +300,8 @@ class WorkbenchDialog(QtWidgets.QDialog):
             changed.append(tr("workbench.effective.changed_fusion", value=library))
         if changed:
             text += " · " + tr("workbench.effective.changed", what="; ".join(changed))
+        if self.response is not None:  # what the last search scanned and filtered
+            text += "\n" + search_facts(self.response)
         self.effective.setText(text)
 
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
@@ -265,9 +310,9 @@ class WorkbenchDialog(QtWidgets.QDialog):
             and event.type() == QtCore.QEvent.Type.KeyPress
             and isinstance(event, QtGui.QKeyEvent)
             and event.key() in (QtCore.Qt.Key.Key_Return, QtCore.Qt.Key.Key_Enter)
-            and event.modifiers() & QtCore.Qt.KeyboardModifier.ControlModifier
+            and not event.modifiers() & QtCore.Qt.KeyboardModifier.ShiftModifier
         ):
-            self.run()
+            self.run()  # Enter (or Ctrl+Enter) searches; Shift+Enter adds a line
             return True
         return super().eventFilter(watched, event)
 
@@ -284,9 +329,10 @@ class WorkbenchDialog(QtWidgets.QDialog):
         orientation = QtCore.Qt.Orientation.Vertical if narrow else QtCore.Qt.Orientation.Horizontal
         if orientation != self.splitter.orientation():
             self.splitter.setOrientation(orientation)
-            # Results first: they get three parts of five, diagnostics two.
+            # Results first: three parts of five in height, two of three in width.
             total = self.height() if narrow else self.width()
-            self.splitter.setSizes([total * 3 // 5, total * 2 // 5])
+            first = total * 3 // 5 if narrow else total * 2 // 3
+            self.splitter.setSizes([first, total - first])
         super().resizeEvent(event)  # type: ignore[arg-type]
 
     def _count(self) -> None:
@@ -344,6 +390,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.diagnostics.setPlainText("\n".join(diagnostics_lines(result)))
         self.context.setHtml(context_html(result.context))
         self.status.setText(status_text(result))
+        self._show_effective()
         if self.results.rowCount():  # (a greyed below-floor row too: its preview explains it)
             self.table.selectRow(0)
         self.finished_search.emit()

@@ -1,0 +1,149 @@
+"""The workbench's habits in the real window over a real backend: Enter searches and
+Shift+Enter adds a line (the placeholder says so); the effective-settings line names every
+setting and what the last search scanned; a library whose graph is off hears that as
+information, not a warning, on every search; the headers read whole at the default size; and
+the question, top K, rerank and splitter come back after switching library and back."""
+
+from __future__ import annotations
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.qt.widgets import QtCore, QtGui
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.widgets.table_model import HEADER_PADDING
+from goodbuddy_kb.ui.workbench.results import RESULT_COLUMNS
+from goodbuddy_kb.ui.workbench.view import WorkbenchDialog
+from tests.ui.helpers import create_library, shoot
+
+pytestmark = [pytest.mark.gui, pytest.mark.integration]
+Key, Mod = QtCore.Qt.Key, QtCore.Qt.KeyboardModifier
+
+
+def select(qtbot: QtBot, win: MainWindow, name: str) -> None:
+    row = next(
+        i
+        for i in range(win.model.rowCount())
+        if (library := win.model.library_at(i)) is not None and library.name == name
+    )
+    win.libraries.list_view.setCurrentIndex(win.model.index(row))
+    qtbot.waitUntil(
+        lambda: (x := win.current_library()) is not None and x.name == name, timeout=5_000
+    )
+
+
+def open_bench(qtbot: QtBot, win: MainWindow) -> WorkbenchDialog:
+    qtbot.mouseClick(win.workbench_button, QtCore.Qt.MouseButton.LeftButton)
+    bench = win.workbench
+    assert bench is not None
+    qtbot.waitUntil(bench.isVisible)
+    qtbot.waitUntil(lambda: bench.library_settings is not None, timeout=5_000)
+    return bench
+
+
+def search_with_enter(qtbot: QtBot, bench: WorkbenchDialog) -> None:
+    with qtbot.waitSignal(bench.finished_search, timeout=20_000):
+        qtbot.keyClick(bench.query, Key.Key_Return)
+
+
+@pytest.mark.usefixtures("library")
+def test_enter_searches_and_shift_enter_adds_a_line(qtbot: QtBot, window: MainWindow) -> None:
+    bench = open_bench(qtbot, window)
+    assert "Enter searches, Shift+Enter adds a line" in bench.query.placeholderText()
+    qtbot.keyClicks(bench.query, "travel")
+    qtbot.keyClick(bench.query, Key.Key_Return, Mod.ShiftModifier)
+    assert bench.response is None and bench.request_id is None, "Shift+Enter does not search"
+    qtbot.keyClicks(bench.query, "allowance")
+    assert bench.query.toPlainText() == "travel\nallowance"
+    search_with_enter(qtbot, bench)
+    assert bench.response is not None and bench.results.rowCount() >= 1
+    bench.reject()
+
+
+def search_with_button(qtbot: QtBot, bench: WorkbenchDialog) -> None:
+    with qtbot.waitSignal(bench.finished_search, timeout=20_000):
+        qtbot.mouseClick(bench.run_button, QtCore.Qt.MouseButton.LeftButton)
+
+
+@pytest.mark.usefixtures("library")
+def test_the_line_says_every_setting_and_what_the_search_scanned(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    bench = open_bench(qtbot, window)
+    bench.query.setPlainText("travel allowance")
+    for _search in range(2):  # on every search: the graph being off is information
+        search_with_button(qtbot, bench)
+        answer = bench.response
+        assert answer is not None
+        codes = [x.reason_code for x in answer.diagnostics.degraded_channels]
+        assert "graph.off" in codes
+        status = bench.status.text()
+        assert "ⓘ graph: the knowledge graph is not enabled" in status and "⚠" not in status
+        assert "Not used graph: " in bench.diagnostics.toPlainText()
+    effective = bench.effective.text()
+    for setting in (
+        "graph weight 0.8",
+        "candidate multiplier 4",
+        "minimum relevance 0.2",
+        "minimum vector similarity 0",
+    ):
+        assert setting in effective
+    d = answer.diagnostics
+    assert d.vector_scanned > 0
+    assert f"{d.vector_scanned} vectors scanned" in effective
+    assert f"vector search {d.timings_ms['vector']:.1f} ms" in effective
+    assert f"{d.filtered_by_similarity} filtered by the minimum vector similarity" in effective
+    shoot(bench, "workbench-habits-en")
+    bench.reject()
+
+
+@pytest.mark.usefixtures("library")
+def test_the_result_headers_read_whole_at_the_default_size(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    bench = open_bench(qtbot, window)
+    bench.query.setPlainText("travel allowance")
+    search_with_button(qtbot, bench)
+    qtbot.wait(50)
+    header = bench.table.horizontalHeader()
+    font = header.font()
+    font.setBold(True)
+    metrics = QtGui.QFontMetrics(font)
+    for column, spec in enumerate(RESULT_COLUMNS[:-1]):  # (the snippet takes what is left)
+        title = str(bench.results.headerData(column, QtCore.Qt.Orientation.Horizontal))
+        assert header.sectionSize(column) >= metrics.horizontalAdvance(title) + HEADER_PADDING, (
+            spec.header_key  # no "Documen", no "Pre-reranl"
+        )
+    assert not bench.table.horizontalScrollBar().isVisible()
+    bench.reject()
+
+
+@pytest.mark.usefixtures("library")
+def test_the_workbench_remembers_each_library_for_the_session(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    bench = open_bench(qtbot, window)
+    qtbot.keyClicks(bench.query, "travel allowance")
+    bench.top_k.setValue(9)
+    bench.rerank.setCurrentIndex(bench.rerank.findData("local"))
+    bench.resize(1100, 720)
+    qtbot.wait(50)
+    bench.splitter.setSizes([400, 676])
+    qtbot.wait(50)
+    sizes = bench.splitter.sizes()
+    bench.reject()
+    create_library(qtbot, window, "Other")
+    other = open_bench(qtbot, window)
+    assert other.query.toPlainText() == "" and other.top_k.value() == 6
+    assert other.rerank.currentData() == "off"
+    other.reject()
+    select(qtbot, window, "Handbook")
+    again = open_bench(qtbot, window)
+    qtbot.wait(50)
+    assert again is not bench
+    assert again.query.toPlainText() == "travel allowance"
+    assert again.top_k.value() == 9 and again.rerank.currentData() == "local"
+    assert (again.width(), again.height()) == (1100, 720)
+    assert again.splitter.sizes() == sizes
+    assert "top K 9" in again.effective.text()
+    again.reject()
