@@ -78,10 +78,29 @@ def wait_for_library(
     return waiting.wait_for_library(session, library_id, task_ids, _bar(quiet))
 
 
+def noun(n: int, word: str) -> str:
+    """``word`` in the number ``n`` asks for: "document" for one, "documents" otherwise."""
+    return word if n == 1 else f"{word}s"
+
+
+def plural(n: int, word: str) -> str:
+    """``n`` and its noun: "1 chunk", "3 chunks"."""
+    return f"{n} {noun(n, word)}"
+
+
 def _summary_text(summary: t.TaskSummary | None) -> str:
     if summary is None:
         return ""
-    parts = [f"{summary.succeeded} written"]
+    graph = summary.graph
+    # a graph run writes entities and relations, not documents
+    parts = (
+        [
+            f"{plural(graph.chunks, 'chunk')} read, {plural(graph.entities, 'entity mention')},"
+            f" {plural(graph.relations, 'relation')}"
+        ]
+        if graph is not None
+        else [f"{summary.succeeded} written"]
+    )
     for count, words in (
         (summary.unchanged, "unchanged"),
         (summary.retried, "failed before and retried"),
@@ -104,7 +123,7 @@ def _summary_text(summary: t.TaskSummary | None) -> str:
 def _task_line(info: t.TaskInfo) -> str:
     failed = f", {info.failed_documents} failed" if info.failed_documents else ""
     error = f": {info.error}" if info.error else ""
-    unit = "chunks vectorised" if info.kind == "vectorize" else "documents"
+    unit = "chunks vectorised" if info.kind == "vectorize" else noun(info.total, "document")
     speed = pace_text(info)
     return (
         f"{info.kind:<10}{info.state:<11} {info.done}/{info.total} {unit}{failed}"
