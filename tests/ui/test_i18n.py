@@ -17,7 +17,8 @@ EMPTY_ON_PURPOSE = {"chunks.vector.not_needed"}
 
 
 def _placeholders(text: str) -> list[str]:
-    return sorted(name for _, name, _, _ in string.Formatter().parse(text) if name is not None)
+    """The names filled in (an English plural names its count twice: "{n} {n:plural:…}")."""
+    return sorted({name for _, name, _, _ in string.Formatter().parse(text) if name is not None})
 
 
 def _keys_in_source(area: str) -> list[str]:
@@ -52,3 +53,39 @@ def test_every_string_in_both_languages_with_the_same_placeholders() -> None:
             continue
         assert zh.strip() and en.strip(), key
         assert _placeholders(zh) == _placeholders(en), key
+
+
+def test_english_counts_of_one_read_in_the_singular() -> None:
+    """Every English string filled with 1 for each value reads "1 time", "1 document", never
+    "The model searched 1 times" (a plural is written ``{n} {n:plural:time|times}``)."""
+    from goodbuddy_kb.ui.i18n import set_language, tr
+
+    plurals = [
+        "times",
+        "documents",
+        "chunks",
+        "results",
+        "characters",
+        "libraries",
+        "events",
+        "models",
+        "calls",
+        "relations",
+        "entities",
+        "lines",
+        "pages",
+        "sources",
+        "items",
+        "dimensions",
+    ]
+    set_language("en")
+    wrong = []
+    for key, (_zh, en) in STRINGS.items():
+        names = set(_placeholders(en))
+        # (an entity type is a word: "the {type} entities")
+        text = tr(key, **{n: "T" if n == "type" else 1 for n in names}) if names else en
+        words = text.replace(",", " ").split()
+        for a, b, c in zip(words, words[1:], [*words[2:], ""], strict=False):
+            if a == "1" and (b in plurals or (c in plurals and b.islower() and b != "of")):
+                wrong.append(f"{key}: {text}")
+    assert not wrong, wrong

@@ -6,8 +6,8 @@ from __future__ import annotations
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts.paths import readable_path
-from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.i18n.messages import say_field, say_text
+from goodbuddy_kb.ui.i18n import model_label, tr
+from goodbuddy_kb.ui.i18n.messages import say_field, say_text, technical_names
 from goodbuddy_kb.ui.widgets.locator import path_text
 from goodbuddy_kb.ui.widgets.table_model import Column
 
@@ -22,6 +22,13 @@ def reason(doc: c.Document) -> str:
     if doc.retryable_error:
         return tr("rebuild.retryable", reason=say_field(doc, "retryable_error"))
     return say_field(doc, "error") or (f"ⓘ {say_field(doc, 'note')}" if doc.note else "")
+
+
+def reason_tooltip(doc: c.Document) -> str:
+    """The reason, and the program's own name for a failure that the reason puts in words."""
+    names = technical_names(doc, "retryable_error" if doc.retryable_error else "error")
+    technical = tr("error.technical.names", names=", ".join(names)) if names else ""
+    return "\n".join(part for part in (reason(doc), technical) if part)
 
 
 def chunk_count_text(doc: c.Document) -> str:
@@ -97,7 +104,7 @@ DOCUMENT_COLUMNS: list[Column[c.Document]] = [
     Column("col.ocr", ocr_status, ocr_detail),
     Column("col.chunks", chunk_count_text, chunk_count_tooltip),
     Column("col.action", lambda d: ""),  # row buttons: rebuild, view chunks (index widgets)
-    Column("col.error", reason, reason),
+    Column("col.error", reason, reason_tooltip),
 ]
 ACTION_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.action")
 OCR_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.ocr")
@@ -109,13 +116,13 @@ def vector_state_text(info: m.VectorIndexInfo) -> str:
     coverage = tr("vector.coverage", vectors=info.vectors, chunks=info.retrievable_chunks)
     if info.configured_label is None:
         return tr("vector.off")
-    model = tr("docs.vector_model", model=info.configured_label)
+    model = tr("docs.vector_model", model=model_label(info.configured_label))
     if info.state == "building":
         return f"{model} · {tr('vector.building')} · {coverage}"
     if info.model_label is None:
         return f"{model} · {tr('vector.not_built')}"
     if not info.compatible:
-        return f"{model} · {tr('vector.mismatch', built=info.model_label)}"
+        return f"{model} · {tr('vector.mismatch', built=model_label(info.model_label))}"
     gaps = info.retrievable_chunks - info.vectors
     state = tr("vector.matches") if gaps == 0 else tr("vector.partial", missing=gaps)
     failure = (

@@ -8,7 +8,10 @@ message texts live in ``i18n.messages``."""
 from __future__ import annotations
 
 import os
+import string
+from typing import Any
 
+from goodbuddy_kb.contracts.models import BUNDLED_MODEL_SUFFIX, split_model_label
 from goodbuddy_kb.qt import QtCore
 from goodbuddy_kb.ui.i18n.chat import CHAT_STRINGS
 from goodbuddy_kb.ui.i18n.chunks import CHUNK_STRINGS
@@ -61,10 +64,26 @@ def language() -> str:
     return _language
 
 
+class _Formatter(string.Formatter):
+    """``str.format`` plus the English plural: ``{n:plural:time|times}`` is "time" when ``n`` is
+    1 and "times" otherwise (so "searched {n} {n:plural:time|times}" reads "searched 1 time")."""
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if format_spec.startswith(PLURAL):
+            one, _, many = format_spec[len(PLURAL) :].partition("|")
+            return one if str(value).strip() in ("1", "1.0") else many
+        return super().format_field(value, format_spec)
+
+
+#: The format spec of an English plural: ``{n:plural:document|documents}``.
+PLURAL = "plural:"
+_FORMATTER = _Formatter()
+
+
 def tr(key: str, **values: object) -> str:
     zh, en = STRINGS[key]
     text = zh if _language == "zh" else en
-    return text.format(**values) if values else text
+    return _FORMATTER.format(text, **values) if values else text
 
 
 def tr_or(key: str, fallback: str, **values: object) -> str:
@@ -75,3 +94,14 @@ def tr_or(key: str, fallback: str, **values: object) -> str:
 def channel_name(name: str) -> str:
     """A retrieval channel as people call it (全文/中文/向量/图谱, full-text/…), or its key."""
     return tr_or(f"channel.{name}", name)
+
+
+def model_label(label: str) -> str:
+    """An embedding model's label (``local: multilingual-e5-small (4-bit, bundled)``) in the
+    user's language: the provider kind and the bundled model's note translated, the model's
+    own name and its address as they are."""
+    kind, model, where = split_model_label(label)
+    if model.endswith(BUNDLED_MODEL_SUFFIX):
+        model = model[: -len(BUNDLED_MODEL_SUFFIX)] + tr("model.bundled")
+    text = f"{tr_or(f'model.kind.{kind}', kind)}{'：' if _language == 'zh' else ': '}{model}"
+    return f"{text} @ {where}" if where else (text if kind else model)

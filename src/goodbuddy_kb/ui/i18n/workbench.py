@@ -4,7 +4,10 @@ diagnostics (merged into ``i18n.STRINGS``)."""
 from __future__ import annotations
 
 WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
-    "workbench.found": ("{count} 条结果 · {ms} 毫秒", "{count} results · {ms} ms"),
+    "workbench.found": (
+        "{count} 条结果 · {ms} 毫秒",
+        "{count} {count:plural:result|results} · {ms} ms",
+    ),
     "workbench.found_one": ("1 条结果 · {ms} 毫秒", "1 result · {ms} ms"),
     "workbench.found_below": (
         " · 另有 {count} 条低于最低相关度（灰色，不作为证据）",
@@ -14,7 +17,10 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "workbench.open": ("测试检索", "Test retrieval"),
     "workbench.title": ("检索测试 — {name}", "Test retrieval — {name}"),
     "workbench.query": ("问题", "Question"),
-    "workbench.counter": ("{count}/{limit} 字符", "{count}/{limit} characters"),
+    "workbench.counter": (
+        "{count}/{limit} 字符",
+        "{count}/{limit} {limit:plural:character|characters}",
+    ),
     "workbench.run": ("检索", "Search"),
     "workbench.cancel": ("取消", "Cancel"),
     "workbench.rerank": ("重排", "Rerank"),
@@ -33,7 +39,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         " · 最低相关度 {floor} · 上下文 {context} 字符 · 相邻分块 {adjacent} · 重排 {rerank}",
         "Effective settings: top K {top_k} · full-text weight {fts} · vector weight {vector}"
         " · minimum vector similarity {similarity} · minimum relevance {floor}"
-        " · context {context} characters"
+        " · context {context} {context:plural:character|characters}"
         " · adjacent chunks {adjacent} · rerank {rerank}",
     ),
     "workbench.effective.changed": ("仅本次测试：{what}", "this test only: {what}"),
@@ -62,7 +68,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "diag.fallback": ("回退原因：{v}", "Fallback reason: {v}"),
     "diag.context": (
         "上下文：{chars}/{budget} 字符{trunc}",
-        "Context: {chars}/{budget} characters{trunc}",
+        "Context: {chars}/{budget} {budget:plural:character|characters}{trunc}",
     ),
     "diag.truncated": ("（已截断）", " (truncated)"),
     "diag.fusion": (
