@@ -66,7 +66,9 @@ def ocr_detail(document: c.Document) -> str:
     if ocr.status == "off":
         return tr("ocr.off_reason")
     if ocr.status != "done":
-        return say_field(ocr, "reason")
+        names = technical_names(ocr, "reason")
+        technical = tr("error.technical.names", names=", ".join(names)) if names else ""
+        return "\n".join(part for part in (say_field(ocr, "reason"), technical) if part)
     confidence = f"{ocr.mean_confidence:.2f}" if ocr.mean_confidence is not None else "–"
     key = "ocr.note_one" if ocr.pages == 1 else "ocr.note"
     note = tr(key, pages=ocr.pages, confidence=confidence, low=ocr.low_confidence_lines)
