@@ -27,6 +27,14 @@ ALLOWED = frozenset(
         "MCP",
         "OpenAI",
         "Ollama",
+        "Claude",
+        "Desktop",
+        "Cursor",
+        "Cherry",
+        "Studio",
+        "Windsurf",
+        "VS",
+        "Code",
         "Top",
         "K",
         "Word",
@@ -62,8 +70,9 @@ ALLOWED = frozenset(
 #: Data: paths, file names, addresses and identifiers (anything with a slash, dot, colon, @
 #: or underscore inside a token).
 DATA = re.compile(r"\S*[/\\.:@_]\S*[A-Za-z0-9]\S*")
-#: A program's own name for a failure (kept, on purpose, in tooltips): CamelCase.
-TECHNICAL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+\b")
+#: A program's own name for a failure (kept, on purpose, in tooltips) or a configuration key
+#: to type as it is: CamelCase or camelCase.
+TECHNICAL = re.compile(r"\b[A-Za-z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+\b")
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*")
 
 

@@ -118,6 +118,17 @@ def screens(qtbot: QtBot, win: MainWindow, library_id: str) -> None:
     assert win.connections is not None
     assert_no_english(win.connections, {})
     win.connections.reject()
+    win.open_external_tools()
+    assert win.external_tools is not None
+    assert_no_english(win.external_tools, {})
+    win.external_tools.reject()
+    win.tabs.setCurrentWidget(win.graph_tab)
+    qtbot.waitUntil(lambda: win.graph_tab.state.info is not None, timeout=10_000)
+    win.graph_tab.edits.open_settings()
+    graph_settings = win.graph_tab.dialog
+    assert graph_settings is not None
+    assert_no_english(graph_settings, {})
+    graph_settings.reject()
     bench = ask(qtbot, win, "年假怎么结转")
     bench.context.setObjectName("data")
     assert_no_english(bench, {id(bench.results): {1, 2, 7}})
