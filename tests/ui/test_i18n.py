@@ -9,6 +9,8 @@ import inspect
 import string
 from collections import Counter
 
+from goodbuddy_kb.contracts.catalogue import CATALOGUE
+from goodbuddy_kb.contracts.messages import english, placeholders
 from goodbuddy_kb.ui.i18n import CATALOGUES, STRINGS
 
 #: Empty in both languages on purpose: a suffix that adds nothing (the chunk dialog's "no
@@ -77,13 +79,24 @@ def test_english_counts_of_one_read_in_the_singular() -> None:
         "sources",
         "items",
         "dimensions",
+        "files",
+        "attachments",
+        "matches",
+        "answers",
     ]
     set_language("en")
-    wrong = []
+    texts: dict[str, str] = {}
     for key, (_zh, en) in STRINGS.items():
         names = set(_placeholders(en))
         # (an entity type is a word: "the {type} entities")
-        text = tr(key, **{n: "T" if n == "type" else 1 for n in names}) if names else en
+        texts[key] = tr(key, **{n: "T" if n == "type" else 1 for n in names}) if names else en
+    # the backend's sentences (the CLI's, and the English GUI's)
+    for code, template in CATALOGUE.items():
+        texts[code] = english(
+            code, {n: "T" if n == "type" else "1" for n in placeholders(template)}
+        )
+    wrong = []
+    for key, text in texts.items():
         words = text.replace(",", " ").split()
         for a, b, c in zip(words, words[1:], [*words[2:], ""], strict=False):
             if a == "1" and (b in plurals or (c in plurals and b.islower() and b != "of")):

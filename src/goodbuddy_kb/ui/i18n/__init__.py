@@ -8,9 +8,8 @@ message texts live in ``i18n.messages``."""
 from __future__ import annotations
 
 import os
-import string
-from typing import Any
 
+from goodbuddy_kb.contracts.messages import fill
 from goodbuddy_kb.contracts.models import BUNDLED_MODEL_SUFFIX, split_model_label
 from goodbuddy_kb.qt import QtCore
 from goodbuddy_kb.ui.i18n.chat import CHAT_STRINGS
@@ -64,26 +63,10 @@ def language() -> str:
     return _language
 
 
-class _Formatter(string.Formatter):
-    """``str.format`` plus the English plural: ``{n:plural:time|times}`` is "time" when ``n`` is
-    1 and "times" otherwise (so "searched {n} {n:plural:time|times}" reads "searched 1 time")."""
-
-    def format_field(self, value: Any, format_spec: str) -> Any:
-        if format_spec.startswith(PLURAL):
-            one, _, many = format_spec[len(PLURAL) :].partition("|")
-            return one if str(value).strip() in ("1", "1.0") else many
-        return super().format_field(value, format_spec)
-
-
-#: The format spec of an English plural: ``{n:plural:document|documents}``.
-PLURAL = "plural:"
-_FORMATTER = _Formatter()
-
-
 def tr(key: str, **values: object) -> str:
     zh, en = STRINGS[key]
     text = zh if _language == "zh" else en
-    return _FORMATTER.format(text, **values) if values else text
+    return fill(text, **values) if values else text
 
 
 def tr_or(key: str, fallback: str, **values: object) -> str:

@@ -11,7 +11,7 @@ from typing import Any
 
 from goodbuddy_kb.contracts.catalogue import CATALOGUE
 from goodbuddy_kb.contracts.errors import KbError
-from goodbuddy_kb.contracts.messages import NESTED_PARAMS, classify
+from goodbuddy_kb.contracts.messages import NESTED_PARAMS, classify, fill
 from goodbuddy_kb.ui.i18n import language, tr_or
 
 ZH: dict[str, str] = {
@@ -335,7 +335,7 @@ def say(code: str | None, params: Mapping[str, Any] | None, fallback: str | None
             value = tr_or(f"channel.{value}", value)
         values[name] = value
     try:
-        return text.format(**values)
+        return fill(text, **values)
     except (KeyError, IndexError):
         return fallback or text
 
