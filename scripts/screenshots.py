@@ -146,7 +146,9 @@ def graph_screens(win: MainWindow, out: Path, tag: str) -> list[str]:
     win.tabs.setCurrentWidget(tab)
     # the entity with the largest neighbourhood: 财务共享中心 (owns, approves, located in)
     wait_until(lambda: any(e.name == "财务共享中心" for e in tab.entity_list.entities.rows), 30)
-    tab.entity_list.list_view.selectRow([e.name for e in tab.entity_list.entities.rows].index("财务共享中心"))
+    tab.entity_list.list_view.selectRow(
+        [e.name for e in tab.entity_list.entities.rows].index("财务共享中心")
+    )
     wait_until(lambda: tab.state.detail is not None and len(tab.picture.nodes) > 1, 30)
     tab.sides.setCurrentIndex(0)
     grab(win, out, f"graph-{tag}")
