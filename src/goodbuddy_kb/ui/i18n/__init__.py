@@ -80,11 +80,14 @@ def channel_name(name: str) -> str:
 
 
 def model_label(label: str) -> str:
-    """An embedding model's label (``local: multilingual-e5-small (4-bit, bundled)``) in the
-    user's language: the provider kind and the bundled model's note translated, the model's
-    own name and its address as they are."""
+    """An embedding model's label (``local: multilingual-e5-small (4-bit, bundled)``) as people
+    read it, in their language: the model's own name first, then the provider kind (the bundled
+    model's note instead), then its address — "hashing-384 (test hashing)"."""
     kind, model, where = split_model_label(label)
     if model.endswith(BUNDLED_MODEL_SUFFIX):
-        model = model[: -len(BUNDLED_MODEL_SUFFIX)] + tr("model.bundled")
-    text = f"{tr_or(f'model.kind.{kind}', kind)}{'：' if _language == 'zh' else ': '}{model}"
-    return f"{text} @ {where}" if where else (text if kind else model)
+        text = model[: -len(BUNDLED_MODEL_SUFFIX)] + tr("model.bundled")
+    elif kind:
+        text = tr("model.with_kind", model=model, kind=tr_or(f"model.kind.{kind}", kind))
+    else:
+        text = model
+    return f"{text} @ {where}" if where else text

@@ -51,6 +51,7 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "model.kind.openai-compatible": ("OpenAI 兼容", "OpenAI-compatible"),
     "model.kind.ollama": ("Ollama", "Ollama"),
     "model.bundled": ("（4 位量化，应用内置）", " (4-bit, bundled)"),
+    "model.with_kind": ("{model}（{kind}）", "{model} ({kind})"),
     "yes": ("开", "On"),
     "no": ("关", "Off"),
     "col.rank": ("#", "#"),
