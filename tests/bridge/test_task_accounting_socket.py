@@ -10,12 +10,22 @@ from pathlib import Path
 import pytest
 
 from goodbuddy_kb.bridge.client import BlockingClient
+from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import sources as s
-from goodbuddy_kb.contracts.methods import SETTINGS_UPDATE, SOURCE_SYNC, VECTORS_REBUILD
+from goodbuddy_kb.contracts.methods import (
+    GRAPH_GET,
+    GRAPH_UPDATE,
+    LIBRARY_REBUILD,
+    SETTINGS_UPDATE,
+    SOURCE_ADD,
+    SOURCE_SYNC,
+    VECTORS_REBUILD,
+)
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
-from tests.bridge.helpers import library_with_docs, settle, unreachable_embedding
+from tests.bridge.helpers import create_library, library_with_docs, settle, unreachable_embedding
 
 pytestmark = pytest.mark.integration
 
@@ -52,3 +62,23 @@ def test_a_failed_vector_build_shows_the_chunks_it_had_to_embed(
     failed = next(x for x in settle(client, library_id) if x.id == task.task_id)
     assert failed.state == "failed" and "cannot be reached" in (failed.error or "")
     assert (failed.done, failed.total) == (0, chunks), "not 0/0 for a build of many chunks"
+
+
+def test_a_library_without_readable_text_gets_no_graph_or_vector_task(
+    client: BlockingClient, tmp_path: Path
+) -> None:
+    library_id = create_library(client, "Empty")
+    info = client.call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+    local = info.settings.model_copy(update={"strategy": "local"})
+    client.call(GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=local))
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "empty.md").write_bytes(b"")
+    client.call(
+        SOURCE_ADD,
+        s.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder), watch=False),
+    )
+    settle(client, library_id)
+    client.call(LIBRARY_REBUILD, r.LibraryRebuildRequest(library_id=library_id))
+    kinds = sorted(x.kind for x in settle(client, library_id))
+    assert kinds == ["rebuild", "sync"], "no Graph extraction 0/0, no Vectorise 0/0"

@@ -267,7 +267,11 @@ class TaskManager(TaskRunner):
         model call, shown beforehand)."""
         conn = self._db.get()
         strategy = graph_store.settings(conn, library_id).strategy
-        if strategy == "local":
+        readable = conn.execute(
+            "SELECT 1 FROM documents WHERE library_id = ? AND parse_status = 'done' LIMIT 1",
+            (library_id,),
+        ).fetchone()
+        if strategy == "local" and readable is not None:  # no text, no graph task
             self.extract_graph(library_id)
         elif strategy == "model":
             with transaction(conn):
