@@ -83,15 +83,31 @@ def latin_words(text: str) -> set[str]:
     return {w for w in WORD.findall(text) if w not in ALLOWED and not any(c.isdigit() for c in w)}
 
 
+#: A list of Chinese words joined the English way ("全文, 中文" rather than "全文、中文").
+LATIN_LIST = re.compile(r"[\u4e00-\u9fff][)）]?, [\u4e00-\u9fff]")
+
+
 def english_on(root: QtWidgets.QWidget, data_columns: dict[int, set[int]]) -> dict[str, str]:
     """Each word not in Chinese on ``root`` → a text it stands in (for the failure message)."""
     found: dict[str, str] = {}
     for text in visible_texts(root, data_columns):
         for word in latin_words(text):
             found.setdefault(word, text[:160])
+        if LATIN_LIST.search(text):
+            found.setdefault(", ", text[:160])
     return found
 
 
 def assert_no_english(root: QtWidgets.QWidget, data_columns: dict[int, set[int]]) -> None:
+    """No Latin word on ``root``, on each page of each of its tab widgets in turn."""
     found = english_on(root, data_columns)
+    for tabs in root.findChildren(QtWidgets.QTabWidget):
+        if not tabs.isVisibleTo(root):
+            continue
+        shown = tabs.currentIndex()
+        for index in range(tabs.count()):
+            tabs.setCurrentIndex(index)
+            QtWidgets.QApplication.processEvents()
+            found |= english_on(root, data_columns)
+        tabs.setCurrentIndex(shown)
     assert not found, f"Latin words on the Chinese {root.__class__.__name__}: {found}"

@@ -8,6 +8,7 @@ message texts live in ``i18n.messages``."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
 from goodbuddy_kb.contracts.messages import fill
 from goodbuddy_kb.contracts.models import BUNDLED_MODEL_SUFFIX, split_model_label
@@ -72,6 +73,11 @@ def tr(key: str, **values: object) -> str:
 def tr_or(key: str, fallback: str, **values: object) -> str:
     """``tr(key)`` when the key exists, else ``fallback`` (e.g. a code added by a newer backend)."""
     return tr(key, **values) if key in STRINGS else fallback
+
+
+def listing(items: Iterable[str]) -> str:
+    """Items of a list as the language writes them: "全文、中文、向量", "full-text, Chinese"."""
+    return tr("list.join").join(items)
 
 
 def channel_name(name: str) -> str:

@@ -36,6 +36,8 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "mode.fixed": ("固定分块", "Fixed"),
     "mode.structure": ("结构分块", "Structure"),
     "mode.parent-child": ("父子分块", "Parent-child"),
+    "list.join": ("、", ", "),
+    "list.join_clauses": ("；", "; "),
     "error.generic": ("操作失败：{message}", "The operation failed: {message}"),
     # a program's failure name (e.g. PdfStreamError) in words; the name stays in the tooltip
     "error.technical.file": (

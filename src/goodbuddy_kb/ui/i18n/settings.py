@@ -53,7 +53,6 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.origin.mcp": ("外部 AI 工具（MCP）", "external AI tool (MCP)"),
     "diagrec.mode.always": ("每次先检索", "search first"),
     "diagrec.mode.auto": ("模型决定", "model decides"),
-    "diagrec.join": ("、", ", "),
     "diagrec.event.degraded": ("降级通道：{channels}", "degraded: {channels}"),
     "diagrec.event.task": (
         "{total} 项，其中 {failed} 个文档失败",

@@ -12,7 +12,7 @@ from goodbuddy_kb.contracts.methods import DIAGNOSTICS_EXPORT, DIAGNOSTICS_SUMMA
 from goodbuddy_kb.contracts.tasks import TaskKind
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import channel_name, tr
+from goodbuddy_kb.ui.i18n import channel_name, listing, tr
 from goodbuddy_kb.ui.i18n.messages import say_text
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter
 
@@ -76,7 +76,7 @@ def _summary(event: c.DiagnosticEvent) -> str:
 
 def _channels(names: list[str]) -> str:
     """Retrieval channels as people call them (全文, 中文, 向量, 图谱 / full-text, …)."""
-    return tr("diagrec.join").join(channel_name(str(name)) for name in names)
+    return listing(channel_name(str(name)) for name in names)
 
 
 class DiagnosticsDialog(QtWidgets.QDialog):

@@ -9,7 +9,7 @@ import html
 
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.ui.i18n import channel_name as channel
-from goodbuddy_kb.ui.i18n import tr, tr_or
+from goodbuddy_kb.ui.i18n import listing, tr, tr_or
 from goodbuddy_kb.ui.i18n.messages import say_field
 
 
@@ -27,21 +27,21 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
     """Channels requested, used and degraded (why), candidates, graph entities, timings."""
     d = result.diagnostics
     lines = [
-        tr("diag.requested", v=", ".join(channel(x) for x in d.requested_channels)),
-        tr("diag.used", v=", ".join(channel(x) for x in d.used_channels) or "–"),
+        tr("diag.requested", v=listing(channel(x) for x in d.requested_channels)),
+        tr("diag.used", v=listing(channel(x) for x in d.used_channels) or "–"),
         *[
             tr("diag.degraded", channel=channel(x.channel), reason=say_field(x, "reason"))
             for x in d.degraded_channels
         ],
         tr(
             "diag.counts",
-            v=", ".join(f"{channel(k)} {v}" for k, v in d.candidate_counts.items()),
+            v=listing(f"{channel(k)} {v}" for k, v in d.candidate_counts.items()),
         ),
     ]
     if d.graph_entities:  # none found: the degraded line says so
         near = ", ".join(d.graph_near_misses) or "–"
         lines.append(tr("diag.graph", v=", ".join(d.graph_entities), near=near))
-    timings = ", ".join(f"{stage(k)} {v:.1f}" for k, v in d.timings_ms.items())
+    timings = listing(f"{stage(k)} {v:.1f}" for k, v in d.timings_ms.items())
     lines.append(tr("diag.timings", v=timings, total=result.duration_ms))
     return lines
 
@@ -59,7 +59,7 @@ def _ranking_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
     ]
     if d.rerank.fallback_reason:
         lines.append(tr("diag.fallback", v=say_field(d.rerank, "fallback_reason")))
-    confidence = ", ".join(f"{channel(k)} {v:.2f}" for k, v in d.channel_confidence.items())
+    confidence = listing(f"{channel(k)} {v:.2f}" for k, v in d.channel_confidence.items())
     lines.append(tr("diag.fusion", method=tr(f"diag.fusion.{d.fusion}"), v=confidence or "–"))
     if d.vector_background:
         mean, std = d.vector_background[0], d.vector_background[1]

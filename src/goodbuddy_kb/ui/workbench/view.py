@@ -235,7 +235,9 @@ class WorkbenchDialog(QtWidgets.QDialog):
                 )
             )
         if changed:
-            text += " · " + tr("workbench.effective.changed", what="; ".join(changed))
+            text += " · " + tr(
+                "workbench.effective.changed", what=tr("list.join_clauses").join(changed)
+            )
         self.effective.setText(text)
 
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
