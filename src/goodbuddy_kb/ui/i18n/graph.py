@@ -20,7 +20,7 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
         "预计模型调用约 {count} 次",
         "about {count} model {count:plural:call|calls} estimated",
     ),
-    "graph.task": ("抽取：{state}（{progress}）", "Extraction: {state} ({progress})"),
+    "graph.task": ("抽取：{state} · {progress}", "Extraction: {state} · {progress}"),
     "graph.needs_rebuild": (
         "本体或策略已更改，当前图谱尚未按新设置抽取：请重新抽取以应用。",
         "The ontology or strategy changed and the graph does not reflect it yet: "
