@@ -14,6 +14,8 @@ from pytestqt.qtbot import QtBot
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, LIBRARY_REBUILD, VECTORS_REBUILD
+from goodbuddy_kb.qt.widgets import QtCore
+from goodbuddy_kb.ui.documents.columns import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.diagnostics import DiagnosticsDialog
@@ -108,6 +110,14 @@ def screens(qtbot: QtBot, win: MainWindow, library_id: str) -> None:
     chunks.reject()
     tab = win.documents_tab
     row = next(i for i, d in enumerate(tab.documents.rows) if d.path == "损坏.pdf")
+    # the reason is a sentence; the parser's own name for the failure is in its tooltip
+    error_column = next(
+        i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.error"
+    )
+    cell = tab.documents.index(row, error_column)
+    assert tab.documents.data(cell) == "无法读取该 PDF（文件已损坏或不是预期的格式）"
+    tip = str(tab.documents.data(cell, QtCore.Qt.ItemDataRole.ToolTipRole))
+    assert "\n技术名称：Pdf" in tip, tip
     tab.document_view.selectRow(row)
     tab.row_actions.show_details()
     box = tab.row_actions.details_box
