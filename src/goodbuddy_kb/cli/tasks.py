@@ -10,7 +10,7 @@ from typing import Any
 
 from goodbuddy_kb.bridge import waiting
 from goodbuddy_kb.bridge.launcher import Session
-from goodbuddy_kb.cli.output import emit
+from goodbuddy_kb.cli.output import emit, noun, plural
 from goodbuddy_kb.contracts import pace
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.methods import TASKS_LIST
@@ -76,16 +76,6 @@ def wait_for_library(
 ) -> list[t.TaskInfo]:
     """The tasks and the work they queued in the library, drawing a progress bar."""
     return waiting.wait_for_library(session, library_id, task_ids, _bar(quiet))
-
-
-def noun(n: int, word: str) -> str:
-    """``word`` in the number ``n`` asks for: "document" for one, "documents" otherwise."""
-    return word if n == 1 else f"{word}s"
-
-
-def plural(n: int, word: str) -> str:
-    """``n`` and its noun: "1 chunk", "3 chunks"."""
-    return f"{n} {noun(n, word)}"
 
 
 def _summary_text(summary: t.TaskSummary | None) -> str:
