@@ -83,8 +83,9 @@ def latin_words(text: str) -> set[str]:
     return {w for w in WORD.findall(text) if w not in ALLOWED and not any(c.isdigit() for c in w)}
 
 
-#: A list of Chinese words joined the English way ("全文, 中文" rather than "全文、中文").
-LATIN_LIST = re.compile(r"[\u4e00-\u9fff][)）]?, [\u4e00-\u9fff]")
+#: Chinese words joined the English way ("全文, 中文" rather than "全文、中文"; "图谱: 没有"
+#: rather than "图谱：没有").
+LATIN_LIST = re.compile(r"[\u4e00-\u9fff][)）]?[,:] [\u4e00-\u9fff]")
 
 
 def english_on(root: QtWidgets.QWidget, data_columns: dict[int, set[int]]) -> dict[str, str]:
@@ -94,7 +95,7 @@ def english_on(root: QtWidgets.QWidget, data_columns: dict[int, set[int]]) -> di
         for word in latin_words(text):
             found.setdefault(word, text[:160])
         if LATIN_LIST.search(text):
-            found.setdefault(", ", text[:160])
+            found.setdefault("Latin punctuation", text[:160])
     return found
 
 

@@ -107,5 +107,6 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "switch.on": ("开", "on"),
     "switch.off": ("关", "off"),
     "switch.name": ("{label}开关，当前：{state}", "{label} switch, {state}"),
+    "switch.text": ("{label}：{state}", "{label}: {state}"),
     "col.path": ("文档", "Document"),
 }

@@ -4,6 +4,7 @@ diagnostics (merged into ``i18n.STRINGS``)."""
 from __future__ import annotations
 
 WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
+    "diag.degraded_line": ("⚠ {channel}：{reason}", "⚠ {channel}: {reason}"),
     "workbench.found": (
         "{count} 条结果 · {ms} 毫秒",
         "{count} {count:plural:result|results} · {ms} ms",

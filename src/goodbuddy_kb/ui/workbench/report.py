@@ -90,7 +90,7 @@ def context_html(context: r.Context) -> str:
 def status_text(result: r.KnowledgeRetrievalResponse) -> str:
     """How many were found (or why nothing was), then each degraded channel and why."""
     degraded = "\n".join(
-        f"⚠ {channel(x.channel)}: {say_field(x, 'reason')}"
+        tr("diag.degraded_line", channel=channel(x.channel), reason=say_field(x, "reason"))
         for x in result.diagnostics.degraded_channels
     )
     if result.zero_result is not None:
