@@ -97,8 +97,8 @@ def prepare(win: MainWindow, work: Path) -> None:
     call(win, GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings))
     call(win, GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id))
     graph = win.graph_tab
-    wait_until(lambda: graph.task is not None and graph.task.state == "completed", 60)
-    wait_until(lambda: graph.entities.rowCount() > 0, 30)
+    wait_until(lambda: graph.state.task is not None and graph.state.task.state == "completed", 60)
+    wait_until(lambda: graph.entity_list.entities.rowCount() > 0, 30)
 
 
 #: The library of each window whose knowledge graph the graph screens show.
@@ -130,8 +130,8 @@ def prepare_graph(win: MainWindow) -> None:
     call(win, GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings))
     call(win, GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id))
     graph = win.graph_tab
-    wait_until(lambda: graph.task is not None and graph.task.state == "completed", 60)
-    wait_until(lambda: graph.entities.rowCount() > 0, 30)
+    wait_until(lambda: graph.state.task is not None and graph.state.task.state == "completed", 60)
+    wait_until(lambda: graph.entity_list.entities.rowCount() > 0, 30)
 
 
 def graph_screens(win: MainWindow, out: Path, tag: str) -> list[str]:
@@ -145,18 +145,20 @@ def graph_screens(win: MainWindow, out: Path, tag: str) -> list[str]:
     wait_until(lambda: win.current_library_id() == graph_library)
     win.tabs.setCurrentWidget(tab)
     # the entity with the largest neighbourhood: 财务共享中心 (owns, approves, located in)
-    wait_until(lambda: any(e.name == "财务共享中心" for e in tab.entities.rows), 30)
-    tab.list_view.selectRow([e.name for e in tab.entities.rows].index("财务共享中心"))
-    wait_until(lambda: tab.detail is not None and len(tab.picture.nodes) > 1, 30)
+    wait_until(lambda: any(e.name == "财务共享中心" for e in tab.entity_list.entities.rows), 30)
+    tab.entity_list.list_view.selectRow(
+        [e.name for e in tab.entity_list.entities.rows].index("财务共享中心")
+    )
+    wait_until(lambda: tab.state.detail is not None and len(tab.picture.nodes) > 1, 30)
     tab.sides.setCurrentIndex(0)
     grab(win, out, f"graph-{tag}")
     tab.sides.setCurrentIndex(1)
     grab(win, out, f"graph-picture-{tag}")
     tab.sides.setCurrentIndex(0)
-    tab.open_ontology()
+    tab.edits.open_ontology()
     grab(tab.dialog, out, f"graph-ontology-{tag}")  # type: ignore[arg-type]
     close_box(tab.dialog)
-    tab.open_settings()
+    tab.edits.open_settings()
     grab(tab.dialog, out, f"graph-settings-{tag}")  # type: ignore[arg-type]
     close_box(tab.dialog)
     if back is not None:

@@ -58,6 +58,6 @@ def test_model_extract_prints_the_estimate_first(data_dir: Path, tmp_path: Path)
     status = json.loads(run(data_dir, "graph", "status", "Notes", "--json").stdout)
     assert status["estimatedModelCalls"] == 0 and status["lastRun"]["modelCalls"] == 1
     text = run(data_dir, "graph", "status", "Notes").stdout
-    assert "next model run: 0 calls" in text and "1 model calls, 0 answer parts rejected" in text
+    assert "next model run: 0 calls" in text and "1 model call, 0 answer parts rejected" in text
     shown = run(data_dir, "graph", "show", "Notes", "财务部")
     assert "财务部 —approves→ 差旅报销制度" in shown.stdout

@@ -91,7 +91,7 @@ def test_graph_channel_reasons_read_in_chinese() -> None:
     try:
         assert say_field(degraded, "reason") == "问题中没有找到图谱里的实体"
         nested = "the knowledge graph could not be searched (OperationalError)"
-        assert say_text(nested) == "无法检索知识图谱（OperationalError）"
+        assert say_text(nested) == "无法检索知识图谱（意外的错误）"  # the name: in the tooltip
     finally:
         set_language("en")
 

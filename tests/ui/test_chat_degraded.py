@@ -73,7 +73,7 @@ def test_a_degraded_vector_search_is_said_in_both_modes(
             assert text in shown
         if language == "en":
             assert said[0].startswith("Degraded (vector: ")
-            assert said[1].startswith("The model searched 1 times, degraded (vector: ")
+            assert said[1].startswith("The model searched 1 time, degraded (vector: ")
             assert "cannot be reached" in said[1]
         else:
             assert said[0].startswith("已降级（向量")

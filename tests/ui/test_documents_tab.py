@@ -173,7 +173,7 @@ def test_vector_state_is_one_truthful_line_and_follows_the_model_switch(
 ) -> None:
     tab = window.documents_tab
     qtbot.waitUntil(lambda: "✓ index matches the model" in tab.vector_label.text(), timeout=10_000)
-    assert "deterministic" in tab.vector_label.text()
+    assert "hashing-384 (test hashing)" in tab.vector_label.text()
     window.link.call(
         EMBEDDING_UPDATE,
         m.EmbeddingUpdateRequest(
@@ -185,7 +185,7 @@ def test_vector_state_is_one_truthful_line_and_follows_the_model_switch(
     )
     qtbot.waitUntil(lambda: "rebuild the vectors" in tab.vector_label.text(), timeout=10_000)
     text = tab.vector_label.text()
-    assert "openai-compatible: other" in text and "deterministic" in text
+    assert "other (OpenAI-compatible)" in text and "hashing-384 (test hashing)" in text
     qtbot.waitUntil(
         lambda: {d.status.vector for d in tab.documents.rows} == {"incompatible"}, timeout=10_000
     )

@@ -9,6 +9,8 @@ import inspect
 import string
 from collections import Counter
 
+from goodbuddy_kb.contracts.catalogue import CATALOGUE
+from goodbuddy_kb.contracts.messages import english, placeholders
 from goodbuddy_kb.ui.i18n import CATALOGUES, STRINGS
 
 #: Empty in both languages on purpose: a suffix that adds nothing (the chunk dialog's "no
@@ -17,7 +19,8 @@ EMPTY_ON_PURPOSE = {"chunks.vector.not_needed"}
 
 
 def _placeholders(text: str) -> list[str]:
-    return sorted(name for _, name, _, _ in string.Formatter().parse(text) if name is not None)
+    """The names filled in (an English plural names its count twice: "{n} {n:plural:…}")."""
+    return sorted({name for _, name, _, _ in string.Formatter().parse(text) if name is not None})
 
 
 def _keys_in_source(area: str) -> list[str]:
@@ -52,3 +55,50 @@ def test_every_string_in_both_languages_with_the_same_placeholders() -> None:
             continue
         assert zh.strip() and en.strip(), key
         assert _placeholders(zh) == _placeholders(en), key
+
+
+def test_english_counts_of_one_read_in_the_singular() -> None:
+    """Every English string filled with 1 for each value reads "1 time", "1 document", never
+    "The model searched 1 times" (a plural is written ``{n} {n:plural:time|times}``)."""
+    from goodbuddy_kb.ui.i18n import set_language, tr
+
+    plurals = [
+        "times",
+        "documents",
+        "chunks",
+        "results",
+        "characters",
+        "libraries",
+        "events",
+        "models",
+        "calls",
+        "relations",
+        "entities",
+        "lines",
+        "pages",
+        "sources",
+        "items",
+        "dimensions",
+        "files",
+        "attachments",
+        "matches",
+        "answers",
+    ]
+    set_language("en")
+    texts: dict[str, str] = {}
+    for key, (_zh, en) in STRINGS.items():
+        names = set(_placeholders(en))
+        # (an entity type is a word: "the {type} entities")
+        texts[key] = tr(key, **{n: "T" if n == "type" else 1 for n in names}) if names else en
+    # the backend's sentences (the CLI's, and the English GUI's)
+    for code, template in CATALOGUE.items():
+        texts[code] = english(
+            code, {n: "T" if n == "type" else "1" for n in placeholders(template)}
+        )
+    wrong = []
+    for key, text in texts.items():
+        words = text.replace(",", " ").split()
+        for a, b, c in zip(words, words[1:], [*words[2:], ""], strict=False):
+            if a == "1" and (b in plurals or (c in plurals and b.islower() and b != "of")):
+                wrong.append(f"{key}: {text}")
+    assert not wrong, wrong

@@ -74,7 +74,10 @@ def test_document_ocr_column_and_its_note() -> None:
         reason=english("ocr.page_unrenderable", {"page": 2, "error": "PdfiumError"}),
     )
     assert ocr_status(document(failed)) == "✗ Failed"
-    assert ocr_detail(document(failed)) == "page 2 could not be rendered (PdfiumError)"
+    assert ocr_detail(document(failed)) == (
+        "page 2 could not be rendered (the file is damaged or not in the expected format)"
+        "\nTechnical name: PdfiumError"
+    )
     unavailable = c.DocumentOcr(
         status="failed", reason=english("ocr.unavailable_models", {"files": "rec.onnx"})
     )
@@ -83,7 +86,9 @@ def test_document_ocr_column_and_its_note() -> None:
     assert "文字来自 OCR：3 页" in ocr_detail(document(done))
     assert ocr_detail(document(done)).endswith("1 页未识别：OCR 时间预算（20 分钟）在第 3 页后用完")
     assert ocr_detail(document(capped)).endswith("只识别前 200 个扫描页（页数上限）")
-    assert ocr_detail(document(failed)) == "第 2 页无法渲染（PdfiumError）"
+    assert ocr_detail(document(failed)) == (
+        "第 2 页无法渲染（文件已损坏或不是预期的格式）\n技术名称：PdfiumError"
+    )
     assert ocr_detail(document(unavailable)) == "OCR 不可用：缺少 OCR 模型（rec.onnx）"
 
 

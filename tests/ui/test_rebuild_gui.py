@@ -224,7 +224,7 @@ def test_rebuild_vectors_offered_when_the_index_is_incompatible(
         shoot(window, "rebuild-vectors-offered-light-en")
         qtbot.mouseClick(tab.rebuild_vectors_button, QtCore.Qt.MouseButton.LeftButton)
         box = tab.rebuild_box
-        assert box is not None and "Configured model: openai-compatible" in box.text()
+        assert box is not None and "(OpenAI-compatible)" in box.text()
         assert "the current one stays as it is" in box.text()
         qtbot.mouseClick(box.property("acceptButton"), QtCore.Qt.MouseButton.LeftButton)
         qtbot.waitUntil(tab.rebuild_vectors_button.isHidden, timeout=30_000)

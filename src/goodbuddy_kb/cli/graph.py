@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from goodbuddy_kb.bridge.launcher import Session
-from goodbuddy_kb.cli.output import emit
+from goodbuddy_kb.cli.output import emit, plural
 from goodbuddy_kb.cli.tasks import finish, wait_for_tasks
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
@@ -189,7 +189,7 @@ def _estimate_line(info: g.GraphInfo) -> str:
 def _runs_line(info: g.GraphInfo) -> str:
     text = ""
     if info.settings.strategy == "model" and info.estimated_model_calls is not None:
-        text += f" · next model run: {info.estimated_model_calls} calls"
+        text += f" · next model run: {plural(info.estimated_model_calls, 'call')}"
     run = info.last_run
     if run is not None:
         rejected = (
@@ -199,12 +199,17 @@ def _runs_line(info: g.GraphInfo) -> str:
             + run.rejected_malformed
             + run.rejected_over_limit
         )
-        text += f"\nlast run ({run.strategy}): {run.chunks} chunks, {run.entities} mentions, {run.relations} relations"
+        text += (
+            f"\nlast run ({run.strategy}): {plural(run.chunks, 'chunk')},"
+            f" {plural(run.entities, 'mention')}, {plural(run.relations, 'relation')}"
+        )
         if run.strategy == "model":
             text += (
-                f", {run.model_calls} model calls, {rejected} answer parts rejected"
+                f", {plural(run.model_calls, 'model call')},"
+                f" {plural(rejected, 'answer part')} rejected"
                 f" (unknown type {run.rejected_unknown_type}, endpoints {run.rejected_endpoints},"
                 f" not in the chunk {run.rejected_mention}, malformed {run.rejected_malformed},"
-                f" over the limit {run.rejected_over_limit}), {run.failed_chunks} chunks failed"
+                f" over the limit {run.rejected_over_limit}),"
+                f" {plural(run.failed_chunks, 'chunk')} failed"
             )
     return text

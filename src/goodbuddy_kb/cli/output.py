@@ -1,5 +1,6 @@
 """What every command prints through: ``emit`` (JSON with --json, else text), the exit codes,
-and the question asked before deleting something."""
+counts with their nouns in the number they ask for, and the question asked before deleting
+something."""
 
 from __future__ import annotations
 
@@ -17,6 +18,16 @@ def emit(args: argparse.Namespace, payload: Any, text: str) -> None:
         print(json.dumps(payload, ensure_ascii=False, indent=2))
     else:
         print(text)
+
+
+def noun(n: int, word: str, many: str | None = None) -> str:
+    """``word`` in the number ``n`` asks for: "document" for one, "documents" otherwise."""
+    return word if n == 1 else (many or f"{word}s")
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``n`` and its noun: "1 chunk", "3 chunks"."""
+    return f"{n} {noun(n, word, many)}"
 
 
 def confirm(question: str, shown_first: str = "") -> bool:

@@ -10,7 +10,7 @@ from typing import Any
 
 from goodbuddy_kb.bridge import waiting
 from goodbuddy_kb.bridge.launcher import Session
-from goodbuddy_kb.cli.output import emit
+from goodbuddy_kb.cli.output import emit, noun, plural
 from goodbuddy_kb.contracts import pace
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.methods import TASKS_LIST
@@ -81,7 +81,16 @@ def wait_for_library(
 def _summary_text(summary: t.TaskSummary | None) -> str:
     if summary is None:
         return ""
-    parts = [f"{summary.succeeded} written"]
+    graph = summary.graph
+    # a graph run writes entities and relations, not documents
+    parts = (
+        [
+            f"{plural(graph.chunks, 'chunk')} read, {plural(graph.entities, 'entity mention')},"
+            f" {plural(graph.relations, 'relation')}"
+        ]
+        if graph is not None
+        else [f"{summary.succeeded} written"]
+    )
     for count, words in (
         (summary.unchanged, "unchanged"),
         (summary.retried, "failed before and retried"),
@@ -104,7 +113,7 @@ def _summary_text(summary: t.TaskSummary | None) -> str:
 def _task_line(info: t.TaskInfo) -> str:
     failed = f", {info.failed_documents} failed" if info.failed_documents else ""
     error = f": {info.error}" if info.error else ""
-    unit = "chunks vectorised" if info.kind == "vectorize" else "documents"
+    unit = "chunks vectorised" if info.kind == "vectorize" else noun(info.total, "document")
     speed = pace_text(info)
     return (
         f"{info.kind:<10}{info.state:<11} {info.done}/{info.total} {unit}{failed}"

@@ -43,7 +43,7 @@ CATALOGUE: dict[str, str] = {
     "ocr.pdf_unopenable": "the PDF could not be opened for OCR ({error})",
     "ocr.page_unrenderable": "page {page} could not be rendered ({error})",
     "ocr.page_undecodable": "page {page} could not be decoded ({error})",
-    "ocr.page_cap": "only the first {limit} scanned pages are recognised (the page cap)",
+    "ocr.page_cap": "only the first {limit} scanned {limit:plural:page is|pages are} recognised (the page cap)",
     "ocr.time_budget": "the OCR time budget ({minutes} min) ran out after page {page}",
     "read.too_large": "file too large ({size} MB; the limit is {limit} MB)",
     "read.permission": "the file cannot be read (permission denied)",
@@ -61,7 +61,7 @@ CATALOGUE: dict[str, str] = {
     "web.fetch_failed": "the page could not be fetched ({error})",
     "web.redirects": "too many redirects",
     # sources
-    "source.overflow": "{count} files past the {limit}-file limit were not imported",
+    "source.overflow": "{count} {count:plural:file|files} past the {limit}-file limit {count:plural:was|were} not imported",
     "source.path_not_absolute": "the path must be absolute",
     "source.no_such_file": "no such file",
     "source.no_such_folder": "no such folder",
@@ -70,7 +70,7 @@ CATALOGUE: dict[str, str] = {
     "source.not_found": "source not found in this library",
     # libraries, documents, tasks, conversations
     "library.duplicate_name": "a library named “{name}” already exists",
-    "library.limit": "at most {limit} libraries per data directory",
+    "library.limit": "at most {limit} {limit:plural:library|libraries} per data directory",
     "library.not_found": "library not found",
     "document.not_found": "document not found in this library",
     "task.not_found": "task not found",
@@ -88,7 +88,7 @@ CATALOGUE: dict[str, str] = {
     "vector.provider_cannot_start": "the embedding provider cannot start ({error})",
     "vector.embedding_failed": "embedding failed",
     "vector.embedding_failed_because": "embedding failed: {reason}",
-    "vector.gaps": "{count} chunks still have no vector",
+    "vector.gaps": "{count} {count:plural:chunk|chunks} still {count:plural:has|have} no vector",
     "vector.local_missing": "the bundled local embedding model is not installed",
     "embedding.timeout": "the embedding service did not answer in time",
     "embedding.unreachable": "the embedding service cannot be reached ({error})",
@@ -121,7 +121,8 @@ CATALOGUE: dict[str, str] = {
     "parse.email_unreadable": "the e-mail could not be read ({error})",
     "parse.attachment_gone": "the message no longer carries this attachment",
     "parse.attachments_left_out": (
-        "{count} attachments past the limit of {limit} a file were not indexed"
+        "{count} {count:plural:attachment|attachments} past the limit of {limit} a file"
+        " {count:plural:was|were} not indexed"
     ),
     "parse.slides_unreadable": "the presentation could not be read ({error})",
     "parse.slides_too_many": "the presentation has too many slides ({count}; at most {limit})",
@@ -161,20 +162,23 @@ CATALOGUE: dict[str, str] = {
     "embedding.constant_vector": (
         "the embedding service sent an empty (all-zero or constant) vector"
     ),
-    "vector.partial": "{count} chunks have no vector yet; they are found by full-text only",
+    "vector.partial": "{count} {count:plural:chunk|chunks} {count:plural:has|have} no vector yet; {count:plural:it is|they are}"
+    " found by full-text only",
     "vector.interrupted": "interrupted: the app stopped during the build",
     "rebuild.dimensions": (
         "the service returned {got}-dimensional vectors; the index has {expected}"
     ),
     "rebuild.embedding_stopped": (
-        "the embedding service failed for {count} documents in a row ({error}); "
-        "{left} documents were not rebuilt and keep their previous version"
+        "the embedding service failed for {count} {count:plural:document|documents} in a row ({error}); "
+        "{left} {left:plural:document was|documents were} not rebuilt and"
+        " {left:plural:keeps its|keep their} previous version"
     ),
     "rebuild.one_failed": (
         "1 document failed; a document with a previous version keeps it (first: {detail})"
     ),
     "rebuild.failed": (
-        "{count} documents failed; a document with a previous version keeps it (first: {detail})"
+        "{count} {count:plural:document|documents} failed; a document with a previous version"
+        " keeps it (first: {detail})"
     ),
     "rebuild.kept_previous": "{error} (the previous version is still searchable)",
     # the knowledge graph
@@ -215,7 +219,7 @@ CATALOGUE: dict[str, str] = {
     "graph.model_failed": "the chat model could not extract the graph: {reason}",
     "graph.answers_all_rejected": "no answer of the chat model could be used ({count} rejected;"
     " first: {reason}); the previous graph is kept",
-    "graph.answers_some_rejected": "{count} answers of the chat model were rejected (first:"
+    "graph.answers_some_rejected": "{count} {count:plural:answer|answers} of the chat model {count:plural:was|were} rejected (first:"
     " {reason}); their chunks keep their previous graph",
     "graph.answer_rejected": "the chat model's answer was rejected ({reason}); the chunk keeps"
     " its previous graph",
@@ -226,9 +230,9 @@ CATALOGUE: dict[str, str] = {
     " the chunk",
     "graph.answer_too_deep": "the answer nests deeper than {limit} levels",
     "graph.answer_stream": "the answer came as an invalid stream",
-    "graph.answer_too_long": "the answer is longer than {limit} characters",
-    "graph.run_empty": "the chat model named nothing in the {count} chunks it read; the previous"
-    " graph is kept",
+    "graph.answer_too_long": "the answer is longer than {limit} {limit:plural:character|characters}",
+    "graph.run_empty": "the chat model named nothing in the {count} {count:plural:chunk|chunks} it read; the"
+    " previous graph is kept",
     # knowledge graph: a person's edits, checked against the library's ontology
     "graph.unknown_entity_type": "unknown entity type “{type}”: pick a type of the library's ontology",
     "graph.unknown_relation_type": (
@@ -243,16 +247,20 @@ CATALOGUE: dict[str, str] = {
     "graph.merge_across_types": "only entities of the same type can be merged: retype one first",
     "graph.merge_self": "an entity cannot be merged into itself",
     "graph.retype_breaks_relations": (
-        "retyping to {type} would leave {count} relations with endpoints their type does not allow"
+        "retyping to {type} would leave {count} {count:plural:relation|relations} with endpoints"
+        " their type does not allow"
     ),
     "graph.ontology_type_in_use": (
-        "entity type “{type}” is still used by {count} entities a person created or edited"
+        "entity type “{type}” is still used by {count} {count:plural:entity|entities} a person"
+        " created or edited"
     ),
     "graph.ontology_relation_in_use": (
-        "relation type “{type}” is still used by {count} relations a person created or edited"
+        "relation type “{type}” is still used by {count} {count:plural:relation|relations} a person"
+        " created or edited"
     ),
     "graph.ontology_breaks_relations": (
-        "the endpoints of “{type}” would no longer allow {count} relations a person created"
+        "the endpoints of “{type}” would no longer allow {count} {count:plural:relation|relations}"
+        " a person created"
         " or edited"
     ),
     "rerank.not_configured": "no rerank service is configured",
@@ -273,7 +281,8 @@ CATALOGUE: dict[str, str] = {
     ),
     "zero.no_channel": "no channel could run",
     "zero.filtered": (
-        "{count} vector matches were below the minimum similarity and nothing else matched."
+        "{count} vector {count:plural:match was|matches were} below the minimum similarity and"
+        " nothing else matched."
     ),
     "zero.filtered.next": (
         "Lower the minimum vector similarity in the retrieval settings and run the query again."
@@ -382,7 +391,7 @@ CATALOGUE: dict[str, str] = {
     "invalid.child_vs_parent": "must be smaller than parentCharacters ({limit})",
     "invalid.empty": "must not be empty",
     "invalid.control_characters": "must not contain control characters",
-    "invalid.too_many_characters": "must be at most {limit} characters",
+    "invalid.too_many_characters": "must be at most {limit} {limit:plural:character|characters}",
     "invalid.request": "Invalid {prefix}: {fields}: {problem}",
     "storage.conflict": "the change conflicts with stored data",
     "storage.unavailable": "database unavailable: {detail}",

@@ -19,6 +19,7 @@ screens" test).
 from __future__ import annotations
 
 import re
+import string
 from functools import lru_cache
 from typing import Any
 
@@ -93,13 +94,38 @@ def placeholders(template: str) -> list[str]:
     return re.findall(r"{(\w+)}", template)
 
 
+#: The format spec of an English plural: ``{n:plural:document|documents}`` reads "document"
+#: when ``n`` is 1 and "documents" otherwise (the count itself is written ``{n}`` beside it).
+PLURAL = "plural:"
+#: A plural in a template: the count's name and the two forms.
+PLURAL_FIELD = re.compile(r"{(\w+):plural:([^|}]*)\|([^}]*)}")
+
+
+class _Formatter(string.Formatter):
+    """``str.format`` that also fills English plurals (see :data:`PLURAL`)."""
+
+    def format_field(self, value: Any, format_spec: str) -> Any:
+        if format_spec.startswith(PLURAL):
+            one, _, many = format_spec[len(PLURAL) :].partition("|")
+            return one if str(value).strip() in ("1", "1.0") else many
+        return super().format_field(value, format_spec)
+
+
+_FORMATTER = _Formatter()
+
+
+def fill(template: str, **values: Any) -> str:
+    """``template.format(**values)``, plurals included: "{n} {n:plural:time|times}"."""
+    return _FORMATTER.format(template, **values)
+
+
 def english(code: str, params: dict[str, Any] | None = None) -> str:
     """The English sentence of ``code`` (CLI, logs); unknown codes read as the code itself."""
     template = CATALOGUE.get(code)
     if template is None:
         return code
     values = {name: str((params or {}).get(name, "")) for name in placeholders(template)}
-    return template.format(**values)
+    return fill(template, **values)
 
 
 @lru_cache(maxsize=1)
@@ -107,15 +133,18 @@ def _patterns() -> list[tuple[str, re.Pattern[str]]]:
     compiled = []
     for code, template in CATALOGUE.items():
         pattern = ""
-        for part in re.split(r"({\w+})", template):
-            if re.fullmatch(r"{\w+}", part):
+        for part in re.split(r"({\w+}|{\w+:plural:[^}]*})", template):
+            plural = PLURAL_FIELD.fullmatch(part)
+            if plural is not None:
+                pattern += f"(?:{re.escape(plural[2])}|{re.escape(plural[3])})"
+            elif re.fullmatch(r"{\w+}", part):
                 name = part[1:-1]
                 pattern += f"(?P<{name}>{PARAM_PATTERNS.get(name, '.+?')})"
             else:
                 pattern += re.escape(part)
         compiled.append((code, re.compile(pattern, re.DOTALL)))
     # Literal sentences first, then the most specific templates (more fixed text) first.
-    compiled.sort(key=lambda item: -len(re.sub(r"{\w+}", "", CATALOGUE[item[0]])))
+    compiled.sort(key=lambda item: -len(re.sub(r"{\w+(?::plural:[^}]*)?}", "", CATALOGUE[item[0]])))
     return compiled
 
 

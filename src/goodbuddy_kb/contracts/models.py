@@ -90,6 +90,20 @@ class EmbeddingTestResponse(ContractModel):
 
 
 VectorIndexState = Literal["none", "building", "ready", "failed"]
+#: The bundled embedding model's name, part of its fingerprint (so never reworded); the GUI
+#: shows its suffix in the user's language.
+BUNDLED_MODEL_NAME = "multilingual-e5-small"
+BUNDLED_MODEL_SUFFIX = " (4-bit, bundled)"
+BUNDLED_MODEL = BUNDLED_MODEL_NAME + BUNDLED_MODEL_SUFFIX
+
+
+def split_model_label(label: str) -> tuple[str, str, str | None]:
+    """An index's or provider's label ``kind: model @ endpoint`` as its three parts."""
+    kind, _, rest = label.partition(": ")
+    if not rest:
+        return "", label, None
+    model, _, where = rest.partition(" @ ")
+    return kind, model, where or None
 
 
 class VectorIndexInfo(ContractModel):

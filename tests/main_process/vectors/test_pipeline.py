@@ -97,7 +97,7 @@ def test_bookkeeping_is_reused_at_rest_and_renewed_by_writes(
         assert top.chunk_id not in [h.chunk_id for h in again.hits]
         chunks.set_enabled(pool.get(), top.chunk_id, True)  # back, but without a vector now
         gapped = channel.search(conn, data_dir, [library], provider, "婚假三天", 6, CancelToken())
-        assert any("1 chunks have no vector yet" in d for d in gapped.degraded)
+        assert any("1 chunk has no vector yet" in d for d in gapped.degraded)
     finally:
         reader.close_all()
 

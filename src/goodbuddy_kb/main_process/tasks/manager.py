@@ -49,7 +49,8 @@ class TaskManager(TaskRunner):
 
     def resume_interrupted_ocr(self) -> list[TaskInfo]:
         """At start: the OCR a crash cut off resumes by itself (no sync needed)."""
-        return [self.ocr(library_id) for library_id in documents.ocr_interrupted(self._db.get())]
+        queued = (self.ocr(library_id) for library_id in documents.ocr_interrupted(self._db.get()))
+        return [task for task in queued if task is not None]
 
     # -- queueing ------------------------------------------------------------------------------
     def sync(self, library_id: str, source_id: str) -> TaskInfo:
@@ -76,8 +77,9 @@ class TaskManager(TaskRunner):
                 refresh_status(
                     conn, library_id, provider.fingerprint_for(current.dims if current else None)
                 )
-                self.vectorize(library_id)
-            self._graph_after_indexing(library_id)
+                self._vectors_after_rebuild(library_id, provider, full_allowed=True)
+            if report.processed:  # no new text, no graph work
+                self._graph_after_indexing(library_id)
             summary = TaskSummary(
                 succeeded=report.processed,
                 failed=report.failed,
@@ -93,9 +95,12 @@ class TaskManager(TaskRunner):
 
         return self._queue("sync", library_id, source_id, source_id, work)
 
-    def ocr(self, library_id: str) -> TaskInfo:
+    def ocr(self, library_id: str) -> TaskInfo | None:
         """Queue the OCR of the library's documents waiting for it (one already waiting is
-        reused); vectors of what it recognised follow."""
+        reused); vectors of what it recognised follow. None when no document waits: a task
+        with nothing to do is not listed."""
+        if not documents.ocr_waiting(self._db.get(), library_id):
+            return None
 
         def work(token: CancelToken, progress: Progress) -> Outcome:
             report = run_ocr(self._db.get(), library_id, token, progress)
@@ -186,17 +191,18 @@ class TaskManager(TaskRunner):
     def _vectors_after_rebuild(
         self, library_id: str, provider: EmbeddingProvider | None, full_allowed: bool
     ) -> None:
-        """Queue the vector work a rebuild leaves: a first build, vectors a document still
-        lacks, or (library rebuilds only) a new version after a model or endpoint switch —
-        built beside the current one and swapped in when complete."""
+        """Queue the vector work a sync or rebuild leaves: a first build, vectors a document
+        still lacks, or (syncs and library rebuilds) a new version after a model or endpoint
+        switch — built beside the current one and swapped in when complete. With no chunk to
+        embed nothing is queued (a "Vectorise 0/0" task is not listed)."""
         if provider is None:
             return
         conn = self._db.get()
         current = vector_store.current(conn, library_id)
         if current is None:
-            needed = True
+            needed = vector_store.count_missing(conn, library_id, None) > 0
         elif not provider.compatible_with(current.fingerprint, current.dims):
-            needed = full_allowed
+            needed = full_allowed and vector_store.count_missing(conn, library_id, None) > 0
         else:
             needed = vector_store.count_missing(conn, library_id, current.id) > 0
         if needed:
@@ -236,8 +242,8 @@ class TaskManager(TaskRunner):
             provider = self._provider()
             if provider is None:
                 return Outcome(0, 0, "no embedding model is configured", failed_state=True)
-            progress(0, 0, STEP_LOADING_MODEL, 0)
-            provider.load()  # the bundled model loads here, visibly, before the first batch
+            # The task counts its chunks first, then the bundled model loads, visibly, before
+            # the first batch: a load that fails still shows how many chunks were waiting.
             report = vectorise(
                 self._db.get(),
                 self._data_dir,
@@ -246,6 +252,7 @@ class TaskManager(TaskRunner):
                 token,
                 lambda done, total, failed: progress(done, total, None, failed),
                 rebuild=rebuild,
+                loading=lambda total: progress(0, total, STEP_LOADING_MODEL, 0),
             )
             failed_state = report.full and report.error is not None
             return Outcome(
@@ -261,7 +268,11 @@ class TaskManager(TaskRunner):
         model call, shown beforehand)."""
         conn = self._db.get()
         strategy = graph_store.settings(conn, library_id).strategy
-        if strategy == "local":
+        readable = conn.execute(
+            "SELECT 1 FROM documents WHERE library_id = ? AND parse_status = 'done' LIMIT 1",
+            (library_id,),
+        ).fetchone()
+        if strategy == "local" and readable is not None:  # no text, no graph task
             self.extract_graph(library_id)
         elif strategy == "model":
             with transaction(conn):

@@ -91,8 +91,15 @@ def vectorise(
     cancel: CancelToken,
     progress: Progress | None = None,
     rebuild: bool = False,
+    loading: Callable[[int], None] | None = None,
 ) -> BuildReport:
+    """Embed the library's chunks that lack a vector (see the module's docstring); ``loading``
+    hears the number of chunks to embed while the provider loads, before the first batch."""
     current = store.current(conn, library_id)
+    if loading is not None:
+        # The task shows its size before the provider is asked anything: a remote one is
+        # probed for its dimensions, and a failed probe still says how many chunks waited.
+        loading(_waiting(conn, library_id, provider, rebuild, current))
     full = rebuild or current is None or current.fingerprint != provider.fingerprint
     if full:
         target = store.create(
@@ -152,7 +159,8 @@ def vectorise(
 
     try:
         if total:
-            heartbeat()  # the task shows its size before the model has loaded
+            # the task shows its size before the model has loaded
+            heartbeat() if loading is None else loading(total)
             provider.load()
         embed_rows(todo)
         if full:
@@ -179,6 +187,23 @@ def vectorise(
         return report
     refresh_status(conn, library_id, provider.fingerprint, report.failed_documents, report.error)
     return report
+
+
+def _waiting(
+    conn: sqlite3.Connection,
+    library_id: str,
+    provider: EmbeddingProvider,
+    rebuild: bool,
+    current: store.Version | None,
+) -> int:
+    """The chunks a build would embed, counted without asking the provider anything: every
+    retrievable chunk for a new version, else those the current version lacks."""
+    incremental = (
+        not rebuild
+        and current is not None
+        and provider.compatible_with(current.fingerprint, current.dims)
+    )
+    return store.count_missing(conn, library_id, current.id if incremental and current else None)
 
 
 def _mark(conn: sqlite3.Connection, document_ids: set[str], status: str, error: str | None) -> None:

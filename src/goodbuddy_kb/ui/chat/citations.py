@@ -18,7 +18,7 @@ from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.methods import REFERENCE_CONTEXT, REFERENCE_OPEN
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import channel_name, tr
+from goodbuddy_kb.ui.i18n import channel_name, listing, tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, open_outcome, reference_html
@@ -33,7 +33,7 @@ TOOLTIP_SNIPPET = 400
 
 def _channels(x: c.Citation) -> str:
     """The channels that found a citation, as people call them (全文, 中文, 向量, 图谱)."""
-    return ", ".join(channel_name(name) for name in x.channels)
+    return listing(channel_name(name) for name in x.channels)
 
 
 def _place(x: c.Citation) -> str:

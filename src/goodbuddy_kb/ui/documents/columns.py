@@ -6,8 +6,8 @@ from __future__ import annotations
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts.paths import readable_path
-from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.i18n.messages import say_field, say_text
+from goodbuddy_kb.ui.i18n import model_label, tr
+from goodbuddy_kb.ui.i18n.messages import say_field, say_text, technical_names
 from goodbuddy_kb.ui.widgets.locator import path_text
 from goodbuddy_kb.ui.widgets.table_model import Column
 
@@ -22,6 +22,13 @@ def reason(doc: c.Document) -> str:
     if doc.retryable_error:
         return tr("rebuild.retryable", reason=say_field(doc, "retryable_error"))
     return say_field(doc, "error") or (f"ⓘ {say_field(doc, 'note')}" if doc.note else "")
+
+
+def reason_tooltip(doc: c.Document) -> str:
+    """The reason, and the program's own name for a failure that the reason puts in words."""
+    names = technical_names(doc, "retryable_error" if doc.retryable_error else "error")
+    technical = tr("error.technical.names", names=", ".join(names)) if names else ""
+    return "\n".join(part for part in (reason(doc), technical) if part)
 
 
 def chunk_count_text(doc: c.Document) -> str:
@@ -59,7 +66,9 @@ def ocr_detail(document: c.Document) -> str:
     if ocr.status == "off":
         return tr("ocr.off_reason")
     if ocr.status != "done":
-        return say_field(ocr, "reason")
+        names = technical_names(ocr, "reason")
+        technical = tr("error.technical.names", names=", ".join(names)) if names else ""
+        return "\n".join(part for part in (say_field(ocr, "reason"), technical) if part)
     confidence = f"{ocr.mean_confidence:.2f}" if ocr.mean_confidence is not None else "–"
     key = "ocr.note_one" if ocr.pages == 1 else "ocr.note"
     note = tr(key, pages=ocr.pages, confidence=confidence, low=ocr.low_confidence_lines)
@@ -96,7 +105,7 @@ DOCUMENT_COLUMNS: list[Column[c.Document]] = [
     Column("col.graph", lambda d: status(d.status.graph)),
     Column("col.ocr", ocr_status, ocr_detail),
     Column("col.chunks", chunk_count_text, chunk_count_tooltip),
-    Column("col.error", reason, reason),
+    Column("col.error", reason, reason_tooltip),
 ]
 OCR_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.ocr")
 GRAPH_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.graph")
@@ -108,13 +117,13 @@ def vector_state_text(info: m.VectorIndexInfo) -> str:
     coverage = tr("vector.coverage", vectors=info.vectors, chunks=info.retrievable_chunks)
     if info.configured_label is None:
         return tr("vector.off")
-    model = tr("docs.vector_model", model=info.configured_label)
+    model = tr("docs.vector_model", model=model_label(info.configured_label))
     if info.state == "building":
         return f"{model} · {tr('vector.building')} · {coverage}"
     if info.model_label is None:
         return f"{model} · {tr('vector.not_built')}"
     if not info.compatible:
-        return f"{model} · {tr('vector.mismatch', built=info.model_label)}"
+        return f"{model} · {tr('vector.mismatch', built=model_label(info.model_label))}"
     gaps = info.retrievable_chunks - info.vectors
     state = tr("vector.matches") if gaps == 0 else tr("vector.partial", missing=gaps)
     failure = (

@@ -25,7 +25,7 @@ from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.documents import manual_work
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n import model_label, tr
 
 Notice = Callable[[str], None]
 
@@ -173,8 +173,10 @@ def confirm_vector_rebuild(
         tr("rebuild.vectors"),
         tr(
             "rebuild.vectors.confirm",
-            old=info.model_label or tr("vector.none"),
-            new=info.configured_label or tr("vector.none"),
+            old=model_label(info.model_label) if info.model_label else tr("vector.none"),
+            new=(
+                model_label(info.configured_label) if info.configured_label else tr("vector.none")
+            ),
             chunks=info.retrievable_chunks,
         ),
         "rebuild.vectors.accept",

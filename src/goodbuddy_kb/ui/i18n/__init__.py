@@ -8,7 +8,10 @@ message texts live in ``i18n.messages``."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 
+from goodbuddy_kb.contracts.messages import fill
+from goodbuddy_kb.contracts.models import BUNDLED_MODEL_SUFFIX, split_model_label
 from goodbuddy_kb.qt import QtCore
 from goodbuddy_kb.ui.i18n.chat import CHAT_STRINGS
 from goodbuddy_kb.ui.i18n.chunks import CHUNK_STRINGS
@@ -66,7 +69,7 @@ def language() -> str:
 def tr(key: str, **values: object) -> str:
     zh, en = STRINGS[key]
     text = zh if _language == "zh" else en
-    return text.format(**values) if values else text
+    return fill(text, **values) if values else text
 
 
 def tr_or(key: str, fallback: str, **values: object) -> str:
@@ -74,6 +77,25 @@ def tr_or(key: str, fallback: str, **values: object) -> str:
     return tr(key, **values) if key in STRINGS else fallback
 
 
+def listing(items: Iterable[str]) -> str:
+    """Items of a list as the language writes them: "全文、中文、向量", "full-text, Chinese"."""
+    return tr("list.join").join(items)
+
+
 def channel_name(name: str) -> str:
     """A retrieval channel as people call it (全文/中文/向量/图谱, full-text/…), or its key."""
     return tr_or(f"channel.{name}", name)
+
+
+def model_label(label: str) -> str:
+    """An embedding model's label (``local: multilingual-e5-small (4-bit, bundled)``) as people
+    read it, in their language: the model's own name first, then the provider kind (the bundled
+    model's note instead), then its address — "hashing-384 (test hashing)"."""
+    kind, model, where = split_model_label(label)
+    if model.endswith(BUNDLED_MODEL_SUFFIX):
+        text = model[: -len(BUNDLED_MODEL_SUFFIX)] + tr("model.bundled")
+    elif kind:
+        text = tr("model.with_kind", model=model, kind=tr_or(f"model.kind.{kind}", kind))
+    else:
+        text = model
+    return f"{text} @ {where}" if where else text

@@ -6,7 +6,7 @@ CHUNK_STRINGS: dict[str, tuple[str, str]] = {
     "chunks.title": ("分块 — {path}", "Chunks — {path}"),
     "chunks.info": (
         "《{title}》：{total} 个分块，{retrievable} 个可检索，{edited} 个经人工修改，{disabled} 个已停用",
-        "“{title}”: {total} chunks, {retrievable} retrievable, {edited} edited by hand, {disabled} disabled",
+        "“{title}”: {total} {total:plural:chunk|chunks}, {retrievable} retrievable, {edited} edited by hand, {disabled} disabled",
     ),
     "chunks.no_retrievable": (
         "此文档已无可检索内容：检索不会返回它的任何部分。",
@@ -41,7 +41,7 @@ CHUNK_STRINGS: dict[str, tuple[str, str]] = {
     "chunks.off": ("– 停用", "– Off"),
     "chunks.edited": ("✎ 已修改", "✎ Edited"),
     "chunks.chunk": ("分块 {label}", "Chunk {label}"),
-    "chunks.characters": ("{count} 个字符", "{count} characters"),
+    "chunks.characters": ("{count} 个字符", "{count} {count:plural:character|characters}"),
     "chunks.none": ("没有选中的分块。", "No chunk selected."),
     "chunks.parent_note": (
         "父块只作为上下文，不参与检索。它的 {count} 个子块命中时会带上它；停用或删除它，子块仍可检索，但失去这段上下文。",
@@ -64,11 +64,14 @@ CHUNK_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "chunks.ocr_low_note": (
         "⚠ {count} 行识别置信度低（仍可检索），已在下方以底色和波浪线标出：{lines}",
-        "⚠ {count} low-confidence lines (still searchable), marked below with a shaded,"
+        "⚠ {count} low-confidence {count:plural:line|lines} (still searchable), marked below with a shaded,"
         " wavy underline: {lines}",
     ),
     "chunks.content": ("分块内容", "Chunk content"),
-    "chunks.count": ("{count} / {limit} 个字符", "{count} / {limit} characters"),
+    "chunks.count": (
+        "{count} / {limit} 个字符",
+        "{count} / {limit} {limit:plural:character|characters}",
+    ),
     "chunks.count.name": ("字符计数", "Character count"),
     "chunks.over": ("超出上限 {over} 个字符", "{over} over the limit"),
     "chunks.empty": ("内容不能为空", "content cannot be empty"),

@@ -9,8 +9,8 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "app.title": ("GoodBuddy 知识库", "GoodBuddy KB"),
     # retrieval channels and zero-result reasons, as people call them
     # (English keeps the short channel names the diagnostics and the CLI use.)
-    "channel.fts": ("全文", "fts"),
-    "channel.cjk": ("中文", "cjk"),
+    "channel.fts": ("全文", "full-text"),
+    "channel.cjk": ("中文", "Chinese"),
     "channel.vector": ("向量", "vector"),
     "channel.graph": ("图谱", "graph"),
     "stage.fusion": ("融合", "fusion"),
@@ -38,7 +38,24 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "mode.parent-child": ("父子分块", "Parent-child"),
     "fusion.adaptive": ("自适应（推荐）", "Adaptive (recommended)"),
     "fusion.rrf": ("RRF（按排名）", "RRF (by rank)"),
+    "list.join": ("、", ", "),
+    "list.join_clauses": ("；", "; "),
     "error.generic": ("操作失败：{message}", "The operation failed: {message}"),
+    # a program's failure name (e.g. PdfStreamError) in words; the name stays in the tooltip
+    "error.technical.file": (
+        "文件已损坏或不是预期的格式",
+        "the file is damaged or not in the expected format",
+    ),
+    "error.technical.connection": ("连接失败", "the connection failed"),
+    "error.technical.other": ("意外的错误", "an unexpected error"),
+    "error.technical.names": ("技术名称：{names}", "Technical name: {names}"),
+    # embedding models as people read them (the stored label stays as it is)
+    "model.kind.local": ("本地", "local"),
+    "model.kind.deterministic": ("测试用哈希", "test hashing"),
+    "model.kind.openai-compatible": ("OpenAI 兼容", "OpenAI-compatible"),
+    "model.kind.ollama": ("Ollama", "Ollama"),
+    "model.bundled": ("（4 位量化，应用内置）", " (4-bit, bundled)"),
+    "model.with_kind": ("{model}（{kind}）", "{model} ({kind})"),
     "yes": ("开", "On"),
     "no": ("关", "Off"),
     "col.rank": ("#", "#"),
@@ -92,5 +109,6 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "switch.on": ("开", "on"),
     "switch.off": ("关", "off"),
     "switch.name": ("{label}开关，当前：{state}", "{label} switch, {state}"),
+    "switch.text": ("{label}：{state}", "{label}: {state}"),
     "col.path": ("文档", "Document"),
 }

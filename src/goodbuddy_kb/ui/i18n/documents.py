@@ -11,7 +11,10 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "也可以把文件或文件夹拖到这里导入。",
         "You can also drag files or folders here to import them.",
     ),
-    "sources.dropped": ("已添加 {count} 个拖入的来源", "Added {count} dropped sources"),
+    "sources.dropped": (
+        "已添加 {count} 个拖入的来源",
+        "Added {count} dropped {count:plural:source|sources}",
+    ),
     "sources.remove.confirm": ("移除“{name}”", "Remove “{name}”"),
     "doc.details": ("文档详情…", "Document details…"),
     "doc.failed.show_reason": ("查看原因", "Show reason"),
@@ -53,7 +56,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "sources.remove": ("移除来源", "Remove source"),
     "sources.remove.text": (
         "移除来源“{location}”？\n\n其 {count} 个文档及其索引将从知识库中删除；原始文件不会被修改或删除。",
-        "Remove the source “{location}”?\n\nIts {count} documents and their index are removed from the library; the original files are not changed or deleted.",
+        "Remove the source “{location}”?\n\nIts {count} {count:plural:document|documents} and their index are removed from the library; the original files are not changed or deleted.",
     ),
     "sources.web.prompt": ("网页地址（http 或 https）", "Page address (http or https)"),
     "col.kind": ("类型", "Kind"),
@@ -77,7 +80,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "docs.next": ("下一页", "Next page"),
     "docs.summary": (
         "{documents} 个文档：{fulltext} 个可全文检索，{vectorised} 个已向量化，{failed} 个失败，{pending} 个等待中",
-        "{documents} documents: {fulltext} usable for full-text, {vectorised} vectorised, {failed} failed, {pending} pending",
+        "{documents} {documents:plural:document|documents}: {fulltext} usable for full-text, {vectorised} vectorised, {failed} failed, {pending} pending",
     ),
     "docs.summary.empty": ("，{count} 个无可检索内容", ", {count} with no retrievable content"),
     "docs.vector_model": ("向量模型：{model}", "Embedding model: {model}"),
@@ -97,11 +100,11 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "vector.matches": ("✓ 索引与模型一致", "✓ index matches the model"),
     "vector.partial": (
         "… 索引与模型一致，{missing} 个分块尚无向量（仅全文可找到）",
-        "… index matches the model; {missing} chunks have no vector yet (found by full-text only)",
+        "… index matches the model; {missing} {missing:plural:chunk|chunks} have no vector yet (found by full-text only)",
     ),
     "vector.coverage": (
         "{vectors}/{chunks} 个分块已向量化",
-        "{vectors}/{chunks} chunks vectorised",
+        "{vectors}/{chunks} {chunks:plural:chunk|chunks} vectorised",
     ),
     "vector.last_failure": ("上次失败：{reason}", "last failure: {reason}"),
     "state.ok": ("✓ 正常", "✓ OK"),
@@ -132,7 +135,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "并按当前设置重新解析、分块和建立索引（全文、中文和向量）。\n\n"
         "在每个文档被替换之前，当前索引继续提供检索。可以在“任务中心”取消，"
         "已替换的文档保持可用。原始文件不会被修改。",
-        "Rebuild this library?\n\nAll {count} documents are read again from their sources "
+        "Rebuild this library?\n\nAll {count} {count:plural:document|documents} are read again from their sources "
         "(local files and web pages), then parsed, chunked and indexed again (full-text, "
         "Chinese and vectors) with the current settings.\n\nThe current index keeps serving "
         "searches until each document is replaced. You can cancel in the Tasks tab; documents "
@@ -140,7 +143,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "rebuild.library.started": (
         "已开始重建 {count} 个文档，进度和取消见“任务中心”。",
-        "Rebuilding {count} documents — progress and cancel in the Tasks tab.",
+        "Rebuilding {count} {count:plural:document|documents} — progress and cancel in the Tasks tab.",
     ),
     "rebuild.manual.title": ("手动维护的分块", "Manual chunk work"),
     "rebuild.manual.summary": (
@@ -154,7 +157,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "chunks; you can choose to discard that work instead.",
     ),
     "rebuild.manual.document": ("• {path}：{counts}", "• {path}: {counts}"),
-    "rebuild.manual.more": ("…另有 {n} 个文档", "… and {n} more documents"),
+    "rebuild.manual.more": ("…另有 {n} 个文档", "… and {n} more {n:plural:document|documents}"),
     "rebuild.manual.skip": ("重建，跳过这些文档", "Rebuild, skip those documents"),
     "rebuild.manual.skip_one": (
         "重建，无法沿用时跳过",
@@ -173,7 +176,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "将为 {chunks} 个分块重新生成向量（分块文本会发送到当前模型运行的位置）。"
         "新索引在现有索引旁边构建，完整校验后才替换；在此之前，以及构建失败时，现有索引保持不变。",
         "Rebuild the vector index with the configured model?\n\nIndex built with: {old}\n"
-        "Configured model: {new}\n\n{chunks} chunks are embedded again (their text goes to "
+        "Configured model: {new}\n\n{chunks} {chunks:plural:chunk|chunks} are embedded again (their text goes to "
         "where the configured model runs). The new index is built beside the current one and "
         "replaces it only when complete and validated; until then, and if the build fails, "
         "the current one stays as it is.",
@@ -194,18 +197,21 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "ocr.note": (
         "文字来自 OCR：{pages} 页，平均置信度 {confidence}，低置信行 {low} 行",
-        "Text from OCR: {pages} pages, mean confidence {confidence}, {low} low-confidence lines",
+        "Text from OCR: {pages} {pages:plural:page|pages}, mean confidence {confidence}, {low} low-confidence {low:plural:line|lines}",
     ),
     "ocr.note_one": (
         "文字来自 OCR：1 页，平均置信度 {confidence}，低置信行 {low} 行",
-        "Text from OCR: 1 page, mean confidence {confidence}, {low} low-confidence lines",
+        "Text from OCR: 1 page, mean confidence {confidence}, {low} low-confidence {low:plural:line|lines}",
     ),
     "ocr.skipped": (
         "；{skipped} 页未识别：{reason}",
-        "; {skipped} pages not recognised: {reason}",
+        "; {skipped} {skipped:plural:page|pages} not recognised: {reason}",
     ),
     "ocr.skipped_one": ("；1 页未识别：{reason}", "; 1 page not recognised: {reason}"),
     "ocr.partial": (" · 未识别 {skipped} 页", " · pages left out: {skipped}"),
     "docs.view_chunks": ("查看分块", "View chunks"),
-    "docs.edited_chunks": ("✎ {count} 个分块经人工修改", "✎ {count} chunks edited by hand"),
+    "docs.edited_chunks": (
+        "✎ {count} 个分块经人工修改",
+        "✎ {count} {count:plural:chunk|chunks} edited by hand",
+    ),
 }

@@ -16,8 +16,11 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
         "in retrieval. Choose the local or model strategy in Graph settings.",
     ),
     "graph.weight": ("检索中的图谱权重：{weight}", "Graph weight in retrieval: {weight}"),
-    "graph.estimate": ("预计模型调用约 {count} 次", "about {count} model calls estimated"),
-    "graph.task": ("抽取：{state}（{progress}）", "Extraction: {state} ({progress})"),
+    "graph.estimate": (
+        "预计模型调用约 {count} 次",
+        "about {count} model {count:plural:call|calls} estimated",
+    ),
+    "graph.task": ("抽取：{state} · {progress}", "Extraction: {state} · {progress}"),
     "graph.needs_rebuild": (
         "本体或策略已更改，当前图谱尚未按新设置抽取：请重新抽取以应用。",
         "The ontology or strategy changed and the graph does not reflect it yet: "
@@ -55,7 +58,7 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "graph.picture.truncated": (
         "邻域过大：只显示最强关系连接的 {count} 个实体。",
-        "A large neighbourhood: only the {count} entities of the strongest relations are drawn.",
+        "A large neighbourhood: only the {count} {count:plural:entity|entities} of the strongest relations are drawn.",
     ),
     "graph.empty": (
         "选择左侧的实体查看详情和关系图。列表为空时，请先在“图谱设置”中启用图谱并抽取。",
@@ -113,7 +116,7 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
     "graph.delete.title": ("删除实体", "Delete entity"),
     "graph.delete.text": (
         "删除实体“{name}”及其 {count} 个关系？重新抽取不会再次生成它；文档不受影响。",
-        "Delete the entity “{name}” and its {count} relations? Re-extraction will not create "
+        "Delete the entity “{name}” and its {count} {count:plural:relation|relations}? Re-extraction will not create "
         "it again; the documents are not changed.",
     ),
     "graph.delete.confirm": ("删除“{name}”", "Delete “{name}”"),

@@ -18,7 +18,10 @@ LIBRARY_STRINGS: dict[str, tuple[str, str]] = {
     "dialog.name.label": ("名称", "Name"),
     "dialog.name.placeholder": ("例如：公司制度", "For example: Company policies"),
     "dialog.name.empty": ("请输入名称。", "Enter a name."),
-    "dialog.name.too_long": ("名称最多 {limit} 个字符。", "A name has at most {limit} characters."),
+    "dialog.name.too_long": (
+        "名称最多 {limit} 个字符。",
+        "A name has at most {limit} {limit:plural:character|characters}.",
+    ),
     "dialog.delete.title": ("删除知识库", "Delete library"),
     "dialog.delete.text": (
         "删除知识库“{name}”？\n\n其索引、分块和设置将被删除；原始文件保留在原处，不会被修改或删除。",
@@ -32,11 +35,11 @@ LIBRARY_STRINGS: dict[str, tuple[str, str]] = {
     "detail.retrieval.summary": (
         "Top K {top_k} · 全文权重 {fts} · 向量权重 {vector} · 图谱权重 {graph} · 上下文 {context} 字符",
         "Top K {top_k} · full-text weight {fts} · vector weight {vector} · "
-        "graph weight {graph} · context {context} characters",
+        "graph weight {graph} · context {context} {context:plural:character|characters}",
     ),
     "detail.chunking.summary": (
         "模式：{mode} · 目标 {target} 字符 · 重叠 {overlap} 字符",
-        "Mode: {mode} · target {target} characters · overlap {overlap} characters",
+        "Mode: {mode} · target {target} {target:plural:character|characters} · overlap {overlap} {overlap:plural:character|characters}",
     ),
     "detail.show": ("设置摘要 ▸", "Settings summary ▸"),
     "detail.hide": ("设置摘要 ▾", "Settings summary ▾"),

@@ -5,12 +5,13 @@ sentence — into the text a person reads. Anything outside the catalogue shows 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from goodbuddy_kb.contracts.catalogue import CATALOGUE
 from goodbuddy_kb.contracts.errors import KbError
-from goodbuddy_kb.contracts.messages import NESTED_PARAMS, classify
+from goodbuddy_kb.contracts.messages import NESTED_PARAMS, classify, fill
 from goodbuddy_kb.ui.i18n import language, tr_or
 
 ZH: dict[str, str] = {
@@ -332,15 +333,61 @@ def say(code: str | None, params: Mapping[str, Any] | None, fallback: str | None
     values = {}
     for name, raw in (params or {}).items():
         value = str(raw)
-        if name in NESTED_PARAMS:
+        if name in NESTED_PARAMS and is_technical(value):
+            value = technical_phrase(code or "", value)
+        elif name in NESTED_PARAMS:
             value = say_text(value)
         elif name == "channel":
             value = tr_or(f"channel.{value}", value)
         values[name] = value
     try:
-        return text.format(**values)
+        return fill(text, **values)
     except (KeyError, IndexError):
         return fallback or text
+
+
+#: A program's name for a failure standing where a reason goes: an exception's class name
+#: ("PdfStreamError", "BadZipFile", "ConnectError"). People read a sentence instead; the name
+#: stays in the tooltip (:func:`technical_names`) and in the diagnostics export.
+TECHNICAL = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+|[A-Z]\w*(?:Error|Exception|Warning)")
+#: Codes whose technical reason is about the file being read (the others: a connection, or
+#: anything else).
+FILE_CODES = ("parse.", "ocr.", "read.", "web.unreadable")
+
+
+def is_technical(value: str) -> bool:
+    return TECHNICAL.fullmatch(value.strip()) is not None
+
+
+def technical_phrase(code: str, name: str) -> str:
+    """What a technical failure name means for a person, in the user's language."""
+    if code.startswith(FILE_CODES):
+        key = "error.technical.file"
+    elif any(word in name for word in ("Connect", "Timeout", "Network", "Protocol", "Proxy")):
+        key = "error.technical.connection"
+    else:
+        key = "error.technical.other"
+    return tr_or(key, name)
+
+
+def technical_names(model: object, field: str) -> list[str]:
+    """The technical failure names behind the text field ``field`` of a contract model (for a
+    tooltip), including those of nested catalogue sentences."""
+    found: list[str] = []
+
+    def walk(params: Mapping[str, Any] | None) -> None:
+        for name, raw in (params or {}).items():
+            value = str(raw)
+            if name not in NESTED_PARAMS:
+                continue
+            if is_technical(value):
+                found.append(value.strip())
+            else:
+                nested = classify(value)
+                walk(nested.params if nested is not None else None)
+
+    walk(getattr(model, f"{field}_params", None))
+    return found
 
 
 def say_text(english: str | None) -> str:
@@ -354,6 +401,9 @@ def say_text(english: str | None) -> str:
     if "; " in english:
         parts = [say_text(part) for part in english.split("; ")]
         return ("；" if language() == "zh" else "; ").join(parts)
+    name, colon, sentence = english.partition(": ")
+    if colon and classify(sentence) is not None:  # "broken.pdf: the PDF could not be read …"
+        return f"{name}{'：' if language() == 'zh' else ': '}{say_text(sentence)}"
     return english
 
 

@@ -41,7 +41,7 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.outcome.interrupted": ("被中断", "Interrupted"),
     "diagrec.event.retrieve": (
         "{results} 条结果，上下文 {chars} 字符，通道：{channels}",
-        "{results} results, {chars} context characters, channels: {channels}",
+        "{results} {results:plural:result|results}, {chars} context {chars:plural:character|characters}, channels: {channels}",
     ),
     "diagrec.event.search": (
         "{origin} · 知识库 {libraries} 个",
@@ -56,11 +56,11 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.event.degraded": ("降级通道：{channels}", "degraded: {channels}"),
     "diagrec.event.task": (
         "{total} 项，其中 {failed} 个文档失败",
-        "{total} items, {failed} documents failed",
+        "{total} {total:plural:item|items}, {failed} {failed:plural:document|documents} failed",
     ),
     "diagrec.count": (
         "共记录 {events} 个事件（最多保留最近的 {capacity} 个）。",
-        "{events} events recorded (the newest {capacity} are kept).",
+        "{events} {events:plural:event|events} recorded (the newest {capacity} are kept).",
     ),
     "diagrec.empty": ("还没有记录任何事件。", "Nothing has been recorded yet."),
     "diagrec.error": ("无法读取诊断信息：{reason}", "The diagnostics cannot be read: {reason}"),
@@ -73,7 +73,7 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.export.done": (
         "已导出到 {path}（{events} 个事件，{kb} KB）。文件中没有查询文字、文档内容、文件名、"
         "密钥或网址中的账号密码。",
-        "Exported to {path} ({events} events, {kb} KB). It holds no query text, document text,"
+        "Exported to {path} ({events} {events:plural:event|events}, {kb} KB). It holds no query text, document text,"
         " file names, keys or passwords from addresses.",
     ),
     "diagrec.export.failed": ("导出失败：{reason}", "Export failed: {reason}"),
@@ -100,7 +100,7 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "conn.test": ("测试连接", "Test connection"),
     "conn.test.ok": (
         "连接正常：{dims} 维，{ms:.0f} 毫秒",
-        "Connection works: {dims} dimensions, {ms:.0f} ms",
+        "Connection works: {dims} {dims:plural:dimension|dimensions}, {ms:.0f} ms",
     ),
     "conn.test.fail": ("连接失败：{error}", "Connection failed: {error}"),
     "conn.testing": ("正在测试表单中的连接…", "Testing the connection in the form…"),
@@ -135,7 +135,7 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "conn.list_models.asking": ("正在询问服务提供哪些模型…", "Asking the service for its models…"),
     "conn.list_models.found": (
         "服务提供 {count} 个模型：可从列表选择，也可直接输入名称。",
-        "The service offers {count} models: pick one or type a name.",
+        "The service offers {count} {count:plural:model|models}: pick one or type a name.",
     ),
     "conn.list_models.failed": ("无法列出模型：{error}", "Cannot list the models: {error}"),
     "mcp.title": ("外部 AI 工具（MCP）", "External AI tools (MCP)"),
@@ -176,7 +176,7 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "mcp.calls.note": (
         "自 {since} 起共 {calls} 次调用，{errors} 次出错。当前开放的知识库：{exposed} 个。"
         "只记录工具名、结果和耗时，不记录查询内容。",
-        "{calls} calls since {since}, {errors} with errors. Libraries available: {exposed}. "
+        "{calls} {calls:plural:call|calls} since {since}, {errors} with errors. Libraries available: {exposed}. "
         "Only the tool, its outcome and its time are recorded, never what was asked.",
     ),
     "mcp.calls.none": (

@@ -28,7 +28,10 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
     "task.summary.still_pending": ("仍在等待重建", "still waiting for rebuild"),
     "task.kind.graph": ("图谱抽取", "Graph extraction"),
     "task.kind.ocr": ("OCR 识别", "OCR"),
-    "task.ocr_pages": ("OCR {done}/{total} 页 · {name}", "OCR {done}/{total} pages · {name}"),
+    "task.ocr_pages": (
+        "OCR {done}/{total} 页 · {name}",
+        "OCR {done}/{total} {total:plural:page|pages} · {name}",
+    ),
     "task.summary.ocr_pending": ("{n} 个等待 OCR", "{n} waiting for OCR"),
     "manual.edited": ("已编辑 {n} 个", "{n} edited"),
     "manual.disabled": ("已停用 {n} 个", "{n} disabled"),

@@ -4,7 +4,12 @@ diagnostics (merged into ``i18n.STRINGS``)."""
 from __future__ import annotations
 
 WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
-    "workbench.found": ("{count} 条结果 · {ms} 毫秒", "{count} results · {ms} ms"),
+    "diag.degraded_line": ("⚠ {channel}：{reason}", "⚠ {channel}: {reason}"),
+    "diag.off_line": ("ⓘ {channel}：{reason}", "ⓘ {channel}: {reason}"),
+    "workbench.found": (
+        "{count} 条结果 · {ms} 毫秒",
+        "{count} {count:plural:result|results} · {ms} ms",
+    ),
     "workbench.found_one": ("1 条结果 · {ms} 毫秒", "1 result · {ms} ms"),
     "workbench.found_below": (
         " · 另有 {count} 条低于最低相关度（灰色，不作为证据）",
@@ -18,7 +23,10 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         "输入问题 · Enter 检索，Shift+Enter 换行",
         "Type a question · Enter searches, Shift+Enter adds a line",
     ),
-    "workbench.counter": ("{count}/{limit} 字符", "{count}/{limit} characters"),
+    "workbench.counter": (
+        "{count}/{limit} 字符",
+        "{count}/{limit} {limit:plural:character|characters}",
+    ),
     "workbench.run": ("检索", "Search"),
     "workbench.cancel": ("取消", "Cancel"),
     "workbench.rerank": ("重排", "Rerank"),
@@ -40,7 +48,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         "Effective settings: top K {top_k} · full-text weight {fts} · vector weight {vector}"
         " · graph weight {graph} · candidate multiplier {multiplier}"
         " · minimum vector similarity {similarity} · minimum relevance {floor}"
-        " · context {context} characters"
+        " · context {context} {context:plural:character|characters}"
         " · adjacent chunks {adjacent} · rerank {rerank} · fusion {fusion}",
     ),
     "workbench.effective.facts": (
@@ -82,7 +90,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "diag.fallback": ("回退原因：{v}", "Fallback reason: {v}"),
     "diag.context": (
         "上下文：{chars}/{budget} 字符{trunc}",
-        "Context: {chars}/{budget} characters{trunc}",
+        "Context: {chars}/{budget} {budget:plural:character|characters}{trunc}",
     ),
     "diag.truncated": ("（已截断）", " (truncated)"),
     "diag.fusion": (

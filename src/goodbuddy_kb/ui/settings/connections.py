@@ -223,7 +223,6 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self._run(probe, tr("conn.testing_save"), after)
 
     def _show(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
-        print("SHOW", info, error)
         if info is None:
             return
         c = info.connection

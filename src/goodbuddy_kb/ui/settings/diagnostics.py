@@ -12,7 +12,8 @@ from goodbuddy_kb.contracts.methods import DIAGNOSTICS_EXPORT, DIAGNOSTICS_SUMMA
 from goodbuddy_kb.contracts.tasks import TaskKind
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n import channel_name, listing, tr
+from goodbuddy_kb.ui.i18n.messages import say_text
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter
 
 #: Event kinds with a name of their own: retrievals and every kind of task.
@@ -57,7 +58,7 @@ def _summary(event: c.DiagnosticEvent) -> str:
             "diagrec.event.retrieve",
             results=d.get("results", 0),
             chars=d.get("contextCharacters", 0),
-            channels=", ".join(d.get("channels", {}).get("used", [])) or "—",
+            channels=_channels(d.get("channels", {}).get("used", [])) or "—",
         )
         text = " · ".join(part for part in (_search(d), counts) if part)
         # The graph channel is not built yet and reports so on every request: not news here.
@@ -65,12 +66,17 @@ def _summary(event: c.DiagnosticEvent) -> str:
             x.get("channel", "") for x in d.get("degraded", []) if x.get("channel") != "graph"
         ]
         if degraded:
-            text += " · " + tr("diagrec.event.degraded", channels=", ".join(degraded))
+            text += " · " + tr("diagrec.event.degraded", channels=_channels(degraded))
         return text
     text = tr("diagrec.event.task", total=d.get("total", 0), failed=d.get("failedDocuments", 0))
     if d.get("error"):
-        text += " · " + str(d["error"])
+        text += " · " + say_text(str(d["error"]))  # the export keeps the backend's words
     return text
+
+
+def _channels(names: list[str]) -> str:
+    """Retrieval channels as people call them (全文, 中文, 向量, 图谱 / full-text, …)."""
+    return listing(channel_name(str(name)) for name in names)
 
 
 class DiagnosticsDialog(QtWidgets.QDialog):

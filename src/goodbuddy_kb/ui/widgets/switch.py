@@ -28,5 +28,5 @@ class SwitchWidget(QtWidgets.QCheckBox):
 
     def _describe(self) -> None:
         state = tr("switch.on") if self.isChecked() else tr("switch.off")
-        self.setText(f"{self._label}: {state}")
+        self.setText(tr("switch.text", label=self._label, state=state))
         self.setAccessibleName(tr("switch.name", label=self._label, state=state))

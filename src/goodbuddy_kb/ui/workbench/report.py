@@ -10,7 +10,7 @@ import html
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.ui.i18n import channel_name as channel
-from goodbuddy_kb.ui.i18n import tr, tr_or
+from goodbuddy_kb.ui.i18n import listing, tr, tr_or
 from goodbuddy_kb.ui.i18n.messages import say_field
 
 #: Degraded reasons that are a library's own choice, not a fault: said as information.
@@ -31,8 +31,8 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
     """Channels requested, used and degraded (why), candidates, graph entities, timings."""
     d = result.diagnostics
     lines = [
-        tr("diag.requested", v=", ".join(channel(x) for x in d.requested_channels)),
-        tr("diag.used", v=", ".join(channel(x) for x in d.used_channels) or "–"),
+        tr("diag.requested", v=listing(channel(x) for x in d.requested_channels)),
+        tr("diag.used", v=listing(channel(x) for x in d.used_channels) or "–"),
         *[
             tr(
                 "diag.off" if x.reason_code in CHOSEN_OFF else "diag.degraded",
@@ -43,7 +43,7 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
         ],
         tr(
             "diag.counts",
-            v=", ".join(f"{channel(k)} {v}" for k, v in d.candidate_counts.items()),
+            v=listing(f"{channel(k)} {v}" for k, v in d.candidate_counts.items()),
         ),
     ]
     if d.graph_entities:  # none found: the degraded line says so
@@ -53,7 +53,7 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
         ms = d.timings_ms.get("vector", 0.0)
         scanned, filtered = d.vector_scanned, d.filtered_by_similarity
         lines.append(tr("diag.vector_scan", scanned=scanned, ms=f"{ms:.0f}", filtered=filtered))
-    timings = ", ".join(f"{stage(k)} {v:.1f}" for k, v in d.timings_ms.items())
+    timings = listing(f"{stage(k)} {v:.1f}" for k, v in d.timings_ms.items())
     lines.append(tr("diag.timings", v=timings, total=result.duration_ms))
     return lines
 
@@ -71,7 +71,7 @@ def _ranking_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
     ]
     if d.rerank.fallback_reason:
         lines.append(tr("diag.fallback", v=say_field(d.rerank, "fallback_reason")))
-    confidence = ", ".join(f"{channel(k)} {v:.2f}" for k, v in d.channel_confidence.items())
+    confidence = listing(f"{channel(k)} {v:.2f}" for k, v in d.channel_confidence.items())
     lines.append(tr("diag.fusion", method=tr(f"diag.fusion.{d.fusion}"), v=confidence or "–"))
     if d.vector_background:
         mean, std = d.vector_background[0], d.vector_background[1]
@@ -135,8 +135,11 @@ def status_text(result: r.KnowledgeRetrievalResponse) -> str:
     """How many were found (or why nothing was), then each degraded channel and why (a
     channel the library turned off is information, not a warning)."""
     degraded = "\n".join(
-        f"{'ⓘ' if x.reason_code in CHOSEN_OFF else '⚠'} {channel(x.channel)}: "
-        f"{say_field(x, 'reason')}"
+        tr(
+            "diag.off_line" if x.reason_code in CHOSEN_OFF else "diag.degraded_line",
+            channel=channel(x.channel),
+            reason=say_field(x, "reason"),
+        )
         for x in result.diagnostics.degraded_channels
     )
     if result.zero_result is not None:

@@ -299,7 +299,9 @@ class WorkbenchDialog(QtWidgets.QDialog):
             library = tr(f"fusion.{s.fusion}")
             changed.append(tr("workbench.effective.changed_fusion", value=library))
         if changed:
-            text += " · " + tr("workbench.effective.changed", what="; ".join(changed))
+            text += " · " + tr(
+                "workbench.effective.changed", what=tr("list.join_clauses").join(changed)
+            )
         if self.response is not None:  # what the last search scanned and filtered
             text += "\n" + search_facts(self.response)
         self.effective.setText(text)

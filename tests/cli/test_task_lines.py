@@ -1,0 +1,28 @@
+"""The CLI's account of a finished task as a user reads it: a graph extraction says what it
+found (chunks read, entity mentions, relations), not "0 written"; counts of one read in the
+singular ("1/1 document")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.cli.runner import run
+
+pytestmark = pytest.mark.integration
+
+
+def test_graph_task_line_counts_what_was_written(data_dir: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# 差旅\n\n差旅报销制度由财务部审批。财务部负责报销。\n", "utf-8")
+    assert run(data_dir, "library", "create", "Notes").returncode == 0
+    added = run(data_dir, "source", "add", "Notes", str(folder))
+    assert added.returncode == 0, added.stderr
+    assert "1/1 document " in added.stdout and "1/1 documents" not in added.stdout
+    done = run(data_dir, "graph", "extract", "Notes", "--strategy", "local")
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = next(x for x in done.stdout.splitlines() if x.startswith("graph"))
+    assert "written" not in line, line
+    assert "1 chunk read" in line and "entity mention" in line, line
