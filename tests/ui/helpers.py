@@ -142,7 +142,7 @@ def chat_with(qtbot: QtBot, win: MainWindow, base: str) -> None:
         win,
         CHAT_MODEL_UPDATE,
         c.ChatUpdateRequest(
-            connection=c.ChatConnection(kind="openai-compatible", base_url=base, model="m")
+            connection=c.ChatConnection(kind="openai-compatible", base_url=base, model="qwen2.5-7b")
         ),
     )
     win.top_tabs.setCurrentWidget(win.chat_view)

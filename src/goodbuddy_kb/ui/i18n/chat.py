@@ -102,7 +102,10 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         "例如：用中文回答，语气正式。",
         "e.g. Answer in English, formally.",
     ),
-    "chat.instructions.count": ("{n} / {limit} 字", "{n} / {limit} characters"),
+    "chat.instructions.count": (
+        "{n} / {limit} 字",
+        "{n} / {limit} {limit:plural:character|characters}",
+    ),
     "chat.instructions.too_long": (
         "助手指令最多 {limit} 个字符，请删减后再保存。",
         "Assistant instructions can be at most {limit} characters: shorten them to save.",

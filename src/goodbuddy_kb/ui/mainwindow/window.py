@@ -228,8 +228,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.libraries.listed.connect(self._show_welcome)
 
     def _show_welcome(self) -> None:
-        """The welcome page while there is no library; the window's areas once there is one."""
-        empty = self.model.rowCount() == 0
+        """The welcome page while there is no library; the window's areas once there is one,
+        or once the chat is chosen (it answers without a library, from the model alone)."""
+        empty = self.model.rowCount() == 0 and self.top_tabs.currentIndex() == 0
         self.stack.setCurrentWidget(self.welcome if empty else self.top_tabs)
         if empty:
             self.welcome.set_working(False)
@@ -318,6 +319,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.stack.addWidget(waiting)
         self.stack.addWidget(self.top_tabs)
         self.stack.addWidget(self.welcome)
+        # (after the first listing only: until then the window says it is starting)
+        self.top_tabs.currentChanged.connect(
+            lambda _i: self._show_welcome() if self.stack.currentIndex() != 0 else None
+        )
         layout.addWidget(self.stack, 1)
         self.setCentralWidget(central)
         self.tabs.setVisible(False)  # until a library is selected
