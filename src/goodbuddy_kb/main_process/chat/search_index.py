@@ -53,10 +53,12 @@ def match_expression(query: str) -> str | None:
     """Every term of ``query`` (a stem, a CJK bigram, or a lone CJK character as a prefix),
     joined by AND; None when the query has no searchable term."""
     parsed = build_query(query)
-    parts = [f"fts : {quote(stem)}" for stem in dict.fromkeys(parsed.latin_stems)]
-    parts += [f"cjk : {quote(gram)}" for gram in parsed.cjk_terms]
+    # No column filters (the table keeps no positions): a stem only occurs in ``fts`` and a
+    # CJK token only in ``cjk``.
+    parts = [quote(stem) for stem in dict.fromkeys(parsed.latin_stems)]
+    parts += [quote(gram) for gram in parsed.cjk_terms]
     if not parsed.cjk_terms:
-        parts += [f"cjk : ({quote(ch)} * OR {quote(ch)})" for ch in parsed.single_chars]
+        parts += [f"({quote(ch)} * OR {quote(ch)})" for ch in parsed.single_chars]
     return " AND ".join(parts) if parts else None
 
 
