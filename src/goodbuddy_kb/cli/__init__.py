@@ -11,12 +11,13 @@
     goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
     goodbuddy-kb mcp [--library LIB]…       (an MCP server on stdio for other AI tools)
     goodbuddy-kb diagnostics export FILE    goodbuddy-kb diagnostics show
+    goodbuddy-kb notices                    goodbuddy-kb --version
 
 LIB is a library id or its exact name. ``--json`` prints machine-readable output; ``--data-dir``
 (or GOODBUDDY_DATA_DIR) chooses the data directory.
 
 The parser is `parser.py`; each command group has its module (`libraries`, `sources`,
-`retrieve`, `tasks`, `rebuild`, `graph`, `chunks`, `diagnostics`, `eval`, `mcp`), over the
+`retrieve`, `tasks`, `rebuild`, `graph`, `chunks`, `diagnostics`, `eval`, `mcp`, `about`), over the
 shared `output` (printing, exit codes), `resolve` (LIB and DOC to ids) and `tasks` (following
 tasks). `main` here dispatches to them.
 """
@@ -29,7 +30,17 @@ import sys
 from collections.abc import Callable, Sequence
 
 from goodbuddy_kb.bridge.launcher import Session, open_session
-from goodbuddy_kb.cli import chunks, diagnostics, graph, mcp, rebuild, retrieve, sources, tasks
+from goodbuddy_kb.cli import (
+    about,
+    chunks,
+    diagnostics,
+    graph,
+    mcp,
+    rebuild,
+    retrieve,
+    sources,
+    tasks,
+)
 from goodbuddy_kb.cli.eval import cmd_eval
 from goodbuddy_kb.cli.libraries import cmd_library
 from goodbuddy_kb.cli.output import EXIT_ERROR
@@ -68,6 +79,16 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
 }
 
 
+def _in_user_language(message: str) -> str:
+    """Why the backend could not start (a newer build's data directory, a locked one…), in the
+    person's language like the window says it (GOODBUDDY_LANG, the window's choice, the locale)."""
+    from goodbuddy_kb.ui.i18n import detect_language, set_language
+    from goodbuddy_kb.ui.i18n.messages import say_text
+
+    set_language(detect_language())
+    return say_text(message)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == [BACKEND_COMMAND]:  # a frozen bundle launching its own backend
@@ -81,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from goodbuddy_kb.ui.app import run_gui
 
         return run_gui(data_dir, smoke=args.smoke)
+    if args.command == "notices":
+        return about.cmd_notices(args)  # needs no backend and no data directory
     if args.command == "eval":
         return cmd_eval(args)  # runs in its own temporary data directory
     if args.command == "mcp":
@@ -88,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         session = open_session(data_dir)
     except KbError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
+        print(f"error: {_in_user_language(exc.message)}", file=sys.stderr)
         return EXIT_ERROR
     try:
         return COMMANDS[args.command](args, session)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from goodbuddy_kb.cli import (
+    about,
     chunks,
     diagnostics,
     graph,
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="GoodBuddy KB: local knowledge base. Without a command, opens the window.",
         parents=[common],
     )
+    about.add_version(parser)
     commands = parser.add_subparsers(dest="command")
     libraries.add_parser(commands, common)
     parser.add_argument(
@@ -51,4 +53,5 @@ def build_parser() -> argparse.ArgumentParser:
     diagnostics.add_parser(commands, common)
     eval_command.add_parser(commands)
     mcp.add_parser(commands)
+    about.add_parser(commands)
     return parser

@@ -343,6 +343,11 @@ CATALOGUE: dict[str, str] = {
     ),
     "data.disk_full": "the disk holding the data directory is full; free some space and try again",
     "data.unusable": "the data directory could not be used ({detail})",
+    "data.newer": (
+        "this data directory was written by a newer version of GoodBuddy KB (data version {found};"
+        " this version knows up to {known}); it was left unchanged: open it with that version or a"
+        " later one"
+    ),
     "data.removed_meanwhile": "the library or source was removed while the task ran",
     "diagnostics.exists": (
         "a file of that name already exists; choose another name, or replace it (--force)"

@@ -122,7 +122,14 @@ from goodbuddy_kb.contracts.sources import (
     SourceWatchRequest,
     SourceWatchResponse,
 )
-from goodbuddy_kb.contracts.system import PingRequest, PingResponse
+from goodbuddy_kb.contracts.system import (
+    AboutInfo,
+    AboutRequest,
+    PingRequest,
+    PingResponse,
+    SampleLibraryRequest,
+    SampleLibraryResponse,
+)
 from goodbuddy_kb.contracts.tasks import (
     TaskCancelRequest,
     TaskCancelResponse,
@@ -158,6 +165,10 @@ class NotificationSpec(Generic[Req]):
 
 
 SYSTEM_PING = MethodSpec("system:ping", PingRequest, PingResponse, mutates=False)
+SYSTEM_ABOUT = MethodSpec("system:about", AboutRequest, AboutInfo, mutates=False)
+LIBRARY_SAMPLE = MethodSpec(
+    "knowledge:library:sample", SampleLibraryRequest, SampleLibraryResponse, mutates=True
+)
 LIBRARY_CREATE = MethodSpec(
     "knowledge:library:create", LibraryCreateRequest, LibraryCreateResponse, mutates=True
 )
@@ -380,6 +391,8 @@ METHODS: Mapping[str, MethodSpec[Any, Any]] = {
     spec.name: spec
     for spec in (
         SYSTEM_PING,
+        SYSTEM_ABOUT,
+        LIBRARY_SAMPLE,
         LIBRARY_CREATE,
         LIBRARY_LIST,
         LIBRARY_RENAME,

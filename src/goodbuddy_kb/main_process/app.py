@@ -25,6 +25,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from goodbuddy_kb.contracts.messages import english
 from goodbuddy_kb.contracts.wire import GUI_CLIENT
 from goodbuddy_kb.datadir import (
     Endpoint,
@@ -39,7 +40,12 @@ from goodbuddy_kb.main_process.server import BridgeServer
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.startup import verdict
 from goodbuddy_kb.main_process.storage.db import DATABASE_FILE, ConnectionPool, connect
-from goodbuddy_kb.main_process.storage.migrations import MigrationError, migrate
+from goodbuddy_kb.main_process.storage.migrations import (
+    MigrationError,
+    NewerDataError,
+    check_known,
+    migrate,
+)
 from goodbuddy_kb.qt import QtCore
 
 log = logging.getLogger("goodbuddy_kb.backend")
@@ -49,6 +55,7 @@ EXIT_MIGRATION = 4
 EXIT_BAD_LAUNCH = 5
 EXIT_BAD_DATA_DIR = 6
 EXIT_DATA_ERROR = 7
+EXIT_NEWER_DATA = 8
 #: How long the backend waits, after its launcher's pipe closes, for that launcher's own
 #: connection to close too before it counts who is still connected.
 LAUNCHER_GRACE_MS = 100
@@ -110,12 +117,23 @@ def run(argv: list[str] | None = None) -> int:
         return EXIT_DATA_ERROR
 
 
+def _refuse_newer(exc: NewerDataError) -> int:
+    params = {"found": str(exc.found), "known": str(exc.known)}
+    _announce(error="newer_data", message=english("data.newer", params))
+    return EXIT_NEWER_DATA
+
+
 def _open_and_serve(data_dir: Path, secret: str) -> int:
     try:
         ensure_private_dir(data_dir)
     except NotADataDirectory as exc:
         _announce(error="data_dir", message=str(exc))
         return EXIT_BAD_DATA_DIR
+    try:
+        # Before the lock file is written: a newer build's directory is left byte for byte.
+        check_known(data_dir / DATABASE_FILE)
+    except NewerDataError as exc:
+        return _refuse_newer(exc)
     lock = DataDirLock(data_dir)
     try:
         lock.acquire()
@@ -128,6 +146,8 @@ def _open_and_serve(data_dir: Path, secret: str) -> int:
         except MigrationError as exc:
             _announce(error="migration", message=str(exc))
             return EXIT_MIGRATION
+        except NewerDataError as exc:  # stamped by a newer build meanwhile
+            return _refuse_newer(exc)
         return _serve(data_dir, pool, secret)
     finally:
         lock.release()

@@ -2,6 +2,8 @@
 
 Files are named ``NNNN_name.sql`` (or ``NNNN_name.py`` with an ``apply(conn)`` function); ``pending()`` tells what would run without applying anything.
 A failing migration is rolled back completely: schema and data stay exactly as before.
+A database that records a migration this build does not have was written by a newer version: it
+is refused (``NewerDataError``), never migrated down; ``check_known`` asks without writing a byte.
 """
 
 from __future__ import annotations
@@ -32,6 +34,15 @@ class MigrationError(Exception):
         self.migration = migration
         self.reason = reason
         super().__init__(f"migration {migration} failed and was rolled back: {reason}")
+
+
+class NewerDataError(Exception):
+    """The database records migrations newer than this build's: it is left as it is."""
+
+    def __init__(self, found: int, known: int) -> None:
+        self.found = found
+        self.known = known
+        super().__init__(f"data version {found} is newer than this build's {known}")
 
 
 @dataclass(frozen=True)
@@ -137,8 +148,32 @@ def apply_one(conn: sqlite3.Connection, migration: Migration) -> None:
         raise MigrationError(migration.label, str(exc)) from exc
 
 
+def refuse_newer(done: set[int], directory: Path | None = None) -> None:
+    """NewerDataError when ``done`` holds a migration this build does not know."""
+    known = [m.version for m in discover(directory or default_migrations_dir())]
+    newest = max(known, default=0)
+    if done - set(known) and max(done) > newest:
+        raise NewerDataError(max(done), newest)
+
+
+def check_known(database: Path, directory: Path | None = None) -> None:
+    """Refuse (NewerDataError) a database written by a newer build, reading it without writing
+    anything: opened read-only and immutable, no journal or shared-memory file is made and its
+    header is not touched. A missing database is a new one."""
+    if not database.is_file():
+        return
+    conn = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
+    try:
+        done = applied_versions(conn)
+    finally:
+        conn.close()
+    refuse_newer(done, directory)
+
+
 def migrate(conn: sqlite3.Connection, directory: Path | None = None) -> list[str]:
-    """Apply every pending migration in order; returns the labels applied."""
+    """Apply every pending migration in order; returns the labels applied. A database from a
+    newer build is refused (NewerDataError) before anything is applied."""
+    refuse_newer(applied_versions(conn), directory)
     todo = pending(conn, directory or default_migrations_dir())
     for migration in todo:
         apply_one(conn, migration)

@@ -270,6 +270,10 @@ ZH: dict[str, str] = {
     ),
     "data.disk_full": "数据目录所在磁盘已满；请释放空间后重试",
     "data.unusable": "数据目录无法使用（{detail}）",
+    "data.newer": (
+        "此数据目录由更新版本的 GoodBuddy KB 写入（数据版本 {found}；本版本最高支持 {known}）；"
+        "它未被改动：请用那个版本或更新的版本打开"
+    ),
     "data.removed_meanwhile": "任务运行期间，知识库或来源已被删除",
     "diagnostics.exists": "已存在同名文件；请换一个名称，或选择替换（--force）",
     "diagnostics.not_a_file": "该路径是链接、文件夹或设备，不是文件；只能替换普通文件",
