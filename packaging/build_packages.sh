@@ -36,7 +36,10 @@ ln -s /opt/goodbuddy-kb/goodbuddy-kb "$root/usr/bin/goodbuddy-kb"
 stage_share "$root/usr/share"
 chmod -R u+rwX,go+rX,go-w "$root"
 installed_kb=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
-sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$installed_kb/" \
+# the bundle carries its libraries except the C library and the GL/X11 client ones (PyInstaller
+# leaves those to the system), so it needs the glibc it was built against or newer
+glibc=$(ldd --version | head -1 | awk '{print $NF}')
+sed -e "s/@GLIBC@/$glibc/" -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$installed_kb/" \
   "$here/deb/control" > "$root/DEBIAN/control"
 for script in postinst postrm; do
   install -m 0755 "$here/deb/$script" "$root/DEBIAN/$script"

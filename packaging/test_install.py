@@ -143,14 +143,20 @@ def data_dir_left(home: Path) -> None:
 def test_deb(deb: Path, version: str) -> None:
     print(f"deb: {deb.name}", flush=True)
     home = Path(tempfile.mkdtemp(prefix="gbkb-deb-home-"))
-    system = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
-    run(["dpkg", "-i", str(deb)], system)
+    system = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "DEBIAN_FRONTEND": "noninteractive"}
+    # as a user installs a downloaded .deb: apt brings the system libraries it depends on
+    install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", str(deb)]
+    try:
+        run(install, system)
+    except Failed:
+        run(["apt-get", "update", "-qq"], system)  # a bare image has no package lists yet
+        run(install, system)
     missing = [f for f in DEB_FILES if not Path(f).exists()]
     if missing:
         raise Failed(f"the .deb did not install {missing}")
     env = clean_env(home, "/usr/bin:/bin")
     check_program("goodbuddy-kb", env, Path(DEB_FILES[2]), version)
-    run(["dpkg", "-r", "goodbuddy-kb"], system)
+    run(["apt-get", "remove", "-y", "-qq", "goodbuddy-kb"], system)
     left = [f for f in [*DEB_FILES, "/opt/goodbuddy-kb"] if Path(f).exists()]
     if left:
         raise Failed(f"uninstalling left {left}")
