@@ -8,6 +8,8 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,11 +17,13 @@ import pytest
 from goodbuddy_kb import __version__
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess, BackendStartError
+from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as s
 from goodbuddy_kb.contracts import system as y
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
+    GRAPH_GET,
     LIBRARY_SAMPLE,
     RETRIEVE,
     SYSTEM_ABOUT,
@@ -59,6 +63,10 @@ def test_sample_library_is_a_synced_copy_that_answers_its_questions(
     titles = {d.path.rsplit("/", 1)[-1] for d in docs.documents}
     assert {"差旅与报销制度.md", "leave-policy.md", "数据安全规定.md", "it-help.md"} <= titles
     assert all(d.status.parse == "done" for d in docs.documents)
+    assert len(docs.documents) == 8
+    graph = client.call(GRAPH_GET, g.GraphGetRequest(library_id=made.library.id))
+    assert graph.settings.strategy == "local", "its graph is on, made without a model"
+    assert graph.entities >= 8 and graph.relations >= 4, "a graph worth showing"
     expected = ("差旅与报销制度.md", "leave-policy.md")
     assert len(made.questions) == 2
     for question, document in zip(made.questions, expected, strict=True):
@@ -76,7 +84,7 @@ def test_sample_library_is_a_synced_copy_that_answers_its_questions(
     wait_idle(client)
 
 
-def _stamp_newer(data_dir: Path) -> None:
+def stamp_newer(data_dir: Path) -> None:
     """A data directory a later build has used: a real database, one migration beyond ours."""
     BackendProcess.start(data_dir).stop()
     conn = sqlite3.connect(data_dir / DATABASE_FILE)
@@ -88,7 +96,7 @@ def _stamp_newer(data_dir: Path) -> None:
     conn.close()
 
 
-def _fingerprint(folder: Path) -> dict[str, tuple[str, int]]:
+def fingerprint(folder: Path) -> dict[str, tuple[str, int]]:
     return {
         str(p.relative_to(folder)): (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mode)
         for p in sorted(folder.rglob("*"))
@@ -98,27 +106,30 @@ def _fingerprint(folder: Path) -> dict[str, tuple[str, int]]:
 
 def test_newer_data_directory_is_refused_and_left_unchanged(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
-    _stamp_newer(data_dir)
-    before = _fingerprint(data_dir)
+    stamp_newer(data_dir)
+    before = fingerprint(data_dir)
     assert DATABASE_FILE in before
     with pytest.raises(BackendStartError) as refused:
         BackendProcess.start(data_dir)
     assert refused.value.reason == "newer_data"
     assert "written by a newer version" in refused.value.message
-    done = run(data_dir, "library", "list")
+    done = subprocess.run(
+        [sys.executable, "-m", "goodbuddy_kb", "library", "list", "--data-dir", str(data_dir)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "GOODBUDDY_LANG": "en"},
+        timeout=120,
+        check=False,
+    )
     assert done.returncode != 0
     assert "written by a newer version of GoodBuddy KB (data version 9999" in done.stderr
-    env_zh = {**os.environ, "GOODBUDDY_LANG": "zh"}
-    import subprocess
-    import sys
-
     zh = subprocess.run(
         [sys.executable, "-m", "goodbuddy_kb", "library", "list", "--data-dir", str(data_dir)],
         capture_output=True,
         text=True,
-        env=env_zh,
+        env={**os.environ, "GOODBUDDY_LANG": "zh"},
         timeout=120,
         check=False,
     )
     assert zh.returncode != 0 and "由更新版本的 GoodBuddy KB 写入" in zh.stderr
-    assert _fingerprint(data_dir) == before, "every file byte for byte, no file added or removed"
+    assert fingerprint(data_dir) == before, "every file byte for byte, no file added or removed"

@@ -62,7 +62,7 @@ def test_create_rename_delete_through_the_window(qtbot: QtBot, window: MainWindo
     assert "Policies" in delete_button.text()
     delete_button.click()
     qtbot.waitUntil(lambda: names(window) == [], timeout=5_000)
-    assert window.detail.empty.isVisible()
+    assert window.stack.currentWidget() is window.welcome, "no library: the welcome page again"
 
 
 def test_cancelled_delete_keeps_the_library(qtbot: QtBot, window: MainWindow) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from goodbuddy_kb.bridge.client import AsyncClient, Callback
-from goodbuddy_kb.bridge.launcher import BackendProcess
+from goodbuddy_kb.bridge.launcher import BackendProcess, BackendStartError
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.errors import KbError, UnavailableError
 from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_CHAT, NOTIFY_TASK, MethodSpec
@@ -22,6 +22,8 @@ Resp = TypeVar("Resp", bound=ContractModel)
 class BackendLink(QtCore.QObject):
     connected = QtCore.Signal(int)  # backend pid
     stopped = QtCore.Signal(str)  # redacted reason
+    #: The backend refuses this data directory for good (a newer build wrote it): why.
+    refused = QtCore.Signal(str)
     changed = QtCore.Signal(dict)  # notify:changed params
     task = QtCore.Signal(dict)  # notify:task params
     chat = QtCore.Signal(dict)  # notify:chat params (streamed reply pieces)
@@ -76,6 +78,8 @@ class BackendLink(QtCore.QObject):
         self._starting = False
         if isinstance(result, KbError):
             self.stopped.emit(result.message)
+            if isinstance(result, BackendStartError) and result.reason == "newer_data":
+                self.refused.emit(result.message)
             return
         if isinstance(result, BackendProcess):
             self._process = result

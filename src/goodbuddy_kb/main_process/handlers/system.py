@@ -13,6 +13,7 @@ from goodbuddy_kb.contracts.diagnostics import (
     DiagnosticsSummary,
     DiagnosticsSummaryRequest,
 )
+from goodbuddy_kb.contracts.graph import GraphSettings
 from goodbuddy_kb.contracts.library import Library
 from goodbuddy_kb.contracts.methods import (
     DIAGNOSTICS_EXPORT,
@@ -32,6 +33,7 @@ from goodbuddy_kb.contracts.system import (
 )
 from goodbuddy_kb.contracts.wire import API_VERSION
 from goodbuddy_kb.main_process import diagnostics, sample
+from goodbuddy_kb.main_process.graph import store as graph_store
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.storage import libraries, sources
 
@@ -60,13 +62,15 @@ def about(ctx: CallContext, request: AboutRequest) -> AboutInfo:
 
 @handles(LIBRARY_SAMPLE)
 def sample_library(ctx: CallContext, request: SampleLibraryRequest) -> SampleLibraryResponse:
-    """Copy the sample documents into the data directory, create a library over the copy and
-    sync it (the copy goes again if the library cannot be made)."""
+    """Copy the sample documents into the data directory, create a library over the copy, with
+    its knowledge graph on (the local extractor: no model needed) and sync it (the copy goes
+    again if the library cannot be made)."""
     conn = ctx.db.get()
     folder = sample.copy_documents(ctx.data_dir)
     library: Library | None = None
     try:
         library = sample.create_library(conn, request.language)
+        graph_store.update(conn, library.id, GraphSettings(strategy="local"), None)
         row = sources.add(conn, library.id, "folder", wire_path(str(folder)), [], [], False)
     except Exception:
         if library is not None:

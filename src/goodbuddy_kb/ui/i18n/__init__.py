@@ -19,6 +19,7 @@ from goodbuddy_kb.ui.i18n.library import LIBRARY_STRINGS
 from goodbuddy_kb.ui.i18n.mainwindow import MAINWINDOW_STRINGS
 from goodbuddy_kb.ui.i18n.settings import SETTINGS_STRINGS
 from goodbuddy_kb.ui.i18n.tasks import TASKS_STRINGS
+from goodbuddy_kb.ui.i18n.welcome import WELCOME_STRINGS
 from goodbuddy_kb.ui.i18n.workbench import WORKBENCH_STRINGS
 
 #: Each area's catalogue, by its module's name: key → (zh-CN, en).
@@ -33,6 +34,7 @@ CATALOGUES: dict[str, dict[str, tuple[str, str]]] = {
     "graph": GRAPH_STRINGS,
     "workbench": WORKBENCH_STRINGS,
     "chunks": CHUNK_STRINGS,
+    "welcome": WELCOME_STRINGS,
 }
 STRINGS: dict[str, tuple[str, str]] = {
     key: texts for catalogue in CATALOGUES.values() for key, texts in catalogue.items()

@@ -1,6 +1,6 @@
-"""The main window's Settings menu: model connections, external tools, diagnostics, the dark
-theme and the language. The menu applies the theme itself; everything else it asks of the
-window through signals."""
+"""The main window's menus: Settings (model connections, external tools, diagnostics, the dark
+theme and the language) and Help (About). The Settings menu applies the theme itself;
+everything else they ask of the window through signals."""
 
 from __future__ import annotations
 
@@ -47,6 +47,20 @@ class SettingsMenu(QtCore.QObject):
             group.addAction(action)
             action.triggered.connect(lambda _checked=False, c=code: self.language_chosen.emit(c))
             self.language_actions[code] = action
+
+
+class HelpMenu(QtCore.QObject):
+    """The Help menu: About (version, data directory, models, notices)."""
+
+    about = QtCore.Signal()
+
+    def __init__(self, menu_bar: QtWidgets.QMenuBar) -> None:
+        menu = menu_bar.addMenu(tr("menu.help"))
+        super().__init__(menu)
+        action = menu.addAction(tr("menu.about"))
+        action.setMenuRole(QtGui.QAction.MenuRole.AboutRole)
+        action.triggered.connect(lambda _checked=False: self.about.emit())
+        self.about_action = action
 
 
 def choose_theme(dark: bool) -> None:

@@ -1,6 +1,7 @@
 """The main window's shell: the library list (master, ``library.pane``) beside the selected
-library's header and tabs (detail), the chat beside them, the backend banner, the Settings menu
-and the status bar.
+library's header and tabs (detail), the chat beside them, the backend banner, the Settings and
+Help menus and the status bar; while there is no library, the welcome page instead (``welcome``),
+and the sample library's tips above its tabs.
 
 Every change goes through the backend; the list refreshes on the backend's change
 notifications, so libraries created from the CLI appear here too.
@@ -18,6 +19,7 @@ streams, the change waits for its end (and says so).
 from __future__ import annotations
 
 from goodbuddy_kb.contracts import library as c
+from goodbuddy_kb.contracts import system as y
 from goodbuddy_kb.contracts import window as w
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import (
@@ -38,13 +40,17 @@ from goodbuddy_kb.ui.library.detail import LibraryDetailWidget
 from goodbuddy_kb.ui.library.dialogs import LibraryNameDialog
 from goodbuddy_kb.ui.library.model import LibraryListModel
 from goodbuddy_kb.ui.library.pane import LibraryListWidget
+from goodbuddy_kb.ui.mainwindow.about import AboutDialog
 from goodbuddy_kb.ui.mainwindow.banner import BackendBanner
-from goodbuddy_kb.ui.mainwindow.menus import SettingsMenu
+from goodbuddy_kb.ui.mainwindow.menus import HelpMenu, SettingsMenu
 from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
 from goodbuddy_kb.ui.settings.diagnostics import DiagnosticsDialog
 from goodbuddy_kb.ui.settings.external_tools import ExternalToolsDialog
 from goodbuddy_kb.ui.settings.tab import SettingsTab
 from goodbuddy_kb.ui.tasks.tab import TasksTab
+from goodbuddy_kb.ui.welcome.first_run import FirstRun
+from goodbuddy_kb.ui.welcome.guide import SampleGuide
+from goodbuddy_kb.ui.welcome.page import WelcomePage
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.theme import SPACE
 from goodbuddy_kb.ui.workbench.view import WorkbenchDialog
@@ -82,6 +88,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self._keep_timer.setSingleShot(True)
         self._keep_timer.setInterval(KEEP_DELAY_MS)
         self._keep_timer.timeout.connect(self.keep_state)
+        self.first_run = FirstRun(link, self)
+        self.first_run_sample: y.SampleLibraryResponse | None = None  # across a language change
+        self.first_run.library_made.connect(lambda library_id: self.refresh(select_id=library_id))
+        # (late-bound: the guide is built again with the widgets on a language change)
+        self.first_run.sample_made.connect(lambda sample: self.guide.show_sample(sample))  # noqa: PLW0108
+        self.first_run.failed.connect(lambda e: self.welcome.set_working(False, say_error(e)))
+        link.refused.connect(self._on_refused)
+        self.refusal_box: QtWidgets.QMessageBox | None = None
+        self.about: AboutDialog | None = None
         self._build()
         link.connected.connect(self._on_connected)
         link.stopped.connect(self._on_stopped)
@@ -100,6 +115,8 @@ class MainWindow(QtWidgets.QMainWindow):
         menu.language_chosen.connect(self._choose_language)
         self.theme_action = menu.theme_action
         self.language_actions = menu.language_actions
+        self.help_menu = HelpMenu(self.menuBar())
+        self.help_menu.about.connect(self.open_about)
 
     # -- language ------------------------------------------------------------------------
     def _choose_language(self, code: str) -> None:
@@ -127,6 +144,7 @@ class MainWindow(QtWidgets.QMainWindow):
         if code == language():
             return
         library_id = self.current_library_id()
+        self.first_run_sample = self.guide.sample if self.guide.library_id else None
         top, tab = self.top_tabs.currentIndex(), self.tabs.currentIndex()
         sizes, doc_filter = self.splitter.sizes(), self.documents_tab.filter_box.currentIndex()
         document = self.documents_tab.current_document()
@@ -158,6 +176,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_menu()
         self.setWindowTitle(tr("app.title"))
         self.chat_view.take_over(old_chat)
+        if self.first_run_sample is not None:
+            self.guide.show_sample(self.first_run_sample, imported=True)
         self.splitter.setSizes(sizes)
         self.top_tabs.setCurrentIndex(top)
         self.tabs.setCurrentIndex(tab)
@@ -187,6 +207,52 @@ class MainWindow(QtWidgets.QMainWindow):
         self.diagnostics = dialog
         dialog.open()
 
+    def open_about(self) -> None:
+        self.about = AboutDialog(self.link, self)
+        self.about.open()
+
+    # -- the first run -----------------------------------------------------------------------
+    def _build_first_run(self) -> None:
+        self.welcome = WelcomePage()
+        self.welcome.sample_chosen.connect(lambda: self.welcome.set_working(True))
+        self.welcome.sample_chosen.connect(self.first_run.try_sample)
+        self.welcome.folder_chosen.connect(lambda _f: self.welcome.set_working(True))
+        self.welcome.folder_chosen.connect(self.first_run.add_folder)
+        self.welcome.language_chosen.connect(self._choose_language)
+        self.guide = SampleGuide(self.link)
+        self.guide.ask.connect(self.ask_in_workbench)
+        self.guide.show_graph.connect(lambda: self.tabs.setCurrentWidget(self.graph_tab))
+        self.libraries.listed.connect(self._show_welcome)
+
+    def _show_welcome(self) -> None:
+        """The welcome page while there is no library; the window's areas once there is one."""
+        empty = self.model.rowCount() == 0
+        self.stack.setCurrentWidget(self.welcome if empty else self.top_tabs)
+        if empty:
+            self.welcome.set_working(False)
+
+    def ask_in_workbench(self, question: str) -> None:
+        self.open_workbench()
+        if self.workbench is not None:
+            self.workbench.query.setPlainText(question)
+            self.workbench.run()
+
+    def bring_to_front(self) -> None:
+        """Another start on this data directory asked for this window."""
+        self.setWindowState(self.windowState() & ~QtCore.Qt.WindowState.WindowMinimized)
+        self.show()
+        self.raise_()
+        self.activateWindow()
+
+    def _on_refused(self, message: str) -> None:
+        """A data directory this build must not open (a newer version's): said in a dialog."""
+        box = QtWidgets.QMessageBox(self)
+        box.setIcon(QtWidgets.QMessageBox.Icon.Critical)
+        box.setWindowTitle(tr("app.title"))
+        box.setText(say_text(message))
+        self.refusal_box = box
+        box.open()
+
     # -- layout ----------------------------------------------------------------------------
     def _build(self) -> None:
         self.banner = BackendBanner()
@@ -201,6 +267,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.rename_button = self.libraries.rename_button
         self.delete_button = self.libraries.delete_button
         self.detail = LibraryDetailWidget()
+        self._build_first_run()
         self.workbench_button = button("workbench.open", self.open_workbench)
         self.documents_tab = DocumentsTab(self.link)
         self.tasks_tab = TasksTab(self.link)
@@ -223,6 +290,7 @@ class MainWindow(QtWidgets.QMainWindow):
         header.addWidget(self.detail, 1)
         header.addWidget(self.workbench_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         right_layout.addLayout(header)
+        right_layout.addWidget(self.guide)
         right_layout.addWidget(self.tabs, 1)
         self.workbench: WorkbenchDialog | None = None
         splitter = QtWidgets.QSplitter()
@@ -242,7 +310,11 @@ class MainWindow(QtWidgets.QMainWindow):
         layout = QtWidgets.QVBoxLayout(central)
         layout.setContentsMargins(SPACE // 2, SPACE // 2, SPACE // 2, 0)
         layout.addWidget(self.banner)
-        layout.addWidget(self.top_tabs, 1)
+        self.stack = QtWidgets.QStackedWidget()
+        self.stack.addWidget(QtWidgets.QWidget())  # until the first listing says which
+        self.stack.addWidget(self.top_tabs)
+        self.stack.addWidget(self.welcome)
+        layout.addWidget(self.stack, 1)
         self.setCentralWidget(central)
         self.tabs.setVisible(False)  # until a library is selected
         self._update_buttons()
@@ -377,6 +449,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.graph_tab.show_library(library_id)
             self.settings_tab.show_library(library_id)
         self.tabs.setVisible(library is not None)
+        self.guide.setVisible(library_id is not None and library_id == self.guide.library_id)
         if library is None:
             return
 
