@@ -38,7 +38,7 @@ chmod -R u+rwX,go+rX,go-w "$root"
 installed_kb=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 # the bundle carries its libraries except the C library and the GL/X11 client ones (PyInstaller
 # leaves those to the system), so it needs the glibc it was built against or newer
-glibc=$(ldd --version | head -1 | awk '{print $NF}')
+glibc=$(getconf GNU_LIBC_VERSION | awk '{print $2}')
 sed -e "s/@GLIBC@/$glibc/" -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$installed_kb/" \
   "$here/deb/control" > "$root/DEBIAN/control"
 for script in postinst postrm; do
@@ -47,7 +47,9 @@ done
 deb="$out/goodbuddy-kb_${version}_${arch}.deb"
 # --root-owner-group: every file root-owned without fakeroot. gzip, not xz: xz took over 7 min
 # for the 590 MB bundle on a busy 2-core machine; gzip a fraction of it for a 10-20% larger file
-dpkg-deb --root-owner-group -Zgzip -z6 --build "$root" "$deb" >/dev/null
+# packed while the .tar.gz is made below: each compressor is single-threaded
+dpkg-deb --root-owner-group -Zgzip -z6 --build "$root" "$deb" >/dev/null &
+deb_job=$!
 
 # --- .tar.gz ----------------------------------------------------------------------------
 name="goodbuddy-kb-$version-linux-$(uname -m)"
@@ -57,6 +59,7 @@ cp -a "$bundle" "$tree/goodbuddy-kb"
 stage_share "$tree/share"
 install -m 0755 "$here/install.sh" "$tree/install.sh"
 tar -C "$work" -czf "$out/$name.tar.gz" --owner=0 --group=0 "$name"
+wait "$deb_job"
 
 echo "$deb"
 echo "$out/$name.tar.gz"
