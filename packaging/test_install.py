@@ -9,6 +9,7 @@ Each installed program runs with a clean environment (``env -i`` with only an em
 the expected documents first; ``goodbuddy-kb mcp`` listing its tools over stdio (raw JSON-RPC);
 the window opened from the menu entry's ``Exec`` line and closed (``--smoke``); uninstalled,
 leaving no program files and the user's data directory. Standard library only.
+`test_install.sh` (`make test-install`) runs the two packages' tests side by side.
 """
 
 from __future__ import annotations
