@@ -25,13 +25,18 @@ stage_share() {  # DEST
   done
 }
 
-work=$(mktemp -d)
+place_bundle() {  # DEST: hard links where the file system allows, else a copy
+  cp -al "$bundle" "$1" 2>/dev/null || { rm -rf "$1"; cp -a "$bundle" "$1"; }
+}
+
+# staged beside the output, so the bundle is hard-linked into both trees rather than copied
+work=$(mktemp -d "$out/.staging.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 # --- .deb -------------------------------------------------------------------------------
 root="$work/deb"
 mkdir -p "$root/opt" "$root/usr/bin" "$root/DEBIAN"
-cp -a "$bundle" "$root/opt/goodbuddy-kb"
+place_bundle "$root/opt/goodbuddy-kb"
 ln -s /opt/goodbuddy-kb/goodbuddy-kb "$root/usr/bin/goodbuddy-kb"
 stage_share "$root/usr/share"
 chmod -R u+rwX,go+rX,go-w "$root"
@@ -55,7 +60,7 @@ deb_job=$!
 name="goodbuddy-kb-$version-linux-$(uname -m)"
 tree="$work/$name"
 mkdir -p "$tree"
-cp -a "$bundle" "$tree/goodbuddy-kb"
+place_bundle "$tree/goodbuddy-kb"
 stage_share "$tree/share"
 install -m 0755 "$here/install.sh" "$tree/install.sh"
 tar -C "$work" -czf "$out/$name.tar.gz" --owner=0 --group=0 "$name"
