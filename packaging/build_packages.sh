@@ -15,6 +15,9 @@ sizes="16 32 48 64 128 256 512"
 test -x "$bundle/goodbuddy-kb" || { echo "no bundle at $bundle (run pyinstaller first)" >&2; exit 1; }
 test -f "$icons/goodbuddy-kb.svg" || { echo "the application icon is missing in $icons" >&2; exit 1; }
 
+# every bundled package's and model's licence, as the bundle itself reports them (its metadata)
+env -i HOME="${TMPDIR:-/tmp}" PATH=/usr/bin:/bin "$bundle/goodbuddy-kb" notices > "$bundle/THIRD_PARTY_NOTICES"
+
 # share/: the menu entry and the icon theme files, laid out as under a prefix's share/
 stage_share() {  # DEST
   install -D -m 0644 "$here/goodbuddy-kb.desktop" "$1/applications/goodbuddy-kb.desktop"

@@ -30,10 +30,12 @@ QUESTIONS = [
     ("what hardware does a production gateway server need", "en/orion-install.md"),
 ]
 MCP_TOOLS = {"list_libraries", "knowledge_search", "get_reference_context"}
+DEB_DESKTOP_FILE = "/usr/share/applications/goodbuddy-kb.desktop"
 DEB_FILES = [
     "/opt/goodbuddy-kb/goodbuddy-kb",
+    "/opt/goodbuddy-kb/THIRD_PARTY_NOTICES",
     "/usr/bin/goodbuddy-kb",
-    "/usr/share/applications/goodbuddy-kb.desktop",
+    DEB_DESKTOP_FILE,
     "/usr/share/icons/hicolor/scalable/apps/goodbuddy-kb.svg",
     "/usr/share/icons/hicolor/256x256/apps/goodbuddy-kb.png",
 ]
@@ -156,7 +158,7 @@ def test_deb(deb: Path, version: str) -> None:
     if missing:
         raise Failed(f"the .deb did not install {missing}")
     env = clean_env(home, "/usr/bin:/bin")
-    check_program("goodbuddy-kb", env, Path(DEB_FILES[2]), version)
+    check_program("goodbuddy-kb", env, Path(DEB_DESKTOP_FILE), version)
     run(["apt-get", "remove", "-y", "-qq", "goodbuddy-kb"], system)
     left = [f for f in [*DEB_FILES, "/opt/goodbuddy-kb"] if Path(f).exists()]
     if left:
