@@ -52,20 +52,22 @@ sed -e "s/@GLIBC@/$glibc/" -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s
 for script in postinst postrm; do
   install -m 0755 "$here/deb/$script" "$root/DEBIAN/$script"
 done
-deb="$out/goodbuddy-kb_${version}_${arch}.deb"
-# --root-owner-group: every file root-owned without fakeroot. gzip, not xz: xz took over 7 min
-# for the 590 MB bundle on a busy 2-core machine; gzip a fraction of it for a 10-20% larger file
-# packed while the .tar.gz is made below: each compressor is single-threaded
-dpkg-deb --root-owner-group -Zgzip -z6 --build "$root" "$deb" >/dev/null &
-deb_job=$!
 
-# --- .tar.gz ----------------------------------------------------------------------------
+# --- .tar.gz tree -----------------------------------------------------------------------
 name="goodbuddy-kb-$version-linux-$(uname -m)"
 tree="$work/$name"
 mkdir -p "$tree"
 place_bundle "$tree/goodbuddy-kb"
 stage_share "$tree/share"
 install -m 0755 "$here/install.sh" "$tree/install.sh"
+
+# --- both packed side by side (each compressor is single-threaded); only once both trees are
+# staged, as a new hard link changes a file's ctime and tar refuses a file changing under it
+deb="$out/goodbuddy-kb_${version}_${arch}.deb"
+# --root-owner-group: every file root-owned without fakeroot. gzip, not xz: xz took over 7 min
+# for the 590 MB bundle on a busy 2-core machine; gzip a fraction of it for a 10-20% larger file
+dpkg-deb --root-owner-group -Zgzip -z6 --build "$root" "$deb" >/dev/null &
+deb_job=$!
 tar -C "$work" -czf "$out/$name.tar.gz" --owner=0 --group=0 "$name"
 wait "$deb_job"
 
