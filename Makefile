@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test test-fast lint typecheck build check clean bench eval screenshots eval-all
+.PHONY: run test test-fast lint typecheck build check clean bench eval screenshots eval-all dist test-install
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,22 @@ build: $(STAMP)
 	@ls dist/*.whl
 
 check: lint typecheck test build
+
+# The self-contained bundle (PyInstaller, one folder: dist/goodbuddy-kb/goodbuddy-kb) and the Linux
+# packages made from it: dist/goodbuddy-kb_VERSION_ARCH.deb and dist/goodbuddy-kb-VERSION-linux-ARCH.tar.gz.
+# See packaging/README.md.
+VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
+dist: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[dist]"
+	rm -rf build/pyinstaller dist/goodbuddy-kb
+	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/goodbuddy-kb.spec
+	packaging/build_packages.sh dist/goodbuddy-kb dist $(VERSION)
+	@du -sh dist/goodbuddy-kb dist/*.deb dist/*.tar.gz
+
+# Installs the packages `make dist` made and uses them as a new user would (the .deb needs root);
+# the two run side by side.
+test-install:
+	packaging/test_install.sh $(VERSION) dist $(PYTHON)
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[dev,bench]"

@@ -12,7 +12,6 @@ import os
 import queue
 import secrets
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from goodbuddy_kb.datadir import (
     backend_lock_held,
     ensure_private_dir,
 )
+from goodbuddy_kb.selfexec import backend_argv
 
 START_TIMEOUT_S = 30.0
 #: How long a client waits for a backend another client is starting on the same directory.
@@ -74,7 +74,7 @@ class BackendProcess:
             ) from None
         try:
             popen = subprocess.Popen(
-                [sys.executable, "-m", "goodbuddy_kb.main_process", "--data-dir", str(data_dir)],
+                [*backend_argv(), "--data-dir", str(data_dir)],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=log,

@@ -51,6 +51,7 @@ from goodbuddy_kb.cli.parser import build_parser
 from goodbuddy_kb.cli.resolve import resolve_library
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.datadir import resolve_data_dir
+from goodbuddy_kb.selfexec import BACKEND_COMMAND
 
 
 def _with_library(
@@ -93,13 +94,18 @@ def _in_user_language(message: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments[:1] == [BACKEND_COMMAND]:  # a frozen bundle launching its own backend
+        from goodbuddy_kb.main_process.app import run
+
+        return run(arguments[1:])
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     data_dir = resolve_data_dir(getattr(args, "data_dir", None))
     if args.command is None:
         from goodbuddy_kb.ui.app import run_gui
 
-        return run_gui(data_dir)
+        return run_gui(data_dir, smoke=args.smoke)
     if args.command == "notices":
         return about.cmd_notices(args)  # needs no backend and no data directory
     if args.command == "eval":

@@ -40,6 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
     about.add_version(parser)
     commands = parser.add_subparsers(dest="command")
     libraries.add_parser(commands, common)
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="open the window, wait until its backend answers, then close it (exit 0 when it did)",
+    )
     sources.add_parsers(commands, common)
     retrieve.add_parser(commands, common)
     tasks.add_parser(commands, common)

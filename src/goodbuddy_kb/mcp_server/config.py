@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from goodbuddy_kb.selfexec import program_argv
+
 SERVER_KEY = "goodbuddy-kb"
 ClientFormat = Literal["mcpServers", "vscode"]
 #: (format, label) — "mcpServers" is read by Claude Desktop, Cursor, Cherry Studio, Windsurf…
@@ -18,14 +20,8 @@ CLIENT_FORMATS: tuple[ClientFormat, ...] = ("mcpServers", "vscode")
 
 
 def server_command(data_dir: Path, libraries: Sequence[str] = ()) -> list[str]:
-    """argv of `goodbuddy-kb mcp` with absolute paths: the installed script beside this
-    interpreter when there is one, else this interpreter with ``-m goodbuddy_kb``."""
-    interpreter = Path(sys.executable).absolute()
-    script = interpreter.parent / (
-        "goodbuddy-kb.exe" if sys.platform == "win32" else "goodbuddy-kb"
-    )
-    head = [str(script)] if script.is_file() else [str(interpreter), "-m", "goodbuddy_kb"]
-    argv = [*head, "mcp", "--data-dir", str(Path(data_dir).absolute())]
+    """argv of `goodbuddy-kb mcp` with absolute paths (the bundle's executable when frozen)."""
+    argv = [*program_argv(), "mcp", "--data-dir", str(Path(data_dir).absolute())]
     for name in libraries:
         argv += ["--library", name]
     return argv

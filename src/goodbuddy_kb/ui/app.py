@@ -8,7 +8,7 @@ from pathlib import Path
 
 from goodbuddy_kb import __version__
 from goodbuddy_kb.notices import APPLICATION_NAME, ORGANISATION_NAME
-from goodbuddy_kb.qt.widgets import QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import detect_language, language, set_language
 from goodbuddy_kb.ui.i18n.qt_translations import install_qt_translations, use_qt_translations
@@ -17,6 +17,8 @@ from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.app_icon import app_icon
 from goodbuddy_kb.ui.widgets.theme import apply_theme, wants_dark
 
+#: How long `--smoke` waits for the window's backend before it gives up (exit 2).
+SMOKE_TIMEOUT_MS = 120_000
 #: The desktop entry the window belongs to (``goodbuddy-kb.desktop``).
 DESKTOP_FILE = "goodbuddy-kb"
 
@@ -29,7 +31,7 @@ def identify(app: QtWidgets.QApplication) -> None:
     app.setWindowIcon(app_icon())
 
 
-def run_gui(data_dir: Path) -> int:
+def run_gui(data_dir: Path, smoke: bool = False) -> int:
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     assert isinstance(app, QtWidgets.QApplication)
     identify(app)
@@ -46,7 +48,28 @@ def run_gui(data_dir: Path) -> int:
     window.show()
     link.start()
     app.aboutToQuit.connect(link.shutdown)
+    if smoke:
+        _close_when_connected(app, window, link)
     return app.exec()
+
+
+def _close_when_connected(
+    app: QtWidgets.QApplication, window: MainWindow, link: BackendLink
+) -> None:
+    """`--smoke`: an installation check that the window shows and its backend answers."""
+
+    def finish(code: int) -> None:
+        window.close()
+        app.exit(code)
+
+    link.connected.connect(lambda _pid: QtCore.QTimer.singleShot(0, lambda: finish(0)))
+
+    def failed(reason: str) -> None:
+        print(f"the backend did not start: {reason}", file=sys.stderr)
+        finish(1)
+
+    link.stopped.connect(failed)
+    QtCore.QTimer.singleShot(SMOKE_TIMEOUT_MS, lambda: finish(2))
 
 
 __all__ = ["install_qt_translations", "run_gui"]
