@@ -9,21 +9,36 @@ from typing import Any
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import TASKS_CANCEL, TASKS_LIST
-from goodbuddy_kb.qt.widgets import QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
 from goodbuddy_kb.ui.tasks.progress import bar_text, progress, summary
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
 
+
+def _created(info: t.TaskInfo) -> str:
+    return info.created_at[:19].replace("T", " ")
+
+
 TASK_COLUMNS: list[Column[t.TaskInfo]] = [
     Column("col.task", lambda i: tr(f"task.kind.{i.kind}")),
     Column("col.state", lambda i: tr(f"task.state.{i.state}")),
     Column("col.progress", progress, lambda i: i.current or progress(i)),
     Column("col.summary", summary, summary),
-    Column("col.created", lambda i: i.created_at[:19].replace("T", " ")),
+    # month, day and time (the whole stamp in the tooltip)
+    Column("col.created", lambda i: i.created_at[5:16].replace("T", " "), _created),
     Column("col.error", lambda i: say_field(i, "error"), lambda i: say_field(i, "error")),
 ]
+
+
+def details(info: t.TaskInfo | None) -> str:
+    """What the followed task wrote and why it failed, whole and wrapped under the table (its
+    cells elide in a narrow window; the bar above says its progress)."""
+    if info is None:
+        return ""
+    lines = [summary(info), say_field(info, "error")]
+    return "\n".join(line for line in lines if line)
 
 
 class TasksTab(QtWidgets.QWidget):
@@ -52,6 +67,11 @@ class TasksTab(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.view, 1)
+        self.details = QtWidgets.QLabel()
+        self.details.setWordWrap(True)
+        self.details.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        self.details.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.details)
         link.task.connect(self._on_task)
         self._update()
 
@@ -125,6 +145,7 @@ class TasksTab(QtWidgets.QWidget):
         self.bar.setMaximum(0 if busy else max(1, total))
         self.bar.setValue(info.done if info and total else (1 if finished else 0))
         self.bar.setFormat(_literal(bar_text(info)))
+        self.details.setText(details(info))
         self.cancel_button.setEnabled(info is not None and info.state in ("queued", "running"))
 
     def cancel_current(self) -> None:
