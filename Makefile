@@ -30,7 +30,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 build: $(STAMP)
-	rm -rf dist
+	rm -f dist/*.whl
 	$(BIN)/python -m build --wheel --outdir dist . >/dev/null
 	$(BIN)/python -c "import sys, zipfile, glob; names = zipfile.ZipFile(glob.glob('dist/*.whl')[0]).namelist(); sys.exit(0 if any(n.startswith('goodbuddy_kb/migrations/') and n.endswith('.sql') for n in names) else 'wheel is missing migrations/')"
 	@ls dist/*.whl
@@ -42,7 +42,7 @@ check: lint typecheck test build
 # See packaging/README.md.
 VERSION = $(shell sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)
 dist: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e ".[dist]"
+	test -x $(BIN)/pyinstaller || $(BIN)/python -m pip install --quiet -e ".[dist]"
 	rm -rf build/pyinstaller dist/goodbuddy-kb
 	$(BIN)/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller packaging/goodbuddy-kb.spec
 	packaging/build_packages.sh dist/goodbuddy-kb dist $(VERSION)

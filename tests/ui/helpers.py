@@ -103,7 +103,14 @@ def library_with_folder(
             path.write_text(body, encoding="utf-8")
     tab = win.documents_tab
     tab.add_source("folder", str(folder))
-    qtbot.waitUntil(lambda: tab.documents.rowCount() == len(files), timeout=20_000)
+    # every file listed and read (a file being read is listed "running" already)
+    qtbot.waitUntil(
+        lambda: (
+            tab.documents.rowCount() == len(files)
+            and all(d.status.parse in ("done", "failed") for d in tab.documents.rows)
+        ),
+        timeout=20_000,
+    )
     if vectors:
         qtbot.waitUntil(
             lambda: all(d.status.vector == "done" for d in tab.documents.rows), timeout=30_000

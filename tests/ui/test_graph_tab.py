@@ -250,7 +250,9 @@ def test_ontology_edit_stranding_a_persons_relation_is_refused(
     shoot(editor, "graph-ontology-en")
     click(qtbot, editor.ok_button)
     qtbot.waitUntil(editor.error_label.isVisible, timeout=5_000)
-    assert "owns" in editor.error_label.text() and "1 relations" in editor.error_label.text()
+    assert (
+        "owns" in editor.error_label.text() and "1 relation a person" in editor.error_label.text()
+    )
     shoot(editor, "graph-ontology-refused-en")
     assert editor.isVisible(), "the editor stays open with the refusal"
     assert tab.state.info is not None
