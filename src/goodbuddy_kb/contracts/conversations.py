@@ -5,33 +5,20 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field, field_validator
-
 from goodbuddy_kb.contracts.base import ContractModel
+from goodbuddy_kb.contracts.diagnostics import ExportTarget
 from goodbuddy_kb.contracts.library import EntityId
-from goodbuddy_kb.contracts.limits import MAX_PATH_CHARACTERS
 
 ExportFormat = Literal["markdown", "html"]
 CopyFormat = Literal["markdown", "text"]
 
 
-class ConversationExportRequest(ContractModel):
+class ConversationExportRequest(ExportTarget):
     """Write the conversation (title, date, each question and answer, and under each answer
     its numbered sources) to ``path``; the path rules are those of `system:diagnostics:export`."""
 
     conversation_id: EntityId
     format: ExportFormat = "markdown"
-    #: Absolute path of the file to write.
-    path: str = Field(min_length=1, max_length=MAX_PATH_CHARACTERS)
-    #: Replace an existing regular file there; without it an existing path is refused.
-    overwrite: bool = False
-
-    @field_validator("path")
-    @classmethod
-    def _printable(cls, value: str) -> str:
-        if any(ord(ch) < 32 for ch in value):
-            raise ValueError("must not contain control characters")
-        return value
 
 
 class ConversationExportResponse(ContractModel):

@@ -51,8 +51,10 @@ class DiagnosticsSummary(ContractModel):
     recent: list[DiagnosticEvent]
 
 
-class DiagnosticsExportRequest(ContractModel):
-    #: Absolute path of the JSON file to write.
+class ExportTarget(ContractModel):
+    """Where an export writes: the file the window's save dialog (or the CLI) chose."""
+
+    #: Absolute path of the file to write.
     path: str = Field(min_length=1, max_length=MAX_PATH_CHARACTERS)
     #: Replace an existing regular file there (the window's save dialog has asked); without it
     #: an existing path is refused. A link, folder or device is never replaced.
@@ -64,6 +66,10 @@ class DiagnosticsExportRequest(ContractModel):
         if any(ord(ch) < 32 for ch in value):
             raise ValueError("must not contain control characters")
         return value
+
+
+class DiagnosticsExportRequest(ExportTarget):
+    """The diagnostics record as a JSON file."""
 
 
 class DiagnosticsExportResponse(ContractModel):
