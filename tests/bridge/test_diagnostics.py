@@ -134,7 +134,7 @@ def test_the_export_holds_no_query_document_key_path_or_url_credentials(
 
 
 def test_the_record_is_a_bounded_ring(pool: Any) -> None:
-    from goodbuddy_kb.main_process import diagnostics
+    from goodbuddy_kb.main_process import diagnostic_log as diagnostics
 
     conn = pool.get()
     for i in range(diagnostics.MAX_EVENTS + 25):
@@ -142,7 +142,7 @@ def test_the_record_is_a_bounded_ring(pool: Any) -> None:
             "INSERT INTO diagnostic_events (at, kind, outcome, details) VALUES (?, 'sync', 'ok', '{}')",
             (f"t{i}",),
         )
-    diagnostics.record(conn, "sync", "ok", 1.0, {})
+    diagnostics.write_events(conn, [diagnostics.PendingEvent("t", "sync", "ok", 1.0, "{}")])
     (count,) = conn.execute("SELECT count(*) FROM diagnostic_events").fetchone()
     assert count == diagnostics.MAX_EVENTS
 

@@ -33,15 +33,13 @@ from goodbuddy_kb.contracts.errors import KbError, redact
 from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse, RetrieveRequest
 from goodbuddy_kb.datadir import LOG_FILE
 from goodbuddy_kb.main_process import exportfile
+from goodbuddy_kb.main_process.diagnostic_log import MAX_EVENTS, DiagnosticsLog
 from goodbuddy_kb.main_process.diagnostic_names import NameRedactor
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage import app_settings, libraries
-from goodbuddy_kb.main_process.storage.db import transaction
 
 log = logging.getLogger(__name__)
 
-#: Rows kept; older ones are dropped as new ones arrive.
-MAX_EVENTS = 5_000
 #: Rows and log lines an export carries.
 EXPORT_EVENTS = 2_000
 EXPORT_LOG_LINES = 300
@@ -49,51 +47,12 @@ EXPORT_TASK_FAILURES = 100
 _REASON_CHARACTERS = 200
 
 
-def record(
-    conn: sqlite3.Connection, kind: str, outcome: str, duration_ms: float, details: dict[str, Any]
-) -> None:
-    """Add one event and drop the oldest past the ring's size (one short transaction)."""
-    with transaction(conn):
-        conn.execute(
-            "INSERT INTO diagnostic_events (at, kind, outcome, duration_ms, details)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (now_iso(), kind, outcome, round(duration_ms, 1), json.dumps(details)),
-        )
-        conn.execute(
-            "DELETE FROM diagnostic_events WHERE id <= (SELECT max(id) FROM diagnostic_events) - ?",
-            (MAX_EVENTS,),
-        )
-
-
-def record_safely(write: Callable[[], None]) -> None:
-    """Run a recording; a diagnostics failure (a busy or full disk) never fails the work."""
-    try:
-        write()
-    except (sqlite3.Error, OSError, KbError) as exc:
-        log.warning("a diagnostics event was not recorded (%s)", exc.__class__.__name__)
-
-
-def record_task_safely(
-    conn: sqlite3.Connection,
-    kind: str,
-    state: str,
-    library_id: str | None,
-    duration_ms: float,
-    total: int,
-    failed: int,
-    error: str | None,
-) -> None:
-    record_safely(
-        lambda: record_task(conn, kind, state, library_id, duration_ms, total, failed, error)
-    )
-
-
 def _reason(text: str | None) -> str | None:
     return redact(text, _REASON_CHARACTERS) if text else None
 
 
 def searched(
-    conn: sqlite3.Connection,
+    events: DiagnosticsLog,
     request: RetrieveRequest,
     run: Callable[[], KnowledgeRetrievalResponse],
     origin: c.SearchOrigin,
@@ -105,16 +64,14 @@ def searched(
         response = run()
     except KbError as exc:
         elapsed, code = (time.perf_counter() - started) * 1000, exc.code.value
-        record_safely(
-            lambda: record_retrieval_error(conn, request, code, elapsed, origin=origin, mode=mode)
-        )
+        record_retrieval_error(events, request, code, elapsed, origin=origin, mode=mode)
         raise
-    record_safely(lambda: record_retrieval(conn, request, response, origin=origin, mode=mode))
+    record_retrieval(events, request, response, origin=origin, mode=mode)
     return response
 
 
 def record_retrieval(
-    conn: sqlite3.Connection,
+    events: DiagnosticsLog,
     request: RetrieveRequest,
     response: KnowledgeRetrievalResponse,
     *,
@@ -145,11 +102,11 @@ def record_retrieval(
     # The graph channel is not built yet and says so on every request: not a degradation.
     lost = [x for x in degraded if x.channel != "graph"]
     outcome = "degraded" if lost or fell_back else "ok"
-    record(conn, "retrieve", outcome, response.duration_ms, details)
+    events.add("retrieve", outcome, response.duration_ms, details)
 
 
 def record_retrieval_error(
-    conn: sqlite3.Connection,
+    events: DiagnosticsLog,
     request: RetrieveRequest,
     code: str,
     duration_ms: float,
@@ -164,11 +121,11 @@ def record_retrieval_error(
         "libraries": len(request.library_ids),
         "error": code,
     }
-    record(conn, "retrieve", outcome, duration_ms, details)
+    events.add("retrieve", outcome, duration_ms, details)
 
 
 def record_task(
-    conn: sqlite3.Connection,
+    events: DiagnosticsLog,
     kind: str,
     state: str,
     library_id: str | None,
@@ -186,7 +143,7 @@ def record_task(
         "failedDocuments": failed,
         "error": _reason(error),
     }
-    record(conn, kind, outcome, duration_ms, details)
+    events.add(kind, outcome, duration_ms, details)
 
 
 # -- reading --------------------------------------------------------------------------------
@@ -201,7 +158,15 @@ def _event(row: sqlite3.Row) -> c.DiagnosticEvent:
     )
 
 
-def summary(conn: sqlite3.Connection, recent: int = 50) -> c.DiagnosticsSummary:
+def summary(
+    events: DiagnosticsLog, conn: sqlite3.Connection, recent: int = 50
+) -> c.DiagnosticsSummary:
+    """The record's totals and newest events, the ones still in memory included."""
+    events.flush()
+    return _summary(conn, recent)
+
+
+def _summary(conn: sqlite3.Connection, recent: int) -> c.DiagnosticsSummary:
     totals = [
         c.DiagnosticTotals(
             kind=r["kind"],
@@ -359,6 +324,7 @@ def _versions(conn: sqlite3.Connection) -> dict[str, Any]:
 
 
 def bundle(conn: sqlite3.Connection, data_dir: Path) -> dict[str, Any]:
+    """The bundle from what the table holds (``export`` writes the waiting events first)."""
     events = conn.execute(
         "SELECT * FROM diagnostic_events ORDER BY id DESC LIMIT ?", (EXPORT_EVENTS,)
     )
@@ -369,7 +335,7 @@ def bundle(conn: sqlite3.Connection, data_dir: Path) -> dict[str, Any]:
         "settings": _settings(conn),
         "counts": _counts(conn),
         "diagnostics": {
-            "summary": summary(conn, recent=0).to_wire(),
+            "summary": _summary(conn, recent=0).to_wire(),
             "events": [_event(r).to_wire() for r in events],
         },
         "taskFailures": _task_failures(conn),
@@ -381,14 +347,20 @@ def bundle(conn: sqlite3.Connection, data_dir: Path) -> dict[str, Any]:
 
 
 def export(
-    conn: sqlite3.Connection, data_dir: Path, target: str, overwrite: bool = False
+    events: DiagnosticsLog,
+    conn: sqlite3.Connection,
+    data_dir: Path,
+    target: str,
+    overwrite: bool = False,
 ) -> c.DiagnosticsExportResponse:
-    """Write the bundle to ``target`` (an absolute path; written beside and renamed in place).
-    An existing path is replaced only when asked, and only when it is a regular file."""
+    """Write the bundle, the events still in memory included, to ``target`` (an absolute path;
+    written beside and renamed in place). An existing path is replaced only when asked, and only
+    when it is a regular file."""
     path = exportfile.target_path(target, overwrite)
+    events.flush()
     content = json.dumps(bundle(conn, data_dir), ensure_ascii=False, indent=2).encode("utf-8")
     exportfile.write(path, content, overwrite)
-    (events,) = conn.execute("SELECT count(*) FROM diagnostic_events").fetchone()
+    (count,) = conn.execute("SELECT count(*) FROM diagnostic_events").fetchone()
     return c.DiagnosticsExportResponse(
-        path=str(path), bytes=len(content), events=min(events, EXPORT_EVENTS)
+        path=str(path), bytes=len(content), events=min(count, EXPORT_EVENTS)
     )

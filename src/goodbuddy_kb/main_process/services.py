@@ -13,6 +13,7 @@ from goodbuddy_kb.contracts.models import EmbeddingConnection
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chat.scope import ScopeRegistry
 from goodbuddy_kb.main_process.credentials import CredentialStore
+from goodbuddy_kb.main_process.diagnostic_log import DiagnosticsLog
 from goodbuddy_kb.main_process.embeddings import load_connection, make_provider
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.graph.model import chat_client
@@ -32,6 +33,8 @@ class Services:
     data_dir: Path
     credentials: CredentialStore
     tasks: TaskManager = field(init=False)
+    #: Diagnostics events waiting to be written together (a search writes nothing itself).
+    diagnostics: DiagnosticsLog = field(init=False)
     watcher: FolderWatcher = field(init=False)
     _provider: EmbeddingProvider | None = field(default=None, init=False)
     _provider_for: EmbeddingConnection | None = field(default=None, init=False)
@@ -59,7 +62,8 @@ class Services:
         web_auth.install(services.credentials)
         web_auth.scrub_stored(db.get())
         services.notify = notify
-        services.tasks = TaskManager(db, data_dir, notify, services.embedding)
+        services.diagnostics = DiagnosticsLog(db)
+        services.tasks = TaskManager(db, data_dir, notify, services.embedding, services.diagnostics)
         services.tasks.chat = lambda: chat_client(db.get(), services.credentials.get(CHAT_API_KEY))
 
         def resync(library_id: str, source_id: str) -> None:
@@ -118,3 +122,4 @@ class Services:
             token.cancel("the app is closing")
         self.watcher.stop()
         self.tasks.shutdown()
+        self.diagnostics.close()  # after the tasks, whose endings are events too

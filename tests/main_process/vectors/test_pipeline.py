@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from goodbuddy_kb.main_process import diagnostics
 from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.diagnostic_log import PendingEvent, write_events
 from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider, LocalE5Provider
 from goodbuddy_kb.main_process.embeddings.remote import OpenAICompatibleProvider
 from goodbuddy_kb.main_process.storage import chunks
@@ -82,8 +82,10 @@ def test_bookkeeping_is_reused_at_rest_and_renewed_by_writes(
         first = bookkeeping.books(conn, version)
         assert first.gaps == 0 and len(first.dead) == 0
         assert bookkeeping.books(conn, version) is first, "no recount at rest"
-        # Every query logs a diagnostics event; that write must not cost the next query a recount.
-        diagnostics.record(pool.get(), "retrieve", "ok", 12.0, {"libraries": 1})
+        # Queries' diagnostics events are written in batches; such a write must not cost the
+        # next query a recount.
+        event = PendingEvent("t", "retrieve", "ok", 12.0, '{"libraries": 1}')
+        write_events(pool.get(), [event])
         assert bookkeeping.books(conn, version) is first, "a diagnostics write is not a change"
         assert bookkeeping.books(pool.get(), version) is first, (
             "shared by the process's connections"

@@ -39,6 +39,7 @@ from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
 from goodbuddy_kb.main_process.chat.evidence import TurnEvidence
 from goodbuddy_kb.main_process.chat.instructions import instructions_block
 from goodbuddy_kb.main_process.chat.scope import Scope, ScopeRegistry
+from goodbuddy_kb.main_process.diagnostic_log import DiagnosticsLog
 from goodbuddy_kb.main_process.retrieval.pipeline import Retriever
 from goodbuddy_kb.main_process.storage import libraries
 
@@ -113,6 +114,8 @@ class ChatRuntime:
     scopes: ScopeRegistry
     client: ChatClient | None
     emit: Callable[[str, str], None]  # (message id, text delta)
+    #: Where its searches are recorded (never their queries).
+    diagnostics: DiagnosticsLog
     #: The request's retrieval mode, for the diagnostics record of its searches.
     mode: RetrievalMode = "auto"
 
@@ -364,7 +367,11 @@ class ChatRuntime:
     ) -> KnowledgeRetrievalResponse:
         """One search, recorded in the diagnostics with the mode (never the query)."""
         return diagnostics.searched(
-            self.conn, request, lambda: self.retriever.run(request, cancel), origin, self.mode
+            self.diagnostics,
+            request,
+            lambda: self.retriever.run(request, cancel),
+            origin,
+            self.mode,
         )
 
     def _stream(self, message_id: str, text: str, turn: Turn) -> None:

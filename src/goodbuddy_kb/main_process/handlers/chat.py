@@ -141,7 +141,13 @@ def _answer(
         )
 
     runtime = ChatRuntime(
-        ctx.db.get(), retriever(ctx), ctx.services.scopes, client, emit, request.mode
+        ctx.db.get(),
+        retriever(ctx),
+        ctx.services.scopes,
+        client,
+        emit,
+        ctx.services.diagnostics,
+        request.mode,
     )
     with _ANSWERING_LOCK:
         _ANSWERING[request.conversation_id] = _ANSWERING.get(request.conversation_id, 0) + 1

@@ -115,7 +115,11 @@ def search(ctx: CallContext, request: c.ExternalSearchRequest) -> c.ExternalSear
     key = None if request.request_id is None else _cancel_key(request.request_id)
     with ctx.services.request(key) as cancel:
         response = diagnostics.searched(
-            ctx.db.get(), retrieve, lambda: retriever(ctx).run(retrieve, cancel), "mcp", "direct"
+            ctx.services.diagnostics,
+            retrieve,
+            lambda: retriever(ctx).run(retrieve, cancel),
+            "mcp",
+            "direct",
         )
     return c.ExternalSearchResponse(libraries=chosen, retrieval=response)
 

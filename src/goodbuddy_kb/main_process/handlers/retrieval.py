@@ -40,7 +40,7 @@ def retriever(ctx: CallContext) -> Retriever:
 def retrieve(ctx: CallContext, request: c.RetrieveRequest) -> c.KnowledgeRetrievalResponse:
     with ctx.services.request(request.request_id) as cancel:
         return diagnostics.searched(
-            ctx.db.get(),
+            ctx.services.diagnostics,
             request,
             lambda: retriever(ctx).run(request, cancel),
             "retrieve",

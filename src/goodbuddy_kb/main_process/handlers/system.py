@@ -45,14 +45,16 @@ def ping(ctx: CallContext, request: PingRequest) -> PingResponse:
 
 @handles(DIAGNOSTICS_SUMMARY)
 def diagnostics_summary(ctx: CallContext, request: DiagnosticsSummaryRequest) -> DiagnosticsSummary:
-    return diagnostics.summary(ctx.db.get(), request.recent)
+    return diagnostics.summary(ctx.services.diagnostics, ctx.db.get(), request.recent)
 
 
 @handles(DIAGNOSTICS_EXPORT)
 def diagnostics_export(
     ctx: CallContext, request: DiagnosticsExportRequest
 ) -> DiagnosticsExportResponse:
-    return diagnostics.export(ctx.db.get(), ctx.data_dir, request.path, request.overwrite)
+    return diagnostics.export(
+        ctx.services.diagnostics, ctx.db.get(), ctx.data_dir, request.path, request.overwrite
+    )
 
 
 @handles(SYSTEM_ABOUT)

@@ -13,6 +13,7 @@ from goodbuddy_kb.contracts.graph import GraphRunSummary
 from goodbuddy_kb.contracts.rebuild import ManualWorkChoice
 from goodbuddy_kb.contracts.tasks import STEP_LOADING_MODEL, TaskInfo, TaskSummary
 from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.diagnostic_log import DiagnosticsLog
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.graph import store as graph_store
 from goodbuddy_kb.main_process.graph.extract import extract_library
@@ -34,9 +35,14 @@ ProviderOf = Callable[[], EmbeddingProvider | None]
 
 class TaskManager(TaskRunner):
     def __init__(
-        self, db: ConnectionPool, data_dir: Path, notify: Notify, provider: ProviderOf
+        self,
+        db: ConnectionPool,
+        data_dir: Path,
+        notify: Notify,
+        provider: ProviderOf,
+        diagnostics: DiagnosticsLog,
     ) -> None:
-        super().__init__(db, notify)
+        super().__init__(db, notify, diagnostics)
         self._data_dir = data_dir
         self._provider = provider
         #: The configured chat model's client (the model graph strategy), set by the services.

@@ -20,6 +20,7 @@ from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, ChangedP
 from goodbuddy_kb.contracts.tasks import FINISHED_STATES, TaskInfo, TaskKind, TaskState, TaskSummary
 from goodbuddy_kb.main_process import diagnostics
 from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.diagnostic_log import DiagnosticsLog
 from goodbuddy_kb.main_process.startup import task_failure
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
@@ -50,9 +51,10 @@ Work = Callable[[CancelToken, Progress], Outcome]
 class TaskRunner:
     """Queues work on its lane and runs it with progress, cancellation and history."""
 
-    def __init__(self, db: ConnectionPool, notify: Notify) -> None:
+    def __init__(self, db: ConnectionPool, notify: Notify, diagnostics: DiagnosticsLog) -> None:
         self._db = db
         self._notify = notify
+        self._diagnostics = diagnostics
         # Two lanes: syncs (full-text indexing) never wait behind a long vectorisation, and
         # vectorisations run one at a time beside them. SQLite writes stay serialised by the
         # process-wide write lock, held per document or per batch only.
@@ -144,8 +146,8 @@ class TaskRunner:
         finally:
             self._tokens.pop(task_id, None)
         self._publish(final)
-        diagnostics.record_task_safely(
-            conn,
+        diagnostics.record_task(
+            self._diagnostics,
             final.kind,
             final.state,
             library_id,
