@@ -28,7 +28,7 @@ from goodbuddy_kb.datadir import (
     backend_lock_held,
     ensure_private_dir,
 )
-from goodbuddy_kb.selfexec import backend_argv
+from goodbuddy_kb.selfexec import backend_argv, backend_env
 
 START_TIMEOUT_S = 30.0
 #: How long a client waits for a backend another client is starting on the same directory.
@@ -79,6 +79,7 @@ class BackendProcess:
                 stdout=subprocess.PIPE,
                 stderr=log,
                 close_fds=True,
+                env=backend_env(),
             )
         finally:
             log.close()

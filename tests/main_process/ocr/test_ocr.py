@@ -6,9 +6,11 @@ The fixtures are rendered at test time (``tests/ocrgen.py``); a page takes a few
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 
+import onnxruntime
 import pytest
 
 from goodbuddy_kb.contracts.errors import CancelledError
@@ -18,6 +20,7 @@ from goodbuddy_kb.main_process.ocr import engine
 from goodbuddy_kb.main_process.ocr.layout import Line, paragraphs
 from goodbuddy_kb.main_process.ocr.run import run_ocr
 from goodbuddy_kb.main_process.ocr.stage import OcrLimits
+from goodbuddy_kb.main_process.onnx_options import NO_SPINNING
 from goodbuddy_kb.main_process.parsing.office import usable_text
 from goodbuddy_kb.main_process.rebuild import rebuild_document
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
@@ -159,6 +162,13 @@ def test_scanned_pdf_and_png_become_searchable_with_page_locators(
         )
     assert accuracy >= 0.9
     assert documents.ocr_waiting(conn, library_id) == []
+    # No CPU burnt after the pages: the engine's ONNX Runtime sessions do not spin.
+    sessions = [s for s in gc.get_objects() if isinstance(s, onnxruntime.InferenceSession)]
+    assert sessions and all(
+        s.get_session_options().get_session_config_entry(key) == "0"
+        for s in sessions
+        for key in NO_SPINNING
+    )
 
 
 @pytest.mark.slow

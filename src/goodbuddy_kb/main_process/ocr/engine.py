@@ -4,7 +4,8 @@ models that ship inside the ``rapidocr`` wheel, on ONNX Runtime's CPU provider.
 Every model path is given explicitly, so the package never takes its download branch: a
 missing model is :class:`OcrUnavailable` (a retryable, visible state), never a network call.
 The engine loads once per process (seconds) and is shared; recognition is serialised because
-one ONNX session per model is used from whichever task thread asks.
+one ONNX session per model is used from whichever task thread asks. Its sessions do not spin
+after a page (``onnx_options``), so the backend idles between pages and after the last.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import numpy as np
 
 from goodbuddy_kb.contracts.messages import english
 from goodbuddy_kb.main_process.ocr.layout import Line, line_from_box
+from goodbuddy_kb.main_process.onnx_options import without_spinning
+
+log = logging.getLogger(__name__)
 
 #: The model files inside the rapidocr package (detection, text direction, recognition).
 MODEL_FILES = {
@@ -73,6 +77,30 @@ def model_paths() -> dict[str, str]:
     return {key: str(path) for key, path in paths.items()}
 
 
+_quieted: list[bool] = []  # rapidocr's builder wrapped already (under ``_engine_lock``)
+
+
+def _sessions_without_spinning() -> None:
+    """rapidocr builds its ONNX Runtime session options itself, with no setting for spinning:
+    its builder is wrapped (once per process) so that every session it makes gets
+    ``without_spinning``. A rapidocr without that builder keeps its own options (logged)."""
+    if _quieted:
+        return
+    from rapidocr.inference_engine.onnxruntime.main import OrtInferSession
+
+    build = OrtInferSession.__dict__.get("_init_sess_opts")
+    if not isinstance(build, staticmethod):
+        log.warning("OCR sessions keep ONNX Runtime's spinning: rapidocr's options builder moved")
+        return
+    original = build.__func__
+
+    def quiet_options(cfg: Any) -> Any:
+        return without_spinning(original(cfg))
+
+    OrtInferSession._init_sess_opts = staticmethod(quiet_options)  # type: ignore[method-assign]
+    _quieted.append(True)
+
+
 def get_engine() -> OcrEngine:
     """The shared engine, loaded on first use; OcrUnavailable when it cannot be."""
     with _engine_lock:
@@ -86,6 +114,7 @@ def get_engine() -> OcrEngine:
             try:
                 from rapidocr import RapidOCR
 
+                _sessions_without_spinning()
                 recogniser = RapidOCR(params=params)
             except ImportError as exc:
                 raise OcrUnavailable(
