@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import sqlite3
 import sys
 import threading
@@ -93,6 +94,30 @@ class _StdinWatcher(QtCore.QObject):
         except (OSError, ValueError):
             pass
         self.closed.emit()
+
+
+class _SignalWakeup:
+    """Lets Python's signal handlers run while Qt waits, without a timer waking the process.
+
+    Python runs a handler only when the interpreter next gets control; while Qt's event loop
+    sleeps in C that would be never. The C-level handler writes the signal's number to a socket
+    (``signal.set_wakeup_fd``) that Qt watches, so a signal wakes the loop and its handler runs
+    at once — and an idle backend is not woken five times a second to check.
+    """
+
+    def __init__(self) -> None:
+        self._read, self._write = socket.socketpair()
+        for end in (self._read, self._write):
+            end.setblocking(False)
+        signal.set_wakeup_fd(self._write.fileno(), warn_on_full_buffer=False)
+        self._notifier = QtCore.QSocketNotifier(
+            self._read.fileno(), QtCore.QSocketNotifier.Type.Read
+        )
+        self._notifier.activated.connect(self._drain)
+
+    def _drain(self) -> None:
+        with contextlib.suppress(OSError):
+            self._read.recv(64)
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -193,10 +218,7 @@ def _serve(data_dir: Path, pool: ConnectionPool, secret: str) -> int:
     watcher.start()
     for signum in (signal.SIGTERM, signal.SIGINT):
         signal.signal(signum, lambda *_: QtCore.QTimer.singleShot(0, stop))
-    # Python signal handlers only run between bytecodes; a timer lets them in while Qt waits.
-    heartbeat = QtCore.QTimer()
-    heartbeat.start(200)
-    heartbeat.timeout.connect(lambda: None)
+    wakeup = _SignalWakeup()  # noqa: F841 (kept alive while serving)
 
     _announce(ready=True, serverName=full_name, pid=os.getpid())
     log.info("serving %s", data_dir)
