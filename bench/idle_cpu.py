@@ -93,6 +93,19 @@ def burst(client: BlockingClient, library_id: str, queries: list[str]) -> float:
     return (time.perf_counter() - t0) * 1000 / QUERIES
 
 
+def spaced(pid: int, client: BlockingClient, library_id: str, queries: list[str]) -> float:
+    """CPU % in the 300 ms after each of 10 answers, averaged: how fast a query's tail dies."""
+    busy = 0.0
+    for q in queries[:10]:
+        client.call(RETRIEVE, r.RetrieveRequest(library_ids=[library_id], query=q))
+        before = cpu_s(pid)
+        time.sleep(0.3)
+        busy += cpu_s(pid) - before
+    average = busy / (0.3 * min(10, len(queries))) * 100
+    print(f"  {'300 ms after each of 10 answers':<34} avg {average:5.1f} %")
+    return average
+
+
 def start(data_dir: Path, embedding: str) -> tuple[BackendProcess, BlockingClient]:
     os.environ["GOODBUDDY_DEFAULT_EMBEDDING"] = embedding
     backend = BackendProcess.start(data_dir)
@@ -121,10 +134,11 @@ def scene_scan(tmp: Path, chunks: int, label: str) -> dict[str, float]:
             )
         )
         after = window(backend.pid, f"after 50 queries ({ms:.0f} ms each)")
+        tail = spaced(backend.pid, client, library_id, queries)
         client.close()
     finally:
         backend.stop()
-    return {"idle": idle, "queries": after}
+    return {"idle": idle, "queries": after, "query tails": tail}
 
 
 def scene_local(tmp: Path, dataset: Path, files: int, label: str) -> dict[str, float]:
@@ -159,10 +173,11 @@ def scene_local(tmp: Path, dataset: Path, files: int, label: str) -> dict[str, f
             )
         )
         after = window(backend.pid, f"after 50 queries ({ms:.0f} ms each)")
+        tail = spaced(backend.pid, client, library_id, queries)
         client.close()
     finally:
         backend.stop()
-    return {"idle": idle, "import": imported, "queries": after}
+    return {"idle": idle, "import": imported, "queries": after, "query tails": tail}
 
 
 def main() -> None:
