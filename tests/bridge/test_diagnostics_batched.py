@@ -33,6 +33,13 @@ def stored_searches(data_dir: Path) -> int:
         conn.close()
 
 
+def database_files(data_dir: Path) -> dict[str, tuple[int, int]]:
+    """Size and modification time of the database and its write-ahead log (the shared-memory
+    index is left out: readers mark their place in it)."""
+    paths = [data_dir / DATABASE_FILE, data_dir / f"{DATABASE_FILE}-wal"]
+    return {p.name: (p.stat().st_size, p.stat().st_mtime_ns) for p in paths if p.exists()}
+
+
 def search(client: BlockingClient, library_id: str, times: int) -> None:
     for _ in range(times):
         request = r.RetrieveRequest(library_ids=[library_id], query="出差住宿标准")
@@ -50,9 +57,10 @@ def test_searches_write_nothing_until_the_record_is_read_and_none_is_lost(
     backend: BackendProcess, client: BlockingClient, library_id: str, data_dir: Path, tmp_path: Path
 ) -> None:
     client.call(DIAGNOSTICS_SUMMARY, d.DiagnosticsSummaryRequest(recent=0))  # the import's
-    before = stored_searches(data_dir)
+    before, files = stored_searches(data_dir), database_files(data_dir)
     search(client, library_id, 3)
     assert stored_searches(data_dir) == before, "a search wrote its diagnostics row at once"
+    assert database_files(data_dir) == files, "a search wrote to the database"
     # Shown: every search is there, written first.
     summary = client.call(DIAGNOSTICS_SUMMARY, d.DiagnosticsSummaryRequest(recent=10))
     assert {t.kind: t.count for t in summary.totals}["retrieve"] == before + 3
