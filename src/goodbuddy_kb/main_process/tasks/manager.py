@@ -5,6 +5,7 @@ after a sync, the graph after indexing). The lanes, queueing and progress are ``
 from __future__ import annotations
 
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +31,8 @@ from goodbuddy_kb.main_process.vectors import store as vector_store
 from goodbuddy_kb.main_process.vectors.build import recover_statuses, refresh_status, vectorise
 
 ProviderOf = Callable[[], EmbeddingProvider | None]
+#: Seconds between two checks, during a library's first sync, for chunks to start embedding.
+EARLY_VECTORS_S = 2.0
 
 
 class TaskManager(TaskRunner):
@@ -63,7 +66,7 @@ class TaskManager(TaskRunner):
                 conn,
                 sources.get(conn, library_id, source_id),
                 token,
-                progress,
+                self._first_vectors_early(library_id, progress),
                 vectors_expected=self._provider() is not None,
             )
             if report.unavailable:
@@ -94,6 +97,26 @@ class TaskManager(TaskRunner):
             return Outcome(report.total, report.failed, summary=summary)
 
         return self._queue("sync", library_id, source_id, source_id, work)
+
+    def _first_vectors_early(self, library_id: str, progress: Progress) -> Progress:
+        """``progress`` that also starts a library's first vectorisation while the sync still
+        reads: as soon as documents are chunked, and again every EARLY_VECTORS_S (one waiting
+        task at most), so the first version fills — and is searched — beside the import
+        instead of after it. A library with a current version waits for the sync's end."""
+        checked = 0.0
+
+        def report(done: int, total: int, current: str | None, failed: int) -> None:
+            nonlocal checked
+            progress(done, total, current, failed)
+            now = time.monotonic()
+            if done in (0, total) or now - checked < EARLY_VECTORS_S:
+                return
+            checked = now
+            provider = self._provider()
+            if provider is not None and vector_store.current(self._db.get(), library_id) is None:
+                self._vectors_after_rebuild(library_id, provider, full_allowed=True)
+
+        return report
 
     def ocr(self, library_id: str) -> TaskInfo | None:
         """Queue the OCR of the library's documents waiting for it (one already waiting is

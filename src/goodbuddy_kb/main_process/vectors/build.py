@@ -172,7 +172,9 @@ def vectorise(
                     break
                 total += len(late)
                 embed_rows(late)
-            store.promote(conn, data_dir, store.get(conn, target.id))
+            # A first version serves while it fills: what an import still adds after the
+            # catch-up passes is left to the next, incremental, vectorisation.
+            store.promote(conn, data_dir, store.get(conn, target.id), allow_gaps=current is None)
     except (CancelledError, KbError, ValueError) as exc:
         reason = exc.message if isinstance(exc, KbError) else str(exc)
         report.error = reason
