@@ -12,7 +12,12 @@ from pathlib import Path
 
 from goodbuddy_kb.contracts.graph import GraphRunSummary
 from goodbuddy_kb.contracts.rebuild import ManualWorkChoice
-from goodbuddy_kb.contracts.tasks import STEP_LOADING_MODEL, TaskInfo, TaskSummary
+from goodbuddy_kb.contracts.tasks import (
+    STEP_FILLING,
+    STEP_LOADING_MODEL,
+    TaskInfo,
+    TaskSummary,
+)
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.graph import store as graph_store
@@ -267,13 +272,16 @@ class TaskManager(TaskRunner):
                 return Outcome(0, 0, "no embedding model is configured", failed_state=True)
             # The task counts its chunks first, then the bundled model loads, visibly, before
             # the first batch: a load that fails still shows how many chunks were waiting.
+            # A library's first version is searched while it fills, and its progress says so.
+            first = vector_store.current(self._db.get(), library_id) is None
+            step = STEP_FILLING if first else None
             report = vectorise(
                 self._db.get(),
                 self._data_dir,
                 library_id,
                 provider,
                 token,
-                lambda done, total, failed: progress(done, total, None, failed),
+                lambda done, total, failed: progress(done, total, step, failed),
                 rebuild=rebuild,
                 loading=lambda total: progress(0, total, STEP_LOADING_MODEL, 0),
             )
