@@ -81,6 +81,8 @@ def test_a_first_version_is_searched_while_it_fills(data_dir: Path, tmp_path: Pa
 
         tasks = settle(client, library_id)
         assert all(x.state == "completed" for x in tasks), [(x.kind, x.error) for x in tasks]
+        vectorised = [x for x in tasks if x.kind == "vectorize"]
+        assert len(vectorised) == 1 and vectorised[0].done == 16, "one task fills the version"
         done = ask(client, library_id, "topic8x2")
         assert done.diagnostics.vector_coverage == [] and vector_reasons(done) == []
         assert done.diagnostics.vector_scanned == 16
@@ -118,6 +120,7 @@ def test_the_first_vectorisation_starts_while_the_sync_still_reads(
         assert early, "vectorisation waited for the whole sync"
         tasks = settle(client, library_id)
         assert all(x.state == "completed" for x in tasks), [(x.kind, x.error) for x in tasks]
+        assert [x.kind for x in tasks].count("vectorize") == 1, "it followed the sync to its end"
         res = ask(client, library_id, "topic60x5")
         assert vector_reasons(res) == [] and res.diagnostics.vector_coverage == []
         assert res.results[0].document_path == "doc60.md"

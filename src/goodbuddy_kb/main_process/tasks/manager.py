@@ -85,7 +85,8 @@ class TaskManager(TaskRunner):
                 refresh_status(
                     conn, library_id, provider.fingerprint_for(current.dims if current else None)
                 )
-                self._vectors_after_rebuild(library_id, provider, full_allowed=True)
+                if not self._first_fill_queued(library_id):  # it takes all this sync added
+                    self._vectors_after_rebuild(library_id, provider, full_allowed=True)
             if report.processed:  # no new text, no graph work
                 self._graph_after_indexing(library_id)
             summary = TaskSummary(
@@ -105,9 +106,9 @@ class TaskManager(TaskRunner):
 
     def _first_vectors_early(self, library_id: str, progress: Progress) -> Progress:
         """``progress`` that also starts a library's first vectorisation while the sync still
-        reads: as soon as documents are chunked, and again every EARLY_VECTORS_S (one waiting
-        task at most), so the first version fills — and is searched — beside the import
-        instead of after it. A library with a current version waits for the sync's end."""
+        reads: as soon as documents are chunked (looked at again every EARLY_VECTORS_S while
+        none is queued or running), so the first version fills — and is searched — beside the
+        import instead of after it. A library with a current version waits for the sync's end."""
         checked = 0.0
 
         def report(done: int, total: int, current: str | None, failed: int) -> None:
@@ -118,10 +119,24 @@ class TaskManager(TaskRunner):
                 return
             checked = now
             provider = self._provider()
-            if provider is not None and vector_store.current(self._db.get(), library_id) is None:
+            conn = self._db.get()
+            if (
+                provider is not None
+                and vector_store.current(conn, library_id) is None
+                and not task_store.active(conn, library_id, "vectorize")
+            ):
                 self._vectors_after_rebuild(library_id, provider, full_allowed=True)
 
         return report
+
+    def _first_fill_queued(self, library_id: str) -> bool:
+        """A library without a current vector version has a vectorisation queued or running:
+        the first version it builds follows the sync to its end (``vectorise(importing=…)``),
+        so a sync adds no second one."""
+        conn = self._db.get()
+        return vector_store.current(conn, library_id) is None and task_store.active(
+            conn, library_id, "vectorize"
+        )
 
     def ocr(self, library_id: str) -> TaskInfo | None:
         """Queue the OCR of the library's documents waiting for it (one already waiting is
@@ -284,6 +299,7 @@ class TaskManager(TaskRunner):
                 lambda done, total, failed: progress(done, total, step, failed),
                 rebuild=rebuild,
                 loading=lambda total: progress(0, total, STEP_LOADING_MODEL, 0),
+                importing=lambda: task_store.active(self._db.get(), library_id, "sync"),
             )
             failed_state = report.full and report.error is not None
             return Outcome(

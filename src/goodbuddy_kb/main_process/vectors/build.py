@@ -31,6 +31,8 @@ BACKOFF_S = (0.2, 0.6, 1.5)
 MAX_FAILED_BATCHES = 2
 #: Passes over chunks that changed during a full build, before it is validated and swapped.
 CATCH_UP_PASSES = 5
+#: Seconds between two looks for new chunks while a first version waits on its import.
+IMPORT_POLL_S = 0.2
 
 Progress = Callable[[int, int, int], None]  # done, total, failed chunks
 
@@ -92,9 +94,12 @@ def vectorise(
     progress: Progress | None = None,
     rebuild: bool = False,
     loading: Callable[[int], None] | None = None,
+    importing: Callable[[], bool] | None = None,
 ) -> BuildReport:
     """Embed the library's chunks that lack a vector (see the module's docstring); ``loading``
-    hears the number of chunks to embed while the provider loads, before the first batch."""
+    hears the number of chunks to embed while the provider loads, before the first batch;
+    ``importing`` says whether a sync of the library is still adding chunks (a first version
+    keeps embedding what it adds until it ends)."""
     current = store.current(conn, library_id)
     if loading is not None:
         # The task shows its size before the provider is asked anything: a remote one is
@@ -166,14 +171,25 @@ def vectorise(
         if full:
             # Syncs and rebuilds run beside vectorisation and may have changed chunks while
             # this version was built: embed what they added before validating and swapping.
-            for _pass in range(CATCH_UP_PASSES):
+            # A library's first version, started while its first sync still reads, follows
+            # that sync to its end (it is searched as it fills).
+            passes = 0
+            while True:
+                still = current is None and importing is not None and importing()
                 late = store.missing(conn, library_id, target.id, with_text=False)
-                if not late:
+                if late:
+                    total += len(late)
+                    embed_rows(late)
+                    passes += 1
+                    if passes >= CATCH_UP_PASSES and not still:
+                        break
+                elif still:
+                    cancel.check()
+                    time.sleep(IMPORT_POLL_S)
+                    heartbeat()
+                else:
                     break
-                total += len(late)
-                embed_rows(late)
-            # A first version serves while it fills: what an import still adds after the
-            # catch-up passes is left to the next, incremental, vectorisation.
+            # What a change still made after the passes is left to the next vectorisation.
             store.promote(conn, data_dir, store.get(conn, target.id), allow_gaps=current is None)
     except (CancelledError, KbError, ValueError) as exc:
         reason = exc.message if isinstance(exc, KbError) else str(exc)

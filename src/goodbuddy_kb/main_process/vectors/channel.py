@@ -1,5 +1,6 @@
-"""The vector channel of retrieval: embed the query, scan each library's current version,
-verify the winners against the chunks table, and explain any degradation.
+"""The vector channel of retrieval: embed the query, scan each library's serving version (the
+current one, or a library's first version while it fills), verify the winners against the
+chunks table, and explain any degradation — including how much of a library the vectors cover.
 
 The backend never falls back to another provider or model: no usable index means the channel
 is degraded, with the reason.

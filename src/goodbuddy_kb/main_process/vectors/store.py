@@ -3,6 +3,7 @@
 A version is ``building`` until every enabled retrievable chunk of its library has a vector of
 the right dimensions and checksum; then one transaction makes it the library's current
 version and supersedes the old one. A failed or cancelled build never touches the current one.
+A library's first version (no current one to keep serving) is searched while it fills.
 Rows are appended (file first, then the row count in SQLite), so a crash mid-append leaves a
 tail that readers ignore and the next append truncates.
 """
