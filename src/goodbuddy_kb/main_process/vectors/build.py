@@ -33,6 +33,8 @@ MAX_FAILED_BATCHES = 2
 CATCH_UP_PASSES = 5
 #: Seconds between two looks for new chunks while a first version waits on its import.
 IMPORT_POLL_S = 0.2
+#: Seconds between two recounts of a first version's total while its import adds chunks.
+TOTAL_REFRESH_S = 2.0
 
 Progress = Callable[[int, int, int], None]  # done, total, failed chunks
 
@@ -119,10 +121,18 @@ def vectorise(
     _mark(conn, {r["document_id"] for r in todo}, "running", None)
     failed_batches = 0
 
+    refreshed = time.monotonic()
+
     def heartbeat() -> None:
-        if progress is not None:
-            done = report.embedded + len(report.failed_rows)
-            progress(done, max(total, done), len(report.failed_documents))
+        nonlocal total, refreshed
+        if progress is None:
+            return
+        done = report.embedded + len(report.failed_rows)
+        if current is None and time.monotonic() - refreshed >= TOTAL_REFRESH_S:
+            # a first version filling beside its import: the total grows with the import
+            refreshed = time.monotonic()
+            total = max(total, done + store.count_missing(conn, library_id, target.id))
+        progress(done, max(total, done), len(report.failed_documents))
 
     def embed_rows(keys: list[sqlite3.Row]) -> None:
         """Embed ``keys`` in batches: while one batch is embedded, the next one's texts are read
@@ -173,22 +183,13 @@ def vectorise(
             # this version was built: embed what they added before validating and swapping.
             # A library's first version, started while its first sync still reads, follows
             # that sync to its end (it is searched as it fills).
-            passes = 0
-            while True:
-                still = current is None and importing is not None and importing()
-                late = store.missing(conn, library_id, target.id, with_text=False)
-                if late:
-                    total += len(late)
-                    embed_rows(late)
-                    passes += 1
-                    if passes >= CATCH_UP_PASSES and not still:
-                        break
-                elif still:
-                    cancel.check()
-                    time.sleep(IMPORT_POLL_S)
-                    heartbeat()
-                else:
-                    break
+            def catch_up(late: list[sqlite3.Row]) -> None:
+                nonlocal total
+                total = max(total, report.embedded + len(report.failed_rows) + len(late))
+                embed_rows(late)
+
+            importing_now = importing if current is None else None
+            _catch_up(conn, library_id, target.id, catch_up, importing_now, cancel, heartbeat)
             # What a change still made after the passes is left to the next vectorisation.
             store.promote(conn, data_dir, store.get(conn, target.id), allow_gaps=current is None)
     except (CancelledError, KbError, ValueError) as exc:
@@ -205,6 +206,36 @@ def vectorise(
         return report
     refresh_status(conn, library_id, provider.fingerprint, report.failed_documents, report.error)
     return report
+
+
+def _catch_up(
+    conn: sqlite3.Connection,
+    library_id: str,
+    version_id: str,
+    embed: Callable[[list[sqlite3.Row]], None],
+    importing: Callable[[], bool] | None,
+    cancel: CancelToken,
+    heartbeat: Callable[[], None],
+) -> None:
+    """Embed what changed during a full build, in up to CATCH_UP_PASSES passes — and, while
+    ``importing`` says a sync still adds chunks (a first version), until that sync ends.
+    Whether it is importing is asked before the chunks are listed: once it has ended, one
+    more listing holds everything it wrote."""
+    passes = 0
+    while True:
+        still = importing is not None and importing()
+        late = store.missing(conn, library_id, version_id, with_text=False)
+        if late:
+            embed(late)
+            passes += 1
+            if passes >= CATCH_UP_PASSES and not still:
+                return
+        elif still:
+            cancel.check()
+            time.sleep(IMPORT_POLL_S)
+            heartbeat()
+        else:
+            return
 
 
 def _waiting(
