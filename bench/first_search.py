@@ -1,7 +1,7 @@
 """Semantic search while a library imports: adding a folder to a new library with the bundled
 local model, over the real socket, while a question is asked every ``--every`` seconds.
 
-    .venv/bin/python bench/first_search.py [--dataset DIR] [--every S]
+    .venv/bin/python bench/first_search.py [--dataset DIR] [--limit N] [--every S]
 
 Prints the time from adding to full text searchable, to the first vector-channel result (a
 result the vector channel ranked, while the first version fills), and to vectors ready (no
@@ -9,8 +9,9 @@ vectorisation left and the vector channel covering every document), with the cov
 ("vectors cover 120/383 documents") along the way. The reference, measured in the same run and
 the same backend with the model already loaded: full text searchable + a full vectors rebuild
 of the imported library — the serial flow in which vectors are built only after the whole
-sync and searched only after the swap. On a shared machine the absolute figures move with the
-load (printed).
+sync and searched only after the swap. ``--limit`` adds only the first N documents (a copy),
+for a busy machine. Events are printed as they happen. On a shared machine the absolute
+figures move with the load (printed).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -65,10 +67,18 @@ def _observe(res: r.KnowledgeRetrievalResponse, busy: bool, seconds: float, line
     d = res.diagnostics
     if line.full_text_s is None and res.results and "fts" in d.used_channels:
         line.full_text_s = seconds
+        print(f"{seconds:7.1f} s  full text searchable", flush=True)
     vector_hit = any("vector" in x.channel_ranks for x in res.results)
     if line.first_vector_s is None and vector_hit:
         line.first_vector_s = seconds
+        print(f"{seconds:7.1f} s  first vector-channel result", flush=True)
     for c in d.vector_coverage:
+        if not line.samples or seconds - line.samples[-1][0] >= 5.0:
+            print(
+                f"{seconds:7.1f} s  vectors cover {c.documents_covered}/{c.documents_total}"
+                f" documents, {c.chunks_covered}/{c.chunks_total} chunks",
+                flush=True,
+            )
         line.samples.append(
             (seconds, c.documents_covered, c.documents_total, c.chunks_covered, c.chunks_total)
         )
@@ -127,19 +137,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
     parser.add_argument("--every", type=float, default=0.25, help="seconds between questions")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N documents")
     args = parser.parse_args()
     dataset = args.dataset.resolve()
     print(f"load average before: {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     with tempfile.TemporaryDirectory(prefix="kb-first-search-") as tmp:
+        corpus = dataset / "corpus"
+        if args.limit is not None:
+            corpus = Path(tmp) / "corpus"
+            corpus.mkdir()
+            for path in sorted((dataset / "corpus").iterdir())[: args.limit]:
+                shutil.copy(path, corpus / path.name)
         os.environ["GOODBUDDY_DEFAULT_EMBEDDING"] = "local"
-        backend = BackendProcess.start(Path(tmp))
+        backend = BackendProcess.start(Path(tmp) / "data")
         try:
             with BlockingClient(
                 backend.endpoint.server_name, backend.endpoint.secret, "bench"
             ).open() as client:
-                library_id, line = follow_import(
-                    client, dataset / "corpus", _queries(dataset), args.every
-                )
+                library_id, line = follow_import(client, corpus, _queries(dataset), args.every)
                 serial = reference(client, library_id)
         finally:
             backend.stop()
