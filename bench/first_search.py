@@ -51,6 +51,7 @@ class Timeline:
     #: (seconds after adding, documents covered, documents, chunks covered, chunks)
     samples: list[tuple[float, int, int, int, int]] = field(default_factory=list)
     asked: int = 0
+    printed_s: float = -10.0
 
 
 def _queries(dataset: Path, count: int = 20) -> list[str]:
@@ -73,7 +74,8 @@ def _observe(res: r.KnowledgeRetrievalResponse, busy: bool, seconds: float, line
         line.first_vector_s = seconds
         print(f"{seconds:7.1f} s  first vector-channel result", flush=True)
     for c in d.vector_coverage:
-        if not line.samples or seconds - line.samples[-1][0] >= 5.0:
+        if seconds - line.printed_s >= 5.0:
+            line.printed_s = seconds
             print(
                 f"{seconds:7.1f} s  vectors cover {c.documents_covered}/{c.documents_total}"
                 f" documents, {c.chunks_covered}/{c.chunks_total} chunks",
