@@ -11,11 +11,14 @@ from pathlib import Path
 import pytest
 
 from goodbuddy_kb.bridge.client import BlockingClient
+from goodbuddy_kb.cli import retrieve as retrieve_cli
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as s
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.methods import RETRIEVE, SOURCE_ADD, TASKS_LIST, VECTORS_REBUILD
+from goodbuddy_kb.ui import i18n
+from goodbuddy_kb.ui.workbench.report import status_text
 from tests.bridge.helpers import (
     chunking,
     create_library,
@@ -70,7 +73,7 @@ def test_a_first_version_is_searched_while_it_fills(data_dir: Path, tmp_path: Pa
             time.sleep(0.05)
         assert partial is not None, "no vector result before the first version was complete"
         cover = partial.diagnostics.vector_coverage[0]
-        assert cover.filling and cover.documents_total == 8
+        assert cover.documents_total == 8
         assert 0 < cover.chunks_covered < cover.chunks_total == 16
         assert cover.documents_covered < cover.documents_total
         assert partial.diagnostics.vector_scanned == cover.chunks_covered
@@ -78,6 +81,14 @@ def test_a_first_version_is_searched_while_it_fills(data_dir: Path, tmp_path: Pa
         assert any(said in x for x in vector_reasons(partial)), vector_reasons(partial)
         hit = partial.results[0]
         assert hit.document_path == "doc1.md" and "vector" in hit.channel_ranks
+        assert said in retrieve_cli._vector_line(partial.diagnostics)
+        covered = cover.documents_covered
+        assert f"ⓘ vector: vectors cover {covered}/8 documents so far" in status_text(partial)
+        i18n.set_language("zh")
+        try:
+            assert f"ⓘ 向量：向量目前覆盖 {covered}/8 篇文档" in status_text(partial)
+        finally:
+            i18n.set_language("en")
 
         tasks = settle(client, library_id)
         assert all(x.state == "completed" for x in tasks), [(x.kind, x.error) for x in tasks]

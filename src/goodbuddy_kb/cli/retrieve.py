@@ -118,8 +118,7 @@ def _vector_line(d: r.Diagnostics) -> str:
     ms = d.timings_ms.get("vector")
     took = f" in {ms:.0f} ms" if ms is not None else ""
     covers = "".join(
-        f"; vectors cover {c.documents_covered:,}/{c.documents_total:,} documents"
-        + (" so far" if c.filling else "")
+        f"; vectors cover {c.documents_covered:,}/{c.documents_total:,} documents so far"
         for c in d.vector_coverage
     )
     return (

@@ -59,17 +59,15 @@ class DegradedChannel(ContractModel):
 
 
 class VectorCoverage(ContractModel):
-    """How much of a library the vector channel could search: a library's first vector version
-    is searched while it fills ("vectors cover 420/2,000 documents so far"), and a version
-    missing a few new chunks' vectors is searched as it is. Listed only when short of full."""
+    """How much of a library the vector channel could search while the library's first vector
+    version fills ("vectors cover 420/2,000 documents so far"). A current version a few new
+    chunks' vectors behind is said by its degraded reason (``vector.partial``) instead."""
 
     library_id: EntityId
     documents_covered: int
     documents_total: int
     chunks_covered: int
     chunks_total: int
-    #: The library's first version is still being built (vectorisation is filling it).
-    filling: bool = False
 
 
 class RerankDiagnostics(ContractModel):
@@ -103,8 +101,8 @@ class Diagnostics(ContractModel):
     channel_confidence: dict[str, float] = Field(default_factory=dict)
     #: The library's background similarity for this query (mean, std over every scanned row).
     vector_background: list[float] | None = None
-    #: Libraries whose vectors cover only part of their documents (the vector channel's
-    #: weight in the fusion is scaled by the share of chunks covered).
+    #: Libraries whose first vector version is still filling (the vector channel's weight in
+    #: the fusion is scaled by each library's share of chunks with a vector).
     vector_coverage: list[VectorCoverage] = Field(default_factory=list)
     minimum_relevance: float = 0.0
     #: Results withheld because even the best was below the minimum relevance.

@@ -33,7 +33,7 @@ class Books:
     gaps: int
     #: Retrievable chunks of the library (live vectors = chunks − gaps).
     chunks: int = 0
-    #: (documents fully covered, documents) — counted only while there are gaps.
+    #: (documents fully covered, documents) — counted only while a first version fills.
     documents: tuple[int, int] = (0, 0)
 
     @property
@@ -69,7 +69,8 @@ def books(conn: sqlite3.Connection, version: store.Version) -> Books:
         return entry.books
     chunks, alive = store.chunk_counts(conn, version.library_id, version.id)
     gaps = max(0, chunks - alive)
-    documents = store.document_coverage(conn, version.library_id, version.id) if gaps else (0, 0)
+    filling = gaps > 0 and version.state == "building"  # documents counted for a first fill
+    documents = store.document_coverage(conn, version.library_id, version.id) if filling else (0, 0)
     fresh = Books(store.dead_rows(conn, version.id), gaps, chunks, documents)
     with _lock:
         if len(_cache) >= MAX_ENTRIES:

@@ -136,7 +136,9 @@ def _note_coverage(result: VectorResult, version: store.Version, books: bookkeep
     result.chunk_share[version.library_id] = books.chunk_share
     if not books.gaps:
         return
-    filling = version.state == "building"
+    if version.state != "building":  # a current version a few new chunks' vectors behind
+        result.degraded.append(Reason("vector.partial", count=books.gaps))
+        return
     covered, documents = books.documents
     result.coverage.append(
         VectorCoverage(
@@ -145,12 +147,6 @@ def _note_coverage(result: VectorResult, version: store.Version, books: bookkeep
             documents_total=documents,
             chunks_covered=books.chunks - books.gaps,
             chunks_total=books.chunks,
-            filling=filling,
         )
     )
-    if filling:
-        result.degraded.append(
-            Reason("vector.filling", covered=f"{covered:,}", total=f"{documents:,}")
-        )
-    else:
-        result.degraded.append(Reason("vector.partial", count=books.gaps))
+    result.degraded.append(Reason("vector.filling", covered=f"{covered:,}", total=f"{documents:,}"))
