@@ -138,7 +138,7 @@ def reference(client: BlockingClient, library_id: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
-    parser.add_argument("--every", type=float, default=0.25, help="seconds between questions")
+    parser.add_argument("--every", type=float, default=1.0, help="seconds between questions")
     parser.add_argument("--limit", type=int, default=None, help="only the first N documents")
     args = parser.parse_args()
     dataset = args.dataset.resolve()
