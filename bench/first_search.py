@@ -119,11 +119,6 @@ def _print(line: Timeline) -> None:
     print(f"full text searchable:        {s(line.full_text_s)} after adding")
     print(f"first vector-channel result: {s(line.first_vector_s)} after adding")
     print(f"vectors ready:               {s(line.ready_s)} after adding ({line.asked} questions)")
-    step = max(1, len(line.samples) // 12)
-    for at, docs, of_docs, chunks, of_chunks in line.samples[::step]:
-        print(
-            f"  {at:6.1f} s  vectors cover {docs}/{of_docs} documents, {chunks}/{of_chunks} chunks"
-        )
 
 
 def reference(client: BlockingClient, library_id: str, queries: list[str], every: float) -> float:
