@@ -106,3 +106,24 @@ def test_a_graph_run_says_what_it_found_not_documents_written(english: None) -> 
     sync = info(kind="sync", state="completed", summary=TaskSummary(succeeded=3))
     i18n.set_language("en")
     assert summary(sync) == "3 written"
+
+
+def test_a_first_fill_says_what_is_written_is_searchable() -> None:
+    from goodbuddy_kb.contracts.tasks import STEP_FILLING
+
+    filling = info(current=STEP_FILLING)
+    column = next(c for c in TASK_COLUMNS if c.header_key == "col.progress")
+    i18n.set_language("zh")
+    try:
+        assert (
+            progress_cell(filling)
+            == "40/256（15%） · 2.4 块/秒 · 约剩 1 分 30 秒 · 已写入的向量已可检索"
+        )
+        assert column.tooltip is not None and column.tooltip(filling) == progress_cell(filling)
+    finally:
+        i18n.set_language("en")
+    assert progress_cell(filling).endswith(
+        "2.4 chunks/s · about 1 min 30 s left · what is written is already searchable"
+    )
+    done = info(current=STEP_FILLING, state="completed", done=256, eta_seconds=None)
+    assert progress_cell(done) == "256/256 (100%) · 2.4 chunks/s"

@@ -113,10 +113,15 @@ def _settings_line(res: r.KnowledgeRetrievalResponse) -> str:
 
 
 def _vector_line(d: r.Diagnostics) -> str:
-    """The vector scan: rows scanned, its time, and what the similarity floor filtered."""
+    """The vector scan: rows scanned, its time, what the similarity floor filtered, and how
+    much of each partly covered library the vectors cover (a first version filling)."""
     ms = d.timings_ms.get("vector")
     took = f" in {ms:.0f} ms" if ms is not None else ""
+    covers = "".join(
+        f"; vectors cover {c.documents_covered:,}/{c.documents_total:,} documents so far"
+        for c in d.vector_coverage
+    )
     return (
         f"  vector: {d.vector_scanned:,} vectors scanned{took};"
-        f" {d.filtered_by_similarity} filtered by the minimum vector similarity"
+        f" {d.filtered_by_similarity} filtered by the minimum vector similarity{covers}"
     )

@@ -164,6 +164,8 @@ CATALOGUE: dict[str, str] = {
     ),
     "vector.partial": "{count} {count:plural:chunk|chunks} {count:plural:has|have} no vector yet; {count:plural:it is|they are}"
     " found by full-text only",
+    "vector.filling": "vectors cover {covered}/{total} documents so far; the rest is found by"
+    " full text only until vectorisation finishes",
     "vector.interrupted": "interrupted: the app stopped during the build",
     "rebuild.dimensions": (
         "the service returned {got}-dimensional vectors; the index has {expected}"

@@ -58,6 +58,18 @@ class DegradedChannel(ContractModel):
     fill_codes: ClassVar[Any] = code_fields("reason")
 
 
+class VectorCoverage(ContractModel):
+    """How much of a library the vector channel could search while the library's first vector
+    version fills ("vectors cover 420/2,000 documents so far"). A current version a few new
+    chunks' vectors behind is said by its degraded reason (``vector.partial``) instead."""
+
+    library_id: EntityId
+    documents_covered: int
+    documents_total: int
+    chunks_covered: int
+    chunks_total: int
+
+
 class RerankDiagnostics(ContractModel):
     requested: RerankMode
     applied: RerankMode
@@ -89,6 +101,9 @@ class Diagnostics(ContractModel):
     channel_confidence: dict[str, float] = Field(default_factory=dict)
     #: The library's background similarity for this query (mean, std over every scanned row).
     vector_background: list[float] | None = None
+    #: Libraries whose first vector version is still filling (the vector channel's weight in
+    #: the fusion is scaled by each library's share of chunks with a vector).
+    vector_coverage: list[VectorCoverage] = Field(default_factory=list)
     minimum_relevance: float = 0.0
     #: Results withheld because even the best was below the minimum relevance.
     below_minimum_relevance: int = 0

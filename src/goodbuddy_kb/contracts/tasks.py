@@ -98,3 +98,6 @@ class TaskCancelResponse(ContractModel):
 #: A task's current step while the embedding model loads, before the first batch (the GUI
 #: shows it in the user's language).
 STEP_LOADING_MODEL = "loading the embedding model…"
+#: A vectorisation's step while it fills a library's first vector version: what it has
+#: written is already searched (the GUI says so in the user's language).
+STEP_FILLING = "searchable while it fills"

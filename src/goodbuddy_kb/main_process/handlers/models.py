@@ -127,7 +127,8 @@ def test_embedding(ctx: CallContext, request: c.EmbeddingTestRequest) -> c.Embed
 def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorIndexInfo:
     conn = ctx.db.get()
     libraries.get(conn, request.library_id)
-    current = store.current(conn, request.library_id)
+    # a library's first version is searched while it fills: it counts as it goes
+    current = store.serving(conn, request.library_id)
     building = conn.execute(
         "SELECT 1 FROM vector_versions WHERE library_id = ? AND state = 'building'",
         (request.library_id,),

@@ -17,7 +17,7 @@ from typing import Literal
 
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.messages import Reason
-from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalChannel
+from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalChannel, VectorCoverage
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
@@ -69,6 +69,9 @@ class ChannelRun:
     filtered: int = 0
     background: tuple[float, float] | None = None
     embedding_kind: str | None = None
+    #: Libraries the vectors cover only in part, and each library's share of chunks covered.
+    coverage: list[VectorCoverage] = field(default_factory=list)
+    chunk_share: dict[str, float] = field(default_factory=dict)
     # graph channel
     graph_reasons: dict[str, list[str]] = field(default_factory=dict)
     graph_entities: list[str] = field(default_factory=list)
@@ -129,6 +132,7 @@ def vector(q: ChannelQuery) -> ChannelRun:
     run.ms = _elapsed_ms(started)
     run.scanned = found.scanned
     run.degraded.extend(found.degraded)
+    run.coverage, run.chunk_share = found.coverage, found.chunk_share
     run.library_of = {h.chunk_id: h.library_id for h in found.hits}
     kept = [h for h in found.hits if _above_floor(h.similarity, q, h.library_id)]
     run.filtered = len(found.hits) - len(kept)
@@ -141,7 +145,8 @@ def vector(q: ChannelQuery) -> ChannelRun:
             [h.similarity for h in kept],
             found.background_mean,
             found.background_std,
-            q.weights["vector"],
+            # a partly covered library's vector ranking counts as much as it covers
+            q.weights["vector"] * max(found.chunk_share.values(), default=1.0),
         )
     return run
 

@@ -81,7 +81,9 @@ class Retriever:
         vector = next((r for r in runs if r.channel == "vector"), None)
         embedding_kind = vector.embedding_kind if vector else None
         settings = settings.model_copy(update={"fusion": request.fusion or settings.fusion})
-        fused = FusionStage(settings.fusion, embedding_kind).run(runs, plan)
+        fused = FusionStage(settings.fusion, embedding_kind).run(
+            runs, plan.covered(vector.chunk_share if vector else {})
+        )
         ranked = candidates_mod.load(
             self.conn, fused.candidates[: max(pool, learned.MAX_CANDIDATES)]
         )

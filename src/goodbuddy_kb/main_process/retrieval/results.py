@@ -135,4 +135,5 @@ def describe(
         minimum_relevance=settings.minimum_relevance,
         below_minimum_relevance=len(relevance.shown) - len(relevance.top),
         best_relevance=round(relevance.best, 6) if relevance.best is not None else None,
+        vector_coverage=list(vector.coverage) if vector else [],
     )

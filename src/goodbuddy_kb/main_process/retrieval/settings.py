@@ -5,7 +5,7 @@ libraries in one request"), and which channels run with which weights."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic import ValidationError
@@ -88,6 +88,19 @@ class ChannelPlan:
     requested: list[KnowledgeRetrievalChannel]
     library_weights: dict[str, dict[str, float]]
     weights: dict[str, float]
+
+    def covered(self, share: Mapping[str, float]) -> ChannelPlan:
+        """This plan with each library's vector weight scaled by the share of its chunks that
+        have vectors: a library's first version searched while it fills adds its evidence in
+        proportion, so a half-built index cannot outvote full text (fully covered: unchanged)."""
+        if all(s >= 1.0 for s in share.values()):
+            return self
+        library_weights = {
+            lib: {**w, "vector": w["vector"] * min(1.0, share.get(lib, 1.0))}
+            for lib, w in self.library_weights.items()
+        }
+        weights = {c: max(w[c] for w in library_weights.values()) for c in self.weights}
+        return ChannelPlan(self.requested, library_weights, weights)
 
 
 def plan_channels(

@@ -108,6 +108,16 @@ def list_recent(conn: sqlite3.Connection, library_id: str | None, limit: int) ->
     return [_info(r) for r in rows]
 
 
+def active(conn: sqlite3.Connection, library_id: str, kind: str) -> bool:
+    """Whether a task of ``kind`` for the library is queued or running."""
+    row = conn.execute(
+        "SELECT 1 FROM tasks WHERE library_id = ? AND kind = ? AND state IN ('queued', 'running')"
+        " LIMIT 1",
+        (library_id, kind),
+    ).fetchone()
+    return row is not None
+
+
 def mark_interrupted(conn: sqlite3.Connection) -> int:
     """At start-up: tasks a previous backend left queued or running were interrupted."""
     with transaction(conn):

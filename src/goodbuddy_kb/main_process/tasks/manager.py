@@ -5,13 +5,19 @@ after a sync, the graph after indexing). The lanes, queueing and progress are ``
 from __future__ import annotations
 
 import sqlite3
+import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
 
 from goodbuddy_kb.contracts.graph import GraphRunSummary
 from goodbuddy_kb.contracts.rebuild import ManualWorkChoice
-from goodbuddy_kb.contracts.tasks import STEP_LOADING_MODEL, TaskInfo, TaskSummary
+from goodbuddy_kb.contracts.tasks import (
+    STEP_FILLING,
+    STEP_LOADING_MODEL,
+    TaskInfo,
+    TaskSummary,
+)
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.diagnostic_log import DiagnosticsLog
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
@@ -31,6 +37,8 @@ from goodbuddy_kb.main_process.vectors import store as vector_store
 from goodbuddy_kb.main_process.vectors.build import recover_statuses, refresh_status, vectorise
 
 ProviderOf = Callable[[], EmbeddingProvider | None]
+#: Seconds between two checks, during a library's first sync, for chunks to start embedding.
+EARLY_VECTORS_S = 2.0
 
 
 class TaskManager(TaskRunner):
@@ -69,7 +77,7 @@ class TaskManager(TaskRunner):
                 conn,
                 sources.get(conn, library_id, source_id),
                 token,
-                progress,
+                self._first_vectors_early(library_id, progress),
                 vectors_expected=self._provider() is not None,
             )
             if report.unavailable:
@@ -83,7 +91,8 @@ class TaskManager(TaskRunner):
                 refresh_status(
                     conn, library_id, provider.fingerprint_for(current.dims if current else None)
                 )
-                self._vectors_after_rebuild(library_id, provider, full_allowed=True)
+                if not self._first_fill_queued(library_id):  # it takes all this sync added
+                    self._vectors_after_rebuild(library_id, provider, full_allowed=True)
             if report.processed:  # no new text, no graph work
                 self._graph_after_indexing(library_id)
             summary = TaskSummary(
@@ -100,6 +109,40 @@ class TaskManager(TaskRunner):
             return Outcome(report.total, report.failed, summary=summary)
 
         return self._queue("sync", library_id, source_id, source_id, work)
+
+    def _first_vectors_early(self, library_id: str, progress: Progress) -> Progress:
+        """``progress`` that also starts a library's first vectorisation while the sync still
+        reads: as soon as documents are chunked (looked at again every EARLY_VECTORS_S while
+        none is queued or running), so the first version fills — and is searched — beside the
+        import instead of after it. A library with a current version waits for the sync's end."""
+        checked = 0.0
+
+        def report(done: int, total: int, current: str | None, failed: int) -> None:
+            nonlocal checked
+            progress(done, total, current, failed)
+            now = time.monotonic()
+            if done in (0, total) or now - checked < EARLY_VECTORS_S:
+                return
+            checked = now
+            provider = self._provider()
+            conn = self._db.get()
+            if (
+                provider is not None
+                and vector_store.current(conn, library_id) is None
+                and not task_store.active(conn, library_id, "vectorize")
+            ):
+                self._vectors_after_rebuild(library_id, provider, full_allowed=True)
+
+        return report
+
+    def _first_fill_queued(self, library_id: str) -> bool:
+        """A library without a current vector version has a vectorisation queued or running:
+        the first version it builds follows the sync to its end (``vectorise(importing=…)``),
+        so a sync adds no second one."""
+        conn = self._db.get()
+        return vector_store.current(conn, library_id) is None and task_store.active(
+            conn, library_id, "vectorize"
+        )
 
     def ocr(self, library_id: str) -> TaskInfo | None:
         """Queue the OCR of the library's documents waiting for it (one already waiting is
@@ -250,15 +293,19 @@ class TaskManager(TaskRunner):
                 return Outcome(0, 0, "no embedding model is configured", failed_state=True)
             # The task counts its chunks first, then the bundled model loads, visibly, before
             # the first batch: a load that fails still shows how many chunks were waiting.
+            # A library's first version is searched while it fills, and its progress says so.
+            first = vector_store.current(self._db.get(), library_id) is None
+            step = STEP_FILLING if first else None
             report = vectorise(
                 self._db.get(),
                 self._data_dir,
                 library_id,
                 provider,
                 token,
-                lambda done, total, failed: progress(done, total, None, failed),
+                lambda done, total, failed: progress(done, total, step, failed),
                 rebuild=rebuild,
                 loading=lambda total: progress(0, total, STEP_LOADING_MODEL, 0),
+                importing=lambda: task_store.active(self._db.get(), library_id, "sync"),
             )
             failed_state = report.full and report.error is not None
             return Outcome(

@@ -31,6 +31,15 @@ MAX_ENTRIES = 256
 class Books:
     dead: npt.NDArray[np.int64]
     gaps: int
+    #: Retrievable chunks of the library (live vectors = chunks − gaps).
+    chunks: int = 0
+    #: (documents fully covered, documents) — counted only while a first version fills.
+    documents: tuple[int, int] = (0, 0)
+
+    @property
+    def chunk_share(self) -> float:
+        """The share of retrievable chunks with a live vector (1.0 for an empty library)."""
+        return 1.0 if self.chunks <= 0 else (self.chunks - self.gaps) / self.chunks
 
 
 @dataclass(frozen=True)
@@ -58,9 +67,11 @@ def books(conn: sqlite3.Connection, version: store.Version) -> Books:
         entry = _cache.get(key)
     if entry is not None and entry.stamp == stamp:
         return entry.books
-    fresh = Books(
-        store.dead_rows(conn, version.id), store.gap_count(conn, version.library_id, version.id)
-    )
+    chunks, alive = store.chunk_counts(conn, version.library_id, version.id)
+    gaps = max(0, chunks - alive)
+    filling = gaps > 0 and version.state == "building"  # documents counted for a first fill
+    documents = store.document_coverage(conn, version.library_id, version.id) if filling else (0, 0)
+    fresh = Books(store.dead_rows(conn, version.id), gaps, chunks, documents)
     with _lock:
         if len(_cache) >= MAX_ENTRIES:
             _cache.clear()

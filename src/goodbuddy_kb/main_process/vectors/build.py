@@ -31,6 +31,10 @@ BACKOFF_S = (0.2, 0.6, 1.5)
 MAX_FAILED_BATCHES = 2
 #: Passes over chunks that changed during a full build, before it is validated and swapped.
 CATCH_UP_PASSES = 5
+#: Seconds between two looks for new chunks while a first version waits on its import.
+IMPORT_POLL_S = 0.2
+#: Seconds between two recounts of a first version's total while its import adds chunks.
+TOTAL_REFRESH_S = 2.0
 
 Progress = Callable[[int, int, int], None]  # done, total, failed chunks
 
@@ -92,9 +96,12 @@ def vectorise(
     progress: Progress | None = None,
     rebuild: bool = False,
     loading: Callable[[int], None] | None = None,
+    importing: Callable[[], bool] | None = None,
 ) -> BuildReport:
     """Embed the library's chunks that lack a vector (see the module's docstring); ``loading``
-    hears the number of chunks to embed while the provider loads, before the first batch."""
+    hears the number of chunks to embed while the provider loads, before the first batch;
+    ``importing`` says whether a sync of the library is still adding chunks (a first version
+    keeps embedding what it adds until it ends)."""
     current = store.current(conn, library_id)
     if loading is not None:
         # The task shows its size before the provider is asked anything: a remote one is
@@ -114,10 +121,18 @@ def vectorise(
     _mark(conn, {r["document_id"] for r in todo}, "running", None)
     failed_batches = 0
 
+    refreshed = time.monotonic()
+
     def heartbeat() -> None:
-        if progress is not None:
-            done = report.embedded + len(report.failed_rows)
-            progress(done, max(total, done), len(report.failed_documents))
+        nonlocal total, refreshed
+        if progress is None:
+            return
+        done = report.embedded + len(report.failed_rows)
+        if current is None and time.monotonic() - refreshed >= TOTAL_REFRESH_S:
+            # a first version filling beside its import: the total grows with the import
+            refreshed = time.monotonic()
+            total = max(total, done + store.count_missing(conn, library_id, target.id))
+        progress(done, max(total, done), len(report.failed_documents))
 
     def embed_rows(keys: list[sqlite3.Row]) -> None:
         """Embed ``keys`` in batches: while one batch is embedded, the next one's texts are read
@@ -166,13 +181,17 @@ def vectorise(
         if full:
             # Syncs and rebuilds run beside vectorisation and may have changed chunks while
             # this version was built: embed what they added before validating and swapping.
-            for _pass in range(CATCH_UP_PASSES):
-                late = store.missing(conn, library_id, target.id, with_text=False)
-                if not late:
-                    break
-                total += len(late)
+            # A library's first version, started while its first sync still reads, follows
+            # that sync to its end (it is searched as it fills).
+            def catch_up(late: list[sqlite3.Row]) -> None:
+                nonlocal total
+                total = max(total, report.embedded + len(report.failed_rows) + len(late))
                 embed_rows(late)
-            store.promote(conn, data_dir, store.get(conn, target.id))
+
+            importing_now = importing if current is None else None
+            _catch_up(conn, library_id, target.id, catch_up, importing_now, cancel, heartbeat)
+            # What a change still made after the passes is left to the next vectorisation.
+            store.promote(conn, data_dir, store.get(conn, target.id), allow_gaps=current is None)
     except (CancelledError, KbError, ValueError) as exc:
         reason = exc.message if isinstance(exc, KbError) else str(exc)
         report.error = reason
@@ -187,6 +206,36 @@ def vectorise(
         return report
     refresh_status(conn, library_id, provider.fingerprint, report.failed_documents, report.error)
     return report
+
+
+def _catch_up(
+    conn: sqlite3.Connection,
+    library_id: str,
+    version_id: str,
+    embed: Callable[[list[sqlite3.Row]], None],
+    importing: Callable[[], bool] | None,
+    cancel: CancelToken,
+    heartbeat: Callable[[], None],
+) -> None:
+    """Embed what changed during a full build, in up to CATCH_UP_PASSES passes — and, while
+    ``importing`` says a sync still adds chunks (a first version), until that sync ends.
+    Whether it is importing is asked before the chunks are listed: once it has ended, one
+    more listing holds everything it wrote."""
+    passes = 0
+    while True:
+        still = importing is not None and importing()
+        late = store.missing(conn, library_id, version_id, with_text=False)
+        if late:
+            embed(late)
+            passes += 1
+            if passes >= CATCH_UP_PASSES and not still:
+                return
+        elif still:
+            cancel.check()
+            time.sleep(IMPORT_POLL_S)
+            heartbeat()
+        else:
+            return
 
 
 def _waiting(

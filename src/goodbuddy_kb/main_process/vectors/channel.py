@@ -1,5 +1,6 @@
-"""The vector channel of retrieval: embed the query, scan each library's current version,
-verify the winners against the chunks table, and explain any degradation.
+"""The vector channel of retrieval: embed the query, scan each library's serving version (the
+current one, or a library's first version while it fills), verify the winners against the
+chunks table, and explain any degradation — including how much of a library the vectors cover.
 
 The backend never falls back to another provider or model: no usable index means the channel
 is degraded, with the reason.
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.messages import Reason
+from goodbuddy_kb.contracts.retrieval import VectorCoverage
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.vectors import bookkeeping, store
@@ -44,6 +46,10 @@ class VectorResult:
     #: scanned row (what a hit's similarity is measured against).
     background_mean: float = 0.0
     background_std: float = 0.0
+    #: Libraries searched whose vectors cover only part of them (a first version filling).
+    coverage: list[VectorCoverage] = field(default_factory=list)
+    #: Each searched library's share of retrievable chunks with a live vector.
+    chunk_share: dict[str, float] = field(default_factory=dict)
 
 
 def search(
@@ -61,16 +67,14 @@ def search(
         return result
     versions = []
     for library_id in library_ids:
-        version = store.current(conn, library_id)
+        version = store.serving(conn, library_id)
         if version is None:
             result.degraded.append(Reason("vector.not_finished"))
         elif not provider.compatible_with(version.fingerprint, version.dims):
             result.degraded.append(Reason("vector.incompatible"))
         else:
             versions.append(version)
-            gaps = bookkeeping.books(conn, version).gaps
-            if gaps:
-                result.degraded.append(Reason("vector.partial", count=gaps))
+            _note_coverage(result, version, bookkeeping.books(conn, version))
     if not versions:
         return result
     started = time.perf_counter()
@@ -87,15 +91,19 @@ def search(
     scored = 0
     scan_started = time.perf_counter()
     for version in versions:
-        found = scan(
-            store.path_of(data_dir, version.id),
-            version.row_count,
-            version.dims,
-            vector,
-            pool + VERIFY_MARGIN,
-            cancel,
-            bookkeeping.books(conn, version).dead,
-        )
+        try:
+            found = scan(
+                store.path_of(data_dir, version.id),
+                version.row_count,
+                version.dims,
+                vector,
+                pool + VERIFY_MARGIN,
+                cancel,
+                bookkeeping.books(conn, version).dead,
+            )
+        except FileNotFoundError:  # a filling first version failed (its file went) meanwhile
+            result.degraded.append(Reason("vector.not_finished"))
+            continue
         result.scanned += found.scanned
         total, total_sq, scored = (
             total + found.score_sum,
@@ -120,3 +128,25 @@ def search(
     result.hits = candidates[:pool]
     result.elapsed_ms = (time.perf_counter() - scan_started) * 1000
     return result
+
+
+def _note_coverage(result: VectorResult, version: store.Version, books: bookkeeping.Books) -> None:
+    """Say how much of the library the version covers: a first version still filling counts
+    documents ("vectors cover 420/2,000 documents so far"), a current one its missing chunks."""
+    result.chunk_share[version.library_id] = books.chunk_share
+    if not books.gaps:
+        return
+    if version.state != "building":  # a current version a few new chunks' vectors behind
+        result.degraded.append(Reason("vector.partial", count=books.gaps))
+        return
+    covered, documents = books.documents
+    result.coverage.append(
+        VectorCoverage(
+            library_id=version.library_id,
+            documents_covered=covered,
+            documents_total=documents,
+            chunks_covered=books.chunks - books.gaps,
+            chunks_total=books.chunks,
+        )
+    )
+    result.degraded.append(Reason("vector.filling", covered=f"{covered:,}", total=f"{documents:,}"))

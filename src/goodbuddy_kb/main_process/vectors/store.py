@@ -3,6 +3,7 @@
 A version is ``building`` until every enabled retrievable chunk of its library has a vector of
 the right dimensions and checksum; then one transaction makes it the library's current
 version and supersedes the old one. A failed or cancelled build never touches the current one.
+A library's first version (no current one to keep serving) is searched while it fills.
 Rows are appended (file first, then the row count in SQLite), so a crash mid-append leaves a
 tail that readers ignore and the next append truncates.
 """
@@ -56,6 +57,23 @@ def current(conn: sqlite3.Connection, library_id: str) -> Version | None:
     row = conn.execute(
         "SELECT v.* FROM vector_versions v JOIN libraries l ON l.current_vector_version = v.id"
         " WHERE l.id = ? AND v.state = 'ready'",
+        (library_id,),
+    ).fetchone()
+    return _version(row) if row else None
+
+
+def serving(conn: sqlite3.Connection, library_id: str) -> Version | None:
+    """The version searches read: the current one, else — for a library that has never had
+    one — its first version while it fills. Its rows are readable as they are appended (file
+    first, then the row count), so semantic search starts with the first batch. A rebuild
+    beside a current version never serves: the current one does until the swap."""
+    found = current(conn, library_id)
+    if found is not None:
+        return found
+    row = conn.execute(
+        "SELECT v.* FROM vector_versions v JOIN libraries l ON l.id = v.library_id"
+        " WHERE l.id = ? AND l.current_vector_version IS NULL AND v.state = 'building'"
+        " ORDER BY v.created_at DESC LIMIT 1",
         (library_id,),
     ).fetchone()
     return _version(row) if row else None
@@ -206,6 +224,12 @@ def gap_count(conn: sqlite3.Connection, library_id: str, version_id: str) -> int
     """Retrievable chunks without a live vector, counted cheaply for every query: a chunk has
     at most one live row per version (appends retire older rows) and a changed checksum kills
     the row (trigger), so retrievable − live is exact."""
+    chunks, alive = chunk_counts(conn, library_id, version_id)
+    return max(0, chunks - alive)
+
+
+def chunk_counts(conn: sqlite3.Connection, library_id: str, version_id: str) -> tuple[int, int]:
+    """(retrievable chunks of the library, live vector rows of ``version_id``)."""
     (chunks,) = conn.execute(
         "SELECT count(*) FROM chunks WHERE library_id = ? AND enabled = 1 AND role != 'parent'",
         (library_id,),
@@ -213,14 +237,19 @@ def gap_count(conn: sqlite3.Connection, library_id: str, version_id: str) -> int
     (alive,) = conn.execute(
         "SELECT count(*) FROM vector_rows WHERE version_id = ? AND alive = 1", (version_id,)
     ).fetchone()
-    return max(0, int(chunks) - int(alive))
+    return int(chunks), int(alive)
 
 
-def promote(conn: sqlite3.Connection, data_dir: Path, version: Version) -> None:
-    """Validate a building version and make it current, atomically; raise if incomplete."""
+def promote(
+    conn: sqlite3.Connection, data_dir: Path, version: Version, allow_gaps: bool = False
+) -> None:
+    """Validate a building version and make it current, atomically; raise if incomplete —
+    unless ``allow_gaps``: a library's first version, which serves while it fills anyway, is
+    made current with the chunks an import is still adding left to the next (incremental)
+    vectorisation."""
     with transaction(conn):
         gaps = count_missing(conn, version.library_id, version.id)
-        if gaps:
+        if gaps and not allow_gaps:
             raise ValueError(f"{gaps} chunks still have no vector")
         old = conn.execute(
             "SELECT current_vector_version FROM libraries WHERE id = ?", (version.library_id,)
@@ -274,6 +303,22 @@ def discard(conn: sqlite3.Connection, data_dir: Path, version_id: str) -> None:
         conn.execute("DELETE FROM vector_rows WHERE version_id = ?", (version_id,))
         conn.execute("UPDATE vector_versions SET state = 'superseded' WHERE id = ?", (version_id,))
     path_of(data_dir, version_id).unlink(missing_ok=True)
+
+
+def document_coverage(
+    conn: sqlite3.Connection, library_id: str, version_id: str
+) -> tuple[int, int]:
+    """(documents whose every retrievable chunk has a live vector, documents with a
+    retrievable chunk): what "vectors cover 420/2,000 documents" counts."""
+    row = conn.execute(
+        "SELECT count(DISTINCT c.document_id), count(DISTINCT CASE WHEN NOT EXISTS ("
+        " SELECT 1 FROM vector_rows v WHERE v.version_id = ? AND v.chunk_seq = c.seq"
+        " AND v.alive = 1 AND v.checksum = c.checksum) THEN c.document_id END)"
+        " FROM chunks c WHERE c.library_id = ? AND c.enabled = 1 AND c.role != 'parent'",
+        (version_id, library_id),
+    ).fetchone()
+    total, lacking = int(row[0]), int(row[1])
+    return total - lacking, total
 
 
 def dead_rows(conn: sqlite3.Connection, version_id: str) -> np.ndarray:

@@ -146,6 +146,7 @@ ZH: dict[str, str] = {
     "embedding.absurd_values": "向量服务返回了非有限或异常的数值",
     "embedding.constant_vector": "向量服务返回了空向量（全零或常数）",
     "vector.partial": "{count} 个分块还没有向量，只能通过全文检索找到",
+    "vector.filling": "向量目前覆盖 {covered}/{total} 篇文档；向量化完成前，其余文档只能通过全文检索找到",
     "vector.interrupted": "已中断：构建期间应用停止了",
     "rebuild.dimensions": "服务返回了 {got} 维向量，索引是 {expected} 维",
     "rebuild.embedding_stopped": "向量服务连续 {count} 个文档失败（{error}）；{left} 个文档未重建，保留原版本",

@@ -11,7 +11,8 @@ from goodbuddy_kb.ui.i18n import tr
 
 
 def progress(info: t.TaskInfo) -> str:
-    """``40/256 (15%) · 2.4 chunks/s · about 1 min 30 s left``, or the step a task is at."""
+    """``40/256 (15%) · 2.4 chunks/s · about 1 min 30 s left`` (and, while a library's first
+    vectors fill, that what is written is searchable), or the step a task is at."""
     if info.state == "running" and info.current == t.STEP_LOADING_MODEL:
         return tr("task.loading_model")
     if ocr_running(info):
@@ -24,6 +25,8 @@ def progress(info: t.TaskInfo) -> str:
     )
     text = tr("task.progress", done=info.done, total=info.total, percent=percent)
     speed = pace_text(info)
+    if info.state == "running" and info.current == t.STEP_FILLING:
+        speed = " · ".join(x for x in (speed, tr("task.filling")) if x)
     return f"{text} · {speed}" if speed else text
 
 

@@ -16,6 +16,9 @@ from goodbuddy_kb.ui.i18n.messages import say_field
 from goodbuddy_kb.ui.tasks.progress import bar_text, progress, summary
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
 
+#: Steps a task reports in English words the progress text translates (never shown raw).
+STEPS = frozenset({t.STEP_LOADING_MODEL, t.STEP_FILLING})
+
 
 def _created(info: t.TaskInfo) -> str:
     return info.created_at[:19].replace("T", " ")
@@ -24,7 +27,11 @@ def _created(info: t.TaskInfo) -> str:
 TASK_COLUMNS: list[Column[t.TaskInfo]] = [
     Column("col.task", lambda i: tr(f"task.kind.{i.kind}")),
     Column("col.state", lambda i: tr(f"task.state.{i.state}")),
-    Column("col.progress", progress, lambda i: i.current or progress(i)),
+    Column(
+        "col.progress",
+        progress,
+        lambda i: progress(i) if i.current in STEPS else i.current or progress(i),
+    ),
     Column("col.summary", summary, summary),
     # month, day and time (the whole stamp in the tooltip)
     Column("col.created", lambda i: i.created_at[5:16].replace("T", " "), _created),

@@ -15,6 +15,9 @@ from goodbuddy_kb.ui.i18n.messages import say_field
 
 #: Degraded reasons that are a library's own choice, not a fault: said as information.
 CHOSEN_OFF = frozenset({"graph.off", "graph.task_off"})
+#: What the status line says as information rather than a warning: a library's own choice, or
+#: a first vector index still filling (searched as far as it goes; nothing is wrong).
+INFORMATION = CHOSEN_OFF | {"vector.filling"}
 
 
 def stage(name: str) -> str:
@@ -136,7 +139,7 @@ def status_text(result: r.KnowledgeRetrievalResponse) -> str:
     channel the library turned off is information, not a warning)."""
     degraded = "\n".join(
         tr(
-            "diag.off_line" if x.reason_code in CHOSEN_OFF else "diag.degraded_line",
+            "diag.off_line" if x.reason_code in INFORMATION else "diag.degraded_line",
             channel=channel(x.channel),
             reason=say_field(x, "reason"),
         )

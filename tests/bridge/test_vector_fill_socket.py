@@ -1,0 +1,157 @@
+"""Semantic search while a library's first vectors fill, against a real backend over the real
+socket: a retrieve during the first build searches the rows already written and says how many
+documents the vectors cover; the first build starts while the sync still reads; a rebuild of an
+existing version never serves the half-built one."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from goodbuddy_kb.bridge.client import BlockingClient
+from goodbuddy_kb.cli import retrieve as retrieve_cli
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.contracts import sources as s
+from goodbuddy_kb.contracts import tasks as t
+from goodbuddy_kb.contracts.methods import RETRIEVE, SOURCE_ADD, TASKS_LIST, VECTORS_REBUILD
+from goodbuddy_kb.ui import i18n
+from goodbuddy_kb.ui.workbench.report import status_text
+from tests.bridge.helpers import (
+    chunking,
+    create_library,
+    finished,
+    library_with_docs,
+    poll_task,
+    session,
+    settle,
+    use_remote,
+    write_doc,
+)
+from tests.servers.embedserver import Script, openai_server
+
+pytestmark = pytest.mark.integration
+
+
+def ask(client: BlockingClient, library_id: str, query: str) -> r.KnowledgeRetrievalResponse:
+    return client.call(RETRIEVE, r.RetrieveRequest(library_ids=[library_id], query=query))
+
+
+def vector_reasons(res: r.KnowledgeRetrievalResponse) -> list[str]:
+    return [d.reason for d in res.diagnostics.degraded_channels if d.channel == "vector"]
+
+
+def tasks_of(client: BlockingClient, library_id: str) -> list[t.TaskInfo]:
+    return client.call(TASKS_LIST, t.TaskListRequest(library_id=library_id, limit=200)).tasks
+
+
+def test_a_first_version_is_searched_while_it_fills(data_dir: Path, tmp_path: Path) -> None:
+    script = Script(delay_s=0.25)
+    with openai_server(script) as base, session(data_dir) as (_backend, client):
+        use_remote(client, base, batch=2)
+        library_id = create_library(client, "Filling")
+        chunking(client, library_id, "fixed")  # two chunks a document
+        folder = tmp_path / "docs"
+        folder.mkdir()
+        for d in range(1, 9):
+            write_doc(folder, d)
+        client.call(
+            SOURCE_ADD,
+            s.SourceAddRequest(
+                library_id=library_id, kind="folder", location=str(folder), watch=False
+            ),
+        )
+        deadline = time.monotonic() + 30
+        partial = None
+        while partial is None and time.monotonic() < deadline:
+            res = ask(client, library_id, "topic1x2")
+            cover = res.diagnostics.vector_coverage
+            if "vector" in res.diagnostics.used_channels and cover:
+                partial = res
+            time.sleep(0.05)
+        assert partial is not None, "no vector result before the first version was complete"
+        cover = partial.diagnostics.vector_coverage[0]
+        assert cover.documents_total == 8
+        assert 0 < cover.chunks_covered < cover.chunks_total == 16
+        assert cover.documents_covered < cover.documents_total
+        assert partial.diagnostics.vector_scanned == cover.chunks_covered
+        said = f"vectors cover {cover.documents_covered}/8 documents so far"
+        assert any(said in x for x in vector_reasons(partial)), vector_reasons(partial)
+        hit = partial.results[0]
+        assert hit.document_path == "doc1.md" and "vector" in hit.channel_ranks
+        assert said in retrieve_cli._vector_line(partial.diagnostics)
+        covered = cover.documents_covered
+        assert f"ⓘ vector: vectors cover {covered}/8 documents so far" in status_text(partial)
+        i18n.set_language("zh")
+        try:
+            assert f"ⓘ 向量：向量目前覆盖 {covered}/8 篇文档" in status_text(partial)
+        finally:
+            i18n.set_language("en")
+
+        tasks = settle(client, library_id)
+        assert all(x.state == "completed" for x in tasks), [(x.kind, x.error) for x in tasks]
+        vectorised = [x for x in tasks if x.kind == "vectorize"]
+        assert len(vectorised) == 1 and vectorised[0].done == 16, "one task fills the version"
+        done = ask(client, library_id, "topic8x2")
+        assert done.diagnostics.vector_coverage == [] and vector_reasons(done) == []
+        assert done.diagnostics.vector_scanned == 16
+        assert done.results[0].document_path == "doc8.md"
+
+
+def test_the_first_vectorisation_starts_while_the_sync_still_reads(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    with openai_server(Script()) as base, session(data_dir) as (_backend, client):
+        use_remote(client, base, batch=4)
+        library_id = create_library(client, "Early")
+        folder = tmp_path / "docs"
+        folder.mkdir()
+        for d in range(1, 61):
+            write_doc(folder, d, sections=12)
+        client.call(
+            SOURCE_ADD,
+            s.SourceAddRequest(
+                library_id=library_id, kind="folder", location=str(folder), watch=False
+            ),
+        )
+        early = False
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            tasks = tasks_of(client, library_id)
+            sync = next((x for x in tasks if x.kind == "sync"), None)
+            if sync is not None and sync.state in t.FINISHED_STATES:
+                break
+            vectors = [x for x in tasks if x.kind == "vectorize"]
+            if sync is not None and vectors and sync.done < sync.total:
+                early = True
+                break
+            time.sleep(0.02)
+        assert early, "vectorisation waited for the whole sync"
+        tasks = settle(client, library_id)
+        assert all(x.state == "completed" for x in tasks), [(x.kind, x.error) for x in tasks]
+        assert [x.kind for x in tasks].count("vectorize") == 1, "it followed the sync to its end"
+        res = ask(client, library_id, "topic60x5")
+        assert vector_reasons(res) == [] and res.diagnostics.vector_coverage == []
+        assert res.results[0].document_path == "doc60.md"
+
+
+def test_a_rebuild_never_serves_its_half_built_version(data_dir: Path, tmp_path: Path) -> None:
+    script = Script()
+    with openai_server(script) as base, session(data_dir) as (_backend, client):
+        use_remote(client, base, batch=2)
+        library_id = library_with_docs(client, tmp_path / "docs")
+        script.delay_s = 0.3
+        task_id = client.call(
+            VECTORS_REBUILD, m.VectorRebuildRequest(library_id=library_id)
+        ).task_id
+        poll_task(client, task_id, lambda x: x.state == "running" and x.done > 0)
+        during = ask(client, library_id, "topic5x2")
+        assert during.diagnostics.vector_coverage == [] and vector_reasons(during) == []
+        assert during.diagnostics.vector_scanned == 10, "the whole old version serves"
+        assert during.results[0].document_path == "doc5.md"
+        assert poll_task(client, task_id, finished).state == "completed"
+        script.delay_s = 0.0
+        after = ask(client, library_id, "topic5x2")
+        assert after.diagnostics.vector_scanned == 10 and vector_reasons(after) == []
