@@ -65,7 +65,7 @@ def test_appends_keep_the_int8_copy_and_the_top_k_is_the_exact_scans(
     matrix = vectors(ROWS, 0)
     _, path = version_with(pool, data_dir, matrix, [1_000, 37, 2_000, 2_963])
     assert int8_file.covered(int8_file.path_for(path), DIMS) == ROWS
-    monkeypatch.setattr(int8_file, "rebuild", no_rebuild)  # the appends' copy serves as is
+    monkeypatch.setattr(int8_file, "rebuild_soon", no_rebuild)  # the appends' copy serves as is
     queries = vectors(20, 1)
     queries[:10] = matrix[[5, 1_024, 1_037, 3_036, 3_037, 4_095, 4_096, 5_119, 5_120, 5_999]]
     for q in queries:
@@ -114,9 +114,12 @@ def test_a_torn_or_missing_copy_is_ignored_and_rebuilt(
         else:
             copy.write_bytes(b"\xff" * 8_192)
         assert int8_file.covered(copy, DIMS) == -1
+        result = scanner.scan(path, ROWS, DIMS, q, 10, CancelToken())  # exact meanwhile
+        assert result.rows.tolist() == exact_top(matrix, q, 10)
+        int8_file.wait_for_rebuilds()
+        assert int8_file.covered(copy, DIMS) == ROWS  # rebuilt for the next queries
         result = scanner.scan(path, ROWS, DIMS, q, 10, CancelToken())
         assert result.rows.tolist() == exact_top(matrix, q, 10)
-        assert int8_file.covered(copy, DIMS) == ROWS  # rebuilt for the next query
 
 
 def test_a_tail_past_the_row_count_is_ignored_then_replaced(
@@ -137,7 +140,7 @@ def test_a_tail_past_the_row_count_is_ignored_then_replaced(
     conn = pool.get()
     store.append(conn, data_dir, version, [(ROWS + i + 1, "h") for i in range(500)], more)
     whole = np.concatenate([matrix, more])
-    monkeypatch.setattr(int8_file, "rebuild", no_rebuild)
+    monkeypatch.setattr(int8_file, "rebuild_soon", no_rebuild)
     for query in (q, more[250], whole[ROWS - 1]):
         result = scanner.scan(path, len(whole), DIMS, query, 10, CancelToken())
         assert result.rows.tolist() == exact_top(whole, query, 10)
@@ -149,7 +152,7 @@ def test_small_libraries_are_scanned_exactly_without_a_copy(
     matrix = vectors(900, 10)
     _, path = version_with(pool, data_dir, matrix, [900])
     int8_file.path_for(path).unlink()
-    monkeypatch.setattr(int8_file, "rebuild", no_rebuild)
+    monkeypatch.setattr(int8_file, "rebuild_soon", no_rebuild)
     q = vectors(1, 11)[0]
     result = scanner.scan(path, 900, DIMS, q, 10, CancelToken())
     assert result.rows.tolist() == exact_top(matrix, q, 10)

@@ -11,12 +11,14 @@ The copy is derived entirely from the float32 file: a block is always recomputed
 file's rows, so rewriting a partly filled block never changes the rows it already held, and a
 torn write leaves them as they were. A reader uses the copy only when it covers at least the
 version's committed row count (rows past the count are a tail it ignores, as for the float32
-file); otherwise the copy is rebuilt whole (:func:`rebuild`) into a temporary file that
-replaces it atomically.
+file); otherwise the copy is rebuilt whole (:func:`rebuild`, in the background from
+:func:`rebuild_soon` while queries keep the exact scan) into a temporary file that replaces it
+atomically. Versions built before the copy existed get theirs this way, at their first query.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 import threading
@@ -38,6 +40,8 @@ _MAGIC = b"GBQ8"
 _FORMAT = 1
 _HEADER = struct.Struct("<4sIIIQ")  # magic, format, dims, block rows, rows covered
 _rebuild_lock = threading.Lock()
+_building: dict[Path, threading.Thread] = {}
+_building_lock = threading.Lock()  # never held while a rebuild runs: queries only glance
 
 
 def path_for(f32_path: Path) -> Path:
@@ -143,3 +147,34 @@ def rebuild(path: Path, f32_path: Path, dims: int, rows: int, cancel: CancelToke
             os.replace(temporary, path)
         finally:
             temporary.unlink(missing_ok=True)
+
+
+def rebuild_soon(path: Path, f32_path: Path, dims: int, rows: int) -> None:
+    """Start :func:`rebuild` in a background thread unless one is already at it."""
+    with _building_lock:
+        running = _building.get(path)
+        if running is not None and running.is_alive():
+            return
+        thread = threading.Thread(
+            target=_rebuild_quietly,
+            args=(path, f32_path, dims, rows),
+            name="int8-copy",
+            daemon=True,
+        )
+        _building[path] = thread
+        thread.start()
+
+
+def _rebuild_quietly(path: Path, f32_path: Path, dims: int, rows: int) -> None:
+    # The version may go away or its file turn out short: queries then keep the exact scan.
+    with contextlib.suppress(OSError, ValueError):
+        rebuild(path, f32_path, dims, rows, CancelToken())
+
+
+def wait_for_rebuilds() -> None:
+    """Block until every background rebuild has finished (tests, benchmarks)."""
+    with _building_lock:
+        threads = list(_building.values())
+        _building.clear()
+    for thread in threads:
+        thread.join()

@@ -135,7 +135,7 @@ def scan(
     q = np.ascontiguousarray(query, dtype=np.float32)
     dead = dead if dead is not None else np.zeros(0, dtype=np.int64)
     background = _Background()
-    if row_count <= EXACT_MAX_ROWS or not _int8_ready(path, row_count, dims, cancel):
+    if row_count <= EXACT_MAX_ROWS or not _int8_ready(path, row_count, dims):
         best = _exact(path, row_count, dims, q, k, cancel, dead, page_rows, background)
     else:
         best = _first_pass(path, row_count, dims, q, k + RESCORED, cancel, dead, background)
@@ -152,17 +152,15 @@ def scan(
     )
 
 
-def _int8_ready(path: Path, row_count: int, dims: int, cancel: CancelToken) -> bool:
-    """Whether the int8 copy serves ``row_count`` rows, rebuilding a missing or stale one (a
-    version built before the copy existed, or a copy a crash or a full disk left short)."""
+def _int8_ready(path: Path, row_count: int, dims: int) -> bool:
+    """Whether the int8 copy serves ``row_count`` rows. A missing or stale one (a version built
+    before the copy existed, or a copy a crash or a full disk left short) is rebuilt in the
+    background; until it is, queries take the exact scan."""
     q8 = int8_file.path_for(path)
     if int8_file.covered(q8, dims) >= row_count:
         return True
-    try:
-        int8_file.rebuild(q8, path, dims, row_count, cancel)
-    except OSError:
-        return False
-    return int8_file.covered(q8, dims) >= row_count
+    int8_file.rebuild_soon(q8, path, dims, row_count)
+    return False
 
 
 def _exact(
