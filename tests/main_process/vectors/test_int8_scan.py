@@ -63,7 +63,7 @@ def test_appends_keep_the_int8_copy_and_the_top_k_is_the_exact_scans(
     pool: ConnectionPool, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     matrix = vectors(ROWS, 0)
-    _, path = version_with(pool, data_dir, matrix, [1_000, 37, 2_000, 2_963])
+    _, path = version_with(pool, data_dir, matrix, [0, 1_000, 37, 0, 2_000, 2_963])
     assert int8_file.covered(int8_file.path_for(path), DIMS) == ROWS
     monkeypatch.setattr(int8_file, "rebuild_soon", no_rebuild)  # the appends' copy serves as is
     queries = vectors(20, 1)

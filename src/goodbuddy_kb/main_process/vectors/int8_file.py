@@ -116,8 +116,8 @@ def extend(path: Path, f32_path: Path, dims: int, count: int, end: int) -> None:
     stale or missing copy to :func:`rebuild`."""
     if count == 0 and not path.exists():
         path.write_bytes(_header(dims, 0))
-    if covered(path, dims) < count:
-        return
+    if end <= count or covered(path, dims) < count:
+        return  # nothing appended, or a copy only a rebuild can bring up to date
     with open(path, "r+b") as fh:
         _write_blocks(fh, f32_path, dims, count, end)
         fh.flush()
