@@ -1,4 +1,6 @@
-"""Vector channel scan: p50 at 10,000, 100,000 and 300,000 chunks × 384 dimensions, beside an
+"""Vector channel scan: p50 at 10,000, 100,000 and 300,000 chunks × 384 dimensions of the
+exact float32 paged scan and of the int8 first pass + exact rescoring (what decides
+``scanner.EXACT_MAX_ROWS``; with the share of queries whose top K the two agree on), beside an
 in-memory numpy matvec + argpartition and faiss IndexFlatIP on the same data in the same run;
 the peak extra memory of one scan (tracemalloc, which sees numpy's buffers); and the bundled
 local model's throughput for 200- and 900-character passages.
@@ -18,6 +20,7 @@ import numpy as np
 
 from _timing import median_ms
 from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.vectors import int8_file, scanner
 from goodbuddy_kb.main_process.vectors.scanner import scan
 
 DIMS = 384
@@ -32,34 +35,48 @@ def measure(
     path = tmp / f"{n}.f32"
     path.write_bytes(matrix.tobytes())
     qi = iter(range(10**9))
+    int8_file.rebuild(int8_file.path_for(path), path, DIMS, n, CancelToken())
 
-    def paged() -> object:
+    def paged(threshold: int) -> object:
+        scanner.EXACT_MAX_ROWS = threshold
         return scan(path, n, DIMS, queries[next(qi) % 20], K, CancelToken())
+
+    agree = 0
+    for q in queries:
+        scanner.EXACT_MAX_ROWS = 0
+        fast = scan(path, n, DIMS, q, K, CancelToken()).rows.tolist()
+        scanner.EXACT_MAX_ROWS = n
+        agree += fast == scan(path, n, DIMS, q, K, CancelToken()).rows.tolist()
 
     def numpy_ref() -> object:
         scores = matrix @ queries[next(qi) % 20]
         top = np.argpartition(-scores, K)[:K]
         return top[np.argsort(-scores[top])]
 
-    paged_ms = median_ms(paged, 15)
+    paged_ms = median_ms(lambda: paged(n), 15)
+    int8_ms = median_ms(lambda: paged(0), 15)
     numpy_ms = median_ms(numpy_ref, 15)
     faiss_ms = float("nan")
     if faiss is not None:
         index = faiss.IndexFlatIP(DIMS)  # type: ignore[attr-defined]
         index.add(matrix)
         faiss_ms = median_ms(lambda: index.search(queries[next(qi) % 20][None, :], K), 15)
-    tracemalloc.start()
-    scan(path, n, DIMS, queries[0], K, CancelToken())
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
+    peaks = []
+    for threshold in (n, 0):
+        scanner.EXACT_MAX_ROWS = threshold
+        tracemalloc.start()
+        scan(path, n, DIMS, queries[0], K, CancelToken())
+        peaks.append(tracemalloc.get_traced_memory()[1] / 1048576)
+        tracemalloc.stop()
     print(
-        f"{n:>8}{paged_ms:>15.1f}{numpy_ms:>17.1f}{faiss_ms:>10.1f}{paged_ms / numpy_ms:>8.2f}{peak / 1048576:>16.1f}"
+        f"{n:>8}{paged_ms:>15.1f}{int8_ms:>10.1f}{agree:>5}/{len(queries)}{numpy_ms:>17.1f}"
+        f"{faiss_ms:>10.1f}{paged_ms / numpy_ms:>8.2f}{peaks[0]:>10.1f}{peaks[1]:>9.1f}"
     )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--sizes", default="10000,100000,300000")
+    parser.add_argument("--sizes", default="5000,10000,20000,50000,100000,300000")
     parser.add_argument("--skip-model", action="store_true")
     args = parser.parse_args()
     try:
@@ -70,7 +87,8 @@ def main() -> None:
     queries = rng.standard_normal((20, DIMS)).astype(np.float32)
     queries /= np.linalg.norm(queries, axis=1, keepdims=True)
     print(
-        f"{'chunks':>8}{'paged scan ms':>15}{'numpy in-mem ms':>17}{'faiss ms':>10}{'ratio':>8}{'peak extra MiB':>16}"
+        f"{'chunks':>8}{'paged scan ms':>15}{'int8 ms':>10}{'agree':>8}{'numpy in-mem ms':>17}"
+        f"{'faiss ms':>10}{'ratio':>8}{'peak MiB':>10}{'int8 MiB':>9}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         for n in (int(s) for s in args.sizes.split(",")):

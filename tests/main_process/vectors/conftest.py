@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,8 +11,16 @@ from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.storage import libraries, sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
+from goodbuddy_kb.main_process.vectors import int8_file
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "chunking"
+
+
+@pytest.fixture(autouse=True)
+def no_rebuild_left_running() -> Iterator[None]:
+    """A scan that started a background rebuild of an int8 copy sees it finish in its test."""
+    yield
+    int8_file.wait_for_rebuilds()
 
 
 @pytest.fixture

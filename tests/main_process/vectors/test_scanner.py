@@ -1,4 +1,5 @@
-"""The paged scanner returns exactly the top K of a brute-force numpy reference."""
+"""The paged exact scan returns exactly the top K of a brute-force numpy reference (the int8
+first pass larger libraries take is tested in test_int8_scan.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,13 @@ import pytest
 
 from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.vectors import scanner
 from goodbuddy_kb.main_process.vectors.scanner import scan
+
+
+@pytest.fixture(autouse=True)
+def exact_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scanner, "EXACT_MAX_ROWS", 10**9)
 
 
 def write(path: Path, n: int, dims: int = 384, seed: int = 0) -> np.ndarray:

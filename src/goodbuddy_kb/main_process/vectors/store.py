@@ -5,7 +5,8 @@ the right dimensions and checksum; then one transaction makes it the library's c
 version and supersedes the old one. A failed or cancelled build never touches the current one.
 A library's first version (no current one to keep serving) is searched while it fills.
 Rows are appended (file first, then the row count in SQLite), so a crash mid-append leaves a
-tail that readers ignore and the next append truncates.
+tail that readers ignore and the next append truncates. Each append also extends the version's
+int8 copy (:mod:`.int8_file`, the scanner's first pass), which goes wherever the float32 file goes.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numpy as np
 from goodbuddy_kb.main_process.embeddings.base import Matrix
 from goodbuddy_kb.main_process.ids import new_id, now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
+from goodbuddy_kb.main_process.vectors import int8_file
 
 VECTOR_DIR = "vectors"
 
@@ -152,6 +154,7 @@ def append_in_transaction(
         fh.write(np.ascontiguousarray(matrix, dtype=np.float32).tobytes())
         fh.flush()
         os.fsync(fh.fileno())
+    _extend_int8(path, version.dims, count, count + len(items))
     conn.executemany(
         "UPDATE vector_rows SET alive = 0 WHERE version_id = ? AND chunk_seq = ? AND alive = 1",
         [(version.id, seq) for seq, _ in items],
@@ -172,6 +175,22 @@ def append_in_transaction(
         "UPDATE vector_versions SET row_count = ? WHERE id = ?",
         (count + len(items), version.id),
     )
+
+
+def _extend_int8(path: Path, dims: int, count: int, end: int) -> None:
+    """Bring the int8 copy along; one that cannot be written is removed, and the scanner
+    rebuilds it when it needs it."""
+    copy = int8_file.path_for(path)
+    try:
+        int8_file.extend(copy, path, dims, count, end)
+    except OSError:
+        copy.unlink(missing_ok=True)
+
+
+def _remove_files(data_dir: Path, version_id: str) -> None:
+    path = path_of(data_dir, version_id)
+    path.unlink(missing_ok=True)
+    int8_file.path_for(path).unlink(missing_ok=True)
 
 
 def missing(
@@ -279,7 +298,7 @@ def fail(conn: sqlite3.Connection, data_dir: Path, version: Version, reason: str
             (reason[:500], now_iso(), version.id),
         )
         conn.execute("DELETE FROM vector_rows WHERE version_id = ?", (version.id,))
-    path_of(data_dir, version.id).unlink(missing_ok=True)
+    _remove_files(data_dir, version.id)
 
 
 def recover_interrupted(conn: sqlite3.Connection, data_dir: Path) -> int:
@@ -292,9 +311,11 @@ def recover_interrupted(conn: sqlite3.Connection, data_dir: Path) -> int:
     owned = {r[0] for r in conn.execute("SELECT id FROM vector_versions WHERE state = 'ready'")}
     folder = data_dir / VECTOR_DIR
     if folder.is_dir():
-        for path in folder.glob("*.f32"):
-            if path.stem not in owned:
-                path.unlink(missing_ok=True)
+        for path in folder.iterdir():
+            stem, _, kind = path.name.partition(".")
+            ours = kind in ("f32", int8_file.SUFFIX[1:]) or kind.startswith(int8_file.TEMPORARY)
+            if ours and (stem not in owned or kind.startswith(int8_file.TEMPORARY)):
+                path.unlink(missing_ok=True)  # an unowned file, or a rebuild a stop cut short
     return len(rows)
 
 
@@ -302,7 +323,7 @@ def discard(conn: sqlite3.Connection, data_dir: Path, version_id: str) -> None:
     with transaction(conn):
         conn.execute("DELETE FROM vector_rows WHERE version_id = ?", (version_id,))
         conn.execute("UPDATE vector_versions SET state = 'superseded' WHERE id = ?", (version_id,))
-    path_of(data_dir, version_id).unlink(missing_ok=True)
+    _remove_files(data_dir, version_id)
 
 
 def document_coverage(
