@@ -34,6 +34,7 @@ from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse, Retriev
 from goodbuddy_kb.datadir import LOG_FILE
 from goodbuddy_kb.main_process import exportfile
 from goodbuddy_kb.main_process.diagnostic_names import NameRedactor
+from goodbuddy_kb.main_process.embeddings.local import encoder_summary
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage import app_settings, libraries
 from goodbuddy_kb.main_process.storage.db import transaction
@@ -355,6 +356,7 @@ def _versions(conn: sqlite3.Connection) -> dict[str, Any]:
         "qt": qt,
         "sqlite": sqlite3.sqlite_version,
         "schema": schema,
+        "localEncoder": encoder_summary(),
     }
 
 

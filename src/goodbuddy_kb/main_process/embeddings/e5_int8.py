@@ -155,7 +155,7 @@ class E5Int8:
     calling thread (one intra-op thread: the provider's lanes give the parallelism)."""
 
     def __init__(self, model: E5Numpy, threads: int = 1) -> None:
-        import onnxruntime as ort  # type: ignore[import-untyped]
+        import onnxruntime as ort
 
         self.model = model
         options = ort.SessionOptions()

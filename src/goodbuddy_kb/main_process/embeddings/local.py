@@ -29,7 +29,7 @@ from goodbuddy_kb.contracts.errors import UnavailableError
 from goodbuddy_kb.contracts.models import BUNDLED_MODEL
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider, Matrix, l2_normalise
 from goodbuddy_kb.main_process.embeddings.base import fingerprint as fingerprint_of
-from goodbuddy_kb.main_process.embeddings.e5_int8 import E5Int8, int8_supported
+from goodbuddy_kb.main_process.embeddings.e5_int8 import E5Int8, int8_supported, integer_features
 from goodbuddy_kb.main_process.embeddings.e5_numpy import E5Numpy
 from goodbuddy_kb.main_process.lexical.tokens import bigrams, cjk_runs, latin_terms, normalize
 
@@ -98,6 +98,14 @@ def choose_encoder(requested: str | None = None) -> tuple[str, str]:
     if int8_supported():
         return INT8, "int8: CPU has integer dot products, ONNX Runtime present"
     return FLOAT32, "float32: no VNNI/AMX integer dot products or no ONNX Runtime here"
+
+
+def encoder_summary() -> str:
+    """Which encoder the bundled model runs here and why, with the CPU's integer features (for
+    the diagnostics bundle and the benchmark)."""
+    encoder, reason = choose_encoder()
+    features = ", ".join(integer_features()) or "none"
+    return f"{encoder} ({reason}; CPU integer dot products: {features})"
 
 
 def _blas_threads_here(n: int) -> None:
