@@ -49,7 +49,12 @@ def main() -> None:
     for name, (texts, is_query) in groups(args.benchmarks, args.sentences, args.paragraphs).items():
         out: dict[str, np.ndarray] = {}
 
-        def run(key: str, texts: list[str] = texts, is_query: bool = is_query) -> None:
+        def run(
+            key: str,
+            texts: list[str] = texts,
+            is_query: bool = is_query,
+            out: dict[str, np.ndarray] = out,
+        ) -> None:
             _blas_threads_here(1)
             encoder = f32 if key == "float32" else int8
             out[key] = encoder.encode(texts, is_query=is_query)
