@@ -140,6 +140,10 @@ class E5Numpy:
                 self._layers_cache = self.expand_layers()
             return self._layers_cache
 
+    def prepare(self) -> None:
+        """Expand the float32 layers now rather than in the first ``encode``."""
+        self._layers  # noqa: B018 - the property expands and keeps them
+
     def expand_layers(self) -> list[_Layer]:
         """The encoder layers' weights expanded to float32, read from the file again."""
         with open(self._path, "rb") as handle:

@@ -184,7 +184,13 @@ class LocalE5Provider(EmbeddingProvider):
 
     # -- lanes -----------------------------------------------------------------------------------
     def _encoder(self) -> E5Numpy | E5Int8:
-        return _int8_model() if self.encoder == INT8 else _model()
+        """The loaded encoder (on first use: the float32 layers expanded or the int8 graph
+        built, so that ``load`` does it before the first batch)."""
+        if self.encoder == INT8:
+            return _int8_model()
+        model = _model()
+        model.prepare()
+        return model
 
     def _lane_ready(self) -> E5Numpy | E5Int8:
         if not getattr(self._local, "ready", False):
