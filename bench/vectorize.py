@@ -236,10 +236,12 @@ def compare_encoders(template: Path, tmp: Path, rounds: int) -> None:
         f"{'cpu s':>8}"
     )
     seconds: dict[str, list[float]] = {"float32": [], "int8": []}
+    cpu: dict[str, list[float]] = {"float32": [], "int8": []}
     for r in range(rounds):
         for encoder, taken in seconds.items():
             res = run_once(template, tmp, encoder)
             taken.append(res["seconds"])
+            cpu[encoder].append(res["cpu_s"])
             print(
                 f"{r + 1:>5} {encoder:<8}{res['load_s']:>8.1f}{res['seconds']:>9.1f}{res['chunks'] / res['seconds']:>10.2f}"
                 f"{work.tokens / res['seconds']:>10.0f}{res['cpu_s']:>8.1f}",
@@ -253,7 +255,10 @@ def compare_encoders(template: Path, tmp: Path, rounds: int) -> None:
     i_got = work.linear_ops / int8
     print(
         f"median tokens/s: float32 {work.tokens / f32:.0f}, int8 {work.tokens / int8:.0f}"
-        f" -> int8 is {f32 / int8:.2f}x float32"
+        f" -> int8 is {f32 / int8:.2f}x float32 (CPU seconds: float32"
+        f" {statistics.median(cpu['float32']):.1f}, int8 {statistics.median(cpu['int8']):.1f},"
+        f" {statistics.median(cpu['float32']) / statistics.median(cpu['int8']):.2f}x; the steadier"
+        " figure on a busy machine)"
     )
     print(
         f"float32: {f_got / 1e9:.0f} GFLOP/s achieved; a plain numpy float32 matmul of the same"
