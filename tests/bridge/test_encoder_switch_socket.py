@@ -26,6 +26,7 @@ from tests.bridge.helpers import library_with, wait_idle
 
 pytestmark = [
     pytest.mark.integration,
+    pytest.mark.slow,  # three backends, the bundled model loaded by each (about 10 s when quiet)
     pytest.mark.skipif(not int8_supported(), reason="no integer dot products here"),
 ]
 
