@@ -93,4 +93,4 @@ def test_float32_runs_where_the_cpu_or_runtime_cannot_run_int8(
     monkeypatch.setattr(local, "int8_supported", lambda: True)
     assert LocalE5Provider().encoder == "float32", "the environment may ask for float32"
     monkeypatch.delenv(local.ENV_ENCODER)
-    assert LocalE5Provider().encoder == "int8", "int8 by default where it runs"
+    assert LocalE5Provider(encoder="auto").encoder == "int8", "auto: int8 where it runs"

