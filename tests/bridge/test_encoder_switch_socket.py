@@ -64,7 +64,7 @@ def test_a_float32_library_keeps_serving_after_int8_becomes_the_default(
         )
         library_id = library_with(client, tmp_path / "docs")
         before = vector_hit(client, library_id)
-    monkeypatch.delenv(ENV_ENCODER)  # the default: int8 on this CPU
+    monkeypatch.setenv(ENV_ENCODER, "int8")  # int8 becomes the default
     with backend(data_dir) as client:
         status = client.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id))
         assert status.compatible and status.rebuild_offered

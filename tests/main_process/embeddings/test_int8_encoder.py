@@ -84,7 +84,7 @@ def test_float32_runs_where_the_cpu_or_runtime_cannot_run_int8(
     assert not e5_int8.int8_supported(flags={"avx2", "avx512f", "fma"})
     assert e5_int8.int8_supported(flags={"avx2", "avx_vnni"})
     monkeypatch.setattr(local, "int8_supported", lambda: False)
-    provider = LocalE5Provider()
+    provider = LocalE5Provider(encoder="auto")
     assert provider.encoder == "float32" and provider.encoding == ENCODINGS["float32"]
     assert "no VNNI" in provider.encoder_reason
     int8_made = fingerprint(provider.kind, None, provider.model, 384, ENCODINGS["int8"])
@@ -92,5 +92,5 @@ def test_float32_runs_where_the_cpu_or_runtime_cannot_run_int8(
     monkeypatch.setenv(local.ENV_ENCODER, "float32")
     monkeypatch.setattr(local, "int8_supported", lambda: True)
     assert LocalE5Provider().encoder == "float32", "the environment may ask for float32"
-    monkeypatch.delenv(local.ENV_ENCODER)
+    monkeypatch.setenv(local.ENV_ENCODER, "auto")
     assert LocalE5Provider(encoder="auto").encoder == "int8", "auto: int8 where it runs"

@@ -145,7 +145,7 @@ def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorI
         and provider.variant_for(current.fingerprint, current.dims) is not None
     )
     # Still served by the encoder that built it, but today's encoder is another: a rebuild is
-    # offered (the bundled model's float32 index once int8 is the default).
+    # offered (the bundled model's float32 index once int8 is the default, or the reverse).
     upgrade = (
         compatible
         and provider is not None
