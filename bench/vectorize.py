@@ -1,7 +1,9 @@
-"""Vectorisation with the bundled local model: rounds of the current path, each in a fresh
-process on a fresh copy of the same imported library; then (``--end-to-end``) the current
-product from adding the folder to "vectors ready" over the real socket, with the gaps between
-the task's progress notifications.
+"""Vectorisation with the bundled local model: rounds of both encoders (float32 numpy and int8
+ONNX Runtime, alternating), each in a fresh process on a fresh copy of the same imported library,
+with tokens/s, the achieved GFLOP/s (float32) or GOP/s (int8 weight products) against plain
+matrix products of the same shapes and type measured in the same run, and the CPU features
+used; then (``--end-to-end``) the current product from adding the folder to "vectors ready"
+over the real socket, with the gaps between the task's progress notifications.
 
     .venv/bin/python bench/vectorize.py [--dataset DIR] [--limit N] [--rounds R] [--end-to-end]
 
@@ -35,6 +37,9 @@ from goodbuddy_kb.contracts.models import EmbeddingConnection
 from goodbuddy_kb.main_process.app import open_database
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings import save_connection
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from bench import encoder_reference as ref
 
 DEFAULT_DATASET = Path(__file__).resolve().parents[1] / "../shared/benchmarks/cmrc2018-trial"
 DB = "goodbuddy-kb.sqlite3"
@@ -83,7 +88,7 @@ def import_template(corpus: Path, into: Path, limit: int | None) -> int:
     return int(n)
 
 
-def worker(data_dir: Path) -> None:
+def worker(data_dir: Path, encoder: str) -> None:
     """One measured vectorisation in this process; prints JSON."""
     from goodbuddy_kb.main_process.embeddings.local import LocalE5Provider
     from goodbuddy_kb.main_process.vectors.build import vectorise
@@ -93,6 +98,13 @@ def worker(data_dir: Path) -> None:
     save_connection(conn, EmbeddingConnection(kind="local"))
     (library_id,) = conn.execute("SELECT id FROM libraries").fetchone()
     first: list[float] = []
+    # The model loads first (the float32 layers expanded, or the int8 graph built), timed on its
+    # own: the rounds then measure embedding throughput alone.
+    provider = LocalE5Provider(encoder=encoder)
+    assert provider.encoder == encoder, provider.encoder_reason
+    loading = time.perf_counter()
+    provider.load()
+    load_s = time.perf_counter() - loading
     start = time.perf_counter()
     cpu = time.process_time()
 
@@ -100,7 +112,6 @@ def worker(data_dir: Path) -> None:
         if done and not first:
             first.append(time.perf_counter() - start)
 
-    provider = LocalE5Provider()
     report = vectorise(conn, data_dir, library_id, provider, CancelToken(), progress)
     chunks = report.embedded
     provider.close()
@@ -112,6 +123,7 @@ def worker(data_dir: Path) -> None:
                 "seconds": seconds,
                 "first_s": first[0] if first else None,
                 "cpu_s": time.process_time() - cpu,
+                "load_s": load_s,
             }
         )
     )
@@ -129,13 +141,13 @@ def rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def run_once(template: Path, tmp: Path) -> dict[str, float]:
+def run_once(template: Path, tmp: Path, encoder: str) -> dict[str, float]:
     copy = tmp / "run"
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(template, copy, ignore=shutil.ignore_patterns("backend.*"))
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     out = subprocess.run(
-        [sys.executable, __file__, "--worker", "--data-dir", str(copy)],
+        [sys.executable, __file__, "--worker", "--data-dir", str(copy), "--encoder", encoder],
         check=True,
         capture_output=True,
         text=True,
@@ -197,6 +209,70 @@ def end_to_end(corpus: Path, tmp: Path) -> None:
         )
 
 
+def chunk_texts(template: Path) -> list[str]:
+    pool = open_database(template)
+    rows = (
+        pool.get()
+        .execute("SELECT index_text FROM chunks WHERE enabled = 1 AND role != 'parent'")
+        .fetchall()
+    )
+    pool.close_all()
+    return [str(r[0]) for r in rows]
+
+
+def compare_encoders(template: Path, tmp: Path, rounds: int) -> None:
+    """Rounds of both encoders, alternating, then the same run's plain-product references."""
+    from goodbuddy_kb.main_process.embeddings.e5_int8 import integer_features
+    from goodbuddy_kb.main_process.embeddings.local import MAX_LANES, encoder_summary
+
+    work = ref.work_of(chunk_texts(template))
+    print(
+        f"{work.tokens} tokens in {len(work.windows)} windows (median"
+        f" {work.shapes[0][0]} tokens); per run {work.linear_ops / 1e9:.1f} G weight-product"
+        f" operations + {work.attention_flops / 1e9:.1f} GFLOP attention"
+    )
+    print(
+        f"{'round':>5} {'encoder':<8}{'load s':>8}{'seconds':>9}{'chunks/s':>10}{'tokens/s':>10}"
+        f"{'cpu s':>8}"
+    )
+    seconds: dict[str, list[float]] = {"float32": [], "int8": []}
+    cpu: dict[str, list[float]] = {"float32": [], "int8": []}
+    for r in range(rounds):
+        for encoder, taken in seconds.items():
+            res = run_once(template, tmp, encoder)
+            taken.append(res["seconds"])
+            cpu[encoder].append(res["cpu_s"])
+            print(
+                f"{r + 1:>5} {encoder:<8}{res['load_s']:>8.1f}{res['seconds']:>9.1f}{res['chunks'] / res['seconds']:>10.2f}"
+                f"{work.tokens / res['seconds']:>10.0f}{res['cpu_s']:>8.1f}",
+                flush=True,
+            )
+    f32, int8 = (statistics.median(seconds[e]) for e in ("float32", "int8"))
+    lanes = min(MAX_LANES, os.cpu_count() or 1)
+    f_ref = ref.float32_reference(work.shapes, lanes, 2.0)
+    i_ref = ref.int8_reference(work.shapes, lanes, 2.0)
+    f_got = (work.linear_ops + work.attention_flops) / f32
+    i_got = work.linear_ops / int8
+    print(
+        f"median tokens/s: float32 {work.tokens / f32:.0f}, int8 {work.tokens / int8:.0f}"
+        f" -> int8 is {f32 / int8:.2f}x float32 (CPU seconds: float32"
+        f" {statistics.median(cpu['float32']):.1f}, int8 {statistics.median(cpu['int8']):.1f},"
+        f" {statistics.median(cpu['float32']) / statistics.median(cpu['int8']):.2f}x; the steadier"
+        " figure on a busy machine)"
+    )
+    print(
+        f"float32: {f_got / 1e9:.0f} GFLOP/s achieved; a plain numpy float32 matmul of the same"
+        f" shapes on {lanes} lanes: {f_ref / 1e9:.0f} GFLOP/s ({f_got / f_ref:.0%})"
+    )
+    print(
+        f"int8: {i_got / 1e9:.0f} GOP/s of int8 weight products achieved (attention stays float32:"
+        f" {work.attention_flops / 1e9:.1f} GFLOP more); a plain ONNX Runtime MatMulInteger of the"
+        f" same shapes on {lanes} lanes: {i_ref / 1e9:.0f} GOP/s ({i_got / i_ref:.0%})"
+    )
+    print(f"CPU integer dot-product features: {', '.join(integer_features()) or 'none'}")
+    print(f"the product's default here: {encoder_summary()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--dataset", type=Path, default=DEFAULT_DATASET)
@@ -210,10 +286,11 @@ def main() -> None:
         help="only the end-to-end run, on this folder (e.g. 2,000 documents), with memory",
     )
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--encoder", default="float32", help=argparse.SUPPRESS)
     parser.add_argument("--data-dir", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.data_dir)
+        worker(args.data_dir, args.encoder)
         return
     if args.folder is not None:
         with tempfile.TemporaryDirectory(prefix="goodbuddy-bench-vec-") as name:
@@ -225,18 +302,7 @@ def main() -> None:
         template = tmp / "template"
         chunks = import_template(corpus, template, args.limit)
         print(f"{args.dataset.resolve().name}: {chunks} chunks to vectorise per run")
-        print(f"{'round':>5}{'seconds':>9}{'chunks/s':>10}{'first s':>9}{'cpu s':>8}")
-        rates: list[float] = []
-        for r in range(args.rounds):
-            res = run_once(template, tmp)
-            rate = res["chunks"] / res["seconds"]
-            rates.append(rate)
-            print(
-                f"{r + 1:>5}{res['seconds']:>9.1f}{rate:>10.2f}"
-                f"{res['first_s'] or float('nan'):>9.1f}{res['cpu_s']:>8.1f}",
-                flush=True,
-            )
-        print(f"median chunks/s: {statistics.median(rates):.2f}")
+        compare_encoders(template, tmp, args.rounds)
         if args.end_to_end:
             end_to_end(corpus, tmp)
 

@@ -84,6 +84,10 @@ CATALOGUE: dict[str, str] = {
     "vector.no_index": "no vector index yet",
     "vector.not_finished": "no vector index yet: vectorisation has not finished",
     "vector.incompatible": "index built with another model or endpoint; rebuild needed",
+    "vector.encoder_upgrade": (
+        "index built with the bundled model's other encoder (float32 or int8): still"
+        " searchable; rebuild it to use the configured one"
+    ),
     "vector.query_not_embedded": "the query could not be embedded: {reason}",
     "vector.provider_cannot_start": "the embedding provider cannot start ({error})",
     "vector.embedding_failed": "embedding failed",

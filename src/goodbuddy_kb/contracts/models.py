@@ -117,6 +117,9 @@ class VectorIndexInfo(ContractModel):
     vectors: int
     retrievable_chunks: int
     last_failure: str | None
+    #: The index still serves searches (the bundled model's other encoder built it) but a
+    #: rebuild with today's encoder is offered (``reason`` says why).
+    rebuild_offered: bool = False
     reason_code: str | None = None
     reason_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("reason")

@@ -35,6 +35,7 @@ from goodbuddy_kb.datadir import LOG_FILE
 from goodbuddy_kb.main_process import exportfile
 from goodbuddy_kb.main_process.diagnostic_log import MAX_EVENTS, DiagnosticsLog
 from goodbuddy_kb.main_process.diagnostic_names import NameRedactor
+from goodbuddy_kb.main_process.embeddings.local import encoder_summary
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage import app_settings, libraries
 
@@ -320,6 +321,7 @@ def _versions(conn: sqlite3.Connection) -> dict[str, Any]:
         "qt": qt,
         "sqlite": sqlite3.sqlite_version,
         "schema": schema,
+        "localEncoder": encoder_summary(),
     }
 
 

@@ -70,6 +70,28 @@ class EmbeddingProvider(ABC):
         """Whether an index version was built by this provider, without probing its endpoint."""
         return self.fingerprint_for(version_dims) == version_fingerprint
 
+    def variant_for(self, fingerprint: str, dims: int) -> EmbeddingProvider | None:
+        """The provider that embeds queries and new chunks for an index version with this
+        fingerprint: this one when it built it, a sibling encoding of the same model where the
+        provider keeps one (the bundled model's float32 and int8 encoders), else None."""
+        return self if self.compatible_with(fingerprint, dims) else None
+
+    def upgrade_offered(self, fingerprint: str, dims: int) -> bool:
+        """Whether an index this provider can still serve (through a sibling encoding) was made
+        by another encoding than today's: it is offered a rebuild, never rebuilt by itself."""
+        return not self.compatible_with(fingerprint, dims) and (
+            self.variant_for(fingerprint, dims) is not None
+        )
+
+    def fingerprint_serving(self, version_fingerprint: str | None, dims: int | None) -> str:
+        """The fingerprint a library's documents are measured against: that of the current
+        version's maker when this provider still serves it (:meth:`variant_for`), else its own."""
+        if version_fingerprint is not None and dims is not None:
+            maker = self.variant_for(version_fingerprint, dims)
+            if maker is not None:
+                return maker.fingerprint_for(dims)
+        return self.fingerprint_for(dims)
+
     @property
     def label(self) -> str:
         where = f" @ {normalise_endpoint(self.endpoint)}" if self.endpoint else ""

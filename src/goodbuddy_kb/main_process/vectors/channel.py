@@ -17,7 +17,7 @@ from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.retrieval import VectorCoverage
 from goodbuddy_kb.main_process.cancel import CancelToken
-from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider, Matrix
 from goodbuddy_kb.main_process.vectors import bookkeeping, store
 from goodbuddy_kb.main_process.vectors.scanner import scan
 
@@ -66,20 +66,26 @@ def search(
         result.degraded.append(Reason("vector.no_model_hint"))
         return result
     versions = []
+    served: dict[str, EmbeddingProvider] = {}  # each version's query is embedded by its maker
     for library_id in library_ids:
         version = store.serving(conn, library_id)
+        maker = None if version is None else provider.variant_for(version.fingerprint, version.dims)
         if version is None:
             result.degraded.append(Reason("vector.not_finished"))
-        elif not provider.compatible_with(version.fingerprint, version.dims):
+        elif maker is None:
             result.degraded.append(Reason("vector.incompatible"))
         else:
             versions.append(version)
+            served[version.id] = maker
             _note_coverage(result, version, bookkeeping.books(conn, version))
     if not versions:
         return result
     started = time.perf_counter()
+    vectors: dict[int, Matrix] = {}
     try:
-        vector = provider.embed_query(query)
+        for maker in served.values():
+            if id(maker) not in vectors:
+                vectors[id(maker)] = maker.embed_query(query)
     except CancelledError:
         raise
     except KbError as exc:
@@ -96,7 +102,7 @@ def search(
                 store.path_of(data_dir, version.id),
                 version.row_count,
                 version.dims,
-                vector,
+                vectors[id(served[version.id])],
                 pool + VERIFY_MARGIN,
                 cancel,
                 bookkeeping.books(conn, version).dead,

@@ -126,6 +126,8 @@ def vector_state_text(info: m.VectorIndexInfo) -> str:
         return f"{model} · {tr('vector.mismatch', built=model_label(info.model_label))}"
     gaps = info.retrievable_chunks - info.vectors
     state = tr("vector.matches") if gaps == 0 else tr("vector.partial", missing=gaps)
+    if info.rebuild_offered:
+        state = say_field(info, "reason") or state
     failure = (
         f" · {tr('vector.last_failure', reason=say_text(info.last_failure))}"
         if info.last_failure and gaps

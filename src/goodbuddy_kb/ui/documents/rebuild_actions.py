@@ -148,9 +148,12 @@ def confirm_library_rebuild(
 
 
 def incompatible(info: m.VectorIndexInfo) -> bool:
-    """The library has an index, a model is configured, and the index was made by another."""
+    """The library has an index, a model is configured, and the index was made by another (or
+    by the bundled model's other encoder: still searchable, a rebuild offered)."""
     return (
-        info.model_label is not None and info.configured_label is not None and not info.compatible
+        info.model_label is not None
+        and info.configured_label is not None
+        and (not info.compatible or info.rebuild_offered)
     )
 
 

@@ -77,6 +77,7 @@ ZH: dict[str, str] = {
     "vector.no_index": "尚无向量索引",
     "vector.not_finished": "尚无向量索引：向量化尚未完成",
     "vector.incompatible": "索引由其他模型或服务构建，需要重建",
+    "vector.encoder_upgrade": "索引由内置模型的另一种编码器（float32 或 int8）构建：仍可检索；重建后改用当前配置的编码器",
     "vector.query_not_embedded": "无法为问题生成向量：{reason}",
     "vector.provider_cannot_start": "向量模型无法启动（{error}）",
     "vector.embedding_failed": "向量化失败",
