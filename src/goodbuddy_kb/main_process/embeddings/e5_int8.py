@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from goodbuddy_kb.main_process.embeddings.e5_numpy import E5Numpy
+from goodbuddy_kb.main_process.onnx_options import session_options
 
 OPSET = 20
 
@@ -163,11 +164,9 @@ class E5Int8:
         import onnxruntime as ort
 
         self.model = model
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = threads
+        options = session_options(threads)
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self._session = ort.InferenceSession(
             build_graph(model), options, providers=["CPUExecutionProvider"]

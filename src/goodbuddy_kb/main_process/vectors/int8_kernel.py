@@ -16,6 +16,8 @@ import numpy as np
 import numpy.typing as npt
 import onnxruntime as ort  # type: ignore[import-untyped]
 
+from goodbuddy_kb.main_process.onnx_options import session_options
+
 #: ONNX Runtime threads per product: the pass reads memory faster than one core multiplies.
 THREADS = 2
 _ZERO_POINT = np.array(128, dtype=np.uint8)
@@ -73,11 +75,9 @@ def _session(dims: int) -> ort.InferenceSession:
     with _lock:
         session = _sessions.get(dims)
         if session is None:
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = THREADS
-            options.inter_op_num_threads = 1
             # Threads sleep between products instead of spinning: the backend idles at zero.
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+            options = session_options(THREADS)
+            options.inter_op_num_threads = 1
             options.log_severity_level = 3
             session = ort.InferenceSession(
                 graph_bytes(dims), options, providers=["CPUExecutionProvider"]
