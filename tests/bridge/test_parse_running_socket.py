@@ -1,6 +1,7 @@
 """A document's parse status "running" while its file is read (PRD §7.6, issue 32), over the
-real socket: a large file is listed as being read while the sync parses it, then done; the
-small file beside it is never left "running"; a crash's leftovers are corrected at start."""
+real socket: a large file is listed as being read while the sync parses it, then done, and
+with an embedding model its vectors never read "off" meanwhile; the small file beside it is
+never left "running"; a crash's leftovers are corrected at start."""
 
 from __future__ import annotations
 
@@ -12,8 +13,14 @@ import pytest
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import sources as s
-from goodbuddy_kb.contracts.methods import DOCUMENTS_LIST, LIBRARY_CREATE, SOURCE_ADD
+from goodbuddy_kb.contracts.methods import (
+    DOCUMENTS_LIST,
+    EMBEDDING_UPDATE,
+    LIBRARY_CREATE,
+    SOURCE_ADD,
+)
 from goodbuddy_kb.main_process.app import open_database
 from goodbuddy_kb.main_process.storage.db import transaction
 from tests.bridge.helpers import wait_idle
@@ -33,22 +40,29 @@ def test_a_large_file_is_listed_as_being_read_while_it_is_parsed(
     folder.mkdir()
     (folder / "a-small.md").write_text("# 小\n\n一段短文。\n", "utf-8")
     (folder / "big.md").write_text(big_markdown(4_000), "utf-8")  # about 3 MB: seconds
+    live.call(
+        EMBEDDING_UPDATE,
+        m.EmbeddingUpdateRequest(connection=m.EmbeddingConnection(kind="deterministic")),
+    )
     library_id = live.call(LIBRARY_CREATE, lib.LibraryCreateRequest(name="Big")).library.id
     live.call(
         SOURCE_ADD,
         s.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder), watch=False),
     )
     seen: dict[str, set[str]] = {}
+    vectors_seen: set[str] = set()
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         listed = live.call(DOCUMENTS_LIST, s.DocumentListRequest(library_id=library_id))
         for doc in listed.documents:
             seen.setdefault(doc.path, set()).add(doc.status.parse)
+            vectors_seen.add(doc.status.vector)
         done = [d for d in listed.documents if d.status.parse == "done"]
         if len(done) == 2:
             break
         time.sleep(0.02)
     assert "running" in seen.get("big.md", set()), seen
+    assert "disabled" not in vectors_seen, "a file being read has its vectors queued, not off"
     wait_idle(live)
     final = live.call(DOCUMENTS_LIST, s.DocumentListRequest(library_id=library_id))
     assert {d.path: d.status.parse for d in final.documents} == {

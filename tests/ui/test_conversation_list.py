@@ -36,7 +36,11 @@ def two_conversations(qtbot: QtBot, win: MainWindow, base: str) -> ChatView:
     ask_chat(qtbot, view, "travel")
     qtbot.mouseClick(view.new_button, LEFT)
     ask_chat(qtbot, view, "leave")
-    qtbot.waitUntil(lambda: len(titles(view)) == 2, timeout=5_000)
+    # both listed under their question's title (the list is refreshed after the answer)
+    qtbot.waitUntil(
+        lambda: len(titles(view)) == 2 and all(DATED.search(t) for t in titles(view)),
+        timeout=5_000,
+    )
     return view
 
 

@@ -74,9 +74,16 @@ def select(qtbot: QtBot, tab: GraphTab, name: str) -> None:
             tab.entity_list.load(reset=True)
         tab.entity_list.search.setText(name)
     row = next(i for i, e in enumerate(tab.entity_list.entities.rows) if e.name == name)
-    with qtbot.waitSignal(tab.entity_shown, timeout=10_000):
-        tab.entity_list.list_view.selectRow(row)
-    assert tab.state.detail is not None and tab.state.detail.entity.name == name
+    tab.entity_list.list_view.selectRow(row)
+
+    def shown() -> bool:
+        detail = tab.state.detail
+        centre = [i.node.name for i in tab.picture.nodes.values() if i.node.hops == 0]
+        return detail is not None and detail.entity.name == name and centre == [name]
+
+    # the panel and the picture both on it (an entity shown before may arrive again
+    # meanwhile, from a refresh: the wait is for this one)
+    qtbot.waitUntil(shown, timeout=10_000)
 
 
 def test_picture_fits_800x600_with_names_at_their_own_size(

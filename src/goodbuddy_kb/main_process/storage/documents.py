@@ -205,7 +205,7 @@ def store_ocr_waiting(
                 conn.execute(
                     "UPDATE documents SET parse_status = 'failed', parse_error = ?,"
                     " fulltext_status = 'failed', fulltext_error = 'not indexed: OCR is off',"
-                    " retryable_error = NULL WHERE id = ?",
+                    " vector_status = 'disabled', retryable_error = NULL WHERE id = ?",
                     (reason, doc_id),
                 )
             else:
@@ -310,7 +310,8 @@ def store_failed(
         _upsert(conn, library_id, source_id, relative_path, title, None, checksum, size)
         conn.execute(
             "UPDATE documents SET parse_status = 'failed', parse_error = ?, fulltext_status = 'failed',"
-            " fulltext_error = 'not indexed: parsing failed', retryable_error = NULL WHERE id = ?",
+            " fulltext_error = 'not indexed: parsing failed', vector_status = 'disabled',"
+            " retryable_error = NULL WHERE id = ?",
             (reason[:500], doc_id),
         )
     return doc_id
@@ -333,7 +334,8 @@ def store_refused(
         chunks.delete_document_chunks(conn, doc_id)
         conn.execute(
             "UPDATE documents SET parse_status = 'failed', parse_error = ?, fulltext_status = 'failed',"
-            " fulltext_error = 'not indexed: parsing failed', retryable_error = NULL WHERE id = ?",
+            " fulltext_error = 'not indexed: parsing failed', vector_status = 'disabled',"
+            " retryable_error = NULL WHERE id = ?",
             (reason[:500], doc_id),
         )
     return doc_id

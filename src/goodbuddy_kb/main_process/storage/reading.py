@@ -17,18 +17,28 @@ from goodbuddy_kb.main_process.storage.documents import document_id
 
 
 def mark_reading(
-    conn: sqlite3.Connection, library_id: str, source_id: str, relative_path: str, title: str
+    conn: sqlite3.Connection,
+    library_id: str,
+    source_id: str,
+    relative_path: str,
+    title: str,
+    vectors_expected: bool = False,
 ) -> str:
-    """Mark the document at ``relative_path`` as being read (a new one is listed with it)."""
+    """Mark the document at ``relative_path`` as being read (a new one is listed with it, its
+    vectors "pending" when they will follow, so the row never reads "off" meanwhile)."""
     doc_id = document_id(source_id, relative_path)
     stamp = now_iso()
     with transaction(conn):
         conn.execute(
             "INSERT INTO documents (id, library_id, source_id, relative_path, title, checksum,"
-            " parse_status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, NULL, 'running', ?, ?)"
+            " parse_status, vector_status, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, NULL, 'running', ?, ?, ?)"
             " ON CONFLICT (id) DO UPDATE SET parse_status = 'running'",
-            (doc_id, library_id, source_id, relative_path, title, stamp, stamp),
-        )
+            (
+                doc_id, library_id, source_id, relative_path, title,
+                "pending" if vectors_expected else "disabled", stamp, stamp,
+            ),
+        )  # fmt: skip
     return doc_id
 
 

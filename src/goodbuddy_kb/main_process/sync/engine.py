@@ -314,7 +314,9 @@ def _index(
             report.retried += 1  # failed before, file unchanged: the cause may be gone
     # "running" while the file is read (PRD §7.6); the document's own store ends it, and a
     # read cut off gets its old status back
-    doc_id = reading.mark_reading(conn, source.library_id, source.id, rel, title)
+    doc_id = reading.mark_reading(
+        conn, source.library_id, source.id, rel, title, run.vectors_expected
+    )
     try:
         _parse_and_store(run, rel, title, data, checksum, parse_it, previous, follow)
     finally:
