@@ -11,17 +11,17 @@ The one-node graph is written here as ONNX protobuf bytes: the ``onnx`` package 
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import onnxruntime as ort  # type: ignore[import-untyped]
 
 from goodbuddy_kb.main_process.onnx_options import session_options
 
 #: ONNX Runtime threads per product: the pass reads memory faster than one core multiplies.
 THREADS = 2
 _ZERO_POINT = np.array(128, dtype=np.uint8)
-_sessions: dict[int, ort.InferenceSession] = {}
+_sessions: dict[int, Any] = {}
 _lock = threading.Lock()
 
 
@@ -71,10 +71,13 @@ def graph_bytes(dims: int) -> bytes:
     return _field(1, 7) + _field(8, opset) + _field(7, graph)
 
 
-def _session(dims: int) -> ort.InferenceSession:
+def _session(dims: int) -> Any:
     with _lock:
         session = _sessions.get(dims)
         if session is None:
+            # Imported on the first large scan, not at every backend start (about 40 ms).
+            import onnxruntime as ort  # type: ignore[import-untyped]
+
             # Threads sleep between products instead of spinning: the backend idles at zero.
             options = session_options(THREADS)
             options.inter_op_num_threads = 1
