@@ -95,13 +95,20 @@ def entity_dialog(
 
 class EntityPicker(QtWidgets.QWidget):
     """A search field over the library's entities of the allowed types and a list to pick
-    from; ``search`` asks the tab for matches (``respond`` fills the list)."""
+    from; ``search`` asks the tab for matches (``respond`` fills the list). With ``preselect``
+    the first match is chosen for the person; without, nothing is until they pick."""
 
     search_requested = QtCore.Signal(str)
 
-    def __init__(self, ontology: g.Ontology, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(
+        self,
+        ontology: g.Ontology,
+        parent: QtWidgets.QWidget | None = None,
+        preselect: bool = True,
+    ) -> None:
         super().__init__(parent)
         self.ontology = ontology
+        self.preselect = preselect
         self.allowed: set[str] | None = None
         self.exclude: set[str] = set()
         self.query = QtWidgets.QLineEdit()
@@ -132,15 +139,15 @@ class EntityPicker(QtWidgets.QWidget):
             )
             item.setData(QtCore.Qt.ItemDataRole.UserRole, e.id)
             self.list.addItem(item)
-        if self.list.count():
+        if self.list.count() and self.preselect:
             self.list.setCurrentRow(0)
 
     def chosen(self) -> list[str]:
-        return [i.data(QtCore.Qt.ItemDataRole.UserRole) for i in self.list.selectedItems()] or (
-            [self.list.currentItem().data(QtCore.Qt.ItemDataRole.UserRole)]
-            if self.list.currentItem()
-            else []
-        )
+        selected = [i.data(QtCore.Qt.ItemDataRole.UserRole) for i in self.list.selectedItems()]
+        if selected or not self.preselect:
+            return selected
+        current = self.list.currentItem()
+        return [current.data(QtCore.Qt.ItemDataRole.UserRole)] if current else []
 
 
 def merge_dialog(
@@ -152,12 +159,17 @@ def merge_dialog(
     )
     note.setWordWrap(True)
     dialog.form.addRow(note)
-    picker = EntityPicker(ontology)
+    # Nothing is chosen for the person: a reflex OK must not merge the first match away.
+    picker = EntityPicker(ontology, preselect=False)
     picker.allowed = {entity.type_key}
     picker.exclude = {entity.id}
     picker.list.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.ExtendedSelection)
     dialog.add("graph.pick_entity", picker)
     dialog.picker = picker  # type: ignore[attr-defined]
+    dialog.ok_button.setEnabled(False)
+    picker.list.itemSelectionChanged.connect(
+        lambda: dialog.ok_button.setEnabled(bool(picker.chosen()))
+    )
 
     def build() -> g.EntityMergeRequest | None:
         chosen = picker.chosen()
