@@ -265,6 +265,6 @@ def test_a_sync_never_spends_model_calls_by_itself(
         services.tasks.wait_idle(60)
         assert script.requests == []
     new = documents(dispatcher, kb)["new.md"]
-    assert new["status"]["graph"] == "pending" and new["status"]["fulltext"] == "done"
+    assert new["status"]["graph"] == "on_demand" and new["status"]["fulltext"] == "done"
     state = call(dispatcher, GRAPH_GET.name, {"libraryId": kb})
     assert state["estimatedModelCalls"] >= 3  # the new chunk waits for a run the user starts

@@ -242,12 +242,7 @@ def extract_with_model(
     by_document: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         by_document.setdefault(chunk.document_id, []).append(chunk)
-    with transaction(conn):
-        conn.execute(
-            "UPDATE documents SET graph_status = 'pending' WHERE library_id = ?"
-            " AND parse_status = 'done' AND graph_status IN ('disabled', 'on_demand')",
-            (library_id,),
-        )
+    store.mark_running(conn, library_id, list(by_document))
     ask = _Asker(client, ontology, settings, cancel, summary)
     failures_in_a_row = 0
     done_chunks = 0
@@ -308,6 +303,8 @@ def extract_with_model(
             run.stopped = all_rejected(sum(summary.rejected_answers.values()), run.rejected)
         else:
             run.stopped = empty
+    if run.stopped is None and run.cancelled is None:
+        _read_already(conn, library_id, client.model, key)
     with transaction(conn):
         store.prune(conn, library_id)
         if summary.capped == 0 and run.stopped is None and run.cancelled is None:
@@ -315,6 +312,25 @@ def extract_with_model(
                 "UPDATE graph_settings SET needs_rebuild = 0 WHERE library_id = ?", (library_id,)
             )
     return run
+
+
+def _read_already(conn: sqlite3.Connection, library_id: str, model: str, key: str) -> None:
+    """Documents waiting whose every chunk the model has already read with this ontology (a
+    rebuild that kept their text) have their graph: done."""
+    remaining = {c.document_id for c in pending_chunks(conn, library_id, model, key)}
+    with transaction(conn):
+        conn.executemany(
+            "UPDATE documents SET graph_status = 'done', graph_error = NULL WHERE id = ?",
+            [
+                (row[0],)
+                for row in conn.execute(
+                    "SELECT id FROM documents WHERE library_id = ? AND parse_status = 'done'"
+                    " AND graph_status IN ('on_demand', 'pending')",
+                    (library_id,),
+                )
+                if row[0] not in remaining
+            ],
+        )
 
 
 def _verdict(
