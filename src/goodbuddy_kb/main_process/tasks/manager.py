@@ -160,6 +160,7 @@ class TaskManager(TaskRunner):
             report = run_ocr(self._db.get(), library_id, token, progress)
             if report.succeeded:
                 self._vectors_after_rebuild(library_id, self._provider(), full_allowed=False)
+                self._graph_after_indexing(library_id)  # recognised text gets its graph too
             summary = TaskSummary(succeeded=report.succeeded, failed=report.failed)
             return Outcome(report.documents, report.failed, report.error(), summary=summary)
 
