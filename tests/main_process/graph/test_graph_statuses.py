@@ -25,6 +25,7 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
+from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from tests.dispatch import call
 from tests.main_process.graph.helpers import turn_on
 from tests.main_process.graph.test_model_extraction import configure
@@ -110,3 +111,19 @@ def test_text_recognised_by_ocr_gets_its_graph(
     services.tasks.wait_idle(60)
     assert graph_statuses(dispatcher, library_id) == {"scan.png": "done"}
     assert "Finance Department" in names(dispatcher, library_id)
+
+
+def test_an_extraction_a_crash_cut_off_waits_again_at_start(
+    dispatcher: Dispatcher, services: Services, kb: str, pool: ConnectionPool, data_dir: Path
+) -> None:
+    info = call(dispatcher, GRAPH_GET.name, {"libraryId": kb})
+    model = {**info["settings"], "strategy": "model"}
+    call(dispatcher, GRAPH_UPDATE.name, {"libraryId": kb, "settings": model})
+    with pool.get() as conn:  # the state a crash in the middle of a run leaves
+        conn.execute("UPDATE documents SET graph_status = 'running' WHERE library_id = ?", (kb,))
+    services.stop()
+    restarted = Services.start(pool, data_dir, lambda _method, _params: None)
+    try:
+        assert set(graph_statuses(Dispatcher(restarted), kb).values()) == {"on_demand"}
+    finally:
+        restarted.stop()
