@@ -1,8 +1,8 @@
 """A document's graph status says where its graph stands (PRD §7.6): "pending" while a local
 extraction is queued, "on demand" while the model strategy waits for a run a person starts,
 "running" while an extraction reads it, "done" after; and a single-document rebuild re-extracts
-that document's graph (its old names go, its new ones come) instead of keeping stale entities,
-and text recognised by OCR gets its graph like any other new text."""
+that document's graph (its old names go, its new ones come) instead of keeping stale entities;
+documents an extraction was reading when the backend died wait again at start."""
 
 from __future__ import annotations
 
@@ -20,8 +20,6 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_EXTRACT,
     GRAPH_GET,
     GRAPH_UPDATE,
-    LIBRARY_CREATE,
-    SOURCE_ADD,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
@@ -29,7 +27,6 @@ from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from tests.dispatch import call
 from tests.main_process.graph.helpers import turn_on
 from tests.main_process.graph.test_model_extraction import configure
-from tests.ocrgen import png
 from tests.servers.extractserver import ExtractScript, Reply, extract_server
 
 pytestmark = pytest.mark.integration
@@ -90,27 +87,6 @@ def test_statuses_pending_on_demand_running_and_done(
         release.set()
         services.tasks.wait_idle(30)
     assert set(graph_statuses(dispatcher, kb).values()) == {"done"}
-
-
-@pytest.mark.slow
-def test_text_recognised_by_ocr_gets_its_graph(
-    dispatcher: Dispatcher, services: Services, tmp_path: Path
-) -> None:
-    folder = tmp_path / "scans"
-    folder.mkdir()
-    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "Scans"})["library"]["id"]
-    info = call(dispatcher, GRAPH_GET.name, {"libraryId": library_id})
-    local = {**info["settings"], "strategy": "local"}
-    call(dispatcher, GRAPH_UPDATE.name, {"libraryId": library_id, "settings": local})
-    (folder / "scan.png").write_bytes(png(["The Finance Department approves the Travel Policy."]))
-    call(
-        dispatcher,
-        SOURCE_ADD.name,
-        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
-    )
-    services.tasks.wait_idle(60)
-    assert graph_statuses(dispatcher, library_id) == {"scan.png": "done"}
-    assert "Finance Department" in names(dispatcher, library_id)
 
 
 def test_an_extraction_a_crash_cut_off_waits_again_at_start(
