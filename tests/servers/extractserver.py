@@ -1,6 +1,7 @@
 """A loopback OpenAI-compatible chat server for graph extraction tests: each request is answered
 by a function of the request body (the chunk it carries), as a streamed JSON answer, an HTTP
-error, or a stall; it records every request and when it arrived."""
+error, or a stall; it records every request and when it arrived. ``refusing_json_schema`` makes
+one that refuses a JSON schema with HTTP 400."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-#: {"answer": dict | str} | {"status": int} | {"stall": seconds}
+#: {"answer": dict | str} | {"status": int, "error"?: dict} | {"stall": seconds}
 Reply = dict[str, Any]
 
 
@@ -21,6 +22,25 @@ def chunk_of(body: dict[str, Any]) -> str:
     """The chunk text the extractor put in the user message (as JSON data)."""
     user = next(m for m in body["messages"] if m["role"] == "user")
     return str(json.loads(user["content"])["chunk"])
+
+
+def refusing_json_schema(
+    answer: Callable[[dict[str, Any]], Reply],
+) -> Callable[[dict[str, Any]], Reply]:
+    """A server that knows JSON mode but not a JSON schema (as several OpenAI-compatible ones
+    do): a request with ``response_format: json_schema`` gets HTTP 400 and the error body such
+    a server sends; any other is answered by ``answer``."""
+
+    def reply(body: dict[str, Any]) -> Reply:
+        if (body.get("response_format") or {}).get("type") == "json_schema":
+            message = "response_format of type 'json_schema' is not supported by this server"
+            return {
+                "status": 400,
+                "error": {"error": {"message": message, "type": "invalid_request_error"}},
+            }
+        return answer(body)
+
+    return reply
 
 
 @dataclass
@@ -43,9 +63,12 @@ def extract_server(script: ExtractScript) -> Iterator[str]:
             reply = script.answer(body)
             try:
                 if "status" in reply:
+                    error = json.dumps(reply.get("error", {})).encode() if "error" in reply else b""
                     self.send_response(reply["status"])
-                    self.send_header("Content-Length", "0")
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(error)))
                     self.end_headers()
+                    self.wfile.write(error)
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")

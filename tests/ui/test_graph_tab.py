@@ -11,13 +11,13 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
-from goodbuddy_kb.ui.graph.dialogs import GraphSettingsDialog
 from goodbuddy_kb.ui.graph.ontology import OntologyDialog
 from goodbuddy_kb.ui.graph.picture import NodeItem
 from goodbuddy_kb.ui.graph.tab import GraphTab
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
+from goodbuddy_kb.ui.widgets.graph_settings import GraphSettingsDialog
 from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.main_process.graph.helpers import FINANCE, TRAVEL
 from tests.ui.helpers import library_with_folder, open_window, shoot

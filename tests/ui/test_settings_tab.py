@@ -1,5 +1,6 @@
 """The settings tab: the library's retrieval and chunking settings validated inline, a weight no
-channel can use refused, and a chunking change marking the documents for rebuild."""
+channel can use refused, a chunking change marking the documents for rebuild, and the graph
+settings reachable from here."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from goodbuddy_kb.qt.widgets import QtCore
+from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.widgets.graph_settings import GraphSettingsDialog
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -46,3 +50,33 @@ def test_settings_refuse_weights_no_channel_can_use_inline(
     qtbot.waitUntil(tab.errors["ftsWeight"].isVisible, timeout=5_000)
     assert "no channel that can run" in tab.errors["ftsWeight"].text()
     assert tab.errors["vectorWeight"].isVisible()
+
+
+@pytest.mark.usefixtures("library")
+def test_graph_settings_are_reachable_from_the_settings_tab(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """PRD §6: the library's Settings tab opens the same graph settings as the Knowledge graph
+    tab; what it saves shows in both tabs, and the box fits a window of 800×600."""
+    window.resize(800, 600)
+    tab = window.settings_tab
+    window.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(tab.graph_settings_button.isEnabled, timeout=5_000)
+    assert tr("graph.strategy.off") in tab.graph_summary.text()
+    qtbot.mouseClick(tab.graph_settings_button, QtCore.Qt.MouseButton.LeftButton)
+    dialog = tab.dialog
+    assert isinstance(dialog, GraphSettingsDialog) and dialog.isVisible()
+    dialog.strategy.setCurrentIndex(dialog.strategy.findData("local"))
+    dialog.weight.setValue(1.3)
+    qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: tr("graph.strategy.local") in tab.graph_summary.text(), timeout=5_000)
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5_000)
+    qtbot.waitUntil(lambda: tab.fields["graphWeight"].value() == 1.3, timeout=5_000)  # type: ignore[attr-defined]
+    assert tab.fields["graphWeight"].isEnabled() and not tab.graph_off.isVisibleTo(tab)
+    graph = window.graph_tab
+    qtbot.waitUntil(
+        lambda: graph.state.info is not None and graph.state.info.settings.strategy == "local",
+        timeout=5_000,
+    )
+    box = tab.graph_settings_button.parentWidget()
+    assert box.sizeHint().width() <= tab.width(), "no sideways scrolling at 800×600"

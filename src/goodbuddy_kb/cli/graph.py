@@ -186,6 +186,13 @@ def _estimate_line(info: g.GraphInfo) -> str:
     )
 
 
+#: What a model run's JSON mode says when the server refused a stricter one.
+JSON_MODE_NOTES = {
+    "json_object": "; the server refused a JSON schema: plain JSON mode was used",
+    "plain": "; the server refused JSON mode: only the instructions asked for JSON",
+}
+
+
 def _runs_line(info: g.GraphInfo) -> str:
     text = ""
     if info.settings.strategy == "model" and info.estimated_model_calls is not None:
@@ -212,4 +219,5 @@ def _runs_line(info: g.GraphInfo) -> str:
                 f" over the limit {run.rejected_over_limit}),"
                 f" {plural(run.failed_chunks, 'chunk')} failed"
             )
+            text += JSON_MODE_NOTES.get(run.json_mode or "", "")
     return text

@@ -393,6 +393,10 @@ CATALOGUE: dict[str, str] = {
         "no channel that can run has a weight above 0: give full-text a weight, or vectors a "
         "weight with an embedding model configured (the knowledge graph is off)"
     ),
+    "invalid.no_runnable_channel_graph_on": (
+        "no channel that can run has a weight above 0: give full-text, the knowledge graph or"
+        " vectors (with an embedding model configured) a weight"
+    ),
     "invalid.overlap_share": "must be at most 40% of targetCharacters ({limit})",
     "invalid.child_vs_parent": "must be smaller than parentCharacters ({limit})",
     "invalid.empty": "must not be empty",

@@ -12,6 +12,9 @@ from goodbuddy_kb.contracts.library import EntityId
 
 GraphStrategy = Literal["off", "local", "model"]
 Extractor = Literal["local", "model", "manual"]
+#: How the model strategy asks for its answers' shape, strictest first: a JSON schema of the
+#: ontology, plain JSON mode, or only the instructions.
+JsonMode = Literal["json_schema", "json_object", "plain"]
 TypeKey = str
 MAX_TYPES = 64
 MAX_ALIASES = 32
@@ -144,6 +147,10 @@ class GraphRunSummary(ContractModel):
     #: Whole answers rejected, by the reason's message code ("graph.answer_*"): their chunks
     #: kept their previous extraction and are asked again next run.
     rejected_answers: dict[str, int] = Field(default_factory=dict)
+    #: Model strategy: how the answers' shape was asked for — a JSON schema of the ontology,
+    #: or, when the server refused one (HTTP 400/422), plain JSON mode ("json_object") or only
+    #: the instructions ("plain").
+    json_mode: JsonMode | None = None
 
 
 class GraphInfo(ContractModel):

@@ -30,7 +30,13 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
-from tests.servers.extractserver import ExtractScript, Reply, chunk_of, extract_server
+from tests.servers.extractserver import (
+    ExtractScript,
+    Reply,
+    chunk_of,
+    extract_server,
+    refusing_json_schema,
+)
 
 TRAVEL = "# 差旅报销制度\n\n差旅报销制度由财务部审批。住宿标准为每晚六百元。\n"
 SYSTEMS = "# Systems\n\nThe Billing System depends on the Identity Platform.\n"
@@ -265,6 +271,26 @@ def test_a_sync_never_spends_model_calls_by_itself(
         services.tasks.wait_idle(60)
         assert script.requests == []
     new = documents(dispatcher, kb)["new.md"]
-    assert new["status"]["graph"] == "pending" and new["status"]["fulltext"] == "done"
+    assert new["status"]["graph"] == "on_demand" and new["status"]["fulltext"] == "done"
     state = call(dispatcher, GRAPH_GET.name, {"libraryId": kb})
     assert state["estimatedModelCalls"] >= 3  # the new chunk waits for a run the user starts
+
+
+@pytest.mark.integration
+def test_a_server_refusing_a_json_schema_is_asked_in_plain_json_mode(
+    dispatcher: Dispatcher, services: Services, kb: str
+) -> None:
+    script = ExtractScript(refusing_json_schema(good_and_bad))
+    with extract_server(script) as url:
+        configure(dispatcher, kb, url, modelConcurrency=1)
+        task = extract(dispatcher, services, kb)
+    assert task["state"] == "completed", task
+    run = task["summary"]["graph"]
+    assert run["jsonMode"] == "json_object", "the run says how it asked"
+    modes = [(b.get("response_format") or {}).get("type") for b in script.requests]
+    assert modes[0] == "json_schema" and set(modes[1:]) == {"json_object"}, "refused once"
+    assert run["failedChunks"] == 0 and run["relations"] >= 2
+    relations = call(dispatcher, GRAPH_RELATIONS.name, {"libraryId": kb})["relations"]
+    assert {(r["headName"], r["typeKey"]) for r in relations} >= {("财务部", "approves")}
+    last = call(dispatcher, GRAPH_GET.name, {"libraryId": kb})["lastRun"]
+    assert last["jsonMode"] == "json_object"

@@ -75,7 +75,8 @@ class _Stream:
                         (
                             "error",
                             UnavailableError(
-                                f"the chat model answered HTTP {response.status_code}"
+                                f"the chat model answered HTTP {response.status_code}",
+                                {"status": response.status_code},
                             ),
                         )
                     )

@@ -36,7 +36,7 @@ from typing import Any
 
 from goodbuddy_kb.contracts.chat import ChatConnection
 from goodbuddy_kb.contracts.errors import CancelledError, KbError, TimeoutError_, UnavailableError
-from goodbuddy_kb.contracts.graph import GraphRunSummary, GraphSettings, Ontology
+from goodbuddy_kb.contracts.graph import GraphRunSummary, GraphSettings, JsonMode, Ontology
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
 from goodbuddy_kb.main_process.chat.events import InvalidStream
@@ -52,6 +52,7 @@ from goodbuddy_kb.main_process.graph.model_answer import (
     some_rejected,
 )
 from goodbuddy_kb.main_process.graph.model_request import (
+    JSON_MODES,
     MAX_REPLY_TOKENS,
     messages,
     request_extra,
@@ -66,6 +67,8 @@ log = logging.getLogger(__name__)
 #: A run stops once this many chunks in a row failed (the service is down, not one chunk).
 MAX_FAILURES_IN_A_ROW = 3
 BACKOFF_S = 0.5
+#: HTTP statuses of a server refusing the request as asked (a JSON mode it does not know).
+REFUSED = frozenset({400, 422})
 NO_CHAT_MODEL = "model extraction needs a chat model (Settings → Model connections)"
 
 ChatFactory = Callable[[], ChatClient | None]
@@ -134,26 +137,41 @@ class _Asker:
         self._settings = settings
         self._cancel = cancel
         self._summary = summary
-        self._extra = request_extra(client.kind, ontology)
         self._lock = threading.Lock()
 
     def __call__(self, text: str) -> str:
         error: KbError = UnavailableError("the chat model did not answer")
-        for attempt in range(self._settings.model_retries + 1):
+        attempt = 0
+        while attempt <= self._settings.model_retries:
             if attempt:
                 self._sleep(BACKOFF_S * 2 ** (attempt - 1))
             self._cancel.check()
             with self._lock:
                 self._summary.model_calls += 1
+                mode = self._summary.json_mode
             try:
-                return self._once(text)
+                return self._once(text, mode)
             except InvalidStream:
                 raise  # the model answered, badly: that answer is rejected, not retried
             except (TimeoutError_, UnavailableError) as exc:
                 error = exc
+                if self._plainer(exc, mode):
+                    continue  # asked again at once, in the plainer mode (not a retry)
+            attempt += 1
         raise error
 
-    def _once(self, text: str) -> str:
+    def _plainer(self, error: KbError, mode: JsonMode) -> bool:
+        """A server that refuses the request (HTTP 400/422) may not know the JSON mode asked
+        for: the run asks in the next plainer one from now on. False when none is left."""
+        if error.details.get("status") not in REFUSED or mode == JSON_MODES[-1]:
+            return False
+        with self._lock:
+            if self._summary.json_mode == mode:  # another request may have stepped down
+                self._summary.json_mode = JSON_MODES[JSON_MODES.index(mode) + 1]
+                log.info("graph extraction: the server refused %s; asking again", mode)
+        return True
+
+    def _once(self, text: str, mode: JsonMode) -> str:
         call = CancelToken()
         self._cancel.on_cancel(lambda: call.cancel(self._cancel.reason))
         seconds = self._settings.model_timeout_s
@@ -176,7 +194,7 @@ class _Asker:
                 call,
                 turn,
                 max_tokens=MAX_REPLY_TOKENS,
-                extra=self._extra,
+                extra=request_extra(self._client.kind, self._ontology, mode),
             )
         except CancelledError:
             self._cancel.check()  # the run's cancel, not this request's deadline
@@ -242,12 +260,7 @@ def extract_with_model(
     by_document: dict[str, list[Chunk]] = {}
     for chunk in chunks:
         by_document.setdefault(chunk.document_id, []).append(chunk)
-    with transaction(conn):
-        conn.execute(
-            "UPDATE documents SET graph_status = 'pending' WHERE library_id = ?"
-            " AND parse_status = 'done' AND graph_status IN ('disabled', 'on_demand')",
-            (library_id,),
-        )
+    store.mark_running(conn, library_id, list(by_document))
     ask = _Asker(client, ontology, settings, cancel, summary)
     failures_in_a_row = 0
     done_chunks = 0
@@ -308,6 +321,8 @@ def extract_with_model(
             run.stopped = all_rejected(sum(summary.rejected_answers.values()), run.rejected)
         else:
             run.stopped = empty
+    if run.stopped is None and run.cancelled is None:
+        _read_already(conn, library_id, client.model, key)
     with transaction(conn):
         store.prune(conn, library_id)
         if summary.capped == 0 and run.stopped is None and run.cancelled is None:
@@ -315,6 +330,25 @@ def extract_with_model(
                 "UPDATE graph_settings SET needs_rebuild = 0 WHERE library_id = ?", (library_id,)
             )
     return run
+
+
+def _read_already(conn: sqlite3.Connection, library_id: str, model: str, key: str) -> None:
+    """Documents waiting whose every chunk the model has already read with this ontology (a
+    rebuild that kept their text) have their graph: done."""
+    remaining = {c.document_id for c in pending_chunks(conn, library_id, model, key)}
+    with transaction(conn):
+        conn.executemany(
+            "UPDATE documents SET graph_status = 'done', graph_error = NULL WHERE id = ?",
+            [
+                (row[0],)
+                for row in conn.execute(
+                    "SELECT id FROM documents WHERE library_id = ? AND parse_status = 'done'"
+                    " AND graph_status IN ('on_demand', 'pending')",
+                    (library_id,),
+                )
+                if row[0] not in remaining
+            ],
+        )
 
 
 def _verdict(

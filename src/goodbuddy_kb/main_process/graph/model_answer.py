@@ -15,7 +15,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from goodbuddy_kb.contracts.graph import GraphRunSummary, GraphSettings, Ontology
+from goodbuddy_kb.contracts.graph import GraphRunSummary, GraphSettings, JsonMode, Ontology
 from goodbuddy_kb.contracts.messages import classify
 from goodbuddy_kb.main_process import boundedjson
 from goodbuddy_kb.main_process.graph.matching import Matcher, normalise_name
@@ -81,6 +81,8 @@ class Counts:
     rejected_over_limit: int = 0
     #: Whole answers rejected, by the reason's message code (their chunks kept their graph).
     rejected_answers: dict[str, int] = field(default_factory=dict)
+    #: The JSON mode the run asked in last (plainer once a server refused a schema).
+    json_mode: JsonMode = "json_schema"
 
     def summary(self) -> GraphRunSummary:
         return GraphRunSummary(strategy="model", **asdict(self))

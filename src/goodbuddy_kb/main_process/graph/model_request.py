@@ -1,13 +1,14 @@
 """What the model extractor sends for one chunk: the instructions naming the library's ontology,
 the chunk as a JSON string inside the user message (data, never instructions), and JSON mode
-restricted to the ontology (a JSON schema whose type fields are enumerations of its keys)."""
+restricted to the ontology (a JSON schema whose type fields are enumerations of its keys), or
+plainer JSON modes for a server that refuses a schema."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from goodbuddy_kb.contracts.graph import Ontology
+from goodbuddy_kb.contracts.graph import JsonMode, Ontology
 
 MAX_NAME_CHARACTERS = 100
 MAX_REPLY_TOKENS = 2048
@@ -73,15 +74,23 @@ def messages(ontology: Ontology, text: str) -> list[dict[str, Any]]:
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
 
-def request_extra(kind: str, ontology: Ontology) -> dict[str, Any]:
+#: The JSON modes, strictest first: a server that refuses one is asked with the next.
+JSON_MODES: tuple[JsonMode, ...] = ("json_schema", "json_object", "plain")
+
+
+def request_extra(kind: str, ontology: Ontology, mode: JsonMode = "json_schema") -> dict[str, Any]:
     """JSON mode restricted to the ontology: a JSON schema for OpenAI-compatible servers,
-    Ollama's ``format``."""
+    Ollama's ``format``; or, for a server that refuses a schema, plain JSON mode."""
     schema = answer_schema(ontology)
     if kind == "ollama":
-        return {
-            "format": schema,
-            "options": {"temperature": 0, "num_predict": MAX_REPLY_TOKENS},
-        }
+        options = {"temperature": 0, "num_predict": MAX_REPLY_TOKENS}
+        if mode == "plain":
+            return {"options": options}
+        return {"format": schema if mode == "json_schema" else "json", "options": options}
+    if mode == "plain":
+        return {"temperature": 0}
+    if mode == "json_object":
+        return {"temperature": 0, "response_format": {"type": "json_object"}}
     return {
         "temperature": 0,
         "response_format": {

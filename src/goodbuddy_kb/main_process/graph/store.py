@@ -20,6 +20,7 @@ from goodbuddy_kb.main_process.graph.matching import normalise_name
 from goodbuddy_kb.main_process.graph.ontology import starter
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
+from goodbuddy_kb.main_process.storage.documents import GRAPH_WAITING
 
 
 def _row(conn: sqlite3.Connection, library_id: str) -> sqlite3.Row:
@@ -60,6 +61,35 @@ def ontology(conn: sqlite3.Connection, library_id: str) -> Ontology:
     return Ontology.model_validate_json(_row(conn, library_id)["ontology"])
 
 
+def mark_running(conn: sqlite3.Connection, library_id: str, document_ids: list[str] | None) -> None:
+    """An extraction starts: the documents it will read (all the library's waiting ones when
+    ``document_ids`` is None) read "running" until their graph is written."""
+    with transaction(conn):
+        if document_ids is None:
+            conn.execute(
+                "UPDATE documents SET graph_status = 'running' WHERE library_id = ?"
+                " AND parse_status = 'done' AND graph_status != 'done'",
+                (library_id,),
+            )
+        else:
+            conn.executemany(
+                "UPDATE documents SET graph_status = 'running' WHERE id = ? AND library_id = ?",
+                [(d, library_id) for d in document_ids],
+            )
+
+
+def end_running(conn: sqlite3.Connection, library_id: str | None = None) -> None:
+    """An extraction ended (finished, cancelled, failed, or cut off by a crash): documents it
+    did not get to wait again, as their library's strategy says."""
+    where = "" if library_id is None else " AND library_id = ?"
+    with transaction(conn):
+        conn.execute(
+            f"UPDATE documents SET graph_status = {GRAPH_WAITING} WHERE graph_status = 'running'"
+            + where,
+            () if library_id is None else (library_id,),
+        )
+
+
 def info(conn: sqlite3.Connection, library_id: str) -> GraphInfo:
     row = _row(conn, library_id)
     counts = conn.execute(
@@ -96,11 +126,10 @@ def update(
                 "UPDATE graph_settings SET settings = ?, updated_at = ? WHERE library_id = ?",
                 (new_settings.model_dump_json(by_alias=True), now_iso(), library_id),
             )
-            status = "disabled" if new_settings.strategy == "off" else "pending"
             conn.execute(
-                "UPDATE documents SET graph_status = ?, graph_error = NULL WHERE library_id = ?"
-                " AND parse_status = 'done'",
-                (status, library_id),
+                f"UPDATE documents SET graph_status = {GRAPH_WAITING}, graph_error = NULL"
+                " WHERE library_id = ? AND parse_status = 'done'",
+                (library_id,),
             )
         if new_ontology is not None and new_ontology != current.ontology:
             changed = True

@@ -16,6 +16,7 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.main_process.embeddings import load_connection
+from goodbuddy_kb.main_process.graph import store as graph_store
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.storage import libraries, sources
 from goodbuddy_kb.main_process.sync import web_auth
@@ -58,24 +59,33 @@ def get_settings(ctx: CallContext, request: c.SettingsGetRequest) -> c.LibrarySe
     return libraries.get_settings(ctx.db.get(), request.library_id)
 
 
-def check_runnable(conn: sqlite3.Connection, retrieval: KnowledgeRetrievalSettings) -> None:
-    """At least one channel that can actually run must have a weight above 0: full-text, or
-    vectors with an embedding model configured. The knowledge graph is not available in this
-    version, so its weight never counts."""
+def check_runnable(
+    conn: sqlite3.Connection, library_id: str, retrieval: KnowledgeRetrievalSettings
+) -> None:
+    """At least one channel that can actually run must have a weight above 0: full-text,
+    vectors with an embedding model configured, or the knowledge graph while the library's
+    graph is on (local or model extraction)."""
     if retrieval.fts_weight > 0:
         return
     if retrieval.vector_weight > 0 and load_connection(conn).kind != "none":
         return
+    graph_on = graph_store.settings(conn, library_id).strategy != "off"
+    if retrieval.graph_weight > 0 and graph_on:
+        return
     problem = (
-        "no channel that can run has a weight above 0: give full-text a weight, or vectors a "
+        "no channel that can run has a weight above 0: give full-text, the knowledge graph or"
+        " vectors (with an embedding model configured) a weight"
+        if graph_on
+        else "no channel that can run has a weight above 0: give full-text a weight, or vectors a "
         "weight with an embedding model configured (the knowledge graph is off)"
     )
+    fields = ["retrieval.ftsWeight", "retrieval.vectorWeight"]
     raise InvalidRequestError(
         f"Invalid retrieval settings: {problem}",
         {
             "fields": [
-                {"field": "retrieval.ftsWeight", "problem": problem},
-                {"field": "retrieval.vectorWeight", "problem": problem},
+                {"field": f, "problem": problem}
+                for f in ([*fields, "retrieval.graphWeight"] if graph_on else fields)
             ]
         },
     )
@@ -84,7 +94,7 @@ def check_runnable(conn: sqlite3.Connection, retrieval: KnowledgeRetrievalSettin
 @handles(SETTINGS_UPDATE)
 def update_settings(ctx: CallContext, request: c.SettingsUpdateRequest) -> c.LibrarySettings:
     if request.retrieval is not None:
-        check_runnable(ctx.db.get(), request.retrieval)
+        check_runnable(ctx.db.get(), request.library_id, request.retrieval)
     result = libraries.update_settings(
         ctx.db.get(),
         request.library_id,

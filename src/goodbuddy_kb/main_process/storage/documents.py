@@ -137,6 +137,9 @@ def store_parsed(
             (None if ocr_note is None else "done", ocr_note, parse_note, doc_id),
         )
         retrievable = refresh_retrievable(conn, doc_id)
+        # New text has no graph yet: it waits for the library's extraction ("pending": a local
+        # one is queued; "on_demand": the model's runs when a person starts it).
+        conn.execute(GRAPH_WAITS, (doc_id,))
         if retrievable and _vectors_on(conn):
             # Its vectors are queued from now on: the row never reads "off" meanwhile.
             conn.execute(
@@ -145,6 +148,19 @@ def store_parsed(
                 (doc_id,),
             )
     return stats
+
+
+#: A document's graph status while it waits for an extraction, from its library's strategy:
+#: "pending" when a local extraction is queued, "on_demand" when the model's runs once a person
+#: starts it, "disabled" while the graph is off (an SQL expression over ``documents``).
+GRAPH_WAITING = (
+    "COALESCE((SELECT CASE json_extract(g.settings, '$.strategy') WHEN 'local' THEN 'pending'"
+    " WHEN 'model' THEN 'on_demand' ELSE 'disabled' END FROM graph_settings g"
+    " WHERE g.library_id = documents.library_id), 'disabled')"
+)
+GRAPH_WAITS = (
+    f"UPDATE documents SET graph_error = NULL, graph_status = {GRAPH_WAITING} WHERE id = ?"
+)
 
 
 def _vectors_on(conn: sqlite3.Connection) -> bool:

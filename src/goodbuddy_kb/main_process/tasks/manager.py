@@ -59,6 +59,7 @@ class TaskManager(TaskRunner):
         # A crash mid-build leaves a "building" version and documents shown "running".
         vector_store.recover_interrupted(db.get(), data_dir)
         recover_statuses(db.get())
+        graph_store.end_running(db.get())
         reading.recover_reading(db.get())
 
     def resume_interrupted_ocr(self) -> list[TaskInfo]:
@@ -159,6 +160,7 @@ class TaskManager(TaskRunner):
             report = run_ocr(self._db.get(), library_id, token, progress)
             if report.succeeded:
                 self._vectors_after_rebuild(library_id, self._provider(), full_allowed=False)
+                self._graph_after_indexing(library_id)  # recognised text gets its graph too
             summary = TaskSummary(succeeded=report.succeeded, failed=report.failed)
             return Outcome(report.documents, report.failed, report.error(), summary=summary)
 
@@ -222,6 +224,8 @@ class TaskManager(TaskRunner):
                 manual == "discard",
             )  # fmt: skip
             self._vectors_after_rebuild(library_id, provider, full_allowed=False)
+            if outcome.ok:  # its new text gets its graph as a sync's would (stale entities go)
+                self._graph_after_indexing(library_id)
             work_done = manual_outcome(
                 manual, outcome.carried, outcome.lost, [outcome.path] if outcome.skipped else []
             )
@@ -326,7 +330,7 @@ class TaskManager(TaskRunner):
 
     def _graph_after_indexing(self, library_id: str) -> None:
         """New or changed text gets its graph evidence when the library's graph is local; with
-        the model strategy it waits, "pending", for a run the user starts (each chunk costs a
+        the model strategy it waits, "on demand", for a run the user starts (each chunk costs a
         model call, shown beforehand)."""
         conn = self._db.get()
         strategy = graph_store.settings(conn, library_id).strategy
@@ -339,8 +343,8 @@ class TaskManager(TaskRunner):
         elif strategy == "model":
             with transaction(conn):
                 conn.execute(
-                    "UPDATE documents SET graph_status = 'pending' WHERE library_id = ?"
-                    " AND parse_status = 'done' AND graph_status IN ('disabled', 'on_demand')",
+                    "UPDATE documents SET graph_status = 'on_demand' WHERE library_id = ?"
+                    " AND parse_status = 'done' AND graph_status = 'disabled'",
                     (library_id,),
                 )
 
@@ -355,10 +359,17 @@ class TaskManager(TaskRunner):
                     0, 0, "the knowledge graph is off for this library", failed_state=True
                 )
             if strategy == "model":
-                return self._extract_with_model(conn, library_id, token, progress)
-            report = extract_library(
-                conn, library_id, token, lambda done, total: progress(done, total, None, 0)
-            )
+                try:
+                    return self._extract_with_model(conn, library_id, token, progress)
+                finally:
+                    graph_store.end_running(conn, library_id)
+            graph_store.mark_running(conn, library_id, None)
+            try:
+                report = extract_library(
+                    conn, library_id, token, lambda done, total: progress(done, total, None, 0)
+                )
+            finally:
+                graph_store.end_running(conn, library_id)
             run = GraphRunSummary(
                 run_id=uuid.uuid4().hex,
                 strategy="local",

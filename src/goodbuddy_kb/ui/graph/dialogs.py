@@ -1,6 +1,7 @@
 """The Knowledge graph tab's small dialogs: an entity form (new, rename, retype), aliases, merge,
-a relation (new, retype) with pickers limited to the ontology, and the graph settings. Each
-emits ``submitted`` with its request and keeps the backend's refusal next to its fields."""
+a relation (new, retype) with pickers limited to the ontology (the graph settings dialog is
+shared with the Settings tab: ``ui.widgets.graph_settings``). Each emits ``submitted`` with its
+request and keeps the backend's refusal next to its fields."""
 
 from __future__ import annotations
 
@@ -95,13 +96,20 @@ def entity_dialog(
 
 class EntityPicker(QtWidgets.QWidget):
     """A search field over the library's entities of the allowed types and a list to pick
-    from; ``search`` asks the tab for matches (``respond`` fills the list)."""
+    from; ``search`` asks the tab for matches (``respond`` fills the list). With ``preselect``
+    the first match is chosen for the person; without, nothing is until they pick."""
 
     search_requested = QtCore.Signal(str)
 
-    def __init__(self, ontology: g.Ontology, parent: QtWidgets.QWidget | None = None) -> None:
+    def __init__(
+        self,
+        ontology: g.Ontology,
+        parent: QtWidgets.QWidget | None = None,
+        preselect: bool = True,
+    ) -> None:
         super().__init__(parent)
         self.ontology = ontology
+        self.preselect = preselect
         self.allowed: set[str] | None = None
         self.exclude: set[str] = set()
         self.query = QtWidgets.QLineEdit()
@@ -132,15 +140,15 @@ class EntityPicker(QtWidgets.QWidget):
             )
             item.setData(QtCore.Qt.ItemDataRole.UserRole, e.id)
             self.list.addItem(item)
-        if self.list.count():
+        if self.list.count() and self.preselect:
             self.list.setCurrentRow(0)
 
     def chosen(self) -> list[str]:
-        return [i.data(QtCore.Qt.ItemDataRole.UserRole) for i in self.list.selectedItems()] or (
-            [self.list.currentItem().data(QtCore.Qt.ItemDataRole.UserRole)]
-            if self.list.currentItem()
-            else []
-        )
+        selected = [i.data(QtCore.Qt.ItemDataRole.UserRole) for i in self.list.selectedItems()]
+        if selected or not self.preselect:
+            return selected
+        current = self.list.currentItem()
+        return [current.data(QtCore.Qt.ItemDataRole.UserRole)] if current else []
 
 
 def merge_dialog(
@@ -152,12 +160,17 @@ def merge_dialog(
     )
     note.setWordWrap(True)
     dialog.form.addRow(note)
-    picker = EntityPicker(ontology)
+    # Nothing is chosen for the person: a reflex OK must not merge the first match away.
+    picker = EntityPicker(ontology, preselect=False)
     picker.allowed = {entity.type_key}
     picker.exclude = {entity.id}
     picker.list.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.ExtendedSelection)
     dialog.add("graph.pick_entity", picker)
     dialog.picker = picker  # type: ignore[attr-defined]
+    dialog.ok_button.setEnabled(False)
+    picker.list.itemSelectionChanged.connect(
+        lambda: dialog.ok_button.setEnabled(bool(picker.chosen()))
+    )
 
     def build() -> g.EntityMergeRequest | None:
         chosen = picker.chosen()
@@ -255,70 +268,3 @@ def relation_dialog(
 
     dialog.build = build
     return dialog
-
-
-class GraphSettingsDialog(FormDialog):
-    """Strategy, per-chunk caps, minimum confidence (``knowledge:graph:update``) and the graph
-    weight (a retrieval setting), with why the weight does nothing while the graph is off."""
-
-    def __init__(
-        self,
-        library_id: str,
-        settings: g.GraphSettings,
-        weight: float | None,
-        parent: QtWidgets.QWidget | None = None,
-    ) -> None:
-        super().__init__(tr("graph.dialog.settings"), parent)
-        self.setMinimumWidth(460)
-        self.library_id = library_id
-        self.strategy = QtWidgets.QComboBox()
-        for key in ("off", "local", "model"):
-            self.strategy.addItem(tr(f"graph.strategy.{key}"), key)
-        self.strategy.setCurrentIndex(self.strategy.findData(settings.strategy))
-        self.max_entities = QtWidgets.QSpinBox()
-        self.max_entities.setRange(1, 200)
-        self.max_entities.setValue(settings.max_entities_per_chunk)
-        self.max_relations = QtWidgets.QSpinBox()
-        self.max_relations.setRange(0, 200)
-        self.max_relations.setValue(settings.max_relations_per_chunk)
-        self.min_confidence = QtWidgets.QDoubleSpinBox()
-        self.min_confidence.setRange(0.0, 1.0)
-        self.min_confidence.setSingleStep(0.05)
-        self.min_confidence.setValue(settings.min_confidence)
-        self.weight = QtWidgets.QDoubleSpinBox()
-        self.weight.setRange(0.0, 2.0)
-        self.weight.setSingleStep(0.1)
-        self.weight.setValue(weight if weight is not None else 0.8)
-        self.weight.setEnabled(weight is not None)
-        self.add("graph.field.strategy", self.strategy)
-        self.strategy_note = QtWidgets.QLabel()
-        self.strategy_note.setWordWrap(True)
-        self.strategy_note.setObjectName("muted")
-        self.form.addRow(self.strategy_note)
-        self.add("graph.field.weight", self.weight)
-        self.weight_note = QtWidgets.QLabel("ⓘ " + tr("settings.graph_off"))
-        self.weight_note.setWordWrap(True)
-        self.form.addRow(self.weight_note)
-        self.add("graph.field.max_entities", self.max_entities)
-        self.add("graph.field.max_relations", self.max_relations)
-        self.add("graph.field.min_confidence", self.min_confidence)
-        self.strategy.currentIndexChanged.connect(lambda _i: self._explain())
-        self._explain()
-        self.build = self._build_request
-        self.strategy.setFocus()
-
-    def _explain(self) -> None:
-        key = self.strategy.currentData()
-        self.strategy_note.setText(tr(f"graph.strategy.{key}.note"))
-        self.weight_note.setVisible(key == "off")
-
-    def _build_request(self) -> tuple[g.GraphSettings, float | None]:
-        return (
-            g.GraphSettings(
-                strategy=self.strategy.currentData(),
-                max_entities_per_chunk=self.max_entities.value(),
-                max_relations_per_chunk=self.max_relations.value(),
-                min_confidence=round(self.min_confidence.value(), 2),
-            ),
-            round(self.weight.value(), 2) if self.weight.isEnabled() else None,
-        )

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from goodbuddy_kb.contracts import graph as g
-from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import (
     GRAPH_ENTITIES,
@@ -22,8 +21,6 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_RELATION_DELETE,
     GRAPH_RELATION_UPDATE,
     GRAPH_UPDATE,
-    SETTINGS_GET,
-    SETTINGS_UPDATE,
     MethodSpec,
     Req,
     Resp,
@@ -32,7 +29,6 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.graph.dialogs import (
     EntityPicker,
-    GraphSettingsDialog,
     entity_dialog,
     merge_dialog,
     relation_dialog,
@@ -44,6 +40,7 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
 from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
+from goodbuddy_kb.ui.widgets.graph_settings import graph_settings_dialog
 
 
 class GraphEdits(QtCore.QObject):
@@ -269,40 +266,16 @@ class GraphEdits(QtCore.QObject):
     def open_settings(self) -> None:
         """The graph's settings, and the graph channel's weight in the library's retrieval
         settings when it changed."""
-        library_id, info = self.state.library_id, self.state.info
-        if info is None or library_id is None:
+        info = self.state.info
+        if info is None or self.state.library_id is None:
             return
-        dialog = GraphSettingsDialog(library_id, info.settings, self.state.weight, self.window)
+        dialog = graph_settings_dialog(
+            self.link, self.window, info, self.state.weight, self._settings_saved
+        )
         self.opened.emit(dialog)
-
-        def submit(request: tuple[g.GraphSettings, float | None]) -> None:
-            settings, weight = request
-
-            def saved(result: g.GraphInfo | None, error: KbError | None) -> None:
-                if error is not None or weight is None or weight == self.state.weight:
-                    self._saved(dialog, result, error)
-                    return
-                self._save_weight(dialog, library_id, weight, result)
-
-            self.link.call(
-                GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings), saved
-            )
-
-        dialog.submitted.connect(submit)
         dialog.open()
 
-    def _save_weight(
-        self, dialog: FormDialog, library_id: str, weight: float, result: g.GraphInfo | None
-    ) -> None:
-        def got(current: c.LibrarySettings | None, error: KbError | None) -> None:
-            if current is None:
-                self._saved(dialog, result, error)
-                return
-            retrieval = current.retrieval.model_copy(update={"graph_weight": weight})
-            self.link.call(
-                SETTINGS_UPDATE,
-                c.SettingsUpdateRequest(library_id=library_id, retrieval=retrieval),
-                lambda _r, error2: self._saved(dialog, result, error2),
-            )
-
-        self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), got)
+    def _settings_saved(self, result: g.GraphInfo | None) -> None:
+        if result is not None:
+            self.info_saved.emit(result)
+        self.changed.emit()

@@ -69,6 +69,9 @@ class ExtractionBar(QtWidgets.QWidget):
         estimate = getattr(info, "estimated_model_calls", None)
         if estimate is not None and info.settings.strategy == "model":
             parts.append(tr("graph.estimate", count=estimate))
+        run = info.last_run
+        if run is not None and run.json_mode in ("json_object", "plain"):
+            parts.append(tr(f"graph.json_mode.{run.json_mode}"))
         task = self.state.task
         if task is not None:
             state = tr(f"task.state.{task.state}")

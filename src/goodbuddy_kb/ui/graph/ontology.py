@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
-from goodbuddy_kb.ui.graph.texts import type_label
+from goodbuddy_kb.ui.graph.texts import description_shown, type_label
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say
 from goodbuddy_kb.ui.widgets.buttons import button
@@ -122,6 +122,9 @@ class TypePage(QtWidgets.QWidget):
         except ValidationError:
             return str(t.get("key") or "…")
 
+    def _description(self, t: dict[str, Any]) -> str:
+        return description_shown(self.relations, t.get("key", ""), t.get("description", ""))
+
     def _checks(self, box: QtWidgets.QListWidget, chosen: list[str]) -> None:
         box.clear()
         for key, label in self.entity_keys:
@@ -143,7 +146,7 @@ class TypePage(QtWidgets.QWidget):
         self.name_zh.setText(t.get("name_zh", ""))
         self.name_en.setText(t.get("name_en", ""))
         self.aliases.setText(_join(t.get("aliases", [])))
-        self.description.setText(t.get("description", ""))
+        self.description.setText(self._description(t))
         if self.relations:
             self._checks(self.heads, t.get("head_types", []))
             self._checks(self.tails, t.get("tail_types", []))
@@ -157,12 +160,15 @@ class TypePage(QtWidgets.QWidget):
         if self.current is None or self.current >= len(self.types):
             return
         t = self.types[self.current]
+        description = self.description.text().strip()
+        if description == self._description(t):
+            description = t.get("description", "")  # the starter's, shown translated: kept
         t.update(
             key=self.key.text().strip(),
             name_zh=self.name_zh.text().strip(),
             name_en=self.name_en.text().strip(),
             aliases=_split(self.aliases.text()),
-            description=self.description.text().strip(),
+            description=description,
         )
         if self.relations:
             for name, box in (("head_types", self.heads), ("tail_types", self.tails)):

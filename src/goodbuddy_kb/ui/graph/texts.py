@@ -1,18 +1,50 @@
-"""How the knowledge graph's things read in the tab: type names in the user's language, the mark
-of what a person edited (and which fields it locks), an entity's tooltip and a relation as text,
-whole or from one of its ends."""
+"""How the knowledge graph's things read: type names and the starter's descriptions in the user's
+language (relations in a path the backend wrote too), the mark of what a person edited (and
+which fields it locks), an entity's tooltip and a relation as text, whole or from one end."""
 
 from __future__ import annotations
 
+import re
+
 from goodbuddy_kb.contracts import graph as g
-from goodbuddy_kb.ui.i18n import language, tr
+from goodbuddy_kb.ui.i18n import STRINGS, language, tr, tr_or
 
 #: The mark of what a person edited (a glyph every bundled font has).
 LOCK = "✎"
 
 
-def type_label(entity_type: g.EntityType | g.RelationType) -> str:
+TypeModel = g.EntityType | g.RelationType
+#: A relation in a path the backend wrote with the relation type's key ("A —approves→ B").
+_RELATION_IN_TEXT = re.compile(r"—([a-z][a-z0-9_]*)→")
+
+
+def _starter_key(t: TypeModel) -> str:
+    kind = "relation" if isinstance(t, g.RelationType) else "entity"
+    return f"starter.{kind}.{t.key}"
+
+
+def type_label(entity_type: TypeModel) -> str:
+    """A type's name in the user's language: the catalogue's while it is the starter's (its
+    English name unchanged), else as the person typed it."""
+    key = _starter_key(entity_type)
+    if key in STRINGS and STRINGS[key][1] == entity_type.name_en:
+        return tr(key)
     return entity_type.name_zh if language() == "zh" else entity_type.name_en
+
+
+def type_description(entity_type: TypeModel) -> str:
+    """A type's description in the user's language while it is the starter's, else as typed."""
+    relation = isinstance(entity_type, g.RelationType)
+    return description_shown(relation, entity_type.key, entity_type.description)
+
+
+def description_shown(relation: bool, key: str, description: str) -> str:
+    """``description`` of the type ``key`` as the person reads it: the catalogue's while it is
+    the starter's English text, else as typed."""
+    found = f"starter.{'relation' if relation else 'entity'}.{key}.description"
+    if found in STRINGS and STRINGS[found][1] == description:
+        return tr(found)
+    return description
 
 
 def entity_type_name(ontology: g.Ontology | None, key: str) -> str:
@@ -21,8 +53,18 @@ def entity_type_name(ontology: g.Ontology | None, key: str) -> str:
 
 
 def relation_type_name(ontology: g.Ontology | None, key: str) -> str:
+    """A relation type's name: from the library's ontology when known, else the starter's
+    from the catalogue, else its key."""
     found = next((t for t in ontology.relation_types if t.key == key), None) if ontology else None
-    return type_label(found) if found else key
+    if found is not None:
+        return type_label(found)
+    return tr_or(f"starter.relation.{key}", key)
+
+
+def relation_names_in(text: str, ontology: g.Ontology | None = None) -> str:
+    """A path the backend wrote with relation keys ("报销系统 —owns→ 财务部"), with each
+    relation named in the user's language ("报销系统 —负责→ 财务部")."""
+    return _RELATION_IN_TEXT.sub(lambda m: f"—{relation_type_name(ontology, m[1])}→", text)
 
 
 def lock_mark(e: g.Entity) -> str:

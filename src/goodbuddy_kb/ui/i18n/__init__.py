@@ -20,6 +20,7 @@ from goodbuddy_kb.ui.i18n.documents import DOCUMENTS_STRINGS
 from goodbuddy_kb.ui.i18n.graph import GRAPH_STRINGS
 from goodbuddy_kb.ui.i18n.library import LIBRARY_STRINGS
 from goodbuddy_kb.ui.i18n.mainwindow import MAINWINDOW_STRINGS
+from goodbuddy_kb.ui.i18n.ontology import STARTER_STRINGS
 from goodbuddy_kb.ui.i18n.settings import SETTINGS_STRINGS
 from goodbuddy_kb.ui.i18n.tasks import TASKS_STRINGS
 from goodbuddy_kb.ui.i18n.welcome import WELCOME_STRINGS
@@ -35,6 +36,7 @@ CATALOGUES: dict[str, dict[str, tuple[str, str]]] = {
     "settings": SETTINGS_STRINGS,
     "chat": CHAT_STRINGS,
     "graph": GRAPH_STRINGS,
+    "ontology": STARTER_STRINGS,
     "workbench": WORKBENCH_STRINGS,
     "chunks": CHUNK_STRINGS,
     "welcome": WELCOME_STRINGS,

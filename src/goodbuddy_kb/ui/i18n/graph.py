@@ -21,6 +21,14 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
         "about {count} model {count:plural:call|calls} estimated",
     ),
     "graph.task": ("抽取：{state} · {progress}", "Extraction: {state} · {progress}"),
+    "graph.json_mode.json_object": (
+        "上次运行：模型服务不接受 JSON Schema，已改用普通 JSON 模式",
+        "Last run: the model server refused a JSON schema, so plain JSON mode was used",
+    ),
+    "graph.json_mode.plain": (
+        "上次运行：模型服务不接受 JSON 模式，仅按说明要求 JSON 回答",
+        "Last run: the model server refused JSON mode, so only the instructions asked for JSON",
+    ),
     "graph.needs_rebuild": (
         "本体或策略已更改，当前图谱尚未按新设置抽取：请重新抽取以应用。",
         "The ontology or strategy changed and the graph does not reflect it yet: "

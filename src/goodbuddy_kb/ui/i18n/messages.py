@@ -256,6 +256,9 @@ ZH: dict[str, str] = {
     "invalid.no_runnable_channel": (
         "没有可运行且权重大于 0 的通道：请给全文检索设置权重，或在已配置向量模型时给向量设置权重（知识图谱未启用）"
     ),
+    "invalid.no_runnable_channel_graph_on": (
+        "没有可运行且权重大于 0 的通道：请给全文检索、知识图谱或（已配置向量模型时）向量设置权重"
+    ),
     "invalid.overlap_share": "最多为目标长度的 40%（{limit}）",
     "invalid.child_vs_parent": "必须小于父块长度（{limit}）",
     "invalid.empty": "不能为空",

@@ -194,6 +194,11 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
         "分块设置已更新，等待重建：已有分块保持不变，直到你重建索引。",
         "Chunking settings updated, waiting for rebuild: existing chunks stay as they are until you rebuild.",
     ),
+    "settings.graph": ("知识图谱", "Knowledge graph"),
+    "settings.graph.hint": (
+        "实体和关系在“知识图谱”标签页中浏览和编辑。",
+        "Browse and edit the entities and relations in the Knowledge graph tab.",
+    ),
     "settings.graph_off": (
         "知识图谱未启用，图谱权重暂不生效。",
         "The knowledge graph is off, so the graph weight has no effect.",

@@ -1,6 +1,7 @@
 """The Settings tab: retrieval and chunking forms (PRD §7.3, §8.1) with ranges from the
-contracts, inline field errors, the graph weight read-only while the graph is off, and the
-"waiting for rebuild" notice after a chunking change."""
+contracts, inline field errors, the graph weight read-only while the graph is off, the
+"waiting for rebuild" notice after a chunking change, and the library's knowledge graph with the
+graph settings the Knowledge graph tab also opens (PRD §6)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say, say_error
 from goodbuddy_kb.ui.settings.instructions import InstructionsBox
+from goodbuddy_kb.ui.widgets.buttons import button
+from goodbuddy_kb.ui.widgets.graph_settings import graph_settings_dialog
 
 INT_FIELDS = {
     "topK": (1, 20),
@@ -73,6 +76,11 @@ class SettingsTab(QtWidgets.QWidget):
         super().__init__(parent)
         self.link = link
         self.library_id: str | None = None
+        #: The library's graph as last read, and its graph weight as saved.
+        self.graph_info: GraphInfo | None = None
+        self.saved_graph_weight: float | None = None
+        #: The graph settings dialog last opened.
+        self.dialog: QtWidgets.QDialog | None = None
         self.fields: dict[str, QtWidgets.QAbstractSpinBox] = {}
         link.changed.connect(self._refresh_notice)
         self.errors: dict[str, QtWidgets.QLabel] = {}
@@ -139,6 +147,7 @@ class SettingsTab(QtWidgets.QWidget):
         self.columns.addWidget(retrieval, 1)
         self.columns.addWidget(chunking, 1)
         stacked.addLayout(self.columns)
+        stacked.addWidget(self._graph_box())
         stacked.addWidget(self.instructions)
         scroll = QtWidgets.QScrollArea()
         scroll.setWidgetResizable(True)
@@ -147,6 +156,51 @@ class SettingsTab(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(scroll)
+
+    def _graph_box(self) -> QtWidgets.QGroupBox:
+        """The library's knowledge graph in one line (strategy and counts) and the graph
+        settings, the same dialog the Knowledge graph tab opens (PRD §6)."""
+        box = QtWidgets.QGroupBox(tr("settings.graph"))
+        self.graph_summary = QtWidgets.QLabel()
+        self.graph_summary.setWordWrap(True)
+        self.graph_settings_button = button("graph.settings", self.open_graph_settings)
+        self.graph_settings_button.setEnabled(False)
+        hint = QtWidgets.QLabel(tr("settings.graph.hint"))
+        hint.setObjectName("muted")
+        hint.setWordWrap(True)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.graph_summary, 1)
+        row.addWidget(self.graph_settings_button)
+        layout = QtWidgets.QVBoxLayout(box)
+        layout.addLayout(row)
+        layout.addWidget(hint)
+        return box
+
+    def open_graph_settings(self) -> None:
+        info = self.graph_info
+        if info is None or info.library_id != self.library_id:
+            return
+        self.dialog = graph_settings_dialog(
+            self.link, self, info, self.saved_graph_weight, self._graph_saved
+        )
+        self.dialog.open()
+
+    def _graph_saved(self, _info: GraphInfo | None) -> None:
+        """The graph's state, and the graph weight as saved (the rest of the form keeps what
+        the person is typing)."""
+        library_id = self.library_id
+        self._show_graph_state()
+
+        def got(result: c.LibrarySettings | None, error: KbError | None) -> None:
+            if result is not None and library_id == self.library_id:
+                self.saved_graph_weight = result.retrieval.graph_weight
+                weight = self.fields["graphWeight"]
+                if isinstance(weight, QtWidgets.QDoubleSpinBox):
+                    weight.setValue(result.retrieval.graph_weight)
+
+        if library_id is not None:
+            self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), got)
+        self.notice.emit(tr("settings.saved"))
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         narrow = self.width() < 760
@@ -201,6 +255,8 @@ class SettingsTab(QtWidgets.QWidget):
 
     def show_library(self, library_id: str | None) -> None:
         self.library_id = library_id
+        self.graph_info = None
+        self.graph_settings_button.setEnabled(False)
         self.instructions.show_library(library_id)
         if library_id is not None:
             self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), self._show)
@@ -214,6 +270,17 @@ class SettingsTab(QtWidgets.QWidget):
         def done(result: GraphInfo | None, error: KbError | None) -> None:
             if result is None or library_id != self.library_id:
                 return
+            self.graph_info = result
+            self.graph_summary.setText(
+                tr(
+                    "graph.status",
+                    strategy=tr(f"graph.strategy.{result.settings.strategy}"),
+                    entities=result.entities,
+                    relations=result.relations,
+                    evidence=result.evidence,
+                )
+            )
+            self.graph_settings_button.setEnabled(True)
             on = result.settings.strategy != "off"
             self.fields["graphWeight"].setEnabled(on)
             self.fields["graphWeight"].setToolTip("" if on else tr("settings.graph_off"))
@@ -250,6 +317,7 @@ class SettingsTab(QtWidgets.QWidget):
         for name, box in self.fields.items():
             if isinstance(box, QtWidgets.QSpinBox | QtWidgets.QDoubleSpinBox):
                 box.setValue(values[name])
+        self.saved_graph_weight = result.retrieval.graph_weight
         self.rerank_box.setChecked(result.retrieval.local_rerank_enabled)
         self.fusion_box.setCurrentIndex(self.fusion_box.findData(result.retrieval.fusion))
         self.mode_box.setCurrentIndex(self.mode_box.findData(result.chunking.mode))

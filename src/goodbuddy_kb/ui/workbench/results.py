@@ -9,6 +9,7 @@ import html
 
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.locator import Locator
+from goodbuddy_kb.ui.graph.texts import relation_names_in
 from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.locator import format_locator, path_text
@@ -54,7 +55,7 @@ def preview_html(x: r.RetrievalResult) -> str:
     """The whole snippet under its document and locator, and why the graph found it."""
     where = " · ".join(p for p in (path_text(x.document_path), locator_text(x)) if p)
     graph = (
-        f"<p><i>{html.escape(tr('workbench.graph_reasons', v='; '.join(x.graph_reasons)))}</i></p>"
+        f"<p><i>{html.escape(tr('workbench.graph_reasons', v='; '.join(map(relation_names_in, x.graph_reasons))))}</i></p>"
         if x.graph_reasons
         else ""
     )

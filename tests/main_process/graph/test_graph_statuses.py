@@ -1,0 +1,105 @@
+"""A document's graph status says where its graph stands (PRD §7.6): "pending" while a local
+extraction is queued, "on demand" while the model strategy waits for a run a person starts,
+"running" while an extraction reads it, "done" after; and a single-document rebuild re-extracts
+that document's graph (its old names go, its new ones come) instead of keeping stale entities;
+documents an extraction was reading when the backend died wait again at start."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goodbuddy_kb.contracts.methods import (
+    DOCUMENT_REBUILD,
+    DOCUMENTS_LIST,
+    GRAPH_ENTITIES,
+    GRAPH_EXTRACT,
+    GRAPH_GET,
+    GRAPH_UPDATE,
+)
+from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from goodbuddy_kb.main_process.services import Services
+from goodbuddy_kb.main_process.storage.db import ConnectionPool
+from tests.dispatch import call
+from tests.main_process.graph.helpers import turn_on
+from tests.main_process.graph.test_model_extraction import configure
+from tests.servers.extractserver import ExtractScript, Reply, extract_server
+
+pytestmark = pytest.mark.integration
+
+
+def graph_statuses(d: Dispatcher, library_id: str) -> dict[str, str]:
+    listed = call(d, DOCUMENTS_LIST.name, {"libraryId": library_id})["documents"]
+    return {doc["path"]: doc["status"]["graph"] for doc in listed}
+
+
+def names(d: Dispatcher, library_id: str) -> set[str]:
+    found = call(d, GRAPH_ENTITIES.name, {"libraryId": library_id, "limit": 200})["entities"]
+    return {e["name"] for e in found}
+
+
+def test_a_document_rebuild_re_extracts_that_documents_graph(
+    dispatcher: Dispatcher, services: Services, kb: str, tmp_path: Path
+) -> None:
+    turn_on(dispatcher, services, kb)
+    assert "统一认证平台" in names(dispatcher, kb)
+    (tmp_path / "kb" / "finance.md").write_text(
+        "# 部门职责\n\n财务部隶属于行政中心。报销系统依赖统一支付平台。\n", encoding="utf-8"
+    )
+    listed = call(dispatcher, DOCUMENTS_LIST.name, {"libraryId": kb})["documents"]
+    finance = next(doc for doc in listed if doc["path"] == "finance.md")
+    call(dispatcher, DOCUMENT_REBUILD.name, {"libraryId": kb, "documentId": finance["id"]})
+    services.tasks.wait_idle(30)
+    after = names(dispatcher, kb)
+    assert "统一认证平台" not in after, "the old text's entity does not outlive it"
+    assert "统一支付平台" in after, "the new text's entity is extracted"
+    assert graph_statuses(dispatcher, kb)["finance.md"] == "done"
+    assert not call(dispatcher, GRAPH_GET.name, {"libraryId": kb})["needsRebuild"]
+
+
+def test_statuses_pending_on_demand_running_and_done(
+    dispatcher: Dispatcher, services: Services, kb: str
+) -> None:
+    info = call(dispatcher, GRAPH_GET.name, {"libraryId": kb})
+    local = {**info["settings"], "strategy": "local"}
+    call(dispatcher, GRAPH_UPDATE.name, {"libraryId": kb, "settings": local})
+    assert set(graph_statuses(dispatcher, kb).values()) == {"pending"}, "a local run is due"
+    release = threading.Event()
+
+    def slow(_body: dict[str, Any]) -> Reply:
+        release.wait(10)
+        return {"answer": {"entities": [], "relations": []}}
+
+    script = ExtractScript(slow)
+    with extract_server(script) as url:
+        configure(dispatcher, kb, url, modelConcurrency=1)
+        statuses = graph_statuses(dispatcher, kb)
+        assert set(statuses.values()) == {"on_demand"}, "the model waits for a person's run"
+        call(dispatcher, GRAPH_EXTRACT.name, {"libraryId": kb})
+        deadline = time.monotonic() + 10
+        while not script.requests and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert set(graph_statuses(dispatcher, kb).values()) == {"running"}
+        release.set()
+        services.tasks.wait_idle(30)
+    assert set(graph_statuses(dispatcher, kb).values()) == {"done"}
+
+
+def test_an_extraction_a_crash_cut_off_waits_again_at_start(
+    dispatcher: Dispatcher, services: Services, kb: str, pool: ConnectionPool, data_dir: Path
+) -> None:
+    info = call(dispatcher, GRAPH_GET.name, {"libraryId": kb})
+    model = {**info["settings"], "strategy": "model"}
+    call(dispatcher, GRAPH_UPDATE.name, {"libraryId": kb, "settings": model})
+    with pool.get() as conn:  # the state a crash in the middle of a run leaves
+        conn.execute("UPDATE documents SET graph_status = 'running' WHERE library_id = ?", (kb,))
+    services.stop()
+    restarted = Services.start(pool, data_dir, lambda _method, _params: None)
+    try:
+        assert set(graph_statuses(Dispatcher(restarted), kb).values()) == {"on_demand"}
+    finally:
+        restarted.stop()

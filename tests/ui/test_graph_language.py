@@ -1,0 +1,105 @@
+"""The knowledge graph in the user's language: relation names (in the tab and in a path the
+backend wrote with keys, as the workbench shows it) and the starter ontology's descriptions read
+in Chinese when the UI is Chinese, while types a person defined read as they typed them and the
+stored ontology keeps its keys and the starter's text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from goodbuddy_kb.contracts import graph as g
+from goodbuddy_kb.contracts import retrieval as r
+from goodbuddy_kb.main_process.graph.ontology import starter
+from goodbuddy_kb.ui.graph.ontology import OntologyDialog
+from goodbuddy_kb.ui.graph.texts import (
+    relation_here,
+    relation_names_in,
+    relation_text,
+    type_description,
+    type_label,
+)
+from goodbuddy_kb.ui.i18n import STRINGS, language, set_language
+from goodbuddy_kb.ui.workbench.results import preview_html
+
+A, B = "1" * 32, "2" * 32
+
+
+@pytest.fixture
+def chinese() -> Iterator[None]:
+    before = language()
+    set_language("zh")
+    yield
+    set_language(before)
+
+
+def approves() -> g.Relation:
+    return g.Relation(
+        id="3" * 32, type_key="approves", head_id=A, head_name="财务部", tail_id=B,
+        tail_name="差旅报销制度", confidence=0.9, extractor="local",
+    )  # fmt: skip
+
+
+@pytest.mark.usefixtures("chinese")
+def test_relations_read_in_chinese_in_the_tab_and_in_a_backend_path() -> None:
+    ontology = starter()
+    assert relation_text(ontology, approves()) == "财务部 —审批→ 差旅报销制度"
+    assert relation_here(ontology, approves(), A) == "—审批→ 差旅报销制度"
+    path = "报销系统 —owns→ 财务共享中心; 财务共享中心 —located_in→ 上海"
+    assert relation_names_in(path) == "报销系统 —负责→ 财务共享中心; 财务共享中心 —位于→ 上海"
+    custom = g.RelationType(key="supplies", name_zh="供货", name_en="supplies")
+    with_custom = ontology.model_copy(update={"relation_types": [custom]})
+    assert relation_names_in("甲 —supplies→ 乙", with_custom) == "甲 —供货→ 乙", "as typed"
+
+
+@pytest.mark.usefixtures("chinese")
+def test_the_starter_ontology_reads_in_chinese_and_a_persons_types_as_typed() -> None:
+    ontology = starter()
+    person = next(t for t in ontology.entity_types if t.key == "person")
+    assert type_description(person) == "人员，或某人担任的职务。"
+    retyped = person.model_copy(update={"description": "Staff member", "name_en": "Staff"})
+    assert type_description(retyped) == "Staff member" and type_label(retyped) == "人员"
+    for t in [*ontology.entity_types, *ontology.relation_types]:
+        assert "\u4e00" <= type_label(t)[0] <= "\u9fff", f"{t.key} has a Chinese name"
+        if t.description:
+            assert not type_description(t).isascii(), f"{t.key}'s description is translated"
+
+
+def test_every_starter_type_has_both_languages_in_the_catalogue() -> None:
+    for t in starter().entity_types:
+        assert STRINGS[f"starter.entity.{t.key}"][1] == t.name_en
+        if t.description:
+            assert STRINGS[f"starter.entity.{t.key}.description"][1] == t.description
+    for relation in starter().relation_types:
+        assert STRINGS[f"starter.relation.{relation.key}"][1] == relation.name_en
+
+
+@pytest.mark.gui
+@pytest.mark.usefixtures("chinese")
+def test_the_ontology_editor_shows_chinese_and_saves_the_starter_text_unchanged(
+    qtbot: QtBot,
+) -> None:
+    dialog = OntologyDialog(starter())
+    qtbot.addWidget(dialog)
+    page = dialog.entity_page
+    row = next(i for i, t in enumerate(page.types) if t["key"] == "person")
+    page.list.setCurrentRow(row)
+    assert page.description.text() == "人员，或某人担任的职务。"
+    saved: list[g.Ontology] = []
+    dialog.submitted.connect(saved.append)
+    dialog.ok_button.click()
+    assert saved, dialog.error_label.text()
+    person = next(t for t in saved[0].entity_types if t.key == "person")
+    assert person.description == "A person or a role held by a person.", "the stored text stays"
+
+
+@pytest.mark.usefixtures("chinese")
+def test_the_workbench_names_the_graphs_relations_in_chinese() -> None:
+    result = r.RetrievalResult.model_construct(
+        document_path="rules.md", heading_path=[], locator={}, snippet="报销系统由财务部负责。",
+        graph_reasons=["报销系统 —owns→ 财务部"],
+    )  # fmt: skip
+    shown = preview_html(result)
+    assert "—负责→" in shown and "owns" not in shown
