@@ -53,6 +53,7 @@ from goodbuddy_kb.ui.welcome.guide import SampleGuide
 from goodbuddy_kb.ui.welcome.page import WelcomePage
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.theme import SPACE
+from goodbuddy_kb.ui.widgets.wheel_guard import install_wheel_guard
 from goodbuddy_kb.ui.workbench.memory import WorkbenchMemory
 from goodbuddy_kb.ui.workbench.view import WorkbenchDialog
 
@@ -76,6 +77,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._restored = False  # (set again below; resize events may come first)
         self.setWindowTitle(tr("app.title"))
         self.resize(1200, 800)
+        install_wheel_guard(self)  # the wheel scrolls pages, not the settings it passes over
         self.model = LibraryListModel(self)  # kept while the widgets are built again
         #: Each library's workbench question, top K, rerank and splitter for the session.
         self.workbench_memory = WorkbenchMemory()
