@@ -29,6 +29,17 @@ from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 
 
+@pytest.fixture(autouse=True)
+def own_configuration(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Each test starts from no saved GUI settings (language, theme, window): a language one
+    test saved must not decide the language of the next test's window or command, whichever
+    test ran before it in the same worker."""
+    before = os.environ["XDG_CONFIG_HOME"]
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
+    yield
+    os.environ["XDG_CONFIG_HOME"] = before
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     path = tmp_path / "data"

@@ -131,7 +131,9 @@ def test_cjk_backfill_indexes_existing_chunks_and_a_failure_rolls_back(tmp_path:
     import shutil
 
     migrations = tmp_path / "migrations"
-    shutil.copytree(default_migrations_dir(), migrations)
+    shutil.copytree(
+        default_migrations_dir(), migrations, ignore=shutil.ignore_patterns("__pycache__")
+    )
     for later in migrations.iterdir():
         if later.name[:4] > "0004":
             later.unlink()  # this test is about 0004 on the schema of its time
@@ -181,7 +183,9 @@ def test_stemmed_fulltext_rebuilds_both_tables_with_headings_and_a_failure_rolls
     import shutil
 
     migrations = tmp_path / "migrations"
-    shutil.copytree(default_migrations_dir(), migrations)
+    shutil.copytree(
+        default_migrations_dir(), migrations, ignore=shutil.ignore_patterns("__pycache__")
+    )
     stemmed = migrations / "0012_stemmed_fulltext.py"
     original = stemmed.read_text()
     stemmed.unlink()
@@ -244,7 +248,9 @@ def test_the_first_starter_ontology_is_updated_and_an_edited_one_is_left(tmp_pat
     from goodbuddy_kb.main_process.graph.ontology import starter
 
     migrations = tmp_path / "migrations"
-    shutil.copytree(default_migrations_dir(), migrations)
+    shutil.copytree(
+        default_migrations_dir(), migrations, ignore=shutil.ignore_patterns("__pycache__")
+    )
     for later in migrations.iterdir():
         if later.name[:4] >= "0016":
             later.unlink()
@@ -289,7 +295,9 @@ def test_libraries_on_the_old_relevance_default_move_to_the_calibrated_one(tmp_p
     import shutil
 
     migrations = tmp_path / "migrations"
-    shutil.copytree(default_migrations_dir(), migrations)
+    shutil.copytree(
+        default_migrations_dir(), migrations, ignore=shutil.ignore_patterns("__pycache__")
+    )
     later = sorted(p for p in migrations.iterdir() if p.name[:4] >= "0021")
     held = {p.name: p.read_bytes() for p in later}
     for p in later:

@@ -20,7 +20,9 @@ MIGRATION = "_conversation_management.py"
 def before_the_index(tmp_path: Path) -> tuple[sqlite3.Connection, Path, dict[str, bytes]]:
     """A database migrated up to (not including) the conversation-management migration."""
     migrations = tmp_path / "migrations"
-    shutil.copytree(default_migrations_dir(), migrations)
+    shutil.copytree(
+        default_migrations_dir(), migrations, ignore=shutil.ignore_patterns("__pycache__")
+    )
     first = next(p.name for p in migrations.iterdir() if p.name.endswith(MIGRATION))
     later = sorted(p for p in migrations.iterdir() if p.name >= first)
     held = {p.name: p.read_bytes() for p in later}

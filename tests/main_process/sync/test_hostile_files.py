@@ -205,10 +205,10 @@ def test_malformed_docx_fail_alone_and_the_sync_goes_on(
 )
 def test_docx_bombs_are_refused_quickly_in_little_memory(data: bytes, reason: str) -> None:
     tracemalloc.start()
-    started = time.monotonic()
+    started = time.process_time()  # processor time: a busy machine must not fail it
     with pytest.raises(ParseError, match=reason):
         parse(data, "bomb.docx")
-    elapsed = time.monotonic() - started
+    elapsed = time.process_time() - started
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert elapsed < 5 and peak < 64 * 1024 * 1024, (elapsed, peak)
