@@ -79,6 +79,7 @@ class ChannelRun:
     graph_reasons: dict[str, list[str]] = field(default_factory=dict)
     graph_entities: list[str] = field(default_factory=list)
     graph_near_misses: list[str] = field(default_factory=list)
+    graph_paths: list[str] = field(default_factory=list)
 
     @property
     def used(self) -> bool:
@@ -189,6 +190,7 @@ def graph(q: ChannelQuery) -> ChannelRun:
         run.graph_reasons = {h.chunk_id: h.reasons for h in found.hits}
         run.graph_entities = list(found.matched)
         run.graph_near_misses = list(found.near_misses)
+        run.graph_paths = list(found.paths)
     return run
 
 
