@@ -58,7 +58,7 @@ class GraphResult:
     near_misses: list[str] = field(default_factory=list)
     #: The paths of two hops that answer the question (A —owned_by→ B —led_by→ C).
     paths: list[str] = field(default_factory=list)
-    #: Whether a relation reached what the question asks for (a person, a place…).
+    #: Whether the paths reached everything the question asks for (a person, a place…).
     answered: bool = False
 
 
@@ -283,16 +283,10 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
                 )
         ontology, cues = _ontology(conn, library_id)
         cued = _cued(cues, rest)
-        answers = hop.follow(
-            conn,
-            settings.min_confidence,
-            entity_ids,
-            relations,
-            hop.asked_types(ontology, rest) if ontology is not None else set(),
-            cued,
-        )
+        asked = hop.asked_types(ontology, rest) if ontology is not None else set()
+        answers = hop.follow(conn, settings.min_confidence, entity_ids, relations, asked, cued)
         direct = {a.relation_id for a in answers if a.hops == 1}
-        result.answered = result.answered or bool(answers)
+        result.answered = result.answered or hop.complete(answers, asked)
         pointed = bool(cued) or bool(answers)
         if relations:
             # a question that asks for some relation types ("在哪" → located in) or for an

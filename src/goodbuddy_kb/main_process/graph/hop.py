@@ -135,6 +135,8 @@ class Answer:
     path: str
     #: 1 when A's own relation answers, 2 when it is a neighbour's
     hops: int
+    #: the entity type the path ends on
+    reached: str = ""
 
 
 #: A relation row: (id, type key, head id, tail id, head name, tail name).
@@ -178,7 +180,7 @@ def follow(
         origin = row[2] if row[2] in start else row[3]
         other = _other(row, origin)
         if other not in start and types.get(other) in asked:
-            answers.append(Answer(row[0], step(row, origin), 1))
+            answers.append(Answer(row[0], step(row, origin), 1, types[other]))
     reached = {types[_other(r, r[2] if r[2] in start else r[3])] for r in relations} & asked
     if further and reached == asked:
         # everything asked is met by A's own relations, but the question cues a relation A
@@ -221,8 +223,14 @@ def follow(
             continue
         if other_type in remaining or row[1] in further:
             path = bridges[bridge] + " " + onward(row[:6], bridge)
-            answers.append(Answer(row[0], path, 2))
+            answers.append(Answer(row[0], path, 2, other_type))
     return answers
+
+
+def complete(answers: Sequence[Answer], asked: set[str]) -> bool:
+    """Whether the paths reach everything the question asks for (any answer when it asks only
+    by relation cues): a graph that answers half a question is no reason to trust it more."""
+    return bool(answers) and asked <= {a.reached for a in answers}
 
 
 def _rank(row: Row, start: set[str], types: dict[str, str], asked: set[str], cued: set[str]) -> int:
