@@ -10,8 +10,10 @@ settings and the bundled embedding model. ``--graph gold`` fills the graph from
 ``graph_gold.jsonl``/``entities.jsonl`` through the product's manual graph editing (the library's
 ontology gains the dataset's missing types, then entities with aliases and relations, whose
 evidence is the chunks that mention both ends); ``--graph local`` runs the product's local
-extraction. Both runs search the same library: "with" asks every channel, "without" the
-hybrid channels alone (the graph off). ``--keep DIR`` keeps the imported library for the next run.
+extraction. Every mode searches the same library: "without graph" asks the hybrid channels
+alone (the graph off), "with graph" every channel, "graph alone" the graph channel only (what
+the channel ranks before the fusion). ``--keep DIR`` keeps the imported library (and its graph)
+for the next run; ``--verbose`` prints each question's ranks and the answer's graph reasons.
 """
 
 from __future__ import annotations
