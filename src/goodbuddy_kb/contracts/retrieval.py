@@ -96,6 +96,10 @@ class Diagnostics(ContractModel):
     #: Those of ``graph_entities`` the question names only approximately: found by full text
     #: over entity names, aliases and descriptions (the near-miss step), not by a spelled name.
     graph_near_misses: list[str] = Field(default_factory=list)
+    #: The graph's paths from an entity of the question to what it asks for, e.g.
+    #: "报销系统 —owned_by→ 财务共享中心 —led_by→ 林悦" (the chunks stating the last step rank
+    #: first in the graph channel and carry the path in their ``graph_reasons``).
+    graph_paths: list[str] = Field(default_factory=list)
     fusion: FusionMethod = "adaptive"
     #: Each channel's confidence for this query (0–1), from its own score distribution.
     channel_confidence: dict[str, float] = Field(default_factory=dict)

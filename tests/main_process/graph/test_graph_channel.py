@@ -117,7 +117,8 @@ def test_a_question_about_a_neighbours_relation_ranks_that_relations_evidence_fi
     )
     top = res["results"][0]
     assert "财务部隶属于行政中心" in top["snippet"]
-    assert "财务部 —belongs_to→ 行政中心" in top["graphReasons"]
+    # the reason names the path from the question's entity
+    assert "差旅报销制度 ←approves— 财务部 —belongs_to→ 行政中心" in top["graphReasons"]
     # without the cue, the plain relation of the named entity comes first
     res = call(
         dispatcher,

@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 
 from goodbuddy_kb.contracts import graph as g
-from goodbuddy_kb.main_process.graph import store
+from goodbuddy_kb.main_process.graph import hop, store
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold
 from goodbuddy_kb.main_process.graph.nearmiss import NearMissIndex
 
@@ -43,6 +43,8 @@ class GraphHit:
     reasons: list[str] = field(default_factory=list)
     #: The chunk's stable key: ties rank in document order, the same on every run.
     seq: int = 0
+    #: Whether the chunk states a relation that reaches what the question asks for.
+    answers: bool = False
 
 
 @dataclass
@@ -54,6 +56,10 @@ class GraphResult:
     degraded: list[str] = field(default_factory=list)
     #: The matched entities (in ``matched``) that the near-miss step found, not a spelled name.
     near_misses: list[str] = field(default_factory=list)
+    #: The paths of two hops that answer the question (A —owned_by→ B —led_by→ C).
+    paths: list[str] = field(default_factory=list)
+    #: Whether the paths reached everything the question asks for (a person, a place…).
+    answered: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,7 +107,7 @@ def _lookup(conn: sqlite3.Connection, library_id: str) -> _Lookup:
     return lookup
 
 
-_cues: dict[str, dict[str, frozenset[str]]] = {}
+_cues: dict[str, tuple[g.Ontology, dict[str, frozenset[str]]]] = {}
 _CUE_STOP = frozenset(["must", "from", "with", "that", "this", "than", "into"])
 
 
@@ -120,21 +126,28 @@ def relation_cues(ontology: g.Ontology) -> dict[str, frozenset[str]]:
     return found
 
 
-def cued_relation_types(conn: sqlite3.Connection, library_id: str, query: str) -> set[str]:
-    """The relation types of the library's ontology that ``query`` asks about."""
+def _ontology(
+    conn: sqlite3.Connection, library_id: str
+) -> tuple[g.Ontology | None, dict[str, frozenset[str]]]:
+    """The library's ontology and its relation cues, parsed once per ontology text."""
     row = conn.execute(
         "SELECT ontology FROM graph_settings WHERE library_id = ?", (library_id,)
     ).fetchone()
     if row is None:
-        return set()
+        return None, {}
     with _cache_lock:
-        cues = _cues.get(row[0])
-    if cues is None:
-        cues = relation_cues(g.Ontology.model_validate_json(row[0]))
+        cached = _cues.get(row[0])
+    if cached is None:
+        ontology = g.Ontology.model_validate_json(row[0])
+        cached = (ontology, relation_cues(ontology))
         with _cache_lock:
             if len(_cues) > 16:
                 _cues.clear()
-            _cues[row[0]] = cues
+            _cues[row[0]] = cached
+    return cached
+
+
+def _cued(cues: dict[str, frozenset[str]], query: str) -> set[str]:
     folded = fold(query)
     latin = set(re.findall(r"[a-z]+", folded))
     return {
@@ -226,23 +239,29 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             weight: float,
             label_of: dict[str, str],
             library_id: str = library_id,
+            first: bool = False,
         ) -> None:
             for chunk_id, keys, score, seq in rows:
                 hit = scores.setdefault(chunk_id, GraphHit(chunk_id, library_id, 0.0, seq=seq))
                 hit.score += weight * score
                 for key in keys.split(",")[:3]:
                     label = label_of.get(key)
-                    if label and label not in hit.reasons and len(hit.reasons) < 6:
-                        hit.reasons.append(label)
+                    if label and label not in hit.reasons:
+                        # a path that answers comes before the names that brought the chunk
+                        hit.reasons.insert(0 if first else len(hit.reasons), label)
+                del hit.reasons[6:]
+                hit.answers = hit.answers or first
 
-        # Each kind of evidence is summed per chunk and cut to the best chunks inside SQLite:
+        # Each kind of evidence is summed per chunk (names: a chunk naming more of them is
+        # more about them) or its best taken (relations: a chunk listing many relations of
+        # the named entity does not outweigh the one stating what the question asks), and cut to the best chunks inside SQLite:
         # a name mentioned in thousands of chunks costs one aggregate, not thousands of rows
         # in Python (bounded fan-out). Evidence never points at a disabled or parent chunk
         # (the triggers drop it), the join only finds the chunk's id.
         limit = max(pool * EVIDENCE_PER_RESULT, MIN_EVIDENCE_ROWS)
         evidence_sql = (
             "SELECT c.id, agg.keys, agg.score, c.seq FROM (SELECT chunk_seq,"
-            " group_concat(DISTINCT {col}) AS keys, sum(confidence) AS score"
+            " group_concat(DISTINCT {col}) AS keys, {agg}(confidence) AS score"
             " FROM graph_evidence WHERE {col} IN ({marks}) AND confidence >= ?"
             " GROUP BY chunk_seq ORDER BY score DESC, chunk_seq LIMIT ?) agg"
             " JOIN chunks c ON c.seq = agg.chunk_seq WHERE c.enabled = 1 AND c.role != 'parent'"
@@ -254,25 +273,47 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             if ids:
                 add(
                     conn.execute(
-                        evidence_sql.format(col="entity_id", marks=",".join("?" for _ in ids)),
+                        evidence_sql.format(
+                            col="entity_id", agg="sum", marks=",".join("?" for _ in ids)
+                        ),
                         (*ids, settings.min_confidence, limit),
                     ).fetchall(),
                     weight,
                     labels,
                 )
-        cued = cued_relation_types(conn, library_id, rest)
+        ontology, cues = _ontology(conn, library_id)
+        cued = _cued(cues, rest)
+        asked = hop.asked_types(ontology, rest) if ontology is not None else set()
+        answers = hop.follow(conn, settings.min_confidence, entity_ids, relations, asked, cued)
+        direct = {a.relation_id for a in answers if a.hops == 1}
+        result.answered = result.answered or hop.complete(answers, asked)
+        pointed = bool(cued) or bool(answers)
         if relations:
-            # a question that asks for some relation types ("在哪" → located in) weighs the
-            # others less
+            # a question that asks for some relation types ("在哪" → located in) or for an
+            # answer of some type ("谁" → a person) weighs the others less
             for group, weight in (
-                ([r[0] for r in relations if not cued or r[1] in cued], RELATION_WEIGHT),
-                ([r[0] for r in relations if cued and r[1] not in cued], UNCUED_WEIGHT),
+                (
+                    [
+                        r[0]
+                        for r in relations
+                        if (not pointed or r[1] in cued) and r[0] not in direct
+                    ],
+                    RELATION_WEIGHT,
+                ),
+                (
+                    [
+                        r[0]
+                        for r in relations
+                        if pointed and r[1] not in cued and r[0] not in direct
+                    ],
+                    UNCUED_WEIGHT,
+                ),
             ):
                 if group:
                     add(
                         conn.execute(
                             evidence_sql.format(
-                                col="relation_id", marks=",".join("?" for _ in group)
+                                col="relation_id", agg="max", marks=",".join("?" for _ in group)
                             ),
                             (*group, settings.min_confidence, limit),
                         ).fetchall(),
@@ -283,45 +324,39 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             ids = list(neighbours)
             add(
                 conn.execute(
-                    evidence_sql.format(col="entity_id", marks=",".join("?" for _ in ids)),
+                    evidence_sql.format(
+                        col="entity_id", agg="sum", marks=",".join("?" for _ in ids)
+                    ),
                     (*ids, settings.min_confidence, limit),
                 ).fetchall(),
                 NEIGHBOUR_WEIGHT,
                 neighbours,
             )
-            # "费用报销系统的运维团队在哪个城市办公": the question names the system and asks
-            # for a relation of its neighbour (located in): the neighbours' relations of the
-            # types the question cues carry the answer
-            # a type the named entity's own relations answer needs no second step
-            onward = cued - {r[1] for r in relations}
-            if onward:
-                known = [r[0] for r in relations]
-                ids = list(neighbours)[:MAX_NEIGHBOURS]
-                marks = ",".join("?" for _ in ids)
-                hop = conn.execute(
-                    "SELECT r.id, r.type_key, h.name, t.name FROM graph_relations r"
-                    " JOIN graph_entities h ON h.id = r.head_id"
-                    " JOIN graph_entities t ON t.id = r.tail_id"
-                    f" WHERE (r.head_id IN ({marks}) OR r.tail_id IN ({marks}))"
-                    f" AND r.type_key IN ({','.join('?' for _ in onward)}) AND r.confidence >= ?"
-                    f" ORDER BY r.confidence DESC, r.id LIMIT {MAX_NEIGHBOURS}",
-                    (*ids, *ids, *sorted(onward), settings.min_confidence),
-                ).fetchall()
-                hop = [r for r in hop if r[0] not in known]
-                if hop:
-                    result.relations_used += len(hop)
-                    add(
-                        conn.execute(
-                            evidence_sql.format(
-                                col="relation_id", marks=",".join("?" for _ in hop)
-                            ),
-                            (*[r[0] for r in hop], settings.min_confidence, limit),
-                        ).fetchall(),
-                        CUED_WEIGHT,
-                        {r[0]: f"{r[2]} —{r[1]}→ {r[3]}" for r in hop},
-                    )
+        # "费控系统登不进去联系谁": the system's owner is a team, the person is that team's
+        # head: the neighbours' relations that reach what the question asks for carry the
+        # answer, above the bridge to it, and name the path
+        result.relations_used += sum(1 for a in answers if a.hops == 2)
+        if answers:
+            result.paths.extend(dict.fromkeys(a.path for a in answers))
+            add(
+                conn.execute(
+                    evidence_sql.format(
+                        col="relation_id", agg="max", marks=",".join("?" for _ in answers)
+                    ),
+                    (*[a.relation_id for a in answers], settings.min_confidence, limit),
+                ).fetchall(),
+                CUED_WEIGHT,
+                {a.relation_id: a.path for a in answers},
+                first=True,
+            )
     if result.enabled and not result.matched:
         result.degraded.append(NO_ENTITIES)
+    # the chunks stating what the question asks for rank above those that only name its
+    # entities (the bridge): their scores are lifted above the others' best
+    lift = max((h.score for h in scores.values() if not h.answers), default=0.0)
+    for hit in scores.values():
+        if hit.answers:
+            hit.score += lift
     ranked = sorted(scores.values(), key=lambda h: (-round(h.score, 9), h.library_id, h.seq))
     result.hits = ranked[:pool]
     return result

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -32,6 +32,9 @@ GRAPH_REASONS = {
     graph_channel.NOT_ENABLED: "graph.off",
     graph_channel.NO_ENTITIES: "graph.no_entities",
 }
+
+#: The graph channel's confidence in the fusion when it reached what the question asks for.
+PATH_CONFIDENCE = 1.0
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,7 @@ class ChannelRun:
     graph_reasons: dict[str, list[str]] = field(default_factory=dict)
     graph_entities: list[str] = field(default_factory=list)
     graph_near_misses: list[str] = field(default_factory=list)
+    graph_paths: list[str] = field(default_factory=list)
 
     @property
     def used(self) -> bool:
@@ -174,15 +178,19 @@ def graph(q: ChannelQuery) -> ChannelRun:
     run.ms = _elapsed_ms(started)
     if found.enabled:
         run.ranking = [h.chunk_id for h in found.hits]
-        # no development set has a graph yet: its confidence comes from its own score margin,
-        # like a lexical channel's
+        # its confidence comes from its own score margin, like a lexical channel's, unless it
+        # followed the question's entity to what the question asks for (company-graph-dev:
+        # a path's answer ranks first alone, but few hits leave a small margin)
         run.fusion_input = fusion.lexical_ranking(
             "graph", run.ranking, [h.score for h in found.hits], 1.0, q.weights["graph"]
         )
+        if found.answered:
+            run.fusion_input = replace(run.fusion_input, known_confidence=PATH_CONFIDENCE)
         run.library_of = {h.chunk_id: h.library_id for h in found.hits}
         run.graph_reasons = {h.chunk_id: h.reasons for h in found.hits}
         run.graph_entities = list(found.matched)
         run.graph_near_misses = list(found.near_misses)
+        run.graph_paths = list(found.paths)
     return run
 
 

@@ -156,6 +156,9 @@ class ChannelRanking:
     weight: float
     #: lexical: the query-term coverage of the best hit (unused for vector)
     top_coverage: float = 0.0
+    #: the channel's own confidence when it knows better than its score distribution (the
+    #: graph when it followed a path to what the question asks for)
+    known_confidence: float | None = None
 
 
 def vector_ranking(
@@ -192,6 +195,8 @@ MARGIN_RANK = 10
 def confidence(ranking: ChannelRanking, params: FusionParams) -> float:
     if not ranking.ids:
         return 0.0
+    if ranking.known_confidence is not None:
+        return ranking.known_confidence
     if ranking.channel == "vector":
         strength = vector_strength(ranking.scores[0], params)
         if params.vector_margin_share <= 0 or len(ranking.scores) < 2:

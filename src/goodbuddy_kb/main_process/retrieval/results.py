@@ -129,6 +129,7 @@ def describe(
         rerank=rerank,
         graph_entities=[e for r in runs for e in r.graph_entities][:20],
         graph_near_misses=[e for r in runs for e in r.graph_near_misses][:20],
+        graph_paths=[p for r in runs for p in r.graph_paths][:10],
         fusion=fused.method,
         channel_confidence=fused.confidence,
         vector_background=[round(x, 6) for x in background] if background else None,

@@ -81,6 +81,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         "知识图谱：问题中的实体 {v}；其中近似匹配 {near}",
         "Knowledge graph: entities in the question {v}; of these, near misses {near}",
     ),
+    "diag.graph_paths": ("图谱路径：{v}", "Graph paths: {v}"),
     "workbench.graph_reasons": ("图谱依据：{v}", "From the knowledge graph: {v}"),
     "diag.timings": ("耗时（毫秒）：{v}；总计 {total:.0f}", "Timings (ms): {v}; total {total:.0f}"),
     "diag.rerank": (

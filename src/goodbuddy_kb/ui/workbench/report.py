@@ -52,6 +52,8 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
     if d.graph_entities:  # none found: the degraded line says so
         near = ", ".join(d.graph_near_misses) or "–"
         lines.append(tr("diag.graph", v=", ".join(d.graph_entities), near=near))
+    if d.graph_paths:
+        lines.append(tr("diag.graph_paths", v="; ".join(d.graph_paths)))
     if "vector" in d.requested_channels:
         ms = d.timings_ms.get("vector", 0.0)
         scanned, filtered = d.vector_scanned, d.filtered_by_similarity
