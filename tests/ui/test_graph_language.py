@@ -49,6 +49,8 @@ def test_relations_read_in_chinese_in_the_tab_and_in_a_backend_path() -> None:
     assert relation_here(ontology, approves(), A) == "—审批→ 差旅报销制度"
     path = "报销系统 —owns→ 财务共享中心; 财务共享中心 —located_in→ 上海"
     assert relation_names_in(path) == "报销系统 —负责→ 财务共享中心; 财务共享中心 —位于→ 上海"
+    backwards = "差旅报销制度 ←approves— 财务部 —located_in→ 上海"
+    assert relation_names_in(backwards) == "差旅报销制度 ←审批— 财务部 —位于→ 上海"
     custom = g.RelationType(key="supplies", name_zh="供货", name_en="supplies")
     with_custom = ontology.model_copy(update={"relation_types": [custom]})
     assert relation_names_in("甲 —supplies→ 乙", with_custom) == "甲 —供货→ 乙", "as typed"

@@ -15,7 +15,8 @@ LOCK = "✎"
 
 TypeModel = g.EntityType | g.RelationType
 #: A relation in a path the backend wrote with the relation type's key ("A —approves→ B").
-_RELATION_IN_TEXT = re.compile(r"—([a-z][a-z0-9_]*)→")
+#: A relation key in a path, read forwards ("—owned_by→") or backwards ("←owned_by—").
+_RELATION_IN_TEXT = re.compile(r"—([a-z][a-z0-9_]*)→|←([a-z][a-z0-9_]*)—")
 
 
 def _starter_key(t: TypeModel) -> str:
@@ -62,9 +63,16 @@ def relation_type_name(ontology: g.Ontology | None, key: str) -> str:
 
 
 def relation_names_in(text: str, ontology: g.Ontology | None = None) -> str:
-    """A path the backend wrote with relation keys ("报销系统 —owns→ 财务部"), with each
-    relation named in the user's language ("报销系统 —负责→ 财务部")."""
-    return _RELATION_IN_TEXT.sub(lambda m: f"—{relation_type_name(ontology, m[1])}→", text)
+    """A path the backend wrote with relation keys ("报销系统 —owns→ 财务部", also backwards
+    "财务部 ←owns— 报销系统"), with each relation named in the user's language ("报销系统 —负责→
+    财务部")."""
+
+    def named(m: re.Match[str]) -> str:
+        if m[1] is not None:
+            return f"—{relation_type_name(ontology, m[1])}→"
+        return f"←{relation_type_name(ontology, m[2])}—"
+
+    return _RELATION_IN_TEXT.sub(named, text)
 
 
 def lock_mark(e: g.Entity) -> str:

@@ -9,6 +9,7 @@ import html
 
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
+from goodbuddy_kb.ui.graph.texts import relation_names_in
 from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import listing, tr, tr_or
 from goodbuddy_kb.ui.i18n.messages import say_field
@@ -53,7 +54,8 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
         near = ", ".join(d.graph_near_misses) or "–"
         lines.append(tr("diag.graph", v=", ".join(d.graph_entities), near=near))
     if d.graph_paths:
-        lines.append(tr("diag.graph_paths", v="; ".join(d.graph_paths)))
+        paths = "; ".join(map(relation_names_in, d.graph_paths))
+        lines.append(tr("diag.graph_paths", v=paths))
     if "vector" in d.requested_channels:
         ms = d.timings_ms.get("vector", 0.0)
         scanned, filtered = d.vector_scanned, d.filtered_by_similarity
