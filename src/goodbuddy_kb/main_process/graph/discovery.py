@@ -32,35 +32,41 @@ def _words(text: str) -> frozenset[str]:
 
 #: Characters that always end a Chinese name when scanning away from a cue.
 _CJK_STOPS = frozenset(
-    "由的和与及在对向将把被为是了从至到或并给跟每各该本其此请已未不也都而且则如若当以"
+    "由的和与及在对向将把被为是了从至到或并给跟每各该本其此请已未不也都而且则如若当以再"
 )
 #: Function characters that end a name unless they form a word with a neighbour (the words
 #: below): 数据智能部 and 供应链管理部 keep their 据 and 应, 以财务部 loses its 以.
-_SOFT_STOPS = frozenset("按经须需应据归同等于")
+_SOFT_STOPS = frozenset("按经须需应据归同等于有报交个种位名条项件次")
 _ANY_STOP = _CJK_STOPS | _SOFT_STOPS
 _SOFT_WORDS = _words(
     "以太 按摩 经理 经营 经济 经销 经贸 经纪 财经 神经 须知 需求 供应 应用 响应"
     " 应急 对应 适应 反应 应收 应付 数据 依据 证据 票据 单据 据点 归档 回归 合同"
     " 协同 同步 共同 同业 等级 平等 对外 对公 在线 参与 方向 面向 自由 理由 及时"
-    " 被保险 申请 邀请 请假 聘请 请示 成都 首都 京都 当地 从业 将军"
+    " 被保险 申请 邀请 请假 聘请 请示 成都 首都 京都 当地 从业 将军 有限 报销 报表 报告"
+    " 情报 报价 简报 周报 月报 日报 报名 交通 交易 交付 外交 提交 递交 交换 个人 个体 各种"
+    " 品种 种类 种子 单位 岗位 部位 地位 职位 名称 名单 条例 条款 项目 事项 款项 文件 条件"
+    " 软件 硬件 邮件 次数 报警 警报"
 )
 #: Verbs and modal words that introduce the name after them: a name never runs across one
 #: (…必须使用公司邮箱, …内报告信息安全部, …前告知直属主管).
 _VERB_STOPS = _words(
     "通过 使用 告知 报告 签署 需要 必须 按照 根据 经过 提交 联系 前往 参加 担任"
     " 超过 达到 低于 高于 不得 可以 应当 须经 需经 交给 交由 发给 抄送 通知 咨询"
-    " 致电 登录 访问 申请 完成"
+    " 致电 登录 访问 申请 完成 负责 简称 移交 发往 拨打 进出 共有 设有"
 )
 #: Words of a relation pattern that commonly sit inside names, never a name boundary.
 _NAME_WORDS = _words("管理 主管 模块 子系统 服务 平台 规定 标准 办公 部门 下属 下属部门 组成 基于")
 #: Qualifiers in front of a name that are not part of it (新版费用报销流程, 当地规定).
-_QUALIFIERS = _words("当地 有关 相关 上述 其他 其它 各项 各类 新版 旧版 现行 最新")
+_QUALIFIERS = _words(
+    "当地 有关 相关 上述 其他 其它 各项 各类 新版 旧版 现行 最新 部门 任何 所有 下属 直属"
+)
 #: A name that ends in these is a generic noun (一线城市、其他城市), not a name.
 _GENERIC_ENDS = ("城市", "超市", "都市")
 #: A one-character cue followed by these characters is the start of another word (部门, 处理,
 #: 市场), not the end of a name.
 _NOT_A_NAME_END = _words(
     "部门 部分 部署 部件 处理 处于 处置 处罚 科技 科学 科目 市场 市值 省份 省级 组织 组长 组成"
+    " 科长 部长 处长 组员 组建 区域 区分 区别 楼层 楼梯 栋楼 总部门 工厂区"
 )
 _DEFINED = [
     re.compile(
@@ -145,25 +151,64 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _cjk_before(
-    text: str, end: int, cue: str, stop_ends: set[int], verb_ends: set[int]
+    text: str,
+    end: int,
+    cue: str,
+    stop_ends: set[int],
+    verb_ends: set[int],
+    names_end: frozenset[int] = frozenset(),
 ) -> int | None:
-    """Start of the Chinese name that ends with ``cue`` at ``end`` (exclusive), or None."""
+    """Start of the Chinese name that ends with ``cue`` at ``end`` (exclusive), or None.
+    Capitals and digits inside the name belong to it (A栋5楼); ``names_end``: positions where
+    another name's cue ends, where this name starts (A栋1楼 | 安保组, 财务部 | 费用核算组)."""
     start = end - len(cue)
     i = start
     limit = max(0, start - (MAX_CJK_NAME - len(cue)))
     while i > limit:
         ch = text[i - 1]
+        if ch.isascii():
+            j = i
+            while (
+                j > limit
+                and text[j - 1].isascii()
+                and (text[j - 1].isdigit() or "A" <= text[j - 1] <= "Z")
+            ):
+                j -= 1
+            if j == i:
+                break
+            letters = sum(1 for c in text[j:i] if c.isalpha())
+            i = j
+            if letters >= 2:
+                break  # a Latin word starts the name (OA系统, 找IT服务台 → IT服务台)
+            continue
+        if (
+            ch == "与"
+            and i - 1 > limit
+            and i < start
+            and i not in names_end
+            and is_cjk(text[i - 2])
+        ):
+            i -= 1  # 招聘与入职组, 考勤与休假制度: one name, not two
+            continue
         # (is_cjk inline: this loop runs for every character of every name)
         if not (
             "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff"
         ):
             break
         # a pattern word right before the cue is part of the name (采购审批平台), a verb never
-        if i in verb_ends or (i < start and i in stop_ends):
+        if i in verb_ends or (i < start and (i in stop_ends or i in names_end)):
             break
         if ch in _ANY_STOP and _function_at(text, i - 1):
             break
         i -= 1
+    # a Latin word glued to the name is part of it (OA系统, IT服务台)
+    j = i
+    while j > 0 and i - j < 8 and text[j - 1].isascii() and text[j - 1].isalnum():
+        j -= 1
+    if j < i and text[j].isalpha() and (j == 0 or not text[j - 1].isascii()):
+        i = j
+    while i < start and text[i].isascii() and not ("A" <= text[i] <= "Z" or "a" <= text[i] <= "z"):
+        i += 1  # never starts with a digit
     return i if i < start else None
 
 
@@ -308,15 +353,20 @@ def discover(
     stop_ends: set[int] | None = None
     verb_ends: set[int] = set()
     if cues.suffixes is not None:
-        for end_index, (key, types) in cues.suffixes.iter(folded):
-            end = end_index + 1
+        ends = [
+            (end_index + 1, key, types)
+            for end_index, (key, types) in cues.suffixes.iter(folded)
+            if len(key) > 1 or folded[end_index : end_index + 2] not in _NOT_A_NAME_END
+        ]
+        names_end = frozenset(e for e, k, t in ends if is_cjk(k[0]) and "role" not in t)
+        places_end = frozenset(e for e, k, t in ends if is_cjk(k[0]) and t == ("location",))
+        for end, key, types in ends:
             position = end - len(key)
-            if len(key) == 1 and folded[position : end + 1] in _NOT_A_NAME_END:
-                continue
             if is_cjk(key[0]):
                 if stop_ends is None:
                     stop_ends, verb_ends = _stop_ends(folded, cues.stop_words)
-                start = _cjk_before(text, end, key, stop_ends, verb_ends)
+                inner = names_end - places_end if types == ("location",) else names_end
+                start = _cjk_before(text, end, key, stop_ends, verb_ends, inner)
                 span = None if start is None else _a_name(text, start, end, key)
             else:
                 # a Latin cue names only when capitalised: "Security Office", not "the Berlin office"

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.graph import store
-from goodbuddy_kb.main_process.graph.local import compile_patterns, discover, prepare, relations_in
+from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare, relations_in
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
+from goodbuddy_kb.main_process.graph.names import find
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
 
@@ -257,9 +258,7 @@ def extract_library(
     for rows in documents.values():
         for row in rows:
             text = folded[row["seq"]]
-            for mention in discover(
-                row["content"], ontology, row["heading"], cues=cues, folded=text
-            ):
+            for mention in find(row["content"], ontology, row["heading"], cues=cues, folded=text):
                 key = " ".join(text[mention.start : mention.end].split())
                 entity_id = entities.resolve(mention.type_key, mention.name, key)
                 for alias in mention.aliases:
@@ -289,6 +288,9 @@ def extract_library(
             batch.flush()  # the documents read so far keep their graph
             raise
         evidence: list[tuple[object, ...]] = []
+        # the entity the document's title names: the topic of sentences that name no subject
+        heading = rows[0]["heading"] or ""
+        title = next(iter(matcher.find(heading)), None) if heading else None
         for row in rows:
             text = row["content"]
             mentions = matcher.find(text, folded[row["seq"]])[: settings.max_entities_per_chunk]
@@ -298,7 +300,9 @@ def extract_library(
             )
             report.mentions += len(mentions)
             report.chunks += 1
-            found = relations_in(text, mentions, type_of, patterns, ontology, folded[row["seq"]])
+            found = relations_in(
+                text, mentions, type_of, patterns, ontology, folded[row["seq"]], title
+            )
             for rel in found[: settings.max_relations_per_chunk]:
                 relation = relations.id(
                     rel.type_key, rel.head.payload[0], rel.tail.payload[0], rel.confidence
