@@ -5,10 +5,11 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from goodbuddy_kb.main_process.graph.local import compile_patterns, discover, relations_in
+from goodbuddy_kb.main_process.graph.local import compile_patterns, discover
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
 from goodbuddy_kb.main_process.graph.names import find
 from goodbuddy_kb.main_process.graph.ontology import starter
+from goodbuddy_kb.main_process.graph.sentences import relations_in
 
 
 def test_longest_match_wins_over_overlapping_aliases() -> None:

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.graph import store
-from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare, relations_in
+from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
 from goodbuddy_kb.main_process.graph.names import find
+from goodbuddy_kb.main_process.graph.sentences import relations_in
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
 

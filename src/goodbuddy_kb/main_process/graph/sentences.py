@@ -1,0 +1,259 @@
+"""Relations between the names of one chunk, sentence by sentence: the patterns of the
+ontology between two names (`local`); for a clause that names only one side, the sentence's
+subject, the last name before it or the document's title entity as the other side (部长谭一鸣
+after 信息技术部位于B栋3楼; "It is run by …"); appositions of a unit, a head's role word and a
+person (财务部经理孙悦); lists that share one relation word (下设A、B和C); table rows; and,
+as a low-confidence fallback, co-occurrence of a pair whose types exactly one relation type
+allows. Words that deny or end a link (不归, 不再, not, no longer, instead of) link nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from goodbuddy_kb.contracts.graph import Ontology
+from goodbuddy_kb.main_process.graph.local import (
+    CLAUSE_BREAK,
+    COOCCURRENCE_CONFIDENCE,
+    LOOSE_CONFIDENCE,
+    MAX_FREE_LATIN,
+    CompiledPattern,
+    Context,
+    FoundRelation,
+    RelationPlan,
+    allowed_options,
+    gap_candidates,
+    plan_for,
+    sentences,
+    squash,
+    typed_pair,
+)
+from goodbuddy_kb.main_process.graph.matching import Match, fold
+from goodbuddy_kb.main_process.graph.names import HEAD_ROLES
+from goodbuddy_kb.main_process.graph.tables import row_relations
+
+
+def relations_in(
+    text: str,
+    mentions: list[Match],
+    type_of: dict[str, str],
+    patterns: list[CompiledPattern],
+    ontology: Ontology,
+    folded: str | None = None,
+    title: Match | None = None,
+) -> list[FoundRelation]:
+    """Pattern relations between mentions of one sentence; then, for a clause that names only
+    one side, the sentence's topic (its first name, or ``title``, the entity the document's
+    title names) as the other side; table rows; then co-occurrence for pairs that nothing
+    linked and whose types exactly one relation type allows (``folded``: `fold(text)` when the
+    caller has it)."""
+    found: list[FoundRelation] = []
+    if not mentions or (len(mentions) < 2 and title is None):
+        return found
+    plan = plan_for(patterns, ontology)
+    folded = fold(text) if folded is None else folded
+    for span, inside in _by_sentence(text, mentions):
+        if not inside:
+            continue
+        linked: set[tuple[int, int]] = set()
+        found += _pattern_relations(plan, ontology, folded, span, inside, type_of, linked)
+        found += _topic_relations(plan, ontology, folded, span, inside, type_of, linked, title)
+        found += _cooccurrences(plan, ontology, inside, type_of, linked, folded)
+    if "|" in text:
+        for relation, head, tail, start, end in row_relations(text, mentions, type_of, ontology):
+            found.append(
+                FoundRelation(relation.key, head, tail, LOOSE_CONFIDENCE, start, end, "table row")
+            )
+    return found
+
+
+_NEGATION = re.compile(r"不|未|并非|\bnot\b|n't\b|\bno longer\b|\binstead of\b")
+_BREAK = re.compile(r"[，,；;：:（）()、]|\s(?:and|but|which|who|while)\s")
+_ROLE_GAP = re.compile(
+    r"[^，,。；;]{0,8}?(?:" + "|".join(sorted(HEAD_ROLES, key=len, reverse=True)) + r")"
+    r"\s*(?:[：:]|是|为|由)?"
+)
+
+
+def negated(gap: str) -> bool:
+    """Whether the words between two names deny or end the link (不归, no longer, instead of)."""
+    return bool(_NEGATION.search(gap))
+
+
+def _apposition(
+    ontology: Ontology, gap: str, a: Match, b: Match, type_of: dict[str, str]
+) -> FoundRelation | None:
+    """A unit, a head's role word and a person (财务部经理孙悦, 部长：谭一鸣): led by; a unit
+    right before a person (市场部汤磊): member of."""
+    if b.payload and type_of.get(b.payload[0]) != "person":
+        return None
+    role = bool(a.payload) and type_of.get(a.payload[0]) == "role"
+    key = (
+        "led_by"
+        if (gap and _ROLE_GAP.fullmatch(gap)) or (role and not gap)
+        else "member_of"
+        if not gap
+        else None
+    )
+    relation = next((r for r in ontology.relation_types if r.key == key), None)
+    if relation is None or key is None:
+        return None
+    for h in a.payload:
+        if h != b.payload[0] and relation.allows(type_of.get(h, ""), "person"):
+            head = Match(a.start, a.end, a.key, (h,))
+            tail = Match(b.start, b.end, b.key, (b.payload[0],))
+            return FoundRelation(key, head, tail, LOOSE_CONFIDENCE, a.start, b.end, key)
+    return None
+
+
+def _role(a: Match, b: Match, type_of: dict[str, str]) -> bool:
+    """A post's name right before a person's (财务总监邵雨桐): read as the role word it is."""
+    return (
+        a.end == b.start
+        and type_of.get(a.payload[0]) == "role"
+        and type_of.get(b.payload[0]) == "person"
+    )
+
+
+def _topic_relations(
+    plan: RelationPlan,
+    ontology: Ontology,
+    folded: str,
+    span: tuple[int, int],
+    inside: list[Match],
+    type_of: dict[str, str],
+    linked: set[tuple[int, int]],
+    title: Match | None,
+) -> list[FoundRelation]:
+    """A clause with one name: the other side is the sentence's topic (部长谭一鸣 after
+    信息技术部位于B栋3楼; "It is run by …" under the department's title)."""
+    found: list[FoundRelation] = []
+    first = inside[0]
+    opens = not squash(folded[span[0] : first.start]).strip(" *#-0123456789.、)")
+    second = {b for _a, b in linked}
+    for index, b in enumerate(inside):
+        # the sentence's subject, else the last name before (部门下设X组，由Y带领), else the title
+        topic = first if opens else inside[index - 1] if index else title
+        if topic is None or b is topic or b.start in second or (b.key == topic.key):
+            continue
+        breaks = [m.end() for m in _BREAK.finditer(folded, span[0], b.start)]
+        start = max([span[0], *breaks])
+        if topic.end > start:
+            continue  # the same clause as the topic: the pairs' patterns read it
+        before = inside[index - 1] if index else None
+        if before is not None and before.end > start and not _role(before, b, type_of):
+            continue  # another name stands between
+        gap = squash(folded[start : b.start]).strip()
+        if negated(gap):
+            continue
+        virtual = Match(start, start, topic.key, topic.payload)
+        apposed = _apposition(ontology, gap, virtual, b, type_of) if gap else None
+        if apposed is not None:
+            found.append(apposed)
+            linked.add((topic.start, b.start))
+            continue
+        context = Context(folded, span, virtual, b)
+        for p, confidence in gap_candidates(plan, gap, adjacent=True) if gap else []:
+            typed = typed_pair(p, virtual, b, type_of) if context.fits(p) else None
+            if typed is not None:
+                # read across a clause: never surer than a loose match
+                sure = min(confidence, LOOSE_CONFIDENCE)
+                found.append(FoundRelation(p.relation.key, *typed, sure, start, b.end, p.source))
+                linked.add((topic.start, b.start))
+                break
+    return found
+
+
+def _by_sentence(text: str, mentions: list[Match]) -> list[tuple[tuple[int, int], list[Match]]]:
+    """The mentions of each sentence, in one pass (both lists are in text order)."""
+    spans = sentences(text)
+    groups: list[list[Match]] = [[] for _ in spans]
+    index = 0
+    for m in mentions:
+        while index < len(spans) and m.start >= spans[index][1]:
+            index += 1
+        if index < len(spans) and m.end <= spans[index][1]:
+            groups[index].append(m)
+    return list(zip(spans, groups, strict=True))
+
+
+def _pattern_relations(
+    plan: RelationPlan,
+    ontology: Ontology,
+    folded: str,
+    span: tuple[int, int],
+    inside: list[Match],
+    type_of: dict[str, str],
+    linked: set[tuple[int, int]],
+) -> list[FoundRelation]:
+    """Pairs of one sentence that a pattern's literal joins; each linked pair is added to
+    ``linked``. Whitespace and articles may stretch the raw text between two names beyond the
+    pattern, hence the reach."""
+    found: list[FoundRelation] = []
+    reach = 3 * plan.longest_between + MAX_FREE_LATIN + 8
+    for i, a in enumerate(inside):
+        for j in range(i + 1, len(inside)):
+            b = inside[j]
+            if b.start - a.end > reach:
+                break
+            gap = squash(folded[a.end : b.start])
+            if negated(gap):
+                linked.add((a.start, b.start))
+                continue
+            bare = gap.strip().rstrip("：: ")
+            if j == i + 1 and not CLAUSE_BREAK.search(bare):
+                apposed = _apposition(ontology, bare, a, b, type_of)
+                if apposed is not None:
+                    found.append(apposed)
+                    linked.add((a.start, b.start))
+                    continue
+            candidates = gap_candidates(plan, gap, adjacent=j == i + 1)
+            if not candidates:
+                continue
+            context = Context(folded, span, a, b)
+            for p, confidence in candidates:
+                if not context.fits(p):
+                    continue
+                typed = typed_pair(p, a, b, type_of)
+                if typed is None:
+                    continue
+                found.append(
+                    FoundRelation(p.relation.key, *typed, confidence, a.start, b.end, p.source)
+                )
+                linked.add((a.start, b.start))
+                break
+    return found
+
+
+def _cooccurrences(
+    plan: RelationPlan,
+    ontology: Ontology,
+    inside: list[Match],
+    type_of: dict[str, str],
+    linked: set[tuple[int, int]],
+    folded: str,
+) -> list[FoundRelation]:
+    """Pairs of one sentence no pattern linked, whose types exactly one relation type allows,
+    unless the words between them deny the link."""
+    found: list[FoundRelation] = []
+    bound = {start for pair in linked for start in pair}
+    for i, a in enumerate(inside):
+        ta = type_of[a.payload[0]]
+        for b in inside[i + 1 :]:
+            if a.key == b.key or set(a.payload) & set(b.payload):
+                continue
+            if {a.start, b.start} & bound:
+                continue  # the sentence's grammar related them already
+            tb = type_of[b.payload[0]]
+            if ta == tb:
+                continue
+            options = allowed_options(plan, ontology, ta, tb)
+            if len(options) == 1 and not negated(folded[a.end : b.start]):
+                r, a_is_head = options[0]
+                head, tail = (a, b) if a_is_head else (b, a)
+                found.append(
+                    FoundRelation(
+                        r.key, head, tail, COOCCURRENCE_CONFIDENCE, a.start, b.end, "co-occurrence"
+                    )
+                )
+    return found
