@@ -257,6 +257,10 @@ def extract_library(
     cues = prepare(ontology)
     entities = _Entities(conn, library_id)
     for rows in documents.values():
+        # the names in the document's title: the topic of its sentences that name no subject
+        heading = rows[0]["heading"] or ""
+        for mention in find(heading, ontology, None, cues=cues) if heading else []:
+            entities.resolve(mention.type_key, mention.name)
         for row in rows:
             text = folded[row["seq"]]
             for mention in find(row["content"], ontology, row["heading"], cues=cues, folded=text):

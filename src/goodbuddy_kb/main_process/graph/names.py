@@ -89,12 +89,21 @@ _ROLE_BEFORE = re.compile(
 _BY_NAME = re.compile(r"由(?=[\u4e00-\u9fff]{2,4}(?:" + "|".join(OFFICE_VERBS) + "))")
 
 
+#: A unit's name right before a person's, the person's name closed by punctuation (联系市场部
+#: 汤磊（分机…）): the name's end must be punctuation, a stricter test than after a role word.
+_UNIT_BEFORE = re.compile(r"(?:部|组|科|处|中心|办公室)(?=[\u4e00-\u9fff])")
+_CLOSED = frozenset("（(，,。；;、")
+
+
 def _people_zh(text: str) -> Iterable[Mention]:
-    for expression in (_ROLE_BEFORE, _BY_NAME):
+    for expression in (_ROLE_BEFORE, _BY_NAME, _UNIT_BEFORE):
         for m in expression.finditer(text):
             end = chinese_name(text, m.end())
-            if end is not None:
-                yield Mention("person", text[m.end() : end], m.end(), end, DISCOVERY_CONFIDENCE)
+            if end is None or (
+                expression is _UNIT_BEFORE and (end >= len(text) or text[end] not in _CLOSED)
+            ):
+                continue
+            yield Mention("person", text[m.end() : end], m.end(), end, DISCOVERY_CONFIDENCE)
 
 
 _CAP = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"

@@ -63,6 +63,78 @@ def _boundary(text: str, at: int) -> bool:
     return ch in _AFTER_CHAR or text.startswith(_AFTER_NAME, at)
 
 
+#: Common words that start with a surname's character: never a person's name.
+_WORDS = frozenset(
+    [
+        "管理",
+        "负责",
+        "审核",
+        "审批",
+        "维护",
+        "处理",
+        "使用",
+        "工作",
+        "办公",
+        "领导",
+        "协调",
+        "执行",
+        "组织",
+        "服务",
+        "建设",
+        "研发",
+        "经营",
+        "运营",
+        "发展",
+        "安全",
+        "全面",
+        "全部",
+        "方面",
+        "方式",
+        "方案",
+        "方法",
+        "高级",
+        "时间",
+        "时候",
+        "程序",
+        "程度",
+        "包括",
+        "成员",
+        "成本",
+        "金额",
+        "文件",
+        "文档",
+        "计划",
+        "计算",
+        "计费",
+        "万元",
+        "江南",
+        "东方",
+        "明年",
+        "明天",
+        "和平",
+        "于是",
+        "应用",
+        "相关",
+        "后续",
+        "后期",
+        "关于",
+        "关系",
+        "国家",
+        "国际",
+        "通过",
+        "通知",
+        "能力",
+        "都市",
+        "文化",
+        "张贴",
+        "单位",
+        "单独",
+        "项目",
+        "钱款",
+    ]
+)
+
+
 def chinese_name(text: str, start: int) -> int | None:
     """End of a Chinese person's name starting at ``start`` (surname + one or two characters
     ending at a word boundary), or None when no whole name starts there."""
@@ -71,6 +143,8 @@ def chinese_name(text: str, start: int) -> int | None:
         return None
     short, long = start + surname + 1, start + surname + 2
     if any(not ("\u4e00" <= c <= "\u9fff") for c in text[start:short]) or short > len(text):
+        return None
+    if text[start:short] in _WORDS:
         return None
     if text.startswith(_AFTER_NAME, short) or (short == len(text)):
         return short

@@ -17,6 +17,7 @@ from goodbuddy_kb.main_process.graph.local import (
     COOCCURRENCE_CONFIDENCE,
     LOOSE_CONFIDENCE,
     MAX_FREE_LATIN,
+    PATTERN_CONFIDENCE,
     CompiledPattern,
     Context,
     FoundRelation,
@@ -52,19 +53,99 @@ def relations_in(
         return found
     plan = plan_for(patterns, ontology)
     folded = fold(text) if folded is None else folded
+    earlier: list[Match] = []
     for span, inside in _by_sentence(text, mentions):
         if not inside:
             continue
         linked: set[tuple[int, int]] = set()
-        found += _pattern_relations(plan, ontology, folded, span, inside, type_of, linked)
-        found += _topic_relations(plan, ontology, folded, span, inside, type_of, linked, title)
+        here = _pattern_relations(plan, ontology, folded, span, inside, type_of, linked)
+        topic, exact = _referent(folded, span, earlier, type_of, title)
+        here += _topic_relations(
+            plan, ontology, folded, span, inside, type_of, linked, topic, exact
+        )
+        found += here + _lists(folded, inside, here, type_of)
         found += _cooccurrences(plan, ontology, inside, type_of, linked, folded)
+        earlier = inside
     if "|" in text:
         for relation, head, tail, start, end in row_relations(text, mentions, type_of, ontology):
             found.append(
                 FoundRelation(relation.key, head, tail, LOOSE_CONFIDENCE, start, end, "table row")
             )
     return found
+
+
+_NUMBERING = re.compile(
+    r"^[\s*#>\-]*(?:第[一二三四五六七八九十百\d]+[条章节款]|\d+[.、)）]|[-*])?\s*"
+)
+#: A sentence's opening reference to the document itself (本制度由…负责解释).
+_TITLE_REFERENCE = re.compile(
+    r"^(?:本(?:制度|规范|办法|规定|细则|流程|手册|通知|部门|中心)|this (?:policy|procedure|document|guide|handbook))"
+)
+#: Short references at a sentence's start to a person, or to anything else, named before.
+_PERSON_REFERENCE = re.compile(r"^(?:she|he)\b")
+_THING_REFERENCE = re.compile(
+    r"^(?:it|they|we|the (?:department|team|group|project|board|committee|unit|system)\b"
+    r"|该|本部门|本组|部门|委员会|小组|项目组)"
+)
+
+
+def _referent(
+    folded: str,
+    span: tuple[int, int],
+    earlier: list[Match],
+    type_of: dict[str, str],
+    title: Match | None,
+) -> tuple[Match | None, bool]:
+    """What a sentence's opening short reference stands for — 本制度, this policy: the
+    document's title; it, she, the project, 该部门, 委员会: the previous sentence's subject,
+    else its last name of the right kind, else the title — and whether only a clause without
+    a subject of its own may take it (the title, when nothing refers to it)."""
+    opening = _NUMBERING.sub("", folded[span[0] : span[0] + 24])
+    if _TITLE_REFERENCE.match(opening):
+        return title, False
+    person = bool(_PERSON_REFERENCE.match(opening))
+    if not (person or _THING_REFERENCE.match(opening)):
+        return title, True
+    fits = [m for m in earlier if (type_of.get(m.payload[0]) == "person") == person]
+    if not fits:
+        return (None if person else title), False
+    return (fits[0] if fits[0] is earlier[0] else fits[-1]), False
+
+
+#: A count and its noun before a colon (下设四个团队：): what follows is the list it counts.
+_COUNTED = re.compile(r"[一二三四五六七八九十两几多\d]+[个家名位项支类]?[\u4e00-\u9fff]{0,4}$")
+_CONJUNCTION = re.compile(r"\s*(?:、|和|及|与|以及|或|,|，|;|and|or|, and|as well as)\s*")
+_BRACKETED = re.compile(r"[（(][^（）()]*[)）]")
+
+
+def _lists(
+    folded: str, inside: list[Match], here: list[FoundRelation], type_of: dict[str, str]
+) -> list[FoundRelation]:
+    """Names listed after one that a relation reached share its relation (营销中心下设市场部和
+    销售运营组; 下设四个团队：A（组长…）、B和C; members are X and Y)."""
+    out: list[FoundRelation] = []
+    for rel in here:
+        listed_head = rel.head.start > rel.tail.start  # the list continues the later side
+        last = rel.head if listed_head else rel.tail
+        kind = type_of.get(last.payload[0])
+        for z in inside:
+            if z.start < last.end:
+                continue
+            raw = folded[last.end : z.start]
+            gap = _BRACKETED.sub("", raw)
+            if _CONJUNCTION.fullmatch(gap) and type_of.get(z.payload[0]) == kind:
+                swapped = Match(z.start, z.end, z.key, (z.payload[0],))
+                head, tail = (swapped, rel.tail) if listed_head else (rel.head, swapped)
+                if head.payload[0] != tail.payload[0]:
+                    out.append(
+                        FoundRelation(
+                            rel.type_key, head, tail, rel.confidence, rel.start, z.end, rel.pattern
+                        )
+                    )
+                last = z
+            elif raw.count("（") + raw.count("(") <= raw.count("）") + raw.count(")"):
+                break  # not a list item, nor inside a bracket after one
+    return out
 
 
 _NEGATION = re.compile(r"不|未|并非|\bnot\b|n't\b|\bno longer\b|\binstead of\b")
@@ -124,26 +205,36 @@ def _topic_relations(
     type_of: dict[str, str],
     linked: set[tuple[int, int]],
     title: Match | None,
+    exact: bool,
 ) -> list[FoundRelation]:
     """A clause with one name: the other side is the sentence's topic (部长谭一鸣 after
-    信息技术部位于B栋3楼; "It is run by …" under the department's title)."""
+    信息技术部位于B栋3楼; "It is run by …" under the department's title). ``exact``: ``title``
+    may only take a clause that is nothing but a relation word and the name (下设安保组)."""
     found: list[FoundRelation] = []
     first = inside[0]
     opens = not squash(folded[span[0] : first.start]).strip(" *#-0123456789.、)")
     second = {b for _a, b in linked}
     for index, b in enumerate(inside):
-        # the sentence's subject, else the last name before (部门下设X组，由Y带领), else the title
+        # the sentence's subject, else the last name before (部门下设X组，由Y带领), else what
+        # the sentence's short reference or the document's title names
         topic = first if opens else inside[index - 1] if index else title
         if topic is None or b is topic or b.start in second or (b.key == topic.key):
             continue
+        strict = exact and topic is title
         breaks = [m.end() for m in _BREAK.finditer(folded, span[0], b.start)]
         start = max([span[0], *breaks])
-        if topic.end > start:
+        if topic in inside and topic.end > start:
             continue  # the same clause as the topic: the pairs' patterns read it
+        words = folded[start : b.start]
+        if start > span[0] and folded[start - 1] in "：:" and not words.strip():
+            # 下设四个团队：A…: the clause before the colon says what the list is
+            colon = start - 1
+            start = max([span[0], *(e for e in breaks if e < colon)])
+            words = _COUNTED.sub("", folded[start:colon])
         before = inside[index - 1] if index else None
         if before is not None and before.end > start and not _role(before, b, type_of):
             continue  # another name stands between
-        gap = squash(folded[start : b.start]).strip()
+        gap = squash(words).strip()
         if negated(gap):
             continue
         virtual = Match(start, start, topic.key, topic.payload)
@@ -154,6 +245,8 @@ def _topic_relations(
             continue
         context = Context(folded, span, virtual, b)
         for p, confidence in gap_candidates(plan, gap, adjacent=True) if gap else []:
+            if strict and confidence < PATTERN_CONFIDENCE:
+                break
             typed = typed_pair(p, virtual, b, type_of) if context.fits(p) else None
             if typed is not None:
                 # read across a clause: never surer than a loose match
@@ -200,12 +293,13 @@ def _pattern_relations(
             if negated(gap):
                 linked.add((a.start, b.start))
                 continue
-            bare = gap.strip().rstrip("：: ")
+            bare = gap.strip().lstrip("（(").rstrip("：: ")
             if j == i + 1 and not CLAUSE_BREAK.search(bare):
                 apposed = _apposition(ontology, bare, a, b, type_of)
                 if apposed is not None:
                     found.append(apposed)
-                    linked.add((a.start, b.start))
+                    if type_of.get(a.payload[0]) != "role":  # 财务总监邵雨桐 heads a unit too
+                        linked.add((a.start, b.start))
                     continue
             candidates = gap_candidates(plan, gap, adjacent=j == i + 1)
             if not candidates:
