@@ -173,7 +173,7 @@ def test_discovery_trims_function_words_and_verbs_from_names() -> None:
     # a generic post of any unit is no name; a post the text names on its own is a role
     assert _names("请假须在上午十点前告知直属主管。") == set()
     assert ("role", "财务总监") in _names("单笔超过五千元的报销需要财务总监签字。")
-    assert ("role", "首席信息官") in _names("信息安全委员会由首席信息官担任主任。")
+    assert ("organization", "信息安全委员会") in _names("信息安全委员会由首席信息官担任主任。")
     for glued in ("以人力资源部", "通过财务系统", "报告信息安全部", "告知直属主管", "担任主任"):
         assert all(glued not in name for _t, name in _names(glued + "。"))
     # function characters at either end are trimmed, words that contain one are kept

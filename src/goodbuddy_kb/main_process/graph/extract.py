@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.graph import store
+from goodbuddy_kb.main_process.graph.discovery import WEAK_CONFIDENCE
 from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
 from goodbuddy_kb.main_process.graph.names import find
@@ -79,6 +80,9 @@ class _Entities:
             self._ids[(type_key, key)] = entity_id
             self._new.append((entity_id, type_key, name.strip(), key, self._now))
         return entity_id
+
+    def known(self, type_key: str, key: str) -> bool:
+        return (type_key, key) in self._ids
 
     def alias(self, entity_id: str, type_key: str, alias: str) -> None:
         key = normalise_name(alias)
@@ -256,6 +260,7 @@ def extract_library(
     # 1. discovery: the names the ontology's cues find, resolved by type and name
     cues = prepare(ontology)
     entities = _Entities(conn, library_id)
+    weak: dict[tuple[str, str], tuple[int, str]] = {}
     for rows in documents.values():
         # the names in the document's title: the topic of its sentences that name no subject
         heading = rows[0]["heading"] or ""
@@ -265,9 +270,16 @@ def extract_library(
             text = folded[row["seq"]]
             for mention in find(row["content"], ontology, row["heading"], cues=cues, folded=text):
                 key = " ".join(text[mention.start : mention.end].split())
+                if mention.confidence <= WEAK_CONFIDENCE:
+                    seen, _name = weak.get((mention.type_key, key), (0, ""))
+                    weak[(mention.type_key, key)] = (seen + 1, mention.name)
+                    continue
                 entity_id = entities.resolve(mention.type_key, mention.name, key)
                 for alias in mention.aliases:
                     entities.alias(entity_id, mention.type_key, alias)
+    for (type_key, key), (seen, name) in weak.items():
+        if seen > 1 or entities.known(type_key, key):
+            entities.resolve(type_key, name, key)
     with transaction(conn):
         entities.write(conn)
     cancel.check()

@@ -91,7 +91,7 @@ _BY_NAME = re.compile(r"由(?=[\u4e00-\u9fff]{2,4}(?:" + "|".join(OFFICE_VERBS) 
 
 #: A unit's name right before a person's, the person's name closed by punctuation (联系市场部
 #: 汤磊（分机…）): the name's end must be punctuation, a stricter test than after a role word.
-_UNIT_BEFORE = re.compile(r"(?:部|组|科|处|中心|办公室)(?=[\u4e00-\u9fff])")
+_UNIT_BEFORE = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:部|组|科|中心|办公室)(?=[\u4e00-\u9fff])")
 _CLOSED = frozenset("（(，,。；;、")
 
 
@@ -107,7 +107,8 @@ def _people_zh(text: str) -> Iterable[Mention]:
 
 
 _CAP = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
-_PERSON_EN = re.compile(rf"(?<![A-Za-z&] )(?<![A-Za-z])({_CAP}) ({_CAP})\b(?! [A-Z0-9&])")
+_PERSON_EN = re.compile(rf"(?<![A-Za-z])({_CAP}) ({_CAP})\b(?! [A-Z0-9&])")
+_CAPITAL_BEFORE = re.compile(r"(?:[A-Z][A-Za-z]*|&) $")
 _BINDS_BEFORE = re.compile(
     r"(?:\bby|\bto|\bwith|\bcontact|\bgo to|\bfrom|\band|\bare|\bis|:)\s*$", re.IGNORECASE
 )
@@ -202,8 +203,8 @@ def _people_en(text: str) -> Iterable[Mention]:
         if m.group(1) in _NOT_A_PERSON_WORD or m.group(2) in _NOT_A_PERSON_WORD:
             continue
         before, after = text[max(0, m.start() - 12) : m.start()], text[m.end() : m.end() + 12]
-        if re.search(r"\bthe\s*$", before, re.IGNORECASE):
-            continue
+        if re.search(r"\bthe\s*$", before, re.IGNORECASE) or _CAPITAL_BEFORE.search(before):
+            continue  # "the Berlin Office", "HQ Application Development": part of a longer name
         at_start = m.start() == 0 or text[: m.start()].rstrip().endswith((".", "\n"))
         if (
             _BINDS_BEFORE.search(before)
@@ -280,6 +281,8 @@ _ALIAS_AFTER = re.compile(r"\s*[（(]\s*([^（()）,，、;；:：]{2,30}?)\s*[)
 
 
 def _plausible_alias(alias: str) -> bool:
+    if alias.startswith(tuple(_ROLES_ZH)) or alias.casefold().startswith(("see ", "e.g", "ext")):
+        return False  # 应用开发组（组长苗若琳）: the head, not another name
     if re.fullmatch(r"[A-Z][A-Za-z&]*(?: [A-Za-z&]+){0,4}", alias):
         return True
     return bool(re.fullmatch(r"[\u4e00-\u9fffA-Za-z0-9]{2,12}", alias)) and not alias.isdigit()

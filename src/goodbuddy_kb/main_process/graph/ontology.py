@@ -8,7 +8,6 @@ from goodbuddy_kb.contracts.graph import EntityType, Ontology, RelationType
 
 _ORG = [
     "部",
-    "处",
     "科",
     "中心",
     "委员会",
@@ -41,8 +40,6 @@ _POLICY = [
     "细则",
     "规范",
     "流程",
-    "标准",
-    "政策",
     "手册",
     "Policy",
     "Procedure",
@@ -118,10 +115,6 @@ def starter() -> Ontology:
                 suffixes=[
                     "经理",
                     "总监",
-                    "主任",
-                    "负责人",
-                    "主管",
-                    "官",
                     "Manager",
                     "Director",
                     "Officer",
@@ -133,7 +126,6 @@ def starter() -> Ontology:
                 key="project",
                 name_zh="项目",
                 name_en="Project",
-                suffixes=["项目"],
                 prefixes=["Project"],
                 description="A project.",
             ),

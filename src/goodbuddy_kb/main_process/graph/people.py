@@ -17,6 +17,9 @@ SURNAMES = frozenset(
     "文寇广禄阙东欧殳沃利蔚越夔隆师巩厍聂晁勾敖融冷訾辛阚那简饶空曾毋沙乜养鞠须丰巢关蒯相查后"
     "荆红游竺权逯盖益桓公"
 )
+#: Surname characters that are far more often a function word: no name is read from them.
+_AMBIGUOUS = frozenset("和于从能都向后相通时应经那别以及与为在对把被是了成双全车山谷国文公元")
+SURNAMES = SURNAMES - _AMBIGUOUS
 COMPOUND_SURNAMES = frozenset(
     [
         "欧阳",
@@ -144,7 +147,7 @@ def chinese_name(text: str, start: int) -> int | None:
     short, long = start + surname + 1, start + surname + 2
     if any(not ("\u4e00" <= c <= "\u9fff") for c in text[start:short]) or short > len(text):
         return None
-    if text[start:short] in _WORDS:
+    if text[start:short] in _WORDS or text[short - 1] in _AFTER_CHAR:
         return None
     if text.startswith(_AFTER_NAME, short) or (short == len(text)):
         return short
