@@ -345,9 +345,12 @@ def discover(
                 start = _cjk_before(text, end, key, stop_ends, verb_ends, inner)
                 span = None if start is None else _a_name(text, start, end, key)
             else:
-                # a Latin cue names only when capitalised: "Security Office", not "the Berlin office"
+                # a Latin cue names only when capitalised: "Security Office", not "the Berlin
+                # office" — except the words for a group of people ("Infrastructure team")
                 boundary_ok = (end >= len(text) or not text[end].isalnum()) and (
-                    not text[position].isalpha() or text[position].isupper()
+                    not text[position].isalpha()
+                    or text[position].isupper()
+                    or key in ("team", "group", "committee")
                 )
                 start = _latin_words_before(text, position) if boundary_ok else None
                 span = None if start is None else (start, end)

@@ -265,7 +265,9 @@ def extract_library(
         # the names in the document's title: the topic of its sentences that name no subject
         heading = rows[0]["heading"] or ""
         for mention in find(heading, ontology, None, cues=cues) if heading else []:
-            entities.resolve(mention.type_key, mention.name)
+            entity_id = entities.resolve(mention.type_key, mention.name)
+            for alias in mention.aliases:
+                entities.alias(entity_id, mention.type_key, alias)
         for row in rows:
             text = folded[row["seq"]]
             for mention in find(row["content"], ontology, row["heading"], cues=cues, folded=text):

@@ -109,6 +109,13 @@ def starter() -> Ontology:
                 description="A place.",
             ),
             EntityType(
+                key="process",
+                name_zh="流程/事项",
+                name_en="Process",
+                suffixes=["申请", "登记", "预订", "开通", "准入"],
+                description="A process or a piece of business (请假申请, 访客登记).",
+            ),
+            EntityType(
                 key="role",
                 name_zh="职务",
                 name_en="Role",
@@ -153,7 +160,7 @@ def starter() -> Ontology:
                     "signs off",
                 ],
                 head_types=["person", "organization", "role"],
-                tail_types=["policy", "term", "product", "system"],
+                tail_types=["policy", "term", "product", "system", "process"],
                 patterns=[
                     "{tail}由{head}负责审批",
                     "{tail}由{head}审批",
@@ -201,7 +208,7 @@ def starter() -> Ontology:
                     "maintainer",
                 ],
                 head_types=["person", "organization"],
-                tail_types=["policy", "system", "product", "term", "project"],
+                tail_types=["policy", "system", "product", "term", "project", "process"],
                 patterns=[
                     "{tail}由{head}负责",
                     "{tail}由{head}管理",
@@ -371,9 +378,11 @@ def starter() -> Ontology:
                 name_zh="使用",
                 name_en="uses",
                 aliases=["使用", "用什么", "在哪个系统", "use", "which system"],
-                head_types=["organization", "policy", "project"],
+                head_types=["organization", "policy", "project", "process"],
                 tail_types=["system"],
                 patterns=[
+                    "在{tail}中{head}",
+                    "在{tail}上{head}",
                     "{head}在{tail}中",
                     "{head}在{tail}上",
                     "{head}使用{tail}",

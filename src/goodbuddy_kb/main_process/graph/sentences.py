@@ -13,6 +13,7 @@ import re
 
 from goodbuddy_kb.contracts.graph import Ontology
 from goodbuddy_kb.main_process.graph.local import (
+    BRACKET,
     CLAUSE_BREAK,
     COOCCURRENCE_CONFIDENCE,
     LOOSE_CONFIDENCE,
@@ -63,6 +64,8 @@ def relations_in(
         here += _topic_relations(
             plan, ontology, folded, span, inside, type_of, linked, topic, exact
         )
+        if title is not None:
+            here += _object_references(plan, folded, span, inside, type_of, title)
         found += here + _lists(folded, inside, here, type_of)
         found += _cooccurrences(plan, ontology, inside, type_of, linked, folded)
         earlier = inside
@@ -148,6 +151,8 @@ def _lists(
     return out
 
 
+#: A relative pronoun after a name reads as the name itself ("X, who heads Y" = "X heads Y").
+_RELATIVE = re.compile(r"^\s*,\s*(?:who|which|that)\s+")
 _NEGATION = re.compile(r"不|未|并非|\bnot\b|n't\b|\bno longer\b|\binstead of\b")
 _BREAK = re.compile(r"[，,；;：:（）()、]|\s(?:and|but|which|who|while)\s")
 _ROLE_GAP = re.compile(
@@ -185,6 +190,43 @@ def _apposition(
             tail = Match(b.start, b.end, b.key, (b.payload[0],))
             return FoundRelation(key, head, tail, LOOSE_CONFIDENCE, a.start, b.end, key)
     return None
+
+
+#: A short reference in object position: the document's own subject ("chairs the board").
+_OBJECT_REFERENCE = re.compile(
+    r"^(.{1,40}?)\s*(?:\bthe (?:board|committee|department|team|project|group|company)\b"
+    r"|该部门|该组|该委员会|本部门)"
+)
+
+
+def _object_references(
+    plan: RelationPlan,
+    folded: str,
+    span: tuple[int, int],
+    inside: list[Match],
+    type_of: dict[str, str],
+    title: Match,
+) -> list[FoundRelation]:
+    """A name, a relation word and a short reference to what the document is about (Fu
+    Jiacheng … chairs the board, under the board's terms of reference)."""
+    found: list[FoundRelation] = []
+    for index, a in enumerate(inside):
+        if a.key == title.key:
+            continue
+        stop = inside[index + 1].start if index + 1 < len(inside) else span[1]
+        clause = _BREAK.split(folded[a.end : stop], maxsplit=1)[0]
+        m = _OBJECT_REFERENCE.match(_RELATIVE.sub(" ", BRACKET.sub("", folded[a.end : stop])))
+        if m is None or len(m.group(0)) > len(clause) + 40:
+            continue
+        gap = squash(m.group(1)).strip()
+        virtual = Match(a.end + m.end(), a.end + m.end(), title.key, title.payload)
+        for p, confidence in gap_candidates(plan, gap, adjacent=True):
+            typed = typed_pair(p, a, virtual, type_of)
+            if typed is not None and not negated(gap):
+                sure = min(confidence, LOOSE_CONFIDENCE)
+                found.append(FoundRelation(p.relation.key, *typed, sure, a.start, a.end, p.source))
+                break
+    return found
 
 
 def _role(a: Match, b: Match, type_of: dict[str, str]) -> bool:
@@ -289,7 +331,7 @@ def _pattern_relations(
             b = inside[j]
             if b.start - a.end > reach:
                 break
-            gap = squash(folded[a.end : b.start])
+            gap = squash(_RELATIVE.sub(" ", BRACKET.sub("", folded[a.end : b.start], count=1)))
             if negated(gap):
                 linked.add((a.start, b.start))
                 continue
