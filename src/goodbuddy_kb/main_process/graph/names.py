@@ -222,6 +222,9 @@ _LATIN_SYSTEM = re.compile(
 )
 
 
+_CAPITAL = re.compile("[A-Z]")
+
+
 def _latin_systems(text: str) -> Iterable[Mention]:
     for m in _LATIN_SYSTEM.finditer(text):
         group = next(g for g in (1, 2, 3) if m.group(g))
@@ -308,7 +311,7 @@ def names(text: str, ontology: Ontology) -> list[Mention]:
     if "person" in keys:
         found.extend(_people_zh(text))
         found.extend(_people_en(text))
-    if "system" in keys:
+    if "system" in keys and _CAPITAL.search(text):
         found.extend(_latin_systems(text))
     if "|" in text:
         found.extend(m for m in table_cells(text, ontology) if m.type_key in keys)
@@ -342,4 +345,4 @@ def find(
         if m.type_key != "role" or _a_post(text, m)
     ]
     found.extend(names(text, ontology))
-    return bracket_aliases(text, found)
+    return bracket_aliases(text, found) if "(" in text or "（" in text else found

@@ -10,6 +10,7 @@ allows. Words that deny or end a link (不归, 不再, not, no longer, instead o
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 from goodbuddy_kb.contracts.graph import Ontology
 from goodbuddy_kb.main_process.graph.local import (
@@ -60,7 +61,8 @@ def relations_in(
             continue
         linked: set[tuple[int, int]] = set()
         here = _pattern_relations(plan, ontology, folded, span, inside, type_of, linked)
-        topic, exact = _referent(folded, span, earlier, type_of, title)
+        opens = not squash(folded[span[0] : inside[0].start]).strip(" *#-0123456789.、)")
+        topic, exact = (None, True) if opens else _referent(folded, span, earlier, type_of, title)
         here += _topic_relations(
             plan, ontology, folded, span, inside, type_of, linked, topic, exact
         )
@@ -161,9 +163,12 @@ _ROLE_GAP = re.compile(
 )
 
 
+_NEGATION_HINTS = ("不", "未", "非", "not", "n't", "no longer", "instead")
+
+
 def negated(gap: str) -> bool:
     """Whether the words between two names deny or end the link (不归, no longer, instead of)."""
-    return bool(_NEGATION.search(gap))
+    return any(h in gap for h in _NEGATION_HINTS) and bool(_NEGATION.search(gap))
 
 
 def _apposition(
@@ -256,6 +261,9 @@ def _topic_relations(
     first = inside[0]
     opens = not squash(folded[span[0] : first.start]).strip(" *#-0123456789.、)")
     second = {b for _a, b in linked}
+    all_breaks = [m.end() for m in _BREAK.finditer(folded, span[0], inside[-1].start)]
+    if not all_breaks and (opens or title is None):
+        return found  # one clause with its own subject: the pairs' patterns read it all
     for index, b in enumerate(inside):
         # the sentence's subject, else the last name before (部门下设X组，由Y带领), else what
         # the sentence's short reference or the document's title names
@@ -263,7 +271,7 @@ def _topic_relations(
         if topic is None or b is topic or b.start in second or (b.key == topic.key):
             continue
         strict = exact and topic is title
-        breaks = [m.end() for m in _BREAK.finditer(folded, span[0], b.start)]
+        breaks = all_breaks[: bisect_right(all_breaks, b.start)]
         start = max([span[0], *breaks])
         if topic in inside and topic.end > start:
             continue  # the same clause as the topic: the pairs' patterns read it
@@ -331,13 +339,20 @@ def _pattern_relations(
             b = inside[j]
             if b.start - a.end > reach:
                 break
-            gap = squash(_RELATIVE.sub(" ", BRACKET.sub("", folded[a.end : b.start], count=1)))
+            raw = folded[a.end : b.start]
+            if "(" in raw or "（" in raw or "," in raw:
+                raw = _RELATIVE.sub(" ", BRACKET.sub("", raw, count=1))
+            gap = squash(raw)
             if negated(gap):
                 linked.add((a.start, b.start))
                 continue
-            bare = gap.strip().lstrip("（(").rstrip("：: ")
-            if j == i + 1 and not CLAUSE_BREAK.search(bare):
-                apposed = _apposition(ontology, bare, a, b, type_of)
+            if j == i + 1 and type_of.get(b.payload[0]) == "person":
+                bare = gap.strip().lstrip("（(").rstrip("：: ")
+                apposed = (
+                    None
+                    if CLAUSE_BREAK.search(bare)
+                    else _apposition(ontology, bare, a, b, type_of)
+                )
                 if apposed is not None:
                     found.append(apposed)
                     if type_of.get(a.payload[0]) != "role":  # 财务总监邵雨桐 heads a unit too
@@ -347,7 +362,13 @@ def _pattern_relations(
             if not candidates:
                 continue
             context = Context(folded, span, a, b)
+            single = len(a.payload) == 1 and len(b.payload) == 1
+            ta, tb = type_of.get(a.payload[0], ""), type_of.get(b.payload[0], "")
             for p, confidence in candidates:
+                if single and not (
+                    p.relation.allows(ta, tb) if p.head_first else p.relation.allows(tb, ta)
+                ):
+                    continue  # (the cheap test first: most patterns of a word fail on types)
                 if not context.fits(p):
                     continue
                 typed = typed_pair(p, a, b, type_of)
