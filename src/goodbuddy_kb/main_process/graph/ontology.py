@@ -378,7 +378,7 @@ def starter() -> Ontology:
                 name_zh="使用",
                 name_en="uses",
                 aliases=["使用", "用什么", "在哪个系统", "use", "which system"],
-                head_types=["organization", "policy", "project", "process"],
+                head_types=["organization", "project", "process"],
                 tail_types=["system"],
                 patterns=[
                     "在{tail}中{head}",

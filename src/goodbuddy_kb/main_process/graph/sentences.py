@@ -62,7 +62,11 @@ def relations_in(
         linked: set[tuple[int, int]] = set()
         here = _pattern_relations(plan, ontology, folded, span, inside, type_of, linked)
         opens = not squash(folded[span[0] : inside[0].start]).strip(" *#-0123456789.、)")
-        topic, exact = (None, True) if opens else _referent(folded, span, earlier, type_of, title)
+        topic, exact = (
+            (None, True)
+            if opens or (title is None and not earlier)
+            else _referent(folded, span, earlier, type_of, title)
+        )
         here += _topic_relations(
             plan, ontology, folded, span, inside, type_of, linked, topic, exact
         )
@@ -262,7 +266,7 @@ def _topic_relations(
     opens = not squash(folded[span[0] : first.start]).strip(" *#-0123456789.、)")
     second = {b for _a, b in linked}
     all_breaks = [m.end() for m in _BREAK.finditer(folded, span[0], inside[-1].start)]
-    if not all_breaks and (opens or title is None):
+    if (not all_breaks or all_breaks[-1] <= first.start) and (opens or title is None):
         return found  # one clause with its own subject: the pairs' patterns read it all
     for index, b in enumerate(inside):
         # the sentence's subject, else the last name before (部门下设X组，由Y带领), else what
