@@ -45,7 +45,7 @@ from goodbuddy_kb.main_process.graph.extract import extract_library
 from goodbuddy_kb.main_process.services import Services
 
 #: Characters that never start or end a whole Chinese name (function words, measure words).
-FUNCTION_EDGES = frozenset("的了和与及或在对向将把被为是从至到给跟每各该其此个种只张辆架艘晚任加逾")
+FUNCTION_EDGES = frozenset("的了和与及或在对向将把被为是从至到给跟每各该其此个种只张辆架艘晚任逾")
 
 
 def norm(text: str) -> str:

@@ -17,7 +17,8 @@ from tests.main_process.graph.helpers import turn_on
 
 #: Characters no whole Chinese name starts or ends with: function words, measure words (not
 #: those that also start common words: 项目部, 本田), and the first characters of the issue's
-#: junk examples (晚住宿标准, 任中共天津市, 加文武百官, 逾期财务部).
+#: junk examples (晚住宿标准, 任中共天津市, 逾期财务部; 加文武百官 is tested by itself: 加 starts
+#: 加拿大).
 FUNCTION_OR_MEASURE = frozenset(
     "的了和与及或在对向将把被为是从至到给跟每各该其此个种只张辆架艘晚任加逾"
 )

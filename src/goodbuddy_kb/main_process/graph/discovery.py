@@ -139,8 +139,8 @@ def _cjk_before(
                 and (text[j - 1].isdigit() or "A" <= text[j - 1] <= "Z")
             ):
                 j -= 1
-            if j == i or text[i] in UNITS:
-                break  # 2月, 5个: a date or a count, not part of a name
+            if j == i or (text[i] not in "栋楼层号座区" and not text[j:i].isalpha()):
+                break  # 5楼, A栋 are parts of a name; 2月, 18场: a date or a count
             letters = sum(1 for c in text[j:i] if c.isalpha())
             i = j
             if letters >= 2:

@@ -18,7 +18,7 @@ CJK_STOPS = frozenset(
 )
 #: Function characters that end a name unless they form a word with a neighbour (the words
 #: below): 数据智能部 and 供应链管理部 keep their 据 and 应, 以财务部 loses its 以.
-SOFT_STOPS = frozenset("按经须需应据归同等于有报交个种位名条项件次任今")
+SOFT_STOPS = frozenset("按经须需应据归同等于有报交个种位名条项件次任今兼之辆前")
 ANY_STOP = CJK_STOPS | SOFT_STOPS
 SOFT_WORDS = words(
     "以太 按摩 经理 经营 经济 经销 经贸 经纪 财经 神经 须知 需求 供应 应用 响应"
@@ -27,8 +27,8 @@ SOFT_WORDS = words(
     " 被保险 申请 邀请 请假 聘请 请示 成都 首都 京都 当地 从业 将军 有限 报销 报表 报告"
     " 情报 报价 简报 周报 月报 日报 报名 交通 交易 交付 外交 提交 递交 交换 个人 个体 各种"
     " 品种 种类 种子 单位 岗位 部位 地位 职位 名称 名单 条例 条款 项目 事项 款项 文件 条件"
-    " 软件 硬件 邮件 次数 报警 警报 任务 主任 责任 信任 担任 任何 任命 任职 现任 历任 曾任"
-    " 任期 继任 兼任 今天 今年 至今 如今"
+    " 软件 硬件 邮件 次数 报警 警报 任务 主任 责任 信任 任何 任期 今天 今年 至今 如今 兼职"
+    " 之江 辆数 前台 前端 前进 前期 前提 前面 提前 目前 以前 之前 前夕 前线 前沿 前景 前海"
 )
 #: Verbs and modal words that introduce the name after them: a name never runs across one
 #: (…必须使用公司邮箱, …内报告信息安全部, …前告知直属主管).
@@ -49,6 +49,7 @@ VERB_STOPS = words(
     " 现在 现今 同年 次年 翌年 年初 年底 年代 早年 晚年 父亲 母亲 哥哥 姐姐 弟弟 妹妹 妻子"
     " 丈夫 儿子 女儿 师父 许多 很多 一些 部分 整套 整个 全体 各个 多个 几个 兴建 原址 隶属于"
     " 逾期 过期 到期 列出 重要 主要 次要 大型 小型 中型 著名 知名 最大 最早 唯一 国内 国外 提供"
+    " 现任 历任 曾任 继任 兼任 造成 率领 主导 导致 随即 立即"
 )
 #: Words of a relation pattern that commonly sit inside names, never a name boundary.
 NAME_WORDS = words("管理 主管 模块 子系统 服务 平台 规定 标准 办公 部门 下属 下属部门 组成 基于")
@@ -59,12 +60,13 @@ QUALIFIERS = words(
 #: Titles of a unit's head right after its name (采购科科长): the name is a unit's.
 HEAD_TITLES = ("科长", "部长", "组长", "处长", "经理", "主任", "总监", "负责人")
 #: Units after a number: the number belongs to a date or a count, never to a name.
-UNITS = frozenset("年月日号时点分秒天周个名位人元岁次届期千米辆架艘只张座间套批种类项条件")
+UNITS = frozenset("年月日号时点分秒天周个名位人元岁次届期千米辆架艘只张座间套批种类项条件家")
 NUMERALS = frozenset("一二三四五六七八九十百千万两几数多每某")
 #: A name that ends in these is a generic noun (一线城市、其他城市、西部), not a name.
 GENERIC_ENDS = tuple(
     [
         "城市",
+        "斯科",
         "超市",
         "都市",
         "上市",

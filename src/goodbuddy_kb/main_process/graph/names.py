@@ -321,6 +321,11 @@ def names(text: str, ontology: Ontology) -> list[Mention]:
 _NAME_BEFORE_TITLE = re.compile(r"[A-Z][a-z]+ [A-Z][a-z]+\s*[,(（][^,.;()]{0,20}$")
 
 
+def _a_term(name: str) -> bool:
+    """A defined term is a short name, not a clause (恋爱即可以很自然的理解为…)."""
+    return len(name) <= 12 and not any(w in name for w in ("的", "是", "就", "即"))
+
+
 def _a_post(text: str, m: Mention) -> bool:
     """Whether a role name stands for a post on its own: not a title right before a person's
     name (人力资源总监柏文静) or after one (David Okafor, Finance Manager), not a generic
@@ -342,7 +347,7 @@ def find(
     found = [
         m
         for m in discover(text, ontology, heading, cues=cues, folded=folded)
-        if m.type_key != "role" or _a_post(text, m)
+        if (m.type_key != "role" or _a_post(text, m)) and (m.type_key != "term" or _a_term(m.name))
     ]
     found.extend(names(text, ontology))
     return bracket_aliases(text, found) if "(" in text or "（" in text else found
