@@ -307,6 +307,8 @@ def _a_name(text: str, start: int, end: int, cue: str) -> tuple[int, int] | None
     name = text[start:end]
     if end - start <= len(cue) or name.endswith(GENERIC_ENDS):
         return None
+    if name.endswith("全部") and not name.endswith("安全部"):
+        return None  # …中全部: "all of it", not a unit (信息安全部 is one)
     if is_cjk(cue[0]) and is_cjk(name[0]) and end - start < len(cue) + 2 and cue != "经理":
         return None  # 内部、外部、总部, 邨中心: a word or a fragment, not a name
     return start, end

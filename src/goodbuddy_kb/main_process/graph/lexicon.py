@@ -60,7 +60,7 @@ QUALIFIERS = words(
 #: Titles of a unit's head right after its name (采购科科长): the name is a unit's.
 HEAD_TITLES = ("科长", "部长", "组长", "处长", "经理", "主任", "总监", "负责人")
 #: Units after a number: the number belongs to a date or a count, never to a name.
-UNITS = frozenset("年月日号时点分秒天周个名位人元岁次届期千米辆架艘只张座间套批种类项条件家")
+UNITS = frozenset("年月日号时点分秒天周个名位人元岁次届期千米辆架艘只张座间套批种类项条件家场")
 NUMERALS = frozenset("一二三四五六七八九十百千万两几数多每某")
 #: A name that ends in these is a generic noun (一线城市、其他城市、西部), not a name.
 GENERIC_ENDS = tuple(

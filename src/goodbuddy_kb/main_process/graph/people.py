@@ -18,7 +18,7 @@ SURNAMES = frozenset(
     "荆红游竺权逯盖益桓公"
 )
 #: Surname characters that are far more often a function word: no name is read from them.
-_AMBIGUOUS = frozenset("和于从能都向后相通时应经那别以及与为在对把被是了成双全车山谷国文公元")
+_AMBIGUOUS = frozenset("和于从能都向后相通时应经那别以及与为在对把被是了成双全车山谷国文公元家")
 SURNAMES = SURNAMES - _AMBIGUOUS
 COMPOUND_SURNAMES = frozenset(
     [
