@@ -55,7 +55,7 @@ VERB_STOPS = words(
 NAME_WORDS = words("管理 主管 模块 子系统 服务 平台 规定 标准 办公 部门 下属 下属部门 组成 基于")
 #: Qualifiers in front of a name that are not part of it (新版费用报销流程, 当地规定).
 QUALIFIERS = words(
-    "当地 有关 相关 上述 其他 其它 各项 各类 新版 旧版 现行 最新 部门 任何 所有 下属 直属"
+    "当地 有关 相关 上述 其他 其它 各项 各类 新版 旧版 现行 最新 部门 任何 所有 下属 直属 公司"
 )
 #: Titles of a unit's head right after its name (采购科科长): the name is a unit's.
 HEAD_TITLES = ("科长", "部长", "组长", "处长", "经理", "主任", "总监", "负责人")

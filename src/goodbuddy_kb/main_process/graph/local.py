@@ -45,7 +45,7 @@ __all__ = [
 PATTERN_CONFIDENCE = 0.9
 LOOSE_CONFIDENCE = 0.75
 COOCCURRENCE_CONFIDENCE = 0.45
-_SENTENCE_END = re.compile(r"[。！？；;!?\n]|\.(?:\s|$)")
+_SENTENCE_END = re.compile(r"[。！？；;!?\n]|(?<!\bLtd)(?<!\bInc)(?<!\bCo)(?<!\bNo)\.(?:\s|$)")
 #: Words that never change what a pattern says: articles and determiners in English; modal,
 #: adverb and filler words in Chinese (须经 = 经, 由X统一审批 = 由X审批).
 _LATIN_FILLERS = frozenset(

@@ -286,6 +286,8 @@ _ALIAS_AFTER = re.compile(r"\s*[（(]\s*([^（()）,，、;；:：]{2,30}?)\s*[)
 def _plausible_alias(alias: str) -> bool:
     if alias.startswith(tuple(_ROLES_ZH)) or alias.casefold().startswith(("see ", "e.g", "ext")):
         return False  # 应用开发组（组长苗若琳）: the head, not another name
+    if alias.endswith(("Manager", "Director", "Officer", "Coordinator", "Lead", "经理", "总监")):
+        return False  # David Okafor (UK Finance Manager): a title, not another name
     if re.fullmatch(r"[A-Z][A-Za-z&]*(?: [A-Za-z&]+){0,4}", alias):
         return True
     return bool(re.fullmatch(r"[\u4e00-\u9fffA-Za-z0-9]{2,12}", alias)) and not alias.isdigit()

@@ -74,7 +74,7 @@ def relations_in(
             here += _object_references(plan, folded, span, inside, type_of, title)
         found += here + _lists(folded, inside, here, type_of)
         found += _cooccurrences(plan, ontology, inside, type_of, linked, folded)
-        earlier = inside
+        earlier = inside if not earlier else [*earlier[-8:], *inside]
     if "|" in text:
         for relation, head, tail, start, end in row_relations(text, mentions, type_of, ontology):
             found.append(
@@ -93,9 +93,20 @@ _TITLE_REFERENCE = re.compile(
 #: Short references at a sentence's start to a person, or to anything else, named before.
 _PERSON_REFERENCE = re.compile(r"^(?:she|he)\b")
 _THING_REFERENCE = re.compile(
-    r"^(?:it|they|we|the (?:department|team|group|project|board|committee|unit|system)\b"
+    r"^(?:it|they|we|the (department|team|group|project|board|committee|unit|system)\b"
     r"|该|本部门|本组|部门|委员会|小组|项目组)"
 )
+#: The type a short reference's noun names (the project → a project).
+_REFERENCE_TYPES = {
+    "department": "organization",
+    "team": "organization",
+    "group": "organization",
+    "board": "organization",
+    "committee": "organization",
+    "unit": "organization",
+    "project": "project",
+    "system": "system",
+}
 
 
 def _referent(
@@ -113,11 +124,17 @@ def _referent(
     if _TITLE_REFERENCE.match(opening):
         return title, False
     person = bool(_PERSON_REFERENCE.match(opening))
-    if not (person or _THING_REFERENCE.match(opening)):
+    thing = _THING_REFERENCE.match(opening)
+    if not (person or thing):
         return title, True
-    fits = [m for m in earlier if (type_of.get(m.payload[0]) == "person") == person]
+    kind = _REFERENCE_TYPES.get(thing.group(1) or "", "") if thing else "person"
+    candidates = [*earlier, title] if title is not None else earlier
+    if kind:  # the project, the department, 该部门: the last name of that type
+        fits = [m for m in candidates if type_of.get(m.payload[0]) == kind]
+        return (fits[-1] if fits else None), False
+    fits = [m for m in earlier if type_of.get(m.payload[0]) != "person"]
     if not fits:
-        return (None if person else title), False
+        return title, False
     return (fits[0] if fits[0] is earlier[0] else fits[-1]), False
 
 
