@@ -255,6 +255,16 @@ def _object_references(
     return found
 
 
+def _compound(a: Match, b: Match, type_of: dict[str, str]) -> bool:
+    """Two units' names written as one (财务部费用核算组): the second is part of the first."""
+    return (
+        a.end == b.start
+        and type_of.get(a.payload[0]) == "organization"
+        and type_of.get(b.payload[0]) == "organization"
+        and a.payload[0] != b.payload[0]
+    )
+
+
 def _role(a: Match, b: Match, type_of: dict[str, str]) -> bool:
     """A post's name right before a person's (财务总监邵雨桐): read as the role word it is."""
     return (
@@ -364,7 +374,17 @@ def _pattern_relations(
             if "(" in raw or "（" in raw or "," in raw:
                 raw = _RELATIVE.sub(" ", BRACKET.sub("", raw, count=1))
             gap = squash(raw)
-            if negated(gap):
+            if negated(_BREAK.split(gap)[-1]):  # the clause of the relation word denies it
+                linked.add((a.start, b.start))
+                continue
+            if j == i + 1 and not gap.strip() and _compound(a, b, type_of):
+                head = Match(b.start, b.end, b.key, (b.payload[0],))
+                tail = Match(a.start, a.end, a.key, (a.payload[0],))
+                found.append(
+                    FoundRelation(
+                        "part_of", head, tail, LOOSE_CONFIDENCE, a.start, b.end, "part_of"
+                    )
+                )
                 linked.add((a.start, b.start))
                 continue
             if j == i + 1 and type_of.get(b.payload[0]) == "person":
