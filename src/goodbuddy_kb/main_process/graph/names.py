@@ -219,6 +219,7 @@ _LATIN_SYSTEM = re.compile(
     r"(?:(?<=在)|(?<=使用)|(?<=登录)|(?<=录入)|(?<=通过)|(?<=进入))([A-Za-z][A-Za-z0-9]{1,15})"
     r"(?=中|里|上|内|系统)|(?<![A-Za-z])([A-Z]{2,6})(?=由|归|连|账号|系统)"
     r"|\b([A-Z]{2,6}) (?:system|platform)\b"
+    r"|\b(?:from|onto|uses?|using)\s+([A-Z][a-z]+ \d{2,4})\b"
 )
 
 
@@ -227,7 +228,7 @@ _CAPITAL = re.compile("[A-Z]")
 
 def _latin_systems(text: str) -> Iterable[Mention]:
     for m in _LATIN_SYSTEM.finditer(text):
-        group = next(g for g in (1, 2, 3) if m.group(g))
+        group = next(g for g in (1, 2, 3, 4) if m.group(g))
         yield Mention("system", m.group(group), m.start(group), m.end(group), DISCOVERY_CONFIDENCE)
 
 

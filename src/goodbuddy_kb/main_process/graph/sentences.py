@@ -210,11 +210,15 @@ def _apposition(
     relation = next((r for r in ontology.relation_types if r.key == key), None)
     if relation is None or key is None:
         return None
+    person = Match(b.start, b.end, b.key, (b.payload[0],))
     for h in a.payload:
-        if h != b.payload[0] and relation.allows(type_of.get(h, ""), "person"):
-            head = Match(a.start, a.end, a.key, (h,))
-            tail = Match(b.start, b.end, b.key, (b.payload[0],))
-            return FoundRelation(key, head, tail, LOOSE_CONFIDENCE, a.start, b.end, key)
+        unit = Match(a.start, a.end, a.key, (h,))
+        if h == b.payload[0] or type_of.get(h) == "person":
+            continue  # Jason He (贺思远): one person's two names, no relation
+        if relation.allows(type_of.get(h, ""), "person"):  # the unit is led by the person
+            return FoundRelation(key, unit, person, LOOSE_CONFIDENCE, a.start, b.end, key)
+        if relation.allows("person", type_of.get(h, "")):  # the person is a member of it
+            return FoundRelation(key, person, unit, LOOSE_CONFIDENCE, a.start, b.end, key)
     return None
 
 
