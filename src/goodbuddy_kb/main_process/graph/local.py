@@ -136,6 +136,20 @@ class RelationPlan:
     lengths: tuple[int, ...]
     longest_between: int
     options: dict[tuple[str, str], list[tuple[RelationType, bool]]] = field(default_factory=dict)
+    #: Whether a pattern's relation type allows two names of these types in the pattern's
+    #: order (keyed by the pattern's source and the two types).
+    allowed: dict[tuple[str, str, str], bool] = field(default_factory=dict)
+
+    def allows(self, p: CompiledPattern, first: str, second: str) -> bool:
+        key = (p.source, first, second)
+        found = self.allowed.get(key)
+        if found is None:
+            found = self.allowed[key] = (
+                p.relation.allows(first, second)
+                if p.head_first
+                else p.relation.allows(second, first)
+            )
+        return found
 
 
 _plans: dict[int, tuple[list[CompiledPattern], Ontology, RelationPlan]] = {}

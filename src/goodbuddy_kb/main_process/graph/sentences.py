@@ -56,6 +56,7 @@ def relations_in(
     plan = plan_for(patterns, ontology)
     folded = fold(text) if folded is None else folded
     earlier: list[Match] = []
+    chunk_breaks = [m.end() for m in _BREAK.finditer(folded)]
     for span, inside in _by_sentence(text, mentions):
         if not inside:
             continue
@@ -68,7 +69,7 @@ def relations_in(
             else _referent(folded, span, earlier, type_of, title)
         )
         here += _topic_relations(
-            plan, ontology, folded, span, inside, type_of, linked, topic, exact
+            plan, ontology, folded, span, inside, type_of, linked, topic, exact, chunk_breaks
         )
         if title is not None:
             here += _object_references(plan, folded, span, inside, type_of, title)
@@ -86,6 +87,9 @@ def relations_in(
 _NUMBERING = re.compile(
     r"^[\s*#>\-]*(?:第[一二三四五六七八九十百\d]+[条章节款]|\d+[.、)）]|[-*])?\s*"
 )
+_NUMBERING_STARTS = frozenset(" \t*#>-第0123456789")
+#: First characters of the short references below.
+_REFERENCE_STARTS = frozenset("itswhb本该部委小项")
 #: A sentence's opening reference to the document itself (本制度由…负责解释).
 _TITLE_REFERENCE = re.compile(
     r"^(?:本(?:制度|规范|办法|规定|细则|流程|手册|通知|部门|中心)|this (?:policy|procedure|document|guide|handbook))"
@@ -120,7 +124,11 @@ def _referent(
     document's title; it, she, the project, 该部门, 委员会: the previous sentence's subject,
     else its last name of the right kind, else the title — and whether only a clause without
     a subject of its own may take it (the title, when nothing refers to it)."""
-    opening = _NUMBERING.sub("", folded[span[0] : span[0] + 24])
+    opening = folded[span[0] : span[0] + 24]
+    if opening[:1] in _NUMBERING_STARTS:
+        opening = _NUMBERING.sub("", opening)
+    if opening[:1] not in _REFERENCE_STARTS:
+        return title, True  # (the common case, without a regular expression)
     if _TITLE_REFERENCE.match(opening):
         return title, False
     person = bool(_PERSON_REFERENCE.match(opening))
@@ -288,6 +296,7 @@ def _topic_relations(
     linked: set[tuple[int, int]],
     title: Match | None,
     exact: bool,
+    chunk_breaks: list[int],
 ) -> list[FoundRelation]:
     """A clause with one name: the other side is the sentence's topic (部长谭一鸣 after
     信息技术部位于B栋3楼; "It is run by …" under the department's title). ``exact``: ``title``
@@ -296,7 +305,9 @@ def _topic_relations(
     first = inside[0]
     opens = not squash(folded[span[0] : first.start]).strip(" *#-0123456789.、)")
     second = {b for _a, b in linked}
-    all_breaks = [m.end() for m in _BREAK.finditer(folded, span[0], inside[-1].start)]
+    all_breaks = chunk_breaks[
+        bisect_right(chunk_breaks, span[0]) : bisect_right(chunk_breaks, inside[-1].start)
+    ]
     if (not all_breaks or all_breaks[-1] <= first.start) and (opens or title is None):
         return found  # one clause with its own subject: the pairs' patterns read it all
     for index, b in enumerate(inside):
@@ -378,7 +389,7 @@ def _pattern_relations(
             if "(" in raw or "（" in raw or "," in raw:
                 raw = _RELATIVE.sub(" ", BRACKET.sub("", raw, count=1))
             gap = squash(raw)
-            if negated(_BREAK.split(gap)[-1]):  # the clause of the relation word denies it
+            if negated(gap) and negated(_BREAK.split(gap)[-1]):  # the relation word's clause
                 linked.add((a.start, b.start))
                 continue
             if j == i + 1 and not gap.strip() and _compound(a, b, type_of):
@@ -410,9 +421,7 @@ def _pattern_relations(
             single = len(a.payload) == 1 and len(b.payload) == 1
             ta, tb = type_of.get(a.payload[0], ""), type_of.get(b.payload[0], "")
             for p, confidence in candidates:
-                if single and not (
-                    p.relation.allows(ta, tb) if p.head_first else p.relation.allows(tb, ta)
-                ):
+                if single and not plan.allows(p, ta, tb):
                     continue  # (the cheap test first: most patterns of a word fail on types)
                 if not context.fits(p):
                     continue
