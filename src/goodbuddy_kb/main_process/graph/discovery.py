@@ -20,59 +20,30 @@ from typing import Any
 import ahocorasick
 
 from goodbuddy_kb.contracts.graph import Ontology
+from goodbuddy_kb.main_process.graph.lexicon import (
+    ANY_STOP,
+    CJK_STOPS,
+    DEFINED,
+    DEFINED_NEEDS,
+    GENERIC_ENDS,
+    HEAD_TITLES,
+    LATIN_STOPS,
+    NAME_WORDS,
+    NOT_A_NAME_END,
+    NUMERALS,
+    QUALIFIERS,
+    SOFT_STOPS,
+    SOFT_WORDS,
+    UNITS,
+    VERB_STOPS,
+)
 from goodbuddy_kb.main_process.graph.matching import fold
 
 DISCOVERY_CONFIDENCE = 0.7
+#: A name found only by a one-character cue (财务部, 安保组, 南京市): an extraction run keeps
+#: it when the library uses the same name more than once or another rule finds it too.
+WEAK_CONFIDENCE = 0.6
 MAX_CJK_NAME = 10
-
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-#: Characters that always end a Chinese name when scanning away from a cue.
-_CJK_STOPS = frozenset(
-    "由的和与及在对向将把被为是了从至到或并给跟每各该本其此请已未不也都而且则如若当以"
-)
-#: Function characters that end a name unless they form a word with a neighbour (the words
-#: below): 数据智能部 and 供应链管理部 keep their 据 and 应, 以财务部 loses its 以.
-_SOFT_STOPS = frozenset("按经须需应据归同等于")
-_ANY_STOP = _CJK_STOPS | _SOFT_STOPS
-_SOFT_WORDS = _words(
-    "以太 按摩 经理 经营 经济 经销 经贸 经纪 财经 神经 须知 需求 供应 应用 响应"
-    " 应急 对应 适应 反应 应收 应付 数据 依据 证据 票据 单据 据点 归档 回归 合同"
-    " 协同 同步 共同 同业 等级 平等 对外 对公 在线 参与 方向 面向 自由 理由 及时"
-    " 被保险 申请 邀请 请假 聘请 请示 成都 首都 京都 当地 从业 将军"
-)
-#: Verbs and modal words that introduce the name after them: a name never runs across one
-#: (…必须使用公司邮箱, …内报告信息安全部, …前告知直属主管).
-_VERB_STOPS = _words(
-    "通过 使用 告知 报告 签署 需要 必须 按照 根据 经过 提交 联系 前往 参加 担任"
-    " 超过 达到 低于 高于 不得 可以 应当 须经 需经 交给 交由 发给 抄送 通知 咨询"
-    " 致电 登录 访问 申请 完成"
-)
-#: Words of a relation pattern that commonly sit inside names, never a name boundary.
-_NAME_WORDS = _words("管理 主管 模块 子系统 服务 平台 规定 标准 办公 部门 下属 下属部门 组成 基于")
-#: Qualifiers in front of a name that are not part of it (新版费用报销流程, 当地规定).
-_QUALIFIERS = _words("当地 有关 相关 上述 其他 其它 各项 各类 新版 旧版 现行 最新")
-#: A name that ends in these is a generic noun (一线城市、其他城市), not a name.
-_GENERIC_ENDS = ("城市", "超市", "都市")
-#: A one-character cue followed by these characters is the start of another word (部门, 处理,
-#: 市场), not the end of a name.
-_NOT_A_NAME_END = _words(
-    "部门 部分 部署 部件 处理 处于 处置 处罚 科技 科学 科目 市场 市值 省份 省级 组织 组长 组成"
-)
-_DEFINED = [
-    re.compile(
-        r"([\u4e00-\u9fffA-Za-z0-9][\u4e00-\u9fffA-Za-z0-9 ]{1,30})[（(]\s*(?:简称|以下简称)[“\"]?([^）)”\"]{1,20})[”\"]?\s*[）)]"
-    ),
-    re.compile(r"所谓[“\"]?([\u4e00-\u9fffA-Za-z0-9]{2,20})[”\"]?"),
-    re.compile(r"[“\"]([^”\"]{2,30})[”\"]\s*(?:是指|指的是|means|refers to)"),
-    re.compile(r"\b([A-Z][A-Za-z0-9-]*(?:\s+[A-Z][A-Za-z0-9-]*){0,4})\s+(?:means|refers to)\b"),
-]
-_LATIN_STOPS = _words(
-    "The A An Our This That These Those Each Every Any All If When Its Their Your"
-)
 
 
 @dataclass(frozen=True)
@@ -93,14 +64,14 @@ def boundaries(ontology: Ontology) -> frozenset[str]:
     """Words a Chinese name never runs across: the verbs that introduce a name, and the
     literal words of every relation pattern (审批、隶属于、依赖 …) except single characters and
     words that sit inside names as often (管理、平台)."""
-    words: set[str] = set(_VERB_STOPS)
+    words: set[str] = set(VERB_STOPS)
     for relation in ontology.relation_types:
         for pattern in relation.patterns:
             for piece in re.split(r"\{head\}|\{tail\}", pattern):
                 words.update(
                     run
                     for run in re.findall(r"[\u4e00-\u9fff]+", fold(piece))
-                    if len(run) >= 2 and run not in _NAME_WORDS
+                    if len(run) >= 2 and run not in NAME_WORDS
                 )
     return frozenset(words)
 
@@ -110,7 +81,7 @@ def _stop_automaton(stops: frozenset[str]) -> Any:
     automaton = ahocorasick.Automaton()
     for word in stops:
         automaton.add_word(word, (len(word), False))
-    for word in _VERB_STOPS:
+    for word in VERB_STOPS:
         automaton.add_word(word, (len(word), True))
     automaton.make_automaton()
     return automaton
@@ -128,10 +99,10 @@ def _stop_ends(folded: str, automaton: Any) -> tuple[set[int], set[int]]:
 def _function_at(text: str, i: int) -> bool:
     """Whether ``text[i]`` is a function character here, not part of a word such as 数据."""
     ch = text[i]
-    if ch in _CJK_STOPS:
-        return text[i : i + 2] not in _SOFT_WORDS and text[max(0, i - 1) : i + 1] not in _SOFT_WORDS
-    if ch in _SOFT_STOPS:
-        return text[i : i + 2] not in _SOFT_WORDS and text[max(0, i - 1) : i + 1] not in _SOFT_WORDS
+    if ch in CJK_STOPS:
+        return text[i : i + 2] not in SOFT_WORDS and text[max(0, i - 1) : i + 1] not in SOFT_WORDS
+    if ch in SOFT_STOPS:
+        return text[i : i + 2] not in SOFT_WORDS and text[max(0, i - 1) : i + 1] not in SOFT_WORDS
     return False
 
 
@@ -145,25 +116,67 @@ def trim(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 def _cjk_before(
-    text: str, end: int, cue: str, stop_ends: set[int], verb_ends: set[int]
+    text: str,
+    end: int,
+    cue: str,
+    stop_ends: set[int],
+    verb_ends: set[int],
+    names_end: frozenset[int] = frozenset(),
 ) -> int | None:
-    """Start of the Chinese name that ends with ``cue`` at ``end`` (exclusive), or None."""
+    """Start of the Chinese name that ends with ``cue`` at ``end`` (exclusive), or None.
+    Capitals and digits inside the name belong to it (A栋5楼); ``names_end``: positions where
+    another name's cue ends, where this name starts (A栋1楼 | 安保组, 财务部 | 费用核算组)."""
     start = end - len(cue)
     i = start
     limit = max(0, start - (MAX_CJK_NAME - len(cue)))
     while i > limit:
         ch = text[i - 1]
+        if ch.isascii():
+            j = i
+            while (
+                j > limit
+                and text[j - 1].isascii()
+                and (text[j - 1].isdigit() or "A" <= text[j - 1] <= "Z")
+            ):
+                j -= 1
+            if j == i or (text[i] not in "栋楼层号座区" and not text[j:i].isalpha()):
+                break  # 5楼, A栋 are parts of a name; 2月, 18场: a date or a count
+            letters = sum(1 for c in text[j:i] if c.isalpha())
+            i = j
+            if letters >= 2:
+                break  # a Latin word starts the name (OA系统, 找IT服务台 → IT服务台)
+            continue
+        if (
+            ch == "与"
+            and i - 2 > limit
+            and 0 < start - i <= 2
+            and i not in names_end
+            and is_cjk(text[i - 2])
+        ):
+            i -= 1  # 招聘与入职组, 考勤与休假制度: one name, not two
+            continue
         # (is_cjk inline: this loop runs for every character of every name)
         if not (
             "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff"
         ):
             break
         # a pattern word right before the cue is part of the name (采购审批平台), a verb never
-        if i in verb_ends or (i < start and i in stop_ends):
+        if i in verb_ends or (i < start and (i in stop_ends or i in names_end)):
             break
-        if ch in _ANY_STOP and _function_at(text, i - 1):
+        if ch in ANY_STOP and _function_at(text, i - 1):
             break
         i -= 1
+    # a Latin word glued to the name is part of it (OA系统, IT服务台)
+    j = i
+    while j > 0 and i - j < 8 and text[j - 1].isascii() and text[j - 1].isalnum():
+        j -= 1
+    if j < i and text[j].isalpha() and (j == 0 or not text[j - 1].isascii()):
+        i = j
+    bounded = i > limit or limit == 0
+    if not bounded and is_cjk(text[limit - 1]) and not _function_at(text, limit - 1):
+        return None  # no start in sight: not a whole name (…距离峇株吧辖市)
+    while i < start and text[i].isascii() and not ("A" <= text[i] <= "Z" or "a" <= text[i] <= "z"):
+        i += 1  # never starts with a digit
     return i if i < start else None
 
 
@@ -174,7 +187,7 @@ def _latin_words_before(text: str, start: int, limit: int = 4) -> int | None:
     first = None
     expected_end = start
     for m in reversed(words):
-        if base + m.end() != expected_end or m.group().strip() in _LATIN_STOPS:
+        if base + m.end() != expected_end or m.group().strip() in LATIN_STOPS:
             break
         first = base + m.start()
         expected_end = first
@@ -281,13 +294,23 @@ def _slots(ontology: Ontology) -> tuple[re.Pattern[str] | None, dict[str, str]]:
 def _a_name(text: str, start: int, end: int, cue: str) -> tuple[int, int] | None:
     """The trimmed span if it is still a name: more than its cue, not a generic word."""
     start, end = trim(text, start, end)
-    if text[start : start + 2] in _QUALIFIERS:
+    if text[start : start + 2] in QUALIFIERS:
         start += 2
+    ordinal = text[start : start + 1] == "第"
+    j = start + ordinal
+    while j < end and text[j] in NUMERALS:
+        j += 1
+    if j > start + ordinal and j < end and (text[j] in UNITS or ordinal):
+        start = j + (text[j] in UNITS)  # 三家公司, 五个小组, 第四区: a count, not a name
+    elif text[start : start + 1] in "年月日":
+        start += 1  # 年初…, 月底…: a date's end
     name = text[start:end]
-    if end - start <= len(cue) or name.endswith(_GENERIC_ENDS):
+    if end - start <= len(cue) or name.endswith(GENERIC_ENDS):
         return None
-    if len(cue) == 1 and is_cjk(cue) and end - start < 3:
-        return None  # 内部、外部、总部: a word, not a name
+    if name.endswith("全部") and not name.endswith("安全部"):
+        return None  # …中全部: "all of it", not a unit (信息安全部 is one)
+    if is_cjk(cue[0]) and is_cjk(name[0]) and end - start < len(cue) + 2 and cue != "经理":
+        return None  # 内部、外部、总部, 邨中心: a word or a fragment, not a name
     return start, end
 
 
@@ -308,28 +331,45 @@ def discover(
     stop_ends: set[int] | None = None
     verb_ends: set[int] = set()
     if cues.suffixes is not None:
-        for end_index, (key, types) in cues.suffixes.iter(folded):
-            end = end_index + 1
+        ends = [
+            (end_index + 1, key, types)
+            for end_index, (key, types) in cues.suffixes.iter(folded)
+            if len(key) > 1 or folded[end_index : end_index + 2] not in NOT_A_NAME_END
+        ]
+        names_end = frozenset(e for e, k, t in ends if is_cjk(k[0]) and "role" not in t)
+        places_end = frozenset(e for e, k, t in ends if is_cjk(k[0]) and t == ("location",))
+        for end, key, types in ends:
             position = end - len(key)
-            if len(key) == 1 and folded[position : end + 1] in _NOT_A_NAME_END:
-                continue
             if is_cjk(key[0]):
                 if stop_ends is None:
                     stop_ends, verb_ends = _stop_ends(folded, cues.stop_words)
-                start = _cjk_before(text, end, key, stop_ends, verb_ends)
+                inner = names_end - places_end if types == ("location",) else names_end
+                start = _cjk_before(text, end, key, stop_ends, verb_ends, inner)
                 span = None if start is None else _a_name(text, start, end, key)
             else:
-                # a Latin cue names only when capitalised: "Security Office", not "the Berlin office"
+                # a Latin cue names only when capitalised: "Security Office", not "the Berlin
+                # office" — except the words for a group of people ("Infrastructure team")
                 boundary_ok = (end >= len(text) or not text[end].isalnum()) and (
-                    not text[position].isalpha() or text[position].isupper()
+                    not text[position].isalpha()
+                    or text[position].isupper()
+                    or key in ("team", "group", "committee")
                 )
                 start = _latin_words_before(text, position) if boundary_ok else None
                 span = None if start is None else (start, end)
             if span is not None:
+                # a one-character cue (部, 组, 区) right after a particle (…的竹根部) is weak
+                # evidence (see `WEAK_CONFIDENCE`), unless a head's title follows (采购科科长)
+                s0, e0 = span
+                weak = (
+                    len(key) == 1
+                    and is_cjk(key)
+                    and s0 > 0
+                    and text[s0 - 1] in "的之"
+                    and not text.startswith(HEAD_TITLES, e0)
+                )
+                sure = WEAK_CONFIDENCE if weak else DISCOVERY_CONFIDENCE
                 for type_key in types:
-                    found.append(
-                        Mention(type_key, text[span[0] : span[1]], *span, DISCOVERY_CONFIDENCE)
-                    )
+                    found.append(Mention(type_key, text[span[0] : span[1]], *span, sure))
     if cues.prefixes is not None:
         for end_index, (key, types) in cues.prefixes.iter(folded):
             found.extend(_by_prefix(text, end_index + 1 - len(key), key, types))
@@ -340,22 +380,13 @@ def discover(
     if cues.slots is not None:
         for m in cues.slots.finditer(text):
             type_key = cues.slot_types.get(" ".join(m.group(1).split()))
-            if type_key is not None and m.group(2) not in _LATIN_STOPS:
+            if type_key is not None and m.group(2) not in LATIN_STOPS:
                 found.append(
                     Mention(type_key, m.group(2), m.start(2), m.end(2), DISCOVERY_CONFIDENCE)
                 )
     if heading and 2 <= len(heading) <= 30:
         found.extend(_heading(text, heading, cues))
     return found
-
-
-#: A word each defined-term pattern needs: the regular expression runs only where it occurs.
-_DEFINED_NEEDS = (
-    ("简称",),
-    ("所谓",),
-    ("是指", "指的是", "means", "refers to"),
-    ("means", "refers to"),
-)
 
 
 #: The longest term a relation pattern names before its head.
@@ -375,7 +406,7 @@ def _slot_terms(text: str, found: list[Mention], cues: Cues) -> Iterable[Mention
             if head is not None and any(text.startswith(a, head.end) for a in after):
                 start = at
                 while start > 0 and at - start < MAX_SLOT_TERM and is_cjk(text[start - 1]):
-                    if text[start - 1] in _ANY_STOP and _function_at(text, start - 1):
+                    if text[start - 1] in ANY_STOP and _function_at(text, start - 1):
                         break
                     start -= 1
                 span = trim(text, start, at)
@@ -392,7 +423,7 @@ def _slot_terms(text: str, found: list[Mention], cues: Cues) -> Iterable[Mention
 
 
 def _defined_terms(text: str) -> Iterable[Mention]:
-    for pattern, needs in zip(_DEFINED, _DEFINED_NEEDS, strict=True):
+    for pattern, needs in zip(DEFINED, DEFINED_NEEDS, strict=True):
         if not any(word in text for word in needs):
             continue
         for m in pattern.finditer(text):

@@ -15,8 +15,11 @@ from dataclasses import dataclass
 from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.graph import store
-from goodbuddy_kb.main_process.graph.local import compile_patterns, discover, prepare, relations_in
+from goodbuddy_kb.main_process.graph.discovery import WEAK_CONFIDENCE
+from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
+from goodbuddy_kb.main_process.graph.names import find
+from goodbuddy_kb.main_process.graph.sentences import relations_in
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
 
@@ -77,6 +80,9 @@ class _Entities:
             self._ids[(type_key, key)] = entity_id
             self._new.append((entity_id, type_key, name.strip(), key, self._now))
         return entity_id
+
+    def known(self, type_key: str, key: str) -> bool:
+        return (type_key, key) in self._ids
 
     def alias(self, entity_id: str, type_key: str, alias: str) -> None:
         key = normalise_name(alias)
@@ -254,16 +260,28 @@ def extract_library(
     # 1. discovery: the names the ontology's cues find, resolved by type and name
     cues = prepare(ontology)
     entities = _Entities(conn, library_id)
+    weak: dict[tuple[str, str], tuple[int, str]] = {}
     for rows in documents.values():
+        # the names in the document's title: the topic of its sentences that name no subject
+        heading = rows[0]["heading"] or ""
+        for mention in find(heading, ontology, None, cues=cues) if heading else []:
+            entity_id = entities.resolve(mention.type_key, mention.name)
+            for alias in mention.aliases:
+                entities.alias(entity_id, mention.type_key, alias)
         for row in rows:
             text = folded[row["seq"]]
-            for mention in discover(
-                row["content"], ontology, row["heading"], cues=cues, folded=text
-            ):
+            for mention in find(row["content"], ontology, row["heading"], cues=cues, folded=text):
                 key = " ".join(text[mention.start : mention.end].split())
+                if mention.confidence <= WEAK_CONFIDENCE:
+                    seen, _name = weak.get((mention.type_key, key), (0, ""))
+                    weak[(mention.type_key, key)] = (seen + 1, mention.name)
+                    continue
                 entity_id = entities.resolve(mention.type_key, mention.name, key)
                 for alias in mention.aliases:
                     entities.alias(entity_id, mention.type_key, alias)
+    for (type_key, key), (seen, name) in weak.items():
+        if seen > 1 or entities.known(type_key, key):
+            entities.resolve(type_key, name, key)
     with transaction(conn):
         entities.write(conn)
     cancel.check()
@@ -289,6 +307,9 @@ def extract_library(
             batch.flush()  # the documents read so far keep their graph
             raise
         evidence: list[tuple[object, ...]] = []
+        # the entity the document's title names: the topic of sentences that name no subject
+        heading = rows[0]["heading"] or ""
+        title = next(iter(matcher.find(heading)), None) if heading else None
         for row in rows:
             text = row["content"]
             mentions = matcher.find(text, folded[row["seq"]])[: settings.max_entities_per_chunk]
@@ -298,7 +319,9 @@ def extract_library(
             )
             report.mentions += len(mentions)
             report.chunks += 1
-            found = relations_in(text, mentions, type_of, patterns, ontology, folded[row["seq"]])
+            found = relations_in(
+                text, mentions, type_of, patterns, ontology, folded[row["seq"]], title
+            )
             for rel in found[: settings.max_relations_per_chunk]:
                 relation = relations.id(
                     rel.type_key, rel.head.payload[0], rel.tail.payload[0], rel.confidence

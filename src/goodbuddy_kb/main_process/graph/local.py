@@ -1,10 +1,11 @@
 """The local extractor: no model, offline, deterministic.
 
-Discovery (`discovery.py`) — candidate entity names from the ontology's cues. Matching — every
-known name and alias, folded, longest match wins (`matching.Matcher`). Relations (here) — the
-explicit patterns each relation type declares ("{tail}由{head}审批", "{tail} is owned by
-{head}"), and sentence-level co-occurrence of two entities whose types exactly one relation type
-allows, at a lower confidence. Offsets are always into the chunk's content.
+Discovery (`discovery.py`, `names.py`) — candidate entity names from the ontology's cues and
+the shapes of names. Matching — every known name and alias, folded, longest match wins
+(`matching.Matcher`). Relation patterns (here) — the explicit patterns each relation type
+declares ("{tail}由{head}审批", "{tail} is owned by {head}"), compiled once, and how the words
+between two names are read against them; `sentences.py` applies them sentence by sentence.
+Offsets are always into the chunk's content.
 
 A pattern matches the words between two names after both are squashed alike: articles
 ("the Payments Team") and modal or filler words (须、统一、进行) do not count. Exactly, it is
@@ -28,7 +29,7 @@ from goodbuddy_kb.main_process.graph.discovery import (
     discover,
     prepare,
 )
-from goodbuddy_kb.main_process.graph.matching import Match, fold, normalise_name
+from goodbuddy_kb.main_process.graph.matching import Match, normalise_name
 
 __all__ = [
     "DISCOVERY_CONFIDENCE",
@@ -39,13 +40,12 @@ __all__ = [
     "compile_patterns",
     "discover",
     "prepare",
-    "relations_in",
 ]
 
 PATTERN_CONFIDENCE = 0.9
 LOOSE_CONFIDENCE = 0.75
 COOCCURRENCE_CONFIDENCE = 0.45
-_SENTENCE_END = re.compile(r"[。！？；;!?\n]|\.(?:\s|$)")
+_SENTENCE_END = re.compile(r"[。！？；;!?\n]|(?<!\bLtd)(?<!\bInc)(?<!\bCo)(?<!\bNo)\.(?:\s|$)")
 #: Words that never change what a pattern says: articles and determiners in English; modal,
 #: adverb and filler words in Chinese (须经 = 经, 由X统一审批 = 由X审批).
 _LATIN_FILLERS = frozenset(
@@ -55,7 +55,9 @@ _CJK_FILLERS = re.compile("必须|需要|应当|统一|进行|最终|具体|一�
 #: The free words a loose match allows on the free side of a pattern's literal.
 MAX_FREE_CJK = 8
 MAX_FREE_LATIN = 32
-_CLAUSE_BREAK = re.compile(r"[，,、：:（）()]")
+CLAUSE_BREAK = re.compile(r"[，,、：:（）()]")
+#: A bracketed other form right after a name (瞿薇（Vivian Qu）负责): not a word of the pattern.
+BRACKET = re.compile(r"^\s*[（(][^（()）]{1,30}[)）]")
 
 
 _FILLER_CHARS = frozenset("必需应统进最具一另须均则也还都将会")
@@ -126,7 +128,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
 
 
 @dataclass
-class _RelationPlan:
+class RelationPlan:
     """Patterns grouped by the (squashed) text between their slots, the most specific first,
     and the relation types each pair of entity types allows, computed once per ontology."""
 
@@ -134,12 +136,26 @@ class _RelationPlan:
     lengths: tuple[int, ...]
     longest_between: int
     options: dict[tuple[str, str], list[tuple[RelationType, bool]]] = field(default_factory=dict)
+    #: Whether a pattern's relation type allows two names of these types in the pattern's
+    #: order (keyed by the pattern's source and the two types).
+    allowed: dict[tuple[str, str, str], bool] = field(default_factory=dict)
+
+    def allows(self, p: CompiledPattern, first: str, second: str) -> bool:
+        key = (p.source, first, second)
+        found = self.allowed.get(key)
+        if found is None:
+            found = self.allowed[key] = (
+                p.relation.allows(first, second)
+                if p.head_first
+                else p.relation.allows(second, first)
+            )
+        return found
 
 
-_plans: dict[int, tuple[list[CompiledPattern], Ontology, _RelationPlan]] = {}
+_plans: dict[int, tuple[list[CompiledPattern], Ontology, RelationPlan]] = {}
 
 
-def _plan(patterns: list[CompiledPattern], ontology: Ontology) -> _RelationPlan:
+def plan_for(patterns: list[CompiledPattern], ontology: Ontology) -> RelationPlan:
     cached = _plans.get(id(patterns))
     if cached is not None and cached[0] is patterns and cached[1] is ontology:
         return cached[2]
@@ -150,15 +166,15 @@ def _plan(patterns: list[CompiledPattern], ontology: Ontology) -> _RelationPlan:
     for group in by_between.values():
         group.sort(key=lambda p: -(len(p.after) + len(p.before)))
     lengths = tuple(sorted({len(b) for b in by_between}, reverse=True))
-    plan = _RelationPlan(by_between, lengths, max(lengths, default=0))
+    plan = RelationPlan(by_between, lengths, max(lengths, default=0))
     if len(_plans) > 8:
         _plans.clear()
     _plans[id(patterns)] = (patterns, ontology, plan)
     return plan
 
 
-def _options(
-    plan: _RelationPlan, ontology: Ontology, ta: str, tb: str
+def allowed_options(
+    plan: RelationPlan, ontology: Ontology, ta: str, tb: str
 ) -> list[tuple[RelationType, bool]]:
     """(relation type, a is the head) for every typed relation type the two types allow."""
     key = (ta, tb)
@@ -178,14 +194,14 @@ def _free(text: str) -> bool:
     """Whether ``text`` may stand on the free side of a loose match: short, one clause."""
     if not text:
         return True
-    if _CLAUSE_BREAK.search(text):
+    if CLAUSE_BREAK.search(text):
         return False
     latin = text.isascii()
     return len(text) <= (MAX_FREE_LATIN if latin else MAX_FREE_CJK)
 
 
-def _gap_candidates(
-    plan: _RelationPlan, gap: str, adjacent: bool
+def gap_candidates(
+    plan: RelationPlan, gap: str, adjacent: bool
 ) -> list[tuple[CompiledPattern, float]]:
     """The patterns whose literal is the gap (exact), or, for two adjacent names, starts or
     ends it with only free words on the other side (loose)."""
@@ -205,7 +221,7 @@ def _gap_candidates(
     return found
 
 
-def _typed(
+def typed_pair(
     p: CompiledPattern, a: Match, b: Match, type_of: dict[str, str]
 ) -> tuple[Match, Match] | None:
     """Head and tail (one entity each) for the pattern, if any entity the two names stand for
@@ -221,82 +237,7 @@ def _typed(
     return None
 
 
-def relations_in(
-    text: str,
-    mentions: list[Match],
-    type_of: dict[str, str],
-    patterns: list[CompiledPattern],
-    ontology: Ontology,
-    folded: str | None = None,
-) -> list[FoundRelation]:
-    """Pattern relations between mentions of one sentence, then co-occurrence for pairs that no
-    pattern linked and whose types exactly one relation type allows (``folded``: `fold(text)`
-    when the caller has it)."""
-    found: list[FoundRelation] = []
-    if len(mentions) < 2:
-        return found
-    plan = _plan(patterns, ontology)
-    folded = fold(text) if folded is None else folded
-    for span, inside in _by_sentence(text, mentions):
-        if len(inside) < 2:
-            continue
-        linked: set[tuple[int, int]] = set()
-        found += _pattern_relations(plan, folded, span, inside, type_of, linked)
-        found += _cooccurrences(plan, ontology, inside, type_of, linked)
-    return found
-
-
-def _by_sentence(text: str, mentions: list[Match]) -> list[tuple[tuple[int, int], list[Match]]]:
-    """The mentions of each sentence, in one pass (both lists are in text order)."""
-    spans = sentences(text)
-    groups: list[list[Match]] = [[] for _ in spans]
-    index = 0
-    for m in mentions:
-        while index < len(spans) and m.start >= spans[index][1]:
-            index += 1
-        if index < len(spans) and m.end <= spans[index][1]:
-            groups[index].append(m)
-    return list(zip(spans, groups, strict=True))
-
-
-def _pattern_relations(
-    plan: _RelationPlan,
-    folded: str,
-    span: tuple[int, int],
-    inside: list[Match],
-    type_of: dict[str, str],
-    linked: set[tuple[int, int]],
-) -> list[FoundRelation]:
-    """Pairs of one sentence that a pattern's literal joins; each linked pair is added to
-    ``linked``. Whitespace and articles may stretch the raw text between two names beyond the
-    pattern, hence the reach."""
-    found: list[FoundRelation] = []
-    reach = 3 * plan.longest_between + MAX_FREE_LATIN + 8
-    for i, a in enumerate(inside):
-        for j in range(i + 1, len(inside)):
-            b = inside[j]
-            if b.start - a.end > reach:
-                break
-            gap = squash(folded[a.end : b.start])
-            candidates = _gap_candidates(plan, gap, adjacent=j == i + 1)
-            if not candidates:
-                continue
-            context = _Context(folded, span, a, b)
-            for p, confidence in candidates:
-                if not context.fits(p):
-                    continue
-                typed = _typed(p, a, b, type_of)
-                if typed is None:
-                    continue
-                found.append(
-                    FoundRelation(p.relation.key, *typed, confidence, a.start, b.end, p.source)
-                )
-                linked.add((a.start, b.start))
-                break
-    return found
-
-
-class _Context:
+class Context:
     """The words just before the head and just after the tail, read once if a pattern asks."""
 
     def __init__(self, folded: str, span: tuple[int, int], a: Match, b: Match) -> None:
@@ -314,36 +255,8 @@ class _Context:
         if p.after:
             if self._after is None:
                 end = min(self._span[1], self._b.end + 24)
-                self._after = squash(self._folded[self._b.end : end])
+                after = self._folded[self._b.end : end]
+                self._after = squash(BRACKET.sub("", after, count=1))
             if not self._after.startswith(p.after):
                 return False
         return True
-
-
-def _cooccurrences(
-    plan: _RelationPlan,
-    ontology: Ontology,
-    inside: list[Match],
-    type_of: dict[str, str],
-    linked: set[tuple[int, int]],
-) -> list[FoundRelation]:
-    """Pairs of one sentence no pattern linked, whose types exactly one relation type allows."""
-    found: list[FoundRelation] = []
-    for i, a in enumerate(inside):
-        ta = type_of[a.payload[0]]
-        for b in inside[i + 1 :]:
-            if (a.start, b.start) in linked or a.key == b.key or set(a.payload) & set(b.payload):
-                continue
-            tb = type_of[b.payload[0]]
-            if ta == tb:
-                continue
-            options = _options(plan, ontology, ta, tb)
-            if len(options) == 1:
-                r, a_is_head = options[0]
-                head, tail = (a, b) if a_is_head else (b, a)
-                found.append(
-                    FoundRelation(
-                        r.key, head, tail, COOCCURRENCE_CONFIDENCE, a.start, b.end, "co-occurrence"
-                    )
-                )
-    return found

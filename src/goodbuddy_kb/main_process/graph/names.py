@@ -1,0 +1,356 @@
+"""Names the ontology's cues cannot find, each by the shape of a whole name in its place:
+
+- people's names bound to a role: a Chinese name after a role word (部长谭一鸣, 组长：韦佳宁,
+  负责人是邵雨桐) or between 由 and a verb of office (由郦佳担任), when it starts with a
+  Chinese surname and ends where a word boundary is; an English "First Last" next to words that
+  bind a person (led by, reports to, ", our …", " (…)", chairs);
+- Latin names of systems inside Chinese text (在Jira中, VPN由…维护) and acronyms before "system";
+- cells of a Markdown table under a header that names an entity type (系统, 负责部门, 联系人);
+- a name's other form in brackets right after it (信息技术部（IT部）, Fu Jiacheng (符嘉诚)) as
+  its alias.
+
+A role word alone (部门负责人, 经理, the team) is never a name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from goodbuddy_kb.contracts.graph import Ontology
+from goodbuddy_kb.main_process.graph.discovery import DISCOVERY_CONFIDENCE, Cues, Mention, discover
+from goodbuddy_kb.main_process.graph.people import OFFICE_VERBS, chinese_name
+
+#: Role words a person's name follows (经理欧阳可欣, 组长：韦佳宁), longest first.
+_ROLES_ZH = sorted(
+    [
+        "部长",
+        "组长",
+        "科长",
+        "处长",
+        "经理",
+        "总经理",
+        "总监",
+        "主任",
+        "主任委员",
+        "负责人",
+        "主管",
+        "召集人",
+        "联系人",
+        "工程师",
+        "专员",
+        "秘书",
+        "委员",
+        "主席",
+        "董事长",
+        "总裁",
+        "局长",
+        "院长",
+        "班长",
+        "厂长",
+        "队长",
+        "所长",
+        "行长",
+        "会长",
+    ],
+    key=len,
+    reverse=True,
+)
+#: Role words of whoever heads a unit (财务部经理孙悦 → the unit is led by 孙悦).
+HEAD_ROLES = frozenset(
+    [
+        "部长",
+        "组长",
+        "科长",
+        "处长",
+        "经理",
+        "总经理",
+        "总监",
+        "主任",
+        "主任委员",
+        "负责人",
+        "主管",
+        "召集人",
+        "主席",
+        "董事长",
+        "总裁",
+        "局长",
+        "院长",
+        "厂长",
+        "队长",
+        "所长",
+        "行长",
+        "会长",
+    ]
+)
+_ROLE_BEFORE = re.compile(
+    "(?:" + "|".join(_ROLES_ZH) + r")\s*(?:[：:]\s*|是|为|由)?(?=[\u4e00-\u9fff])"
+)
+_BY_NAME = re.compile(r"由(?=[\u4e00-\u9fff]{2,4}(?:" + "|".join(OFFICE_VERBS) + "))")
+
+
+#: A unit's name right before a person's, the person's name closed by punctuation (联系市场部
+#: 汤磊（分机…）): the name's end must be punctuation, a stricter test than after a role word.
+_UNIT_BEFORE = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:部|组|科|中心|办公室)(?=[\u4e00-\u9fff])")
+_CLOSED = frozenset("（(，,。；;、")
+
+
+def _people_zh(text: str) -> Iterable[Mention]:
+    for expression in (_ROLE_BEFORE, _BY_NAME, _UNIT_BEFORE):
+        for m in expression.finditer(text):
+            end = chinese_name(text, m.end())
+            if end is None or (
+                expression is _UNIT_BEFORE and (end >= len(text) or text[end] not in _CLOSED)
+            ):
+                continue
+            yield Mention("person", text[m.end() : end], m.end(), end, DISCOVERY_CONFIDENCE)
+
+
+_CAP = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
+_PERSON_EN = re.compile(rf"(?<![A-Za-z])({_CAP}) ({_CAP})\b(?! [A-Z0-9&])")
+_CAPITAL_BEFORE = re.compile(r"(?:[A-Z][A-Za-z]*|&) $")
+_BINDS_BEFORE = re.compile(
+    r"(?:\bby|\bto|\bwith|\bcontact|\bgo to|\bfrom|\band|\bare|\bis|:)\s*$", re.IGNORECASE
+)
+_BINDS_AFTER = re.compile(
+    r"^(?:,|\s*\(|\s+(?:is|was|chairs|heads|leads|runs|reports|approves|who|and|signs)\b)"
+)
+_NOT_A_PERSON_WORD = frozenset(
+    [
+        "The",
+        "This",
+        "That",
+        "These",
+        "Those",
+        "Our",
+        "Your",
+        "Their",
+        "Its",
+        "Each",
+        "Every",
+        "Any",
+        "All",
+        "If",
+        "When",
+        "Please",
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
+        "Manager",
+        "Director",
+        "Officer",
+        "Coordinator",
+        "Lead",
+        "Head",
+        "Chair",
+        "Engineer",
+        "Warden",
+        "Project",
+        "Group",
+        "Team",
+        "Department",
+        "Committee",
+        "Office",
+        "Board",
+        "Center",
+        "Centre",
+        "Section",
+        "Desk",
+        "Division",
+        "System",
+        "Platform",
+        "Service",
+        "Gateway",
+        "Policy",
+        "House",
+        "Ltd",
+        "Inc",
+        "Building",
+        "Floor",
+        "Street",
+        "Road",
+        "Annual",
+        "Expense",
+        "Change",
+        "Advisory",
+        "General",
+        "Managing",
+        "Finance",
+    ]
+)
+
+
+def _people_en(text: str) -> Iterable[Mention]:
+    if not text.isascii() and not re.search("[A-Z][a-z]+ [A-Z][a-z]", text):
+        return
+    for m in _PERSON_EN.finditer(text):
+        if m.group(1) in _NOT_A_PERSON_WORD or m.group(2) in _NOT_A_PERSON_WORD:
+            continue
+        before, after = text[max(0, m.start() - 12) : m.start()], text[m.end() : m.end() + 12]
+        if re.search(r"\bthe\s*$", before, re.IGNORECASE) or _CAPITAL_BEFORE.search(before):
+            continue  # "the Berlin Office", "HQ Application Development": part of a longer name
+        at_start = m.start() == 0 or text[: m.start()].rstrip().endswith((".", "\n"))
+        if (
+            _BINDS_BEFORE.search(before)
+            or (_BINDS_AFTER.search(after) and not at_start)
+            or (at_start and _BINDS_AFTER.search(after))
+        ):
+            yield Mention("person", m.group(0), m.start(), m.end(), DISCOVERY_CONFIDENCE)
+
+
+#: A Latin name inside Chinese text where a system stands: 在Jira中, 使用SAP, VPN由…维护.
+_LATIN_SYSTEM = re.compile(
+    r"(?:(?<=在)|(?<=使用)|(?<=登录)|(?<=录入)|(?<=通过)|(?<=进入))([A-Za-z][A-Za-z0-9]{1,15})"
+    r"(?=中|里|上|内|系统)|(?<![A-Za-z])([A-Z]{2,6})(?=由|归|连|账号|系统)"
+    r"|\b([A-Z]{2,6}) (?:system|platform)\b"
+    r"|\b(?:from|onto|uses?|using)\s+([A-Z][a-z]+ \d{2,4})\b"
+)
+
+
+_CAPITAL = re.compile("[A-Z]")
+
+
+def _latin_systems(text: str) -> Iterable[Mention]:
+    for m in _LATIN_SYSTEM.finditer(text):
+        group = next(g for g in (1, 2, 3, 4) if m.group(g))
+        yield Mention("system", m.group(group), m.start(group), m.end(group), DISCOVERY_CONFIDENCE)
+
+
+_TABLE_ROW = re.compile(r"^\|(.+)\|\s*$", re.MULTILINE)
+_BRACKETED = re.compile(r"^(.+?)\s*[（(]\s*([^（()）]{1,30}?)\s*[)）]$")
+
+
+def header_type(header: str, ontology: Ontology) -> str | None:
+    """The entity type a table header names (系统 → system, 负责部门 → organization,
+    联系人 → person), by the type's names and cues."""
+    folded = header.strip().casefold()
+    if not folded:
+        return None
+    if folded.endswith(("人", "person", "contact", "owner")):
+        return "person" if any(t.key == "person" for t in ontology.entity_types) else None
+    for etype in ontology.entity_types:
+        words = [*etype.name_zh.split("/"), etype.name_en.casefold(), *etype.suffixes]
+        if any(w and len(w) >= 2 and folded.endswith(w.strip().casefold()) for w in words):
+            return etype.key
+    return None
+
+
+def table_cells(text: str, ontology: Ontology) -> Iterable[Mention]:
+    """Cells of a Markdown table whose header names an entity type."""
+    rows = list(_TABLE_ROW.finditer(text))
+    if len(rows) < 3:
+        return
+    types = [header_type(h, ontology) for h in rows[0].group(1).split("|")]
+    for row in rows[1:]:
+        offset = row.start(1)
+        for i, cell in enumerate(row.group(1).split("|")):
+            type_key = types[i] if i < len(types) else None
+            start = offset + len(cell) - len(cell.lstrip())
+            offset += len(cell) + 1
+            name = cell.strip()
+            if type_key is None or not name or set(name) <= set("-: ") or len(name) > 30:
+                continue
+            inner = _BRACKETED.match(name)
+            if inner:
+                first = inner.group(1)
+                yield Mention(
+                    type_key,
+                    first,
+                    start,
+                    start + len(first),
+                    DISCOVERY_CONFIDENCE,
+                    (inner.group(2),),
+                )
+            else:
+                yield Mention(type_key, name, start, start + len(name), DISCOVERY_CONFIDENCE)
+
+
+_ALIAS_AFTER = re.compile(r"\s*[（(]\s*([^（()）,，、;；:：]{2,30}?)\s*[)）]")
+
+
+def _plausible_alias(alias: str) -> bool:
+    if alias.startswith(tuple(_ROLES_ZH)) or alias.casefold().startswith(("see ", "e.g", "ext")):
+        return False  # 应用开发组（组长苗若琳）: the head, not another name
+    if alias.endswith(("Manager", "Director", "Officer", "Coordinator", "Lead", "经理", "总监")):
+        return False  # David Okafor (UK Finance Manager): a title, not another name
+    if re.fullmatch(r"[A-Z][A-Za-z&]*(?: [A-Za-z&]+){0,4}", alias):
+        return True
+    return bool(re.fullmatch(r"[\u4e00-\u9fffA-Za-z0-9]{2,12}", alias)) and not alias.isdigit()
+
+
+def bracket_aliases(text: str, found: list[Mention]) -> list[Mention]:
+    """Each mention followed by a bracketed other form of its name gets that form as an
+    alias (信息技术部（IT部）, Jason He (贺思远))."""
+    out: list[Mention] = []
+    for m in found:
+        after = _ALIAS_AFTER.match(text, m.end)
+        if after and _plausible_alias(after.group(1)) and after.group(1) != m.name:
+            out.append(Mention(m.type_key, m.name, m.start, m.end, m.confidence, (after.group(1),)))
+        else:
+            out.append(m)
+    return out
+
+
+def names(text: str, ontology: Ontology) -> list[Mention]:
+    """People, Latin system names and table cells in ``text`` (types the ontology has)."""
+    keys = {t.key for t in ontology.entity_types}
+    found: list[Mention] = []
+    if "person" in keys:
+        found.extend(_people_zh(text))
+        found.extend(_people_en(text))
+    if "system" in keys and _CAPITAL.search(text):
+        found.extend(_latin_systems(text))
+    if "|" in text:
+        found.extend(m for m in table_cells(text, ontology) if m.type_key in keys)
+    return found
+
+
+_NAME_BEFORE_TITLE = re.compile(r"[A-Z][a-z]+ [A-Z][a-z]+\s*[,(（][^,.;()]{0,20}$")
+
+
+def _a_term(name: str) -> bool:
+    """A defined term is a short name, not a clause (恋爱即可以很自然的理解为…)."""
+    return len(name) <= 12 and not any(w in name for w in ("的", "是", "就", "即"))
+
+
+def _a_post(text: str, m: Mention) -> bool:
+    """Whether a role name stands for a post on its own: not a title right before a person's
+    name (人力资源总监柏文静) or after one (David Okafor, Finance Manager), not a generic
+    post of any unit (部门负责人, 需求部门负责人)."""
+    if "部门" in m.name or chinese_name(text, m.end) is not None:
+        return False
+    return not _NAME_BEFORE_TITLE.search(text, max(0, m.start - 40), m.start)
+
+
+def find(
+    text: str,
+    ontology: Ontology,
+    heading: str | None = None,
+    cues: Cues | None = None,
+    folded: str | None = None,
+) -> list[Mention]:
+    """Every candidate name in ``text``: the cues' (`discovery.discover`) and the shapes above,
+    each with the alias a bracket after it gives."""
+    found = [
+        m
+        for m in discover(text, ontology, heading, cues=cues, folded=folded)
+        if (m.type_key != "role" or _a_post(text, m)) and (m.type_key != "term" or _a_term(m.name))
+    ]
+    found.extend(names(text, ontology))
+    return bracket_aliases(text, found) if "(" in text or "（" in text else found

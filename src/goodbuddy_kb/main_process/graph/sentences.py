@@ -1,0 +1,470 @@
+"""Relations between the names of one chunk, sentence by sentence: the patterns of the
+ontology between two names (`local`); for a clause that names only one side, the sentence's
+subject, the last name before it or the document's title entity as the other side (部长谭一鸣
+after 信息技术部位于B栋3楼; "It is run by …"); appositions of a unit, a head's role word and a
+person (财务部经理孙悦); lists that share one relation word (下设A、B和C); table rows; and,
+as a low-confidence fallback, co-occurrence of a pair whose types exactly one relation type
+allows. Words that deny or end a link (不归, 不再, not, no longer, instead of) link nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+
+from goodbuddy_kb.contracts.graph import Ontology
+from goodbuddy_kb.main_process.graph.local import (
+    BRACKET,
+    CLAUSE_BREAK,
+    COOCCURRENCE_CONFIDENCE,
+    LOOSE_CONFIDENCE,
+    MAX_FREE_LATIN,
+    PATTERN_CONFIDENCE,
+    CompiledPattern,
+    Context,
+    FoundRelation,
+    RelationPlan,
+    allowed_options,
+    gap_candidates,
+    plan_for,
+    sentences,
+    squash,
+    typed_pair,
+)
+from goodbuddy_kb.main_process.graph.matching import Match, fold
+from goodbuddy_kb.main_process.graph.names import HEAD_ROLES
+from goodbuddy_kb.main_process.graph.tables import row_relations
+
+
+def relations_in(
+    text: str,
+    mentions: list[Match],
+    type_of: dict[str, str],
+    patterns: list[CompiledPattern],
+    ontology: Ontology,
+    folded: str | None = None,
+    title: Match | None = None,
+) -> list[FoundRelation]:
+    """Pattern relations between mentions of one sentence; then, for a clause that names only
+    one side, the sentence's topic (its first name, or ``title``, the entity the document's
+    title names) as the other side; table rows; then co-occurrence for pairs that nothing
+    linked and whose types exactly one relation type allows (``folded``: `fold(text)` when the
+    caller has it)."""
+    found: list[FoundRelation] = []
+    if not mentions or (len(mentions) < 2 and title is None):
+        return found
+    plan = plan_for(patterns, ontology)
+    folded = fold(text) if folded is None else folded
+    earlier: list[Match] = []
+    chunk_breaks = [m.end() for m in _BREAK.finditer(folded)]
+    for span, inside in _by_sentence(text, mentions):
+        if not inside:
+            continue
+        linked: set[tuple[int, int]] = set()
+        here = _pattern_relations(plan, ontology, folded, span, inside, type_of, linked)
+        opens = not squash(folded[span[0] : inside[0].start]).strip(" *#-0123456789.、)")
+        topic, exact = (
+            (None, True)
+            if opens or (title is None and not earlier)
+            else _referent(folded, span, earlier, type_of, title)
+        )
+        here += _topic_relations(
+            plan, ontology, folded, span, inside, type_of, linked, topic, exact, chunk_breaks
+        )
+        if title is not None:
+            here += _object_references(plan, folded, span, inside, type_of, title)
+        found += here + _lists(folded, inside, here, type_of)
+        found += _cooccurrences(plan, ontology, inside, type_of, linked, folded)
+        earlier = inside if not earlier else [*earlier[-8:], *inside]
+    if "|" in text:
+        for relation, head, tail, start, end in row_relations(text, mentions, type_of, ontology):
+            found.append(
+                FoundRelation(relation.key, head, tail, LOOSE_CONFIDENCE, start, end, "table row")
+            )
+    return found
+
+
+_NUMBERING = re.compile(
+    r"^[\s*#>\-]*(?:第[一二三四五六七八九十百\d]+[条章节款]|\d+[.、)）]|[-*])?\s*"
+)
+_NUMBERING_STARTS = frozenset(" \t*#>-第0123456789")
+#: First characters of the short references below.
+_REFERENCE_STARTS = frozenset("itswhb本该部委小项")
+#: A sentence's opening reference to the document itself (本制度由…负责解释).
+_TITLE_REFERENCE = re.compile(
+    r"^(?:本(?:制度|规范|办法|规定|细则|流程|手册|通知|部门|中心)|this (?:policy|procedure|document|guide|handbook))"
+)
+#: Short references at a sentence's start to a person, or to anything else, named before.
+_PERSON_REFERENCE = re.compile(r"^(?:she|he)\b")
+_THING_REFERENCE = re.compile(
+    r"^(?:it|they|we|the (department|team|group|project|board|committee|unit|system)\b"
+    r"|该|本部门|本组|部门|委员会|小组|项目组)"
+)
+#: The type a short reference's noun names (the project → a project).
+_REFERENCE_TYPES = {
+    "department": "organization",
+    "team": "organization",
+    "group": "organization",
+    "board": "organization",
+    "committee": "organization",
+    "unit": "organization",
+    "project": "project",
+    "system": "system",
+}
+
+
+def _referent(
+    folded: str,
+    span: tuple[int, int],
+    earlier: list[Match],
+    type_of: dict[str, str],
+    title: Match | None,
+) -> tuple[Match | None, bool]:
+    """What a sentence's opening short reference stands for — 本制度, this policy: the
+    document's title; it, she, the project, 该部门, 委员会: the previous sentence's subject,
+    else its last name of the right kind, else the title — and whether only a clause without
+    a subject of its own may take it (the title, when nothing refers to it)."""
+    opening = folded[span[0] : span[0] + 24]
+    if opening[:1] in _NUMBERING_STARTS:
+        opening = _NUMBERING.sub("", opening)
+    if opening[:1] not in _REFERENCE_STARTS:
+        return title, True  # (the common case, without a regular expression)
+    if _TITLE_REFERENCE.match(opening):
+        return title, False
+    person = bool(_PERSON_REFERENCE.match(opening))
+    thing = _THING_REFERENCE.match(opening)
+    if not (person or thing):
+        return title, True
+    kind = _REFERENCE_TYPES.get(thing.group(1) or "", "") if thing else "person"
+    candidates = [*earlier, title] if title is not None else earlier
+    if kind:  # the project, the department, 该部门: the last name of that type
+        fits = [m for m in candidates if type_of.get(m.payload[0]) == kind]
+        return (fits[-1] if fits else None), False
+    fits = [m for m in earlier if type_of.get(m.payload[0]) != "person"]
+    if not fits:
+        return title, False
+    return (fits[0] if fits[0] is earlier[0] else fits[-1]), False
+
+
+#: A count and its noun before a colon (下设四个团队：): what follows is the list it counts.
+_COUNTED = re.compile(r"[一二三四五六七八九十两几多\d]+[个家名位项支类]?[\u4e00-\u9fff]{0,4}$")
+_CONJUNCTION = re.compile(r"\s*(?:、|和|及|与|以及|或|,|，|;|and|or|, and|as well as)\s*")
+_BRACKETED = re.compile(r"[（(][^（）()]*[)）]")
+
+
+def _lists(
+    folded: str, inside: list[Match], here: list[FoundRelation], type_of: dict[str, str]
+) -> list[FoundRelation]:
+    """Names listed after one that a relation reached share its relation (营销中心下设市场部和
+    销售运营组; 下设四个团队：A（组长…）、B和C; members are X and Y)."""
+    out: list[FoundRelation] = []
+    for rel in here:
+        listed_head = rel.head.start > rel.tail.start  # the list continues the later side
+        last = rel.head if listed_head else rel.tail
+        kind = type_of.get(last.payload[0])
+        for z in inside:
+            if z.start < last.end:
+                continue
+            raw = folded[last.end : z.start]
+            gap = _BRACKETED.sub("", raw)
+            if _CONJUNCTION.fullmatch(gap) and type_of.get(z.payload[0]) == kind:
+                swapped = Match(z.start, z.end, z.key, (z.payload[0],))
+                head, tail = (swapped, rel.tail) if listed_head else (rel.head, swapped)
+                if head.payload[0] != tail.payload[0]:
+                    out.append(
+                        FoundRelation(
+                            rel.type_key, head, tail, rel.confidence, rel.start, z.end, rel.pattern
+                        )
+                    )
+                last = z
+            elif raw.count("（") + raw.count("(") <= raw.count("）") + raw.count(")"):
+                break  # not a list item, nor inside a bracket after one
+    return out
+
+
+#: A relative pronoun after a name reads as the name itself ("X, who heads Y" = "X heads Y").
+_RELATIVE = re.compile(r"^\s*,\s*(?:who|which|that)\s+")
+_NEGATION = re.compile(r"不|未|并非|\bnot\b|n't\b|\bno longer\b|\binstead of\b")
+_BREAK = re.compile(r"[，,；;：:（）()、]|\s(?:and|but|which|who|while)\s")
+_ROLE_GAP = re.compile(
+    r"[^，,。；;]{0,8}?(?:" + "|".join(sorted(HEAD_ROLES, key=len, reverse=True)) + r")"
+    r"\s*(?:[：:]|是|为|由)?"
+)
+
+
+_NEGATION_HINTS = ("不", "未", "非", "not", "n't", "no longer", "instead")
+
+
+def negated(gap: str) -> bool:
+    """Whether the words between two names deny or end the link (不归, no longer, instead of)."""
+    return any(h in gap for h in _NEGATION_HINTS) and bool(_NEGATION.search(gap))
+
+
+def _apposition(
+    ontology: Ontology, gap: str, a: Match, b: Match, type_of: dict[str, str]
+) -> FoundRelation | None:
+    """A unit, a head's role word and a person (财务部经理孙悦, 部长：谭一鸣): led by; a unit
+    right before a person (市场部汤磊): member of."""
+    if b.payload and type_of.get(b.payload[0]) != "person":
+        return None
+    role = bool(a.payload) and type_of.get(a.payload[0]) == "role"
+    key = (
+        "led_by"
+        if (gap and _ROLE_GAP.fullmatch(gap)) or (role and not gap)
+        else "member_of"
+        if not gap
+        else None
+    )
+    relation = next((r for r in ontology.relation_types if r.key == key), None)
+    if relation is None or key is None:
+        return None
+    person = Match(b.start, b.end, b.key, (b.payload[0],))
+    for h in a.payload:
+        unit = Match(a.start, a.end, a.key, (h,))
+        if h == b.payload[0] or type_of.get(h) == "person":
+            continue  # Jason He (贺思远): one person's two names, no relation
+        if relation.allows(type_of.get(h, ""), "person"):  # the unit is led by the person
+            return FoundRelation(key, unit, person, LOOSE_CONFIDENCE, a.start, b.end, key)
+        if relation.allows("person", type_of.get(h, "")):  # the person is a member of it
+            return FoundRelation(key, person, unit, LOOSE_CONFIDENCE, a.start, b.end, key)
+    return None
+
+
+#: A short reference in object position: the document's own subject ("chairs the board").
+_OBJECT_REFERENCE = re.compile(
+    r"^(.{1,40}?)\s*(?:\bthe (?:board|committee|department|team|project|group|company)\b"
+    r"|该部门|该组|该委员会|本部门)"
+)
+
+
+def _object_references(
+    plan: RelationPlan,
+    folded: str,
+    span: tuple[int, int],
+    inside: list[Match],
+    type_of: dict[str, str],
+    title: Match,
+) -> list[FoundRelation]:
+    """A name, a relation word and a short reference to what the document is about (Fu
+    Jiacheng … chairs the board, under the board's terms of reference)."""
+    found: list[FoundRelation] = []
+    for index, a in enumerate(inside):
+        if a.key == title.key:
+            continue
+        stop = inside[index + 1].start if index + 1 < len(inside) else span[1]
+        clause = _BREAK.split(folded[a.end : stop], maxsplit=1)[0]
+        m = _OBJECT_REFERENCE.match(_RELATIVE.sub(" ", BRACKET.sub("", folded[a.end : stop])))
+        if m is None or len(m.group(0)) > len(clause) + 40:
+            continue
+        gap = squash(m.group(1)).strip()
+        virtual = Match(a.end + m.end(), a.end + m.end(), title.key, title.payload)
+        for p, confidence in gap_candidates(plan, gap, adjacent=True):
+            typed = typed_pair(p, a, virtual, type_of)
+            if typed is not None and not negated(gap):
+                sure = min(confidence, LOOSE_CONFIDENCE)
+                found.append(FoundRelation(p.relation.key, *typed, sure, a.start, a.end, p.source))
+                break
+    return found
+
+
+def _compound(a: Match, b: Match, type_of: dict[str, str]) -> bool:
+    """Two units' names written as one (财务部费用核算组): the second is part of the first."""
+    return (
+        a.end == b.start
+        and type_of.get(a.payload[0]) == "organization"
+        and type_of.get(b.payload[0]) == "organization"
+        and a.payload[0] != b.payload[0]
+    )
+
+
+def _role(a: Match, b: Match, type_of: dict[str, str]) -> bool:
+    """A post's name right before a person's (财务总监邵雨桐): read as the role word it is."""
+    return (
+        a.end == b.start
+        and type_of.get(a.payload[0]) == "role"
+        and type_of.get(b.payload[0]) == "person"
+    )
+
+
+def _topic_relations(
+    plan: RelationPlan,
+    ontology: Ontology,
+    folded: str,
+    span: tuple[int, int],
+    inside: list[Match],
+    type_of: dict[str, str],
+    linked: set[tuple[int, int]],
+    title: Match | None,
+    exact: bool,
+    chunk_breaks: list[int],
+) -> list[FoundRelation]:
+    """A clause with one name: the other side is the sentence's topic (部长谭一鸣 after
+    信息技术部位于B栋3楼; "It is run by …" under the department's title). ``exact``: ``title``
+    may only take a clause that is nothing but a relation word and the name (下设安保组)."""
+    found: list[FoundRelation] = []
+    first = inside[0]
+    opens = not squash(folded[span[0] : first.start]).strip(" *#-0123456789.、)")
+    second = {b for _a, b in linked}
+    all_breaks = chunk_breaks[
+        bisect_right(chunk_breaks, span[0]) : bisect_right(chunk_breaks, inside[-1].start)
+    ]
+    if (not all_breaks or all_breaks[-1] <= first.start) and (opens or title is None):
+        return found  # one clause with its own subject: the pairs' patterns read it all
+    for index, b in enumerate(inside):
+        # the sentence's subject, else the last name before (部门下设X组，由Y带领), else what
+        # the sentence's short reference or the document's title names
+        topic = first if opens else inside[index - 1] if index else title
+        if topic is None or b is topic or b.start in second or (b.key == topic.key):
+            continue
+        strict = exact and topic is title
+        breaks = all_breaks[: bisect_right(all_breaks, b.start)]
+        start = max([span[0], *breaks])
+        if topic in inside and topic.end > start:
+            continue  # the same clause as the topic: the pairs' patterns read it
+        words = folded[start : b.start]
+        if start > span[0] and folded[start - 1] in "：:" and not words.strip():
+            # 下设四个团队：A…: the clause before the colon says what the list is
+            colon = start - 1
+            start = max([span[0], *(e for e in breaks if e < colon)])
+            words = _COUNTED.sub("", folded[start:colon])
+        before = inside[index - 1] if index else None
+        if before is not None and before.end > start and not _role(before, b, type_of):
+            continue  # another name stands between
+        gap = squash(words).strip()
+        if negated(gap):
+            continue
+        virtual = Match(start, start, topic.key, topic.payload)
+        apposed = _apposition(ontology, gap, virtual, b, type_of) if gap else None
+        if apposed is not None:
+            found.append(apposed)
+            linked.add((topic.start, b.start))
+            continue
+        context = Context(folded, span, virtual, b)
+        for p, confidence in gap_candidates(plan, gap, adjacent=True) if gap else []:
+            if strict and confidence < PATTERN_CONFIDENCE:
+                break
+            typed = typed_pair(p, virtual, b, type_of) if context.fits(p) else None
+            if typed is not None:
+                # read across a clause: never surer than a loose match
+                sure = min(confidence, LOOSE_CONFIDENCE)
+                found.append(FoundRelation(p.relation.key, *typed, sure, start, b.end, p.source))
+                linked.add((topic.start, b.start))
+                break
+    return found
+
+
+def _by_sentence(text: str, mentions: list[Match]) -> list[tuple[tuple[int, int], list[Match]]]:
+    """The mentions of each sentence, in one pass (both lists are in text order)."""
+    spans = sentences(text)
+    groups: list[list[Match]] = [[] for _ in spans]
+    index = 0
+    for m in mentions:
+        while index < len(spans) and m.start >= spans[index][1]:
+            index += 1
+        if index < len(spans) and m.end <= spans[index][1]:
+            groups[index].append(m)
+    return list(zip(spans, groups, strict=True))
+
+
+def _pattern_relations(
+    plan: RelationPlan,
+    ontology: Ontology,
+    folded: str,
+    span: tuple[int, int],
+    inside: list[Match],
+    type_of: dict[str, str],
+    linked: set[tuple[int, int]],
+) -> list[FoundRelation]:
+    """Pairs of one sentence that a pattern's literal joins; each linked pair is added to
+    ``linked``. Whitespace and articles may stretch the raw text between two names beyond the
+    pattern, hence the reach."""
+    found: list[FoundRelation] = []
+    reach = 3 * plan.longest_between + MAX_FREE_LATIN + 8
+    for i, a in enumerate(inside):
+        for j in range(i + 1, len(inside)):
+            b = inside[j]
+            if b.start - a.end > reach:
+                break
+            raw = folded[a.end : b.start]
+            if "(" in raw or "（" in raw or "," in raw:
+                raw = _RELATIVE.sub(" ", BRACKET.sub("", raw, count=1))
+            gap = squash(raw)
+            if negated(gap) and negated(_BREAK.split(gap)[-1]):  # the relation word's clause
+                linked.add((a.start, b.start))
+                continue
+            if j == i + 1 and not gap.strip() and _compound(a, b, type_of):
+                head = Match(b.start, b.end, b.key, (b.payload[0],))
+                tail = Match(a.start, a.end, a.key, (a.payload[0],))
+                found.append(
+                    FoundRelation(
+                        "part_of", head, tail, LOOSE_CONFIDENCE, a.start, b.end, "part_of"
+                    )
+                )
+                linked.add((a.start, b.start))
+                continue
+            if j == i + 1 and type_of.get(b.payload[0]) == "person":
+                bare = gap.strip().lstrip("（(").rstrip("：: ")
+                apposed = (
+                    None
+                    if CLAUSE_BREAK.search(bare)
+                    else _apposition(ontology, bare, a, b, type_of)
+                )
+                if apposed is not None:
+                    found.append(apposed)
+                    if type_of.get(a.payload[0]) != "role":  # 财务总监邵雨桐 heads a unit too
+                        linked.add((a.start, b.start))
+                    continue
+            candidates = gap_candidates(plan, gap, adjacent=j == i + 1)
+            if not candidates:
+                continue
+            context = Context(folded, span, a, b)
+            single = len(a.payload) == 1 and len(b.payload) == 1
+            ta, tb = type_of.get(a.payload[0], ""), type_of.get(b.payload[0], "")
+            for p, confidence in candidates:
+                if single and not plan.allows(p, ta, tb):
+                    continue  # (the cheap test first: most patterns of a word fail on types)
+                if not context.fits(p):
+                    continue
+                typed = typed_pair(p, a, b, type_of)
+                if typed is None:
+                    continue
+                found.append(
+                    FoundRelation(p.relation.key, *typed, confidence, a.start, b.end, p.source)
+                )
+                linked.add((a.start, b.start))
+                break
+    return found
+
+
+def _cooccurrences(
+    plan: RelationPlan,
+    ontology: Ontology,
+    inside: list[Match],
+    type_of: dict[str, str],
+    linked: set[tuple[int, int]],
+    folded: str,
+) -> list[FoundRelation]:
+    """Pairs of one sentence no pattern linked, whose types exactly one relation type allows,
+    unless the words between them deny the link."""
+    found: list[FoundRelation] = []
+    bound = {start for pair in linked for start in pair}
+    for i, a in enumerate(inside):
+        ta = type_of[a.payload[0]]
+        for b in inside[i + 1 :]:
+            if a.key == b.key or set(a.payload) & set(b.payload):
+                continue
+            if {a.start, b.start} & bound:
+                continue  # the sentence's grammar related them already
+            tb = type_of[b.payload[0]]
+            if ta == tb:
+                continue
+            options = allowed_options(plan, ontology, ta, tb)
+            if len(options) == 1 and not negated(folded[a.end : b.start]):
+                r, a_is_head = options[0]
+                head, tail = (a, b) if a_is_head else (b, a)
+                found.append(
+                    FoundRelation(
+                        r.key, head, tail, COOCCURRENCE_CONFIDENCE, a.start, b.end, "co-occurrence"
+                    )
+                )
+    return found
