@@ -60,7 +60,7 @@ def test_relations_read_in_chinese_in_the_tab_and_in_a_backend_path() -> None:
 def test_the_starter_ontology_reads_in_chinese_and_a_persons_types_as_typed() -> None:
     ontology = starter()
     person = next(t for t in ontology.entity_types if t.key == "person")
-    assert type_description(person) == "人员，或某人担任的职务。"
+    assert type_description(person) == "人员，由紧挨职务的姓名找到（经理谭一鸣、led by Ann Lee）。"
     retyped = person.model_copy(update={"description": "Staff member", "name_en": "Staff"})
     assert type_description(retyped) == "Staff member" and type_label(retyped) == "人员"
     for t in [*ontology.entity_types, *ontology.relation_types]:
@@ -78,6 +78,10 @@ def test_every_starter_type_has_both_languages_in_the_catalogue() -> None:
         assert STRINGS[f"starter.relation.{relation.key}"][1] == relation.name_en
 
 
+def starter_person() -> g.EntityType:
+    return next(t for t in starter().entity_types if t.key == "person")
+
+
 @pytest.mark.gui
 @pytest.mark.usefixtures("chinese")
 def test_the_ontology_editor_shows_chinese_and_saves_the_starter_text_unchanged(
@@ -88,13 +92,13 @@ def test_the_ontology_editor_shows_chinese_and_saves_the_starter_text_unchanged(
     page = dialog.entity_page
     row = next(i for i, t in enumerate(page.types) if t["key"] == "person")
     page.list.setCurrentRow(row)
-    assert page.description.text() == "人员，或某人担任的职务。"
+    assert page.description.text() == "人员，由紧挨职务的姓名找到（经理谭一鸣、led by Ann Lee）。"
     saved: list[g.Ontology] = []
     dialog.submitted.connect(saved.append)
     dialog.ok_button.click()
     assert saved, dialog.error_label.text()
     person = next(t for t in saved[0].entity_types if t.key == "person")
-    assert person.description == "A person or a role held by a person.", "the stored text stays"
+    assert person.description == starter_person().description, "the stored text stays"
 
 
 @pytest.mark.usefixtures("chinese")
