@@ -221,3 +221,25 @@ def test_chinese_pattern_words_before_a_found_head_name_what_it_approves() -> No
     assert _names("本制度由人力资源部负责解释。") == {("organization", "人力资源部")}
     assert _names("加班由直属主管审批。") == set()
     assert ("term", "统一认证平台") not in _names("统一认证平台由信息技术部负责。")
+
+
+def test_english_verb_groups_company_forms_and_head_offices() -> None:
+    # auxiliaries and modals do not change the relation a verb states
+    found = _fresh("The Payroll Service and the Billing Platform are owned by the Treasury team.")
+    assert ("owns", "Treasury team", "Billing Platform", 0.9) in found
+    assert ("approves", "Treasury team", "Billing Platform", 0.9) not in found
+    # "Ltd." keeps its full stop, and the sentence does not end there
+    names = {m.name for m in discover("Orbis Tooling Ltd. is based in Leeds.", starter())}
+    assert "Orbis Tooling Ltd." in names
+    assert ("located_in", "Orbis Tooling Ltd.", "Leeds", 0.9) in _fresh(
+        "Orbis Tooling Ltd. is based in Leeds."
+    )
+    # a capitalised place before "headquarters" names the head office
+    assert "Lisbon headquarters" in {
+        m.name for m in discover("She works at the Lisbon headquarters.", starter())
+    }
+    # a preposition that opens a sentence is not part of a name
+    assert not {m.name for m in discover("For group tools, call the Help Desk.", starter())} & {
+        "For group",
+        "For group tools",
+    }

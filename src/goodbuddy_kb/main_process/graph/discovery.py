@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import ahocorasick
@@ -268,6 +268,10 @@ def _term_slots(ontology: Ontology) -> tuple[tuple[str, tuple[str, ...]], ...]:
     )
 
 
+#: The auxiliaries that open an English verb group (is, are, must be, has been).
+_AUXILIARIES = re.compile(r"^(?:(?:is|are|was|were|be|been|has|have|had|must|will|also)\s+)+")
+
+
 def _slots(ontology: Ontology) -> tuple[re.Pattern[str] | None, dict[str, str]]:
     """ "{head} sits in {tail}" with one possible tail type: the capitalised words after "sits
     in" are a name of that type (Singapore, Berlin) even without a cue."""
@@ -280,6 +284,10 @@ def _slots(ontology: Ontology) -> tuple[re.Pattern[str] | None, dict[str, str]]:
             between = pattern[head + len("{head}") : tail].strip() if head < tail else ""
             if between.isascii() and re.fullmatch(r"[a-z][a-z ]*", between or "0"):
                 found.setdefault(" ".join(between.split()), relation.tail_types[0])
+                # the verb without its auxiliaries: "and replaced by Jira", "are run by"
+                bare = _AUXILIARIES.sub("", " ".join(between.split()))
+                if len(bare) > 3:
+                    found.setdefault(bare, relation.tail_types[0])
     if not found:
         return None, {}
     words = "|".join(
@@ -349,10 +357,11 @@ def discover(
             else:
                 # a Latin cue names only when capitalised: "Security Office", not "the Berlin
                 # office" — except the words for a group of people ("Infrastructure team")
+                # and for a head office ("the Shanghai headquarters")
                 boundary_ok = (end >= len(text) or not text[end].isalnum()) and (
                     not text[position].isalpha()
                     or text[position].isupper()
-                    or key in ("team", "group", "committee")
+                    or key in ("team", "group", "committee", "headquarters")
                 )
                 start = _latin_words_before(text, position) if boundary_ok else None
                 span = None if start is None else (start, end)
@@ -386,7 +395,18 @@ def discover(
                 )
     if heading and 2 <= len(heading) <= 30:
         found.extend(_heading(text, heading, cues))
-    return found
+    return [_with_dot(text, m) if m.name.endswith(_ABBREVIATED) else m for m in found]
+
+
+#: Company forms written with a full stop that belongs to the name (Acme Widgets Ltd.).
+_ABBREVIATED = ("Ltd", "Inc", "Corp", "Co", "Pty", "Bhd")
+
+
+def _with_dot(text: str, m: Mention) -> Mention:
+    """``m`` with the full stop of its abbreviated company form, if the text writes one."""
+    if text[m.end : m.end + 1] != "." or m.name.rsplit(" ", 1)[-1] not in _ABBREVIATED:
+        return m
+    return replace(m, name=m.name + ".", end=m.end + 1)
 
 
 #: The longest term a relation pattern names before its head.

@@ -49,7 +49,14 @@ _SENTENCE_END = re.compile(r"[。！？；;!?\n]|(?<!\bLtd)(?<!\bInc)(?<!\bCo)(?
 #: Words that never change what a pattern says: articles and determiners in English; modal,
 #: adverb and filler words in Chinese (须经 = 经, 由X统一审批 = 由X审批).
 _LATIN_FILLERS = frozenset(
-    ["the", "a", "an", "our", "its", "their", "this", "that", "these", "those", "all", "each"]
+    (
+        *("the", "a", "an", "our", "its", "their", "this", "that", "these", "those", "all"),
+        "each",
+        # the auxiliaries, modals and adverbs of an English verb group: "are owned by", "must
+        # also be signed off by" and "was replaced by" say what "owned by", "signed off by" say
+        *("is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "will"),
+        *("must", "should", "shall", "may", "can", "also", "directly", "now", "first", "then"),
+    )
 )
 _CJK_FILLERS = re.compile("必须|需要|应当|统一|进行|最终|具体|一律|另行|[须需应均则也还都将会]")
 #: The free words a loose match allows on the free side of a pattern's literal.

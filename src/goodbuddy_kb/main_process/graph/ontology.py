@@ -105,6 +105,7 @@ def starter() -> Ontology:
                     "City",
                     "Campus",
                     "House",
+                    "headquarters",
                 ],
                 description="A place.",
             ),
