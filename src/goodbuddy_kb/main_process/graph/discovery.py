@@ -180,17 +180,22 @@ def _cjk_before(
     return i if i < start else None
 
 
+#: A capitalised word right after a Latin cue: the name goes on ("Office Manager" is a title).
+_CAPITALISED_NEXT = re.compile(r" [A-Z][a-z]")
+
+
 def _latin_words_before(text: str, start: int, limit: int = 4) -> int | None:
     """Start of up to ``limit`` capitalised words right before ``start`` (no leading article)."""
     base = max(0, start - 120)
-    words = list(re.finditer(r"[A-Z][A-Za-z0-9&-]*\s+", text[base:start]))
+    words = list(re.finditer(r"(?:[A-Z][A-Za-z0-9&-]*|&)\s+", text[base:start]))
     first = None
     expected_end = start
     for m in reversed(words):
         if base + m.end() != expected_end or m.group().strip() in LATIN_STOPS:
             break
-        first = base + m.start()
-        expected_end = first
+        if m.group()[0] != "&":  # "Warehouse & Logistics Section": never a name's start
+            first = base + m.start()
+        expected_end = base + m.start()
         limit -= 1
         if limit == 0:
             break
@@ -358,7 +363,10 @@ def discover(
                 # a Latin cue names only when capitalised: "Security Office", not "the Berlin
                 # office" — except the words for a group of people ("Infrastructure team")
                 # and for a head office ("the Shanghai headquarters")
-                boundary_ok = (end >= len(text) or not text[end].isalnum()) and (
+                boundary_ok = (
+                    end >= len(text)
+                    or not (text[end].isalnum() or _CAPITALISED_NEXT.match(text, end))
+                ) and (
                     not text[position].isalpha()
                     or text[position].isupper()
                     or key in ("team", "group", "committee", "headquarters")

@@ -97,7 +97,8 @@ _TITLE_REFERENCE = re.compile(
 #: Short references at a sentence's start to a person, or to anything else, named before.
 _PERSON_REFERENCE = re.compile(r"^(?:she|he)\b")
 _THING_REFERENCE = re.compile(
-    r"^(?:it|they|we|the (department|team|group|project|board|committee|unit|system)\b"
+    r"^(?:it|they|we|the (department|team|group|project|board|committee|unit|system"
+    r"|subsidiary|company|division|section|office)\b"
     r"|该|本部门|本组|部门|委员会|小组|项目组)"
 )
 #: The type a short reference's noun names (the project → a project).
@@ -108,6 +109,11 @@ _REFERENCE_TYPES = {
     "board": "organization",
     "committee": "organization",
     "unit": "organization",
+    "subsidiary": "organization",
+    "company": "organization",
+    "division": "organization",
+    "section": "organization",
+    "office": "organization",
     "project": "project",
     "system": "system",
 }
