@@ -243,3 +243,19 @@ def test_english_verb_groups_company_forms_and_head_offices() -> None:
         "For group",
         "For group tools",
     }
+
+
+def test_english_lists_appositions_and_relative_clauses() -> None:
+    # a capitalised name listed with a system is a system; the list shares the relation
+    found = _fresh(
+        "Tickets are filed in the Help Platform and Redmine, which are owned by the Tools team."
+    )
+    assert ("owns", "Tools team", "Redmine", 0.9) in found
+    assert ("owns", "Tools team", "Help Platform", 0.9) in found
+    # a relative clause after an apposition reads from the person it describes
+    found = _fresh("Orbis Ltd. is run by Ana Ruiz, Country Manager, who reports to Omar Said.")
+    assert ("reports_to", "Ana Ruiz", "Omar Said", 0.9) in found
+    # "reports to" does not make a person a unit
+    assert ("organization", "Omar Said") not in {
+        (m.type_key, m.name) for m in find("Ana Ruiz reports to Omar Said.", starter())
+    }

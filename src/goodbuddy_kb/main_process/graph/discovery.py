@@ -38,6 +38,7 @@ from goodbuddy_kb.main_process.graph.lexicon import (
     VERB_STOPS,
 )
 from goodbuddy_kb.main_process.graph.matching import fold
+from goodbuddy_kb.main_process.graph.slots import slots, term_slots
 
 DISCOVERY_CONFIDENCE = 0.7
 #: A name found only by a one-character cue (财务部, 安保组, 南京市): an extraction run keeps
@@ -251,57 +252,9 @@ def prepare(ontology: Ontology) -> Cues:
         boundaries(ontology),
         any(t.key == "term" for t in ontology.entity_types),
         _stop_automaton(boundaries(ontology)),
-        *_slots(ontology),
-        _term_slots(ontology),
+        *slots(ontology),
+        term_slots(ontology),
     )
-
-
-def _term_slots(ontology: Ontology) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    if not any(t.key == "term" for t in ontology.entity_types):
-        return ()
-    found: dict[str, set[str]] = {}
-    for relation in ontology.relation_types:
-        if "term" not in relation.tail_types:
-            continue
-        for pattern in relation.patterns:
-            m = re.fullmatch(r"\{tail\}([\u4e00-\u9fff]+)\{head\}([\u4e00-\u9fff]*)", pattern)
-            if m and m.group(2):
-                found.setdefault(m.group(1), set()).add(m.group(2))
-    return tuple(
-        (words, tuple(sorted(after)))
-        for words, after in sorted(found.items(), key=lambda x: -len(x[0]))
-    )
-
-
-#: The auxiliaries that open an English verb group (is, are, must be, has been).
-_AUXILIARIES = re.compile(r"^(?:(?:is|are|was|were|be|been|has|have|had|must|will|also)\s+)+")
-
-
-def _slots(ontology: Ontology) -> tuple[re.Pattern[str] | None, dict[str, str]]:
-    """ "{head} sits in {tail}" with one possible tail type: the capitalised words after "sits
-    in" are a name of that type (Singapore, Berlin) even without a cue."""
-    found: dict[str, str] = {}
-    for relation in ontology.relation_types:
-        if len(relation.tail_types) != 1:
-            continue
-        for pattern in relation.patterns:
-            head, tail = pattern.find("{head}"), pattern.find("{tail}")
-            between = pattern[head + len("{head}") : tail].strip() if head < tail else ""
-            if between.isascii() and re.fullmatch(r"[a-z][a-z ]*", between or "0"):
-                found.setdefault(" ".join(between.split()), relation.tail_types[0])
-                # the verb without its auxiliaries: "and replaced by Jira", "are run by"
-                bare = _AUXILIARIES.sub("", " ".join(between.split()))
-                if len(bare) > 3:
-                    found.setdefault(bare, relation.tail_types[0])
-    if not found:
-        return None, {}
-    words = "|".join(
-        re.escape(w).replace(r"\ ", r"\s+") for w in sorted(found, key=len, reverse=True)
-    )
-    expression = re.compile(
-        r"\b(" + words + r")\s+(?:the\s+)?([A-Z][A-Za-z0-9&-]*(?:\s+[A-Z][A-Za-z0-9&-]*){0,3})"
-    )
-    return expression, found
 
 
 def _a_name(text: str, start: int, end: int, cue: str) -> tuple[int, int] | None:

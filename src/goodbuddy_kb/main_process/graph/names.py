@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 from goodbuddy_kb.contracts.graph import Ontology
 from goodbuddy_kb.main_process.graph.discovery import DISCOVERY_CONFIDENCE, Cues, Mention, discover
+from goodbuddy_kb.main_process.graph.lexicon import LATIN_STOPS
 from goodbuddy_kb.main_process.graph.people import OFFICE_VERBS, chinese_name
 
 #: Role words a person's name follows (经理欧阳可欣, 组长：韦佳宁), longest first.
@@ -353,4 +354,32 @@ def find(
         if (m.type_key != "role" or _a_post(text, m)) and (m.type_key != "term" or _a_term(m.name))
     ]
     found.extend(names(text, ontology))
+    if found and (" and " in text or " or " in text or ", " in text):
+        found.extend(_coordinated(text, found))
     return bracket_aliases(text, found) if "(" in text or "（" in text else found
+
+
+#: A capitalised name coordinated with another ("Jira (issue tracking) and Confluence"), on
+#: either side of it; a bracketed gloss may follow either name.
+_LATIN_NAME = r"\b([A-Z][A-Za-z0-9]+(?: \d{1,4})?)\b"
+_GLOSS = r"(?:\s*\([^()]{1,30}\))?"
+_AND_AFTER = re.compile(_GLOSS + r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+)" + _LATIN_NAME)
+_AND_BEFORE = re.compile(_LATIN_NAME + _GLOSS + r"\s*(?:,|\s(?:and|or))\s+$")
+#: Types whose names need no cue word, so a coordinated capitalised word can be one.
+_BARE_TYPES = ("system", "product", "location")
+
+
+def _coordinated(text: str, found: list[Mention]) -> Iterable[Mention]:
+    """Capitalised names listed with a found name of a type that needs no cue (a system, a
+    place): of the same type (Jira and Confluence, Leeds or York)."""
+    taken = {(m.start, m.end) for m in found}
+    for m in list(found):
+        if m.type_key not in _BARE_TYPES or not m.name.isascii():
+            continue
+        after = _AND_AFTER.match(text, m.end)
+        before = _AND_BEFORE.search(text, max(0, m.start - 60), m.start)
+        for hit in (after, before):
+            if hit is None or hit.group(1) in LATIN_STOPS or hit.span(1) in taken:
+                continue
+            taken.add(hit.span(1))
+            yield Mention(m.type_key, hit.group(1), *hit.span(1), m.confidence)

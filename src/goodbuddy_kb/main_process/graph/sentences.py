@@ -13,6 +13,7 @@ import re
 from bisect import bisect_right
 
 from goodbuddy_kb.contracts.graph import Ontology
+from goodbuddy_kb.main_process.graph.lists import lists
 from goodbuddy_kb.main_process.graph.local import (
     BRACKET,
     CLAUSE_BREAK,
@@ -73,7 +74,7 @@ def relations_in(
         )
         if title is not None:
             here += _object_references(plan, folded, span, inside, type_of, title)
-        found += here + _lists(folded, inside, here, type_of)
+        found += here + lists(folded, inside, here, type_of)
         found += _cooccurrences(plan, ontology, inside, type_of, linked, folded)
         earlier = inside if not earlier else [*earlier[-8:], *inside]
     if "|" in text:
@@ -154,42 +155,9 @@ def _referent(
 
 #: A count and its noun before a colon (下设四个团队：): what follows is the list it counts.
 _COUNTED = re.compile(r"[一二三四五六七八九十两几多\d]+[个家名位项支类]?[\u4e00-\u9fff]{0,4}$")
-_CONJUNCTION = re.compile(r"\s*(?:、|和|及|与|以及|或|,|，|;|and|or|, and|as well as)\s*")
-_BRACKETED = re.compile(r"[（(][^（）()]*[)）]")
-
-
-def _lists(
-    folded: str, inside: list[Match], here: list[FoundRelation], type_of: dict[str, str]
-) -> list[FoundRelation]:
-    """Names listed after one that a relation reached share its relation (营销中心下设市场部和
-    销售运营组; 下设四个团队：A（组长…）、B和C; members are X and Y)."""
-    out: list[FoundRelation] = []
-    for rel in here:
-        listed_head = rel.head.start > rel.tail.start  # the list continues the later side
-        last = rel.head if listed_head else rel.tail
-        kind = type_of.get(last.payload[0])
-        for z in inside:
-            if z.start < last.end:
-                continue
-            raw = folded[last.end : z.start]
-            gap = _BRACKETED.sub("", raw)
-            if _CONJUNCTION.fullmatch(gap) and type_of.get(z.payload[0]) == kind:
-                swapped = Match(z.start, z.end, z.key, (z.payload[0],))
-                head, tail = (swapped, rel.tail) if listed_head else (rel.head, swapped)
-                if head.payload[0] != tail.payload[0]:
-                    out.append(
-                        FoundRelation(
-                            rel.type_key, head, tail, rel.confidence, rel.start, z.end, rel.pattern
-                        )
-                    )
-                last = z
-            elif raw.count("（") + raw.count("(") <= raw.count("）") + raw.count(")"):
-                break  # not a list item, nor inside a bracket after one
-    return out
-
-
 #: A relative pronoun after a name reads as the name itself ("X, who heads Y" = "X heads Y").
-_RELATIVE = re.compile(r"^\s*,\s*(?:who|which|that)\s+")
+#: An apposition may stand between ("X, Managing Director, who reports to Y").
+_RELATIVE = re.compile(r"^\s*,\s*(?:[^,;]{1,40},\s*)?(?:who|which|that)\s+")
 _NEGATION = re.compile(r"不|未|并非|\bnot\b|n't\b|\bno longer\b|\binstead of\b")
 _BREAK = re.compile(r"[，,；;：:（）()、]|\s(?:and|but|which|who|while)\s")
 _ROLE_GAP = re.compile(
@@ -280,6 +248,19 @@ def _compound(a: Match, b: Match, type_of: dict[str, str]) -> bool:
         and type_of.get(a.payload[0]) == "organization"
         and type_of.get(b.payload[0]) == "organization"
         and a.payload[0] != b.payload[0]
+    )
+
+
+def _post_after_person(
+    ontology: Ontology, a: Match, b: Match, gap: str, type_of: dict[str, str]
+) -> bool:
+    """A person's name, then a post's in apposition (Ann Lee, Managing Director,): the person
+    holds the post."""
+    return (
+        gap.strip() in (",", "(", "（")
+        and any(r.key == "led_by" and r.allows("role", "person") for r in ontology.relation_types)
+        and type_of.get(a.payload[0]) == "person"
+        and type_of.get(b.payload[0]) == "role"
     )
 
 
@@ -407,6 +388,15 @@ def _pattern_relations(
                     )
                 )
                 linked.add((a.start, b.start))
+                continue
+            if j == i + 1 and _post_after_person(ontology, a, b, gap, type_of):
+                person = Match(a.start, a.end, a.key, (a.payload[0],))
+                post = Match(b.start, b.end, b.key, (b.payload[0],))
+                found.append(
+                    FoundRelation(
+                        "led_by", post, person, LOOSE_CONFIDENCE, a.start, b.end, "led_by"
+                    )
+                )
                 continue
             if j == i + 1 and type_of.get(b.payload[0]) == "person":
                 bare = gap.strip().lstrip("（(").rstrip("：: ")
