@@ -259,3 +259,13 @@ def test_english_lists_appositions_and_relative_clauses() -> None:
     assert ("organization", "Omar Said") not in {
         (m.type_key, m.name) for m in find("Ana Ruiz reports to Omar Said.", starter())
     }
+
+
+def test_english_relative_clause_between_a_subject_and_its_verb() -> None:
+    found = _fresh("Maria Lopez, who heads the Tools team, chairs the Release Board.")
+    assert ("led_by", "Release Board", "Maria Lopez", 0.9) in found
+    assert ("led_by", "Tools team", "Maria Lopez", 0.9) in found
+    # a unit "of" another is part of it
+    assert ("part_of", "Packing Section", "Operations Department", 0.9) in _fresh(
+        "The Packing Section of the Operations Department signs off."
+    )

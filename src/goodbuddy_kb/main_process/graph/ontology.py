@@ -309,6 +309,7 @@ def starter() -> Ontology:
                     "{head} is a module of {tail}",
                     "{tail} includes {head}",
                     "{tail} consists of {head}",
+                    "{head} of {tail}",
                 ],
             ),
             RelationType(
@@ -346,6 +347,7 @@ def starter() -> Ontology:
                     "{head} is based in {tail}",
                     "{head} is located at {tail}",
                     "{head} sits in {tail}",
+                    "{head} sits on {tail}",
                     "{head} works from {tail}",
                     "{head} is headquartered in {tail}",
                     "{head} is hosted in {tail}",

@@ -156,6 +156,9 @@ def _referent(
 #: A count and its noun before a colon (下设四个团队：): what follows is the list it counts.
 _COUNTED = re.compile(r"[一二三四五六七八九十两几多\d]+[个家名位项支类]?[\u4e00-\u9fff]{0,4}$")
 #: A relative pronoun after a name reads as the name itself ("X, who heads Y" = "X heads Y").
+#: A bracket and a relative clause set off by commas after a name: what follows the clause
+#: is said of the name ("X (…), who heads Y, chairs Z": X chairs Z).
+_INSERTED = re.compile(r"\s*(?:[（(][^（()）]{1,30}[)）])?\s*,\s*(?:who|which)\s[^,;.]{1,80},\s*")
 #: An apposition may stand between ("X, Managing Director, who reports to Y").
 _RELATIVE = re.compile(r"^\s*,\s*(?:[^,;]{1,40},\s*)?(?:who|which|that)\s+")
 _NEGATION = re.compile(r"不|未|并非|\bnot\b|n't\b|\bno longer\b|\binstead of\b")
@@ -225,13 +228,15 @@ def _object_references(
     for index, a in enumerate(inside):
         if a.key == title.key:
             continue
-        stop = inside[index + 1].start if index + 1 < len(inside) else span[1]
-        clause = _BREAK.split(folded[a.end : stop], maxsplit=1)[0]
-        m = _OBJECT_REFERENCE.match(_RELATIVE.sub(" ", BRACKET.sub("", folded[a.end : stop])))
+        inserted = _INSERTED.match(folded, a.end, span[1])  # "X, who heads Y, chairs …"
+        begin = inserted.end() if inserted else a.end
+        stop = next((z.start for z in inside[index + 1 :] if z.start >= begin), span[1])
+        clause = _BREAK.split(folded[begin:stop], maxsplit=1)[0]
+        m = _OBJECT_REFERENCE.match(_RELATIVE.sub(" ", BRACKET.sub("", folded[begin:stop])))
         if m is None or len(m.group(0)) > len(clause) + 40:
             continue
         gap = squash(m.group(1)).strip()
-        virtual = Match(a.end + m.end(), a.end + m.end(), title.key, title.payload)
+        virtual = Match(begin + m.end(), begin + m.end(), title.key, title.payload)
         for p, confidence in gap_candidates(plan, gap, adjacent=True):
             typed = typed_pair(p, a, virtual, type_of)
             if typed is not None and not negated(gap):
@@ -374,6 +379,8 @@ def _pattern_relations(
                 break
             raw = folded[a.end : b.start]
             if "(" in raw or "（" in raw or "," in raw:
+                inserted = _INSERTED.match(raw) if "wh" in raw else None
+                raw = raw[inserted.end() :] if inserted else raw
                 raw = _RELATIVE.sub(" ", BRACKET.sub("", raw, count=1))
             gap = squash(raw)
             if negated(gap) and negated(_BREAK.split(gap)[-1]):  # the relation word's clause

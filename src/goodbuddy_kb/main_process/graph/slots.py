@@ -58,6 +58,8 @@ def slots(ontology: Ontology) -> tuple[re.Pattern[str] | None, dict[str, str]]:
         re.escape(w).replace(r"\ ", r"\s+") for w in sorted(found, key=len, reverse=True)
     )
     expression = re.compile(
-        r"\b(" + words + r")\s+(?:the\s+)?([A-Z][A-Za-z0-9&-]*(?:\s+[A-Z][A-Za-z0-9&-]*){0,3})"
+        r"\b("
+        + words
+        + r")\s+(?:the\s+)?([A-Z][A-Za-z0-9&-]*(?:\s+(?:&\s+)?[A-Z][A-Za-z0-9&-]*){0,3})"
     )
     return expression, found
