@@ -356,11 +356,14 @@ def discover(
                 )
     if heading and 2 <= len(heading) <= 30:
         found.extend(_heading(text, heading, cues))
-    return [_with_dot(text, m) if m.name.endswith(_ABBREVIATED) else m for m in found]
+    if found and _ABBREVIATED_DOT.search(text):
+        return [_with_dot(text, m) if m.name.endswith(_ABBREVIATED) else m for m in found]
+    return found
 
 
 #: Company forms written with a full stop that belongs to the name (Acme Widgets Ltd.).
 _ABBREVIATED = ("Ltd", "Inc", "Corp", "Co", "Pty", "Bhd")
+_ABBREVIATED_DOT = re.compile(r"\b(?:Ltd|Inc|Corp|Co|Pty|Bhd)\.")
 
 
 def _with_dot(text: str, m: Mention) -> Mention:
