@@ -269,3 +269,9 @@ def test_english_relative_clause_between_a_subject_and_its_verb() -> None:
     assert ("part_of", "Packing Section", "Operations Department", 0.9) in _fresh(
         "The Packing Section of the Operations Department signs off."
     )
+
+
+def test_english_nested_places_locate_the_subject_too() -> None:
+    found = _fresh("Orbis Ltd. is based in Leeds, on the third floor of Mill House, 3 Canal Road.")
+    assert ("located_in", "Orbis Ltd.", "Mill House", 0.9) in found
+    assert ("located_in", "Orbis Ltd.", "Leeds", 0.9) in found

@@ -17,7 +17,9 @@ def lists(
 ) -> list[FoundRelation]:
     """Names listed after one that a relation reached share its relation (营销中心下设市场部和
     销售运营组; 下设四个团队：A（组长…）、B和C; members are X and Y)."""
-    out = _lists_before(folded, inside, here, type_of)
+    out = _lists_before(folded, inside, here, type_of) + _places_within(
+        folded, inside, here, type_of
+    )
     for rel in here:
         listed_head = rel.head.start > rel.tail.start  # the list continues the later side
         last = rel.head if listed_head else rel.tail
@@ -71,4 +73,37 @@ def _lists_before(
                     )
                 )
             first = z
+    return out
+
+
+#: Words between a place and a place it is in: "Leeds, on the third floor of Mill House",
+#: "Building C at the Porto headquarters", 上海市闵行区.
+_WITHIN = re.compile(r"(?:\s*,)?\s*(?:on|in|at|of|inside)\b[^,;.()]{0,30}?\s*|")
+
+
+def _places_within(
+    folded: str, inside: list[Match], here: list[FoundRelation], type_of: dict[str, str]
+) -> list[FoundRelation]:
+    """Where something is located, the places the sentence nests that place in (or names inside
+    it) right after it locate it too."""
+    out: list[FoundRelation] = []
+    for rel in here:
+        if rel.type_key != "located_in" or rel.tail.start < rel.head.end:
+            continue
+        last = rel.tail
+        for z in inside:
+            if z.start < last.end:
+                continue
+            if type_of.get(z.payload[0]) != "location" or not _WITHIN.fullmatch(
+                folded[last.end : z.start]
+            ):
+                break
+            if z.payload[0] not in (rel.head.payload[0], last.payload[0]):
+                place = Match(z.start, z.end, z.key, (z.payload[0],))
+                out.append(
+                    FoundRelation(
+                        rel.type_key, rel.head, place, rel.confidence, rel.start, z.end, rel.pattern
+                    )
+                )
+            last = z
     return out
