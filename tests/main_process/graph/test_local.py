@@ -275,3 +275,12 @@ def test_english_nested_places_locate_the_subject_too() -> None:
     found = _fresh("Orbis Ltd. is based in Leeds, on the third floor of Mill House, 3 Canal Road.")
     assert ("located_in", "Orbis Ltd.", "Mill House", 0.9) in found
     assert ("located_in", "Orbis Ltd.", "Leeds", 0.9) in found
+
+
+def test_english_floor_of_a_building_and_a_verb_after_and() -> None:
+    text = "The Porto office is run by Ana Ruiz and sits on the 3rd floor of Building C."
+    assert ("location", "3rd floor of Building C") in {
+        (m.type_key, m.name) for m in find(text, starter())
+    }
+    # the verb after "and" is the subject's, not the name right before it
+    assert not {r for r in _fresh(text) if r[1] == "Ana Ruiz" and r[3] > 0.45}

@@ -197,6 +197,10 @@ def allowed_options(
     return found
 
 
+#: "X and sits on Y": a verb after "and" is its clause's subject's, not the name before's.
+_COORDINATED_VERB = re.compile(r"(?:^|\s)(?:and|but|or)\s*$")
+
+
 def _free(text: str) -> bool:
     """Whether ``text`` may stand on the free side of a loose match: short, one clause."""
     if not text:
@@ -223,7 +227,7 @@ def gap_candidates(
             continue
         for literal, free in ((gap[-k:], gap[:-k]), (gap[:k], gap[k:])):
             group = plan.by_between.get(literal)
-            if group and _free(free.strip()):
+            if group and _free(free.strip()) and not _COORDINATED_VERB.search(free):
                 found.extend((p, LOOSE_CONFIDENCE) for p in group)
     return found
 

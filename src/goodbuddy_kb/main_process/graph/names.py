@@ -317,9 +317,22 @@ def names(text: str, ontology: Ontology) -> list[Mention]:
         found.extend(_people_en(text))
     if "system" in keys and _CAPITAL.search(text):
         found.extend(_latin_systems(text))
+    if "location" in keys and "Building " in text:
+        found.extend(
+            Mention("location", m.group(), m.start(), m.end(), DISCOVERY_CONFIDENCE)
+            for m in _BUILDING.finditer(text)
+        )
     if "|" in text:
         found.extend(m for m in table_cells(text, ontology) if m.type_key in keys)
     return found
+
+
+#: A building known by a letter or number, with the floor of it if the text gives one: one
+#: place, the way Chinese writes it (A栋7楼 = the 7th floor of Building A).
+_BUILDING = re.compile(
+    r"\b(?:(?:\d{1,2}(?:st|nd|rd|th)|ground|first|second|third|fourth|fifth|top) floor of )?"
+    r"Building [A-Z0-9]\b"
+)
 
 
 _NAME_BEFORE_TITLE = re.compile(r"[A-Z][a-z]+ [A-Z][a-z]+\s*[,(（][^,.;()]{0,20}$")

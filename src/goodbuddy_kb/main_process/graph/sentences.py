@@ -305,12 +305,15 @@ def _topic_relations(
     for index, b in enumerate(inside):
         # the sentence's subject, else the last name before (部门下设X组，由Y带领), else what
         # the sentence's short reference or the document's title names
+        breaks = all_breaks[: bisect_right(all_breaks, b.start)]
+        start = max([span[0], *breaks])
         topic = first if opens else inside[index - 1] if index else title
+        if not opens and folded[start - 5 : start] in (" and ", " but "):
+            # "It is run by X and sits on Y": the verb is the reference's, never X's
+            topic = None if exact else title
         if topic is None or b is topic or b.start in second or (b.key == topic.key):
             continue
         strict = exact and topic is title
-        breaks = all_breaks[: bisect_right(all_breaks, b.start)]
-        start = max([span[0], *breaks])
         if topic in inside and topic.end > start:
             continue  # the same clause as the topic: the pairs' patterns read it
         words = folded[start : b.start]
