@@ -284,3 +284,8 @@ def test_english_floor_of_a_building_and_a_verb_after_and() -> None:
     }
     # the verb after "and" is the subject's, not the name right before it
     assert not {r for r in _fresh(text) if r[1] == "Ana Ruiz" and r[3] > 0.45}
+
+
+def test_english_lower_case_system_names_and_owner_brackets() -> None:
+    found = _fresh("Payroll system (owner: Treasury team): the upgrade is done.")
+    assert ("owns", "Treasury team", "Payroll system", 0.9) in found

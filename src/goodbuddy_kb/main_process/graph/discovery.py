@@ -181,6 +181,12 @@ def _cjk_before(
     return i if i < start else None
 
 
+#: Latin cues that name in lower case after capitalised words: groups of people ("Infrastructure
+#: team"), a head office ("the Shanghai headquarters"), systems ("the HR system", "Email gateway").
+_LOWER_CUES = frozenset(
+    ["team", "group", "committee", "headquarters", "system", "platform", "gateway"]
+)
+
 #: A capitalised word right after a Latin cue: the name goes on ("Office Manager" is a title).
 _CAPITALISED_NEXT = re.compile(r" [A-Z][a-z]")
 
@@ -320,9 +326,7 @@ def discover(
                     end >= len(text)
                     or not (text[end].isalnum() or _CAPITALISED_NEXT.match(text, end))
                 ) and (
-                    not text[position].isalpha()
-                    or text[position].isupper()
-                    or key in ("team", "group", "committee", "headquarters")
+                    not text[position].isalpha() or text[position].isupper() or key in _LOWER_CUES
                 )
                 start = _latin_words_before(text, position) if boundary_ok else None
                 span = None if start is None else (start, end)

@@ -230,6 +230,8 @@ def starter() -> Ontology:
                     "{head} is responsible for {tail}",
                     "{head} maintains {tail}",
                     "{head} runs {tail}",
+                    "{tail} (owner: {head})",
+                    "{tail}（负责人：{head}）",
                 ],
             ),
             RelationType(
