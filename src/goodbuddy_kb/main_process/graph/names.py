@@ -22,41 +22,6 @@ from goodbuddy_kb.main_process.graph.discovery import DISCOVERY_CONFIDENCE, Cues
 from goodbuddy_kb.main_process.graph.lexicon import LATIN_STOPS
 from goodbuddy_kb.main_process.graph.people import OFFICE_VERBS, chinese_name
 
-#: Role words a person's name follows (经理欧阳可欣, 组长：韦佳宁), longest first.
-_ROLES_ZH = sorted(
-    [
-        "部长",
-        "组长",
-        "科长",
-        "处长",
-        "经理",
-        "总经理",
-        "总监",
-        "主任",
-        "主任委员",
-        "负责人",
-        "主管",
-        "召集人",
-        "联系人",
-        "工程师",
-        "专员",
-        "秘书",
-        "委员",
-        "主席",
-        "董事长",
-        "总裁",
-        "局长",
-        "院长",
-        "班长",
-        "厂长",
-        "队长",
-        "所长",
-        "行长",
-        "会长",
-    ],
-    key=len,
-    reverse=True,
-)
 #: Role words of whoever heads a unit (财务部经理孙悦 → the unit is led by 孙悦).
 HEAD_ROLES = frozenset(
     [
@@ -83,6 +48,11 @@ HEAD_ROLES = frozenset(
         "行长",
         "会长",
     ]
+)
+#: Role words a person's name follows (经理欧阳可欣, 组长：韦佳宁), longest first: the heads'
+#: and the posts that head nothing.
+_ROLES_ZH = sorted(
+    HEAD_ROLES | set(["联系人", "工程师", "专员", "秘书", "委员", "班长"]), key=len, reverse=True
 )
 _ROLE_BEFORE = re.compile(
     "(?:" + "|".join(_ROLES_ZH) + r")\s*(?:[：:]\s*|是|为|由)?(?=[\u4e00-\u9fff])"
