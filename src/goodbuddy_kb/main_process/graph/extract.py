@@ -39,10 +39,14 @@ class ExtractReport:
 
 
 def _chunks(conn: sqlite3.Connection, library_id: str) -> dict[str, list[sqlite3.Row]]:
+    """The library's retrievable chunks by document, documents in path order: the same files
+    give the same graph whatever ids their import drew (the first document to name something
+    decides how it is resolved)."""
     by_document: dict[str, list[sqlite3.Row]] = {}
     for row in conn.execute(
-        "SELECT seq, id, document_id, content, heading FROM chunks WHERE library_id = ?"
-        " AND enabled = 1 AND role != 'parent' ORDER BY document_id, ordinal",
+        "SELECT c.seq, c.id, c.document_id, c.content, c.heading FROM chunks c"
+        " JOIN documents d ON d.id = c.document_id WHERE c.library_id = ? AND c.enabled = 1"
+        " AND c.role != 'parent' ORDER BY d.relative_path, d.source_id, c.ordinal",
         (library_id,),
     ):
         by_document.setdefault(row["document_id"], []).append(row)
