@@ -8,6 +8,7 @@ from __future__ import annotations
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.state import GraphState
+from goodbuddy_kb.ui.graph.texts import status_line
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
 from goodbuddy_kb.ui.tasks.progress import progress
@@ -53,15 +54,7 @@ class ExtractionBar(QtWidgets.QWidget):
     def _status_text(self, info: g.GraphInfo) -> str:
         """The graph's counts on the first line; the off note or the channel's weight, the
         model calls a run would make and the extraction task on the second."""
-        parts = [
-            tr(
-                "graph.status",
-                strategy=tr(f"graph.strategy.{info.settings.strategy}"),
-                entities=info.entities,
-                relations=info.relations,
-                evidence=info.evidence,
-            )
-        ]
+        parts = [status_line(info)]
         if info.settings.strategy == "off":
             parts.append(tr("graph.off_note"))
         elif self.state.weight is not None:

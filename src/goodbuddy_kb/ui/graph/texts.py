@@ -14,7 +14,6 @@ LOCK = "✎"
 
 
 TypeModel = g.EntityType | g.RelationType
-#: A relation in a path the backend wrote with the relation type's key ("A —approves→ B").
 #: A relation key in a path, read forwards ("—owned_by→") or backwards ("←owned_by—").
 _RELATION_IN_TEXT = re.compile(r"—([a-z][a-z0-9_]*)→|←([a-z][a-z0-9_]*)—")
 
@@ -60,6 +59,18 @@ def relation_type_name(ontology: g.Ontology | None, key: str) -> str:
     if found is not None:
         return type_label(found)
     return tr_or(f"starter.relation.{key}", key)
+
+
+def status_line(info: g.GraphInfo) -> str:
+    """A library's graph in one line: its strategy and counts (the graph tab, the Settings
+    tab)."""
+    return tr(
+        "graph.status",
+        strategy=tr(f"graph.strategy.{info.settings.strategy}"),
+        entities=info.entities,
+        relations=info.relations,
+        evidence=info.evidence,
+    )
 
 
 def relation_names_in(text: str, ontology: g.Ontology | None = None) -> str:

@@ -16,6 +16,7 @@ from goodbuddy_kb.contracts.methods import GRAPH_GET, SETTINGS_GET, SETTINGS_UPD
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, KnowledgeRetrievalSettings
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.graph.texts import status_line
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say, say_error
 from goodbuddy_kb.ui.settings.instructions import InstructionsBox
@@ -271,15 +272,7 @@ class SettingsTab(QtWidgets.QWidget):
             if result is None or library_id != self.library_id:
                 return
             self.graph_info = result
-            self.graph_summary.setText(
-                tr(
-                    "graph.status",
-                    strategy=tr(f"graph.strategy.{result.settings.strategy}"),
-                    entities=result.entities,
-                    relations=result.relations,
-                    evidence=result.evidence,
-                )
-            )
+            self.graph_summary.setText(status_line(result))
             self.graph_settings_button.setEnabled(True)
             on = result.settings.strategy != "off"
             self.fields["graphWeight"].setEnabled(on)
