@@ -66,6 +66,15 @@ def test_fixture_gates_pass_repeatably_and_the_report_leaks_nothing(tmp_path: Pa
     ours, theirs = graph["goodbuddy-fixtures-graph [graph]"]
     assert ours > theirs and "knowledge graph channel" in first.stdout
     assert graph["goodbuddy-fixtures [zh]"][0] >= graph["goodbuddy-fixtures [zh]"][1]
+    # the ablation compares hybrid with its two simple baselines, per language
+    assert "best single channel" in first.stdout and "hybrid vs best single channel" in first.stdout
+    fixtures = report["datasets"][0]
+    for lang, modes in fixtures["languages"].items():
+        compared = fixtures["comparison"][lang]
+        best = max(modes["lexical only"]["mrr@10"], modes["vector only"]["mrr@10"])
+        assert compared["best single channel"]["mrr@10"] == pytest.approx(best, abs=1e-3)
+        lead = modes["hybrid"]["recall@5"] - modes["hybrid, RRF fusion"]["recall@5"]
+        assert compared["hybridVsRrf"]["recall@5"] == pytest.approx(lead, abs=1e-3)
     second = run_eval(tmp_path, "--report", "again.json", "--ablation")
     again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
 

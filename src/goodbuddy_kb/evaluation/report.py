@@ -17,6 +17,10 @@ from goodbuddy_kb.evaluation.runner import (
     ABLATION_MODES,
     BASELINE,
     DEFAULT_MODES,
+    HYBRID_MODE,
+    LEXICAL_MODE,
+    RRF_MODE,
+    VECTOR_MODE,
     DatasetResult,
     Mode,
     evaluate,
@@ -60,6 +64,29 @@ SHORT = {
 }
 
 
+#: The single-channel modes and the fusions compared with them (``--ablation``).
+SINGLE_CHANNEL_MODES = (LEXICAL_MODE, VECTOR_MODE)
+BEST_SINGLE = "best single channel"
+#: The measures the comparison is made on (each the better of the single channels').
+COMPARED = ("recall@5", "recall@10", "mrr@10", "ndcg@10", "hit@1", "hit@5")
+
+
+def comparison(modes: dict[str, dict[str, float]]) -> dict[str, Any] | None:
+    """The best single channel (per measure, the better of lexical only and vector only) and by
+    how much hybrid leads (+) or trails (−) it and RRF fusion; None without the ablation modes."""
+    if HYBRID_MODE not in modes or not all(m in modes for m in SINGLE_CHANNEL_MODES):
+        return None
+    best = {m: max(modes[s][m] for s in SINGLE_CHANNEL_MODES) for m in COMPARED}
+    hybrid = modes[HYBRID_MODE]
+    out: dict[str, Any] = {
+        BEST_SINGLE: {m: round(v, 4) for m, v in best.items()},
+        "hybridVsBestSingle": {m: round(hybrid[m] - best[m], 4) for m in COMPARED},
+    }
+    if RRF_MODE in modes:
+        out["hybridVsRrf"] = {m: round(hybrid[m] - modes[RRF_MODE][m], 4) for m in COMPARED}
+    return out
+
+
 def report_dict(results: list[DatasetResult], provider: str) -> dict[str, Any]:
     return {
         "version": 1,
@@ -86,6 +113,11 @@ def report_dict(results: list[DatasetResult], provider: str) -> dict[str, Any]:
                         for mode, s in modes.items()
                     }
                     for tag, modes in res.by_tag.items()
+                },
+                "comparison": {
+                    lang: compared
+                    for lang, modes in res.by_language.items()
+                    if (compared := comparison({m: s.values for m, s in modes.items()})) is not None
                 },
             }
             for res in results
@@ -170,6 +202,14 @@ def print_table(report: dict[str, Any]) -> None:
                             for m in METRICS
                         )
                     )
+                compared = dataset.get("comparison", {}).get(name) if not section else None
+                if compared is not None:
+                    best = compared[BEST_SINGLE]
+                    print(
+                        f"  {BEST_SINGLE:<24}"
+                        + "".join(f"{best[m]:>9.3f}" if m in best else f"{'–':>9}" for m in METRICS)
+                    )
+                    print("  " + _lead_line(compared))
         para = dataset.get("paraphraseRecall@5")
         if para is not None:
             mode = next(k for k in para if k not in ("tag", BASELINE, "ratio"))
@@ -186,6 +226,16 @@ def print_table(report: dict[str, Any]) -> None:
         print(f"\nknowledge graph channel ({gate['metric']}): {gate['mode']} vs {gate['baseline']}")
         for label, (ours, theirs) in ((k, v) for k, v in gate.items() if isinstance(v, list)):
             print(f"  {label}: {ours:.3f} vs {theirs:.3f} ({ours - theirs:+.3f})")
+
+
+def _lead_line(compared: dict[str, Any]) -> str:
+    def signed(deltas: dict[str, float]) -> str:
+        return f"R@5 {deltas['recall@5']:+.3f}, MRR@10 {deltas['mrr@10']:+.3f}"
+
+    line = f"hybrid vs {BEST_SINGLE}: {signed(compared['hybridVsBestSingle'])}"
+    if "hybridVsRrf" in compared:
+        line += f"; vs RRF fusion: {signed(compared['hybridVsRrf'])}"
+    return line + " (+ leads, − trails)"
 
 
 def safe_report_path(path: Path) -> Path:

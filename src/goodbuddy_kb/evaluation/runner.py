@@ -75,12 +75,16 @@ class Mode:
 #: Hybrid without the knowledge graph: what the product does for a library whose graph is off.
 HYBRID: tuple[r.KnowledgeRetrievalChannel, ...] = ("fts", "cjk", "vector")
 GRAPH_MODE = "hybrid + graph"
-DEFAULT_MODES = (Mode("hybrid", HYBRID, None), Mode(GRAPH_MODE, None, None))
+HYBRID_MODE = "hybrid"
+LEXICAL_MODE = "lexical only"
+VECTOR_MODE = "vector only"
+RRF_MODE = "hybrid, RRF fusion"
+DEFAULT_MODES = (Mode(HYBRID_MODE, HYBRID, None), Mode(GRAPH_MODE, None, None))
 ABLATION_MODES = (
-    Mode("lexical only", ("fts", "cjk"), "off"),
-    Mode("vector only", ("vector",), "off"),
-    Mode("hybrid, RRF fusion", HYBRID, "off", "rrf"),
-    Mode("hybrid", HYBRID, "off"),
+    Mode(LEXICAL_MODE, ("fts", "cjk"), "off"),
+    Mode(VECTOR_MODE, ("vector",), "off"),
+    Mode(RRF_MODE, HYBRID, "off", "rrf"),
+    Mode(HYBRID_MODE, HYBRID, "off"),
     Mode("hybrid, parent-child chunks", HYBRID, "off", chunking="parent-child"),
     Mode(GRAPH_MODE, None, "off"),
     Mode("hybrid + local rerank", HYBRID, "local"),
