@@ -4,13 +4,17 @@ encoder built once int8 is the default: still searchable, a rebuild offered, in 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.messages import english
+from goodbuddy_kb.qt.widgets import QtWidgets
+from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.documents.columns import vector_state_text
-from goodbuddy_kb.ui.documents.rebuild_actions import incompatible
+from goodbuddy_kb.ui.documents.rebuild_actions import confirm_vector_rebuild, incompatible
 from goodbuddy_kb.ui.i18n import language, set_language
 
 LABEL = f"local: {m.BUNDLED_MODEL}"
@@ -49,3 +53,24 @@ def test_an_older_encoders_index_is_offered_a_rebuild(
     assert incompatible(info(True)) and not incompatible(info(False))
     assert says in vector_state_text(info(True))
     assert says not in vector_state_text(info(False))
+
+
+@pytest.mark.parametrize(
+    ("lang", "says"), [("en", "still searchable; rebuild it"), ("zh", "仍可检索；重建后")]
+)
+def test_the_rebuild_confirmation_says_why_for_the_same_model(
+    qtbot: QtBot, restore_language: None, lang: str, says: str, tmp_path: Path
+) -> None:
+    """The confirmation names the same model as built and configured; it must say why a rebuild
+    is offered at all (the other encoder built the index), and say nothing of it otherwise."""
+    set_language(lang)
+    parent = QtWidgets.QWidget()
+    qtbot.addWidget(parent)
+    link = BackendLink(tmp_path, parent)  # never started: the dialog only calls it on accept
+    try:
+        for offered in (True, False):
+            box = confirm_vector_rebuild(parent, link, "lib", info(offered), lambda *_a: None)
+            assert (says in box.text()) is offered, box.text()
+            box.done(0)
+    finally:
+        parent.close()

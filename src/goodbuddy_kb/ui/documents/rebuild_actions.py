@@ -26,6 +26,7 @@ from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.documents import manual_work
 from goodbuddy_kb.ui.i18n import model_label, tr
+from goodbuddy_kb.ui.i18n.messages import say_field
 
 Notice = Callable[[str], None]
 
@@ -171,17 +172,18 @@ def confirm_vector_rebuild(
             _reported(notice, "rebuild.vectors.started"),
         )
 
+    text = tr(
+        "rebuild.vectors.confirm",
+        old=model_label(info.model_label) if info.model_label else tr("vector.none"),
+        new=model_label(info.configured_label) if info.configured_label else tr("vector.none"),
+        chunks=info.retrievable_chunks,
+    )
+    # The same model under both names: say why a rebuild is offered (the other encoder built it).
+    why = say_field(info, "reason") if info.compatible and info.rebuild_offered else ""
     return _confirm(
         parent,
         tr("rebuild.vectors"),
-        tr(
-            "rebuild.vectors.confirm",
-            old=model_label(info.model_label) if info.model_label else tr("vector.none"),
-            new=(
-                model_label(info.configured_label) if info.configured_label else tr("vector.none")
-            ),
-            chunks=info.retrievable_chunks,
-        ),
+        f"{text}\n\n{why}" if why else text,
         "rebuild.vectors.accept",
         start,
     )
