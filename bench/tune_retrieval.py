@@ -7,14 +7,17 @@ and store what fusion, rerank and calibration see: channel ranks and scores, the
 background, every candidate's rerank features and whether it is relevant.
 
 Step 2, ``fit``: search the fusion and rerank parameters that maximise the worst per-set gain
-over each set's best single channel (never a single query), and print the constants to paste
-into ``retrieval/`` with the figures. The relevance calibration is fitted on the same dumps by
+over each set's better baseline — the best single channel or plain RRF (never a single query) —
+and print the constants to paste into ``retrieval/`` with the figures. ``loso`` fits on all
+sets but one and measures on the one left out, for each set in turn, beside the shipped
+constants: the figure that predicts sets the constants were not fitted on. The relevance calibration is fitted on the same dumps by
 ``tune_relevance.py``.
 
     .venv/bin/python bench/tune_retrieval.py dump --work-dir /tmp/eval-work --provider local \\
         --dataset fixtures/eval --dataset ../shared/benchmarks/cmrc2018-trial --out /tmp/dumps
     .venv/bin/python bench/tune_retrieval.py fit /tmp/dumps/*.pickle /tmp/dumps-det/*.pickle
     .venv/bin/python bench/tune_retrieval.py fit --bundled /tmp/dumps/*.pickle
+    .venv/bin/python bench/tune_retrieval.py loso --bundled /tmp/dumps/*.pickle
 
 The first fits ``fusion.DEFAULT`` (every embedding model but the bundled one) on the dumps of
 both providers; the second fits ``fusion.BUNDLED_MODEL`` on the bundled model's dumps alone.
@@ -152,16 +155,21 @@ def main() -> None:
     d.add_argument("--dataset", type=Path, action="append", required=True)
     d.add_argument("--out", type=Path, required=True)
     d.add_argument("--sample", type=int, default=0, help="at most N questions per dataset")
-    f = commands.add_parser("fit")
-    f.add_argument("dumps", type=Path, nargs="+")
-    f.add_argument(
-        "--bundled",
-        action="store_true",
-        help="fit fusion.BUNDLED_MODEL (give only the bundled model's dumps)",
-    )
+    for command in ("fit", "loso"):
+        f = commands.add_parser(command)
+        f.add_argument("dumps", type=Path, nargs="+")
+        f.add_argument(
+            "--bundled",
+            action="store_true",
+            help="fit fusion.BUNDLED_MODEL (give only the bundled model's dumps)",
+        )
     args = parser.parse_args()
     if args.command == "dump":
         dump(args)
+    elif args.command == "loso":
+        from tune_fit import loso  # type: ignore[import-not-found]
+
+        loso(args.dumps, args.bundled)
     else:
         from tune_fit import fit  # type: ignore[import-not-found]
 
