@@ -212,10 +212,11 @@ def test_statuses_follow_the_first_vectorisation_live(
     timer.timeout.connect(watch)
     timer.start(20)
     make_library(handbook())
+    # the header follows the build's end by a refresh: it must get there, not be there already
+    qtbot.waitUntil(lambda: "✓ index matches the model" in tab.vector_label.text(), timeout=10_000)
     timer.stop()
     assert "disabled" not in seen_vector, "rows never say 'off' while vectors are queued"
     assert not any("not configured" in label for label in seen_labels)
-    assert "✓ index matches the model" in tab.vector_label.text()
 
 
 @pytest.mark.usefixtures("library")
