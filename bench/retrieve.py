@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import os
 import random
 import sqlite3
 import statistics
@@ -179,6 +180,29 @@ def rss_mb(pid: int) -> tuple[float, float]:
     return tuple(float(fields[k].split()[0]) / 1024 for k in ("VmRSS", "VmHWM"))  # type: ignore[return-value]
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (Linux; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def settle(pid: int, quiet_s: float = 0.5, limit_s: float = 120.0) -> float:
+    """Seconds until the backend has spent < 2 % of a core over ``quiet_s`` (its background
+    work after the first query, packing the int8 copy, is done)."""
+    start = time.perf_counter()
+    before = cpu_seconds(pid)
+    while time.perf_counter() - start < limit_s:
+        time.sleep(quiet_s)
+        now = cpu_seconds(pid)
+        if now - before < 0.02 * quiet_s:
+            break
+        before = now
+    return time.perf_counter() - start
+
+
 class References:
     """What each channel cannot go below, measured in this process on the same data: the raw
     FTS5 MATCH (ranked, limited to the pool) and the paged scan plus the query's embedding."""
@@ -302,6 +326,7 @@ def main() -> None:
                 )
                 first_ms = (time.perf_counter() - t0) * 1000
                 copy_s = refs.wait_for_int8_copy()
+                settled_s = settle(backend.pid)
                 pool_k = first.settings.top_k * first.settings.candidate_multiplier + VERIFY_MARGIN
                 for mode in ("off", "local"):
                     totals: list[float] = []
@@ -355,7 +380,8 @@ def main() -> None:
             print(
                 f"{'':>8} backend resident memory: {idle_rss:.0f} MiB idle,"
                 f" {peak_rss:.0f} MiB peak over the queries; first query {first_ms:.0f} ms"
-                f"{f'; int8 copy built in {copy_s:.1f} s after it' if copy_s else ''}"
+                f"{f'; int8 copy built in {copy_s:.1f} s after it' if copy_s else ''};"
+                f" backend busy {settled_s:.1f} s after it (packing the int8 copy)"
             )
             time.sleep(REST_S)
             extra = [

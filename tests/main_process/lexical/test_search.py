@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import itertools
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from goodbuddy_kb.main_process.chunking.drafts import checksum
 from goodbuddy_kb.main_process.lexical import build_query, search, vocab
 from goodbuddy_kb.main_process.retrieval import rerank
 from goodbuddy_kb.main_process.storage import chunks, libraries, sources
-from goodbuddy_kb.main_process.storage.db import ConnectionPool
+from goodbuddy_kb.main_process.storage.db import ConnectionPool, transaction
 from goodbuddy_kb.main_process.sync.engine import sync_source
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "chunking"
@@ -217,3 +218,54 @@ def test_term_weights_rank_rare_words_above_common_ones(pool: ConnectionPool, li
     holder = {t for t in query.latin_terms if t != "quantum"} | set(query.cjk_terms)
     assert 0 < rerank.weighted_coverage(query, holder, weights) < 1
     assert rerank.weighted_coverage(query, {*query.cjk_terms, *query.latin_terms}, weights) == 1
+
+
+def test_term_weights_follow_the_chunk_count_after_a_write(
+    pool: ConnectionPool, library: str
+) -> None:
+    """The chunk count behind the idf is kept between queries, and a write that changes it
+    (chunks deleted, here) is seen by the next query, from any connection."""
+    conn = pool.get()
+    query = build_query("quantum")
+    (n,) = conn.execute("SELECT COUNT(*) FROM chunks WHERE role != 'parent'").fetchone()
+    assert vocab.term_weights(conn, query)["quantum"] == pytest.approx(vocab.idf(n, 0))
+    with transaction(conn):
+        conn.execute("DELETE FROM chunks WHERE seq IN (SELECT seq FROM chunks LIMIT 3)")
+    fresh = vocab.term_weights(pool.get(), query)["quantum"]
+    assert fresh == pytest.approx(vocab.idf(n - 3, 0))
+    assert fresh < vocab.idf(n, 0)
+
+
+def test_a_large_library_matches_the_rarest_terms_within_the_budget(
+    pool: ConnectionPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above LARGE_LIBRARY_CHUNKS a query's MATCH keeps its rarest terms until their rows reach
+    MATCH_BUDGET (the common rest counts only in the rescoring); below, it is the whole query."""
+    search_module = importlib.import_module("goodbuddy_kb.main_process.lexical.search")
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for i in range(8):  # 公司 and 规定 everywhere, 出差住宿 in one note
+        (folder / f"n{i}.md").write_text(f"# 第{i}号\n\n公司规定第{i}条：按时提交周报。\n", "utf-8")
+    (folder / "trip.md").write_text("# 差旅\n\n公司规定：出差住宿一线城市每晚六百元。\n", "utf-8")
+    conn = pool.get()
+    library_id = libraries.create(conn, "Notes").id
+    sync_source(
+        conn, sources.add(conn, library_id, "folder", str(folder), [], [], False), CancelToken()
+    )
+    query = build_query("公司规定出差住宿每晚多少钱")
+    assert search_module.bounded_match(conn, "cjk", query) == query.cjk_match  # small library
+    monkeypatch.setattr(search_module, "LARGE_LIBRARY_CHUNKS", 0)
+    rows = vocab.frequencies(conn, "chunks_cjk", list(query.cjk_terms))
+    present = sorted((t for t in query.cjk_terms if rows[t]), key=lambda t: (rows[t], t))
+    assert rows["公司"] == rows["规定"] == 9 and rows["出差"] == 1
+    monkeypatch.setattr(search_module, "MATCH_BUDGET", 5)
+    bounded = search_module.bounded_match(conn, "cjk", query)
+    assert bounded is not None
+    kept = [t.strip('"') for t in bounded.split(" OR ")]
+    assert kept == [t for t in present if rows[t] == 1]  # the rare terms, rarest first
+    assert "公司" not in kept and "规定" not in kept  # the common ones left to the rescoring
+    hits = search(conn, "cjk", [library_id], query, 5)
+    first = conn.execute("SELECT content FROM chunks WHERE id = ?", (hits[0].chunk_id,)).fetchone()
+    assert "六百元" in first[0]
+    monkeypatch.setattr(search_module, "MATCH_BUDGET", 0)  # at least the rarest term
+    assert search_module.bounded_match(conn, "cjk", query) == f'"{present[0]}"'

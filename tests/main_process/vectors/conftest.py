@@ -11,16 +11,18 @@ from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.storage import libraries, sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.sync.engine import sync_source
-from goodbuddy_kb.main_process.vectors import int8_file
+from goodbuddy_kb.main_process.vectors import int8_file, int8_packed
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "chunking"
 
 
 @pytest.fixture(autouse=True)
 def no_rebuild_left_running() -> Iterator[None]:
-    """A scan that started a background rebuild of an int8 copy sees it finish in its test."""
+    """A scan that started a background rebuild or packing of an int8 copy sees it finish in
+    its test, and no packed copy outlives its test."""
     yield
     int8_file.wait_for_rebuilds()
+    int8_packed.clear()
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.storage import libraries
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
-from goodbuddy_kb.main_process.vectors import int8_file, scanner, store
+from goodbuddy_kb.main_process.vectors import int8_file, int8_packed, scanner, store
 
 DIMS = 384
 ROWS = 6_000
@@ -170,3 +170,83 @@ def test_the_copy_goes_where_the_version_goes(pool: ConnectionPool, data_dir: Pa
     assert copy.exists()
     assert store.recover_interrupted(conn, data_dir) == 1  # the building version failed
     assert not path.exists() and not copy.exists() and not stray.exists()
+
+
+def streamed(monkeypatch: pytest.MonkeyPatch, path: Path, rows: int, q: np.ndarray, k: int):
+    """The scan with no packed copy (every block streamed from the file)."""
+    with monkeypatch.context() as m:
+        m.setattr(int8_packed, "serving", lambda *args: None)
+        return scanner.scan(path, rows, DIMS, q, k, CancelToken())
+
+
+def test_a_packed_copy_gives_the_streamed_scores_and_a_grown_copy_streams_its_tail(
+    pool: ConnectionPool, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first large scan packs the copy's full blocks in the background; from then on a
+    scan runs the packed prefix and streams the rest, with the streamed pass's result and
+    the exact scan's top K. After an append the old packed prefix still serves (full blocks
+    never change) while the grown copy is packed again."""
+    conn = pool.get()
+    matrix = vectors(ROWS + 2_500, 20)
+    version, path = version_with(pool, data_dir, matrix[:ROWS], [ROWS])
+    copy = int8_file.path_for(path)
+    queries = vectors(8, 21)
+    queries[:3] = matrix[[7, 4_100, 5_990]]
+    scanner.scan(path, ROWS, DIMS, queries[3], 10, CancelToken())
+    int8_packed.wait()
+    assert int8_packed.packed_rows(copy) == 5 * 1_024  # the full blocks; the sixth is partial
+    for q in queries:
+        packed = scanner.scan(path, ROWS, DIMS, q, 30, CancelToken())
+        assert packed.rows.tolist() == exact_top(matrix[:ROWS], q, 30)
+        alone = streamed(monkeypatch, path, ROWS, q, 30)
+        assert packed.rows.tolist() == alone.rows.tolist()
+        assert packed.scores.tolist() == alone.scores.tolist()  # rescored exactly, alike
+        assert packed.scored == alone.scored == ROWS
+        # the background sums every approximate score: the same scores, summed in other groups
+        assert packed.score_sum == pytest.approx(alone.score_sum, rel=1e-5, abs=1e-5)
+        assert packed.score_sq_sum == pytest.approx(alone.score_sq_sum, rel=1e-5)
+    store.append(
+        conn,
+        data_dir,
+        store.get(conn, version.id),
+        [(ROWS + i + 1, "h") for i in range(2_500)],
+        matrix[ROWS:],
+    )
+    grown = ROWS + 2_500
+    monkeypatch.setattr(int8_packed, "PACKED_MAX_BYTES", 0)  # no new packing: the old prefix
+    for q in queries:
+        result = scanner.scan(path, grown, DIMS, q, 30, CancelToken())
+        assert result.rows.tolist() == exact_top(matrix, q, 30)
+    assert int8_packed.packed_rows(copy) == 5 * 1_024
+    monkeypatch.undo()
+    monkeypatch.setattr(int8_file, "BLOCK_ROWS", 1_024)
+    monkeypatch.setattr(scanner, "EXACT_MAX_ROWS", 1_000)
+    scanner.scan(path, grown, DIMS, queries[0], 10, CancelToken())
+    int8_packed.wait()
+    assert int8_packed.packed_rows(copy) == 8 * 1_024
+    for q in queries:
+        assert scanner.scan(path, grown, DIMS, q, 30, CancelToken()).rows.tolist() == exact_top(
+            matrix, q, 30
+        )
+
+
+def test_packing_stays_within_its_memory_budget_and_goes_with_the_version(
+    pool: ConnectionPool, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn = pool.get()
+    matrix = vectors(ROWS, 22)
+    version, path = version_with(pool, data_dir, matrix, [ROWS])
+    copy = int8_file.path_for(path)
+    monkeypatch.setattr(int8_packed, "PACKED_MAX_BYTES", 4 * 1_024 * DIMS)  # 4 of 5 blocks
+    q = matrix[11]
+    assert scanner.scan(path, ROWS, DIMS, q, 10, CancelToken()).rows.tolist() == exact_top(
+        matrix, q, 10
+    )
+    int8_packed.wait()
+    assert int8_packed.packed_rows(copy) == 0  # over budget: streamed, as before packing
+    monkeypatch.setattr(int8_packed, "PACKED_MAX_BYTES", 512 * 2**20)
+    scanner.scan(path, ROWS, DIMS, q, 10, CancelToken())
+    int8_packed.wait()
+    assert int8_packed.packed_rows(copy) == 5 * 1_024
+    store.discard(conn, data_dir, version.id)
+    assert int8_packed.packed_rows(copy) == 0 and not copy.exists()

@@ -13,8 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from goodbuddy_kb.main_process.lexical import scoring
-from goodbuddy_kb.main_process.lexical.tokens import LexicalQuery, normalize, terms_in
+from goodbuddy_kb.main_process.lexical import scoring, vocab
+from goodbuddy_kb.main_process.lexical.tokens import (
+    LexicalQuery,
+    latin_terms,
+    normalize,
+    quote,
+    stems,
+    terms_in,
+)
 
 LexicalChannel = Literal["fts", "cjk"]
 #: BM25 weight of the heading column (title and heading path) against the chunk text's 1.0.
@@ -99,6 +106,47 @@ def _candidates(
     return [dict(r) for r in joined]
 
 
+#: Libraries above this many chunks bound the rows one lexical query ranks (below, every row
+#: holding any query term is ranked, exactly as BM25 over the whole OR query).
+LARGE_LIBRARY_CHUNKS = 200_000
+#: Most matching rows a query ranks by BM25 in a large library. FTS5 ranks a row in ~2 µs, and
+#: at a million chunks a question's common words match ~100,000 rows (200 ms); so the query's
+#: rarest terms are matched, rarest first, until their rows reach this many, and the common
+#: rest count only in the rescoring (coverage, phrase), as a common-terms query does. A row
+#: holding none of the rare terms can then be missed: the price of ~60 ms at any size.
+MATCH_BUDGET = 30_000
+
+
+def bounded_match(
+    conn: sqlite3.Connection, channel: LexicalChannel, query: LexicalQuery
+) -> str | None:
+    """The channel's MATCH expression, its terms cut to :data:`MATCH_BUDGET` rows in a
+    library above :data:`LARGE_LIBRARY_CHUNKS` chunks (the whole expression otherwise)."""
+    match = query.cjk_match if channel == "cjk" else query.fts_match
+    terms = list(query.cjk_terms) if channel == "cjk" else list(dict.fromkeys(query.latin_stems))
+    if match is None or len(terms) < 2 or vocab.chunk_count(conn) <= LARGE_LIBRARY_CHUNKS:
+        return match
+    table = "chunks_cjk" if channel == "cjk" else "chunks_fts"
+    rows = vocab.frequencies(conn, table, terms)
+    present = sorted((t for t in terms if rows[t] > 0), key=lambda t: (rows[t], t))
+    kept: list[str] = []
+    total = 0
+    for term in present:
+        if kept and total + rows[term] > MATCH_BUDGET:
+            break
+        kept.append(term)
+        total += rows[term]
+    if len(kept) == len(present):
+        return match
+    parts = [quote(t) for t in kept]
+    if channel == "fts":  # a compound's phrase is rare by nature: it always counts
+        for compound in query.compounds:
+            words = latin_terms(compound)
+            if len(words) > 1:
+                parts.append(quote(" ".join(stems(words))))
+    return " OR ".join(parts)
+
+
 def search(
     conn: sqlite3.Connection,
     channel: LexicalChannel,
@@ -107,8 +155,10 @@ def search(
     pool: int,
 ) -> list[LexicalHit]:
     """Rank up to ``pool`` chunks for one channel; the same query and index give the same order."""
-    match = query.cjk_match if channel == "cjk" else query.fts_match
-    if match is None or not library_ids or pool <= 0:
+    if not library_ids or pool <= 0:
+        return []
+    match = bounded_match(conn, channel, query)
+    if match is None:
         return []
     rows = _candidates(
         conn, "chunks_cjk" if channel == "cjk" else "chunks_fts", match, library_ids, pool

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import wait
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -124,16 +125,33 @@ def cjk(q: ChannelQuery) -> ChannelRun:
 
 
 def vector(q: ChannelQuery) -> ChannelRun:
-    """The vector scan, then each library's ``minimumVectorSimilarity`` (the similarity filter
-    stage: what it drops still counts in the diagnostics)."""
+    """The vector channel on the caller's thread."""
+    return _vector_finish(q, _vector_begin(q, background=False))
+
+
+def _vector_begin(
+    q: ChannelQuery, background: bool = True
+) -> tuple[ChannelRun, vector_channel.Pending, float]:
     started = time.perf_counter()
     run = ChannelRun("vector")
     provider = _provider_or_degrade(q, run)
     run.embedding_kind = provider.kind if provider is not None else None
-    found = vector_channel.search(
-        q.conn, q.data_dir, q.library_ids, provider, q.text, q.pool, q.cancel
+    pending = vector_channel.begin(
+        q.conn, q.data_dir, q.library_ids, provider, q.text, q.pool, q.cancel, background
     )
-    run.ms = _elapsed_ms(started)
+    return run, pending, _elapsed_ms(started)
+
+
+def _vector_finish(
+    q: ChannelQuery, begun: tuple[ChannelRun, vector_channel.Pending, float]
+) -> ChannelRun:
+    """The scan's hits, then each library's ``minimumVectorSimilarity`` (the similarity filter
+    stage: what it drops still counts in the diagnostics). The channel's time is its own work
+    (reading, embedding, scanning, looking up), not the time it waited for the other channels."""
+    run, pending, begin_ms = begun
+    started = time.perf_counter()
+    found = vector_channel.finish(q.conn, pending)
+    run.ms = begin_ms + found.embed_ms + found.elapsed_ms + _elapsed_ms(started)
     run.scanned = found.scanned
     run.degraded.extend(found.degraded)
     run.coverage, run.chunk_share = found.coverage, found.chunk_share
@@ -220,10 +238,24 @@ ADAPTERS: dict[KnowledgeRetrievalChannel, Callable[[ChannelQuery], ChannelRun]] 
 
 
 def run_channels(q: ChannelQuery, requested: list[KnowledgeRetrievalChannel]) -> list[ChannelRun]:
-    """Every requested channel, in the adapters' order; a cancel interrupts SQLite steps."""
+    """Every requested channel, in the adapters' order; a cancel interrupts SQLite steps. The
+    vector channel's embedding and scan run on a worker thread while this one runs the others
+    (``vectors.channel.begin``); every database read stays on this thread's connection."""
     q.conn.set_progress_handler(lambda: 1 if q.cancel.cancelled else 0, 2_000)
     try:
-        return [adapter(q) for channel, adapter in ADAPTERS.items() if channel in requested]
+        begun = _vector_begin(q) if "vector" in requested else None
+        try:
+            runs: dict[KnowledgeRetrievalChannel, ChannelRun] = {
+                channel: adapter(q)
+                for channel, adapter in ADAPTERS.items()
+                if channel in requested and channel != "vector"
+            }
+        finally:
+            if begun is not None and begun[1].work is not None:
+                wait([begun[1].work])  # never leave a scan running past the request
+        if begun is not None:
+            runs["vector"] = _vector_finish(q, begun)
+        return [runs[channel] for channel in ADAPTERS if channel in runs]
     except sqlite3.OperationalError as exc:
         if q.cancel.cancelled:
             raise CancelledError(q.cancel.reason) from exc

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from goodbuddy_kb.main_process.storage.db import database_key
 from goodbuddy_kb.main_process.vectors import store
 
 #: Entries kept (databases × libraries × versions); past this the cache starts afresh.
@@ -61,7 +62,7 @@ def _stamp(conn: sqlite3.Connection, version: store.Version) -> tuple[int, int]:
 
 def books(conn: sqlite3.Connection, version: store.Version) -> Books:
     """Dead rows and gap count of ``version`` as ``conn`` sees the database now."""
-    key = (_database_of(conn), version.library_id, version.id)
+    key = (database_key(conn), version.library_id, version.id)
     stamp = _stamp(conn, version)  # read before counting: a write in between moves it again
     with _lock:
         entry = _cache.get(key)
@@ -77,14 +78,6 @@ def books(conn: sqlite3.Connection, version: store.Version) -> Books:
             _cache.clear()
         _cache[key] = _Entry(stamp, fresh)
     return fresh
-
-
-def _database_of(conn: sqlite3.Connection) -> str:
-    """The main database file of ``conn`` (two data directories never share books)."""
-    for _, name, file in conn.execute("PRAGMA database_list"):
-        if name == "main":
-            return str(file) or f"memory:{id(conn)}"
-    return f"memory:{id(conn)}"
 
 
 def forget() -> None:

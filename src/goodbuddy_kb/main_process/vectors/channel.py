@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
 
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.messages import Reason
@@ -19,7 +23,7 @@ from goodbuddy_kb.contracts.retrieval import VectorCoverage
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider, Matrix
 from goodbuddy_kb.main_process.vectors import bookkeeping, store
-from goodbuddy_kb.main_process.vectors.scanner import scan
+from goodbuddy_kb.main_process.vectors.scanner import ScanResult, scan
 
 #: Extra candidates scanned beyond the pool so that rows dropped by verification cannot shrink it.
 VERIFY_MARGIN = 16
@@ -52,6 +56,26 @@ class VectorResult:
     chunk_share: dict[str, float] = field(default_factory=dict)
 
 
+@dataclass
+class Pending:
+    """A vector search under way: its SQL part done on the caller's connection, the query's
+    embedding and the scans running (or run) on their own (:func:`begin`), the hits' lookup
+    left to :func:`finish` on the same connection."""
+
+    result: VectorResult
+    pool: int
+    versions: list[store.Version] = field(default_factory=list)
+    work: Future[list[tuple[store.Version, ScanResult | None]]] | None = None
+
+
+#: Where the query's embedding and the scans run while the caller's thread runs the lexical
+#: and graph channels: they are NumPy, ONNX Runtime or a provider's network call (all release
+#: the interpreter lock), the lexical channels SQLite (which does too), so on two cores the
+#: channels take about as long as the slower of them instead of their sum. Idle workers block
+#: on a queue: no CPU at rest.
+_workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kb-vector")
+
+
 def search(
     conn: sqlite3.Connection,
     data_dir: Path,
@@ -61,12 +85,30 @@ def search(
     pool: int,
     cancel: CancelToken,
 ) -> VectorResult:
-    result = VectorResult()
+    """The whole search on the caller's thread."""
+    return finish(conn, begin(conn, data_dir, library_ids, provider, query, pool, cancel, False))
+
+
+def begin(
+    conn: sqlite3.Connection,
+    data_dir: Path,
+    library_ids: list[str],
+    provider: EmbeddingProvider | None,
+    query: str,
+    pool: int,
+    cancel: CancelToken,
+    background: bool = True,
+) -> Pending:
+    """Read what the search needs from ``conn`` (each library's serving version, its coverage
+    and dead rows), then embed the query and scan: on a worker thread when ``background``
+    (the caller goes on and calls :func:`finish`), else here."""
+    pending = Pending(VectorResult(), pool)
+    result = pending.result
     if provider is None:
         result.degraded.append(Reason("vector.no_model_hint"))
-        return result
-    versions = []
+        return pending
     served: dict[str, EmbeddingProvider] = {}  # each version's query is embedded by its maker
+    dead: dict[str, npt.NDArray[np.int64]] = {}
     for library_id in library_ids:
         version = store.serving(conn, library_id)
         maker = None if version is None else provider.variant_for(version.fingerprint, version.dims)
@@ -75,11 +117,42 @@ def search(
         elif maker is None:
             result.degraded.append(Reason("vector.incompatible"))
         else:
-            versions.append(version)
+            pending.versions.append(version)
             served[version.id] = maker
-            _note_coverage(result, version, bookkeeping.books(conn, version))
-    if not versions:
-        return result
+            books = bookkeeping.books(conn, version)
+            dead[version.id] = books.dead
+            _note_coverage(result, version, books)
+    if not pending.versions:
+        return pending
+    paths = {v.id: store.path_of(data_dir, v.id) for v in pending.versions}
+
+    def work() -> list[tuple[store.Version, ScanResult | None]]:
+        return _embed_and_scan(result, pending.versions, served, dead, paths, query, pool, cancel)
+
+    if background:
+        pending.work = _workers.submit(work)
+    else:
+        done: Future[list[tuple[store.Version, ScanResult | None]]] = Future()
+        try:
+            done.set_result(work())
+        except BaseException as exc:
+            done.set_exception(exc)
+        pending.work = done
+    return pending
+
+
+def _embed_and_scan(
+    result: VectorResult,
+    versions: list[store.Version],
+    served: dict[str, EmbeddingProvider],
+    dead: dict[str, npt.NDArray[np.int64]],
+    paths: dict[str, Path],
+    query: str,
+    pool: int,
+    cancel: CancelToken,
+) -> list[tuple[store.Version, ScanResult | None]]:
+    """The query's embedding by each version's maker, then each version's scan (None for a
+    version whose file went meanwhile); no database here."""
     started = time.perf_counter()
     vectors: dict[int, Matrix] = {}
     try:
@@ -90,24 +163,40 @@ def search(
         raise
     except KbError as exc:
         result.degraded.append(Reason("vector.query_not_embedded", reason=exc.message))
-        return result
+        return []
     result.embed_ms = (time.perf_counter() - started) * 1000
-    candidates: list[VectorHit] = []
-    total = total_sq = 0.0
-    scored = 0
+    scans: list[tuple[store.Version, ScanResult | None]] = []
     scan_started = time.perf_counter()
     for version in versions:
         try:
             found = scan(
-                store.path_of(data_dir, version.id),
+                paths[version.id],
                 version.row_count,
                 version.dims,
                 vectors[id(served[version.id])],
                 pool + VERIFY_MARGIN,
                 cancel,
-                bookkeeping.books(conn, version).dead,
+                dead[version.id],
             )
         except FileNotFoundError:  # a filling first version failed (its file went) meanwhile
+            scans.append((version, None))
+            continue
+        scans.append((version, found))
+    result.elapsed_ms = (time.perf_counter() - scan_started) * 1000
+    return scans
+
+
+def finish(conn: sqlite3.Connection, pending: Pending) -> VectorResult:
+    """Wait for the embedding and scans, then verify the winners against the chunks table."""
+    result = pending.result
+    if pending.work is None:
+        return result
+    scans = pending.work.result()
+    candidates: list[VectorHit] = []
+    total = total_sq = 0.0
+    scored = 0
+    for version, found in scans:
+        if found is None:
             result.degraded.append(Reason("vector.not_finished"))
             continue
         result.scanned += found.scanned
@@ -131,8 +220,7 @@ def search(
         result.background_mean = total / scored
         result.background_std = max(0.0, total_sq / scored - result.background_mean**2) ** 0.5
     candidates.sort(key=lambda h: (-h.similarity, h.seq))
-    result.hits = candidates[:pool]
-    result.elapsed_ms = (time.perf_counter() - scan_started) * 1000
+    result.hits = candidates[: pending.pool]
     return result
 
 

@@ -103,3 +103,77 @@ def dots(query: npt.NDArray[np.uint8], block: npt.NDArray[np.int8]) -> npt.NDArr
     out = _session(block.shape[0]).run(None, inputs)[0]
     result: npt.NDArray[np.int32] = np.asarray(out, dtype=np.int32)[0]
     return result
+
+
+def packed_graph_bytes(dims: int, blocks: int, block_rows: int) -> bytes:
+    """ModelProto: Y[1, blocks × block_rows] int32 = Concat(MatMulInteger(A, B_i, 128)) over
+    ``blocks`` constant [dims, block_rows] int8 initializers ``B0``… whose data the session is
+    given at its creation (``add_external_initializers``), so that ONNX Runtime packs them into
+    its kernel's layout once instead of at every product."""
+    uint8, int8, int32 = 2, 3, 6
+    nodes = b"".join(
+        _field(
+            1,
+            _field(1, "A")
+            + _field(1, f"B{i}")
+            + _field(1, "a_zero_point")
+            + _field(2, f"Y{i}")
+            + _field(3, f"dot{i}")
+            + _field(4, "MatMulInteger"),
+        )
+        for i in range(blocks)
+    )
+    axis = _field(1, "axis") + _field(3, 1) + _field(20, 2)  # AttributeProto, type INT
+    concat = (
+        b"".join(_field(1, f"Y{i}") for i in range(blocks))
+        + _field(2, "Y")
+        + _field(3, "concat")
+        + _field(4, "Concat")
+        + _field(5, axis)
+    )
+    initializers = b"".join(
+        _field(
+            5,
+            _field(1, dims)
+            + _field(1, block_rows)
+            + _field(2, int8)
+            + _field(8, f"B{i}")
+            # data "elsewhere": the session options supply it
+            + _field(13, _field(1, "location") + _field(2, "int8-copy"))
+            + _field(14, 1),
+        )
+        for i in range(blocks)
+    )
+    graph = (
+        nodes
+        + _field(1, concat)
+        + _field(2, "int8_first_pass_packed")
+        + initializers
+        + _field(11, _tensor_info("A", uint8, [1, dims]))
+        + _field(11, _tensor_info("a_zero_point", uint8, []))
+        + _field(12, _tensor_info("Y", int32, [1, blocks * block_rows]))
+    )
+    opset = _field(1, "") + _field(2, 13)
+    return _field(1, 7) + _field(8, opset) + _field(7, graph)
+
+
+def packed_session(dims: int, blocks: list[npt.NDArray[np.int8]]) -> tuple[Any, list[Any]]:
+    """A session multiplying a query by the [dims, block_rows] int8 ``blocks`` (views of the
+    int8 copy), and the values it was given (to be kept alive as long as the session)."""
+    import onnxruntime as ort
+
+    options = session_options(THREADS)
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    options.enable_cpu_mem_arena = False
+    values = [ort.OrtValue.ortvalue_from_numpy(block) for block in blocks]
+    options.add_external_initializers([f"B{i}" for i in range(len(blocks))], values)
+    graph = packed_graph_bytes(dims, len(blocks), blocks[0].shape[1])
+    session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
+    return session, values
+
+
+def packed_dots(session: Any, query: npt.NDArray[np.uint8]) -> npt.NDArray[np.int32]:
+    out = session.run(None, {"A": query, "a_zero_point": _ZERO_POINT})[0]
+    result: npt.NDArray[np.int32] = np.asarray(out, dtype=np.int32)[0]
+    return result

@@ -21,7 +21,7 @@ import numpy as np
 from goodbuddy_kb.main_process.embeddings.base import Matrix
 from goodbuddy_kb.main_process.ids import new_id, now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
-from goodbuddy_kb.main_process.vectors import int8_file
+from goodbuddy_kb.main_process.vectors import int8_file, int8_packed
 
 VECTOR_DIR = "vectors"
 
@@ -190,6 +190,7 @@ def _extend_int8(path: Path, dims: int, count: int, end: int) -> None:
 def _remove_files(data_dir: Path, version_id: str) -> None:
     path = path_of(data_dir, version_id)
     path.unlink(missing_ok=True)
+    int8_packed.forget(int8_file.path_for(path))
     int8_file.path_for(path).unlink(missing_ok=True)
 
 
