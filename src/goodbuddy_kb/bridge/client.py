@@ -57,9 +57,18 @@ class BlockingClient:
         self.notifications: list[Notification] = []
 
     def open(self) -> BlockingClient:
+        """Connect and authenticate."""
+        return self.connect().authenticate()
+
+    def connect(self) -> BlockingClient:
+        """Reach the backend's socket (nothing is asked yet)."""
         self._socket.connectToServer(self._server_name)
         if not self._socket.waitForConnected(CONNECT_TIMEOUT_MS):
             raise UnavailableError(f"cannot reach the backend: {self._socket.errorString()}")
+        return self
+
+    def authenticate(self) -> BlockingClient:
+        """Say who this client is, with the launch's secret."""
         reply = self._roundtrip(
             AUTHENTICATE,
             AuthenticateParams(secret=self._secret, client=self._client_name).to_wire(),

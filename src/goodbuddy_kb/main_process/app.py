@@ -190,7 +190,12 @@ def _serve(data_dir: Path, pool: ConnectionPool, secret: str) -> int:
     endpoint = Endpoint(full_name, secret, os.getpid())
     endpoint.write(data_dir)
 
+    stopping: list[bool] = []
+
     def stop() -> None:
+        if stopping:  # the last client leaving while it shuts down asks again
+            return
+        stopping.append(True)
         server.shutdown()
         services.stop()
         app.quit()
@@ -202,11 +207,10 @@ def _serve(data_dir: Path, pool: ConnectionPool, secret: str) -> int:
     def decide() -> None:
         """Stop, or keep serving the clients still connected (a window, another command or an
         MCP server that attached meanwhile) until the last one leaves."""
-        clients = server.clients_connected()
-        if not clients:
+        if not server.connections_open():
             stop()
             return
-        reason = "gui" if GUI_CLIENT in clients else "clients"
+        reason = "gui" if GUI_CLIENT in server.clients_connected() else "clients"
         log.info("launcher gone; serving the connected %s until they leave", reason)
         server.last_client_left.connect(stop)
         # The launcher may be gone without waiting for the answer.

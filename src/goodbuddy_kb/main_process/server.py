@@ -143,12 +143,19 @@ class BridgeServer(QtCore.QObject):
     def _forget(self, conn: _Connection) -> None:
         self._connections.pop(conn.serial, None)
         conn.socket.deleteLater()
-        if conn.authenticated and not self.clients_connected():
+        if not self.connections_open():
             self.last_client_left.emit()
 
     def clients_connected(self) -> list[str]:
         """The names of the authenticated clients still connected (``gui``, ``cli``, ``mcp``)."""
         return [c.client for c in self._connections.values() if c.authenticated and not c.closing]
+
+    def connections_open(self) -> int:
+        """Connections still open, authenticated or still authenticating: a command that has
+        just attached (its socket connected, its authentication not yet read) counts, so the
+        backend never stops under it; one that never authenticates is refused at its deadline
+        and then no longer counts."""
+        return sum(1 for c in self._connections.values() if not c.closing)
 
     def _auth_deadline(self, conn: _Connection) -> None:
         if conn.serial in self._connections and not conn.authenticated:
