@@ -25,6 +25,7 @@ from goodbuddy_kb.main_process.sync import web_auth
 from goodbuddy_kb.main_process.sync.watcher import FolderWatcher
 from goodbuddy_kb.main_process.tasks.manager import TaskManager
 from goodbuddy_kb.main_process.tasks.runner import Notify
+from goodbuddy_kb.main_process.vectors import int8_packed
 
 
 @dataclass
@@ -122,4 +123,5 @@ class Services:
             token.cancel("the app is closing")
         self.watcher.stop()
         self.tasks.shutdown()
+        int8_packed.stop()
         self.diagnostics.close()  # after the tasks, whose endings are events too

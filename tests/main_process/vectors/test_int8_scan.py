@@ -250,3 +250,29 @@ def test_packing_stays_within_its_memory_budget_and_goes_with_the_version(
     assert int8_packed.packed_rows(copy) == 5 * 1_024
     store.discard(conn, data_dir, version.id)
     assert int8_packed.packed_rows(copy) == 0 and not copy.exists()
+
+
+def test_stopping_ends_packing_and_starts_none(
+    pool: ConnectionPool, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The backend's shutdown waits for packing, which ends at its next group: no session is
+    being made while the process exits; queries meanwhile stream, with the same result."""
+    matrix = vectors(ROWS, 23)
+    _, path = version_with(pool, data_dir, matrix, [ROWS])
+    copy = int8_file.path_for(path)
+    monkeypatch.setattr(int8_packed, "GROUP_BLOCKS", 1)
+    int8_packed._stopping.set()
+    try:
+        q = matrix[3]
+        assert scanner.scan(path, ROWS, DIMS, q, 10, CancelToken()).rows.tolist() == exact_top(
+            matrix, q, 10
+        )
+        int8_packed.wait()
+        assert int8_packed.packed_rows(copy) == 0  # none started while stopping
+        assert int8_packed.pack(copy, DIMS, 5, copy.stat().st_ino) is None  # ends at a group
+    finally:
+        int8_packed._stopping.clear()
+    int8_packed.stop()  # nothing running: returns at once, and packing is possible again
+    scanner.scan(path, ROWS, DIMS, matrix[3], 10, CancelToken())
+    int8_packed.wait()
+    assert int8_packed.packed_rows(copy) == 5 * 1_024

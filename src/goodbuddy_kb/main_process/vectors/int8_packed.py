@@ -74,6 +74,8 @@ class Packed:
 _packed: dict[Path, Packed] = {}
 _packing: dict[Path, threading.Thread] = {}
 _lock = threading.Lock()
+#: Set while the backend stops: packing ends after its current group and none starts.
+_stopping = threading.Event()
 
 
 def serving(path: Path, dims: int, row_count: int) -> Packed | None:
@@ -90,7 +92,12 @@ def serving(path: Path, dims: int, row_count: int) -> Packed | None:
             del _packed[path]
             packed = None
         grown = packed is None or full - packed.blocks >= max(1, packed.blocks // 8)
-        wanted = full >= MIN_BLOCKS and grown and _fits(path, full * int8_file.BLOCK_ROWS * dims)
+        wanted = (
+            full >= MIN_BLOCKS
+            and grown
+            and not _stopping.is_set()
+            and _fits(path, full * int8_file.BLOCK_ROWS * dims)
+        )
         running = _packing.get(path)
         if wanted and (running is None or not running.is_alive()):
             thread = threading.Thread(
@@ -133,6 +140,8 @@ def pack(path: Path, dims: int, blocks: int, inode: int) -> Packed | None:
         if os.fstat(fd).st_ino != inode or int8_file.covered(path, dims) < blocks * block_rows:
             return None
         for first in range(0, blocks, GROUP_BLOCKS):
+            if _stopping.is_set():
+                return None
             count = min(GROUP_BLOCKS, blocks - first)
             size = int8_file.block_bytes(dims)
             data = os.pread(fd, count * size, int8_file.block_offset(dims, first))
@@ -192,6 +201,16 @@ def wait() -> None:
         threads = list(_packing.values())
     for thread in threads:
         thread.join()
+
+
+def stop() -> None:
+    """End packing (after the group under way, within ~0.2 s) and wait for it: the backend's
+    shutdown, so that no session is being made while the process exits."""
+    _stopping.set()
+    try:
+        wait()
+    finally:
+        _stopping.clear()  # (a test process goes on with other backends' services)
 
 
 def clear() -> None:
