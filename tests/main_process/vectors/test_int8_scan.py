@@ -276,3 +276,38 @@ def test_stopping_ends_packing_and_starts_none(
     scanner.scan(path, ROWS, DIMS, matrix[3], 10, CancelToken())
     int8_packed.wait()
     assert int8_packed.packed_rows(copy) == 5 * 1_024
+
+
+def test_a_repack_never_holds_two_copies_of_a_version_over_the_budget(
+    pool: ConnectionPool, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn = pool.get()
+    matrix = vectors(ROWS + 2_500, 24)
+    version, path = version_with(pool, data_dir, matrix[:ROWS], [ROWS])
+    copy = int8_file.path_for(path)
+    monkeypatch.setattr(int8_packed, "PACKED_MAX_BYTES", 8 * 1_024 * DIMS)  # the grown copy alone
+    scanner.scan(path, ROWS, DIMS, matrix[0], 10, CancelToken())
+    int8_packed.wait()
+    assert int8_packed.packed_rows(copy) == 5 * 1_024
+    store.append(
+        conn,
+        data_dir,
+        store.get(conn, version.id),
+        [(ROWS + i + 1, "h") for i in range(2_500)],
+        matrix[ROWS:],
+    )
+    grown = ROWS + 2_500
+    monkeypatch.setattr(int8_packed, "_pack_quietly", lambda *args: None)  # see it mid-repack
+    q = matrix[6_100]
+    assert scanner.scan(path, grown, DIMS, q, 10, CancelToken()).rows.tolist() == exact_top(
+        matrix, q, 10
+    )
+    int8_packed.wait()
+    assert int8_packed.packed_rows(copy) == 0  # the old copy went before the new was made
+    monkeypatch.undo()
+    monkeypatch.setattr(int8_file, "BLOCK_ROWS", 1_024)
+    monkeypatch.setattr(scanner, "EXACT_MAX_ROWS", 1_000)
+    monkeypatch.setattr(int8_packed, "PACKED_MAX_BYTES", 8 * 1_024 * DIMS)
+    scanner.scan(path, grown, DIMS, q, 10, CancelToken())
+    int8_packed.wait()
+    assert int8_packed.packed_rows(copy) == 8 * 1_024

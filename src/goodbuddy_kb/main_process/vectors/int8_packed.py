@@ -100,6 +100,12 @@ def serving(path: Path, dims: int, row_count: int) -> Packed | None:
         )
         running = _packing.get(path)
         if wanted and (running is None or not running.is_alive()):
+            if packed is not None and not _fits(
+                path, packed.nbytes + full * int8_file.BLOCK_ROWS * dims
+            ):
+                # never the old and the new copy of one version together over the budget: the
+                # rows are streamed (this query still has the old one) until the new is ready
+                del _packed[path]
             thread = threading.Thread(
                 target=_pack_quietly, args=(path, dims, full, inode), name="int8-pack", daemon=True
             )
