@@ -6,7 +6,9 @@ cjk, the paged scan plus the query's embedding for vector. Also the backend's re
 idle and at its peak over the queries, the first query's time and, for a version without its
 int8 copy, how long the backend took to build it in the background, and how often the vector
 scan's top 10 (int8 first pass + exact rescoring above ``scanner.EXACT_MAX_ROWS`` rows) is
-identical to an exact float32 scan's, with both scans' p50 in this process.
+identical to an exact float32 scan's, with both scans' p50 in this process. After the first
+query the bench waits until the backend's CPU settles (it packs a large version's int8 copy in
+the background: ``vectors/int8_packed.py``) and says how long that took.
 
     .venv/bin/python bench/retrieve.py [--sizes 10000,100000] [--rounds 30] [--keep DIR]
 """
