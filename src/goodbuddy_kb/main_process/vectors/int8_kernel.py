@@ -99,8 +99,12 @@ def quantize_query(query: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.uint8
 
 def dots(query: npt.NDArray[np.uint8], block: npt.NDArray[np.int8]) -> npt.NDArray[np.int32]:
     """Σ (query − 128) · block[:, j] for every column j of a [dims, N] block."""
-    inputs = {"A": query, "B": block, "a_zero_point": _ZERO_POINT}
-    out = _session(block.shape[0]).run(None, inputs)[0]
+    return _run(_session(block.shape[0]), {"A": query, "B": block, "a_zero_point": _ZERO_POINT})
+
+
+def _run(session: Any, inputs: dict[str, Any]) -> npt.NDArray[np.int32]:
+    """The session's one output row: the query's products."""
+    out = session.run(None, inputs)[0]
     result: npt.NDArray[np.int32] = np.asarray(out, dtype=np.int32)[0]
     return result
 
@@ -157,9 +161,10 @@ def packed_graph_bytes(dims: int, blocks: int, block_rows: int) -> bytes:
     return _field(1, 7) + _field(8, opset) + _field(7, graph)
 
 
-def packed_session(dims: int, blocks: list[npt.NDArray[np.int8]]) -> tuple[Any, list[Any]]:
-    """A session multiplying a query by the [dims, block_rows] int8 ``blocks`` (views of the
-    int8 copy), and the values it was given (to be kept alive as long as the session)."""
+def packed_session(dims: int, blocks: list[npt.NDArray[np.int8]]) -> Any:
+    """A session multiplying a query by the [dims, block_rows] int8 ``blocks``. The blocks
+    need not outlive its creation: ONNX Runtime erases a constant once every kernel using it
+    has prepacked it (``PrepackConstantInitializedTensors`` in its ``session_state.cc``)."""
     import onnxruntime as ort
 
     options = session_options(THREADS)
@@ -169,11 +174,9 @@ def packed_session(dims: int, blocks: list[npt.NDArray[np.int8]]) -> tuple[Any, 
     values = [ort.OrtValue.ortvalue_from_numpy(block) for block in blocks]
     options.add_external_initializers([f"B{i}" for i in range(len(blocks))], values)
     graph = packed_graph_bytes(dims, len(blocks), blocks[0].shape[1])
-    session = ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
-    return session, values
+    return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
 
 
 def packed_dots(session: Any, query: npt.NDArray[np.uint8]) -> npt.NDArray[np.int32]:
-    out = session.run(None, {"A": query, "a_zero_point": _ZERO_POINT})[0]
-    result: npt.NDArray[np.int32] = np.asarray(out, dtype=np.int32)[0]
-    return result
+    """Σ (query − 128) · column for every column of the session's packed blocks, in order."""
+    return _run(session, {"A": query, "a_zero_point": _ZERO_POINT})

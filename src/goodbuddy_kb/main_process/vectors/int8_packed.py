@@ -160,9 +160,9 @@ def pack(path: Path, dims: int, blocks: int, inode: int) -> Packed | None:
                 scales[row : row + block_rows] = group[i, : block_rows * 4].view(np.float32)
                 views.append(group[i, block_rows * 4 :].view(np.int8).reshape(dims, block_rows))
             # ONNX Runtime packs the constants into its own buffers while the session is made
-            # and never reads the originals again (measured: no page of them is touched by a
-            # run), so this group's read is freed before the next one is read
-            sessions.append(int8_kernel.packed_session(dims, views)[0])
+            # and drops the originals (int8_kernel.packed_session): this group's read is freed
+            # before the next one is read
+            sessions.append(int8_kernel.packed_session(dims, views))
             del views, group, data
             _release_freed()
     finally:

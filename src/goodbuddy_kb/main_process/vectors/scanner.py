@@ -103,6 +103,20 @@ def _live(
     return rows, scores
 
 
+def _take(
+    best: _Best,
+    background: _Background,
+    dead: npt.NDArray[np.int64],
+    first: int,
+    scores: npt.NDArray[np.float32],
+) -> None:
+    """Offer the scores of the consecutive rows from ``first`` (dead rows left out) to the
+    running best, and count them in the background."""
+    rows, scores = _live(np.arange(first, first + len(scores), dtype=np.int64), scores, dead)
+    background.add(scores)
+    best.offer(rows, scores)
+
+
 class _Background:
     """Σ score, Σ score² and the count over every live row scored."""
 
@@ -180,10 +194,7 @@ def _exact(
         for first in range(0, row_count, page_rows):
             cancel.check()
             last = min(row_count, first + page_rows)
-            scores = np.asarray(matrix[first:last] @ q, dtype=np.float32)
-            rows, scores = _live(np.arange(first, last, dtype=np.int64), scores, dead)
-            background.add(scores)
-            best.offer(rows, scores)
+            _take(best, background, dead, first, np.asarray(matrix[first:last] @ q, np.float32))
     finally:
         del matrix
     return best
@@ -216,22 +227,11 @@ def _first_pass(
     if packed is not None:
         cancel.check()
         done = min(packed.rows, row_count)
-        scores = packed.scores(codes_q, scale_q)[:done]
-        rows, scores = _live(np.arange(done, dtype=np.int64), scores, dead)
-        background.add(scores)
-        best.offer(rows, scores)
+        _take(best, background, dead, 0, packed.scores(codes_q, scale_q)[:done])
     if done >= row_count:
         return best
-    group: list[npt.NDArray[np.float32]] = []
+    group: list[npt.NDArray[np.float32]] = []  # the scores of the blocks since group_first
     group_first = done
-
-    def offer(end: int) -> None:
-        scores = np.concatenate(group) if len(group) > 1 else group[0]
-        rows, scores = _live(np.arange(group_first, end, dtype=np.int64), scores, dead)
-        background.add(scores)
-        best.offer(rows, scores)
-        group.clear()
-
     with open(q8, "rb") as fh:
         mapped = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
     try:
@@ -246,11 +246,10 @@ def _first_pass(
             group.append(np.multiply(dots, scales * np.float32(scale_q), dtype=np.float32))
             del scales, codes
             mapped.madvise(mmap.MADV_DONTNEED, offset, size)  # keep resident memory flat
-            if len(group) == OFFER_BLOCKS:
-                offer(last)
+            if len(group) == OFFER_BLOCKS or last == row_count:
+                _take(best, background, dead, group_first, np.concatenate(group))
+                group.clear()
                 group_first = last
-        if group:
-            offer(row_count)
     finally:
         mapped.close()
     return best
