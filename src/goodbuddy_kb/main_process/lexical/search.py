@@ -118,16 +118,20 @@ MATCH_BUDGET = 30_000
 
 
 def bounded_match(
-    conn: sqlite3.Connection, channel: LexicalChannel, query: LexicalQuery
+    conn: sqlite3.Connection,
+    channel: LexicalChannel,
+    query: LexicalQuery,
+    term_rows: vocab.TermRows | None = None,
 ) -> str | None:
     """The channel's MATCH expression, its terms cut to :data:`MATCH_BUDGET` rows in a
-    library above :data:`LARGE_LIBRARY_CHUNKS` chunks (the whole expression otherwise)."""
+    library above :data:`LARGE_LIBRARY_CHUNKS` chunks (the whole expression otherwise); the
+    terms' rows are read through ``term_rows`` (the request's) when given."""
     match = query.cjk_match if channel == "cjk" else query.fts_match
     terms = list(query.cjk_terms) if channel == "cjk" else list(dict.fromkeys(query.latin_stems))
     if match is None or len(terms) < 2 or vocab.chunk_count(conn) <= LARGE_LIBRARY_CHUNKS:
         return match
     table = "chunks_cjk" if channel == "cjk" else "chunks_fts"
-    rows = vocab.frequencies(conn, table, terms)
+    rows = (term_rows or vocab.TermRows(conn)).of(table, terms)
     present = sorted((t for t in terms if rows[t] > 0), key=lambda t: (rows[t], t))
     kept: list[str] = []
     total = 0
@@ -153,11 +157,12 @@ def search(
     library_ids: Sequence[str],
     query: LexicalQuery,
     pool: int,
+    term_rows: vocab.TermRows | None = None,
 ) -> list[LexicalHit]:
     """Rank up to ``pool`` chunks for one channel; the same query and index give the same order."""
     if not library_ids or pool <= 0:
         return []
-    match = bounded_match(conn, channel, query)
+    match = bounded_match(conn, channel, query, term_rows)
     if match is None:
         return []
     rows = _candidates(

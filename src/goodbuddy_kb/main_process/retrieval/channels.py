@@ -25,6 +25,7 @@ from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.graph import channel as graph_channel
 from goodbuddy_kb.main_process.lexical import LexicalQuery
 from goodbuddy_kb.main_process.lexical import search as lexical_search
+from goodbuddy_kb.main_process.lexical.vocab import TermRows
 from goodbuddy_kb.main_process.retrieval import fusion
 from goodbuddy_kb.main_process.vectors import channel as vector_channel
 
@@ -52,6 +53,8 @@ class ChannelQuery:
     per_library: Mapping[str, KnowledgeRetrievalSettings]
     provider: Callable[[], EmbeddingProvider | None]
     cancel: CancelToken
+    #: The query terms' rows in the full-text tables, read once for the request.
+    term_rows: TermRows | None = None
 
 
 @dataclass
@@ -98,7 +101,7 @@ def _elapsed_ms(started: float) -> float:
 def lexical(channel: Literal["fts", "cjk"], q: ChannelQuery) -> ChannelRun:
     """fts or cjk: BM25 pools rescored by query-term coverage (``lexical/search.py``)."""
     started = time.perf_counter()
-    hits = lexical_search(q.conn, channel, q.library_ids, q.query, q.pool)
+    hits = lexical_search(q.conn, channel, q.library_ids, q.query, q.pool, q.term_rows)
     ms = _elapsed_ms(started)
     ids = [h.chunk_id for h in hits]
     return ChannelRun(

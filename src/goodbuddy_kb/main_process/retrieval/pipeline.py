@@ -23,7 +23,7 @@ from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.lexical import build_query
-from goodbuddy_kb.main_process.lexical.vocab import term_weights
+from goodbuddy_kb.main_process.lexical.vocab import TermRows, term_weights
 from goodbuddy_kb.main_process.retrieval import calibration, learned
 from goodbuddy_kb.main_process.retrieval import candidate as candidates_mod
 from goodbuddy_kb.main_process.retrieval.channels import ChannelQuery, ChannelRun, run_channels
@@ -60,6 +60,7 @@ class Retriever:
         query = build_query(request.query)
         plan = plan_channels(query, per_library, request.channels)
         pool = settings.top_k * settings.candidate_multiplier
+        term_rows = TermRows(self.conn)
         asked = ChannelQuery(
             conn=self.conn,
             data_dir=self.data_dir,
@@ -71,6 +72,7 @@ class Retriever:
             per_library=per_library,
             provider=self.provider,
             cancel=cancel,
+            term_rows=term_rows,
         )
         runs = run_channels(asked, plan.requested)
         for run in runs:
@@ -88,7 +90,7 @@ class Retriever:
             self.conn, fused.candidates[: max(pool, learned.MAX_CANDIDATES)]
         )
         mode: RerankMode = request.rerank or ("local" if settings.local_rerank_enabled else "off")
-        idf = term_weights(self.conn, query)
+        idf = term_weights(self.conn, query, term_rows)
         rerank = RerankStage(mode, self.rerank_service, rerank_weights_for(embedding_kind), idf)
         ranked, rerank_diag = rerank.run(ranked, query, request.query, cancel)
         background = vector.background if vector else None
