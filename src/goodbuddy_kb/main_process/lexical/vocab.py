@@ -16,7 +16,7 @@ import threading
 from collections.abc import Mapping
 
 from goodbuddy_kb.main_process.lexical.tokens import LexicalQuery
-from goodbuddy_kb.main_process.storage.db import database_key
+from goodbuddy_kb.main_process.storage.keys import database_key
 
 _VOCAB = {"chunks_cjk": "temp.kb_vocab_cjk", "chunks_fts": "temp.kb_vocab_fts"}
 

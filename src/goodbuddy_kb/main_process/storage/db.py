@@ -29,15 +29,6 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def database_key(conn: sqlite3.Connection) -> str:
-    """The main database file of ``conn``: what per-database caches are keyed by (two data
-    directories never share an entry; an in-memory database is its connection's own)."""
-    for _, name, file in conn.execute("PRAGMA database_list"):
-        if name == "main":
-            return str(file) or f"memory:{id(conn)}"
-    return f"memory:{id(conn)}"
-
-
 def translate(exc: sqlite3.Error) -> KbError:
     """The one place sqlite3 errors become product errors (no SQL or values leak out)."""
     text = str(exc)

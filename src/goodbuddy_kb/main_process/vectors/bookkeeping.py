@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from goodbuddy_kb.main_process.storage.db import database_key
+from goodbuddy_kb.main_process.storage.keys import database_key
 from goodbuddy_kb.main_process.vectors import store
 
 #: Entries kept (databases × libraries × versions); past this the cache starts afresh.
