@@ -167,7 +167,7 @@ def _names(text: str) -> set[tuple[str, str]]:
 def test_discovery_trims_function_words_and_verbs_from_names() -> None:
     # real sentences of the fixtures that used to glue a word to a name
     assert ("organization", "人力资源部") in _names("工资发放时间以人力资源部通知为准。")
-    assert ("policy", "费用报销流程") in _names("本通知废止，以新版费用报销流程为准。")
+    assert ("process", "费用报销流程") in _names("本通知废止，以新版费用报销流程为准。")
     assert ("system", "财务系统") in _names("报销单须在三十天内通过财务系统提交。")
     assert ("organization", "信息安全部") in _names("发生泄露须在两小时内报告信息安全部。")
     # a generic post of any unit is no name; a post the text names on its own is a role

@@ -13,7 +13,7 @@ from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from tests.dispatch import call
-from tests.main_process.graph.helpers import turn_on
+from tests.main_process.graph.helpers import alias_names, turn_on
 
 #: Characters no whole Chinese name starts or ends with: function words, measure words (not
 #: those that also start common words: 项目部, 本田), and the first characters of the issue's
@@ -155,3 +155,80 @@ def test_relations_of_ordinary_sentences_tables_and_english(
     assert missing == [], (missing, pairs)
     # "not under the Finance Department": a denied link is no relation
     assert not any("Finance Department" in pair for pair in pairs), pairs
+
+
+#: A process's own rule, steps without a subject of their own (the steps are the process's).
+PROCESS_RULE = """# 样品寄送审批规范
+
+1. 申请人在OA系统中填写寄送单。
+2. 寄送须经物流部审批。
+3. 审批通过后，由仓储组执行寄送。
+"""
+
+#: A rule about a piece of business it names in its text: what the rule's clauses approve is
+#: the business, not the rule.
+MEETING_RULE = """# 会议费管理办法
+
+员工在报销系统中提交会议申请。
+超过两万元的，还须经行政总监审批。
+本办法由行政部归口管理。
+"""
+
+ORGANISATION = """# 质量中心简介
+
+测试组是质量中心下属小组，由韩露（Lu Han）负责。
+公司首席信息官（CIO）由邵峰兼任。
+公司总经理为钟毅。
+构建在Jenkins中完成。
+"""
+
+MINUTES = """# 安全委员会2025年第一次会议纪要
+
+委员出席：韩露、邵峰、钟毅
+"""
+
+TOOLS = """# Build tools
+
+Jenkins (builds) and Nexus (artifacts) are owned by the Platform Team.
+"""
+
+
+def test_relations_of_a_process_rule_its_titles_and_lists(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    library_id = _library(
+        dispatcher,
+        services,
+        tmp_path / "docs",
+        {
+            "process.md": PROCESS_RULE,
+            "meeting.md": MEETING_RULE,
+            "organisation.md": ORGANISATION,
+            "minutes.md": MINUTES,
+            "tools.md": TOOLS,
+        },
+    )
+    conn = pool.get()
+    names, pairs = _names(conn, library_id), _pairs(conn, library_id)
+    # the title names the business (a process), and the whole title is its other name
+    assert names.get("样品寄送审批") == "process", names
+    assert "样品寄送审批规范" in alias_names(conn, "样品寄送审批")
+    assert names.get("首席信息官") == "role" and names.get("Nexus") == "system", names
+    expected = [
+        ("样品寄送审批", "OA系统"),  # 1. 申请人在OA系统中…: a step of the process uses it
+        ("物流部", "样品寄送审批"),  # 2. 寄送须经物流部审批
+        ("仓储组", "样品寄送审批"),  # 3. 由仓储组执行寄送
+        ("行政总监", "会议申请"),  # 还须经…审批: the application, not the rule
+        ("会议费管理办法", "行政部"),  # 本办法由…归口管理
+        ("测试组", "韩露"),  # 由韩露（Lu Han）负责
+        ("首席信息官", "邵峰"),  # …由邵峰兼任
+        ("总经理", "钟毅"),  # 总经理为钟毅
+        ("韩露", "安全委员会"),  # 委员出席：A、B、C — the title's committee
+        ("邵峰", "安全委员会"),
+        ("钟毅", "安全委员会"),
+        ("Nexus", "Platform Team"),  # listed with Jenkins, which another document named
+    ]
+    missing = [pair for pair in expected if frozenset(pair) not in pairs]
+    assert missing == [], (missing, pairs)
+    # the rule itself approves nothing and is approved by nobody
+    assert frozenset(("行政总监", "会议费管理办法")) not in pairs

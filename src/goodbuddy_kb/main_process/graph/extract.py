@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.graph import store
-from goodbuddy_kb.main_process.graph.discovery import WEAK_CONFIDENCE
+from goodbuddy_kb.main_process.graph.discovery import DISCOVERY_CONFIDENCE, WEAK_CONFIDENCE, Mention
 from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
-from goodbuddy_kb.main_process.graph.names import find
+from goodbuddy_kb.main_process.graph.names import BARE_TYPES, business_title, coordinated, find
 from goodbuddy_kb.main_process.graph.sentences import relations_in
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
@@ -87,6 +87,10 @@ class _Entities:
 
     def known(self, type_key: str, key: str) -> bool:
         return (type_key, key) in self._ids
+
+    def latin_names(self, types: tuple[str, ...]) -> list[tuple[str, str]]:
+        """(normalised name or alias, type) of every Latin name of these types."""
+        return [(k, t) for t, k in self._ids if t in types and k.isascii()]
 
     def alias(self, entity_id: str, type_key: str, alias: str) -> None:
         key = normalise_name(alias)
@@ -249,6 +253,39 @@ class _Batch:
             self._progress(self._report.documents, self._total)
 
 
+def _within(m: Mention, business: Mention) -> bool:
+    """Whether ``m`` is the title itself or the end of it read as a name of its own (响应流程
+    in 信息安全事件响应流程, 审批流程 in 生产环境发布审批流程)."""
+    return m.type_key in ("policy", "process") and any(
+        n.endswith(m.name) for n in (business.name, *business.aliases)
+    )
+
+
+def _listed(
+    documents: dict[str, list[sqlite3.Row]], folded: dict[int, str], entities: _Entities
+) -> None:
+    """Capitalised names listed with a system or a place that another document named
+    ("Jira (issue tracking) and Confluence (wiki)" where only Jira was found on its own): of
+    the same type, as in one text (`names.coordinated`)."""
+    known = entities.latin_names(BARE_TYPES)
+    if not known:
+        return
+    matcher = Matcher(known)
+    for rows in documents.values():
+        for row in rows:
+            text = row["content"]
+            if " and " not in text and " or " not in text and ", " not in text:
+                continue
+            mentions = [
+                Mention(m.payload[0], text[m.start : m.end], m.start, m.end, DISCOVERY_CONFIDENCE)
+                for m in matcher.find(text, folded[row["seq"]])
+            ]
+            for mention in coordinated(text, mentions):
+                key = normalise_name(mention.name)
+                if not any(entities.known(t, key) for t in BARE_TYPES):
+                    entities.resolve(mention.type_key, mention.name, key)
+
+
 def extract_library(
     conn: sqlite3.Connection,
     library_id: str,
@@ -268,7 +305,11 @@ def extract_library(
     for rows in documents.values():
         # the names in the document's title: the topic of its sentences that name no subject
         heading = rows[0]["heading"] or ""
-        for mention in find(heading, ontology, None, cues=cues) if heading else []:
+        business = business_title(heading, ontology) if heading else None
+        named = find(heading, ontology, None, cues=cues) if heading else []
+        if business is not None:  # the title names the business, not a rule of its own
+            named = [m for m in named if not _within(m, business)] + [business]
+        for mention in named:
             entity_id = entities.resolve(mention.type_key, mention.name)
             for alias in mention.aliases:
                 entities.alias(entity_id, mention.type_key, alias)
@@ -286,6 +327,7 @@ def extract_library(
     for (type_key, key), (seen, name) in weak.items():
         if seen > 1 or entities.known(type_key, key):
             entities.resolve(type_key, name, key)
+    _listed(documents, folded, entities)
     with transaction(conn):
         entities.write(conn)
     cancel.check()

@@ -268,6 +268,17 @@ class Context:
                 end = min(self._span[1], self._b.end + 24)
                 after = self._folded[self._b.end : end]
                 self._after = squash(BRACKET.sub("", after, count=1))
-            if not self._after.startswith(p.after):
+            if not self._after.startswith(p.after) and not _modified_verb(self._after, p.after):
                 return False
         return True
+
+
+#: Chinese characters an adverb or a verb's modifier may take before a pattern's closing verb
+#: (由X归口管理, 由X集中维护): the verb still closes the pattern.
+MODIFIER_REACH = 2
+
+
+def _modified_verb(after: str, literal: str) -> bool:
+    """Whether ``after`` opens with a short Chinese modifier and then ``literal`` (a verb)."""
+    at = after.find(literal, 1, MODIFIER_REACH + len(literal))
+    return not literal.isascii() and at > 0 and all("\u4e00" <= ch <= "\u9fff" for ch in after[:at])

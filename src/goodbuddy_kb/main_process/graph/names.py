@@ -51,13 +51,15 @@ HEAD_ROLES = frozenset(
 )
 #: Role words a person's name follows (经理欧阳可欣, 组长：韦佳宁), longest first: the heads'
 #: and the posts that head nothing.
-_ROLES_ZH = sorted(
+ROLES_ZH = sorted(
     HEAD_ROLES | set(["联系人", "工程师", "专员", "秘书", "委员", "班长"]), key=len, reverse=True
 )
 _ROLE_BEFORE = re.compile(
-    "(?:" + "|".join(_ROLES_ZH) + r")\s*(?:[：:]\s*|是|为|由)?(?=[\u4e00-\u9fff])"
+    "(?:" + "|".join(ROLES_ZH) + r")\s*(?:[：:]\s*|是|为|由)?(?=[\u4e00-\u9fff])"
 )
-_BY_NAME = re.compile(r"由(?=[\u4e00-\u9fff]{2,4}(?:" + "|".join(OFFICE_VERBS) + "))")
+_BY_NAME = re.compile(
+    r"由(?=[\u4e00-\u9fff]{2,4}(?:[（(][^（()）]{1,30}[)）])?(?:" + "|".join(OFFICE_VERBS) + "))"
+)
 
 
 #: A unit's name right before a person's, the person's name closed by punctuation (联系市场部
@@ -256,7 +258,7 @@ _ALIAS_AFTER = re.compile(r"\s*[（(]\s*([^（()）,，、;；:：]{2,30}?)\s*[)
 
 
 def _plausible_alias(alias: str) -> bool:
-    if alias.startswith(tuple(_ROLES_ZH)) or alias.casefold().startswith(("see ", "e.g", "ext")):
+    if alias.startswith(tuple(ROLES_ZH)) or alias.casefold().startswith(("see ", "e.g", "ext")):
         return False  # 应用开发组（组长苗若琳）: the head, not another name
     if alias.endswith(("Manager", "Director", "Officer", "Coordinator", "Lead", "经理", "总监")):
         return False  # David Okafor (UK Finance Manager): a title, not another name
@@ -338,8 +340,40 @@ def find(
     ]
     found.extend(names(text, ontology))
     if found and (" and " in text or " or " in text or ", " in text):
-        found.extend(_coordinated(text, found))
+        found.extend(coordinated(text, found))
     return bracket_aliases(text, found) if "(" in text or "（" in text else found
+
+
+#: The word for approval, a piece of business as much as the process types' own cues (申请,
+#: 登记 …): used only where a rule's name has it before the rule word (数据导出审批规范).
+_BUSINESS_ENDS = ("审批",)
+_TRAILING_BRACKET = re.compile(r"\s*[（(][^（()）]{1,20}[)）]\s*$")
+
+
+def business_title(heading: str, ontology: Ontology) -> Mention | None:
+    """The piece of business a rule document's title names (数据导出审批规范 → 数据导出审批,
+    生产环境发布审批流程 → 生产环境发布审批): a title that is a rule word (规范, 流程, 办法 …)
+    after the name of a process, with the whole title as its other name. The document's
+    sentences without a subject are about the business, not about the rule."""
+    types = {t.key: t for t in ontology.entity_types}
+    if "process" not in types or "policy" not in types:
+        return None
+    title = _TRAILING_BRACKET.sub("", heading).strip()
+    if not title or not all("\u4e00" <= ch <= "\u9fff" for ch in title):
+        return None
+    ends = tuple(e for e in (*types["process"].suffixes, *_BUSINESS_ENDS) if e)
+    rules = [w for w in (*types["policy"].suffixes, *types["process"].suffixes) if w]
+    rule = next((w for w in rules if title.endswith(w)), None)
+    if rule is None:
+        return None
+    business = title[: -len(rule)]
+    if len(business) >= 4 and business.endswith(ends):
+        return Mention("process", business, 0, len(business), DISCOVERY_CONFIDENCE, (title,))
+    if rule in types["process"].suffixes and len(business) >= 2:
+        return Mention(
+            "process", title, 0, len(title), DISCOVERY_CONFIDENCE
+        )  # 信息安全事件响应流程
+    return None
 
 
 #: A capitalised name coordinated with another ("Jira (issue tracking) and Confluence"), on
@@ -349,15 +383,15 @@ _GLOSS = r"(?:\s*\([^()]{1,30}\))?"
 _AND_AFTER = re.compile(_GLOSS + r"\s*(?:,\s*(?:and\s+|or\s+)?|\s(?:and|or)\s+)" + _LATIN_NAME)
 _AND_BEFORE = re.compile(_LATIN_NAME + _GLOSS + r"\s*(?:,|\s(?:and|or))\s+$")
 #: Types whose names need no cue word, so a coordinated capitalised word can be one.
-_BARE_TYPES = ("system", "product", "location")
+BARE_TYPES = ("system", "product", "location")
 
 
-def _coordinated(text: str, found: list[Mention]) -> Iterable[Mention]:
+def coordinated(text: str, found: list[Mention]) -> Iterable[Mention]:
     """Capitalised names listed with a found name of a type that needs no cue (a system, a
     place): of the same type (Jira and Confluence, Leeds or York)."""
     taken = {(m.start, m.end) for m in found}
     for m in list(found):
-        if m.type_key not in _BARE_TYPES or not m.name.isascii():
+        if m.type_key not in BARE_TYPES or not m.name.isascii():
             continue
         after = _AND_AFTER.match(text, m.end)
         before = _AND_BEFORE.search(text, max(0, m.start - 60), m.start)

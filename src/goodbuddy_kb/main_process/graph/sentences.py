@@ -33,7 +33,7 @@ from goodbuddy_kb.main_process.graph.local import (
     typed_pair,
 )
 from goodbuddy_kb.main_process.graph.matching import Match, fold
-from goodbuddy_kb.main_process.graph.names import HEAD_ROLES
+from goodbuddy_kb.main_process.graph.names import HEAD_ROLES, ROLES_ZH
 from goodbuddy_kb.main_process.graph.tables import row_relations
 
 
@@ -70,7 +70,17 @@ def relations_in(
             else _referent(folded, span, earlier, type_of, title)
         )
         here += _topic_relations(
-            plan, ontology, folded, span, inside, type_of, linked, topic, exact, chunk_breaks
+            plan,
+            ontology,
+            folded,
+            span,
+            inside,
+            type_of,
+            linked,
+            topic,
+            exact,
+            chunk_breaks,
+            _business(earlier, type_of) if exact and topic is title else None,
         )
         if title is not None:
             here += _object_references(plan, folded, span, inside, type_of, title)
@@ -169,6 +179,11 @@ _ROLE_GAP = re.compile(
 )
 
 
+#: A person's title right before their name, with what qualifies it (工厂IT驻场工程师).
+_PERSON_TITLE = re.compile(r"[^，,。；;：:、\s]{0,10}?(?:" + "|".join(ROLES_ZH) + r")$")
+#: What may stand between a post and the person who holds it (总经理为顾承泽, 财务总监邵雨桐).
+_HOLDER_GAPS = frozenset(["", "为", "是", "由", "：", ":"])
+
 _NEGATION_HINTS = ("不", "未", "非", "not", "n't", "no longer", "instead")
 
 
@@ -187,7 +202,7 @@ def _apposition(
     role = bool(a.payload) and type_of.get(a.payload[0]) == "role"
     key = (
         "led_by"
-        if (gap and _ROLE_GAP.fullmatch(gap)) or (role and not gap)
+        if (gap and _ROLE_GAP.fullmatch(gap)) or (role and gap in _HOLDER_GAPS)
         else "member_of"
         if not gap
         else None
@@ -289,6 +304,7 @@ def _topic_relations(
     title: Match | None,
     exact: bool,
     chunk_breaks: list[int],
+    business: Match | None = None,
 ) -> list[FoundRelation]:
     """A clause with one name: the other side is the sentence's topic (部长谭一鸣 after
     信息技术部位于B栋3楼; "It is run by …" under the department's title). ``exact``: ``title``
@@ -313,7 +329,9 @@ def _topic_relations(
             topic = None if exact else title
         if topic is None or b is topic or b.start in second or (b.key == topic.key):
             continue
-        strict = exact and topic is title
+        # a process's own document: its clauses without a subject of their own are steps of it
+        # (1. 开发团队在Jira中创建变更单; 常规发布须经CAB审批)
+        strict = exact and topic is title and type_of.get(topic.payload[0]) != "process"
         if topic in inside and topic.end > start:
             continue  # the same clause as the topic: the pairs' patterns read it
         words = folded[start : b.start]
@@ -322,6 +340,7 @@ def _topic_relations(
             colon = start - 1
             start = max([span[0], *(e for e in breaks if e < colon)])
             words = _COUNTED.sub("", folded[start:colon])
+            strict = False  # (委员出席：A、B: the words before the colon relate the list)
         before = inside[index - 1] if index else None
         if before is not None and before.end > start and not _role(before, b, type_of):
             continue  # another name stands between
@@ -335,10 +354,17 @@ def _topic_relations(
             linked.add((topic.start, b.start))
             continue
         context = Context(folded, span, virtual, b)
-        for p, confidence in gap_candidates(plan, gap, adjacent=True) if gap else []:
+        candidates = gap_candidates(plan, gap, adjacent=True) if gap else []
+        titled = _PERSON_TITLE.search(gap) if type_of.get(b.payload[0]) == "person" else None
+        if titled is not None and titled.start() > 0:
+            # 请联系工厂IT驻场工程师严可: the words before the person's title relate them
+            candidates += gap_candidates(plan, gap[: titled.start()].strip(), adjacent=True)
+        for p, confidence in candidates:
             if strict and confidence < PATTERN_CONFIDENCE:
                 break
             typed = typed_pair(p, virtual, b, type_of) if context.fits(p) else None
+            if typed is not None and business is not None and topic is title:
+                typed = _for_business(p, typed, virtual, business, type_of) or typed
             if typed is not None:
                 # read across a clause: never surer than a loose match
                 sure = min(confidence, LOOSE_CONFIDENCE)
@@ -346,6 +372,30 @@ def _topic_relations(
                 linked.add((topic.start, b.start))
                 break
     return found
+
+
+def _business(earlier: list[Match], type_of: dict[str, str]) -> Match | None:
+    """The piece of business (a process) the document's earlier sentences last named: what a
+    rule's clause without a subject is about (报销申请… / 还须经财务总监审批: the claim is
+    approved, not the policy)."""
+    return next((m for m in reversed(earlier) if type_of.get(m.payload[0]) == "process"), None)
+
+
+def _for_business(
+    p: CompiledPattern,
+    typed: tuple[Match, Match],
+    virtual: Match,
+    business: Match,
+    type_of: dict[str, str],
+) -> tuple[Match, Match] | None:
+    """``typed`` with the business in place of a rule document that stands in for the clause's
+    missing side, where the relation allows the business there."""
+    head, tail = typed
+    if type_of.get(virtual.payload[0]) != "policy":
+        return None
+    moved = Match(virtual.start, virtual.end, business.key, business.payload)
+    pair = (moved, tail) if head.key == virtual.key else (head, moved)
+    return typed_pair(p, *pair, type_of) if p.head_first else typed_pair(p, *pair[::-1], type_of)
 
 
 def _by_sentence(text: str, mentions: list[Match]) -> list[tuple[tuple[int, int], list[Match]]]:
