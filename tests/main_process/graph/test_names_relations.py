@@ -193,6 +193,14 @@ Jenkins (builds) and Nexus (artifacts) are owned by the Platform Team.
 """
 
 
+EN_PROCESS = """# Travel bookings — EU staff
+
+Make travel bookings in the Navan Platform at least a week ahead.
+Any trip above 2,000 euros must be signed off by the head of the Finance Office.
+A supplier quality report (SQR) is handled by the Procurement Office.
+"""
+
+
 def test_relations_of_a_process_rule_its_titles_and_lists(
     dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
 ) -> None:
@@ -206,6 +214,7 @@ def test_relations_of_a_process_rule_its_titles_and_lists(
             "organisation.md": ORGANISATION,
             "minutes.md": MINUTES,
             "tools.md": TOOLS,
+            "en_process.md": EN_PROCESS,
         },
     )
     conn = pool.get()
@@ -227,6 +236,9 @@ def test_relations_of_a_process_rule_its_titles_and_lists(
         ("邵峰", "安全委员会"),
         ("钟毅", "安全委员会"),
         ("Nexus", "Platform Team"),  # listed with Jenkins, which another document named
+        ("Travel bookings", "Navan Platform"),  # the English title's subject, said again
+        ("Finance Office", "Travel bookings"),  # signed off by the head of the Finance Office
+        ("SQR", "Procurement Office"),  # defined by its initials, handled by
     ]
     missing = [pair for pair in expected if frozenset(pair) not in pairs]
     assert missing == [], (missing, pairs)

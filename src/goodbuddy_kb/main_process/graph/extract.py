@@ -305,7 +305,8 @@ def extract_library(
     for rows in documents.values():
         # the names in the document's title: the topic of its sentences that name no subject
         heading = rows[0]["heading"] or ""
-        business = business_title(heading, ontology) if heading else None
+        body = "\n".join(row["content"] for row in rows[:3])
+        business = business_title(heading, ontology, body) if heading else None
         named = find(heading, ontology, None, cues=cues) if heading else []
         if business is not None:  # the title names the business, not a rule of its own
             named = [m for m in named if not _within(m, business)] + [business]

@@ -72,12 +72,13 @@ _FILLER_CHARS = frozenset("必需应统进最具一另须均则也还都将会")
 
 def squash(text: str) -> str:
     """``text`` (folded) as a pattern compares it: whitespace collapsed, fillers gone."""
-    if text.isascii():
-        return " ".join(w for w in text.split() if w not in _LATIN_FILLERS)
-    if " " not in text and _FILLER_CHARS.isdisjoint(text):
+    latin = text.isascii()
+    if not latin and " " not in text and _FILLER_CHARS.isdisjoint(text):
         return text  # the common case between two Chinese names: nothing to squash
     words = [w for w in text.split() if w not in _LATIN_FILLERS]
-    return _CJK_FILLERS.sub("", " ".join(words))
+    if words[-2:] == ["head", "of"]:
+        del words[-2:]  # "signed off by the head of QA": QA signs it off
+    return " ".join(words) if latin else _CJK_FILLERS.sub("", " ".join(words))
 
 
 @dataclass

@@ -339,9 +339,53 @@ def find(
         if (m.type_key != "role" or _a_post(text, m)) and (m.type_key != "term" or _a_term(m.name))
     ]
     found.extend(names(text, ontology))
+    if "(" in text and any(t.key == "term" for t in ontology.entity_types):
+        found.extend(_acronyms(text, found))
     if found and (" and " in text or " or " in text or ", " in text):
         found.extend(coordinated(text, found))
     return bracket_aliases(text, found) if "(" in text or "（" in text else found
+
+
+_ACRONYM = re.compile(r"\(([A-Z]{2,6})s?\)")
+
+
+def _long_form(words: str, short: str) -> int | None:
+    """Where in ``words`` the long form of ``short`` starts: its letters in order, the first
+    at a word's start, as far right as they fit (Schwartz and Hearst, PSB 2003)."""
+    s, at = len(short) - 1, len(words) - 1
+    while s >= 0:
+        c = short[s].lower()
+        while at >= 0 and (
+            words[at].lower() != c or (s == 0 and at > 0 and words[at - 1].isalnum())
+        ):
+            at -= 1
+        if at < 0:
+            return None
+        at -= 1
+        s -= 1
+    return at + 1
+
+
+def _acronyms(text: str, found: list[Mention]) -> Iterable[Mention]:
+    """An English term defined by its initials in brackets ("a supplier non-conformance report
+    (NCR)"): the long form, with the initials as its other name, unless a name is there
+    already (the Quality Management Department (QA))."""
+    for m in _ACRONYM.finditer(text):
+        short = m.group(1)
+        window_start = max(0, m.start() - 12 * len(short))
+        words = text[window_start : m.start()].rstrip()
+        start = _long_form(words, short)
+        if start is None:
+            continue
+        begin, end = window_start + start, window_start + len(words)
+        long_form = text[begin:end]
+        if (
+            len(long_form.split()) > len(short) + 1
+            or not long_form.replace("-", " ").replace(" ", "").isalpha()
+            or any(f.start < end and begin < f.end for f in found)
+        ):
+            continue
+        yield Mention("term", long_form, begin, end, DISCOVERY_CONFIDENCE, (short,))
 
 
 #: The word for approval, a piece of business as much as the process types' own cues (申请,
@@ -350,7 +394,11 @@ _BUSINESS_ENDS = ("审批",)
 _TRAILING_BRACKET = re.compile(r"\s*[（(][^（()）]{1,20}[)）]\s*$")
 
 
-def business_title(heading: str, ontology: Ontology) -> Mention | None:
+#: An English title's subject before its qualifier, in sentence case ("Annual leave — UK").
+_EN_SUBJECT = re.compile(r"([A-Z][a-z]+(?: [a-z]+){1,2})\s*(?:—|–|:| - )\s*\S")
+
+
+def business_title(heading: str, ontology: Ontology, body: str = "") -> Mention | None:
     """The piece of business a rule document's title names (数据导出审批规范 → 数据导出审批,
     生产环境发布审批流程 → 生产环境发布审批): a title that is a rule word (规范, 流程, 办法 …)
     after the name of a process, with the whole title as its other name. The document's
@@ -359,6 +407,16 @@ def business_title(heading: str, ontology: Ontology) -> Mention | None:
     if "process" not in types or "policy" not in types:
         return None
     title = _TRAILING_BRACKET.sub("", heading).strip()
+    subject = _EN_SUBJECT.match(title)
+    if subject is not None:
+        # "Expense claims — UK staff": a common noun phrase the text speaks of again is what
+        # the document is about (a proper name, "Riverside book club", is not repeated as one)
+        name = subject.group(1)
+        return (
+            Mention("process", name, 0, len(name), DISCOVERY_CONFIDENCE)
+            if name.casefold() in body.casefold()
+            else None
+        )
     if not title or not all("\u4e00" <= ch <= "\u9fff" for ch in title):
         return None
     ends = tuple(e for e in (*types["process"].suffixes, *_BUSINESS_ENDS) if e)
