@@ -193,6 +193,14 @@ Jenkins (builds) and Nexus (artifacts) are owned by the Platform Team.
 """
 
 
+#: A system with no cue word, known by the slots it stands in (在…上, …账号), and a contact
+#: named after a title.
+ATTENDANCE = """# 考勤说明
+
+员工在飞书上打卡。
+飞书账号无法登录，请联系驻场专员柳青。
+"""
+
 EN_PROCESS = """# Travel bookings — EU staff
 
 Make travel bookings in the Navan Platform at least a week ahead.
@@ -215,6 +223,7 @@ def test_relations_of_a_process_rule_its_titles_and_lists(
             "minutes.md": MINUTES,
             "tools.md": TOOLS,
             "en_process.md": EN_PROCESS,
+            "attendance.md": ATTENDANCE,
         },
     )
     conn = pool.get()
@@ -223,6 +232,7 @@ def test_relations_of_a_process_rule_its_titles_and_lists(
     assert names.get("样品寄送审批") == "process", names
     assert "样品寄送审批规范" in alias_names(conn, "样品寄送审批")
     assert names.get("首席信息官") == "role" and names.get("Nexus") == "system", names
+    assert names.get("飞书") == "system", names
     expected = [
         ("样品寄送审批", "OA系统"),  # 1. 申请人在OA系统中…: a step of the process uses it
         ("物流部", "样品寄送审批"),  # 2. 寄送须经物流部审批
@@ -239,6 +249,7 @@ def test_relations_of_a_process_rule_its_titles_and_lists(
         ("Travel bookings", "Navan Platform"),  # the English title's subject, said again
         ("Finance Office", "Travel bookings"),  # signed off by the head of the Finance Office
         ("SQR", "Procurement Office"),  # defined by its initials, handled by
+        ("柳青", "飞书"),  # 飞书账号…，请联系驻场专员柳青: the contact, after the title
     ]
     missing = [pair for pair in expected if frozenset(pair) not in pairs]
     assert missing == [], (missing, pairs)

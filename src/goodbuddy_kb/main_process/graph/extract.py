@@ -18,7 +18,13 @@ from goodbuddy_kb.main_process.graph import store
 from goodbuddy_kb.main_process.graph.discovery import DISCOVERY_CONFIDENCE, WEAK_CONFIDENCE, Mention
 from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
-from goodbuddy_kb.main_process.graph.names import BARE_TYPES, business_title, coordinated, find
+from goodbuddy_kb.main_process.graph.names import (
+    BARE_TYPES,
+    business_title,
+    cjk_systems,
+    coordinated,
+    find,
+)
 from goodbuddy_kb.main_process.graph.sentences import relations_in
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
@@ -87,6 +93,10 @@ class _Entities:
 
     def known(self, type_key: str, key: str) -> bool:
         return (type_key, key) in self._ids
+
+    def names(self) -> set[str]:
+        """The normalised names and aliases of every entity known so far, of any type."""
+        return {key for _type, key in self._ids}
 
     def latin_names(self, types: tuple[str, ...]) -> list[tuple[str, str]]:
         """(normalised name or alias, type) of every Latin name of these types."""
@@ -262,11 +272,19 @@ def _within(m: Mention, business: Mention) -> bool:
 
 
 def _listed(
-    documents: dict[str, list[sqlite3.Row]], folded: dict[int, str], entities: _Entities
+    documents: dict[str, list[sqlite3.Row]],
+    folded: dict[int, str],
+    entities: _Entities,
+    systems: bool,
 ) -> None:
-    """Capitalised names listed with a system or a place that another document named
-    ("Jira (issue tracking) and Confluence (wiki)" where only Jira was found on its own): of
-    the same type, as in one text (`names.coordinated`)."""
+    """Names only the whole library shows: Chinese names of systems by the slots they stand in
+    across documents (`names.cjk_systems`), and capitalised names listed with a system or a
+    place that another document named ("Jira (issue tracking) and Confluence (wiki)" where only
+    Jira was found on its own): of the same type, as in one text (`names.coordinated`)."""
+    named = entities.names()
+    texts = (row["content"] for rows in documents.values() for row in rows)
+    for name in cjk_systems(texts, named) if systems else ():
+        entities.resolve("system", name)
     known = entities.latin_names(BARE_TYPES)
     if not known:
         return
@@ -328,7 +346,7 @@ def extract_library(
     for (type_key, key), (seen, name) in weak.items():
         if seen > 1 or entities.known(type_key, key):
             entities.resolve(type_key, name, key)
-    _listed(documents, folded, entities)
+    _listed(documents, folded, entities, any(t.key == "system" for t in ontology.entity_types))
     with transaction(conn):
         entities.write(conn)
     cancel.check()

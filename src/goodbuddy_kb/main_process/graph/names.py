@@ -458,3 +458,38 @@ def coordinated(text: str, found: list[Mention]) -> Iterable[Mention]:
                 continue
             taken.add(hit.span(1))
             yield Mention(m.type_key, hit.group(1), *hit.span(1), m.confidence)
+
+
+#: Where a system stands in Chinese, each a different kind of evidence: a place where work is
+#: done in it (在钉钉上提交, 在企业微信“会议室”应用中), its account or its sign-in (钉钉账号,
+#: 登录钉钉), using it (使用钉钉打卡), listed with a system already known (OA系统和企业微信的).
+_CJK_SYSTEM_SLOTS = (
+    ("in", re.compile(r"在([\u4e00-\u9fff]{2,4})(?:[上中里内]|[“\"「])")),
+    (
+        "account",
+        re.compile(r"(?:^|[^\u4e00-\u9fff]|[和与及、的])([\u4e00-\u9fff]{2,4})(?:账号|帐号|账户)"),
+    ),
+    ("sign-in", re.compile(r"登录([\u4e00-\u9fff]{2,4})(?=[^\u4e00-\u9fff]|$)")),
+    ("with", re.compile(r"系统[和与及、]([\u4e00-\u9fff]{2,4})(?=的|[^\u4e00-\u9fff])")),
+)
+#: Characters no system's Chinese name holds (function words, pronouns, verbs of the slots).
+_NOT_IN_A_SYSTEM = frozenset(
+    "的了在是和与及或等这那其该此各每我你他她它们请须应将把被从向对上中里内使用登录"
+)
+
+
+def cjk_systems(texts: Iterable[str], known: set[str]) -> dict[str, int]:
+    """Chinese names of systems without a cue word (钉钉, 企业微信), by the slots they stand in:
+    a name is taken when two different kinds of slot hold it across the texts (an account and a
+    place where work is done), so that one loose phrase (在历史上) names nothing. ``known``:
+    normalised names the library has already. Returns each name with its slot kinds' count."""
+    kinds: dict[str, set[str]] = {}
+    for text in texts:
+        if not any(w in text for w in ("在", "账号", "帐号", "账户", "登录", "系统")):
+            continue
+        for kind, slot in _CJK_SYSTEM_SLOTS:
+            for m in slot.finditer(text):
+                name = m.group(1)
+                if _NOT_IN_A_SYSTEM.isdisjoint(name) and name not in known:
+                    kinds.setdefault(name, set()).add(kind)
+    return {name: len(k) for name, k in kinds.items() if len(k) >= 2}

@@ -355,10 +355,9 @@ def _topic_relations(
             continue
         context = Context(folded, span, virtual, b)
         candidates = gap_candidates(plan, gap, adjacent=True) if gap else []
-        titled = _PERSON_TITLE.search(gap) if type_of.get(b.payload[0]) == "person" else None
-        if titled is not None and titled.start() > 0:
+        if not candidates and type_of.get(b.payload[0]) == "person":
             # 请联系工厂IT驻场工程师严可: the words before the person's title relate them
-            candidates += gap_candidates(plan, gap[: titled.start()].strip(), adjacent=True)
+            candidates = _before_title(plan, gap)
         for p, confidence in candidates:
             if strict and confidence < PATTERN_CONFIDENCE:
                 break
@@ -372,6 +371,19 @@ def _topic_relations(
                 linked.add((topic.start, b.start))
                 break
     return found
+
+
+def _before_title(plan: RelationPlan, gap: str) -> list[tuple[CompiledPattern, float]]:
+    """The patterns of the words before a person's title that ends ``gap``, the title as
+    short as a pattern allows."""
+    if _PERSON_TITLE.search(gap) is None:
+        return []
+    for cut in range(len(gap) - 1, 0, -1):
+        if _PERSON_TITLE.fullmatch(gap, cut):
+            found = gap_candidates(plan, gap[:cut].strip(), adjacent=True)
+            if found:
+                return found
+    return []
 
 
 def _business(earlier: list[Match], type_of: dict[str, str]) -> Match | None:
