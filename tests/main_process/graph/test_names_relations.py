@@ -201,6 +201,31 @@ ATTENDANCE = """# 考勤说明
 飞书账号无法登录，请联系驻场专员柳青。
 """
 
+#: A step's unit as its subject, a unit's head acting for it, an answer's label before the
+#: subject, a unit named with its parent, an owner from a date on, a part of a named thing.
+STEPS = """# 设备外借流程
+
+1. 质检组在两小时内完成抽检。
+2. 加急外借可先由安保部部长电话批准。
+"""
+
+FAQ = """# 常见问题
+
+**Q：门禁系统坏了找谁？**
+A：门禁系统不归行政部管，由后勤部安防组负责维护。
+原由行政部管理的访客系统，自2025年3月1日起移交后勤部负责。
+"""
+
+ONBOARDING = """# 新员工入职流程
+
+入职流程的整体协调由招聘组负责。
+"""
+
+OFFICE = """# 质检组
+
+部门办公室在D栋2楼，上海总部另有驻场人员。
+"""
+
 EN_PROCESS = """# Travel bookings — EU staff
 
 Make travel bookings in the Navan Platform at least a week ahead.
@@ -224,6 +249,10 @@ def test_relations_of_a_process_rule_its_titles_and_lists(
             "tools.md": TOOLS,
             "en_process.md": EN_PROCESS,
             "attendance.md": ATTENDANCE,
+            "steps.md": STEPS,
+            "faq.md": FAQ,
+            "onboarding.md": ONBOARDING,
+            "office.md": OFFICE,
         },
     )
     conn = pool.get()
@@ -250,8 +279,16 @@ def test_relations_of_a_process_rule_its_titles_and_lists(
         ("Finance Office", "Travel bookings"),  # signed off by the head of the Finance Office
         ("SQR", "Procurement Office"),  # defined by its initials, handled by
         ("柳青", "飞书"),  # 飞书账号…，请联系驻场专员柳青: the contact, after the title
+        ("质检组", "设备外借流程"),  # 1. 质检组在…完成抽检: the step's subject takes part
+        ("安保部", "设备外借流程"),  # 由安保部部长电话批准: the head acts for the unit
+        ("门禁系统", "安防组"),  # A：…由后勤部安防组负责维护
+        ("访客系统", "后勤部"),  # 自2025年3月1日起移交后勤部负责
+        ("招聘组", "入职流程"),  # 入职流程的整体协调由…负责
+        ("质检组", "D栋2楼"),  # 部门办公室在…
     ]
     missing = [pair for pair in expected if frozenset(pair) not in pairs]
     assert missing == [], (missing, pairs)
     # the rule itself approves nothing and is approved by nobody
     assert frozenset(("行政总监", "会议费管理办法")) not in pairs
+    # a part of a named thing is no name; a place after a Chinese comma is another clause's
+    assert "整体协调" not in names and frozenset(("质检组", "上海总部")) not in pairs

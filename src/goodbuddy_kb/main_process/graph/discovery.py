@@ -399,8 +399,11 @@ def _slot_terms(text: str, found: list[Mention], cues: Cues) -> Iterable[Mention
                     start -= 1
                 span = trim(text, start, at)
                 name = text[span[0] : span[1]]
+                owned = span[0] > 0 and text[span[0] - 1] in "的之"
                 if (
                     span[1] - span[0] >= 3
+                    # 入职流程的整体协调由…负责: what is owned is the named thing's part
+                    and not (owned and any(e == span[0] - 1 for _s, e in taken))
                     and not any(s < span[1] and span[0] < e for s, e in taken)
                     and not any(
                         name.endswith(c) for _t, ends in cues.heading_suffixes for c in ends

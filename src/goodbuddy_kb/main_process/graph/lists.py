@@ -29,6 +29,8 @@ def lists(
                 continue
             raw = folded[last.end : z.start]
             gap = _BRACKETED.sub("", raw)
+            if gap.strip() in (",", ";") and not z.key.isascii():
+                break  # a Chinese comma ends a clause; its list words are 、和及与
             if _CONJUNCTION.fullmatch(gap) and type_of.get(z.payload[0]) == kind:
                 swapped = Match(z.start, z.end, z.key, (z.payload[0],))
                 head, tail = (swapped, rel.tail) if listed_head else (rel.head, swapped)

@@ -58,7 +58,11 @@ _LATIN_FILLERS = frozenset(
         *("must", "should", "shall", "may", "can", "also", "directly", "now", "first", "then"),
     )
 )
-_CJK_FILLERS = re.compile("必须|需要|应当|统一|进行|最终|具体|一律|另行|[须需应均则也还都将会]")
+_CJK_FILLERS = re.compile(
+    "必须|需要|应当|统一|进行|最终|具体|一律|另行|[须需应均则也还都将会]"
+    # a date the change takes effect on (自2024年7月1日起移交…): when, not what
+    r"|[自从]?\d{4}年(?:\d{1,2}月(?:\d{1,2}日)?)?起?"
+)
 #: The free words a loose match allows on the free side of a pattern's literal.
 MAX_FREE_CJK = 8
 MAX_FREE_LATIN = 32
@@ -73,7 +77,7 @@ _FILLER_CHARS = frozenset("必需应统进最具一另须均则也还都将会")
 def squash(text: str) -> str:
     """``text`` (folded) as a pattern compares it: whitespace collapsed, fillers gone."""
     latin = text.isascii()
-    if not latin and " " not in text and _FILLER_CHARS.isdisjoint(text):
+    if not latin and " " not in text and _FILLER_CHARS.isdisjoint(text) and "年" not in text:
         return text  # the common case between two Chinese names: nothing to squash
     words = [w for w in text.split() if w not in _LATIN_FILLERS]
     if words[-2:] == ["head", "of"]:
@@ -267,11 +271,20 @@ class Context:
         if p.after:
             if self._after is None:
                 end = min(self._span[1], self._b.end + 24)
-                after = self._folded[self._b.end : end]
-                self._after = squash(BRACKET.sub("", after, count=1))
+                after = squash(BRACKET.sub("", self._folded[self._b.end : end], count=1))
+                # 由基础架构组组长电话批准: the unit's head acts for the unit
+                self._after = after[len(head) :] if (head := _head_role(after)) else after
             if not self._after.startswith(p.after) and not _modified_verb(self._after, p.after):
                 return False
         return True
+
+
+#: The words for a unit's head right after the unit's name (采购科科长, 基础架构组组长).
+UNIT_HEADS = ("组长", "部长", "科长", "处长", "主任", "经理", "总监", "负责人")
+
+
+def _head_role(after: str) -> str:
+    return next((h for h in UNIT_HEADS if after.startswith(h)), "")
 
 
 #: Chinese characters an adverb or a verb's modifier may take before a pattern's closing verb

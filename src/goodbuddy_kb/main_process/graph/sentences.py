@@ -69,7 +69,7 @@ def relations_in(
             continue
         linked: set[tuple[int, int]] = set()
         here = _pattern_relations(plan, ontology, folded, span, inside, type_of, linked)
-        opens = not squash(folded[span[0] : inside[0].start]).strip(" *#-0123456789.、)")
+        opens = _opens(folded[span[0] : inside[0].start])
         topic, exact = (
             (None, True)
             if opens or (title is None and not earlier)
@@ -90,6 +90,8 @@ def relations_in(
         )
         if title is not None:
             here += _object_references(plan, folded, span, inside, type_of, title)
+            if opens and not here:
+                here += _actor(ontology, folded, span, inside[0], type_of, title)
         found += here + lists(folded, inside, here, type_of)
         found += _cooccurrences(plan, ontology, inside, type_of, linked, folded)
         earlier = inside if not earlier else [*earlier[-8:], *inside]
@@ -120,12 +122,50 @@ _ROLE_GAP = re.compile(
 #: What may stand between a post and the person who holds it (总经理为顾承泽, 财务总监邵雨桐).
 _HOLDER_GAPS = frozenset(["", "为", "是", "由", "：", ":"])
 
+#: A question-and-answer label at a line's start (A：, 答：): no word of the sentence.
+_ANSWER_LABEL = re.compile(r"\s*(?:[qa]|问|答)\s*[:：]\s*$")
+
+
+def _opens(before: str) -> bool:
+    """Whether a sentence's first name opens it: nothing before it but numbering, list marks
+    or an answer's label."""
+    words = squash(before).strip(" *#-0123456789.、)")
+    return not words or bool(_ANSWER_LABEL.fullmatch(words))
+
+
 _NEGATION_HINTS = ("不", "未", "非", "not", "n't", "no longer", "instead")
 
 
 def negated(gap: str) -> bool:
     """Whether the words between two names deny or end the link (不归, no longer, instead of)."""
     return any(h in gap for h in _NEGATION_HINTS) and bool(_NEGATION.search(gap))
+
+
+def _actor(
+    ontology: Ontology,
+    folded: str,
+    span: tuple[int, int],
+    first: Match,
+    type_of: dict[str, str],
+    title: Match,
+) -> list[FoundRelation]:
+    """A step of a process's own document whose subject is a unit or a person and that says
+    nothing else of it (信息安全组在30分钟内完成初步定级): the subject takes part in the process,
+    the weakest reading of all."""
+    if type_of.get(title.payload[0]) != "process" or first.key == title.key:
+        return []
+    if negated(folded[first.end : span[1]]):
+        return []
+    owns = next((r for r in ontology.relation_types if r.key == "owns"), None)
+    if owns is None or not owns.allows(type_of.get(first.payload[0], ""), "process"):
+        return []
+    virtual = Match(span[1], span[1], title.key, title.payload)
+    head = Match(first.start, first.end, first.key, (first.payload[0],))
+    return [
+        FoundRelation(
+            "owns", head, virtual, COOCCURRENCE_CONFIDENCE, first.start, first.end, "actor"
+        )
+    ]
 
 
 def _apposition(
@@ -247,7 +287,7 @@ def _topic_relations(
     may only take a clause that is nothing but a relation word and the name (下设安保组)."""
     found: list[FoundRelation] = []
     first = inside[0]
-    opens = not squash(folded[span[0] : first.start]).strip(" *#-0123456789.、)")
+    opens = _opens(folded[span[0] : first.start])
     second = {b for _a, b in linked}
     all_breaks = chunk_breaks[
         bisect_right(chunk_breaks, span[0]) : bisect_right(chunk_breaks, inside[-1].start)
@@ -263,7 +303,10 @@ def _topic_relations(
         if not opens and folded[start - 5 : start] in (" and ", " but "):
             # "It is run by X and sits on Y": the verb is the reference's, never X's
             topic = None if exact else title
-        if topic is None or b is topic or b.start in second or (b.key == topic.key):
+        compound = index > 0 and _compound(inside[index - 1], b, type_of)
+        if topic is None or b is topic or (b.start in second and not compound):
+            continue
+        if b.key == topic.key:
             continue
         # a process's own document: its clauses without a subject of their own are steps of it
         # (1. 开发团队在Jira中创建变更单; 常规发布须经CAB审批)
@@ -278,7 +321,10 @@ def _topic_relations(
             words = _COUNTED.sub("", folded[start:colon])
             strict = False  # (委员出席：A、B: the words before the colon relate the list)
         before = inside[index - 1] if index else None
-        if before is not None and before.end > start and not _role(before, b, type_of):
+        if before is not None and before.end > start and _compound(before, b, type_of):
+            # 由财务部费用核算组负责维护: the unit's name is its parent's and its own
+            words = folded[start : before.start]
+        elif before is not None and before.end > start and not _role(before, b, type_of):
             continue  # another name stands between
         gap = squash(words).strip()
         if negated(gap):
