@@ -226,6 +226,16 @@ OFFICE = """# 质检组
 部门办公室在D栋2楼，上海总部另有驻场人员。
 """
 
+#: Predicates joined by "and" share the step's subject; an acronym as a subject; a post named
+#: in lower case after a copula.
+EN_MORE = """# Parts returns — EU staff
+
+Log parts returns in the Stores Platform.
+Each one is approved by your line manager and then checked by Olivia Grant before it ships.
+The PMS belongs to the Maintenance Section.
+Liam Hughes, our Site Manager, is also the safety officer.
+"""
+
 EN_PROCESS = """# Travel bookings — EU staff
 
 Make travel bookings in the Navan Platform at least a week ahead.
@@ -253,6 +263,7 @@ def test_relations_of_a_process_rule_its_titles_and_lists(
             "faq.md": FAQ,
             "onboarding.md": ONBOARDING,
             "office.md": OFFICE,
+            "en_more.md": EN_MORE,
         },
     )
     conn = pool.get()
@@ -285,6 +296,9 @@ def test_relations_of_a_process_rule_its_titles_and_lists(
         ("访客系统", "后勤部"),  # 自2025年3月1日起移交后勤部负责
         ("招聘组", "入职流程"),  # 入职流程的整体协调由…负责
         ("质检组", "D栋2楼"),  # 部门办公室在…
+        ("Olivia Grant", "Parts returns"),  # … and then checked by: the step's subject's
+        ("PMS", "Maintenance Section"),  # the PMS belongs to
+        ("safety officer", "Liam Hughes"),  # …, our Site Manager, is also the safety officer
     ]
     missing = [pair for pair in expected if frozenset(pair) not in pairs]
     assert missing == [], (missing, pairs)

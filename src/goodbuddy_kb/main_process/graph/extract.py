@@ -16,15 +16,10 @@ from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.graph import store
 from goodbuddy_kb.main_process.graph.discovery import DISCOVERY_CONFIDENCE, WEAK_CONFIDENCE, Mention
+from goodbuddy_kb.main_process.graph.library_names import business_title, cjk_systems
 from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
-from goodbuddy_kb.main_process.graph.names import (
-    BARE_TYPES,
-    business_title,
-    cjk_systems,
-    coordinated,
-    find,
-)
+from goodbuddy_kb.main_process.graph.names import BARE_TYPES, coordinated, find
 from goodbuddy_kb.main_process.graph.sentences import relations_in
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage.db import transaction

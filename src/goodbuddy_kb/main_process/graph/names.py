@@ -176,7 +176,7 @@ def _people_en(text: str) -> Iterable[Mention]:
         if m.group(1) in _NOT_A_PERSON_WORD or m.group(2) in _NOT_A_PERSON_WORD:
             continue
         before, after = text[max(0, m.start() - 12) : m.start()], text[m.end() : m.end() + 12]
-        if re.search(r"\bthe\s*$", before, re.IGNORECASE) or _CAPITAL_BEFORE.search(before):
+        if re.search(r"\b(?:the|of)\s*$", before, re.IGNORECASE) or _CAPITAL_BEFORE.search(before):
             continue  # "the Berlin Office", "HQ Application Development": part of a longer name
         at_start = m.start() == 0 or text[: m.start()].rstrip().endswith((".", "\n"))
         if (
@@ -339,13 +339,35 @@ def find(
         if (m.type_key != "role" or _a_post(text, m)) and (m.type_key != "term" or _a_term(m.name))
     ]
     found.extend(names(text, ontology))
-    if "(" in text and any(t.key == "term" for t in ontology.entity_types):
-        found.extend(_acronyms(text, found))
+    if any(t.key == "term" for t in ontology.entity_types):
+        if "(" in text:
+            found.extend(_acronyms(text, found))
+        if " the " in text:
+            found.extend(
+                Mention("role", m.group(1), *m.span(1), DISCOVERY_CONFIDENCE)
+                for m in _HELD_POST.finditer(text)
+            )
+        if "the " in text:
+            found.extend(
+                Mention("term", m.group(1), *m.span(1), DISCOVERY_CONFIDENCE)
+                for m in _SUBJECT_ACRONYM.finditer(text)
+                if m.group(1) not in LATIN_STOPS
+            )
     if found and (" and " in text or " or " in text or ", " in text):
         found.extend(coordinated(text, found))
     return bracket_aliases(text, found) if "(" in text or "（" in text else found
 
 
+#: A post named in lower case after a copula ("Tom Fletcher … is also the fire warden"): a post
+#: of its own (a generic one, "your line manager", never stands there with "the").
+_HELD_POST = re.compile(
+    r"\b(?:is|was|serves as|acts as)(?: also)? the ((?:[a-z]+[ -]){1,2}"
+    r"(?:warden|officer|coordinator|secretary|controller|treasurer|steward|marshal))\b"
+)
+#: An acronym that is a sentence's subject ("the WMS belongs to …"): a thing of its own.
+_SUBJECT_ACRONYM = re.compile(
+    r"\b[Tt]he ([A-Z]{2,5}) (?:is|was|belongs|runs|sits|has|will|must|needs)\b"
+)
 _ACRONYM = re.compile(r"\(([A-Z]{2,6})s?\)")
 
 
@@ -388,52 +410,6 @@ def _acronyms(text: str, found: list[Mention]) -> Iterable[Mention]:
         yield Mention("term", long_form, begin, end, DISCOVERY_CONFIDENCE, (short,))
 
 
-#: The word for approval, a piece of business as much as the process types' own cues (申请,
-#: 登记 …): used only where a rule's name has it before the rule word (数据导出审批规范).
-_BUSINESS_ENDS = ("审批",)
-_TRAILING_BRACKET = re.compile(r"\s*[（(][^（()）]{1,20}[)）]\s*$")
-
-
-#: An English title's subject before its qualifier, in sentence case ("Annual leave — UK").
-_EN_SUBJECT = re.compile(r"([A-Z][a-z]+(?: [a-z]+){1,2})\s*(?:—|–|:| - )\s*\S")
-
-
-def business_title(heading: str, ontology: Ontology, body: str = "") -> Mention | None:
-    """The piece of business a rule document's title names (数据导出审批规范 → 数据导出审批,
-    生产环境发布审批流程 → 生产环境发布审批): a title that is a rule word (规范, 流程, 办法 …)
-    after the name of a process, with the whole title as its other name. The document's
-    sentences without a subject are about the business, not about the rule."""
-    types = {t.key: t for t in ontology.entity_types}
-    if "process" not in types or "policy" not in types:
-        return None
-    title = _TRAILING_BRACKET.sub("", heading).strip()
-    subject = _EN_SUBJECT.match(title)
-    if subject is not None:
-        # "Expense claims — UK staff": a common noun phrase the text speaks of again is what
-        # the document is about (a proper name, "Riverside book club", is not repeated as one)
-        name = subject.group(1)
-        return (
-            Mention("process", name, 0, len(name), DISCOVERY_CONFIDENCE)
-            if name.casefold() in body.casefold()
-            else None
-        )
-    if not title or not all("\u4e00" <= ch <= "\u9fff" for ch in title):
-        return None
-    ends = tuple(e for e in (*types["process"].suffixes, *_BUSINESS_ENDS) if e)
-    rules = [w for w in (*types["policy"].suffixes, *types["process"].suffixes) if w]
-    rule = next((w for w in rules if title.endswith(w)), None)
-    if rule is None:
-        return None
-    business = title[: -len(rule)]
-    if len(business) >= 4 and business.endswith(ends):
-        return Mention("process", business, 0, len(business), DISCOVERY_CONFIDENCE, (title,))
-    if rule in types["process"].suffixes and len(business) >= 2:
-        return Mention(
-            "process", title, 0, len(title), DISCOVERY_CONFIDENCE
-        )  # 信息安全事件响应流程
-    return None
-
-
 #: A capitalised name coordinated with another ("Jira (issue tracking) and Confluence"), on
 #: either side of it; a bracketed gloss may follow either name.
 _LATIN_NAME = r"\b([A-Z][A-Za-z0-9]+(?: \d{1,4})?)\b"
@@ -458,38 +434,3 @@ def coordinated(text: str, found: list[Mention]) -> Iterable[Mention]:
                 continue
             taken.add(hit.span(1))
             yield Mention(m.type_key, hit.group(1), *hit.span(1), m.confidence)
-
-
-#: Where a system stands in Chinese, each a different kind of evidence: a place where work is
-#: done in it (在钉钉上提交, 在企业微信“会议室”应用中), its account or its sign-in (钉钉账号,
-#: 登录钉钉), using it (使用钉钉打卡), listed with a system already known (OA系统和企业微信的).
-_CJK_SYSTEM_SLOTS = (
-    ("in", re.compile(r"在([\u4e00-\u9fff]{2,4})(?:[上中里内]|[“\"「])")),
-    (
-        "account",
-        re.compile(r"(?:^|[^\u4e00-\u9fff]|[和与及、的])([\u4e00-\u9fff]{2,4})(?:账号|帐号|账户)"),
-    ),
-    ("sign-in", re.compile(r"登录([\u4e00-\u9fff]{2,4})(?=[^\u4e00-\u9fff]|$)")),
-    ("with", re.compile(r"系统[和与及、]([\u4e00-\u9fff]{2,4})(?=的|[^\u4e00-\u9fff])")),
-)
-#: Characters no system's Chinese name holds (function words, pronouns, verbs of the slots).
-_NOT_IN_A_SYSTEM = frozenset(
-    "的了在是和与及或等这那其该此各每我你他她它们请须应将把被从向对上中里内使用登录"
-)
-
-
-def cjk_systems(texts: Iterable[str], known: set[str]) -> dict[str, int]:
-    """Chinese names of systems without a cue word (钉钉, 企业微信), by the slots they stand in:
-    a name is taken when two different kinds of slot hold it across the texts (an account and a
-    place where work is done), so that one loose phrase (在历史上) names nothing. ``known``:
-    normalised names the library has already. Returns each name with its slot kinds' count."""
-    kinds: dict[str, set[str]] = {}
-    for text in texts:
-        if not any(w in text for w in ("在", "账号", "帐号", "账户", "登录", "系统")):
-            continue
-        for kind, slot in _CJK_SYSTEM_SLOTS:
-            for m in slot.finditer(text):
-                name = m.group(1)
-                if _NOT_IN_A_SYSTEM.isdisjoint(name) and name not in known:
-                    kinds.setdefault(name, set()).add(kind)
-    return {name: len(k) for name, k in kinds.items() if len(k) >= 2}

@@ -122,6 +122,9 @@ _ROLE_GAP = re.compile(
 #: What may stand between a post and the person who holds it (总经理为顾承泽, 财务总监邵雨桐).
 _HOLDER_GAPS = frozenset(["", "为", "是", "由", "：", ":"])
 
+#: The types of what is carried out in steps (a process, a project): their own documents' clauses
+#: without a subject are steps of them.
+_UNDERTAKINGS = ("process", "project")
 #: A question-and-answer label at a line's start (A：, 答：): no word of the sentence.
 _ANSWER_LABEL = re.compile(r"\s*(?:[qa]|问|答)\s*[:：]\s*$")
 
@@ -247,13 +250,18 @@ def _compound(a: Match, b: Match, type_of: dict[str, str]) -> bool:
     )
 
 
+#: A person, an apposition perhaps, and a copula before a post ("Tom Fletcher, our Operations
+#: Manager, is also the fire warden": squashed, the copula and "also" are gone).
+_COPULA = re.compile(r"\s*(?:,[^,;]{1,40},)?\s*")
+
+
 def _post_after_person(
     ontology: Ontology, a: Match, b: Match, gap: str, type_of: dict[str, str]
 ) -> bool:
     """A person's name, then a post's in apposition (Ann Lee, Managing Director,): the person
     holds the post."""
     return (
-        gap.strip() in (",", "(", "（")
+        (gap.strip() in (",", "(", "（") or _COPULA.fullmatch(gap) is not None)
         and any(r.key == "led_by" and r.allows("role", "person") for r in ontology.relation_types)
         and type_of.get(a.payload[0]) == "person"
         and type_of.get(b.payload[0]) == "role"
@@ -302,7 +310,8 @@ def _topic_relations(
         topic = first if opens else inside[index - 1] if index else title
         if not opens and folded[start - 5 : start] in (" and ", " but "):
             # "It is run by X and sits on Y": the verb is the reference's, never X's
-            topic = None if exact else title
+            undertaking = title is not None and type_of.get(title.payload[0]) in _UNDERTAKINGS
+            topic = None if exact and not undertaking else title
         compound = index > 0 and _compound(inside[index - 1], b, type_of)
         if topic is None or b is topic or (b.start in second and not compound):
             continue
@@ -310,7 +319,7 @@ def _topic_relations(
             continue
         # a process's own document: its clauses without a subject of their own are steps of it
         # (1. 开发团队在Jira中创建变更单; 常规发布须经CAB审批)
-        strict = exact and topic is title and type_of.get(topic.payload[0]) != "process"
+        strict = exact and topic is title and type_of.get(topic.payload[0]) not in _UNDERTAKINGS
         if topic in inside and topic.end > start:
             continue  # the same clause as the topic: the pairs' patterns read it
         words = folded[start : b.start]
