@@ -289,7 +289,7 @@ def _head_role(after: str) -> str:
 
 #: Chinese characters an adverb or a verb's modifier may take before a pattern's closing verb
 #: (由X归口管理, 由X集中维护): the verb still closes the pattern.
-MODIFIER_REACH = 2
+MODIFIER_REACH = 3
 
 
 def _modified_verb(after: str, literal: str) -> bool:

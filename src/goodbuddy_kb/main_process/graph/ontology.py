@@ -188,6 +188,7 @@ def starter() -> Ontology:
                     "{head} approves {tail}",
                     "{tail}交{head}复核",
                     "{tail}交{head}审核",
+                    "{tail}交{head}评估",
                     "{tail}须经{head}会签",
                     "{tail}由{head}复核",
                     "{tail}由{head}审批",

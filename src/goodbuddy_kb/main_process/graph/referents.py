@@ -20,6 +20,13 @@ _NUMBERING = re.compile(
     r"^[\s*#>\-]*(?:第[一二三四五六七八九十百\d]+[条章节款]|\d+[.、)）]|[-*])?\s*"
 )
 _NUMBERING_STARTS = frozenset(" \t*#>-第0123456789")
+
+
+def unnumbered(words: str) -> str:
+    """``words`` without the list mark or article number it opens with (- , 1. , 第三条)."""
+    return _NUMBERING.sub("", words, count=1)
+
+
 #: First characters of the short references below.
 _REFERENCE_STARTS = frozenset("itswhb本该部委小项")
 #: A sentence's opening reference to the document itself (本制度由…负责解释).
@@ -29,7 +36,7 @@ _TITLE_REFERENCE = re.compile(
 #: Short references at a sentence's start to a person, or to anything else, named before.
 _PERSON_REFERENCE = re.compile(r"^(?:she|he)\b")
 _THING_REFERENCE = re.compile(
-    r"^(?:it|they|we|the (department|team|group|project|board|committee|unit|system"
+    r"^(?:(?:it|they|we)(?=\s)|the (department|team|group|project|board|committee|unit|system"
     r"|subsidiary|company|division|section|office)\b"
     r"|该|本部门|本组|部门|委员会|小组|项目组)"
 )

@@ -39,6 +39,7 @@ from goodbuddy_kb.main_process.graph.referents import (
     business_of,
     for_business,
     referent,
+    unnumbered,
 )
 from goodbuddy_kb.main_process.graph.tables import row_relations
 
@@ -319,10 +320,17 @@ def _topic_relations(
             continue
         # a process's own document: its clauses without a subject of their own are steps of it
         # (1. 开发团队在Jira中创建变更单; 常规发布须经CAB审批)
-        strict = exact and topic is title and type_of.get(topic.payload[0]) not in _UNDERTAKINGS
+        strict = (
+            exact
+            and topic is title
+            and type_of.get(topic.payload[0]) not in _UNDERTAKINGS
+            and business is None  # (a rule's clause about the business it named: a step of it)
+        )
         if topic in inside and topic.end > start:
             continue  # the same clause as the topic: the pairs' patterns read it
         words = folded[start : b.start]
+        if start == span[0]:
+            words = unnumbered(words)  # (- IT软硬件采购须先交…: the list mark is no word)
         if start > span[0] and folded[start - 1] in "：:" and not words.strip():
             # 下设四个团队：A…: the clause before the colon says what the list is
             colon = start - 1
