@@ -36,6 +36,7 @@ from goodbuddy_kb.datadir import (
 )
 from goodbuddy_kb.main_process.chat import store as chat_store
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from goodbuddy_kb.main_process.graph import starters
 from goodbuddy_kb.main_process.lock import DataDirLock, DataDirLocked
 from goodbuddy_kb.main_process.netio import install_log_redaction
 from goodbuddy_kb.main_process.server import BridgeServer
@@ -74,6 +75,8 @@ def open_database(data_dir: Path, migrations_dir: Path | None = None) -> Connect
     conn = connect(path)
     try:
         migrate(conn, migrations_dir)
+        # Libraries still on an earlier starter ontology extract with the current one.
+        starters.refresh(conn)
         # Conversations deleted in an earlier session (their undo lasted that session).
         chat_store.purge_deleted(conn)
     finally:
