@@ -308,3 +308,37 @@ def test_relations_of_a_process_rule_its_titles_and_lists(
     assert frozenset(("行政总监", "会议费管理办法")) not in pairs
     # a part of a named thing is no name; a place after a Chinese comma is another clause's
     assert "整体协调" not in names and frozenset(("质检组", "上海总部")) not in pairs
+
+
+def test_a_near_miss_beside_a_spelled_name_does_not_lead_the_graph(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    from goodbuddy_kb.contracts.methods import RETRIEVE
+
+    library_id = _library(
+        dispatcher,
+        services,
+        tmp_path / "docs",
+        {
+            "crm.md": "# CRM系统说明\n\nCRM系统归销售运营组管理。\n",
+            "onboarding.md": "# 入职须知\n\n新同事入职时，到IT服务台领取电脑，并由IT服务台办理"
+            "账号开通。账号开通后请修改密码。\n",
+            "desk.md": "# IT服务台\n\nIT服务台位于B栋1楼，分机8800。\n",
+        },
+    )
+    res = call(
+        dispatcher,
+        RETRIEVE.name,
+        {
+            "libraryIds": [library_id],
+            "query": "CRM系统的账号现在找谁开通？",
+            "channels": ["graph"],
+            "overrides": {"minimumRelevance": 0.0},
+        },
+    )
+    # 账号…开通 is a near miss of 账号开通 (whose owner, IT服务台, is a "who"): a guess at the
+    # question's other words, not what it is about
+    assert "账号开通" in res["diagnostics"]["graphNearMisses"]
+    assert res["results"][0]["documentPath"] == "crm.md", [
+        (r["documentPath"], r["graphReasons"]) for r in res["results"]
+    ]

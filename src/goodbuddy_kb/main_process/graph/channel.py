@@ -23,6 +23,8 @@ RELATION_WEIGHT = 1.5
 NEIGHBOUR_WEIGHT = 0.5
 #: A near miss counts for less than a name the question spells out.
 NEAR_WEIGHT = 0.8
+#: …and for less again beside a name the question spells out
+NEAR_BESIDE_NAME = 0.3
 #: A neighbour's relation of a type the question asks about ("在哪个城市" → located in) and
 #: the named entity's own relations do not answer: it is the answer, above the bridge to it.
 CUED_WEIGHT = 3.0
@@ -187,6 +189,15 @@ def _same_names(conn: sqlite3.Connection, library_id: str, entity_ids: list[str]
     return list(dict.fromkeys(entity_ids + more))[: 2 * MAX_ENTITIES]
 
 
+EVIDENCE_SQL = (
+    "SELECT c.id, agg.keys, agg.score, c.seq FROM (SELECT chunk_seq,"
+    " group_concat(DISTINCT {col}) AS keys, {agg}(confidence) AS score"
+    " FROM graph_evidence WHERE {col} IN ({marks}) AND confidence >= ?"
+    " GROUP BY chunk_seq ORDER BY score DESC, chunk_seq LIMIT ?) agg"
+    " JOIN chunks c ON c.seq = agg.chunk_seq WHERE c.enabled = 1 AND c.role != 'parent'"
+)
+
+
 def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: int) -> GraphResult:
     result = GraphResult()
     scores: dict[str, GraphHit] = {}
@@ -216,6 +227,9 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
         result.matched.extend(dict.fromkeys(names[e] for e in entity_ids if e in names))
         result.near_misses.extend(dict.fromkeys(names[e] for e in near if e in names))
         spelled = [e for e in entity_ids if e not in near]
+        # beside a name the question spells out, a near miss is most often the question's
+        # other words (CRM账号…开通 ≈ 账号开通): what it brings counts for much less
+        near_weight = NEAR_WEIGHT * (NEAR_BESIDE_NAME if spelled else 1.0)
         marks = ",".join("?" for _ in entity_ids)
         relations = conn.execute(
             "SELECT r.id, r.type_key, r.head_id, r.tail_id, h.name, t.name FROM graph_relations r"
@@ -259,34 +273,53 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
         # in Python (bounded fan-out). Evidence never points at a disabled or parent chunk
         # (the triggers drop it), the join only finds the chunk's id.
         limit = max(pool * EVIDENCE_PER_RESULT, MIN_EVIDENCE_ROWS)
-        evidence_sql = (
-            "SELECT c.id, agg.keys, agg.score, c.seq FROM (SELECT chunk_seq,"
-            " group_concat(DISTINCT {col}) AS keys, {agg}(confidence) AS score"
-            " FROM graph_evidence WHERE {col} IN ({marks}) AND confidence >= ?"
-            " GROUP BY chunk_seq ORDER BY score DESC, chunk_seq LIMIT ?) agg"
-            " JOIN chunks c ON c.seq = agg.chunk_seq WHERE c.enabled = 1 AND c.role != 'parent'"
-        )
-        for ids, weight, labels in (
-            (spelled, ENTITY_WEIGHT, names),
-            (near, NEAR_WEIGHT, {e: f"≈ {names[e]}" for e in near if e in names}),
-        ):
-            if ids:
-                add(
-                    conn.execute(
-                        evidence_sql.format(
-                            col="entity_id", agg="sum", marks=",".join("?" for _ in ids)
-                        ),
-                        (*ids, settings.min_confidence, limit),
-                    ).fetchall(),
-                    weight,
-                    labels,
-                )
+
+        def gather(
+            col: str,
+            ids: list[str],
+            weight: float,
+            labels: dict[str, str],
+            first: bool = False,
+            library_id: str = library_id,
+            min_confidence: float = settings.min_confidence,
+            limit: int = limit,
+        ) -> None:
+            """Adds the best chunks of the evidence of ``ids`` (entities summed, relations their
+            best), ``weight`` times their confidence."""
+            if not ids:
+                return
+            sql = EVIDENCE_SQL.format(
+                col=col, agg="sum" if col == "entity_id" else "max", marks=",".join("?" * len(ids))
+            )
+            add(
+                conn.execute(sql, (*ids, min_confidence, limit)).fetchall(),
+                weight,
+                labels,
+                library_id,
+                first,
+            )
+
+        gather("entity_id", spelled, ENTITY_WEIGHT, names)
+        gather("entity_id", near, near_weight, {e: f"≈ {names[e]}" for e in near if e in names})
         ontology, cues = _ontology(conn, library_id)
         cued = _cued(cues, rest)
         asked = hop.asked_types(ontology, rest) if ontology is not None else set()
         answers = hop.follow(conn, settings.min_confidence, entity_ids, relations, asked, cued)
         direct = {a.relation_id for a in answers if a.hops == 1}
-        result.answered = result.answered or hop.complete(answers, asked)
+        # only a path from a name the question spells out is sure enough to lead the fusion (a
+        # near miss — 账号…开通 for 账号开通 — is a guess at what the question is about)
+        sure = (
+            answers
+            if not near or not spelled
+            else hop.follow(conn, settings.min_confidence, spelled, relations, asked, cued)
+        )
+        result.answered = result.answered or hop.complete(sure, asked)
+        named = set(spelled)
+        guessing = (
+            {r[0] for r in relations if r[2] not in named and r[3] not in named}
+            if near and spelled
+            else set()
+        )
         pointed = bool(cued) or bool(answers)
         if relations:
             # a question that asks for some relation types ("在哪" → located in) or for an
@@ -309,46 +342,36 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
                     UNCUED_WEIGHT,
                 ),
             ):
-                if group:
-                    add(
-                        conn.execute(
-                            evidence_sql.format(
-                                col="relation_id", agg="max", marks=",".join("?" for _ in group)
-                            ),
-                            (*group, settings.min_confidence, limit),
-                        ).fetchall(),
-                        weight,
-                        relation_label,
-                    )
+                # a relation only a near miss reached counts as a near miss does
+                named_ids = [r for r in group if r not in guessing]
+                gather("relation_id", named_ids, weight, relation_label)
+                guessed_ids = [r for r in group if r in guessing]
+                gather("relation_id", guessed_ids, weight * near_weight, relation_label)
         if neighbours:
-            ids = list(neighbours)
-            add(
-                conn.execute(
-                    evidence_sql.format(
-                        col="entity_id", agg="sum", marks=",".join("?" for _ in ids)
-                    ),
-                    (*ids, settings.min_confidence, limit),
-                ).fetchall(),
+            through_names = {
+                other for r in relations if r[0] not in guessing for other in (r[2], r[3])
+            }
+            near_only = [n for n in neighbours if n not in through_names]
+            gather(
+                "entity_id",
+                [n for n in neighbours if n in through_names],
                 NEIGHBOUR_WEIGHT,
                 neighbours,
             )
+            gather("entity_id", near_only, NEIGHBOUR_WEIGHT * near_weight, neighbours)
         # "费控系统登不进去联系谁": the system's owner is a team, the person is that team's
         # head: the neighbours' relations that reach what the question asks for carry the
         # answer, above the bridge to it, and name the path
         result.relations_used += sum(1 for a in answers if a.hops == 2)
         if answers:
             result.paths.extend(dict.fromkeys(a.path for a in answers))
-            add(
-                conn.execute(
-                    evidence_sql.format(
-                        col="relation_id", agg="max", marks=",".join("?" for _ in answers)
-                    ),
-                    (*[a.relation_id for a in answers], settings.min_confidence, limit),
-                ).fetchall(),
-                CUED_WEIGHT,
-                {a.relation_id: a.path for a in answers},
-                first=True,
-            )
+            # a path from a near miss (when the question also spells a name) is a guess: it
+            # counts like a near miss's evidence and is not lifted above the rest
+            known = {a.relation_id for a in sure}
+            guessed = [a for a in answers if a.relation_id not in known]
+            paths = {a.relation_id: a.path for a in answers}
+            gather("relation_id", [a.relation_id for a in sure], CUED_WEIGHT, paths, first=True)
+            gather("relation_id", [a.relation_id for a in guessed], near_weight, paths)
     if result.enabled and not result.matched:
         result.degraded.append(NO_ENTITIES)
     # the chunks stating what the question asks for rank above those that only name its

@@ -296,3 +296,13 @@ def _modified_verb(after: str, literal: str) -> bool:
     """Whether ``after`` opens with a short Chinese modifier and then ``literal`` (a verb)."""
     at = after.find(literal, 1, MODIFIER_REACH + len(literal))
     return not literal.isascii() and at > 0 and all("\u4e00" <= ch <= "\u9fff" for ch in after[:at])
+
+
+_NEGATION = re.compile(r"不|未|并非|\bnot\b|n't\b|\bno longer\b|\binstead of\b")
+
+_NEGATION_HINTS = ("不", "未", "非", "not", "n't", "no longer", "instead")
+
+
+def negated(gap: str) -> bool:
+    """Whether the words between two names deny or end the link (不归, no longer, instead of)."""
+    return any(h in gap for h in _NEGATION_HINTS) and bool(_NEGATION.search(gap))

@@ -235,6 +235,7 @@ def starter() -> Ontology:
                     "{tail}请找{head}",
                     "{head}负责{tail}",
                     "{head}主管{tail}",
+                    "{head}办理{tail}",
                     "{tail} is owned by {head}",
                     "{tail} belongs to {head}",
                     "{tail} is maintained by {head}",

@@ -6,11 +6,17 @@ the 报销申请 named before, not the rule), and the relation words before a pe
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
+from goodbuddy_kb.contracts.graph import Ontology
 from goodbuddy_kb.main_process.graph.local import (
+    COOCCURRENCE_CONFIDENCE,
     CompiledPattern,
+    FoundRelation,
     RelationPlan,
     gap_candidates,
+    negated,
+    squash,
     typed_pair,
 )
 from goodbuddy_kb.main_process.graph.matching import Match
@@ -130,3 +136,64 @@ def for_business(
     moved = Match(virtual.start, virtual.end, business.key, business.payload)
     pair = (moved, tail) if head.key == virtual.key else (head, moved)
     return typed_pair(p, *pair, type_of) if p.head_first else typed_pair(p, *pair[::-1], type_of)
+
+
+#: A question-and-answer label at a line's start (A：, 答：): no word of the sentence.
+_ANSWER_LABEL = re.compile(r"\s*(?:[qa]|问|答)\s*[:：]\s*$")
+
+
+def opens_sentence(before: str) -> bool:
+    """Whether a sentence's first name opens it: nothing before it but numbering, list marks
+    or an answer's label."""
+    words = squash(before).strip(" *#-0123456789.、)")
+    return not words or bool(_ANSWER_LABEL.fullmatch(words))
+
+
+def actor(
+    ontology: Ontology,
+    folded: str,
+    span: tuple[int, int],
+    first: Match,
+    type_of: dict[str, str],
+    title: Match,
+) -> list[FoundRelation]:
+    """A step of a process's own document whose subject is a unit or a person and that says
+    nothing else of it (信息安全组在30分钟内完成初步定级): the subject takes part in the process,
+    the weakest reading of all."""
+    if type_of.get(title.payload[0]) != "process" or first.key == title.key:
+        return []
+    if negated(folded[first.end : span[1]]):
+        return []
+    owns = next((r for r in ontology.relation_types if r.key == "owns"), None)
+    if owns is None or not owns.allows(type_of.get(first.payload[0], ""), "process"):
+        return []
+    virtual = Match(span[1], span[1], title.key, title.payload)
+    head = Match(first.start, first.end, first.key, (first.payload[0],))
+    return [
+        FoundRelation(
+            "owns", head, virtual, COOCCURRENCE_CONFIDENCE, first.start, first.end, "actor"
+        )
+    ]
+
+
+_LISTED = frozenset(["和", "与", "及", "、", "以及", "或"])
+
+
+def modifying(folded: str, inside: list[Match]) -> set[int]:
+    """The indexes of names in a list that modifies a later name (A和B的C: A and B)."""
+    found: set[int] = set()
+    for k in range(len(inside) - 1):
+        if folded[inside[k].end : inside[k + 1].start] != "的":
+            continue
+        first = k
+        while first > 0 and folded[inside[first - 1].end : inside[first].start] in _LISTED:
+            first -= 1
+        found.update(range(first, k + 1))
+    return found
+
+
+def modifiers(folded: str, between: list[Match], b: Match) -> bool:
+    """Whether the names ``between`` are a list that modifies ``b`` (A和B的b)."""
+    if not between or folded[between[-1].end : b.start] != "的":
+        return False
+    return all(folded[x.end : y.start].strip() in _LISTED for x, y in pairwise(between))

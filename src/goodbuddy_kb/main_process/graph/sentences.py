@@ -27,6 +27,7 @@ from goodbuddy_kb.main_process.graph.local import (
     RelationPlan,
     allowed_options,
     gap_candidates,
+    negated,
     plan_for,
     sentences,
     squash,
@@ -35,9 +36,13 @@ from goodbuddy_kb.main_process.graph.local import (
 from goodbuddy_kb.main_process.graph.matching import Match, fold
 from goodbuddy_kb.main_process.graph.names import HEAD_ROLES
 from goodbuddy_kb.main_process.graph.referents import (
+    actor,
     before_title,
     business_of,
     for_business,
+    modifiers,
+    modifying,
+    opens_sentence,
     referent,
     unnumbered,
 )
@@ -70,7 +75,7 @@ def relations_in(
             continue
         linked: set[tuple[int, int]] = set()
         here = _pattern_relations(plan, ontology, folded, span, inside, type_of, linked)
-        opens = _opens(folded[span[0] : inside[0].start])
+        opens = opens_sentence(folded[span[0] : inside[0].start])
         topic, exact = (
             (None, True)
             if opens or (title is None and not earlier)
@@ -92,7 +97,7 @@ def relations_in(
         if title is not None:
             here += _object_references(plan, folded, span, inside, type_of, title)
             if opens and not here:
-                here += _actor(ontology, folded, span, inside[0], type_of, title)
+                here += actor(ontology, folded, span, inside[0], type_of, title)
         found += here + lists(folded, inside, here, type_of)
         found += _cooccurrences(plan, ontology, inside, type_of, linked, folded)
         earlier = inside if not earlier else [*earlier[-8:], *inside]
@@ -112,7 +117,6 @@ _COUNTED = re.compile(r"[一二三四五六七八九十两几多\d]+[个家名�
 _INSERTED = re.compile(r"\s*(?:[（(][^（()）]{1,30}[)）])?\s*,\s*(?:who|which)\s[^,;.]{1,80},\s*")
 #: An apposition may stand between ("X, Managing Director, who reports to Y").
 _RELATIVE = re.compile(r"^\s*,\s*(?:[^,;]{1,40},\s*)?(?:who|which|that)\s+")
-_NEGATION = re.compile(r"不|未|并非|\bnot\b|n't\b|\bno longer\b|\binstead of\b")
 _BREAK = re.compile(r"[，,；;：:（）()、]|\s(?:and|but|which|who|while)\s")
 _ROLE_GAP = re.compile(
     r"[^，,。；;]{0,8}?(?:" + "|".join(sorted(HEAD_ROLES, key=len, reverse=True)) + r")"
@@ -126,50 +130,6 @@ _HOLDER_GAPS = frozenset(["", "为", "是", "由", "：", ":"])
 #: The types of what is carried out in steps (a process, a project): their own documents' clauses
 #: without a subject are steps of them.
 _UNDERTAKINGS = ("process", "project")
-#: A question-and-answer label at a line's start (A：, 答：): no word of the sentence.
-_ANSWER_LABEL = re.compile(r"\s*(?:[qa]|问|答)\s*[:：]\s*$")
-
-
-def _opens(before: str) -> bool:
-    """Whether a sentence's first name opens it: nothing before it but numbering, list marks
-    or an answer's label."""
-    words = squash(before).strip(" *#-0123456789.、)")
-    return not words or bool(_ANSWER_LABEL.fullmatch(words))
-
-
-_NEGATION_HINTS = ("不", "未", "非", "not", "n't", "no longer", "instead")
-
-
-def negated(gap: str) -> bool:
-    """Whether the words between two names deny or end the link (不归, no longer, instead of)."""
-    return any(h in gap for h in _NEGATION_HINTS) and bool(_NEGATION.search(gap))
-
-
-def _actor(
-    ontology: Ontology,
-    folded: str,
-    span: tuple[int, int],
-    first: Match,
-    type_of: dict[str, str],
-    title: Match,
-) -> list[FoundRelation]:
-    """A step of a process's own document whose subject is a unit or a person and that says
-    nothing else of it (信息安全组在30分钟内完成初步定级): the subject takes part in the process,
-    the weakest reading of all."""
-    if type_of.get(title.payload[0]) != "process" or first.key == title.key:
-        return []
-    if negated(folded[first.end : span[1]]):
-        return []
-    owns = next((r for r in ontology.relation_types if r.key == "owns"), None)
-    if owns is None or not owns.allows(type_of.get(first.payload[0], ""), "process"):
-        return []
-    virtual = Match(span[1], span[1], title.key, title.payload)
-    head = Match(first.start, first.end, first.key, (first.payload[0],))
-    return [
-        FoundRelation(
-            "owns", head, virtual, COOCCURRENCE_CONFIDENCE, first.start, first.end, "actor"
-        )
-    ]
 
 
 def _apposition(
@@ -296,7 +256,7 @@ def _topic_relations(
     may only take a clause that is nothing but a relation word and the name (下设安保组)."""
     found: list[FoundRelation] = []
     first = inside[0]
-    opens = _opens(folded[span[0] : first.start])
+    opens = opens_sentence(folded[span[0] : first.start])
     second = {b for _a, b in linked}
     all_breaks = chunk_breaks[
         bisect_right(chunk_breaks, span[0]) : bisect_right(chunk_breaks, inside[-1].start)
@@ -399,11 +359,14 @@ def _pattern_relations(
     pattern, hence the reach."""
     found: list[FoundRelation] = []
     reach = 3 * plan.longest_between + MAX_FREE_LATIN + 8
+    modifier = modifying(folded, inside) if "的" in folded[span[0] : span[1]] else set()
     for i, a in enumerate(inside):
         for j in range(i + 1, len(inside)):
             b = inside[j]
             if b.start - a.end > reach:
                 break
+            if j in modifier and i not in modifier:
+                continue  # (OA系统和企业微信的账号开通: the names before 的 say whose it is)
             raw = folded[a.end : b.start]
             if "(" in raw or "（" in raw or "," in raw:
                 inserted = _INSERTED.match(raw) if "wh" in raw else None
@@ -444,7 +407,12 @@ def _pattern_relations(
                     if type_of.get(a.payload[0]) != "role":  # 财务总监邵雨桐 heads a unit too
                         linked.add((a.start, b.start))
                     continue
-            candidates = gap_candidates(plan, gap, adjacent=j == i + 1)
+            adjacent = j == i + 1
+            if not adjacent and modifiers(folded, inside[i + 1 : j], b):
+                # 由IT服务台统一办理OA系统和企业微信的账号开通: the names before 的 modify the
+                # last one; the verb before them relates the two ends
+                gap, adjacent = squash(folded[a.end : inside[i + 1].start]), True
+            candidates = gap_candidates(plan, gap, adjacent=adjacent)
             if not candidates:
                 continue
             context = Context(folded, span, a, b)
