@@ -31,6 +31,9 @@ ENCYCLOPAEDIA = """# 人物与植物
 木槿是一种锦葵科植物，原产于中国中部，夏秋开花。
 皇帝召见文武百官，加文武百官官职一级，并在紫禁城设宴。
 该城市位于江苏省南京市，是长江下游的重要港口，1990年代建成新港区。
+猴面包树是一种锦葵科猴面包树属的大型乔木。
+2007年她来台发行专辑《在世界中心》。
+新系统将接收区与汇整区做出整理。
 """
 
 RULES = """# 差旅与采购规定
@@ -117,6 +120,8 @@ def test_extracted_names_are_whole_names(
     )
     names = _names(pool.get(), library_id)
     junk = {"任中共天津市", "个小组", "个标准", "逾期财务部", "晚住宿标准", "一种锦葵科"}
+    # a plant family before its genus, a piece of an album's title, two areas joined by 与
+    junk |= {"锦葵科", "世界中心", "接收区与汇整区"}
     assert not junk & set(names), names
     assert not any("加文武百官" in n for n in names), names
     edges = [n for n in names if n[0] in FUNCTION_OR_MEASURE or n[-1] in FUNCTION_OR_MEASURE]

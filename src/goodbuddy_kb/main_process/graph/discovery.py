@@ -263,6 +263,19 @@ def prepare(ontology: Ontology) -> Cues:
     )
 
 
+#: What follows a family's name in a taxonomy (锦葵科猴面包树属, 葫芦科植物): not a unit.
+_TAXON_AFTER = re.compile(r"[\u4e00-\u9fff]{1,5}属|植物|动物")
+
+
+def _in_a_work_title(text: str, start: int, end: int) -> bool:
+    """Whether the span is a part, not the whole, of a work's title in 《》 (《在世界中心》)."""
+    opened = text.rfind("《", max(0, start - 30), start + 1)
+    if opened < 0 or "》" in text[opened:start]:
+        return False
+    closed = text.find("》", end, end + 30)
+    return closed >= 0 and (opened != start - 1 or closed != end)
+
+
 def _a_name(text: str, start: int, end: int, cue: str) -> tuple[int, int] | None:
     """The trimmed span if it is still a name: more than its cue, not a generic word."""
     start, end = trim(text, start, end)
@@ -277,7 +290,13 @@ def _a_name(text: str, start: int, end: int, cue: str) -> tuple[int, int] | None
     elif text[start : start + 1] in "年月日":
         start += 1  # 年初…, 月底…: a date's end
     name = text[start:end]
+    joined = max(name.rfind(c, 0, len(name) - len(cue)) for c in "与和及")
+    if joined > 0 and name[:joined].endswith(cue):
+        start += joined + 1  # 接收区与汇整区: two names of the same kind, the later one here
+        name = text[start:end]
     if end - start <= len(cue) or name.endswith(GENERIC_ENDS):
+        return None
+    if _in_a_work_title(text, start, end) or (cue == "科" and _TAXON_AFTER.match(text, end)):
         return None
     if name.endswith("全部") and not name.endswith("安全部"):
         return None  # …中全部: "all of it", not a unit (信息安全部 is one)
