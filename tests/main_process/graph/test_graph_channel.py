@@ -222,3 +222,22 @@ def test_invalid_ontology_and_unknown_library_are_refused(dispatcher: Dispatcher
     assert fail(dispatcher, GRAPH_GET.name, {"libraryId": "0" * 32})["code"] == "not_found"
     unchanged = call(dispatcher, GRAPH_GET.name, {"libraryId": kb})
     assert unchanged["ontology"]["relationTypes"][0]["headTypes"] != ["spaceship"]
+
+
+def test_a_chunk_a_graph_path_answered_is_evidence_however_little_text_it_shares(
+    dispatcher: Dispatcher, services: Services, kb: str
+) -> None:
+    turn_on(dispatcher, services, kb)
+    # 财务部隶属于行政中心 shares almost no words with the question: the text alone calls it
+    # irrelevant, the path 差旅报销制度 ←approves— 财务部 —belongs_to→ 行政中心 says otherwise
+    res = call(
+        dispatcher,
+        RETRIEVE.name,
+        {"libraryIds": [kb], "query": "差旅报销制度的审批部门隶属于哪个中心"},
+    )
+    shown = [*res["results"], *res["belowFloor"]]
+    answer = next(r for r in shown if "财务部隶属于行政中心" in r["snippet"])
+    # evidence (above the floor), and likely relevant: about two in three such chunks are
+    assert answer in res["results"] and answer["relevance"] >= 0.5, answer
+    relevance = [r["relevance"] for r in res["results"]]
+    assert relevance == sorted(relevance, reverse=True)  # still never rising down the list

@@ -84,6 +84,9 @@ class ChannelRun:
     graph_entities: list[str] = field(default_factory=list)
     graph_near_misses: list[str] = field(default_factory=list)
     graph_paths: list[str] = field(default_factory=list)
+    #: the chunks stating what the question asks for, when the graph followed a path to it from
+    #: a name the question spells out
+    graph_answers: set[str] = field(default_factory=set)
 
     @property
     def used(self) -> bool:
@@ -212,6 +215,8 @@ def graph(q: ChannelQuery) -> ChannelRun:
         run.graph_entities = list(found.matched)
         run.graph_near_misses = list(found.near_misses)
         run.graph_paths = list(found.paths)
+        if found.answered:
+            run.graph_answers = {h.chunk_id for h in found.hits if h.answers}
     return run
 
 

@@ -101,6 +101,7 @@ class Retriever:
             background,
             calibration.family(embedding_kind),
             idf,
+            frozenset(c for run in runs for c in run.graph_answers),
         ).run(ranked, query)
         context, context_ms = ContextStage(
             settings.context_max_characters, settings.adjacent_chunk_count

@@ -189,6 +189,8 @@ class RelevanceStage:
     family: str = "other"
     #: Each query term's idf in the index (``lexical.vocab``).
     term_weights: Mapping[str, float] = field(default_factory=dict)
+    #: The chunks the graph reached by a path to what the question asks (``graph_answers``).
+    path_answers: frozenset[str] = frozenset()
 
     def run(self, ranked: list[Candidate], query: LexicalQuery) -> Relevance:
         shown = ranked[: self.top_k]
@@ -209,6 +211,8 @@ class RelevanceStage:
             values = calibration.relevance_list([c.features for c in shown], margins, self.family)
             for c, value in zip(shown, values, strict=True):
                 c.relevance = value
+            if self.path_answers & {c.chunk_id for c in shown}:
+                shown = calibration.with_paths(shown, self.path_answers)
         best = max((c.relevance for c in shown), default=None)
         top = [c for c in shown if c.relevance >= self.minimum_relevance]
         return Relevance(shown, top, best)
