@@ -289,6 +289,7 @@ def _a_name(text: str, start: int, end: int, cue: str) -> tuple[int, int] | None
         start = j + (text[j] in UNITS)  # 三家公司, 五个小组, 第四区: a count, not a name
     elif text[start : start + 1] in "年月日":
         start += 1  # 年初…, 月底…: a date's end
+    start, end = trim(text, start, end)  # (4月1日与陈科…: what the date left may be a particle)
     name = text[start:end]
     joined = max(name.rfind(c, 0, len(name) - len(cue)) for c in "与和及")
     if joined > 0 and name[:joined].endswith(cue):
