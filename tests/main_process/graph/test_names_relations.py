@@ -348,3 +348,24 @@ def test_a_near_miss_beside_a_spelled_name_does_not_lead_the_graph(
     assert res["results"][0]["documentPath"] == "crm.md", [
         (r["documentPath"], r["graphReasons"]) for r in res["results"]
     ]
+
+
+def test_a_path_only_a_near_miss_reached_never_answers_for_the_spelled_name(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    from goodbuddy_kb.main_process.graph import channel
+
+    library_id = _library(
+        dispatcher,
+        services,
+        tmp_path / "docs",
+        {
+            "crm.md": "# CRM系统说明\n\nCRM系统于2020年上线，用于管理客户。\n",
+            "onboarding.md": "# 入职须知\n\n账号开通请联系IT专员柳青。\n",
+        },
+    )
+    found = channel.search(pool.get(), [library_id], "CRM系统的账号现在找谁开通？", 20)
+    assert found.near_misses == ["账号开通"] and "CRM系统" in found.matched
+    # 柳青 —owns→ 账号开通 reaches a "who" from the near miss only: a guess, shown as a
+    # path but never the answer the fusion follows (CRM系统's own relations reach nobody)
+    assert not found.answered, found.paths

@@ -306,20 +306,28 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
         asked = hop.asked_types(ontology, rest) if ontology is not None else set()
         answers = hop.follow(conn, settings.min_confidence, entity_ids, relations, asked, cued)
         direct = {a.relation_id for a in answers if a.hops == 1}
-        # only a path from a name the question spells out is sure enough to lead the fusion (a
-        # near miss — 账号…开通 for 账号开通 — is a guess at what the question is about)
-        sure = (
-            answers
-            if not near or not spelled
-            else hop.follow(conn, settings.min_confidence, spelled, relations, asked, cued)
-        )
-        result.answered = result.answered or hop.complete(sure, asked)
         named = set(spelled)
+        # the relations only a near miss reached (when the question also spells a name)
         guessing = (
             {r[0] for r in relations if r[2] not in named and r[3] not in named}
             if near and spelled
             else set()
         )
+        # only a path from a name the question spells out is sure enough to lead the fusion (a
+        # near miss — 账号…开通 for 账号开通 — is a guess at what the question is about)
+        sure = (
+            hop.follow(
+                conn,
+                settings.min_confidence,
+                spelled,
+                [r for r in relations if r[0] not in guessing],
+                asked,
+                cued,
+            )
+            if near and spelled
+            else answers
+        )
+        result.answered = result.answered or hop.complete(sure, asked)
         pointed = bool(cued) or bool(answers)
         if relations:
             # a question that asks for some relation types ("在哪" → located in) or for an
