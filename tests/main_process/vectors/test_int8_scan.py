@@ -4,6 +4,7 @@ scanned exactly."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -47,6 +48,13 @@ def version_with(
         )
         first += size
     return store.get(conn, version.id), store.path_of(data_dir, version.id)
+
+
+def grow(conn: sqlite3.Connection, data_dir: Path, version_id: str, more: np.ndarray) -> int:
+    """Appends ``more`` to the version after its ``ROWS`` rows; returns the rows it now has."""
+    items = [(ROWS + i + 1, "h") for i in range(len(more))]
+    store.append(conn, data_dir, store.get(conn, version_id), items, more)
+    return ROWS + len(more)
 
 
 def exact_top(matrix: np.ndarray, q: np.ndarray, k: int, dead: tuple[int, ...] = ()) -> list[int]:
@@ -138,7 +146,7 @@ def test_a_tail_past_the_row_count_is_ignored_then_replaced(
     assert result.rows.tolist() == exact_top(matrix, q, 10)
     more = vectors(500, 9)
     conn = pool.get()
-    store.append(conn, data_dir, version, [(ROWS + i + 1, "h") for i in range(500)], more)
+    grow(conn, data_dir, version.id, more)
     whole = np.concatenate([matrix, more])
     monkeypatch.setattr(int8_file, "rebuild_soon", no_rebuild)
     for query in (q, more[250], whole[ROWS - 1]):
@@ -205,14 +213,7 @@ def test_a_packed_copy_gives_the_streamed_scores_and_a_grown_copy_streams_its_ta
         # the background sums every approximate score: the same scores, summed in other groups
         assert packed.score_sum == pytest.approx(alone.score_sum, rel=1e-5, abs=1e-5)
         assert packed.score_sq_sum == pytest.approx(alone.score_sq_sum, rel=1e-5)
-    store.append(
-        conn,
-        data_dir,
-        store.get(conn, version.id),
-        [(ROWS + i + 1, "h") for i in range(2_500)],
-        matrix[ROWS:],
-    )
-    grown = ROWS + 2_500
+    grown = grow(conn, data_dir, version.id, matrix[ROWS:])
     monkeypatch.setattr(int8_packed, "PACKED_MAX_BYTES", 0)  # no new packing: the old prefix
     for q in queries:
         result = scanner.scan(path, grown, DIMS, q, 30, CancelToken())
@@ -289,14 +290,7 @@ def test_a_repack_never_holds_two_copies_of_a_version_over_the_budget(
     scanner.scan(path, ROWS, DIMS, matrix[0], 10, CancelToken())
     int8_packed.wait()
     assert int8_packed.packed_rows(copy) == 5 * 1_024
-    store.append(
-        conn,
-        data_dir,
-        store.get(conn, version.id),
-        [(ROWS + i + 1, "h") for i in range(2_500)],
-        matrix[ROWS:],
-    )
-    grown = ROWS + 2_500
+    grown = grow(conn, data_dir, version.id, matrix[ROWS:])
     monkeypatch.setattr(int8_packed, "_pack_quietly", lambda *args: None)  # see it mid-repack
     q = matrix[6_100]
     assert scanner.scan(path, grown, DIMS, q, 10, CancelToken()).rows.tolist() == exact_top(

@@ -278,7 +278,7 @@ def _listed(
     Jira was found on its own): of the same type, as in one text (`names.coordinated`)."""
     named = entities.names()
     texts = (row["content"] for rows in documents.values() for row in rows)
-    for name in cjk_systems(texts, named) if systems else ():
+    for name in cjk_systems(texts, named) if systems else []:
         entities.resolve("system", name)
     known = entities.latin_names(BARE_TYPES)
     if not known:
@@ -318,8 +318,11 @@ def extract_library(
     for rows in documents.values():
         # the names in the document's title: the topic of its sentences that name no subject
         heading = rows[0]["heading"] or ""
-        body = "\n".join(row["content"] for row in rows[:3])
-        business = business_title(heading, ontology, body) if heading else None
+        business = (
+            business_title(heading, ontology, "\n".join(row["content"] for row in rows[:3]))
+            if heading
+            else None
+        )
         named = find(heading, ontology, None, cues=cues) if heading else []
         if business is not None:  # the title names the business, not a rule of its own
             named = [m for m in named if not _within(m, business)] + [business]

@@ -24,8 +24,9 @@ _EN_SUBJECT = re.compile(r"([A-Z][a-z]+(?: [a-z]+){1,2})\s*(?:—|–|:| - )\s*\
 def business_title(heading: str, ontology: Ontology, body: str = "") -> Mention | None:
     """The piece of business a rule document's title names (数据导出审批规范 → 数据导出审批,
     生产环境发布审批流程 → 生产环境发布审批): a title that is a rule word (规范, 流程, 办法 …)
-    after the name of a process, with the whole title as its other name. The document's
-    sentences without a subject are about the business, not about the rule."""
+    after the name of a process, with the whole title as its other name; or an English title's
+    subject the text (``body``) speaks of again. The document's sentences without a subject are
+    about the business, not about the rule."""
     types = {t.key: t for t in ontology.entity_types}
     if "process" not in types or "policy" not in types:
         return None
@@ -59,7 +60,7 @@ def business_title(heading: str, ontology: Ontology, body: str = "") -> Mention 
 
 #: Where a system stands in Chinese, each a different kind of evidence: a place where work is
 #: done in it (在钉钉上提交, 在企业微信“会议室”应用中), its account or its sign-in (钉钉账号,
-#: 登录钉钉), using it (使用钉钉打卡), listed with a system already known (OA系统和企业微信的).
+#: 登录钉钉), listed with a system already known (OA系统和企业微信的).
 _CJK_SYSTEM_SLOTS = (
     ("in", re.compile(r"在([\u4e00-\u9fff]{2,4})(?:[上中里内]|[“\"「])")),
     (
@@ -75,11 +76,11 @@ _NOT_IN_A_SYSTEM = frozenset(
 )
 
 
-def cjk_systems(texts: Iterable[str], known: set[str]) -> dict[str, int]:
+def cjk_systems(texts: Iterable[str], known: set[str]) -> list[str]:
     """Chinese names of systems without a cue word (钉钉, 企业微信), by the slots they stand in:
     a name is taken when two different kinds of slot hold it across the texts (an account and a
     place where work is done), so that one loose phrase (在历史上) names nothing. ``known``:
-    normalised names the library has already. Returns each name with its slot kinds' count."""
+    normalised names the library has already."""
     kinds: dict[str, set[str]] = {}
     for text in texts:
         if not any(w in text for w in ("在", "账号", "帐号", "账户", "登录", "系统")):
@@ -89,4 +90,4 @@ def cjk_systems(texts: Iterable[str], known: set[str]) -> dict[str, int]:
                 name = m.group(1)
                 if _NOT_IN_A_SYSTEM.isdisjoint(name) and name not in known:
                     kinds.setdefault(name, set()).add(kind)
-    return {name: len(k) for name, k in kinds.items() if len(k) >= 2}
+    return [name for name, k in kinds.items() if len(k) >= 2]

@@ -339,15 +339,16 @@ def find(
         if (m.type_key != "role" or _a_post(text, m)) and (m.type_key != "term" or _a_term(m.name))
     ]
     found.extend(names(text, ontology))
-    if any(t.key == "term" for t in ontology.entity_types):
-        if "(" in text:
-            found.extend(_acronyms(text, found))
-        if " the " in text:
+    keys = {t.key for t in ontology.entity_types}
+    if "term" in keys and "(" in text:
+        found.extend(_acronyms(text, found))
+    if "the " in text:
+        if "role" in keys:
             found.extend(
                 Mention("role", m.group(1), *m.span(1), DISCOVERY_CONFIDENCE)
                 for m in _HELD_POST.finditer(text)
             )
-        if "the " in text:
+        if "term" in keys:
             found.extend(
                 Mention("term", m.group(1), *m.span(1), DISCOVERY_CONFIDENCE)
                 for m in _SUBJECT_ACRONYM.finditer(text)

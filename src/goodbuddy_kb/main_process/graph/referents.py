@@ -6,7 +6,6 @@ the 报销申请 named before, not the rule), and the relation words before a pe
 from __future__ import annotations
 
 import re
-from itertools import pairwise
 
 from goodbuddy_kb.contracts.graph import Ontology
 from goodbuddy_kb.main_process.graph.local import (
@@ -17,7 +16,6 @@ from goodbuddy_kb.main_process.graph.local import (
     gap_candidates,
     negated,
     squash,
-    typed_pair,
 )
 from goodbuddy_kb.main_process.graph.matching import Match
 from goodbuddy_kb.main_process.graph.names import ROLES_ZH
@@ -133,9 +131,14 @@ def for_business(
     head, tail = typed
     if type_of.get(virtual.payload[0]) != "policy":
         return None
-    moved = Match(virtual.start, virtual.end, business.key, business.payload)
-    pair = (moved, tail) if head.key == virtual.key else (head, moved)
-    return typed_pair(p, *pair, type_of) if p.head_first else typed_pair(p, *pair[::-1], type_of)
+    for entity in business.payload:
+        moved = Match(virtual.start, virtual.end, business.key, (entity,))
+        h, t = (moved, tail) if head.key == virtual.key else (head, moved)
+        if h.payload[0] != t.payload[0] and p.relation.allows(
+            type_of.get(h.payload[0], ""), type_of.get(t.payload[0], "")
+        ):
+            return h, t
+    return None
 
 
 #: A question-and-answer label at a line's start (A：, 答：): no word of the sentence.
@@ -179,21 +182,14 @@ def actor(
 _LISTED = frozenset(["和", "与", "及", "、", "以及", "或"])
 
 
-def modifying(folded: str, inside: list[Match]) -> set[int]:
-    """The indexes of names in a list that modifies a later name (A和B的C: A and B)."""
-    found: set[int] = set()
+def modified(folded: str, inside: list[Match]) -> dict[int, int]:
+    """For each name a list of names modifies (A和B的C), the index of the list's first name."""
+    found: dict[int, int] = {}
     for k in range(len(inside) - 1):
         if folded[inside[k].end : inside[k + 1].start] != "的":
             continue
         first = k
         while first > 0 and folded[inside[first - 1].end : inside[first].start] in _LISTED:
             first -= 1
-        found.update(range(first, k + 1))
+        found[k + 1] = first
     return found
-
-
-def modifiers(folded: str, between: list[Match], b: Match) -> bool:
-    """Whether the names ``between`` are a list that modifies ``b`` (A和B的b)."""
-    if not between or folded[between[-1].end : b.start] != "的":
-        return False
-    return all(folded[x.end : y.start].strip() in _LISTED for x, y in pairwise(between))

@@ -40,8 +40,7 @@ from goodbuddy_kb.main_process.graph.referents import (
     before_title,
     business_of,
     for_business,
-    modifiers,
-    modifying,
+    modified,
     opens_sentence,
     referent,
     unnumbered,
@@ -359,7 +358,8 @@ def _pattern_relations(
     pattern, hence the reach."""
     found: list[FoundRelation] = []
     reach = 3 * plan.longest_between + MAX_FREE_LATIN + 8
-    modifier = modifying(folded, inside) if "的" in folded[span[0] : span[1]] else set()
+    lists_of = modified(folded, inside) if "的" in folded[span[0] : span[1]] else {}
+    modifier = {k for head, first in lists_of.items() for k in range(first, head)}
     for i, a in enumerate(inside):
         for j in range(i + 1, len(inside)):
             b = inside[j]
@@ -408,7 +408,7 @@ def _pattern_relations(
                         linked.add((a.start, b.start))
                     continue
             adjacent = j == i + 1
-            if not adjacent and modifiers(folded, inside[i + 1 : j], b):
+            if not adjacent and lists_of.get(j, j) <= i + 1:
                 # 由IT服务台统一办理OA系统和企业微信的账号开通: the names before 的 modify the
                 # last one; the verb before them relates the two ends
                 gap, adjacent = squash(folded[a.end : inside[i + 1].start]), True
