@@ -55,6 +55,8 @@ class Mention:
     end: int
     confidence: float
     aliases: tuple[str, ...] = ()
+    #: The length of the Chinese cue the name was grown from (0: none).
+    cue: int = 0
 
 
 def is_cjk(ch: str) -> bool:
@@ -363,7 +365,15 @@ def discover(
                 )
                 sure = WEAK_CONFIDENCE if weak else DISCOVERY_CONFIDENCE
                 for type_key in types:
-                    found.append(Mention(type_key, text[span[0] : span[1]], *span, sure))
+                    found.append(
+                        Mention(
+                            type_key,
+                            text[span[0] : span[1]],
+                            *span,
+                            sure,
+                            cue=len(key) if is_cjk(key[0]) else 0,
+                        )
+                    )
     if cues.prefixes is not None:
         for end_index, (key, types) in cues.prefixes.iter(folded):
             found.extend(_by_prefix(text, end_index + 1 - len(key), key, types))

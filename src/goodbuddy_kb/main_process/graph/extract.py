@@ -6,6 +6,7 @@ document's graph evidence whole. Cancellable between documents."""
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 import uuid
@@ -13,14 +14,22 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from goodbuddy_kb.contracts.errors import CancelledError
+from goodbuddy_kb.contracts.graph import Ontology
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.graph import store
-from goodbuddy_kb.main_process.graph.discovery import DISCOVERY_CONFIDENCE, WEAK_CONFIDENCE, Mention
+from goodbuddy_kb.main_process.graph.discovery import (
+    DISCOVERY_CONFIDENCE,
+    WEAK_CONFIDENCE,
+    Cues,
+    Mention,
+)
 from goodbuddy_kb.main_process.graph.library_names import business_title, cjk_systems
 from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
 from goodbuddy_kb.main_process.graph.names import BARE_TYPES, coordinated, find
+from goodbuddy_kb.main_process.graph.segment import Readings
 from goodbuddy_kb.main_process.graph.sentences import relations_in
+from goodbuddy_kb.main_process.graph.slots import frames
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
 
@@ -299,6 +308,93 @@ def _listed(
                     entities.resolve(mention.type_key, mention.name, key)
 
 
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _framed(text: str, mention: Mention, framing: tuple[tuple[str, str], ...]) -> bool:
+    """Whether the mention stands between the words of a pattern (须经…审批), as something
+    other than a place."""
+    before, after = text[max(0, mention.start - 4) : mention.start], text[mention.end :]
+    return mention.type_key != "location" and any(
+        before.endswith(b) and after.startswith(a) for b, a in framing
+    )
+
+
+def _discover(
+    documents: dict[str, list[sqlite3.Row]],
+    folded: dict[int, str],
+    ontology: Ontology,
+    cues: Cues,
+    entities: _Entities,
+) -> set[tuple[str, str]]:
+    """Resolves the names the ontology's cues find in every title and chunk; a Chinese name is
+    read in its sentence first (`segment.Readings`). Returns the (type, name) of those that
+    stay only where the library relates them (`segment` "provisional")."""
+    # names kept only when the library repeats them: (mentions of a weak cue, documents of a
+    # "weak" reading, the name)
+    weak: dict[tuple[str, str], tuple[int, set[str], str]] = {}
+    readings = Readings()
+    framing = frames(ontology)
+    # names another rule than a cue found (a title, a table, a bracket): never provisional
+    direct: set[tuple[str, str]] = set()
+    try:
+        for document_id, rows in documents.items():
+            # the names in the document's title: the topic of its sentences that name no subject
+            heading = rows[0]["heading"] or ""
+            business = (
+                business_title(heading, ontology, "\n".join(row["content"] for row in rows[:3]))
+                if heading
+                else None
+            )
+            named = find(heading, ontology, None, cues=cues) if heading else []
+            if business is not None:  # the title names the business, not a rule of its own
+                named = [m for m in named if not _within(m, business)] + [business]
+            for mention in named:
+                key = normalise_name(mention.name)
+                verdict = "whole"
+                if mention is not business and _CJK.search(mention.name) is not None:
+                    verdict = readings.read(heading, mention, key)
+                    if verdict == "broken":
+                        continue
+                if verdict != "provisional":
+                    direct.add((mention.type_key, key))
+                entity_id = entities.resolve(mention.type_key, mention.name)
+                for alias in mention.aliases:
+                    entities.alias(entity_id, mention.type_key, alias)
+            for row in rows:
+                text = folded[row["seq"]]
+                for mention in find(
+                    row["content"], ontology, row["heading"], cues=cues, folded=text
+                ):
+                    key = " ".join(text[mention.start : mention.end].split())
+                    verdict = "whole"
+                    if _CJK.search(mention.name) is not None:
+                        verdict = readings.read(row["content"], mention, key)
+                        if verdict == "broken":
+                            continue
+                        if verdict == "provisional" and _framed(row["content"], mention, framing):
+                            direct.add((mention.type_key, key))
+                    else:
+                        direct.add((mention.type_key, key))
+                    if mention.confidence <= WEAK_CONFIDENCE or verdict == "weak":
+                        seen, docs, _name = weak.get((mention.type_key, key), (0, set(), ""))
+                        if verdict == "weak":  # (one document repeating it is one use)
+                            docs.add(document_id)
+                        else:
+                            seen += 1
+                        weak[(mention.type_key, key)] = (seen, docs, mention.name)
+                        continue
+                    entity_id = entities.resolve(mention.type_key, mention.name, key)
+                    for alias in mention.aliases:
+                        entities.alias(entity_id, mention.type_key, alias)
+    finally:
+        readings.close()
+    for (type_key, key), (seen, docs, name) in weak.items():
+        if seen > 1 or len(docs) > 1 or entities.known(type_key, key):
+            entities.resolve(type_key, name, key)
+    return readings.provisional() - direct
+
+
 def extract_library(
     conn: sqlite3.Connection,
     library_id: str,
@@ -314,36 +410,7 @@ def extract_library(
     # 1. discovery: the names the ontology's cues find, resolved by type and name
     cues = prepare(ontology)
     entities = _Entities(conn, library_id)
-    weak: dict[tuple[str, str], tuple[int, str]] = {}
-    for rows in documents.values():
-        # the names in the document's title: the topic of its sentences that name no subject
-        heading = rows[0]["heading"] or ""
-        business = (
-            business_title(heading, ontology, "\n".join(row["content"] for row in rows[:3]))
-            if heading
-            else None
-        )
-        named = find(heading, ontology, None, cues=cues) if heading else []
-        if business is not None:  # the title names the business, not a rule of its own
-            named = [m for m in named if not _within(m, business)] + [business]
-        for mention in named:
-            entity_id = entities.resolve(mention.type_key, mention.name)
-            for alias in mention.aliases:
-                entities.alias(entity_id, mention.type_key, alias)
-        for row in rows:
-            text = folded[row["seq"]]
-            for mention in find(row["content"], ontology, row["heading"], cues=cues, folded=text):
-                key = " ".join(text[mention.start : mention.end].split())
-                if mention.confidence <= WEAK_CONFIDENCE:
-                    seen, _name = weak.get((mention.type_key, key), (0, ""))
-                    weak[(mention.type_key, key)] = (seen + 1, mention.name)
-                    continue
-                entity_id = entities.resolve(mention.type_key, mention.name, key)
-                for alias in mention.aliases:
-                    entities.alias(entity_id, mention.type_key, alias)
-    for (type_key, key), (seen, name) in weak.items():
-        if seen > 1 or entities.known(type_key, key):
-            entities.resolve(type_key, name, key)
+    doubtful = _discover(documents, folded, ontology, cues, entities)
     _listed(documents, folded, entities, any(t.key == "system" for t in ontology.entity_types))
     with transaction(conn):
         entities.write(conn)
@@ -405,7 +472,13 @@ def extract_library(
         report.evidence += len(evidence)
         batch.add(document_id, [r["seq"] for r in rows], evidence)
     batch.flush()
+    provisional = {
+        entity_id
+        for name, entity_id, type_key in known
+        if doubtful and (type_key, normalise_name(name)) in doubtful
+    }
     with transaction(conn):
+        store.drop_unrelated(conn, library_id, provisional)
         store.prune(conn, library_id)
         conn.execute(
             "UPDATE graph_settings SET needs_rebuild = 0 WHERE library_id = ?", (library_id,)

@@ -165,6 +165,16 @@ _NOT_A_PERSON_WORD = frozenset(
         "General",
         "Managing",
         "Finance",
+        # articles of the languages a Chinese text quotes (「一个民族」（Un Peuple, …）)
+        "Un",
+        "Une",
+        "Des",
+        "Les",
+        "Der",
+        "Die",
+        "Das",
+        "Los",
+        "Las",
     ]
 )
 

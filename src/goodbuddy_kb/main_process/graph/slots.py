@@ -63,3 +63,20 @@ def slots(ontology: Ontology) -> tuple[re.Pattern[str] | None, dict[str, str]]:
         + r")\s+(?:the\s+)?([A-Z][A-Za-z0-9&-]*(?:\s+(?:&\s+)?[A-Z][A-Za-z0-9&-]*){0,3})"
     )
     return expression, found
+
+
+#: A pattern's words right before and right after a name it relates ({tail}须经{head}审批).
+_FRAME = re.compile(r"([\u4e00-\u9fff]+)\{(?:head|tail)\}([\u4e00-\u9fff]+)")
+
+
+def frames(ontology: Ontology) -> tuple[tuple[str, str], ...]:
+    """The words around a name in the ontology's Chinese patterns, both sides (须经…审批,
+    由…负责, 向…汇报): a name between them acts in a relation the ontology knows, whatever
+    stands at the relation's other end (费用须经总经理办公室审批)."""
+    found = {
+        (m.group(1), m.group(2))
+        for relation in ontology.relation_types
+        for pattern in relation.patterns
+        for m in _FRAME.finditer(pattern)
+    }
+    return tuple(sorted(found))

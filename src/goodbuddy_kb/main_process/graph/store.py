@@ -241,6 +241,32 @@ def prune(conn: sqlite3.Connection, library_id: str) -> None:
     )
 
 
+def drop_unrelated(conn: sqlite3.Connection, library_id: str, ids: set[str]) -> None:
+    """Drops extracted entities in ``ids`` that take part in no relation but where a thing is,
+    with those relations and the evidence of both (what is left goes with `store.prune`): a
+    description that only stands where a place does (a committee "in 自治区", "in 旅游区") is
+    not yet a name; one that leads, owns, approves or belongs to something is. An entity a
+    person edited or locked stays."""
+    unsupported = [
+        (i,)
+        for i in ids
+        if conn.execute(
+            "SELECT 1 FROM graph_entities WHERE id = ? AND created_by = 'local'"
+            " AND locked_fields = '[]' AND NOT EXISTS (SELECT 1 FROM graph_relations r"
+            " JOIN graph_entities t ON t.id = r.tail_id WHERE (r.head_id = ?1 OR r.tail_id = ?1)"
+            " AND t.type_key != 'location')",
+            (i,),
+        ).fetchone()
+    ]
+    touching = (
+        "SELECT id FROM graph_relations WHERE (head_id = ?1 OR tail_id = ?1)"
+        " AND extractor != 'manual' AND locked = 0"
+    )
+    conn.executemany(f"DELETE FROM graph_evidence WHERE relation_id IN ({touching})", unsupported)
+    conn.executemany(f"DELETE FROM graph_relations WHERE id IN ({touching})", unsupported)
+    conn.executemany("DELETE FROM graph_evidence WHERE entity_id = ?", unsupported)
+
+
 # -- reading ---------------------------------------------------------------------------------
 def _entity(conn: sqlite3.Connection, row: sqlite3.Row) -> Entity:
     aliases = [
