@@ -28,15 +28,18 @@ READINGS = [
     # starts inside a word
     ("是巴黎同性恋区的中心", "性恋区", "location", 1, "broken"),
     # a clause, a count or a word written twice glued to it
-    ("香港在DVD分区属第三区。", "DVD分区属第三区", "location", 1, "broken"),
     ("宣传由曼哈顿一家公关公司负责", "曼哈顿一家公关公司", "organization", 2, "broken"),
     ("《西南忠魂》是台湾台湾电视公司于1984年", "台湾台湾电视公司", "organization", 2, "broken"),
-    ("一个民族，该城东与浏阳市沙市镇为邻", "浏阳市沙市", "location", 1, "provisional"),
+    ("该城东与浏阳市沙市镇为邻", "浏阳市沙市", "location", 1, "provisional"),
+    ("巴黎第四区是法国首都巴黎市的20个区之一", "法国首都巴黎市", "location", 1, "broken"),
     # a person's name is no ordinary word; a surname may read as anything
     ("大型植株基部常分歧，茎具纵棱", "常分歧", "person", 0, "broken"),
     ("| MES | 生产制造部 | 任海峰 |", "任海峰", "person", 0, "whole"),
     ("人力资源总监柏文静全面负责部门工作", "柏文静", "person", 0, "whole"),
-    # descriptions and ordinary words: names only where the library relates them
+    # descriptions, ordinary words, a one-character verb inside: names only where the
+    # library relates them (a place never: 长沙地区撤区 is "the Changsha area abolished …")
+    ("香港在DVD分区属第三区。", "DVD分区属第三区", "location", 1, "provisional"),
+    ("1995年长沙地区撤区并乡镇", "长沙地区撤区", "location", 1, "provisional"),
     ("本市有一个俱乐部", "俱乐部", "organization", 3, "provisional"),
     ("雷达系统的火控中心", "雷达系统", "system", 2, "provisional"),
     ("测试组是质量中心下属小组", "测试组", "organization", 1, "provisional"),

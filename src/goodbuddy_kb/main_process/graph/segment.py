@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 import threading
 import warnings
 from typing import Any
@@ -51,16 +52,16 @@ _NEVER_FIRST = _PARTICLES | frozenset(
         "x",
     ]
 )
-#: Tags of a word that never sits inside a name: particles (的、了), interjections.
-_NEVER_INSIDE = _PARTICLES
+#: Tags of a word that never sits inside a name: particles (的、了), interjections, adverbs.
+_NEVER_INSIDE = _PARTICLES | {"d", "df", "dg"}
 #: Tags of verbs, and of the words a verb takes as its object inside a false name.
 _VERBS = frozenset(["v", "vd", "vi", "vg", "zg"])
 _PLACES = frozenset(["ns", "nr", "nrt", "nt", "f"])
 #: Tags of a proper name or a code: what makes a phrase a name of its own (an abbreviation,
 #: 火控 "fire control", does not).
-_PROPER = frozenset(["nr", "nrt", "nrfg", "ns", "nt", "nz", "eng"])
+_PROPER = frozenset(["nr", "nrt", "nrfg", "ns", "nt", "nz", "eng", "guessed"])
 #: Tags of a noun after a name that makes the name its modifier.
-_NAMES_AFTER = frozenset(["n", "nr", "nrt", "nrfg", "ns", "nt", "nz", "ng"])
+_NAMES_AFTER = frozenset(["n", "nr", "nrt", "nrfg", "ns", "nt", "nz", "ng", "guessed"])
 #: Tags of a word that starts a name of its own: a place's, a person's, an organisation's.
 _NAMED = frozenset(["nr", "nrt", "nrfg", "ns", "nt", "eng"])
 #: Tags of common words.
@@ -70,6 +71,10 @@ _COUNTS = frozenset(["m", "mq", "mg", "q"])
 #: How often a word must occur in the dictionary's corpus to be an ordinary word, not a given
 #: name (分歧 984; 文静 74, 海峰 11).
 _FREQUENT = 200
+_HAN = re.compile(r"[\u4e00-\u9fff]+")
+#: The tag of a Chinese word the dictionary lacks, guessed by the segmenter: most likely a
+#: name (茫崖, 摩尔甘比), read as a proper one.
+_GUESSED = "guessed"
 #: Characters of context read on either side of a name.
 _BEFORE, _AFTER = 8, 4
 
@@ -86,10 +91,15 @@ def _a_count(
     return not (text[word[0]] == "第" and word is inside[-2])
 
 
-def _a_clause(word: tuple[int, int, str]) -> bool:
-    """A one-character verb or a time inside a name: a clause glued to it (中国大陆属第六区,
-    长沙地区撤区, 农历七月底乌石港区)."""
-    return (word[2] == "v" and word[1] - word[0] == 1) or word[2] in ("t", "tg")
+def _a_time(word: tuple[int, int, str]) -> bool:
+    """A time inside a name: a clause glued to it (农历七月底乌石港区)."""
+    return word[2] in ("t", "tg")
+
+
+def _a_verb(word: tuple[int, int, str]) -> bool:
+    """A one-character verb inside a name: a clause glued to it (中国大陆属第六区, 长沙地区撤区),
+    or a word the dictionary lacks read a character at a time (招聘与入职组: 入|职组)."""
+    return word[2] == "v" and word[1] - word[0] == 1
 
 
 def _bounds(words: list[tuple[int, int, str]], s: int, e: int) -> bool:
@@ -179,19 +189,35 @@ class Segmenter:
             _release_later()
 
     def _cut(self, window: str, guess: bool) -> list[tuple[int, int, str]]:
+        """The words of jieba's segmenter (its four-state model guesses the words the
+        dictionary lacks, fast) with the dictionary's tags; a guessed word has none: a run of
+        Latin letters or digits reads "eng" or "m", a Chinese one is most likely a name
+        ("nz"). (The tagger's own guesses run a model over every tag and cost tens of
+        milliseconds a sentence on unknown text.)"""
         out, at = [], 0
-        for pair in self._tagger.cut(window, HMM=guess):
-            out.append((at, at + len(pair.word), pair.flag))
-            at += len(pair.word)
+        tags = self._tagger.word_tag_tab
+        for word in self._tagger.tokenizer.cut(window, HMM=guess):
+            tag = tags.get(word)
+            if tag is None:
+                if word.isascii() and word.isalnum():
+                    tag = "m" if word.isdigit() else "eng"
+                else:
+                    tag = _GUESSED if len(word) > 1 and _HAN.fullmatch(word) else "x"
+            out.append((at, at + len(word), tag))
+            at += len(word)
         return out
+
+    def _tag(self, char: str) -> str:
+        """The dictionary's tag of one character."""
+        return str(self._tagger.word_tag_tab.get(char, "x"))
 
     def _person(self, name: str) -> str:
         """A person's name is not an ordinary word (干部) and does not end in a frequent one
         (常分歧 "often branches"); its surname may read as anything (任 "to serve", 常
         "often") and its given name as a rare word (柏文静, 任海峰)."""
         words = self._words(name)
-        if len(words) == 1:
-            return "whole" if words[0][2].startswith("nr") else "broken"
+        if len(words) == 1:  # one word: a name unless the dictionary has it as another word
+            return "whole" if words[0][2].startswith(("nr", "nz", _GUESSED)) else "broken"
         last = words[-1]
         common = (
             last[1] - last[0] > 1
@@ -232,6 +258,11 @@ class Segmenter:
             if not _bounds(words, s, e):
                 return "broken"
         inside = [w for w in words if s <= w[0] and w[1] <= e]
+        if cue == 1 and inside[-1][2] == _GUESSED:
+            # the cue glued to a guessed word is a word of its own (长沙地区撤|区, 入|职组)
+            *inside, last = inside
+            inside += [(c, c + 1, self._tag(window[c])) for c in range(last[0], last[1] - 1)]
+            inside.append((e - 1, e, self._tag(window[e - 1])))
         first = inside[0][2]
         size = inside[0][1] - inside[0][0]
         if window[s : s + size] == window[s + size : s + 2 * size]:
@@ -243,9 +274,11 @@ class Segmenter:
         if any(a[2] in _VERBS and b[2] in _PLACES for a, b in itertools.pairwise(inside)):
             return "broken"  # a verb and its object (升上香港甲组, 攻破李灵曜部)
         if any(_a_count(w, inside, window, type_key) for w in inside[1:]) or any(
-            _a_clause(w) for w in inside[1:-1]
+            _a_time(w) for w in inside[1:-1]
         ):
             return "broken"
+        if any(_a_verb(w) for w in inside[1:-1]):
+            return "provisional"
         if self._names_next(window, s, e, words) and not text.startswith(HEAD_TITLES, end):
             return "provisional"  # it names what follows (黑龙江省博物馆, 长宗我部信亲)
         if len(inside) == 1 and not (cue == 1 and first == "nt"):
@@ -269,7 +302,7 @@ class Segmenter:
 
 
 #: How many of a Chinese name's mentions are read in their sentence before its verdict stands.
-MAX_READINGS = 5
+MAX_READINGS = 3
 _RANK = {"broken": 0, "provisional": 1, "weak": 2, "whole": 3}
 
 
