@@ -15,6 +15,7 @@ import pytest
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess
+from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import rebuild as rb
@@ -25,6 +26,7 @@ from goodbuddy_kb.contracts.errors import NotFoundError
 from goodbuddy_kb.contracts.methods import (
     DOCUMENT_REBUILD,
     DOCUMENTS_LIST,
+    GRAPH_UPDATE,
     LIBRARY_LIST,
     LIBRARY_REBUILD,
     RETRIEVE,
@@ -149,6 +151,13 @@ def test_shutdown_during_a_rebuild_cancels_it(data_dir: Path, tmp_path: Path) ->
         with session(data_dir) as (backend, client):
             use_remote(client, base)
             library_id = library_with_docs(client, tmp_path / "docs")
+            # a local graph: the rebuild queues its extraction as it ends, while the app closes
+            client.call(
+                GRAPH_UPDATE,
+                g.GraphUpdateRequest(
+                    library_id=library_id, settings=g.GraphSettings(strategy="local")
+                ),
+            )
             chunking(client, library_id, "structure")
             script.delay_s = 0.5
             task_id = client.call(
@@ -162,7 +171,7 @@ def test_shutdown_during_a_rebuild_cancels_it(data_dir: Path, tmp_path: Path) ->
             task = next(
                 x for x in client.call(TASKS_LIST, t.TaskListRequest()).tasks if x.id == task_id
             )
-            assert task.state == "cancelled" and task.error == "the app is closing"
+            assert (task.state, task.error) == ("cancelled", "the app is closing"), task
             assert task.summary is not None and task.summary.not_started >= 1
             counts = {d.chunk_count for d in docs(client, library_id).values()}
             assert counts <= {2, 6}, "every document entirely old or entirely new"

@@ -92,7 +92,17 @@ class TaskRunner:
             self._queued[(kind, key)] = info.id
         self._publish(info)
         executor = self._lanes[lane or (kind if kind in ("vectorize", "ocr") else "fulltext")]
-        future = executor.submit(self._run, info.id, library_id, (kind, key), work)
+        try:
+            future = executor.submit(self._run, info.id, library_id, (kind, key), work)
+        except RuntimeError:  # the app is closing: a task a finishing one queues never starts
+            with self._lock:
+                self._queued.pop((kind, key), None)
+                self._tokens.pop(info.id, None)
+            info = task_store.update(
+                self._db.get(), info.id, "cancelled", 0, 0, 0, None, "the app is closing"
+            )
+            self._publish(info)
+            return info
         self._futures.add(future)
         future.add_done_callback(self._futures.discard)
         return info
