@@ -1,18 +1,18 @@
 """Whether a Chinese name found by its cue is a whole word sequence of the sentence: the
-sentence's words as jieba's dictionary and part-of-speech tagger see them (a statistical
-segmenter made for the job), read around each candidate.
+sentence's words as jieba's segmenter sees them, with its dictionary's part-of-speech tags (a
+statistical segmenter made for the job), read around each candidate.
 
 A cue grows a name from its last character towards the sentence (`discovery`), and no list of
 stop words tells every neighbouring word apart: 部 in 部队, 组 in 组合, 市 in 市委 end no name
 (不少纪律部队, 电子音乐组合, 四川省委省政府), and a name does not start inside a word
-(同性恋区, 中华人民共和国北京市) or with a word that never starts one — a verb of motion or
-relation, a numeral, a pronoun, a preposition (西接茫崖行政区, 列入第五批黑龙江省, 另一间唱片
-公司). A name that is one ordinary word of the language (俱乐部, 调查组, 总经理, 上市公司) or
-that starts with a verb (招聘与入职组, 失恋花园) may still be a unit of the library's own: such a
-name stays when the library relates it to something (`provisional`).
+(同性恋区, 中华人民共和国北京市) or with a word that never starts one — a preposition, an
+adverb, a pronoun, a numeral (西接茫崖行政区, 列入第五批黑龙江省, 另一间唱片公司). A name that
+is one ordinary word of the language (俱乐部, 调查组, 上市公司), a description of common words
+(雷达系统) or that starts with a verb (招聘与入职组, 失恋花园) may still be a unit of the
+library's own: such a name stays where the library relates it to something (`provisional`).
 
-The tagger holds the dictionary in memory (about 140 MB): an extraction run loads it once
-when it has Chinese names to read and lets it go when it ends.
+The dictionary takes about 140 MB: it is loaded when an extraction run first reads a Chinese
+name, shared by the runs that read meanwhile, and let go `IDLE_RELEASE` seconds after the last.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ from typing import Any
 from goodbuddy_kb.main_process.graph.discovery import Mention
 from goodbuddy_kb.main_process.graph.lexicon import HEAD_TITLES
 
-#: Tags of a word that never starts a name: prepositions, conjunctions, particles, adverbs,
-#: pronouns, numerals and measure words, directions and times, interjections.
+#: Tags of particles and interjections.
 _PARTICLES = frozenset(["u", "ud", "ug", "uj", "ul", "uv", "uz", "y", "e", "o"])
+#: Tags of a word that never starts a name: particles, prepositions, conjunctions, adverbs,
+#: pronouns, numerals and measure words, directions and times, affixes, punctuation.
 _NEVER_FIRST = _PARTICLES | frozenset(
     [
         "p",
