@@ -6,7 +6,6 @@ document's graph evidence whole. Cancellable between documents."""
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import time
 import uuid
@@ -27,7 +26,7 @@ from goodbuddy_kb.main_process.graph.library_names import business_title, cjk_sy
 from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
 from goodbuddy_kb.main_process.graph.names import BARE_TYPES, coordinated, find
-from goodbuddy_kb.main_process.graph.segment import Readings
+from goodbuddy_kb.main_process.graph.segment import HAN, Readings
 from goodbuddy_kb.main_process.graph.sentences import relations_in
 from goodbuddy_kb.main_process.graph.slots import frames
 from goodbuddy_kb.main_process.ids import now_iso
@@ -308,9 +307,6 @@ def _listed(
                     entities.resolve(mention.type_key, mention.name, key)
 
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
-
-
 def _framed(text: str, mention: Mention, framing: tuple[tuple[str, str], ...]) -> bool:
     """Whether the mention stands between the words of a pattern (须经…审批), as something
     other than a place."""
@@ -352,7 +348,7 @@ def _discover(
             for mention in named:
                 key = normalise_name(mention.name)
                 verdict = "whole"
-                if mention is not business and _CJK.search(mention.name) is not None:
+                if mention is not business and HAN.search(mention.name) is not None:
                     verdict = readings.read(heading, mention, key)
                     if verdict == "broken":
                         continue
@@ -368,7 +364,7 @@ def _discover(
                 ):
                     key = " ".join(text[mention.start : mention.end].split())
                     verdict = "whole"
-                    if _CJK.search(mention.name) is not None:
+                    if HAN.search(mention.name) is not None:
                         verdict = readings.read(row["content"], mention, key)
                         if verdict == "broken":
                             continue
@@ -472,11 +468,15 @@ def extract_library(
         report.evidence += len(evidence)
         batch.add(document_id, [r["seq"] for r in rows], evidence)
     batch.flush()
-    provisional = {
-        entity_id
-        for name, entity_id, type_key in known
-        if doubtful and (type_key, normalise_name(name)) in doubtful
-    }
+    provisional = (
+        {
+            entity_id
+            for name, entity_id, type_key in known
+            if (type_key, normalise_name(name)) in doubtful
+        }
+        if doubtful
+        else set()
+    )
     with transaction(conn):
         store.drop_unrelated(conn, library_id, provisional)
         store.prune(conn, library_id)

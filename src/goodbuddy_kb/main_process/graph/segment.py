@@ -72,7 +72,8 @@ _COUNTS = frozenset(["m", "mq", "mg", "q"])
 #: How often a word must occur in the dictionary's corpus to be an ordinary word, not a given
 #: name (分歧 984; 文静 74, 海峰 11).
 _FREQUENT = 200
-_HAN = re.compile(r"[\u4e00-\u9fff]+")
+#: Chinese characters (a name with any is read in its sentence; a guessed word of them only).
+HAN = re.compile(r"[\u4e00-\u9fff]+")
 #: The tag of a Chinese word the dictionary lacks, guessed by the segmenter: most likely a
 #: name (茫崖, 摩尔甘比), read as a proper one.
 _GUESSED = "guessed"
@@ -203,7 +204,7 @@ class Segmenter:
                 if word.isascii() and word.isalnum():
                     tag = "m" if word.isdigit() else "eng"
                 else:
-                    tag = _GUESSED if len(word) > 1 and _HAN.fullmatch(word) else "x"
+                    tag = _GUESSED if len(word) > 1 and HAN.fullmatch(word) else "x"
             out.append((at, at + len(word), tag))
             at += len(word)
         return out
