@@ -15,12 +15,15 @@ from pathlib import Path
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess
+from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import sources as s
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.methods import (
     EMBEDDING_UPDATE,
+    GRAPH_GET,
+    GRAPH_UPDATE,
     LIBRARY_CREATE,
     NOTIFY_TASK,
     SETTINGS_UPDATE,
@@ -44,6 +47,17 @@ def wait_idle(client: BlockingClient, timeout: float = 60) -> None:
             return
         time.sleep(0.1)
     raise AssertionError("tasks did not finish")
+
+
+def graph_off(client: BlockingClient, library_id: str) -> None:
+    """A new library's graph is local; tests about what runs without it turn it off."""
+    info = client.call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+    client.call(
+        GRAPH_UPDATE,
+        g.GraphUpdateRequest(
+            library_id=library_id, settings=info.settings.model_copy(update={"strategy": "off"})
+        ),
+    )
 
 
 def library_with(client: BlockingClient, folder: Path, name: str = "Rules") -> str:

@@ -28,6 +28,7 @@ from goodbuddy_kb.contracts.methods import (
     NOTIFY_TASK,
     SOURCE_ADD,
 )
+from tests.bridge.helpers import graph_off
 from tests.servers.sse import sse_server
 
 pytestmark = pytest.mark.integration
@@ -83,6 +84,7 @@ def test_hostile_answers_keep_the_graph_over_the_socket(
     folder.mkdir()
     (folder / "travel.md").write_text(TEXT, "utf-8")
     library_id = client.call(LIBRARY_CREATE, lib.LibraryCreateRequest(name="KB")).library.id
+    graph_off(client, library_id)  # only what the model extracts, nothing local beside it
     added = client.call(
         SOURCE_ADD,
         c.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder), watch=False),

@@ -19,7 +19,7 @@ from goodbuddy_kb.contracts.methods import (
     SETTINGS_UPDATE,
 )
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
-from tests.bridge.helpers import library_with
+from tests.bridge.helpers import graph_off, library_with
 
 pytestmark = pytest.mark.integration
 
@@ -28,6 +28,7 @@ def test_settings_where_no_channel_can_run_are_refused(
     live: BlockingClient, tmp_path: Path
 ) -> None:
     library_id = library_with(live, tmp_path / "kb")
+    graph_off(live, library_id)
     with pytest.raises(InvalidRequestError) as refused:
         live.call(
             SETTINGS_UPDATE,
@@ -62,6 +63,7 @@ def test_graph_only_weights_are_accepted_while_the_graph_is_on(
     """The graph channel runs when the library's graph is on: weights that leave only it are
     saved (and refused again, naming the graph, once it is off)."""
     library_id = library_with(live, tmp_path / "kb")
+    graph_off(live, library_id)
     graph_only = KnowledgeRetrievalSettings(fts_weight=0.0, vector_weight=0.0, graph_weight=1.0)
     with pytest.raises(InvalidRequestError, match="the knowledge graph is off"):
         live.call(

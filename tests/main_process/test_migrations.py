@@ -324,3 +324,49 @@ def test_libraries_on_the_old_relevance_default_move_to_the_calibrated_one(tmp_p
         "SELECT json_extract(retrieval_settings, '$.topK') FROM libraries WHERE id = 'old'"
     ).fetchone()
     assert top_k == 10, "the rest of the settings stays"
+
+
+def test_libraries_made_before_the_local_graph_default_stay_off(tmp_path: Path) -> None:
+    """0023: a new library's graph is local; one made before (no graph settings stored, which
+    read as "off") stays off, and one whose graph a person turned on stays on."""
+    import json
+    import shutil
+
+    from goodbuddy_kb.main_process.graph import store
+
+    migrations = tmp_path / "migrations"
+    shutil.copytree(
+        default_migrations_dir(), migrations, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    later = sorted(p for p in migrations.iterdir() if p.name[:4] >= "0023")
+    held = {p.name: p.read_bytes() for p in later}
+    for p in later:
+        p.unlink()
+    conn = connect(tmp_path / "db.sqlite3")
+    migrate(conn, migrations)
+    t = "2026-01-01"
+    for name in ("untouched", "turned_on"):
+        conn.execute(
+            "INSERT INTO libraries (id, name, retrieval_settings, chunking_settings, created_at,"
+            " updated_at) VALUES (?, ?, '{}', '{}', ?, ?)",
+            (name, name, t, t),
+        )
+    conn.execute(
+        "INSERT INTO graph_settings (library_id, settings, ontology, updated_at)"
+        " VALUES ('turned_on', ?, '{}', ?)",
+        (json.dumps({"strategy": "model"}), t),
+    )
+    for name, data in held.items():
+        (migrations / name).write_bytes(data)
+    assert "0023_graph_default_local" in migrate(conn, migrations)
+    assert store.settings(conn, "untouched").strategy == "off"
+    (kept,) = conn.execute(
+        "SELECT settings FROM graph_settings WHERE library_id = 'turned_on'"
+    ).fetchone()
+    assert json.loads(kept) == {"strategy": "model"}
+    conn.execute(
+        "INSERT INTO libraries (id, name, retrieval_settings, chunking_settings, created_at,"
+        " updated_at) VALUES ('new', 'new', '{}', '{}', ?, ?)",
+        (t, t),
+    )
+    assert store.settings(conn, "new").strategy == "local"

@@ -14,7 +14,8 @@ from typing import Any, Protocol
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import chat as c
-from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE
+from goodbuddy_kb.contracts import graph as g
+from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, GRAPH_GET, GRAPH_UPDATE
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chat.view import ChatView
@@ -141,6 +142,16 @@ def wait_call(qtbot: QtBot, win: MainWindow, spec: Any, request: Any) -> Any:
     )
     qtbot.waitUntil(lambda: bool(box), timeout=5_000)
     return box[0]
+
+
+def graph_off(qtbot: QtBot, win: MainWindow) -> None:
+    """Turn the current library's graph off (a new library's is local): for tests of task
+    runs that a graph extraction after each import or rebuild would interleave with."""
+    library_id = win.current_library_id()
+    assert library_id is not None
+    info = wait_call(qtbot, win, GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+    off = info.settings.model_copy(update={"strategy": "off"})
+    wait_call(qtbot, win, GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=off))
 
 
 def chat_with(qtbot: QtBot, win: MainWindow, base: str) -> None:

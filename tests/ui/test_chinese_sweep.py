@@ -84,7 +84,9 @@ def walk(qtbot: QtBot, win: MainWindow, make_library: MakeLibrary) -> None:
     tab = win.documents_tab
     tab.refresh()
     qtbot.waitUntil(lambda: "multilingual-e5-small" in tab.vector_label.text(), timeout=10_000)
-    data = {id(tab.documents): {0}, id(tab.sources): {1}}
+    # data: document paths, source locations, and the names the local graph found in them
+    entities = win.graph_tab.entity_list.entities
+    data = {id(tab.documents): {0}, id(tab.sources): {1}, id(entities): {0}}
     for index in range(win.tabs.count()):
         win.tabs.setCurrentIndex(index)
         qtbot.wait(100)
@@ -151,5 +153,6 @@ def screens(qtbot: QtBot, win: MainWindow, library_id: str) -> None:
         view.popover.always.setChecked(True)
         ask_chat(qtbot, view, "年假怎么结转？", timeout=30_000)
     assert "结转" in view.transcript.toPlainText()
-    assert_no_english(win, {id(view.citations): {0, 1, 4}})
+    entities = win.graph_tab.entity_list.entities  # the names the graph found: data
+    assert_no_english(win, {id(view.citations): {0, 1, 4}, id(entities): {0}})
     shoot(win, "zh-sweep-chat")

@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.documents.bar import REASON_MIN_WIDTH
+from goodbuddy_kb.ui.documents.columns import CHUNKS_COLUMN, GRAPH_COLUMN
 from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
@@ -57,6 +58,7 @@ def test_a_failed_reason_reads_at_800x600_with_its_actions_reachable(
     win, tab = narrow, narrow.documents_tab
     view = tab.document_view
     wide_reason = view.columnWidth(REASON)
+    assert not view.isColumnHidden(CHUNKS_COLUMN), "room for the chunk count in a wide window"
     win.resize(800, 600)
     qtbot.waitUntil(lambda: view.columnWidth(REASON) >= REASON_MIN_WIDTH, timeout=5_000)
     qtbot.wait(100)
@@ -75,6 +77,10 @@ def test_a_failed_reason_reads_at_800x600_with_its_actions_reachable(
     view.setFocus()
     view.selectRow(row)
     assert "binary content, not text" in tab.document_bar.reason.text()
+    # At 800 px, with the graph column shown (a new library's graph is local), the chunk count
+    # gives the reason its room; the selected document's line says it instead.
+    assert not view.isColumnHidden(GRAPH_COLUMN) and view.isColumnHidden(CHUNKS_COLUMN)
+    assert "blob.txt</b> · 0 chunks — ⚠" in tab.document_bar.reason.text()
     assert tab.document_bar.reason.isVisible()
     failed = tab.failed_file
     for button in (tab.rebuild_doc_button, tab.open_source_button, *failed.buttons):

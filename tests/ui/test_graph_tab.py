@@ -29,28 +29,37 @@ def click(qtbot: QtBot, widget: QtWidgets.QWidget) -> None:
     qtbot.mouseClick(widget, QtCore.Qt.MouseButton.LeftButton)
 
 
+def choose_strategy(qtbot: QtBot, tab: GraphTab, strategy: str) -> None:
+    """Choose the strategy in the tab's Graph settings dialog, as a person does."""
+    click(qtbot, tab.extraction.settings_button)
+    settings = tab.dialog
+    assert isinstance(settings, GraphSettingsDialog)
+    settings.strategy.setCurrentIndex(settings.strategy.findData(strategy))
+    assert settings.weight_note.isVisible() == (strategy == "off")
+    click(qtbot, settings.ok_button)
+    qtbot.waitUntil(
+        lambda: tab.state.info is not None and tab.state.info.settings.strategy == strategy
+    )
+
+
 def graph_library(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> GraphTab:
-    """A library of two documents whose graph the user turns on and extracts in the tab."""
+    """A library of two documents: its graph is local from the start and extracted as the
+    documents arrive; the user turns it off in the tab and on again, and extracts."""
     files = {"travel.md": TRAVEL, "finance.md": FINANCE}
     library_with_folder(qtbot, win, tmp_path / "kb", files, name="Graph", vectors=False)
     tab = win.graph_tab
     win.tabs.setCurrentWidget(tab)
     qtbot.waitUntil(lambda: tab.state.info is not None, timeout=5_000)
+    assert tab.state.info is not None and tab.state.info.settings.strategy == "local"
+    qtbot.waitUntil(lambda: tab.entity_list.entities.rowCount() >= 4, timeout=30_000)
+    weight = win.settings_tab.fields["graphWeight"]
+    choose_strategy(qtbot, tab, "off")
+    qtbot.waitUntil(lambda: tr("graph.off_note") in tab.extraction.status.text(), timeout=5_000)
     assert not tab.extraction.extract_button.isEnabled(), (
         "nothing to extract while the graph is off"
     )
-    assert tr("graph.off_note") in tab.extraction.status.text(), "why the graph weight does nothing"
-    click(qtbot, tab.extraction.settings_button)
-    settings = tab.dialog
-    assert isinstance(settings, GraphSettingsDialog)
-    assert settings.weight_note.isVisible()
-    settings.strategy.setCurrentIndex(settings.strategy.findData("local"))
-    assert not settings.weight_note.isVisible()
-    click(qtbot, settings.ok_button)
-    qtbot.waitUntil(
-        lambda: tab.state.info is not None and tab.state.info.settings.strategy == "local"
-    )
-    weight = win.settings_tab.fields["graphWeight"]
+    qtbot.waitUntil(lambda: not weight.isEnabled(), timeout=5_000)
+    choose_strategy(qtbot, tab, "local")
     qtbot.waitUntil(weight.isEnabled, timeout=5_000)
     assert not win.settings_tab.graph_off.isVisibleTo(win.settings_tab)
     qtbot.waitUntil(

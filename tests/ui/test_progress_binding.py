@@ -22,7 +22,7 @@ from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS, TasksTab
 from tests.servers.embedserver import Script, openai_server
-from tests.ui.helpers import create_library, library_with_folder, shoot, wait_call
+from tests.ui.helpers import create_library, graph_off, library_with_folder, shoot, wait_call
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 SECTION = "## Section {n}\n\n" + "Paragraph {n} of document {d} is about topic{d}x{n}. " * 6
@@ -145,7 +145,14 @@ def test_the_tasks_bar_follows_one_run_and_reads_as_its_row(
     script = Script()
     with openai_server(script) as base:
         use_service(qtbot, window, base)
-        library_with_folder(qtbot, window, tmp_path / "docs", documents(6), name="Handbook")
+        library_with_folder(
+            qtbot,
+            window,
+            tmp_path / "docs",
+            documents(6),
+            name="Handbook",
+            before_import=lambda: graph_off(qtbot, window),  # the rebuilds' runs only
+        )
         library_id = window.current_library_id()
         assert library_id is not None
         window.tabs.setCurrentWidget(tasks)

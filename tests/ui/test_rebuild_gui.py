@@ -21,7 +21,7 @@ from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.servers.embedserver import Script, openai_server
-from tests.ui.helpers import library_with_folder, open_window, shoot
+from tests.ui.helpers import graph_off, library_with_folder, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 SECTION = (
@@ -52,6 +52,7 @@ def library_with_docs(qtbot: QtBot, win: MainWindow, folder: Path, count: int = 
         library_id = win.current_library_id()
         assert library_id is not None
         set_mode(qtbot, win, library_id, "fixed")
+        graph_off(qtbot, win)  # the task list holds the rebuilds only, no graph run after each
 
     files = {f"doc{d}.md": doc_text(d) for d in range(1, count + 1)}
     library_with_folder(qtbot, win, folder, files, before_import=fixed_mode)

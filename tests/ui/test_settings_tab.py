@@ -12,9 +12,28 @@ from pytestqt.qtbot import QtBot
 from goodbuddy_kb.qt.widgets import QtCore
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.settings.tab import SettingsTab
 from goodbuddy_kb.ui.widgets.graph_settings import GraphSettingsDialog
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
+
+
+def choose_graph(
+    qtbot: QtBot, tab: SettingsTab, strategy: str, weight: float | None = None
+) -> GraphSettingsDialog:
+    """Choose the graph strategy (and weight) in the dialog the Settings tab opens."""
+    qtbot.waitUntil(tab.graph_settings_button.isEnabled, timeout=5_000)
+    qtbot.mouseClick(tab.graph_settings_button, QtCore.Qt.MouseButton.LeftButton)
+    dialog = tab.dialog
+    assert isinstance(dialog, GraphSettingsDialog) and dialog.isVisible()
+    dialog.strategy.setCurrentIndex(dialog.strategy.findData(strategy))
+    if weight is not None:
+        dialog.weight.setValue(weight)
+    qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
+    key = f"graph.strategy.{strategy}"
+    qtbot.waitUntil(lambda: tr(key) in tab.graph_summary.text(), timeout=5_000)
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5_000)
+    return dialog
 
 
 @pytest.mark.usefixtures("library")
@@ -42,6 +61,7 @@ def test_settings_refuse_weights_no_channel_can_use_inline(
 ) -> None:
     tab = window.settings_tab
     window.tabs.setCurrentWidget(tab)
+    choose_graph(qtbot, tab, "off")  # a new library's graph is local: the graph could run
     assert "range 1–20" in tab.fields["topK"].accessibleDescription()
     tab.fields["ftsWeight"].setValue(0)  # type: ignore[attr-defined]
     tab.fields["vectorWeight"].setValue(0)  # type: ignore[attr-defined]
@@ -61,16 +81,11 @@ def test_graph_settings_are_reachable_from_the_settings_tab(
     window.resize(800, 600)
     tab = window.settings_tab
     window.tabs.setCurrentWidget(tab)
-    qtbot.waitUntil(tab.graph_settings_button.isEnabled, timeout=5_000)
-    assert tr("graph.strategy.off") in tab.graph_summary.text()
-    qtbot.mouseClick(tab.graph_settings_button, QtCore.Qt.MouseButton.LeftButton)
-    dialog = tab.dialog
-    assert isinstance(dialog, GraphSettingsDialog) and dialog.isVisible()
-    dialog.strategy.setCurrentIndex(dialog.strategy.findData("local"))
-    dialog.weight.setValue(1.3)
-    qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: tr("graph.strategy.local") in tab.graph_summary.text(), timeout=5_000)
-    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5_000)
+    qtbot.waitUntil(lambda: tr("graph.strategy.local") in tab.graph_summary.text())
+    choose_graph(qtbot, tab, "off")
+    qtbot.waitUntil(lambda: not tab.fields["graphWeight"].isEnabled(), timeout=5_000)
+    assert tab.graph_off.isVisibleTo(tab)
+    choose_graph(qtbot, tab, "local", weight=1.3)
     qtbot.waitUntil(lambda: tab.fields["graphWeight"].value() == 1.3, timeout=5_000)  # type: ignore[attr-defined]
     assert tab.fields["graphWeight"].isEnabled() and not tab.graph_off.isVisibleTo(tab)
     graph = window.graph_tab

@@ -71,14 +71,16 @@ def test_the_line_says_every_setting_and_what_the_search_scanned(
 ) -> None:
     bench = open_bench(qtbot, window)
     bench.query.setPlainText("travel allowance")
-    for _search in range(2):  # on every search: the graph being off is information
+    for _search in range(2):  # on every search: a question naming no entity is information
         search_with_button(qtbot, bench)
         answer = bench.response
         assert answer is not None
         codes = [x.reason_code for x in answer.diagnostics.degraded_channels]
-        assert "graph.off" in codes
+        assert "graph.no_entities" in codes
+        assert "graph" not in answer.diagnostics.used_channels
         status = bench.status.text()
-        assert "ⓘ graph: the knowledge graph is not enabled" in status and "⚠" not in status
+        assert "ⓘ graph: no entity of the graph was found in the question" in status
+        assert "⚠" not in status
         assert "Not used graph: " in bench.diagnostics.toPlainText()
     effective = bench.effective.text()
     for setting in (

@@ -11,6 +11,9 @@ from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
 
 GraphStrategy = Literal["off", "local", "model"]
+#: The strategy a library made from now on starts with: local extraction is offline and cheap.
+#: Libraries made before it (migration 0023) keep "off" until a person turns the graph on.
+NEW_LIBRARY_STRATEGY: GraphStrategy = "local"
 Extractor = Literal["local", "model", "manual"]
 #: How the model strategy asks for its answers' shape, strictest first: a JSON schema of the
 #: ontology, plain JSON mode, or only the instructions.

@@ -30,6 +30,7 @@ from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.graph.matching import normalise_name
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
+from tests.main_process.graph.helpers import turn_off
 from tests.servers.extractserver import ExtractScript, Reply, chunk_of, extract_server
 
 NAMES = {
@@ -80,6 +81,7 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path, model_url: st
     for n in range(3):
         (folder / f"doc{n}.md").write_text(document(n), encoding="utf-8")
     library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "KB"})["library"]["id"]
+    turn_off(dispatcher, library_id)
     call(
         dispatcher,
         SOURCE_ADD.name,

@@ -24,6 +24,7 @@ from goodbuddy_kb.main_process.graph.hop import asked_types
 from goodbuddy_kb.main_process.graph.ontology import starter
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
+from tests.main_process.graph.helpers import turn_off
 
 NOTES = {
     # the bridge: names the system and its owner, many times, and says nothing of a person
@@ -45,6 +46,7 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
     for name, text in NOTES.items():
         (folder / name).write_text(text, encoding="utf-8")
     library_id: str = call(dispatcher, LIBRARY_CREATE.name, {"name": "Notes"})["library"]["id"]
+    turn_off(dispatcher, library_id)
     call(
         dispatcher,
         SOURCE_ADD.name,

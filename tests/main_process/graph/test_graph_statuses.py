@@ -20,12 +20,14 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_EXTRACT,
     GRAPH_GET,
     GRAPH_UPDATE,
+    LIBRARY_CREATE,
+    SOURCE_ADD,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from tests.dispatch import call
-from tests.main_process.graph.helpers import turn_on
+from tests.main_process.graph.helpers import FINANCE, turn_on
 from tests.main_process.graph.test_model_extraction import configure
 from tests.servers.extractserver import ExtractScript, Reply, extract_server
 
@@ -40,6 +42,28 @@ def graph_statuses(d: Dispatcher, library_id: str) -> dict[str, str]:
 def names(d: Dispatcher, library_id: str) -> set[str]:
     found = call(d, GRAPH_ENTITIES.name, {"libraryId": library_id, "limit": 200})["entities"]
     return {e["name"] for e in found}
+
+
+def test_a_new_librarys_graph_is_local_and_built_as_its_documents_arrive(
+    dispatcher: Dispatcher, services: Services, tmp_path: Path
+) -> None:
+    """Nobody turns the graph on: a library made now extracts its documents' names and
+    relations offline as they are imported."""
+    folder = tmp_path / "new"
+    folder.mkdir()
+    (folder / "finance.md").write_text(FINANCE, encoding="utf-8")
+    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "New"})["library"]["id"]
+    info = call(dispatcher, GRAPH_GET.name, {"libraryId": library_id})
+    assert info["settings"]["strategy"] == "local"
+    call(
+        dispatcher,
+        SOURCE_ADD.name,
+        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
+    )
+    services.tasks.wait_idle(30)
+    assert graph_statuses(dispatcher, library_id) == {"finance.md": "done"}
+    assert {"财务部", "统一认证平台"} <= names(dispatcher, library_id)
+    assert not call(dispatcher, GRAPH_GET.name, {"libraryId": library_id})["needsRebuild"]
 
 
 def test_a_document_rebuild_re_extracts_that_documents_graph(

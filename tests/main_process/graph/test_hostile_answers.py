@@ -30,6 +30,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
+from tests.main_process.graph.helpers import turn_off
 from tests.servers.sse import sse_server
 
 TRAVEL = "# 差旅报销制度\n\n差旅报销制度由财务部审批。住宿标准为每晚六百元。\n"
@@ -93,6 +94,7 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
     (folder / "travel.md").write_text(TRAVEL, encoding="utf-8")
     (folder / "systems.md").write_text(SYSTEMS, encoding="utf-8")
     library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "KB"})["library"]["id"]
+    turn_off(dispatcher, library_id)
     call(
         dispatcher,
         SOURCE_ADD.name,

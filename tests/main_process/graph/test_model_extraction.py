@@ -30,6 +30,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
+from tests.main_process.graph.helpers import turn_off
 from tests.servers.extractserver import (
     ExtractScript,
     Reply,
@@ -49,6 +50,7 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
     (folder / "travel.md").write_text(TRAVEL, encoding="utf-8")
     (folder / "systems.md").write_text(SYSTEMS, encoding="utf-8")
     library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "KB"})["library"]["id"]
+    turn_off(dispatcher, library_id)
     call(
         dispatcher,
         SOURCE_ADD.name,

@@ -13,7 +13,7 @@ from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from tests.dispatch import call
-from tests.main_process.graph.helpers import alias_names, turn_on
+from tests.main_process.graph.helpers import alias_names, turn_off, turn_on
 
 #: Characters no whole Chinese name starts or ends with: function words, measure words (not
 #: those that also start common words: 项目部, 本田), and the first characters of the issue's
@@ -73,6 +73,7 @@ def _library(d: Dispatcher, services: Services, folder: Path, docs: dict[str, st
     for name, text in docs.items():
         (folder / name).write_text(text, encoding="utf-8")
     library_id = call(d, LIBRARY_CREATE.name, {"name": "Theirs"})["library"]["id"]
+    turn_off(d, library_id)
     call(
         d,
         SOURCE_ADD.name,

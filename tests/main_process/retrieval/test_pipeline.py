@@ -24,6 +24,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import ask, call, fail
+from tests.main_process.graph.helpers import turn_off
 from tests.servers.embedserver import Script, openai_server
 from tests.servers.httpserver import Reply, serve
 
@@ -37,6 +38,7 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
     for name in ("policy_zh.md", "manual_en.md", "security_guide.pdf"):
         (folder / name).write_bytes((FIXTURES / name).read_bytes())
     library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "KB"})["library"]["id"]
+    turn_off(dispatcher, library_id)
     call(
         dispatcher,
         SOURCE_ADD.name,
@@ -109,6 +111,7 @@ def test_overrides_apply_once_and_are_validated(dispatcher: Dispatcher, kb: str)
 
 def test_zero_results_are_explained(dispatcher: Dispatcher, kb: str) -> None:
     empty = call(dispatcher, LIBRARY_CREATE.name, {"name": "Empty"})["library"]["id"]
+    turn_off(dispatcher, empty)
     assert ask(dispatcher, empty, "年假")["zeroResult"]["reason"] == "empty_library"
     nothing = ask(dispatcher, kb, "量子色动力学", channels=["fts", "cjk"])
     assert nothing["zeroResult"]["reason"] == "no_match" and nothing["zeroResult"]["nextStep"]

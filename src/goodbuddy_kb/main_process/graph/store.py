@@ -9,6 +9,7 @@ import uuid
 
 from goodbuddy_kb.contracts.errors import NotFoundError
 from goodbuddy_kb.contracts.graph import (
+    NEW_LIBRARY_STRATEGY,
     Entity,
     EvidenceSpan,
     GraphInfo,
@@ -33,7 +34,7 @@ def _row(conn: sqlite3.Connection, library_id: str) -> sqlite3.Row:
         raise NotFoundError("library not found", {"libraryId": library_id})
     values = (
         library_id,
-        GraphSettings().model_dump_json(by_alias=True),
+        GraphSettings(strategy=NEW_LIBRARY_STRATEGY).model_dump_json(by_alias=True),
         starter().model_dump_json(by_alias=True),
         now_iso(),
     )

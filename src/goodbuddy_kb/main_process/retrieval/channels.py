@@ -60,8 +60,9 @@ class ChannelQuery:
 @dataclass
 class ChannelRun:
     """One channel's answer. ``ranking`` is None when the channel took no part (the graph of
-    a library whose graph is off); ``fusion_input`` is None when it has nothing to fuse, and
-    only a channel with a fusion input counts as used."""
+    a library whose graph is off); ``fusion_input`` is None when it has nothing to fuse. A
+    channel counts as used when it has a fusion input, unless a degradation left it empty (the
+    graph when the question names none of its entities)."""
 
     channel: KnowledgeRetrievalChannel
     ms: float = 0.0
@@ -90,7 +91,7 @@ class ChannelRun:
 
     @property
     def used(self) -> bool:
-        return self.fusion_input is not None
+        return self.fusion_input is not None and (bool(self.ranking) or not self.degraded)
 
     @property
     def count(self) -> int | None:

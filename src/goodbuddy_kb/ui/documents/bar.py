@@ -72,23 +72,41 @@ class SelectedDocumentBar(QtWidgets.QFrame):
             self.reason.setText(f"<span style='opacity:0.8'>{html.escape(tr('doc.select'))}</span>")
             self.reason.setToolTip("")
             return
-        name = html.escape(path_text(doc.path))
+        name = f"<b>{html.escape(path_text(doc.path))}</b> · " + html.escape(
+            tr("doc.chunk_count", count=doc.chunk_count)
+            + (
+                f" ({tr('docs.edited_chunks', count=doc.edited_chunks)})"
+                if doc.edited_chunks
+                else ""
+            )
+        )
         if reason:
-            self.reason.setText(f"<b>{name}</b> — ⚠ {html.escape(reason)}")
+            self.reason.setText(f"{name} — ⚠ {html.escape(reason)}")
         else:
-            self.reason.setText(f"<b>{name}</b> — {html.escape(tr('doc.no_reason'))}")
+            self.reason.setText(f"{name} — {html.escape(tr('doc.no_reason'))}")
         self.reason.setToolTip(reason)
 
 
 def fit_document_columns(
-    view: QtWidgets.QTableView, reason_column: int, document_width: int
+    view: QtWidgets.QTableView, reason_column: int, document_width: int, yielding: int
 ) -> None:
     """Give the reason column at least ``REASON_MIN_WIDTH`` by narrowing the document column
-    (from ``document_width``, what its names need). Never a horizontal scroll bar at 800 px."""
+    (from ``document_width``, what its names need). Where even the least document width does
+    not leave it that (800 px with every status column shown), the ``yielding`` column (the
+    chunk count, which the selected document's line also says) is hidden until there is room.
+    Never a horizontal scroll bar at 800 px."""
     header = view.horizontalHeader()
     available = view.viewport().width()
     fixed = sum(
-        header.sectionSize(i) for i in range(1, reason_column) if not header.isSectionHidden(i)
+        header.sectionSize(i)
+        for i in range(1, reason_column)
+        if i != yielding and not header.isSectionHidden(i)
     )
+    wanted = max(view.sizeHintForColumn(yielding), header.sectionSizeHint(yielding))
+    fits = available - fixed - wanted - REASON_MIN_WIDTH >= DOCUMENT_MIN_WIDTH
+    view.setColumnHidden(yielding, not fits)
+    if fits:
+        header.resizeSection(yielding, wanted)
+        fixed += wanted
     document = max(DOCUMENT_MIN_WIDTH, min(document_width, available - fixed - REASON_MIN_WIDTH))
     header.resizeSection(0, document)

@@ -109,6 +109,7 @@ DOCUMENT_COLUMNS: list[Column[c.Document]] = [
 ]
 OCR_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.ocr")
 GRAPH_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.graph")
+CHUNKS_COLUMN = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.chunks")
 
 
 def vector_state_text(info: m.VectorIndexInfo) -> str:

@@ -27,6 +27,7 @@ from goodbuddy_kb.ui.documents.bar import (
     fit_document_columns,
 )
 from goodbuddy_kb.ui.documents.columns import (
+    CHUNKS_COLUMN,
     DOCUMENT_COLUMNS,
     GRAPH_COLUMN,
     OCR_COLUMN,
@@ -421,12 +422,15 @@ class DocumentsTab(QtWidgets.QWidget):
         graph_off = all(doc.status.graph == "disabled" for doc in docs)
         self.document_view.setColumnHidden(GRAPH_COLUMN, graph_off)
         for column in range(len(DOCUMENT_COLUMNS) - 1):
-            self.document_view.resizeColumnToContents(column)
+            if column != CHUNKS_COLUMN:  # fit_columns sizes it, or hides it where room is short
+                self.document_view.resizeColumnToContents(column)
         self._document_width = min(max(self.document_view.columnWidth(0), DOCUMENT_WIDTH), 320)
         self.fit_columns()
 
     def fit_columns(self) -> None:
-        fit_document_columns(self.document_view, len(DOCUMENT_COLUMNS) - 1, self._document_width)
+        fit_document_columns(
+            self.document_view, len(DOCUMENT_COLUMNS) - 1, self._document_width, CHUNKS_COLUMN
+        )
 
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
         if watched is self.document_view and event.type() == QtCore.QEvent.Type.Resize:

@@ -34,6 +34,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "doc.removed": ("已从知识库移除“{name}”", "Removed “{name}” from the library"),
     "doc.details.title": ("文档详情 — {name}", "Document details — {name}"),
     "doc.view_chunks": ("查看分块…", "View chunks…"),
+    "doc.chunk_count": ("{count} 个分块", "{count} {count:plural:chunk|chunks}"),
     "doc.copy_path": ("复制路径", "Copy path"),
     "doc.open_source": ("打开来源", "Open source"),
     "doc.open_source.tip": (

@@ -8,6 +8,7 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
     "col.progress": ("进度", "Progress"),
     "col.created": ("创建时间", "Created"),
     "task.loading_model": ("⟳ 正在加载向量模型…", "⟳ Loading the embedding model…"),
+    "task.counting": ("正在清点要处理的内容…", "counting what there is to do…"),
     "task.filling": ("已写入的向量已可检索", "what is written is already searchable"),
     "task.kind.sync": ("同步", "Sync"),
     "task.kind.vectorize": ("向量化", "Vectorise"),

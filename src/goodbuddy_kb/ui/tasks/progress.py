@@ -18,6 +18,8 @@ def progress(info: t.TaskInfo) -> str:
     if ocr_running(info):
         name = (info.current or "").rsplit("/", 1)[-1]
         return tr("task.ocr_pages", done=info.done, total=info.total, name=name)
+    if info.total == 0 and info.state in ("queued", "running"):
+        return tr("task.counting")  # not "0/0 (0%)": the task has not counted its work yet
     percent = (
         int(100 * info.done / info.total)
         if info.total

@@ -14,11 +14,12 @@ from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import listing, tr, tr_or
 from goodbuddy_kb.ui.i18n.messages import say_field
 
-#: Degraded reasons that are a library's own choice, not a fault: said as information.
-CHOSEN_OFF = frozenset({"graph.off", "graph.task_off"})
-#: What the status line says as information rather than a warning: a library's own choice, or
-#: a first vector index still filling (searched as far as it goes; nothing is wrong).
-INFORMATION = CHOSEN_OFF | {"vector.filling"}
+#: Degraded reasons that are no fault, said as "not used": a library's own choice, or a
+#: question that names none of the graph's entities (the normal case for most questions).
+NOT_USED = frozenset({"graph.off", "graph.task_off", "graph.no_entities"})
+#: What the status line says as information rather than a warning: the above, or a first
+#: vector index still filling (searched as far as it goes; nothing is wrong).
+INFORMATION = NOT_USED | {"vector.filling"}
 
 
 def stage(name: str) -> str:
@@ -39,7 +40,7 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
         tr("diag.used", v=listing(channel(x) for x in d.used_channels) or "–"),
         *[
             tr(
-                "diag.off" if x.reason_code in CHOSEN_OFF else "diag.degraded",
+                "diag.off" if x.reason_code in NOT_USED else "diag.degraded",
                 channel=channel(x.channel),
                 reason=say_field(x, "reason"),
             )
