@@ -101,7 +101,19 @@ def test_the_reason_line_reads_in_chinese(qtbot: QtBot, data_dir: Path, tmp_path
     win = window_with_failures(qtbot, data_dir, tmp_path, "zh")
     try:
         tab = win.documents_tab
+        view = tab.document_view
+        win.resize(1200, 800)
+        qtbot.waitUntil(lambda: not view.isColumnHidden(CHUNKS_COLUMN), timeout=5_000)
+        # narrowed while another tab shows: the table fits again when it shows, and stays so
+        win.tabs.setCurrentWidget(win.graph_tab)
         win.resize(800, 600)
+        qtbot.wait(200)
+        win.tabs.setCurrentWidget(tab)
+        qtbot.waitUntil(lambda: view.columnWidth(REASON) >= REASON_MIN_WIDTH, timeout=5_000)
+        widths = [view.columnWidth(i) for i in range(len(DOCUMENT_COLUMNS))]
+        qtbot.wait(300)
+        assert [view.columnWidth(i) for i in range(len(DOCUMENT_COLUMNS))] == widths
+        assert view.isColumnHidden(CHUNKS_COLUMN) and not view.horizontalScrollBar().isVisible()
         tab.document_view.selectRow(row_of(win, "empty.md"))
         assert "空文件" in tab.document_bar.reason.text()
         assert tab.open_source_button.text() == "打开来源"

@@ -16,6 +16,7 @@ from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.locator import path_text
+from goodbuddy_kb.ui.widgets.table_model import title_width
 
 #: The least width the reason column keeps (the document column gives way first; at 800×600
 #: the four statuses, the chunk count, the least document width and this fit side by side).
@@ -102,7 +103,13 @@ def fit_document_columns(
         for i in range(1, reason_column)
         if i != yielding and not header.isSectionHidden(i)
     )
-    wanted = max(view.sizeHintForColumn(yielding), header.sectionSizeHint(yielding))
+    # what it needs whether shown or not (a hidden section's own size hint is not that, and
+    # using it would show and hide the column in turn)
+    wanted = max(
+        title_width(view, yielding),
+        view.sizeHintForColumn(yielding),
+        header.minimumSectionSize(),
+    )
     fits = available - fixed - wanted - REASON_MIN_WIDTH >= DOCUMENT_MIN_WIDTH
     view.setColumnHidden(yielding, not fits)
     if fits:

@@ -433,7 +433,11 @@ class DocumentsTab(QtWidgets.QWidget):
         )
 
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
-        if watched is self.document_view and event.type() == QtCore.QEvent.Type.Resize:
+        # a resize while the page is hidden (another tab shown) is fitted again when it shows
+        if watched is self.document_view and event.type() in (
+            QtCore.QEvent.Type.Resize,
+            QtCore.QEvent.Type.Show,
+        ):
             QtCore.QTimer.singleShot(0, self.fit_columns)
         return super().eventFilter(watched, event)
 
