@@ -57,6 +57,8 @@ class Mention:
     aliases: tuple[str, ...] = ()
     #: The length of the Chinese cue the name was grown from (0: none).
     cue: int = 0
+    #: Found only by a slot any noun fits (在ROH中, CBMM由…): kept where the library relates it.
+    provisional: bool = False
 
 
 def is_cjk(ch: str) -> bool:
@@ -189,8 +191,8 @@ _LOWER_CUES = frozenset(
     ["team", "group", "committee", "headquarters", "system", "platform", "gateway"]
 )
 
-#: A capitalised word right after a Latin cue: the name goes on ("Office Manager" is a title).
-_CAPITALISED_NEXT = re.compile(r" [A-Z][a-z]")
+#: A capitalised word or model number after a Latin cue: the name goes on (Office Manager, p570).
+_CAPITALISED_NEXT = re.compile(r" (?:[A-Z][a-z]|[A-Za-z]{0,3}\d)")
 
 
 def _latin_words_before(text: str, start: int, limit: int = 4) -> int | None:
@@ -269,7 +271,11 @@ def prepare(ontology: Ontology) -> Cues:
 _TAXON_AFTER = re.compile(r"[\u4e00-\u9fff]{1,5}属|植物|动物")
 
 
-def _in_a_work_title(text: str, start: int, end: int) -> bool:
+#: A name starting with a Latin letter right after a capitalised Latin word and a space.
+_LATIN_TAIL = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]* [A-Za-z]$")
+
+
+def in_a_work_title(text: str, start: int, end: int) -> bool:
     """Whether the span is a part, not the whole, of a work's title in 《》 (《在世界中心》)."""
     opened = text.rfind("《", max(0, start - 30), start + 1)
     if opened < 0 or "》" in text[opened:start]:
@@ -299,8 +305,10 @@ def _a_name(text: str, start: int, end: int, cue: str) -> tuple[int, int] | None
         name = text[start:end]
     if end - start <= len(cue) or name.endswith(GENERIC_ENDS):
         return None
-    if _in_a_work_title(text, start, end) or (cue == "科" and _TAXON_AFTER.match(text, end)):
+    if in_a_work_title(text, start, end) or (cue == "科" and _TAXON_AFTER.match(text, end)):
         return None
+    if _LATIN_TAIL.search(text, max(0, start - 16), start + 1):
+        return None  # Mac OS X平台: the end of a longer Latin name, not a name of its own
     if name.endswith("全部") and not name.endswith("安全部"):
         return None  # …中全部: "all of it", not a unit (信息安全部 is one)
     if is_cjk(cue[0]) and is_cjk(name[0]) and end - start < len(cue) + 2 and cue != "经理":

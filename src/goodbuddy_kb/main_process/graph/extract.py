@@ -333,6 +333,8 @@ def _discover(
     framing = frames(ontology)
     # names another rule than a cue found (a title, a table, a bracket): never provisional
     direct: set[tuple[str, str]] = set()
+    # Latin names only a slot any noun fits found (`names` "provisional")
+    loose: set[tuple[str, str]] = set()
     try:
         for document_id, rows in documents.items():
             # the names in the document's title: the topic of its sentences that name no subject
@@ -370,6 +372,8 @@ def _discover(
                             continue
                         if verdict == "provisional" and _framed(row["content"], mention, framing):
                             direct.add((mention.type_key, key))
+                    elif mention.provisional:
+                        loose.add((mention.type_key, key))
                     else:
                         direct.add((mention.type_key, key))
                     if mention.confidence <= WEAK_CONFIDENCE or verdict == "weak":
@@ -388,7 +392,7 @@ def _discover(
     for (type_key, key), (seen, docs, name) in weak.items():
         if seen > 1 or len(docs) > 1 or entities.known(type_key, key):
             entities.resolve(type_key, name, key)
-    return readings.provisional() - direct
+    return (readings.provisional() | loose) - direct
 
 
 def extract_library(

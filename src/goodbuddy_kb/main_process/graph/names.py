@@ -18,7 +18,13 @@ import re
 from collections.abc import Iterable
 
 from goodbuddy_kb.contracts.graph import Ontology
-from goodbuddy_kb.main_process.graph.discovery import DISCOVERY_CONFIDENCE, Cues, Mention, discover
+from goodbuddy_kb.main_process.graph.discovery import (
+    DISCOVERY_CONFIDENCE,
+    Cues,
+    Mention,
+    discover,
+    in_a_work_title,
+)
 from goodbuddy_kb.main_process.graph.lexicon import LATIN_STOPS
 from goodbuddy_kb.main_process.graph.people import OFFICE_VERBS, chinese_name
 
@@ -188,6 +194,8 @@ def _people_en(text: str) -> Iterable[Mention]:
         before, after = text[max(0, m.start() - 12) : m.start()], text[m.end() : m.end() + 12]
         if re.search(r"\b(?:the|of)\s*$", before, re.IGNORECASE) or _CAPITAL_BEFORE.search(before):
             continue  # "the Berlin Office", "HQ Application Development": part of a longer name
+        if in_a_work_title(text, m.start(), m.end()):
+            continue  # 《Saber Rider and the Star Sheriffs》: a work's title
         at_start = m.start() == 0 or text[: m.start()].rstrip().endswith((".", "\n"))
         if (
             _BINDS_BEFORE.search(before)
@@ -212,7 +220,13 @@ _CAPITAL = re.compile("[A-Z]")
 def _latin_systems(text: str) -> Iterable[Mention]:
     for m in _LATIN_SYSTEM.finditer(text):
         group = next(g for g in (1, 2, 3, 4) if m.group(g))
-        yield Mention("system", m.group(group), m.start(group), m.end(group), DISCOVERY_CONFIDENCE)
+        start, end = m.start(group), m.end(group)
+        # "in X" and "X by …" fit any noun (在ROH中, CBMM由…控制); a platform's "on X", a
+        # system's own words (使用, 登录, 账号, 系统) do not
+        loose = (group == 1 and text[start - 1] == "在" and text[end] == "中") or (
+            group == 2 and text[end] in "由归"
+        )
+        yield Mention("system", m.group(group), start, end, DISCOVERY_CONFIDENCE, provisional=loose)
 
 
 _TABLE_ROW = re.compile(r"^\|(.+)\|\s*$", re.MULTILINE)
