@@ -292,18 +292,7 @@ def test_libraries_on_the_old_relevance_default_move_to_the_calibrated_one(tmp_p
     """Relevance became a calibrated probability: a library still on the old default floor
     (0.015, which let nearly everything through) moves to the new default; a floor a person
     chose stays."""
-    import shutil
-
-    migrations = tmp_path / "migrations"
-    shutil.copytree(
-        default_migrations_dir(), migrations, ignore=shutil.ignore_patterns("__pycache__")
-    )
-    later = sorted(p for p in migrations.iterdir() if p.name[:4] >= "0021")
-    held = {p.name: p.read_bytes() for p in later}
-    for p in later:
-        p.unlink()
-    conn = connect(tmp_path / "db.sqlite3")
-    migrate(conn, migrations)
+    conn, migrations, held = migrated_before(tmp_path, "0021")
     t = "2026-01-01"
     for name, floor in (("old", 0.015), ("chosen", 0.05)):
         conn.execute(
@@ -330,20 +319,10 @@ def test_libraries_made_before_the_local_graph_default_stay_off(tmp_path: Path) 
     """0023: a new library's graph is local; one made before (no graph settings stored, which
     read as "off") stays off, and one whose graph a person turned on stays on."""
     import json
-    import shutil
 
     from goodbuddy_kb.main_process.graph import store
 
-    migrations = tmp_path / "migrations"
-    shutil.copytree(
-        default_migrations_dir(), migrations, ignore=shutil.ignore_patterns("__pycache__")
-    )
-    later = sorted(p for p in migrations.iterdir() if p.name[:4] >= "0023")
-    held = {p.name: p.read_bytes() for p in later}
-    for p in later:
-        p.unlink()
-    conn = connect(tmp_path / "db.sqlite3")
-    migrate(conn, migrations)
+    conn, migrations, held = migrated_before(tmp_path, "0023")
     t = "2026-01-01"
     for name in ("untouched", "turned_on"):
         conn.execute(
@@ -370,3 +349,23 @@ def test_libraries_made_before_the_local_graph_default_stay_off(tmp_path: Path) 
         (t, t),
     )
     assert store.settings(conn, "new").strategy == "local"
+
+
+def migrated_before(
+    tmp_path: Path, version: str
+) -> tuple[sqlite3.Connection, Path, dict[str, bytes]]:
+    """A database with every shipped migration before ``version`` applied: the connection, a
+    migrations folder without the later ones, and those (name → bytes) to put back."""
+    import shutil
+
+    migrations = tmp_path / "migrations"
+    shutil.copytree(
+        default_migrations_dir(), migrations, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    later = sorted(p for p in migrations.iterdir() if p.name[:4] >= version)
+    held = {p.name: p.read_bytes() for p in later}
+    for p in later:
+        p.unlink()
+    conn = connect(tmp_path / "db.sqlite3")
+    migrate(conn, migrations)
+    return conn, migrations, held

@@ -5,32 +5,21 @@ snippet around the hit."""
 
 from __future__ import annotations
 
-import shutil
 import sqlite3
 from pathlib import Path
 
 from goodbuddy_kb.contracts.chat import MAX_SNIPPET_CHARACTERS
 from goodbuddy_kb.main_process.chat import search_index, store
-from goodbuddy_kb.main_process.storage.db import connect
 from goodbuddy_kb.main_process.storage.migrations import default_migrations_dir, migrate
+from tests.main_process.test_migrations import migrated_before
 
 MIGRATION = "_conversation_management.py"
 
 
 def before_the_index(tmp_path: Path) -> tuple[sqlite3.Connection, Path, dict[str, bytes]]:
     """A database migrated up to (not including) the conversation-management migration."""
-    migrations = tmp_path / "migrations"
-    shutil.copytree(
-        default_migrations_dir(), migrations, ignore=shutil.ignore_patterns("__pycache__")
-    )
-    first = next(p.name for p in migrations.iterdir() if p.name.endswith(MIGRATION))
-    later = sorted(p for p in migrations.iterdir() if p.name >= first)
-    held = {p.name: p.read_bytes() for p in later}
-    for p in later:
-        p.unlink()
-    conn = connect(tmp_path / "db.sqlite3")
-    migrate(conn, migrations)
-    return conn, migrations, held
+    first = next(p.name for p in default_migrations_dir().iterdir() if p.name.endswith(MIGRATION))
+    return migrated_before(tmp_path, first[:4])
 
 
 def test_conversations_from_before_the_index_are_found_after_the_migration(
