@@ -69,9 +69,12 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
         "A large neighbourhood: only the {count} {count:plural:entity|entities} of the strongest relations are drawn.",
     ),
     "graph.empty": (
-        "选择左侧的实体查看详情和关系图。列表为空时，请先在“图谱设置”中启用图谱并抽取。",
+        "选择左侧的实体查看详情和关系图。列表为空时：本地策略会在导入文档后自动抽取；"
+        "模型策略需点击“抽取图谱”；图谱未启用时请在“图谱设置”中启用。",
         "Choose an entity on the left to see its details and neighbourhood. If the list is "
-        "empty, turn the graph on in Graph settings and extract.",
+        "empty: the local strategy extracts by itself as documents are imported, the model "
+        "strategy waits for Extract graph, and a graph that is off is turned on in Graph "
+        "settings.",
     ),
     "graph.fact.type": ("类型：{type}", "Type: {type}"),
     "graph.fact.aliases": ("别名：{aliases}", "Aliases: {aliases}"),
