@@ -433,11 +433,7 @@ class DocumentsTab(QtWidgets.QWidget):
         )
 
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
-        # a resize while the page is hidden (another tab shown) is fitted again when it shows
-        if watched is self.document_view and event.type() in (
-            QtCore.QEvent.Type.Resize,
-            QtCore.QEvent.Type.Show,
-        ):
+        if watched is self.document_view and event.type() == QtCore.QEvent.Type.Resize:
             QtCore.QTimer.singleShot(0, self.fit_columns)
         return super().eventFilter(watched, event)
 
