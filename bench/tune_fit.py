@@ -257,3 +257,70 @@ def fit(paths: Sequence[Path], bundled: bool = False) -> None:
     print("RERANK", weights)
     for name, m in rgot.items():
         print(f"  {name:<28} rerank R@5 {m[0]:.4f} MRR {m[1]:.4f} nDCG {m[2]:.4f}")
+
+
+def fit_paired(paths: Sequence[Path], other: Sequence[Path], bundled: bool = True) -> None:
+    """Fusion constants that hold for two encodings of the same sets (``paths`` and ``other``:
+    each set dumped from a library the bundled model's int8 and float32 encoders built).
+    Coordinate ascent from the shipped constants on the mean gap over both encodings' baselines
+    plus 0.3 of the worst, less a heavy penalty for any set more than 0.002 below the shipped
+    constants (with either encoding) and for any set whose figures move by more than 0.005 between
+    the encodings (the graph sets, of 10 to 31 questions, excepted: one question moves 0.03)."""
+    first, second = load_sets(paths), load_sets(other)
+    names = sorted({n.split(":", 1)[1] for n in first} & {n.split(":", 1)[1] for n in second})
+    a = {n: next(r for k, r in first.items() if k.endswith(":" + n)) for n in names}
+    b = {n: next(r for k, r in second.items() if k.endswith(":" + n)) for n in names}
+    base_a, base_b = baselines(a), baselines(b)
+    start = fusion.BUNDLED_MODEL if bundled else fusion.DEFAULT
+    channels = ("fts", "cjk", "vector")
+
+    def figures(params: fusion.FusionParams) -> dict[str, tuple[tuple[float, ...], ...]]:
+        ranker = adaptive_ranker(params, channels)
+        return {n: (measure(a[n], ranker), measure(b[n], ranker)) for n in names}
+
+    shipped = figures(start)
+
+    def objective(params: fusion.FusionParams) -> tuple[float, dict[str, Any]]:
+        got = figures(params)
+        gaps = [min(gap(got[n][0], base_a[n]), gap(got[n][1], base_b[n])) for n in names]
+        regress = min(
+            got[n][e][i] - shipped[n][e][i] for n in names for e in (0, 1) for i in (0, 1)
+        )
+        moved = max(
+            (abs(got[n][0][i] - got[n][1][i]) for n in names if "graph" not in n for i in (0, 1)),
+            default=0.0,
+        )
+        value = sum(gaps) / len(gaps) + 0.3 * min(gaps)
+        value += 10 * min(0.0, regress + 0.002) - 2 * max(0.0, moved - 0.005)
+        return value, got
+
+    params, score = start, objective(start)[0]
+    for _round in range(2):
+        for field, values in PAIRED_GRID.items():
+            for value in values:
+                trial = replace(params, **{field: value})
+                s, _ = objective(trial)
+                if s > score + 1e-9:
+                    params, score = trial, s
+            print(field, "→", getattr(params, field), round(score, 4))
+    print("FUSION", params)
+    got = figures(params)
+    for n in names:
+        show(n + " (1st)", got[n][0], base_a[n])
+        show(n + " (2nd)", got[n][1], base_b[n])
+        print(f"  {'':28} shipped 1st R@5 {shipped[n][0][0]:.4f} MRR {shipped[n][0][1]:.4f}")
+
+
+PAIRED_GRID: dict[str, list[float]] = {
+    "sharpness": [1.0, 1.5, 2.0, 3.0, 4.0, 8.0],
+    "vector_z_low": [-1.0, -0.5, 0.0, 0.5, 1.0, 2.0],
+    "vector_z_span": [2.0, 3.0, 4.0, 6.0, 8.0],
+    "vector_margin_span": [0.25, 0.5, 1.0, 2.0],
+    "confidence_share": [0.5, 0.75, 0.9, 1.0],
+    "k": [3, 5, 10, 20, 60],
+    "score_share": [0.25, 0.5, 0.75],
+    "lexical_margin_share": [0.5, 0.75, 1.0],
+    "lexical_low": [0.0, 0.3, 0.5],
+    "vector_margin_share": [0.0, 0.25, 0.5, 0.75, 1.0],
+    "vector_margin_low": [0.0, 0.5, 1.0],
+}

@@ -18,9 +18,15 @@ constants: the figure that predicts sets the constants were not fitted on. The r
     .venv/bin/python bench/tune_retrieval.py fit /tmp/dumps/*.pickle /tmp/dumps-det/*.pickle
     .venv/bin/python bench/tune_retrieval.py fit --bundled /tmp/dumps/*.pickle
     .venv/bin/python bench/tune_retrieval.py loso --bundled /tmp/dumps/*.pickle
+    GOODBUDDY_LOCAL_ENCODER=float32 .venv/bin/python bench/tune_retrieval.py dump \\
+        --work-dir /tmp/eval-f32 ... --out /tmp/dumps-f32
+    .venv/bin/python bench/tune_retrieval.py paired --bundled /tmp/dumps/*.pickle \\
+        --with /tmp/dumps-f32/*.pickle
 
 The first fits ``fusion.DEFAULT`` (every embedding model but the bundled one) on the dumps of
-both providers; the second fits ``fusion.BUNDLED_MODEL`` on the bundled model's dumps alone.
+both providers; the second fits ``fusion.BUNDLED_MODEL`` on the bundled model's dumps alone; ``paired`` fits
+it on the same sets dumped from libraries each of the model's encoders (int8, float32) built, so
+that the constants hold for both and a change of encoder does not reorder the results.
 """
 
 from __future__ import annotations
@@ -80,13 +86,13 @@ def dump(args: argparse.Namespace) -> None:
         records: list[dict[str, Any]] = []
         started = time.perf_counter()
         if provider.kind == "local":  # the bundled model: embed the questions in batches up front
-            from goodbuddy_kb.main_process.embeddings.local import _model
-
+            # with the encoder the product embeds questions with (GOODBUDDY_LOCAL_ENCODER)
+            encoder = provider._encoder()  # type: ignore[attr-defined]
             texts = [q.text[:4000] for q in dataset.queries]
             vectors: dict[str, Any] = {}
             for first in range(0, len(texts), 64):
                 part = texts[first : first + 64]
-                out = _model().encode(part, is_query=True)
+                out = encoder.encode(part, is_query=True)
                 vectors.update(zip(part, out, strict=True))
                 print(f"{dataset.name}: embedded {first + len(part)} questions", file=sys.stderr)
             provider.embed_query = vectors.__getitem__  # type: ignore[union-attr,method-assign]
@@ -155,9 +161,18 @@ def main() -> None:
     d.add_argument("--dataset", type=Path, action="append", required=True)
     d.add_argument("--out", type=Path, required=True)
     d.add_argument("--sample", type=int, default=0, help="at most N questions per dataset")
-    for command in ("fit", "loso"):
+    for command in ("fit", "loso", "paired"):
         f = commands.add_parser(command)
         f.add_argument("dumps", type=Path, nargs="+")
+        if command == "paired":
+            f.add_argument(
+                "--with",
+                dest="other",
+                type=Path,
+                nargs="+",
+                required=True,
+                help="the same sets dumped from libraries the other encoder built",
+            )
         f.add_argument(
             "--bundled",
             action="store_true",
@@ -166,6 +181,10 @@ def main() -> None:
     args = parser.parse_args()
     if args.command == "dump":
         dump(args)
+    elif args.command == "paired":
+        from tune_fit import fit_paired  # type: ignore[import-not-found]
+
+        fit_paired(args.dumps, args.other, args.bundled)
     elif args.command == "loso":
         from tune_fit import loso  # type: ignore[import-not-found]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +15,7 @@ from goodbuddy_kb.main_process.retrieval import calibration, rerank
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 from goodbuddy_kb.main_process.retrieval.context import Unit, assemble, join_trimmed
 from goodbuddy_kb.main_process.retrieval.fusion import (
+    BUNDLED_MODEL,
     DEFAULT,
     adaptive_fusion,
     lexical_ranking,
@@ -82,6 +84,19 @@ def test_agreement_lifts_a_candidate_and_weights_still_apply() -> None:
     assert adaptive_fusion([vec, lex]).ranked[0].chunk_id == "c"
     muted = lexical_ranking("fts", ["c", "x", "y"], [1.0, 0.3, 0.2], 0.8, 0.0)
     assert [f.chunk_id for f in adaptive_fusion([vec, muted]).ranked] == ["a", "c", "b"]
+
+
+def test_a_graph_path_to_the_answer_leads_two_fairly_sure_channels() -> None:
+    """The bundled model's fusion lets a less confident channel keep its say; a graph path that
+    reached what the question asks for still leads, as sharply as before."""
+    fts = lexical_ranking("fts", ["b", "c"], [1.0, 0.25], 1.0, 1.0)  # margin: confidence 0.75
+    vec = vector_ranking(["b", "c"], [0.8, 0.7], 0.5, 0.1, 1.0)  # z 3 and 2: confidence 0.875
+    path = lexical_ranking("graph", ["a"], [1.0], 1.0, 1.0)
+    answered = replace(path, known_confidence=1.0)
+    assert adaptive_fusion([fts, vec, answered], BUNDLED_MODEL).ranked[0].chunk_id == "a"
+    # the same two channels beside a graph that only reads its own scores: they agree on b
+    unsure = lexical_ranking("graph", ["a", "d"], [1.0, 0.8], 1.0, 1.0)
+    assert adaptive_fusion([fts, vec, unsure], BUNDLED_MODEL).ranked[0].chunk_id == "b"
 
 
 def test_each_library_weights_its_own_candidates_in_the_adaptive_fusion() -> None:
