@@ -259,8 +259,8 @@ def fit(paths: Sequence[Path], bundled: bool = False) -> None:
         print(f"  {name:<28} rerank R@5 {m[0]:.4f} MRR {m[1]:.4f} nDCG {m[2]:.4f}")
 
 
-def fit_paired(paths: Sequence[Path], other: Sequence[Path], bundled: bool = True) -> None:
-    """Fusion constants that hold for two encodings of the same sets (``paths`` and ``other``:
+def fit_paired(paths: Sequence[Path], other: Sequence[Path]) -> None:
+    """The bundled model's fusion constants that hold for two encodings of the same sets (``paths`` and ``other``:
     each set dumped from a library the bundled model's int8 and float32 encoders built).
     Coordinate ascent from the shipped constants on the mean gap over both encodings' baselines
     plus 0.3 of the worst, less a heavy penalty for any set more than 0.002 below the shipped
@@ -271,7 +271,7 @@ def fit_paired(paths: Sequence[Path], other: Sequence[Path], bundled: bool = Tru
     a = {n: next(r for k, r in first.items() if k.endswith(":" + n)) for n in names}
     b = {n: next(r for k, r in second.items() if k.endswith(":" + n)) for n in names}
     base_a, base_b = baselines(a), baselines(b)
-    start = fusion.BUNDLED_MODEL if bundled else fusion.DEFAULT
+    start = fusion.BUNDLED_MODEL
     channels = ("fts", "cjk", "vector")
 
     def figures(params: fusion.FusionParams) -> dict[str, tuple[tuple[float, ...], ...]]:
@@ -308,7 +308,8 @@ def fit_paired(paths: Sequence[Path], other: Sequence[Path], bundled: bool = Tru
     for n in names:
         show(n + " (1st)", got[n][0], base_a[n])
         show(n + " (2nd)", got[n][1], base_b[n])
-        print(f"  {'':28} shipped 1st R@5 {shipped[n][0][0]:.4f} MRR {shipped[n][0][1]:.4f}")
+        for label, m in zip(("1st", "2nd"), shipped[n], strict=True):
+            print(f"  {'':28} shipped {label} R@5 {m[0]:.4f} MRR {m[1]:.4f}")
 
 
 PAIRED_GRID: dict[str, list[float]] = {

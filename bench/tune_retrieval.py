@@ -20,13 +20,14 @@ constants: the figure that predicts sets the constants were not fitted on. The r
     .venv/bin/python bench/tune_retrieval.py loso --bundled /tmp/dumps/*.pickle
     GOODBUDDY_LOCAL_ENCODER=float32 .venv/bin/python bench/tune_retrieval.py dump \\
         --work-dir /tmp/eval-f32 ... --out /tmp/dumps-f32
-    .venv/bin/python bench/tune_retrieval.py paired --bundled /tmp/dumps/*.pickle \\
+    .venv/bin/python bench/tune_retrieval.py paired /tmp/dumps/*.pickle \\
         --with /tmp/dumps-f32/*.pickle
 
 The first fits ``fusion.DEFAULT`` (every embedding model but the bundled one) on the dumps of
-both providers; the second fits ``fusion.BUNDLED_MODEL`` on the bundled model's dumps alone; ``paired`` fits
-it on the same sets dumped from libraries each of the model's encoders (int8, float32) built, so
-that the constants hold for both and a change of encoder does not reorder the results.
+both providers; the second fits ``fusion.BUNDLED_MODEL`` on the bundled model's dumps alone;
+``paired`` fits it on the same sets dumped from libraries each of the model's encoders (int8,
+float32) built, so that the constants hold for both and a change of encoder does not reorder
+the results.
 """
 
 from __future__ import annotations
@@ -184,7 +185,7 @@ def main() -> None:
     elif args.command == "paired":
         from tune_fit import fit_paired  # type: ignore[import-not-found]
 
-        fit_paired(args.dumps, args.other, args.bundled)
+        fit_paired(args.dumps, args.other)
     elif args.command == "loso":
         from tune_fit import loso  # type: ignore[import-not-found]
 
