@@ -169,22 +169,39 @@ def search_fusion(
             total += m[0] + m[1]
         return worst + 0.01 * total / len(sets), got
 
+    params, _score, got = ascend(objective, start, FUSION_GRID, rounds, log)
+    return params, got
+
+
+#: The values ``search_fusion`` tries for each fusion parameter.
+FUSION_GRID: dict[str, list[float]] = {
+    "k": [5, 10, 20, 40, 60],
+    "score_share": [0.0, 0.25, 0.5, 0.75, 1.0],
+    "vector_z_low": [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0],
+    "vector_z_span": [1.0, 2.0, 3.0, 4.0, 6.0, 8.0],
+    "lexical_low": [0.0, 0.2, 0.3, 0.4, 0.5, 0.6],
+    "confidence_share": [0.0, 0.25, 0.5, 0.75, 0.9, 1.0],
+    "lexical_margin_share": [0.0, 0.25, 0.5, 0.75, 1.0],
+    "sharpness": [0.5, 1.0, 2.0, 4.0, 8.0, 16.0],
+    "vector_margin_share": [0.0, 0.25, 0.5, 0.75, 1.0],
+    "vector_margin_low": [0.0, 0.25, 0.5, 1.0],
+    "vector_margin_span": [0.25, 0.5, 1.0, 2.0],
+}
+
+
+def ascend(
+    objective: Callable[[fusion.FusionParams], tuple[float, Any]],
+    start: fusion.FusionParams,
+    grid: dict[str, list[float]],
+    rounds: int = 2,
+    log: Callable[..., None] = print,
+) -> tuple[fusion.FusionParams, float, Any]:
+    """Coordinate ascent: each parameter in turn takes the grid value that most raises the
+    objective, ``rounds`` times over. Returns the parameters, their score and what the objective
+    measured for them."""
     params = start
     score, got = objective(params)
     log("start", params, round(score, 4))
-    grid: dict[str, list[float]] = {
-        "k": [5, 10, 20, 40, 60],
-        "score_share": [0.0, 0.25, 0.5, 0.75, 1.0],
-        "vector_z_low": [0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0],
-        "vector_z_span": [1.0, 2.0, 3.0, 4.0, 6.0, 8.0],
-        "lexical_low": [0.0, 0.2, 0.3, 0.4, 0.5, 0.6],
-        "confidence_share": [0.0, 0.25, 0.5, 0.75, 0.9, 1.0],
-        "lexical_margin_share": [0.0, 0.25, 0.5, 0.75, 1.0],
-        "sharpness": [0.5, 1.0, 2.0, 4.0, 8.0, 16.0],
-        "vector_margin_share": [0.0, 0.25, 0.5, 0.75, 1.0],
-        "vector_margin_low": [0.0, 0.25, 0.5, 1.0],
-        "vector_margin_span": [0.25, 0.5, 1.0, 2.0],
-    }
     for _round in range(rounds):
         for field, values in grid.items():
             for value in values:
@@ -193,7 +210,7 @@ def search_fusion(
                 if s > score + 1e-9:
                     params, score, got = trial, s, g
             log(field, "→", getattr(params, field), round(score, 4))
-    return params, got
+    return params, score, got
 
 
 def show(name: str, m: tuple[float, ...], base: Figures, label: str = "new") -> None:
@@ -260,8 +277,9 @@ def fit(paths: Sequence[Path], bundled: bool = False) -> None:
 
 
 def fit_paired(paths: Sequence[Path], other: Sequence[Path]) -> None:
-    """The bundled model's fusion constants that hold for two encodings of the same sets (``paths`` and ``other``:
-    each set dumped from a library the bundled model's int8 and float32 encoders built).
+    """The bundled model's fusion constants that hold for two encodings of the same sets
+    (``paths`` and ``other``: each set dumped from a library the bundled model's int8 and float32
+    encoders built).
     Coordinate ascent from the shipped constants on the mean gap over both encodings' baselines
     plus 0.3 of the worst, less a heavy penalty for any set more than 0.002 below the shipped
     constants (with either encoding) and for any set whose figures move by more than 0.005 between
@@ -294,17 +312,8 @@ def fit_paired(paths: Sequence[Path], other: Sequence[Path]) -> None:
         value += 10 * min(0.0, regress + 0.002) - 2 * max(0.0, moved - 0.005)
         return value, got
 
-    params, score = start, objective(start)[0]
-    for _round in range(2):
-        for field, values in PAIRED_GRID.items():
-            for value in values:
-                trial = replace(params, **{field: value})
-                s, _ = objective(trial)
-                if s > score + 1e-9:
-                    params, score = trial, s
-            print(field, "→", getattr(params, field), round(score, 4))
+    params, _score, got = ascend(objective, start, PAIRED_GRID)
     print("FUSION", params)
-    got = figures(params)
     for n in names:
         show(n + " (1st)", got[n][0], base_a[n])
         show(n + " (2nd)", got[n][1], base_b[n])
@@ -312,6 +321,7 @@ def fit_paired(paths: Sequence[Path], other: Sequence[Path]) -> None:
             print(f"  {'':28} shipped {label} R@5 {m[0]:.4f} MRR {m[1]:.4f}")
 
 
+#: Finer around soft leads (``sharpness`` 1–4) and low vector thresholds than ``FUSION_GRID``.
 PAIRED_GRID: dict[str, list[float]] = {
     "sharpness": [1.0, 1.5, 2.0, 3.0, 4.0, 8.0],
     "vector_z_low": [-1.0, -0.5, 0.0, 0.5, 1.0, 2.0],
