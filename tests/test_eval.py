@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from goodbuddy_kb.evaluation.dataset import load
-from goodbuddy_kb.evaluation.metrics import Judged, hit_at, mrr_at, ndcg_at, recall_at
+from goodbuddy_kb.evaluation.dataset import Query, Relevant, load
+from goodbuddy_kb.evaluation.metrics import Judged, hit_at, mrr_at, ndcg_at, recall_at, summarise
+from goodbuddy_kb.evaluation.runner import judge
 
 pytestmark = pytest.mark.integration
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
@@ -152,6 +153,20 @@ def test_metric_definitions() -> None:
     assert mrr_at(j, 10) == 0.5
     assert hit_at(j, 1) == 0.0 and hit_at(j, 2) == 1.0
     assert abs(ndcg_at(j, 10) - (1 / 1.5849625 + 1 / 2.3219281) / (1 + 1 / 1.5849625)) < 1e-6
+
+
+def test_a_query_that_is_itself_a_document_does_not_reach_the_floor_with_its_own_text() -> None:
+    """cnsd-sts-b's questions are corpus sentences, listed under ``exclude``: the sentence itself
+    comes back first at relevance ~1. Withheld and no-answer false positives are judged on the
+    best result left once it is out, as the ranking metrics are."""
+    q = Query("q1", "句子", "zh", (Relevant("b.md", ()),), exclude=frozenset({"self.md"}))
+    ranked = [("self.md", "句子"), ("b.md", "改写的句子"), ("c.md", "别的")]
+    j = judge(q, ranked, [], 0.97, 1.0, [0.97, 0.12, 0.05])
+    assert j.top_relevance == 0.12 and j.hits == ["b.md", None]
+    assert summarise([j], 0.2).values["withheld_rate"] == 1.0
+    none = Query("q2", "句子", "zh", (), exclude=frozenset({"self.md"}))
+    unanswered = judge(none, ranked, [], 0.97, 1.0, [0.97, 0.12, 0.05])
+    assert summarise([unanswered], 0.2).values["no_answer_fp_rate"] == 0.0
 
 
 def test_a_corpus_past_one_sources_limit_becomes_a_source_per_subfolder(tmp_path: Path) -> None:

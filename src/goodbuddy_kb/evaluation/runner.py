@@ -127,7 +127,11 @@ def judge(
         context_groups=len(groups),
         context_relevant_groups=sum(1 for p, t in groups if satisfied(p, t)),
         answerable=bool(relevant),
-        top_relevance=top_relevance,
+        # the floor is judged on what is left once the excluded documents are out (a query that
+        # is itself a corpus document would otherwise reach it with its own text)
+        top_relevance=max((v for *_pt, v in shown), default=0.0)
+        if relevances is not None
+        else top_relevance,
         latency_ms=latency_ms,
         relevances=[v for _p, _t, v in shown] if relevances is not None else [],
     )

@@ -99,6 +99,19 @@ def test_a_graph_path_to_the_answer_leads_two_fairly_sure_channels() -> None:
     assert adaptive_fusion([fts, vec, unsure], BUNDLED_MODEL).ranked[0].chunk_id == "b"
 
 
+def test_a_graph_path_never_softens_sharper_constants() -> None:
+    """Every model but the bundled one fuses with sharpness 16: a graph path to the answer keeps
+    that (it once fell to the bundled model's 8, costing the deterministic provider 0.045
+    MRR@10 on the English graph fixtures with the graph on)."""
+    fts = lexical_ranking("fts", ["b", "c"], [1.0, 0.3], 0.6, 1.0)
+    vec = vector_ranking(["b", "c"], [0.9, 0.6], 0.5, 0.1, 1.0)
+    path = replace(lexical_ranking("graph", ["a"], [1.0], 1.0, 1.0), known_confidence=1.0)
+    shipped = adaptive_fusion([fts, vec, path], DEFAULT)
+    assert shipped == adaptive_fusion([fts, vec, path], replace(DEFAULT, known_sharpness=16.0))
+    softer = adaptive_fusion([fts, vec, path], replace(DEFAULT, sharpness=8.0))
+    assert [f.score for f in shipped.ranked] != [f.score for f in softer.ranked]
+
+
 def test_each_library_weights_its_own_candidates_in_the_adaptive_fusion() -> None:
     vec = vector_ranking(["a1", "b1"], [0.9, 0.9], 0.7, 0.05, 1.0)
     lex = lexical_ranking("cjk", ["b1", "a1"], [1.0, 0.9], 1.0, 1.0)
@@ -223,10 +236,11 @@ def test_local_rerank_is_deterministic_and_keeps_pre_rank() -> None:
 @pytest.mark.parametrize("kind", ["local", "openai-compatible", "deterministic", None])
 def test_local_rerank_lifts_a_titled_result_with_every_embedding_model(kind: str | None) -> None:
     """Local rerank earns its place whatever the embedding provider (or none): "on" changes
-    the order where the features say the fused order is wrong."""
+    the order where the features say the fused order is wrong — for the bundled model, whose
+    fused order the development sets leave little to correct, only a near tie."""
     q = build_query("差旅 报销 标准")
     pool = [
-        cand("c1", "会议纪要", "会议讨论了多项事宜", 0.032),
+        cand("c1", "会议纪要", "会议讨论了多项事宜", 0.0302),
         cand("c2", "差旅报销标准", "住宿每晚不超过五百元", 0.030),
     ]
     for i, c in enumerate(pool, start=1):

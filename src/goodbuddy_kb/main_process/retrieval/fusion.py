@@ -103,9 +103,10 @@ class FusionParams:
     vector_margin_share: float = 0.0
     vector_margin_low: float = 0.0
     vector_margin_span: float = 1.0
-    #: ``sharpness`` when the most confident channel knows its confidence rather than reading it
-    #: off its scores (the graph when a path reached what the question asks for): that channel
-    #: leads sharply, as a path to the answer is worth more than any score distribution
+    #: the least ``sharpness`` when the most confident channel knows its confidence rather than
+    #: reading it off its scores (the graph when a path reached what the question asks for): that
+    #: channel leads sharply, as a path to the answer is worth more than any score distribution.
+    #: A lower value never softens constants that are sharper already (``DEFAULT``'s 16)
     known_sharpness: float = 8.0
 
 
@@ -269,7 +270,7 @@ def adaptive_fusion(
     known_lead = any(
         r.known_confidence is not None and confidences[r.channel] >= most > 0 for r in active
     )
-    sharpness = params.known_sharpness if known_lead else params.sharpness
+    sharpness = max(params.sharpness, params.known_sharpness) if known_lead else params.sharpness
     for ranking in active:
         c = confidences[ranking.channel]
         conf[ranking.channel] = round(c, 4)
