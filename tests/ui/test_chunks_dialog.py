@@ -200,6 +200,22 @@ def test_a_draft_is_not_thrown_away_by_escape(qtbot: QtBot, window: MainWindow) 
     qtbot.waitUntil(lambda: window.documents_tab.chunks_dialog is None, timeout=5_000)
 
 
+def test_a_read_on_its_way_never_flips_the_switch_back(qtbot: QtBot, window: MainWindow) -> None:
+    """A refresh that was already asking for the chunk when the person switched it off (a sync
+    or graph notice reloads the dialog) must not show the old state again: its answer may have
+    been read before the change."""
+    dialog = open_from_row(qtbot, window, "short.md")
+    assert dialog.pane.switch.isChecked()
+    with qtbot.waitSignal(dialog.notice, timeout=5_000):
+        dialog._show_current()  # a detail read on its way
+        press(qtbot, dialog.pane.switch, Key.Key_Space)
+    assert not dialog.pane.switch.isChecked(), "the old state came back"
+    qtbot.waitSignal(dialog.shown, timeout=5_000).wait()
+    assert not dialog.pane.switch.isChecked() and dialog.detail is not None
+    assert not dialog.detail.chunk.enabled
+    dialog.reject()
+
+
 def test_looks(qtbot: QtBot, window: MainWindow, qapp: QtWidgets.QApplication) -> None:
     dialog = open_from_row(qtbot, window, "rules.md")
     dialog.resize(800, 600)

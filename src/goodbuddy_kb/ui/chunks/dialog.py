@@ -177,7 +177,13 @@ class ChunksDialog(QtWidgets.QDialog):
 
     def _call(self, spec: MethodSpec[Req, Resp], request: Req, callback: Callback[Resp]) -> None:
         """A backend call whose answer is dropped once the dialog has closed (it is deleted
-        on close; a late answer must not touch its widgets)."""
+        on close; a late answer must not touch its widgets). A change makes every page and
+        detail read already on its way stale: it may have read the chunk before the change and
+        would show the old state again (the switch flipping back) until the reload that follows
+        the change."""
+        if spec.mutates:
+            self._pages.drop()
+            self._details.drop()
 
         def answer(result: Resp | None, error: KbError | None) -> None:
             if not self._closed:
