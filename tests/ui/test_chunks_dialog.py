@@ -216,6 +216,31 @@ def test_a_read_on_its_way_never_flips_the_switch_back(qtbot: QtBot, window: Mai
     dialog.reject()
 
 
+def test_switching_off_the_last_chunk_never_moves_the_switch(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """Tried under Xvfb: switching off a one-chunk document brought up "no retrievable content"
+    above the table, the switch moved 14 px down, and quick clicks at the same spot landed
+    beside it. The warning now appears beside Close, and nothing above the pane moves."""
+    dialog = open_from_row(qtbot, window, "short.md")
+    dialog.resize(900, 600)
+    qtbot.wait(50)
+    switch = dialog.pane.switch
+    where = switch.mapTo(dialog, QtCore.QPoint(0, 0))
+    assert not dialog.empty_label.isVisible()
+    with qtbot.waitSignal(dialog.shown, timeout=5_000):
+        press(qtbot, switch, Key.Key_Space)
+    qtbot.waitUntil(dialog.empty_label.isVisible, timeout=5_000)
+    assert "no retrievable content" in dialog.empty_label.text()
+    qtbot.wait(50)
+    assert switch.mapTo(dialog, QtCore.QPoint(0, 0)) == where, "the switch moved"
+    with qtbot.waitSignal(dialog.shown, timeout=5_000):
+        press(qtbot, switch, Key.Key_Space)
+    qtbot.waitUntil(lambda: not dialog.empty_label.isVisible(), timeout=5_000)
+    assert switch.mapTo(dialog, QtCore.QPoint(0, 0)) == where
+    dialog.reject()
+
+
 def test_looks(qtbot: QtBot, window: MainWindow, qapp: QtWidgets.QApplication) -> None:
     dialog = open_from_row(qtbot, window, "rules.md")
     dialog.resize(800, 600)

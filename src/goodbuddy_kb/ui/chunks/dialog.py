@@ -97,6 +97,16 @@ class ChunksDialog(QtWidgets.QDialog):
         self.warning = QtWidgets.QLabel("⚠ " + tr("chunks.sync_warning"))
         self.warning.setWordWrap(True)
         self.warning.setObjectName("syncWarning")
+        #: "No search returns any part of this document" — beside Close, on one line, so that
+        #: its coming and going never moves the table or the switch under the pointer (it did
+        #: when it was a second line of the counts above them).
+        self.empty_label = QtWidgets.QLabel("✗ " + tr("chunks.no_retrievable"))
+        self.empty_label.setObjectName("fieldError")
+        self.empty_label.setToolTip(tr("chunks.no_retrievable"))
+        self.empty_label.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed
+        )
+        self.empty_label.hide()
         self.search = QtWidgets.QLineEdit()
         self.search.setPlaceholderText(tr("chunks.search.placeholder"))
         self.search.setAccessibleName(tr("chunks.search"))
@@ -147,7 +157,8 @@ class ChunksDialog(QtWidgets.QDialog):
         self.splitter.addWidget(self.pane)
         self.splitter.setChildrenCollapsible(False)
         bottom = QtWidgets.QHBoxLayout()
-        bottom.addStretch(1)
+        bottom.addWidget(self.empty_label, 1)
+        bottom.addStretch(0)
         bottom.addWidget(self.close_button)
         layout = QtWidgets.QVBoxLayout(self)
         layout.addWidget(self.info_label)
@@ -230,6 +241,7 @@ class ChunksDialog(QtWidgets.QDialog):
             has_next=result.next_cursor is not None,
         )
         self.info_label.setText(document_text(result.document))
+        self.empty_label.setVisible(result.document.retrievable_chunks == 0)
         wanted = self._select_after_load
         row = next((i for i, c in enumerate(result.chunks) if c.id == wanted), -1)
         if row < 0 and result.chunks:

@@ -67,8 +67,8 @@ def family_note(chunk: k.ChunkSummary) -> str:
 
 
 def document_text(info: k.ChunkDocumentInfo) -> str:
-    """The document's chunk counts, and a warning when none of them can be retrieved."""
-    text = tr(
+    """The document's chunk counts (the dialog says apart when none can be retrieved)."""
+    return tr(
         "chunks.info",
         title=info.title,
         retrievable=info.retrievable_chunks,
@@ -76,9 +76,6 @@ def document_text(info: k.ChunkDocumentInfo) -> str:
         edited=info.edited_chunks,
         disabled=info.disabled_chunks,
     )
-    if info.retrievable_chunks == 0:
-        text += "\n✗ " + tr("chunks.no_retrievable")
-    return text
 
 
 def delete_text(chunk: k.ChunkSummary, path: str, info: k.ChunkDocumentInfo | None) -> str:
