@@ -241,6 +241,26 @@ def test_switching_off_the_last_chunk_never_moves_the_switch(
     dialog.reject()
 
 
+def test_the_document_stays_selected_through_the_refreshes_a_change_brings(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """Tried under Xvfb: after switching a chunk off and closing the dialog, the document's row
+    was no longer selected and "View chunks" was greyed (the list's refresh dropped it)."""
+    tab = window.documents_tab
+    dialog = open_from_row(qtbot, window, "short.md")
+    with qtbot.waitSignal(dialog.shown, timeout=5_000):
+        press(qtbot, dialog.pane.switch, Key.Key_Space)
+    press(qtbot, dialog.table, Key.Key_Escape)
+    qtbot.waitUntil(lambda: tab.chunks_dialog is None, timeout=5_000)
+    for _ in range(2):  # the refreshes a change notice brings, answered after the close
+        tab.summary.setText("")
+        tab.reload_documents()
+        qtbot.waitUntil(lambda: bool(tab.summary.text()), timeout=5_000)
+    doc = tab.current_document()
+    assert doc is not None and doc.path == "short.md"
+    assert tab.rebuild_doc_button.isEnabled()
+
+
 def test_looks(qtbot: QtBot, window: MainWindow, qapp: QtWidgets.QApplication) -> None:
     dialog = open_from_row(qtbot, window, "rules.md")
     dialog.resize(800, 600)

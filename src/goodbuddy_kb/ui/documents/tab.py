@@ -337,9 +337,13 @@ class DocumentsTab(QtWidgets.QWidget):
         def done(result: c.DocumentListResponse | None, error: KbError | None) -> None:
             if result is None or library_id != self.library_id:
                 return
+            # a refresh (a chunk switched off, a sync) keeps the document the person had
+            # selected, and with it the row's actions
+            shown = self.current_document()
+            wanted = self.reselect or (shown.id if shown is not None else None)
             self.documents.set_rows(result.documents)
             self._fit_rows(result.documents)
-            row = next((i for i, d in enumerate(result.documents) if d.id == self.reselect), -1)
+            row = next((i for i, d in enumerate(result.documents) if d.id == wanted), -1)
             if row >= 0:
                 self.reselect = None
                 self.document_view.selectRow(row)
