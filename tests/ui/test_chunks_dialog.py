@@ -17,6 +17,7 @@ from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNKS_LIST
 from goodbuddy_kb.datadir import Endpoint
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.chunks.model import CHUNK_COLUMNS
+from goodbuddy_kb.ui.documents.columns import chunk_count_text, chunk_count_tooltip
 from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
@@ -259,6 +260,10 @@ def test_the_document_stays_selected_through_the_refreshes_a_change_brings(
     doc = tab.current_document()
     assert doc is not None and doc.path == "short.md"
     assert tab.rebuild_doc_button.isEnabled()
+    # and the row does not read as empty: its one chunk is kept, switched off
+    assert chunk_count_text(doc) == "0 ⊘1"
+    assert "switched off" in chunk_count_tooltip(doc)
+    assert "switched off" in tab.document_bar.reason.text()
 
 
 def test_looks(qtbot: QtBot, window: MainWindow, qapp: QtWidgets.QApplication) -> None:

@@ -181,6 +181,8 @@ class Document(ContractModel):
     retryable_error: str | None = None
     #: Chunks holding a manual edit (a re-sync of a changed file may overwrite them).
     edited_chunks: int = 0
+    #: Chunks switched off by hand: kept, never searched (``chunk_count`` counts the others).
+    disabled_chunks: int = 0
     error_code: str | None = None
     error_params: dict[str, str] = Field(default_factory=dict)
     retryable_error_code: str | None = None

@@ -383,7 +383,9 @@ def page(
     rows = conn.execute(
         "SELECT d.*, (SELECT count(*) FROM chunks c WHERE c.document_id = d.id AND c.role != 'parent'"
         " AND c.enabled = 1) AS chunk_count, (SELECT count(*) FROM chunks c WHERE"
-        " c.document_id = d.id AND c.manually_edited = 1) AS edited_chunks"
+        " c.document_id = d.id AND c.manually_edited = 1) AS edited_chunks, (SELECT count(*)"
+        " FROM chunks c WHERE c.document_id = d.id AND c.role != 'parent' AND c.enabled = 0)"
+        " AS disabled_chunks"
         f" FROM documents d WHERE {where}"
         " ORDER BY d.relative_path, d.id LIMIT ? OFFSET ?",
         (library_id, limit, offset),
@@ -413,6 +415,7 @@ def page(
             note=r["parse_note"],
             chunk_count=r["chunk_count"],
             edited_chunks=r["edited_chunks"],
+            disabled_chunks=r["disabled_chunks"],
             updated_at=r["updated_at"],
             ocr=_ocr(r),
         )

@@ -74,7 +74,7 @@ class SelectedDocumentBar(QtWidgets.QFrame):
             self.reason.setText(f"<span style='opacity:0.8'>{html.escape(tr('doc.select'))}</span>")
             self.reason.setToolTip("")
             return
-        edited = chunk_count_tooltip(doc)
+        edited = chunk_count_tooltip(doc).replace("\n", "; ")
         name = f"<b>{html.escape(path_text(doc.path))}</b> · " + html.escape(
             tr("doc.chunk_count", count=doc.chunk_count) + (f" ({edited})" if edited else "")
         )

@@ -32,12 +32,18 @@ def reason_tooltip(doc: c.Document) -> str:
 
 
 def chunk_count_text(doc: c.Document) -> str:
-    """Retrievable chunks, and a mark when some hold manual edits (a re-sync may overwrite)."""
-    return f"{doc.chunk_count} ✎{doc.edited_chunks}" if doc.edited_chunks else str(doc.chunk_count)
+    """Retrievable chunks, a mark when some hold manual edits (a re-sync may overwrite) and one
+    when some are switched off (so a document whose only chunk is off does not read as empty)."""
+    marks = [f"✎{doc.edited_chunks}"] if doc.edited_chunks else []
+    marks += [f"⊘{doc.disabled_chunks}"] if doc.disabled_chunks else []
+    return " ".join([str(doc.chunk_count), *marks])
 
 
 def chunk_count_tooltip(doc: c.Document) -> str:
-    return tr("docs.edited_chunks", count=doc.edited_chunks) if doc.edited_chunks else ""
+    lines = [tr("docs.edited_chunks", count=doc.edited_chunks)] if doc.edited_chunks else []
+    if doc.disabled_chunks:
+        lines.append(tr("docs.disabled_chunks", count=doc.disabled_chunks))
+    return "\n".join(lines)
 
 
 def ocr_status(document: c.Document) -> str:

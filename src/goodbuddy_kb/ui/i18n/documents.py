@@ -215,4 +215,8 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "✎ {count} 个分块经人工修改",
         "✎ {count} {count:plural:chunk|chunks} edited by hand",
     ),
+    "docs.disabled_chunks": (
+        "⊘ {count} 个分块已停用（保留，但不参与检索）",
+        "⊘ {count} {count:plural:chunk|chunks} switched off (kept, not searched)",
+    ),
 }
