@@ -14,7 +14,7 @@ import html
 
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
-from goodbuddy_kb.ui.documents.columns import chunk_count_tooltip
+from goodbuddy_kb.ui.documents.columns import chunk_notes
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.locator import path_text
 from goodbuddy_kb.ui.widgets.table_model import title_width
@@ -74,9 +74,9 @@ class SelectedDocumentBar(QtWidgets.QFrame):
             self.reason.setText(f"<span style='opacity:0.8'>{html.escape(tr('doc.select'))}</span>")
             self.reason.setToolTip("")
             return
-        edited = chunk_count_tooltip(doc).replace("\n", "; ")
+        notes = "; ".join(chunk_notes(doc))
         name = f"<b>{html.escape(path_text(doc.path))}</b> · " + html.escape(
-            tr("doc.chunk_count", count=doc.chunk_count) + (f" ({edited})" if edited else "")
+            tr("doc.chunk_count", count=doc.chunk_count) + (f" ({notes})" if notes else "")
         )
         if reason:
             self.reason.setText(f"{name} — ⚠ {html.escape(reason)}")

@@ -39,11 +39,16 @@ def chunk_count_text(doc: c.Document) -> str:
     return " ".join([str(doc.chunk_count), *marks])
 
 
-def chunk_count_tooltip(doc: c.Document) -> str:
-    lines = [tr("docs.edited_chunks", count=doc.edited_chunks)] if doc.edited_chunks else []
+def chunk_notes(doc: c.Document) -> list[str]:
+    """What the marks of ``chunk_count_text`` mean, one note per mark."""
+    notes = [tr("docs.edited_chunks", count=doc.edited_chunks)] if doc.edited_chunks else []
     if doc.disabled_chunks:
-        lines.append(tr("docs.disabled_chunks", count=doc.disabled_chunks))
-    return "\n".join(lines)
+        notes.append(tr("docs.disabled_chunks", count=doc.disabled_chunks))
+    return notes
+
+
+def chunk_count_tooltip(doc: c.Document) -> str:
+    return "\n".join(chunk_notes(doc))
 
 
 def ocr_status(document: c.Document) -> str:
