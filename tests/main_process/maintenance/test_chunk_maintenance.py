@@ -23,6 +23,7 @@ from goodbuddy_kb.contracts.methods import (
     SETTINGS_UPDATE,
     SOURCE_ADD,
     SOURCE_SYNC,
+    TASKS_LIST,
     VECTORS_REBUILD,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
@@ -385,4 +386,30 @@ def test_parents_and_children(kb: Kb, dispatcher: Dispatcher) -> None:
     assert parents[0]["id"] not in again, "the parent's text did not change: it stays deleted"
     assert (
         again[child["id"]]["role"] == "standalone" and again[child["id"]]["parentChunkId"] is None
+    )
+
+
+def test_a_document_vectorisation_counts_chunks_and_never_reads_0_of_1(kb: Kb) -> None:
+    """The task re-embedding a document counts the chunks it embeds; one that a later change
+    left with nothing to embed (a chunk switched on and off again before it ran) completes
+    with nothing counted, never "0/1" as if it had failed to do its one thing."""
+
+    def task(task_id: str) -> dict[str, Any]:
+        tasks = call(kb.d, TASKS_LIST.name, {"libraryId": kb.library_id})["tasks"]
+        return next(t for t in tasks if t["id"] == task_id)
+
+    chunk = kb.chunks("doc1.md")["chunks"][0]
+    edited = kb.update("doc1.md", chunk, content="Edited: okapi rule 霍加狓条款。")
+    kb.wait()
+    done = task(edited["vectorTaskId"])
+    assert (done["state"], done["done"], done["total"]) == ("completed", 1, 1)
+    # Nothing is left to embed now: every chunk of doc1 has a vector of its current text.
+    idle = kb.services.tasks.vectorize_document(kb.library_id, kb.doc("doc1.md")["id"])
+    kb.wait()
+    row = task(idle.id)
+    assert (row["state"], row["done"], row["total"], row["failedDocuments"]) == (
+        "completed",
+        0,
+        0,
+        0,
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,11 +96,15 @@ def vectorise_document(
     document_id: str,
     provider: EmbeddingProvider,
     cancel: CancelToken,
+    counted: Callable[[int], None] | None = None,
 ) -> VectorOutcome:
     """Embed the document's enabled retrievable chunks that lack a live vector of their current
-    text; raises only CancelledError (the document then stays "pending")."""
+    text; raises only CancelledError (the document then stays "pending"). ``counted`` hears how
+    many chunks that is, before any is embedded (0 when a later change left nothing to do)."""
     rows = conn.execute("SELECT * FROM chunks WHERE document_id = ?", (document_id,)).fetchall()
     plan = plan_vectors(conn, library_id, document_id, [_draft(r) for r in rows], provider)
+    if counted is not None:
+        counted(len(plan.todo) if plan.version is not None else 0)
     if plan.version is None or not plan.todo:
         with transaction(conn):
             write_vectors(conn, data_dir, document_id, plan)

@@ -277,12 +277,20 @@ class TaskManager(TaskRunner):
             path = conn.execute(
                 "SELECT relative_path FROM documents WHERE id = ?", (document_id,)
             ).fetchone()
-            progress(0, 1, path[0] if path else None, 0)
+            name = path[0] if path else None
+            # Counted in chunks, like a library's vectorisation: "0/1" for a document whose
+            # chunks a later change left with nothing to embed read as a failure to do one.
             outcome = vectorise_document(
-                conn, self._data_dir, library_id, document_id, provider, token
+                conn,
+                self._data_dir,
+                library_id,
+                document_id,
+                provider,
+                token,
+                counted=lambda n: progress(0, n, name, 0),
             )
             if outcome.error is not None:
-                return Outcome(0, 1, outcome.error, failed_state=True)
+                return Outcome(0, 1, outcome.error, failed_state=True)  # the document failed
             return Outcome(outcome.embedded, 0)
 
         return self._queue(

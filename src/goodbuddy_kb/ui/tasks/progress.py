@@ -20,6 +20,8 @@ def progress(info: t.TaskInfo) -> str:
         return tr("task.ocr_pages", done=info.done, total=info.total, name=name)
     if info.total == 0 and info.state in ("queued", "running"):
         return tr("task.counting")  # not "0/0 (0%)": the task has not counted its work yet
+    if info.total == 0 and info.state == "completed":
+        return tr("task.nothing_to_do")  # e.g. a chunk switched on and off again before it ran
     percent = (
         int(100 * info.done / info.total)
         if info.total
@@ -39,7 +41,7 @@ def bar_text(info: t.TaskInfo | None) -> str:
     if info is None:
         return tr("task.none")
     head = f"{tr(f'task.kind.{info.kind}')} · {tr(f'task.state.{info.state}')}"
-    counted = info.total > 0 or info.current == t.STEP_LOADING_MODEL
+    counted = info.total > 0 or info.current == t.STEP_LOADING_MODEL or info.state == "completed"
     return f"{head} · {progress(info)}" if counted else head
 
 
