@@ -53,7 +53,7 @@ def test_running_task_shows_rate_and_time_left(english: None) -> None:
     finished = info(state="completed", done=256, rate=3.14159, eta_seconds=None)
     assert progress_cell(finished) == "256/256 (100%) · 3.1 chunks/s"
     idle = info(state="completed", done=0, total=0, rate=None, eta_seconds=None)
-    assert progress_cell(idle) == "nothing to do: already up to date", "not 0/0 (100%)"
+    assert progress_cell(idle) == "nothing to do", "not 0/0 (100%)"
     sync = info(kind="sync", rate=12.0, eta_seconds=4000.0)
     assert progress_cell(sync).endswith("12.0 documents/s · about 1 h 06 min left")
 

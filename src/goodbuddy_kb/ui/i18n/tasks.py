@@ -9,7 +9,7 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
     "col.created": ("创建时间", "Created"),
     "task.loading_model": ("⟳ 正在加载向量模型…", "⟳ Loading the embedding model…"),
     "task.counting": ("正在清点要处理的内容…", "counting what there is to do…"),
-    "task.nothing_to_do": ("无需处理：已是最新", "nothing to do: already up to date"),
+    "task.nothing_to_do": ("无需处理", "nothing to do"),
     "task.filling": ("已写入的向量已可检索", "what is written is already searchable"),
     "task.kind.sync": ("同步", "Sync"),
     "task.kind.vectorize": ("向量化", "Vectorise"),

@@ -41,7 +41,7 @@ def bar_text(info: t.TaskInfo | None) -> str:
     if info is None:
         return tr("task.none")
     head = f"{tr(f'task.kind.{info.kind}')} · {tr(f'task.state.{info.state}')}"
-    counted = info.total > 0 or info.current == t.STEP_LOADING_MODEL or info.state == "completed"
+    counted = info.total > 0 or info.current == t.STEP_LOADING_MODEL
     return f"{head} · {progress(info)}" if counted else head
 
 
