@@ -119,7 +119,13 @@ class TasksTab(QtWidgets.QWidget):
             if selected is not None and selected.state in t.FINISHED_STATES:
                 selected = None  # a new run starts: the bar follows it, not a finished one
         elif not info.is_older_than(rows[index]):
-            rows[index] = info
+            # The common case, a running task's progress: the row changes in place, so the
+            # selection never blinks and the bar is repainted with the row.
+            self.model.replace_row(index, info)
+            self._update()
+            return
+        else:
+            return  # an older report of a task already shown newer: nothing changes
         self._show_rows(rows, selected)
 
     def _show_rows(self, rows: list[t.TaskInfo], selected: t.TaskInfo | None) -> None:
@@ -149,9 +155,10 @@ class TasksTab(QtWidgets.QWidget):
         busy = info is not None and info.state == "running" and info.total == 0
         total = info.total if info is not None else 0
         finished = info is not None and info.state == "completed"
+        # The text first: a changed value repaints the bar at once, with the text it has.
+        self.bar.setFormat(_literal(bar_text(info)))
         self.bar.setMaximum(0 if busy else max(1, total))
         self.bar.setValue(info.done if info and total else (1 if finished else 0))
-        self.bar.setFormat(_literal(bar_text(info)))
         self.details.setText(details(info))
         self.cancel_button.setEnabled(info is not None and info.state in ("queued", "running"))
 

@@ -90,6 +90,13 @@ class RowsModel(QtCore.QAbstractTableModel, Generic[Row]):
         self._rows = list(rows)
         self.endResetModel()
 
+    def replace_row(self, row: int, value: Row) -> None:
+        """Row ``row`` becomes ``value`` in place: its cells repaint, and the view keeps its
+        selection and current row (a reset would drop them until they are set again, and a
+        window painted in between shows the row unselected beside stale widgets)."""
+        self._rows[row] = value
+        self.dataChanged.emit(self.index(row, 0), self.index(row, len(self._columns) - 1))
+
     def row_at(self, row: int) -> Row | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
