@@ -84,6 +84,18 @@ def test_nothing_relevant_travels_with_best_relevance_and_floor() -> None:
     assert say_field(zero, "message") == zero.message
 
 
+def test_a_best_match_below_the_floor_never_reads_as_reaching_it() -> None:
+    """0.1996 against the default floor 0.2 once read "relevance 0.20, below this library's
+    minimum of 0.2"; the figure is cut, not rounded, wherever it stands beside a floor."""
+    from goodbuddy_kb.ui.widgets.relevance import relevance_text
+
+    zero = nothing_relevant(0.1996, 0.2)
+    assert zero.message_params["best"] == "0.19", zero.message
+    assert relevance_text(0.1996, below_floor=True).startswith("0.19 ")
+    assert relevance_text(0.2).startswith("0.20 ") and relevance_text(0.29).startswith("0.29 ")
+    assert relevance_text(1.0).startswith("1.00 ")
+
+
 def test_graph_channel_reasons_read_in_chinese() -> None:
     degraded = DegradedChannel(channel="graph", reason=graph_channel.NO_ENTITIES)
     assert degraded.reason_code == "graph.no_entities"

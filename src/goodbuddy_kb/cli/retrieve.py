@@ -70,7 +70,7 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
     if d.rerank.fallback_reason:
         print(f"  rerank fell back to {d.rerank.applied}: {d.rerank.fallback_reason}")
     confidence = ", ".join(f"{k} {v:.2f}" for k, v in d.channel_confidence.items()) or "none"
-    best = f"{d.best_relevance:.2f}" if d.best_relevance is not None else "none"
+    best = r.relevance_figure(d.best_relevance) if d.best_relevance is not None else "none"
     print(
         f"  fusion {d.fusion}; channel confidence: {confidence}; minimum relevance"
         f" {d.minimum_relevance:g}, best {best}"
@@ -80,7 +80,7 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
         ranks = " ".join(f"{k}#{v}" for k, v in sorted(x.channel_ranks.items()))
         sim = f" sim {x.vector_similarity:.3f}" if x.vector_similarity is not None else ""
         print(
-            f"{x.rank:>2}. {x.relevance:.3f}  [{ranks}{sim}; before rerank #{x.pre_rerank_rank}]  {readable_path(x.document_path)}"
+            f"{x.rank:>2}. {r.relevance_figure(x.relevance, 3)}  [{ranks}{sim}; before rerank #{x.pre_rerank_rank}]  {readable_path(x.document_path)}"
         )
         print(f"    {x.snippet}")
     if res.zero_result:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
@@ -11,6 +12,15 @@ from goodbuddy_kb.contracts.library import EntityId
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST, MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.messages import code_fields
 from goodbuddy_kb.contracts.settings import FusionMethod, KnowledgeRetrievalSettings
+
+
+def relevance_figure(p: float, digits: int = 2) -> str:
+    """A relevance as shown beside a floor: cut, not rounded, to ``digits`` decimals, so a
+    result below the floor never reads as reaching it ("the best match has relevance 0.20,
+    below this library's minimum of 0.2" was a 0.199 rounded up)."""
+    scale = 10**digits
+    return f"{math.floor(p * scale + 1e-9) / scale:.{digits}f}"
+
 
 KnowledgeRetrievalChannel = Literal["fts", "cjk", "vector", "graph"]
 RerankMode = Literal["off", "local", "learned"]

@@ -14,7 +14,7 @@ from goodbuddy_kb.contracts.external import (
     ExternalSearchResponse,
     citation_id,
 )
-from goodbuddy_kb.contracts.retrieval import ReferenceContextResponse
+from goodbuddy_kb.contracts.retrieval import ReferenceContextResponse, relevance_figure
 
 
 class Degraded(BaseModel):
@@ -215,7 +215,7 @@ def search_text(output: SearchOutput) -> str:
         where = " › ".join(headings)
         lines.append(
             f"{hit.rank}. {neutralise(hit.title)}{' › ' + neutralise(where) if where else ''}"
-            f" — {hit.library_name}, relevance {hit.relevance:.2f}, citation {hit.citation_id}"
+            f" — {hit.library_name}, relevance {relevance_figure(hit.relevance)}, citation {hit.citation_id}"
         )
     lines.append("")
     lines.append(output.context)

@@ -11,6 +11,7 @@ from goodbuddy_kb.contracts.retrieval import (
     KnowledgeRetrievalChannel,
     ZeroResult,
     ZeroResultReason,
+    relevance_figure,
 )
 
 
@@ -18,7 +19,7 @@ def nothing_relevant(best: float, floor: float) -> ZeroResult:
     """Even the best result is below the minimum relevance: nothing is shown."""
     return ZeroResult(
         reason="nothing_relevant",
-        message=Reason("zero.nothing_relevant", best=f"{best:.2f}", floor=f"{floor:g}"),
+        message=Reason("zero.nothing_relevant", best=relevance_figure(best), floor=f"{floor:g}"),
         next_step=Reason("zero.nothing_relevant.next"),
         best_relevance=round(best, 4),
         minimum_relevance=floor,

@@ -58,7 +58,7 @@ CITATION_COLUMNS: list[Column[c.Citation]] = [
     Column("col.locator", _place, _place),
     Column(
         "col.relevance",
-        lambda x: f"{x.relevance:.2f} {relevance_dots(x.relevance)}",
+        lambda x: f"{r.relevance_figure(x.relevance)} {relevance_dots(x.relevance)}",
         lambda x: relevance_text(x.relevance),
     ),
     Column("col.channels", _channels, _channels),

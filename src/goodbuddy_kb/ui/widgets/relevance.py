@@ -5,6 +5,7 @@ ten"."""
 
 from __future__ import annotations
 
+from goodbuddy_kb.contracts.retrieval import relevance_figure
 from goodbuddy_kb.ui.i18n import tr
 
 #: (lowest probability, word key), highest band first.
@@ -28,4 +29,4 @@ def relevance_word(p: float) -> str:
 def relevance_text(p: float, below_floor: bool = False) -> str:
     """``0.72 ●●●●○ likely relevant``; a result under the floor says so instead of a word."""
     word = tr("relevance.below_floor") if below_floor else relevance_word(p)
-    return f"{p:.2f} {relevance_dots(p)} {word}"
+    return f"{relevance_figure(p)} {relevance_dots(p)} {word}"

@@ -88,7 +88,7 @@ def _ranking_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
         tr(
             "diag.relevance" if d.below_minimum_relevance else "diag.relevance_kept",
             floor=f"{d.minimum_relevance:g}",
-            best=f"{d.best_relevance:.2f}" if d.best_relevance is not None else "–",
+            best=r.relevance_figure(d.best_relevance) if d.best_relevance is not None else "–",
             below=d.below_minimum_relevance,
         )
     )
