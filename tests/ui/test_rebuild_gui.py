@@ -165,6 +165,8 @@ def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
         assert "keeps serving searches until each document is replaced" in text
         shoot(box, "rebuild-confirm-light-en")
         qtbot.mouseClick(box.property("acceptButton"), QtCore.Qt.MouseButton.LeftButton)
+        status = window.statusBar()
+        qtbot.waitUntil(lambda: "Rebuilding 5 documents" in status.currentMessage())
         tasks = window.tasks_tab
         window.tabs.setCurrentWidget(tasks)
         qtbot.waitUntil(
@@ -184,6 +186,8 @@ def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
         summary_text = tasks.model.data(tasks.model.index(0, 3))
         assert "not started (kept as they were)" in summary_text
         assert tasks.model.data(tasks.model.index(0, 1)) == "⊘ Cancelled"
+        # the notice that it started is followed by how it ended, not left standing
+        qtbot.waitUntil(lambda: status.currentMessage().startswith("Rebuild · ⊘ Cancelled"))
         script.delay_s = 0.0
         window.tabs.setCurrentWidget(tab)
         n = cancelled.summary.succeeded
@@ -199,6 +203,9 @@ def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
         qtbot.waitUntil(tab.pending_label.isHidden, timeout=30_000)
         qtbot.waitUntil(window.detail.pending.isHidden, timeout=5_000)
         qtbot.waitUntil(lambda: chunk_counts(window) == [6] * 5, timeout=5_000)
+        ended = status.currentMessage()
+        assert ended.startswith("Rebuild · ✓ Completed · 5/5 (100%)"), ended
+        assert "written" in ended and "Rebuilding" not in ended
 
 
 def test_rebuild_vectors_offered_when_the_index_is_incompatible(

@@ -27,6 +27,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.documents import manual_work
 from goodbuddy_kb.ui.i18n import model_label, tr
 from goodbuddy_kb.ui.i18n.messages import say_field
+from goodbuddy_kb.ui.tasks.follow import announce_end
 
 Notice = Callable[[str], None]
 
@@ -44,12 +45,19 @@ def unreadable(doc: c.Document) -> bool:
     return doc.status.parse == "failed" and doc.retryable_error is None
 
 
-def _reported(notice: Notice, started_key: str, **values: object) -> Callback[ContractModel]:
+def _reported(
+    link: BackendLink, notice: Notice, started_key: str, **values: object
+) -> Callback[ContractModel]:
+    """Says the task started, then (in its place) how it ended."""
+
     def done(result: ContractModel | None, error: KbError | None) -> None:
         if error is not None:
             notice(tr("error.generic", message=error.message))
         elif result is not None:
             notice(tr(started_key, **values))
+            task_id = getattr(result, "task_id", None)
+            if isinstance(task_id, str):
+                announce_end(link, task_id, notice)
 
     return done
 
@@ -70,7 +78,7 @@ def rebuild_document(
             r.DocumentRebuildRequest(
                 library_id=doc.library_id, document_id=doc.id, manual_work=choice
             ),
-            _reported(notice, "rebuild.document.started", path=doc.path),
+            _reported(link, notice, "rebuild.document.started", path=doc.path),
         )
 
     def previewed(result: r.RebuildPreviewResponse | None, error: KbError | None) -> None:
@@ -129,7 +137,7 @@ def confirm_library_rebuild(
         link.call(
             LIBRARY_REBUILD,
             r.LibraryRebuildRequest(library_id=library_id, manual_work=choice),
-            _reported(notice, "rebuild.library.started", count=documents),
+            _reported(link, notice, "rebuild.library.started", count=documents),
         )
 
     box = _confirm(
@@ -169,7 +177,7 @@ def confirm_vector_rebuild(
         link.call(
             VECTORS_REBUILD,
             m.VectorRebuildRequest(library_id=library_id),
-            _reported(notice, "rebuild.vectors.started"),
+            _reported(link, notice, "rebuild.vectors.started"),
         )
 
     text = tr(
