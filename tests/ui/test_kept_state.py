@@ -177,3 +177,35 @@ def test_a_new_chats_partial_scope_in_always_mode_survives_a_language_switch(
     finally:
         win.link.shutdown()
         set_language("en")
+
+
+def test_a_new_library_joins_a_whole_scope_but_never_one_the_person_narrowed(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    """Creating a library once filled an emptied scope ("No library" became "Gamma") and
+    widened a narrowed one behind the person's back; it joins only a scope that held every
+    library, as a new chat's does."""
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        alpha, beta = libraries(qtbot, win, "Alpha", "Beta")
+        view = win.chat_view
+        win.top_tabs.setCurrentWidget(view)
+        listed(qtbot, view, 2)
+        assert view.selected == {alpha, beta}, "a new chat's scope holds every library"
+        (gamma,) = libraries(qtbot, win, "Gamma")
+        listed(qtbot, view, 3)
+        qtbot.waitUntil(lambda: view.selected == {alpha, beta, gamma}, timeout=5_000)
+        untick(view, beta)  # narrowed: Alpha and Gamma
+        (delta,) = libraries(qtbot, win, "Delta")
+        listed(qtbot, view, 4)
+        qtbot.wait(300)
+        assert view.selected == {alpha, gamma}, "a narrowed scope stays as it was left"
+        untick(view, alpha)
+        untick(view, gamma)  # emptied
+        libraries(qtbot, win, "Epsilon")
+        listed(qtbot, view, 5)
+        qtbot.wait(300)
+        assert view.selected == set() and view.scope_button.text().startswith("No library")
+        assert delta not in view.selected
+    finally:
+        win.link.shutdown()

@@ -42,7 +42,8 @@ class ScopePopover(QtWidgets.QFrame):
     def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent, QtCore.Qt.WindowType.Popup)
         self.link = link
-        #: The libraries the chat searches, and those it has seen (a new one joins the scope).
+        #: The libraries the chat searches, and those it has seen (a new one joins a scope that
+        #: held them all).
         self.selected: set[str] = set()
         self.known_libraries: set[str] = set()
         #: The listings asked for so far (see ``refresh_libraries``).
@@ -106,7 +107,8 @@ class ScopePopover(QtWidgets.QFrame):
 
     def apply(self, scope: c.ChatScope) -> None:
         """Show ``scope`` (a conversation's kept one): libraries created since it was chosen
-        join it, deleted ones leave it; ``edited`` is not emitted."""
+        join it if it held every library then, deleted ones leave it; ``edited`` is not
+        emitted."""
         self.selected = set(scope.library_ids)
         self.known_libraries = set(scope.known_library_ids)
         self._quiet = True
@@ -159,13 +161,17 @@ class ScopePopover(QtWidgets.QFrame):
         self.link.call(LIBRARY_LIST, lib.LibraryListRequest(), done)
 
     def set_libraries(self, libraries: list[lib.Library]) -> None:
-        """A new library joins the selection; a deleted one leaves it; cleared ones stay cleared."""
+        """A new library joins a scope that held every library the conversation knew (one the
+        person never narrowed); a scope the person narrowed or emptied stays as they left it
+        (creating a library once filled an emptied scope behind their back). A deleted library
+        leaves the scope; cleared ones stay cleared."""
         self.libraries = list(libraries)
         current = {x.id for x in libraries}
+        whole = self.known_libraries <= self.selected
         self.selected &= current
         # New libraries join in list order while there is room (at most 20 per request).
         room = MAX_LIBRARIES_PER_REQUEST - len(self.selected)
-        joining = [x.id for x in libraries if x.id not in self.known_libraries]
+        joining = [x.id for x in libraries if x.id not in self.known_libraries] if whole else []
         self.selected |= set(joining[: max(0, room)])
         self.known_libraries = current
         self.list.blockSignals(True)
