@@ -156,7 +156,9 @@ def test_keyboard_only_maintenance(
             k.ChunksListRequest(library_id=dialog.library_id, document_id=dialog.document_id),
         )
     assert listing.total == 58 and listing.document.edited_chunks == 1
-    assert listing.document.disabled_chunks == 1
+    assert listing.document.disabled_chunks == 1 and listing.document.deleted_chunks == 2
+    # the counts say so too (they read "… 1 edited by hand, 1 disabled" as if none were deleted)
+    qtbot.waitUntil(lambda: dialog.info_label.text().endswith(", 2 deleted by hand"), timeout=5_000)
 
     # focus stays inside; Escape closes; the focus is back on the document row
     dialog.activateWindow()
@@ -172,7 +174,8 @@ def test_keyboard_only_maintenance(
     assert tab.documents.row_at(tab.document_view.currentIndex().row()).path == "rules.md"
     chunks_column = [col.header_key for col in DOCUMENT_COLUMNS].index("col.chunks")
     qtbot.waitUntil(
-        lambda: "✎1" in tab.documents.data(tab.documents.index(0, chunks_column)), timeout=5_000
+        lambda: "✎1 ⊘1 ✕2" in tab.documents.data(tab.documents.index(0, chunks_column)),
+        timeout=5_000,
     )
 
 

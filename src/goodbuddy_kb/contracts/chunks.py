@@ -64,6 +64,8 @@ class ChunkDocumentInfo(ContractModel):
     total_chunks: int
     edited_chunks: int
     disabled_chunks: int
+    #: Chunks deleted by hand (remembered, so a rebuild does not bring them back).
+    deleted_chunks: int = 0
 
 
 class ChunksListResponse(ContractModel):

@@ -183,6 +183,8 @@ class Document(ContractModel):
     edited_chunks: int = 0
     #: Chunks switched off by hand: kept, never searched (``chunk_count`` counts the others).
     disabled_chunks: int = 0
+    #: Chunks deleted by hand, remembered so a rebuild or re-sync does not bring them back.
+    deleted_chunks: int = 0
     error_code: str | None = None
     error_params: dict[str, str] = Field(default_factory=dict)
     retryable_error_code: str | None = None

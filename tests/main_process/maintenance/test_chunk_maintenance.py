@@ -151,6 +151,7 @@ def test_listing_pages_searches_and_shows_full_content(kb: Kb) -> None:
         "totalChunks": 4,
         "editedChunks": 0,
         "disabledChunks": 0,
+        "deletedChunks": 0,
     }
 
 
@@ -255,6 +256,7 @@ def test_deleting_the_last_chunk_leaves_no_retrievable_content(kb: Kb, tmp_path:
     assert last["document"]["retrievableChunks"] == 0 and last["document"]["totalChunks"] == 0
     doc = kb.doc("doc2.md")
     assert doc["status"]["fulltext"] != "done" and doc["chunkCount"] == 0
+    assert doc["deletedChunks"] == len(chunks) and last["document"]["deletedChunks"] == len(chunks)
     assert "no retrievable content" in (doc["error"] or "")
     assert kb.summary()["noRetrievableContent"] == before + 1
     assert (kb.folder / "doc2.md").read_text(encoding="utf-8").startswith("# Document 2")

@@ -135,6 +135,9 @@ def document_info(conn: sqlite3.Connection, document_id: str) -> ChunkDocumentIn
         " sum(enabled = 0) FROM chunks WHERE document_id = ?",
         (document_id,),
     ).fetchone()
+    (deleted,) = conn.execute(
+        "SELECT count(*) FROM chunk_deletions WHERE document_id = ?", (document_id,)
+    ).fetchone()
     return ChunkDocumentInfo(
         document_id=row["id"],
         title=row["title"],
@@ -143,4 +146,5 @@ def document_info(conn: sqlite3.Connection, document_id: str) -> ChunkDocumentIn
         retrievable_chunks=counts[1] or 0,
         edited_chunks=counts[2] or 0,
         disabled_chunks=counts[3] or 0,
+        deleted_chunks=deleted,
     )

@@ -385,7 +385,8 @@ def page(
         " AND c.enabled = 1) AS chunk_count, (SELECT count(*) FROM chunks c WHERE"
         " c.document_id = d.id AND c.manually_edited = 1) AS edited_chunks, (SELECT count(*)"
         " FROM chunks c WHERE c.document_id = d.id AND c.role != 'parent' AND c.enabled = 0)"
-        " AS disabled_chunks"
+        " AS disabled_chunks, (SELECT count(*) FROM chunk_deletions x WHERE"
+        " x.document_id = d.id) AS deleted_chunks"
         f" FROM documents d WHERE {where}"
         " ORDER BY d.relative_path, d.id LIMIT ? OFFSET ?",
         (library_id, limit, offset),
@@ -416,6 +417,7 @@ def page(
             chunk_count=r["chunk_count"],
             edited_chunks=r["edited_chunks"],
             disabled_chunks=r["disabled_chunks"],
+            deleted_chunks=r["deleted_chunks"],
             updated_at=r["updated_at"],
             ocr=_ocr(r),
         )

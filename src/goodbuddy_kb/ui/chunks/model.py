@@ -67,8 +67,9 @@ def family_note(chunk: k.ChunkSummary) -> str:
 
 
 def document_text(info: k.ChunkDocumentInfo) -> str:
-    """The document's chunk counts (the dialog says apart when none can be retrieved)."""
-    return tr(
+    """The document's chunk counts, and the chunks deleted by hand when there are any (the
+    dialog says apart when none can be retrieved)."""
+    text = tr(
         "chunks.info",
         title=info.title,
         retrievable=info.retrievable_chunks,
@@ -76,6 +77,9 @@ def document_text(info: k.ChunkDocumentInfo) -> str:
         edited=info.edited_chunks,
         disabled=info.disabled_chunks,
     )
+    if info.deleted_chunks:
+        text += tr("chunks.info.deleted", deleted=info.deleted_chunks)
+    return text
 
 
 def delete_text(chunk: k.ChunkSummary, path: str, info: k.ChunkDocumentInfo | None) -> str:

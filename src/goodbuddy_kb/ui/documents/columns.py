@@ -36,6 +36,7 @@ def chunk_count_text(doc: c.Document) -> str:
     when some are switched off (so a document whose only chunk is off does not read as empty)."""
     marks = [f"✎{doc.edited_chunks}"] if doc.edited_chunks else []
     marks += [f"⊘{doc.disabled_chunks}"] if doc.disabled_chunks else []
+    marks += [f"✕{doc.deleted_chunks}"] if doc.deleted_chunks else []
     return " ".join([str(doc.chunk_count), *marks])
 
 
@@ -44,6 +45,8 @@ def chunk_notes(doc: c.Document) -> list[str]:
     notes = [tr("docs.edited_chunks", count=doc.edited_chunks)] if doc.edited_chunks else []
     if doc.disabled_chunks:
         notes.append(tr("docs.disabled_chunks", count=doc.disabled_chunks))
+    if doc.deleted_chunks:
+        notes.append(tr("docs.deleted_chunks", count=doc.deleted_chunks))
     return notes
 
 

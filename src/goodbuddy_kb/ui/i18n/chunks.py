@@ -8,6 +8,10 @@ CHUNK_STRINGS: dict[str, tuple[str, str]] = {
         "《{title}》：{total} 个分块，{retrievable} 个可检索，{edited} 个经人工修改，{disabled} 个已停用",
         "“{title}”: {total} {total:plural:chunk|chunks}, {retrievable} retrievable, {edited} edited by hand, {disabled} disabled",
     ),
+    "chunks.info.deleted": (
+        "，{deleted} 个已人工删除",
+        ", {deleted} deleted by hand",
+    ),
     "chunks.no_retrievable": (
         "此文档已无可检索内容：检索不会返回它的任何部分。",
         "This document has no retrievable content: no search returns any part of it.",
