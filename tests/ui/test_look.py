@@ -176,3 +176,23 @@ def test_qt_file_dialog_speaks_chinese_whole(
         install_qt_translations(qapp, "en")
     assert with_mnemonic("文件类型：", "T") == "文件类型(&T)："
     assert with_mnemonic("Folder", "") == "Folder"
+
+
+def test_ctrl_q_quits_the_window_and_its_backend(qtbot: QtBot, data_dir: Path) -> None:
+    """Ctrl+Q did nothing and no menu offered Quit: only the window's close button ended the
+    app. Quit is now the Settings menu's last item, in both languages, and its shortcut works
+    from anywhere in the window."""
+    win: MainWindow = open_window(qtbot, data_dir, "en")
+    try:
+        process = win.link.process
+        assert process is not None and process.alive()
+        assert win.quit_action.text() == "Quit GoodBuddy KB"
+        assert win.quit_action.shortcut().toString() == "Ctrl+Q"
+        win.show()
+        win.activateWindow()
+        qtbot.waitUntil(win.isActiveWindow, timeout=5_000)
+        qtbot.keyClick(win, QtCore.Qt.Key.Key_Q, QtCore.Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda: not win.isVisible(), timeout=5_000)
+        qtbot.waitUntil(lambda: not process.alive(), timeout=20_000)
+    finally:
+        win.link.shutdown()

@@ -34,6 +34,7 @@ WELCOME_STRINGS: dict[str, tuple[str, str]] = {
     "guide.graph": ("查看知识图谱", "Show the knowledge graph"),
     "guide.close": ("关闭提示", "Close these tips"),
     "menu.help": ("帮助", "Help"),
+    "menu.quit": ("退出 GoodBuddy 知识库", "Quit GoodBuddy KB"),
     "menu.about": ("关于 GoodBuddy 知识库…", "About GoodBuddy KB…"),
     "about.title": ("关于 GoodBuddy 知识库", "About GoodBuddy KB"),
     "about.version": ("版本 {version}", "Version {version}"),

@@ -1,5 +1,5 @@
 """The main window's menus: Settings (model connections, external tools, diagnostics, the dark
-theme and the language) and Help (About). The Settings menu applies the theme itself;
+theme, the language and Quit) and Help (About). The Settings menu applies the theme itself;
 everything else they ask of the window through signals."""
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ class SettingsMenu(QtCore.QObject):
     diagnostics = QtCore.Signal()
     #: A language was chosen (its code); the window applies it.
     language_chosen = QtCore.Signal(str)
+    #: Quit (Ctrl+Q): the window closes, and the backend with it.
+    quit = QtCore.Signal()
 
     def __init__(self, menu_bar: QtWidgets.QMenuBar) -> None:
         menu = menu_bar.addMenu(tr("menu.settings"))
@@ -47,6 +49,13 @@ class SettingsMenu(QtCore.QObject):
             group.addAction(action)
             action.triggered.connect(lambda _checked=False, c=code: self.language_chosen.emit(c))
             self.language_actions[code] = action
+        menu.addSeparator()
+        self.quit_action = menu.addAction(tr("menu.quit"))
+        # Ctrl+Q (⌘Q on macOS): the platform's standard Quit key is empty on some desktops
+        self.quit_action.setShortcut(QtGui.QKeySequence("Ctrl+Q"))
+        self.quit_action.setShortcutContext(QtCore.Qt.ShortcutContext.ApplicationShortcut)
+        self.quit_action.setMenuRole(QtGui.QAction.MenuRole.QuitRole)
+        self.quit_action.triggered.connect(lambda _checked=False: self.quit.emit())
 
 
 class HelpMenu(QtCore.QObject):

@@ -118,6 +118,8 @@ class MainWindow(QtWidgets.QMainWindow):
         menu.external_tools.connect(self.open_external_tools)
         menu.diagnostics.connect(self.open_diagnostics)
         menu.language_chosen.connect(self._choose_language)
+        menu.quit.connect(self.close)
+        self.quit_action = menu.quit_action
         self.theme_action = menu.theme_action
         self.language_actions = menu.language_actions
         self.help_menu = HelpMenu(self.menuBar())
