@@ -117,8 +117,11 @@ def test_scope_selection_follows_created_and_deleted_libraries(
         view.popover.list.item(0).setCheckState(QtCore.Qt.CheckState.Unchecked)
         assert view.selected == set()
         second = wait_call(qtbot, win, LIBRARY_CREATE, lib.LibraryCreateRequest(name="B")).library
-        qtbot.waitUntil(lambda: second.id in view.selected, timeout=5_000)
-        assert first.id not in view.selected, "a cleared library is not re-enabled"
+        qtbot.waitUntil(lambda: view.popover.list.count() == 2, timeout=5_000)
+        # the person emptied the scope: a new library does not fill it behind their back
+        assert view.selected == set(), "an emptied scope stays empty"
+        view.popover.list.item(1).setCheckState(QtCore.Qt.CheckState.Checked)
+        assert view.selected == {second.id}, "a cleared library is not re-enabled"
         wait_call(qtbot, win, LIBRARY_DELETE, lib.LibraryDeleteRequest(library_id=second.id))
         qtbot.waitUntil(lambda: view.selected == set(), timeout=5_000)
         assert "Nothing will be searched".lower() in view.popover.note.text().lower()

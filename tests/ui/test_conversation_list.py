@@ -151,11 +151,17 @@ def test_the_new_controls_are_on_screen_at_800x600(
             corner = widget.mapTo(win, QtCore.QPoint(widget.width(), widget.height()))
             assert win.rect().contains(corner - QtCore.QPoint(1, 1)), widget
         links = view.transcript.toPlainText()
+        # no library searched, no sources: the answer offers "Copy", not "Copy with sources"
         if language == "zh":
-            assert "复制（含来源）" in links and "重新生成" in links
+            assert "复制 · 重新生成" in links and "含来源" not in links
             assert view.conversation_list.search.placeholderText() == "搜索对话（标题和内容）"
         else:
-            assert "Copy with sources" in links and "Regenerate" in links
+            assert "Copy · Regenerate" in links and "with sources" not in links
+        (answer,) = [m for m in view.messages if m.role == "assistant"]
+        with qtbot.waitSignal(view.manage.copied, timeout=5_000):
+            view.transcript.anchorClicked.emit(QtCore.QUrl(f"copy:{answer.id}"))
+        said = view.conversation_list.notice.label.text()
+        assert said == ("已复制回答" if language == "zh" else "Answer copied"), said
         shoot(win, f"chat-800x600-{language}")
     finally:
         win.link.shutdown()

@@ -179,15 +179,16 @@ class ConversationActions(QtCore.QObject):
         )
         self.link.call(CONVERSATION_EXPORT, request, done)
 
-    def copy(self, message_id: str) -> None:
-        """One answer with its numbered sources, as the backend renders it, on the clipboard."""
+    def copy(self, message_id: str, with_sources: bool = True) -> None:
+        """One answer with its numbered sources, as the backend renders it, on the clipboard
+        (``with_sources`` off: the answer had none, and the notice does not claim any)."""
 
         def done(result: cv.MessageCopyResponse | None, error: KbError | None) -> None:
             if result is None:
                 self._failed(error)
                 return
             QtWidgets.QApplication.clipboard().setText(result.text)
-            self.notice.say(tr("chat.copied"))
+            self.notice.say(tr("chat.copied" if with_sources else "chat.copied_plain"))
             self.copied.emit(result.text)
 
         request = cv.MessageCopyRequest(message_id=message_id, format="markdown")

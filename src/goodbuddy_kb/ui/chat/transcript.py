@@ -39,9 +39,10 @@ def parse_action(url: str) -> tuple[str, str] | None:
 
 
 def actions_html(msg: c.Message, last: bool) -> str:
-    """The links under an answer: "Sources (n)" and "Copy", and "Regenerate" on the last one."""
+    """The links under an answer: "Sources (n)" and "Copy with sources" ("Copy" when it has
+    none), and "Regenerate" on the last one."""
     links = [(tr("chat.answer.sources", n=len(msg.citations)), "sources")] if msg.citations else []
-    links.append((tr("chat.answer.copy"), "copy"))
+    links.append((tr("chat.answer.copy" if msg.citations else "chat.answer.copy_plain"), "copy"))
     if last:
         links.append((tr("chat.answer.regenerate"), "regenerate"))
     return " · ".join(

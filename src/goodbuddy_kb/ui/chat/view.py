@@ -279,7 +279,8 @@ class ChatView(QtWidgets.QWidget):
         if action == "sources":
             self.show_answer(answer_id)
         elif action == "copy":
-            self.manage.copy(answer_id)
+            answer = next(m for m in self.messages if m.id == answer_id)
+            self.manage.copy(answer_id, with_sources=bool(answer.citations))
         elif action == "regenerate":
             self.regenerate()
 

@@ -62,8 +62,10 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
     # Managing conversations (rename, pin, delete and undo, search, export) and answers.
     "chat.answer.sources": ("来源（{n}）", "Sources ({n})"),
     "chat.answer.copy": ("复制（含来源）", "Copy with sources"),
+    "chat.answer.copy_plain": ("复制", "Copy"),
     "chat.answer.regenerate": ("重新生成", "Regenerate"),
     "chat.copied": ("已复制回答及其来源", "Answer and its sources copied"),
+    "chat.copied_plain": ("已复制回答", "Answer copied"),
     "chat.search": ("搜索对话（标题和内容）", "Search conversations"),
     "chat.search.none": ("没有匹配的对话", "No conversation matches"),
     "chat.menu.rename": ("重命名", "Rename"),
