@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.chat.view import ChatView
+from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.servers.chatserver import ChatScript, chat_server, evidence_of
 from tests.ui.helpers import MakeLibrary, ask_chat, chat_with, handbook, open_window
@@ -174,3 +175,37 @@ def test_assistant_instructions_in_settings_and_in_the_scope_popover(
         "Assistant instructions\nHandbook: Answer as the HR helpdesk, in Chinese."
     )
     popover.hide()
+
+
+def chosen(view: ChatView) -> int | None:
+    """The number of the citation selected in the sources pane."""
+    index = view.sources.table.currentIndex()
+    row = view.sources.model.row_at(index.row()) if index.isValid() else None
+    return row.number if row is not None else None
+
+
+def test_a_language_switch_keeps_the_answer_and_citation_the_sources_pane_showed(
+    qtbot: QtBot, window: MainWindow, make_library: MakeLibrary
+) -> None:
+    """After a language switch the sources pane fell back to the latest answer with nothing
+    selected: the person lost the older answer's source they were reading."""
+    make_library(handbook())
+    script = ChatScript(turns=[[{"text": cite_first}]] * 2)
+    try:
+        with chat_server(script) as base:
+            view = in_always_mode(qtbot, window, base)
+            ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
+            ask_chat(qtbot, view, "年假怎么结转？")
+            first, _last = answers(view)
+            click(view, f"cite:{first.id}/1")
+            assert chosen(view) == 1
+            passage = first.citations[0].document_title
+            window.language_actions["zh"].trigger()
+            qtbot.waitUntil(lambda: window.chat_view is not view, timeout=10_000)
+            new = window.chat_view
+            qtbot.waitUntil(lambda: chosen(new) == 1, timeout=10_000)
+        assert new.shown_answer == first.id
+        assert "第 1 个回答" in new.sources.label.text()
+        assert new.sources.model.rows[0].document_title == passage
+    finally:
+        set_language("en")

@@ -234,6 +234,12 @@ class CitationsPane(QtWidgets.QWidget):
             self.reference.clear()
             self.opened.clear()
 
+    def current_number(self) -> int | None:
+        """The number of the citation selected (its context shown), None when none is."""
+        index = self.table.currentIndex()
+        x = self.model.row_at(index.row()) if index.isValid() else None
+        return x.number if x is not None else None
+
     def select(self, number: int) -> bool:
         """Select citation ``number`` (the [n] of its answer) and show its context; False when
         the shown answer has no such citation."""

@@ -64,6 +64,9 @@ class ChatView(QtWidgets.QWidget):
         self.messages: list[c.Message] = []
         #: The answer whose sources the pane shows (a marker was clicked); None: the latest.
         self.shown_answer: str | None = None
+        #: The answer whose sources were shown and the citation selected there, to show again
+        #: once a view built anew (a language or theme switch) has loaded the conversation.
+        self._resume: tuple[str | None, int | None] | None = None
         #: Each conversation's scope as last kept (an edit here wins over an older listing).
         self.scopes: dict[str, c.ChatScope] = {}
         self.conversation_list = ConversationList()
@@ -142,8 +145,10 @@ class ChatView(QtWidgets.QWidget):
         self.link.changed.disconnect(self._on_changed)
 
     def take_over(self, old: ChatView) -> None:
-        """Continue where ``old`` was: its conversation, library scope, mode and typed text."""
+        """Continue where ``old`` was: its conversation, library scope, mode, typed text, and
+        the answer whose sources it showed with the citation chosen there."""
         self.conversation_id = old.conversation_id
+        self._resume = (old.shown_answer, old.sources.current_number())
         self._reopen = old.conversation_id is not None
         self._blank = old._blank
         self.scopes = dict(old.scopes)
@@ -311,6 +316,13 @@ class ChatView(QtWidgets.QWidget):
             if result is not None and conversation_id == self.conversation_id:
                 self.messages = result.messages
                 self._render(latest=True)
+                resume, self._resume = self._resume, None
+                if resume is not None:
+                    answer, number = resume
+                    if answer is not None and any(m.id == answer for m in self.messages):
+                        self.show_answer(answer)
+                    if number is not None:
+                        self.sources.select(number)
 
         request = c.MessagesListRequest(conversation_id=conversation_id)
         self.link.call(MESSAGES_LIST, request, done)
