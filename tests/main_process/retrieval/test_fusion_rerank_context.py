@@ -364,3 +364,51 @@ def test_overlapping_chunks_are_joined_without_repeating_text() -> None:
     assert join_trimmed(["no overlap here at all, none.", "completely different text"]) == (
         "no overlap here at all, none.\ncompletely different text"
     )
+
+
+def test_a_passage_answering_one_of_two_questions_is_matched_as_fully_as_one_answering_one() -> (
+    None
+):
+    """ "去上海出差住宿标准是多少？报销要多久内提交？" asks two things: the passage on the deadline
+    covered half of the text's terms and read "0.19, below the floor" although it answers the
+    second question whole. Coverage, weighted coverage and phrase take the best question."""
+    from goodbuddy_kb.main_process.retrieval.rerank import features
+
+    deadline = cand(
+        "d", "差旅管理办法", "四、报销时限：出差结束后报销要在30天内提交，逾期不予报销。", 0.9
+    )
+    two = build_query("去上海出差住宿标准是多少？报销要多久内提交？")
+    one = build_query("报销要多久内提交")
+    weights = {t: 1.0 for t in (*two.cjk_terms, *two.latin_terms)}
+    both = features(deadline, two, 1.0, weights)
+    alone = features(deadline, one, 1.0, weights)
+    for name in ("coverage", "weightedCoverage", "phrase"):
+        assert both[name] == pytest.approx(alone[name]), name
+    whole = features(deadline, replace(two, clauses=()), 1.0, weights)
+    assert both["coverage"] > 1.5 * whole["coverage"], (both, whole)
+    # one question with a comma is still one question: nothing is split
+    assert build_query("在上海，出差住宿标准是多少").clauses == ()
+    assert build_query("我几乎每天加班，怎么申请调休").clauses == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "clauses"),
+    [
+        (
+            "去上海出差，住宿标准是多少，报销要多久内提交",
+            ["去上海出差 住宿标准是多少", "去上海出差 报销要多久内提交"],
+        ),
+        (
+            "What is the daily meal allowance, and who approves expenses above 500 USD?",
+            ["what is the daily meal allowance", "who approves expenses above 500 usd"],
+        ),
+        (
+            "Is taxi allowed? Can I fly business class?",
+            ["is taxi allowed", "can i fly business class"],
+        ),
+        ("what is the parking fee", []),
+        ("v2.1 release notes, what changed", []),
+    ],
+)
+def test_a_text_asking_several_questions_parts_into_them(text: str, clauses: list[str]) -> None:
+    assert [c.normalized for c in build_query(text).clauses] == clauses

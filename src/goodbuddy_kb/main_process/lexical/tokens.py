@@ -9,6 +9,7 @@ The full-text table holds Snowball English stems (PyStemmer) of the folded Latin
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import threading
@@ -193,6 +194,11 @@ class LexicalQuery:
     single_chars: tuple[str, ...]
     #: The stem of each Latin term (same order).
     latin_stems: tuple[str, ...] = ()
+    #: One query per question when the text asks several ("住宿标准是多少？报销要多久内提交？",
+    #: "what is the meal allowance, and who approves…"), each with the text's other clauses
+    #: as its context; empty for a single question. A passage answering one of them fully is
+    #: as relevant as one answering a single question (``rerank.features``).
+    clauses: tuple[LexicalQuery, ...] = ()
 
     @property
     def cjk_match(self) -> str | None:
@@ -229,8 +235,70 @@ class LexicalQuery:
         }
 
 
+#: Where a text's clauses part: sentence ends and semicolons, and commas (a coordinating
+#: "and" / 以及 / 还有 / 另外 / 并且 after one goes with it).
+_CLAUSE_BREAK = re.compile(r"[?;!。]+|[,，、]\s*(?:(?:and|also)\s+|以及|还有|另外|并且)?")
+#: The interrogatives, a closed word class: a clause holding one asks something.
+_ASKS_CJK = re.compile(
+    "什么|多少|多久|多长|多大|几(?!乎)|哪|谁|怎么|怎样|如何|为什么|为何|是否|吗|呢|能否|可否|有没有|是不是"
+)
+_ASKS_LATIN = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
+#: A Latin clause opening with an auxiliary is a yes/no question ("is travel by taxi allowed").
+_AUXILIARIES = frozenset(
+    {
+        "is",
+        "are",
+        "was",
+        "were",
+        "can",
+        "could",
+        "do",
+        "does",
+        "did",
+        "should",
+        "will",
+        "would",
+        "may",
+        "must",
+        "has",
+        "have",
+    }
+)
+MAX_CLAUSES = 4
+
+
+def _asks(clause: str) -> bool:
+    words = _LATIN_WORD.findall(_CJK_RUN.sub(" ", clause))
+    return bool(
+        _ASKS_CJK.search(clause)
+        or _ASKS_LATIN.intersection(words)
+        or (words and clause.lstrip().startswith(words[0]) and words[0] in _AUXILIARIES)
+    )
+
+
+def question_clauses(normalized: str) -> list[str]:
+    """The questions of a text that asks more than one, each with the text's clauses that ask
+    nothing (their shared context: "去上海出差，住宿标准是多少？报销要多久？" → "去上海出差 住宿标准是多少",
+    "去上海出差 报销要多久"); [] when it asks one question or none."""
+    parts = [p.strip() for p in _CLAUSE_BREAK.split(normalized) if p and p.strip()]
+    if len(parts) < 2:
+        return []
+    asking = [p for p in parts if _asks(p)]
+    if len(asking) < 2:
+        return []
+    context = " ".join(p for p in parts if not _asks(p))
+    return [f"{context} {p}".strip() for p in asking[:MAX_CLAUSES]]
+
+
 def build_query(text: str) -> LexicalQuery:
-    normalized = normalize(text)
+    query = _query(normalize(text))
+    clauses = question_clauses(query.normalized)
+    if not clauses:
+        return query
+    return dataclasses.replace(query, clauses=tuple(_query(c) for c in clauses))
+
+
+def _query(normalized: str) -> LexicalQuery:
     runs = cjk_runs(normalized)
     grams = _unique([g for run in runs for g in bigrams(run)])
     singles = _unique([run for run in runs if len(run) == 1])

@@ -86,17 +86,13 @@ def weighted_coverage(
     return found / total if total > 0 else 0.0
 
 
-def features(
-    c: Candidate,
-    query: LexicalQuery,
-    best_fused: float,
-    term_weights: Mapping[str, float] | None = None,
-) -> dict[str, float]:
-    normalized = normalize(c.content)
-    tokens = term_set(normalized)
+def _matched(
+    query: LexicalQuery, normalized: str, tokens: set[str], chunk_stems: set[str]
+) -> tuple[float | None, float | None, float, float]:
+    """(CJK coverage, Latin coverage, coverage, phrase) of one query over one chunk."""
     cjk = scoring.coverage(query.cjk_terms, tokens) if query.cjk_terms else None
     latin = (
-        scoring.coverage(query.latin_terms, tokens, query.latin_stems, set(stems(sorted(tokens))))
+        scoring.coverage(query.latin_terms, tokens, query.latin_stems, chunk_stems)
         if query.latin_terms
         else None
     )
@@ -107,6 +103,32 @@ def features(
     ]
     coverage = sum(v * w for v, w in shares) / sum(w for _, w in shares) if shares else 0.0
     phrase = scoring.phrase_score(scoring.compact(query.phrase_text), scoring.compact(normalized))
+    return cjk, latin, coverage, phrase
+
+
+def features(
+    c: Candidate,
+    query: LexicalQuery,
+    best_fused: float,
+    term_weights: Mapping[str, float] | None = None,
+) -> dict[str, float]:
+    """The chunk's features for the rerank and the calibrated relevance. A text asking several
+    questions (``query.clauses``) gets, for coverage, weighted coverage and phrase, the best of
+    the whole text and each question: a passage that answers one of them fully is not half
+    relevant because the question asked two things."""
+    normalized = normalize(c.content)
+    tokens = term_set(normalized)
+    chunk_stems = set(stems(sorted(tokens))) if query.latin_terms else set()
+    cjk, latin, coverage, phrase = _matched(query, normalized, tokens, chunk_stems)
+    weighted = (
+        weighted_coverage(query, tokens, term_weights) if term_weights is not None else coverage
+    )
+    for clause in query.clauses:
+        _c, _l, clause_coverage, clause_phrase = _matched(clause, normalized, tokens, chunk_stems)
+        coverage = max(coverage, clause_coverage)
+        phrase = max(phrase, clause_phrase)
+        if term_weights is not None:
+            weighted = max(weighted, weighted_coverage(clause, tokens, term_weights))
     query_terms = set(query.cjk_terms) | set(query.latin_terms)
     titled = _terms(" ".join([c.document_title, *c.heading_path, c.document_path]))
     title = len(query_terms & titled) / len(query_terms) if query_terms else 0.0
@@ -118,9 +140,7 @@ def features(
         "phrase": phrase,
         "title": title,
         "vector": vector_feature(c.vector_z),
-        "weightedCoverage": weighted_coverage(query, tokens, term_weights)
-        if term_weights is not None
-        else coverage,
+        "weightedCoverage": weighted if term_weights is not None else coverage,
     }
 
 
