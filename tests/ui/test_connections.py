@@ -215,8 +215,11 @@ def test_the_data_path_follows_the_form_before_saving(qtbot: QtBot, window: Main
     assert "no text leaves" not in shown
     saved = wait_call(qtbot, window, EMBEDDING_GET, m.EmbeddingGetRequest())
     assert saved.connection.kind == "deterministic", "nothing was saved"
+    assert dialog.model_list.button.isEnabled(), "a remote service lists its models"
     dialog.kind.setCurrentIndex(dialog.kind.findData("local"))
     assert "runs on this computer" in dialog.data_path.text()
+    # the bundled model has no service to ask: "List models" is off with the address and key
+    assert not dialog.model_list.button.isEnabled() and not dialog.base_url.isEnabled()
     dialog.kind.setCurrentIndex(dialog.kind.findData("none"))
     assert "Semantic search is off" in dialog.data_path.text()
     dialog.reject()

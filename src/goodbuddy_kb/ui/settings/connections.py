@@ -242,7 +242,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
 
     def _update(self) -> None:
         remote = self.kind.currentData() in ("ollama", "openai-compatible")
-        for widget in (self.base_url, self.model, self.dimensions, self.key):
+        for widget in (self.base_url, self.model_list, self.dimensions, self.key):
             widget.setEnabled(remote)
         self._show_data_path()
 
