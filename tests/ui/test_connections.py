@@ -223,3 +223,31 @@ def test_the_data_path_follows_the_form_before_saving(qtbot: QtBot, window: Main
     dialog.kind.setCurrentIndex(dialog.kind.findData("none"))
     assert "Semantic search is off" in dialog.data_path.text()
     dialog.reject()
+
+
+def test_a_save_of_what_just_passed_its_test_does_not_ask_the_model_again(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """Test, then "Save and switch": the save tested again, a second request to what may be
+    a paid model. Exactly what has just passed is saved as it is; anything else is tested."""
+    dialog = open_dialog(qtbot, window)
+    script = ChatScript(turns=[[{"text": "OK"}]] * 3)
+    with chat_server(script) as base:
+        dialog.chat_kind.setCurrentIndex(dialog.chat_kind.findData("openai-compatible"))
+        dialog.chat_url.setText(base)
+        dialog.chat_model.setText("qwen-test")
+        dialog.chat_key.setText("sk-typed-0003")
+        click(qtbot, dialog, dialog.chat_test_button)
+        assert "Connection works" in dialog.chat_status.text() and len(script.requests) == 1
+        qtbot.mouseClick(dialog.chat_save_button, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: "Saved" in dialog.chat_status.text(), timeout=10_000)
+        assert len(script.requests) == 1, "the save did not ask the model again"
+        saved = wait_call(qtbot, window, CHAT_MODEL_GET, c.ChatGetRequest()).connection
+        assert (saved.kind, saved.model) == ("openai-compatible", "qwen-test")
+        # another model: never tested, so the save tests it first
+        dialog.chat_model.setText("qwen-other")
+        qtbot.mouseClick(dialog.chat_save_button, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: len(script.requests) == 2, timeout=10_000)
+        qtbot.waitUntil(lambda: "Saved" in dialog.chat_status.text(), timeout=10_000)
+        assert script.requests[1]["model"] == "qwen-other"
+    dialog.reject()

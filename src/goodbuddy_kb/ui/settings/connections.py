@@ -5,6 +5,7 @@ is sent)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from goodbuddy_kb.contracts import chat as c
@@ -37,6 +38,8 @@ from goodbuddy_kb.ui.settings.endpoint_form import (
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
 
 KINDS = ("local", "ollama", "openai-compatible", "none")
+#: A test that passed this many seconds ago still vouches for a save of the same values.
+FRESH_S = 120.0
 
 
 class ModelConnectionsDialog(QtWidgets.QDialog):
@@ -52,6 +55,8 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.link = link
         #: The open "test failed — save anyway?" question, if any.
         self.confirm_box: QtWidgets.QMessageBox | None = None
+        #: When each test that passed here passed (``Probe.identity`` → monotonic seconds).
+        self._passed: dict[str, float] = {}
         self.setWindowTitle(tr("conn.title"))
         self.kind = QtWidgets.QComboBox()
         self.kind.setAccessibleName(tr("conn.kind"))
@@ -181,6 +186,10 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         probe.status.setText("… " + waiting)
 
         def report(failure: str | None) -> None:
+            if failure is None:
+                self._passed[probe.identity] = time.monotonic()
+            else:
+                self._passed.pop(probe.identity, None)
             self.tested.emit()
             if then is not None:
                 then(failure)
@@ -191,7 +200,10 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         """Run the test first; a failed test asks "Save anyway?" (default: Cancel)."""
         probe, button, write = save.probe, save.button, save.write
         button.setEnabled(False)
-        if not save.needs_test:
+        passed = self._passed.get(probe.identity)
+        if not save.needs_test or (passed is not None and time.monotonic() - passed < FRESH_S):
+            # nothing to test, or exactly this passed its test here a moment ago: the service
+            # (a paid model, perhaps) is not asked the same thing twice
             write()
             return
 

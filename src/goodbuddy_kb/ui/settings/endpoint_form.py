@@ -6,6 +6,8 @@ its dialog: it asks the dialog to test and to save through signals."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Literal, Protocol, TypeVar
@@ -314,6 +316,9 @@ class Probe:
 
     status: QtWidgets.QLabel
     send: Callable[[BackendLink, Callable[[str | None], None]], None]
+    #: What is tested (the method and its request, the typed key hashed): a save of exactly
+    #: what has just passed its test need not ask the service again.
+    identity: str = ""
 
 
 def probe_of(
@@ -341,7 +346,8 @@ def probe_of(
 
         link.call(spec, request, done)
 
-    return Probe(status, send)
+    tested = json.dumps([spec.name, request.to_wire()], sort_keys=True, ensure_ascii=False)
+    return Probe(status, send, hashlib.sha256(tested.encode("utf-8")).hexdigest())
 
 
 @dataclass(frozen=True)
