@@ -129,6 +129,13 @@ def test_dropping_files_and_folders_imports_them(
     qtbot.waitUntil(lambda: tab.sources.rowCount() == 3, timeout=10_000)
     kinds = sorted(s.kind for s in tab.sources.rows)
     assert kinds == ["file", "folder", "folder"]
+
+    def whole(row: int) -> bool:
+        view = tab.source_view
+        return view.viewport().rect().contains(view.visualRect(tab.sources.index(row, 0)))
+
+    # the sources pane grew to show the three sources whole (it opened one row high)
+    qtbot.waitUntil(lambda: all(whole(row) for row in range(3)), timeout=5_000)
     qtbot.waitUntil(lambda: tab.documents.rowCount() == 4, timeout=20_000)
 
 

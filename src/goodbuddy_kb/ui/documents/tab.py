@@ -48,6 +48,12 @@ from goodbuddy_kb.ui.widgets.theme import SPACE
 PAGE = 100
 
 
+#: Sources the sources pane shows whole before it scrolls (it grows to them as they come).
+SOURCE_ROWS_SHOWN = 3
+#: What the documents pane keeps when the sources pane grows.
+DOCUMENTS_MIN_HEIGHT = 240
+
+
 class DocumentsTab(QtWidgets.QWidget):
     notice = QtCore.Signal(str)
     row_actions: DocumentRowActions
@@ -287,6 +293,21 @@ class DocumentsTab(QtWidgets.QWidget):
         if params.get("libraryId") == self.library_id and not self._refresh_timer.isActive():
             self._refresh_timer.start()
 
+    def _fit_sources(self) -> None:
+        """The sources pane grows (never shrinks) to show up to SOURCE_ROWS_SHOWN sources
+        whole: it opened one row high, so a library's second source was cut off."""
+        view = self.source_view
+        rows = min(SOURCE_ROWS_SHOWN, max(1, self.sources.rowCount()))
+        wanted = (
+            view.horizontalHeader().height()
+            + rows * view.verticalHeader().defaultSectionSize()
+            + 2 * view.frameWidth()
+        )
+        grow = wanted - view.height()
+        top, bottom = self.split.sizes()
+        if grow > 0 and bottom - grow >= DOCUMENTS_MIN_HEIGHT:
+            self.split.setSizes([top + grow, bottom - grow])
+
     def refresh(self) -> None:
         if self.library_id is None:
             self.sources.set_rows([])
@@ -304,6 +325,7 @@ class DocumentsTab(QtWidgets.QWidget):
                     if row >= 0:
                         self.source_view.selectRow(row)
                 self._update_watch()
+                self._fit_sources()
 
         self.link.call(SOURCE_LIST, c.SourceListRequest(library_id=library_id), got_sources)
         self.link.call(
