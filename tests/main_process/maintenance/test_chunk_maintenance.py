@@ -4,6 +4,7 @@ enable/disable and delete keep every channel consistent; limits and ownership ar
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -179,6 +180,43 @@ def test_edit_rewrites_fulltext_and_cjk_and_revectorises(kb: Kb) -> None:
     assert chunk["id"] in kb.vector_hits("Corrected: zebracrossing rule 斑马线通行守则。")
     full = call(kb.d, CHUNK_GET.name, kb.ids("doc1.md", chunk))
     assert full["content"] == "Corrected: zebracrossing rule 斑马线通行守则。"
+
+
+@pytest.mark.integration
+def test_a_chunk_switched_off_while_its_vector_is_made_leaves_nothing_counted(
+    kb: Kb, dispatcher: Dispatcher
+) -> None:
+    """Switched on, then off again while its vector was being made: the vector is dropped
+    (it must match a chunk that is searched), and the task counts nothing. It read
+    "Completed · 0/1 (0%)", as if it had failed to do its one thing."""
+    script = Script()
+    with openai_server(script) as base:
+        call(
+            dispatcher,
+            EMBEDDING_UPDATE.name,
+            {"connection": {"kind": "openai-compatible", "baseUrl": base, "model": "m"}},
+        )
+        call(dispatcher, VECTORS_REBUILD.name, {"libraryId": kb.library_id})
+        kb.wait()
+        chunk = kb.chunks("doc1.md")["chunks"][1]
+        kb.update("doc1.md", chunk, enabled=False)
+        script.delay_s = 1.5  # the service is slow: the chunk is switched off meanwhile
+        on = kb.update("doc1.md", chunk, enabled=True)
+        task_id = on["vectorTaskId"]
+
+        def task() -> dict[str, Any]:
+            tasks = call(kb.d, TASKS_LIST.name, {"libraryId": kb.library_id})["tasks"]
+            return next(t for t in tasks if t["id"] == task_id)
+
+        deadline = time.monotonic() + 10
+        while task()["total"] != 1 and time.monotonic() < deadline:
+            time.sleep(0.05)  # counted: the embedding request is on its way
+        assert task()["total"] == 1
+        kb.update("doc1.md", chunk, enabled=False)
+        kb.wait()
+    row = task()
+    assert (row["state"], row["done"], row["total"]) == ("completed", 0, 0), row
+    assert kb.live_vector(chunk["id"]) == [], "no vector for a chunk that is off"
 
 
 @pytest.mark.integration

@@ -126,6 +126,8 @@ def vectorise_document(
         _drop_changed(conn, plan)
         write_vectors(conn, data_dir, document_id, plan)
         _settle(conn, document_id, plan.version)
+    if counted is not None:  # a chunk changed meanwhile: its vector was not kept, nor counted
+        counted(len(plan.todo))
     return VectorOutcome(len(plan.todo))
 
 
