@@ -94,6 +94,11 @@ def test_a_best_match_below_the_floor_never_reads_as_reaching_it() -> None:
     assert relevance_text(0.1996, below_floor=True).startswith("0.19 ")
     assert relevance_text(0.2).startswith("0.20 ") and relevance_text(0.29).startswith("0.29 ")
     assert relevance_text(1.0).startswith("1.00 ")
+    # the dots are cut the same way: none under 0.2, so a result below the default floor never
+    # shows the dot of a "possibly relevant" one
+    assert relevance_text(0.18, below_floor=True) == "0.18 ○○○○○ below the floor"
+    assert relevance_text(0.28).startswith("0.28 ●○○○○")
+    assert relevance_text(0.99).startswith("0.99 ●●●●○") and "●●●●●" in relevance_text(1.0)
 
 
 def test_graph_channel_reasons_read_in_chinese() -> None:

@@ -5,6 +5,8 @@ ten"."""
 
 from __future__ import annotations
 
+import math
+
 from goodbuddy_kb.contracts.retrieval import relevance_figure
 from goodbuddy_kb.ui.i18n import tr
 
@@ -18,7 +20,10 @@ BANDS = (
 
 
 def relevance_dots(p: float) -> str:
-    filled = max(0, min(5, round(p * 5)))
+    """One dot for each fifth reached (cut, as the figure is): no dot below 0.2, so a result
+    under the default floor never shows the dot of a "possibly relevant" one (0.18 showed ●
+    like 0.28)."""
+    filled = max(0, min(5, math.floor(p * 5 + 1e-9)))
     return "●" * filled + "○" * (5 - filled)
 
 
