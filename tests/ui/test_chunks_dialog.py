@@ -266,7 +266,8 @@ def test_the_document_stays_selected_through_the_refreshes_a_change_brings(
     # and the row does not read as empty: its one chunk is kept, switched off
     assert chunk_count_text(doc) == "0 ⊘1"
     assert "switched off" in chunk_count_tooltip(doc)
-    assert "switched off" in tab.document_bar.reason.text()
+    bar = tab.document_bar.reason.text()
+    assert "0 chunks · ⊘ 1 chunk switched off (kept, not searched)" in bar, bar
 
 
 def test_looks(qtbot: QtBot, window: MainWindow, qapp: QtWidgets.QApplication) -> None:

@@ -74,10 +74,10 @@ class SelectedDocumentBar(QtWidgets.QFrame):
             self.reason.setText(f"<span style='opacity:0.8'>{html.escape(tr('doc.select'))}</span>")
             self.reason.setToolTip("")
             return
-        notes = "; ".join(chunk_notes(doc))
-        name = f"<b>{html.escape(path_text(doc.path))}</b> · " + html.escape(
-            tr("doc.chunk_count", count=doc.chunk_count) + (f" ({notes})" if notes else "")
-        )
+        # the notes hold brackets of their own: they follow the count as " · " parts, the
+        # same in both languages (not "(…; … (…))", mixed with Chinese full-width marks)
+        counts = " · ".join([tr("doc.chunk_count", count=doc.chunk_count), *chunk_notes(doc)])
+        name = f"<b>{html.escape(path_text(doc.path))}</b> · " + html.escape(counts)
         if reason:
             self.reason.setText(f"{name} — ⚠ {html.escape(reason)}")
         else:
