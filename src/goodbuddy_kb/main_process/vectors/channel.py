@@ -76,6 +76,16 @@ class Pending:
 _workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kb-vector")
 
 
+def _has_retrievable_chunks(conn: sqlite3.Connection, library_id: str) -> bool:
+    """Whether the library holds anything a vector could be made of (an empty library, or
+    one whose every chunk is switched off, has no vector index to wait for)."""
+    row = conn.execute(
+        "SELECT 1 FROM chunks WHERE library_id = ? AND role != 'parent' AND enabled = 1 LIMIT 1",
+        (library_id,),
+    ).fetchone()
+    return row is not None
+
+
 def search(
     conn: sqlite3.Connection,
     data_dir: Path,
@@ -113,7 +123,8 @@ def begin(
         version = store.serving(conn, library_id)
         maker = None if version is None else provider.variant_for(version.fingerprint, version.dims)
         if version is None:
-            result.degraded.append(Reason("vector.not_finished"))
+            if _has_retrievable_chunks(conn, library_id):  # an empty library lacks nothing
+                result.degraded.append(Reason("vector.not_finished"))
         elif maker is None:
             result.degraded.append(Reason("vector.incompatible"))
         else:
