@@ -125,6 +125,10 @@ def test_saving_a_failing_connection_asks_first(qtbot: QtBot, window: MainWindow
     box.defaultButton().click()
     qtbot.waitUntil(lambda: "Not saved" in dialog.chat_status.text(), timeout=5_000)
     assert wait_call(qtbot, window, CHAT_MODEL_GET, c.ChatGetRequest()).connection.kind == "none"
+    # the outcome is of the values tested: typing in the address takes it away
+    qtbot.keyClicks(dialog.chat_url, "/")
+    assert dialog.chat_status.text() == ""
+    dialog.chat_url.setText(DEAD)
 
     qtbot.mouseClick(dialog.chat_save_button, QtCore.Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: dialog.confirm_box is not None, timeout=20_000)
@@ -222,6 +226,7 @@ def test_the_data_path_follows_the_form_before_saving(qtbot: QtBot, window: Main
     assert not dialog.model_list.button.isEnabled() and not dialog.base_url.isEnabled()
     dialog.kind.setCurrentIndex(dialog.kind.findData("none"))
     assert "Semantic search is off" in dialog.data_path.text()
+    assert not dialog.test_button.isEnabled(), "search off: nothing to test"
     dialog.reject()
 
 

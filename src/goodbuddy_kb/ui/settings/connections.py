@@ -82,6 +82,10 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.data_path = QtWidgets.QLabel()
         self.data_path.setWordWrap(True)
         self.outcome = status_label()
+        # the outcome is of the values it was given: a change to them takes it away
+        self.kind.currentIndexChanged.connect(lambda _i: self.outcome.clear())
+        for field in (self.base_url, self.model, self.key):
+            field.textEdited.connect(lambda _t: self.outcome.clear())
         note = QtWidgets.QLabel("ⓘ " + tr("conn.switch_note"))
         note.setWordWrap(True)
         self.test_button, self.save_button, buttons = form_buttons(
@@ -256,6 +260,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         remote = self.kind.currentData() in ("ollama", "openai-compatible")
         for widget in (self.base_url, self.model_list, self.dimensions, self.key):
             widget.setEnabled(remote)
+        self.test_button.setEnabled(self.kind.currentData() != "none")  # off: nothing to test
         self._show_data_path()
 
     def _show_data_path(self) -> None:

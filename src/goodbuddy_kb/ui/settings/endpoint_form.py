@@ -247,6 +247,11 @@ class EndpointForm(QtWidgets.QGroupBox):
         form.addRow(buttons)
         form.addRow(self.status)
         self.kind.currentIndexChanged.connect(lambda _i: self._update())
+        # an outcome ("✗ Connection failed … · Not saved") is of the values it was given: a
+        # change to them takes it away
+        self.kind.currentIndexChanged.connect(lambda _i: self.status.clear())
+        for field in (self.url, self.model, self.key):
+            field.textEdited.connect(lambda _t: self.status.clear())
         self._update()
 
     def _update(self) -> None:
