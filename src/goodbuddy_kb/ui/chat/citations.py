@@ -21,7 +21,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import channel_name, listing, tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.locator import format_locator
-from goodbuddy_kb.ui.widgets.reference_view import HIT_ANCHOR, open_outcome, reference_html
+from goodbuddy_kb.ui.widgets.reference_view import open_outcome, reference_html, show_hit
 from goodbuddy_kb.ui.widgets.relevance import relevance_dots, relevance_text
 from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
 from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
@@ -274,7 +274,7 @@ class CitationsPane(QtWidgets.QWidget):
             else:
                 self.reference.setHtml(reference_html(result))
                 if len(result.chunks) > 1:  # the cited chunk first, its neighbours around it
-                    self.reference.scrollToAnchor(HIT_ANCHOR)
+                    show_hit(self.reference)
 
         self.link.call(REFERENCE_CONTEXT, ref, done)
 

@@ -11,6 +11,7 @@ import html
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.retrieval import ReferenceContextResponse
+from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error, say_field
 from goodbuddy_kb.ui.widgets.locator import format_locator, path_text
@@ -89,3 +90,21 @@ def _chunks_html(result: ReferenceContextResponse) -> str:
         _hit_html(ch.content) if ch.is_hit else f"<div>{text_html(ch.content)}</div>"
         for ch in result.chunks
     )
+
+
+def show_hit(view: QtWidgets.QTextBrowser) -> None:
+    """Scroll ``view`` to the cited chunk (anchor HIT_ANCHOR) only when its first paragraph is
+    not already in view from the top: a short context scrolled to its end cut the source line
+    at the top in half."""
+    document = view.document()
+    block = document.begin()
+    while block.isValid() and HIT_ANCHOR not in block.charFormat().anchorNames():
+        block = block.next()
+    fits = (
+        block.isValid()
+        and document.documentLayout().blockBoundingRect(block).bottom() <= view.viewport().height()
+    )
+    if fits:
+        view.verticalScrollBar().setValue(0)
+    else:
+        view.scrollToAnchor(HIT_ANCHOR)
