@@ -42,6 +42,15 @@ def untick(view: ChatView, library_id: str) -> None:
     items.item(row).setCheckState(UNCHECKED)
 
 
+def in_chat(qtbot: QtBot, win: MainWindow, *names: str) -> tuple[list[str], ChatView]:
+    """Libraries of these names, and the chat showing them listed in its scope."""
+    ids = libraries(qtbot, win, *names)
+    view = win.chat_view
+    win.top_tabs.setCurrentWidget(view)
+    listed(qtbot, view, len(names))
+    return ids, view
+
+
 def listed(qtbot: QtBot, view: ChatView, count: int) -> None:
     qtbot.waitUntil(lambda: view.popover.list.count() == count, timeout=10_000)
 
@@ -160,10 +169,7 @@ def test_a_new_chats_partial_scope_in_always_mode_survives_a_language_switch(
 ) -> None:
     win = open_window(qtbot, data_dir, "en")
     try:
-        alpha, beta = libraries(qtbot, win, "Alpha", "Beta")
-        view = win.chat_view
-        win.top_tabs.setCurrentWidget(view)
-        listed(qtbot, view, 2)
+        (alpha, beta), view = in_chat(qtbot, win, "Alpha", "Beta")
         assert view.conversation_id is None
         untick(view, beta)
         qtbot.mouseClick(view.popover.always, QtCore.Qt.MouseButton.LeftButton)
@@ -187,10 +193,7 @@ def test_a_new_library_joins_a_whole_scope_but_never_one_the_person_narrowed(
     library, as a new chat's does."""
     win = open_window(qtbot, data_dir, "en")
     try:
-        alpha, beta = libraries(qtbot, win, "Alpha", "Beta")
-        view = win.chat_view
-        win.top_tabs.setCurrentWidget(view)
-        listed(qtbot, view, 2)
+        (alpha, beta), view = in_chat(qtbot, win, "Alpha", "Beta")
         assert view.selected == {alpha, beta}, "a new chat's scope holds every library"
         (gamma,) = libraries(qtbot, win, "Gamma")
         listed(qtbot, view, 3)

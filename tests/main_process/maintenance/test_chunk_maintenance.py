@@ -122,6 +122,17 @@ class Kb:
         ]
 
 
+def embed_with(kb: Kb, base: str) -> None:
+    """The library's vectors made anew by the embedding service at ``base`` (loopback)."""
+    call(
+        kb.d,
+        EMBEDDING_UPDATE.name,
+        {"connection": {"kind": "openai-compatible", "baseUrl": base, "model": "m"}},
+    )
+    call(kb.d, VECTORS_REBUILD.name, {"libraryId": kb.library_id})
+    kb.wait()
+
+
 @pytest.fixture
 def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> Kb:
     folder = tmp_path / "docs"
@@ -191,13 +202,7 @@ def test_a_chunk_switched_off_while_its_vector_is_made_leaves_nothing_counted(
     "Completed · 0/1 (0%)", as if it had failed to do its one thing."""
     script = Script()
     with openai_server(script) as base:
-        call(
-            dispatcher,
-            EMBEDDING_UPDATE.name,
-            {"connection": {"kind": "openai-compatible", "baseUrl": base, "model": "m"}},
-        )
-        call(dispatcher, VECTORS_REBUILD.name, {"libraryId": kb.library_id})
-        kb.wait()
+        embed_with(kb, base)
         chunk = kb.chunks("doc1.md")["chunks"][1]
         kb.update("doc1.md", chunk, enabled=False)
         script.delay_s = 1.5  # the service is slow: the chunk is switched off meanwhile
@@ -225,13 +230,7 @@ def test_a_provider_down_during_revectorisation_keeps_the_edit(
 ) -> None:
     script = Script()
     with openai_server(script) as base:
-        call(
-            dispatcher,
-            EMBEDDING_UPDATE.name,
-            {"connection": {"kind": "openai-compatible", "baseUrl": base, "model": "m"}},
-        )
-        call(dispatcher, VECTORS_REBUILD.name, {"libraryId": kb.library_id})
-        kb.wait()
+        embed_with(kb, base)
         assert kb.doc("doc1.md")["status"]["vector"] == "done"
         script.fail_after = script.calls  # the service breaks now
         chunk = kb.chunks("doc1.md")["chunks"][0]
