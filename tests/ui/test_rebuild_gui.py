@@ -178,6 +178,9 @@ def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
             timeout=20_000,
         )
         assert tasks.cancel_button.isEnabled() and tasks.bar.maximum() == 5
+        # while it runs, "waiting for rebuild" says that it is rebuilding
+        assert "Rebuilding with the new settings" in tab.pending_label.text()
+        assert window.detail.pending.text() == "⟳ Rebuilding…"
         shoot(window, "rebuild-progress-light-en")
         qtbot.mouseClick(tasks.cancel_button, QtCore.Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: tasks.model.rows[0].state == "cancelled", timeout=20_000)
@@ -193,6 +196,8 @@ def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
         n = cancelled.summary.succeeded
         qtbot.waitUntil(lambda: chunk_counts(window) == [6] * n + [2] * (5 - n), timeout=5_000)
         assert not tab.pending_label.isHidden(), "a cancelled rebuild leaves the notice"
+        assert "waiting for rebuild" in tab.pending_label.text()
+        assert window.detail.pending.text() == "⟳ Waiting for rebuild"
 
         tab.rebuild_library_button.setFocus()  # the header action, from the keyboard
         qtbot.keyClick(tab.rebuild_library_button, QtCore.Qt.Key.Key_Space)

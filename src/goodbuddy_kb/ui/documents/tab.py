@@ -40,6 +40,7 @@ from goodbuddy_kb.ui.documents.row_actions import DocumentRowActions
 from goodbuddy_kb.ui.documents.source_actions import SourceActions, dropped_sources
 from goodbuddy_kb.ui.documents.tables import document_table, source_table
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.tasks.follow import library_rebuild
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.pager import PagerWidget
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
@@ -290,8 +291,18 @@ class DocumentsTab(QtWidgets.QWidget):
             self.refresh()
 
     def _on_task(self, params: dict[str, Any]) -> None:
-        if params.get("libraryId") == self.library_id and not self._refresh_timer.isActive():
+        if params.get("libraryId") != self.library_id:
+            return
+        if not self._refresh_timer.isActive():
             self._refresh_timer.start()
+        rebuilding = library_rebuild(params)
+        if rebuilding is not None:
+            self.show_rebuilding(rebuilding)
+
+    def show_rebuilding(self, running: bool) -> None:
+        """While a library rebuild runs, the notice says so instead of "waiting for rebuild"."""
+        key = "detail.rebuilding" if running else "detail.pending_rebuild"
+        self.pending_label.setText("⟳ " + tr(key))
 
     def _fit_sources(self) -> None:
         """The sources pane grows (never shrinks) to show up to SOURCE_ROWS_SHOWN sources

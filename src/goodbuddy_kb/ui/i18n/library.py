@@ -45,6 +45,11 @@ LIBRARY_STRINGS: dict[str, tuple[str, str]] = {
     "detail.hide": ("设置摘要 ▾", "Settings summary ▾"),
     "detail.pending_rebuild": ("设置已更新，等待重建", "Settings updated, waiting for rebuild"),
     "detail.pending_short": ("等待重建", "Waiting for rebuild"),
+    "detail.rebuilding": (
+        "正在按新设置重建，进度见“任务中心”",
+        "Rebuilding with the new settings — progress in the Tasks tab",
+    ),
+    "detail.rebuilding_short": ("正在重建…", "Rebuilding…"),
     "notice.created": ("已创建知识库“{name}”", "Created the library “{name}”"),
     "notice.renamed": ("已重命名为“{name}”", "Renamed to “{name}”"),
     "notice.deleted": (

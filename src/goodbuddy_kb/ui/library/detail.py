@@ -84,6 +84,17 @@ class LibraryDetailWidget(QtWidgets.QWidget):
             self.chunking.setText("…")
         self._shown = library.id
 
+    def show_rebuilding(self, running: bool) -> None:
+        """While a library rebuild runs, "waiting for rebuild" says that it is rebuilding."""
+        short, whole = (
+            ("detail.rebuilding_short", "detail.rebuilding")
+            if running
+            else ("detail.pending_short", "detail.pending_rebuild")
+        )
+        self.pending.setText("⟳ " + tr(short))
+        self.pending.setToolTip(tr(whole))
+        self.pending.setAccessibleName(tr(whole))
+
     def _toggle_details(self, on: bool) -> None:
         self.details.setVisible(on)
         self.details_button.setText(tr("detail.hide" if on else "detail.show"))

@@ -18,6 +18,8 @@ streams, the change waits for its end (and says so).
 
 from __future__ import annotations
 
+from typing import Any
+
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts import system as y
 from goodbuddy_kb.contracts import window as w
@@ -47,6 +49,7 @@ from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
 from goodbuddy_kb.ui.settings.diagnostics import DiagnosticsDialog
 from goodbuddy_kb.ui.settings.external_tools import ExternalToolsDialog
 from goodbuddy_kb.ui.settings.tab import SettingsTab
+from goodbuddy_kb.ui.tasks.follow import library_rebuild
 from goodbuddy_kb.ui.tasks.tab import TasksTab
 from goodbuddy_kb.ui.welcome.first_run import FirstRun
 from goodbuddy_kb.ui.welcome.guide import SampleGuide
@@ -106,6 +109,7 @@ class MainWindow(QtWidgets.QMainWindow):
         link.connected.connect(self._on_connected)
         link.stopped.connect(self._on_stopped)
         link.changed.connect(self._on_backend_changed)
+        link.task.connect(self._on_task)
         self.statusBar().showMessage(tr("backend.connecting"))
         self._build_menu()
         self.connections: ModelConnectionsDialog | None = None
@@ -348,6 +352,12 @@ class MainWindow(QtWidgets.QMainWindow):
             self.chat_view.refresh()
 
         self.link.call(WINDOW_STATE_GET, w.WindowStateGetRequest(), done)
+
+    def _on_task(self, params: dict[str, Any]) -> None:
+        """The header's "waiting for rebuild" says "rebuilding" while the library rebuilds."""
+        rebuilding = library_rebuild(params)
+        if rebuilding is not None and params.get("libraryId") == self.current_library_id():
+            self.detail.show_rebuilding(rebuilding)
 
     def _on_backend_changed(self, params: dict[str, object]) -> None:
         # The external-tool call record and the window's own state change nothing it lists.

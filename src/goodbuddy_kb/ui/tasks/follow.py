@@ -31,3 +31,11 @@ def announce_end(link: BackendLink, task_id: str, notice: Callable[[str], None])
             notice(ended_text(info))
 
     link.task.connect(on_task)
+
+
+def library_rebuild(params: dict[str, Any]) -> bool | None:
+    """Of a task notification: True while it is a library rebuild at work (queued or running),
+    False once such a rebuild ended, None for any other task."""
+    if params.get("kind") != "rebuild" or params.get("documentId"):
+        return None
+    return params.get("state") in ("queued", "running")
