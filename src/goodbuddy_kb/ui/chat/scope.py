@@ -139,9 +139,7 @@ class ScopePopover(QtWidgets.QFrame):
                 else tr("chat.scope", count=count, mode=mode)
             )
         shown = (
-            names[0]
-            if len(names) == 1
-            else tr("chat.scope.more", first=names[0], n=len(names) - 1, total=len(names))
+            names[0] if len(names) == 1 else tr("chat.scope.more", first=names[0], n=len(names) - 1)
         )
         return tr("chat.scope.named", names=shown, mode=mode)
 

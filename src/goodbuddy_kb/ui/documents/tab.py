@@ -38,7 +38,7 @@ from goodbuddy_kb.ui.documents.columns import (
 from goodbuddy_kb.ui.documents.failed_file import FailedFileActions
 from goodbuddy_kb.ui.documents.row_actions import DocumentRowActions
 from goodbuddy_kb.ui.documents.source_actions import SourceActions, dropped_sources
-from goodbuddy_kb.ui.documents.tables import document_table, source_table
+from goodbuddy_kb.ui.documents.tables import document_table, fit_sources, source_table
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.tasks.follow import library_rebuild
 from goodbuddy_kb.ui.widgets.buttons import button
@@ -47,12 +47,6 @@ from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from goodbuddy_kb.ui.widgets.theme import SPACE
 
 PAGE = 100
-
-
-#: Sources the sources pane shows whole before it scrolls (it grows to them as they come).
-SOURCE_ROWS_SHOWN = 3
-#: What the documents pane keeps when the sources pane grows.
-DOCUMENTS_MIN_HEIGHT = 240
 
 
 class DocumentsTab(QtWidgets.QWidget):
@@ -278,6 +272,7 @@ class DocumentsTab(QtWidgets.QWidget):
             self.vector_label.setText("")
             self.summary.setText("")
             self.rebuild_vectors_button.hide()
+            self.show_rebuilding(False)
         self.library_id = library_id
         self.offset = 0
         self.refresh()
@@ -295,29 +290,13 @@ class DocumentsTab(QtWidgets.QWidget):
             return
         if not self._refresh_timer.isActive():
             self._refresh_timer.start()
-        rebuilding = library_rebuild(params)
-        if rebuilding is not None:
+        if (rebuilding := library_rebuild(params)) is not None:
             self.show_rebuilding(rebuilding)
 
     def show_rebuilding(self, running: bool) -> None:
         """While a library rebuild runs, the notice says so instead of "waiting for rebuild"."""
         key = "detail.rebuilding" if running else "detail.pending_rebuild"
         self.pending_label.setText("⟳ " + tr(key))
-
-    def _fit_sources(self) -> None:
-        """The sources pane grows (never shrinks) to show up to SOURCE_ROWS_SHOWN sources
-        whole: it opened one row high, so a library's second source was cut off."""
-        view = self.source_view
-        rows = min(SOURCE_ROWS_SHOWN, max(1, self.sources.rowCount()))
-        wanted = (
-            view.horizontalHeader().height()
-            + rows * view.verticalHeader().defaultSectionSize()
-            + 2 * view.frameWidth()
-        )
-        grow = wanted - view.height()
-        top, bottom = self.split.sizes()
-        if grow > 0 and bottom - grow >= DOCUMENTS_MIN_HEIGHT:
-            self.split.setSizes([top + grow, bottom - grow])
 
     def refresh(self) -> None:
         if self.library_id is None:
@@ -336,7 +315,7 @@ class DocumentsTab(QtWidgets.QWidget):
                     if row >= 0:
                         self.source_view.selectRow(row)
                 self._update_watch()
-                self._fit_sources()
+                fit_sources(self.source_view, self.split)
 
         self.link.call(SOURCE_LIST, c.SourceListRequest(library_id=library_id), got_sources)
         self.link.call(

@@ -45,3 +45,24 @@ def document_table(documents: RowsModel[c.Document]) -> QtWidgets.QTableView:
     view.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
     fit_columns(view, stretch=len(DOCUMENT_COLUMNS) - 1, wide={0: DOCUMENT_WIDTH})
     return view
+
+
+#: Sources the sources pane shows whole before it scrolls (it grows to them as they come).
+SOURCE_ROWS_SHOWN = 3
+#: What the documents pane keeps when the sources pane grows.
+DOCUMENTS_MIN_HEIGHT = 240
+
+
+def fit_sources(view: QtWidgets.QTableView, split: QtWidgets.QSplitter) -> None:
+    """The sources pane (``split``'s first part) grows, never shrinks, to show up to
+    SOURCE_ROWS_SHOWN sources whole: it opened one row high, so a second source was cut off."""
+    rows = min(SOURCE_ROWS_SHOWN, max(1, view.model().rowCount()))
+    wanted = (
+        view.horizontalHeader().height()
+        + rows * view.verticalHeader().defaultSectionSize()
+        + 2 * view.frameWidth()
+    )
+    grow = wanted - view.height()
+    top, bottom = split.sizes()
+    if grow > 0 and bottom - grow >= DOCUMENTS_MIN_HEIGHT:
+        split.setSizes([top + grow, bottom - grow])

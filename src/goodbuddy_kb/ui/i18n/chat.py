@@ -15,7 +15,7 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "chat.scope_one": ("1 个知识库 · {mode}", "1 library · {mode}"),
     "chat.scope.named": ("{names} · {mode}", "{names} · {mode}"),
-    "chat.scope.more": ("{first} 等 {total} 个", "{first} +{n}"),
+    "chat.scope.more": ("{first} 及另外 {n} 个", "{first} +{n}"),
     "chat.scope.none": ("未选择知识库 · {mode}", "No library · {mode}"),
     "chat.mode.auto": ("模型按需检索", "Model decides"),
     "chat.mode.always": ("每次先检索", "Always retrieve first"),

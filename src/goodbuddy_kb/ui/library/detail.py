@@ -4,9 +4,13 @@ chunking settings on demand."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.tasks.follow import library_rebuild
 from goodbuddy_kb.ui.widgets.eliding_label import ElidingLabel
 
 
@@ -80,9 +84,19 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self.created.setText(tr("detail.created", when=library.created_at[:16].replace("T", " ")))
         self.pending.setVisible(library.settings_pending_rebuild)
         if self._shown != library.id:
+            self.show_rebuilding(False)  # another library's rebuild is not this one's
             self.retrieval.setText("…")
             self.chunking.setText("…")
         self._shown = library.id
+
+    def follow_rebuilds(self, link: BackendLink) -> None:
+        """Follow the task notifications: while the library shown rebuilds, say so."""
+        link.task.connect(self._on_task)
+
+    def _on_task(self, params: dict[str, Any]) -> None:
+        rebuilding = library_rebuild(params)
+        if rebuilding is not None and params.get("libraryId") == self._shown:
+            self.show_rebuilding(rebuilding)
 
     def show_rebuilding(self, running: bool) -> None:
         """While a library rebuild runs, "waiting for rebuild" says that it is rebuilding."""

@@ -18,8 +18,6 @@ streams, the change waits for its end (and says so).
 
 from __future__ import annotations
 
-from typing import Any
-
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts import system as y
 from goodbuddy_kb.contracts import window as w
@@ -49,7 +47,6 @@ from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
 from goodbuddy_kb.ui.settings.diagnostics import DiagnosticsDialog
 from goodbuddy_kb.ui.settings.external_tools import ExternalToolsDialog
 from goodbuddy_kb.ui.settings.tab import SettingsTab
-from goodbuddy_kb.ui.tasks.follow import library_rebuild
 from goodbuddy_kb.ui.tasks.tab import TasksTab
 from goodbuddy_kb.ui.welcome.first_run import FirstRun
 from goodbuddy_kb.ui.welcome.guide import SampleGuide
@@ -109,7 +106,6 @@ class MainWindow(QtWidgets.QMainWindow):
         link.connected.connect(self._on_connected)
         link.stopped.connect(self._on_stopped)
         link.changed.connect(self._on_backend_changed)
-        link.task.connect(self._on_task)
         self.statusBar().showMessage(tr("backend.connecting"))
         self._build_menu()
         self.connections: ModelConnectionsDialog | None = None
@@ -209,14 +205,12 @@ class MainWindow(QtWidgets.QMainWindow):
         dialog.open()
 
     def open_external_tools(self) -> None:
-        dialog = ExternalToolsDialog(self.link, self)
-        self.external_tools = dialog
-        dialog.open()
+        self.external_tools = ExternalToolsDialog(self.link, self)
+        self.external_tools.open()
 
     def open_diagnostics(self) -> None:
-        dialog = DiagnosticsDialog(self.link, self)
-        self.diagnostics = dialog
-        dialog.open()
+        self.diagnostics = DiagnosticsDialog(self.link, self)
+        self.diagnostics.open()
 
     def open_about(self) -> None:
         self.about = AboutDialog(self.link, self)
@@ -279,6 +273,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.rename_button = self.libraries.rename_button
         self.delete_button = self.libraries.delete_button
         self.detail = LibraryDetailWidget()
+        self.detail.follow_rebuilds(self.link)
         self._build_first_run()
         self.workbench_button = button("workbench.open", self.open_workbench)
         self.documents_tab = DocumentsTab(self.link)
@@ -352,12 +347,6 @@ class MainWindow(QtWidgets.QMainWindow):
             self.chat_view.refresh()
 
         self.link.call(WINDOW_STATE_GET, w.WindowStateGetRequest(), done)
-
-    def _on_task(self, params: dict[str, Any]) -> None:
-        """The header's "waiting for rebuild" says "rebuilding" while the library rebuilds."""
-        rebuilding = library_rebuild(params)
-        if rebuilding is not None and params.get("libraryId") == self.current_library_id():
-            self.detail.show_rebuilding(rebuilding)
 
     def _on_backend_changed(self, params: dict[str, object]) -> None:
         # The external-tool call record and the window's own state change nothing it lists.
