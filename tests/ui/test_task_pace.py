@@ -9,6 +9,7 @@ import pytest
 from goodbuddy_kb.cli import tasks as cli_sources
 from goodbuddy_kb.contracts.tasks import TaskInfo
 from goodbuddy_kb.ui import i18n
+from goodbuddy_kb.ui.tasks.progress import summary
 from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS, progress
 
 
@@ -54,6 +55,10 @@ def test_running_task_shows_rate_and_time_left(english: None) -> None:
     assert progress_cell(fast) == "16/61 (26%) · 175.6 documents/s · about 1 s left", "never 0 s"
     finished = info(state="completed", done=256, rate=3.14159, eta_seconds=None)
     assert progress_cell(finished) == "256/256 (100%) · 3.1 chunks/s"
+    # a finished task of one document names it (every "Vectorise 1/1" row read the same)
+    one = info(state="completed", done=1, total=1, document_id="c" * 32, current="notes/a.md")
+    assert summary(one) == "notes/a.md"
+    assert summary(info(state="completed", current="notes/a.md")) == "", "a library's task"
     idle = info(state="completed", done=0, total=0, rate=None, eta_seconds=None)
     assert progress_cell(idle) == "nothing to do", "not 0/0 (100%)"
     sync = info(kind="sync", rate=12.0, eta_seconds=4000.0)

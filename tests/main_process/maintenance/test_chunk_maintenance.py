@@ -442,6 +442,7 @@ def test_a_document_vectorisation_counts_chunks_and_never_reads_0_of_1(kb: Kb) -
     kb.wait()
     done = task(edited["vectorTaskId"])
     assert (done["state"], done["done"], done["total"]) == ("completed", 1, 1)
+    assert done["current"] == "doc1.md", "a finished task of one document still names it"
     # Nothing is left to embed now: every chunk of doc1 has a vector of its current text.
     idle = kb.services.tasks.vectorize_document(kb.library_id, kb.doc("doc1.md")["id"])
     kb.wait()

@@ -17,7 +17,15 @@ from typing import Any
 
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, ChangedParams
-from goodbuddy_kb.contracts.tasks import FINISHED_STATES, TaskInfo, TaskKind, TaskState, TaskSummary
+from goodbuddy_kb.contracts.tasks import (
+    FINISHED_STATES,
+    STEP_FILLING,
+    STEP_LOADING_MODEL,
+    TaskInfo,
+    TaskKind,
+    TaskState,
+    TaskSummary,
+)
 from goodbuddy_kb.main_process import diagnostics
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.diagnostic_log import DiagnosticsLog
@@ -93,7 +101,8 @@ class TaskRunner:
         self._publish(info)
         executor = self._lanes[lane or (kind if kind in ("vectorize", "ocr") else "fulltext")]
         try:
-            future = executor.submit(self._run, info.id, library_id, (kind, key), work)
+            one = document_id is not None
+            future = executor.submit(self._run, info.id, library_id, (kind, key), work, one)
         except RuntimeError:  # the app is closing: a task a finishing one queues never starts
             with self._lock:
                 self._queued.pop((kind, key), None)
@@ -141,7 +150,14 @@ class TaskRunner:
     def _publish(self, info: TaskInfo) -> None:
         self._notify(NOTIFY_TASK.name, info.to_wire())
 
-    def _run(self, task_id: str, library_id: str, queue_key: tuple[str, str], work: Work) -> None:
+    def _run(
+        self,
+        task_id: str,
+        library_id: str,
+        queue_key: tuple[str, str],
+        work: Work,
+        one_document: bool = False,
+    ) -> None:
         conn = self._db.get()
         with self._lock:
             self._queued.pop(queue_key, None)  # from now on a new request queues a new task
@@ -150,7 +166,7 @@ class TaskRunner:
             self._tokens.pop(task_id, None)
             return
         began = time.monotonic()
-        tracker = _Tracker(conn, task_id, self._publish)
+        tracker = _Tracker(conn, task_id, self._publish, one_document)
         try:
             final = self._execute(tracker, library_id, token, work)
         finally:
@@ -206,8 +222,15 @@ class _Tracker:
     """One running task's counts and pace: throttled progress rows and its final row."""
 
     def __init__(
-        self, conn: sqlite3.Connection, task_id: str, publish: Callable[[TaskInfo], None]
+        self,
+        conn: sqlite3.Connection,
+        task_id: str,
+        publish: Callable[[TaskInfo], None],
+        one_document: bool = False,
     ) -> None:
+        #: A task of one document keeps its name in its final row (a finished "Vectorise
+        #: 1/1" read the same for every document); a task of many keeps no "current".
+        self._one_document = one_document
         self.conn = conn
         self.task_id = task_id
         self._publish = publish
@@ -250,6 +273,10 @@ class _Tracker:
             "failed" if outcome.failed_state else "completed", outcome.error, outcome.summary
         )
 
+    def _named(self) -> bool:
+        current = self._state.get("current")
+        return self._one_document and current not in (None, STEP_LOADING_MODEL, STEP_FILLING)
+
     def finish(
         self, kind: TaskState, error: str | None, summary: TaskSummary | None = None
     ) -> TaskInfo:
@@ -260,7 +287,7 @@ class _Tracker:
             self._state["done"],
             self._state["total"],
             self._state["failed"],
-            None,
+            self._state.get("current") if self._named() else None,
             error,
             summary,
             rate=self._pace.average(),

@@ -8,6 +8,7 @@ from goodbuddy_kb.contracts import pace
 from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.locator import path_text
 
 
 def progress(info: t.TaskInfo) -> str:
@@ -56,8 +57,19 @@ def pace_text(info: t.TaskInfo) -> str:
 
 
 def summary(info: t.TaskInfo) -> str:
-    """Document counts of a sync or rebuild — or what a graph run found — in words (PRD §13:
-    done, failed, cancelled)."""
+    """The document a finished task of one document was about, then document counts of a sync
+    or rebuild — or what a graph run found — in words (PRD §13: done, failed, cancelled)."""
+    named = (
+        info.document_id is not None
+        and info.state in t.FINISHED_STATES
+        and info.current not in (None, t.STEP_LOADING_MODEL, t.STEP_FILLING)
+    )
+    counts = _counts(info)
+    name = path_text(info.current) if named and info.current else ""
+    return " · ".join(x for x in (name, counts) if x)
+
+
+def _counts(info: t.TaskInfo) -> str:
     s = info.summary
     if s is None:
         return ""
