@@ -13,6 +13,7 @@ from goodbuddy_kb.contracts.retrieval import (
     ZeroResultReason,
     relevance_figure,
 )
+from goodbuddy_kb.main_process.storage.libraries import have_retrievable_chunks
 
 
 def nothing_relevant(best: float, floor: float) -> ZeroResult:
@@ -35,12 +36,7 @@ def explain_zero(
 ) -> ZeroResult:
     """Nothing matched: an empty library, no channel that could run, everything filtered by
     the minimum similarity, or simply no match."""
-    marks = ",".join("?" for _ in library_ids)
-    (chunks,) = conn.execute(
-        f"SELECT count(*) FROM chunks WHERE library_id IN ({marks}) AND enabled = 1 AND role != 'parent'",
-        tuple(library_ids),
-    ).fetchone()
-    if chunks == 0:
+    if not have_retrievable_chunks(conn, library_ids):
         return _zero("empty_library", Reason("zero.empty_library"))
     if not used:
         reasons = "; ".join(d.reason for d in degraded) or Reason("zero.no_channel")

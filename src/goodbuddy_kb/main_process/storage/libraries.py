@@ -16,6 +16,18 @@ from goodbuddy_kb.main_process.storage.db import transaction
 _COLUMNS = "id, name, created_at, updated_at, settings_pending_rebuild, external_access"
 
 
+def have_retrievable_chunks(conn: sqlite3.Connection, library_ids: list[str]) -> bool:
+    """Whether these libraries hold any chunk a search can return (enabled, not a parent):
+    none is an empty library to a search, and nothing for a vector index to wait for."""
+    marks = ",".join("?" for _ in library_ids)
+    row = conn.execute(
+        f"SELECT 1 FROM chunks WHERE library_id IN ({marks}) AND enabled = 1"
+        " AND role != 'parent' LIMIT 1",
+        tuple(library_ids),
+    ).fetchone()
+    return row is not None
+
+
 def _library(row: sqlite3.Row) -> Library:
     return Library(
         id=row["id"],

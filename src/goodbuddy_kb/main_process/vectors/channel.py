@@ -22,6 +22,7 @@ from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.retrieval import VectorCoverage
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider, Matrix
+from goodbuddy_kb.main_process.storage.libraries import have_retrievable_chunks
 from goodbuddy_kb.main_process.vectors import bookkeeping, store
 from goodbuddy_kb.main_process.vectors.scanner import ScanResult, scan
 
@@ -76,16 +77,6 @@ class Pending:
 _workers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="kb-vector")
 
 
-def _has_retrievable_chunks(conn: sqlite3.Connection, library_id: str) -> bool:
-    """Whether the library holds anything a vector could be made of (an empty library, or
-    one whose every chunk is switched off, has no vector index to wait for)."""
-    row = conn.execute(
-        "SELECT 1 FROM chunks WHERE library_id = ? AND role != 'parent' AND enabled = 1 LIMIT 1",
-        (library_id,),
-    ).fetchone()
-    return row is not None
-
-
 def search(
     conn: sqlite3.Connection,
     data_dir: Path,
@@ -123,7 +114,7 @@ def begin(
         version = store.serving(conn, library_id)
         maker = None if version is None else provider.variant_for(version.fingerprint, version.dims)
         if version is None:
-            if _has_retrievable_chunks(conn, library_id):  # an empty library lacks nothing
+            if have_retrievable_chunks(conn, [library_id]):  # an empty library lacks nothing
                 result.degraded.append(Reason("vector.not_finished"))
         elif maker is None:
             result.degraded.append(Reason("vector.incompatible"))
