@@ -177,13 +177,6 @@ def test_assistant_instructions_in_settings_and_in_the_scope_popover(
     popover.hide()
 
 
-def chosen(view: ChatView) -> int | None:
-    """The number of the citation selected in the sources pane."""
-    index = view.sources.table.currentIndex()
-    row = view.sources.model.row_at(index.row()) if index.isValid() else None
-    return row.number if row is not None else None
-
-
 def test_a_language_switch_keeps_the_answer_and_citation_the_sources_pane_showed(
     qtbot: QtBot, window: MainWindow, make_library: MakeLibrary
 ) -> None:
@@ -198,12 +191,12 @@ def test_a_language_switch_keeps_the_answer_and_citation_the_sources_pane_showed
             ask_chat(qtbot, view, "年假怎么结转？")
             first, _last = answers(view)
             click(view, f"cite:{first.id}/1")
-            assert chosen(view) == 1
+            assert view.sources.current_number() == 1
             passage = first.citations[0].document_title
             window.language_actions["zh"].trigger()
             qtbot.waitUntil(lambda: window.chat_view is not view, timeout=10_000)
             new = window.chat_view
-            qtbot.waitUntil(lambda: chosen(new) == 1, timeout=10_000)
+            qtbot.waitUntil(lambda: new.sources.current_number() == 1, timeout=10_000)
         assert new.shown_answer == first.id
         assert "第 1 个回答" in new.sources.label.text()
         assert new.sources.model.rows[0].document_title == passage

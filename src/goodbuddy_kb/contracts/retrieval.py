@@ -14,12 +14,17 @@ from goodbuddy_kb.contracts.messages import code_fields
 from goodbuddy_kb.contracts.settings import FusionMethod, KnowledgeRetrievalSettings
 
 
+def relevance_steps(p: float, steps: int) -> int:
+    """How many whole 1/``steps`` a relevance reaches: cut, not rounded, so what is shown of a
+    result below a floor never reads as reaching it (a float's last bit forgiven)."""
+    return math.floor(p * steps + 1e-9)
+
+
 def relevance_figure(p: float, digits: int = 2) -> str:
-    """A relevance as shown beside a floor: cut, not rounded, to ``digits`` decimals, so a
-    result below the floor never reads as reaching it ("the best match has relevance 0.20,
-    below this library's minimum of 0.2" was a 0.199 rounded up)."""
+    """A relevance as shown beside a floor, cut to ``digits`` decimals ("the best match has
+    relevance 0.20, below this library's minimum of 0.2" was a 0.199 rounded up)."""
     scale = 10**digits
-    return f"{math.floor(p * scale + 1e-9) / scale:.{digits}f}"
+    return f"{relevance_steps(p, scale) / scale:.{digits}f}"
 
 
 KnowledgeRetrievalChannel = Literal["fts", "cjk", "vector", "graph"]

@@ -234,10 +234,13 @@ class CitationsPane(QtWidgets.QWidget):
             self.reference.clear()
             self.opened.clear()
 
-    def current_number(self) -> int | None:
-        """The number of the citation selected (its context shown), None when none is."""
+    def _current(self) -> c.Citation | None:
+        """The citation selected (its context shown), None when none is."""
         index = self.table.currentIndex()
-        x = self.model.row_at(index.row()) if index.isValid() else None
+        return self.model.row_at(index.row()) if index.isValid() else None
+
+    def current_number(self) -> int | None:
+        x = self._current()
         return x.number if x is not None else None
 
     def select(self, number: int) -> bool:
@@ -252,8 +255,7 @@ class CitationsPane(QtWidgets.QWidget):
         return True
 
     def _reference(self) -> r.ReferenceRequest | None:
-        index = self.table.currentIndex()
-        x = self.model.row_at(index.row()) if index.isValid() else None
+        x = self._current()
         if x is None:
             return None
         return r.ReferenceRequest(
@@ -279,8 +281,7 @@ class CitationsPane(QtWidgets.QWidget):
         self.link.call(REFERENCE_CONTEXT, ref, done)
 
     def open_source(self) -> None:
-        ref = self._reference()
-        x = self.model.row_at(self.table.currentIndex().row()) if ref is not None else None
+        ref, x = self._reference(), self._current()
         if ref is None or x is None:
             return
         locator = Locator.from_wire(x.locator)

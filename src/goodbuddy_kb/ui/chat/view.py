@@ -279,12 +279,12 @@ class ChatView(QtWidgets.QWidget):
         self.sources.select(number)
 
     def _answer_action(self, action: str, answer_id: str) -> None:
-        if not any(m.id == answer_id for m in self.messages):
+        answer = next((m for m in self.messages if m.id == answer_id), None)
+        if answer is None:
             return
         if action == "sources":
             self.show_answer(answer_id)
         elif action == "copy":
-            answer = next(m for m in self.messages if m.id == answer_id)
             self.manage.copy(answer_id, with_sources=bool(answer.citations))
         elif action == "regenerate":
             self.regenerate()

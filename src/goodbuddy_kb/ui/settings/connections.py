@@ -30,6 +30,7 @@ from goodbuddy_kb.ui.settings.endpoint_form import (
     ModelPicker,
     PendingSave,
     Probe,
+    clear_on_change,
     form_buttons,
     probe_of,
     problem,
@@ -82,10 +83,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.data_path = QtWidgets.QLabel()
         self.data_path.setWordWrap(True)
         self.outcome = status_label()
-        # the outcome is of the values it was given: a change to them takes it away
-        self.kind.currentIndexChanged.connect(lambda _i: self.outcome.clear())
-        for field in (self.base_url, self.model, self.key):
-            field.textEdited.connect(lambda _t: self.outcome.clear())
+        clear_on_change(self.outcome, self.kind, (self.base_url, self.model, self.key))
         note = QtWidgets.QLabel("ⓘ " + tr("conn.switch_note"))
         note.setWordWrap(True)
         self.test_button, self.save_button, buttons = form_buttons(

@@ -73,6 +73,16 @@ def form_buttons(
     return test_button, save_button, row
 
 
+def clear_on_change(
+    status: QtWidgets.QLabel, kind: QtWidgets.QComboBox, fields: tuple[QtWidgets.QLineEdit, ...]
+) -> None:
+    """An outcome ("✗ Connection failed … · Not saved") is of the values it was given: a change
+    of the provider or an edit of a field takes it away."""
+    kind.currentIndexChanged.connect(lambda _i: status.clear())
+    for field in fields:
+        field.textEdited.connect(lambda _t: status.clear())
+
+
 class ModelPicker(QtWidgets.QWidget):
     """A model name field that also offers the models the endpoint lists (OpenAI-compatible
     ``/v1/models``, Ollama ``/api/tags``): "List models" asks the backend, the names drop down
@@ -247,11 +257,7 @@ class EndpointForm(QtWidgets.QGroupBox):
         form.addRow(buttons)
         form.addRow(self.status)
         self.kind.currentIndexChanged.connect(lambda _i: self._update())
-        # an outcome ("✗ Connection failed … · Not saved") is of the values it was given: a
-        # change to them takes it away
-        self.kind.currentIndexChanged.connect(lambda _i: self.status.clear())
-        for field in (self.url, self.model, self.key):
-            field.textEdited.connect(lambda _t: self.status.clear())
+        clear_on_change(self.status, self.kind, (self.url, self.model, self.key))
         self._update()
 
     def _update(self) -> None:

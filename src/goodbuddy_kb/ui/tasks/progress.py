@@ -59,14 +59,10 @@ def pace_text(info: t.TaskInfo) -> str:
 def summary(info: t.TaskInfo) -> str:
     """The document a finished task of one document was about, then document counts of a sync
     or rebuild — or what a graph run found — in words (PRD §13: done, failed, cancelled)."""
-    named = (
-        info.document_id is not None
-        and info.state in t.FINISHED_STATES
-        and info.current not in (None, t.STEP_LOADING_MODEL, t.STEP_FILLING)
-    )
-    counts = _counts(info)
+    # the runner keeps a finished task's "current" only for a task of one document: its path
+    named = info.document_id is not None and info.state in t.FINISHED_STATES and info.current
     name = path_text(info.current) if named and info.current else ""
-    return " · ".join(x for x in (name, counts) if x)
+    return " · ".join(x for x in (name, _counts(info)) if x)
 
 
 def _counts(info: t.TaskInfo) -> str:

@@ -113,19 +113,18 @@ class TasksTab(QtWidgets.QWidget):
             return
         rows = self.model.rows
         index = next((i for i, r in enumerate(rows) if r.id == info.id), None)
-        selected = self.current()
-        if index is None:
-            rows.insert(0, info)
-            if selected is not None and selected.state in t.FINISHED_STATES:
-                selected = None  # a new run starts: the bar follows it, not a finished one
-        elif not info.is_older_than(rows[index]):
+        if index is not None:
             # The common case, a running task's progress: the row changes in place, so the
-            # selection never blinks and the bar is repainted with the row.
-            self.model.replace_row(index, info)
-            self._update()
+            # selection never blinks and the bar is repainted with the row (an older report
+            # of a task already shown newer changes nothing).
+            if not info.is_older_than(rows[index]):
+                self.model.replace_row(index, info)
+                self._update()
             return
-        else:
-            return  # an older report of a task already shown newer: nothing changes
+        rows.insert(0, info)
+        selected = self.current()
+        if selected is not None and selected.state in t.FINISHED_STATES:
+            selected = None  # a new run starts: the bar follows it, not a finished one
         self._show_rows(rows, selected)
 
     def _show_rows(self, rows: list[t.TaskInfo], selected: t.TaskInfo | None) -> None:

@@ -5,9 +5,7 @@ ten"."""
 
 from __future__ import annotations
 
-import math
-
-from goodbuddy_kb.contracts.retrieval import relevance_figure
+from goodbuddy_kb.contracts.retrieval import relevance_figure, relevance_steps
 from goodbuddy_kb.ui.i18n import tr
 
 #: (lowest probability, word key), highest band first.
@@ -23,7 +21,7 @@ def relevance_dots(p: float) -> str:
     """One dot for each fifth reached (cut, as the figure is): no dot below 0.2, so a result
     under the default floor never shows the dot of a "possibly relevant" one (0.18 showed ●
     like 0.28)."""
-    filled = max(0, min(5, math.floor(p * 5 + 1e-9)))
+    filled = max(0, min(5, relevance_steps(p, 5)))
     return "●" * filled + "○" * (5 - filled)
 
 
