@@ -32,6 +32,12 @@ def open_dialog(qtbot: QtBot, window: MainWindow) -> ModelConnectionsDialog:
     dialog = window.connections
     assert dialog is not None
     qtbot.waitUntil(lambda: bool(dialog.data_path.text()), timeout=5_000)
+    # the chat and rerank pages show what is saved when their answers arrive: a form filled
+    # before then is filled again with the saved values (seen once under load)
+    qtbot.waitUntil(
+        lambda: bool(dialog.chat_key.placeholderText() and dialog.rerank_key.placeholderText()),
+        timeout=5_000,
+    )
     return dialog
 
 
