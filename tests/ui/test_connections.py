@@ -13,7 +13,12 @@ from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import models as m
-from goodbuddy_kb.contracts.methods import CHAT_MODEL_GET, EMBEDDING_GET, RERANK_GET
+from goodbuddy_kb.contracts.methods import (
+    CHAT_MODEL_GET,
+    CHAT_MODEL_UPDATE,
+    EMBEDDING_GET,
+    RERANK_GET,
+)
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
@@ -31,14 +36,40 @@ def open_dialog(qtbot: QtBot, window: MainWindow) -> ModelConnectionsDialog:
     window.open_connections()
     dialog = window.connections
     assert dialog is not None
-    qtbot.waitUntil(lambda: bool(dialog.data_path.text()), timeout=5_000)
-    # the chat and rerank pages show what is saved when their answers arrive: a form filled
-    # before then is filled again with the saved values (seen once under load)
+    # each page takes input once it shows what is saved
     qtbot.waitUntil(
-        lambda: bool(dialog.chat_key.placeholderText() and dialog.rerank_key.placeholderText()),
+        lambda: (
+            dialog.embedding_group.isEnabled()
+            and dialog.chat.isEnabled()
+            and dialog.rerank.isEnabled()
+        ),
         timeout=5_000,
     )
     return dialog
+
+
+def test_a_page_takes_input_only_once_it_shows_what_is_saved(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """A form typed into before the saved values arrived was refilled with them (seen under
+    load): typing went nowhere the person could see. Until its answer, a page is disabled."""
+    with chat_server(ChatScript()) as url:
+        connection = c.ChatConnection(kind="openai-compatible", base_url=url, model="m1")
+        request = c.ChatUpdateRequest(connection=connection, api_key=None)
+        assert isinstance(wait_call(qtbot, window, CHAT_MODEL_UPDATE, request), c.ChatInfo)
+        window.open_connections()
+        dialog = window.connections
+        assert dialog is not None
+        pages = (dialog.embedding_group, dialog.chat, dialog.rerank)
+        assert not any(page.isEnabled() for page in pages), "nothing to type into yet"
+        qtbot.keyClicks(dialog.chat_url, "typed too early")
+        qtbot.waitUntil(lambda: all(page.isEnabled() for page in pages), timeout=5_000)
+        assert dialog.chat_url.text() == url and dialog.chat_model.text() == "m1"
+        dialog.chat_model.selectAll()
+        qtbot.keyClicks(dialog.chat_model, "m2")
+        qtbot.wait(200)
+        assert dialog.chat_model.text() == "m2", "what is typed after the answer stays"
+        dialog.reject()
 
 
 def click(qtbot: QtBot, dialog: ModelConnectionsDialog, button: QtWidgets.QPushButton) -> None:

@@ -125,6 +125,11 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         layout.addWidget(self.pages, 1)
         layout.addLayout(closing)
         self.resize(600, 480)
+        # A form takes input once it shows what is saved: a late answer must not refill a form
+        # already typed into (each page is enabled by its own answer, or its error).
+        self.embedding_group = embedding
+        for group in (embedding, chat, rerank):
+            group.setEnabled(False)
         self.link.call(EMBEDDING_GET, m.EmbeddingGetRequest(), self._show)
         self.link.call(CHAT_MODEL_GET, c.ChatGetRequest(), self._show_chat)
         self.link.call(RERANK_GET, m.RerankGetRequest(), self._show_rerank)
@@ -156,9 +161,11 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
 
     def _show_chat(self, info: c.ChatInfo | None, error: KbError | None) -> None:
         self.chat.show_info(info)
+        self.chat.setEnabled(True)
 
     def _show_rerank(self, info: m.RerankInfo | None, error: KbError | None) -> None:
         self.rerank.show_info(info)
+        self.rerank.setEnabled(True)
 
     def chat_connection(self) -> c.ChatConnection:
         values = self.chat.values()
@@ -237,6 +244,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self._run(probe, tr("conn.testing_save"), after)
 
     def _show(self, info: m.EmbeddingInfo | None, error: KbError | None) -> None:
+        self.embedding_group.setEnabled(True)
         if info is None:
             return
         c = info.connection
