@@ -78,3 +78,50 @@ def test_without_a_file_manager_linux_opens_the_folder_else_says_why(
         open_with_platform(str(target))
     assert no_opener.value.message_code == "reference.no_opener"
     assert no_opener.value.message_params == {"program": "xdg-open"}
+
+
+def test_an_opener_that_fails_is_an_error_not_an_opened_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``xdg-open`` with no program for a file's type exits 3 or 4: that was "Opened the
+    source" (found trying the app under Xvfb). The opener's answer is now waited for."""
+    target = tmp_path / "a.md"
+    target.write_text("x", encoding="utf-8")
+    failing = tmp_path / "failing-opener"
+    failing.write_text(f"#!{sys.executable}\nimport sys\nsys.exit(4)\n", encoding="utf-8")
+    failing.chmod(failing.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv(ENV_OPENER, str(failing))
+    with pytest.raises(UnavailableError) as refused:
+        open_with_platform(str(target))
+    assert refused.value.message_code == "reference.opener_failed"
+    assert refused.value.message_params == {"program": "failing-opener", "exit_code": "4"}
+    monkeypatch.setenv(ENV_REVEALER, str(failing))
+    with pytest.raises(UnavailableError) as not_shown:
+        reveal_with_platform(str(target))
+    assert not_shown.value.message_code == "reference.opener_failed"
+
+
+def test_an_opener_still_running_is_taken_to_show_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Some openers stay until their window closes: after a few seconds without an answer the
+    file is taken to be open, and nothing waits on the program any longer."""
+    import time
+
+    from goodbuddy_kb.main_process.opener import OPEN_CHECK_S
+
+    log = tmp_path / "opened.log"
+    staying = tmp_path / "staying-opener"
+    staying.write_text(
+        f"#!{sys.executable}\nimport sys, time\nopen({str(log)!r}, 'a').write(sys.argv[1])\n"
+        "time.sleep(30)\n",
+        encoding="utf-8",
+    )
+    staying.chmod(staying.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv(ENV_OPENER, str(staying))
+    target = tmp_path / "a.md"
+    target.write_text("x", encoding="utf-8")
+    began = time.monotonic()
+    open_with_platform(str(target))
+    assert time.monotonic() - began < OPEN_CHECK_S + 1.0
+    assert logged(log) == [str(target)]

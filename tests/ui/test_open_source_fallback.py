@@ -117,3 +117,53 @@ def test_a_citation_that_cannot_be_opened_offers_the_same_in_chinese(
     finally:
         win.link.shutdown()
         set_language("en")
+
+
+def test_an_opener_that_fails_is_not_reported_as_opened(
+    qtbot: QtBot, data_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An opener that answers it could not (``xdg-open`` with no program for the file's type)
+    read "Opened the source" (seen under Xvfb). Now it offers the path; the passage shown beside
+    the citations stays; and when showing the folder fails too, the offer comes back without
+    it, the path still there to copy."""
+    failing = tmp_path / "failing"
+    failing.write_text(f"#!{sys.executable}\nimport sys\nsys.exit(3)\n", encoding="utf-8")
+    failing.chmod(failing.stat().st_mode | stat.S_IXUSR)
+    monkeypatch.setenv(ENV_OPENER, str(failing))
+    monkeypatch.setenv(ENV_REVEALER, str(failing))
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        create_library_with_folder(qtbot, win, tmp_path)
+        script = ChatScript(turns=[[{"text": "At most 600 yuan a night [1]."}]])
+        with chat_server(script) as base:
+            chat_with(qtbot, win, base)
+            view = win.chat_view
+            qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
+            view.popover.always.setChecked(True)
+            ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
+        view.citation_view.selectRow(0)
+        pane = view.sources
+        qtbot.waitUntil(lambda: bool(pane.reference.toPlainText().strip()), timeout=5_000)
+        passage = pane.reference.toPlainText()
+        qtbot.mouseClick(view.open_button, QtCore.Qt.MouseButton.LeftButton)
+        opener = pane.opener
+        qtbot.waitUntil(lambda: opener.box is not None and opener.box.isVisible(), timeout=10_000)
+        box = opener.box
+        assert box is not None and "failing could not open it (exit status 3)" in box.text()
+        assert "Opened" not in pane.opened.text() and "could not open" in pane.opened.text()
+        assert opener.copy_button is not None and opener.reveal_button is not None
+        qtbot.mouseClick(opener.reveal_button, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: opener.box is not box and opener.box is not None, timeout=10_000)
+        again = opener.box
+        assert again is not None and again.isVisible()
+        assert again.text().count("could not open it") == 2, "the folder failed too, and says so"
+        assert opener.reveal_button is None, "not offered again"
+        assert opener.copy_button is not None
+        QtGui.QGuiApplication.clipboard().clear()
+        qtbot.mouseClick(opener.copy_button, QtCore.Qt.MouseButton.LeftButton)
+        assert QtGui.QGuiApplication.clipboard().text() == again.informativeText()
+        assert pane.opened.text().startswith("Copied")
+        assert pane.reference.toPlainText() == passage, "the passage is not written over"
+    finally:
+        win.link.shutdown()
+        set_language("en")

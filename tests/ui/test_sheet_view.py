@@ -89,8 +89,8 @@ def test_a_spreadsheet_hit_reads_as_rows_under_their_header(
     assert locator in bench.context.toPlainText()
     qtbot.mouseClick(bench.open_source, QtCore.Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: opened_log.exists() and "travel.xlsx" in opened_log.read_text())
-    qtbot.waitUntil(lambda: locator in bench.status.text(), timeout=5_000)
-    assert bench.status.text().startswith(
+    qtbot.waitUntil(lambda: locator in bench.opened.text(), timeout=5_000)
+    assert bench.opened.text().startswith(
         "Opened the source: " if language == "en" else "已打开来源："
     )
     shoot(bench, f"sheet-hit-{language}")

@@ -209,6 +209,9 @@ CATALOGUE: dict[str, str] = {
     "reference.no_file_manager": (
         "no program to show files in their folder is available on this system"
     ),
+    "reference.opener_failed": (
+        "{program} could not open it (exit status {exit_code}): no program on this system took it"
+    ),
     "chat.not_searched_empty_scope": (
         "nothing was searched: no library is selected in this chat's knowledge scope"
     ),

@@ -26,6 +26,9 @@ ENV_OPENER = "GOODBUDDY_OPENER"
 ENV_REVEALER = "GOODBUDDY_REVEALER"
 #: How long the file manager may take to say it showed the file.
 REVEAL_TIMEOUT_S = 5.0
+#: How long an opener may take to say it failed (``xdg-open`` answers in well under a second
+#: whether a program took the file); one still running then is taken to be showing it.
+OPEN_CHECK_S = 3.0
 
 
 def _opener_command() -> str:
@@ -33,7 +36,9 @@ def _opener_command() -> str:
 
 
 def _start(argv: list[str]) -> None:
-    """Start ``argv`` detached; a daemon thread reaps it (no zombie, nothing waits on it)."""
+    """Start ``argv`` detached and wait up to ``OPEN_CHECK_S`` for its answer: an exit status
+    other than 0 is an UnavailableError naming the program (it was not opened, whatever the
+    program printed); one still running then is left to a daemon thread that reaps it."""
     process = subprocess.Popen(
         argv,
         stdin=subprocess.DEVNULL,
@@ -41,7 +46,15 @@ def _start(argv: list[str]) -> None:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    threading.Thread(target=process.wait, name="opener-reaper", daemon=True).start()
+    try:
+        status = process.wait(timeout=OPEN_CHECK_S)
+    except subprocess.TimeoutExpired:
+        threading.Thread(target=process.wait, name="opener-reaper", daemon=True).start()
+        return
+    if status != 0:
+        raise UnavailableError(
+            Reason("reference.opener_failed", program=Path(argv[0]).name, exit_code=status)
+        )
 
 
 def open_with_platform(target: str) -> None:

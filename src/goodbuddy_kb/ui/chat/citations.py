@@ -194,14 +194,15 @@ class CitationsPane(QtWidgets.QWidget):
         self.open_button = QtWidgets.QPushButton(tr("workbench.open_source"))
         self.open_button.clicked.connect(self.open_source)
         self.reference = QtWidgets.QTextBrowser()
-        self.opener = SourceOpener(self, link)
-        self.opener.notice.connect(self.reference.setPlainText)
         self.reference.setAccessibleName(tr("chat.expand"))
         self.reference.setMinimumWidth(160)
-        #: What "Open source" did, and where the hit is in the file.
+        #: What "Open source" did, and where the hit is in the file; also what copying the path
+        #: or showing the folder did (beside the buttons, never over the passage).
         self.opened = QtWidgets.QLabel()
         self.opened.setWordWrap(True)
         self.opened.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        self.opener = SourceOpener(self, link)
+        self.opener.notice.connect(self.opened.setText)
         actions = QtWidgets.QHBoxLayout()
         actions.addWidget(self.expand_button)
         actions.addWidget(self.open_button)

@@ -17,8 +17,9 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 
-#: The error codes after which the file is still there but nothing here can open it.
-NO_OPENER = frozenset({"reference.no_opener"})
+#: The error codes after which the file is still there but nothing here opened it: no opener,
+#: or one that answered it could not (``xdg-open`` with no program for the file's type).
+NO_OPENER = frozenset({"reference.no_opener", "reference.opener_failed"})
 
 
 class SourceOpener(QtCore.QObject):
@@ -75,7 +76,16 @@ class SourceOpener(QtCore.QObject):
 
         self.link.call(DOCUMENT_LOCATE, request, located)
 
-    def _offer(self, request: DocumentSourceRequest, where: DocumentLocation, message: str) -> None:
+    def _offer(
+        self,
+        request: DocumentSourceRequest,
+        where: DocumentLocation,
+        message: str,
+        reveal: bool = True,
+    ) -> None:
+        """The "cannot open" box: copy the path (or address) and, for a file, show it in its
+        folder; ``reveal`` False once showing it in its folder failed too (the box comes back
+        saying so, with the path still to copy)."""
         box = QtWidgets.QMessageBox(self._parent)
         box.setIcon(QtWidgets.QMessageBox.Icon.Warning)
         box.setWindowTitle(tr("open.failed.title"))
@@ -89,9 +99,9 @@ class SourceOpener(QtCore.QObject):
         )
         self.copy_button.clicked.connect(lambda: self._copy(box, where.target))
         self.reveal_button = None
-        if is_file:
+        if is_file and reveal:
             self.reveal_button = box.addButton(tr("open.show_in_folder"), role)
-            self.reveal_button.clicked.connect(lambda: self._reveal(box, request, where.target))
+            self.reveal_button.clicked.connect(lambda: self._reveal(box, request, where, message))
         close = box.addButton(tr("dialog.close"), QtWidgets.QMessageBox.ButtonRole.RejectRole)
         box.setDefaultButton(self.copy_button)
         box.setEscapeButton(close)
@@ -104,14 +114,19 @@ class SourceOpener(QtCore.QObject):
         self.notice.emit(tr("open.copied", path=target))
 
     def _reveal(
-        self, box: QtWidgets.QMessageBox, request: DocumentSourceRequest, target: str
+        self,
+        box: QtWidgets.QMessageBox,
+        request: DocumentSourceRequest,
+        where: DocumentLocation,
+        message: str,
     ) -> None:
         box.accept()
 
         def shown(result: ReferenceOpenResponse | None, error: KbError | None) -> None:
-            if error is not None:
-                self.notice.emit(tr("error.generic", message=say_error(error)))
+            if error is not None:  # the path is still worth copying: the box comes back
+                failed = tr("error.generic", message=say_error(error))
+                self._offer(request, where, message + "\n" + failed, reveal=False)
             else:
-                self.notice.emit(tr("open.shown", path=target))
+                self.notice.emit(tr("open.shown", path=where.target))
 
         self.link.call(DOCUMENT_REVEAL, request, shown)

@@ -115,8 +115,13 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
         self.status = QtWidgets.QLabel()
+        #: What "Open source" did (and copying the path, showing the folder), beside its
+        #: button: the search's own lines above (counts, degraded channels) stay as they were.
+        self.opened = QtWidgets.QLabel()
+        self.opened.setWordWrap(True)
+        self.opened.setTextFormat(QtCore.Qt.TextFormat.PlainText)
         self.opener = SourceOpener(self, self.link)
-        self.opener.notice.connect(self.status.setText)
+        self.opener.notice.connect(self.opened.setText)
         self.status.setWordWrap(True)
         self.status.setSizePolicy(
             QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Minimum
@@ -191,7 +196,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         actions = QtWidgets.QHBoxLayout()
         actions.addWidget(self.view_chunk)
         actions.addWidget(self.open_source)
-        actions.addStretch(1)
+        actions.addWidget(self.opened, 1)
         self.splitter = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         left = QtWidgets.QWidget()
         left_layout = QtWidgets.QVBoxLayout(left)
@@ -319,6 +324,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         return super().eventFilter(watched, event)
 
     def _preview(self) -> None:
+        self.opened.clear()  # it was about the result selected before
         x = self.selected()
         if x is None:
             self.preview.clear()
@@ -435,7 +441,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         def done(_result: object, error: KbError | None) -> None:
             # where the hit is in the file, in the person's language; when the opener is
             # missing, the offer to copy the path or show the folder as well
-            self.status.setText(open_outcome(document, locator, error))
+            self.opened.setText(open_outcome(document, locator, error))
             if error is not None:
                 self.opener.failed(ref.library_id, ref.document_id, error)
 
