@@ -17,6 +17,7 @@ from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.contracts import chat as ch
 from goodbuddy_kb.contracts import diagnostics as d
 from goodbuddy_kb.contracts import rebuild as rb
+from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_UPDATE,
     CHAT_SEND,
@@ -24,11 +25,13 @@ from goodbuddy_kb.contracts.methods import (
     DIAGNOSTICS_EXPORT,
     DIAGNOSTICS_SUMMARY,
     LIBRARY_REBUILD,
+    RETRIEVE,
 )
 from tests.bridge.helpers import (
     chunking,
     library_with,
     library_with_docs,
+    unreachable_embedding,
     wait_task,
     write_doc,
 )
@@ -126,3 +129,31 @@ def searches(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
                 "libraries": details["libraries"],
             }
     return {origin: seen for origin, seen in found.items() if origin != "retrieve"}
+
+
+def test_a_reason_several_libraries_give_is_said_once_and_a_graph_note_is_no_fault(
+    client: BlockingClient, tmp_path: Path
+) -> None:
+    """Two libraries whose vector indexes both need a rebuild gave "vector, vector" in the
+    diagnostics (three times over in the record); and "no entity of the graph was found in the
+    question" stood among the degraded channels of every search, even those that were fine."""
+    alpha = library_with(client, tmp_path / "alpha", "Alpha")
+    beta = library_with(client, tmp_path / "beta", "Beta")
+    asked = r.RetrieveRequest(library_ids=[alpha, beta], query="出差住宿标准 zzqq")
+
+    def newest_search() -> d.DiagnosticEvent:
+        summary = client.call(DIAGNOSTICS_SUMMARY, d.DiagnosticsSummaryRequest(recent=5))
+        return next(e for e in summary.recent if e.kind == "retrieve")
+
+    fine = client.call(RETRIEVE, asked)
+    assert not [x for x in fine.diagnostics.degraded_channels if x.channel == "vector"]
+    event = newest_search()
+    assert event.outcome == "ok" and event.details["degraded"] == []
+    assert [n["channel"] for n in event.details["notes"]] == ["graph"]
+
+    unreachable_embedding(client)  # both indexes were built by another model now
+    degraded = client.call(RETRIEVE, asked).diagnostics.degraded_channels
+    assert [x.channel for x in degraded if x.channel == "vector"] == ["vector"]
+    event = newest_search()
+    assert event.outcome == "degraded"
+    assert [x["channel"] for x in event.details["degraded"]] == ["vector"]

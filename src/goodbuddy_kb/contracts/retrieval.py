@@ -65,6 +65,11 @@ class RetrieveRequest(ContractModel):
     request_id: EntityId | None = None
 
 
+#: Graph channel reasons that say something of the question or of the library's choice (no
+#: entity named, the graph switched off), not of a fault: diagnostics keep them as notes.
+GRAPH_NOTES = frozenset({"graph.no_entities", "graph.off"})
+
+
 class DegradedChannel(ContractModel):
     channel: KnowledgeRetrievalChannel
     reason: str

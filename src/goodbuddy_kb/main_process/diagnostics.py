@@ -30,7 +30,11 @@ from typing import Any
 from goodbuddy_kb import __version__
 from goodbuddy_kb.contracts import diagnostics as c
 from goodbuddy_kb.contracts.errors import KbError, redact
-from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse, RetrieveRequest
+from goodbuddy_kb.contracts.retrieval import (
+    GRAPH_NOTES,
+    KnowledgeRetrievalResponse,
+    RetrieveRequest,
+)
 from goodbuddy_kb.datadir import LOG_FILE
 from goodbuddy_kb.main_process import exportfile
 from goodbuddy_kb.main_process.diagnostic_log import MAX_EVENTS, DiagnosticsLog
@@ -80,7 +84,11 @@ def record_retrieval(
     mode: c.SearchMode,
 ) -> None:
     d = response.diagnostics
-    degraded = [x for x in d.degraded_channels if x.channel in d.requested_channels]
+    asked = [x for x in d.degraded_channels if x.channel in d.requested_channels]
+    # A question that names no entity of the graph is a note about the question, not a fault.
+    # (each reason once: several libraries may give the same)
+    notes = [x for x in asked if x.reason_code in GRAPH_NOTES]
+    degraded = [x for x in asked if x not in notes]
     fell_back = d.rerank.applied != d.rerank.requested
     details = {
         "origin": origin,
@@ -90,6 +98,7 @@ def record_retrieval(
         "candidates": dict(d.candidate_counts),
         "timingsMs": {k: round(v, 1) for k, v in d.timings_ms.items()},
         "degraded": [{"channel": x.channel, "reason": _reason(x.reason)} for x in degraded],
+        "notes": [{"channel": x.channel, "reason": _reason(x.reason)} for x in notes],
         "rerank": {
             "requested": d.rerank.requested,
             "applied": d.rerank.applied,
@@ -100,9 +109,7 @@ def record_retrieval(
         "contextCharacters": response.context.character_count,
         "zeroResult": response.zero_result.reason if response.zero_result else None,
     }
-    # The graph channel is not built yet and says so on every request: not a degradation.
-    lost = [x for x in degraded if x.channel != "graph"]
-    outcome = "degraded" if lost or fell_back else "ok"
+    outcome = "degraded" if degraded or fell_back else "ok"
     events.add("retrieve", outcome, response.duration_ms, details)
 
 

@@ -75,10 +75,10 @@ class Retriever:
             term_rows=term_rows,
         )
         runs = run_channels(asked, plan.requested)
-        for run in runs:
-            self.degraded.extend(
-                DegradedChannel(channel=run.channel, reason=r) for r in run.degraded
-            )
+        for run in runs:  # each reason once, however many libraries gave it
+            for reason in dict.fromkeys(run.degraded):
+                if not any(x.channel == run.channel and x.reason == reason for x in self.degraded):
+                    self.degraded.append(DegradedChannel(channel=run.channel, reason=reason))
         cancel.check()
         vector = next((r for r in runs if r.channel == "vector"), None)
         embedding_kind = vector.embedding_kind if vector else None

@@ -8,7 +8,9 @@ from typing import get_args
 
 from goodbuddy_kb.contracts import diagnostics as c
 from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.messages import classify
 from goodbuddy_kb.contracts.methods import DIAGNOSTICS_EXPORT, DIAGNOSTICS_SUMMARY
+from goodbuddy_kb.contracts.retrieval import GRAPH_NOTES
 from goodbuddy_kb.contracts.tasks import TaskKind
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
@@ -61,17 +63,26 @@ def _summary(event: c.DiagnosticEvent) -> str:
             channels=_channels(d.get("channels", {}).get("used", [])) or "—",
         )
         text = " · ".join(part for part in (_search(d), counts) if part)
-        # The graph channel is not built yet and reports so on every request: not news here.
+        # each channel once; a graph note (no entity in the question, the graph switched off)
+        # is no fault (events recorded before notes were kept apart list them as degraded)
         degraded = [
-            x.get("channel", "") for x in d.get("degraded", []) if x.get("channel") != "graph"
+            str(x.get("channel", ""))
+            for x in d.get("degraded", [])
+            if not (x.get("channel") == "graph" and _graph_note(x.get("reason")))
         ]
         if degraded:
-            text += " · " + tr("diagrec.event.degraded", channels=_channels(degraded))
+            channels = _channels(list(dict.fromkeys(degraded)))
+            text += " · " + tr("diagrec.event.degraded", channels=channels)
         return text
     text = tr("diagrec.event.task", total=d.get("total", 0), failed=d.get("failedDocuments", 0))
     if d.get("error"):
         text += " · " + say_text(str(d["error"]))  # the export keeps the backend's words
     return text
+
+
+def _graph_note(reason: object) -> bool:
+    coded = classify(str(reason)) if reason else None
+    return coded is not None and coded.code in GRAPH_NOTES
 
 
 def _channels(names: list[str]) -> str:
