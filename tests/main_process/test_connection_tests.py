@@ -74,7 +74,9 @@ def test_rerank_test_reports_an_invalid_answer_and_redacts_the_key(
         )
     assert not result["ok"] and "did not score every candidate" in result["error"]
     missing = call(dispatcher, RERANK_TEST.name, {})
-    assert not missing["ok"] and "baseUrl and model are required" in missing["error"]
+    assert (
+        not missing["ok"] and "the service address and the model are required" in missing["error"]
+    )
 
 
 def test_embedding_test_of_semantic_search_off_says_so(dispatcher: Dispatcher) -> None:

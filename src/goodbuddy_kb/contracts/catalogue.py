@@ -219,7 +219,7 @@ CATALOGUE: dict[str, str] = {
     "source.path_unusable": "the path cannot be used ({detail})",
     "source.link_loop": "symbolic link loop or invalid name",
     "invalid.retrieval_settings": "Invalid retrieval settings: {detail}",
-    "invalid.rerank_needs_url_model": "baseUrl and model are required for a rerank service",
+    "invalid.rerank_needs_url_model": "the service address and the model are required for a rerank service",
     "backend.locked": "another backend is serving {folder}",
     "backend.invalid_response": "the backend produced an invalid response",
     # retrieval
@@ -384,11 +384,11 @@ CATALOGUE: dict[str, str] = {
     "datapath.remote": "Chunk text and queries are sent to {url} (model {model}).",
     "datapath.remote_unset": "Chunk text and queries will be sent to the address entered above.",
     # validation problems raised by the contracts themselves (pydantic ones: validation.<type>)
-    "invalid.chat_needs_url_model": "baseUrl and model are required for a chat model",
+    "invalid.chat_needs_url_model": "the service address and the model are required for a chat model",
     "invalid.embedding_needs_url_model": (
-        "baseUrl and model are required for a remote embedding provider"
+        "the service address and the model are required for a remote embedding provider"
     ),
-    "invalid.url_scheme": "baseUrl must be an http(s) address",
+    "invalid.url_scheme": "the service address must start with http:// or https://",
     "invalid.no_channel_weight": (
         "at least one channel weight (ftsWeight, vectorWeight, graphWeight) must be greater than 0"
     ),

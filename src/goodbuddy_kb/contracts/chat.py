@@ -54,9 +54,9 @@ class ChatConnection(ContractModel):
     @model_validator(mode="after")
     def _remote_needs_endpoint(self) -> ChatConnection:
         if self.kind != "none" and not (self.base_url and self.model):
-            raise ValueError("baseUrl and model are required for a chat model")
+            raise ValueError("the service address and the model are required for a chat model")
         if self.base_url and not self.base_url.startswith(("http://", "https://")):
-            raise ValueError("baseUrl must be an http(s) address")
+            raise ValueError("the service address must start with http:// or https://")
         return self
 
 

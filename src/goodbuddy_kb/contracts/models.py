@@ -26,9 +26,11 @@ class EmbeddingConnection(ContractModel):
     @model_validator(mode="after")
     def _remote_needs_endpoint(self) -> EmbeddingConnection:
         if self.kind in ("openai-compatible", "ollama") and not (self.base_url and self.model):
-            raise ValueError("baseUrl and model are required for a remote embedding provider")
+            raise ValueError(
+                "the service address and the model are required for a remote embedding provider"
+            )
         if self.base_url and not self.base_url.startswith(("http://", "https://")):
-            raise ValueError("baseUrl must be an http(s) address")
+            raise ValueError("the service address must start with http:// or https://")
         return self
 
     def data_path(self) -> Reason:
@@ -147,7 +149,7 @@ class RerankConnection(ContractModel):
     @model_validator(mode="after")
     def _http_only(self) -> RerankConnection:
         if self.base_url and not self.base_url.startswith(("http://", "https://")):
-            raise ValueError("baseUrl must be an http(s) address")
+            raise ValueError("the service address must start with http:// or https://")
         return self
 
 

@@ -98,7 +98,7 @@ def probe_rerank(connection: RerankConnection, key: str | None) -> RerankTestRes
         return RerankTestResponse(ok=False, scores=None, latency_ms=None, error=explain(error, key))
 
     if not (connection.base_url and connection.model):
-        return failed("baseUrl and model are required for a rerank service")
+        return failed("the service address and the model are required for a rerank service")
     started = time.perf_counter()
     try:
         scores = learned_rerank(

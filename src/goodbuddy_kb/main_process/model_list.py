@@ -26,7 +26,7 @@ def list_models(kind: str, base_url: str, key: str | None) -> ModelListResponse:
         return ModelListResponse(ok=False, error=explain(error, key))
 
     if not base_url.startswith(("http://", "https://")):
-        return failed("baseUrl must be an http(s) address")
+        return failed("the service address must start with http:// or https://")
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     try:
         with httpx.Client(timeout=CONNECTION_TEST_TIMEOUT_SECONDS, follow_redirects=False) as http:
