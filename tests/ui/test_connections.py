@@ -264,6 +264,42 @@ def test_the_data_path_follows_the_form_before_saving(qtbot: QtBot, window: Main
     dialog.kind.setCurrentIndex(dialog.kind.findData("none"))
     assert "Semantic search is off" in dialog.data_path.text()
     assert not dialog.test_button.isEnabled(), "search off: nothing to test"
+    dialog.kind.setCurrentIndex(dialog.kind.findData("openai-compatible"))
+    dialog.base_url.setText("https://embed.example.com/v1")
+    dialog.model.clear()
+    assert "(no model entered yet)" in dialog.data_path.text(), "never '(model ?)'"
+    dialog.reject()
+
+
+def test_the_chat_and_rerank_pages_say_where_their_text_goes(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """The chat model receives the question, the conversation and the evidence; the rerank
+    service the question and the candidates: their pages said nothing of it (seen under Xvfb).
+    Each now says so for the form as it is being edited."""
+    dialog = open_dialog(qtbot, window)
+    chat, rerank = dialog.chat, dialog.rerank
+    assert chat.data_path.text() == "No chat model: nothing is sent anywhere."
+    chat.kind.setCurrentIndex(chat.kind.findData("ollama"))
+    assert "will be sent to the address and model entered above" in chat.data_path.text()
+    chat.url.setText("http://10.0.0.5:11434")
+    chat.model.setText("qwen")
+    assert chat.data_path.text() == (
+        "Questions, the conversation and the evidence passages found are sent to"
+        " http://10.0.0.5:11434 (model qwen)."
+    )
+    dialog.pages.setCurrentIndex(1)
+    shoot(dialog, "connections-chat-data-path-en")
+    assert "nothing is sent" in rerank.data_path.text()
+    rerank.url.setText("https://rerank.example.com/v1")
+    rerank.model.setText("rr-1")
+    assert "candidate passages are sent to https://rerank.example.com/v1 (model rr-1)" in (
+        rerank.data_path.text()
+    )
+    rerank.url.clear()
+    assert "reordered on this computer" in rerank.data_path.text()
+    saved = wait_call(qtbot, window, CHAT_MODEL_GET, c.ChatGetRequest())
+    assert saved.connection.kind == "none", "nothing was saved"
     dialog.reject()
 
 

@@ -376,13 +376,14 @@ CATALOGUE: dict[str, str] = {
         "that path is a link, folder or device, not a file; only a file can be replaced"
     ),
     # where text goes (model connections)
-    "datapath.off": "Semantic search is off: no text leaves the full-text index.",
+    "datapath.off": "Semantic search is off: only full-text search runs and no text is sent.",
     "datapath.local": (
         "The bundled multilingual-e5-small model runs on this computer; no text leaves it."
     ),
     "datapath.deterministic": "A hashing embedder on this computer (for tests); no text leaves it.",
     "datapath.remote": "Chunk text and queries are sent to {url} (model {model}).",
     "datapath.remote_unset": "Chunk text and queries will be sent to the address entered above.",
+    "datapath.remote_no_model": "Chunk text and queries are sent to {url} (no model entered yet).",
     # validation problems raised by the contracts themselves (pydantic ones: validation.<type>)
     "invalid.chat_needs_url_model": "the service address and the model are required for a chat model",
     "invalid.embedding_needs_url_model": (

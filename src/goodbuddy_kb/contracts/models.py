@@ -48,7 +48,9 @@ def data_path(kind: str, base_url: str | None, model: str | None) -> Reason:
         return Reason("datapath.deterministic")
     if not base_url:
         return Reason("datapath.remote_unset")
-    return Reason("datapath.remote", url=base_url, model=model or "?")
+    if not model:
+        return Reason("datapath.remote_no_model", url=base_url)
+    return Reason("datapath.remote", url=base_url, model=model)
 
 
 class EmbeddingInfo(ContractModel):

@@ -121,6 +121,32 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "conn.save_anyway": ("仍然保存", "Save anyway"),
     "conn.not_saved": ("未保存", "Not saved"),
     "conn.save": ("保存并切换", "Save and switch"),
+    "conn.path.chat_off": (
+        "未设置对话模型：不会向任何地方发送内容。",
+        "No chat model: nothing is sent anywhere.",
+    ),
+    "conn.path.chat_unset": (
+        "问题、对话记录和检索到的证据段落会发送到上面填写的地址和模型。",
+        "Questions, the conversation and the evidence passages found will be sent to the"
+        " address and model entered above.",
+    ),
+    "conn.path.chat": (
+        "问题、对话记录和检索到的证据段落会发送到 {url}（模型 {model}）。",
+        "Questions, the conversation and the evidence passages found are sent to {url}"
+        " (model {model}).",
+    ),
+    "conn.path.rerank_off": (
+        "未设置重排服务：结果在这台电脑上重排，不发送任何内容。",
+        "No rerank service: results are reordered on this computer and nothing is sent.",
+    ),
+    "conn.path.rerank_unset": (
+        "问题和候选段落会发送到上面填写的地址和模型。",
+        "Questions and the candidate passages will be sent to the address and model entered above.",
+    ),
+    "conn.path.rerank": (
+        "问题和候选段落会发送到 {url}（模型 {model}）。",
+        "Questions and the candidate passages are sent to {url} (model {model}).",
+    ),
     "conn.switch_note": (
         "切换模型后，已有向量索引会显示为不兼容，直到你在知识库中重建向量；系统不会自动切换或回退到其他模型。",
         "After a switch, existing vector indexes show as incompatible until you rebuild them; the app never switches or falls back to another model by itself.",

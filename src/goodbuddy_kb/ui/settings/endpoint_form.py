@@ -170,6 +170,8 @@ class Endpoint(Generic[Conn, TestReq, TestResp, UpdateReq, Info]):
     success: Callable[[TestResp], str]
     needs_test: Callable[[Conn], bool]
     lists_models: bool
+    #: The i18n key of "where your text goes" (``conn.path.<paths>``, ``…_off``, ``…_unset``).
+    paths: str
 
     def checks(self, values: FormValues, status: QtWidgets.QLabel) -> tuple[Probe, Write]:
         """The test of the form's values and their save (``ValueError`` when they do not make
@@ -213,6 +215,8 @@ class EndpointKind(Protocol):
     def kinds(self) -> tuple[tuple[str, str], ...]: ...
     @property
     def lists_models(self) -> bool: ...
+    @property
+    def paths(self) -> str: ...
     def checks(self, values: FormValues, status: QtWidgets.QLabel) -> tuple[Probe, Write]: ...
 
 
@@ -238,7 +242,7 @@ class EndpointForm(QtWidgets.QGroupBox):
         self.test_button, self.save_button, buttons = form_buttons(
             tr(endpoint.title), self.test, self.save
         )
-        form = QtWidgets.QFormLayout(self)
+        form = QtWidgets.QFormLayout()
         if endpoint.kinds:
             form.addRow(tr("conn.kind"), self.kind)
         else:  # one kind only (the rerank service): no choice to show
@@ -254,9 +258,19 @@ class EndpointForm(QtWidgets.QGroupBox):
         else:
             form.addRow(tr("conn.model"), self.model)
         form.addRow(tr("conn.key"), self.key)
-        form.addRow(buttons)
-        form.addRow(self.status)
+        #: Where the text goes with the form as it is being edited (not as it was saved).
+        self.data_path = QtWidgets.QLabel()
+        self.data_path.setWordWrap(True)
+        self.data_path.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        # Wrapped labels sit outside the form layout, which would clip their second line.
+        column = QtWidgets.QVBoxLayout(self)
+        column.addLayout(form)
+        column.addWidget(self.data_path)
+        column.addLayout(buttons)
+        column.addWidget(self.status)
         self.kind.currentIndexChanged.connect(lambda _i: self._update())
+        for field in (self.url, self.model):
+            field.textChanged.connect(lambda _t: self._show_data_path())
         clear_on_change(self.status, self.kind, (self.url, self.model, self.key))
         self._update()
 
@@ -266,6 +280,17 @@ class EndpointForm(QtWidgets.QGroupBox):
         remote = self.kind.currentData() != "none"
         for widget in (self.url, self.picker or self.model, self.key, self.test_button):
             widget.setEnabled(remote)
+        self._show_data_path()
+
+    def _show_data_path(self) -> None:
+        paths = "conn.path." + self.endpoint.paths
+        url, model = self.url.text().strip(), self.model.text().strip()
+        if self.kind.currentData() == "none" or (not self.endpoint.kinds and not url):
+            self.data_path.setText(tr(paths + "_off"))
+        elif url and model:
+            self.data_path.setText(tr(paths, url=url, model=model))
+        else:
+            self.data_path.setText(tr(paths + "_unset"))
 
     def show_info(self, info: c.ChatInfo | m.RerankInfo | None) -> None:
         if info is None:
@@ -414,6 +439,7 @@ CHAT_ENDPOINT = Endpoint(
     # "None" switches the chat model off: there is nothing to test.
     needs_test=lambda conn: conn.kind != "none",
     lists_models=True,
+    paths="chat",
 )
 RERANK_ENDPOINT = Endpoint(
     title="rerank.service",
@@ -427,4 +453,5 @@ RERANK_ENDPOINT = Endpoint(
     # An empty address removes the service (learned rerank falls back to local rules).
     needs_test=lambda conn: bool(conn.base_url),
     lists_models=False,
+    paths="rerank",
 )
