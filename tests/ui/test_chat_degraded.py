@@ -72,11 +72,11 @@ def test_a_degraded_vector_search_is_said_in_both_modes(
         for text in said:
             assert text in shown
         if language == "en":
-            assert said[0].startswith("Degraded (vector: ")
+            assert said[0].startswith("Searched first, degraded (vector: ")
             assert said[1].startswith("The model searched 1 time, degraded (vector: ")
             assert "cannot be reached" in said[1]
         else:
-            assert said[0].startswith("已降级（向量")
+            assert said[0].startswith("已预检索，已降级（向量")
             assert said[1].startswith("模型已检索 1 次，已降级（向量")
             assert not [s for t in said for s in english_sentences(t)], said
         shoot(win, f"chat-degraded-{language}")

@@ -71,10 +71,15 @@ def status_text(message: c.Message) -> str:
         return ""
     if state.mode == "always":
         if state.status == "degraded":
-            return tr("chat.status.degraded", reason=say_field(state, "reason"))
-        if state.status == "none":  # nothing searched first: say why (an empty scope)
-            return say_field(state, "reason") if state.reason else ""
-        return tr(f"chat.status.{state.status}")
+            said = tr("chat.status.degraded", reason=say_field(state, "reason"))
+        elif state.status == "none":  # nothing searched first: say why (an empty scope)
+            said = say_field(state, "reason") if state.reason else ""
+        else:
+            said = tr(f"chat.status.{state.status}")
+        more = state.searches - 1  # the search first is one; the model may have searched again
+        if said and more > 0:
+            said = tr("chat.status.more", status=said, n=more)
+        return said
     if not state.searches:
         return ""
     if state.status == "degraded":

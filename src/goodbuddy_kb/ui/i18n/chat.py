@@ -46,7 +46,11 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "chat.status.searched": ("已预检索", "Searched first"),
     "chat.status.searched_empty": ("已检索，未找到相关内容", "Searched, nothing relevant found"),
-    "chat.status.degraded": ("已降级（{reason}）", "Degraded ({reason})"),
+    "chat.status.degraded": ("已预检索，已降级（{reason}）", "Searched first, degraded ({reason})"),
+    "chat.status.more": (
+        "{status}；模型又检索了 {n} 次",
+        "{status}; the model searched {n} more {n:plural:time|times}",
+    ),
     "chat.status.tool": ("模型已检索 {n} 次", "The model searched {n} {n:plural:time|times}"),
     "chat.status.tool_degraded": (
         "模型已检索 {n} 次，已降级（{reason}）",

@@ -51,8 +51,8 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.origin.chat-presearch": ("对话，先检索", "chat, searched first"),
     "diagrec.origin.chat-tool": ("对话，模型调用检索", "chat, the model's search"),
     "diagrec.origin.mcp": ("外部 AI 工具（MCP）", "external AI tool (MCP)"),
-    "diagrec.mode.always": ("每次先检索", "search first"),
-    "diagrec.mode.auto": ("模型决定", "model decides"),
+    "diagrec.mode.always": ("每次先检索", "always retrieve first"),
+    "diagrec.mode.auto": ("模型按需检索", "model decides"),
     "diagrec.event.degraded": ("降级通道：{channels}", "degraded: {channels}"),
     "diagrec.event.task": (
         "{total} 项，其中 {failed} 个文档失败",
