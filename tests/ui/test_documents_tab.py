@@ -88,6 +88,27 @@ def test_delete_in_the_document_table_never_offers_to_delete_the_library(
 
 
 @pytest.mark.usefixtures("library")
+def test_the_watch_switch_reads_as_the_watch_column_with_no_source_selected(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """With no source selected the switch read unchecked (and off limits) beside a Watch
+    column saying "On" (found under Xvfb). It shows the library's folders until one is chosen."""
+    tab = window.documents_tab
+    qtbot.waitUntil(lambda: tab.sources.rowCount() == 1, timeout=5_000)
+    tab.source_view.setCurrentIndex(QtCore.QModelIndex())
+    watched = tab.sources.rows[0].watch
+    box = tab.watch_box
+    assert not box.isEnabled()
+    assert box.isChecked() == watched, "the switch says what the Watch column says"
+    tab.source_view.selectRow(0)
+    assert box.isEnabled() and box.isChecked() == watched
+    box.click()  # switching it still switches the selected folder's watching
+    qtbot.waitUntil(lambda: tab.sources.rows[0].watch != watched, timeout=5_000)
+    tab.source_view.setCurrentIndex(QtCore.QModelIndex())
+    assert not box.isEnabled() and box.isChecked() != watched
+
+
+@pytest.mark.usefixtures("library")
 def test_remove_source_asks_naming_it_and_defaults_to_cancel(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:

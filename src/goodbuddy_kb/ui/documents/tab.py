@@ -38,7 +38,7 @@ from goodbuddy_kb.ui.documents.columns import (
 from goodbuddy_kb.ui.documents.failed_file import FailedFileActions
 from goodbuddy_kb.ui.documents.row_actions import DocumentRowActions
 from goodbuddy_kb.ui.documents.source_actions import SourceActions, dropped_sources
-from goodbuddy_kb.ui.documents.tables import document_table, fit_sources, source_table
+from goodbuddy_kb.ui.documents.tables import document_table, fit_sources, show_watch, source_table
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.tasks.follow import library_rebuild
 from goodbuddy_kb.ui.widgets.buttons import button
@@ -245,10 +245,7 @@ class DocumentsTab(QtWidgets.QWidget):
 
     def _update_watch(self) -> None:
         source = self.current_source()
-        self.watch_box.blockSignals(True)
-        self.watch_box.setChecked(bool(source and source.watch))
-        self.watch_box.setEnabled(source is not None and source.kind == "folder")
-        self.watch_box.blockSignals(False)
+        show_watch(self.watch_box, source, self.sources.rows)
         self.remove_button.setEnabled(source is not None)
 
     # Files and folders dropped on the pane become sources.

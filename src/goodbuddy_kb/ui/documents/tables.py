@@ -66,3 +66,29 @@ def fit_sources(view: QtWidgets.QTableView, split: QtWidgets.QSplitter) -> None:
     top, bottom = split.sizes()
     if grow > 0 and bottom - grow >= DOCUMENTS_MIN_HEIGHT:
         split.setSizes([top + grow, bottom - grow])
+
+
+def show_watch(box: QtWidgets.QCheckBox, source: c.Source | None, sources: list[c.Source]) -> None:
+    """The "Watch folder" switch shows the selected folder source's watching. With no source
+    selected it is off limits and shows the library's folders, as the Watch column does:
+    checked when every folder is watched, partly when some are (it read unchecked beside a
+    column saying "On", found under Xvfb)."""
+    box.blockSignals(True)
+    if source is not None:
+        box.setTristate(False)
+        box.setChecked(source.watch)
+        box.setEnabled(source.kind == "folder")
+        box.setToolTip("")
+    else:
+        folders = [s for s in sources if s.kind == "folder"]
+        watched = sum(1 for s in folders if s.watch)
+        state = QtCore.Qt.CheckState.Unchecked
+        if folders and watched == len(folders):
+            state = QtCore.Qt.CheckState.Checked
+        elif watched:
+            state = QtCore.Qt.CheckState.PartiallyChecked
+        box.setTristate(state == QtCore.Qt.CheckState.PartiallyChecked)
+        box.setCheckState(state)
+        box.setEnabled(False)
+        box.setToolTip(tr("sources.watch_select") if folders else "")
+    box.blockSignals(False)

@@ -54,6 +54,10 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "sources.all_files": ("所有文件 (*)", "All files (*)"),
     "sources.sync": ("立即同步", "Sync now"),
     "sources.watch": ("监听变化", "Watch folder"),
+    "sources.watch_select": (
+        "选择一个文件夹来源，即可打开或关闭它的监听",
+        "Select a folder source to switch its watching on or off",
+    ),
     "sources.remove": ("移除来源", "Remove source"),
     "sources.remove.text": (
         "移除来源“{location}”？\n\n其 {count} 个文档及其索引将从知识库中删除；原始文件不会被修改或删除。",
