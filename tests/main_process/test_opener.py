@@ -98,7 +98,8 @@ def test_an_opener_that_fails_is_an_error_not_an_opened_file(
     monkeypatch.setenv(ENV_REVEALER, str(failing))
     with pytest.raises(UnavailableError) as not_shown:
         reveal_with_platform(str(target))
-    assert not_shown.value.message_code == "reference.opener_failed"
+    assert not_shown.value.message_code == "reference.reveal_failed"
+    assert "could not show it in its folder (exit status 4)" in not_shown.value.message
 
 
 def test_an_opener_still_running_is_taken_to_show_the_file(

@@ -297,7 +297,7 @@ def test_the_chat_and_rerank_pages_say_where_their_text_goes(
         rerank.data_path.text()
     )
     rerank.url.clear()
-    assert "reordered on this computer" in rerank.data_path.text()
+    assert "nothing is sent; a library's local rule-based rerank" in rerank.data_path.text()
     saved = wait_call(qtbot, window, CHAT_MODEL_GET, c.ChatGetRequest())
     assert saved.connection.kind == "none", "nothing was saved"
     dialog.reject()

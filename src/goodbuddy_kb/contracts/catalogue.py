@@ -209,6 +209,9 @@ CATALOGUE: dict[str, str] = {
     "reference.no_file_manager": (
         "no program to show files in their folder is available on this system"
     ),
+    "reference.reveal_failed": (
+        "{program} could not show it in its folder (exit status {exit_code})"
+    ),
     "reference.opener_failed": (
         "{program} could not open it (exit status {exit_code}): no program on this system took it"
     ),

@@ -29,13 +29,15 @@ REVEAL_TIMEOUT_S = 5.0
 #: How long an opener may take to say it failed (``xdg-open`` answers in well under a second
 #: whether a program took the file); one still running then is taken to be showing it.
 OPEN_CHECK_S = 3.0
+#: The reason of a file manager (or opener on the folder) that answered it could not show it.
+REVEAL_FAILED = "reference.reveal_failed"
 
 
 def _opener_command() -> str:
     return os.environ.get(ENV_OPENER) or ("open" if sys.platform == "darwin" else "xdg-open")
 
 
-def _start(argv: list[str]) -> None:
+def _start(argv: list[str], failed: str | None = "reference.opener_failed") -> None:
     """Start ``argv`` detached and wait up to ``OPEN_CHECK_S`` for its answer: an exit status
     other than 0 is an UnavailableError naming the program (it was not opened, whatever the
     program printed); one still running then is left to a daemon thread that reaps it."""
@@ -46,15 +48,16 @@ def _start(argv: list[str]) -> None:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
+    if failed is None:  # a program whose exit status says nothing (Explorer answers 1)
+        threading.Thread(target=process.wait, name="opener-reaper", daemon=True).start()
+        return
     try:
         status = process.wait(timeout=OPEN_CHECK_S)
     except subprocess.TimeoutExpired:
         threading.Thread(target=process.wait, name="opener-reaper", daemon=True).start()
         return
     if status != 0:
-        raise UnavailableError(
-            Reason("reference.opener_failed", program=Path(argv[0]).name, exit_code=status)
-        )
+        raise UnavailableError(Reason(failed, program=Path(argv[0]).name, exit_code=status))
 
 
 def open_with_platform(target: str) -> None:
@@ -113,13 +116,13 @@ def reveal_with_platform(path: str) -> None:
     if configured:
         if shutil.which(configured) is None:
             raise UnavailableError(Reason("reference.no_file_manager"))
-        _start([configured, path])
+        _start([configured, path], REVEAL_FAILED)
     elif sys.platform == "win32":
-        _start(["explorer", f"/select,{path}"])
+        _start(["explorer", f"/select,{path}"], None)
     elif sys.platform == "darwin":
-        _start(["open", "-R", path])
+        _start(["open", "-R", path], REVEAL_FAILED)
     elif not _show_items(path):
         folder = str(Path(path).parent)
         if shutil.which(_opener_command()) is None:
             raise UnavailableError(Reason("reference.no_file_manager"))
-        _start([_opener_command(), folder])
+        _start([_opener_command(), folder], REVEAL_FAILED)

@@ -136,8 +136,9 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
         " (model {model}).",
     ),
     "conn.path.rerank_off": (
-        "未设置重排服务：结果在这台电脑上重排，不发送任何内容。",
-        "No rerank service: results are reordered on this computer and nothing is sent.",
+        "未设置重排服务：不发送任何内容；知识库开启的本地规则重排在这台电脑上运行。",
+        "No rerank service: nothing is sent; a library's local rule-based rerank, where it is"
+        " on, runs on this computer.",
     ),
     "conn.path.rerank_unset": (
         "问题和候选段落会发送到上面填写的地址和模型。",

@@ -237,6 +237,17 @@ QCheckBox::indicator:disabled, QAbstractItemView::indicator:disabled {{
 QCheckBox::indicator:checked:disabled, QAbstractItemView::indicator:checked:disabled {{
     background: {c.disabled_text}; border-color: {c.disabled_text}; image: url({CHECK_MARK});
 }}
+QCheckBox::indicator:indeterminate {{
+    border-color: {c.accent};
+    background: qlineargradient(x1:0, y1:0, x2:0, y2:1, stop:0 {c.base}, stop:0.34 {c.base},
+        stop:0.35 {c.accent}, stop:0.65 {c.accent}, stop:0.66 {c.base}, stop:1 {c.base});
+}}
+QCheckBox::indicator:indeterminate:disabled {{
+    border: 1px solid {c.disabled_text};
+    background: qlineargradient(x1:0, y1:0, x2:0, y2:1, stop:0 {c.disabled_bg},
+        stop:0.34 {c.disabled_bg}, stop:0.35 {c.disabled_text}, stop:0.65 {c.disabled_text},
+        stop:0.66 {c.disabled_bg}, stop:1 {c.disabled_bg});
+}}
 QTabBar::tab {{ padding: 3px 10px; color: {c.muted}; border: 2px solid transparent; }}
 QTabBar::tab:selected {{ color: {c.text}; border-bottom: 2px solid {c.accent}; }}
 QTabBar::tab:hover {{ color: {c.text}; }}
