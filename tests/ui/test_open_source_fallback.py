@@ -15,7 +15,9 @@ from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.main_process.opener import ENV_OPENER, ENV_REVEALER
 from goodbuddy_kb.qt.widgets import QtCore, QtGui
+from goodbuddy_kb.ui.chat.view import ChatView
 from goodbuddy_kb.ui.i18n import set_language
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.servers.chatserver import ChatScript, chat_server
 from tests.ui.helpers import (
     ask_chat,
@@ -41,6 +43,21 @@ def no_opener(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv(ENV_OPENER, str(tmp_path / "no-such-opener"))
     monkeypatch.setenv(ENV_REVEALER, str(script))
     return log
+
+
+def cited_answer(qtbot: QtBot, win: MainWindow, tmp_path: Path, reply: str) -> ChatView:
+    """The handbook library, a question searched first, the model's ``reply`` citing [1], and
+    that citation selected in the sources pane."""
+    create_library_with_folder(qtbot, win, tmp_path)
+    with chat_server(ChatScript(turns=[[{"text": reply}]])) as base:
+        chat_with(qtbot, win, base)
+        view = win.chat_view
+        qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
+        view.popover.always.setChecked(True)
+        ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
+    assert view.citations.rowCount() >= 1
+    view.citation_view.selectRow(0)
+    return view
 
 
 def test_no_opener_offers_copy_path_and_show_in_folder_for_a_failed_document(
@@ -90,16 +107,7 @@ def test_a_citation_that_cannot_be_opened_offers_the_same_in_chinese(
 ) -> None:
     win = open_window(qtbot, data_dir, "zh")
     try:
-        create_library_with_folder(qtbot, win, tmp_path)
-        script = ChatScript(turns=[[{"text": "每晚不超过六百元 [1]。"}]])
-        with chat_server(script) as base:
-            chat_with(qtbot, win, base)
-            view = win.chat_view
-            qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
-            view.popover.always.setChecked(True)
-            ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
-        assert view.citations.rowCount() >= 1
-        view.citation_view.selectRow(0)
+        view = cited_answer(qtbot, win, tmp_path, "每晚不超过六百元 [1]。")
         citation = view.citations.rows[0]
         qtbot.mouseClick(view.open_button, QtCore.Qt.MouseButton.LeftButton)
         opener = view.sources.opener
@@ -133,15 +141,7 @@ def test_an_opener_that_fails_is_not_reported_as_opened(
     monkeypatch.setenv(ENV_REVEALER, str(failing))
     win = open_window(qtbot, data_dir, "en")
     try:
-        create_library_with_folder(qtbot, win, tmp_path)
-        script = ChatScript(turns=[[{"text": "At most 600 yuan a night [1]."}]])
-        with chat_server(script) as base:
-            chat_with(qtbot, win, base)
-            view = win.chat_view
-            qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
-            view.popover.always.setChecked(True)
-            ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
-        view.citation_view.selectRow(0)
+        view = cited_answer(qtbot, win, tmp_path, "At most 600 yuan a night [1].")
         pane = view.sources
         qtbot.waitUntil(lambda: bool(pane.reference.toPlainText().strip()), timeout=5_000)
         passage = pane.reference.toPlainText()
