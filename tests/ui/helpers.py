@@ -129,6 +129,8 @@ def ask(qtbot: QtBot, win: MainWindow, question: str) -> Any:
     bench = win.workbench
     assert bench is not None and bench.isVisible()
     assert bench.focusWidget() is bench.query, "focus lands in the query box"
+    if not bench.results.rowCount():  # no result to act on yet: "View chunk" etc. are off
+        assert not bench.view_chunk.isEnabled() and not bench.open_source.isEnabled()
     bench.query.setPlainText(question)  # QTest cannot type non-Latin-1 characters
     with qtbot.waitSignal(bench.finished_search, timeout=20_000):
         qtbot.mouseClick(bench.run_button, QtCore.Qt.MouseButton.LeftButton)

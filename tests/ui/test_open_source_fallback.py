@@ -56,7 +56,11 @@ def cited_answer(qtbot: QtBot, win: MainWindow, tmp_path: Path, reply: str) -> C
         view.popover.always.setChecked(True)
         ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
     assert view.citations.rowCount() >= 1
+    view.citation_view.setCurrentIndex(QtCore.QModelIndex())
+    # nothing chosen, nothing to show or open (the buttons did nothing, found under Xvfb)
+    assert not view.open_button.isEnabled() and not view.expand_button.isEnabled()
     view.citation_view.selectRow(0)
+    assert view.open_button.isEnabled() and view.expand_button.isEnabled()
     return view
 
 

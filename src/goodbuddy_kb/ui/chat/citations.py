@@ -223,6 +223,7 @@ class CitationsPane(QtWidgets.QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)
         layout.addWidget(self.beside, 1)
+        self._update_actions()
 
     def show_answer(self, citations: list[c.Citation], answer: int | None) -> None:
         """The citations of one answer; ``answer`` is its place in the conversation when it is
@@ -231,6 +232,7 @@ class CitationsPane(QtWidgets.QWidget):
         self.label.setText(f"<b>{title}</b>")
         if citations != self.model.rows:  # a redraw keeps the chosen citation selected
             self.model.set_rows(citations)
+            self._update_actions()
             # another answer's list: the passage shown beside belonged to the old one
             self.reference.clear()
             self.opened.clear()
@@ -263,8 +265,14 @@ class CitationsPane(QtWidgets.QWidget):
             library_id=x.library_id, document_id=x.document_id, chunk_id=x.chunk_id
         )
 
+    def _update_actions(self) -> None:
+        chosen = self._current() is not None  # nothing to show or open without a citation
+        self.expand_button.setEnabled(chosen)
+        self.open_button.setEnabled(chosen)
+
     def show_context(self) -> None:
         self.opened.clear()
+        self._update_actions()
         ref = self._reference()
         if ref is None:
             return

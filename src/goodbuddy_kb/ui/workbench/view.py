@@ -169,6 +169,8 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.open_source = QtWidgets.QPushButton(tr("workbench.open_source"))
         self.open_source.setAccessibleName(tr("workbench.open_source"))
         self.open_source.clicked.connect(self.open_selected)
+        for button in (self.view_chunk, self.open_source):
+            button.setEnabled(False)  # until a result is selected
 
     def _lay_out(self) -> None:
         controls = QtWidgets.QHBoxLayout()
@@ -326,6 +328,8 @@ class WorkbenchDialog(QtWidgets.QDialog):
     def _preview(self) -> None:
         self.opened.clear()  # it was about the result selected before
         x = self.selected()
+        for button in (self.view_chunk, self.open_source):  # nothing to act on: off
+            button.setEnabled(x is not None)
         if x is None:
             self.preview.clear()
         else:
