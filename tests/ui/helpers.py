@@ -168,6 +168,16 @@ def chat_with(qtbot: QtBot, win: MainWindow, base: str) -> None:
     win.top_tabs.setCurrentWidget(win.chat_view)
 
 
+def searching_first(qtbot: QtBot, win: MainWindow, base: str) -> ChatView:
+    """The chat tab talking to the loopback model at ``base``, its one library in scope (once
+    the scope has it) and "Always retrieve first" chosen."""
+    chat_with(qtbot, win, base)
+    view = win.chat_view
+    qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
+    view.popover.always.setChecked(True)
+    return view
+
+
 def ask_chat(qtbot: QtBot, view: ChatView, question: str, timeout: int = 20_000) -> None:
     """Send ``question`` from the chat view and wait until its reply has finished."""
     view.input.setPlainText(question)  # QTest cannot type non-Latin-1 characters

@@ -24,7 +24,14 @@ from goodbuddy_kb.ui.chat.transcript import message_html
 from goodbuddy_kb.ui.chat.view import ChatView
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.servers.chatserver import ChatScript, chat_server, evidence_of, token_of, tool
-from tests.ui.helpers import MakeLibrary, ask_chat, chat_with, handbook, open_window, wait_call
+from tests.ui.helpers import (
+    MakeLibrary,
+    ask_chat,
+    handbook,
+    open_window,
+    searching_first,
+    wait_call,
+)
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -137,10 +144,7 @@ def test_each_marker_of_each_turn_opens_what_the_model_read_under_its_number(
             ),
         )
         with chat_server(script) as base:
-            chat_with(qtbot, win, base)
-            view = win.chat_view
-            qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
-            view.popover.always.setChecked(True)
+            view = searching_first(qtbot, win, base)
             ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
             view.popover.auto.setChecked(True)
             ask_chat(qtbot, view, "What does the gateway need, and what are the travel rules?")

@@ -19,10 +19,10 @@ from tests.servers.embedserver import openai_server_process
 from tests.ui.helpers import (
     MakeLibrary,
     ask_chat,
-    chat_with,
     english_sentences,
     handbook,
     open_window,
+    searching_first,
     shoot,
     wait_call,
 )
@@ -51,10 +51,7 @@ def test_a_degraded_vector_search_is_said_in_both_modes(
             make_library(handbook(), win=win)
         # The embedding endpoint is down now: the vector channel cannot embed the question.
         with chat_server(script) as base:
-            chat_with(qtbot, win, base)
-            view = win.chat_view
-            qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
-            view.popover.always.setChecked(True)
+            view = searching_first(qtbot, win, base)
             ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
             view.popover.auto.setChecked(True)
             ask_chat(qtbot, view, "出差住宿标准是多少？")

@@ -28,6 +28,7 @@ from tests.ui.helpers import (
     chat_with,
     handbook,
     open_window,
+    searching_first,
     shoot,
     wait_call,
 )
@@ -53,10 +54,7 @@ def test_always_mode_shows_searched_first_and_sources(
         make_library(handbook(), win=win)
         script = ChatScript(turns=[[{"text": "一线城市每晚不超过六百元 [1]。"}]])
         with chat_server(script) as base:
-            chat_with(qtbot, win, base)
-            view = win.chat_view
-            qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
-            view.popover.always.setChecked(True)
+            view = searching_first(qtbot, win, base)
             assert view.scope_button.text() in (  # the scope names its library
                 "Handbook · Always retrieve first",
                 "Handbook · 每次先检索",

@@ -24,10 +24,10 @@ from tests.ui.helpers import (
     MakeLibrary,
     ask,
     ask_chat,
-    chat_with,
     handbook,
     open_from_row,
     open_window,
+    searching_first,
     shoot,
     wait_call,
 )
@@ -147,10 +147,7 @@ def screens(qtbot: QtBot, win: MainWindow, library_id: str) -> None:
     bench.reject()
     script = ChatScript(turns=[[{"text": "年假可以结转到次年第一季度 [1]。"}]])
     with chat_server(script) as base:
-        chat_with(qtbot, win, base)
-        view = win.chat_view
-        qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
-        view.popover.always.setChecked(True)
+        view = searching_first(qtbot, win, base)
         ask_chat(qtbot, view, "年假怎么结转？", timeout=30_000)
     assert "结转" in view.transcript.toPlainText()
     entities = win.graph_tab.entity_list.entities  # the names the graph found: data

@@ -21,9 +21,9 @@ from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.servers.chatserver import ChatScript, chat_server
 from tests.ui.helpers import (
     ask_chat,
-    chat_with,
     create_library_with_folder,
     open_window,
+    searching_first,
     shoot,
 )
 
@@ -50,10 +50,7 @@ def cited_answer(qtbot: QtBot, win: MainWindow, tmp_path: Path, reply: str) -> C
     that citation selected in the sources pane."""
     create_library_with_folder(qtbot, win, tmp_path)
     with chat_server(ChatScript(turns=[[{"text": reply}]])) as base:
-        chat_with(qtbot, win, base)
-        view = win.chat_view
-        qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
-        view.popover.always.setChecked(True)
+        view = searching_first(qtbot, win, base)
         ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
     assert view.citations.rowCount() >= 1
     view.citation_view.setCurrentIndex(QtCore.QModelIndex())

@@ -35,9 +35,9 @@ from tests.ui.helpers import (
     MakeLibrary,
     ask,
     ask_chat,
-    chat_with,
     handbook,
     open_window,
+    searching_first,
     shoot,
     wait_call,
 )
@@ -120,10 +120,7 @@ def test_citations_show_library_document_source_and_locator(
         # Chat → Sources consulted: a locator column, and "Show context" with the same header.
         script = ChatScript(turns=[[{"text": "每晚不超过六百元 [1]。"}]])
         with chat_server(script) as base:
-            chat_with(qtbot, win, base)
-            view = win.chat_view
-            qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
-            view.popover.always.setChecked(True)
+            view = searching_first(qtbot, win, base)
             view.input.setPlainText("出差住宿一线城市每晚多少钱？")
             with qtbot.waitSignal(view.reply_finished, timeout=20_000):
                 qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
@@ -182,10 +179,7 @@ def test_a_citation_marker_opens_its_context(
 ) -> None:
     script = ChatScript(turns=[[{"text": "One night costs at most 600 yuan [1]."}]])
     with chat_server(script) as base:
-        chat_with(qtbot, window, base)
-        view = window.chat_view
-        qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
-        view.popover.always.setChecked(True)
+        view = searching_first(qtbot, window, base)
         ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
     assert view.citations.rowCount() >= 1
     assert view.reference.toPlainText() == ""
@@ -214,10 +208,7 @@ def test_the_citation_table_never_scrolls_sideways_at_800x600(
         make_library(handbook(), win=win)
         script = ChatScript(turns=[[{"text": "每晚不超过六百元 [1]。"}]])
         with chat_server(script) as base:
-            chat_with(qtbot, win, base)
-            view = win.chat_view
-            qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
-            view.popover.always.setChecked(True)
+            view = searching_first(qtbot, win, base)
             ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
         table = view.citation_view
         assert view.citations.rowCount() >= 1

@@ -86,7 +86,6 @@ def record_retrieval(
     d = response.diagnostics
     asked = [x for x in d.degraded_channels if x.channel in d.requested_channels]
     # A question that names no entity of the graph is a note about the question, not a fault.
-    # (each reason once: several libraries may give the same)
     notes = [x for x in asked if x.reason_code in GRAPH_NOTES]
     degraded = [x for x in asked if x not in notes]
     fell_back = d.rerank.applied != d.rerank.requested

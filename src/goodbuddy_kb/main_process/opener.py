@@ -12,6 +12,7 @@ selects the file), else the opener on the file's folder.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -48,16 +49,14 @@ def _start(argv: list[str], failed: str | None = "reference.opener_failed") -> N
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    if failed is None:  # a program whose exit status says nothing (Explorer answers 1)
+    status = None  # not waited for (Explorer answers 1 whatever it did), or still running
+    if failed is not None:
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            status = process.wait(timeout=OPEN_CHECK_S)
+        if status:
+            raise UnavailableError(Reason(failed, program=Path(argv[0]).name, exit_code=status))
+    if status is None:
         threading.Thread(target=process.wait, name="opener-reaper", daemon=True).start()
-        return
-    try:
-        status = process.wait(timeout=OPEN_CHECK_S)
-    except subprocess.TimeoutExpired:
-        threading.Thread(target=process.wait, name="opener-reaper", daemon=True).start()
-        return
-    if status != 0:
-        raise UnavailableError(Reason(failed, program=Path(argv[0]).name, exit_code=status))
 
 
 def open_with_platform(target: str) -> None:

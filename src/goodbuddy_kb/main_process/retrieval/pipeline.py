@@ -76,7 +76,7 @@ class Retriever:
         )
         runs = run_channels(asked, plan.requested)
         for run in runs:  # each reason once, however many libraries gave it
-            for reason in dict.fromkeys(run.degraded):
+            for reason in run.degraded:
                 if not any(x.channel == run.channel and x.reason == reason for x in self.degraded):
                     self.degraded.append(DegradedChannel(channel=run.channel, reason=reason))
         cancel.check()

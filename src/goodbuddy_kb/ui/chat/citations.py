@@ -23,7 +23,7 @@ from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.reference_view import open_outcome, reference_html, show_hit
 from goodbuddy_kb.ui.widgets.relevance import relevance_dots, relevance_text
-from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
+from goodbuddy_kb.ui.widgets.source_opener import SourceOpener, outcome_label
 from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
 from goodbuddy_kb.ui.widgets.table_text import one_line
 
@@ -196,13 +196,8 @@ class CitationsPane(QtWidgets.QWidget):
         self.reference = QtWidgets.QTextBrowser()
         self.reference.setAccessibleName(tr("chat.expand"))
         self.reference.setMinimumWidth(160)
-        #: What "Open source" did, and where the hit is in the file; also what copying the path
-        #: or showing the folder did (beside the buttons, never over the passage).
-        self.opened = QtWidgets.QLabel()
-        self.opened.setWordWrap(True)
-        self.opened.setTextFormat(QtCore.Qt.TextFormat.PlainText)
         self.opener = SourceOpener(self, link)
-        self.opener.notice.connect(self.opened.setText)
+        self.opened = outcome_label(self.opener)
         actions = QtWidgets.QHBoxLayout()
         actions.addWidget(self.expand_button)
         actions.addWidget(self.open_button)

@@ -22,6 +22,17 @@ from goodbuddy_kb.ui.i18n.messages import say_error
 NO_OPENER = frozenset({"reference.no_opener", "reference.opener_failed"})
 
 
+def outcome_label(opener: SourceOpener) -> QtWidgets.QLabel:
+    """The line beside an "Open source" button: what opening did, where the hit is in the
+    file, and what copying the path or showing the folder did; never written over the passage
+    or the search's own lines."""
+    label = QtWidgets.QLabel()
+    label.setWordWrap(True)
+    label.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+    opener.notice.connect(label.setText)
+    return label
+
+
 class SourceOpener(QtCore.QObject):
     """Opens sources through the backend; ``notice`` says what happened (a status line)."""
 

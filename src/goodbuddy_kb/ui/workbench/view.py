@@ -29,7 +29,7 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.reference_view import open_outcome, reference_html
 from goodbuddy_kb.ui.widgets.relevance import BANDS, relevance_text, relevance_word
-from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
+from goodbuddy_kb.ui.widgets.source_opener import SourceOpener, outcome_label
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.theme import SPACE
 from goodbuddy_kb.ui.workbench.memory import WorkbenchMemory, WorkbenchState
@@ -115,13 +115,8 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
         self.status = QtWidgets.QLabel()
-        #: What "Open source" did (and copying the path, showing the folder), beside its
-        #: button: the search's own lines above (counts, degraded channels) stay as they were.
-        self.opened = QtWidgets.QLabel()
-        self.opened.setWordWrap(True)
-        self.opened.setTextFormat(QtCore.Qt.TextFormat.PlainText)
         self.opener = SourceOpener(self, self.link)
-        self.opener.notice.connect(self.opened.setText)
+        self.opened = outcome_label(self.opener)
         self.status.setWordWrap(True)
         self.status.setSizePolicy(
             QtWidgets.QSizePolicy.Policy.Preferred, QtWidgets.QSizePolicy.Policy.Minimum
