@@ -13,7 +13,9 @@ import pytest
 from tests.bookgen import make_eml, make_epub
 from tests.cli.runner import cli_json, run
 
-pytestmark = pytest.mark.integration
+# The commands attach to the fixture's backend, as when the window is open (quicker than each
+# starting its own; the round trip in test_libraries starts its own).
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("backend")]
 
 
 def top(data_dir: Path, question: str) -> dict[str, Any]:

@@ -9,16 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.contracts import chat as ch
 from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, CHAT_SEND, CONVERSATION_CREATE
-from tests.bridge.helpers import library_with, session
+from tests.bridge.helpers import library_with
 from tests.cli.runner import cli_json, run
 from tests.servers.chatserver import ChatScript, chat_server, evidence_of
 
 pytestmark = pytest.mark.integration
 
 
-def make_conversations(data_dir: Path, folder: Path) -> tuple[str, str]:
+def make_conversations(client: BlockingClient, folder: Path) -> tuple[str, str]:
     """One conversation whose answer cites the travel policy, one about something else."""
     script = ChatScript(
         turns=[
@@ -26,7 +27,7 @@ def make_conversations(data_dir: Path, folder: Path) -> tuple[str, str]:
             [{"text": "Lunch is served at noon."}],
         ]
     )
-    with session(data_dir) as (_, client), chat_server(script) as base:
+    with chat_server(script) as base:
         connection = ch.ChatConnection(kind="openai-compatible", base_url=base, model="m")
         client.call(CHAT_MODEL_UPDATE, ch.ChatUpdateRequest(connection=connection))
         rules = library_with(client, folder, "Rules")
@@ -42,9 +43,10 @@ def make_conversations(data_dir: Path, folder: Path) -> tuple[str, str]:
 
 
 def test_chat_commands_list_search_show_export_rename_delete(
-    data_dir: Path, tmp_path: Path
+    data_dir: Path, client: BlockingClient, tmp_path: Path
 ) -> None:
-    travel, lunch = make_conversations(data_dir, tmp_path / "rules")
+    """The commands attach to the backend the conversations were made on, as with the window open."""
+    travel, lunch = make_conversations(client, tmp_path / "rules")
 
     listed = cli_json(data_dir, "chat", "list")["conversations"]
     assert [x["id"] for x in listed] == [lunch, travel]

@@ -10,7 +10,9 @@ import pytest
 
 from tests.cli.runner import run
 
-pytestmark = pytest.mark.integration
+# The commands attach to the fixture's backend, as when the window is open (quicker than each
+# starting its own; the round trip in test_libraries starts its own).
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("backend")]
 
 
 def test_list_show_edit_disable_enable_delete(data_dir: Path, tmp_path: Path) -> None:

@@ -10,7 +10,9 @@ import pytest
 
 from tests.cli.runner import run
 
-pytestmark = pytest.mark.integration
+# The commands attach to the fixture's backend, as when the window is open (quicker than each
+# starting its own; the round trip in test_libraries starts its own).
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("backend")]
 
 
 def test_expose_switches_external_access_and_list_shows_it(data_dir: Path) -> None:

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from goodbuddy_kb.bridge.client import BlockingClient
-from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts.chat import ChatConnection, ChatUpdateRequest
 from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE
 from tests.cli.runner import run
@@ -33,7 +32,9 @@ def answer(body: dict[str, object]) -> Reply:
     }
 
 
-def test_model_extract_prints_the_estimate_first(data_dir: Path, tmp_path: Path) -> None:
+def test_model_extract_prints_the_estimate_first(
+    data_dir: Path, client: BlockingClient, tmp_path: Path
+) -> None:
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "a.md").write_text("# 差旅\n\n差旅报销制度由财务部审批。\n", "utf-8")
@@ -43,13 +44,8 @@ def test_model_extract_prints_the_estimate_first(data_dir: Path, tmp_path: Path)
     assert refused.returncode == 1 and "no chat model is configured" in refused.stderr
     script = ExtractScript(answer)
     with extract_server(script) as url:
-        backend = BackendProcess.start(data_dir)
-        try:
-            with BlockingClient(backend.endpoint.server_name, backend.endpoint.secret).open() as c:
-                connection = ChatConnection(kind="openai-compatible", base_url=url, model="m1")
-                c.call(CHAT_MODEL_UPDATE, ChatUpdateRequest(connection=connection))
-        finally:
-            backend.stop()
+        connection = ChatConnection(kind="openai-compatible", base_url=url, model="m1")
+        client.call(CHAT_MODEL_UPDATE, ChatUpdateRequest(connection=connection))
         done = run(data_dir, "graph", "extract", "Notes")
         assert done.returncode == 0, done.stdout + done.stderr
         first_line = done.stdout.splitlines()[0]

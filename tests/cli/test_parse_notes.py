@@ -16,7 +16,9 @@ from goodbuddy_kb.ui.documents.columns import reason
 from goodbuddy_kb.ui.i18n import set_language
 from tests.cli.runner import run
 
-pytestmark = pytest.mark.integration
+# The commands attach to the fixture's backend, as when the window is open (quicker than each
+# starting its own; the round trip in test_libraries starts its own).
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("backend")]
 
 
 def book_with_a_hidden_sheet() -> bytes:

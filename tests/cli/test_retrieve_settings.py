@@ -11,7 +11,9 @@ import pytest
 from tests.bridge.test_retrieve_socket import seed
 from tests.cli.runner import cli_json, run
 
-pytestmark = pytest.mark.integration
+# The commands attach to the fixture's backend, as when the window is open (quicker than each
+# starting its own; the round trip in test_libraries starts its own).
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("backend")]
 
 
 def test_retrieve_shows_every_setting_and_a_zero_floor_filters_nothing(data_dir: Path) -> None:
