@@ -109,6 +109,32 @@ def test_the_watch_switch_reads_as_the_watch_column_with_no_source_selected(
 
 
 @pytest.mark.usefixtures("library")
+def test_a_row_deselected_with_ctrl_click_is_not_acted_on(qtbot: QtBot, window: MainWindow) -> None:
+    """Ctrl+click deselects a row but leaves it current: Remove, the watch switch and the
+    document's actions stayed on and acted on the row shown as not chosen."""
+    tab = window.documents_tab
+    qtbot.waitUntil(lambda: tab.documents.rowCount() == 2, timeout=5_000)
+    left = QtCore.Qt.MouseButton.LeftButton
+    for view, actions in (
+        (tab.source_view, (tab.remove_button, tab.watch_box)),
+        (
+            tab.document_view,
+            (tab.rebuild_doc_button, tab.view_chunks_button, tab.open_source_button),
+        ),
+    ):
+        middle = view.visualRect(view.model().index(0, 0)).center()
+        qtbot.mouseClick(view.viewport(), left, pos=middle)
+        assert all(a.isEnabled() for a in actions)
+        qtbot.mouseClick(view.viewport(), left, MOD.ControlModifier, middle)
+        assert not view.selectionModel().hasSelection() and view.currentIndex().row() == 0
+        assert not any(a.isEnabled() for a in actions), [a.text() for a in actions if a.isEnabled()]
+    tab.source_actions.remove_source()
+    assert tab.source_actions.remove_box is None, "nothing chosen: nothing to remove"
+    tab.row_actions.show_details()
+    assert tab.row_actions.details_box is None
+
+
+@pytest.mark.usefixtures("library")
 def test_remove_source_asks_naming_it_and_defaults_to_cancel(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:

@@ -187,8 +187,10 @@ class CitationsPane(QtWidgets.QWidget):
         self.table = CitationTableView()
         self.table.setModel(self.model)
         self.table.setAccessibleName(tr("chat.sources"))
-        # The context pane follows the selected citation (mouse or keyboard).
-        self.table.selectionModel().currentRowChanged.connect(lambda *_: self.show_context())
+        # The context pane follows the selected citation (mouse or keyboard); the selection, not
+        # the current row, which a click makes current before it selects it, and which ctrl+click
+        # leaves current while it deselects it (nothing to show or open then).
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self.show_context())
         self.expand_button = QtWidgets.QPushButton(tr("chat.expand"))
         self.expand_button.clicked.connect(self.show_context)
         self.open_button = QtWidgets.QPushButton(tr("workbench.open_source"))
@@ -234,8 +236,7 @@ class CitationsPane(QtWidgets.QWidget):
 
     def _current(self) -> c.Citation | None:
         """The citation selected (its context shown), None when none is."""
-        index = self.table.currentIndex()
-        return self.model.row_at(index.row()) if index.isValid() else None
+        return self.model.chosen(self.table)
 
     def current_number(self) -> int | None:
         x = self._current()

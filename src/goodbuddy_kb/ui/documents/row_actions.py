@@ -98,8 +98,7 @@ class DocumentRowActions(QtCore.QObject):
             view.doubleClicked.connect(lambda _index: self.open_row())
 
     def document(self) -> c.Document | None:
-        index = self.view.currentIndex()
-        return self.documents.row_at(index.row()) if index.isValid() else None
+        return self.documents.chosen(self.view)
 
     def source_of(self, doc: c.Document) -> c.Source | None:
         return next((s for s in self.sources.rows if s.id == doc.source_id), None)

@@ -96,7 +96,10 @@ class DocumentsTab(QtWidgets.QWidget):
     def _build_sources(self) -> QtWidgets.QHBoxLayout:
         """The sources table and its actions' row (returned, for the heading to join)."""
         self.source_view = source_table(self.sources)
-        self.source_view.selectionModel().currentRowChanged.connect(lambda *_: self._update_watch())
+        # A row deselected with ctrl+click stays current: the actions follow both.
+        chosen = self.source_view.selectionModel()
+        chosen.currentRowChanged.connect(lambda *_: self._update_watch())
+        chosen.selectionChanged.connect(lambda *_: self._update_watch())
         # One "Add" button with its three kinds keeps the row within 800 px.
         self.add_button = QtWidgets.QToolButton()
         self.add_button.setText(tr("sources.add"))
@@ -135,9 +138,9 @@ class DocumentsTab(QtWidgets.QWidget):
             self.filter_box.addItem(tr(f"docs.filter.{key}"), key)
         self.filter_box.currentIndexChanged.connect(lambda _i: self.reload_documents(reset=True))
         self.document_view = document_table(self.documents)
-        self.document_view.selectionModel().currentRowChanged.connect(
-            lambda *_: self._update_document_actions()
-        )
+        chosen = self.document_view.selectionModel()
+        chosen.currentRowChanged.connect(lambda *_: self._update_document_actions())
+        chosen.selectionChanged.connect(lambda *_: self._update_document_actions())
         self.rebuild_doc_button = button("rebuild.document", self.rebuild_current_document)
         self.rebuild_doc_button.setEnabled(False)
         # The row's context menu, in this order: view chunks, rebuild, then (row_actions) open
@@ -240,8 +243,7 @@ class DocumentsTab(QtWidgets.QWidget):
         self.source_actions.add_source(kind, location)
 
     def current_source(self) -> c.Source | None:
-        index = self.source_view.currentIndex()
-        return self.sources.row_at(index.row()) if index.isValid() else None
+        return self.sources.chosen(self.source_view)
 
     def _update_watch(self) -> None:
         source = self.current_source()
@@ -422,9 +424,9 @@ class DocumentsTab(QtWidgets.QWidget):
         self.row_actions.open_source()
 
     def open_current_chunks(self) -> None:
-        index = self.document_view.currentIndex()
-        if index.isValid():
-            self._open_chunks_at(index.row())
+        doc = self.current_document()
+        if doc is not None:
+            self.open_chunks(doc)
 
     # -- rebuild -----------------------------------------------------------------------------
     def _fit_rows(self, docs: list[c.Document]) -> None:
@@ -451,8 +453,7 @@ class DocumentsTab(QtWidgets.QWidget):
         return super().eventFilter(watched, event)
 
     def current_document(self) -> c.Document | None:
-        index = self.document_view.currentIndex()
-        return self.documents.row_at(index.row()) if index.isValid() else None
+        return self.documents.chosen(self.document_view)
 
     def _update_document_actions(self) -> None:
         doc = self.current_document()

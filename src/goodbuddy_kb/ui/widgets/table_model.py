@@ -104,6 +104,15 @@ class RowsModel(QtCore.QAbstractTableModel, Generic[Row]):
     def rows(self) -> list[Row]:
         return list(self._rows)
 
+    def chosen(self, view: QtWidgets.QAbstractItemView) -> Row | None:
+        """The row chosen in ``view`` (which shows this model): its current row while that row
+        is selected. Ctrl+click deselects a row but leaves it current, and an action on it then
+        would act on a row the table shows as not chosen."""
+        index, selection = view.currentIndex(), view.selectionModel()
+        if not index.isValid() or not selection.isRowSelected(index.row(), QtCore.QModelIndex()):
+            return None
+        return self.row_at(index.row())
+
 
 def fit_columns(
     view: QtWidgets.QTableView, stretch: int, wide: dict[int, int] | None = None

@@ -153,7 +153,9 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.preview = QtWidgets.QTextBrowser()
         self.preview.setObjectName("data")  # the documents' own words
         self.preview.setAccessibleName(tr("col.snippet"))
-        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._preview())
+        # The preview follows the selection, not the current row, which a click makes current
+        # before it selects it, and which ctrl+click leaves current while it deselects it.
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._preview())
         self.diagnostics = QtWidgets.QTextBrowser()
         self.diagnostics.setAccessibleName(tr("workbench.diagnostics"))
         self.context = QtWidgets.QTextBrowser()
@@ -403,8 +405,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.finished_search.emit()
 
     def selected(self) -> r.RetrievalResult | None:
-        index = self.table.currentIndex()
-        return self.results.row_at(index.row()) if index.isValid() else None
+        return self.results.chosen(self.table)
 
     def _reference(self) -> r.ReferenceRequest | None:
         x = self.selected()
