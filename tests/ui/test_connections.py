@@ -72,6 +72,40 @@ def test_a_page_takes_input_only_once_it_shows_what_is_saved(
         dialog.reject()
 
 
+def test_closing_with_unsaved_edits_asks_and_keeps_them_by_default(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """Close, Escape or the window's own close dropped what was typed without a word."""
+    dialog = open_dialog(qtbot, window)
+    qtbot.keyClick(dialog, QtCore.Qt.Key.Key_Escape)
+    assert not dialog.isVisible() and dialog.discard_box is None, "nothing edited: it closes"
+    dialog = open_dialog(qtbot, window)
+    dialog.model.setText("embed-typed")
+    dialog.pages.setCurrentIndex(1)
+    dialog.chat_kind.setCurrentIndex(dialog.chat_kind.findData("openai-compatible"))
+    qtbot.keyClicks(dialog.chat_url, "http://10.0.0.5:11434")
+    qtbot.keyClick(dialog, QtCore.Qt.Key.Key_Escape)
+    box = dialog.discard_box
+    assert box is not None and box.isVisible() and dialog.isVisible()
+    assert "not saved: Embedding model, Chat model." in box.text()
+    assert box.defaultButton().text() == "Cancel"
+    shoot(box, "connections-unsaved-en")
+    qtbot.keyClick(box, QtCore.Qt.Key.Key_Return)  # the default keeps editing
+    qtbot.waitUntil(lambda: not box.isVisible())
+    assert dialog.isVisible() and dialog.chat_url.text() == "http://10.0.0.5:11434"
+    dialog.close()  # the window's own close asks too
+    box = dialog.discard_box
+    assert box is not None and box.isVisible()
+    qtbot.mouseClick(box.property("confirmButton"), QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.isVisible())
+    dialog = open_dialog(qtbot, window)
+    assert dialog.chat_url.text() == "" and dialog.model.text() == "", "nothing was saved"
+    dialog.chat_url.setText("http://10.0.0.5:11434")
+    dialog.chat_url.clear()  # typed and taken back: nothing to lose
+    dialog.reject()
+    assert not dialog.isVisible() and dialog.discard_box is None
+
+
 def click(qtbot: QtBot, dialog: ModelConnectionsDialog, button: QtWidgets.QPushButton) -> None:
     with qtbot.waitSignal(dialog.tested, timeout=20_000):
         qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)

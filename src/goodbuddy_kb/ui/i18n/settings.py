@@ -119,6 +119,12 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
         "The connection test failed: {error}\n\nSave anyway?",
     ),
     "conn.save_anyway": ("仍然保存", "Save anyway"),
+    "conn.unsaved.title": ("有未保存的更改", "Unsaved changes"),
+    "conn.unsaved.text": (
+        "这些页面有未保存的更改：{pages}。关闭并放弃这些更改吗？",
+        "These pages have changes that are not saved: {pages}. Close and discard the changes?",
+    ),
+    "conn.unsaved.discard": ("放弃更改并关闭", "Discard changes and close"),
     "conn.not_saved": ("未保存", "Not saved"),
     "conn.save": ("保存并切换", "Save and switch"),
     "conn.path.chat_off": (

@@ -20,7 +20,7 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n import listing, tr
 from goodbuddy_kb.ui.i18n.messages import say_error, say_text
 from goodbuddy_kb.ui.settings.endpoint_form import (
     CHAT_ENDPOINT,
@@ -56,6 +56,10 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.link = link
         #: The open "test failed — save anyway?" question, if any.
         self.confirm_box: QtWidgets.QMessageBox | None = None
+        #: The open "close and discard the unsaved changes?" question, if any.
+        self.discard_box: QtWidgets.QMessageBox | None = None
+        #: The embedding form's values when the saved connection arrived (None until then).
+        self._shown: tuple[object, ...] | None = None
         #: When each test that passed here passed (``Probe.identity`` → monotonic seconds).
         self._passed: dict[str, float] = {}
         self.setWindowTitle(tr("conn.title"))
@@ -261,6 +265,48 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
         )
         self._update()
+        self._shown = self._embedding_values()
+
+    def _embedding_values(self) -> tuple[object, ...]:
+        return (
+            self.kind.currentData(),
+            self.base_url.text().strip(),
+            self.model.text().strip(),
+            self.dimensions.value(),
+            self.key.text(),
+        )
+
+    def unsaved_pages(self) -> list[str]:
+        """The names of the pages whose form holds edits not saved."""
+        edited = (
+            self._shown is not None and self._embedding_values() != self._shown,
+            self.chat.unsaved(),
+            self.rerank.unsaved(),
+        )
+        return [self.pages.tabText(i) for i, unsaved in enumerate(edited) if unsaved]
+
+    def reject(self) -> None:
+        """Close (the button, Escape or the window's own close): edits not saved are not
+        dropped silently; a question names the pages (default: keep editing)."""
+        pages = self.unsaved_pages()
+        if not pages or self.discard_box is not None:
+            super().reject()
+            return
+        box = confirm_action(
+            self,
+            tr("conn.unsaved.title"),
+            tr("conn.unsaved.text", pages=listing(pages)),
+            tr("conn.unsaved.discard"),
+        )
+        self.discard_box = box
+
+        def answered() -> None:
+            self.discard_box = None
+            if box.clickedButton() is box.property("confirmButton"):
+                super(ModelConnectionsDialog, self).reject()
+
+        box.finished.connect(lambda _r: answered())
+        box.open()
 
     def _update(self) -> None:
         remote = self.kind.currentData() in ("ollama", "openai-compatible")

@@ -272,7 +272,13 @@ class EndpointForm(QtWidgets.QGroupBox):
         for field in (self.url, self.model):
             field.textChanged.connect(lambda _t: self._show_data_path())
         clear_on_change(self.status, self.kind, (self.url, self.model, self.key))
+        #: What the form showed when the saved connection arrived (None until then).
+        self.shown: FormValues | None = None
         self._update()
+
+    def unsaved(self) -> bool:
+        """The form holds edits not saved (a typed key counts)."""
+        return self.shown is not None and self.values() != self.shown
 
     def _update(self) -> None:
         """With no model chosen ("none") the address, model, key and Test have nothing to do:
@@ -304,6 +310,7 @@ class EndpointForm(QtWidgets.QGroupBox):
         self.key.setPlaceholderText(
             tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
         )
+        self.shown = self.values()
 
     def values(self) -> FormValues:
         return FormValues(
