@@ -146,6 +146,19 @@ def wait_call(qtbot: QtBot, win: MainWindow, spec: Any, request: Any) -> Any:
     return box[0]
 
 
+def idle(qtbot: QtBot, win: MainWindow) -> None:
+    """Wait until the tasks tab lists tasks and none is queued or running."""
+    tasks = win.tasks_tab
+    tasks.refresh()
+    qtbot.waitUntil(
+        lambda: (
+            bool(tasks.model.rows)
+            and all(x.state not in ("queued", "running") for x in tasks.model.rows)
+        ),
+        timeout=60_000,
+    )
+
+
 def graph_off(qtbot: QtBot, win: MainWindow) -> None:
     """Turn the current library's graph off (a new library's is local): for tests of task
     runs that a graph extraction after each import or rebuild would interleave with."""

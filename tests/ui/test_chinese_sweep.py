@@ -25,6 +25,7 @@ from tests.ui.helpers import (
     ask,
     ask_chat,
     handbook,
+    idle,
     open_from_row,
     open_window,
     searching_first,
@@ -37,18 +38,6 @@ pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
 #: A PDF whose body the parser cannot read (its failure has a program's name, PdfStreamError).
 BROKEN_PDF = b"%PDF-1.4\n1 0 obj\n<< /Length 99999 >>\nstream\nbroken\n" + b"\x00" * 64
-
-
-def idle(qtbot: QtBot, win: MainWindow) -> None:
-    tasks = win.tasks_tab
-    tasks.refresh()
-    qtbot.waitUntil(
-        lambda: (
-            bool(tasks.model.rows)
-            and all(x.state not in ("queued", "running") for x in tasks.model.rows)
-        ),
-        timeout=60_000,
-    )
 
 
 def test_every_screen_in_chinese_has_no_latin_word_outside_the_allow_list(

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from goodbuddy_kb.contracts import rebuild as r
+from goodbuddy_kb.contracts.methods import LIBRARY_REBUILD
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.diagnostics import DiagnosticsDialog
@@ -17,9 +19,11 @@ from tests.ui.helpers import (
     MakeLibrary,
     ask,
     handbook,
+    idle,
     latin_words,
     open_window,
     shoot,
+    wait_call,
 )
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
@@ -32,6 +36,10 @@ def test_diagnostics_view_shows_totals_and_exports(
     win: MainWindow = open_window(qtbot, data_dir, language)
     try:
         make_library(handbook(), win=win)
+        library_id = win.current_library_id()
+        assert library_id is not None
+        wait_call(qtbot, win, LIBRARY_REBUILD, r.LibraryRebuildRequest(library_id=library_id))
+        idle(qtbot, win)
         ask(qtbot, win, "annual leave")
         assert win.workbench is not None
         win.workbench.close()
@@ -41,6 +49,13 @@ def test_diagnostics_view_shows_totals_and_exports(
         qtbot.waitUntil(lambda: dialog.totals.rowCount() >= 2, timeout=10_000)
         kinds = {dialog.totals.item(r, 0).text() for r in range(dialog.totals.rowCount())}
         assert ("Retrieval" if language == "en" else "检索") in kinds
+        assert ("Rebuild" if language == "en" else "重建") in kinds
+        # every kind's row in sight (a third of the height hid the fourth behind a scroll bar)
+        totals = dialog.totals
+        assert totals.verticalScrollBar().maximum() == 0
+        for row in range(totals.rowCount()):
+            rect = totals.visualRect(totals.model().index(row, 0))
+            assert rect.bottom() <= totals.viewport().height(), (row, rect, totals.height())
         assert dialog.recent.rowCount() >= 3
         summaries = [dialog.recent.item(r, 4).text() for r in range(dialog.recent.rowCount())]
         where = (
@@ -49,6 +64,7 @@ def test_diagnostics_view_shows_totals_and_exports(
             else "检索工作台或命令行 · 知识库 1 个 · "
         )
         assert any(text.startswith(where) for text in summaries), summaries
+        qtbot.wait(800)
         shoot(dialog, f"diagnostics-{language}")
         target = tmp_path / "bundle.json"
         with qtbot.waitSignal(dialog.exported, timeout=10_000) as exported:

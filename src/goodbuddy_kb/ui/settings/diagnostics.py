@@ -24,6 +24,15 @@ TOTAL_COLUMNS = ("kind", "count", "ok", "degraded", "failed", "cancelled", "aver
 RECENT_COLUMNS = ("at", "kind", "outcome", "duration", "summary")
 
 
+def _fit_rows(table: QtWidgets.QTableWidget) -> None:
+    """The table as tall as its rows (one per kind of work, a handful): with a third of the
+    dialog's height its last rows hid behind a scroll bar; the recent events take the rest."""
+    height = table.horizontalHeader().sizeHint().height() + 2 * table.frameWidth()
+    height += sum(table.rowHeight(row) for row in range(table.rowCount()))
+    table.setFixedHeight(height)
+    table.setVerticalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+
 def _kind(kind: str) -> str:
     return tr(f"diagrec.kind.{kind}") if kind in KINDS else kind
 
@@ -130,9 +139,9 @@ class DiagnosticsDialog(QtWidgets.QDialog):
         layout = QtWidgets.QVBoxLayout(self)
         layout.addWidget(intro)
         layout.addWidget(QtWidgets.QLabel("<b>" + tr("diagrec.totals") + "</b>"))
-        layout.addWidget(self.totals, 1)
+        layout.addWidget(self.totals)
         layout.addWidget(QtWidgets.QLabel("<b>" + tr("diagrec.recent") + "</b>"))
-        layout.addWidget(self.recent, 2)
+        layout.addWidget(self.recent, 1)
         layout.addWidget(self.status)
         layout.addLayout(buttons)
         self.reload()
@@ -167,6 +176,7 @@ class DiagnosticsDialog(QtWidgets.QDialog):
             )
             for col, value in enumerate(values):
                 self.totals.setItem(row, col, QtWidgets.QTableWidgetItem(value))
+        _fit_rows(self.totals)
         self.recent.setRowCount(len(result.recent))
         for row, e in enumerate(result.recent):
             cells = (
