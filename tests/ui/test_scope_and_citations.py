@@ -13,10 +13,11 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.chat import MAX_MESSAGE_CHARACTERS
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.locator import Locator
-from goodbuddy_kb.contracts.methods import LIBRARY_CREATE
+from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, LIBRARY_CREATE, VECTORS_STATUS
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.chat.citations import (
     CHANNELS,
@@ -90,6 +91,35 @@ def test_scope_caps_at_twenty_libraries_and_send_never_raises(qtbot: QtBot, data
         assert view.conversation_id is None, "no empty conversation was created"
     finally:
         win.link.shutdown()
+
+
+def test_each_library_in_scope_says_its_own_unusable_vector_index(
+    qtbot: QtBot, window: MainWindow, make_library: MakeLibrary
+) -> None:
+    """The scope's note kept one library's vector problem (whichever answered last) and did not
+    say whose it was; each library now has its line, named."""
+    for name in ("Alpha", "Beta"):
+        make_library(handbook(), name=name, folder=name)
+        library_id = window.current_library_id()
+        assert library_id is not None
+        request = m.VectorStatusRequest(library_id=library_id)
+        qtbot.waitUntil(
+            lambda r=request: wait_call(qtbot, window, VECTORS_STATUS, r).state == "ready",
+            timeout=20_000,
+        )
+    other = m.EmbeddingConnection(
+        kind="openai-compatible", base_url="http://127.0.0.1:9", model="other", dimensions=384
+    )
+    wait_call(qtbot, window, EMBEDDING_UPDATE, m.EmbeddingUpdateRequest(connection=other))
+    view = window.chat_view
+    window.top_tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: view.popover.list.count() == 2, timeout=10_000)
+    view.show_scope()
+    note = view.popover.note
+    qtbot.waitUntil(lambda: note.text().count("is unavailable") == 2, timeout=5_000)
+    lines = note.text().splitlines()
+    assert any("“Alpha”" in line for line in lines) and any("“Beta”" in line for line in lines)
+    view.popover.hide()
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])

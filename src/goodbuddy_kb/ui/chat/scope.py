@@ -8,6 +8,8 @@ changed the scope; the chat view reads ``selected``, ``mode``, ``summary()`` and
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
@@ -247,15 +249,24 @@ class ScopePopover(QtWidgets.QFrame):
                 notes["model"] = tr("chat.scope.no_embedding")
                 show()
 
-        def got_index(info: m.VectorIndexInfo | None, error: KbError | None) -> None:
-            if info is not None and not info.compatible and info.reason and info.state != "none":
-                notes["index"] = tr("chat.scope.degraded", reason=say_field(info, "reason"))
+        names = {x.id: x.name for x in self.libraries}
+
+        def got_index(name: str) -> Callable[[m.VectorIndexInfo | None, KbError | None], None]:
+            # a line per library, named (one library's answer used to replace another's)
+            def got(info: m.VectorIndexInfo | None, error: KbError | None) -> None:
+                if info is None or info.compatible or not info.reason or info.state == "none":
+                    return
+                reason = say_field(info, "reason")
+                notes[f"index {name}"] = tr("chat.scope.degraded", name=name, reason=reason)
                 show()
+
+            return got
 
         show()
         self.link.call(EMBEDDING_GET, m.EmbeddingGetRequest(), got_model)
         for library_id in sorted(self.selected):
-            self.link.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id), got_index)
+            request = m.VectorStatusRequest(library_id=library_id)
+            self.link.call(VECTORS_STATUS, request, got_index(names.get(library_id, "")))
         self.refresh_instructions()
 
     def refresh_instructions(self) -> None:

@@ -33,8 +33,8 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         "No embedding model: full-text and Chinese search only.",
     ),
     "chat.scope.degraded": (
-        "部分知识库的向量索引不可用：{reason}",
-        "Some vector indexes are unavailable: {reason}",
+        "“{name}”的向量索引不可用：{reason}",
+        "The vector index of “{name}” is unavailable: {reason}",
     ),
     "chat.scope.limit": (
         "最多同时检索 {limit} 个知识库：请先取消一个，再选择其他知识库。",
