@@ -20,6 +20,7 @@ from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as s
+from goodbuddy_kb.contracts import window as w
 from goodbuddy_kb.contracts.methods import (
     DIAGNOSTICS_EXPORT,
     DIAGNOSTICS_SUMMARY,
@@ -27,6 +28,7 @@ from goodbuddy_kb.contracts.methods import (
     RERANK_UPDATE,
     RETRIEVE,
     SOURCE_ADD,
+    WINDOW_STATE_UPDATE,
 )
 from tests.cli.runner import run
 from tests.servers.httpserver import Reply, serve
@@ -39,7 +41,8 @@ PATH = "pathmarkerpp"
 KEY = "sk-keymarkerkk0123456789"
 PASSWORD = "passmarkerww"
 WEB_PASSWORD = "webpassmarkerzz"
-MARKERS = ("querymarkerqq", DOC, PATH, "keymarkerkk", PASSWORD, WEB_PASSWORD)
+DRAFT = "draftmarkerdr 还没发出的问题"
+MARKERS = ("querymarkerqq", DOC, PATH, "keymarkerkk", PASSWORD, WEB_PASSWORD, "draftmarkerdr")
 
 
 def wait_quiet(client: BlockingClient, seconds: float = 30) -> None:
@@ -90,6 +93,9 @@ def planted(backend: BackendProcess, client: BlockingClient, tmp_path: Path) -> 
             RETRIEVE, r.RetrieveRequest(library_ids=[lib.id], query=QUERY, rerank="learned")
         )
     assert plain.results and learned.diagnostics.rerank.applied == "local"
+    # the window keeps the chat's unsent question: a person's words, like the query
+    state = w.WindowState(library_id=lib.id, area="chat", draft=DRAFT)
+    client.call(WINDOW_STATE_UPDATE, w.WindowStateUpdateRequest(state=state))
     return {"library": lib.id, "plain": plain, "learned": learned}
 
 
@@ -128,6 +134,7 @@ def test_the_export_holds_no_query_document_key_path_or_url_credentials(
     assert bundle["logTail"], "the backend log tail is part of the bundle"
     assert bundle["settings"]["rerank"]["baseUrl"].startswith("http://[redacted]@127.0.0.1")
     assert bundle["counts"]["documents"] >= 1
+    assert bundle["settings"]["window"]["area"] == "chat", "the window's state, without the draft"
     # The same bundle through the bridge, to a path the GUI's file dialog would give.
     again = client.call(DIAGNOSTICS_EXPORT, d.DiagnosticsExportRequest(path=str(tmp_path / "b2")))
     assert again.events >= 4 and (tmp_path / "b2").stat().st_size == again.bytes

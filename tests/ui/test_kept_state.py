@@ -1,6 +1,7 @@
 """What survives, through the real window over a real backend: a conversation's knowledge scope
 across a language switch, a theme switch and a relaunch (kept with the conversation in the
-backend); where the person was — library, area, tab and window geometry — across a relaunch;
+backend); where the person was — library, area, tab, window geometry and the question typed
+and not sent — across a relaunch;
 an empty scope in "always" mode says in the transcript that nothing was searched and why (and
 the chat model gets no evidence); the scope button names the libraries."""
 
@@ -103,8 +104,10 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
             )
 
         qtbot.waitUntil(kept, timeout=5_000)
-        # A last change just before closing is kept too (closing waits for it).
+        # A last change just before closing is kept too (closing waits for it), and so is a
+        # question typed and not sent.
         win.resize(720, 540)  # (within the offscreen screen: a restore keeps a window on it)
+        view.input.setPlainText("出差住宿标准是多少？ (not sent yet)")
     finally:
         win.close()
     # Relaunch: a new backend and a new window on the same data directory.
@@ -119,6 +122,7 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
         qtbot.waitUntil(lambda: view.selected == {alpha}, timeout=5_000)
         assert view.popover.mode == "always"
         assert view.scope_button.text() == "Alpha · 每次先检索"
+        assert view.input.toPlainText() == "出差住宿标准是多少？ (not sent yet)"
         shoot(again, "relaunch-restored-zh")
     finally:
         again.link.shutdown()

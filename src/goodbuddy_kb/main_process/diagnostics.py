@@ -42,6 +42,7 @@ from goodbuddy_kb.main_process.diagnostic_names import NameRedactor
 from goodbuddy_kb.main_process.embeddings.local import encoder_summary
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage import app_settings, libraries
+from goodbuddy_kb.main_process.storage.setting_keys import WINDOW_SETTING
 
 log = logging.getLogger(__name__)
 
@@ -239,6 +240,8 @@ def _settings(conn: sqlite3.Connection) -> dict[str, Any]:
             out[key] = json.loads(value)
         except ValueError:
             out[key] = "(unreadable)"
+    if isinstance(out.get(WINDOW_SETTING), dict):  # the chat's unsent question is a person's words
+        out[WINDOW_SETTING].pop("draft", None)
     out["libraries"] = [
         {"id": library.id, "settings": libraries.get_settings(conn, library.id).to_wire()}
         for library in libraries.list_all(conn)

@@ -6,9 +6,9 @@ and the sample library's tips above its tabs.
 Every change goes through the backend; the list refreshes on the backend's change
 notifications, so libraries created from the CLI appear here too.
 
-Where the person was — the selected library, the area, the library tab and the window's
-geometry — is kept by the backend (``system:window:update``, a moment after each change) and
-restored at the next launch; the chat restores each conversation's scope itself.
+Where the person was — the selected library, the area, the library tab, the window's geometry
+and the chat's unsent question — is kept by the backend and restored at the next launch
+(``kept``); the chat restores each conversation's scope itself.
 
 A language change applies at once: the window's widgets are built again in the new language,
 keeping the selected library, the tabs, the chat's conversation and scope, and the connection
@@ -42,6 +42,7 @@ from goodbuddy_kb.ui.library.model import LibraryListModel
 from goodbuddy_kb.ui.library.pane import LibraryListWidget
 from goodbuddy_kb.ui.mainwindow.about import AboutDialog
 from goodbuddy_kb.ui.mainwindow.banner import BackendBanner
+from goodbuddy_kb.ui.mainwindow.kept import WindowKeeper
 from goodbuddy_kb.ui.mainwindow.menus import HelpMenu, SettingsMenu
 from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
 from goodbuddy_kb.ui.settings.diagnostics import DiagnosticsDialog
@@ -59,22 +60,24 @@ from goodbuddy_kb.ui.workbench.view import WorkbenchDialog
 
 #: Mutations that change nothing the window lists (it keeps them itself).
 QUIET_METHODS = frozenset({WINDOW_STATE_UPDATE.name, CONVERSATION_SCOPE_UPDATE.name})
-#: How long the window waits after a change before keeping where the person is (ms).
-KEEP_DELAY_MS = 300
-#: How long closing waits for the backend to keep the last change (ms).
-CLOSE_WAIT_MS = 1_000
 
 
 class MainWindow(QtWidgets.QMainWindow):
     #: The library list has been (re)filled from the backend (tests wait on it).
     listed = QtCore.Signal()
-    #: The backend has kept where the person is in the window (tests wait on it).
-    state_kept = QtCore.Signal()
+    # (built in _build, again on a language change)
+    libraries: LibraryListWidget
+    top_tabs: QtWidgets.QTabWidget
+    tabs: QtWidgets.QTabWidget
+    graph_tab: GraphTab
+    chat_view: ChatView
+    guide: SampleGuide
 
     def __init__(self, link: BackendLink) -> None:
         super().__init__()
         self.link = link
-        self._restored = False  # (set again below; resize events may come first)
+        #: Where the person was: restored once, then kept a moment after each change.
+        self.keeper = WindowKeeper(self, self)
         self.setWindowTitle(tr("app.title"))
         self.resize(1200, 800)
         install_wheel_guard(self)  # the wheel scrolls pages, not the settings it passes over
@@ -84,15 +87,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self._wanted_language = language()
         self._shown_library: str | None = None
         self._language_waits = False
-        #: Where the person was has been restored (until then nothing is kept), and what was
-        #: kept last (an unchanged state is not sent again).
-        self._restored = False
-        self._kept: w.WindowState | None = None
-        self._keeping = False  # a state is on its way to the backend
-        self._keep_timer = QtCore.QTimer(self)
-        self._keep_timer.setSingleShot(True)
-        self._keep_timer.setInterval(KEEP_DELAY_MS)
-        self._keep_timer.timeout.connect(self.keep_state)
         self.first_run = FirstRun(link, self)
         self.first_run_sample: y.SampleLibraryResponse | None = None  # across a language change
         self.first_run.library_made.connect(lambda library_id: self.refresh(select_id=library_id))
@@ -310,8 +304,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.top_tabs = QtWidgets.QTabWidget()
         self.top_tabs.addTab(splitter, tr("top.knowledge"))
         self.top_tabs.addTab(self.chat_view, tr("top.chat"))
-        self.top_tabs.currentChanged.connect(lambda _i: self._state_changed())
-        self.tabs.currentChanged.connect(lambda _i: self._state_changed())
+        self.top_tabs.currentChanged.connect(lambda _i: self.keeper.changed())
+        self.tabs.currentChanged.connect(lambda _i: self.keeper.changed())
+        self.chat_view.input.textChanged.connect(self.keeper.changed)
         central = QtWidgets.QWidget()
         layout = QtWidgets.QVBoxLayout(central)
         layout.setContentsMargins(SPACE // 2, SPACE // 2, SPACE // 2, 0)
@@ -335,14 +330,14 @@ class MainWindow(QtWidgets.QMainWindow):
     def _on_connected(self, pid: int) -> None:
         self.banner.hide()
         self.statusBar().showMessage(tr("backend.connected", pid=pid))
-        if self._restored:  # a restarted backend: stay where the person is
+        if self.keeper.restored:  # a restarted backend: stay where the person is
             self.refresh()
             self.chat_view.refresh()
             return
 
         def done(result: w.WindowStateResponse | None, error: KbError | None) -> None:
             state = result.state if result is not None else None
-            self._restore(state)
+            self.keeper.restore(state)
             self.refresh(select_id=state.library_id if state is not None else None)
             self.chat_view.refresh()
 
@@ -353,55 +348,13 @@ class MainWindow(QtWidgets.QMainWindow):
         if not params.get("externalCalls") and params.get("method") not in QUIET_METHODS:
             self.refresh()
 
-    # -- where the person was ------------------------------------------------------------------
-    def _restore(self, state: w.WindowState | None) -> None:
-        """Geometry, area and tab as last kept; from now on changes are kept."""
-        if state is not None:
-            if state.geometry:
-                self.restoreGeometry(QtCore.QByteArray.fromBase64(state.geometry.encode()))
-            self.top_tabs.setCurrentIndex(w.AREAS.index(state.area))
-            self.tabs.setCurrentIndex(w.LIBRARY_TABS.index(state.tab))
-            self._kept = state
-        self._restored = True
-
-    def window_state(self) -> w.WindowState:
-        geometry = bytes(self.saveGeometry().toBase64().data()).decode()
-        return w.WindowState(
-            library_id=self.current_library_id(),
-            area=w.AREAS[max(0, self.top_tabs.currentIndex())],
-            tab=w.LIBRARY_TABS[max(0, self.tabs.currentIndex())],
-            geometry=geometry or None,
-        )
-
-    def _state_changed(self) -> None:
-        if self._restored:
-            self._keep_timer.start()
-
-    def keep_state(self) -> bool:
-        """Have the backend keep where the person is now (unless it already has); whether a
-        request went out."""
-        self._keep_timer.stop()
-        state = self.window_state()
-        if not self._restored or state == self._kept or not self.link.alive:
-            return False
-        self._keeping = True
-
-        def done(result: w.WindowState | None, error: KbError | None) -> None:
-            self._keeping = False
-            if result is not None:
-                self._kept = result
-                self.state_kept.emit()
-
-        self.link.call(WINDOW_STATE_UPDATE, w.WindowStateUpdateRequest(state=state), done)
-        return True
-
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         super().resizeEvent(event)
-        self._state_changed()
+        self.keeper.changed()
 
     def moveEvent(self, event: QtGui.QMoveEvent) -> None:
         super().moveEvent(event)
-        self._state_changed()
+        self.keeper.changed()
 
     def _on_stopped(self, reason: str) -> None:
         self.banner.label.setText(tr("backend.down", reason=say_text(reason)))
@@ -453,7 +406,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.detail.show_library(library)
         self._update_buttons()
         library_id = library.id if library else None
-        self._state_changed()
+        self.keeper.changed()
         if self._shown_library != library_id:
             self._shown_library = library_id
             self.documents_tab.show_library(library_id)
@@ -488,12 +441,6 @@ class MainWindow(QtWidgets.QMainWindow):
         dialog.query.setFocus()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
-        if self._keep_timer.isActive() and self.keep_state():
-            # The link closes next: give the backend a moment to keep the last change.
-            deadline = QtCore.QDeadlineTimer(CLOSE_WAIT_MS)
-            while self._keeping and not deadline.hasExpired():
-                QtCore.QCoreApplication.processEvents(
-                    QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 20
-                )
+        self.keeper.keep_before_closing()
         self.link.shutdown()
         super().closeEvent(event)
