@@ -111,7 +111,8 @@ def test_the_watch_switch_reads_as_the_watch_column_with_no_source_selected(
 @pytest.mark.usefixtures("library")
 def test_a_row_deselected_with_ctrl_click_is_not_acted_on(qtbot: QtBot, window: MainWindow) -> None:
     """Ctrl+click deselects a row but leaves it current: Remove, the watch switch and the
-    document's actions stayed on and acted on the row shown as not chosen."""
+    document's actions (buttons and row menu) stayed on and acted on the row shown as not
+    chosen; a right-click below the rows offered the menu's actions, which did nothing."""
     tab = window.documents_tab
     qtbot.waitUntil(lambda: tab.documents.rowCount() == 2, timeout=5_000)
     left = QtCore.Qt.MouseButton.LeftButton
@@ -119,7 +120,12 @@ def test_a_row_deselected_with_ctrl_click_is_not_acted_on(qtbot: QtBot, window: 
         (tab.source_view, (tab.remove_button, tab.watch_box)),
         (
             tab.document_view,
-            (tab.rebuild_doc_button, tab.view_chunks_button, tab.open_source_button),
+            (
+                tab.rebuild_doc_button,
+                tab.view_chunks_button,
+                tab.open_source_button,
+                *tab.document_view.actions(),  # the row menu
+            ),
         ),
     ):
         middle = view.visualRect(view.model().index(0, 0)).center()

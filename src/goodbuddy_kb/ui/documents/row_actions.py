@@ -96,6 +96,18 @@ class DocumentRowActions(QtCore.QObject):
             view.addAction(action)
         if not self.chunk_view:
             view.doubleClicked.connect(lambda _index: self.open_row())
+        # The row menu's actions (the table's own, added before, too) only while a row is
+        # chosen: a right-click below the rows offered them all, and they did nothing.
+        chosen = view.selectionModel()
+        for changed in (chosen.selectionChanged, chosen.currentRowChanged):
+            changed.connect(lambda *_: self.update_actions())
+        documents.modelReset.connect(self.update_actions)
+        self.update_actions()
+
+    def update_actions(self) -> None:
+        chosen = self.document() is not None
+        for action in self.view.actions():
+            action.setEnabled(chosen)
 
     def document(self) -> c.Document | None:
         return self.documents.chosen(self.view)
