@@ -1,6 +1,7 @@
 """A question sent with no library in its scope says that nothing was searched and why — in the
-retrieval state (a coded reason, "always" mode) and, without a chat model, in the answer itself
-(never the "model decides" advice, which would not help)."""
+retrieval state (a coded reason, in "always" mode, and in "model decides" mode with no chat model
+to decide, which then searches first too) and, without a chat model, in the answer itself (never
+the "model decides" advice, which would not help)."""
 
 from __future__ import annotations
 
@@ -21,9 +22,6 @@ def test_an_empty_scope_says_nothing_was_searched_and_why(dispatcher: Dispatcher
         )["assistantMessage"]
         assert answer["content"] == NO_CHAT_MODEL_NOTES[3]
         assert "no library is selected" in answer["content"] and answer["citations"] == []
-        if mode == "always":
-            state = answer["retrieval"]
-            assert state["status"] == "none" and state["searches"] == 0
-            assert state["reasonCode"] == "chat.not_searched_empty_scope"
-        else:
-            assert answer["retrieval"] is None
+        state = answer["retrieval"]
+        assert state["status"] == "none" and state["searches"] == 0
+        assert state["reasonCode"] == "chat.not_searched_empty_scope"

@@ -143,10 +143,14 @@ class ChatRuntime:
         state: RetrievalState | None = None
         pre: str | None = None  # the pre-search's evidence, as the model reads it
         turn = Turn()
+        # With no chat model there is no model to decide whether to search: "model decides"
+        # searches first too, and the answer is the evidence (it said only "nothing was
+        # searched, choose always retrieve first" to a new user's first question).
+        first = request.mode == "always" or self.client is None
         try:
-            if request.mode == "always" and request.kind == "text" and request.library_ids:
+            if first and request.kind == "text" and request.library_ids:
                 state, pre = self._pre_retrieve(request, scope, evidence, cancel)
-            elif request.mode == "always" and request.kind == "text":
+            elif first and request.kind == "text":
                 # Nothing to search first: the answer says so (and why), never silence.
                 state = RetrievalState(
                     mode="always", status="none", reason=Reason("chat.not_searched_empty_scope")
@@ -226,8 +230,8 @@ class ChatRuntime:
     def _evidence_only(self, request: SendRequest, evidence: TurnEvidence) -> str:
         if not request.library_ids:
             return NO_MODEL_NO_SCOPE
-        if request.mode == "auto":
-            return NO_MODEL_AUTO
+        if request.kind != "text":  # nothing was searched for an image
+            return NO_MODEL_AUTO if request.mode == "auto" else NO_MODEL_EMPTY
         if not evidence.citations:
             return NO_MODEL_EMPTY
         lines = [NO_MODEL]
