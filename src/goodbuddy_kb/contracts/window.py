@@ -17,9 +17,9 @@ from goodbuddy_kb.contracts.library import EntityId
 WindowArea = Literal["knowledge", "chat"]
 LibraryTab = Literal["documents", "graph", "tasks", "settings"]
 AREAS: tuple[WindowArea, ...] = ("knowledge", "chat")
+LIBRARY_TABS: tuple[LibraryTab, ...] = ("documents", "graph", "tasks", "settings")
 #: The longest unsent question kept: as long as a message may be.
 MAX_DRAFT_CHARACTERS = MAX_MESSAGE_CHARACTERS
-LIBRARY_TABS: tuple[LibraryTab, ...] = ("documents", "graph", "tasks", "settings")
 
 
 class WindowState(ContractModel):

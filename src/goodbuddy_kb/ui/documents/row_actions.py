@@ -22,7 +22,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
 from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
-from goodbuddy_kb.ui.widgets.table_model import RowsModel
+from goodbuddy_kb.ui.widgets.table_model import RowsModel, follow_choice
 
 
 def full_path(doc: c.Document, source: c.Source | None) -> str:
@@ -98,9 +98,7 @@ class DocumentRowActions(QtCore.QObject):
             view.doubleClicked.connect(lambda _index: self.open_row())
         # The row menu's actions (the table's own, added before, too) only while a row is
         # chosen: a right-click below the rows offered them all, and they did nothing.
-        chosen = view.selectionModel()
-        for changed in (chosen.selectionChanged, chosen.currentRowChanged):
-            changed.connect(lambda *_: self.update_actions())
+        follow_choice(view, self.update_actions)
         documents.modelReset.connect(self.update_actions)
         self.update_actions()
 

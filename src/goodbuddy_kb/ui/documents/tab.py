@@ -43,7 +43,7 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.tasks.follow import library_rebuild
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.pager import PagerWidget
-from goodbuddy_kb.ui.widgets.table_model import RowsModel
+from goodbuddy_kb.ui.widgets.table_model import RowsModel, follow_choice
 from goodbuddy_kb.ui.widgets.theme import SPACE
 
 PAGE = 100
@@ -96,10 +96,7 @@ class DocumentsTab(QtWidgets.QWidget):
     def _build_sources(self) -> QtWidgets.QHBoxLayout:
         """The sources table and its actions' row (returned, for the heading to join)."""
         self.source_view = source_table(self.sources)
-        # A row deselected with ctrl+click stays current: the actions follow both.
-        chosen = self.source_view.selectionModel()
-        chosen.currentRowChanged.connect(lambda *_: self._update_watch())
-        chosen.selectionChanged.connect(lambda *_: self._update_watch())
+        follow_choice(self.source_view, self._update_watch)
         # One "Add" button with its three kinds keeps the row within 800 px.
         self.add_button = QtWidgets.QToolButton()
         self.add_button.setText(tr("sources.add"))
@@ -138,9 +135,7 @@ class DocumentsTab(QtWidgets.QWidget):
             self.filter_box.addItem(tr(f"docs.filter.{key}"), key)
         self.filter_box.currentIndexChanged.connect(lambda _i: self.reload_documents(reset=True))
         self.document_view = document_table(self.documents)
-        chosen = self.document_view.selectionModel()
-        chosen.currentRowChanged.connect(lambda *_: self._update_document_actions())
-        chosen.selectionChanged.connect(lambda *_: self._update_document_actions())
+        follow_choice(self.document_view, self._update_document_actions)
         self.rebuild_doc_button = button("rebuild.document", self.rebuild_current_document)
         self.rebuild_doc_button.setEnabled(False)
         # The row's context menu, in this order: view chunks, rebuild, then (row_actions) open

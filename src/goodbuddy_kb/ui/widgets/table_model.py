@@ -114,6 +114,15 @@ class RowsModel(QtCore.QAbstractTableModel, Generic[Row]):
         return self.row_at(index.row())
 
 
+def follow_choice(view: QtWidgets.QAbstractItemView, slot: Callable[[], None]) -> None:
+    """Call ``slot`` whenever the row ``RowsModel.chosen`` answers may have changed: the current
+    row (a click makes it current before it selects it) or the selection (ctrl+click deselects
+    it and leaves it current). For cheap updates: a change of row calls it twice."""
+    selection = view.selectionModel()
+    selection.currentRowChanged.connect(lambda *_: slot())
+    selection.selectionChanged.connect(lambda *_: slot())
+
+
 def fit_columns(
     view: QtWidgets.QTableView, stretch: int, wide: dict[int, int] | None = None
 ) -> None:
