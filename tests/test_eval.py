@@ -13,11 +13,13 @@ import pytest
 
 from goodbuddy_kb.evaluation.dataset import Query, Relevant, load
 from goodbuddy_kb.evaluation.metrics import Judged, hit_at, mrr_at, ndcg_at, recall_at, summarise
+from goodbuddy_kb.evaluation.report import dataset_folders
 from goodbuddy_kb.evaluation.runner import judge
 
 pytestmark = pytest.mark.integration
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "eval"
 GRAPH_FIXTURES = FIXTURES.parent / "eval-graph"
+CROSS_FIXTURES = FIXTURES.parent / "eval-cross"
 
 
 def run_eval(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -53,6 +55,30 @@ def test_graph_part_needs_relations_in_both_languages() -> None:
     text = (GRAPH_FIXTURES / "corpus" / approver.relevant[0].doc).read_text(encoding="utf-8")
     answer_chunk = text.split("## 审批权限")[1]
     assert "财务共享中心" in answer_chunk and "报销" not in answer_chunk
+
+
+def test_cross_language_part_asks_for_the_other_language() -> None:
+    ds = load(CROSS_FIXTURES)
+    # the same library as the fixtures, so its figures compare with theirs
+    ours = sorted(p.relative_to(CROSS_FIXTURES) for p in (CROSS_FIXTURES / "corpus").rglob("*"))
+    theirs = sorted(p.relative_to(FIXTURES) for p in (FIXTURES / "corpus").rglob("*"))
+    assert ours == theirs
+    for path in ours:
+        if (CROSS_FIXTURES / path).is_file():
+            assert (CROSS_FIXTURES / path).read_bytes() == (FIXTURES / path).read_bytes(), path
+    answerable = [q for q in ds.queries if q.relevant]
+    assert (
+        sum(q.lang == "zh" for q in answerable) >= 8
+        and sum(q.lang == "en" for q in answerable) >= 12
+    )
+    assert any(not q.relevant for q in ds.queries)
+    for q in answerable:
+        for rel in q.relevant:
+            # the answer is only in a document of the other language
+            assert rel.doc.startswith("zh/" if q.lang == "en" else "en/"), q.id
+            text = (CROSS_FIXTURES / "corpus" / rel.doc).read_text(encoding="utf-8")
+            assert any(a in text for a in rel.answers), q.id
+    assert CROSS_FIXTURES in dataset_folders([])
 
 
 def test_fixture_gates_pass_repeatably_and_the_report_leaks_nothing(tmp_path: Path) -> None:

@@ -30,6 +30,9 @@ FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "eval"
 #: The graph part: questions that need a relation, over the fixtures' corpus plus documents
 #: whose relations they follow (its own dataset, so the fixtures' figures stay comparable).
 GRAPH_FIXTURES = FIXTURES.parent / "eval-graph"
+#: Questions in one language answered only by a document in the other, over a copy of
+#: the fixtures' corpus (a mixed library: same-language documents compete for every question).
+CROSS_FIXTURES = FIXTURES.parent / "eval-cross"
 METRICS = (
     "recall@5",
     "recall@10",
@@ -253,7 +256,7 @@ def safe_report_path(path: Path) -> Path:
 
 def dataset_folders(roots: list[Path]) -> list[Path]:
     """The fixtures and every folder with a queries.jsonl directly inside each root."""
-    found = [FIXTURES, GRAPH_FIXTURES]
+    found = [FIXTURES, GRAPH_FIXTURES, CROSS_FIXTURES]
     for root in roots:
         if not root.is_dir():
             raise DatasetError(f"{root} is not a folder")
