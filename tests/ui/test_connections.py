@@ -363,3 +363,22 @@ def test_a_save_of_what_just_passed_its_test_does_not_ask_the_model_again(
         qtbot.waitUntil(lambda: "Saved" in dialog.chat_status.text(), timeout=10_000)
         assert script.requests[1]["model"] == "qwen-other"
     dialog.reject()
+
+
+def test_the_address_example_is_the_chosen_servers(qtbot: QtBot, window: MainWindow) -> None:
+    """The embedding page suggested Ollama's address (:11434) for an OpenAI-compatible
+    server too, and the chat page suggested none."""
+    dialog = open_dialog(qtbot, window)
+    for kinds, url in ((dialog.kind, dialog.base_url), (dialog.chat_kind, dialog.chat_url)):
+        url.clear()
+        kinds.setCurrentIndex(kinds.findData("openai-compatible"))
+        assert url.placeholderText().endswith("/v1") and ":11434" not in url.placeholderText()
+        kinds.setCurrentIndex(kinds.findData("ollama"))
+        assert url.placeholderText() == "http://127.0.0.1:11434"
+        kinds.setCurrentIndex(kinds.findData("none"))
+        assert url.placeholderText() == "" and not url.isEnabled()
+    dialog.reject()  # the kinds changed: it asks before discarding them
+    box = dialog.discard_box
+    assert box is not None
+    qtbot.mouseClick(box.property("confirmButton"), QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.isVisible())

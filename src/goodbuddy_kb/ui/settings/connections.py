@@ -34,6 +34,7 @@ from goodbuddy_kb.ui.settings.endpoint_form import (
     form_buttons,
     probe_of,
     problem,
+    show_address_example,
     status_label,
 )
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
@@ -69,7 +70,6 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             self.kind.addItem(tr(f"conn.kind.{kind}"), kind)
         self.kind.currentIndexChanged.connect(lambda _i: self._update())
         self.base_url = QtWidgets.QLineEdit()
-        self.base_url.setPlaceholderText("http://127.0.0.1:11434")
         self.base_url.textChanged.connect(lambda _t: self._show_data_path())
         self.model = QtWidgets.QLineEdit()
         self.model.textChanged.connect(lambda _t: self._show_data_path())
@@ -313,6 +313,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         for widget in (self.base_url, self.model_list, self.dimensions, self.key):
             widget.setEnabled(remote)
         self.test_button.setEnabled(self.kind.currentData() != "none")  # off: nothing to test
+        show_address_example(self.base_url, self.kind.currentData())
         self._show_data_path()
 
     def _show_data_path(self) -> None:

@@ -49,6 +49,20 @@ def status_label() -> QtWidgets.QLabel:
     return label
 
 
+#: An example address per kind, shown greyed in an empty address field: each server's own
+#: default (Ollama listens on 11434; OpenAI-compatible servers take the /v1 prefix, e.g. vLLM's
+#: 8000). Nothing is filled in or saved from it.
+ADDRESS_EXAMPLES = {
+    "ollama": "http://127.0.0.1:11434",
+    "openai-compatible": "http://127.0.0.1:8000/v1",
+}
+
+
+def show_address_example(url: QtWidgets.QLineEdit, kind: object) -> None:
+    """The example for ``kind`` in the empty address field (none for a kind with no address)."""
+    url.setPlaceholderText(ADDRESS_EXAMPLES.get(str(kind), ""))
+
+
 def endpoint_fields() -> tuple[QtWidgets.QLineEdit, QtWidgets.QLineEdit, QtWidgets.QLineEdit]:
     url, model, key = QtWidgets.QLineEdit(), QtWidgets.QLineEdit(), QtWidgets.QLineEdit()
     key.setEchoMode(QtWidgets.QLineEdit.EchoMode.Password)
@@ -286,6 +300,8 @@ class EndpointForm(QtWidgets.QGroupBox):
         remote = self.kind.currentData() != "none"
         for widget in (self.url, self.picker or self.model, self.key, self.test_button):
             widget.setEnabled(remote)
+        if self.endpoint.kinds:
+            show_address_example(self.url, self.kind.currentData())
         self._show_data_path()
 
     def _show_data_path(self) -> None:
