@@ -44,8 +44,11 @@ def test_tab_leaves_tables_and_reaches_the_document_table_and_paging(
     for i in range(105):
         (folder / f"note{i:03}.md").write_text(f"# Note {i}\n\nLine {i}.\n", encoding="utf-8")
     tab = window.documents_tab
+    qtbot.wait(300)  # the new library's (empty) sources have arrived
+    assert not tab.sync_button.isEnabled(), "a library with no source has nothing to sync"
     tab.add_source("folder", str(folder))
     qtbot.waitUntil(lambda: tab.total == 105, timeout=60_000)
+    assert tab.sync_button.isEnabled()
     qtbot.waitUntil(tab.pager.next_button.isEnabled, timeout=5_000)
     window.activateWindow()
     tab.source_view.setFocus()

@@ -110,6 +110,7 @@ class DocumentsTab(QtWidgets.QWidget):
         self.add_button.setMenu(add_menu)
         self.add_button.setToolTip(tr("sources.drop_hint"))
         self.sync_button = button("sources.sync", sources.sync_now)
+        self.sync_button.setEnabled(False)  # until the library's sources show one
         self.remove_button = button("sources.remove", sources.remove_source)
         self.rebuild_library_button = button("rebuild.library", self.rebuild_library)
         self.watch_box = QtWidgets.QCheckBox(tr("sources.watch"))
@@ -244,6 +245,7 @@ class DocumentsTab(QtWidgets.QWidget):
         source = self.current_source()
         show_watch(self.watch_box, source, self.sources.rows)
         self.remove_button.setEnabled(source is not None)
+        self.sync_button.setEnabled(bool(self.sources.rows))  # nothing to sync yet
 
     # Files and folders dropped on the pane become sources.
     def dragEnterEvent(self, event: QtGui.QDragEnterEvent) -> None:
@@ -297,6 +299,7 @@ class DocumentsTab(QtWidgets.QWidget):
             self.sources.set_rows([])
             self.documents.set_rows([])
             self.summary.setText("")
+            self._update_watch()
             return
         library_id = self.library_id
 
