@@ -118,7 +118,11 @@ def test_each_library_in_scope_says_its_own_unusable_vector_index(
     note = view.popover.note
     qtbot.waitUntil(lambda: note.text().count("is unavailable") == 2, timeout=5_000)
     lines = note.text().splitlines()
-    assert any("“Alpha”" in line for line in lines) and any("“Beta”" in line for line in lines)
+    assert all(line.startswith("• ") for line in lines), "several notes read as a list"
+    # in the order of the list above them, whichever answered first
+    listed = [view.popover.list.item(i).text() for i in range(2)]
+    named = [next(n for n in ("Alpha", "Beta") if f"“{n}”" in line) for line in lines]
+    assert named == [next(n for n in ("Alpha", "Beta") if n in item) for item in listed]
     view.popover.hide()
 
 

@@ -242,7 +242,9 @@ class ScopePopover(QtWidgets.QFrame):
             notes["limit"] = tr("chat.scope.limit", limit=MAX_LIBRARIES_PER_REQUEST)
 
         def show() -> None:
-            self.note.setText("\n".join(notes[k] for k in sorted(notes)))
+            lines = [notes[k] for k in sorted(notes)]
+            bullet = "• " if len(lines) > 1 else ""  # several notes read as a list
+            self.note.setText("\n".join(bullet + line for line in lines))
 
         def got_model(info: m.EmbeddingInfo | None, error: KbError | None) -> None:
             if info is not None and info.connection.kind == "none":
@@ -250,14 +252,18 @@ class ScopePopover(QtWidgets.QFrame):
                 show()
 
         names = {x.id: x.name for x in self.libraries}
+        # the libraries' lines in the order of the list above them
+        position = {x.id: i for i, x in enumerate(self.libraries)}
 
-        def got_index(name: str) -> Callable[[m.VectorIndexInfo | None, KbError | None], None]:
+        def got_index(
+            name: str, at: int
+        ) -> Callable[[m.VectorIndexInfo | None, KbError | None], None]:
             # a line per library, named (one library's answer used to replace another's)
             def got(info: m.VectorIndexInfo | None, error: KbError | None) -> None:
                 if info is None or info.compatible or not info.reason or info.state == "none":
                     return
                 reason = say_field(info, "reason")
-                notes[f"index {name}"] = tr("chat.scope.degraded", name=name, reason=reason)
+                notes[f"index {at:05}"] = tr("chat.scope.degraded", name=name, reason=reason)
                 show()
 
             return got
@@ -266,7 +272,8 @@ class ScopePopover(QtWidgets.QFrame):
         self.link.call(EMBEDDING_GET, m.EmbeddingGetRequest(), got_model)
         for library_id in sorted(self.selected):
             request = m.VectorStatusRequest(library_id=library_id)
-            self.link.call(VECTORS_STATUS, request, got_index(names.get(library_id, "")))
+            at = position.get(library_id, len(position))
+            self.link.call(VECTORS_STATUS, request, got_index(names.get(library_id, ""), at))
         self.refresh_instructions()
 
     def refresh_instructions(self) -> None:
