@@ -55,6 +55,25 @@ def ranked_rows(rec: dict[str, Any], family: str, vector: bool) -> list[dict[str
     return rows
 
 
+def vector_rows(rec: dict[str, Any], family: str) -> list[dict[str, Any]]:
+    """The vector channel's own top results with the text features at zero: the evidence a
+    result written in a script the question does not use has (``VECTOR_ONLY``)."""
+    kind = "local" if family == "bundled" else "other"
+    fused = fusion.adaptive_fusion(channel_inputs(rec, ("vector",)), fusion.params_for(kind))
+    best = fused.ranked[0].score if fused.ranked else 1.0
+    rows = []
+    for f in fused.ranked:
+        cand = rec["candidates"].get(f.chunk_id)
+        if cand is None or cand["doc"] in rec["exclude"]:
+            continue
+        feats = {"fused": f.score / best if best > 0 else 0.0}
+        margin = None if f.vector_z is None else f.vector_z * rec["background"][1]
+        rows.append({"cand": cand, "features": feats, "margin": margin})
+        if len(rows) == TOP:
+            break
+    return rows
+
+
 def left_out(rec: dict[str, Any]) -> dict[str, Any]:
     """The question as if its documents were not in the library: every document with a relevant
     chunk taken out of the ranking (the channels' scores are kept — a removed article barely moves
@@ -64,14 +83,23 @@ def left_out(rec: dict[str, Any]) -> dict[str, Any]:
 
 
 def collect(
-    sets: dict[str, list[dict[str, Any]]], family: str, vector: bool, leave_out: bool = False
+    sets: dict[str, list[dict[str, Any]]],
+    family: str,
+    vector: bool,
+    leave_out: bool = False,
+    alone: bool = False,
 ) -> dict[str, list[tuple[dict[str, Any], list[dict[str, Any]]]]]:
+    """Each set's questions with their ranked rows; ``alone``: the vector channel's alone."""
+
+    def rows(rec: dict[str, Any]) -> list[dict[str, Any]]:
+        return vector_rows(rec, family) if alone else ranked_rows(rec, family, vector)
+
     out = {}
     for name, recs in sets.items():
-        items = [(rec, ranked_rows(rec, family, vector)) for rec in recs]
+        items = [(rec, rows(rec)) for rec in recs]
         if leave_out:
             gone = [left_out(rec) for rec in recs if rec["relevant"]]
-            items += [(rec, ranked_rows(rec, family, vector)) for rec in gone]
+            items += [(rec, rows(rec)) for rec in gone]
         out[name] = items
     return out
 
@@ -87,8 +115,14 @@ def design(rows: list[dict[str, Any]], vector: bool) -> np.ndarray:
 
 def fit(args: argparse.Namespace) -> None:
     sets = load_sets(args.dumps)
-    for vector in (True, False):
-        data = collect(sets, args.family, vector, leave_out=True)
+    for vector, alone in ((True, False), (False, False), (True, True)):
+        if alone and args.family != "bundled":
+            continue  # the other family's questions keep their language: no blind results
+        if (alone and "alone" not in args.models) or (
+            not alone and ("vector" if vector else "lexical") not in args.models
+        ):
+            continue
+        data = collect(sets, args.family, vector, leave_out=True, alone=alone)
         xs, ys, ws = [], [], []
         for name, items in data.items():
             for rec, rows in items:
@@ -114,10 +148,13 @@ def fit(args: argparse.Namespace) -> None:
         knots = isotonic_knots(np.asarray(scores), np.asarray(labels), np.asarray(weights))
         model = tuple(round(float(c), 4) for c in coef)
         mapped = tuple((round(float(a), 3), round(float(b), 4)) for a, b in knots)
-        label = "WITH_VECTOR" if vector else "LEXICAL_ONLY"
+        label = "VECTOR_ONLY" if alone else "WITH_VECTOR" if vector else "LEXICAL_ONLY"
         print(f"{label} = {model}")
         print(f"{label}_MAP = {mapped}")
-        if vector:
+        if alone:
+            fitted.VECTOR_ONLY[args.family] = model
+            fitted.VECTOR_ONLY_MAP[args.family] = mapped
+        elif vector:
             fitted.WITH_VECTOR[args.family] = model
             fitted.WITH_VECTOR_MAP[args.family] = mapped
         elif args.family == "bundled":  # the lexical-only model is fitted once, with the
@@ -136,6 +173,8 @@ def write_constants() -> None:
         f"WITH_VECTOR_MAP: dict[str, tuple[tuple[float, float], ...]] = {fitted.WITH_VECTOR_MAP!r}\n"
         f"LEXICAL_ONLY: tuple[float, ...] = {fitted.LEXICAL_ONLY!r}\n"
         f"LEXICAL_ONLY_MAP: tuple[tuple[float, float], ...] = {fitted.LEXICAL_ONLY_MAP!r}\n"
+        f"VECTOR_ONLY: dict[str, tuple[float, ...]] = {fitted.VECTOR_ONLY!r}\n"
+        f"VECTOR_ONLY_MAP: dict[str, tuple[tuple[float, float], ...]] = {fitted.VECTOR_ONLY_MAP!r}\n"
     )
     target.write_text(head + body, encoding="utf-8")
     subprocess.run([sys.executable, "-m", "ruff", "format", str(target)], check=False)
@@ -300,6 +339,11 @@ def main() -> None:
         p.add_argument("--lexical-only", action="store_true")
         p.add_argument("--no-answer-share", type=float, default=0.3)
         p.add_argument("--write", action="store_true", help="write calibration_fit.py")
+        p.add_argument(
+            "--models",
+            default="vector,lexical,alone",
+            help="which to fit: vector (WITH_VECTOR), lexical (LEXICAL_ONLY), alone (VECTOR_ONLY)",
+        )
     args = parser.parse_args()
     fit(args) if args.command == "fit" else report(args)
 

@@ -180,17 +180,19 @@ feature_values = st.floats(0.0, 1.0, allow_nan=False)
         max_size=10,
     ),
     family=st.sampled_from(["bundled", "other"]),
+    seen=st.lists(feature_values, min_size=10, max_size=10),
 )
 def test_calibrated_relevance_never_rises_down_the_list(
-    rows: list[tuple[float, float, float, float, float | None]], family: str
+    rows: list[tuple[float, float, float, float, float | None]], family: str, seen: list[float]
 ) -> None:
-    """Whatever the features of each rank, the shown relevance is monotone in rank: the budget
-    and the floor, spent in rank order, agree with what the person reads."""
+    """Whatever the features of each rank (and however far the text features could see each
+    result), the shown relevance is monotone in rank: the budget and the floor, spent in rank
+    order, agree with what the person reads."""
     feats = [
         {"coverage": c, "weightedCoverage": w, "phrase": p, "fused": f} for c, w, p, f, _ in rows
     ]
     margins = [m for *_, m in rows]
-    values = calibration.relevance_list(feats, margins, family)
+    values = calibration.relevance_list(feats, margins, family, seen[: len(rows)])
     assert all(0.0 <= v <= 1.0 for v in values)
     assert all(a >= b for a, b in itertools.pairwise(values))
 

@@ -88,6 +88,14 @@ def cjk_runs(normalized: str) -> list[str]:
     return _CJK_RUN.findall(normalized)
 
 
+_LATIN_LETTERS = re.compile(r"[A-Za-z]+")
+
+
+def script_counts(text: str) -> tuple[int, int]:
+    """(CJK characters, Latin words) of ``text``: what each script's words number in it."""
+    return sum(len(run) for run in _CJK_RUN.findall(text)), len(_LATIN_LETTERS.findall(text))
+
+
 def bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 

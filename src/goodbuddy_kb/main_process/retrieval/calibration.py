@@ -9,8 +9,12 @@ heading path, the fused score over the best one, and log r — is taken as the r
 ranks 1..r (a result never looks more relevant than one ranked above it), then mapped to a
 probability by an isotonic map fitted on the same sets (so a shown 0.7 is right about 70 % of the
 time). One model per embedding family — the bundled model, every other provider (fitted with the
-deterministic one) — and one for lexical-only searches. Constants from ``bench/tune_relevance.py
-fit``; its ``report`` prints the reliability tables and the expected calibration error.
+deterministic one) — and one for lexical-only searches. A result written in a script the
+question does not use (``scripts.observable``) has no text features to read, not low ones: the
+bundled model's family judges it on the vector's evidence alone (``VECTOR_ONLY``, the same terms
+with the text's at zero, fitted on the vector channel's own rankings of the same sets). Constants
+from ``bench/tune_relevance.py fit``; its ``report`` prints the reliability tables and the
+expected calibration error.
 
 The per-library ``minimumRelevance`` floor is compared against this number: results below it are
 not evidence.
@@ -45,6 +49,10 @@ WITH_VECTOR: dict[str, Model] = fitted.WITH_VECTOR
 WITH_VECTOR_MAP: dict[str, Knots] = fitted.WITH_VECTOR_MAP
 LEXICAL_ONLY: Model = fitted.LEXICAL_ONLY
 LEXICAL_ONLY_MAP: Knots = fitted.LEXICAL_ONLY_MAP
+#: The vector's evidence alone (the same terms, the text's at zero), for a result written in a
+#: script the question does not use: its text features are missing there, not low.
+VECTOR_ONLY: dict[str, Model] = fitted.VECTOR_ONLY
+VECTOR_ONLY_MAP: dict[str, Knots] = fitted.VECTOR_ONLY_MAP
 
 
 def family(embedding_kind: str | None) -> str:
@@ -89,17 +97,29 @@ def relevance_list(
     features: Sequence[Mapping[str, float]],
     margins: Sequence[float | None],
     family_name: str,
+    seen: Sequence[float] | None = None,
 ) -> list[float]:
     """The relevance of each result, in final rank order (never rising down the list).
-    ``margins`` all None means the vector channel did not run for this query."""
+    ``margins`` all None means the vector channel did not run for this query. ``seen``: how far
+    the text features could see each result (``scripts.observable``; absent: wholly). A result
+    they could not see is judged on the vector's evidence alone, in that proportion."""
     with_vector = any(m is not None for m in margins)
     model = WITH_VECTOR[family_name] if with_vector else LEXICAL_ONLY
     knots = WITH_VECTOR_MAP[family_name] if with_vector else LEXICAL_ONLY_MAP
+    alone = VECTOR_ONLY.get(family_name) if with_vector else None
     out: list[float] = []
     lowest = math.inf
     for rank, (f, m) in enumerate(zip(features, margins, strict=True), start=1):
-        lowest = min(lowest, _score(model, relevance_features(f, m, rank)))
-        out.append(max(0.0, min(1.0, _mapped(knots, lowest))))
+        x = relevance_features(f, m, rank)
+        p = _mapped(knots, _score(model, x))
+        share = 1.0 if seen is None or alone is None else max(0.0, min(1.0, seen[rank - 1]))
+        if share < 1.0 and alone is not None and m is not None:
+            blind = [x[0], 0.0, 0.0, 0.0, 0.0, x[5], x[6]]
+            p = share * p + (1 - share) * _mapped(
+                VECTOR_ONLY_MAP[family_name], _score(alone, blind)
+            )
+        lowest = min(lowest, p)
+        out.append(max(0.0, min(1.0, lowest)))
     return out
 
 

@@ -24,9 +24,10 @@ from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.lexical import build_query
 from goodbuddy_kb.main_process.lexical.vocab import TermRows, term_weights
-from goodbuddy_kb.main_process.retrieval import calibration, learned
+from goodbuddy_kb.main_process.retrieval import calibration, learned, scripts
 from goodbuddy_kb.main_process.retrieval import candidate as candidates_mod
 from goodbuddy_kb.main_process.retrieval.channels import ChannelQuery, ChannelRun, run_channels
+from goodbuddy_kb.main_process.retrieval.fusion import LEXICAL_CHANNELS
 from goodbuddy_kb.main_process.retrieval.rerank import weights_for as rerank_weights_for
 from goodbuddy_kb.main_process.retrieval.results import describe, to_results
 from goodbuddy_kb.main_process.retrieval.settings import combine, library_settings, plan_channels
@@ -83,8 +84,14 @@ class Retriever:
         vector = next((r for r in runs if r.channel == "vector"), None)
         embedding_kind = vector.embedding_kind if vector else None
         settings = settings.model_copy(update={"fusion": request.fusion or settings.fusion})
+        # the lexical channels' silence counts less where they could not have read the passage
+        # (the bundled model, whose vectors find the other language's passages, measured there;
+        # the deterministic provider's find none: it fell below its fixtures' quality gates)
+        matched = {c for r in runs if r.channel in LEXICAL_CHANNELS for c in r.ranking or ()}
+        unmatched = (c for r in runs for c in r.ranking or () if c not in matched)
+        seen = scripts.observable(self.conn, query, unmatched) if embedding_kind == "local" else {}
         fused = FusionStage(settings.fusion, embedding_kind).run(
-            runs, plan.covered(vector.chunk_share if vector else {})
+            runs, plan.covered(vector.chunk_share if vector else {}), seen
         )
         ranked = candidates_mod.load(
             self.conn, fused.candidates[: max(pool, learned.MAX_CANDIDATES)]
@@ -102,6 +109,7 @@ class Retriever:
             calibration.family(embedding_kind),
             idf,
             frozenset(c for run in runs for c in run.graph_answers),
+            seen,
         ).run(ranked, query)
         context, context_ms = ContextStage(
             settings.context_max_characters, settings.adjacent_chunk_count

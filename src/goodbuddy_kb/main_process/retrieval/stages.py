@@ -41,7 +41,14 @@ class FusionStage:
     method: FusionMethod
     embedding_kind: str | None
 
-    def run(self, runs: list[ChannelRun], plan: ChannelPlan) -> Fusion:
+    def run(
+        self,
+        runs: list[ChannelRun],
+        plan: ChannelPlan,
+        observable: Mapping[str, float] | None = None,
+    ) -> Fusion:
+        """``observable``: ``scripts.observable`` (how far the lexical channels could see each
+        candidate written in a script the question does not use)."""
         library_of: dict[str, str] = {}
         for r in runs:
             library_of.update(r.library_of)
@@ -53,6 +60,7 @@ class FusionStage:
             fusion.params_for(self.embedding_kind),
             group_of=library_of,
             group_weights=plan.library_weights,
+            observable=observable,
         )
         fused = adaptive.ranked
         if self.method == "rrf":
@@ -191,6 +199,8 @@ class RelevanceStage:
     term_weights: Mapping[str, float] = field(default_factory=dict)
     #: The chunks the graph reached by a path to what the question asks (``graph_answers``).
     path_answers: frozenset[str] = frozenset()
+    #: How far the text features could see each result (``scripts.observable``; absent: wholly).
+    observable: Mapping[str, float] = field(default_factory=dict)
 
     def run(self, ranked: list[Candidate], query: LexicalQuery) -> Relevance:
         shown = ranked[: self.top_k]
@@ -208,7 +218,15 @@ class RelevanceStage:
                 else c.vector_z * self.background[1]
                 for c in shown
             ]
-            values = calibration.relevance_list([c.features for c in shown], margins, self.family)
+            seen = [
+                1.0
+                if any(ch in fusion.LEXICAL_CHANNELS for ch in c.channel_ranks)
+                else self.observable.get(c.chunk_id, 1.0)
+                for c in shown
+            ]
+            values = calibration.relevance_list(
+                [c.features for c in shown], margins, self.family, seen
+            )
             for c, value in zip(shown, values, strict=True):
                 c.relevance = value
             if self.path_answers & {c.chunk_id for c in shown}:

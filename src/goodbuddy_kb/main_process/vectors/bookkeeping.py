@@ -1,5 +1,6 @@
 """Per-version bookkeeping the vector channel needs on every query — the dead rows the scanner
-skips and the count of chunks without a live vector — kept in memory and recomputed only after
+skips, the count of chunks without a live vector and whether the library holds both languages —
+kept in memory and recomputed only after
 a write.
 
 A result is stamped with the database's vector-books generation (migration 0017: triggers on
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from goodbuddy_kb.main_process.embeddings import language
 from goodbuddy_kb.main_process.storage.keys import database_key
 from goodbuddy_kb.main_process.vectors import store
 
@@ -36,6 +38,8 @@ class Books:
     chunks: int = 0
     #: (documents fully covered, documents) — counted only while a first version fills.
     documents: tuple[int, int] = (0, 0)
+    #: The library holds both languages (``embeddings.language.bilingual``, on a sample).
+    bilingual: bool = False
 
     @property
     def chunk_share(self) -> float:
@@ -72,7 +76,8 @@ def books(conn: sqlite3.Connection, version: store.Version) -> Books:
     gaps = max(0, chunks - alive)
     filling = gaps > 0 and version.state == "building"  # documents counted for a first fill
     documents = store.document_coverage(conn, version.library_id, version.id) if filling else (0, 0)
-    fresh = Books(store.dead_rows(conn, version.id), gaps, chunks, documents)
+    mixed = language.bilingual(store.sample_texts(conn, version.library_id, chunks))
+    fresh = Books(store.dead_rows(conn, version.id), gaps, chunks, documents, mixed)
     with _lock:
         if len(_cache) >= MAX_ENTRIES:
             _cache.clear()

@@ -21,6 +21,7 @@ from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.retrieval import VectorCoverage
 from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.embeddings import language
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider, Matrix
 from goodbuddy_kb.main_process.storage.libraries import have_retrievable_chunks
 from goodbuddy_kb.main_process.vectors import bookkeeping, store
@@ -110,6 +111,7 @@ def begin(
         return pending
     served: dict[str, EmbeddingProvider] = {}  # each version's query is embedded by its maker
     dead: dict[str, npt.NDArray[np.int64]] = {}
+    mixed: set[str] = set()  # the versions of libraries holding both languages
     for library_id in library_ids:
         version = store.serving(conn, library_id)
         maker = None if version is None else provider.variant_for(version.fingerprint, version.dims)
@@ -123,13 +125,17 @@ def begin(
             served[version.id] = maker
             books = bookkeeping.books(conn, version)
             dead[version.id] = books.dead
+            if books.bilingual:
+                mixed.add(version.id)
             _note_coverage(result, version, books)
     if not pending.versions:
         return pending
     paths = {v.id: store.path_of(data_dir, v.id) for v in pending.versions}
 
     def work() -> list[tuple[store.Version, ScanResult | None]]:
-        return _embed_and_scan(result, pending.versions, served, dead, paths, query, pool, cancel)
+        return _embed_and_scan(
+            result, pending.versions, served, dead, paths, query, pool, cancel, mixed
+        )
 
     if background:
         pending.work = _workers.submit(work)
@@ -152,15 +158,20 @@ def _embed_and_scan(
     query: str,
     pool: int,
     cancel: CancelToken,
+    mixed: set[str] | frozenset[str] = frozenset(),
 ) -> list[tuple[store.Version, ScanResult | None]]:
     """The query's embedding by each version's maker, then each version's scan (None for a
-    version whose file went meanwhile); no database here."""
+    version whose file went meanwhile); no database here. A version in ``mixed`` (a library
+    holding both languages) is scanned with the bundled model's question without its language
+    (``embeddings/language.py``)."""
     started = time.perf_counter()
     vectors: dict[int, Matrix] = {}
+    neutral: dict[int, Matrix] = {}
     try:
         for maker in served.values():
             if id(maker) not in vectors:
                 vectors[id(maker)] = maker.embed_query(query)
+                neutral[id(maker)] = language.neutral(maker, vectors[id(maker)])
     except CancelledError:
         raise
     except KbError as exc:
@@ -175,7 +186,7 @@ def _embed_and_scan(
                 paths[version.id],
                 version.row_count,
                 version.dims,
-                vectors[id(served[version.id])],
+                (neutral if version.id in mixed else vectors)[id(served[version.id])],
                 pool + VERIFY_MARGIN,
                 cancel,
                 dead[version.id],

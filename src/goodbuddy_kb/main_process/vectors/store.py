@@ -230,6 +230,23 @@ def chunk_texts(conn: sqlite3.Connection, seqs: list[int]) -> list[sqlite3.Row]:
     ).fetchall()
 
 
+#: Passages read to tell a library's languages (evenly spaced: a few milliseconds at any size).
+LANGUAGE_SAMPLE = 1_000
+
+
+def sample_texts(conn: sqlite3.Connection, library_id: str, chunks: int) -> list[str]:
+    """Up to ``LANGUAGE_SAMPLE`` retrievable chunks' texts of the library, evenly spaced."""
+    step = max(1, chunks // LANGUAGE_SAMPLE)
+    return [
+        text
+        for (text,) in conn.execute(
+            "SELECT content FROM chunks WHERE library_id = ? AND enabled = 1"
+            " AND role != 'parent' AND seq % ? = 0 LIMIT ?",
+            (library_id, step, LANGUAGE_SAMPLE),
+        )
+    ]
+
+
 def count_missing(conn: sqlite3.Connection, library_id: str, version_id: str | None) -> int:
     (n,) = conn.execute(
         "SELECT count(*) FROM chunks c WHERE c.library_id = ? AND c.enabled = 1 AND c.role != 'parent'"
