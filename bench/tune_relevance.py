@@ -37,8 +37,21 @@ FLOORS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
 
 def ranked_rows(rec: dict[str, Any], family: str, vector: bool) -> list[dict[str, Any]]:
     """The default pipeline's top results (adaptive fusion, no rerank) with their features."""
+    return _rows(rec, family, ("fts", "cjk", "vector") if vector else ("fts", "cjk"), True)
+
+
+def vector_rows(rec: dict[str, Any], family: str) -> list[dict[str, Any]]:
+    """The vector channel's own top results with the text features at zero: the evidence a
+    result written in a script the question does not use has (``VECTOR_ONLY``)."""
+    return _rows(rec, family, ("vector",), False)
+
+
+def _rows(
+    rec: dict[str, Any], family: str, channels: tuple[str, ...], text: bool
+) -> list[dict[str, Any]]:
+    """The top results of ``channels`` fused, each with its features (the text's only when
+    ``text``), its fused score over the best and its vector margin."""
     kind = "local" if family == "bundled" else "other"
-    channels = ("fts", "cjk", "vector") if vector else ("fts", "cjk")
     fused = fusion.adaptive_fusion(channel_inputs(rec, channels), fusion.params_for(kind))
     best = fused.ranked[0].score if fused.ranked else 1.0
     rows = []
@@ -46,27 +59,8 @@ def ranked_rows(rec: dict[str, Any], family: str, vector: bool) -> list[dict[str
         cand = rec["candidates"].get(f.chunk_id)
         if cand is None or cand["doc"] in rec["exclude"]:
             continue
-        feats = dict(cand["features"])
+        feats = dict(cand["features"]) if text else {}
         feats["fused"] = f.score / best if best > 0 else 0.0
-        margin = None if f.vector_z is None else f.vector_z * rec["background"][1]
-        rows.append({"cand": cand, "features": feats, "margin": margin})
-        if len(rows) == TOP:
-            break
-    return rows
-
-
-def vector_rows(rec: dict[str, Any], family: str) -> list[dict[str, Any]]:
-    """The vector channel's own top results with the text features at zero: the evidence a
-    result written in a script the question does not use has (``VECTOR_ONLY``)."""
-    kind = "local" if family == "bundled" else "other"
-    fused = fusion.adaptive_fusion(channel_inputs(rec, ("vector",)), fusion.params_for(kind))
-    best = fused.ranked[0].score if fused.ranked else 1.0
-    rows = []
-    for f in fused.ranked:
-        cand = rec["candidates"].get(f.chunk_id)
-        if cand is None or cand["doc"] in rec["exclude"]:
-            continue
-        feats = {"fused": f.score / best if best > 0 else 0.0}
         margin = None if f.vector_z is None else f.vector_z * rec["background"][1]
         rows.append({"cand": cand, "features": feats, "margin": margin})
         if len(rows) == TOP:
