@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE
+from goodbuddy_kb.contracts.sources import Document
 from goodbuddy_kb.main_process.app import DATABASE_FILE
 from goodbuddy_kb.main_process.parsing import SUPPORTED_SUFFIXES
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
@@ -300,7 +301,12 @@ def test_summary_counts_documents_with_no_retrievable_content(
     tab.refresh()
     qtbot.waitUntil(lambda: "1 with no retrievable content" in tab.summary.text(), timeout=5_000)
     assert "1 usable for full-text" in tab.summary.text()
-    row = next(d for d in tab.documents.rows if d.path == "manual_en.md")
-    assert row.status.fulltext == "empty"
+
+    def shown() -> Document:
+        return next(d for d in tab.documents.rows if d.path == "manual_en.md")
+
+    # the summary and the rows are two answers: the rows may come a moment after the summary
+    qtbot.waitUntil(lambda: shown().status.fulltext == "empty", timeout=5_000)
+    row = shown()
     cell = tab.documents.data(tab.documents.index(tab.documents.rows.index(row), 2))
     assert cell == "∅ No retrievable content"
