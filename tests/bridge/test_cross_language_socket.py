@@ -66,3 +66,18 @@ def test_a_question_finds_the_answer_written_in_the_other_language(
         assert res.results, f"nothing shown for {question}: {res.zero_result}"
         assert res.results[0].document_path == answer, question
         assert res.results[0].relevance >= res.settings.minimum_relevance
+    # in a library of Chinese alone, an English question full text can only match by a stray
+    # word ("a" in "S、A、B、C、D 五个等级", once): the vector's answer is still shown
+    chinese = client.call(LIBRARY_CREATE, LibraryCreateRequest(name="Chinese")).library.id
+    client.call(
+        SOURCE_ADD,
+        s.SourceAddRequest(
+            library_id=chinese, kind="folder", location=str(folder / "zh"), watch=False
+        ),
+    )
+    wait_idle(client, timeout=180)
+    hotel = "How much can I claim for a hotel night on a business trip to Beijing?"
+    res = client.call(RETRIEVE, r.RetrieveRequest(library_ids=[chinese], query=hotel))
+    assert res.diagnostics.candidate_counts["fts"] == 1  # the stray word
+    assert res.results, f"nothing shown: {res.zero_result}"
+    assert res.results[0].document_path == "travel.md"

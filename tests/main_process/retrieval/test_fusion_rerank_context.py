@@ -78,6 +78,24 @@ def test_a_confident_channel_leads_and_a_guessing_one_follows() -> None:
     assert fused.confidence["cjk"] > fused.confidence["vector"]
 
 
+def test_a_stray_word_matched_once_does_not_make_full_text_sure() -> None:
+    """An English question in a Chinese library: full text matched only "a" (in "S、A、B 五个
+    等级"), once. With no tenth hit to stand above, its margin was whole and its confidence 1.0,
+    so the stray passage led and the vector's answer was withheld. Few hits count as far as
+    the best of them covers the question."""
+    ids = [f"v{i}" for i in range(20)]
+    vec = vector_ranking(ids, [0.84] + [0.80 - i * 0.001 for i in range(19)], 0.79, 0.014, 1.0)
+    stray = lexical_ranking("fts", ["grades"], [0.9], 1 / 14, 1.0)
+    for params in (DEFAULT, BUNDLED_MODEL):
+        assert adaptive_fusion([stray, vec], params).confidence["fts"] < 0.5
+    assert adaptive_fusion([stray, vec], BUNDLED_MODEL).ranked[0].chunk_id == "v0"
+    # one hit holding the whole question is as sure as before; so is a margin over other hits
+    exact = lexical_ranking("fts", ["rule"], [0.9], 1.0, 1.0)
+    assert adaptive_fusion([exact, vec], BUNDLED_MODEL).confidence["fts"] == 1.0
+    two = lexical_ranking("fts", ["grades", "rule"], [1.0, 0.1], 1 / 14, 1.0)
+    assert adaptive_fusion([two, vec], BUNDLED_MODEL).confidence["fts"] == 0.9
+
+
 def test_agreement_lifts_a_candidate_and_weights_still_apply() -> None:
     vec = vector_ranking(["a", "c", "b"], [0.9, 0.89, 0.88], 0.7, 0.05, 1.0)
     lex = lexical_ranking("fts", ["c", "x", "y"], [1.0, 0.3, 0.2], 0.8, 1.0)
