@@ -84,3 +84,53 @@ def test_embedding_test_of_semantic_search_off_says_so(dispatcher: Dispatcher) -
     assert not result["ok"] and "semantic search is off" in result["error"]
     stored = call(dispatcher, EMBEDDING_TEST.name, {})
     assert stored["ok"] and stored["dimensions"] == 384, "omitted: the saved (hashing) model"
+
+
+@pytest.mark.integration
+def test_a_failed_test_says_what_the_service_said(dispatcher: Dispatcher) -> None:
+    """ "HTTP 404 — check the base URL and the model name" left a person to guess which: the
+    service's own words name the missing model. The typed key never echoes back."""
+    ollama = json.dumps({"error": 'model "bge-m3" not found, try pulling it first'}).encode()
+    openai = json.dumps(
+        {"error": {"message": "The model `gpt-x` does not exist.", "type": "invalid_request"}}
+    ).encode()
+    rerank = json.dumps({"detail": "unknown model rr-missing for key typed-secret-77"}).encode()
+    routes = {
+        "/api/embed": Reply(404, ollama, "application/json"),
+        "/v1/chat/completions": Reply(404, openai, "application/json"),
+        "/v1/rerank": Reply(400, rerank, "application/json"),
+        "/v1/embeddings": Reply(500, b"<html><body>Internal error</body></html>", "text/html"),
+    }
+    with serve(routes) as base:
+        embed = call(
+            dispatcher,
+            EMBEDDING_TEST.name,
+            {"connection": {"kind": "ollama", "baseUrl": base, "model": "bge-m3"}},
+        )
+        chat = call(
+            dispatcher,
+            CHAT_MODEL_TEST.name,
+            {"connection": {"kind": "openai-compatible", "baseUrl": base + "/v1", "model": "x"}},
+        )
+        scored = call(
+            dispatcher,
+            RERANK_TEST.name,
+            {"connection": {"baseUrl": base, "model": "rr"}, "apiKey": "typed-secret-77"},
+        )
+        page = call(
+            dispatcher,
+            EMBEDDING_TEST.name,
+            {"connection": {"kind": "openai-compatible", "baseUrl": base + "/v1", "model": "e"}},
+        )
+    assert embed["error"] == (
+        "the embedding service answered HTTP 404 — check the base URL and the model name;"
+        ' the service says: model "bge-m3" not found, try pulling it first'
+    )
+    assert embed["errorCode"] == "test.service_says"
+    assert embed["errorParams"]["says"] == 'model "bge-m3" not found, try pulling it first'
+    assert "the service says: The model `gpt-x` does not exist." in chat["error"]
+    assert (
+        "unknown model rr-missing" in scored["error"] and "typed-secret-77" not in scored["error"]
+    )
+    # an HTML error page says nothing a person should read
+    assert page["error"] == "the embedding service answered HTTP 500"

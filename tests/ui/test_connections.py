@@ -6,6 +6,7 @@ connections is explicit and a stored key is never shown."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,12 +21,13 @@ from goodbuddy_kb.contracts.methods import (
     RERANK_GET,
 )
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
 from tests.servers.chatserver import ChatScript, chat_server
 from tests.servers.embedserver import Script, openai_server
 from tests.servers.httpserver import Reply, serve
-from tests.ui.helpers import shoot, wait_call
+from tests.ui.helpers import open_window, shoot, wait_call
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 #: Nothing listens on the discard port of the loopback address.
@@ -382,3 +384,25 @@ def test_the_address_example_is_the_chosen_servers(qtbot: QtBot, window: MainWin
     assert box is not None
     qtbot.mouseClick(box.property("confirmButton"), QtCore.Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not dialog.isVisible())
+
+
+def test_a_failed_test_shows_what_the_service_said(qtbot: QtBot, tmp_path: Path) -> None:
+    """An Ollama server without the model answers 404: the outcome says so in the service's own
+    words, after the translated sentence, instead of leaving the person to guess between the
+    address and the model name."""
+    window = open_window(qtbot, tmp_path / "data", "zh")
+    try:
+        dialog = open_dialog(qtbot, window)
+        dialog.kind.setCurrentIndex(dialog.kind.findData("ollama"))
+        missing = json.dumps({"error": 'model "bge-m3" not found, try pulling it first'})
+        with serve({"/api/embed": Reply(404, missing.encode(), "application/json")}) as base:
+            dialog.base_url.setText(base)
+            dialog.model.setText("bge-m3")
+            click(qtbot, dialog, dialog.test_button)
+        outcome = dialog.outcome.text()
+        assert outcome.startswith("✗ 连接失败：向量服务返回 HTTP 404 — 请检查服务地址和模型名称")
+        assert outcome.endswith('服务的原话：model "bge-m3" not found, try pulling it first')
+        shoot(dialog, "connections-service-says-zh")
+        dialog.reject()
+    finally:
+        set_language("en")

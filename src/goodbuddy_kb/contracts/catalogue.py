@@ -333,6 +333,7 @@ CATALOGUE: dict[str, str] = {
     "models.no_list": "the service sent no model list",
     # connection tests: an error with a hint
     "test.with_hint": "{error} — {hint}",
+    "test.service_says": "{error}; the service says: {says}",
     "hint.check_key": "check the API key",
     "hint.check_key_permissions": "check the API key and its permissions",
     "hint.check_url_model": "check the base URL and the model name",

@@ -112,6 +112,9 @@ class KbError(Exception):
     """Base of every error that may cross the bridge."""
 
     code: ClassVar[ErrorCode] = ErrorCode.INTERNAL
+    #: A remote service's own words about the failure (``netio.service_says``), for a connection
+    #: test to show; never part of the message, the details or the payload.
+    says: str | None = None
 
     def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
         self.message = redact(message, 1_000)

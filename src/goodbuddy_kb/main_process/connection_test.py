@@ -15,6 +15,7 @@ import time
 from goodbuddy_kb.contracts.chat import ChatConnection, ChatTestResponse
 from goodbuddy_kb.contracts.errors import KbError, redact
 from goodbuddy_kb.contracts.limits import CONNECTION_TEST_TIMEOUT_SECONDS
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.models import RerankConnection, RerankTestResponse
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
@@ -37,21 +38,26 @@ _HINTS = {
 }
 
 
-def explain(error: str, key: str | None) -> str:
-    """A redacted error (the typed key never echoes back) with a hint for the usual causes."""
-    if key:
-        error = error.replace(key, "[redacted]")
+def explain(error: str, key: str | None, says: str | None = None) -> str:
+    """A redacted error with a hint for the usual causes, then what the service said of it in
+    its own words (``netio.service_says``: 'model "x" not found'); the typed key never echoes
+    back."""
     status = re.search(r"HTTP (\d{3})", error)
     hint = _HINTS.get(status.group(1)) if status else None
     if hint is None and "cannot be reached" in error:
         hint = "nothing answers at this address"
-    return redact(f"{error} — {hint}" if hint else error, 400)
+    text = f"{error} — {hint}" if hint else error
+    if says:
+        text = Reason("test.service_says", error=text, says=says)
+    if key:
+        text = text.replace(key, "[redacted]")
+    return redact(text, 400)
 
 
 def probe_chat(connection: ChatConnection, key: str | None) -> ChatTestResponse:
-    def failed(error: str) -> ChatTestResponse:
+    def failed(error: str, says: str | None = None) -> ChatTestResponse:
         return ChatTestResponse(
-            ok=False, model=None, reply=None, latency_ms=None, error=explain(error, key)
+            ok=False, model=None, reply=None, latency_ms=None, error=explain(error, key, says)
         )
 
     if connection.kind == "none" or not (connection.base_url and connection.model):
@@ -79,7 +85,7 @@ def probe_chat(connection: ChatConnection, key: str | None) -> ChatTestResponse:
             max_tokens=CHAT_MAX_TOKENS,
         )
     except KbError as exc:
-        return failed(exc.message)
+        return failed(exc.message, exc.says)
     finally:
         deadline.cancel()
     if turn.events == 0:
@@ -94,8 +100,10 @@ def probe_chat(connection: ChatConnection, key: str | None) -> ChatTestResponse:
 
 
 def probe_rerank(connection: RerankConnection, key: str | None) -> RerankTestResponse:
-    def failed(error: str) -> RerankTestResponse:
-        return RerankTestResponse(ok=False, scores=None, latency_ms=None, error=explain(error, key))
+    def failed(error: str, says: str | None = None) -> RerankTestResponse:
+        return RerankTestResponse(
+            ok=False, scores=None, latency_ms=None, error=explain(error, key, says)
+        )
 
     if not (connection.base_url and connection.model):
         return failed("the service address and the model are required for a rerank service")
@@ -111,7 +119,7 @@ def probe_rerank(connection: RerankConnection, key: str | None) -> RerankTestRes
             CancelToken(),
         )
     except RerankFailed as exc:
-        return failed(exc.reason)
+        return failed(exc.reason, exc.says)
     return RerankTestResponse(
         ok=True,
         scores=[round(s, 4) for s in scores],

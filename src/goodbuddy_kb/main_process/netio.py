@@ -15,6 +15,7 @@ that is shown or logged.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import socket
 import threading
@@ -300,3 +301,50 @@ def iter_lines(response: httpx.Response, limit: int) -> Iterator[str]:
             yield line.rstrip(b"\r").decode("utf-8", errors="replace")
     if buffer:
         yield buffer.rstrip(b"\r").decode("utf-8", errors="replace")
+
+
+# -- what an error answer says -----------------------------------------------------------------
+#: The most of an error answer read for the service's own words.
+ERROR_BODY_BYTES = 4_096
+#: The most of those words kept.
+SAYS_CHARACTERS = 200
+
+
+def service_says(response: httpx.Response) -> str | None:
+    """What an error answer says in its own words, one line, bounded: OpenAI-compatible
+    ``{"error": {"message": …}}``, Ollama ``{"error": "…"}``, Cohere/Jina-style ``{"message": …}``
+    or ``{"detail": …}``, or a short plain text; None when it says nothing readable. Never
+    raises. Only a connection test shows it: a service may echo what it was sent, and indexing
+    and search send document text."""
+    try:
+        head = b""
+        for piece in iter_body(response, 1 << 30):
+            head += piece
+            if len(head) >= ERROR_BODY_BYTES:
+                break
+    except (httpx.HTTPError, BodyTooLarge, BadEncoding):
+        return None
+    text = head[:ERROR_BODY_BYTES].decode("utf-8", errors="replace").strip()
+    if not text:
+        return None
+    words: object = None
+    try:
+        parsed = json.loads(text)
+    except (ValueError, RecursionError):
+        parsed = None
+        if not text.startswith(("{", "[", "<")):  # a truncated JSON or an HTML page says nothing
+            words = text
+    if isinstance(parsed, dict):
+        for name in ("error", "message", "detail", "msg"):
+            value = parsed.get(name)
+            if isinstance(value, dict):
+                value = value.get("message") or value.get("msg")
+            if isinstance(value, str) and value.strip():
+                words = value
+                break
+    if not isinstance(words, str):
+        return None
+    line = " ".join("".join(ch if ch.isprintable() else " " for ch in words).split())
+    if not line:
+        return None
+    return line if len(line) <= SAYS_CHARACTERS else line[: SAYS_CHARACTERS - 1] + "…"

@@ -71,15 +71,12 @@ class _Stream:
             ):
                 self._response = response
                 if response.status_code >= 400:
-                    self.events.put(
-                        (
-                            "error",
-                            UnavailableError(
-                                f"the chat model answered HTTP {response.status_code}",
-                                {"status": response.status_code},
-                            ),
-                        )
+                    error = UnavailableError(
+                        f"the chat model answered HTTP {response.status_code}",
+                        {"status": response.status_code},
                     )
+                    error.says = netio.service_says(response)
+                    self.events.put(("error", error))
                     return
                 netio.extend(max(self._timeout, MAX_REPLY_SECONDS))
                 for line in netio.iter_lines(response, MAX_REPLY_BYTES):

@@ -63,9 +63,11 @@ class _HttpProvider(EmbeddingProvider):
                 self._client.stream("POST", url, json=body) as response,
             ):
                 if response.status_code >= 400:
-                    raise UnavailableError(
+                    error = UnavailableError(
                         f"the embedding service answered HTTP {response.status_code}"
                     )
+                    error.says = netio.service_says(response)
+                    raise error
                 content = netio.read_body(response, MAX_RESPONSE_BYTES)
         except httpx.TimeoutException as exc:
             raise TimeoutError_(

@@ -74,9 +74,9 @@ def update_embedding(ctx: CallContext, request: c.EmbeddingUpdateRequest) -> c.E
     return _info(ctx)
 
 
-def _failed(error: str, key: str | None = None) -> c.EmbeddingTestResponse:
+def _failed(error: str, key: str | None = None, says: str | None = None) -> c.EmbeddingTestResponse:
     return c.EmbeddingTestResponse(
-        ok=False, dimensions=None, latency_ms=None, error=explain(error, key)
+        ok=False, dimensions=None, latency_ms=None, error=explain(error, key, says)
     )
 
 
@@ -113,7 +113,7 @@ def test_embedding(ctx: CallContext, request: c.EmbeddingTestRequest) -> c.Embed
             return _failed("semantic search is off: there is no embedding model to test")
         vector = provider.embed_query("connection test / 连接测试")
     except KbError as exc:
-        return _failed(exc.message, key)
+        return _failed(exc.message, key, exc.says)
     finally:
         if provider is not None and not shared:
             provider.close()

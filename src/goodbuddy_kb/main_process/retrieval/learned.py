@@ -30,10 +30,12 @@ class RerankFailed(Exception):
     """The service failed; ``reason`` (redacted) keeps its message code unless redaction
     changed its words."""
 
-    def __init__(self, reason: Reason) -> None:
+    def __init__(self, reason: Reason, says: str | None = None) -> None:
         super().__init__(reason)
         redacted = redact(reason, 300)
         self.reason: str = reason if redacted == reason else redacted
+        #: the service's own words (``netio.service_says``), for the connection test alone
+        self.says = says
 
 
 def rerank(
@@ -59,7 +61,10 @@ def rerank(
             client.stream("POST", url, json=payload) as response,
         ):
             if response.status_code >= 400:
-                raise RerankFailed(Reason("rerank.http_status", status=response.status_code))
+                raise RerankFailed(
+                    Reason("rerank.http_status", status=response.status_code),
+                    netio.service_says(response),
+                )
             body = netio.read_body(response, MAX_RESPONSE_BYTES)
     except httpx.TimeoutException as exc:
         cancel.check()

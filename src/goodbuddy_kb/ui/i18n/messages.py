@@ -237,6 +237,7 @@ ZH: dict[str, str] = {
     "models.too_large": "服务的模型列表过大",
     "models.no_list": "服务没有返回模型列表",
     "test.with_hint": "{error} — {hint}",
+    "test.service_says": "{error}；服务的原话：{says}",
     "hint.check_key": "请检查 API 密钥",
     "hint.check_key_permissions": "请检查 API 密钥及其权限",
     "hint.check_url_model": "请检查服务地址和模型名称",
