@@ -215,3 +215,34 @@ def test_a_corpus_past_one_sources_limit_becomes_a_source_per_subfolder(tmp_path
     small.mkdir()
     (small / "a.md").write_text("x", encoding="utf-8")
     assert corpus_sources(small) == [(small, "")]
+
+
+def test_each_result_is_judged_by_its_own_text(tmp_path: Path) -> None:
+    """Neighbouring hits of one document share a context group; the section beside the answer
+    was counted as holding it because the group's text did (MRR 1.0 here, for a first result
+    without the answer). A result is judged by its own chunk's text."""
+    root = tmp_path / "set"
+    (root / "corpus").mkdir(parents=True)
+    (root / "corpus" / "guide.md").write_text(
+        "# Orion guide\n\n## Orion backups\n\nOrion backups of Orion servers run every night;"
+        " the Orion backup window of the Orion servers is set by the operations team.\n\n"
+        "## Window\n\nIt opens at 02:00 and closes at 04:00.\n\n"
+        "## Printers\n\nPrinters are serviced on Mondays.\n",
+        encoding="utf-8",
+    )
+    (root / "corpus" / "other.md").write_text(
+        "# Holidays\n\nThe office closes for the spring festival.\n", encoding="utf-8"
+    )
+    query = {
+        "id": "q1",
+        "query": "When does the Orion backup window open?",
+        "lang": "en",
+        "relevant": [{"doc": "guide.md", "answers": ["02:00"]}],
+    }
+    (root / "queries.jsonl").write_text(json.dumps(query) + "\n", encoding="utf-8")
+    done = run_eval(tmp_path, "--dataset", str(root), "--report", "report.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    hybrid = report["datasets"][0]["languages"]["en"]["hybrid"]
+    assert hybrid["mrr@10"] == 0.5, "the answer's section is second, after its neighbour"
+    assert hybrid["recall@5"] == 1.0

@@ -137,8 +137,40 @@ def judge(
     )
 
 
+class ChunkTexts:
+    """Each result's own text, read by chunk id from the evaluated library's database
+    (read-only, beside the running backend). A result is judged by its own text: a context group
+    merges the hits of neighbouring chunks of a document, and judging each hit by its group's
+    text counted a paragraph next to the answer as holding it."""
+
+    def __init__(self, db_path: Path) -> None:
+        self._db_path = db_path
+        self._conn: sqlite3.Connection | None = None
+
+    def of(self, chunk_ids: list[str]) -> dict[str, str]:
+        if not chunk_ids:
+            return {}
+        if self._conn is None:
+            self._conn = sqlite3.connect(f"file:{self._db_path}?mode=ro", uri=True)
+        marks = ",".join("?" for _ in chunk_ids)
+        rows = self._conn.execute(
+            f"SELECT id, content FROM chunks WHERE id IN ({marks})", chunk_ids
+        ).fetchall()
+        return {cid: content for cid, content in rows}
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
 def _retrieve(
-    session: Session, library_id: str, prefixes: dict[str, str], query: Query, mode: Mode
+    session: Session,
+    library_id: str,
+    prefixes: dict[str, str],
+    query: Query,
+    mode: Mode,
+    texts: ChunkTexts | None = None,
 ) -> Judged:
     if not query.text.strip():
         # The product refuses an empty question; it counts as a query with no results.
@@ -163,8 +195,12 @@ def _retrieve(
     )
     latency = (time.perf_counter() - started) * 1000
     group_text = {cid: g.text for g in res.context.groups for cid in g.hit_chunk_ids}
+    own = texts.of([x.chunk_id for x in res.results]) if texts is not None else {}
     path = {x.document_id: prefixes.get(x.source_id, "") + x.document_path for x in res.results}
-    ranked = [(path[x.document_id], group_text.get(x.chunk_id, x.snippet)) for x in res.results]
+    ranked = [
+        (path[x.document_id], own.get(x.chunk_id) or group_text.get(x.chunk_id, x.snippet))
+        for x in res.results
+    ]
     context = [(path.get(g.document_id, ""), g.text) for g in res.context.groups]
     top = max((x.relevance for x in res.results), default=0.0)
     return judge(query, ranked, context, top, latency, [x.relevance for x in res.results])
@@ -373,11 +409,15 @@ def _evaluate_in(
             DOCUMENTS_LIST, src.DocumentListRequest(library_id=library_id, limit=1)
         ).total
         per_mode: dict[str, list[Judged]] = {}
-        for mode in modes:
-            searched = libraries[mode.chunking]
-            per_mode[mode.name] = [
-                _retrieve(session, searched, prefixes, q, mode) for q in dataset.queries
-            ]
+        texts = ChunkTexts(data_dir / "goodbuddy-kb.sqlite3")
+        try:
+            for mode in modes:
+                searched = libraries[mode.chunking]
+                per_mode[mode.name] = [
+                    _retrieve(session, searched, prefixes, q, mode, texts) for q in dataset.queries
+                ]
+        finally:
+            texts.close()
         client.close()
     finally:
         backend.stop()
