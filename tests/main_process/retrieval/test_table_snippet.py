@@ -31,3 +31,28 @@ def test_text_that_is_not_a_table_keeps_its_window() -> None:
     text = "Intro line\n" + table(3)
     window = snippet(text, build_query("Shenzhen"))
     assert "\n" not in window and "| Shenzhen | 650 | 120 |" in window
+
+
+def test_a_snippet_never_starts_or_ends_inside_a_word() -> None:
+    """Seen in the workbench and the chat: "…ate on Monday at 10:00" for "rotate". The window
+    starts at the term's sentence, or at a word, and ends at a word's end."""
+    text = (
+        "The on-call engineer carries the pager for one week, and the schedule is published"
+        " every month by the team lead in the shared calendar so that the shifts rotate on"
+        " Monday at 10:00 local time. Each shift earns one day of compensatory leave, to be"
+        " taken within the following quarter after approval by the manager of the team who"
+        " keeps the records of every shift and every compensatory day taken by the engineers."
+        " The records are kept for five years in the archive of the operations department."
+    )
+    shown = snippet(text, build_query("compensatory leave"))
+    assert shown.startswith("…Each shift earns one day of compensatory leave")
+    assert shown.endswith("…") and shown[-2].isalpha()
+    last_word = shown[:-1].rsplit(" ", 1)[-1]
+    assert f" {last_word} " in text or text.endswith(last_word), last_word
+    # no sentence end within reach: the window starts at a word
+    long = "word " * 40 + "alphabetical " * 5 + "compensatory leave " + "tail " * 80
+    shown = snippet(long, build_query("compensatory"))
+    assert shown.startswith("…") and shown[1:].split(" ", 1)[0] in ("word", "alphabetical")
+    # Chinese has no spaces: the window keeps its sentence start
+    zh = "第一条　总则。" * 10 + "员工入职满一年后享受带薪年休假，每年五天。" + "其他规定。" * 60
+    assert snippet(zh, build_query("带薪年休假")).startswith("…员工入职满一年后享受带薪年休假")

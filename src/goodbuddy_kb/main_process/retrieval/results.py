@@ -55,9 +55,50 @@ def snippet(content: str, query: LexicalQuery) -> str:
     positions = [
         p for p in (lowered.find(t) for t in (*query.cjk_terms, *query.latin_terms)) if p >= 0
     ]
-    start = max(0, min(positions) - 60) if positions else 0
-    piece = content[start : start + SNIPPET].replace("\n", " ")
-    return ("…" if start else "") + piece + ("…" if start + SNIPPET < len(content) else "")
+    start, end = _window(content, min(positions) if positions else 0)
+    piece = content[start:end].replace("\n", " ")
+    more = bool(content[end:].strip())
+    return ("…" if content[:start].strip() else "") + piece + ("…" if more else "")
+
+
+#: How far before the first query term a snippet starts, at most twice that to reach the start
+#: of the term's sentence.
+LEAD = 60
+#: Where a sentence (or a clause a reader can start at) ends.
+_SENTENCE_END = re.compile(r"[。！？；!?;\n]|\.(?=\s)")
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def _window(content: str, at: int) -> tuple[int, int]:
+    """The snippet's span around the first query term at ``at``: from the start of the text
+    when the term is within ``LEAD`` characters of it, else from the start of the term's sentence
+    when it begins within ``2 × LEAD`` characters, else ``LEAD`` before the term moved to the next
+    word; ending within ``SNIPPET`` characters at a word's end. A Latin word is never
+    cut ("…ate on Monday" for "rotate on Monday"); a Chinese run may be, as it has no spaces."""
+    start = 0
+    if at > LEAD:
+        ends = [m.end() for m in _SENTENCE_END.finditer(content, max(0, at - 2 * LEAD), at)]
+        if ends:
+            start = ends[-1]
+        else:
+            start = max(0, at - LEAD)
+            while 0 < start < at and _latin(content[start - 1]) and _latin(content[start]):
+                start += 1
+        while start < at and content[start].isspace():
+            start += 1
+    end = min(len(content), start + SNIPPET)
+    if end < len(content) and _latin(content[end - 1]) and _latin(content[end]):
+        cut = end
+        while cut > at + 1 and _latin(content[cut - 1]):
+            cut -= 1
+        if cut > at + 1:
+            end = cut
+    while end > start + 1 and content[end - 1].isspace():
+        end -= 1
+    return start, end
 
 
 def to_result(
