@@ -62,7 +62,21 @@ def test_create_import_and_test_retrieval(
         text = bench.results.data(bench.results.index(row, 3))
         assert bench.table.columnWidth(3) >= bench.table.fontMetrics().horizontalAdvance(text)
     qtmodeltester.check(bench.results, force_py=False)
+    # with rerank off, the rank before reranking would only repeat the rank
+    assert answer.diagnostics.rerank.applied == "off" and bench.table.isColumnHidden(6)
     shoot(bench, "workbench-light-en")
+    # on a 1400-pixel screen the results get three quarters of the width: each result's
+    # document and channels read whole
+    bench.resize(1400, 860)
+    qtbot.waitUntil(lambda: bench.splitter.orientation() == QtCore.Qt.Orientation.Horizontal)
+    qtbot.wait(50)
+    assert bench.splitter.sizes()[0] >= 3 * sum(bench.splitter.sizes()) // 4 - 10
+    metrics = bench.table.fontMetrics()
+    for row in range(bench.results.rowCount()):
+        for column in (1, 4):
+            text = bench.results.data(bench.results.index(row, column))
+            assert bench.table.columnWidth(column) >= metrics.horizontalAdvance(text) + 6, text
+    shoot(bench, "workbench-1400-en")
     bench.reject()
     qtbot.waitUntil(lambda: window.focusWidget() is window.workbench_button, timeout=2_000)
 

@@ -49,6 +49,8 @@ RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
     Column("col.snippet", lambda x: one_line(x.snippet), lambda x: one_line(x.snippet)),
 ]
 RELEVANCE_COLUMN = 3
+#: Shown only when a rerank ran: without one it repeats the rank.
+PRE_RANK_COLUMN = 6
 
 
 def preview_html(x: r.RetrievalResult) -> str:

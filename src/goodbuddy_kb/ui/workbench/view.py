@@ -40,7 +40,12 @@ from goodbuddy_kb.ui.workbench.report import (
     search_facts,
     status_text,
 )
-from goodbuddy_kb.ui.workbench.results import RELEVANCE_COLUMN, RESULT_COLUMNS, preview_html
+from goodbuddy_kb.ui.workbench.results import (
+    PRE_RANK_COLUMN,
+    RELEVANCE_COLUMN,
+    RESULT_COLUMNS,
+    preview_html,
+)
 
 
 class WorkbenchDialog(QtWidgets.QDialog):
@@ -204,7 +209,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         left_layout.addLayout(actions)
         self.splitter.addWidget(left)
         self.splitter.addWidget(tabs)
-        self.splitter.setStretchFactor(0, 2)  # results first; diagnostics beside or below
+        self.splitter.setStretchFactor(0, 3)  # results first; diagnostics beside or below
         self.splitter.setStretchFactor(1, 1)
         layout = QtWidgets.QVBoxLayout(self)
         query_label = QtWidgets.QLabel(tr("workbench.query"))
@@ -338,9 +343,10 @@ class WorkbenchDialog(QtWidgets.QDialog):
         orientation = QtCore.Qt.Orientation.Vertical if narrow else QtCore.Qt.Orientation.Horizontal
         if orientation != self.splitter.orientation():
             self.splitter.setOrientation(orientation)
-            # Results first: three parts of five in height, two of three in width.
+            # Results first: three parts of five in height, three of four in width (at two of
+            # three, a 1400-pixel window cut the document paths and channels of the results).
             total = self.height() if narrow else self.width()
-            first = total * 3 // 5 if narrow else total * 2 // 3
+            first = total * 3 // 5 if narrow else total * 3 // 4
             self.splitter.setSizes([first, total - first])
         super().resizeEvent(event)  # type: ignore[arg-type]
 
@@ -394,6 +400,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
             self.finished_search.emit()
             return
         self.response = result
+        self.table.setColumnHidden(PRE_RANK_COLUMN, result.diagnostics.rerank.applied == "off")
         self.results.set_rows([*result.results, *result.below_floor])
         self._preview()
         self.diagnostics.setPlainText("\n".join(diagnostics_lines(result)))
