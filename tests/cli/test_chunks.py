@@ -42,7 +42,7 @@ def test_list_show_edit_disable_enable_delete(data_dir: Path, tmp_path: Path) ->
     )
     assert edited.returncode == 0, edited.stderr
     assert (
-        "edited chunk #1 of a.md" in edited.stdout and "overwrites manual changes" in edited.stderr
+        "edited chunk #2 of a.md" in edited.stdout and "overwrites manual changes" in edited.stderr
     )
     found = json.loads(run(data_dir, "retrieve", "Notes", "okapi", "--json").stdout)
     assert found["results"][0]["chunkId"] == chunks[1]["id"]

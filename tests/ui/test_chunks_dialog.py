@@ -114,7 +114,7 @@ def test_keyboard_only_maintenance(
     qtbot.keyClicks(dialog.pane.editor, "Rule 1 corrected: walrus")
     with qtbot.waitSignal(dialog.notice, timeout=5_000) as saved:
         qtbot.keyClick(dialog.pane.editor, Key.Key_S, QtCore.Qt.KeyboardModifier.ControlModifier)
-    assert "Saved chunk #0" in saved.args[0]
+    assert "Saved chunk #1" in saved.args[0], "counted from 1, as people count"
     qtbot.waitUntil(lambda: dialog.model.rowCount() > 0 and dialog.model.rows[0].manually_edited)
     assert "1 edited by hand" in dialog.info_label.text()
 
@@ -140,10 +140,10 @@ def test_keyboard_only_maintenance(
     box = dialog.confirm_box
     assert box is not None
     assert (
-        "Delete chunk #1 (Rules > Rule 2)" in box.text() and "not changed or deleted" in box.text()
+        "Delete chunk #2 (Rules > Rule 2)" in box.text() and "not changed or deleted" in box.text()
     )
     confirm = box.property("confirmButton")
-    assert confirm.text() == "Delete chunk #1 (Rules > Rule 2)"
+    assert confirm.text() == "Delete chunk #2 (Rules > Rule 2)"
     shoot(box, "chunks-delete-confirm-en")
     with qtbot.waitSignal(dialog.notice, timeout=5_000):
         press(qtbot, confirm, Key.Key_Space)
@@ -316,5 +316,6 @@ def test_chunk_model_passes_the_model_tester(qtmodeltester: Any) -> None:
         ]
     )
     qtmodeltester.check(model)
-    assert model.data(model.index(0, 1)) == "Child of parent #1"
+    assert model.data(model.index(0, 0)) == "#4"
+    assert model.data(model.index(0, 1)) == "Child of parent #2"
     assert model.data(model.index(0, 3)) == "lines 3–9"

@@ -97,11 +97,11 @@ class DocumentsTab(QtWidgets.QWidget):
         """The sources table and its actions' row (returned, for the heading to join)."""
         self.source_view = source_table(self.sources)
         follow_choice(self.source_view, self._update_watch)
-        # One "Add" button with its three kinds keeps the row within 800 px.
-        self.add_button = QtWidgets.QToolButton()
-        self.add_button.setText(tr("sources.add"))
+        # One "Add" button with its three kinds keeps the row within 800 px. A push button with
+        # a menu draws its arrow in room of its own (a tool button's overlapped the text, and a
+        # "▾" in the label made two arrows).
+        self.add_button = QtWidgets.QPushButton(tr("sources.add"))
         self.add_button.setAccessibleName(tr("sources.add"))
-        self.add_button.setPopupMode(QtWidgets.QToolButton.ToolButtonPopupMode.InstantPopup)
         add_menu = QtWidgets.QMenu(self.add_button)
         sources = self.source_actions
         self.add_file = add_menu.addAction(tr("sources.add_file"), sources.add_file_source)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "sources.heading": ("来源", "Sources"),
-    "sources.add": ("添加来源 ▾", "Add source ▾"),
+    "sources.add": ("添加来源", "Add source"),
     "sources.drop_hint": (
         "也可以把文件或文件夹拖到这里导入。",
         "You can also drag files or folders here to import them.",
