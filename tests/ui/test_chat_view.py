@@ -194,12 +194,18 @@ def test_model_decides_without_a_chat_model_answers_with_the_evidence_in_chinese
         win.top_tabs.setCurrentWidget(view)
         qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
         assert view.popover.mode == "auto"
+        # before a question: the message box says what one will give, and where a model is set
+        qtbot.waitUntil(lambda: "尚未配置对话模型" in view.input.placeholderText(), timeout=5_000)
+        assert "设置 → 模型连接" in view.input.placeholderText()
         ask_chat(qtbot, view, "年假怎么结转？")
         text = view.transcript.toPlainText()
         # no model to decide: it searched first, and the answer is what the libraries say
         assert "未配置对话模型；以下是知识库中的相关内容" in text and "[1]" in text
         assert "没有进行检索" not in text and "No chat model" not in text
         assert view.citations.rowCount() >= 1
+        # a model set up elsewhere: the box asks for the message again
+        chat_with(qtbot, win, "http://127.0.0.1:9/v1")
+        qtbot.waitUntil(lambda: view.input.placeholderText() == "输入问题", timeout=5_000)
     finally:
         win.link.shutdown()
         set_language("en")

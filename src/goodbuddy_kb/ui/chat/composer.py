@@ -54,6 +54,13 @@ class Composer(QtWidgets.QWidget):
         layout.addWidget(self.error)
         layout.addLayout(inputs)
 
+    def show_model(self, configured: bool) -> None:
+        """With no chat model the box says beforehand what a question gives and where a model
+        is set up; with one, it asks for the message."""
+        text = tr("chat.input" if configured else "chat.input.no_model")
+        self.input.setPlaceholderText(text)
+        self.input.setToolTip("" if configured else text)
+
     def busy(self, on: bool) -> None:
         """A reply is on its way: Stop, not Send."""
         self.send_button.setEnabled(not on)

@@ -18,6 +18,7 @@ from goodbuddy_kb.contracts import conversations as cv
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import (
+    CHAT_MODEL_GET,
     CHAT_REGENERATE,
     CHAT_SEND,
     CONVERSATION_CREATE,
@@ -138,6 +139,18 @@ class ChatView(QtWidgets.QWidget):
     def _on_changed(self, params: dict[str, Any]) -> None:
         if params.get("libraries"):
             self.refresh_libraries()
+        if params.get("settings"):
+            self.check_model()
+
+    def check_model(self) -> None:
+        """Whether a chat model is set up: without one, the message box says beforehand what a
+        question will give (the passages found) and where a model is set up."""
+
+        def done(result: c.ChatInfo | None, _error: KbError | None) -> None:
+            if result is not None:
+                self.composer.show_model(result.connection.kind != "none")
+
+        self.link.call(CHAT_MODEL_GET, c.ChatGetRequest(), done)
 
     def detach(self) -> None:
         """Stop following the backend (this view is being replaced)."""
@@ -186,9 +199,11 @@ class ChatView(QtWidgets.QWidget):
 
     # -- conversations ---------------------------------------------------------------------------
     def refresh(self) -> None:
-        """List the libraries and the conversations again."""
+        """List the libraries and the conversations again, and see whether a chat model is set
+        up."""
         self.refresh_libraries()
         self.relist()
+        self.check_model()
 
     def relist(self) -> None:
         """List the conversations again (those matching the search text, when there is one)."""

@@ -7,6 +7,11 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
     "chat.conversations": ("对话列表", "Conversations"),
     "chat.new": ("新对话", "New chat"),
     "chat.input": ("输入问题", "Your message"),
+    "chat.input.no_model": (
+        "尚未配置对话模型：提问会列出知识库中找到的内容（在“设置 → 模型连接”中配置模型）",
+        "No chat model yet: a question lists what your libraries say"
+        " (set one up in Settings → Model connections)",
+    ),
     "chat.send": ("发送", "Send"),
     "chat.stop": ("停止", "Stop"),
     "chat.scope": (
