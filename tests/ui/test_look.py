@@ -196,3 +196,48 @@ def test_ctrl_q_quits_the_window_and_its_backend(qtbot: QtBot, data_dir: Path) -
         qtbot.waitUntil(lambda: not process.alive(), timeout=20_000)
     finally:
         win.link.shutdown()
+
+
+def _luminance(colour: QtGui.QColor) -> float:
+    def channel(v: int) -> float:
+        x = v / 255
+        return x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4
+
+    return (
+        0.2126 * channel(colour.red())
+        + 0.7152 * channel(colour.green())
+        + 0.0722 * channel(colour.blue())
+    )
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_a_scroll_bars_thumb_stands_out_from_its_track(
+    qtbot: QtBot, qapp: QtWidgets.QApplication, dark: bool
+) -> None:
+    """Under Xvfb the documents table's thumb was white on a light grey track, hard to find.
+    Its colour, as drawn, differs from the track's by a contrast ratio of at least 1.8."""
+    apply_theme(qapp, dark=dark)
+    try:
+        view = QtWidgets.QListWidget()
+        view.addItems([f"row {i}" for i in range(200)])
+        view.resize(240, 300)
+        qtbot.addWidget(view)
+        view.show()
+        qtbot.waitExposed(view)
+        bar = view.verticalScrollBar()
+        option = QtWidgets.QStyleOptionSlider()
+        bar.initStyleOption(option)
+        style, control = bar.style(), QtWidgets.QStyle.ComplexControl.CC_ScrollBar
+        slider = style.subControlRect(
+            control, option, QtWidgets.QStyle.SubControl.SC_ScrollBarSlider, bar
+        )
+        page = style.subControlRect(
+            control, option, QtWidgets.QStyle.SubControl.SC_ScrollBarAddPage, bar
+        )
+        image = bar.grab().toImage()
+        thumb = image.pixelColor(slider.center())
+        track = image.pixelColor(page.center())
+        lighter, darker = sorted((_luminance(thumb), _luminance(track)), reverse=True)
+        assert (lighter + 0.05) / (darker + 0.05) >= 1.8, (thumb.name(), track.name())
+    finally:
+        apply_theme(qapp, dark=False)

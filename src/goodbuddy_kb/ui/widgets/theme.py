@@ -183,7 +183,20 @@ def palette(c: Colours) -> QtGui.QPalette:
     return p
 
 
+def _mix(a: str, b: str, share: float) -> str:
+    """``share`` of colour ``a`` over ``b`` (``#rrggbb``)."""
+    x, y = QtGui.QColor(a), QtGui.QColor(b)
+    return QtGui.QColor(
+        round(share * x.red() + (1 - share) * y.red()),
+        round(share * x.green() + (1 - share) * y.green()),
+        round(share * x.blue() + (1 - share) * y.blue()),
+    ).name()
+
+
 def style_sheet(c: Colours) -> str:
+    # A scroll bar's thumb half way between the muted text and its track: the palette's white
+    # button on a light grey track was hard to find (found under Xvfb).
+    thumb = _mix(c.muted, c.alternate, 0.55)
     return f"""
 QPushButton, QToolButton {{
     background: {c.button}; color: {c.text}; border: 1px solid {c.border};
@@ -267,6 +280,14 @@ QPushButton#rowRebuildButton, QPushButton#retryButton, QPushButton#rowChunksButt
 }}
 QSplitter::handle {{ background: {c.border}; }}
 QSplitter::handle:hover {{ background: {c.accent}; }}
+QScrollBar:vertical {{ background: {c.alternate}; width: 12px; margin: 0; border: none; }}
+QScrollBar:horizontal {{ background: {c.alternate}; height: 12px; margin: 0; border: none; }}
+QScrollBar::handle {{ background: {thumb}; border-radius: 4px; margin: 2px; }}
+QScrollBar::handle:vertical {{ min-height: 28px; }}
+QScrollBar::handle:horizontal {{ min-width: 28px; }}
+QScrollBar::handle:hover, QScrollBar::handle:pressed {{ background: {c.muted}; }}
+QScrollBar::add-line, QScrollBar::sub-line {{ width: 0; height: 0; border: none; }}
+QScrollBar::add-page, QScrollBar::sub-page {{ background: none; }}
 """
 
 
