@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from goodbuddy_kb.qt.widgets import QtCore
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.tab import SettingsTab
 from goodbuddy_kb.ui.widgets.graph_settings import GraphSettingsDialog
+from tests.ui.helpers import shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -95,3 +96,28 @@ def test_graph_settings_are_reachable_from_the_settings_tab(
     )
     box = tab.graph_settings_button.parentWidget()
     assert box.sizeHint().width() <= tab.width(), "no sideways scrolling at 800×600"
+
+
+@pytest.mark.usefixtures("library")
+def test_the_fields_end_in_one_line_and_the_instructions_box_has_no_empty_band(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """Under Xvfb at 1400×900 each field ended where its own "range …" label left it, a ragged
+    edge, and the assistant instructions' caption floated in an empty band above a small box."""
+    from goodbuddy_kb.ui.settings.tab import CHUNKING, RETRIEVAL
+
+    window.resize(1400, 900)
+    tab = window.settings_tab
+    window.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(tab.isVisible)
+    qtbot.wait(50)
+    for group in (RETRIEVAL, CHUNKING):
+        ends = {tab.fields[n].mapTo(tab, tab.fields[n].rect().topRight()).x() for n in group}
+        assert len(ends) == 1, (group, ends)
+    scroll = tab.findChild(QtWidgets.QScrollArea)
+    assert scroll is not None and not scroll.verticalScrollBar().isVisible(), "all of it in sight"
+    box = tab.instructions
+    hint_top = box.hint.mapTo(box, QtCore.QPoint(0, 0)).y()
+    assert hint_top < 40, "the caption sits at the top of its box"
+    assert box.text.height() > 130, "the text takes the room the box is given"
+    shoot(window, "settings-1400-en")

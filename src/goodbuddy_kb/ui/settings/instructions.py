@@ -33,7 +33,10 @@ class InstructionsBox(QtWidgets.QGroupBox):
         self.text.setPlaceholderText(tr("chat.instructions.placeholder"))
         self.text.setTabChangesFocus(True)
         self.text.setMinimumHeight(60)
-        self.text.setMaximumHeight(120)
+        # as tall as the room left (its own preferred height would make the tab scroll)
+        self.text.setSizePolicy(
+            QtWidgets.QSizePolicy.Policy.Expanding, QtWidgets.QSizePolicy.Policy.Ignored
+        )
         self.text.textChanged.connect(self._count)
         self.counter = QtWidgets.QLabel()
         self.counter.setObjectName("fieldRange")
@@ -49,7 +52,9 @@ class InstructionsBox(QtWidgets.QGroupBox):
         row.addWidget(self.save_button)
         layout = QtWidgets.QVBoxLayout(self)
         layout.addWidget(self.hint)
-        layout.addWidget(self.text)
+        # the text takes the room the box is given (it went to the hint, which then floated in
+        # an empty band above the box: found under Xvfb)
+        layout.addWidget(self.text, 1)
         layout.addWidget(self.error)
         layout.addLayout(row)
         self._count()

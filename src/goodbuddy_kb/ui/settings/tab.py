@@ -85,10 +85,13 @@ class SettingsTab(QtWidgets.QWidget):
         self.fields: dict[str, QtWidgets.QAbstractSpinBox] = {}
         link.changed.connect(self._refresh_notice)
         self.errors: dict[str, QtWidgets.QLabel] = {}
+        #: Each field's "range low–high" beside it.
+        self.ranges: dict[str, QtWidgets.QLabel] = {}
         retrieval = QtWidgets.QGroupBox(tr("settings.retrieval"))
         form = QtWidgets.QFormLayout(retrieval)
         for name in RETRIEVAL:
             self._add_field(form, name)
+        align_ranges([self.ranges[n] for n in RETRIEVAL])
         self.rerank_box = QtWidgets.QCheckBox(tr("field.localRerankEnabled"))
         self.rerank_box.setAccessibleName(tr("field.localRerankEnabled"))
         form.addRow(self.rerank_box)
@@ -118,6 +121,7 @@ class SettingsTab(QtWidgets.QWidget):
         cform.addRow(tr("field.mode"), self.mode_box)
         for name in CHUNKING:
             self._add_field(cform, name)
+        align_ranges([self.ranges[n] for n in CHUNKING])
         self.contextual_box = QtWidgets.QCheckBox(tr("field.contextualIndexing"))
         self.contextual_box.setAccessibleName(tr("field.contextualIndexing"))
         cform.addRow(self.contextual_box)
@@ -237,6 +241,7 @@ class SettingsTab(QtWidgets.QWidget):
         allowed = tr("settings.range", low=_number(low), high=_number(high))
         range_label = QtWidgets.QLabel(allowed)
         range_label.setObjectName("fieldRange")
+        self.ranges[name] = range_label
         box.setAccessibleDescription(allowed)
         box.setToolTip(allowed)
         row = QtWidgets.QHBoxLayout()
@@ -390,3 +395,12 @@ class SettingsTab(QtWidgets.QWidget):
             return
         self._show(result, None)
         self.notice.emit(tr("settings.saved"))
+
+
+def align_ranges(labels: list[QtWidgets.QLabel]) -> None:
+    """The ranges beside a group's fields share one width, so the fields end in one line (each
+    field took what its own range left, a ragged edge found under Xvfb). Re-run when the
+    language changes the words: the tab is rebuilt then."""
+    widest = max((label.sizeHint().width() for label in labels), default=0)
+    for label in labels:
+        label.setMinimumWidth(widest)
