@@ -16,7 +16,7 @@ from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.ui.helpers import KEY, MOD, ask, shoot
+from tests.ui.helpers import KEY, MOD, ask, library_with_folder, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -71,14 +71,20 @@ def test_create_import_and_test_retrieval(
     qtbot.waitUntil(lambda: bench.splitter.orientation() == QtCore.Qt.Orientation.Horizontal)
     qtbot.wait(50)
     assert bench.splitter.sizes()[0] >= 3 * sum(bench.splitter.sizes()) // 4 - 10
+    whole(bench)
+    shoot(bench, "workbench-1400-en")
+    bench.reject()
+    qtbot.waitUntil(lambda: window.focusWidget() is window.workbench_button, timeout=2_000)
+
+
+def whole(bench: Any) -> None:
+    """Each result's document and channels read whole (under Xvfb at 1400 pixels they read
+    "en/data-retentio…" and "full-text#2 vecto…")."""
     metrics = bench.table.fontMetrics()
     for row in range(bench.results.rowCount()):
         for column in (1, 4):
             text = bench.results.data(bench.results.index(row, column))
             assert bench.table.columnWidth(column) >= metrics.horizontalAdvance(text) + 6, text
-    shoot(bench, "workbench-1400-en")
-    bench.reject()
-    qtbot.waitUntil(lambda: window.focusWidget() is window.workbench_button, timeout=2_000)
 
 
 def test_keyboard_only_path(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
@@ -259,4 +265,38 @@ def test_fusion_is_a_library_setting_the_workbench_switches_for_one_query(
         bench.run()
     assert bench.response.diagnostics.fusion == "adaptive"
     assert "Fusion: query-adaptive" in bench.diagnostics.toPlainText()
+    bench.reject()
+
+
+def test_long_paths_and_both_channels_read_whole_with_a_rerank(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """Under Xvfb at 1400×900 a rerank's "Pre-rerank" column and long locations left
+    "en/data-retentio…" and "full-text#2 vecto…": the document and the channels read whole,
+    the location and the snippet (in full beside the table) give up their room first."""
+    body = (
+        "# Data Retention Policy\n\n## Application and audit logs of the production systems\n\n"
+        "Application logs are retained for 90 days; security audit logs for 180 days.\n"
+    )
+    files = {
+        "en/data-retention-policy.md": body,
+        "en/security-keys-handbook.md": body.replace("Retention", "Keys").replace("90", "30"),
+        "en/backup-policy-overview.md": body.replace("Retention", "Backup").replace("90", "60"),
+    }
+    library_with_folder(qtbot, window, tmp_path / "kb", files)
+    qtbot.mouseClick(window.workbench_button, QtCore.Qt.MouseButton.LeftButton)
+    bench = window.workbench
+    assert bench is not None
+    assert bench.table.isColumnHidden(6), "no rank before reranking to show before a search"
+    qtbot.waitUntil(lambda: bench.library_settings is not None, timeout=5_000)
+    bench.resize(1280, 800)
+    bench.query.setPlainText("how long are application logs retained")
+    bench.rerank.setCurrentIndex(bench.rerank.findData("local"))
+    with qtbot.waitSignal(bench.finished_search, timeout=20_000):
+        qtbot.mouseClick(bench.run_button, QtCore.Qt.MouseButton.LeftButton)
+    assert not bench.table.isColumnHidden(6)
+    qtbot.wait(50)
+    assert any("full-text" in bench.results.data(bench.results.index(r, 4)) for r in range(3))
+    whole(bench)
+    shoot(bench, "workbench-1280-rerank-en")
     bench.reject()

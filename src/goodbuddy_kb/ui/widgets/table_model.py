@@ -178,6 +178,10 @@ def share_width(natural: Sequence[int], minimum: Sequence[int], available: int) 
     return [max(m, min(w, low)) for w, m in zip(wanted, minimum, strict=True)]
 
 
+#: The most of a table's width one column that should read whole is given before the rest.
+WHOLE_SHARE = 0.25
+
+
 class ColumnFitter(QtCore.QObject):
     """Keeps a table's columns within its width, so it never scrolls sideways while its columns'
     minimums fit: see ``share_width``; ``stretch`` takes what is left over. Refits when the
@@ -191,12 +195,16 @@ class ColumnFitter(QtCore.QObject):
         minimum: dict[int, int] | None = None,
         *,
         whole_titles: bool = False,
+        whole: frozenset[int] = frozenset(),
     ) -> None:
         super().__init__(view)
         self.view = view
         self.stretch = stretch
         self.minimum = minimum or {}
         self.whole_titles = whole_titles
+        #: Columns that read whole while each takes at most ``WHOLE_SHARE`` of the width (the
+        #: others, a long location or snippet, give up their room first).
+        self.whole = whole
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(0)
@@ -234,6 +242,10 @@ class ColumnFitter(QtCore.QObject):
                 for m, c in zip(minimum, columns, strict=True)
             ]
         available = view.viewport().width()
+        minimum = [
+            max(m, min(natural[i], int(available * WHOLE_SHARE))) if c in self.whole else m
+            for i, (m, c) in enumerate(zip(minimum, columns, strict=True))
+        ]
         widths = share_width(natural, [max(floor, m) for m in minimum], available)
         if self.stretch in columns:
             widths[columns.index(self.stretch)] += max(0, available - sum(widths))

@@ -68,9 +68,9 @@ class WorkbenchDialog(QtWidgets.QDialog):
         #: What this library's last workbench left (its top K and rerank win over the settings).
         self.remembered = self.memory.get(library_id)
         self.setWindowTitle(tr("workbench.title", name=library_name))
-        # Room for every result column's title beside the diagnostics (within the screen).
+        # Room for every result column beside the diagnostics (within the screen).
         room = self.screen().availableGeometry()
-        self.resize(min(1120, room.width()), min(720, room.height()))
+        self.resize(min(1280, room.width()), min(800, room.height()))
         self._build_controls()
         self._build_results()
         self._lay_out()
@@ -152,7 +152,11 @@ class WorkbenchDialog(QtWidgets.QDialog):
             stretch=len(RESULT_COLUMNS) - 1,
             minimum={RELEVANCE_COLUMN: max(widest, words + 90) + 12},
             whole_titles=True,  # "Document", "Pre-rerank" read whole, never "Documen"
+            # the document and the channels read whole; a long location and the snippet (read
+            # in full beside the table) give up their room first
+            whole=frozenset({1, 4}),
         )
+        self.table.setColumnHidden(PRE_RANK_COLUMN, True)  # until a search with a rerank
         # The snippet is read in full below the table (no horizontal scrolling to reach it).
         # (A tab beside the diagnostics: the result table keeps its height at 800×600.)
         self.preview = QtWidgets.QTextBrowser()
