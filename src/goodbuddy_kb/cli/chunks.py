@@ -80,13 +80,13 @@ def _pages(
 def _line(chunk: k.ChunkSummary) -> str:
     role: str = chunk.role
     if chunk.role == "child" and chunk.parent_ordinal is not None:
-        role = f"child of parent #{chunk.parent_ordinal + 1}"
+        role = f"child of parent #{chunk.parent_number}"
     elif chunk.role == "parent":
         role = f"parent of {chunk.child_count}"
     marks = ("on " if chunk.enabled else "OFF") + (" edited" if chunk.manually_edited else "")
     heading = " > ".join(chunk.heading_path)
     return (
-        f"{chunk.id[:12]}  #{chunk.ordinal + 1:<4} {role:<20} {chunk.character_count:>6} chars"
+        f"{chunk.id[:12]}  #{chunk.number:<4} {role:<20} {chunk.character_count:>6} chars"
         f"  {marks:<10}  {heading}\n    {chunk.preview}"
     )
 
@@ -137,7 +137,7 @@ def cmd_chunk(args: argparse.Namespace, session: Session, library_id: str) -> in
         if not args.yes and not _confirm(detail.chunk):
             return 1
         gone = session.client.call(CHUNK_DELETE, ref)
-        text = f"deleted chunk #{detail.chunk.ordinal + 1} of {doc.path} (the file was not touched)"
+        text = f"deleted chunk #{detail.chunk.number} of {doc.path} (the file was not touched)"
         if gone.detached_children:
             text += f"; its {gone.detached_children} children now stand alone, without its context"
         if gone.document.retrievable_chunks == 0:
@@ -163,7 +163,7 @@ def cmd_chunk(args: argparse.Namespace, session: Session, library_id: str) -> in
         "waiting_for_index": "the vector index is still being built",
         "incompatible": "the vector index needs a rebuild for the current model",
     }[result.vector]
-    text = f"{verb} chunk #{result.chunk.ordinal + 1} of {doc.path}; {vector}"
+    text = f"{verb} chunk #{result.chunk.number} of {doc.path}; {vector}"
     if result.document.retrievable_chunks == 0:
         text += "\nthe document has no retrievable content left"
     emit(args, result.to_wire(), text)
@@ -173,6 +173,4 @@ def cmd_chunk(args: argparse.Namespace, session: Session, library_id: str) -> in
 
 
 def _confirm(chunk: k.ChunkSummary) -> bool:
-    return confirm(
-        f"delete chunk #{chunk.ordinal + 1}? [y/N] ", f"{_line(chunk)}\n{OVERWRITE_NOTE}"
-    )
+    return confirm(f"delete chunk #{chunk.number}? [y/N] ", f"{_line(chunk)}\n{OVERWRITE_NOTE}")

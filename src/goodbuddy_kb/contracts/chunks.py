@@ -54,6 +54,16 @@ class ChunkSummary(ContractModel):
     updated_at: str
     preview: str
 
+    @property
+    def number(self) -> int:
+        """The chunk's place in its document as people count: the first is 1 (``ordinal`` 0)."""
+        return self.ordinal + 1
+
+    @property
+    def parent_number(self) -> int | None:
+        """A child's parent's ``number``."""
+        return None if self.parent_ordinal is None else self.parent_ordinal + 1
+
 
 class ChunkDocumentInfo(ContractModel):
     document_id: EntityId

@@ -11,23 +11,18 @@ from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.table_model import Column
 
 
-def number(ordinal: int | None) -> str:
-    """A chunk's number as people count: the first chunk of a document is #1 (its ordinal 0)."""
-    return f"#{(ordinal or 0) + 1}"
-
-
 def role_text(chunk: k.ChunkSummary) -> str:
     """The chunk's place among parents and children, in words (never colour alone)."""
     if chunk.role == "parent":
         return tr("chunks.role.parent", count=chunk.child_count)
     if chunk.role == "child":
-        return tr("chunks.role.child", parent=(chunk.parent_ordinal or 0) + 1)
+        return tr("chunks.role.child", parent=chunk.parent_number)
     return tr("chunks.role.standalone")
 
 
 def chunk_label(chunk: k.ChunkSummary) -> str:
     heading = " > ".join(chunk.heading_path[-2:])
-    return number(chunk.ordinal) + (f" ({heading})" if heading else "")
+    return f"#{chunk.number}" + (f" ({heading})" if heading else "")
 
 
 def place(chunk: k.ChunkSummary) -> str:
@@ -52,7 +47,7 @@ def doubt_spans(content: str, lines: list[str]) -> list[tuple[int, int]]:
 
 
 CHUNK_COLUMNS: list[Column[k.ChunkSummary]] = [
-    Column("chunks.col.ordinal", lambda c: number(c.ordinal)),
+    Column("chunks.col.ordinal", lambda c: f"#{c.number}"),
     Column("chunks.col.role", role_text),
     Column("chunks.col.heading", lambda c: " > ".join(c.heading_path), lambda c: c.preview),
     Column("chunks.col.locator", place),
@@ -67,7 +62,7 @@ def family_note(chunk: k.ChunkSummary) -> str:
     if chunk.role == "parent":
         return "ℹ " + tr("chunks.parent_note", count=chunk.child_count)
     if chunk.role == "child":
-        return "ℹ " + tr("chunks.child_note", parent=(chunk.parent_ordinal or 0) + 1)
+        return "ℹ " + tr("chunks.child_note", parent=chunk.parent_number)
     return ""
 
 
