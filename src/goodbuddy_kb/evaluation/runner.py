@@ -170,7 +170,7 @@ def _retrieve(
     prefixes: dict[str, str],
     query: Query,
     mode: Mode,
-    texts: ChunkTexts | None = None,
+    texts: ChunkTexts,
 ) -> Judged:
     if not query.text.strip():
         # The product refuses an empty question; it counts as a query with no results.
@@ -195,7 +195,7 @@ def _retrieve(
     )
     latency = (time.perf_counter() - started) * 1000
     group_text = {cid: g.text for g in res.context.groups for cid in g.hit_chunk_ids}
-    own = texts.of([x.chunk_id for x in res.results]) if texts is not None else {}
+    own = texts.of([x.chunk_id for x in res.results])
     path = {x.document_id: prefixes.get(x.source_id, "") + x.document_path for x in res.results}
     ranked = [
         (path[x.document_id], own.get(x.chunk_id) or group_text.get(x.chunk_id, x.snippet))
