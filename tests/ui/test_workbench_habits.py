@@ -2,7 +2,8 @@
 Shift+Enter adds a line (the placeholder says so); the effective-settings line names every
 setting and what the last search scanned; a library whose graph is off hears that as
 information, not a warning, on every search; the headers read whole at the default size; and
-the question, top K, rerank and splitter come back after switching library and back."""
+the question, top K, rerank and splitter come back after switching library and back; a choice
+made before the library's settings arrive is kept."""
 
 from __future__ import annotations
 
@@ -151,3 +152,21 @@ def test_the_workbench_remembers_each_library_for_the_session(
     assert again.splitter.sizes() == sizes
     assert "top K 9" in again.effective.text()
     again.reject()
+
+
+@pytest.mark.usefixtures("library")
+def test_a_choice_made_before_the_library_settings_arrive_is_kept(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """The person changes top K and the rerank while the library's settings are on their way
+    (before the reply is read): the reply fills in only what the person left alone."""
+    qtbot.mouseClick(window.workbench_button, QtCore.Qt.MouseButton.LeftButton)
+    bench = window.workbench
+    assert bench is not None and bench.library_settings is None
+    bench.top_k.setValue(9)
+    bench.rerank.setCurrentIndex(bench.rerank.findData("local"))
+    qtbot.waitUntil(lambda: bench.library_settings is not None, timeout=5_000)
+    assert bench.top_k.value() == 9 and bench.rerank.currentData() == "local"
+    assert bench.fusion.currentData() == bench.library_settings.fusion
+    assert "top K 9" in bench.effective.text()
+    bench.reject()

@@ -75,6 +75,9 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self._build_results()
         self._lay_out()
         self._restore()
+        #: The controls as they opened: one the person changed before the library's settings
+        #: arrived keeps the person's choice.
+        self._opened = self._choices()
         self.finished.connect(lambda _r: self._remember())
         self._count()
         self.query.setFocus()
@@ -233,10 +236,18 @@ class WorkbenchDialog(QtWidgets.QDialog):
             return
         self.library_settings = result.retrieval
         if self.remembered is None:  # (a remembered choice stays what the person left)
-            self.top_k.setValue(result.retrieval.top_k)
-            self.rerank.setCurrentIndex(self.rerank.findData(self._library_rerank()))
-            self.fusion.setCurrentIndex(self.fusion.findData(result.retrieval.fusion))
+            top_k, rerank, fusion = self._opened
+            now = self._choices()
+            if now[0] == top_k:
+                self.top_k.setValue(result.retrieval.top_k)
+            if now[1] == rerank:
+                self.rerank.setCurrentIndex(self.rerank.findData(self._library_rerank()))
+            if now[2] == fusion:
+                self.fusion.setCurrentIndex(self.fusion.findData(result.retrieval.fusion))
         self._show_effective()
+
+    def _choices(self) -> tuple[int, str, str]:
+        return self.top_k.value(), str(self.rerank.currentData()), str(self.fusion.currentData())
 
     def _restore(self) -> None:
         """This library's question, top K, rerank, size and splitter as they were left."""
