@@ -369,3 +369,32 @@ def migrated_before(
     conn = connect(tmp_path / "db.sqlite3")
     migrate(conn, migrations)
     return conn, migrations, held
+
+
+def test_documents_listed_before_the_sort_key_get_one(tmp_path: Path) -> None:
+    """0024: documents already listed get their sort key, so an existing library lists
+    "chapter 2" before "chapter 10" without a sync."""
+    conn, migrations, held = migrated_before(tmp_path, "0024")
+    seed(conn)
+    t = "2026-01-01"
+    for doc_id, path in (("d10", "chapter 10.md"), ("d2", "Chapter 2.md")):
+        conn.execute(
+            "INSERT INTO documents (id, library_id, source_id, relative_path, title, created_at,"
+            " updated_at) VALUES (?, 'l', 's', ?, 'x', ?, ?)",
+            (doc_id, path, t, t),
+        )
+    for name, data in held.items():
+        (migrations / name).write_bytes(data)
+    assert "0024_document_sort_key" in migrate(conn, migrations)
+    listed = conn.execute(
+        "SELECT relative_path FROM documents WHERE library_id = 'l' ORDER BY sort_key"
+    ).fetchall()
+    assert [r[0] for r in listed] == ["a.md", "Chapter 2.md", "chapter 10.md"]
+    plan = " ".join(
+        str(r[-1])
+        for r in conn.execute(
+            "EXPLAIN QUERY PLAN SELECT id FROM documents WHERE library_id = 'l'"
+            " ORDER BY sort_key, relative_path, id LIMIT 10"
+        )
+    )
+    assert "documents_library_order" in plan and "TEMP B-TREE" not in plan, plan

@@ -13,7 +13,7 @@ import sqlite3
 
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
-from goodbuddy_kb.main_process.storage.documents import document_id
+from goodbuddy_kb.main_process.storage.documents import document_id, sort_key
 
 
 def mark_reading(
@@ -30,12 +30,12 @@ def mark_reading(
     stamp = now_iso()
     with transaction(conn):
         conn.execute(
-            "INSERT INTO documents (id, library_id, source_id, relative_path, title, checksum,"
-            " parse_status, vector_status, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, NULL, 'running', ?, ?, ?)"
+            "INSERT INTO documents (id, library_id, source_id, relative_path, sort_key, title,"
+            " checksum, parse_status, vector_status, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, NULL, 'running', ?, ?, ?)"
             " ON CONFLICT (id) DO UPDATE SET parse_status = 'running'",
             (
-                doc_id, library_id, source_id, relative_path, title,
+                doc_id, library_id, source_id, relative_path, sort_key(relative_path), title,
                 "pending" if vectors_expected else "disabled", stamp, stamp,
             ),
         )  # fmt: skip
