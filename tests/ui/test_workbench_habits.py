@@ -3,14 +3,16 @@ Shift+Enter adds a line (the placeholder says so); the effective-settings line n
 setting and what the last search scanned; a library whose graph is off hears that as
 information, not a warning, on every search; the headers read whole at the default size; and
 the question, top K, rerank and splitter come back after switching library and back; a choice
-made before the library's settings arrive is kept."""
+made before the library's settings arrive is kept; the workbench stays open beside the window
+(not modal), one per library, and follows a language switch."""
 
 from __future__ import annotations
 
 import pytest
 from pytestqt.qtbot import QtBot
 
-from goodbuddy_kb.qt.widgets import QtCore, QtGui
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.ui.i18n import language, set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.table_model import HEADER_PADDING
 from goodbuddy_kb.ui.workbench.results import RESULT_COLUMNS
@@ -170,3 +172,56 @@ def test_a_choice_made_before_the_library_settings_arrive_is_kept(
     assert bench.fusion.currentData() == bench.library_settings.fusion
     assert "top K 9" in bench.effective.text()
     bench.reject()
+
+
+@pytest.mark.usefixtures("library")
+def test_the_workbench_stays_open_beside_the_window(qtbot: QtBot, window: MainWindow) -> None:
+    """The workbench is not modal: with it open the person moves through the window's tabs and
+    libraries; its button brings the open one forward instead of a second; another library
+    gets its own, and a deleted library's closes."""
+    bench = open_bench(qtbot, window)
+    assert not bench.isModal() and QtWidgets.QApplication.activeModalWidget() is None
+    chunks_tab = window.tabs.currentIndex()
+    other_tab = (chunks_tab + 1) % window.tabs.count()
+    bar = window.tabs.tabBar()
+    qtbot.mouseClick(bar, QtCore.Qt.MouseButton.LeftButton, pos=bar.tabRect(other_tab).center())
+    assert window.tabs.currentIndex() == other_tab and bench.isVisible()
+    qtbot.keyClicks(bench.query, "travel")
+    qtbot.mouseClick(window.workbench_button, QtCore.Qt.MouseButton.LeftButton)
+    assert window.workbench is bench and bench.query.toPlainText() == "travel"
+    create_library(qtbot, window, "Other")
+    other = open_bench(qtbot, window)
+    assert other is not bench and other.library_id != bench.library_id
+    assert bench.isVisible() and other.isVisible()
+    gone = other.library_id
+    with qtbot.waitSignal(other.finished, timeout=5_000):  # it closes (and is let go)
+        window.delete_library()
+        box = window.delete_box
+        assert box is not None
+        box.property("deleteButton").click()
+    assert gone not in window.workbenches and list(window.workbenches) == [bench.library_id]
+    assert bench.isVisible(), "the other library's workbench stays"
+    search_with_enter(qtbot, bench)
+    assert bench.response is not None and bench.results.rowCount() >= 1
+    bench.reject()
+
+
+@pytest.mark.usefixtures("library")
+def test_an_open_workbench_follows_a_language_switch(qtbot: QtBot, window: MainWindow) -> None:
+    """Open beside the window, a workbench that answered is open again in the new language with
+    its question, answered again (the switch drops the window's pending answers)."""
+    bench = open_bench(qtbot, window)
+    qtbot.keyClicks(bench.query, "travel allowance")
+    search_with_enter(qtbot, bench)
+    try:
+        window.language_actions["zh"].trigger()
+        qtbot.waitUntil(lambda: language() == "zh", timeout=5_000)
+        again = window.workbench
+        assert again is not None and again is not bench and again.isVisible()
+        assert again.windowTitle().startswith("检索测试") and again.run_button.text() == "检索"
+        assert again.query.toPlainText() == "travel allowance"
+        qtbot.waitUntil(lambda: again.response is not None, timeout=20_000)
+        assert again.results.rowCount() >= 1
+        again.reject()
+    finally:
+        set_language("en")

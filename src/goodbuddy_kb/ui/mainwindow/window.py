@@ -84,6 +84,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.model = LibraryListModel(self)  # kept while the widgets are built again
         #: Each library's workbench question, top K, rerank and splitter for the session.
         self.workbench_memory = WorkbenchMemory()
+        #: The open workbenches, one per library (they stay open beside the window).
+        self.workbenches: dict[str, WorkbenchDialog] = {}
         self._wanted_language = language()
         self._shown_library: str | None = None
         self._language_waits = False
@@ -149,6 +151,13 @@ class MainWindow(QtWidgets.QMainWindow):
         top, tab = self.top_tabs.currentIndex(), self.tabs.currentIndex()
         sizes, doc_filter = self.splitter.sizes(), self.documents_tab.filter_box.currentIndex()
         document = self.documents_tab.current_document()
+        # open workbenches close (each remembering its question) and open again in the new
+        # language, searching again if they had answered
+        benches = [
+            (b.library_id, b.library_name, b.response is not None) for b in self._open_benches()
+        ]
+        for bench in self._open_benches():
+            bench.reject()
         set_language(code)
         app = QtWidgets.QApplication.instance()
         if isinstance(app, QtWidgets.QApplication):
@@ -188,6 +197,10 @@ class MainWindow(QtWidgets.QMainWindow):
             self.refresh(select_id=library_id)
             self.chat_view.refresh()
             self.statusBar().showMessage(tr("menu.language.applied"), 8_000)
+            for bench_library, name, answered in benches:
+                bench = self._open_bench(bench_library, name)
+                if answered:
+                    bench.run()
         else:
             self._on_stopped("the backend is not running")
 
@@ -260,6 +273,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.libraries = LibraryListWidget(self.link, self.model)
         self.libraries.current_changed.connect(self._on_current)
         self.libraries.listed.connect(self.listed.emit)
+        self.libraries.listed.connect(self._close_gone_benches)
         self.libraries.notice.connect(self.statusBar().showMessage)
         self.libraries.failed.connect(self.notify_error)
         self.list_view = self.libraries.list_view
@@ -429,16 +443,51 @@ class MainWindow(QtWidgets.QMainWindow):
         self.workbench_button.setEnabled(self.current_library() is not None)
 
     def open_workbench(self) -> None:
+        """The current library's workbench, beside the window (not modal: the documents, the
+        chat and the other libraries stay usable); one already open comes to the front."""
         library = self.current_library()
         if library is None:
             return
-        dialog = WorkbenchDialog(
-            self.link, library.id, library.name, self, memory=self.workbench_memory
-        )
-        self.workbench = dialog
-        dialog.finished.connect(lambda _r: self.workbench_button.setFocus())
-        dialog.open()
+        self._open_bench(library.id, library.name)
+
+    def _open_bench(self, library_id: str, name: str) -> WorkbenchDialog:
+        dialog = self.workbenches.get(library_id)
+        if dialog is None:
+            dialog = WorkbenchDialog(
+                self.link, library_id, name, self, memory=self.workbench_memory
+            )
+            self.workbenches[library_id] = dialog
+            dialog.finished.connect(lambda _r, d=dialog: self._bench_closed(d))
+            dialog.setModal(False)
+            dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
         dialog.query.setFocus()
+        self.workbench = dialog
+        return dialog
+
+    def _close_gone_benches(self) -> None:
+        """A deleted library's workbench closes (its searches could only fail)."""
+        listed = {
+            x.id
+            for i in range(self.model.rowCount())
+            if (x := self.model.library_at(i)) is not None
+        }
+        for bench in self._open_benches():
+            if bench.library_id not in listed:
+                bench.reject()
+
+    def _open_benches(self) -> list[WorkbenchDialog]:
+        return list(self.workbenches.values())
+
+    def _bench_closed(self, dialog: WorkbenchDialog) -> None:
+        if self.workbenches.get(dialog.library_id) is dialog:
+            del self.workbenches[dialog.library_id]
+        dialog.deleteLater()
+        if self.workbench is dialog:
+            self.workbench = None
+        if self.isActiveWindow() or not self.workbenches:
+            self.workbench_button.setFocus()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
         self.keeper.keep_before_closing()

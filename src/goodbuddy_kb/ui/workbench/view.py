@@ -62,6 +62,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         super().__init__(parent)
         self.link = link
         self.library_id = library_id
+        self.library_name = library_name
         self.request_id: str | None = None
         self.response: r.KnowledgeRetrievalResponse | None = None
         self.memory = memory if memory is not None else WorkbenchMemory()
