@@ -7,12 +7,19 @@ A library's first version (no current one to keep serving) is searched while it 
 Rows are appended (file first, then the row count in SQLite), so a crash mid-append leaves a
 tail that readers ignore and the next append truncates. Each append also extends the version's
 int8 copy (:mod:`.int8_file`, the scanner's first pass), which goes wherever the float32 file goes.
+
+A changed or deleted chunk leaves its old row behind, dead (``alive = 0``): every query still
+reads it and skips it. Once dead rows make up ``COMPACT_SHARE`` of a version (and at least
+``COMPACT_MIN_DEAD``), :func:`compact` copies its live rows into a new version and swaps it in
+the way a rebuild does (validated, in one transaction; a chunk changed meanwhile keeps the old
+version serving and leaves the compaction to the next vectorisation).
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +31,12 @@ from goodbuddy_kb.main_process.storage.db import transaction
 from goodbuddy_kb.main_process.vectors import int8_file, int8_packed
 
 VECTOR_DIR = "vectors"
+#: A version is compacted once this share of its rows is dead ...
+COMPACT_SHARE = 0.25
+#: ... and at least this many (a small library's few dead rows cost nothing).
+COMPACT_MIN_DEAD = 64
+#: Rows copied per append while compacting.
+COMPACT_BATCH = 4096
 
 
 @dataclass(frozen=True)
@@ -365,3 +378,56 @@ def dead_rows(conn: sqlite3.Connection, version_id: str) -> np.ndarray:
         "SELECT row FROM vector_rows WHERE version_id = ? AND alive = 0 ORDER BY row", (version_id,)
     )
     return np.fromiter((r[0] for r in rows), dtype=np.int64)
+
+
+def dead_count(conn: sqlite3.Connection, version_id: str) -> int:
+    (n,) = conn.execute(
+        "SELECT count(*) FROM vector_rows WHERE version_id = ? AND alive = 0", (version_id,)
+    ).fetchone()
+    return int(n)
+
+
+def worth_compacting(conn: sqlite3.Connection, version: Version) -> bool:
+    dead = dead_count(conn, version.id)
+    return dead >= COMPACT_MIN_DEAD and dead >= COMPACT_SHARE * version.row_count
+
+
+def compact(
+    conn: sqlite3.Connection, data_dir: Path, version: Version, check: Callable[[], None]
+) -> Version | None:
+    """A new version holding ``version``'s live rows only (same model, same vectors, in the same
+    order), made current in its place; None when a chunk changed while the rows were copied (the
+    copy is discarded, ``version`` keeps serving). ``check`` raises to stop (the copy is
+    discarded)."""
+    made = create(
+        conn, data_dir, version.library_id, version.fingerprint, version.label, version.dims
+    )
+    try:
+        live = conn.execute(
+            "SELECT row, chunk_seq, checksum FROM vector_rows WHERE version_id = ? AND alive = 1"
+            " ORDER BY row",
+            (version.id,),
+        ).fetchall()
+        if live:
+            source = np.memmap(
+                path_of(data_dir, version.id),
+                dtype=np.float32,
+                mode="r",
+                shape=(version.row_count, version.dims),
+            )
+            for start in range(0, len(live), COMPACT_BATCH):
+                check()
+                part = live[start : start + COMPACT_BATCH]
+                rows = np.fromiter((r[0] for r in part), dtype=np.int64, count=len(part))
+                append(
+                    conn, data_dir, get(conn, made.id), [(r[1], r[2]) for r in part], source[rows]
+                )
+            del source
+        promote(conn, data_dir, get(conn, made.id))
+    except ValueError:
+        discard(conn, data_dir, made.id)
+        return None
+    except BaseException:
+        discard(conn, data_dir, made.id)
+        raise
+    return get(conn, made.id)
