@@ -270,6 +270,37 @@ def test_the_document_stays_selected_through_the_refreshes_a_change_brings(
     assert "0 chunks · ⊘ 1 chunk switched off (kept, not searched)" in bar, bar
 
 
+def test_a_saved_chunk_stays_selected_when_a_change_notice_comes_first(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """Tried under Xvfb: saving an edit to chunk #2 selected #1 — the change notice the save
+    brings reloaded the page before the save's own reload answered, and that reload knew no
+    chunk to select. The heading's tooltip reads the whole heading (the cell may cut it)."""
+    dialog = open_from_row(qtbot, window, "rules.md")
+    qtbot.waitUntil(lambda: dialog.detail is not None, timeout=5_000)
+    heading = dialog.model.index(1, 2)
+    tip = dialog.model.data(heading, QtCore.Qt.ItemDataRole.ToolTipRole)
+    assert tip.split("\n")[0] == "Rules > Rule 2", tip
+    dialog.table.selectRow(1)
+    qtbot.waitUntil(lambda: dialog.detail is not None and dialog.detail.chunk.ordinal == 1)
+    press(qtbot, dialog.table, Key.Key_F2)
+    dialog.pane.editor.selectAll()
+    qtbot.keyClicks(dialog.pane.editor, "Rule 2 corrected: heron")
+    with qtbot.waitSignal(dialog.notice, timeout=5_000):
+        qtbot.keyClick(dialog.pane.editor, Key.Key_S, QtCore.Qt.KeyboardModifier.ControlModifier)
+    # the notice a save brings (vectors of the document), before the save's page answers
+    dialog._on_changed(
+        {"libraryIds": [dialog.library_id], "documents": True, "method": "knowledge:sync"}
+    )
+    qtbot.waitUntil(
+        lambda: dialog.detail is not None and "heron" in dialog.pane.editor.toPlainText(),
+        timeout=5_000,
+    )
+    chunk = dialog.current_chunk()
+    assert chunk is not None and chunk.ordinal == 1 and chunk.manually_edited
+    dialog.reject()
+
+
 def test_looks(qtbot: QtBot, window: MainWindow, qapp: QtWidgets.QApplication) -> None:
     dialog = open_from_row(qtbot, window, "rules.md")
     dialog.resize(800, 600)

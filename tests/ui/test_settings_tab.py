@@ -10,6 +10,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.graph.texts import status_line
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.tab import SettingsTab
@@ -121,3 +122,35 @@ def test_the_fields_end_in_one_line_and_the_instructions_box_has_no_empty_band(
     assert hint_top < 40, "the caption sits at the top of its box"
     assert box.text.height() > 130, "the text takes the room the box is given"
     shoot(window, "settings-1400-en")
+
+
+@pytest.mark.usefixtures("library")
+def test_the_graph_counts_follow_an_extraction_that_ends_while_the_tab_is_shown(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """Tried under Xvfb: the Settings tab read "entities: 0 · relations: 0 · evidence spans: 0"
+    while the Knowledge graph tab showed 13 / 3 / 40 — it read the counts once, when the library
+    was chosen, before the graph's extraction had ended."""
+    tab = window.settings_tab
+    window.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(lambda: tab.graph_info is not None, timeout=5_000)
+    before = tab.graph_summary.text()
+    (tmp_path / "docs" / "vendors.md").write_text(
+        "# Vendors\n\nThe Procurement Department buys robots from Acme Robotics. "
+        "Acme Robotics is based in Shenzhen. 采购部向深圳的艾克米机器人公司采购机器人。\n",
+        encoding="utf-8",
+    )
+    graph = window.graph_tab
+    with qtbot.waitSignal(window.link.task, timeout=60_000, check_params_cb=graph_done):
+        window.documents_tab.source_actions.sync_now()
+    qtbot.waitUntil(
+        lambda: graph.state.info is not None and status_line(graph.state.info) != before,
+        timeout=10_000,
+    )
+    qtbot.waitUntil(
+        lambda: tab.graph_summary.text() == status_line(graph.state.info), timeout=5_000
+    )
+
+
+def graph_done(params: dict[str, object]) -> bool:
+    return params.get("kind") == "graph" and params.get("state") == "completed"

@@ -14,7 +14,7 @@ from pathlib import Path
 from goodbuddy_kb.contracts.errors import CancelledError, KbError, NotFoundError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking import chunk_document
-from goodbuddy_kb.main_process.chunking.carryover import Tally
+from goodbuddy_kb.main_process.chunking.carryover import CarryOver, Tally, plus
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.ocr.run import OcrFailed, ocr_drafts, recognise
 from goodbuddy_kb.main_process.ocr.stage import OCR_OFF_REASON
@@ -34,9 +34,10 @@ class DocumentOutcome:
     embedding_failed: bool = False
     #: The previous generation still serves (False: the document had none).
     kept_previous: bool = False
-    #: Left as it was: the new chunking could not keep its manual work, which ``lost`` counts.
+    #: Left as it was: the new chunking could not keep all its manual work; ``lost`` then counts
+    #: all of it (what it keeps by being skipped: the work that would have carried over too).
     skipped: bool = False
-    #: Manual work the new generation kept, and what it dropped (or, skipped, would have).
+    #: Manual work the new generation kept, and what it dropped (or, skipped, all it keeps).
     carried: Tally = field(default_factory=Tally)
     lost: Tally = field(default_factory=Tally)
 
@@ -110,7 +111,7 @@ def rebuild_document(
         drafts = chunk_document(parsed, doc.id, settings.chunking, settings.contextual_indexing)
     manual = manual_work.plan(conn, doc.id, drafts)
     if manual.lost.total and not discard:
-        return _skipped(doc, manual.lost)
+        return _skipped(doc, manual)
     plan = plan_vectors(conn, library_id, doc.id, manual.drafts, provider)
     if provider is not None and plan.todo:
         try:
@@ -141,7 +142,7 @@ def rebuild_document(
             keep_manual=not discard,
         )
     except manual_work.ManualWorkWouldBeLost as exc:  # edited meanwhile (rolled back)
-        return _skipped(doc, exc.plan.lost)
+        return _skipped(doc, exc.plan)
     except sqlite3.IntegrityError as exc:  # the source went while we read (rolled back)
         raise NotFoundError("the document's source was removed", {"documentId": doc.id}) from exc
     return DocumentOutcome(
@@ -149,9 +150,12 @@ def rebuild_document(
     )
 
 
-def _skipped(doc: DocumentRow, lost: Tally) -> DocumentOutcome:
+def _skipped(doc: DocumentRow, plan: CarryOver) -> DocumentOutcome:
+    """Skipped to keep its manual work: all of it stays (the edits the new chunking would have
+    dropped and the work it would have carried over alike)."""
+    kept = plus(plan.lost, plan.carried)
     return DocumentOutcome(
-        doc.id, doc.relative_path, False, kept_previous=True, skipped=True, lost=lost
+        doc.id, doc.relative_path, False, kept_previous=True, skipped=True, lost=kept
     )
 
 

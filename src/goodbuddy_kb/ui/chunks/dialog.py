@@ -210,7 +210,15 @@ class ChunksDialog(QtWidgets.QDialog):
     def reload(self, reset: bool = False, select: str | None = None) -> None:
         if reset:
             self.cursors = [None]
-        self._select_after_load = select or (self.detail.chunk.id if self.detail else None)
+        current = self.current_chunk()
+        # the chunk asked for, else the one shown, else one a reload still on its way was to
+        # select (a save's: a change notice may arrive before its page), else the row selected
+        self._select_after_load = (
+            select
+            or (self.detail.chunk.id if self.detail else None)
+            or self._select_after_load
+            or (current.id if current is not None else None)
+        )
         request = k.ChunksListRequest(
             library_id=self.library_id,
             document_id=self.document_id,
@@ -242,7 +250,7 @@ class ChunksDialog(QtWidgets.QDialog):
         )
         self.info_label.setText(document_text(result.document))
         self.empty_label.setVisible(result.document.retrievable_chunks == 0)
-        wanted = self._select_after_load
+        wanted, self._select_after_load = self._select_after_load, None
         row = next((i for i, c in enumerate(result.chunks) if c.id == wanted), -1)
         if row < 0 and result.chunks:
             row = 0

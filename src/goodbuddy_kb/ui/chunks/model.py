@@ -46,10 +46,15 @@ def doubt_spans(content: str, lines: list[str]) -> list[tuple[int, int]]:
     return sorted(spans)
 
 
+def heading_tip(c: k.ChunkSummary) -> str:
+    """The whole heading path (the cell may cut it), then the start of the chunk's text."""
+    return "\n".join(x for x in (" > ".join(c.heading_path), c.preview) if x)
+
+
 CHUNK_COLUMNS: list[Column[k.ChunkSummary]] = [
     Column("chunks.col.ordinal", lambda c: f"#{c.number}"),
     Column("chunks.col.role", role_text),
-    Column("chunks.col.heading", lambda c: " > ".join(c.heading_path), lambda c: c.preview),
+    Column("chunks.col.heading", lambda c: " > ".join(c.heading_path), heading_tip),
     Column("chunks.col.locator", place),
     Column("chunks.col.characters", lambda c: str(c.character_count)),
     Column("chunks.col.enabled", lambda c: tr("chunks.on" if c.enabled else "chunks.off")),

@@ -185,11 +185,8 @@ class EntityListWidget(QtWidgets.QWidget):
 
     def fit(self) -> None:
         """A narrow list hides the type (it stays in the tooltip and the panel); a wide one
-        gives it the width it reads at, up to a third of the list."""
+        shows it, and the column fitter shares the width (the type as wide as it reads while
+        every column fits; sized here on its own, it pushed Mentions past the list's edge)."""
         narrow = self.list_view.width() < 340
         self.list_view.setColumnHidden(1, narrow)
-        if not narrow:
-            wanted = self.list_view.sizeHintForColumn(1) + 8
-            self.list_view.horizontalHeader().resizeSection(
-                1, max(80, min(wanted, self.list_view.width() // 3))
-            )
+        self.list_fitter.fit()

@@ -46,7 +46,7 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
     "graph.entities": ("实体列表", "Entity list"),
     "graph.col.name": ("名称", "Name"),
     "graph.col.type": ("类型", "Type"),
-    "graph.col.mentions": ("提及", "Uses"),
+    "graph.col.mentions": ("提及", "Mentions"),
     "graph.col.lock": ("✎", "✎"),
     "graph.col.relation": ("关系", "Relation"),
     "graph.col.confidence": ("置信度", "Confidence"),

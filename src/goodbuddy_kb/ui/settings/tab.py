@@ -14,6 +14,7 @@ from goodbuddy_kb.contracts.errors import InvalidRequestError, KbError, invalid_
 from goodbuddy_kb.contracts.graph import GraphGetRequest, GraphInfo
 from goodbuddy_kb.contracts.methods import GRAPH_GET, SETTINGS_GET, SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, KnowledgeRetrievalSettings
+from goodbuddy_kb.contracts.tasks import FINISHED_STATES, TaskInfo
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.graph.texts import status_line
@@ -84,6 +85,7 @@ class SettingsTab(QtWidgets.QWidget):
         self.dialog: QtWidgets.QDialog | None = None
         self.fields: dict[str, QtWidgets.QAbstractSpinBox] = {}
         link.changed.connect(self._refresh_notice)
+        link.task.connect(self._graph_task)
         self.errors: dict[str, QtWidgets.QLabel] = {}
         #: Each field's "range low–high" beside it.
         self.ranges: dict[str, QtWidgets.QLabel] = {}
@@ -290,6 +292,18 @@ class SettingsTab(QtWidgets.QWidget):
     def detach(self) -> None:
         """Stop following the backend (this tab is being replaced)."""
         self.link.changed.disconnect(self._refresh_notice)
+        self.link.task.disconnect(self._graph_task)
+
+    def _graph_task(self, params: dict[str, Any]) -> None:
+        """The graph's counts follow its extraction (it runs after each sync): a finished graph
+        task of this library reads them again."""
+        info = TaskInfo.model_validate(params)
+        if (
+            info.kind == "graph"
+            and info.library_id == self.library_id
+            and info.state in FINISHED_STATES
+        ):
+            self._show_graph_state()
 
     def _refresh_notice(self, params: dict[str, Any]) -> None:
         """A rebuild elsewhere may have cleared "waiting for rebuild": update the notice only
