@@ -225,3 +225,20 @@ def test_an_open_workbench_follows_a_language_switch(qtbot: QtBot, window: MainW
         again.reject()
     finally:
         set_language("en")
+
+
+@pytest.mark.usefixtures("library")
+def test_a_rerank_that_fell_back_says_so_beside_the_results(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """Tried under Xvfb: "Learned model" asked for with no rerank service configured used the
+    local rules; only the Diagnostics tab said so, while the settings line named the learned
+    model."""
+    bench = open_bench(qtbot, window)
+    bench.rerank.setCurrentIndex(bench.rerank.findData("learned"))
+    qtbot.keyClicks(bench.query, "travel allowance")
+    search_with_enter(qtbot, bench)
+    assert bench.response is not None and bench.response.diagnostics.rerank.applied == "local"
+    line = bench.status.text()
+    assert "⚠ Rerank: Learned model was asked for, Local rules used (" in line, line
+    bench.reject()

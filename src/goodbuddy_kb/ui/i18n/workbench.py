@@ -89,6 +89,10 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         "Rerank: requested {requested}, applied {applied}",
     ),
     "diag.fallback": ("回退原因：{v}", "Fallback reason: {v}"),
+    "workbench.rerank_fallback": (
+        "⚠ 重排：请求 {requested}，实际使用 {applied}（{reason}）",
+        "⚠ Rerank: {requested} was asked for, {applied} used ({reason})",
+    ),
     "diag.context": (
         "上下文：{chars}/{budget} 字符{trunc}",
         "Context: {chars}/{budget} {budget:plural:character|characters}{trunc}",

@@ -141,15 +141,27 @@ def search_facts(result: r.KnowledgeRetrievalResponse) -> str:
 
 def status_text(result: r.KnowledgeRetrievalResponse) -> str:
     """How many were found (or why nothing was), then each degraded channel and why (a
-    channel the library turned off is information, not a warning)."""
-    degraded = "\n".join(
+    channel the library turned off is information, not a warning), and a rerank that fell back
+    to another than the one asked for (the settings line names the one asked for)."""
+    lines = [
         tr(
             "diag.off_line" if x.reason_code in INFORMATION else "diag.degraded_line",
             channel=channel(x.channel),
             reason=say_field(x, "reason"),
         )
         for x in result.diagnostics.degraded_channels
-    )
+    ]
+    rerank = result.diagnostics.rerank
+    if rerank.fallback_reason and rerank.applied != rerank.requested:
+        lines.append(
+            tr(
+                "workbench.rerank_fallback",
+                requested=tr(f"workbench.rerank.{rerank.requested}"),
+                applied=tr(f"workbench.rerank.{rerank.applied}"),
+                reason=say_field(rerank, "fallback_reason"),
+            )
+        )
+    degraded = "\n".join(lines)
     if result.zero_result is not None:
         z = result.zero_result
         # The nothing-relevant message names its reason itself (best relevance, floor).
