@@ -4,6 +4,7 @@ serving and leaves no file of the copy behind."""
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import numpy as np
@@ -14,26 +15,30 @@ from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.vectors import build, store
 
 
-def vectors_of(data_dir: Path, version: store.Version, conn: object) -> dict[int, np.ndarray]:
-    rows = conn.execute(  # type: ignore[attr-defined]
+def matrix(data_dir: Path, version: store.Version) -> np.ndarray:
+    data = np.fromfile(store.path_of(data_dir, version.id), dtype=np.float32)
+    return data.reshape(-1, version.dims)
+
+
+def vectors_of(
+    data_dir: Path, version: store.Version, conn: sqlite3.Connection
+) -> dict[int, np.ndarray]:
+    rows = conn.execute(
         "SELECT row, chunk_seq FROM vector_rows WHERE version_id = ? AND alive = 1",
         (version.id,),
     ).fetchall()
-    data = np.fromfile(store.path_of(data_dir, version.id), dtype=np.float32)
-    data = data.reshape(-1, version.dims)
+    data = matrix(data_dir, version)
     return {seq: data[row] for row, seq in rows}
 
 
-def embed_again(conn: object, data_dir: Path, version: store.Version) -> None:
+def embed_again(conn: sqlite3.Connection, data_dir: Path, version: store.Version) -> None:
     """Half the chunks embedded again (as after an edit): their first rows die."""
-    rows = conn.execute(  # type: ignore[attr-defined]
+    rows = conn.execute(
         "SELECT row, chunk_seq, checksum FROM vector_rows WHERE version_id = ? AND row % 2 = 0",
         (version.id,),
     ).fetchall()
-    data = np.fromfile(store.path_of(data_dir, version.id), dtype=np.float32)
-    data = data.reshape(-1, version.dims)
     items = [(seq, checksum) for _row, seq, checksum in rows]
-    store.append(conn, data_dir, version, items, data[[r[0] for r in rows]] * 0.5)  # type: ignore[arg-type]
+    store.append(conn, data_dir, version, items, matrix(data_dir, version)[[r[0] for r in rows]])
 
 
 def test_the_copy_keeps_the_live_vectors_and_a_change_meanwhile_keeps_the_old_index(
