@@ -423,11 +423,13 @@ def compact(
                     conn, data_dir, get(conn, made.id), [(r[1], r[2]) for r in part], source[rows]
                 )
             del source
-        promote(conn, data_dir, get(conn, made.id))
-    except ValueError:
-        discard(conn, data_dir, made.id)
-        return None
     except BaseException:
         discard(conn, data_dir, made.id)
         raise
+    try:
+        promote(conn, data_dir, get(conn, made.id))
+    except ValueError:  # a chunk changed meanwhile (found before the swap, rolled back)
+        discard(conn, data_dir, made.id)
+        return None
+    # (what promote raises after its swap, removing the old files, leaves the copy current)
     return get(conn, made.id)
