@@ -12,15 +12,13 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 import numpy as np
 
+from _seed import seed_chunks
 from _timing import median_ms
-from goodbuddy_kb.main_process.app import open_database
 from goodbuddy_kb.main_process.cancel import CancelToken
-from goodbuddy_kb.main_process.storage import libraries
 from goodbuddy_kb.main_process.storage.db import transaction
 from goodbuddy_kb.main_process.vectors import int8_packed, store
 from goodbuddy_kb.main_process.vectors.scanner import scan
@@ -31,28 +29,7 @@ DEAD_SHARE = 0.25
 
 def seed(data_dir: Path, n: int, rng: np.random.Generator) -> tuple[object, store.Version]:
     """A library of ``n`` chunks with a vector each, then a quarter of them embedded again."""
-    conn = open_database(data_dir).get()
-    library_id = libraries.create(conn, "bench").id
-    t = "2026-01-01"
-    with transaction(conn):
-        conn.execute(
-            "INSERT INTO sources (id, library_id, kind, location, created_at, updated_at)"
-            " VALUES (?, ?, 'folder', '/bench', ?, ?)",
-            ("a" * 32, library_id, t, t),
-        )
-        conn.executemany(
-            "INSERT INTO documents (id, library_id, source_id, relative_path, title, created_at,"
-            " updated_at) VALUES (?, ?, ?, ?, 'd', ?, ?)",
-            ((uuid.UUID(int=d).hex, library_id, "a" * 32, f"d{d}.md", t, t) for d in range(n)),
-        )
-        conn.executemany(
-            "INSERT INTO chunks (id, library_id, document_id, ordinal, content, index_text,"
-            " checksum, created_at, updated_at) VALUES (?, ?, ?, 0, 'x', 'x', 'h', ?, ?)",
-            (
-                (uuid.UUID(int=10**9 + i).hex, library_id, uuid.UUID(int=i).hex, t, t)
-                for i in range(n)
-            ),
-        )
+    _pool, conn, library_id = seed_chunks(data_dir, ["x"] * n)
     seqs = [r[0] for r in conn.execute("SELECT seq FROM chunks ORDER BY seq")]
     version = store.create(conn, data_dir, library_id, "bench", "bench", DIMS)
     matrix = rng.standard_normal((n, DIMS), dtype=np.float32)

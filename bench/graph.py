@@ -14,16 +14,15 @@ import sqlite3
 import statistics
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
+from _seed import seed_chunks
 from goodbuddy_kb.contracts.graph import GraphSettings
 from goodbuddy_kb.main_process.app import open_database
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.graph import channel, store
 from goodbuddy_kb.main_process.graph.extract import extract_library
 from goodbuddy_kb.main_process.graph.matching import Matcher
-from goodbuddy_kb.main_process.storage import libraries
 from goodbuddy_kb.main_process.storage.db import transaction
 
 SUFFIXES = ["部", "中心", "系统", "平台", "制度", "办法"]
@@ -51,32 +50,7 @@ def corpus(rng: random.Random, pool: list[str], chunks: int) -> list[str]:
 
 
 def seed(data_dir: Path, texts: list[str]) -> str:
-    pool = open_database(data_dir)
-    conn = pool.get()
-    library_id = libraries.create(conn, "Bench").id
-    t = "2026-01-01"
-    with transaction(conn):
-        conn.execute(
-            "INSERT INTO sources (id, library_id, kind, location, created_at, updated_at)"
-            " VALUES (?, ?, 'folder', '/nowhere', ?, ?)",
-            ("a" * 32, library_id, t, t),
-        )
-        for d in range(0, len(texts), 100):
-            doc = uuid.UUID(int=d).hex
-            conn.execute(
-                "INSERT INTO documents (id, library_id, source_id, relative_path, title,"
-                " parse_status, fulltext_status, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, 'd', 'done', 'done', ?, ?)",
-                (doc, library_id, "a" * 32, f"d{d}.md", t, t),
-            )
-            conn.executemany(
-                "INSERT INTO chunks (id, library_id, document_id, ordinal, content, index_text,"
-                " checksum, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'h', ?, ?)",
-                [
-                    (uuid.uuid4().hex, library_id, doc, i, text, text, t, t)
-                    for i, text in enumerate(texts[d : d + 100])
-                ],
-            )
+    pool, conn, library_id = seed_chunks(data_dir, texts)
     store.update(conn, library_id, GraphSettings(strategy="local"), None)
     pool.close_all()
     return library_id
