@@ -192,9 +192,11 @@ def vectorise(
             _catch_up(conn, library_id, target.id, catch_up, importing_now, cancel, heartbeat)
             # What a change still made after the passes is left to the next vectorisation.
             store.promote(conn, data_dir, store.get(conn, target.id), allow_gaps=current is None)
-        elif not report.failed_rows and store.worth_compacting(conn, store.get(conn, target.id)):
+        elif not report.failed_rows:
             # the dead rows changed chunks left behind are read by every query: leave them out
-            store.compact(conn, data_dir, store.get(conn, target.id), cancel.check)
+            grown = store.get(conn, target.id)
+            if store.worth_compacting(conn, grown):
+                store.compact(conn, data_dir, grown, cancel.check)
     except (CancelledError, KbError, ValueError) as exc:
         reason = exc.message if isinstance(exc, KbError) else str(exc)
         report.error = reason

@@ -419,9 +419,8 @@ def compact(
                 check()
                 part = live[start : start + COMPACT_BATCH]
                 rows = np.fromiter((r[0] for r in part), dtype=np.int64, count=len(part))
-                append(
-                    conn, data_dir, get(conn, made.id), [(r[1], r[2]) for r in part], source[rows]
-                )
+                # (append reads the row count it extends from SQLite: ``made`` needs no re-read)
+                append(conn, data_dir, made, [(r[1], r[2]) for r in part], source[rows])
             del source
     except BaseException:
         discard(conn, data_dir, made.id)

@@ -270,11 +270,12 @@ class WorkbenchDialog(QtWidgets.QDialog):
             self.splitter.setSizes(state.splitter)
 
     def _remember(self) -> None:
+        top_k, rerank, fusion = self._choices()
         self.remembered = WorkbenchState(
             query=self.query.toPlainText(),
-            top_k=self.top_k.value(),
-            rerank=str(self.rerank.currentData()),
-            fusion=str(self.fusion.currentData()),
+            top_k=top_k,
+            rerank=rerank,
+            fusion=fusion,
             width=self.width(),
             height=self.height(),
             vertical=self.splitter.orientation() == QtCore.Qt.Orientation.Vertical,
