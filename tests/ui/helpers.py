@@ -211,41 +211,56 @@ def english_sentences(text: str) -> list[str]:
 
 def visible_texts(root: QtWidgets.QWidget, data_columns: dict[int, set[int]]) -> list[str]:
     """What a person reads in ``root``: labels, buttons, titles, tabs, placeholders, tooltips,
-    combo items, table headers and the non-data cells of tables."""
-    texts: list[str] = [root.windowTitle()]
+    combo items, table headers and the non-data cells of tables (a label or text browser
+    named "data" holds the documents' own words)."""
+    return [text for _where, text in placed_texts(root, data_columns)]
+
+
+def placed_texts(
+    root: QtWidgets.QWidget, data_columns: dict[int, set[int]]
+) -> list[tuple[str, str]]:
+    """``visible_texts`` with where each was read (the widget's class, object and accessible
+    names, and the table cell), so a failing look says which widget showed it."""
+    texts: list[tuple[str, str]] = [("window title", root.windowTitle())]
     for w in [root, *root.findChildren(QtWidgets.QWidget)]:
         if not w.isVisibleTo(root):
             continue
-        texts.append(w.toolTip())
+        where = f"{type(w).__name__} {w.objectName()!r} {w.accessibleName()!r}"
+        texts.append((f"{where} tooltip", w.toolTip()))
         if isinstance(w, QtWidgets.QLabel | QtWidgets.QAbstractButton):
-            texts.append(w.text())
+            if w.objectName() != "data":  # (a label holding the documents' own words)
+                texts.append((where, w.text()))
         elif isinstance(w, QtWidgets.QGroupBox):
-            texts.append(w.title())
+            texts.append((where, w.title()))
         elif isinstance(w, QtWidgets.QLineEdit | QtWidgets.QPlainTextEdit):
-            texts.append(w.placeholderText())
+            texts.append((where, w.placeholderText()))
         elif isinstance(w, QtWidgets.QComboBox):
-            texts += [w.itemText(i) for i in range(w.count())]
+            texts += [(where, w.itemText(i)) for i in range(w.count())]
         elif isinstance(w, QtWidgets.QTabWidget):
-            texts += [w.tabText(i) for i in range(w.count())]
+            texts += [(where, w.tabText(i)) for i in range(w.count())]
         elif isinstance(w, QtWidgets.QTextBrowser) and w.objectName() != "data":
-            texts.append(w.toPlainText())
+            texts.append((where, w.toPlainText()))
         elif isinstance(w, QtWidgets.QTableView) and w.model() is not None:
             # (List views hold names people gave: libraries, conversations.)
             model = w.model()
             skip = data_columns.get(id(model), set())
             for col in range(model.columnCount(QtCore.QModelIndex())):
-                texts.append(str(model.headerData(col, QtCore.Qt.Orientation.Horizontal) or ""))
+                header = model.headerData(col, QtCore.Qt.Orientation.Horizontal)
+                texts.append((f"{where} header {col}", str(header or "")))
                 if col in skip:
                     continue
                 for row in range(min(model.rowCount(QtCore.QModelIndex()), 50)):
-                    texts.append(str(model.data(model.index(row, col)) or ""))
-                    tip = model.data(model.index(row, col), QtCore.Qt.ItemDataRole.ToolTipRole)
-                    texts.append(str(tip or ""))
+                    cell = model.index(row, col)
+                    tip = model.data(cell, QtCore.Qt.ItemDataRole.ToolTipRole)
+                    texts.append((f"{where} cell {row},{col}", str(model.data(cell) or "")))
+                    texts.append((f"{where} cell {row},{col} tooltip", str(tip or "")))
     return texts
 
 
 def assert_chinese(root: QtWidgets.QWidget, data_columns: dict[int, set[int]]) -> None:
-    found = sorted({s for t in visible_texts(root, data_columns) for s in english_sentences(t)})
+    found = sorted(
+        {(s, where) for where, t in placed_texts(root, data_columns) for s in english_sentences(t)}
+    )
     assert not found, f"English sentences in the Chinese {root.__class__.__name__}: {found}"
 
 

@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.i18n import language, set_language
+from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.servers.chatserver import ChatScript, chat_server
 from tests.ui.helpers import (
     MakeLibrary,
@@ -50,11 +51,22 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         assert win.current_library() is not None and win.current_library().name == "Handbook"
         win.tabs.setCurrentIndex(0)
         qtbot.waitUntil(lambda: "个文档" in tab.summary.text(), timeout=5_000)
-        # Every screen in Chinese (file names and paths are data).
-        data = {id(tab.documents): {0}, id(tab.sources): {1}}
+        # Every screen in Chinese. File names, paths and what the graph took from the English
+        # handbook (entity names, relations, evidence) are data; the graph tab is looked at
+        # with an entity shown (a focus landing on its list shows the first one).
         for index in range(win.tabs.count()):
             win.tabs.setCurrentIndex(index)
             qtbot.wait(50)
+            if win.tabs.currentWidget() is win.graph_tab:
+                show_an_entity(qtbot, win)
+            assert win.documents_tab is tab, "one rebuild of the window per language change"
+            data = {
+                id(tab.documents): {0},
+                id(tab.sources): {1},
+                id(win.graph_tab.entity_list.entities): {0},
+                id(win.graph_tab.panel.relations): {0},
+                id(win.graph_tab.panel.evidence): {0, 1},
+            }
             assert_chinese(win, data)
         win.tabs.setCurrentIndex(0)
         shoot(win, "language-switched-zh")
@@ -71,6 +83,18 @@ def test_a_language_change_applies_at_once_where_the_person_was(
     finally:
         win.link.shutdown()
         set_language("en")
+
+
+def show_an_entity(qtbot: QtBot, win: MainWindow) -> None:
+    """Once the graph's extraction has listed entities, show the one with the longest name
+    (as a person may choose it)."""
+    entities = win.graph_tab.entity_list.entities
+    qtbot.waitUntil(lambda: entities.rowCount() > 0, timeout=30_000)
+    names = [e.name for e in entities.rows]
+    longest = max(range(len(names)), key=lambda i: len(names[i].split()))
+    win.graph_tab.entity_list.list_view.selectRow(longest)
+    title = win.graph_tab.panel.title
+    qtbot.waitUntil(lambda: bool(title.text()), timeout=5_000)
 
 
 def test_a_change_during_a_streaming_answer_waits_for_its_end(qtbot: QtBot, data_dir: Path) -> None:

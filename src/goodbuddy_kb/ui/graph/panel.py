@@ -54,6 +54,7 @@ class EntityPanel(QtWidgets.QScrollArea):
         font.setPointSizeF(font.pointSizeF() * 1.2)
         self.title.setFont(font)
         self.title.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.title.setObjectName("data")  # the entity's name, the documents' own words
         self.facts = QtWidgets.QLabel()
         self.facts.setWordWrap(True)
         self.facts.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
