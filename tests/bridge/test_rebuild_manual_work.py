@@ -22,9 +22,11 @@ from goodbuddy_kb.contracts.methods import (
     CHUNKS_LIST,
     DOCUMENT_REBUILD,
     DOCUMENTS_LIST,
+    LIBRARY_LIST,
     LIBRARY_REBUILD,
     REBUILD_PREVIEW,
     RETRIEVE,
+    SETTINGS_GET,
     SETTINGS_UPDATE,
     SOURCE_ADD,
     SOURCE_SYNC,
@@ -150,6 +152,8 @@ def test_unchanged_text_keeps_its_manual_state_and_a_disabled_text_disables_its_
         assert len(memo) == 1 and not memo[0].enabled, "the new chunk holding it is disabled"
         assert snippets(client, library_id, "lynxmark") == []
         assert snippets(client, library_id, "zebracrossing") == [EDITED], "policy.md skipped"
+        # the library and the document say that policy.md keeps chunks of the old settings
+        assert kept(client, library_id) == (1, 1, ["policy.md"])
 
         # A document rebuild asks the same way; discarding brings the file's text back.
         client.call(
@@ -172,6 +176,19 @@ def test_unchanged_text_keeps_its_manual_state_and_a_disabled_text_disables_its_
         )
         left = client.call(REBUILD_PREVIEW, rb.RebuildPreviewRequest(library_id=library_id))
         assert [d.path for d in left.documents] == ["memo.md"]
+        assert kept(client, library_id) == (0, 0, []), "rebuilt with the library's settings"
+
+
+def kept(client: BlockingClient, library_id: str) -> tuple[int, int, list[str]]:
+    """The documents kept on old chunks for their manual work: as the library's settings,
+    the documents' summary and the document rows count them."""
+    settings = client.call(SETTINGS_GET, lib.SettingsGetRequest(library_id=library_id))
+    listed = client.call(DOCUMENTS_LIST, s.DocumentListRequest(library_id=library_id))
+    libraries = client.call(LIBRARY_LIST, lib.LibraryListRequest()).libraries
+    library = next(x for x in libraries if x.id == library_id)
+    assert settings.kept_old_chunks == listed.summary.kept_old_chunks == library.kept_old_chunks
+    paths = [d.path for d in listed.documents if d.kept_old_chunks]
+    return settings.kept_old_chunks, listed.summary.kept_old_chunks, paths
 
 
 def test_the_choice_is_validated(data_dir: Path) -> None:

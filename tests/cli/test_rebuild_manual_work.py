@@ -105,6 +105,10 @@ def test_rebuild_skips_a_document_with_manual_work_unless_told_to_discard(
         assert "--discard-edits" in out
         assert "1 skipped to keep manual chunk work" in run(data_dir, "tasks", "Notes").stdout
         assert pending(client, library_id), "the new settings do not yet apply everywhere"
+        listing = run(data_dir, "documents", "Notes").stdout
+        assert "(1 document kept on the old chunking for manual work" in listing
+        assert "policy.md  [old chunking kept for manual work]" in listing
+        assert "1 document kept on the old chunking" in run(data_dir, "library", "list").stdout
         other = run(data_dir, "chunks", "Notes", "other.md", "--json")
         assert json.loads(other.stdout)["document"]["status"]["parse"] == "done"
 
@@ -117,3 +121,4 @@ def test_rebuild_skips_a_document_with_manual_work_unless_told_to_discard(
         ), "the edit was discarded: the file's own text is back"
         assert found(data_dir, "quokkafence") and found(data_dir, "walrusgate")
         assert not pending(client, library_id)
+        assert "old chunking" not in run(data_dir, "documents", "Notes").stdout

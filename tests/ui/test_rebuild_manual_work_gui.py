@@ -24,6 +24,7 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.documents.columns import CHUNKS_COLUMN
 from goodbuddy_kb.ui.documents.manual_work import describe
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
@@ -129,8 +130,26 @@ def test_the_rebuild_dialog_names_manual_work_and_its_choice_reaches_the_backend
     assert "still waiting for rebuild" in text
     assert snippets(qtbot, window, library_id, "zebracrossing") == [EDITED]
     assert snippets(qtbot, window, library_id, "walrusgate") == []
+    # "waiting for rebuild" stays, and says why: the document kept on its old chunks (before,
+    # it read as if the rebuild had not run)
+    tab = window.documents_tab
+    kept = "1 document keeps old chunks"
+    qtbot.waitUntil(lambda: kept in tab.pending_label.text(), timeout=10_000)
+    assert "choose Discard" in tab.pending_label.toolTip()
+    header = window.detail.pending
+    qtbot.waitUntil(lambda: "skipped 1 document" in header.toolTip(), timeout=10_000)
+    row = next(i for i, d in enumerate(tab.documents.rows) if d.path == "policy.md")
+    tip = tab.documents.data(
+        tab.documents.index(row, CHUNKS_COLUMN), QtCore.Qt.ItemDataRole.ToolTipRole
+    )
+    assert "The last rebuild skipped this document to keep its manual work" in str(tip)
+    shoot(window, "rebuild-kept-old-chunks-light-en")
+    window.resize(800, 600)
+    qtbot.wait(100)
+    assert tab.pending_label.sizeHint().width() <= tab.pending_label.width() + 1, "not cut"
+    shoot(window, "rebuild-kept-old-chunks-800-en")
 
-    tab = window.documents_tab  # a document's own rebuild asks the same way
+    # a document's own rebuild asks the same way
     tab.rebuild_box = None
     row = next(i for i, d in enumerate(tab.documents.rows) if d.path == "policy.md")
     tab.document_view.selectRow(row)
@@ -161,6 +180,9 @@ def test_the_rebuild_dialog_names_manual_work_and_its_choice_reaches_the_backend
     assert "manual work discarded: 1 edited, 1 disabled, 1 deleted" in text
     assert snippets(qtbot, window, library_id, "walrusgate")
     qtbot.waitUntil(window.documents_tab.pending_label.isHidden, timeout=10_000)
+    qtbot.waitUntil(window.detail.pending.isHidden, timeout=10_000)
+    policy_row = next(d for d in window.documents_tab.documents.rows if d.path == "policy.md")
+    assert not policy_row.kept_old_chunks
 
 
 def test_the_manual_work_text_in_both_languages() -> None:

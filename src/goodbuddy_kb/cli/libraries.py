@@ -8,7 +8,7 @@ import sys
 from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
-from goodbuddy_kb.cli.output import EXIT_ERROR, confirm, emit
+from goodbuddy_kb.cli.output import EXIT_ERROR, confirm, emit, plural
 from goodbuddy_kb.cli.resolve import resolve_library
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.methods import (
@@ -42,7 +42,11 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _library_line(lib: c.Library) -> str:
-    pending = "  (settings updated, waiting for rebuild)" if lib.settings_pending_rebuild else ""
+    pending = "  (settings updated, waiting for rebuild" if lib.settings_pending_rebuild else ""
+    if pending and lib.kept_old_chunks:
+        kept = plural(lib.kept_old_chunks, "document")
+        pending += f"; {kept} kept on the old chunking for manual work"
+    pending += ")" if pending else ""
     exposed = "  [external AI tools: on]" if lib.external_access else ""
     return f"{lib.id}  {lib.name}{exposed}{pending}"
 

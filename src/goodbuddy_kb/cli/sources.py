@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
-from goodbuddy_kb.cli.output import emit
+from goodbuddy_kb.cli.output import emit, plural
 from goodbuddy_kb.cli.tasks import finish, wait_for_library
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts.errors import InvalidRequestError
@@ -128,6 +128,12 @@ def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -
         f"{s.documents} documents: {s.fulltext_usable} usable for full-text, {s.vectorised} vectorised, "
         f"{s.failed} failed, {s.pending} pending"
         + (", settings updated, waiting for rebuild" if s.settings_pending_rebuild else "")
+        + (
+            f" ({plural(s.kept_old_chunks, 'document')} kept on the old chunking for manual work:"
+            " rebuild --discard-edits to apply the settings to them)"
+            if s.kept_old_chunks
+            else ""
+        )
     )
     lines = [header, f"{'parse':<8}{'fulltext':<9}{'vector':<13}{'graph':<10}{'chunks':>6}  path"]
     for d in res.documents:
@@ -138,6 +144,7 @@ def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -
             + (f"  — {d.error}" if d.error else "")
             + (f"  (note: {d.note})" if d.note and not d.error else "")
             + (f"  [{_ocr_note(d.ocr)}]" if d.ocr is not None else "")
+            + ("  [old chunking kept for manual work]" if d.kept_old_chunks else "")
         )
     if res.total > args.offset + len(res.documents):
         lines.append(f"… {res.total - args.offset - len(res.documents)} more (use --offset)")

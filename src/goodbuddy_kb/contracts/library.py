@@ -49,6 +49,9 @@ class Library(ContractModel):
     created_at: str
     updated_at: str
     settings_pending_rebuild: bool = False
+    #: Documents a rebuild skipped to keep their manual chunk work: they keep chunks made with
+    #: earlier chunking settings (so the library still waits for a rebuild that discards it).
+    kept_old_chunks: int = Field(0, ge=0)
     #: "Available to external AI tools" (the MCP server); off until the user switches it on.
     external_access: bool = False
 
@@ -98,6 +101,8 @@ class LibrarySettings(ContractModel):
     #: Put a bounded title/heading/page prefix in front of each chunk's index text (US-F4).
     contextual_indexing: bool
     settings_pending_rebuild: bool
+    #: As in :class:`Library`: documents kept on earlier chunking for their manual work.
+    kept_old_chunks: int = Field(0, ge=0)
     external_access: bool = False
     #: Recognise text in scanned PDF pages and images, locally (on by default).
     ocr_enabled: bool = True

@@ -185,6 +185,9 @@ class Document(ContractModel):
     disabled_chunks: int = 0
     #: Chunks deleted by hand, remembered so a rebuild or re-sync does not bring them back.
     deleted_chunks: int = 0
+    #: A library rebuild skipped it to keep that manual work: its chunks were made with
+    #: earlier chunking settings (until a sync or a rebuild that discards the work).
+    kept_old_chunks: bool = False
     error_code: str | None = None
     error_params: dict[str, str] = Field(default_factory=dict)
     retryable_error_code: str | None = None
@@ -234,6 +237,8 @@ class LibrarySummary(ContractModel):
     pending: int
     no_retrievable_content: int
     settings_pending_rebuild: bool
+    #: Documents a rebuild skipped to keep their manual chunk work (on earlier chunking).
+    kept_old_chunks: int = Field(0, ge=0)
 
 
 class DocumentListResponse(ContractModel):

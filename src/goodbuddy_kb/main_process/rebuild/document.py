@@ -111,7 +111,7 @@ def rebuild_document(
         drafts = chunk_document(parsed, doc.id, settings.chunking, settings.contextual_indexing)
     manual = manual_work.plan(conn, doc.id, drafts)
     if manual.lost.total and not discard:
-        return _skipped(doc, manual)
+        return _skipped(conn, doc, manual)
     plan = plan_vectors(conn, library_id, doc.id, manual.drafts, provider)
     if provider is not None and plan.todo:
         try:
@@ -142,7 +142,7 @@ def rebuild_document(
             keep_manual=not discard,
         )
     except manual_work.ManualWorkWouldBeLost as exc:  # edited meanwhile (rolled back)
-        return _skipped(doc, exc.plan)
+        return _skipped(conn, doc, exc.plan)
     except sqlite3.IntegrityError as exc:  # the source went while we read (rolled back)
         raise NotFoundError("the document's source was removed", {"documentId": doc.id}) from exc
     return DocumentOutcome(
@@ -150,9 +150,11 @@ def rebuild_document(
     )
 
 
-def _skipped(doc: DocumentRow, plan: CarryOver) -> DocumentOutcome:
+def _skipped(conn: sqlite3.Connection, doc: DocumentRow, plan: CarryOver) -> DocumentOutcome:
     """Skipped to keep its manual work: all of it stays (the edits the new chunking would have
-    dropped and the work it would have carried over alike)."""
+    dropped and the work it would have carried over alike), and the document is marked as
+    keeping chunks made with earlier settings until a sync or rebuild replaces them."""
+    documents.mark_kept_old_chunks(conn, doc.id)
     kept = plus(plan.lost, plan.carried)
     return DocumentOutcome(
         doc.id, doc.relative_path, False, kept_previous=True, skipped=True, lost=kept

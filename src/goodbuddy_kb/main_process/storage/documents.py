@@ -152,7 +152,7 @@ def store_parsed(
         conn.execute(
             "UPDATE documents SET parse_status = 'done', parse_error = NULL,"
             " retryable_error = NULL, ocr_status = ?, ocr_error = NULL, ocr_note = ?,"
-            " parse_note = ? WHERE id = ?",
+            " parse_note = ?, kept_old_chunks = 0 WHERE id = ?",
             (None if ocr_note is None else "done", ocr_note, parse_note, doc_id),
         )
         retrievable = refresh_retrievable(conn, doc_id)
@@ -265,6 +265,13 @@ def set_ocr_status(
             "UPDATE documents SET ocr_status = ?, ocr_error = ? WHERE id = ?",
             (status, None if reason is None else reason[:500], document_id_),
         )
+
+
+def mark_kept_old_chunks(conn: sqlite3.Connection, document_id_: str) -> None:
+    """A rebuild skipped the document to keep its manual chunk work: it keeps chunks made with
+    earlier chunking settings (cleared when :func:`store_parsed` replaces them)."""
+    with transaction(conn):
+        conn.execute("UPDATE documents SET kept_old_chunks = 1 WHERE id = ?", (document_id_,))
 
 
 @dataclass(frozen=True)
@@ -437,6 +444,7 @@ def page(
             edited_chunks=r["edited_chunks"],
             disabled_chunks=r["disabled_chunks"],
             deleted_chunks=r["deleted_chunks"],
+            kept_old_chunks=bool(r["kept_old_chunks"]),
             updated_at=r["updated_at"],
             ocr=_ocr(r),
         )
@@ -455,7 +463,8 @@ def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
         " sum(parse_status IN ('pending', 'running') OR ocr_status IN ('pending', 'running')"
         " OR (parse_status = 'done' AND retrievable"
         " AND fulltext_status = 'done' AND vector_status IN ('pending', 'running'))) AS pending,"
-        " sum(parse_status = 'done' AND NOT retrievable) AS empty"
+        " sum(parse_status = 'done' AND NOT retrievable) AS empty,"
+        " sum(kept_old_chunks) AS kept"
         " FROM (SELECT d.*, EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id"
         " AND c.role != 'parent' AND c.enabled = 1) AS retrievable"
         " FROM documents d WHERE d.library_id = ?)",
@@ -472,4 +481,5 @@ def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
         pending=row["pending"] or 0,
         no_retrievable_content=row["empty"] or 0,
         settings_pending_rebuild=bool(pending_rebuild and pending_rebuild[0]),
+        kept_old_chunks=row["kept"] or 0,
     )

@@ -13,7 +13,11 @@ from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, Knowledge
 from goodbuddy_kb.main_process.ids import new_id, now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
 
-_COLUMNS = "id, name, created_at, updated_at, settings_pending_rebuild, external_access"
+_COLUMNS = (
+    "id, name, created_at, updated_at, settings_pending_rebuild, external_access, "
+    + "(SELECT count(*) FROM documents d WHERE d.library_id = libraries.id"
+    " AND d.kept_old_chunks = 1) AS kept_old_chunks"
+)
 
 
 def have_retrievable_chunks(conn: sqlite3.Connection, library_ids: list[str]) -> bool:
@@ -35,6 +39,7 @@ def _library(row: sqlite3.Row) -> Library:
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         settings_pending_rebuild=bool(row["settings_pending_rebuild"]),
+        kept_old_chunks=row["kept_old_chunks"],
         external_access=bool(row["external_access"]),
     )
 
@@ -120,7 +125,9 @@ def _chunking(raw: str) -> KnowledgeChunkingSettings:
 def get_settings(conn: sqlite3.Connection, library_id: str) -> LibrarySettings:
     row = conn.execute(
         "SELECT retrieval_settings, chunking_settings, contextual_indexing,"
-        " settings_pending_rebuild, external_access, ocr_enabled, assistant_instructions"
+        " settings_pending_rebuild, external_access, ocr_enabled, assistant_instructions,"
+        " (SELECT count(*) FROM documents d WHERE d.library_id = libraries.id"
+        " AND d.kept_old_chunks = 1) AS kept_old_chunks"
         " FROM libraries WHERE id = ?",
         (library_id,),
     ).fetchone()
@@ -132,6 +139,7 @@ def get_settings(conn: sqlite3.Connection, library_id: str) -> LibrarySettings:
         chunking=_chunking(row["chunking_settings"]),
         contextual_indexing=bool(row["contextual_indexing"]),
         settings_pending_rebuild=bool(row["settings_pending_rebuild"]),
+        kept_old_chunks=row["kept_old_chunks"],
         external_access=bool(row["external_access"]),
         ocr_enabled=bool(row["ocr_enabled"]),
         assistant_instructions=row["assistant_instructions"],

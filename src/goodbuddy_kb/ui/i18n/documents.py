@@ -223,6 +223,10 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "⊘ {count} 个分块已停用（保留，但不参与检索）",
         "⊘ {count} {count:plural:chunk|chunks} switched off (kept, not searched)",
     ),
+    "docs.kept_old_chunks": (
+        "⟳ 上次重建为保留人工修改跳过了此文档：它的分块仍按旧的分块设置",
+        "⟳ The last rebuild skipped this document to keep its manual work: its chunks follow the old chunking settings",
+    ),
     "docs.deleted_chunks": (
         "✕ {count} 个分块已人工删除（文本未变时，重建和同步不会恢复）",
         "✕ {count} {count:plural:chunk|chunks} deleted by hand (a rebuild or sync leaves {count:plural:it|them} out while the text is unchanged)",

@@ -45,6 +45,17 @@ LIBRARY_STRINGS: dict[str, tuple[str, str]] = {
     "detail.hide": ("设置摘要 ▾", "Settings summary ▾"),
     "detail.pending_rebuild": ("设置已更新，等待重建", "Settings updated, waiting for rebuild"),
     "detail.pending_short": ("等待重建", "Waiting for rebuild"),
+    "detail.kept_short": (
+        "{n} 个文档保留旧分块",
+        "{n} {n:plural:document keeps|documents keep} old chunks",
+    ),
+    "detail.kept": (
+        "上次重建为保留人工修改的分块跳过了 {n} 个文档，它们的分块仍按旧的分块设置。"
+        "重建时选择“丢弃”可让它们也采用新设置（人工修改会丢失）。",
+        "The last rebuild skipped {n} {n:plural:document|documents} to keep {n:plural:its|their} manual chunk work;"
+        " {n:plural:its|their} chunks still follow the old chunking settings."
+        " Rebuild and choose Discard to apply the new settings to {n:plural:it|them} too (the manual work is lost).",
+    ),
     "detail.rebuilding": (
         "正在按新设置重建，进度见“任务中心”",
         "Rebuilding with the new settings — progress in the Tasks tab",

@@ -69,6 +69,10 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self.details.hide()
         layout.addWidget(self.details)
         self._shown: str | None = None
+        #: Documents the last rebuild kept on old chunks (for their manual work), and whether
+        #: a rebuild of the library shown runs now.
+        self._kept = 0
+        self._running = False
         self._library_widgets = [self.title, self.created, self.details_button]
         self.show_library(None)
 
@@ -84,7 +88,10 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self.created.setText(tr("detail.created", when=library.created_at[:16].replace("T", " ")))
         self.pending.setVisible(library.settings_pending_rebuild)
         if self._shown != library.id:
-            self.show_rebuilding(False)  # another library's rebuild is not this one's
+            self._running = False  # another library's rebuild is not this one's
+        self._kept = library.kept_old_chunks
+        self._say_pending()
+        if self._shown != library.id:
             self.retrieval.setText("…")
             self.chunking.setText("…")
         self._shown = library.id
@@ -100,14 +107,21 @@ class LibraryDetailWidget(QtWidgets.QWidget):
 
     def show_rebuilding(self, running: bool) -> None:
         """While a library rebuild runs, "waiting for rebuild" says that it is rebuilding."""
-        short, whole = (
-            ("detail.rebuilding_short", "detail.rebuilding")
-            if running
-            else ("detail.pending_short", "detail.pending_rebuild")
-        )
-        self.pending.setText("⟳ " + tr(short))
-        self.pending.setToolTip(tr(whole))
-        self.pending.setAccessibleName(tr(whole))
+        self._running = running
+        self._say_pending()
+
+    def _say_pending(self) -> None:
+        """ "Rebuilding", or "waiting for rebuild" — and, after a rebuild that skipped documents
+        to keep their manual chunk work, how many still keep old chunks and what to do."""
+        if self._running:
+            short, whole = tr("detail.rebuilding_short"), tr("detail.rebuilding")
+        else:
+            short, whole = tr("detail.pending_short"), tr("detail.pending_rebuild")
+            if self._kept:  # (the count is beside "Rebuild library": the header stays short)
+                whole += "\n" + tr("detail.kept", n=self._kept)
+        self.pending.setText("⟳ " + short)
+        self.pending.setToolTip(whole)
+        self.pending.setAccessibleName(whole)
 
     def _toggle_details(self, on: bool) -> None:
         self.details.setVisible(on)
@@ -134,3 +148,6 @@ class LibraryDetailWidget(QtWidgets.QWidget):
             )
         )
         self.pending.setVisible(settings.settings_pending_rebuild)
+        if settings.library_id == self._shown:
+            self._kept = settings.kept_old_chunks
+            self._say_pending()

@@ -317,10 +317,19 @@ class SettingsTab(QtWidgets.QWidget):
 
         def done(result: c.LibrarySettings | None, error: KbError | None) -> None:
             if result is not None and result.library_id == self.library_id:
-                self.rebuild_notice.setVisible(result.settings_pending_rebuild)
-                self.rebuild_button.setVisible(result.settings_pending_rebuild)
+                self._show_notice(result)
 
         self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), done)
+
+    def _show_notice(self, result: c.LibrarySettings) -> None:
+        """ "Waiting for rebuild" with its button, and after a rebuild that skipped documents to
+        keep their manual chunk work, how many keep old chunks and what to do."""
+        text = "⟳ " + tr("settings.rebuild_notice")
+        if result.kept_old_chunks:
+            text += " " + tr("detail.kept", n=result.kept_old_chunks)
+        self.rebuild_notice.setText(text)
+        self.rebuild_notice.setVisible(result.settings_pending_rebuild)
+        self.rebuild_button.setVisible(result.settings_pending_rebuild)
 
     def _show(self, result: c.LibrarySettings | None, error: KbError | None) -> None:
         if result is None:
@@ -335,8 +344,7 @@ class SettingsTab(QtWidgets.QWidget):
         self.mode_box.setCurrentIndex(self.mode_box.findData(result.chunking.mode))
         self.contextual_box.setChecked(result.contextual_indexing)
         self.ocr_box.setChecked(result.ocr_enabled)
-        self.rebuild_notice.setVisible(result.settings_pending_rebuild)
-        self.rebuild_button.setVisible(result.settings_pending_rebuild)
+        self._show_notice(result)
         for label in self.errors.values():
             label.hide()
         self.retrieval_error.hide()
