@@ -19,6 +19,8 @@ from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.ticket import Ticket
 
 PAGE = 100
+#: The width the name column keeps before the type column is shown beside it.
+NAME_ROOM = 110
 
 
 class EntityListWidget(QtWidgets.QWidget):
@@ -146,6 +148,7 @@ class EntityListWidget(QtWidgets.QWidget):
         selected = self.state.shown_id
         self.total = result.total
         self.entities.set_rows(result.entities)
+        self.fit()  # the type's room follows the types listed
         row = next((i for i, e in enumerate(result.entities) if e.id == selected), -1)
         if row >= 0:
             self.list_view.selectionModel().blockSignals(True)
@@ -184,9 +187,17 @@ class EntityListWidget(QtWidgets.QWidget):
         self.list_view.viewport().update()
 
     def fit(self) -> None:
-        """A narrow list hides the type (it stays in the tooltip and the panel); a wide one
-        shows it, and the column fitter shares the width (the type as wide as it reads while
-        every column fits; sized here on its own, it pushed Mentions past the list's edge)."""
-        narrow = self.list_view.width() < 340
-        self.list_view.setColumnHidden(1, narrow)
+        """A list too narrow for the name's room beside whole types, mentions and marks hides
+        the type (it stays in the tooltip and the panel); a wider one shows it, and the column
+        fitter shares the width (sized here on its own, the type pushed Mentions past the
+        list's edge). The room follows what the columns hold: Chinese types ("组织") are
+        shown in a list where English ones ("Organisation") would be cut."""
+        self.list_view.setColumnHidden(1, self.list_view.width() < self.type_room())
         self.list_fitter.fit()
+
+    def type_room(self) -> int:
+        """The least list width that shows the type: the name's room, then the type, mentions
+        and mark columns as wide as their widest cell or header reads."""
+        view, header = self.list_view, self.list_view.horizontalHeader()
+        columns = sum(max(view.sizeHintForColumn(c), header.sectionSizeHint(c)) for c in (1, 2, 3))
+        return NAME_ROOM + columns + view.frameWidth() * 2
