@@ -136,6 +136,7 @@ def test_the_workbench_remembers_each_library_for_the_session(
     bench.resize(1100, 720)
     qtbot.wait(50)
     bench.splitter.setSizes([400, 676])
+    bench.move(37, 41)  # moved aside, as a person drags it beside the main window
     qtbot.wait(50)
     sizes = bench.splitter.sizes()
     bench.reject()
@@ -151,6 +152,7 @@ def test_the_workbench_remembers_each_library_for_the_session(
     assert again.query.toPlainText() == "travel allowance"
     assert again.top_k.value() == 9 and again.rerank.currentData() == "local"
     assert (again.width(), again.height()) == (1100, 720)
+    assert (again.pos().x(), again.pos().y()) == (37, 41), "it opens where it was moved"
     assert again.splitter.sizes() == sizes
     assert "top K 9" in again.effective.text()
     again.reject()

@@ -1,5 +1,6 @@
 """What the workbench remembers of each library for the session: the question, the result size
-(top K), the rerank choice, the window's size and the splitter between results and diagnostics.
+(top K), the rerank choice, the window's size and place, and the splitter between results and
+diagnostics.
 Closing the workbench, switching to another library and coming back finds them as they were;
 nothing is saved to disk (a new session starts from the library's own settings)."""
 
@@ -19,6 +20,8 @@ class WorkbenchState:
     #: Whether the results sat over the diagnostics (a narrow window) or beside them.
     vertical: bool
     splitter: list[int] = field(default_factory=list)
+    #: Where its window was (its frame's top left), so it opens again where it was moved.
+    position: tuple[int, int] | None = None
 
 
 class WorkbenchMemory:

@@ -2,7 +2,7 @@
 a chat model; see ranked results with per-channel ranks, diagnostics and the assembled context.
 It never creates a chat message, never calls a model, and changes nothing in the library.
 Enter searches, Shift+Enter adds a line. What was asked and how (the question, top K, rerank,
-the window's size and splitter) is remembered per library for the session (``memory.py``).
+the window's size, place and splitter) is remembered per library for the session (``memory.py``).
 The result columns live in ``results.py``, the diagnostics and status wording in ``report.py``."""
 
 from __future__ import annotations
@@ -261,6 +261,11 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.rerank.setCurrentIndex(max(0, self.rerank.findData(state.rerank)))
         self.fusion.setCurrentIndex(max(0, self.fusion.findData(state.fusion)))
         self.resize(state.width, state.height)
+        if state.position is not None:
+            place = QtCore.QPoint(*state.position)
+            # only where a screen still shows it (a screen unplugged since: Qt places it)
+            if QtGui.QGuiApplication.screenAt(place + QtCore.QPoint(40, 20)) is not None:
+                self.move(place)
 
     def showEvent(self, event: QtGui.QShowEvent) -> None:
         super().showEvent(event)
@@ -280,6 +285,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
             height=self.height(),
             vertical=self.splitter.orientation() == QtCore.Qt.Orientation.Vertical,
             splitter=self.splitter.sizes(),
+            position=(self.pos().x(), self.pos().y()),
         )
         self.memory.keep(self.library_id, self.remembered)
 
