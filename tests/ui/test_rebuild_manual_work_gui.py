@@ -135,7 +135,7 @@ def test_the_rebuild_dialog_names_manual_work_and_its_choice_reaches_the_backend
     tab = window.documents_tab
     kept = "1 document keeps old chunks"
     qtbot.waitUntil(lambda: kept in tab.pending_label.text(), timeout=10_000)
-    assert "choose Discard" in tab.pending_label.toolTip()
+    assert "choose “Rebuild and discard manual work”" in tab.pending_label.toolTip()
     header = window.detail.pending
     qtbot.waitUntil(lambda: "skipped 1 document" in header.toolTip(), timeout=10_000)
     row = next(i for i, d in enumerate(tab.documents.rows) if d.path == "policy.md")

@@ -130,7 +130,7 @@ def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -
         + (", settings updated, waiting for rebuild" if s.settings_pending_rebuild else "")
         + (
             f" ({plural(s.kept_old_chunks, 'document')} kept on the old chunking for manual work:"
-            " rebuild --discard-edits to apply the settings to them)"
+            f" rebuild --discard-edits to apply the settings to {'it' if s.kept_old_chunks == 1 else 'them'})"
             if s.kept_old_chunks
             else ""
         )

@@ -5,6 +5,7 @@ that work. Cancel stays the box's escape button."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 
 from goodbuddy_kb.contracts import rebuild as r
@@ -17,6 +18,18 @@ from goodbuddy_kb.ui.tasks.progress import manual_counts
 SHOWN_DOCUMENTS = 8
 
 Start = Callable[[r.ManualWorkChoice], None]
+
+
+def kept_sentence(n: int) -> str:
+    """What the last rebuild did with ``n`` documents it skipped for their manual chunk work,
+    naming the rebuild dialog's own button that applies the settings to them."""
+    return tr("detail.kept", n=n, discard=tr("rebuild.manual.discard"))
+
+
+def wrapped_tip(text: str) -> str:
+    """``text`` (lines) as a tooltip that wraps: a plain one is a single line as wide as its
+    longest sentence, past the edge of an 800 px window."""
+    return "<p>" + html.escape(text).replace("\n", "<br>") + "</p>" if text else ""
 
 
 def describe(preview: r.RebuildPreviewResponse) -> str:

@@ -36,6 +36,7 @@ from goodbuddy_kb.ui.documents.columns import (
     vector_state_text,
 )
 from goodbuddy_kb.ui.documents.failed_file import FailedFileActions
+from goodbuddy_kb.ui.documents.pending import PendingNotice
 from goodbuddy_kb.ui.documents.row_actions import DocumentRowActions
 from goodbuddy_kb.ui.documents.source_actions import SourceActions, dropped_sources
 from goodbuddy_kb.ui.documents.tables import document_table, fit_sources, show_watch, source_table
@@ -84,12 +85,7 @@ class DocumentsTab(QtWidgets.QWidget):
         self.vector_label = QtWidgets.QLabel()
         self.vector_label.setWordWrap(True)
         # "Waiting for rebuild" sits beside the one "Rebuild library" button (not a second one).
-        self.pending_label = QtWidgets.QLabel("⟳ " + tr("detail.pending_rebuild"))
-        self.pending_label.setObjectName("pendingRebuild")
-        self.pending_label.hide()
-        #: Whether the library rebuilds now, and the documents it kept on old chunks.
-        self._rebuilding = False
-        self._kept = 0
+        self.pending_label = PendingNotice()
         self.rebuild_vectors_button = button("rebuild.vectors", self.rebuild_vectors)
         self.rebuild_vectors_button.hide()
         self.vector_info: m.VectorIndexInfo | None = None
@@ -271,8 +267,7 @@ class DocumentsTab(QtWidgets.QWidget):
             self.vector_label.setText("")
             self.summary.setText("")
             self.rebuild_vectors_button.hide()
-            self._kept = 0
-            self.show_rebuilding(False)
+            self.pending_label.reset()
         self.library_id = library_id
         self.offset = 0
         self.refresh()
@@ -295,23 +290,7 @@ class DocumentsTab(QtWidgets.QWidget):
 
     def show_rebuilding(self, running: bool) -> None:
         """While a library rebuild runs, the notice says so instead of "waiting for rebuild"."""
-        self._rebuilding = running
-        self._say_pending()
-
-    def _say_pending(self) -> None:
-        """ "Rebuilding", or "waiting for rebuild" with, after a rebuild that skipped documents
-        to keep their manual chunk work, how many keep old chunks and what to do."""
-        if self._rebuilding:
-            text = whole = tr("detail.rebuilding")
-        elif self._kept:
-            # short beside the button (the vector line keeps its room at 800 px); the whole
-            # sentence in the tooltip
-            text = tr("detail.pending_short") + " · " + tr("detail.kept_short", n=self._kept)
-            whole = tr("detail.pending_rebuild") + "\n" + tr("detail.kept", n=self._kept)
-        else:
-            text = whole = tr("detail.pending_rebuild")
-        self.pending_label.setText("⟳ " + text)
-        self.pending_label.setToolTip(whole if whole != text else "")
+        self.pending_label.show_rebuilding(running)
 
     def refresh(self) -> None:
         if self.library_id is None:
@@ -391,8 +370,7 @@ class DocumentsTab(QtWidgets.QWidget):
                 text += tr("docs.summary.empty", count=s.no_retrievable_content)
             self.summary.setText(text)
             self.pending_label.setVisible(s.settings_pending_rebuild)
-            self._kept = s.kept_old_chunks
-            self._say_pending()
+            self.pending_label.show_kept(s.kept_old_chunks)
             self.rebuild_library_button.setEnabled(s.documents > 0)
             first = self.offset + 1 if result.total else 0
             last = self.offset + len(result.documents)

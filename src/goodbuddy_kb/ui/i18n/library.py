@@ -50,11 +50,11 @@ LIBRARY_STRINGS: dict[str, tuple[str, str]] = {
         "{n} {n:plural:document keeps|documents keep} old chunks",
     ),
     "detail.kept": (
-        "上次重建为保留人工修改的分块跳过了 {n} 个文档，它们的分块仍按旧的分块设置。"
-        "重建时选择“丢弃”可让它们也采用新设置（人工修改会丢失）。",
+        "上次重建为保留手动修改跳过了 {n} 个文档，其分块仍按旧的分块设置。"
+        "重建时选择“{discard}”即可让其采用新设置（手动修改会丢失）。",
         "The last rebuild skipped {n} {n:plural:document|documents} to keep {n:plural:its|their} manual chunk work;"
         " {n:plural:its|their} chunks still follow the old chunking settings."
-        " Rebuild and choose Discard to apply the new settings to {n:plural:it|them} too (the manual work is lost).",
+        " Rebuild and choose “{discard}” to apply the new settings to {n:plural:it|them} too (the manual work is lost).",
     ),
     "detail.rebuilding": (
         "正在按新设置重建，进度见“任务中心”",

@@ -9,6 +9,7 @@ from typing import Any
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.documents.manual_work import kept_sentence, wrapped_tip
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.tasks.follow import library_rebuild
 from goodbuddy_kb.ui.widgets.eliding_label import ElidingLabel
@@ -118,9 +119,9 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         else:
             short, whole = tr("detail.pending_short"), tr("detail.pending_rebuild")
             if self._kept:  # (the count is beside "Rebuild library": the header stays short)
-                whole += "\n" + tr("detail.kept", n=self._kept)
+                whole += "\n" + kept_sentence(self._kept)
         self.pending.setText("⟳ " + short)
-        self.pending.setToolTip(whole)
+        self.pending.setToolTip(wrapped_tip(whole))
         self.pending.setAccessibleName(whole)
 
     def _toggle_details(self, on: bool) -> None:
