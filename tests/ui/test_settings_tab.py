@@ -154,3 +154,38 @@ def test_the_graph_counts_follow_an_extraction_that_ends_while_the_tab_is_shown(
 
 def graph_done(params: dict[str, object]) -> bool:
     return params.get("kind") == "graph" and params.get("state") == "completed"
+
+
+@pytest.mark.usefixtures("library")
+def test_the_lengths_the_chosen_mode_does_not_cut_by_are_off(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """Tried under Xvfb: in Fixed mode the parent and child lengths stayed editable, though
+    only the parent-child mode cuts by them (and it does not use the target)."""
+    tab = window.settings_tab
+    window.tabs.setCurrentWidget(tab)
+    # the library's settings shown (they would set the mode again)
+    qtbot.waitUntil(lambda: tab.saved_graph_weight is not None, timeout=5_000)
+    fields = tab.fields
+    for mode, used in (
+        ("parent-child", {"parentCharacters", "childCharacters", "overlapCharacters"}),
+        ("structure", {"targetCharacters", "overlapCharacters"}),
+        ("fixed", {"targetCharacters", "overlapCharacters"}),
+    ):
+        tab.mode_box.setCurrentIndex(tab.mode_box.findData(mode))
+        enabled = {
+            n
+            for n in (
+                "targetCharacters",
+                "overlapCharacters",
+                "parentCharacters",
+                "childCharacters",
+            )
+            if fields[n].isEnabled()
+        }
+        assert enabled == used, mode
+    assert "Used only in parent-child mode" in fields["parentCharacters"].toolTip()
+    parent = fields["parentCharacters"].value()  # type: ignore[attr-defined]
+    tab.save_chunking_settings()  # fixed, from structure: an unused length keeps its value
+    qtbot.waitUntil(tab.rebuild_notice.isVisible, timeout=5_000)
+    assert fields["parentCharacters"].value() == parent  # type: ignore[attr-defined]

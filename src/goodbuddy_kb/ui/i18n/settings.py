@@ -223,6 +223,11 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "settings.chunking": ("分块设置", "Chunking settings"),
     "settings.save": ("保存", "Save"),
     "settings.saved": ("设置已保存", "Settings saved"),
+    "settings.parent_child_only": ("仅用于父子分块模式", "Used only in parent-child mode"),
+    "settings.not_parent_child": (
+        "父子分块模式下不使用（按父块和子块长度切分）",
+        "Not used in parent-child mode (the parent and child lengths apply)",
+    ),
     "settings.rebuild_notice": (
         "分块设置已更新，等待重建：已有分块保持不变，直到你重建索引。",
         "Chunking settings updated, waiting for rebuild: existing chunks stay as they are until you rebuild.",

@@ -125,6 +125,7 @@ class SettingsTab(QtWidgets.QWidget):
         for name in CHUNKING:
             self._add_field(cform, name)
         align_ranges([self.ranges[n] for n in CHUNKING])
+        self.mode_box.currentIndexChanged.connect(lambda _i: self._follow_mode())
         self.contextual_box = QtWidgets.QCheckBox(tr("field.contextualIndexing"))
         self.contextual_box.setAccessibleName(tr("field.contextualIndexing"))
         cform.addRow(self.contextual_box)
@@ -256,6 +257,21 @@ class SettingsTab(QtWidgets.QWidget):
         form.addRow(label, holder)
         self.fields[name], self.errors[name] = box, error
 
+    def _follow_mode(self) -> None:
+        """The lengths the chosen mode cuts by are the ones to edit: the target in fixed and
+        structure mode, the parent and child lengths in parent-child mode (the overlap in all).
+        The others keep their values and say why they are off."""
+        parent_child = self.mode_box.currentData() == "parent-child"
+        for name, used, why in (
+            ("targetCharacters", not parent_child, "settings.not_parent_child"),
+            ("parentCharacters", parent_child, "settings.parent_child_only"),
+            ("childCharacters", parent_child, "settings.parent_child_only"),
+        ):
+            box = self.fields[name]
+            box.setEnabled(used)
+            allowed = box.accessibleDescription()
+            box.setToolTip(allowed if used else f"{tr(why)}\n{allowed}")
+
     def _value(self, name: str) -> int | float | None:
         box = self.fields[name]
         return (
@@ -343,6 +359,7 @@ class SettingsTab(QtWidgets.QWidget):
         self.rerank_box.setChecked(result.retrieval.local_rerank_enabled)
         self.fusion_box.setCurrentIndex(self.fusion_box.findData(result.retrieval.fusion))
         self.mode_box.setCurrentIndex(self.mode_box.findData(result.chunking.mode))
+        self._follow_mode()
         self.contextual_box.setChecked(result.contextual_indexing)
         self.ocr_box.setChecked(result.ocr_enabled)
         self._show_notice(result)
