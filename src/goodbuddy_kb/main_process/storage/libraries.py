@@ -13,10 +13,15 @@ from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, Knowledge
 from goodbuddy_kb.main_process.ids import new_id, now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
 
+#: The library's documents a rebuild kept on old chunks for their manual work (a column of a
+#: query over ``libraries``).
+_KEPT_OLD_CHUNKS = (
+    "(SELECT count(*) FROM documents d WHERE d.library_id = libraries.id"
+    " AND d.kept_old_chunks = 1) AS kept_old_chunks"
+)
 _COLUMNS = (
     "id, name, created_at, updated_at, settings_pending_rebuild, external_access, "
-    + "(SELECT count(*) FROM documents d WHERE d.library_id = libraries.id"
-    " AND d.kept_old_chunks = 1) AS kept_old_chunks"
+    + _KEPT_OLD_CHUNKS
 )
 
 
@@ -125,10 +130,9 @@ def _chunking(raw: str) -> KnowledgeChunkingSettings:
 def get_settings(conn: sqlite3.Connection, library_id: str) -> LibrarySettings:
     row = conn.execute(
         "SELECT retrieval_settings, chunking_settings, contextual_indexing,"
-        " settings_pending_rebuild, external_access, ocr_enabled, assistant_instructions,"
-        " (SELECT count(*) FROM documents d WHERE d.library_id = libraries.id"
-        " AND d.kept_old_chunks = 1) AS kept_old_chunks"
-        " FROM libraries WHERE id = ?",
+        " settings_pending_rebuild, external_access, ocr_enabled, assistant_instructions, "
+        + _KEPT_OLD_CHUNKS
+        + " FROM libraries WHERE id = ?",
         (library_id,),
     ).fetchone()
     if row is None:

@@ -26,6 +26,13 @@ def kept_sentence(n: int) -> str:
     return tr("detail.kept", n=n, discard=tr("rebuild.manual.discard"))
 
 
+def pending_sentence(kept: int) -> str:
+    """ "Settings updated, waiting for rebuild", then what the last rebuild did with the
+    ``kept`` documents it skipped for their manual chunk work (when there are any)."""
+    whole = tr("detail.pending_rebuild")
+    return whole + "\n" + kept_sentence(kept) if kept else whole
+
+
 def wrapped_tip(text: str) -> str:
     """``text`` (lines) as a tooltip that wraps: a plain one is a single line as wide as its
     longest sentence, past the edge of an 800 px window."""

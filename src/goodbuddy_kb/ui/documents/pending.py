@@ -6,7 +6,7 @@ whole sentence, naming the dialog's button that applies the settings to them, in
 from __future__ import annotations
 
 from goodbuddy_kb.qt.widgets import QtWidgets
-from goodbuddy_kb.ui.documents.manual_work import kept_sentence, wrapped_tip
+from goodbuddy_kb.ui.documents.manual_work import pending_sentence, wrapped_tip
 from goodbuddy_kb.ui.i18n import tr
 
 
@@ -38,8 +38,8 @@ class PendingNotice(QtWidgets.QLabel):
             text = whole = tr("detail.rebuilding")
         elif self.kept:
             text = tr("detail.pending_short") + " · " + tr("detail.kept_short", n=self.kept)
-            whole = tr("detail.pending_rebuild") + "\n" + kept_sentence(self.kept)
+            whole = pending_sentence(self.kept)
         else:
-            text = whole = tr("detail.pending_rebuild")
+            text = whole = pending_sentence(0)
         self.setText("⟳ " + text)
         self.setToolTip(wrapped_tip(whole) if whole != text else "")

@@ -9,7 +9,7 @@ from typing import Any
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.documents.manual_work import kept_sentence, wrapped_tip
+from goodbuddy_kb.ui.documents.manual_work import pending_sentence, wrapped_tip
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.tasks.follow import library_rebuild
 from goodbuddy_kb.ui.widgets.eliding_label import ElidingLabel
@@ -90,11 +90,10 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self.pending.setVisible(library.settings_pending_rebuild)
         if self._shown != library.id:
             self._running = False  # another library's rebuild is not this one's
-        self._kept = library.kept_old_chunks
-        self._say_pending()
-        if self._shown != library.id:
             self.retrieval.setText("…")
             self.chunking.setText("…")
+        self._kept = library.kept_old_chunks
+        self._say_pending()
         self._shown = library.id
 
     def follow_rebuilds(self, link: BackendLink) -> None:
@@ -116,10 +115,8 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         to keep their manual chunk work, how many still keep old chunks and what to do."""
         if self._running:
             short, whole = tr("detail.rebuilding_short"), tr("detail.rebuilding")
-        else:
-            short, whole = tr("detail.pending_short"), tr("detail.pending_rebuild")
-            if self._kept:  # (the count is beside "Rebuild library": the header stays short)
-                whole += "\n" + kept_sentence(self._kept)
+        else:  # (the count is beside "Rebuild library": the header stays short)
+            short, whole = tr("detail.pending_short"), pending_sentence(self._kept)
         self.pending.setText("⟳ " + short)
         self.pending.setToolTip(wrapped_tip(whole))
         self.pending.setAccessibleName(whole)
