@@ -57,3 +57,11 @@ def test_model_extract_prints_the_estimate_first(
     assert "next model run: 0 calls" in text and "1 model call, 0 answer parts rejected" in text
     shown = run(data_dir, "graph", "show", "Notes", "财务部")
     assert "财务部 —approves→ 差旅报销制度" in shown.stdout
+    # the documents list says what the graph found in each document, not "done" alone
+    listed = run(data_dir, "documents", "Notes").stdout.splitlines()
+    header = next(line for line in listed if line.startswith("parse"))
+    row = next(line for line in listed if line.endswith("a.md"))
+    assert header.split()[:6] == ["parse", "fulltext", "vector", "graph", "entities", "chunks"]
+    assert row.split()[3:5] == ["done", "2"], row
+    wire = json.loads(run(data_dir, "documents", "Notes", "--json").stdout)["documents"][0]
+    assert (wire["graphEntities"], wire["graphRelations"]) == (2, 1)

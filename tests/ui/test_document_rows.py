@@ -113,7 +113,9 @@ def test_the_reason_line_reads_in_chinese(qtbot: QtBot, data_dir: Path, tmp_path
         widths = [view.columnWidth(i) for i in range(len(DOCUMENT_COLUMNS))]
         qtbot.wait(300)
         assert [view.columnWidth(i) for i in range(len(DOCUMENT_COLUMNS))] == widths
-        assert view.isColumnHidden(CHUNKS_COLUMN) and not view.horizontalScrollBar().isVisible()
+        # the chunk count shows only where it fits beside the reason's least width
+        assert not view.horizontalScrollBar().isVisible()
+        assert view.columnWidth(REASON) >= REASON_MIN_WIDTH
         tab.document_view.selectRow(row_of(win, "empty.md"))
         assert "空文件" in tab.document_bar.reason.text()
         assert tab.open_source_button.text() == "打开来源"
@@ -171,3 +173,34 @@ def test_document_rows_have_a_context_menu_and_a_double_click(
         return  # double-click opens the chunk view there (its own tests)
     assert box is not None and box.isVisible() and doc.path in box.text()
     box.accept()
+
+
+def test_the_graph_column_says_how_many_entities_a_document_gave(
+    qtbot: QtBot, data_dir: Path, tmp_path: Path
+) -> None:
+    """ "✓ Done" read the same for a document the extraction found nothing in: the column says
+    how many entities it found, and its tooltip the relations too."""
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        create_library_with_folder(qtbot, win, tmp_path)
+        (tmp_path / "docs" / "plain.txt").write_text("it was a quiet day and nothing more.\n")
+        tab = win.documents_tab
+        tab.source_actions.sync_now()
+        rows = tab.documents
+
+        def graphed() -> bool:
+            return len(rows.rows) == 3 and all(d.status.graph == "done" for d in rows.rows)
+
+        qtbot.waitUntil(graphed, timeout=60_000)
+        plain = row_of(win, "plain.txt")
+        assert rows.data(rows.index(plain, GRAPH_COLUMN)) == "✓ 0 found"
+        tip = rows.data(rows.index(plain, GRAPH_COLUMN), QtCore.Qt.ItemDataRole.ToolTipRole)
+        assert tip == "Graph extraction done: 0 entities and 0 relations found in this document."
+        found = [d for d in rows.rows if d.graph_entities > 0]
+        assert found, "the handbook names people and systems"
+        for doc in found:
+            row = row_of(win, doc.path)
+            text = rows.data(rows.index(row, GRAPH_COLUMN))
+            assert text == f"✓ {doc.graph_entities} found"
+    finally:
+        win.link.shutdown()

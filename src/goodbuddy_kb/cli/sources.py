@@ -135,11 +135,17 @@ def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -
             else ""
         )
     )
-    lines = [header, f"{'parse':<8}{'fulltext':<9}{'vector':<13}{'graph':<10}{'chunks':>6}  path"]
+    lines = [
+        header,
+        f"{'parse':<8}{'fulltext':<9}{'vector':<13}{'graph':<10}{'entities':>8}{'chunks':>7}  path",
+    ]
     for d in res.documents:
         st = d.status
+        # what the graph found in it ("done" alone reads the same for a document with no names)
+        entities = str(d.graph_entities) if st.graph == "done" else "-"
         lines.append(
-            f"{st.parse:<8}{st.fulltext:<9}{st.vector:<13}{st.graph:<10}{d.chunk_count:>6}  {readable_path(d.path)}"
+            f"{st.parse:<8}{st.fulltext:<9}{st.vector:<13}{st.graph:<10}{entities:>8}"
+            f"{d.chunk_count:>7}  {readable_path(d.path)}"
             + (f"  (attachment of {readable_path(d.message_path)})" if d.message_path else "")
             + (f"  — {d.error}" if d.error else "")
             + (f"  (note: {d.note})" if d.note and not d.error else "")

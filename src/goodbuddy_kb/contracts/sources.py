@@ -188,6 +188,9 @@ class Document(ContractModel):
     #: A library rebuild skipped it to keep that manual work: its chunks were made with
     #: earlier chunking settings (until a sync or a rebuild that discards the work).
     kept_old_chunks: bool = False
+    #: Entities and relations the graph found in the document (evidence in its chunks).
+    graph_entities: int = 0
+    graph_relations: int = 0
     error_code: str | None = None
     error_params: dict[str, str] = Field(default_factory=dict)
     retryable_error_code: str | None = None

@@ -399,6 +399,13 @@ _FILTERS: dict[DocumentFilter, str] = {
 }
 
 
+#: Distinct entities (or relations) the graph holds evidence for in a document's chunks.
+_GRAPH_COUNT = (
+    "(SELECT count(DISTINCT g.{column}) FROM chunks c JOIN graph_evidence g ON g.chunk_seq = c.seq"
+    " WHERE c.document_id = d.id)"
+)
+
+
 def page(
     conn: sqlite3.Connection, library_id: str, offset: int, limit: int, filter_: DocumentFilter
 ) -> tuple[list[Document], int]:
@@ -412,7 +419,9 @@ def page(
         " c.document_id = d.id AND c.manually_edited = 1) AS edited_chunks, (SELECT count(*)"
         " FROM chunks c WHERE c.document_id = d.id AND c.role != 'parent' AND c.enabled = 0)"
         " AS disabled_chunks, (SELECT count(*) FROM chunk_deletions x WHERE"
-        " x.document_id = d.id) AS deleted_chunks"
+        " x.document_id = d.id) AS deleted_chunks,"
+        f" {_GRAPH_COUNT.format(column='entity_id')} AS graph_entities,"
+        f" {_GRAPH_COUNT.format(column='relation_id')} AS graph_relations"
         f" FROM documents d WHERE {where}"
         " ORDER BY d.sort_key, d.relative_path, d.id LIMIT ? OFFSET ?",
         (library_id, limit, offset),
@@ -445,6 +454,8 @@ def page(
             disabled_chunks=r["disabled_chunks"],
             deleted_chunks=r["deleted_chunks"],
             kept_old_chunks=bool(r["kept_old_chunks"]),
+            graph_entities=r["graph_entities"],
+            graph_relations=r["graph_relations"],
             updated_at=r["updated_at"],
             ocr=_ocr(r),
         )

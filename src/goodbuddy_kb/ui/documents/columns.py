@@ -57,6 +57,23 @@ def chunk_count_tooltip(doc: c.Document) -> str:
     return "\n".join(chunk_notes(doc))
 
 
+def graph_status(doc: c.Document) -> str:
+    """The graph stage, and once done how many entities it found: "done" alone read the same
+    for a document the extraction found nothing in."""
+    if doc.status.graph == "done":
+        return tr("docs.graph_done", entities=doc.graph_entities)
+    return status(doc.status.graph)
+
+
+def graph_detail(doc: c.Document) -> str:
+    """What the extraction found in the document, or why it failed."""
+    if doc.status.graph == "done":
+        return tr("docs.graph_found", entities=doc.graph_entities, relations=doc.graph_relations)
+    if doc.status.graph == "failed":
+        return say_field(doc, "graph_error")
+    return ""
+
+
 def ocr_status(document: c.Document) -> str:
     """The OCR stage of a scanned document ("" for documents that need none)."""
     ocr = document.ocr
@@ -119,7 +136,7 @@ DOCUMENT_COLUMNS: list[Column[c.Document]] = [
     Column("col.parse", lambda d: status(d.status.parse)),
     Column("col.fulltext", lambda d: status(d.status.fulltext)),
     Column("col.vector", lambda d: status(d.status.vector)),
-    Column("col.graph", lambda d: status(d.status.graph)),
+    Column("col.graph", graph_status, graph_detail),
     Column("col.ocr", ocr_status, ocr_detail),
     Column("col.chunks", chunk_count_text, chunk_count_tooltip),
     Column("col.error", reason, reason_tooltip),

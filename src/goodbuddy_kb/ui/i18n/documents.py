@@ -122,6 +122,15 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "status.disabled": ("– 未启用", "– Off"),
     "status.incompatible": ("⚠ 不兼容", "⚠ Incompatible"),
     "status.on_demand": ("○ 按需", "○ On demand"),
+    "docs.graph_done": (
+        "✓ 找到 {entities}",
+        "✓ {entities} found",
+    ),
+    "docs.graph_found": (
+        "知识图谱抽取已完成：在本文档中找到 {entities} 个实体、{relations} 条关系。",
+        "Graph extraction done: {entities} {entities:plural:entity|entities} and {relations}"
+        " {relations:plural:relation|relations} found in this document.",
+    ),
     "status.empty": ("∅ 无可检索内容", "∅ No retrievable content"),
     "rebuild.document": ("重建文档", "Rebuild document"),
     "rebuild.document.retry": ("⚠ 重建（重试）", "⚠ Rebuild (retry)"),
