@@ -243,3 +243,22 @@ def test_bundled_local_model_embeds_chinese_and_english(
     q = provider.embed_query("员工请假要提前多久申请？")
     p = provider.embed_passages(["年假应至少提前五个工作日申请。", "The gateway terminates TLS."])
     assert float(p[0] @ q) > float(p[1] @ q)
+
+
+def test_vectors_scanned_counts_the_live_vectors_not_dead_rows(
+    pool: ConnectionPool, data_dir: Path, library: str
+) -> None:
+    """ "N vectors scanned" is what the search compared the question with: a chunk switched off
+    leaves its row behind, dead and skipped, and it is not counted."""
+    provider = DeterministicProvider()
+    report = build.vectorise(pool.get(), data_dir, library, provider, CancelToken())
+    assert ask(pool, data_dir, library, provider, "报销").scanned == report.embedded
+    conn = pool.get()
+    (seq,) = conn.execute(
+        "SELECT seq FROM chunks WHERE library_id = ? AND role != 'parent' LIMIT 1", (library,)
+    ).fetchone()
+    conn.execute("UPDATE chunks SET enabled = 0 WHERE seq = ?", (seq,))
+    conn.commit()
+    after = ask(pool, data_dir, library, provider, "报销")
+    assert after.scanned == report.embedded - 1
+    assert all(h.seq != seq for h in after.hits)
