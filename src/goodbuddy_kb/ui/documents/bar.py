@@ -19,8 +19,10 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.locator import path_text
 from goodbuddy_kb.ui.widgets.table_model import title_width
 
-#: The least width the reason column keeps (the document column gives way first; at 800×600
-#: the four statuses, the chunk count, the least document width and this fit side by side).
+#: The least width the reason column keeps (the document column gives way first, then the chunk
+#: count: at 800×600 the three statuses, the least document width and this fit side by side, and
+#: the chunk count beside them only while the graph column is hidden; the selected document's
+#: line says the count).
 REASON_MIN_WIDTH = 190
 #: The document column's width when there is room, and the least it shrinks to.
 DOCUMENT_WIDTH = 170
