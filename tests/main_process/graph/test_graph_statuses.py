@@ -14,6 +14,9 @@ from typing import Any
 import pytest
 
 from goodbuddy_kb.contracts.methods import (
+    CHUNK_GET,
+    CHUNK_UPDATE,
+    CHUNKS_LIST,
     DOCUMENT_REBUILD,
     DOCUMENTS_LIST,
     GRAPH_ENTITIES,
@@ -127,3 +130,53 @@ def test_an_extraction_a_crash_cut_off_waits_again_at_start(
         assert set(graph_statuses(Dispatcher(restarted), kb).values()) == {"on_demand"}
     finally:
         restarted.stop()
+
+
+def test_a_chunk_edit_or_switch_gets_its_graph_again(
+    dispatcher: Dispatcher, services: Services, tmp_path: Path
+) -> None:
+    """Editing, switching off and on or deleting a chunk drops its graph evidence (the text it
+    was read from changed): the document waits for its graph again and a local graph re-reads it,
+    so the Graph column's count and the entity list follow the text — before, the document kept
+    reading "done" with none of the names its edited text still holds, until someone ran an
+    extraction by hand."""
+    folder = tmp_path / "edits"
+    folder.mkdir()
+    (folder / "finance.md").write_text(FINANCE, encoding="utf-8")
+    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "Edits"})["library"]["id"]
+    call(
+        dispatcher,
+        SOURCE_ADD.name,
+        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
+    )
+    services.tasks.wait_idle(30)
+
+    def finance() -> dict[str, Any]:
+        listed = call(dispatcher, DOCUMENTS_LIST.name, {"libraryId": library_id})["documents"]
+        return next(doc for doc in listed if doc["path"] == "finance.md")
+
+    doc = finance()
+    assert doc["status"]["graph"] == "done" and doc["graphEntities"] >= 3
+    chunks = call(dispatcher, CHUNKS_LIST.name, {"libraryId": library_id, "documentId": doc["id"]})[
+        "chunks"
+    ]
+    chunk = next(ch for ch in chunks if ch["role"] != "parent")
+    ids = {"libraryId": library_id, "documentId": doc["id"], "chunkId": chunk["id"]}
+    text = call(dispatcher, CHUNK_GET.name, ids)["content"]
+    edited = text.replace("统一认证平台", "统一支付平台")
+    assert edited != text
+    call(dispatcher, CHUNK_UPDATE.name, {**ids, "content": edited})
+    services.tasks.wait_idle(30)
+    after = finance()
+    assert after["status"]["graph"] == "done"
+    assert after["graphEntities"] == doc["graphEntities"], "the edited text's names are back"
+    assert {"财务部", "统一支付平台"} <= names(dispatcher, library_id)
+    assert "统一认证平台" not in names(dispatcher, library_id), "a name no text holds is gone"
+    call(dispatcher, CHUNK_UPDATE.name, {**ids, "enabled": False})
+    services.tasks.wait_idle(30)
+    assert finance()["graphEntities"] < doc["graphEntities"]
+    assert "统一支付平台" not in names(dispatcher, library_id)
+    call(dispatcher, CHUNK_UPDATE.name, {**ids, "enabled": True})
+    services.tasks.wait_idle(30)
+    assert finance()["graphEntities"] == doc["graphEntities"]
+    assert "统一支付平台" in names(dispatcher, library_id)

@@ -15,6 +15,19 @@ from goodbuddy_kb.main_process.maintenance import (
 )
 from goodbuddy_kb.main_process.rebuild.document import get_document
 from goodbuddy_kb.main_process.storage import chunk_listing, libraries
+from goodbuddy_kb.main_process.storage.db import transaction
+from goodbuddy_kb.main_process.storage.documents import GRAPH_WAITS
+
+
+def _graph_follow_up(ctx: CallContext, library_id: str, document_id: str) -> None:
+    """A chunk's changed, switched-off or deleted text loses its graph evidence at once (a
+    trigger): the document waits for its graph again — extracted now where the library's graph
+    is local, on demand where a model extracts it — instead of reading "done" with the names
+    the text still holds missing from the graph until someone runs an extraction."""
+    conn = ctx.db.get()
+    with transaction(conn):
+        conn.execute(GRAPH_WAITS, (document_id,))
+    ctx.services.tasks.graph_after_indexing(library_id)
 
 
 @handles(CHUNKS_LIST)
@@ -67,6 +80,7 @@ def update(ctx: CallContext, request: c.ChunkUpdateRequest) -> c.ChunkUpdateResp
             # no serving version yet: the library's first build embeds this chunk too
             task_id = ctx.services.tasks.vectorize(request.library_id).id
             vector = "queued"
+        _graph_follow_up(ctx, request.library_id, request.document_id)
         ctx.changes.library_ids.append(request.library_id)
         ctx.changes.documents = True
     return c.ChunkUpdateResponse(
@@ -83,6 +97,7 @@ def delete(ctx: CallContext, request: c.ChunkRequest) -> c.ChunkDeleteResponse:
     provider = ctx.services.embedding()
     removal = delete_chunk(conn, request.library_id, request.document_id, request.chunk_id)
     follow_up(conn, request.library_id, request.document_id, provider)
+    _graph_follow_up(ctx, request.library_id, request.document_id)
     ctx.changes.library_ids.append(request.library_id)
     ctx.changes.documents = True
     return c.ChunkDeleteResponse(

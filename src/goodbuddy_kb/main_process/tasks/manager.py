@@ -99,7 +99,7 @@ class TaskManager(TaskRunner):
                 if not self._first_fill_queued(library_id):  # it takes all this sync added
                     self._vectors_after_rebuild(library_id, provider, full_allowed=True)
             if report.processed:  # no new text, no graph work
-                self._graph_after_indexing(library_id)
+                self.graph_after_indexing(library_id)
             summary = TaskSummary(
                 succeeded=report.processed,
                 failed=report.failed,
@@ -160,7 +160,7 @@ class TaskManager(TaskRunner):
             report = run_ocr(self._db.get(), library_id, token, progress)
             if report.succeeded:
                 self._vectors_after_rebuild(library_id, self._provider(), full_allowed=False)
-                self._graph_after_indexing(library_id)  # recognised text gets its graph too
+                self.graph_after_indexing(library_id)  # recognised text gets its graph too
             summary = TaskSummary(succeeded=report.succeeded, failed=report.failed)
             return Outcome(report.documents, report.failed, report.error(), summary=summary)
 
@@ -182,7 +182,7 @@ class TaskManager(TaskRunner):
                 discard=manual == "discard",
             )
             self._vectors_after_rebuild(library_id, provider, full_allowed=True)
-            self._graph_after_indexing(library_id)
+            self.graph_after_indexing(library_id)
             summary = TaskSummary(
                 succeeded=report.succeeded,
                 failed=report.failed,
@@ -225,7 +225,7 @@ class TaskManager(TaskRunner):
             )  # fmt: skip
             self._vectors_after_rebuild(library_id, provider, full_allowed=False)
             if outcome.ok:  # its new text gets its graph as a sync's would (stale entities go)
-                self._graph_after_indexing(library_id)
+                self.graph_after_indexing(library_id)
             work_done = manual_outcome(
                 manual, outcome.carried, outcome.lost, [outcome.path] if outcome.skipped else []
             )
@@ -336,7 +336,7 @@ class TaskManager(TaskRunner):
         key = f"{library_id}:{'rebuild' if rebuild else 'update'}"
         return self._queue("vectorize", library_id, None, key, work)
 
-    def _graph_after_indexing(self, library_id: str) -> None:
+    def graph_after_indexing(self, library_id: str) -> None:
         """New or changed text gets its graph evidence when the library's graph is local; with
         the model strategy it waits, "on demand", for a run the user starts (each chunk costs a
         model call, shown beforehand)."""
