@@ -141,6 +141,11 @@ def test_degraded_vector_and_other_looks(
     bench.resize(800, 600)
     qtbot.wait(100)
     assert bench.splitter.orientation() == QtCore.Qt.Orientation.Vertical
+    # it fits an 800 px screen whole: the row of fields was 850 px at least with the counter
+    assert bench.width() == 800 and bench.minimumSizeHint().width() <= 800
+    for widget in (bench.counter, bench.run_button, bench.cancel_button, bench.fusion):
+        right = widget.mapTo(bench, QtCore.QPoint(widget.width(), 0)).x()
+        assert widget.isVisible() and right <= bench.width(), widget.accessibleName()
     shoot(bench, "workbench-degraded-800x600-en")
     bench.reject()
     apply_theme(qapp, dark=True)

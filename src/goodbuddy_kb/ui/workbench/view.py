@@ -190,12 +190,12 @@ class WorkbenchDialog(QtWidgets.QDialog):
         rerank_label.setBuddy(self.rerank)
         fusion_label = QtWidgets.QLabel(tr("workbench.fusion"))
         fusion_label.setBuddy(self.fusion)
-        # The counter, then each field beside its label, the buttons at the end: extra width
-        # goes between the fields and the buttons, not between a label and its field.
-        controls.addWidget(self.counter)
+        # Each field beside its label, the buttons at the end: extra width goes between the
+        # fields and the buttons, not between a label and its field.
         pairs = ((top_label, self.top_k), (rerank_label, self.rerank), (fusion_label, self.fusion))
-        for label, field in pairs:
-            controls.addSpacing(2 * SPACE)
+        for n, (label, field) in enumerate(pairs):
+            if n:
+                controls.addSpacing(2 * SPACE)
             controls.addWidget(label)
             controls.addWidget(field)
         controls.addStretch(1)
@@ -222,7 +222,13 @@ class WorkbenchDialog(QtWidgets.QDialog):
         layout = QtWidgets.QVBoxLayout(self)
         query_label = QtWidgets.QLabel(tr("workbench.query"))
         query_label.setBuddy(self.query)
-        layout.addWidget(query_label)
+        # The counter beside the question's label, over the box it counts (in the row of
+        # fields it made the dialog 850 px wide at least, wider than an 800 px screen).
+        heading = QtWidgets.QHBoxLayout()
+        heading.addWidget(query_label)
+        heading.addStretch(1)
+        heading.addWidget(self.counter)
+        layout.addLayout(heading)
         layout.addWidget(self.query)
         layout.addLayout(controls)
         layout.addWidget(self.effective)
