@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from goodbuddy_kb.main_process.retrieval import fusion, rerank
 from tune_fit import adaptive_ranker, load_sets, measure, rerank_ranker
 
-STEPS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5)
+STEPS = (0.0, 0.02, 0.05, 0.08, 0.1, 0.15, 0.2, 0.3, 0.5)
 FEATURES = ("coverage", "weightedCoverage", "phrase", "title", "vector", "duplicate")
 
 
@@ -27,6 +27,13 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("dumps", type=Path, nargs="+")
     parser.add_argument("--family", choices=("bundled", "other"), required=True)
+    parser.add_argument(
+        "--penalised",
+        action="store_true",
+        help="from the shipped weights, maximise the mean gain over the fused order less 20 times"
+        " every loss (R@5, MRR@10) of any set — how WEIGHTS was fitted on 2026-12-04; the"
+        " default objective, the worst set's gain, kept gains it could not see from the rest",
+    )
     args = parser.parse_args()
     sets = load_sets(args.dumps)
     params = fusion.params_for("local" if args.family == "bundled" else None)
@@ -44,16 +51,29 @@ def main() -> None:
             total += m[1] - fused[name][1]
         return worst + 0.1 * total / len(sets), out
 
+    def penalised(weights: dict[str, float]) -> tuple[float, dict[str, tuple[float, ...]]]:
+        loss, total, out = 0.0, 0.0, {}
+        for name, recs in sets.items():
+            m = measure(recs, rerank_ranker(params, weights))
+            out[name] = m
+            for gain in (m[0] - fused[name][0], m[1] - fused[name][1]):
+                loss += max(0.0, -gain)
+                total += gain
+        return total / len(sets) - 20 * loss, out
+
     weights = {"fused": 1.0, **dict.fromkeys(FEATURES, 0.0)}
-    score, got = objective(weights)
     start = dict(rerank.weights_for("local" if args.family == "bundled" else None))
-    shipped, _ = objective({**weights, **start})
+    goal = penalised if args.penalised else objective
+    if args.penalised:
+        weights = {**weights, **start}
+    score, got = goal(weights)
+    shipped, _ = goal({**weights, **start})
     print(f"fused only {score:.4f}; shipped weights {shipped:.4f}", file=sys.stderr)
     for _round in range(2):
         for feature in FEATURES:
             for value in STEPS:
                 trial = {**weights, feature: value}
-                s, g = objective(trial)
+                s, g = goal(trial)
                 if s > score + 1e-9:
                     weights, score, got = trial, s, g
             print(f"{feature} → {weights[feature]} ({score:.4f})", file=sys.stderr)
