@@ -267,7 +267,7 @@ def test_the_document_stays_selected_through_the_refreshes_a_change_brings(
     assert chunk_count_text(doc) == "0 ⊘1"
     assert "switched off" in chunk_count_tooltip(doc)
     bar = tab.document_bar.reason.text()
-    assert "0 chunks · ⊘ 1 chunk switched off (kept, not searched)" in bar, bar
+    assert "0 of 1 chunk searched · ⊘ 1 chunk switched off (kept, not searched)" in bar, bar
 
 
 def test_a_saved_chunk_stays_selected_when_a_change_notice_comes_first(
@@ -298,6 +298,26 @@ def test_a_saved_chunk_stays_selected_when_a_change_notice_comes_first(
     )
     chunk = dialog.current_chunk()
     assert chunk is not None and chunk.ordinal == 1 and chunk.manually_edited
+    dialog.reject()
+
+
+def test_a_notice_between_a_move_and_its_details_keeps_the_row_the_person_chose(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """Seen in CI once an edit re-read the document's graph: the graph task's change notice
+    arrived after the person moved to another row and before that row's details, and the reload
+    it brought selected the row the details were still showing."""
+    dialog = open_from_row(qtbot, window, "rules.md")
+    qtbot.waitUntil(lambda: dialog.detail is not None, timeout=5_000)
+    assert dialog.detail is not None and dialog.detail.chunk.ordinal == 0
+    dialog.table.setCurrentIndex(dialog.model.index(1, 0))  # its details are on their way
+    dialog._on_changed(
+        {"libraryIds": [dialog.library_id], "documents": True, "method": "knowledge:graph"}
+    )
+    qtbot.waitSignal(dialog.loaded, timeout=5_000).wait()
+    qtbot.waitUntil(lambda: dialog.detail is not None and dialog.detail.chunk.ordinal == 1)
+    chunk = dialog.current_chunk()
+    assert chunk is not None and chunk.ordinal == 1, "the selection went back to the first row"
     dialog.reject()
 
 

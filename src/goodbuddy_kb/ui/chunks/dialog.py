@@ -211,13 +211,16 @@ class ChunksDialog(QtWidgets.QDialog):
         if reset:
             self.cursors = [None]
         current = self.current_chunk()
-        # the chunk asked for, else the one shown, else one a reload still on its way was to
-        # select (a save's: a change notice may arrive before its page), else the row selected
+        # the chunk asked for, else one a reload still on its way was to select (a save's: a
+        # change notice may arrive before its page), else the row selected, else the one shown.
+        # The row selected before the one shown: a notice (a graph extraction finishing after
+        # an edit) arriving between a move to another row and that row's details put the
+        # selection back on the row the details were still showing.
         self._select_after_load = (
             select
-            or (self.detail.chunk.id if self.detail else None)
             or self._select_after_load
             or (current.id if current is not None else None)
+            or (self.detail.chunk.id if self.detail else None)
         )
         request = k.ChunksListRequest(
             library_id=self.library_id,
