@@ -378,3 +378,30 @@ def test_a_path_only_a_near_miss_reached_never_answers_for_the_spelled_name(
     # 柳青 —owns→ 账号开通 reaches a "who" from the near miss only: a guess, shown as a
     # path but never the answer the fusion follows (CRM系统's own relations reach nobody)
     assert not found.answered, found.paths
+
+
+NAME_FIRST = """# 公司组织与制度说明
+
+张伟是财务部经理，负责审批差旅报销制度。
+李娜担任人力资源部经理。王强为信息技术部负责人，负责OA办公系统。
+周末是部门经理值班的时间。
+"""
+
+
+def test_a_person_named_before_the_post_they_hold_is_a_person(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """Notes name a person first and their post after it ("张伟是财务部经理"); only a role word
+    before the name (财务部经理张伟) used to make one, so such notes gave departments and systems
+    but no people. A role word the clause goes on after is not a post."""
+    library_id = _library(dispatcher, services, tmp_path / "docs", {"notes.md": NAME_FIRST})
+    names = _names(pool.get(), library_id)
+    assert {n: names.get(n) for n in ("张伟", "李娜", "王强")} == dict.fromkeys(
+        ("张伟", "李娜", "王强"), "person"
+    ), names
+    assert "周末" not in names, names
+    # and what the clause goes on to say is said of them
+    pairs = _pairs(pool.get(), library_id)
+    assert (
+        frozenset(("张伟", "差旅报销制度")) in pairs and frozenset(("王强", "OA办公系统")) in pairs
+    )

@@ -74,6 +74,19 @@ _UNIT_BEFORE = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:部|组|科|中心|办公�
 _CLOSED = frozenset("（(，,。；;、")
 
 
+#: Where a clause opens: the text's start, or after a sentence, clause or list mark.
+_CLAUSE_OPEN = re.compile(r"(?:^|(?<=[。；;，,！？!?\n：:]))[ \t]*(?=[\u4e00-\u9fff])")
+#: A name opening its clause is a person's when the clause says which post they hold: a copula
+#: or a verb of taking office, then the post, a role word that ends the clause (张伟是财务部经理,
+#: 李娜担任人力资源部经理, 王强为信息技术部负责人). A role word the clause goes on after is not
+#: the post (周末是部门经理值班的时间).
+_HOLDS_POST = re.compile(
+    r"(?:是|为|担任|兼任|出任)[^\s。；;，,！？!?、]{0,12}?(?:"
+    + "|".join(ROLES_ZH)
+    + r")(?=$|[\s。；;，,！？!?、（(])"
+)
+
+
 def _people_zh(text: str) -> Iterable[Mention]:
     for expression in (_ROLE_BEFORE, _BY_NAME, _UNIT_BEFORE):
         for m in expression.finditer(text):
@@ -82,6 +95,10 @@ def _people_zh(text: str) -> Iterable[Mention]:
                 expression is _UNIT_BEFORE and (end >= len(text) or text[end] not in _CLOSED)
             ):
                 continue
+            yield Mention("person", text[m.end() : end], m.end(), end, DISCOVERY_CONFIDENCE)
+    for m in _CLAUSE_OPEN.finditer(text):
+        end = chinese_name(text, m.end())
+        if end is not None and _HOLDS_POST.match(text, end):
             yield Mention("person", text[m.end() : end], m.end(), end, DISCOVERY_CONFIDENCE)
 
 
