@@ -24,7 +24,12 @@ def relevance_figure(p: float, digits: int = 2) -> str:
     """A relevance as shown beside a floor, cut to ``digits`` decimals ("the best match has
     relevance 0.20, below this library's minimum of 0.2" was a 0.199 rounded up)."""
     scale = 10**digits
-    return f"{relevance_steps(p, scale) / scale:.{digits}f}"
+    steps = relevance_steps(p, scale)
+    if steps == 0 and p > 0:
+        # under the least step, not none at all: "0.00" read as "no relevance whatsoever"
+        # beside a full-text #1 that the floor kept out
+        return f"<{1 / scale:.{digits}f}"
+    return f"{steps / scale:.{digits}f}"
 
 
 KnowledgeRetrievalChannel = Literal["fts", "cjk", "vector", "graph"]

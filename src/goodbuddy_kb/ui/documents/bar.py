@@ -78,7 +78,18 @@ class SelectedDocumentBar(QtWidgets.QFrame):
             return
         # the notes hold brackets of their own: they follow the count as " · " parts, the
         # same in both languages (not "(…; … (…))", mixed with Chinese full-width marks)
-        counts = " · ".join([tr("doc.chunk_count", count=doc.chunk_count), *chunk_notes(doc)])
+        # with chunks switched off, "1 chunk · ⊘ 1 chunk switched off" read as two facts about
+        # one chunk (the chunk viewer says "2 chunks, 1 retrievable"): of how many it is said
+        count = (
+            tr(
+                "doc.chunk_count_searched",
+                count=doc.chunk_count,
+                total=doc.chunk_count + doc.disabled_chunks,
+            )
+            if doc.disabled_chunks
+            else tr("doc.chunk_count", count=doc.chunk_count)
+        )
+        counts = " · ".join([count, *chunk_notes(doc)])
         name = f"<b>{html.escape(path_text(doc.path))}</b> · " + html.escape(counts)
         if reason:
             self.reason.setText(f"{name} — ⚠ {html.escape(reason)}")

@@ -35,6 +35,10 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "doc.details.title": ("文档详情 — {name}", "Document details — {name}"),
     "doc.view_chunks": ("查看分块…", "View chunks…"),
     "doc.chunk_count": ("{count} 个分块", "{count} {count:plural:chunk|chunks}"),
+    "doc.chunk_count_searched": (
+        "{total} 个分块中 {count} 个参与检索",
+        "{count} of {total} {total:plural:chunk|chunks} searched",
+    ),
     "doc.copy_path": ("复制路径", "Copy path"),
     "doc.open_source": ("打开来源", "Open source"),
     "doc.open_source.tip": (
@@ -123,7 +127,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "status.incompatible": ("⚠ 不兼容", "⚠ Incompatible"),
     "status.on_demand": ("○ 按需", "○ On demand"),
     "docs.graph_done": (
-        "✓ 找到 {entities}",
+        "✓ 找到 {entities} 个",
         "✓ {entities} found",
     ),
     "docs.graph_found": (

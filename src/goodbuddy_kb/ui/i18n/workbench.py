@@ -68,7 +68,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         "No results ({reason}): {message}\nNext: {next}",
     ),
     "diag.requested": ("请求通道：{v}", "Requested channels: {v}"),
-    "diag.used": ("实际使用：{v}", "Used channels: {v}"),
+    "diag.used": ("已检索通道：{v}", "Channels searched: {v}"),
     "diag.degraded": ("降级 {channel}：{reason}", "Degraded {channel}: {reason}"),
     "diag.off": ("未使用 {channel}：{reason}", "Not used {channel}: {reason}"),
     "diag.counts": ("候选数：{v}", "Candidates: {v}"),
