@@ -130,6 +130,10 @@ def test_keyboard_only_maintenance(
         lambda: dialog.pane.switch.accessibleName() == "Used in search switch, off", timeout=5_000
     )
     assert dialog.model.data(dialog.model.index(0, 5)) == "– Off"
+    # and greyed, as the workbench greys what no search shows as evidence
+    foreground = QtCore.Qt.ItemDataRole.ForegroundRole
+    assert dialog.model.data(dialog.model.index(0, 2), foreground) is not None
+    assert dialog.model.data(dialog.model.index(1, 2), foreground) is None
 
     # delete with a confirmation naming the chunk
     dialog.table.setFocus()

@@ -78,7 +78,8 @@ class ChunksDialog(QtWidgets.QDialog):
         #: so an older answer can arrive after a newer one).
         self._pages = Ticket()
         self._details = Ticket()
-        self.model = RowsModel(CHUNK_COLUMNS, self)
+        # a chunk switched off reads greyed as well as "– Off" (no search uses it)
+        self.model = RowsModel(CHUNK_COLUMNS, self, muted=lambda chunk: not chunk.enabled)
         self.setWindowTitle(tr("chunks.title", path=document_path))
         self.setModal(True)
         self._build()
