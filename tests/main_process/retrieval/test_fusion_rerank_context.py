@@ -92,8 +92,13 @@ def test_a_stray_word_matched_once_does_not_make_full_text_sure() -> None:
     # one hit holding the whole question is as sure as before; so is a margin over other hits
     exact = lexical_ranking("fts", ["rule"], [0.9], 1.0, 1.0)
     assert adaptive_fusion([exact, vec], BUNDLED_MODEL).confidence["fts"] == 1.0
-    two = lexical_ranking("fts", ["grades", "rule"], [1.0, 0.1], 1 / 14, 1.0)
+    two = lexical_ranking("fts", ["grades", "rule"], [1.0, 0.1], 1 / 5, 1.0)
     assert adaptive_fusion([two, vec], BUNDLED_MODEL).confidence["fts"] == 0.9
+    # however many hits, a best one holding a fourteenth of the question matched a stray word
+    # ("book" in "Room-Booking"): its margin counts in proportion to a tenth
+    stray_two = lexical_ranking("fts", ["grades", "rule"], [1.0, 0.1], 1 / 14, 1.0)
+    sure = adaptive_fusion([stray_two, vec], BUNDLED_MODEL).confidence["fts"]
+    assert sure == round(0.9 * 10 / 14, 4)
 
 
 def test_agreement_lifts_a_candidate_and_weights_still_apply() -> None:

@@ -212,6 +212,15 @@ MARGIN_RANK = 10
 SPARSE_COVERAGE = 0.2
 
 
+#: A lexical channel whose best hit covers less than this share of the query's terms matched
+#: stray words (an English question's "book" in a Chinese passage's "Room-Booking"): its margin
+#: counts in proportion, however many hits it has. Through ``eval --ablation --sample 300`` on
+#: every development set: the bundled model's Chinese fixtures MRR@10 0.903 → 0.912 (their
+#: paraphrases 0.830 → 0.846), no figure of any set lower; the deterministic provider unchanged.
+#: 0.2 cost the deterministic provider's Chinese fixtures 0.017 R@5 on the dumps.
+STRAY_COVERAGE = 0.1
+
+
 def confidence(ranking: ChannelRanking, params: FusionParams) -> float:
     if not ranking.ids:
         return 0.0
@@ -243,6 +252,8 @@ def confidence(ranking: ChannelRanking, params: FusionParams) -> float:
         # query word ("a" in a Chinese library, asked in English), which counts as far as it
         # covers the question.
         margin *= _clip(ranking.top_coverage / SPARSE_COVERAGE)
+    else:
+        margin *= _clip(ranking.top_coverage / STRAY_COVERAGE)
     m = params.lexical_margin_share
     return (1 - m) * coverage + m * margin
 
