@@ -405,3 +405,6 @@ def test_a_person_named_before_the_post_they_hold_is_a_person(
     assert (
         frozenset(("张伟", "差旅报销制度")) in pairs and frozenset(("王强", "OA办公系统")) in pairs
     )
+    # and the post they hold is led by them (a copula or a verb of taking office between)
+    assert frozenset(("财务部经理", "张伟")) in pairs
+    assert frozenset(("人力资源部经理", "李娜")) in pairs

@@ -212,7 +212,9 @@ def _compound(a: Match, b: Match, type_of: dict[str, str]) -> bool:
 
 #: A person, an apposition perhaps, and a copula before a post ("Tom Fletcher, our Operations
 #: Manager, is also the fire warden": squashed, the copula and "also" are gone).
-_COPULA = re.compile(r"\s*(?:,[^,;]{1,40},)?\s*")
+#: What stands between a person and the post they hold: an apposition ("Ann Lee, Managing
+#: Director,"), nothing, or a copula or verb of taking office (张伟是财务部经理, 李娜担任…经理).
+_COPULA = re.compile(r"\s*(?:,[^,;]{1,40},)?\s*|是|为|担任|兼任|出任")
 
 
 def _post_after_person(
