@@ -339,6 +339,9 @@ def test_looks(qtbot: QtBot, window: MainWindow, qapp: QtWidgets.QApplication) -
         zh = open_from_row(qtbot, window, "rules.md")
         assert zh.windowTitle() == "分块 — rules.md" and "再次同步" in zh.warning.text()
         assert zh.pane.switch.accessibleName() == "参与检索开关，当前：开"
+        qtbot.waitUntil(lambda: zh.detail is not None, timeout=5_000)
+        # the heading in full-width brackets, as Chinese text takes them
+        assert "分块 #1（Rules > Rule 1）" in zh.pane.chunk_title.text(), zh.pane.chunk_title.text()
         shoot(zh, "chunks-dark-zh")
         apply_theme(qapp, dark=False)
         zh.resize(800, 600)

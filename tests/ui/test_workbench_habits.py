@@ -220,7 +220,7 @@ def test_an_open_workbench_follows_a_language_switch(qtbot: QtBot, window: MainW
         qtbot.waitUntil(lambda: language() == "zh", timeout=5_000)
         again = window.workbench
         assert again is not None and again is not bench and again.isVisible()
-        assert again.windowTitle().startswith("检索测试") and again.run_button.text() == "检索"
+        assert again.windowTitle().startswith("测试检索") and again.run_button.text() == "检索"
         assert again.query.toPlainText() == "travel allowance"
         qtbot.waitUntil(lambda: again.response is not None, timeout=20_000)
         assert again.results.rowCount() >= 1

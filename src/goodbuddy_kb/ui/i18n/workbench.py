@@ -17,7 +17,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     ),
     # workbench
     "workbench.open": ("测试检索", "Test retrieval"),
-    "workbench.title": ("检索测试 — {name}", "Test retrieval — {name}"),
+    "workbench.title": ("测试检索 — {name}", "Test retrieval — {name}"),
     "workbench.query": ("问题", "Question"),
     "workbench.query.hint": (
         "输入问题 · Enter 检索，Shift+Enter 换行",
