@@ -322,6 +322,16 @@ def test_a_notice_between_a_move_and_its_details_keeps_the_row_the_person_chose(
     qtbot.waitUntil(lambda: dialog.detail is not None and dialog.detail.chunk.ordinal == 1)
     chunk = dialog.current_chunk()
     assert chunk is not None and chunk.ordinal == 1, "the selection went back to the first row"
+    # and the other order: the notice's page is asked for, then the person moves, then the
+    # page arrives (CI, after an edit's graph re-read): the row moved to stays
+    dialog._on_changed(
+        {"libraryIds": [dialog.library_id], "documents": True, "method": "knowledge:graph"}
+    )
+    dialog.table.setCurrentIndex(dialog.model.index(2, 0))
+    qtbot.waitSignal(dialog.loaded, timeout=5_000).wait()
+    qtbot.waitUntil(lambda: dialog.detail is not None and dialog.detail.chunk.ordinal == 2)
+    chunk = dialog.current_chunk()
+    assert chunk is not None and chunk.ordinal == 2, "the page put the selection back"
     dialog.reject()
 
 

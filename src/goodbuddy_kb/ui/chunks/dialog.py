@@ -73,6 +73,11 @@ class ChunksDialog(QtWidgets.QDialog):
         self.info: k.ChunkDocumentInfo | None = None
         self.confirm_box: QtWidgets.QMessageBox | None = None
         self._select_after_load: str | None = None
+        #: The row selected when the page on its way was asked for, and whether a chunk to
+        #: select was asked for by name (a save's): a person who moves to another row while the
+        #: page is on its way keeps that row.
+        self._selected_at_request: str | None = None
+        self._select_asked: bool = False
         self._closed = False
         #: Only the latest page and detail requests may fill the view (reads answer in parallel,
         #: so an older answer can arrive after a newer one).
@@ -225,6 +230,8 @@ class ChunksDialog(QtWidgets.QDialog):
             or (current.id if current is not None else None)
             or (self.detail.chunk.id if self.detail else None)
         )
+        self._selected_at_request = current.id if current is not None else None
+        self._select_asked = self._select_asked or select is not None
         request = k.ChunksListRequest(
             library_id=self.library_id,
             document_id=self.document_id,
@@ -239,6 +246,8 @@ class ChunksDialog(QtWidgets.QDialog):
         if result is None:
             self.info_label.setText(tr("error.generic", message=error.message if error else ""))
             return
+        now = self.current_chunk()  # before the rows change: the row the person has now
+        moved = now is not None and now.id != self._selected_at_request
         self.info = result.document
         self.total = result.total
         self.next_cursor = result.next_cursor
@@ -257,6 +266,11 @@ class ChunksDialog(QtWidgets.QDialog):
         self.info_label.setText(document_text(result.document))
         self.empty_label.setVisible(result.document.retrievable_chunks == 0)
         wanted, self._select_after_load = self._select_after_load, None
+        if moved and not self._select_asked and now is not None:
+            # the person moved after this page was asked for (a change notice's reload): the
+            # row they moved to, not the one selected when it was asked for
+            wanted = now.id
+        self._select_asked = False
         row = next((i for i, c in enumerate(result.chunks) if c.id == wanted), -1)
         if row < 0 and result.chunks:
             row = 0
