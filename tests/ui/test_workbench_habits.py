@@ -84,7 +84,7 @@ def test_the_line_says_every_setting_and_what_the_search_scanned(
         status = bench.status.text()
         assert "ⓘ graph: no entity of the graph was found in the question" in status
         assert "⚠" not in status
-        assert "Not used graph: " in bench.diagnostics.toPlainText()
+        assert "Not used: graph — " in bench.diagnostics.toPlainText()
     effective = bench.effective.text()
     for setting in (
         "graph weight 0.8",

@@ -409,7 +409,38 @@ def evidence_of(conn: sqlite3.Connection, entity_id: str, limit: int = 50) -> li
             confidence=r[5],
             extractor=r[6],
             document_path=r[7],
-            context=r[2][max(0, r[3] - 40) : r[4] + 40],
+            context=mention_context(r[2], r[3], r[4]),
         )
         for r in rows
     ]
+
+
+#: Characters of the chunk shown on either side of a mention, at most.
+CONTEXT_REACH = 40
+_SENTENCE_END = "。！？；!?;\n"
+
+
+def _wordish(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
+
+
+def mention_context(content: str, start: int, end: int, reach: int = CONTEXT_REACH) -> str:
+    """The mention with up to ``reach`` characters of its chunk on either side, read from where
+    its sentence starts when that is within reach, never from or to the middle of a Latin word
+    ("n, configuration and troubleshooting of Orion Gateway 4.2. It is written for syste"), and
+    marked "…" where the chunk goes on."""
+    left = max(0, start - reach)
+    sentence = max(content.rfind(mark, left, start) for mark in _SENTENCE_END)
+    if sentence >= 0:
+        left = sentence + 1
+    elif left > 0 and _wordish(content[left - 1]) and _wordish(content[left]):
+        space = content.find(" ", left, start)
+        left = space + 1 if space >= 0 else left
+    right = min(len(content), end + reach)
+    if right < len(content) and _wordish(content[right - 1]) and _wordish(content[right]):
+        space = content.rfind(" ", end, right)
+        right = space if space >= 0 else right
+    text = content[left:right].strip()
+    if left > 0 and sentence < 0:
+        text = "…" + text
+    return text + ("…" if right < len(content) else "")

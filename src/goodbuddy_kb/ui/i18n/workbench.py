@@ -70,7 +70,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "diag.requested": ("请求通道：{v}", "Requested channels: {v}"),
     "diag.used": ("已检索通道：{v}", "Channels searched: {v}"),
     "diag.degraded": ("降级 {channel}：{reason}", "Degraded {channel}: {reason}"),
-    "diag.off": ("未使用 {channel}：{reason}", "Not used {channel}: {reason}"),
+    "diag.off": ("未使用：{channel}——{reason}", "Not used: {channel} — {reason}"),
     "diag.counts": ("候选数：{v}", "Candidates: {v}"),
     "diag.vector_scan": (
         "向量扫描：{scanned} 个向量，用时 {ms} 毫秒；低于最低向量相似度而滤除 {filtered} 个",
@@ -78,8 +78,12 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         " similarity",
     ),
     "diag.graph": (
-        "知识图谱：问题中的实体 {v}；其中近似匹配 {near}",
-        "Knowledge graph: entities in the question {v}; of these, near misses {near}",
+        "知识图谱：问题提到的实体：{v}",
+        "Knowledge graph: entities the question names: {v}",
+    ),
+    "diag.graph_near": (
+        "知识图谱：问题提到的实体：{v}（其中近似匹配：{near}）",
+        "Knowledge graph: entities the question names: {v} (of these, near misses: {near})",
     ),
     "diag.graph_paths": ("图谱路径：{v}", "Graph paths: {v}"),
     "workbench.graph_reasons": ("图谱依据：{v}", "From the knowledge graph: {v}"),

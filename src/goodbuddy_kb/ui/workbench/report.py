@@ -52,8 +52,9 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
         ),
     ]
     if d.graph_entities:  # none found: the degraded line says so
-        near = ", ".join(d.graph_near_misses) or "–"
-        lines.append(tr("diag.graph", v=", ".join(d.graph_entities), near=near))
+        near = ", ".join(d.graph_near_misses)
+        key = "diag.graph_near" if near else "diag.graph"  # (no "near misses –")
+        lines.append(tr(key, v=", ".join(d.graph_entities), near=near))
     if d.graph_paths:
         paths = "; ".join(map(relation_names_in, d.graph_paths))
         lines.append(tr("diag.graph_paths", v=paths))
