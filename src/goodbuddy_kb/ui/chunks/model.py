@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.locator import Locator
-from goodbuddy_kb.ui.i18n import language, tr
+from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.table_model import Column
 
@@ -24,8 +24,7 @@ def chunk_label(chunk: k.ChunkSummary) -> str:
     heading = " > ".join(chunk.heading_path[-2:])
     if not heading:
         return f"#{chunk.number}"
-    # Chinese text takes full-width brackets (分块 #1（公司组织与制度说明）)
-    return f"#{chunk.number}（{heading}）" if language() == "zh" else f"#{chunk.number} ({heading})"
+    return tr("chunks.label_heading", number=chunk.number, heading=heading)
 
 
 def place(chunk: k.ChunkSummary) -> str:

@@ -145,6 +145,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         # read whole); cut cells end in "…" with the text in their tooltip, never sideways.
         # The relevance reads whole: its number, dots and the longest word of its bands.
         widest = max(
+            # (0.001 reads "<0.01", the widest figure)
             self.table.fontMetrics().horizontalAdvance(relevance_text(0.001, below) + "  ")
             for below in (False, True)
         )
