@@ -20,7 +20,7 @@ from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.ui.helpers import create_library_with_folder, open_window, shoot
+from tests.ui.helpers import create_library_with_folder, library_with_folder, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 REASON = len(DOCUMENT_COLUMNS) - 1
@@ -202,5 +202,33 @@ def test_the_graph_column_says_how_many_entities_a_document_gave(
             row = row_of(win, doc.path)
             text = rows.data(rows.index(row, GRAPH_COLUMN))
             assert text == f"✓ {doc.graph_entities} found"
+    finally:
+        win.link.shutdown()
+
+
+def test_names_take_the_room_an_empty_reason_column_would_at_800x600(
+    qtbot: QtBot, data_dir: Path, tmp_path: Path, qapp: QtWidgets.QApplication
+) -> None:
+    """No document on the page has a reason: the reason column keeps only its title's width and
+    the names read whole (they were elided, "coventry-…ook.md", beside 190 blank pixels)."""
+    apply_theme(qapp, dark=False)
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        files = {
+            "coventry-office-handbook.md": b"# Coventry office\n\nThe office opens at nine.\n",
+            "engineering-tools.md": b"# Engineering tools\n\nBuilds run on the CI server.\n",
+        }
+        library_with_folder(qtbot, win, tmp_path / "docs", files)
+        view = win.documents_tab.document_view
+        win.resize(800, 600)
+        qtbot.waitUntil(lambda: view.viewport().width() < 600, timeout=5_000)
+        qtbot.wait(200)  # the columns are fitted a moment after the resize
+        assert view.columnWidth(0) >= view.sizeHintForColumn(0), "the names read whole"
+        assert not any(d.error or d.note for d in win.documents_tab.documents.rows)
+        assert not view.isColumnHidden(GRAPH_COLUMN)
+        right = view.columnViewportPosition(REASON) + view.columnWidth(REASON)
+        assert right <= view.viewport().width() + 1
+        assert not view.horizontalScrollBar().isVisible()
+        shoot(win, "documents-names-800x600-en")
     finally:
         win.link.shutdown()

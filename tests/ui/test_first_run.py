@@ -193,3 +193,15 @@ def test_newer_data_directory_is_refused_with_a_dialog(qtbot: QtBot, tmp_path: P
     finally:
         set_language("en")
     assert fingerprint(data_dir) == before
+
+
+def test_a_first_window_opens_within_its_screen(qtbot: QtBot, data_dir: Path) -> None:
+    """No kept geometry yet: the window takes its usual 1200×800 only where the screen has the
+    room (the offscreen screen is 800 wide: the window was 1200, its right third off the edge)."""
+    set_language("en")
+    win = MainWindow(BackendLink(data_dir))
+    qtbot.addWidget(win)
+    room = win.screen().availableGeometry()
+    assert room.width() < 1200, "the test needs a screen narrower than the usual window"
+    assert win.width() <= room.width() and win.height() <= room.height()
+    assert win.width() == room.width(), "as wide as the screen allows, no narrower"

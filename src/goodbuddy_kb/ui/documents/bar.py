@@ -19,10 +19,10 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.locator import path_text
 from goodbuddy_kb.ui.widgets.table_model import title_width
 
-#: The least width the reason column keeps (the document column gives way first, then the chunk
-#: count: at 800×600 the three statuses, the least document width and this fit side by side, and
-#: the chunk count beside them only while the graph column is hidden; the selected document's
-#: line says the count).
+#: The least width the reason column keeps while a document on the page has a reason (the
+#: document column gives way first, then the chunk count: at 800×600 the three statuses, the
+#: least document width and this fit side by side, and the chunk count beside them only while
+#: the graph column is hidden; the selected document's line says the count).
 REASON_MIN_WIDTH = 190
 #: The document column's width when there is room, and the least it shrinks to.
 DOCUMENT_WIDTH = 170
@@ -99,15 +99,24 @@ class SelectedDocumentBar(QtWidgets.QFrame):
 
 
 def fit_document_columns(
-    view: QtWidgets.QTableView, reason_column: int, document_width: int, yielding: int
+    view: QtWidgets.QTableView,
+    reason_column: int,
+    document_width: int,
+    yielding: int,
+    reasons: bool = True,
 ) -> None:
     """Give the reason column at least ``REASON_MIN_WIDTH`` by narrowing the document column
     (from ``document_width``, what its names need). Where even the least document width does
     not leave it that (800 px with every status column shown), the ``yielding`` column (the
     chunk count, which the selected document's line also says) is hidden until there is room.
-    Never a horizontal scroll bar at 800 px."""
+    Never a horizontal scroll bar at 800 px. Without ``reasons`` (no document on the page has
+    one) the reason column keeps only its title's width and the names come before the chunk
+    count: at 800 px an empty column took the room the names needed ("admin-…ent.md" beside
+    190 blank pixels)."""
     header = view.horizontalHeader()
     available = view.viewport().width()
+    least = REASON_MIN_WIDTH if reasons else title_width(view, reason_column)
+    names = DOCUMENT_MIN_WIDTH if reasons else document_width
     fixed = sum(
         header.sectionSize(i)
         for i in range(1, reason_column)
@@ -120,10 +129,10 @@ def fit_document_columns(
         view.sizeHintForColumn(yielding),
         header.minimumSectionSize(),
     )
-    fits = available - fixed - wanted - REASON_MIN_WIDTH >= DOCUMENT_MIN_WIDTH
+    fits = available - fixed - wanted - least >= names
     view.setColumnHidden(yielding, not fits)
     if fits:
         header.resizeSection(yielding, wanted)
         fixed += wanted
-    document = max(DOCUMENT_MIN_WIDTH, min(document_width, available - fixed - REASON_MIN_WIDTH))
+    document = max(DOCUMENT_MIN_WIDTH, min(document_width, available - fixed - least))
     header.resizeSection(0, document)

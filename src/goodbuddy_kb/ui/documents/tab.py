@@ -154,6 +154,7 @@ class DocumentsTab(QtWidgets.QWidget):
         self.open_source_button = button("doc.open_source", self.open_current_source)
         self.document_bar = SelectedDocumentBar([self.view_chunks_button, self.open_source_button])
         self._document_width = DOCUMENT_WIDTH
+        self._reasons = False  # whether a document on the page has a reason to show
         self.document_view.installEventFilter(self)
         self.chunks_dialog: ChunksDialog | None = None
         # Arrows with their names as tooltips: the row keeps its actions within 800 px.
@@ -437,12 +438,12 @@ class DocumentsTab(QtWidgets.QWidget):
             if column != CHUNKS_COLUMN:  # fit_columns sizes it, or hides it where room is short
                 self.document_view.resizeColumnToContents(column)
         self._document_width = min(max(self.document_view.columnWidth(0), DOCUMENT_WIDTH), 320)
+        self._reasons = any(reason(doc) for doc in docs)
         self.fit_columns()
 
     def fit_columns(self) -> None:
-        fit_document_columns(
-            self.document_view, len(DOCUMENT_COLUMNS) - 1, self._document_width, CHUNKS_COLUMN
-        )
+        view, width = self.document_view, self._document_width
+        fit_document_columns(view, len(DOCUMENT_COLUMNS) - 1, width, CHUNKS_COLUMN, self._reasons)
 
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
         if watched is self.document_view and event.type() == QtCore.QEvent.Type.Resize:

@@ -45,7 +45,10 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "用系统程序打开此文档的原文件或网页",
         "Open this document's file or web page with the system's program",
     ),
-    "doc.select": ("选择一个文档以查看其完整原因。", "Select a document to read its whole reason."),
+    "doc.select": (
+        "选择一个文档，查看其分块数和完整的原因或说明。",
+        "Select a document to see its chunk count and, where it has one, its whole reason.",
+    ),
     "doc.no_reason": ("没有问题", "no problems"),
     "doc.copied": ("已复制：{path}", "Copied: {path}"),
     "doc.updated": ("更新时间", "Updated"),

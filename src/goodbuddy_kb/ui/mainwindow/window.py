@@ -79,7 +79,10 @@ class MainWindow(QtWidgets.QMainWindow):
         #: Where the person was: restored once, then kept a moment after each change.
         self.keeper = WindowKeeper(self, self)
         self.setWindowTitle(tr("app.title"))
-        self.resize(1200, 800)
+        # within the screen it opens on (an 800×600 screen got the whole 1200×800 window, its
+        # right third and its foot off the edge); a kept geometry replaces this at once
+        room = self.screen().availableGeometry()
+        self.resize(min(1200, room.width()), min(800, room.height()))
         install_wheel_guard(self)  # the wheel scrolls pages, not the settings it passes over
         self.model = LibraryListModel(self)  # kept while the widgets are built again
         #: Each library's workbench question, top K, rerank and splitter for the session.
