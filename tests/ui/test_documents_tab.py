@@ -310,3 +310,8 @@ def test_summary_counts_documents_with_no_retrievable_content(
     row = shown()
     cell = tab.documents.data(tab.documents.index(tab.documents.rows.index(row), 2))
     assert cell == "∅ No retrievable content"
+    # nothing was vectorised either: not "✓ Done" beside it
+    vector = tab.documents.index(tab.documents.rows.index(row), 3)
+    assert tab.documents.data(vector) == "– None"
+    tip = tab.documents.data(vector, QtCore.Qt.ItemDataRole.ToolTipRole)
+    assert tip == "No chunk of this document can be retrieved: there is nothing to vectorise."

@@ -180,3 +180,42 @@ def test_a_chunk_edit_or_switch_gets_its_graph_again(
     services.tasks.wait_idle(30)
     assert finance()["graphEntities"] == doc["graphEntities"]
     assert "统一支付平台" in names(dispatcher, library_id)
+
+
+def test_a_document_whose_only_chunk_is_off_has_its_graph(
+    dispatcher: Dispatcher, services: Services, tmp_path: Path
+) -> None:
+    """Switching off a document's only chunk leaves nothing to read: its graph is done with
+    nothing found (it read "… Pending" for good — the extraction never reached it — while
+    every later run completed; a helper under Xvfb), and back on, its names come back."""
+    folder = tmp_path / "one"
+    folder.mkdir()
+    (folder / "club.md").write_text("读书会由人力资源部组织，每月一次。\n", encoding="utf-8")
+    (folder / "finance.md").write_text(FINANCE, encoding="utf-8")
+    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "One"})["library"]["id"]
+    call(
+        dispatcher,
+        SOURCE_ADD.name,
+        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
+    )
+    services.tasks.wait_idle(30)
+
+    def club() -> dict[str, Any]:
+        listed = call(dispatcher, DOCUMENTS_LIST.name, {"libraryId": library_id})["documents"]
+        return next(doc for doc in listed if doc["path"] == "club.md")
+
+    doc = club()
+    assert doc["status"]["graph"] == "done" and doc["graphEntities"] >= 1
+    (chunk,) = call(
+        dispatcher, CHUNKS_LIST.name, {"libraryId": library_id, "documentId": doc["id"]}
+    )["chunks"]
+    ids = {"libraryId": library_id, "documentId": doc["id"], "chunkId": chunk["id"]}
+    call(dispatcher, CHUNK_UPDATE.name, {**ids, "enabled": False})
+    services.tasks.wait_idle(30)
+    off = club()
+    assert off["status"]["graph"] == "done", off["status"]
+    assert off["graphEntities"] == 0
+    call(dispatcher, CHUNK_UPDATE.name, {**ids, "enabled": True})
+    services.tasks.wait_idle(30)
+    back = club()
+    assert back["status"]["graph"] == "done" and back["graphEntities"] == doc["graphEntities"]

@@ -482,6 +482,7 @@ def extract_library(
         else set()
     )
     with transaction(conn):
+        store.nothing_to_read(conn, library_id)
         store.drop_unrelated(conn, library_id, provisional)
         store.prune(conn, library_id)
         conn.execute(

@@ -79,6 +79,18 @@ def mark_running(conn: sqlite3.Connection, library_id: str, document_ids: list[s
             )
 
 
+def nothing_to_read(conn: sqlite3.Connection, library_id: str) -> None:
+    """A local run's end: a document with no chunk left to read (its only one switched off)
+    has its graph — none (it read "… Pending" for good, no run ever reaching it)."""
+    conn.execute(
+        "UPDATE documents SET graph_status = 'done', graph_error = NULL WHERE library_id = ?"
+        " AND parse_status = 'done' AND graph_status IN ('pending', 'running') AND id NOT IN"
+        " (SELECT document_id FROM chunks WHERE library_id = ? AND enabled = 1"
+        " AND role != 'parent')",
+        (library_id, library_id),
+    )
+
+
 def end_running(conn: sqlite3.Connection, library_id: str | None = None) -> None:
     """An extraction ended (finished, cancelled, failed, or cut off by a crash): documents it
     did not get to wait again, as their library's strategy says."""

@@ -57,6 +57,20 @@ def chunk_count_tooltip(doc: c.Document) -> str:
     return "\n".join(chunk_notes(doc))
 
 
+def vector_status(doc: c.Document) -> str:
+    """The vector stage; "none" where no chunk of the document can be retrieved ("✓ Done"
+    beside "∅ No retrievable content" read as if something had been vectorised)."""
+    if doc.status.fulltext == "empty" and doc.status.vector == "done":
+        return tr("status.none")
+    return status(doc.status.vector)
+
+
+def vector_detail(doc: c.Document) -> str:
+    if doc.status.fulltext == "empty" and doc.status.vector == "done":
+        return tr("docs.vector_none")
+    return ""
+
+
 def graph_status(doc: c.Document) -> str:
     """The graph stage, and once done how many entities it found: "done" alone read the same
     for a document the extraction found nothing in."""
@@ -135,7 +149,7 @@ DOCUMENT_COLUMNS: list[Column[c.Document]] = [
     Column("col.path", lambda d: path_text(d.path), lambda d: d.title),
     Column("col.parse", lambda d: status(d.status.parse)),
     Column("col.fulltext", lambda d: status(d.status.fulltext)),
-    Column("col.vector", lambda d: status(d.status.vector)),
+    Column("col.vector", vector_status, vector_detail),
     Column("col.graph", graph_status, graph_detail),
     Column("col.ocr", ocr_status, ocr_detail),
     Column("col.chunks", chunk_count_text, chunk_count_tooltip),

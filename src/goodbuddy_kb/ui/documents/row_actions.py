@@ -19,6 +19,7 @@ from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.documents.columns import vector_status
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
 from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
@@ -41,7 +42,7 @@ def details_html(doc: c.Document, source: c.Source | None) -> str:
         (tr("col.location"), full_path(doc, source)),
         (tr("col.parse"), tr(f"status.{doc.status.parse}")),
         (tr("col.fulltext"), tr(f"status.{doc.status.fulltext}")),
-        (tr("col.vector"), tr(f"status.{doc.status.vector}")),
+        (tr("col.vector"), vector_status(doc)),
         (tr("col.chunks"), str(doc.chunk_count)),
         (tr("doc.updated"), doc.updated_at[:19].replace("T", " ")),
     ]

@@ -139,6 +139,11 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         " {relations:plural:relation|relations} found in this document.",
     ),
     "status.empty": ("∅ 无可检索内容", "∅ No retrievable content"),
+    "status.none": ("– 无", "– None"),
+    "docs.vector_none": (
+        "该文档没有可检索的分块，没有需要向量化的内容。",
+        "No chunk of this document can be retrieved: there is nothing to vectorise.",
+    ),
     "rebuild.document": ("重建文档", "Rebuild document"),
     "rebuild.document.retry": ("⚠ 重建（重试）", "⚠ Rebuild (retry)"),
     "rebuild.document.started": (
