@@ -113,10 +113,14 @@ def test_the_rebuild_dialog_names_manual_work_and_its_choice_reaches_the_backend
     library_id = manual_work_in_policy(qtbot, window, tmp_path / "notes")
     box = open_box(qtbot, window)
     detail = box.informativeText()
-    assert "Documents with manual chunk work: 1 (1 edited, 1 disabled, 1 deleted)" in detail
-    assert "• policy.md: 1 edited, 1 disabled, 1 deleted" in detail
+    # the documents right under their count, before what the choice does with them
+    assert detail.startswith(
+        "Documents with manual chunk work: 1 (1 edited, 1 disabled, 1 deleted):\n"
+        "• policy.md: 1 edited, 1 disabled, 1 deleted\n\nWhere the new chunks keep"
+    )
     skip = box.property("acceptButton")
-    assert skip.text() == "Rebuild, skip those documents" and box.defaultButton() is skip
+    assert skip.text() == "Rebuild, skip any whose work cannot be kept"
+    assert box.defaultButton() is skip
     assert box.property("discardButton").text() == "Rebuild and discard manual work"
     assert box.escapeButton().text() == "Cancel"
     shoot(box, "rebuild-manual-work-light-en")

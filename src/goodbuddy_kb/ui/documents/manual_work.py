@@ -42,7 +42,9 @@ def wrapped_tip(text: str) -> str:
 def describe(preview: r.RebuildPreviewResponse) -> str:
     """The counts, the documents (the first few by name) and what the choice means."""
     count = len(preview.documents) + preview.more_documents
-    lines = [tr("rebuild.manual.summary", count=count, counts=manual_counts(preview.total)), ""]
+    # the documents right under their count, then what happens to them: listed after "…are
+    # skipped by default", they read as the documents that would be skipped (a helper's try)
+    lines = [tr("rebuild.manual.summary", count=count, counts=manual_counts(preview.total))]
     lines += [
         tr("rebuild.manual.document", path=readable_path(d.path), counts=manual_counts(d.counts))
         for d in preview.documents[:SHOWN_DOCUMENTS]
@@ -50,7 +52,7 @@ def describe(preview: r.RebuildPreviewResponse) -> str:
     more = count - min(len(preview.documents), SHOWN_DOCUMENTS)
     if more:
         lines.append(tr("rebuild.manual.more", n=more))
-    return "\n".join(lines)
+    return "\n".join([*lines, "", tr("rebuild.manual.explain")])
 
 
 def offer_choice(
@@ -60,8 +62,8 @@ def offer_choice(
     skip_key: str = "rebuild.manual.skip",
 ) -> None:
     """Turn an open rebuild confirmation into the skip / discard / cancel choice when the
-    preview found manual work. Its accept button becomes "skip those documents" (still the
-    default: a rebuild started before the preview arrived skips too)."""
+    preview found manual work. Its accept button becomes "skip any whose work cannot be kept"
+    (still the default: a rebuild started before the preview arrived skips too)."""
     if not preview.total.total or not box.isVisible():
         return
     box.setIcon(QtWidgets.QMessageBox.Icon.Warning)

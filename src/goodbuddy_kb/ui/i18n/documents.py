@@ -173,18 +173,23 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "rebuild.manual.title": ("手动维护的分块", "Manual chunk work"),
     "rebuild.manual.summary": (
-        "有手动维护分块的文档：{count} 个（{counts}）。\n\n"
+        "有手动维护分块的文档：{count} 个（{counts}）：",
+        "Documents with manual chunk work: {count} ({counts}):",
+    ),
+    "rebuild.manual.explain": (
         "新分块保留了原文本的，编辑、停用或删除状态会沿用（停用分块的文本完整落在某个新分块内时，"
         "该新分块也会停用）。无法沿用的文档默认跳过，保持当前分块不变；也可以选择丢弃这些手动修改。",
-        "Documents with manual chunk work: {count} ({counts}).\n\n"
         "Where the new chunks keep a chunk's text, its edit, disabled state or deletion is "
         "carried over (a disabled text that lies wholly inside one new chunk disables that "
-        "chunk). Documents where it cannot be are skipped by default and keep their current "
+        "chunk). A document where it cannot be is skipped by default and keeps its current "
         "chunks; you can choose to discard that work instead.",
     ),
     "rebuild.manual.document": ("• {path}：{counts}", "• {path}: {counts}"),
     "rebuild.manual.more": ("…另有 {n} 个文档", "… and {n} more {n:plural:document|documents}"),
-    "rebuild.manual.skip": ("重建，跳过这些文档", "Rebuild, skip those documents"),
+    "rebuild.manual.skip": (
+        "重建，无法沿用的文档跳过",
+        "Rebuild, skip any whose work cannot be kept",
+    ),
     "rebuild.manual.skip_one": (
         "重建，无法沿用时跳过",
         "Rebuild, skip it if the work cannot be kept",
