@@ -57,6 +57,9 @@ def test_model_extract_prints_the_estimate_first(
     assert "next model run: 0 calls" in text and "1 model call, 0 answer parts rejected" in text
     shown = run(data_dir, "graph", "show", "Notes", "财务部")
     assert "财务部 —approves→ 差旅报销制度" in shown.stdout
+    # under each relation, the sentence it was read from
+    below = shown.stdout.split("财务部 —approves→ 差旅报销制度\n", 1)[1].splitlines()[0]
+    assert below.strip() == "“差旅报销制度由财务部审批。” (a.md)", below
     # the documents list says what the graph found in each document, not "done" alone
     listed = run(data_dir, "documents", "Notes").stdout.splitlines()
     header = next(line for line in listed if line.startswith("parse"))

@@ -201,6 +201,28 @@ def test_picture_and_a_rename_that_survives_re_extraction(
         timeout=10_000,
     )
     chunks.reject()
+    # a relation chosen: the evidence is where the text states it, not the entity's mentions
+    panel = tab.panel
+    mentions = list(panel.evidence.rows)
+    row = next(i for i, r in enumerate(panel.relations.rows) if r.tail_name == "行政中心")
+    panel.relation_view.selectRow(row)
+    said = panel.evidence.rows
+    assert said and said != mentions
+    assert all("财务部隶属于行政中心" in v.context for v in said), [v.context for v in said]
+    assert panel.evidence_label.text().startswith("<b>Evidence: 财务部")
+    assert "行政中心" in panel.evidence_label.text()
+    panel.evidence_view.selectRow(0)
+    click(qtbot, panel.view_chunk_button)  # the relation's chunk opens
+    chunks = tab.chunks_dialog
+    assert chunks is not None
+    qtbot.waitUntil(
+        lambda: chunks.detail is not None and chunks.detail.chunk.id == said[0].chunk_id,
+        timeout=10_000,
+    )
+    chunks.reject()
+    panel.relation_view.setCurrentIndex(QtCore.QModelIndex())  # none chosen: the mentions
+    assert panel.evidence.rows == mentions
+    assert panel.evidence_label.text() == "<b>Evidence</b>"
     assert tab.panel.locks.text() == "Not locked: maintained by extraction"
     click(qtbot, tab.panel.action_buttons[0])
     dialog = tab.dialog

@@ -117,7 +117,11 @@ def _show(args: argparse.Namespace, session: Session, library_id: str) -> int:
         raise NotFoundError(f"no entity named “{args.name}” in this library")
     detail = call(GRAPH_ENTITY, g.EntityGetRequest(library_id=library_id, entity_id=exact[0].id))
     lines = [f"{detail.entity.name} [{detail.entity.type_key}]"]
-    lines += [f"  {r.head_name} —{r.type_key}→ {r.tail_name}" for r in detail.relations]
+    said = {x.relation_id: x.spans for x in detail.relation_evidence}
+    for r in detail.relations:
+        lines.append(f"  {r.head_name} —{r.type_key}→ {r.tail_name}")
+        # where the text states it, so a wrong relation can be traced to its sentence
+        lines += [f"      “{v.context}” ({v.document_path})" for v in said.get(r.id, [])[:2]]
     lines += [f"  “{v.text}” in chunk {v.chunk_id[:8]}" for v in detail.evidence[:20]]
     emit(args, detail.to_wire(), "\n".join(lines))
     return 0

@@ -240,10 +240,24 @@ class EntityGetRequest(ContractModel):
     entity_id: EntityId
 
 
+#: Evidence spans given per relation in an entity's detail, at most.
+MAX_RELATION_EVIDENCE = 5
+
+
+class RelationEvidence(ContractModel):
+    """Where the text states one relation: the spans extraction read it from."""
+
+    relation_id: EntityId
+    spans: list[EvidenceSpan] = Field(default_factory=list, max_length=MAX_RELATION_EVIDENCE)
+
+
 class EntityDetail(ContractModel):
     entity: Entity
     relations: list[Relation]
+    #: The entity's own mentions.
     evidence: list[EvidenceSpan]
+    #: Each relation's evidence (a relation a person made has none).
+    relation_evidence: list[RelationEvidence] = Field(default_factory=list)
 
 
 class RelationsListRequest(ContractModel):

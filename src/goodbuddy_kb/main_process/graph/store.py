@@ -9,13 +9,16 @@ import uuid
 
 from goodbuddy_kb.contracts.errors import NotFoundError
 from goodbuddy_kb.contracts.graph import (
+    MAX_RELATION_EVIDENCE,
     NEW_LIBRARY_STRATEGY,
     Entity,
+    EntityDetail,
     EvidenceSpan,
     GraphInfo,
     GraphSettings,
     Ontology,
     Relation,
+    RelationEvidence,
 )
 from goodbuddy_kb.main_process.graph.matching import normalise_name
 from goodbuddy_kb.main_process.graph.ontology import starter
@@ -403,28 +406,58 @@ def relations_of(conn: sqlite3.Connection, entity_id: str) -> list[Relation]:
     return [_relation(r) for r in rows]
 
 
+_EVIDENCE_SELECT = (
+    'SELECT c.id, c.document_id, c.content, v.start, v."end", v.confidence, v.extractor,'
+    " d.relative_path, v.relation_id FROM graph_evidence v JOIN chunks c ON c.seq = v.chunk_seq"
+    " JOIN documents d ON d.id = c.document_id"
+)
+
+
+def _span(r: sqlite3.Row) -> EvidenceSpan:
+    return EvidenceSpan(
+        chunk_id=r[0],
+        document_id=r[1],
+        start=r[3],
+        end=r[4],
+        text=r[2][r[3] : r[4]],
+        confidence=r[5],
+        extractor=r[6],
+        document_path=r[7],
+        context=mention_context(r[2], r[3], r[4]),
+    )
+
+
 def evidence_of(conn: sqlite3.Connection, entity_id: str, limit: int = 50) -> list[EvidenceSpan]:
     rows = conn.execute(
-        'SELECT c.id, c.document_id, c.content, v.start, v."end", v.confidence, v.extractor,'
-        " d.relative_path FROM graph_evidence v JOIN chunks c ON c.seq = v.chunk_seq"
-        " JOIN documents d ON d.id = c.document_id"
-        " WHERE v.entity_id = ? ORDER BY c.document_id, c.ordinal, v.start LIMIT ?",
+        f"{_EVIDENCE_SELECT} WHERE v.entity_id = ? ORDER BY c.document_id, c.ordinal, v.start"
+        " LIMIT ?",
         (entity_id, limit),
     ).fetchall()
-    return [
-        EvidenceSpan(
-            chunk_id=r[0],
-            document_id=r[1],
-            start=r[3],
-            end=r[4],
-            text=r[2][r[3] : r[4]],
-            confidence=r[5],
-            extractor=r[6],
-            document_path=r[7],
-            context=mention_context(r[2], r[3], r[4]),
-        )
-        for r in rows
-    ]
+    return [_span(r) for r in rows]
+
+
+def detail(conn: sqlite3.Connection, library_id: str, entity_id: str) -> EntityDetail:
+    """The entity, its relations with where the text states each, and its mentions."""
+    found = entity(conn, library_id, entity_id)
+    related = relations_of(conn, found.id)
+    spans: dict[str, list[EvidenceSpan]] = {r.id: [] for r in related}
+    for start in range(0, len(related), 500):
+        ids = [r.id for r in related[start : start + 500]]
+        marks = ",".join("?" * len(ids))
+        for row in conn.execute(
+            f"{_EVIDENCE_SELECT} WHERE v.relation_id IN ({marks})"
+            " ORDER BY v.confidence DESC, c.document_id, c.ordinal, v.start",
+            ids,
+        ):
+            listed = spans[row[8]]
+            if len(listed) < MAX_RELATION_EVIDENCE:
+                listed.append(_span(row))
+    return EntityDetail(
+        entity=found,
+        relations=related,
+        evidence=evidence_of(conn, found.id),
+        relation_evidence=[RelationEvidence(relation_id=k, spans=v) for k, v in spans.items() if v],
+    )
 
 
 #: Characters of the chunk shown on either side of a mention, at most.

@@ -59,13 +59,7 @@ def entities(ctx: CallContext, request: g.EntitiesListRequest) -> g.EntitiesList
 
 @handles(GRAPH_ENTITY)
 def entity(ctx: CallContext, request: g.EntityGetRequest) -> g.EntityDetail:
-    conn = ctx.db.get()
-    found = store.entity(conn, request.library_id, request.entity_id)
-    return g.EntityDetail(
-        entity=found,
-        relations=store.relations_of(conn, found.id),
-        evidence=store.evidence_of(conn, found.id),
-    )
+    return store.detail(ctx.db.get(), request.library_id, request.entity_id)
 
 
 @handles(GRAPH_RELATIONS)

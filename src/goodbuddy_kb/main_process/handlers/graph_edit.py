@@ -27,13 +27,7 @@ def _changed(ctx: CallContext, library_id: str) -> None:
 
 
 def _detail(ctx: CallContext, library_id: str, entity_id: str) -> g.EntityDetail:
-    conn = ctx.db.get()
-    found = store.entity(conn, library_id, entity_id)
-    return g.EntityDetail(
-        entity=found,
-        relations=store.relations_of(conn, found.id),
-        evidence=store.evidence_of(conn, found.id),
-    )
+    return store.detail(ctx.db.get(), library_id, entity_id)
 
 
 def _relation(ctx: CallContext, library_id: str, relation_id: str) -> g.Relation:

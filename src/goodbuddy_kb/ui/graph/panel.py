@@ -1,9 +1,12 @@
 """The Knowledge graph tab's entity panel: the selected entity's name and facts, which of its
 fields a person locked, the buttons that edit it, its relations (the other end first; opening
-one goes there) with their buttons, and its evidence with "view chunk". The panel only shows
-and asks: each button is a signal the tab routes to its edit actions."""
+one goes there) with their buttons, and its evidence with "view chunk" — the entity's mentions,
+or with a relation selected, the sentences that state that relation. The panel only shows and
+asks: each button is a signal the tab routes to its edit actions."""
 
 from __future__ import annotations
+
+import html
 
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
@@ -96,7 +99,7 @@ class EntityPanel(QtWidgets.QScrollArea):
         self.relation_view = self._table(self.relations, "graph.relations", stretch=0)
         self.relation_view.doubleClicked.connect(lambda index: self._relation_open(index.row()))
         self.relation_view.selectionModel().currentRowChanged.connect(
-            lambda *_: self.update_buttons()
+            lambda *_: self._relation_chosen()
         )
         # a grid, not a row: at 800 px the three buttons take two lines instead of widening
         # the whole panel past its edge
@@ -131,7 +134,9 @@ class EntityPanel(QtWidgets.QScrollArea):
         self.evidence_view = self._table(self.evidence, "graph.evidence", stretch=1)
         self.evidence_view.doubleClicked.connect(lambda _i: self.view_chunk_requested.emit())
         self.view_chunk_button = button("graph.view_chunk", self.view_chunk_requested.emit)
-        layout.addWidget(QtWidgets.QLabel(f"<b>{tr('graph.evidence')}</b>"))
+        self.evidence_label = QtWidgets.QLabel(f"<b>{tr('graph.evidence')}</b>")
+        self.evidence_label.setWordWrap(True)
+        layout.addWidget(self.evidence_label)
         layout.addWidget(self.evidence_view, 1)
         row = QtWidgets.QHBoxLayout()
         row.addStretch(1)
@@ -181,7 +186,30 @@ class EntityPanel(QtWidgets.QScrollArea):
         self.facts.setText("\n".join(facts))
         self.locks.setText(locked_text(e) or tr("graph.unlocked"))
         self.relations.set_rows(detail.relations)
-        self.evidence.set_rows(detail.evidence)
+        self.show_evidence()
+
+    def show_evidence(self) -> None:
+        """The selected relation's evidence — where the text states it — else the entity's
+        mentions (selecting a relation left the mentions shown: nothing said where a relation
+        came from, e.g. which sentence made IT服务台 responsible for VPN)."""
+        detail = self.state.detail
+        relation = self.current_relation()
+        if detail is None or relation is None:
+            self.evidence_label.setText(f"<b>{tr('graph.evidence')}</b>")
+            self.evidence.set_rows(detail.evidence if detail is not None else [])
+            return
+        spans = next(
+            (x.spans for x in detail.relation_evidence if x.relation_id == relation.id), []
+        )
+        said = html.escape(relation_text(self.state.ontology, relation))
+        made = relation.extractor == "manual" and not spans
+        key = "graph.evidence.relation_none" if made else "graph.evidence.relation"
+        self.evidence_label.setText(f"<b>{tr(key, relation=said)}</b>")
+        self.evidence.set_rows(spans)
+
+    def _relation_chosen(self) -> None:
+        self.show_evidence()
+        self.update_buttons()
 
     def update_buttons(self) -> None:
         """Edits need an entity and the library's graph; a relation's need a relation."""

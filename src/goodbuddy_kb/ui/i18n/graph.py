@@ -108,6 +108,11 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
     "graph.delete": ("删除…", "Delete…"),
     "graph.relations": ("关系", "Relations"),
     "graph.evidence": ("证据", "Evidence"),
+    "graph.evidence.relation": ("证据：{relation}", "Evidence: {relation}"),
+    "graph.evidence.relation_none": (
+        "证据：{relation}（由人创建，没有出处）",
+        "Evidence: {relation} (made by a person: no source text)",
+    ),
     "graph.view_chunk": ("查看分块", "View chunk"),
     "graph.relation.new": ("新建关系…", "New relation…"),
     "graph.relation.retype": ("修改关系类型…", "Change relation type…"),
