@@ -33,6 +33,16 @@ def test_text_that_is_not_a_table_keeps_its_window() -> None:
     assert "\n" not in window and "| Shenzhen | 650 | 120 |" in window
 
 
+def test_a_table_in_running_text_reads_without_its_delimiter_line() -> None:
+    """Seen in the workbench: "…call back within 15 minutes. | Week starting | … | | --- | ---
+    | --- | |…" — the header's delimiter is layout, not text."""
+    text = "Always call the hotline first.\n\n" + table(2)
+    window = snippet(text, build_query("hotline"))
+    assert "---" not in window and "| 城市 | 住宿标准 | 伙食补贴 | | 城市0 | 500 | 100 |" in window
+    cut = snippet("Call the hotline.\n| a | b |\n| --- | -", build_query("hotline"))
+    assert cut == "Call the hotline. | a | b |", "a delimiter the window cuts goes too"
+
+
 def test_a_snippet_never_starts_or_ends_inside_a_word() -> None:
     """Seen in the workbench and the chat: "…ate on Monday at 10:00" for "rotate". The window
     starts at the term's sentence, or at a word, and ends at a word's end."""

@@ -24,6 +24,8 @@ SNIPPET = 240
 
 #: A Markdown table's header delimiter line (``| --- | --- |``).
 _DELIMITER = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+$")
+#: That line as the snippet's window may cut it, or a rule ("---"): pipes, colons and dashes.
+_RULE = re.compile(r"^\s*\|?[\s|:]*-+[\s|:-]*$")
 
 
 def table_snippet(content: str, terms: tuple[str, ...]) -> str | None:
@@ -56,7 +58,10 @@ def snippet(content: str, query: LexicalQuery) -> str:
         p for p in (lowered.find(t) for t in (*query.cjk_terms, *query.latin_terms)) if p >= 0
     ]
     start, end = _window(content, min(positions) if positions else 0)
-    piece = content[start:end].replace("\n", " ")
+    # a table in running text reads as its rows without the header's delimiter line (the
+    # workbench showed "…on-call | | --- | --- | --- | |…"), cut or whole
+    lines = content[start:end].split("\n")
+    piece = " ".join(line for line in lines if not _RULE.match(line))
     more = bool(content[end:].strip())
     return ("…" if content[:start].strip() else "") + piece + ("…" if more else "")
 
