@@ -57,8 +57,9 @@ def test_running_task_shows_rate_and_time_left(english: None) -> None:
     assert progress_cell(finished) == "256/256 (100%) · 3.1 chunks/s"
     # a finished task of one document names it (every "Vectorise 1/1" row read the same)
     one = info(state="completed", done=1, total=1, document_id="c" * 32, current="notes/a.md")
-    assert summary(one) == "notes/a.md"
-    assert summary(info(state="completed", current="notes/a.md")) == "", "a library's task"
+    assert summary(one) == "notes/a.md · 1 chunk vectorised"
+    library = info(state="completed", current="notes/a.md")
+    assert summary(library) == "40 chunks vectorised", "a library's task names no document"
     idle = info(state="completed", done=0, total=0, rate=None, eta_seconds=None)
     assert progress_cell(idle) == "nothing to do", "not 0/0 (100%)"
     sync = info(kind="sync", rate=12.0, eta_seconds=4000.0)
@@ -115,6 +116,13 @@ def test_a_graph_run_says_what_it_found_not_documents_written(english: None) -> 
     sync = info(kind="sync", state="completed", summary=TaskSummary(succeeded=3))
     i18n.set_language("en")
     assert summary(sync) == "3 written"
+    # a vectorisation says how many chunks it vectorised (its cell was blank)
+    vectors = info(kind="vectorize", state="completed", done=40, total=40)
+    assert summary(vectors) == "40 chunks vectorised"
+    assert summary(info(kind="vectorize", state="running")) == ""
+    i18n.set_language("zh")
+    assert summary(vectors) == "已向量化 40 个分块"
+    i18n.set_language("en")
 
 
 def test_a_first_fill_says_what_is_written_is_searchable() -> None:

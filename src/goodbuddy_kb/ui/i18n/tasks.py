@@ -16,6 +16,10 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
     "task.kind.rebuild": ("重建", "Rebuild"),
     "col.summary": ("摘要", "Summary"),
     "task.summary.written": ("{n} 个已写入", "{n} written"),
+    "task.summary.vectorised": (
+        "已向量化 {n} 个分块",
+        "{n} {n:plural:chunk|chunks} vectorised",
+    ),
     "task.summary.graph": (
         "已读分块 {chunks} · 实体提及 {entities} · 关系 {relations}",
         "chunks read {chunks} · entity mentions {entities} · relations {relations}",

@@ -68,7 +68,9 @@ def summary(info: t.TaskInfo) -> str:
 def _counts(info: t.TaskInfo) -> str:
     s = info.summary
     if s is None:
-        return ""
+        # a vectorisation's count is of chunks (its cell was blank once finished)
+        finished = info.kind == "vectorize" and info.state in t.FINISHED_STATES
+        return tr("task.summary.vectorised", n=info.done) if finished and info.done else ""
     graph = s.graph
     parts = (
         # a graph run writes entities and relations, not documents
