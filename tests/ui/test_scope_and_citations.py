@@ -137,10 +137,17 @@ def test_citations_show_library_document_source_and_locator(
         # Workbench → View chunk.
         bench = ask(qtbot, win, "出差住宿一线城市每晚最多报多少")
         bench.table.selectRow(0)
+        context = bench.context.toPlainText()
         qtbot.mouseClick(bench.view_chunk, QtCore.Qt.MouseButton.LeftButton)
         library_label = "Library" if language == "en" else "知识库"
-        qtbot.waitUntil(lambda: library_label in bench.context.toPlainText(), timeout=5_000)
-        shown = bench.context.toPlainText()
+        qtbot.waitUntil(lambda: library_label in bench.chunk_view.toPlainText(), timeout=5_000)
+        shown = bench.chunk_view.toPlainText()
+        # in a tab of its own: the search's context is still there to read
+        assert bench.tabs.currentWidget() is bench.chunk_view
+        assert bench.tabs.tabText(bench.tabs.currentIndex()) == (
+            "Chunk" if language == "en" else "分块"
+        )
+        assert context and bench.context.toPlainText() == context
         labels = (
             ("Document", "Source", "Folder", "Location", "line")
             if language == "en"

@@ -82,11 +82,11 @@ def test_a_spreadsheet_hit_reads_as_rows_under_their_header(
     preview = tables(bench.preview.document())
     assert preview == [[["城市", "住宿标准", "伙食补贴"], ["Shenzhen", "650", "120"]]]
     qtbot.mouseClick(bench.view_chunk, QtCore.Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: bench.tabs.currentWidget() is bench.context, timeout=5_000)
-    whole = tables(bench.context.document())[-1]  # after the citation header (a table too)
+    qtbot.waitUntil(lambda: bench.tabs.currentWidget() is bench.chunk_view, timeout=5_000)
+    whole = tables(bench.chunk_view.document())[-1]  # after the citation header (a table too)
     assert whole[0] == ["城市", "住宿标准", "伙食补贴"] and len(whole) == 22
     assert ["Shenzhen", "650", "120"] in whole
-    assert locator in bench.context.toPlainText()
+    assert locator in bench.chunk_view.toPlainText()
     qtbot.mouseClick(bench.open_source, QtCore.Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: opened_log.exists() and "travel.xlsx" in opened_log.read_text())
     qtbot.waitUntil(lambda: locator in bench.opened.text(), timeout=5_000)

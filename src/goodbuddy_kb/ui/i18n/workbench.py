@@ -36,6 +36,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "workbench.results": ("结果", "Results"),
     "workbench.diagnostics": ("诊断", "Diagnostics"),
     "workbench.context": ("上下文", "Context"),
+    "workbench.chunk": ("分块", "Chunk"),
     "workbench.view_chunk": ("查看分块", "View chunk"),
     "workbench.open_source": ("打开来源", "Open source"),
     "workbench.effective": ("生效设置", "Effective settings"),

@@ -174,6 +174,10 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self.diagnostics.setAccessibleName(tr("workbench.diagnostics"))
         self.context = QtWidgets.QTextBrowser()
         self.context.setAccessibleName(tr("workbench.context"))
+        # "View chunk" shows the chunk in a tab of its own, added when first asked for: in the
+        # Context tab it replaced the search's context until the next search
+        self.chunk_view = QtWidgets.QTextBrowser()
+        self.chunk_view.setAccessibleName(tr("workbench.chunk"))
         self.view_chunk = QtWidgets.QPushButton(tr("workbench.view_chunk"))
         self.view_chunk.setAccessibleName(tr("workbench.view_chunk"))
         self.view_chunk.clicked.connect(self.show_chunk)
@@ -435,6 +439,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self._preview()
         self.diagnostics.setPlainText("\n".join(diagnostics_lines(result)))
         self.context.setHtml(context_html(result.context))
+        self._drop_chunk()  # a chunk of the last search's results
         self.status.setText(status_text(result))
         self._show_effective()
         if self.results.rowCount():  # (a greyed below-floor row too: its preview explains it)
@@ -460,13 +465,21 @@ class WorkbenchDialog(QtWidgets.QDialog):
             return
 
         def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
+            if self.tabs.indexOf(self.chunk_view) < 0:
+                self.tabs.addTab(self.chunk_view, tr("workbench.chunk"))
             if result is None:
-                self.context.setPlainText(say_error(error) if error else "")
-                return
-            self.context.setHtml(reference_html(result))
-            self.tabs.setCurrentWidget(self.context)
+                self.chunk_view.setPlainText(say_error(error) if error else "")
+            else:
+                self.chunk_view.setHtml(reference_html(result))
+            self.tabs.setCurrentWidget(self.chunk_view)
 
         self.link.call(REFERENCE_CONTEXT, ref, done)
+
+    def _drop_chunk(self) -> None:
+        at = self.tabs.indexOf(self.chunk_view)
+        if at >= 0:
+            self.tabs.removeTab(at)
+            self.chunk_view.clear()
 
     def open_selected(self) -> None:
         ref, x = self._reference(), self.selected()
