@@ -25,6 +25,8 @@ from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.ui.helpers import MakeLibrary, open_from_row, shoot
 
+TOOLTIP = QtCore.Qt.ItemDataRole.ToolTipRole
+
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 Key = QtCore.Qt.Key
 SECTION = "## Rule {n}\n\nRule {n} says topic{n}x about travel 出差第{n}条。\n\n"
@@ -337,6 +339,16 @@ def test_a_notice_between_a_move_and_its_details_keeps_the_row_the_person_chose(
 
 def test_looks(qtbot: QtBot, window: MainWindow, qapp: QtWidgets.QApplication) -> None:
     dialog = open_from_row(qtbot, window, "rules.md")
+    # side by side at 1024 px a title wider than its column ends in "…", whole in its
+    # tooltip (it read "haracter", cut at both ends)
+    dialog.resize(1024, 700)
+    qtbot.waitUntil(lambda: dialog.splitter.orientation() == QtCore.Qt.Orientation.Horizontal)
+    header = dialog.table.horizontalHeader()
+    assert header.textElideMode() == QtCore.Qt.TextElideMode.ElideRight
+    tip = dialog.model.headerData(4, QtCore.Qt.Orientation.Horizontal, TOOLTIP)
+    assert tip == "Characters"
+    qtbot.waitUntil(lambda: not dialog.table.horizontalScrollBar().isVisible(), timeout=5_000)
+    shoot(dialog, "chunks-1024x700-light-en")
     dialog.resize(800, 600)
     qtbot.waitUntil(lambda: dialog.splitter.orientation() == QtCore.Qt.Orientation.Vertical)
     shoot(dialog, "chunks-800x600-light-en")

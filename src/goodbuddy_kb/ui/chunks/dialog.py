@@ -164,6 +164,8 @@ class ChunksDialog(QtWidgets.QDialog):
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(self.pane)
         self.splitter.setChildrenCollapsible(False)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
         bottom = QtWidgets.QHBoxLayout()
         bottom.addWidget(self.empty_label, 1)
         bottom.addStretch(0)
@@ -189,9 +191,12 @@ class ChunksDialog(QtWidgets.QDialog):
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         wide = event.size().width() >= SIDE_BY_SIDE_WIDTH
-        self.splitter.setOrientation(
-            QtCore.Qt.Orientation.Horizontal if wide else QtCore.Qt.Orientation.Vertical
-        )
+        orientation = QtCore.Qt.Orientation.Horizontal if wide else QtCore.Qt.Orientation.Vertical
+        if orientation != self.splitter.orientation():
+            self.splitter.setOrientation(orientation)
+            if wide:  # half each: at 1024 px the table's share scrolled its columns sideways
+                half = event.size().width() // 2
+                self.splitter.setSizes([half, half])
         super().resizeEvent(event)
 
     def _call(self, spec: MethodSpec[Req, Resp], request: Req, callback: Callback[Resp]) -> None:

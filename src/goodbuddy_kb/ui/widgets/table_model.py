@@ -77,10 +77,14 @@ class RowsModel(QtCore.QAbstractTableModel, Generic[Row]):
         orientation: QtCore.Qt.Orientation,
         role: int = int(QtCore.Qt.ItemDataRole.DisplayRole),
     ) -> Any:
-        if role != QtCore.Qt.ItemDataRole.DisplayRole:
+        # the title as its tooltip too: a narrow column elides it ("Cha…", ColumnFitter)
+        shown = role in (QtCore.Qt.ItemDataRole.DisplayRole, QtCore.Qt.ItemDataRole.ToolTipRole)
+        if not shown:
             return None
         if orientation == QtCore.Qt.Orientation.Horizontal and 0 <= section < len(self._columns):
             return tr(self._columns[section].header_key)
+        if role != QtCore.Qt.ItemDataRole.DisplayRole:
+            return None
         if orientation == QtCore.Qt.Orientation.Vertical:
             return section + 1
         return None
@@ -214,6 +218,9 @@ class ColumnFitter(QtCore.QObject):
         header = view.horizontalHeader()
         header.setStretchLastSection(False)
         header.setMinimumSectionSize(28)
+        # a title wider than its column reads "Cha…" (its tooltip whole), not a centred cut
+        # with both ends gone ("haracter", the chunk viewer at 1024 px)
+        header.setTextElideMode(QtCore.Qt.TextElideMode.ElideRight)
         model = view.model()
         for signal in (model.modelReset, model.layoutChanged, model.rowsInserted):
             signal.connect(self._timer.start)
