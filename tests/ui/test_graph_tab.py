@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.ontology import OntologyDialog
-from goodbuddy_kb.ui.graph.picture import NodeItem
+from goodbuddy_kb.ui.graph.picture import NodeItem, apart
 from goodbuddy_kb.ui.graph.tab import GraphTab
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
@@ -95,6 +95,18 @@ def select(qtbot: QtBot, tab: GraphTab, name: str) -> None:
     qtbot.waitUntil(shown, timeout=10_000)
 
 
+def test_nodes_laid_on_one_another_are_pushed_apart() -> None:
+    """A spring layout places nodes by their links alone: names sat under other nodes. Ten
+    nodes on one spot come apart, no two boxes meeting, and the centre entity stays put."""
+    box = QtCore.QRectF(-50, -16, 100, 60)  # a circle with its name and type below
+    spots = {f"n{i}": (float(i % 2), 0.0) for i in range(10)}
+    placed = apart(spots, dict.fromkeys(spots, box), fixed="n0")
+    assert placed["n0"] == (0.0, 0.0)
+    rects = [box.translated(x, y) for x, y in placed.values()]
+    for i, rect in enumerate(rects):
+        assert not any(rect.intersects(other) for other in rects[i + 1 :])
+
+
 def test_picture_fits_800x600_with_names_at_their_own_size(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:
@@ -112,6 +124,13 @@ def test_picture_fits_800x600_with_names_at_their_own_size(
     for item in picture.nodes.values():
         for part in (item, item.name_item, item.type_item):
             assert view.contains(picture.mapFromScene(part.sceneBoundingRect()).boundingRect())
+    # no node's circle, name or type covers another's
+    boxes = [
+        item.sceneBoundingRect() | item.mapRectToScene(item.childrenBoundingRect())
+        for item in picture.nodes.values()
+    ]
+    for i, box in enumerate(boxes):
+        assert not any(box.intersects(other) for other in boxes[i + 1 :])
     # an edge label never covers a name or another label; one that would is the edge's tooltip
     names = [
         r

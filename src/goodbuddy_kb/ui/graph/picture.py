@@ -58,6 +58,45 @@ def spread_for(
     return (max(least, min(across, most)), max(least, min(down, most))), fits
 
 
+#: Room kept between two nodes' boxes (the circle, its name and its type), scene units.
+GAP = 6.0
+
+
+def apart(
+    positions: dict[str, tuple[float, float]],
+    boxes: dict[str, QtCore.QRectF],
+    fixed: str,
+    rounds: int = 200,
+) -> dict[str, tuple[float, float]]:
+    """The positions moved the least way that no two nodes' boxes (item coordinates, placed at
+    the positions) overlap: each overlapping pair is pushed apart along the axis it overlaps
+    less on, ``fixed`` (the centre entity) never moves. A spring layout places nodes by their
+    links alone: at 800 px a name sat under another node and a label covered its neighbour's."""
+    at = {k: [x, y] for k, (x, y) in positions.items()}
+    keys = list(at)
+    for _ in range(rounds):
+        moved = False
+        for i, a in enumerate(keys):
+            for b in keys[i + 1 :]:
+                ra = boxes[a].translated(*at[a]).adjusted(-GAP / 2, -GAP / 2, GAP / 2, GAP / 2)
+                rb = boxes[b].translated(*at[b]).adjusted(-GAP / 2, -GAP / 2, GAP / 2, GAP / 2)
+                if not ra.intersects(rb):
+                    continue
+                moved = True
+                dx = min(ra.right(), rb.right()) - max(ra.left(), rb.left())
+                dy = min(ra.bottom(), rb.bottom()) - max(ra.top(), rb.top())
+                axis = 0 if dx < dy else 1
+                need = (dx if axis == 0 else dy) + 0.5
+                side = at[b][axis] - at[a][axis] or (1.0 if keys.index(b) % 2 else -1.0)
+                sign = 1.0 if side > 0 else -1.0
+                share_a = 0.0 if a == fixed else (1.0 if b == fixed else 0.5)
+                at[a][axis] -= sign * need * share_a
+                at[b][axis] += sign * need * (1.0 - share_a)
+        if not moved:
+            break
+    return {k: (x, y) for k, (x, y) in at.items()}
+
+
 class NodeItem(QtWidgets.QGraphicsEllipseItem):
     def __init__(self, node: g.GraphNode, colour: str, type_name: str) -> None:
         r = NODE_RADIUS * (1.35 if node.hops == 0 else 1.0)
@@ -156,9 +195,17 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
         self._taken = []
         for node in result.nodes:
             item = NodeItem(node, graph_colour(type_index(node.type_key)), type_name(node.type_key))
+            self.nodes[node.id] = item
+        boxes = {
+            key: item.boundingRect() | item.childrenBoundingRect()
+            for key, item in self.nodes.items()
+        }
+        centre = result.nodes[0].id
+        positions = apart(positions, boxes, fixed=centre)
+        for node in result.nodes:
+            item = self.nodes[node.id]
             item.setPos(*positions[node.id])
             scene.addItem(item)
-            self.nodes[node.id] = item
             self._taken += [
                 item.sceneBoundingRect(),
                 item.name_item.sceneBoundingRect(),
@@ -276,6 +323,9 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
                 self._draw(spread)
         rect = self.scene().itemsBoundingRect().adjusted(-30, -30, 30, 30)
         self.setSceneRect(rect.adjusted(-400, -400, 400, 400))
+        # names pushed apart (``apart``) may have widened the picture past the view
+        inner = self.scene().itemsBoundingRect()
+        fits = fits and inner.width() <= view.width() and inner.height() <= view.height()
         centre = next((i for i in self.nodes.values() if i.node.hops == 0), None)
         self.centerOn(rect.center() if fits or centre is None else centre.scenePos())
 
