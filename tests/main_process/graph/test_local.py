@@ -289,3 +289,13 @@ def test_english_floor_of_a_building_and_a_verb_after_and() -> None:
 def test_english_lower_case_system_names_and_owner_brackets() -> None:
     found = _fresh("Payroll system (owner: Treasury team): the upgrade is done.")
     assert ("owns", "Treasury team", "Payroll system", 0.9) in found
+
+
+def test_a_bracketed_number_with_its_label_is_no_alias() -> None:
+    """系统故障请先报IT服务台（分机8800）: the bracket holds the desk's extension, and the
+    graph listed "分机8800" as another name of IT服务台; a bracketed other name still is one."""
+    ontology = starter()
+    text = "系统故障请先报IT服务台（分机8800）；信息技术部（IT部）负责网络。"
+    found = {m.name: m.aliases for m in find(text, ontology)}
+    assert found.get("IT服务台", ()) == (), found
+    assert found.get("信息技术部") == ("IT部",), found

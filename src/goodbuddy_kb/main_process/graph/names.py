@@ -305,6 +305,8 @@ def _plausible_alias(alias: str) -> bool:
         return False  # David Okafor (UK Finance Manager): a title, not another name
     if re.fullmatch(r"[A-Z][A-Za-z&]*(?: [A-Za-z&]+){0,4}", alias):
         return True
+    if re.search(r"[\u4e00-\u9fff]\s*\d{3,}$", alias):
+        return False  # IT服务台（分机8800）: a number with its label (an extension), not a name
     return bool(re.fullmatch(r"[\u4e00-\u9fffA-Za-z0-9]{2,12}", alias)) and not alias.isdigit()
 
 
