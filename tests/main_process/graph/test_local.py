@@ -9,6 +9,7 @@ from goodbuddy_kb.main_process.graph.local import compile_patterns, discover
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
 from goodbuddy_kb.main_process.graph.names import find
 from goodbuddy_kb.main_process.graph.ontology import starter
+from goodbuddy_kb.main_process.graph.romanise import han_keys, latin_key
 from goodbuddy_kb.main_process.graph.sentences import relations_in
 
 
@@ -299,3 +300,12 @@ def test_a_bracketed_number_with_its_label_is_no_alias() -> None:
     found = {m.name: m.aliases for m in find(text, ontology)}
     assert found.get("IT服务台", ()) == (), found
     assert found.get("信息技术部") == ("IT部",), found
+
+
+def test_a_chinese_name_reads_as_its_romanisations() -> None:
+    assert {"miao ruolin", "ruolin miao"} <= han_keys("苗若琳")
+    assert "zeng guofan" in han_keys("曾国藩"), "every reading of a surname"
+    assert "ouyang xiu" in han_keys("欧阳修"), "a two-character surname"
+    assert not han_keys("OA系统") and not han_keys("人力资源部经理")
+    assert latin_key("Miao  Ruo-lin") == "miao ruolin"
+    assert latin_key("Grace") is None and latin_key("Change Advisory Board") is None

@@ -408,3 +408,25 @@ def test_a_person_named_before_the_post_they_hold_is_a_person(
     # and the post they hold is led by them (a copula or a verb of taking office between)
     assert frozenset(("财务部经理", "张伟")) in pairs
     assert frozenset(("人力资源部经理", "李娜")) in pairs
+
+
+def test_a_person_named_in_both_scripts_is_one_person(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """苗若琳 in the Chinese notes and Miao Ruolin in the English ones were two people in the
+    graph, each with half the relations; one now, the other name its alias. Two Chinese names
+    that read alike (张伟, 章伟) stay two people, and neither takes "Zhang Wei"."""
+    files = {
+        "a-minutes.md": "# Minutes\n\nAttendees: Miao Ruolin, Zhang Wei, and Grace Whitfield.\n",
+        "b-team.md": "# 应用开发组\n\n应用开发组组长苗若琳负责OA系统。\n",
+        "c-people.md": "# 名单\n\n财务部经理张伟；人力资源部经理章伟。\n",
+    }
+    library_id = _library(dispatcher, services, tmp_path / "docs", files)
+    conn = pool.get()
+    names = _names(conn, library_id)
+    assert ("Miao Ruolin" in names) != ("苗若琳" in names), names
+    one = "Miao Ruolin" if "Miao Ruolin" in names else "苗若琳"
+    assert alias_names(conn, one) == {("苗若琳" if one == "Miao Ruolin" else "miao ruolin")}
+    assert names.get("张伟") == "person" and names.get("章伟") == "person", names
+    assert names.get("Zhang Wei") == "person", "a name that fits two people links to neither"
+    assert alias_names(conn, "张伟") == set() == alias_names(conn, "章伟")

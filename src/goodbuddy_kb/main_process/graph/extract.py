@@ -22,6 +22,7 @@ from goodbuddy_kb.main_process.graph.discovery import (
     Cues,
     Mention,
 )
+from goodbuddy_kb.main_process.graph.entity_index import Entities
 from goodbuddy_kb.main_process.graph.library_names import business_title, cjk_systems
 from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
@@ -29,7 +30,6 @@ from goodbuddy_kb.main_process.graph.names import BARE_TYPES, coordinated, find
 from goodbuddy_kb.main_process.graph.segment import HAN, Readings
 from goodbuddy_kb.main_process.graph.sentences import relations_in
 from goodbuddy_kb.main_process.graph.slots import frames
-from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
 
 Progress = Callable[[int, int], None]
@@ -60,88 +60,6 @@ def _chunks(conn: sqlite3.Connection, library_id: str) -> dict[str, list[sqlite3
     ):
         by_document.setdefault(row["document_id"], []).append(row)
     return by_document
-
-
-class _Entities:
-    """The library's entities by (type, normalised name or alias), read once: resolution of
-    thousands of discovered names without a query each; new ones are written in one batch."""
-
-    def __init__(self, conn: sqlite3.Connection, library_id: str) -> None:
-        self._library_id = library_id
-        self._ids: dict[tuple[str, str], str] = {}
-        for entity_id, type_key, key in conn.execute(
-            "SELECT id, type_key, normalized FROM graph_entities WHERE library_id = ?",
-            (library_id,),
-        ):
-            self._ids[(type_key, key)] = entity_id
-        for entity_id, type_key, key in conn.execute(
-            "SELECT a.entity_id, e.type_key, a.normalized FROM graph_aliases a"
-            " JOIN graph_entities e ON e.id = a.entity_id WHERE a.library_id = ?",
-            (library_id,),
-        ):
-            self._ids.setdefault((type_key, key), entity_id)
-        self._new: list[tuple[str, str, str, str, str]] = []
-        self._now = now_iso()
-        self._aliases: list[tuple[str, str, str, str]] = []
-
-    def resolve(self, type_key: str, name: str, key: str | None = None) -> str:
-        """``key``: ``normalise_name(name)`` when the caller has it."""
-        key = normalise_name(name) if key is None else key
-        entity_id = self._ids.get((type_key, key))
-        if entity_id is None:
-            entity_id = uuid.uuid4().hex
-            self._ids[(type_key, key)] = entity_id
-            self._new.append((entity_id, type_key, name.strip(), key, self._now))
-        return entity_id
-
-    def known(self, type_key: str, key: str) -> bool:
-        return (type_key, key) in self._ids
-
-    def names(self) -> set[str]:
-        """The normalised names and aliases of every entity known so far, of any type."""
-        return {key for _type, key in self._ids}
-
-    def latin_names(self, types: tuple[str, ...]) -> list[tuple[str, str]]:
-        """(normalised name or alias, type) of every Latin name of these types."""
-        return [(k, t) for t, k in self._ids if t in types and k.isascii()]
-
-    def alias(self, entity_id: str, type_key: str, alias: str) -> None:
-        key = normalise_name(alias)
-        if key and (type_key, key) not in self._ids:
-            self._ids[(type_key, key)] = entity_id
-            self._aliases.append((entity_id, self._library_id, alias.strip(), key))
-
-    def write(self, conn: sqlite3.Connection) -> None:
-        inserted = conn.executemany(
-            "INSERT OR IGNORE INTO graph_entities (id, library_id, type_key, name, normalized,"
-            " created_by, created_at) VALUES (?, ?, ?, ?, ?, 'local', ?)",
-            [(i, self._library_id, t, n, k, at) for i, t, n, k, at in self._new],
-        ).rowcount
-        # an entity another run (the model's) created meanwhile keeps its id (when every row
-        # went in, none did)
-        actual = (
-            {}
-            if inserted == len(self._new)
-            else {
-                i: row[0]
-                for i, t, _n, k, _at in self._new
-                if (
-                    row := conn.execute(
-                        "SELECT id FROM graph_entities WHERE library_id = ? AND type_key = ?"
-                        " AND normalized = ?",
-                        (self._library_id, t, k),
-                    ).fetchone()
-                )
-                is not None
-                and row[0] != i
-            }
-        )
-        conn.executemany(
-            "INSERT OR IGNORE INTO graph_aliases (entity_id, library_id, alias, normalized)"
-            " VALUES (?, ?, ?, ?)",
-            [(actual.get(e, e), lib, a, k) for e, lib, a, k in self._aliases],
-        )
-        self._new, self._aliases = [], []
 
 
 class _Relations:
@@ -277,7 +195,7 @@ def _within(m: Mention, business: Mention) -> bool:
 def _listed(
     documents: dict[str, list[sqlite3.Row]],
     folded: dict[int, str],
-    entities: _Entities,
+    entities: Entities,
     systems: bool,
 ) -> None:
     """Names only the whole library shows: Chinese names of systems by the slots they stand in
@@ -321,7 +239,7 @@ def _discover(
     folded: dict[int, str],
     ontology: Ontology,
     cues: Cues,
-    entities: _Entities,
+    entities: Entities,
 ) -> set[tuple[str, str]]:
     """Resolves the names the ontology's cues find in every title and chunk; a Chinese name is
     read in its sentence first (`segment.Readings`). Returns the (type, name) of those that
@@ -409,7 +327,7 @@ def extract_library(
     folded = {row["seq"]: fold(row["content"]) for rows in documents.values() for row in rows}
     # 1. discovery: the names the ontology's cues find, resolved by type and name
     cues = prepare(ontology)
-    entities = _Entities(conn, library_id)
+    entities = Entities(conn, library_id)
     doubtful = _discover(documents, folded, ontology, cues, entities)
     _listed(documents, folded, entities, any(t.key == "system" for t in ontology.entity_types))
     with transaction(conn):

@@ -1,0 +1,126 @@
+"""The library's entities by type and name, read once for a local extraction run: thousands of
+discovered names resolved without a query each, new ones and their aliases written in one batch;
+a person named in the other script (苗若琳, Miao Ruolin) resolves to the one entity
+(``romanise``)."""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+
+from goodbuddy_kb.main_process.graph.matching import normalise_name
+from goodbuddy_kb.main_process.graph.romanise import pairs
+from goodbuddy_kb.main_process.ids import now_iso
+
+
+class Entities:
+    """The library's entities by (type, normalised name or alias), read once: resolution of
+    thousands of discovered names without a query each; new ones are written in one batch."""
+
+    def __init__(self, conn: sqlite3.Connection, library_id: str) -> None:
+        self._library_id = library_id
+        self._ids: dict[tuple[str, str], str] = {}
+        for entity_id, type_key, key in conn.execute(
+            "SELECT id, type_key, normalized FROM graph_entities WHERE library_id = ?",
+            (library_id,),
+        ):
+            self._ids[(type_key, key)] = entity_id
+        for entity_id, type_key, key in conn.execute(
+            "SELECT a.entity_id, e.type_key, a.normalized FROM graph_aliases a"
+            " JOIN graph_entities e ON e.id = a.entity_id WHERE a.library_id = ?",
+            (library_id,),
+        ):
+            self._ids.setdefault((type_key, key), entity_id)
+        self._new: list[tuple[str, str, str, str, str]] = []
+        self._now = now_iso()
+        self._aliases: list[tuple[str, str, str, str]] = []
+
+    def resolve(self, type_key: str, name: str, key: str | None = None) -> str:
+        """``key``: ``normalise_name(name)`` when the caller has it."""
+        key = normalise_name(name) if key is None else key
+        entity_id = self._ids.get((type_key, key))
+        if entity_id is None:
+            entity_id = uuid.uuid4().hex
+            self._ids[(type_key, key)] = entity_id
+            self._new.append((entity_id, type_key, name.strip(), key, self._now))
+        return entity_id
+
+    def known(self, type_key: str, key: str) -> bool:
+        return (type_key, key) in self._ids
+
+    def names(self) -> set[str]:
+        """The normalised names and aliases of every entity known so far, of any type."""
+        return {key for _type, key in self._ids}
+
+    def latin_names(self, types: tuple[str, ...]) -> list[tuple[str, str]]:
+        """(normalised name or alias, type) of every Latin name of these types."""
+        return [(k, t) for t, k in self._ids if t in types and k.isascii()]
+
+    def alias(self, entity_id: str, type_key: str, alias: str) -> None:
+        key = normalise_name(alias)
+        if key and (type_key, key) not in self._ids:
+            self._ids[(type_key, key)] = entity_id
+            self._aliases.append((entity_id, self._library_id, alias.strip(), key))
+
+    def _link_people(self) -> None:
+        """A person new in this run and named in the other script by another person (new or
+        known) is that person: their name becomes its alias (the first named keeps its name).
+        Only where the romanisation fits exactly one person each way (``romanise.pairs``)."""
+        forms: dict[str, list[str]] = {}
+        for (type_key, key), entity_id in self._ids.items():
+            if type_key == "person":
+                forms.setdefault(entity_id, []).append(key)
+        order = {e[0]: n for n, e in enumerate(self._new)}
+        merged: set[str] = set()
+        for a, b in pairs(forms):
+            if merged & {a, b}:
+                continue
+            if a in order and b in order:
+                keep, gone = (a, b) if order[a] < order[b] else (b, a)
+            elif a in order or b in order:
+                keep, gone = (b, a) if a in order else (a, b)
+            else:
+                continue  # both from earlier runs: a person merges them (graph tab)
+            row = self._new.pop(order[gone])
+            order = {e[0]: n for n, e in enumerate(self._new)}
+            merged |= {keep, gone}
+            for ident, entity_id in list(self._ids.items()):
+                if entity_id == gone:
+                    self._ids[ident] = keep
+            self._aliases = [
+                (keep if e == gone else e, lib, a_, k) for e, lib, a_, k in self._aliases
+            ]
+            self._aliases.append((keep, self._library_id, row[2], row[3]))
+
+    def write(self, conn: sqlite3.Connection) -> None:
+        self._link_people()
+        inserted = conn.executemany(
+            "INSERT OR IGNORE INTO graph_entities (id, library_id, type_key, name, normalized,"
+            " created_by, created_at) VALUES (?, ?, ?, ?, ?, 'local', ?)",
+            [(i, self._library_id, t, n, k, at) for i, t, n, k, at in self._new],
+        ).rowcount
+        # an entity another run (the model's) created meanwhile keeps its id (when every row
+        # went in, none did)
+        actual = (
+            {}
+            if inserted == len(self._new)
+            else {
+                i: row[0]
+                for i, t, _n, k, _at in self._new
+                if (
+                    row := conn.execute(
+                        "SELECT id FROM graph_entities WHERE library_id = ? AND type_key = ?"
+                        " AND normalized = ?",
+                        (self._library_id, t, k),
+                    ).fetchone()
+                )
+                is not None
+                and row[0] != i
+            }
+        )
+        conn.executemany(
+            "INSERT OR IGNORE INTO graph_aliases (entity_id, library_id, alias, normalized)"
+            " VALUES (?, ?, ?, ?)",
+            [(actual.get(e, e), lib, a, k) for e, lib, a, k in self._aliases],
+        )
+        self._new, self._aliases = [], []
