@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,29 @@ def test_an_extraction_a_crash_cut_off_waits_again_at_start(
         restarted.stop()
 
 
+def folder_library(
+    dispatcher: Dispatcher, services: Services, folder: Path, files: dict[str, str]
+) -> tuple[str, Callable[[str], dict[str, Any]]]:
+    """A library of ``files`` in ``folder``, imported and extracted; and a function that
+    reads one of its documents by path as the documents list gives it."""
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": folder.name})["library"]["id"]
+    call(
+        dispatcher,
+        SOURCE_ADD.name,
+        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
+    )
+    services.tasks.wait_idle(30)
+
+    def document(path: str) -> dict[str, Any]:
+        listed = call(dispatcher, DOCUMENTS_LIST.name, {"libraryId": library_id})["documents"]
+        return next(doc for doc in listed if doc["path"] == path)
+
+    return library_id, document
+
+
 def test_a_chunk_edit_or_switch_gets_its_graph_again(
     dispatcher: Dispatcher, services: Services, tmp_path: Path
 ) -> None:
@@ -140,20 +164,11 @@ def test_a_chunk_edit_or_switch_gets_its_graph_again(
     so the Graph column's count and the entity list follow the text — before, the document kept
     reading "done" with none of the names its edited text still holds, until someone ran an
     extraction by hand."""
-    folder = tmp_path / "edits"
-    folder.mkdir()
-    (folder / "finance.md").write_text(FINANCE, encoding="utf-8")
-    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "Edits"})["library"]["id"]
-    call(
-        dispatcher,
-        SOURCE_ADD.name,
-        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
-    )
-    services.tasks.wait_idle(30)
+    files = {"finance.md": FINANCE}
+    library_id, document = folder_library(dispatcher, services, tmp_path / "edits", files)
 
     def finance() -> dict[str, Any]:
-        listed = call(dispatcher, DOCUMENTS_LIST.name, {"libraryId": library_id})["documents"]
-        return next(doc for doc in listed if doc["path"] == "finance.md")
+        return document("finance.md")
 
     doc = finance()
     assert doc["status"]["graph"] == "done" and doc["graphEntities"] >= 3
@@ -188,21 +203,11 @@ def test_a_document_whose_only_chunk_is_off_has_its_graph(
     """Switching off a document's only chunk leaves nothing to read: its graph is done with
     nothing found (it read "… Pending" for good — the extraction never reached it — while
     every later run completed; a helper under Xvfb), and back on, its names come back."""
-    folder = tmp_path / "one"
-    folder.mkdir()
-    (folder / "club.md").write_text("读书会由人力资源部组织，每月一次。\n", encoding="utf-8")
-    (folder / "finance.md").write_text(FINANCE, encoding="utf-8")
-    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "One"})["library"]["id"]
-    call(
-        dispatcher,
-        SOURCE_ADD.name,
-        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
-    )
-    services.tasks.wait_idle(30)
+    files = {"club.md": "读书会由人力资源部组织，每月一次。\n", "finance.md": FINANCE}
+    library_id, document = folder_library(dispatcher, services, tmp_path / "one", files)
 
     def club() -> dict[str, Any]:
-        listed = call(dispatcher, DOCUMENTS_LIST.name, {"libraryId": library_id})["documents"]
-        return next(doc for doc in listed if doc["path"] == "club.md")
+        return document("club.md")
 
     doc = club()
     assert doc["status"]["graph"] == "done" and doc["graphEntities"] >= 1
