@@ -234,6 +234,43 @@ def test_workbench_starts_from_the_library_settings(
 
 
 @pytest.mark.usefixtures("library")
+def test_the_workbench_follows_settings_saved_while_it_is_open(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """Settings saved with the workbench open: it showed the old top K and floor ("top K 6 ·
+    minimum relevance 0.2") beside results made with the new ones, open again too. A top K the
+    person chose stays theirs."""
+    window.open_workbench()
+    bench = window.workbench
+    assert bench is not None
+    qtbot.waitUntil(lambda: bench.library_settings is not None, timeout=5_000)
+    assert bench.top_k.value() == 6
+    tab = window.settings_tab
+    tab.fields["topK"].setValue(3)  # type: ignore[attr-defined]
+    tab.fields["minimumRelevance"].setValue(0.5)  # type: ignore[attr-defined]
+    tab.save_retrieval_settings()
+    qtbot.waitUntil(lambda: bench.top_k.value() == 3, timeout=5_000)
+    qtbot.waitUntil(lambda: "minimum relevance 0.5" in bench.effective.text(), timeout=5_000)
+    assert "this test only" not in bench.effective.text()
+    bench.top_k.setValue(8)  # the person's own choice
+    tab.fields["topK"].setValue(4)  # type: ignore[attr-defined]
+    tab.save_retrieval_settings()
+    qtbot.waitUntil(lambda: bench.library_settings.top_k == 4, timeout=5_000)  # type: ignore[union-attr]
+    assert bench.top_k.value() == 8 and "this test only" in bench.effective.text()
+    bench.top_k.setValue(4)  # back to the library's: it follows again, closed and opened too
+    bench.reject()
+    tab.fields["topK"].setValue(5)  # type: ignore[attr-defined]
+    tab.save_retrieval_settings()
+    qtbot.waitUntil(lambda: "Top K 5" in window.detail.retrieval.text(), timeout=5_000)
+    window.open_workbench()
+    again = window.workbench
+    assert again is not None and again is not bench
+    qtbot.waitUntil(lambda: again.top_k.value() == 5, timeout=5_000)
+    assert "top K 5" in again.effective.text()
+    again.reject()
+
+
+@pytest.mark.usefixtures("library")
 def test_fusion_is_a_library_setting_the_workbench_switches_for_one_query(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:

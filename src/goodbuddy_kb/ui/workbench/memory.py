@@ -22,6 +22,9 @@ class WorkbenchState:
     splitter: list[int] = field(default_factory=list)
     #: Where its window was (its frame's top left), so it opens again where it was moved.
     position: tuple[int, int] | None = None
+    #: Whether top K, rerank and fusion were the library's own then (not the person's choice):
+    #: those follow the library's settings as they are when the workbench opens again.
+    followed: tuple[bool, bool, bool] = (True, True, True)
 
 
 class WorkbenchMemory:
@@ -35,3 +38,27 @@ class WorkbenchMemory:
 
     def keep(self, library_id: str, state: WorkbenchState) -> None:
         self._states[library_id] = state
+
+
+Choices = tuple[int, str, str]
+
+
+def following(
+    now: Choices, before: Choices | None, remembered: WorkbenchState | None, opened: Choices
+) -> list[bool]:
+    """Which of top K, rerank and fusion follow the library's settings as they arrive, the
+    rest being the person's choice: those that held the library's value ``before`` (settings
+    saved while the workbench was open showed the old top K and floor beside results made with
+    the new ones), else those left that way last time, else those still as they ``opened``."""
+    if before is not None:
+        return [a == b for a, b in zip(now, before, strict=True)]
+    if remembered is not None:
+        return list(remembered.followed)
+    return [a == b for a, b in zip(now, opened, strict=True)]
+
+
+def followed(now: Choices, library: Choices | None) -> tuple[bool, bool, bool]:
+    """Which of ``now`` are the library's own (all, while its settings are unknown)."""
+    if library is None:
+        return (True, True, True)
+    return (now[0] == library[0], now[1] == library[1], now[2] == library[2])

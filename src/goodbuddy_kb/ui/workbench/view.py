@@ -8,31 +8,33 @@ The result columns live in ``results.py``, the diagnostics and status wording in
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.library import LibrarySettings, SettingsGetRequest
 from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
-from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.methods import (
-    REFERENCE_CONTEXT,
-    REFERENCE_OPEN,
     RETRIEVE,
     SETTINGS_GET,
     SYSTEM_CANCEL,
 )
-from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.contracts.settings import FusionMethod, KnowledgeRetrievalSettings
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
-from goodbuddy_kb.ui.widgets.reference_view import open_outcome, reference_html
 from goodbuddy_kb.ui.widgets.relevance import BANDS, relevance_text, relevance_word
 from goodbuddy_kb.ui.widgets.source_opener import SourceOpener, outcome_label
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.theme import SPACE
-from goodbuddy_kb.ui.workbench.memory import WorkbenchMemory, WorkbenchState
+from goodbuddy_kb.ui.workbench.actions import ResultActions
+from goodbuddy_kb.ui.workbench.memory import (
+    WorkbenchMemory,
+    WorkbenchState,
+    followed,
+    following,
+)
 from goodbuddy_kb.ui.workbench.report import (
     context_html,
     diagnostics_lines,
@@ -48,7 +50,7 @@ from goodbuddy_kb.ui.workbench.results import (
 )
 
 
-class WorkbenchDialog(QtWidgets.QDialog):
+class WorkbenchDialog(ResultActions, QtWidgets.QDialog):
     finished_search = QtCore.Signal()
 
     def __init__(
@@ -83,6 +85,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
         self._count()
         self.query.setFocus()
         self.link.call(SETTINGS_GET, SettingsGetRequest(library_id=library_id), self._got_settings)
+        link.changed.connect(self._on_changed)
 
     def _build_controls(self) -> None:
         """The query, its counter, top-k and rerank, Run/Cancel, and what is in effect."""
@@ -246,17 +249,26 @@ class WorkbenchDialog(QtWidgets.QDialog):
                 tr("error.generic", message=error.message if error is not None else "")
             )
             return
+        before = self._library_choices()
         self.library_settings = result.retrieval
-        if self.remembered is None:  # (a remembered choice stays what the person left)
-            top_k, rerank, fusion = self._opened
-            now = self._choices()
-            if now[0] == top_k:
-                self.top_k.setValue(result.retrieval.top_k)
-            if now[1] == rerank:
-                self.rerank.setCurrentIndex(self.rerank.findData(self._library_rerank()))
-            if now[2] == fusion:
-                self.fusion.setCurrentIndex(self.fusion.findData(result.retrieval.fusion))
+        follows = following(self._choices(), before, self.remembered, self._opened)
+        if follows[0]:
+            self.top_k.setValue(result.retrieval.top_k)
+        if follows[1]:
+            self.rerank.setCurrentIndex(self.rerank.findData(self._library_rerank()))
+        if follows[2]:
+            self.fusion.setCurrentIndex(self.fusion.findData(result.retrieval.fusion))
         self._show_effective()
+
+    def _library_choices(self) -> tuple[int, str, str] | None:
+        s = self.library_settings
+        return None if s is None else (s.top_k, self._library_rerank(), s.fusion)
+
+    def _on_changed(self, params: dict[str, Any]) -> None:
+        """This library's settings saved (here or by another client): read them again."""
+        if params.get("settings") and self.library_id in params.get("libraryIds", []):
+            request = SettingsGetRequest(library_id=self.library_id)
+            self.link.call(SETTINGS_GET, request, self._got_settings)
 
     def _choices(self) -> tuple[int, str, str]:
         return self.top_k.value(), str(self.rerank.currentData()), str(self.fusion.currentData())
@@ -288,6 +300,7 @@ class WorkbenchDialog(QtWidgets.QDialog):
     def _remember(self) -> None:
         top_k, rerank, fusion = self._choices()
         self.remembered = WorkbenchState(
+            followed=followed((top_k, rerank, fusion), self._library_choices()),
             query=self.query.toPlainText(),
             top_k=top_k,
             rerank=rerank,
@@ -448,51 +461,3 @@ class WorkbenchDialog(QtWidgets.QDialog):
 
     def selected(self) -> r.RetrievalResult | None:
         return self.results.chosen(self.table)
-
-    def _reference(self) -> r.ReferenceRequest | None:
-        x = self.selected()
-        return (
-            r.ReferenceRequest(
-                library_id=x.library_id, document_id=x.document_id, chunk_id=x.chunk_id
-            )
-            if x
-            else None
-        )
-
-    def show_chunk(self) -> None:
-        ref = self._reference()
-        if ref is None:
-            return
-
-        def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
-            if self.tabs.indexOf(self.chunk_view) < 0:
-                self.tabs.addTab(self.chunk_view, tr("workbench.chunk"))
-            if result is None:
-                self.chunk_view.setPlainText(say_error(error) if error else "")
-            else:
-                self.chunk_view.setHtml(reference_html(result))
-            self.tabs.setCurrentWidget(self.chunk_view)
-
-        self.link.call(REFERENCE_CONTEXT, ref, done)
-
-    def _drop_chunk(self) -> None:
-        at = self.tabs.indexOf(self.chunk_view)
-        if at >= 0:
-            self.tabs.removeTab(at)
-            self.chunk_view.clear()
-
-    def open_selected(self) -> None:
-        ref, x = self._reference(), self.selected()
-        if ref is None or x is None:
-            return
-        document = readable_path(x.document_path) or x.document_title
-        locator = Locator.from_wire({**x.locator, "headingPath": x.heading_path})
-
-        def done(_result: object, error: KbError | None) -> None:
-            # where the hit is in the file, in the person's language; when the opener is
-            # missing, the offer to copy the path or show the folder as well
-            self.opened.setText(open_outcome(document, locator, error))
-            if error is not None:
-                self.opener.failed(ref.library_id, ref.document_id, error)
-
-        self.link.call(REFERENCE_OPEN, ref, done)
