@@ -205,3 +205,24 @@ def test_a_first_window_opens_within_its_screen(qtbot: QtBot, data_dir: Path) ->
     assert room.width() < 1200, "the test needs a screen narrower than the usual window"
     assert win.width() <= room.width() and win.height() <= room.height()
     assert win.width() == room.width(), "as wide as the screen allows, no narrower"
+
+
+def test_the_sample_librarys_card_keeps_the_window_within_600_px(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    """With the sample library's card above its tabs the window needed 640 px: on an 800×600
+    screen it grew past the screen's foot. The card is compact and the page scrolls instead."""
+    win = open_window(qtbot, data_dir, "zh")
+    try:
+        win.resize(800, 600)
+        welcome_shown(qtbot, win)
+        qtbot.mouseClick(win.welcome.sample_button, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: win.stack.currentWidget() is win.top_tabs, timeout=10_000)
+        qtbot.waitUntil(lambda: win.guide.is_ready, timeout=60_000)
+        qtbot.wait(100)
+        assert win.minimumSizeHint().height() <= 600
+        assert win.height() == 600, "the window kept its height"
+        assert win.guide.height() <= 100, "the card takes three lines, not four"
+        shoot(win, "sample-card-800x600-zh")
+    finally:
+        win.link.shutdown()

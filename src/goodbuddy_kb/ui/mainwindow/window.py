@@ -53,6 +53,7 @@ from goodbuddy_kb.ui.welcome.first_run import FirstRun
 from goodbuddy_kb.ui.welcome.guide import SampleGuide
 from goodbuddy_kb.ui.welcome.page import WelcomePage
 from goodbuddy_kb.ui.widgets.buttons import button
+from goodbuddy_kb.ui.widgets.page_scroll import PageLayout, scrolled_page
 from goodbuddy_kb.ui.widgets.theme import SPACE
 from goodbuddy_kb.ui.widgets.wheel_guard import install_wheel_guard
 from goodbuddy_kb.ui.workbench.memory import WorkbenchMemory
@@ -301,7 +302,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.addTab(self.settings_tab, tr("tab.settings"))
         right = QtWidgets.QWidget()
         right.setMinimumWidth(420)
-        right_layout = QtWidgets.QVBoxLayout(right)
+        right_layout = PageLayout(right)
         right_layout.setContentsMargins(0, SPACE, SPACE, 0)
         header = QtWidgets.QHBoxLayout()
         header.addWidget(self.detail, 1)
@@ -312,7 +313,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.workbench: WorkbenchDialog | None = None
         splitter = QtWidgets.QSplitter()
         splitter.addWidget(self.libraries)
-        splitter.addWidget(right)
+        splitter.addWidget(scrolled_page(right))
         splitter.setChildrenCollapsible(False)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([165, 1035])

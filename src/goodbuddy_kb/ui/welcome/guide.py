@@ -42,9 +42,15 @@ class SampleGuide(QtWidgets.QFrame):
         self.close_button.setToolTip(tr("guide.close"))
         self.close_button.clicked.connect(self.close_tips)
         self._questions = QtWidgets.QVBoxLayout()
+        self._questions.setSpacing(4)
         layout = QtWidgets.QVBoxLayout(self)
+        # compact: with the card shown, the window still fits an 800×600 screen (it grew to
+        # 800×655, its foot off the screen); the graph button beside the line, not a row
+        layout.setContentsMargins(8, 6, 8, 6)
+        layout.setSpacing(4)
         top = QtWidgets.QHBoxLayout()
         top.addWidget(self.label, 1)
+        top.addWidget(self.graph_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         top.addWidget(self.close_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
         layout.addLayout(top)
         layout.addLayout(self._questions)
@@ -70,7 +76,6 @@ class SampleGuide(QtWidgets.QFrame):
             pushed.clicked.connect(lambda _c=False, q=question: self.ask.emit(q))
             self._questions.addWidget(pushed)
             self.question_buttons.append(pushed)
-        self._questions.addWidget(self.graph_button, 0, QtCore.Qt.AlignmentFlag.AlignLeft)
         self._set_ready(imported)
         if not imported and sample.task_id is not None:
             self._link.call(TASKS_LIST, t.TaskListRequest(limit=50), self._listed)
