@@ -1,5 +1,5 @@
 """The CLI's account of a finished task as a user reads it: a graph extraction says what it
-found (chunks read, entity mentions, relations), not "0 written"; counts of one read in the
+found (chunks read, entity and relation mentions, what the graph now holds), not "0 written"; counts of one read in the
 singular ("1/1 document")."""
 
 from __future__ import annotations
@@ -28,3 +28,5 @@ def test_graph_task_line_counts_what_was_written(data_dir: Path, tmp_path: Path)
     line = next(x for x in done.stdout.splitlines() if x.startswith("graph"))
     assert "written" not in line, line
     assert "1 chunk read" in line and "entity mention" in line, line
+    # and what the graph holds after the run: mentions are not the graph
+    assert "relation mention" in line and "the graph now holds 2 entities and" in line, line

@@ -108,11 +108,19 @@ def test_a_graph_run_says_what_it_found_not_documents_written(english: None) -> 
     from goodbuddy_kb.contracts.tasks import TaskSummary
     from goodbuddy_kb.ui.tasks.progress import summary
 
-    found = GraphRunSummary(run_id="r", strategy="local", chunks=12, entities=7, relations=1)
+    found = GraphRunSummary(run_id="r", strategy="model", chunks=12, entities=7, relations=1)
     done = info(kind="graph", state="completed", summary=TaskSummary(graph=found))
-    assert summary(done) == "chunks read 12 · entity mentions 7 · relations 1"
+    assert summary(done) == "chunks read 12 · entity mentions 7 · relation mentions 1"
+    # a local run says what the graph holds after it: mentions are not the graph (39 relation
+    # mentions beside a graph tab of 5 relations read as a contradiction)
+    local = found.model_copy(
+        update={"strategy": "local", "total_entities": 5, "total_relations": 1}
+    )
+    ran = info(kind="graph", state="completed", summary=TaskSummary(graph=local))
+    assert summary(ran).endswith(" · the graph now holds 5 entities and 1 relation")
     i18n.set_language("zh")
-    assert summary(done) == "已读分块 12 · 实体提及 7 · 关系 1"
+    assert summary(done) == "已读分块 12 · 实体提及 7 · 关系提及 1"
+    assert summary(ran).endswith(" · 图谱现有 5 个实体、1 个关系")
     sync = info(kind="sync", state="completed", summary=TaskSummary(succeeded=3))
     i18n.set_language("en")
     assert summary(sync) == "3 written"

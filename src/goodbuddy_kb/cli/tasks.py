@@ -86,7 +86,13 @@ def _summary_text(summary: t.TaskSummary | None) -> str:
     parts = (
         [
             f"{plural(graph.chunks, 'chunk')} read, {plural(graph.entities, 'entity mention')},"
-            f" {plural(graph.relations, 'relation')}"
+            f" {plural(graph.relations, 'relation mention')}"
+            + (
+                f"; the graph now holds {plural(graph.total_entities, 'entity', 'entities')}"
+                f" and {plural(graph.total_relations or 0, 'relation')}"
+                if graph.total_entities is not None
+                else ""
+            )
         ]
         if graph is not None
         else [f"{summary.succeeded} written"]

@@ -136,9 +136,13 @@ class GraphRunSummary(ContractModel):
     capped: int = 0
     #: Chunks whose requests failed (the document's graph status says why).
     failed_chunks: int = 0
-    #: Accepted entity mentions and relations.
+    #: Accepted entity mentions and relation mentions (a relation stated twice counts twice).
     entities: int = 0
     relations: int = 0
+    #: The library's graph after a local run: its entities and relations (a relation between
+    #: names kept only where related, or stated again, is one relation or none).
+    total_entities: int | None = None
+    total_relations: int | None = None
     #: Rejected answer parts: an entity or relation type outside the ontology, endpoints the
     #: relation type does not allow, a mention the chunk does not contain, a malformed answer,
     #: more than the per-chunk maximum.

@@ -384,6 +384,8 @@ class TaskManager(TaskRunner):
                 chunks=report.chunks,
                 entities=report.mentions,
                 relations=report.relation_mentions,
+                total_entities=report.entities,
+                total_relations=report.relations,
             )
             return Outcome(report.documents, 0, summary=TaskSummary(graph=run))
 

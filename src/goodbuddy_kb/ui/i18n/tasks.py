@@ -21,8 +21,13 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
         "{n} {n:plural:chunk|chunks} vectorised",
     ),
     "task.summary.graph": (
-        "已读分块 {chunks} · 实体提及 {entities} · 关系 {relations}",
-        "chunks read {chunks} · entity mentions {entities} · relations {relations}",
+        "已读分块 {chunks} · 实体提及 {entities} · 关系提及 {relations}",
+        "chunks read {chunks} · entity mentions {entities} · relation mentions {relations}",
+    ),
+    "task.summary.graph_total": (
+        "图谱现有 {entities} 个实体、{relations} 个关系",
+        "the graph now holds {entities} {entities:plural:entity|entities} and {relations}"
+        " {relations:plural:relation|relations}",
     ),
     "task.summary.failed": ("{n} 个失败", "{n} failed"),
     "task.summary.unchanged": ("{n} 个未变", "{n} unchanged"),
