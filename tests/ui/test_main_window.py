@@ -40,6 +40,7 @@ def test_create_rename_delete_through_the_window(qtbot: QtBot, window: MainWindo
     qtbot.waitUntil(lambda: names(window) == ["公司制度"], timeout=5_000)
     assert window.detail.title.text() == "公司制度"
     qtbot.waitUntil(lambda: "Top K 6" in window.detail.retrieval.text(), timeout=5_000)
+    assert "minimum relevance 0.2 ·" in window.detail.retrieval.text()
 
     create_through_dialog(qtbot, window, "公司制度")
     dialog = window.name_dialog

@@ -33,9 +33,10 @@ LIBRARY_STRINGS: dict[str, tuple[str, str]] = {
     "detail.retrieval": ("检索设置", "Retrieval settings"),
     "detail.chunking": ("分块设置", "Chunking settings"),
     "detail.retrieval.summary": (
-        "Top K {top_k} · 全文权重 {fts} · 向量权重 {vector} · 图谱权重 {graph} · 上下文 {context} 字符",
-        "Top K {top_k} · full-text weight {fts} · vector weight {vector} · "
-        "graph weight {graph} · context {context} {context:plural:character|characters}",
+        "Top K {top_k} · 最低相关度 {floor} · 全文权重 {fts} · 向量权重 {vector} · 图谱权重 {graph}"
+        " · 上下文 {context} 字符",
+        "Top K {top_k} · minimum relevance {floor} · full-text weight {fts} · vector weight"
+        " {vector} · graph weight {graph} · context {context} {context:plural:character|characters}",
     ),
     "detail.chunking.summary": (
         "模式：{mode} · 目标 {target} 字符 · 重叠 {overlap} 字符",

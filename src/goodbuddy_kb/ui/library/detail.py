@@ -131,6 +131,8 @@ class LibraryDetailWidget(QtWidgets.QWidget):
             tr(
                 "detail.retrieval.summary",
                 top_k=r.top_k,
+                # what decides "nothing relevant enough" (it was left out of the summary)
+                floor=f"{r.minimum_relevance:g}",
                 fts=r.fts_weight,
                 vector=r.vector_weight,
                 graph=r.graph_weight,
