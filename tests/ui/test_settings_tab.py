@@ -65,6 +65,9 @@ def test_settings_refuse_weights_no_channel_can_use_inline(
     window.tabs.setCurrentWidget(tab)
     choose_graph(qtbot, tab, "off")  # a new library's graph is local: the graph could run
     assert "range 1–20" in tab.fields["topK"].accessibleDescription()
+    # each field says what it does, not only its range
+    floor = tab.fields["minimumRelevance"].toolTip()
+    assert floor.startswith("Results whose relevance") and "range 0.0–1.0" in floor, floor
     tab.fields["ftsWeight"].setValue(0)  # type: ignore[attr-defined]
     tab.fields["vectorWeight"].setValue(0)  # type: ignore[attr-defined]
     assert tab.fields["graphWeight"].value() > 0  # type: ignore[attr-defined]

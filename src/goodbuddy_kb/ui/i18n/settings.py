@@ -246,6 +246,69 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
         "The vector channel is degraded: {reason}",
     ),
     "field.topK": ("Top K", "Top K"),
+    # what each field does: the field's tooltip, above its range ("范围 0.0–1.0" alone said
+    # nothing of what the number changes)
+    "field.topK.what": (
+        "一次检索返回的结果条数（给你看的，也是交给对话模型的）。",
+        "How many results a search returns, to you and to the chat model.",
+    ),
+    "field.minimumRelevance.what": (
+        "相关度（估计的相关概率）低于此值的结果不作为证据：检索测试中灰色列出，不交给对话模型；"
+        "连最好的结果也低于它时，显示“没有足够相关的内容”。",
+        "Results whose relevance (the estimated chance that they are relevant) is below this"
+        " are not evidence: greyed in the workbench, never given to the chat model; when even"
+        " the best is below it, the search says nothing relevant enough was found.",
+    ),
+    "field.minimumVectorSimilarity.what": (
+        "向量通道丢弃余弦相似度低于此值的候选；0 表示不过滤。",
+        "The vector channel drops candidates whose cosine similarity is below this; 0 keeps"
+        " them all.",
+    ),
+    "field.ftsWeight.what": (
+        "全文通道（含中文二元组）在融合中的权重；0 表示不检索这些通道。",
+        "The full-text channels' weight in the fusion (Chinese bigrams included); 0 does not"
+        " search them.",
+    ),
+    "field.vectorWeight.what": (
+        "向量通道在融合中的权重；0 表示不检索该通道。",
+        "The vector channel's weight in the fusion; 0 does not search it.",
+    ),
+    "field.graphWeight.what": (
+        "知识图谱通道在融合中的权重；0 表示不检索该通道。",
+        "The knowledge graph channel's weight in the fusion; 0 does not search it.",
+    ),
+    "field.candidateMultiplier.what": (
+        "每个通道先取 Top K × 此倍数个候选，再融合和重排：越大找得越全，也越慢。",
+        "Each channel first takes Top K × this many candidates before fusion and rerank:"
+        " larger finds more and is slower.",
+    ),
+    "field.contextMaxCharacters.what": (
+        "交给对话模型的证据最多这么多字符，按相关度从高到低放入。",
+        "The evidence given to the chat model holds at most this many characters, most"
+        " relevant first.",
+    ),
+    "field.adjacentChunkCount.what": (
+        "每个命中分块前后各带上这么多相邻分块，放进上下文。",
+        "Each hit brings this many neighbouring chunks from either side into the context.",
+    ),
+    "field.targetCharacters.what": (
+        "每个分块的目标长度（字符）。重建后生效。",
+        "Each chunk's target length, in characters. Takes effect after a rebuild.",
+    ),
+    "field.overlapCharacters.what": (
+        "相邻分块共有的字符数，避免一句话被切成两半。重建后生效。",
+        "Characters neighbouring chunks share, so that a sentence is not cut in two. Takes"
+        " effect after a rebuild.",
+    ),
+    "field.parentCharacters.what": (
+        "父子分块模式下父块的长度：检索命中子块，交给对话模型的是父块。重建后生效。",
+        "Parent-child mode: the parent chunk's length — searches match the children, the chat"
+        " model gets the parent. Takes effect after a rebuild.",
+    ),
+    "field.childCharacters.what": (
+        "父子分块模式下子块的长度。重建后生效。",
+        "Parent-child mode: the child chunk's length. Takes effect after a rebuild.",
+    ),
     "field.minimumVectorSimilarity": ("最低向量相似度", "Minimum vector similarity"),
     "field.minimumRelevance": ("最低相关度", "Minimum relevance"),
     "field.ftsWeight": ("全文权重", "Full-text weight"),

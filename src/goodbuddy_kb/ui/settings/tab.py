@@ -246,13 +246,16 @@ class SettingsTab(QtWidgets.QWidget):
         range_label = QtWidgets.QLabel(allowed)
         range_label.setObjectName("fieldRange")
         self.ranges[name] = range_label
-        box.setAccessibleDescription(allowed)
-        box.setToolTip(allowed)
+        explained = f"{tr(f'field.{name}.what')}\n{allowed}"
+        box.setAccessibleDescription(explained)
+        box.setToolTip(explained)
+        label_tip = tr(f"field.{name}.what")
         row = QtWidgets.QHBoxLayout()
         row.addWidget(box, 1)
         row.addWidget(range_label)
         inner.insertLayout(0, row)
         label = QtWidgets.QLabel(tr(f"field.{name}"))
+        label.setToolTip(label_tip)
         label.setBuddy(box)
         form.addRow(label, holder)
         self.fields[name], self.errors[name] = box, error
@@ -300,7 +303,8 @@ class SettingsTab(QtWidgets.QWidget):
             self.graph_settings_button.setEnabled(True)
             on = result.settings.strategy != "off"
             self.fields["graphWeight"].setEnabled(on)
-            self.fields["graphWeight"].setToolTip("" if on else tr("settings.graph_off"))
+            weight = self.fields["graphWeight"]
+            weight.setToolTip(weight.accessibleDescription() if on else tr("settings.graph_off"))
             self.graph_off.setVisible(not on)
 
         if library_id is not None:
