@@ -43,6 +43,15 @@ def test_a_table_in_running_text_reads_without_its_delimiter_line() -> None:
     assert cut == "Call the hotline. | a | b |", "a delimiter the window cuts goes too"
 
 
+def test_an_html_line_break_reads_as_a_space() -> None:
+    """Seen in the workbench on an encyclopaedia article: "<br>西班牙语言（lenguas de España）…"."""
+    text = "官方语言<br>西班牙语言（lenguas de España）<BR/>加泰罗尼亚语"
+    assert (
+        snippet(text, build_query("西班牙语言"))
+        == "官方语言 西班牙语言（lenguas de España） 加泰罗尼亚语"
+    )
+
+
 def test_a_snippet_never_starts_or_ends_inside_a_word() -> None:
     """Seen in the workbench and the chat: "…ate on Monday at 10:00" for "rotate". The window
     starts at the term's sentence, or at a word, and ends at a word's end."""

@@ -24,6 +24,8 @@ SNIPPET = 240
 
 #: A Markdown table's header delimiter line (``| --- | --- |``).
 _DELIMITER = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+$")
+#: An HTML line break (``<br>``, ``<br/>``, ``<br />``).
+_BREAK = re.compile(r"<br\s*/?>", re.IGNORECASE)
 #: That line as the snippet's window may cut it, or a rule ("---"): pipes, colons and dashes.
 _RULE = re.compile(r"^\s*\|?[\s|:]*-+[\s|:-]*$")
 
@@ -62,6 +64,8 @@ def snippet(content: str, query: LexicalQuery) -> str:
     # workbench showed "…on-call | | --- | --- | --- | |…"), cut or whole
     lines = content[start:end].split("\n")
     piece = " ".join(line for line in lines if not _RULE.match(line))
+    # a line break written as HTML in the Markdown (<br>, in tables) reads as a space
+    piece = _BREAK.sub(" ", piece)
     more = bool(content[end:].strip())
     return ("…" if content[:start].strip() else "") + piece + ("…" if more else "")
 
