@@ -74,6 +74,9 @@ def test_diagnostics_view_shows_totals_and_exports(
         assert "annual leave" not in target.read_text(encoding="utf-8")
         assert any(e["kind"] == "retrieve" for e in bundle["diagnostics"]["events"])
         assert str(target) in dialog.status.text()
+        # it says what the file holds as well as what it leaves out
+        holds = "each library's settings" if language == "en" else "各知识库的设置"
+        assert holds in dialog.status.text()
         shoot(dialog, f"diagnostics-exported-{language}")
     finally:
         win.link.shutdown()

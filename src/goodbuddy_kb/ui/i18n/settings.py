@@ -71,10 +71,13 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.export.filter": ("JSON 文件 (*.json)", "JSON files (*.json)"),
     "diagrec.exporting": ("正在导出…", "Exporting…"),
     "diagrec.export.done": (
-        "已导出到 {path}（{events} 个事件，{kb} KB）。文件中没有查询文字、文档内容、文件名、"
+        "已导出到 {path}（{events} 个事件，{kb} KB）。文件包含版本与平台、各知识库的设置、"
+        "计数、诊断事件、失败原因和最近的日志行；没有查询文字、文档内容、文件名、"
         "密钥或网址中的账号密码。",
-        "Exported to {path} ({events} {events:plural:event|events}, {kb} KB). It holds no query text, document text,"
-        " file names, keys or passwords from addresses.",
+        "Exported to {path} ({events} {events:plural:event|events}, {kb} KB). It holds the"
+        " versions and platform, each library's settings, counts, the diagnostics events,"
+        " failure reasons and the log's last lines; no query text, document text, file names,"
+        " keys or passwords from addresses.",
     ),
     "diagrec.export.failed": ("导出失败：{reason}", "Export failed: {reason}"),
     "conn.title": ("模型连接", "Model connections"),
