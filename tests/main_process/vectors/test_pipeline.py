@@ -141,3 +141,44 @@ def test_lanes_give_the_vectors_of_one_engine_and_run_below_request_threads() ->
         assert float(provider.embed_query("请假") @ engine.query("请假")) > 0.999
     finally:
         provider.close()
+
+
+@pytest.mark.integration
+def test_a_first_fill_says_which_documents_are_searchable_as_it_goes(
+    pool: ConnectionPool, data_dir: Path, library: str
+) -> None:
+    """A first version is searched as it fills: a document whose chunks all have their vectors
+    reads "done" then, not when the whole library has (the rows read "… Pending" and the summary
+    "0 vectorised" beside "154/256 chunks vectorised")."""
+    conn = pool.get()
+    counts = conn.execute(
+        "SELECT document_id, count(*) FROM chunks WHERE library_id = ? AND role != 'parent'"
+        " GROUP BY document_id",
+        (library,),
+    ).fetchall()
+    assert len(counts) == 2 and min(n for _d, n in counts) >= 1
+    seen: list[tuple[int, int]] = []  # (chunks embedded, documents done) at each report
+
+    def heard(done: int, _total: int, _failed: int) -> None:
+        (ready,) = (
+            pool.get()
+            .execute(
+                "SELECT count(*) FROM documents WHERE library_id = ? AND vector_status = 'done'",
+                (library,),
+            )
+            .fetchone()
+        )
+        seen.append((done, ready))
+
+    with openai_server(Script(delay_s=0.3)) as base:
+        provider = OpenAICompatibleProvider(base, "slow", None, 384, 4, 10.0)  # 4 a batch
+        report = build.vectorise(conn, data_dir, library, provider, CancelToken(), heard)
+    total = report.embedded
+    first_whole = min(n for _d, n in counts)
+    assert any(0 < done < total and ready >= 1 for done, ready in seen), (seen, counts)
+    assert all(ready == 0 for done, ready in seen if done < min(first_whole, 4)), seen
+    (ready,) = conn.execute(
+        "SELECT count(*) FROM documents WHERE library_id = ? AND vector_status = 'done'",
+        (library,),
+    ).fetchone()
+    assert ready == 2

@@ -161,6 +161,9 @@ def vectorise(
                         )
                         report.embedded += len(batch)
                         failed_batches = 0
+                        # a first version is searched as it fills: its documents say so
+                        ids = {r["document_id"] for r in batch}
+                        _done_where_whole(conn, target.id, ids, first=current is None)
                     except (UnavailableError, TimeoutError_, ValueError) as exc:
                         reason = exc.message if isinstance(exc, KbError) else str(exc)
                         report.error = reason
@@ -267,6 +270,26 @@ def _mark(conn: sqlite3.Connection, document_ids: set[str], status: str, error: 
         conn.executemany(
             "UPDATE documents SET vector_status = ?, vector_error = ? WHERE id = ?",
             [(status, error, d) for d in document_ids],
+        )
+
+
+def _done_where_whole(
+    conn: sqlite3.Connection, version_id: str, document_ids: set[str], first: bool
+) -> None:
+    """In a ``first`` version (searched as it fills), documents every retrievable chunk of
+    which now has its vector: done (their rows read "… Pending" and the summary "0 vectorised"
+    beside "154/256 chunks vectorised" until the whole library was). A later version serves
+    nothing until it is swapped in: its documents wait for that."""
+    if not first:
+        return
+    with transaction(conn):
+        conn.executemany(
+            "UPDATE documents SET vector_status = 'done', vector_error = NULL WHERE id = ?"
+            " AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = documents.id"
+            " AND c.enabled = 1 AND c.role != 'parent' AND NOT EXISTS (SELECT 1 FROM vector_rows"
+            " v WHERE v.version_id = ? AND v.chunk_seq = c.seq AND v.alive = 1"
+            " AND v.checksum = c.checksum))",
+            [(d, version_id) for d in document_ids],
         )
 
 
