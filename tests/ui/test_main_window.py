@@ -41,6 +41,9 @@ def test_create_rename_delete_through_the_window(qtbot: QtBot, window: MainWindo
     assert window.detail.title.text() == "公司制度"
     qtbot.waitUntil(lambda: "Top K 6" in window.detail.retrieval.text(), timeout=5_000)
     assert "minimum relevance 0.2 ·" in window.detail.retrieval.text()
+    # an empty library's pager says so (it read "0–0 of 0")
+    pager = window.documents_tab.pager.page_label
+    qtbot.waitUntil(lambda: pager.text() == "none", timeout=5_000)
 
     create_through_dialog(qtbot, window, "公司制度")
     dialog = window.name_dialog

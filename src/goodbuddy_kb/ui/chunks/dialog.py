@@ -35,7 +35,7 @@ from goodbuddy_kb.ui.chunks.pane import ChunkPaneWidget
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
-from goodbuddy_kb.ui.widgets.pager import PagerWidget
+from goodbuddy_kb.ui.widgets.pager import PagerWidget, page_text
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter, RowsModel
 from goodbuddy_kb.ui.widgets.ticket import Ticket
 
@@ -259,12 +259,7 @@ class ChunksDialog(QtWidgets.QDialog):
         self.model.set_rows(result.chunks)  # the column fitter sizes the columns
         first = int(self.cursors[-1] or 0)
         self.pager.show_page(
-            tr(
-                "docs.page",
-                first=first + 1 if result.chunks else 0,
-                last=first + len(result.chunks),
-                total=result.total,
-            ),
+            page_text(first + 1 if result.chunks else 0, first + len(result.chunks), result.total),
             has_previous=len(self.cursors) > 1,
             has_next=result.next_cursor is not None,
         )

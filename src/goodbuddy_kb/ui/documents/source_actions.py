@@ -104,7 +104,8 @@ class SourceActions(QtCore.QObject):
     def _choose(self, kind: c.SourceKind) -> QtWidgets.QFileDialog:
         """The file chooser for a file or a folder source, open (window-modal) until answered;
         the chosen path becomes a source. Kept as ``folder_dialog`` while it is open."""
-        dialog = QtWidgets.QFileDialog(self._parent, tr(f"sources.add_{kind}"))
+        # a window's title, not the menu item that opens it: no "…" ("添加文件夹…")
+        dialog = QtWidgets.QFileDialog(self._parent, tr(f"sources.add_{kind}").rstrip("….").strip())
         if kind == "folder":
             dialog.setFileMode(QtWidgets.QFileDialog.FileMode.Directory)
             dialog.setOption(QtWidgets.QFileDialog.Option.ShowDirsOnly, True)
@@ -135,7 +136,7 @@ class SourceActions(QtCore.QObject):
 
     def add_web_source(self) -> None:
         url, ok = QtWidgets.QInputDialog.getText(
-            self._parent, tr("sources.add_web"), tr("sources.web.prompt")
+            self._parent, tr("sources.add_web").rstrip("….").strip(), tr("sources.web.prompt")
         )
         if ok:
             self.add_source("web", url.strip())

@@ -43,7 +43,7 @@ from goodbuddy_kb.ui.documents.tables import document_table, fit_sources, show_w
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.tasks.follow import library_rebuild
 from goodbuddy_kb.ui.widgets.buttons import button
-from goodbuddy_kb.ui.widgets.pager import PagerWidget
+from goodbuddy_kb.ui.widgets.pager import PagerWidget, page_text
 from goodbuddy_kb.ui.widgets.table_model import RowsModel, follow_choice
 from goodbuddy_kb.ui.widgets.theme import SPACE
 
@@ -376,7 +376,7 @@ class DocumentsTab(QtWidgets.QWidget):
             first = self.offset + 1 if result.total else 0
             last = self.offset + len(result.documents)
             self.pager.show_page(
-                tr("docs.page", first=first, last=last, total=result.total),
+                page_text(first, last, result.total),
                 has_previous=self.offset > 0,
                 has_next=self.offset + PAGE < result.total,
             )

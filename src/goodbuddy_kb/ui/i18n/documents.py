@@ -88,6 +88,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "docs.filter.failed": ("失败的文档", "Failed documents"),
     "docs.filter.vector_missing": ("缺少向量的文档", "Vector missing"),
     "docs.page": ("第 {first}–{last} 条，共 {total} 条", "{first}–{last} of {total}"),
+    "docs.page.none": ("共 0 条", "none"),
     "docs.prev": ("上一页", "Previous page"),
     "docs.next": ("下一页", "Next page"),
     "docs.summary": (

@@ -56,3 +56,10 @@ class PagerWidget(QtWidgets.QWidget):
         self.page_label.setText(text)
         self.prev_button.setEnabled(has_previous)
         self.next_button.setEnabled(has_next)
+
+
+def page_text(first: int, last: int, total: int) -> str:
+    """ "1–50 of 60"; an empty list says so ("第 0–0 条，共 0 条" read like a count of a page)."""
+    if not total:
+        return tr("docs.page.none")
+    return tr("docs.page", first=first, last=last, total=total)
