@@ -19,6 +19,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.instance import WindowActivation
+from goodbuddy_kb.ui.mainwindow.about import notices_text
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.bridge.helpers import fingerprint, stamp_newer
 from tests.ui.helpers import english_sentences, open_window, shoot, visible_texts
@@ -150,7 +151,15 @@ def test_about_shows_version_models_and_notices(qtbot: QtBot, window: MainWindow
     assert "PP-OCRv6" in models and "Apache-2.0 licence" in models
     notices = about.notices.toPlainText()
     assert "third-party notices" in notices and "pydantic " in notices
+    assert about.info is not None and notices == about.info.notices, "what the CLI prints"
     shoot(about, "about-en")
+    set_language("zh")  # the headings in the person's language, the licences as they are
+    try:
+        zh = notices_text(about.info)
+        assert zh.startswith("GoodBuddy 知识库 ") and "内置模型：" in zh and "运行时软件包（" in zh
+        assert "third-party" not in zh and "pydantic " in zh
+    finally:
+        set_language("en")
 
 
 def test_a_second_start_brings_the_open_window_to_the_front(

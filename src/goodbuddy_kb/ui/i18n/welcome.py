@@ -42,6 +42,13 @@ WELCOME_STRINGS: dict[str, tuple[str, str]] = {
     "about.models": ("内置模型", "Bundled models"),
     "about.model": ("{name}：{licence} 许可证", "{name}: {licence} licence"),
     "about.notices": ("第三方软件声明", "Third-party notices"),
+    "about.notices.heading": (
+        "GoodBuddy 知识库 {version} — 第三方软件声明",
+        "GoodBuddy KB {version} — third-party notices",
+    ),
+    "about.notices.models": ("内置模型：", "Bundled models:"),
+    "about.notices.in": ("随 {package} 提供", "in {package}"),
+    "about.notices.packages": ("运行时软件包（{count} 个）：", "Runtime packages ({count}):"),
     "about.loading": ("正在读取…", "Loading…"),
     "about.close": ("关闭", "Close"),
 }

@@ -23,6 +23,8 @@ class AboutDialog(QtWidgets.QDialog):
         super().__init__(parent)
         self.setWindowTitle(tr("about.title"))
         self.resize(640, 520)
+        #: What the backend said (None until it answers).
+        self.info: y.AboutInfo | None = None
         logo = QtWidgets.QLabel()
         logo.setPixmap(app_icon().pixmap(64, 64))
         logo.setAccessibleName(tr("app.title"))
@@ -69,9 +71,27 @@ class AboutDialog(QtWidgets.QDialog):
             self.models.setText(
                 "\n".join(tr("about.model", name=m.name, licence=m.licence) for m in result.models)
             )
-            self.notices.setPlainText(result.notices)
+            self.info = result
+            self.notices.setPlainText(notices_text(result))
         self.models.updateGeometry()
         layout = self.layout()
         if layout is not None:
             layout.activate()
         self.loaded.emit()
+
+
+def notices_text(info: y.AboutInfo) -> str:
+    """The notices as ``goodbuddy-kb notices`` prints them, their headings in the person's
+    language (the Chinese About read "third-party notices", "Bundled models:", "Runtime
+    packages (86):"); names, versions and licences as their makers give them."""
+    lines = [tr("about.notices.heading", version=info.version), "", tr("about.notices.models")]
+    lines += [
+        f"  {m.name} — {m.licence} — {m.home_page} ({tr('about.notices.in', package=m.provided_by)})"
+        for m in info.models
+    ]
+    lines += ["", tr("about.notices.packages", count=len(info.packages))]
+    lines += [
+        f"  {p.name} {p.version} — {p.licence}" + (f" — {p.home_page}" if p.home_page else "")
+        for p in info.packages
+    ]
+    return "\n".join(lines) + "\n"
