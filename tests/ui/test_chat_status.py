@@ -4,10 +4,12 @@ diagnostics record counts them; the badge said only "Searched first", found unde
 
 from __future__ import annotations
 
+import html
+
 import pytest
 
 from goodbuddy_kb.contracts import chat as c
-from goodbuddy_kb.ui.chat.transcript import status_text
+from goodbuddy_kb.ui.chat.transcript import message_html, status_text
 from goodbuddy_kb.ui.i18n import set_language
 
 
@@ -57,3 +59,36 @@ def test_a_search_first_says_what_followed(
         assert status_text(answer(state)).startswith(zh)
     finally:
         set_language("en")
+
+
+def test_an_answer_the_model_gave_without_searching_says_so() -> None:
+    """In "model decides" mode an answer with no search carried no badge: its "[1]" pointed at
+    nothing, and nothing said it was not checked against the libraries (a helper's try)."""
+    state = c.RetrievalState(mode="auto", status="searched", searches=0)
+    try:
+        set_language("en")
+        assert status_text(answer(state)) == (
+            "The model did not search your libraries: not checked against your documents"
+        )
+        set_language("zh")
+        assert status_text(answer(state)) == "模型未检索知识库：回答未对照你的文档"
+        streaming = answer(state).model_copy(update={"state": "streaming"})
+        assert status_text(streaming) == "", "said once the answer is there"
+    finally:
+        set_language("en")
+
+
+def test_a_failed_answer_says_where_to_look() -> None:
+    failed = answer(c.RetrievalState(mode="always", status="searched", searches=1))
+    failed = failed.model_copy(
+        update={
+            "state": "failed",
+            "error": "the chat model cannot be reached (the connection failed)",
+        }
+    )
+    shown = message_html(failed)
+    assert "(failed: " not in shown
+    assert (
+        "— Failed: the chat model cannot be reached (the connection failed). Check the chat"
+        " model in Settings → Model connections, then Regenerate." in html.unescape(shown)
+    )

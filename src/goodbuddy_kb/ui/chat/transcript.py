@@ -81,7 +81,9 @@ def status_text(message: c.Message) -> str:
             said = tr("chat.status.more", status=said, n=more)
         return said
     if not state.searches:
-        return ""
+        # the model answered without searching: its answer was not checked against the
+        # libraries (its own "[1]" then points at nothing, and nothing said so)
+        return tr("chat.status.tool_none") if message.state == "complete" else ""
     if state.status == "degraded":
         return tr("chat.status.tool_degraded", n=state.searches, reason=say_field(state, "reason"))
     return tr("chat.status.tool", n=state.searches)
@@ -96,7 +98,7 @@ def message_html(msg: c.Message, last: bool = False) -> str:
     if msg.state == "stopped":
         suffix = " " + tr("chat.stopped")
     elif msg.state == "failed":
-        suffix = " " + tr("chat.failed", reason=say_field(msg, "error"))
+        suffix = " " + tr("chat.failed", reason=say_field(msg, "error").rstrip("."))
     badge = f" <i>[{html.escape(note)}]</i>" if note else ""
     content = c.in_one_language(msg.content, language()) if msg.role == "assistant" else msg.content
     if language() == "zh" and msg.content == c.NO_CHAT_MODEL_NOTES[1]:

@@ -57,13 +57,21 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         "{status}; the model searched {n} more {n:plural:time|times}",
     ),
     "chat.status.tool": ("模型已检索 {n} 次", "The model searched {n} {n:plural:time|times}"),
+    "chat.status.tool_none": (
+        "模型未检索知识库：回答未对照你的文档",
+        "The model did not search your libraries: not checked against your documents",
+    ),
     "chat.status.tool_degraded": (
         "模型已检索 {n} 次，已降级（{reason}）",
         "The model searched {n} {n:plural:time|times}, degraded ({reason})",
     ),
     "chat.sources_of": ("本次检索证据（第 {n} 个回答）", "Sources consulted (answer {n})"),
     "chat.stopped": ("（已停止）", "(stopped)"),
-    "chat.failed": ("（失败：{reason}）", "(failed: {reason})"),
+    "chat.failed": (
+        "— 失败：{reason}。请在“设置 → 模型连接”中检查对话模型，再点“重新生成”。",
+        "— Failed: {reason}. Check the chat model in Settings → Model connections, then"
+        " Regenerate.",
+    ),
     "chat.sources": ("本次检索证据", "Sources consulted"),
     "chat.expand": ("展开上下文", "Show context"),
     "chat.you": ("你", "You"),
