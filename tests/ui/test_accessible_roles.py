@@ -53,6 +53,9 @@ def test_the_chat_mode_is_a_radio_group_the_arrows_move_through(
     qtbot.waitUntil(popover.isVisible, timeout=2_000)
     auto, always = popover.auto, popover.always
     assert [heard(b).role() for b in (auto, always)] == [Role.RadioButton, Role.RadioButton]
+    # each says what it does, to the eye and to a screen reader
+    assert auto.toolTip().startswith("The model decides whether and when to search")
+    assert "searches the selected libraries first" in always.accessibleDescription()
     assert heard(auto).state().checked and not heard(always).state().checked
     auto.setFocus()
     qtbot.keyClick(auto, QtCore.Qt.Key.Key_Right)

@@ -55,9 +55,9 @@ def cited_answer(qtbot: QtBot, win: MainWindow, tmp_path: Path, reply: str) -> C
     assert view.citations.rowCount() >= 1
     view.citation_view.setCurrentIndex(QtCore.QModelIndex())
     # nothing chosen, nothing to show or open (the buttons did nothing, found under Xvfb)
-    assert not view.open_button.isEnabled() and not view.expand_button.isEnabled()
+    assert not view.open_button.isEnabled()
     view.citation_view.selectRow(0)
-    assert view.open_button.isEnabled() and view.expand_button.isEnabled()
+    assert view.open_button.isEnabled()
     return view
 
 

@@ -191,8 +191,8 @@ class CitationsPane(QtWidgets.QWidget):
         # the current row, which a click makes current before it selects it, and which ctrl+click
         # leaves current while it deselects it (nothing to show or open then).
         self.table.selectionModel().selectionChanged.connect(lambda *_: self.show_context())
-        self.expand_button = QtWidgets.QPushButton(tr("chat.expand"))
-        self.expand_button.clicked.connect(self.show_context)
+        # (no "Show context" button: the pane already follows the selected citation, and the
+        # button showed the same again — pressing it changed nothing a helper could see)
         self.open_button = QtWidgets.QPushButton(tr("workbench.open_source"))
         self.open_button.clicked.connect(self.open_source)
         self.reference = QtWidgets.QTextBrowser()
@@ -201,7 +201,6 @@ class CitationsPane(QtWidgets.QWidget):
         self.opener = SourceOpener(self, link)
         self.opened = outcome_label(self.opener)
         actions = QtWidgets.QHBoxLayout()
-        actions.addWidget(self.expand_button)
         actions.addWidget(self.open_button)
         actions.addWidget(self.opened, 1)
         citations = QtWidgets.QWidget()
@@ -263,7 +262,6 @@ class CitationsPane(QtWidgets.QWidget):
 
     def _update_actions(self) -> None:
         chosen = self._current() is not None  # nothing to show or open without a citation
-        self.expand_button.setEnabled(chosen)
         self.open_button.setEnabled(chosen)
 
     def show_context(self) -> None:

@@ -65,6 +65,9 @@ class ScopePopover(QtWidgets.QFrame):
         for button, mode in ((self.auto, "auto"), (self.always, "always")):
             button.setText(tr(f"chat.mode.{mode}"))
             button.setAccessibleName(tr(f"chat.mode.{mode}"))
+            # what the choice does (two names alone left a helper guessing which one searches)
+            button.setToolTip(tr(f"chat.mode.{mode}.what"))
+            button.setAccessibleDescription(tr(f"chat.mode.{mode}.what"))
             button.setCheckable(True)
             # One exclusive radio group: announced as radio buttons, arrows move the choice.
             announce_as(button, QtGui.QAccessible.Role.RadioButton)

@@ -92,7 +92,6 @@ class ChatView(QtWidgets.QWidget):
         self.sources = CitationsPane(link)
         self.citations = self.sources.model
         self.citation_view = self.sources.table
-        self.expand_button = self.sources.expand_button
         self.open_button = self.sources.open_button
         self.reference = self.sources.reference
         self.header = ConversationHeader()

@@ -24,6 +24,16 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
     "chat.scope.none": ("未选择知识库 · {mode}", "No library · {mode}"),
     "chat.mode.auto": ("模型按需检索", "Model decides"),
     "chat.mode.always": ("每次先检索", "Always retrieve first"),
+    "chat.mode.auto.what": (
+        "模型自行决定是否以及何时检索所选知识库；它也可能不检索，直接回答（回答上会注明）。",
+        "The model decides whether and when to search the selected libraries; it may answer"
+        " without searching (the answer then says so).",
+    ),
+    "chat.mode.always.what": (
+        "每个问题先检索所选知识库，把找到的证据交给模型，回答中的 [1]、[2] 指向这些证据。",
+        "Every question searches the selected libraries first and gives the model what it"
+        " found; the answer's [1], [2] point at that evidence.",
+    ),
     "chat.auto_note.next": (
         "选择“每次先检索”即可看到知识库中的相关内容。",
         "Choose “always retrieve first” to see what your libraries say.",
@@ -73,7 +83,7 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         " Regenerate.",
     ),
     "chat.sources": ("本次检索证据", "Sources consulted"),
-    "chat.expand": ("展开上下文", "Show context"),
+    "chat.expand": ("引用处的上下文", "The cited passage in its context"),
     "chat.you": ("你", "You"),
     "chat.assistant": ("助手", "Assistant"),
     # Managing conversations (rename, pin, delete and undo, search, export) and answers.
