@@ -211,6 +211,9 @@ def test_saving_a_failing_connection_asks_first(qtbot: QtBot, window: MainWindow
     qtbot.waitUntil(lambda: "Saved" in dialog.chat_status.text(), timeout=5_000)
     saved = wait_call(qtbot, window, CHAT_MODEL_GET, c.ChatGetRequest()).connection
     assert (saved.kind, saved.base_url, saved.model) == ("ollama", DEAD, "qwen2.5")
+    # saved: the sentence says where text "is sent", no longer "once saved"
+    qtbot.waitUntil(lambda: "are sent to" in dialog.chat.data_path.text(), timeout=5_000)
+    assert "Once saved" not in dialog.chat.data_path.text()
 
     # A connection that passes its test is saved without a question.
     with openai_server(Script()) as base:
@@ -320,16 +323,17 @@ def test_the_chat_and_rerank_pages_say_where_their_text_goes(
     assert "will be sent to the address and model entered above" in chat.data_path.text()
     chat.url.setText("http://10.0.0.5:11434")
     chat.model.setText("qwen")
+    # not saved yet: it "will be" sent, once saved (it said "are sent" of a draft)
     assert chat.data_path.text() == (
-        "Questions, the conversation and the evidence passages found are sent to"
-        " http://10.0.0.5:11434 (model qwen)."
+        "Once saved, questions, the conversation and the evidence passages found will be sent"
+        " to http://10.0.0.5:11434 (model qwen)."
     )
     dialog.pages.setCurrentIndex(1)
     shoot(dialog, "connections-chat-data-path-en")
     assert "nothing is sent" in rerank.data_path.text()
     rerank.url.setText("https://rerank.example.com/v1")
     rerank.model.setText("rr-1")
-    assert "candidate passages are sent to https://rerank.example.com/v1 (model rr-1)" in (
+    assert "candidate passages will be sent to https://rerank.example.com/v1 (model rr-1)" in (
         rerank.data_path.text()
     )
     rerank.url.clear()

@@ -69,7 +69,7 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
         "低于知识库的最低相关度：不作为证据，不会交给模型",
         "Below the library's minimum relevance: not evidence, never given to a model",
     ),
-    "col.channels": ("通道排名", "Channels"),
+    "col.channels": ("通道", "Channels"),
     "col.similarity": ("向量相似度", "Similarity"),
     "col.pre_rank": ("重排前", "Pre-rerank"),
     "col.locator": ("定位", "Location"),

@@ -144,6 +144,11 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
         "Questions, the conversation and the evidence passages found are sent to {url}"
         " (model {model}).",
     ),
+    "conn.path.chat_draft": (
+        "保存后，问题、对话记录和检索到的证据段落将发送到 {url}（模型 {model}）。",
+        "Once saved, questions, the conversation and the evidence passages found will be sent"
+        " to {url} (model {model}).",
+    ),
     "conn.path.rerank_off": (
         "未设置重排服务：不发送任何内容；知识库开启的本地规则重排在这台电脑上运行。",
         "No rerank service: nothing is sent; a library's local rule-based rerank, where it is"
@@ -156,6 +161,10 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "conn.path.rerank": (
         "问题和候选段落会发送到 {url}（模型 {model}）。",
         "Questions and the candidate passages are sent to {url} (model {model}).",
+    ),
+    "conn.path.rerank_draft": (
+        "保存后，问题和候选段落将发送到 {url}（模型 {model}）。",
+        "Once saved, questions and the candidate passages will be sent to {url} (model {model}).",
     ),
     "conn.switch_note": (
         "切换模型后，已有向量索引会显示为不兼容，直到你在知识库中重建向量；系统不会自动切换或回退到其他模型。",

@@ -310,7 +310,9 @@ class EndpointForm(QtWidgets.QGroupBox):
         if self.kind.currentData() == "none" or (not self.endpoint.kinds and not url):
             self.data_path.setText(tr(paths + "_off"))
         elif url and model:
-            self.data_path.setText(tr(paths, url=url, model=model))
+            # the form's values, not yet saved: they "will be" sent, once saved
+            key = paths + "_draft" if self.unsaved() else paths
+            self.data_path.setText(tr(key, url=url, model=model))
         else:
             self.data_path.setText(tr(paths + "_unset"))
 
@@ -327,6 +329,7 @@ class EndpointForm(QtWidgets.QGroupBox):
             tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
         )
         self.shown = self.values()
+        self._show_data_path()  # saved: "are sent", not "once saved"
 
     def values(self) -> FormValues:
         return FormValues(
