@@ -410,3 +410,15 @@ def test_a_failed_test_shows_what_the_service_said(qtbot: QtBot, tmp_path: Path)
         dialog.reject()
     finally:
         set_language("en")
+
+
+def test_the_dialog_opens_on_the_page_it_was_left_on(qtbot: QtBot, window: MainWindow) -> None:
+    """It always opened on the embedding model: setting up a chat model meant choosing its
+    page again each time (a helper's try). In this window it opens where it was left."""
+    dialog = open_dialog(qtbot, window)
+    assert dialog.pages.currentIndex() == 0
+    dialog.pages.setCurrentIndex(1)
+    dialog.reject()
+    again = open_dialog(qtbot, window)
+    assert again is not dialog and again.pages.currentIndex() == 1
+    again.reject()

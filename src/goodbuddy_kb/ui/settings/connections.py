@@ -40,6 +40,8 @@ from goodbuddy_kb.ui.settings.endpoint_form import (
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
 
 KINDS = ("local", "ollama", "openai-compatible", "none")
+#: The window's property holding the page the dialog was last left on.
+PAGE_KEPT = "connectionsPage"
 #: A test that passed this many seconds ago still vouches for a save of the same values.
 FRESH_S = 120.0
 
@@ -125,6 +127,12 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             column_layout.addStretch(1)
             self.pages.addTab(page, group.title())
             group.setTitle("")
+        # the page it was last left on in this window: it opens there again (it always opened
+        # on the embedding model, a helper setting up a chat model found)
+        kept = parent.property(PAGE_KEPT) if parent is not None else None
+        self.pages.setCurrentIndex(kept if isinstance(kept, int) else 0)
+        if parent is not None:
+            self.pages.currentChanged.connect(lambda i: parent.setProperty(PAGE_KEPT, i))
         layout = QtWidgets.QVBoxLayout(self)
         layout.addWidget(self.pages, 1)
         layout.addLayout(closing)
