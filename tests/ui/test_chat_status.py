@@ -86,7 +86,8 @@ def test_a_failed_answer_says_where_to_look() -> None:
             "error": "the chat model cannot be reached (the connection failed)",
         }
     )
-    shown = message_html(failed)
+    shown = message_html(failed.model_copy(update={"content": ""}), last=True)
+    assert "Regenerate" in shown and "Copy" not in shown, "nothing to copy from a failed reply"
     assert "(failed: " not in shown
     assert (
         "— Failed: the chat model cannot be reached (the connection failed). Check the chat"

@@ -111,6 +111,9 @@ def test_switches_command_snippet_and_recent_calls(
     assert dialog.calls.item(1, 1).text() == "1" and dialog.calls.item(1, 2).text() == "12.0 ms"
     assert dialog.calls.item(0, 0).text() == "1" and dialog.calls.item(2, 0).text() == "0"
     assert "4 calls since" in dialog.calls_note.text()
+    # the rows say what each tool does; its own name is the tooltip
+    search = dialog.calls.verticalHeaderItem(1)
+    assert (search.text(), search.toolTip()) == ("Search", "knowledge_search")
     shoot(dialog, "mcp-light-en")
     app = QtWidgets.QApplication.instance()
     assert isinstance(app, QtWidgets.QApplication)

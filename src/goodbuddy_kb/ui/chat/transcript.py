@@ -42,7 +42,10 @@ def actions_html(msg: c.Message, last: bool) -> str:
     """The links under an answer: "Sources (n)" and "Copy with sources" ("Copy" when it has
     none), and "Regenerate" on the last one."""
     links = [(tr("chat.answer.sources", n=len(msg.citations)), "sources")] if msg.citations else []
-    links.append((tr("chat.answer.copy" if msg.citations else "chat.answer.copy_plain"), "copy"))
+    if msg.content.strip():  # a reply that failed before any text has nothing to copy
+        links.append(
+            (tr("chat.answer.copy" if msg.citations else "chat.answer.copy_plain"), "copy")
+        )
     if last:
         links.append((tr("chat.answer.regenerate"), "regenerate"))
     return " · ".join(

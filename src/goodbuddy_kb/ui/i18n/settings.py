@@ -5,6 +5,9 @@ Diagnostics dialog (merged into ``i18n.STRINGS``)."""
 from __future__ import annotations
 
 SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
+    "mcp.tool.list_libraries": ("列出知识库", "List libraries"),
+    "mcp.tool.knowledge_search": ("检索", "Search"),
+    "mcp.tool.get_reference_context": ("读取引用处的上下文", "Read around a citation"),
     "diagrec.title": ("诊断信息", "Diagnostics"),
     "diagrec.intro": (
         "本机记录的最近检索（检索工作台、对话与外部 AI 工具）、同步、向量化与重建的次数、"

@@ -88,7 +88,12 @@ class ExternalToolsDialog(QtWidgets.QDialog):
                 tr("mcp.calls.last"),
             ]
         )
-        self.calls.setVerticalHeaderLabels(list(x.EXTERNAL_TOOLS))
+        # what each tool does, in words; its own name (what the AI tool calls) in the tooltip
+        # (the rows read "list_libraries", "get_reference_context" to a new user)
+        for row, tool in enumerate(x.EXTERNAL_TOOLS):
+            header = QtWidgets.QTableWidgetItem(tr(f"mcp.tool.{tool}"))
+            header.setToolTip(tool)
+            self.calls.setVerticalHeaderItem(row, header)
         self.calls.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.calls.horizontalHeader().setStretchLastSection(True)
         self.calls.verticalHeader().setSectionResizeMode(
