@@ -71,9 +71,9 @@ class Entities:
             if type_key == "person":
                 forms.setdefault(entity_id, []).append(key)
         order = {e[0]: n for n, e in enumerate(self._new)}
-        merged: set[str] = set()
+        merged: dict[str, str] = {}  # gone → kept
         for a, b in pairs(forms):
-            if merged & {a, b}:
+            if {a, b} & (merged.keys() | set(merged.values())):
                 continue
             if a in order and b in order:
                 keep, gone = (a, b) if order[a] < order[b] else (b, a)
@@ -81,16 +81,14 @@ class Entities:
                 keep, gone = (b, a) if a in order else (a, b)
             else:
                 continue  # both from earlier runs: a person merges them (graph tab)
-            row = self._new.pop(order[gone])
-            order = {e[0]: n for n, e in enumerate(self._new)}
-            merged |= {keep, gone}
-            for ident, entity_id in list(self._ids.items()):
-                if entity_id == gone:
-                    self._ids[ident] = keep
-            self._aliases = [
-                (keep if e == gone else e, lib, a_, k) for e, lib, a_, k in self._aliases
-            ]
-            self._aliases.append((keep, self._library_id, row[2], row[3]))
+            merged[gone] = keep
+            _, _type, name, key, _at = self._new[order[gone]]
+            self._aliases.append((keep, self._library_id, name, key))
+        if not merged:
+            return
+        self._new = [e for e in self._new if e[0] not in merged]
+        self._ids = {ident: merged.get(e, e) for ident, e in self._ids.items()}
+        self._aliases = [(merged.get(e, e), lib, a, k) for e, lib, a, k in self._aliases]
 
     def write(self, conn: sqlite3.Connection) -> None:
         self._link_people()

@@ -74,6 +74,8 @@ _UNIT_BEFORE = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:部|组|科|中心|办公�
 _CLOSED = frozenset("（(，,。；;、")
 
 
+#: A copula or a verb of taking office, between a person and the post they hold (是, 担任…).
+TAKES_POST = "是|为|担任|兼任|出任"
 #: Where a clause opens: the text's start, or after a sentence, clause or list mark.
 _CLAUSE_OPEN = re.compile(r"(?:^|(?<=[。；;，,！？!?\n：:]))[ \t]*(?=[\u4e00-\u9fff])")
 #: A name opening its clause is a person's when the clause says which post they hold: a copula
@@ -81,7 +83,7 @@ _CLAUSE_OPEN = re.compile(r"(?:^|(?<=[。；;，,！？!?\n：:]))[ \t]*(?=[\u4e
 #: 李娜担任人力资源部经理, 王强为信息技术部负责人). A role word the clause goes on after is not
 #: the post (周末是部门经理值班的时间).
 _HOLDS_POST = re.compile(
-    r"(?:是|为|担任|兼任|出任)[^\s。；;，,！？!?、]{0,12}?(?:"
+    rf"(?:{TAKES_POST})[^\s。；;，,！？!?、]{{0,12}}?(?:"
     + "|".join(ROLES_ZH)
     + r")(?=$|[\s。；;，,！？!?、（(])"
 )

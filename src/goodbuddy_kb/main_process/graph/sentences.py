@@ -34,7 +34,7 @@ from goodbuddy_kb.main_process.graph.local import (
     typed_pair,
 )
 from goodbuddy_kb.main_process.graph.matching import Match, fold
-from goodbuddy_kb.main_process.graph.names import HEAD_ROLES
+from goodbuddy_kb.main_process.graph.names import HEAD_ROLES, TAKES_POST
 from goodbuddy_kb.main_process.graph.referents import (
     actor,
     before_title,
@@ -214,7 +214,7 @@ def _compound(a: Match, b: Match, type_of: dict[str, str]) -> bool:
 #: Manager, is also the fire warden": squashed, the copula and "also" are gone).
 #: What stands between a person and the post they hold: an apposition ("Ann Lee, Managing
 #: Director,"), nothing, or a copula or verb of taking office (张伟是财务部经理, 李娜担任…经理).
-_COPULA = re.compile(r"\s*(?:,[^,;]{1,40},)?\s*|是|为|担任|兼任|出任")
+_COPULA = re.compile(rf"\s*(?:,[^,;]{{1,40}},)?\s*|{TAKES_POST}")
 
 
 def _post_after_person(

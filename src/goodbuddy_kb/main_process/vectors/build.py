@@ -273,6 +273,15 @@ def _mark(conn: sqlite3.Connection, document_ids: set[str], status: str, error: 
         )
 
 
+#: A document (``documents`` in the outer query) one of whose retrievable chunks has no live
+#: vector of its current text in the version bound to ``?``.
+_LACKS_VECTOR = (
+    "EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = documents.id AND c.enabled = 1"
+    " AND c.role != 'parent' AND NOT EXISTS (SELECT 1 FROM vector_rows v WHERE"
+    " v.version_id = ? AND v.chunk_seq = c.seq AND v.alive = 1 AND v.checksum = c.checksum))"
+)
+
+
 def _done_where_whole(
     conn: sqlite3.Connection, version_id: str, document_ids: set[str], first: bool
 ) -> None:
@@ -285,10 +294,7 @@ def _done_where_whole(
     with transaction(conn):
         conn.executemany(
             "UPDATE documents SET vector_status = 'done', vector_error = NULL WHERE id = ?"
-            " AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = documents.id"
-            " AND c.enabled = 1 AND c.role != 'parent' AND NOT EXISTS (SELECT 1 FROM vector_rows"
-            " v WHERE v.version_id = ? AND v.chunk_seq = c.seq AND v.alive = 1"
-            " AND v.checksum = c.checksum))",
+            f" AND NOT {_LACKS_VECTOR}",
             [(d, version_id) for d in document_ids],
         )
 
@@ -323,10 +329,7 @@ def refresh_status(
             )
         else:
             conn.execute(
-                "UPDATE documents SET vector_status = CASE WHEN EXISTS ("
-                " SELECT 1 FROM chunks c WHERE c.document_id = documents.id AND c.enabled = 1"
-                " AND c.role != 'parent' AND NOT EXISTS (SELECT 1 FROM vector_rows v WHERE"
-                " v.version_id = ? AND v.chunk_seq = c.seq AND v.alive = 1 AND v.checksum = c.checksum))"
+                f"UPDATE documents SET vector_status = CASE WHEN {_LACKS_VECTOR}"
                 " THEN 'pending' ELSE 'done' END, vector_error = NULL"
                 " WHERE library_id = ? AND parse_status = 'done'",
                 (current.id, library_id),

@@ -57,18 +57,18 @@ def chunk_count_tooltip(doc: c.Document) -> str:
     return "\n".join(chunk_notes(doc))
 
 
+def _nothing_to_vectorise(doc: c.Document) -> bool:
+    return doc.status.fulltext == "empty" and doc.status.vector == "done"
+
+
 def vector_status(doc: c.Document) -> str:
     """The vector stage; "none" where no chunk of the document can be retrieved ("✓ Done"
     beside "∅ No retrievable content" read as if something had been vectorised)."""
-    if doc.status.fulltext == "empty" and doc.status.vector == "done":
-        return tr("status.none")
-    return status(doc.status.vector)
+    return tr("status.none") if _nothing_to_vectorise(doc) else status(doc.status.vector)
 
 
 def vector_detail(doc: c.Document) -> str:
-    if doc.status.fulltext == "empty" and doc.status.vector == "done":
-        return tr("docs.vector_none")
-    return ""
+    return tr("docs.vector_none") if _nothing_to_vectorise(doc) else ""
 
 
 def graph_status(doc: c.Document) -> str:

@@ -55,6 +55,11 @@ def dropped_sources(mime: QtCore.QMimeData) -> list[tuple[c.SourceKind, str]]:
     return found
 
 
+def _title(menu_key: str) -> str:
+    """A window's title from the menu item that opens it, without its "…" ("添加文件夹…")."""
+    return tr(menu_key).rstrip("….").strip()
+
+
 class SourceActions(QtCore.QObject):
     """The sources' actions of the library ``library_id()`` shows; ``current_source()`` is the
     selected source, ``parent`` the parent of the choosers and questions."""
@@ -104,8 +109,7 @@ class SourceActions(QtCore.QObject):
     def _choose(self, kind: c.SourceKind) -> QtWidgets.QFileDialog:
         """The file chooser for a file or a folder source, open (window-modal) until answered;
         the chosen path becomes a source. Kept as ``folder_dialog`` while it is open."""
-        # a window's title, not the menu item that opens it: no "…" ("添加文件夹…")
-        dialog = QtWidgets.QFileDialog(self._parent, tr(f"sources.add_{kind}").rstrip("….").strip())
+        dialog = QtWidgets.QFileDialog(self._parent, _title(f"sources.add_{kind}"))
         if kind == "folder":
             dialog.setFileMode(QtWidgets.QFileDialog.FileMode.Directory)
             dialog.setOption(QtWidgets.QFileDialog.Option.ShowDirsOnly, True)
@@ -136,7 +140,7 @@ class SourceActions(QtCore.QObject):
 
     def add_web_source(self) -> None:
         url, ok = QtWidgets.QInputDialog.getText(
-            self._parent, tr("sources.add_web").rstrip("….").strip(), tr("sources.web.prompt")
+            self._parent, _title("sources.add_web"), tr("sources.web.prompt")
         )
         if ok:
             self.add_source("web", url.strip())

@@ -77,7 +77,7 @@ def apart(
     for _ in range(rounds):
         moved = False
         for i, a in enumerate(keys):
-            for b in keys[i + 1 :]:
+            for j, b in enumerate(keys[i + 1 :], start=i + 1):
                 ra = boxes[a].translated(*at[a]).adjusted(-GAP / 2, -GAP / 2, GAP / 2, GAP / 2)
                 rb = boxes[b].translated(*at[b]).adjusted(-GAP / 2, -GAP / 2, GAP / 2, GAP / 2)
                 if not ra.intersects(rb):
@@ -87,7 +87,7 @@ def apart(
                 dy = min(ra.bottom(), rb.bottom()) - max(ra.top(), rb.top())
                 axis = 0 if dx < dy else 1
                 need = (dx if axis == 0 else dy) + 0.5
-                side = at[b][axis] - at[a][axis] or (1.0 if keys.index(b) % 2 else -1.0)
+                side = at[b][axis] - at[a][axis] or (1.0 if j % 2 else -1.0)
                 sign = 1.0 if side > 0 else -1.0
                 share_a = 0.0 if a == fixed else (1.0 if b == fixed else 0.5)
                 at[a][axis] -= sign * need * share_a

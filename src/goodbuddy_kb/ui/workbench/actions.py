@@ -1,4 +1,4 @@
-"""The workbench's actions on the selected result: view its chunk (in a Chunk tab of its own,
+"""The workbench's selected result and the actions on it: view its chunk (in a Chunk tab of its own,
 beside the search's context) and open its source (through the backend's opener, the outcome
 said under the results)."""
 
@@ -15,19 +15,22 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.reference_view import open_outcome, reference_html
 from goodbuddy_kb.ui.widgets.source_opener import SourceOpener
+from goodbuddy_kb.ui.widgets.table_model import RowsModel
 
 
 class ResultActions:
     """Mixed into the workbench dialog, whose widgets these are."""
 
     link: BackendLink
+    results: RowsModel[r.RetrievalResult]
+    table: QtWidgets.QTableView
     tabs: QtWidgets.QTabWidget
     chunk_view: QtWidgets.QTextBrowser
     opened: QtWidgets.QLabel
     opener: SourceOpener
 
     def selected(self) -> r.RetrievalResult | None:
-        raise NotImplementedError
+        return self.results.chosen(self.table)
 
     def _reference(self) -> r.ReferenceRequest | None:
         x = self.selected()

@@ -458,6 +458,3 @@ class WorkbenchDialog(ResultActions, QtWidgets.QDialog):
         if self.results.rowCount():  # (a greyed below-floor row too: its preview explains it)
             self.table.selectRow(0)
         self.finished_search.emit()
-
-    def selected(self) -> r.RetrievalResult | None:
-        return self.results.chosen(self.table)
