@@ -300,6 +300,10 @@ def test_a_bracketed_number_with_its_label_is_no_alias() -> None:
     found = {m.name: m.aliases for m in find(text, ontology)}
     assert found.get("IT服务台", ()) == (), found
     assert found.get("信息技术部") == ("IT部",), found
+    # a revision or an edition qualifies the name (company-graph-dev's expense policy listed
+    # "2023年修订" as another name of 费用报销制度)
+    for title in ("费用报销制度（2023年修订）", "员工手册（第3版）"):
+        assert all(not m.aliases for m in find(title, ontology)), title
 
 
 def test_a_chinese_name_reads_as_its_romanisations() -> None:

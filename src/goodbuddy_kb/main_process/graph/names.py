@@ -307,8 +307,10 @@ def _plausible_alias(alias: str) -> bool:
         return False  # David Okafor (UK Finance Manager): a title, not another name
     if re.fullmatch(r"[A-Z][A-Za-z&]*(?: [A-Za-z&]+){0,4}", alias):
         return True
-    if re.search(r"[\u4e00-\u9fff]\s*\d{3,}$", alias):
-        return False  # IT服务台（分机8800）: a number with its label (an extension), not a name
+    if re.search(r"[\u4e00-\u9fff]", alias) and re.search(r"\d", alias):
+        # IT服务台（分机8800）, 费用报销制度（2023年修订）, 员工手册（第3版）: a Chinese bracket
+        # holding a number qualifies the name (an extension, a revision, an edition, a date)
+        return False
     return bool(re.fullmatch(r"[\u4e00-\u9fffA-Za-z0-9]{2,12}", alias)) and not alias.isdigit()
 
 
