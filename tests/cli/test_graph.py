@@ -42,11 +42,15 @@ def test_model_extract_prints_the_estimate_first(
     assert run(data_dir, "source", "add", "Notes", str(folder)).returncode == 0
     refused = run(data_dir, "graph", "extract", "Notes", "--strategy", "model")
     assert refused.returncode == 1 and "no chat model is configured" in refused.stderr
+    # a switch that cannot run is not made (it left the library on "model", its graph waiting)
+    assert "the strategy stays local" in refused.stderr
+    kept = json.loads(run(data_dir, "graph", "status", "Notes", "--json").stdout)
+    assert kept["settings"]["strategy"] == "local"
     script = ExtractScript(answer)
     with extract_server(script) as url:
         connection = ChatConnection(kind="openai-compatible", base_url=url, model="m1")
         client.call(CHAT_MODEL_UPDATE, ChatUpdateRequest(connection=connection))
-        done = run(data_dir, "graph", "extract", "Notes")
+        done = run(data_dir, "graph", "extract", "Notes", "--strategy", "model")
         assert done.returncode == 0, done.stdout + done.stderr
         first_line = done.stdout.splitlines()[0]
         assert first_line.startswith("estimated model calls: 1 ") and "at most 200" in first_line

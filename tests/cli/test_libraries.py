@@ -44,7 +44,7 @@ def test_errors_are_clear_and_exit_non_zero(data_dir: Path) -> None:
     missing = run(data_dir, "library", "rename", "nope", "x")
     assert missing.returncode == 1 and "not_found" in missing.stderr
     too_long = run(data_dir, "library", "create", "x" * 101)
-    assert too_long.returncode == 1 and "name" in too_long.stderr
+    assert too_long.returncode == 1 and "NAME: must be at most 100" in too_long.stderr
 
 
 def test_cli_attaches_to_a_running_backend(data_dir: Path, backend: BackendProcess) -> None:
@@ -54,3 +54,48 @@ def test_cli_attaches_to_a_running_backend(data_dir: Path, backend: BackendProce
     with BlockingClient(backend.endpoint.server_name, backend.endpoint.secret).open() as client:
         names = [x.name for x in client.call(LIBRARY_LIST, LibraryListRequest()).libraries]
     assert names == ["Attached"]
+
+
+def test_bad_input_says_which_argument_in_one_line(data_dir: Path, tmp_path: Path) -> None:
+    """Input the command refuses before sending it was a pydantic traceback (a helper's try):
+    now one line naming the argument as the command line spells it, exit status 1."""
+    for argv, said in (
+        (("library", "create", ""), "NAME: must not be empty"),
+        (("library", "create", "x" * 101), "NAME: must be at most 100 characters"),
+    ):
+        done = run(data_dir, *argv)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert said in done.stderr, done.stderr
+    run(data_dir, "library", "create", "Notes")
+    limit = run(data_dir, "documents", "Notes", "--limit", "0")
+    assert limit.returncode == 1 and "Traceback" not in limit.stderr, limit.stderr
+    assert "--limit: must be at least 1" in limit.stderr
+    missing = run(data_dir, "graph", "ontology", "Notes", "import", str(tmp_path / "none.json"))
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr, missing.stderr
+    assert f"cannot read {tmp_path / 'none.json'}" in missing.stderr
+
+
+def test_an_id_wins_over_a_name_and_sources_resolve_by_prefix_or_path(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """A library named like another's id hid it (``documents <id>`` showed the new, empty one;
+    ``library delete <id>`` could delete the wrong one); ``source remove`` took only a whole id
+    and answered a prefix or the folder with a pattern error."""
+    first = json.loads(run(data_dir, "library", "create", "First", "--json").stdout)
+    twin = run(data_dir, "library", "create", first["id"], "--json")
+    assert twin.returncode == 0, twin.stderr
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nalpha text\n", encoding="utf-8")
+    added = run(data_dir, "source", "add", first["id"], str(folder))
+    assert added.returncode == 0, added.stderr
+    listed = json.loads(run(data_dir, "source", "list", "First", "--json").stdout)
+    assert len(listed) == 1, "the source went to the library whose id was given"
+    source_id = listed[0]["id"]
+    synced = run(data_dir, "sync", "First", "--source", source_id[:8])
+    assert synced.returncode == 0, synced.stderr
+    short = run(data_dir, "source", "remove", "First", source_id[:4])
+    assert short.returncode == 1 and "no source with id or location" in short.stderr
+    removed = run(data_dir, "source", "remove", "First", str(folder))
+    assert removed.returncode == 0, removed.stderr
+    assert json.loads(run(data_dir, "source", "list", "First", "--json").stdout) == []

@@ -5,7 +5,8 @@
     goodbuddy-kb source add LIB PATH|URL    goodbuddy-kb sync LIB
     goodbuddy-kb documents LIB              goodbuddy-kb tasks [LIB]
     goodbuddy-kb rebuild LIB [--document PATH_OR_ID]
-    goodbuddy-kb graph LIB entities|relations|status|show NAME|extract|ontology export|import FILE
+    goodbuddy-kb graph entities|relations|status|extract LIB   goodbuddy-kb graph show LIB NAME
+    goodbuddy-kb graph ontology LIB export|import FILE
     goodbuddy-kb chunks LIB DOC [--search TEXT]
     goodbuddy-kb chunk show|edit|enable|disable|delete LIB DOC CHUNK
     goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
@@ -28,8 +29,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
+
+from pydantic import ValidationError
 
 from goodbuddy_kb.bridge.launcher import Session, open_session
 from goodbuddy_kb.cli import (
@@ -46,10 +50,10 @@ from goodbuddy_kb.cli import (
 )
 from goodbuddy_kb.cli.eval import cmd_eval
 from goodbuddy_kb.cli.libraries import cmd_library
-from goodbuddy_kb.cli.output import EXIT_ERROR
+from goodbuddy_kb.cli.output import EXIT_ERROR, EXIT_INTERRUPTED, invalid_input, option_names
 from goodbuddy_kb.cli.parser import build_parser
 from goodbuddy_kb.cli.resolve import resolve_library
-from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.errors import InvalidRequestError, KbError
 from goodbuddy_kb.datadir import resolve_data_dir
 from goodbuddy_kb.selfexec import BACKEND_COMMAND
 
@@ -120,11 +124,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args, session)
     except KbError as exc:
-        if getattr(args, "json", False):
-            print(
-                json.dumps({"error": exc.to_payload().model_dump(mode="json")}, ensure_ascii=False)
-            )
-        print(f"error [{exc.code.value}]: {exc.message}", file=sys.stderr)
-        return EXIT_ERROR
+        return _failed(args, exc)
+    except ValidationError as exc:  # a request this side refused before sending it
+        return _failed(args, InvalidRequestError(invalid_input(exc, args, option_names(parser))))
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):  # `… | head` closed the pipe: not an error
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - Python flushes it at exit
+            return 0
+        where = f" {exc.filename}" if exc.filename else ""
+        return _failed(args, InvalidRequestError(f"cannot read{where}: {exc.strerror or exc}"))
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: {_interrupted(session)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     finally:
         session.close()
+
+
+def _failed(args: argparse.Namespace, exc: KbError) -> int:
+    if getattr(args, "json", False):
+        print(json.dumps({"error": exc.to_payload().model_dump(mode="json")}, ensure_ascii=False))
+    print(f"error [{exc.code.value}]: {exc.message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _interrupted(session: Session) -> str:
+    if session.process is None:
+        return "tasks already started go on in the backend the window runs (see `tasks`)"
+    return (
+        "the backend this command started closes, cancelling its running tasks; what they"
+        " finished stays, and the next sync picks up the rest (see `tasks`)"
+    )

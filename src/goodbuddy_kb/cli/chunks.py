@@ -12,6 +12,7 @@ from typing import Any
 from goodbuddy_kb.bridge.launcher import Session
 from goodbuddy_kb.cli.output import confirm, emit
 from goodbuddy_kb.cli.resolve import resolve_document
+from goodbuddy_kb.cli.tasks import wait_for_library
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
 from goodbuddy_kb.contracts.limits import MAX_CHUNKS_PER_PAGE
@@ -144,6 +145,7 @@ def cmd_chunk(args: argparse.Namespace, session: Session, library_id: str) -> in
             text += "\nthe document has no retrievable content left"
         emit(args, gone.to_wire(), text)
         print(OVERWRITE_NOTE, file=sys.stderr)
+        _follow_up(args, session, library_id)
         return 0
     content = _content(args) if args.action == "edit" else None
     enabled = None if args.action == "edit" else args.action == "enable"
@@ -169,7 +171,17 @@ def cmd_chunk(args: argparse.Namespace, session: Session, library_id: str) -> in
     emit(args, result.to_wire(), text)
     if args.action == "edit":
         print(OVERWRITE_NOTE, file=sys.stderr)
+    _follow_up(args, session, library_id)
     return 0
+
+
+def _follow_up(args: argparse.Namespace, session: Session, library_id: str) -> None:
+    """The work a change queued (the chunk's vector, the document's graph) finishes before a
+    backend this command started closes: closing cancelled it ("graph cancelled: the app is
+    closing") and left the document waiting for its graph. A backend the window runs carries
+    on by itself."""
+    if session.process is not None:
+        wait_for_library(session, library_id, [], getattr(args, "json", False))
 
 
 def _confirm(chunk: k.ChunkSummary) -> bool:

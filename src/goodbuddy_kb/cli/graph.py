@@ -130,14 +130,19 @@ def _show(args: argparse.Namespace, session: Session, library_id: str) -> int:
 def _extract(args: argparse.Namespace, session: Session, library_id: str) -> int:
     call = session.client.call
     info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+    before = info.settings
     if args.strategy and args.strategy != info.settings.strategy:
         settings = info.settings.model_copy(update={"strategy": args.strategy})
         info = call(GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings))
     if info.settings.strategy == "model":
         if info.estimated_model_calls is None:
+            kept = ""
+            if before.strategy != "model":  # a switch that cannot run is not made
+                call(GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=before))
+                kept = f"; the strategy stays {before.strategy}"
             print(
                 "error: no chat model is configured; model extraction needs one"
-                " (Settings → Model connections)",
+                f" (the window's Settings → Model connections){kept}",
                 file=sys.stderr,
             )
             return 1

@@ -6,10 +6,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from typing import Any
 
+from pydantic import ValidationError
+
 EXIT_ERROR = 1
+#: Stopped by Ctrl-C (128 + SIGINT, as shells report it).
+EXIT_INTERRUPTED = 130
 
 
 def emit(args: argparse.Namespace, payload: Any, text: str) -> None:
@@ -39,3 +44,46 @@ def confirm(question: str, shown_first: str = "") -> bool:
     if shown_first:
         print(shown_first, file=sys.stderr)
     return input(question).strip().lower() in {"y", "yes"}
+
+
+def option_names(parser: argparse.ArgumentParser) -> set[str]:
+    """Every ``--option`` of the parser and its subcommands' parsers."""
+    found: set[str] = set()
+    for action in parser._actions:
+        found.update(o for o in action.option_strings if o.startswith("--"))
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found |= option_names(sub)
+    return found
+
+
+def _option(field: str, args: argparse.Namespace, options: set[str]) -> str:
+    """``--top-k`` for a request's ``topK`` / ``top_k`` when the command has that option, the
+    argument's own name in capitals (``NAME``) when it is positional, else the field."""
+    snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", field).lower()
+    flag = "--" + snake.replace("_", "-")
+    if flag in options and snake in vars(args):
+        return flag
+    return snake.upper() if snake in vars(args) else field
+
+
+def invalid_input(exc: ValidationError, args: argparse.Namespace, options: set[str]) -> str:
+    """A refused request's reasons, one per field, named as the command line names them
+    ("NAME: must not be empty", "--limit: must be at least 1"), without pydantic's wording."""
+    parts = []
+    for error in exc.errors():
+        field = str(error["loc"][-1]) if error["loc"] else ""
+        message = str(error["msg"]).removeprefix("Value error, ")
+        for said, meant in _WORDING:
+            message = message.replace(said, meant)
+        parts.append(f"{_option(field, args, options)}: {message}" if field else message)
+    return "; ".join(parts)
+
+
+_WORDING = (
+    ("Input should be ", "must be "),
+    ("greater than or equal to", "at least"),
+    ("less than or equal to", "at most"),
+    ("String should match pattern", "must match"),
+    ("String should have at most", "must have at most"),
+)

@@ -15,15 +15,46 @@ from goodbuddy_kb.contracts.methods import DOCUMENTS_LIST, LIBRARY_LIST, SOURCE_
 
 
 def resolve_library(session: Session, ref: str) -> lib.Library:
-    """A library by id or exact name, else by name in another case when only one matches."""
+    """A library by id, else by exact name, else by name in another case when only one matches.
+    An id wins over a name: a library named like another's id never hides it (``library
+    delete <id>`` deleting the wrong one)."""
     libraries = session.client.call(LIBRARY_LIST, lib.LibraryListRequest()).libraries
     for library in libraries:
-        if ref in (library.id, library.name):
+        if ref == library.id:
+            return library
+    for library in libraries:
+        if ref == library.name:
             return library
     folded = [x for x in libraries if x.name.casefold() == ref.casefold()]
     if len(folded) == 1:
         return folded[0]
     raise NotFoundError(f"no library with id or name “{ref}”")
+
+
+#: The least characters of an id prefix taken for the id (as for chunks).
+MIN_PREFIX = 6
+
+
+def resolve_source(session: Session, library_id: str, ref: str) -> c.Source:
+    """A source by id, by an unambiguous prefix of its id (as ``source list`` prints them), or
+    by the folder, file or address it was added with."""
+    sources = session.client.call(SOURCE_LIST, c.SourceListRequest(library_id=library_id)).sources
+    for source in sources:
+        if ref == source.id:
+            return source
+    folded = ref.strip().lower()
+    by_prefix = [s for s in sources if len(folded) >= MIN_PREFIX and s.id.startswith(folded)]
+    if len(by_prefix) == 1:
+        return by_prefix[0]
+    path = str(Path(ref).expanduser().resolve()) if "://" not in ref else ref
+    by_place = [s for s in sources if s.location in (ref, path) or Path(s.location) == Path(path)]
+    if len(by_place) == 1:
+        return by_place[0]
+    if len(by_prefix) > 1:
+        raise NotFoundError(f"“{ref}” begins {len(by_prefix)} sources' ids; give more of it")
+    raise NotFoundError(
+        f"no source with id or location “{ref}” in this library (`source list` shows them)"
+    )
 
 
 def _all_documents(session: Session, library_id: str) -> list[c.Document]:

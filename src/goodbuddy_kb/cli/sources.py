@@ -9,6 +9,7 @@ from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
 from goodbuddy_kb.cli.output import emit, plural
+from goodbuddy_kb.cli.resolve import resolve_source
 from goodbuddy_kb.cli.tasks import finish, wait_for_library
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts.errors import InvalidRequestError
@@ -37,10 +38,16 @@ def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("library", metavar="LIB")
     p = actions.add_parser("remove", parents=[common], help="remove a source (original files stay)")
     p.add_argument("library", metavar="LIB")
-    p.add_argument("source", metavar="SOURCE_ID")
+    p.add_argument(
+        "source", metavar="SOURCE", help="source id (or 6+ characters of it), path or address"
+    )
     p = commands.add_parser("sync", parents=[common], help="sync a library's sources now")
     p.add_argument("library", metavar="LIB")
-    p.add_argument("--source", metavar="SOURCE_ID")
+    p.add_argument(
+        "--source",
+        metavar="SOURCE",
+        help="only this source: id (or 6+ characters), path or address",
+    )
     p = commands.add_parser("documents", parents=[common], help="documents and their statuses")
     p.add_argument("library", metavar="LIB")
     p.add_argument("--filter", choices=["all", "failed", "vector_missing"], default="all")
@@ -93,8 +100,9 @@ def cmd_source(args: argparse.Namespace, session: Session, library_id: str) -> i
         ]
         emit(args, [s.to_wire() for s in found], "\n".join(lines) or "no sources yet")
         return 0
+    source_id = resolve_source(session, library_id, args.source).id
     res_remove = call(
-        SOURCE_REMOVE, c.SourceRemoveRequest(library_id=library_id, source_id=args.source)
+        SOURCE_REMOVE, c.SourceRemoveRequest(library_id=library_id, source_id=source_id)
     )
     emit(
         args,
@@ -105,8 +113,9 @@ def cmd_source(args: argparse.Namespace, session: Session, library_id: str) -> i
 
 
 def cmd_sync(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    source_id = resolve_source(session, library_id, args.source).id if args.source else None
     res = session.client.call(
-        SOURCE_SYNC, c.SourceSyncRequest(library_id=library_id, source_id=args.source)
+        SOURCE_SYNC, c.SourceSyncRequest(library_id=library_id, source_id=source_id)
     )
     return finish(
         args, wait_for_library(session, library_id, res.task_ids, getattr(args, "json", False))
