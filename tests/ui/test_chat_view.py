@@ -88,7 +88,11 @@ def test_stop_keeps_the_partial_reply(qtbot: QtBot, data_dir: Path, tmp_path: Pa
         with chat_server(script) as base:
             chat_with(qtbot, win, base)
             view = win.chat_view
+            # Send only with something to send (it stood enabled over an empty box)
+            view.input.setPlainText("  \n")
+            assert not view.send_button.isEnabled()
             view.input.setPlainText("question")
+            assert view.send_button.isEnabled()
             qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
             qtbot.waitUntil(
                 lambda: "Partial answer" in view.transcript.toPlainText(), timeout=10_000

@@ -65,6 +65,8 @@ def test_export_copy_regenerate_and_the_sources_pane_following_the_answer(
             click(view, f"copy:{last.id}")
         copied = clipboard.text()
         assert "600 yuan [1]" in copied and last.citations[0].document_title in copied
+        # in the window's language alone (it was "来源 / Sources" in the English window)
+        assert "**Sources**" in copied and "来源" not in copied
         assert view.conversation_list.notice.label.text() == "Answer and its sources copied"
         # Export to Markdown and to HTML: every answer with its numbered sources.
         assert view.export_button.isEnabled()
@@ -76,6 +78,7 @@ def test_export_copy_regenerate_and_the_sources_pane_following_the_answer(
             assert "出差住宿一线城市每晚多少钱" in text and "年假怎么结转" in text
             assert text.count("600 yuan [1]") == 2
             assert first.citations[0].document_title in text
+            assert "Question" in text and "问题" not in text and "回答" not in text
             assert (form == "html") == text.lstrip().lower().startswith("<!doctype html")
         assert "chat.html" in view.conversation_list.notice.label.text()
         # The sources pane follows the answer chosen, never keeping another's context.

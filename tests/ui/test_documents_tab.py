@@ -232,6 +232,25 @@ def test_add_folder_adds_the_chosen_folder_and_the_chooser_knows_every_kind(
 
 
 @pytest.mark.usefixtures("library")
+def test_a_refused_web_address_stays_in_its_form_with_the_reason(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """Add web page closed on a refused address, what was typed lost and the reason only in the
+    status bar; it opened 200 px wide, its field a third of an address (a helper at 800×600)."""
+    tab = window.documents_tab
+    dialog = tab.source_actions.add_web_source()
+    assert dialog is not None and dialog.isVisible() and dialog.width() >= 400
+    (field,) = dialog.findChildren(QtWidgets.QLineEdit)
+    field.setText("ftp://intranet.example/policy")
+    dialog.ok_button.click()
+    qtbot.waitUntil(dialog.error_label.isVisible, timeout=5_000)
+    assert dialog.isVisible() and field.text() == "ftp://intranet.example/policy"
+    assert "http" in dialog.error_label.text() and dialog.ok_button.isEnabled()
+    dialog.reject()
+    assert tab.source_actions.web_dialog is None and tab.sources.rowCount() == 1
+
+
+@pytest.mark.usefixtures("library")
 def test_vector_state_is_one_truthful_line_and_follows_the_model_switch(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:

@@ -49,6 +49,12 @@ def test_switches_command_snippet_and_recent_calls(
             client.call(LIBRARY_CREATE, c.LibraryCreateRequest(name=name))
     dialog = open_dialog(qtbot, window)
     qtbot.waitUntil(lambda: dialog.libraries.count() == 3, timeout=5_000)
+    # at 760 px (an 800×600 screen) everything fits across: one unwrapped note made the page
+    # wider than its view, which scrolls only up and down, cutting the intro and Copy buttons
+    dialog.resize(760, 540)
+    qtbot.wait(50)
+    page = dialog.sections.widget()
+    assert page.minimumSizeHint().width() <= dialog.sections.viewport().width()
     items = [dialog.libraries.item(i) for i in range(3)]
     assert [i.text() for i in items] == [
         "Manuals  —  Private to this app",

@@ -11,6 +11,9 @@ from goodbuddy_kb.contracts.library import EntityId
 
 ExportFormat = Literal["markdown", "html"]
 CopyFormat = Literal["markdown", "text"]
+#: The reader's language: the labels ("Question", "Sources") and an evidence-only answer's
+#: no-chat-model note in it alone; None: in both, "问题 / Question" (the command line's way).
+ReaderLanguage = Literal["zh", "en"] | None
 
 
 class ConversationExportRequest(ExportTarget):
@@ -19,6 +22,7 @@ class ConversationExportRequest(ExportTarget):
 
     conversation_id: EntityId
     format: ExportFormat = "markdown"
+    language: ReaderLanguage = None
 
 
 class ConversationExportResponse(ContractModel):
@@ -30,6 +34,7 @@ class ConversationExportResponse(ContractModel):
 class MessageCopyRequest(ContractModel):
     message_id: EntityId
     format: CopyFormat = "markdown"
+    language: ReaderLanguage = None
 
 
 class MessageCopyResponse(ContractModel):

@@ -14,12 +14,16 @@ import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from goodbuddy_kb.contracts.chat import Citation, Conversation, Message
+from goodbuddy_kb.contracts.chat import Citation, Conversation, Message, in_one_language
 from goodbuddy_kb.contracts.locator import Locator
 
-#: The file's own labels, in both languages (the reader's language is not known here; the
-#: stored no-model notes are bilingual the same way).
-QUESTION, ANSWER, SOURCES = "问题 / Question", "回答 / Answer", "来源 / Sources"
+#: The file's own labels (question, answer, sources) in the reader's language; in both when it
+#: is not known (the command line), as the stored no-model notes are.
+LABELS: dict[str | None, tuple[str, str, str]] = {
+    "zh": ("问题", "回答", "来源"),
+    "en": ("Question", "Answer", "Sources"),
+    None: ("问题 / Question", "回答 / Answer", "来源 / Sources"),
+}
 
 #: A library's name by id (None when it was deleted since).
 LibraryNames = Callable[[str], str | None]
@@ -79,10 +83,9 @@ def sources(citations: Sequence[Citation], names: LibraryNames) -> list[Source]:
     return out
 
 
-def _answer_text(message: Message) -> str:
-    # As stored: an evidence-only answer's note stays in both languages (the reader's language
-    # is not known here).
-    text = message.content
+def _answer_text(message: Message, language: str | None) -> str:
+    # An evidence-only answer's note in the reader's language (both when it is not known).
+    text = in_one_language(message.content, language) if language else message.content
     if message.state != "complete" and message.error:
         text = f"{text}\n\n({message.state}: {message.error})".strip()
     return text
@@ -99,11 +102,11 @@ def _quoted(text: str) -> str:
     return "\n".join("> " + _md(line) for line in text.splitlines() or [""])
 
 
-def answer_markdown(message: Message, names: LibraryNames) -> str:
-    lines = [_md(_answer_text(message))]
+def answer_markdown(message: Message, names: LibraryNames, language: str | None = None) -> str:
+    lines = [_md(_answer_text(message, language))]
     found = sources(message.citations, names)
     if found:
-        lines.append(f"\n**{SOURCES}**\n")
+        lines.append(f"\n**{LABELS[language][2]}**\n")
         for s in found:
             place = f" — {_md(s.locator)}" if s.locator else ""
             head = f"{s.number}. {_md(s.library)} / {_md(s.document)}{place}"
@@ -111,11 +114,11 @@ def answer_markdown(message: Message, names: LibraryNames) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def answer_text(message: Message, names: LibraryNames) -> str:
-    lines = [_answer_text(message)]
+def answer_text(message: Message, names: LibraryNames, language: str | None = None) -> str:
+    lines = [_answer_text(message, language)]
     found = sources(message.citations, names)
     if found:
-        lines.append(f"\n{SOURCES}:")
+        lines.append(f"\n{LABELS[language][2]}:")
         for s in found:
             place = f" — {s.locator}" if s.locator else ""
             lines.append(f"[{s.number}] {s.library} / {s.document}{place}\n    {s.snippet}")
@@ -123,15 +126,19 @@ def answer_text(message: Message, names: LibraryNames) -> str:
 
 
 def conversation_markdown(
-    conversation: Conversation, messages: Sequence[Message], names: LibraryNames
+    conversation: Conversation,
+    messages: Sequence[Message],
+    names: LibraryNames,
+    language: str | None = None,
 ) -> str:
     title = _md(" ".join(conversation.title.split()))
+    question, answer, _sources = LABELS[language]
     out = [f"# {title}", "", f"*{conversation.created_at}*", ""]
     for message in messages:
         if message.role == "user":
-            out += [f"## {QUESTION}", "", _quoted(message.content), ""]
+            out += [f"## {question}", "", _quoted(message.content), ""]
         else:
-            out += [f"## {ANSWER}", "", answer_markdown(message, names)]
+            out += [f"## {answer}", "", answer_markdown(message, names, language)]
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -148,11 +155,11 @@ def _e(text: str) -> str:
     return html.escape(text, quote=True)
 
 
-def _answer_html(message: Message, names: LibraryNames) -> str:
-    parts = [f'<div class="a">{_e(_answer_text(message))}</div>']
+def _answer_html(message: Message, names: LibraryNames, language: str | None) -> str:
+    parts = [f'<div class="a">{_e(_answer_text(message, language))}</div>']
     found = sources(message.citations, names)
     if found:
-        parts.append(f'<h3>{SOURCES}</h3><ol class="src">')
+        parts.append(f'<h3>{LABELS[language][2]}</h3><ol class="src">')
         for s in found:
             place = f" — {_e(s.locator)}" if s.locator else ""
             parts.append(
@@ -165,15 +172,19 @@ def _answer_html(message: Message, names: LibraryNames) -> str:
 
 
 def conversation_html(
-    conversation: Conversation, messages: Sequence[Message], names: LibraryNames
+    conversation: Conversation,
+    messages: Sequence[Message],
+    names: LibraryNames,
+    language: str | None = None,
 ) -> str:
     title = _e(" ".join(conversation.title.split()))
+    question, answer, _sources = LABELS[language]
     body = [f"<h1>{title}</h1><p><i>{_e(conversation.created_at)}</i></p>"]
     for message in messages:
         if message.role == "user":
-            body.append(f'<h2>{QUESTION}</h2><div class="q">{_e(message.content)}</div>')
+            body.append(f'<h2>{question}</h2><div class="q">{_e(message.content)}</div>')
         else:
-            body.append(f"<h2>{ANSWER}</h2>{_answer_html(message, names)}")
+            body.append(f"<h2>{answer}</h2>{_answer_html(message, names, language)}")
     # No script, no remote resource: a CSP that forbids both, should a viewer honour it.
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'

@@ -61,7 +61,7 @@ def export(
         if request.format == "html"
         else transcript.conversation_markdown
     )
-    content = render(conversation, messages, _library_names(ctx)).encode("utf-8")
+    content = render(conversation, messages, _library_names(ctx), request.language).encode("utf-8")
     exportfile.write(path, content, request.overwrite)
     return cv.ConversationExportResponse(
         path=str(path), bytes=len(content), message_count=len(messages)
@@ -72,4 +72,4 @@ def export(
 def copy(ctx: CallContext, request: cv.MessageCopyRequest) -> cv.MessageCopyResponse:
     message = store.get_message(ctx.db.get(), request.message_id)
     render = transcript.answer_text if request.format == "text" else transcript.answer_markdown
-    return cv.MessageCopyResponse(text=render(message, _library_names(ctx)))
+    return cv.MessageCopyResponse(text=render(message, _library_names(ctx), request.language))

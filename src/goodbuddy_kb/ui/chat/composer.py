@@ -53,6 +53,14 @@ class Composer(QtWidgets.QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.error)
         layout.addLayout(inputs)
+        #: A reply is on its way (Stop, not Send).
+        self._busy = False
+        # Send only with something to send (it stood enabled over an empty box and did nothing)
+        self.input.textChanged.connect(self._follow_text)
+        self._follow_text()
+
+    def _follow_text(self) -> None:
+        self.send_button.setEnabled(not self._busy and bool(self.input.toPlainText().strip()))
 
     def show_model(self, configured: bool) -> None:
         """With no chat model the box says beforehand what a question gives and where a model
@@ -63,7 +71,8 @@ class Composer(QtWidgets.QWidget):
 
     def busy(self, on: bool) -> None:
         """A reply is on its way: Stop, not Send."""
-        self.send_button.setEnabled(not on)
+        self._busy = on
+        self._follow_text()
         self.stop_button.setEnabled(on)
 
     def say(self, message: str) -> None:

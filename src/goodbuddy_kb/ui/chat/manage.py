@@ -22,7 +22,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chat.conversations import ConversationList, conversation_title
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n import language, tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 
 #: The save dialog's filters, by the format each writes.
@@ -176,6 +176,7 @@ class ConversationActions(QtCore.QObject):
             format=format,
             path=str(Path(path).absolute()),
             overwrite=True,  # the save dialog has asked before replacing a file
+            language=_reader(),  # its labels and notes in the window's language
         )
         self.link.call(CONVERSATION_EXPORT, request, done)
 
@@ -191,5 +192,12 @@ class ConversationActions(QtCore.QObject):
             self.notice.say(tr("chat.copied" if with_sources else "chat.copied_plain"))
             self.copied.emit(result.text)
 
-        request = cv.MessageCopyRequest(message_id=message_id, format="markdown")
+        request = cv.MessageCopyRequest(
+            message_id=message_id, format="markdown", language=_reader()
+        )
         self.link.call(MESSAGE_COPY, request, done)
+
+
+def _reader() -> cv.ReaderLanguage:
+    """The window's language, for what the backend renders for the person to read."""
+    return "zh" if language() == "zh" else "en"

@@ -18,6 +18,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
+from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
 
 #: What the backend reads (the one list in ``contracts/formats``), for the file chooser.
 DOCUMENT_SUFFIXES = READABLE_SUFFIXES
@@ -138,12 +139,38 @@ class SourceActions(QtCore.QObject):
     def add_folder_source(self) -> None:
         self._choose("folder")
 
-    def add_web_source(self) -> None:
-        url, ok = QtWidgets.QInputDialog.getText(
-            self._parent, _title("sources.add_web"), tr("sources.web.prompt")
-        )
-        if ok:
-            self.add_source("web", url.strip())
+    def add_web_source(self) -> FormDialog | None:
+        """A form for the page's address; the backend's refusal shows in it, beside what the
+        person typed (it closed, the address lost, and said why only in the status bar).
+        Kept as ``web_dialog`` while it is open."""
+        library_id = self.library_id
+        if library_id is None:
+            return None
+        dialog = FormDialog(_title("sources.add_web"), self._parent)
+        address = QtWidgets.QLineEdit()
+        address.setPlaceholderText("https://")
+        dialog.add("sources.web.prompt", address)
+
+        def build() -> c.SourceAddRequest | None:
+            if not address.text().strip():
+                dialog.show_error(tr("sources.web.empty"))
+                return None
+            return c.SourceAddRequest(
+                library_id=library_id, kind="web", location=address.text().strip()
+            )
+
+        def added(result: ContractModel | None, error: KbError | None) -> None:
+            if error is not None:
+                dialog.show_error(say_error(error))
+            else:
+                dialog.accept()
+
+        dialog.build = build
+        dialog.submitted.connect(lambda request: self.link.call(SOURCE_ADD, request, added))
+        dialog.finished.connect(lambda _r: setattr(self, "web_dialog", None))
+        self.web_dialog: FormDialog | None = dialog
+        dialog.open()
+        return dialog
 
     def sync_now(self) -> None:
         if self.library_id is not None:

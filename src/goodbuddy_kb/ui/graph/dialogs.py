@@ -38,7 +38,10 @@ def entity_dialog(
     mode: str,
 ) -> FormDialog:
     """mode: ``new`` | ``rename`` | ``retype`` | ``aliases``."""
-    dialog = FormDialog(tr(f"graph.dialog.{mode}"), parent)
+    title = tr(f"graph.dialog.{mode}")
+    # which entity the form changes (the dialog over the list hides the selection)
+    named = tr("graph.dialog.of", title=title, name=entity.name) if entity is not None else title
+    dialog = FormDialog(named, parent)
     name = QtWidgets.QLineEdit(entity.name if entity else "")
     name.setMaxLength(200)
     types = type_box(ontology.entity_types, entity.type_key if entity else None)

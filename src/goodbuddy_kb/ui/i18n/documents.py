@@ -71,6 +71,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "Remove the source “{location}”?\n\nIts {count} {count:plural:document|documents} and their index are removed from the library; the original files are not changed or deleted.",
     ),
     "sources.web.prompt": ("网页地址（http 或 https）", "Page address (http or https)"),
+    "sources.web.empty": ("请输入网页地址", "Enter the page's address"),
     "col.kind": ("类型", "Kind"),
     "col.location": ("位置", "Location"),
     "col.state": ("状态", "State"),

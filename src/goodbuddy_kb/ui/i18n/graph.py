@@ -140,6 +140,7 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
     "graph.dialog.rename": ("重命名实体", "Rename entity"),
     "graph.dialog.retype": ("修改实体类型", "Change entity type"),
     "graph.dialog.aliases": ("编辑别名", "Edit aliases"),
+    "graph.dialog.of": ("{title}：{name}", "{title}: {name}"),
     "graph.dialog.merge": ("合并实体", "Merge entities"),
     "graph.dialog.relation": ("新建关系", "New relation"),
     "graph.dialog.relation_retype": ("修改关系类型", "Change relation type"),

@@ -54,6 +54,7 @@ from goodbuddy_kb.ui.welcome.guide import SampleGuide
 from goodbuddy_kb.ui.welcome.page import WelcomePage
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.page_scroll import PageLayout, scrolled_page
+from goodbuddy_kb.ui.widgets.screen_fit import install_screen_fitter
 from goodbuddy_kb.ui.widgets.theme import SPACE
 from goodbuddy_kb.ui.widgets.wheel_guard import install_wheel_guard
 from goodbuddy_kb.ui.workbench.memory import WorkbenchMemory
@@ -80,11 +81,11 @@ class MainWindow(QtWidgets.QMainWindow):
         #: Where the person was: restored once, then kept a moment after each change.
         self.keeper = WindowKeeper(self, self)
         self.setWindowTitle(tr("app.title"))
-        # within the screen it opens on (an 800×600 screen got the whole 1200×800 window, its
-        # right third and its foot off the edge); a kept geometry replaces this at once
+        # within its screen (800×600 got all of 1200×800); a kept geometry replaces this at once
         room = self.screen().availableGeometry()
         self.resize(min(1200, room.width()), min(800, room.height()))
         install_wheel_guard(self)  # the wheel scrolls pages, not the settings it passes over
+        install_screen_fitter(self)  # every window and dialog within its screen, frame and all
         self.model = LibraryListModel(self)  # kept while the widgets are built again
         #: Each library's workbench question, top K, rerank and splitter for the session.
         self.workbench_memory = WorkbenchMemory()

@@ -37,7 +37,10 @@ class ExternalToolsDialog(QtWidgets.QDialog):
         self.empty.setWordWrap(True)
         libraries_box = QtWidgets.QGroupBox(tr("mcp.libraries"))
         lib_layout = QtWidgets.QVBoxLayout(libraries_box)
-        lib_layout.addWidget(QtWidgets.QLabel("ⓘ " + tr("mcp.switch_note")))
+        # wrapped: one line set the whole dialog's least width, past an 800-pixel screen's room
+        switch_note = QtWidgets.QLabel("ⓘ " + tr("mcp.switch_note"))
+        switch_note.setWordWrap(True)
+        lib_layout.addWidget(switch_note)
         lib_layout.addWidget(self.libraries, 1)
         lib_layout.addWidget(self.empty)
 

@@ -8,6 +8,9 @@ from collections.abc import Callable
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.i18n import tr
 
+#: The least width of a form dialog, in pixels.
+FORM_WIDTH = 440
+
 
 class FormDialog(QtWidgets.QDialog):
     """A titled form with OK/Cancel and an inline error line; ``submitted`` carries the
@@ -19,6 +22,10 @@ class FormDialog(QtWidgets.QDialog):
         super().__init__(parent)
         self.setWindowTitle(title)
         self.setModal(True)
+        # room for a typed name, a list of aliases or an address (a form on its fields' hints
+        # alone opened 200 px wide, its placeholder cut to "Separated by co…"), within the screen
+        room = (parent.screen() if parent is not None else self.screen()).availableGeometry()
+        self.setMinimumWidth(min(FORM_WIDTH, room.width() - 40))
         self.form = QtWidgets.QFormLayout()
         self.error_label = QtWidgets.QLabel()
         self.error_label.setObjectName("fieldError")
