@@ -33,6 +33,9 @@ def window_with_failures(qtbot: QtBot, data_dir: Path, tmp_path: Path, language:
     (tmp_path / "docs" / "blob.txt").write_bytes(bytes(range(256)) * 8)
     tab = win.documents_tab
     tab.source_actions.sync_now()
+    # Sync now says that it started (it said nothing, or an older message stayed)
+    started = "已开始同步 1 个来源" if language == "zh" else "Sync of 1 source started"
+    qtbot.waitUntil(lambda: started in win.statusBar().currentMessage(), timeout=5_000)
     qtbot.waitUntil(lambda: sum(1 for d in tab.documents.rows if d.error) == 2, timeout=20_000)
     return win
 

@@ -53,6 +53,14 @@ def graph_library(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> GraphTab:
     assert tab.state.info is not None and tab.state.info.settings.strategy == "local"
     qtbot.waitUntil(lambda: tab.entity_list.entities.rowCount() >= 4, timeout=30_000)
     weight = win.settings_tab.fields["graphWeight"]
+    # with no chat model, "Model" is offered as what it needs, not to be chosen (it was, and
+    # Extract graph then failed at once)
+    click(qtbot, tab.extraction.settings_button)
+    settings = tab.dialog
+    assert isinstance(settings, GraphSettingsDialog)
+    model = settings.strategy.model().item(settings.strategy.findData("model"))  # type: ignore[attr-defined]
+    assert not model.isEnabled() and model.text() == tr("graph.strategy.model.unavailable")
+    settings.reject()
     choose_strategy(qtbot, tab, "off")
     qtbot.waitUntil(lambda: tr("graph.off_note") in tab.extraction.status.text(), timeout=5_000)
     assert not tab.extraction.extract_button.isEnabled(), (

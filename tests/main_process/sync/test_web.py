@@ -58,6 +58,9 @@ def test_bad_pages_fail_with_a_readable_reason(
     assert report.failed == 1
     docs, _ = documents.page(pool.get(), library_id, 0, 5, "failed")
     assert reason in (docs[0].error or "")
+    # the source is unavailable, and says why (it read "✓ OK" beside its failed page)
+    (listed,) = sources.describe(pool.get(), library_id)
+    assert listed.state == "unavailable" and reason in (listed.state_reason or "")
 
 
 @pytest.mark.integration

@@ -234,10 +234,23 @@ def sync_source(
         if report.overflow
         else None
     )
+    if source.kind == "web" and items and run.failed == len(items):
+        # a page that could not be read leaves its source unavailable, with why: it read
+        # "✓ OK" beside its one, failed document (a helper's try)
+        state, reason = "unavailable", _failure_of(conn, source.id)
     sources.set_state(
         conn, source.id, state, reason, file_count=len(items) + report.overflow, synced=True
     )
     return report
+
+
+def _failure_of(conn: sqlite3.Connection, source_id: str) -> str | None:
+    row = conn.execute(
+        "SELECT parse_error FROM documents WHERE source_id = ? AND parse_status = 'failed'"
+        " ORDER BY id LIMIT 1",
+        (source_id,),
+    ).fetchone()
+    return row[0] if row is not None else None
 
 
 def _sync_item(

@@ -175,12 +175,23 @@ class SourceActions(QtCore.QObject):
     def sync_now(self) -> None:
         if self.library_id is not None:
             source = self.current_source()
+
+            def started(result: c.SourceSyncResponse | None, error: KbError | None) -> None:
+                # it said nothing: an older message stayed in the status bar, or none at all
+                if result is not None:
+                    self.notice.emit(
+                        tr("sources.sync.started", count=len(result.task_ids))
+                        if result.task_ids
+                        else tr("sources.sync.nothing")
+                    )
+                self._report(result, error)
+
             self.link.call(
                 SOURCE_SYNC,
                 c.SourceSyncRequest(
                     library_id=self.library_id, source_id=source.id if source else None
                 ),
-                self._report,
+                started,
             )
 
     def set_watch(self, on: bool) -> None:

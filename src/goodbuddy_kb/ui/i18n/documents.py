@@ -60,6 +60,11 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "sources.file_filter": ("支持的文档 ({patterns})", "Supported documents ({patterns})"),
     "sources.all_files": ("所有文件 (*)", "All files (*)"),
     "sources.sync": ("立即同步", "Sync now"),
+    "sources.sync.started": (
+        "已开始同步 {count} 个来源，进度见“任务中心”。",
+        "Sync of {count} {count:plural:source|sources} started; the Tasks tab follows it.",
+    ),
+    "sources.sync.nothing": ("没有可同步的来源。", "There is no source to sync."),
     "sources.watch": ("监听变化", "Watch folder"),
     "sources.watch_select": (
         "选择一个文件夹来源，即可打开或关闭它的监听",

@@ -181,6 +181,11 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
     "graph.strategy.off": ("关闭", "Off"),
     "graph.strategy.local": ("本地", "Local"),
     "graph.strategy.model": ("模型", "Model"),
+    "graph.strategy.model.unavailable": ("模型（需先配置对话模型）", "Model (needs a chat model)"),
+    "graph.strategy.model.needs_chat": (
+        "模型抽取由对话模型完成：请先在“设置 → 模型连接”中配置对话模型",
+        "A chat model does model extraction: set one up in Settings → Model connections first",
+    ),
     "graph.strategy.off.note": (
         "不抽取图谱；图谱通道不参与检索。",
         "No graph is extracted; the graph channel takes no part in retrieval.",

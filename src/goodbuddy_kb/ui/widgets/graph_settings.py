@@ -28,6 +28,7 @@ class GraphSettingsDialog(FormDialog):
         settings: g.GraphSettings,
         weight: float | None,
         parent: QtWidgets.QWidget | None = None,
+        chat_model: bool = True,
     ) -> None:
         super().__init__(tr("graph.dialog.settings"), parent)
         self.setMinimumWidth(460)
@@ -35,6 +36,14 @@ class GraphSettingsDialog(FormDialog):
         self.strategy = QtWidgets.QComboBox()
         for key in ("off", "local", "model"):
             self.strategy.addItem(tr(f"graph.strategy.{key}"), key)
+        if not chat_model and settings.strategy != "model":
+            # model extraction cannot run without a chat model: offered, it was chosen, and
+            # "Extract graph" then failed at once with no estimate (a helper's try)
+            index = self.strategy.findData("model")
+            self.strategy.setItemText(index, tr("graph.strategy.model.unavailable"))
+            item = self.strategy.model().item(index)  # type: ignore[attr-defined]
+            item.setEnabled(False)
+            item.setToolTip(tr("graph.strategy.model.needs_chat"))
         self.strategy.setCurrentIndex(self.strategy.findData(settings.strategy))
         self.max_entities = QtWidgets.QSpinBox()
         self.max_entities.setRange(1, 200)
@@ -96,7 +105,9 @@ def graph_settings_dialog(
     graph weight when it changed from ``weight``; ``saved`` gets the graph once all is saved
     (the dialog closes), a refusal stays in the dialog. The caller opens it."""
     library_id = info.library_id
-    dialog = GraphSettingsDialog(library_id, info.settings, weight, parent)
+    dialog = GraphSettingsDialog(
+        library_id, info.settings, weight, parent, info.estimated_model_calls is not None
+    )
 
     def finish(result: g.GraphInfo | None, error: KbError | None) -> None:
         if error is not None:
