@@ -215,6 +215,7 @@ def test_a_resync_of_a_changed_file_says_what_manual_work_its_new_text_replaced(
         work = info.summary.manual_work if info.summary else None
         assert work is not None and work.choice == "discard"
         assert work.discarded == counts(edited=1)
+        assert work.discarded_paths == ["policy.md"], "which document's work went (a helper)"
         assert work.carried == counts(disabled=1, deleted=1)
         assert snippets(client, library_id, "zebrastripes")
         assert snippets(client, library_id, "walrusgate") == []

@@ -99,3 +99,18 @@ def test_an_id_wins_over_a_name_and_sources_resolve_by_prefix_or_path(
     removed = run(data_dir, "source", "remove", "First", str(folder))
     assert removed.returncode == 0, removed.stderr
     assert json.loads(run(data_dir, "source", "list", "First", "--json").stdout) == []
+
+
+def test_a_sync_says_what_it_took_out(data_dir: Path, tmp_path: Path) -> None:
+    """A file deleted on disk left the library at the next sync, which said only
+    "completed 1/1 documents (0 written, 1 unchanged)" (a helper's try)."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name in ("a.md", "b.md"):
+        (folder / name).write_text(f"# {name}\n\ntext of {name}\n", encoding="utf-8")
+    run(data_dir, "library", "create", "Notes")
+    assert run(data_dir, "source", "add", "Notes", str(folder)).returncode == 0
+    (folder / "b.md").unlink()
+    synced = run(data_dir, "sync", "Notes")
+    assert synced.returncode == 0, synced.stderr
+    assert "1 removed (the file or page is gone)" in synced.stdout, synced.stdout

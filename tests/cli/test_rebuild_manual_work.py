@@ -114,7 +114,7 @@ def test_rebuild_skips_a_document_with_manual_work_unless_told_to_discard(
 
         gone = run(data_dir, "rebuild", "Notes", "--discard-edits")
         assert gone.returncode == 0, gone.stdout + gone.stderr
-        assert "manual work discarded: 1 edited, 1 disabled, 1 deleted" in gone.stdout
+        assert "manual work discarded: 1 edited, 1 disabled, 1 deleted\n  policy.md" in gone.stdout
         assert "skipped" not in gone.stdout
         assert found(data_dir, "zebracrossing") != [] and not any(
             "Corrected by hand" in c for c in found(data_dir, "zebracrossing")

@@ -42,3 +42,7 @@ def test_retrieve_shows_every_setting_and_a_zero_floor_filters_nothing(data_dir:
 
     default = run(data_dir, "retrieve", "Big", "报销")
     assert "fusion adaptive" in default.stdout, default.stdout
+    # a question naming no entity of the graph is no fault: "not used", as the window says
+    # (it read "degraded graph: …" on most questions)
+    assert "graph not used: no entity of the graph" in default.stdout, default.stdout
+    assert "degraded graph" not in default.stdout

@@ -30,3 +30,19 @@ def test_graph_task_line_counts_what_was_written(data_dir: Path, tmp_path: Path)
     assert "1 chunk read" in line and "entity mention" in line, line
     # and what the graph holds after the run: mentions are not the graph
     assert "relation mention" in line and "the graph now holds 2 entities and" in line, line
+
+
+def test_the_task_list_names_each_task_once_and_its_library(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """`tasks` said the kind twice ("graph  graph  completed") and never which library."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a.md").write_text("# A\n\nalpha\n", "utf-8")
+    assert run(data_dir, "library", "create", "Handbook").returncode == 0
+    assert run(data_dir, "source", "add", "Handbook", str(folder)).returncode == 0
+    every = run(data_dir, "tasks").stdout.splitlines()
+    sync = next(x for x in every if "  sync " in x)
+    assert "  Handbook  sync " in sync and "sync  sync" not in sync, sync
+    own = run(data_dir, "tasks", "Handbook").stdout.splitlines()
+    assert all("Handbook" not in x for x in own), "one library's list need not repeat it"

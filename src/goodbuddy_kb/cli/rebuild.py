@@ -138,4 +138,5 @@ def outcome_text(work: r.ManualWorkOutcome) -> str:
         lines += [f"  {readable_path(p)}" for p in work.skipped_paths]
     if work.discarded.total:
         lines.append(f"manual work discarded: {_counts(work.discarded)}")
+        lines += [f"  {readable_path(p)}" for p in work.discarded_paths]
     return "\n".join(lines)

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.cli.output import plural
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.methods import RETRIEVE
@@ -61,12 +62,16 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
         return 0
     d = res.diagnostics
     print(
-        f"{len(res.results)} results in {res.duration_ms:.0f} ms; channels used: {', '.join(d.used_channels) or 'none'}"
+        f"{plural(len(res.results), 'result')} in {res.duration_ms:.0f} ms;"
+        f" channels used: {', '.join(d.used_channels) or 'none'}"
     )
     print(_settings_line(res))
     print(_vector_line(d))
     for degraded in d.degraded_channels:
-        print(f"  degraded {degraded.channel}: {degraded.reason}")
+        # a question naming no entity of the graph, or a graph switched off, is no fault (the
+        # window says "not used"): "degraded" on most questions read as something broken
+        said = "not used" if degraded.reason_code in r.GRAPH_NOTES else "degraded"
+        print(f"  {degraded.channel} {said}: {degraded.reason}")
     if d.rerank.fallback_reason:
         print(f"  rerank fell back to {d.rerank.applied}: {d.rerank.fallback_reason}")
     confidence = ", ".join(f"{k} {v:.2f}" for k, v in d.channel_confidence.items()) or "none"

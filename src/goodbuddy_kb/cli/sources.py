@@ -27,7 +27,10 @@ def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
     source = commands.add_parser("source", help="add, list or remove sources of a library")
     actions = source.add_subparsers(dest="action", required=True)
     p = actions.add_parser(
-        "add", parents=[common], help="add a file, folder or http(s) page and sync it"
+        "add",
+        parents=[common],
+        help=f"add a file, folder (at most {c.MAX_FILES_PER_SOURCE:,} files are imported) or"
+        " http(s) page and sync it",
     )
     p.add_argument("library", metavar="LIB")
     p.add_argument("location", metavar="PATH|URL")

@@ -13,7 +13,9 @@ from goodbuddy_kb.bridge.launcher import Session
 from goodbuddy_kb.cli.output import emit, noun, plural
 from goodbuddy_kb.contracts import pace
 from goodbuddy_kb.contracts import tasks as t
-from goodbuddy_kb.contracts.methods import TASKS_LIST
+from goodbuddy_kb.contracts.library import LibraryListRequest
+from goodbuddy_kb.contracts.methods import LIBRARY_LIST, TASKS_LIST
+from goodbuddy_kb.contracts.sources import MAX_FILES_PER_SOURCE
 
 BAR = 30
 #: The CLI's words for a pace (see `contracts.pace`); English only.
@@ -101,14 +103,21 @@ def _summary_text(summary: t.TaskSummary | None) -> str:
         (summary.unchanged, "unchanged"),
         (summary.retried, "failed before and retried"),
         (summary.not_started, "not started (kept as they were)"),
+        (summary.removed, "removed (the file or page is gone)"),
     ):
         if count:
             parts.append(f"{count} {words}")
+    if summary.overflow:
+        parts.append(
+            f"{plural(summary.overflow, 'file')} past the {MAX_FILES_PER_SOURCE}-file limit"
+            " of a source not imported"
+        )
     work = summary.manual_work
     if work is not None and work.skipped_documents:
         parts.append(f"{work.skipped_documents} skipped to keep manual chunk work")
     if work is not None and work.discarded.total:
-        parts.append(f"manual work on {work.discarded.total} chunks discarded")
+        where = f" in {', '.join(work.discarded_paths)}" if work.discarded_paths else ""
+        parts.append(f"manual work on {plural(work.discarded.total, 'chunk')} discarded{where}")
     if summary.settings_applied is not None:
         parts.append(
             "new settings in effect" if summary.settings_applied else "still waiting for rebuild"
@@ -129,7 +138,19 @@ def _task_line(info: t.TaskInfo) -> str:
 
 def cmd_tasks(args: argparse.Namespace, session: Session, library_id: str | None) -> int:
     infos = session.client.call(TASKS_LIST, t.TaskListRequest(library_id=library_id)).tasks
-    lines = [f"{i.created_at[:19]}  {i.kind}  {_task_line(i)}" for i in infos]
+    # each task's library when they are not all one library's (the kind was said twice,
+    # "graph  graph  completed", and the library not at all)
+    names = (
+        {x.id: x.name for x in session.client.call(LIBRARY_LIST, LibraryListRequest()).libraries}
+        if library_id is None
+        else {}
+    )
+    lines = [
+        f"{i.created_at[:19]}  "
+        + (f"{names.get(i.library_id or '', '—')}  " if library_id is None else "")
+        + _task_line(i)
+        for i in infos
+    ]
     emit(args, [i.to_wire() for i in infos], "\n".join(lines) or "no tasks yet")
     return 0
 

@@ -88,8 +88,10 @@ class ManualWorkOutcome(ContractModel):
     choice: ManualWorkChoice
     #: Kept on the new chunks (same text, or a disabled text inside one new chunk).
     carried: ManualWorkCounts = Field(default_factory=ManualWorkCounts)
-    #: Dropped because the request said ``discard``.
+    #: Dropped because the request said ``discard`` (a sync: the file's own text changed).
     discarded: ManualWorkCounts = Field(default_factory=ManualWorkCounts)
+    #: The documents whose work was dropped (the first ``MAX_LISTED_DOCUMENTS``).
+    discarded_paths: list[str] = Field(default_factory=list, max_length=MAX_LISTED_DOCUMENTS)
     #: Left as they were (``skip``) because the new chunking could not carry their work over.
     skipped_documents: int = Field(0, ge=0)
     skipped_paths: list[str] = Field(default_factory=list, max_length=MAX_LISTED_DOCUMENTS)

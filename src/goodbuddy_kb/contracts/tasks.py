@@ -33,6 +33,10 @@ class TaskSummary(ContractModel):
     not_started: int = 0
     #: Sync: scanned documents handed to the OCR task (their text arrives when it has run).
     ocr_pending: int = 0
+    #: Sync: documents taken out of the library because their file or page is gone.
+    removed: int = 0
+    #: Sync: files past the per-source file limit, not imported (they stay on disk).
+    overflow: int = 0
     #: Library rebuild: the "waiting for rebuild" notice was cleared (None: not applicable).
     settings_applied: bool | None = None
     #: Graph extraction: what the run did (model requests and rejected answer parts).

@@ -42,11 +42,16 @@ class LibraryReport:
     carried: Tally = field(default_factory=Tally)
     lost: Tally = field(default_factory=Tally)
 
+    #: Documents rebuilt with their manual work dropped (discard).
+    lost_paths: list[str] = field(default_factory=list)
+
     def add_work(self, outcome: DocumentOutcome) -> None:
         self.carried = plus(self.carried, outcome.carried)
         self.lost = plus(self.lost, outcome.lost)
         if outcome.skipped:
             self.skipped.append(outcome.path)
+        elif outcome.lost.total:
+            self.lost_paths.append(outcome.path)
 
 
 def documents_in_order(conn: sqlite3.Connection, library_id: str) -> list[tuple[str, str]]:

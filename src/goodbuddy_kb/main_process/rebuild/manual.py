@@ -36,15 +36,21 @@ def preview(
 
 
 def outcome(
-    choice: r.ManualWorkChoice, carried: Tally, lost: Tally, skipped: list[str]
+    choice: r.ManualWorkChoice,
+    carried: Tally,
+    lost: Tally,
+    skipped: list[str],
+    lost_paths: list[str] | None = None,
 ) -> r.ManualWorkOutcome | None:
-    """The summary's part, or None when the rebuild met no manual work at all."""
+    """The summary's part, or None when the rebuild met no manual work at all.
+    ``lost_paths``: the documents whose work was dropped (named in the summary)."""
     if not (carried.total or lost.total or skipped):
         return None
     return r.ManualWorkOutcome(
         choice=choice,
         carried=counts(carried),
         discarded=counts(lost) if choice == "discard" else r.ManualWorkCounts(),
+        discarded_paths=(lost_paths or [])[: r.MAX_LISTED_DOCUMENTS] if choice == "discard" else [],
         skipped_documents=len(skipped),
         skipped_paths=skipped[: r.MAX_LISTED_DOCUMENTS],
         kept=counts(lost) if choice == "skip" else r.ManualWorkCounts(),

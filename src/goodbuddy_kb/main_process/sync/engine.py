@@ -64,10 +64,14 @@ class SyncReport:
     #: file's own text changed (the chunk views warn that a re-sync does this).
     manual_carried: Tally = field(default_factory=Tally)
     manual_lost: Tally = field(default_factory=Tally)
+    #: The documents whose manual work was dropped, for the summary to name them.
+    manual_lost_paths: list[str] = field(default_factory=list)
 
-    def add(self, stats: ReplaceStats) -> None:
+    def add(self, stats: ReplaceStats, path: str) -> None:
         self.manual_carried = plus(self.manual_carried, stats.carried)
         self.manual_lost = plus(self.manual_lost, stats.lost)
+        if stats.lost.total:
+            self.manual_lost_paths.append(path)
 
 
 @dataclass(frozen=True)
@@ -366,7 +370,7 @@ def _parse_and_store(
             report.add(documents.store_parsed(
                 conn, source.library_id, source.id, rel, parsed.title,
                 parsed.media_type, checksum, len(data), drafts,
-            ))  # fmt: skip
+            ), rel)  # fmt: skip
         documents.store_ocr_waiting(
             conn, source.library_id, source.id, rel, parsed.title,
             parsed.media_type, checksum, len(data),
@@ -382,7 +386,7 @@ def _parse_and_store(
         conn, source.library_id, source.id, rel, parsed.title, parsed.media_type,
         checksum, len(data), drafts, _awaiting_vectors if run.vectors_expected else None,
         parse_note=parsed.notes[0] if parsed.notes else None,
-    ))  # fmt: skip
+    ), rel)  # fmt: skip
     report.processed += 1
     report.parsed_paths.append(rel)
 

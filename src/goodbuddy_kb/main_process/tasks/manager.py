@@ -106,9 +106,15 @@ class TaskManager(TaskRunner):
                 unchanged=report.unchanged,
                 retried=report.retried,
                 ocr_pending=report.ocr_pending,
+                removed=report.removed,
+                overflow=report.overflow,
                 # A changed file's own new text replaces the work on its old text.
                 manual_work=manual_outcome(
-                    "discard", report.manual_carried, report.manual_lost, []
+                    "discard",
+                    report.manual_carried,
+                    report.manual_lost,
+                    [],
+                    report.manual_lost_paths,
                 ),
             )
             return Outcome(report.total, report.failed, summary=summary)
@@ -188,7 +194,9 @@ class TaskManager(TaskRunner):
                 failed=report.failed,
                 not_started=report.not_started,
                 settings_applied=report.settings_applied,
-                manual_work=manual_outcome(manual, report.carried, report.lost, report.skipped),
+                manual_work=manual_outcome(
+                    manual, report.carried, report.lost, report.skipped, report.lost_paths
+                ),
             )
             done = report.succeeded + report.failed + len(report.skipped)
             if report.cancelled is not None:
@@ -227,7 +235,11 @@ class TaskManager(TaskRunner):
             if outcome.ok:  # its new text gets its graph as a sync's would (stale entities go)
                 self.graph_after_indexing(library_id)
             work_done = manual_outcome(
-                manual, outcome.carried, outcome.lost, [outcome.path] if outcome.skipped else []
+                manual,
+                outcome.carried,
+                outcome.lost,
+                [outcome.path] if outcome.skipped else [],
+                [outcome.path] if outcome.lost.total and not outcome.skipped else [],
             )
             if outcome.ok or outcome.skipped:
                 return Outcome(

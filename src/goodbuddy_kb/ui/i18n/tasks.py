@@ -45,6 +45,14 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
         "OCR {done}/{total} {total:plural:page|pages} · {name}",
     ),
     "task.summary.ocr_pending": ("{n} 个等待 OCR", "{n} waiting for OCR"),
+    "task.summary.removed": (
+        "{n} 个已移出（文件或网页已不在）",
+        "{n} removed (the file or page is gone)",
+    ),
+    "task.summary.overflow": (
+        "{n} 个文件超出每个来源 {limit} 个文件的上限，未导入",
+        "{n} {n:plural:file|files} past the {limit}-file limit of a source not imported",
+    ),
     "manual.edited": ("已编辑 {n} 个", "{n} edited"),
     "manual.disabled": ("已停用 {n} 个", "{n} disabled"),
     "manual.deleted": ("已删除 {n} 个", "{n} deleted"),
@@ -61,6 +69,7 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
         "手动修改已丢弃：{counts}",
         "manual work discarded: {counts}",
     ),
+    "task.summary.manual_discarded_in": ("所在文档：{paths}", "in {paths}"),
     "task.state.queued": ("… 排队中", "… Queued"),
     "task.state.running": ("⟳ 运行中", "⟳ Running"),
     "task.state.completed": ("✓ 已完成", "✓ Completed"),

@@ -7,7 +7,8 @@ from __future__ import annotations
 from goodbuddy_kb.contracts import pace
 from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import tasks as t
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.contracts.sources import MAX_FILES_PER_SOURCE
+from goodbuddy_kb.ui.i18n import listing, tr
 from goodbuddy_kb.ui.widgets.locator import path_text
 
 
@@ -104,9 +105,12 @@ def _counts(info: t.TaskInfo) -> str:
         (s.retried, "task.summary.retried"),
         (s.not_started, "task.summary.not_started"),
         (s.ocr_pending, "task.summary.ocr_pending"),
+        (s.removed, "task.summary.removed"),
     ):
         if count:
             parts.append(tr(key, n=count))
+    if s.overflow:
+        parts.append(tr("task.summary.overflow", n=s.overflow, limit=MAX_FILES_PER_SOURCE))
     parts += manual_work_parts(s.manual_work)
     if s.settings_applied is not None:
         parts.append(
@@ -145,4 +149,8 @@ def manual_work_parts(work: r.ManualWorkOutcome | None) -> list[str]:
         )
     if work.discarded.total:
         parts.append(tr("task.summary.manual_discarded", counts=manual_counts(work.discarded)))
+        if work.discarded_paths:  # which documents (a sync named none)
+            parts.append(
+                tr("task.summary.manual_discarded_in", paths=listing(work.discarded_paths))
+            )
     return parts
