@@ -32,9 +32,7 @@ def test_graph_task_line_counts_what_was_written(data_dir: Path, tmp_path: Path)
     assert "relation mention" in line and "the graph now holds 2 entities and" in line, line
 
 
-def test_the_task_list_names_each_task_once_and_its_library(
-    data_dir: Path, tmp_path: Path
-) -> None:
+def test_the_task_list_names_each_task_once_and_its_library(data_dir: Path, tmp_path: Path) -> None:
     """`tasks` said the kind twice ("graph  graph  completed") and never which library."""
     folder = tmp_path / "notes"
     folder.mkdir()

@@ -117,6 +117,32 @@ def test_library_rebuild_applies_new_chunking_and_clears_the_flag(
     assert fts_hit_paths(pool, library_id, "topic3x5") == {"doc3.md"}
 
 
+def test_settings_put_back_need_no_rebuild_unless_chunks_were_made_meanwhile(
+    pool: ConnectionPool, data_dir: Path, kb: tuple[str, Path]
+) -> None:
+    """Target length 1600 → 1200 → 1600 left "waiting for rebuild" (a helper's try): the chunks
+    were all made with the settings put back. Once a sync has chunked a file with the changed
+    settings, putting them back does not make the library one build again."""
+    library_id, folder = kb
+    pending = lambda: libraries.get(pool.get(), library_id).settings_pending_rebuild  # noqa: E731
+    set_chunking(pool, library_id, mode="fixed", target_characters=1200)
+    assert pending()
+    set_chunking(pool, library_id, mode="fixed")
+    assert not pending(), "the settings every chunk was made with need no rebuild"
+    set_chunking(pool, library_id, mode="fixed", target_characters=1200)
+    (folder / "doc9.md").write_text("# Late\n\n" + "A late arrival. " * 200, encoding="utf-8")
+    conn = pool.get()
+    (source,) = sources.list_rows(conn, library_id)
+    sync_source(conn, source, CancelToken())
+    set_chunking(pool, library_id, mode="fixed")
+    assert pending(), "doc9.md was chunked at 1,200 characters"
+    report = rebuild_library(pool.get(), data_dir, library_id, None, CancelToken())
+    assert report.settings_applied and not pending()
+    set_chunking(pool, library_id, mode="fixed", target_characters=1200)
+    set_chunking(pool, library_id, mode="fixed")
+    assert not pending(), "after the rebuild, one build again"
+
+
 def test_a_document_that_fails_keeps_its_previous_generation(
     pool: ConnectionPool, data_dir: Path, kb: tuple[str, Path]
 ) -> None:

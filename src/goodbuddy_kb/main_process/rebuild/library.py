@@ -16,6 +16,7 @@ from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking.carryover import Tally, plus
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.rebuild.document import DocumentOutcome, rebuild_document
+from goodbuddy_kb.main_process.storage import libraries
 from goodbuddy_kb.main_process.storage.db import transaction
 
 Progress = Callable[[int, int, str | None, int], None]  # done, total, current path, failed
@@ -150,4 +151,5 @@ def _clear_pending(
         conn.execute(
             "UPDATE libraries SET settings_pending_rebuild = 0 WHERE id = ?", (library_id,)
         )
+        libraries.mark_built(conn, library_id)
     return True

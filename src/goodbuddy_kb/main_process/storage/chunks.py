@@ -62,6 +62,12 @@ def replace_document_chunks(
     plan = manual_work.plan(conn, document_id, drafts)
     if keep_manual and plan.lost.total:
         raise manual_work.ManualWorkWouldBeLost(plan)
+    # chunks made with settings the library changed to: it no longer holds one build alone
+    conn.execute(
+        "UPDATE libraries SET built_chunking = NULL WHERE id = ? AND settings_pending_rebuild = 1"
+        " AND built_chunking IS NOT NULL",
+        (library_id,),
+    )
     existing = {
         row["id"]: row
         for row in conn.execute(

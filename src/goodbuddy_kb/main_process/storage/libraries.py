@@ -77,7 +77,31 @@ def create(conn: sqlite3.Connection, name: str) -> Library:
                 stamp,
             ),
         )
+        mark_built(conn, library_id)
     return get(conn, library_id)
+
+
+#: ``built_chunking`` as the library's current chunking settings and contextual indexing.
+_CURRENT_BUILD = (
+    "json_object('chunking', json(chunking_settings), 'contextual', contextual_indexing)"
+)
+
+
+def mark_built(conn: sqlite3.Connection, library_id: str) -> None:
+    """Every document of the library is now chunked with its current settings."""
+    conn.execute(
+        f"UPDATE libraries SET built_chunking = {_CURRENT_BUILD} WHERE id = ?", (library_id,)
+    )
+
+
+def _back_to_built(conn: sqlite3.Connection, library_id: str) -> None:
+    """Settings put back to those every document was chunked with need no rebuild."""
+    conn.execute(
+        "UPDATE libraries SET settings_pending_rebuild = 0 WHERE id = ? AND"
+        " settings_pending_rebuild = 1 AND built_chunking IS NOT NULL AND"
+        f" json(built_chunking) = {_CURRENT_BUILD}",
+        (library_id,),
+    )
 
 
 def get(conn: sqlite3.Connection, library_id: str) -> Library:
@@ -183,6 +207,7 @@ def update_settings(
                 " updated_at = ? WHERE id = ?",
                 (int(contextual_indexing), stamp, library_id),
             )
+        _back_to_built(conn, library_id)
         if external_access is not None and external_access != current.external_access:
             # Applies at once: the backend re-reads this flag on every external call.
             conn.execute(
