@@ -111,7 +111,7 @@ def test_rename_pin_delete_undo_and_purge_at_the_next_start(data_dir: Path) -> N
         second = start(client)
         ask(client, second, "报销标准是多少？")
         titles = [x.title for x in listed(client)]
-        assert all(re.fullmatch(r"报销标准是多少？ · \d{4}-\d\d-\d\d \d\d:\d\d", t) for t in titles)
+        assert titles == ["报销标准是多少？"] * 2, "the question alone (the list shows the date)"
         assert all(x.title_is_default and x.message_count == 2 for x in listed(client))
 
         renamed = client.call(

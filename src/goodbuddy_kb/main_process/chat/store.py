@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from datetime import datetime
 
 from goodbuddy_kb.contracts.chat import (
     ChatScope,
@@ -29,12 +28,19 @@ DEFAULT_TITLE_CHARACTERS = 40
 
 
 def default_title(question: str) -> str:
-    """The first question (whitespace collapsed, at most 40 characters) and the local date and
-    time, so two conversations that began alike are told apart."""
+    """The first question, whitespace collapsed, at most 40 characters, cut after a whole word
+    where it is written with spaces. The list shows when each conversation was last active
+    beside it, so two that began alike are told apart; the date used to be part of the title
+    too, and came back in a rename's field and an export's file name ("… 1000 p  2026-12-04
+    1926.md")."""
     text = " ".join(question.split())
     if len(text) > DEFAULT_TITLE_CHARACTERS:
-        text = text[: DEFAULT_TITLE_CHARACTERS - 1] + "…"
-    return f"{text} · {datetime.now().astimezone():%Y-%m-%d %H:%M}"
+        cut = text[: DEFAULT_TITLE_CHARACTERS - 1]
+        space = cut.rfind(" ")
+        if space >= DEFAULT_TITLE_CHARACTERS // 2 and text[len(cut)] != " ":
+            cut = cut[:space]
+        text = cut.rstrip(" ,;:，、") + "…"
+    return text
 
 
 def create_conversation(
