@@ -383,6 +383,14 @@ def test_the_address_example_is_the_chosen_servers(qtbot: QtBot, window: MainWin
         assert url.placeholderText() == "http://127.0.0.1:11434"
         kinds.setCurrentIndex(kinds.findData("none"))
         assert url.placeholderText() == "" and not url.isEnabled()
+    # List models with Ollama chosen and no address asks Ollama's own address, and fills it in
+    # (it said "choose Ollama … and enter its address first" with Ollama chosen)
+    dialog.chat_kind.setCurrentIndex(dialog.chat_kind.findData("ollama"))
+    dialog.chat_url.clear()
+    assert dialog.chat.picker is not None
+    dialog.chat.picker.fetch()
+    assert dialog.chat_url.text() == "http://127.0.0.1:11434"
+    assert "Choose Ollama" not in dialog.chat.status.text()
     dialog.reject()  # the kinds changed: it asks before discarding them
     box = dialog.discard_box
     assert box is not None

@@ -134,6 +134,11 @@ class ModelPicker(QtWidgets.QWidget):
     def fetch(self) -> None:
         kind = self.kind.currentData()
         url = self.url.text().strip()
+        if kind == "ollama" and not url:
+            # Ollama's own address, shown greyed in the empty field: asked for there (it read
+            # "choose Ollama … and enter its address first" with Ollama chosen), and filled in
+            url = ADDRESS_EXAMPLES["ollama"]
+            self.url.setText(url)
         if kind not in ("openai-compatible", "ollama") or not url:
             self.status.setText("ⓘ " + tr("conn.list_models.need_url"))
             return
@@ -453,8 +458,9 @@ CHAT_ENDPOINT = Endpoint(
     title="chat.model",
     kinds=(
         ("none", "chat.model.none"),
-        ("openai-compatible", "conn.kind.openai-compatible"),
+        # in the embedding page's order (it listed OpenAI first here, Ollama first there)
         ("ollama", "conn.kind.ollama"),
+        ("openai-compatible", "conn.kind.openai-compatible"),
     ),
     test_spec=CHAT_MODEL_TEST,
     update_spec=CHAT_MODEL_UPDATE,
