@@ -13,7 +13,7 @@ import pytest
 
 from goodbuddy_kb.evaluation.dataset import Query, Relevant, load
 from goodbuddy_kb.evaluation.metrics import Judged, hit_at, mrr_at, ndcg_at, recall_at, summarise
-from goodbuddy_kb.evaluation.report import dataset_folders
+from goodbuddy_kb.evaluation.report import check_gates, dataset_folders
 from goodbuddy_kb.evaluation.runner import judge
 
 pytestmark = pytest.mark.integration
@@ -246,3 +246,13 @@ def test_each_result_is_judged_by_its_own_text(tmp_path: Path) -> None:
     hybrid = report["datasets"][0]["languages"]["en"]["hybrid"]
     assert hybrid["mrr@10"] == 0.5, "the answer's section is second, after its neighbour"
     assert hybrid["recall@5"] == 1.0
+
+
+def test_a_sample_that_left_a_language_out_does_not_fail_its_gates() -> None:
+    """`eval retrieval --sample 2` failed "recall@5 = None" on English, which the two sampled
+    questions did not include (a helper's try); a full run missing a language still fails."""
+    zh = {"zh": {"hybrid": {"recall@5": 1.0}}}
+    report = {"datasets": [{"name": "d", "languages": zh, "tags": {}}]}
+    gates = {"dataset": "d", "languages": {"zh": {"recall@5": 0.9}, "en": {"recall@5": 0.9}}}
+    assert check_gates(report, gates, sampled=True) == []
+    assert check_gates(report, gates) == ["d en hybrid recall@5 = None (gate ≥ 0.9)"]

@@ -73,6 +73,19 @@ def test_bad_input_says_which_argument_in_one_line(data_dir: Path, tmp_path: Pat
     missing = run(data_dir, "graph", "ontology", "Notes", "import", str(tmp_path / "none.json"))
     assert missing.returncode == 1 and "Traceback" not in missing.stderr, missing.stderr
     assert f"cannot read {tmp_path / 'none.json'}" in missing.stderr
+    # a source that cannot be read is refused before it is added, saying why (an unreadable
+    # file was added "ok" and then failed; "ftp://…" and a missing folder both said "no such
+    # file", without the path)
+    blob = tmp_path / "blob.bin"
+    blob.write_bytes(b"\x00\x01")
+    for location, said in (
+        (str(blob), "this kind of file cannot be read (.bin); readable are .bmp"),
+        ("ftp://files.example/x", "only http(s) addresses can be imported"),
+        (str(tmp_path / "gone"), f"no such file: {tmp_path / 'gone'}"),
+    ):
+        refused = run(data_dir, "source", "add", "Notes", location)
+        assert refused.returncode == 1 and said in refused.stderr, refused.stderr
+    assert json.loads(run(data_dir, "source", "list", "Notes", "--json").stdout) == []
 
 
 def test_an_id_wins_over_a_name_and_sources_resolve_by_prefix_or_path(

@@ -4,6 +4,7 @@ list and remove sources, sync them now (following the tasks), and the documents'
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,8 @@ def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
 
 
 def _kind(location: str) -> tuple[c.SourceKind, str]:
-    if location.startswith(("http://", "https://")):
+    if re.match(r"[A-Za-z][A-Za-z0-9+.-]*://", location):
+        # another scheme (ftp://) is an address the backend refuses as one, not a missing file
         return "web", location
     if not location.strip():
         # Path("") is the current directory: an empty argument must not import it.

@@ -63,8 +63,10 @@ CATALOGUE: dict[str, str] = {
     # sources
     "source.overflow": "{count} {count:plural:file|files} past the {limit}-file limit {count:plural:was|were} not imported",
     "source.path_not_absolute": "the path must be absolute",
-    "source.no_such_file": "no such file",
-    "source.no_such_folder": "no such folder",
+    "source.no_such_file": "no such file: {path}",
+    "source.no_such_folder": "no such folder: {path}",
+    "source.unsupported_type": "this kind of file cannot be read ({detail}); readable are {suffixes}",
+    "source.no_extension": "no file name extension",
     "source.watch_folder_only": "only folder sources can be watched",
     "source.duplicate": "this library already has that source",
     "source.not_found": "source not found in this library",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts import tasks as t
+from goodbuddy_kb.contracts.catalogue import CATALOGUE
 from goodbuddy_kb.contracts.errors import InvalidRequestError
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
@@ -17,9 +18,9 @@ from goodbuddy_kb.contracts.methods import (
     TASKS_CANCEL,
     TASKS_LIST,
 )
-from goodbuddy_kb.contracts.paths import os_path, wire_path
+from goodbuddy_kb.contracts.paths import os_path, readable_path, wire_path
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
-from goodbuddy_kb.main_process.parsing import ParseError
+from goodbuddy_kb.main_process.parsing import SUPPORTED_SUFFIXES, ParseError
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.sync import web_auth
@@ -53,7 +54,16 @@ def _location(kind: c.SourceKind, location: str) -> str:
     if not exists:
         what = "folder" if kind == "folder" else "file"
         raise InvalidRequestError(
-            f"no such {what}", {"fields": [{"field": "location", "problem": f"no such {what}"}]}
+            f"no such {what}: {readable_path(str(path))}",
+            {"fields": [{"field": "location", "problem": f"no such {what}"}]},
+        )
+    suffix = resolved.suffix.lower()
+    if kind == "file" and suffix not in SUPPORTED_SUFFIXES:
+        # refused before it is added, not added "✓ OK" and then failed ("/etc/shadow")
+        raise InvalidRequestError(
+            f"this kind of file cannot be read ({suffix or CATALOGUE['source.no_extension']});"
+            f" readable are {' '.join(sorted(SUPPORTED_SUFFIXES))}",
+            {"fields": [{"field": "location", "problem": "unsupported file type"}]},
         )
     return wire_path(str(resolved))
 
