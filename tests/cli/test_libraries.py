@@ -127,3 +127,28 @@ def test_a_sync_says_what_it_took_out(data_dir: Path, tmp_path: Path) -> None:
     synced = run(data_dir, "sync", "Notes")
     assert synced.returncode == 0, synced.stderr
     assert "1 removed (the file or page is gone)" in synced.stdout, synced.stdout
+
+
+def test_library_settings_are_shown_and_changed_from_the_command_line(data_dir: Path) -> None:
+    """The command line could not show or change a library's settings, though its own messages
+    said to ("lower the minimum relevance in the retrieval settings"; a helper's try)."""
+    run(data_dir, "library", "create", "Notes")
+    shown = run(data_dir, "library", "settings", "Notes")
+    assert (
+        "retrieval.topK = 6" in shown.stdout and "chunking.targetCharacters = 1600" in shown.stdout
+    )
+    changed = run(
+        data_dir, "library", "settings", "Notes",
+        "--set", "retrieval.minimumRelevance=0.3", "--set", "chunking.targetCharacters=1200",
+    )  # fmt: skip
+    assert changed.returncode == 0, changed.stderr
+    assert "retrieval.minimumRelevance = 0.3" in changed.stdout
+    assert "`goodbuddy-kb rebuild LIB` applies them" in changed.stdout
+    stored = json.loads(run(data_dir, "library", "settings", "Notes", "--json").stdout)
+    assert stored["retrieval"]["minimumRelevance"] == 0.3 and stored["settingsPendingRebuild"]
+    refused = run(data_dir, "library", "settings", "Notes", "--set", "retrieval.topK=50")
+    assert refused.returncode == 1 and "retrieval.topK: must be at most 20" in refused.stderr
+    unknown = run(data_dir, "library", "settings", "Notes", "--set", "topk=5")
+    assert unknown.returncode == 1 and "unknown setting “topk”" in unknown.stderr
+    back = run(data_dir, "library", "settings", "Notes", "--set", "chunking.targetCharacters=1600")
+    assert "rebuild LIB" not in back.stdout, "the settings every chunk was made with are back"

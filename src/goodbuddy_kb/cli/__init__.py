@@ -2,6 +2,7 @@
 
     goodbuddy-kb library create NAME        goodbuddy-kb library rename LIB NAME
     goodbuddy-kb library list               goodbuddy-kb library delete LIB --yes
+    goodbuddy-kb library settings LIB [--set KEY=VALUE]…
     goodbuddy-kb source add LIB PATH|URL    goodbuddy-kb sync LIB
     goodbuddy-kb documents LIB              goodbuddy-kb tasks [LIB]
     goodbuddy-kb rebuild LIB [--document PATH_OR_ID]

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.cli import settings
 from goodbuddy_kb.cli.output import EXIT_ERROR, confirm, emit, plural
 from goodbuddy_kb.cli.resolve import resolve_library
 from goodbuddy_kb.contracts import library as c
@@ -21,7 +22,9 @@ from goodbuddy_kb.contracts.methods import (
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    lib = commands.add_parser("library", help="create, list, rename or delete libraries")
+    lib = commands.add_parser(
+        "library", help="create, list, rename or delete libraries; show or change their settings"
+    )
     lib_cmds = lib.add_subparsers(dest="action", required=True)
     p = lib_cmds.add_parser("create", parents=[common], help="create a library")
     p.add_argument("name")
@@ -39,6 +42,7 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument("library", metavar="LIB")
     p.add_argument("state", choices=["on", "off"])
+    settings.add_parser(lib_cmds, common)
 
 
 def _library_line(lib: c.Library) -> str:
@@ -83,4 +87,6 @@ def cmd_library(args: argparse.Namespace, session: Session) -> int:
             else f"external AI tools can no longer search “{target.name}”"
         )
         emit(args, {"libraryId": target.id, "externalAccess": on}, text)
+    elif args.action == "settings":
+        return settings.cmd_settings(args, session, resolve_library(session, args.library).id)
     return 0

@@ -73,11 +73,17 @@ def invalid_input(exc: ValidationError, args: argparse.Namespace, options: set[s
     parts = []
     for error in exc.errors():
         field = str(error["loc"][-1]) if error["loc"] else ""
-        message = str(error["msg"]).removeprefix("Value error, ")
-        for said, meant in _WORDING:
-            message = message.replace(said, meant)
+        message = plain(str(error["msg"]))
         parts.append(f"{_option(field, args, options)}: {message}" if field else message)
     return "; ".join(parts)
+
+
+def plain(message: str) -> str:
+    """A validation message without pydantic's wording ("must be at most 20")."""
+    message = message.removeprefix("Value error, ")
+    for said, meant in _WORDING:
+        message = message.replace(said, meant)
+    return message
 
 
 _WORDING = (
