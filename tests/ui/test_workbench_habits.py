@@ -155,6 +155,10 @@ def test_the_workbench_remembers_each_library_for_the_session(
     assert (again.pos().x(), again.pos().y()) == (37, 41), "it opens where it was moved"
     assert again.splitter.sizes() == sizes
     assert "top K 9" in again.effective.text()
+    # the kept question is selected: typing asks anew (it was appended to the old question)
+    again.query.setFocus()
+    qtbot.keyClicks(again.query, "reimbursement")
+    assert again.query.toPlainText() == "reimbursement"
     again.reject()
 
 

@@ -147,6 +147,11 @@ class TypePage(QtWidgets.QWidget):
         self.name_en.setText(t.get("name_en", ""))
         self.aliases.setText(_join(t.get("aliases", [])))
         self.description.setText(self._description(t))
+        for field in (self.aliases, self.description):
+            # read from its start ("nd by name next to a role (…" showed its end), whole in the
+            # tooltip
+            field.setCursorPosition(0)
+            field.setToolTip(field.text())
         if self.relations:
             self._checks(self.heads, t.get("head_types", []))
             self._checks(self.tails, t.get("tail_types", []))

@@ -136,7 +136,8 @@ class SourceOpener(QtCore.QObject):
         def shown(result: ReferenceOpenResponse | None, error: KbError | None) -> None:
             if error is not None:  # the path is still worth copying: the box comes back
                 failed = tr("error.generic", message=say_error(error))
-                self._offer(request, where, message + "\n" + failed, reveal=False)
+                # a blank line apart: the two failures read as one run-on sentence
+                self._offer(request, where, message + "\n\n" + failed, reveal=False)
             else:
                 self.notice.emit(tr("open.shown", path=where.target))
 

@@ -279,7 +279,7 @@ class WorkbenchDialog(ResultActions, QtWidgets.QDialog):
         if state is None:
             return
         self.query.setPlainText(state.query)
-        self.query.moveCursor(QtGui.QTextCursor.MoveOperation.End)
+        self.query.selectAll()  # typing asks anew (it appended: "…expenses?reimbursement")
         self.top_k.setValue(state.top_k)
         self.rerank.setCurrentIndex(max(0, self.rerank.findData(state.rerank)))
         self.fusion.setCurrentIndex(max(0, self.fusion.findData(state.fusion)))
