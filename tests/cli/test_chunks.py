@@ -30,7 +30,7 @@ def test_list_show_edit_disable_enable_delete(data_dir: Path, tmp_path: Path) ->
     chunks = json.loads(listed.stdout)["chunks"]
     assert [c["ordinal"] for c in chunks] == [0, 1, 2]
     text = run(data_dir, "chunks", "Notes", "a.md", "--search", "rule2")
-    assert text.returncode == 0 and "a.md: 1 chunks containing “rule2”" in text.stdout
+    assert text.returncode == 0 and "a.md: 1 chunk containing “rule2”" in text.stdout
     assert chunks[1]["id"][:12] in text.stdout and "A > Part 2" in text.stdout
 
     prefix = chunks[1]["id"][:8]
@@ -48,6 +48,8 @@ def test_list_show_edit_disable_enable_delete(data_dir: Path, tmp_path: Path) ->
     assert found["results"][0]["chunkId"] == chunks[1]["id"]
 
     assert run(data_dir, "chunk", "disable", "Notes", "a.md", prefix).returncode == 0
+    # said apart from the rest (`documents` counts only those searched)
+    assert "a.md: 3 chunks (1 switched off)" in run(data_dir, "chunks", "Notes", "a.md").stdout
     gone = json.loads(run(data_dir, "retrieve", "Notes", "okapi", "--json").stdout)
     assert chunks[1]["id"] not in [r["chunkId"] for r in gone["results"]]
     assert run(data_dir, "chunk", "enable", "Notes", "a.md", prefix).returncode == 0

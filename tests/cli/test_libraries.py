@@ -67,6 +67,10 @@ def test_bad_input_says_which_argument_in_one_line(data_dir: Path, tmp_path: Pat
         assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
         assert said in done.stderr, done.stderr
     run(data_dir, "library", "create", "Notes")
+    none = run(data_dir, "documents", "Notes", "--filter", "failed")
+    assert none.stdout.splitlines()[-1] == "no failed documents", none.stdout
+    no_type = run(data_dir, "graph", "entities", "Notes", "--type", "nosuchtype")
+    assert no_type.returncode == 1 and "no entity type “nosuchtype”" in no_type.stderr
     limit = run(data_dir, "documents", "Notes", "--limit", "0")
     assert limit.returncode == 1 and "Traceback" not in limit.stderr, limit.stderr
     assert "--limit: must be at least 1" in limit.stderr

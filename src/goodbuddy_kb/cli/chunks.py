@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
-from goodbuddy_kb.cli.output import confirm, emit
+from goodbuddy_kb.cli.output import confirm, emit, plural
 from goodbuddy_kb.cli.resolve import resolve_document
 from goodbuddy_kb.cli.tasks import wait_for_library
 from goodbuddy_kb.contracts import chunks as k
@@ -96,8 +96,12 @@ def cmd_chunks(args: argparse.Namespace, session: Session, library_id: str) -> i
     doc = resolve_document(session, library_id, args.document)
     chunks = _pages(session, library_id, doc.id, search=args.search or None, role=args.role)
     payload = {"document": doc.to_wire(), "chunks": [c.to_wire() for c in chunks]}
-    header = f"{readable_path(doc.path)}: {len(chunks)} chunks" + (
-        f" containing “{args.search}”" if args.search else ""
+    off = sum(1 for c in chunks if not c.enabled)
+    # the switched-off ones said apart: `documents` counts only those searched
+    header = (
+        f"{readable_path(doc.path)}: {plural(len(chunks), 'chunk')}"
+        + (f" containing “{args.search}”" if args.search else "")
+        + (f" ({off} switched off)" if off else "")
     )
     emit(args, payload, "\n".join([header, *(_line(c) for c in chunks)]))
     return 0

@@ -15,7 +15,14 @@ def add_parser(commands: Any) -> None:
     ev = commands.add_parser("eval", help="evaluate retrieval quality on datasets")
     kinds = ev.add_subparsers(dest="eval_kind", required=True)
     p = kinds.add_parser("retrieval", help="Recall, MRR, nDCG, context precision/recall, latency")
-    p.add_argument("--dataset", action="append", type=Path, default=[], metavar="DIR")
+    p.add_argument(
+        "--dataset",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="a dataset folder (dataset.json, corpus/, queries.jsonl); repeat for more",
+    )
     p.add_argument(
         "--datasets-in",
         action="append",
@@ -40,6 +47,8 @@ def add_parser(commands: Any) -> None:
         "--provider",
         choices=["deterministic", "local", "openai-compatible", "ollama"],
         default="deterministic",
+        help="the embedding model: deterministic (a test hashing model, the default), local"
+        " (the bundled model), or a service at --endpoint with --model",
     )
     p.add_argument("--endpoint", metavar="URL")
     p.add_argument("--model", metavar="NAME")
@@ -59,7 +68,13 @@ def add_parser(commands: Any) -> None:
         metavar="PATH",
         help="write the JSON report (inside the current directory)",
     )
-    p.add_argument("--gates", type=Path, default=FIXTURES / "gates.json", metavar="FILE")
+    p.add_argument(
+        "--gates",
+        type=Path,
+        default=FIXTURES / "gates.json",
+        metavar="FILE",
+        help="the least figures a run must reach (exit 1 below them); default: the fixtures'",
+    )
     p.add_argument("--json", action="store_true", default=argparse.SUPPRESS)
 
 

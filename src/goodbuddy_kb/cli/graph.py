@@ -74,6 +74,13 @@ def _status(args: argparse.Namespace, session: Session, library_id: str) -> int:
 
 
 def _entities(args: argparse.Namespace, session: Session, library_id: str) -> int:
+    if args.type_key:
+        info = session.client.call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+        keys = [t.key for t in info.ontology.entity_types]
+        if args.type_key not in keys:  # "no entities" and exit 0 read as an empty graph
+            raise InvalidRequestError(
+                f"no entity type “{args.type_key}” in this library's ontology: {', '.join(keys)}"
+            )
     found = session.client.call(
         GRAPH_ENTITIES,
         g.EntitiesListRequest(
@@ -83,7 +90,7 @@ def _entities(args: argparse.Namespace, session: Session, library_id: str) -> in
     lines = [
         f"{e.type_key:<13} {e.name}"
         + (f" ({', '.join(e.aliases)})" if e.aliases else "")
-        + f" · {e.mentions} mentions"
+        + f" · {plural(e.mentions, 'mention')}"
         for e in found.entities
     ]
     emit(args, found.to_wire(), "\n".join(lines) or "no entities")

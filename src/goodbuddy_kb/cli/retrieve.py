@@ -13,7 +13,7 @@ from typing import Any
 from goodbuddy_kb.bridge.launcher import Session
 from goodbuddy_kb.cli.output import plural
 from goodbuddy_kb.contracts import retrieval as r
-from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS, MAX_TOP_K
 from goodbuddy_kb.contracts.methods import RETRIEVE
 from goodbuddy_kb.contracts.paths import readable_path
 
@@ -22,10 +22,22 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     p = commands.add_parser(
         "retrieve", parents=[common], help="ask a question; show ranked evidence"
     )
-    p.add_argument("libraries", metavar="LIB", nargs="+")
+    p.add_argument("libraries", metavar="LIB", nargs="+", help="one or more libraries")
     p.add_argument("query", metavar="QUESTION", type=question)
-    p.add_argument("--top-k", type=int, default=None)
-    p.add_argument("--rerank", choices=["off", "local", "learned"], default=None)
+    p.add_argument(
+        "--top-k",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"how many results, 1–{MAX_TOP_K} (default: each library's setting)",
+    )
+    p.add_argument(
+        "--rerank",
+        choices=["off", "local", "learned"],
+        default=None,
+        help="reorder the fused results: off, local (on this computer), learned (the rerank"
+        " service set up in the window's Model connections); default: each library's setting",
+    )
     p.add_argument(
         "--fusion",
         choices=["adaptive", "rrf"],

@@ -35,8 +35,20 @@ def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument("library", metavar="LIB")
     p.add_argument("location", metavar="PATH|URL")
-    p.add_argument("--include", action="append", default=[], metavar="GLOB")
-    p.add_argument("--exclude", action="append", default=[], metavar="GLOB")
+    p.add_argument(
+        "--include",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="import only files matching GLOB (e.g. '*.md'); repeat for more",
+    )
+    p.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files matching GLOB (e.g. 'drafts/**'); repeat for more",
+    )
     p.add_argument("--no-watch", action="store_true", help="do not watch a folder for changes")
     p = actions.add_parser("list", parents=[common], help="list a library's sources")
     p.add_argument("library", metavar="LIB")
@@ -54,9 +66,14 @@ def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
     )
     p = commands.add_parser("documents", parents=[common], help="documents and their statuses")
     p.add_argument("library", metavar="LIB")
-    p.add_argument("--filter", choices=["all", "failed", "vector_missing"], default="all")
-    p.add_argument("--offset", type=int, default=0)
-    p.add_argument("--limit", type=int, default=200)
+    p.add_argument(
+        "--filter",
+        choices=["all", "failed", "vector_missing"],
+        default="all",
+        help="all documents, those that failed, or those still without vectors",
+    )
+    p.add_argument("--offset", type=int, default=0, help="skip this many documents first")
+    p.add_argument("--limit", type=int, default=200, help="list at most this many (1–200)")
 
 
 def _kind(location: str) -> tuple[c.SourceKind, str]:
@@ -166,8 +183,20 @@ def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -
             + (f"  [{_ocr_note(d.ocr)}]" if d.ocr is not None else "")
             + ("  [old chunking kept for manual work]" if d.kept_old_chunks else "")
         )
+    if not res.documents:
+        # under the header alone it read as if the listing had failed
+        lines[1:] = [
+            {
+                "failed": "no failed documents",
+                "vector_missing": "every document has its vectors",
+            }.get(args.filter, "no documents yet")
+            if args.offset == 0
+            else f"no documents past the first {args.offset}"
+        ]
     if res.total > args.offset + len(res.documents):
-        lines.append(f"… {res.total - args.offset - len(res.documents)} more (use --offset)")
+        more = res.total - args.offset - len(res.documents)
+        capped = " (200 at a time)" if args.limit > 200 else ""
+        lines.append(f"… {more} more{capped} (use --offset)")
     emit(args, res.to_wire(), "\n".join(lines))
     return 0
 
