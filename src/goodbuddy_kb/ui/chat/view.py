@@ -298,6 +298,11 @@ class ChatView(QtWidgets.QWidget):
             return
         if action == "sources":
             self.show_answer(answer_id)
+            # something to see: the pane already showed the one answer's sources, and the click
+            # changed nothing (a helper's try); its first source and its context come up
+            if answer.citations and self.sources.current_number() is None:
+                self.sources.select(answer.citations[0].number or 1)
+            self.sources.table.setFocus()
         elif action == "copy":
             self.manage.copy(answer_id, with_sources=bool(answer.citations))
         elif action == "regenerate":
