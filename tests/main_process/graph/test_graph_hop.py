@@ -36,6 +36,8 @@ NOTES = {
     "desk.md": "# Travel Desk\n\nThe Travel Desk is run by the Finance Office. Bookings on the"
     " Travel Desk open at nine; the Travel Desk closes at five.\n",
     "office.md": "# About us\n\nThe Finance Office is headed by Maria Keller, extension 4410.\n",
+    # a one-hop answer: the system's owner is a person
+    "roster.md": "# 系统维护\n\n考勤系统的日常维护由周明杰承担，工作日上午受理。\n",
 }
 
 
@@ -90,6 +92,8 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
     )
     relation("owns", office, desk)
     relation("belongs_to", keller, office)
+    attendance, zhou = entity("system", "考勤系统"), entity("person", "周明杰")
+    relation("owns", zhou, attendance)
     return library_id
 
 
@@ -146,3 +150,15 @@ def test_a_two_hop_question_ranks_the_chunk_describing_the_neighbour_and_names_t
 )
 def test_the_question_asks_for_entity_types_of_the_ontology(query: str, types: set[str]) -> None:
     assert asked_types(starter(), query) == types
+
+
+def test_a_cue_word_of_several_relation_types_is_met_by_one_of_them(
+    dispatcher: Dispatcher, kb: str
+) -> None:
+    """ "由谁负责": 负责 cues both owns and led_by. The system's own owns relation reaches the
+    person asked for, but the led_by the system lacks sent the question a hop further and the
+    one-hop answer was dropped (ERP系统 ←owns— 龚明远 in company-graph-dev's notes, a helper's
+    try: the table row stating it read 0.04 relevant under two chunks about the department)."""
+    res = ask(dispatcher, kb, "考勤系统由谁负责？", channels=["graph"])
+    assert res["diagnostics"]["graphPaths"] == ["考勤系统 ←owns— 周明杰"]
+    assert "周明杰" in res["results"][0]["snippet"]

@@ -149,17 +149,21 @@ def _ontology(
     return cached
 
 
-def _cued(cues: dict[str, frozenset[str]], query: str) -> set[str]:
+def _cue_groups(cues: dict[str, frozenset[str]], query: str) -> list[frozenset[str]]:
+    """For each cue word the question holds, the relation types it cues ("负责" cues both owns
+    and led_by, "谁负责" owns alone)."""
     folded = fold(query)
     latin = set(re.findall(r"[a-z]+", folded))
-    return {
-        key
-        for key, words in cues.items()
-        if any(
-            (w in latin or (" " in w and w in folded)) if w.isascii() else w in folded
-            for w in words
-        )
-    }
+    by_word: dict[str, set[str]] = {}
+    for key, words in cues.items():
+        for w in words:
+            if (w in latin or (" " in w and w in folded)) if w.isascii() else w in folded:
+                by_word.setdefault(w, set()).add(key)
+    return [frozenset(types) for _word, types in sorted(by_word.items())]
+
+
+def _cued(cues: dict[str, frozenset[str]], query: str) -> set[str]:
+    return set().union(*_cue_groups(cues, query))
 
 
 def _unexplained(query: str, spans: list[tuple[int, int]]) -> str:
@@ -302,9 +306,12 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
         gather("entity_id", spelled, ENTITY_WEIGHT, names)
         gather("entity_id", near, near_weight, {e: f"≈ {names[e]}" for e in near if e in names})
         ontology, cues = _ontology(conn, library_id)
-        cued = _cued(cues, rest)
+        groups = _cue_groups(cues, rest)
+        cued = set().union(*groups)
         asked = hop.asked_types(ontology, rest) if ontology is not None else set()
-        answers = hop.follow(conn, settings.min_confidence, entity_ids, relations, asked, cued)
+        answers = hop.follow(
+            conn, settings.min_confidence, entity_ids, relations, asked, cued, groups
+        )
         direct = {a.relation_id for a in answers if a.hops == 1}
         named = set(spelled)
         # the relations only a near miss reached (when the question also spells a name)
@@ -323,6 +330,7 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
                 [r for r in relations if r[0] not in guessing],
                 asked,
                 cued,
+                groups,
             )
             if near and spelled
             else answers

@@ -166,15 +166,26 @@ def follow(
     relations: Sequence[Row],
     asked: set[str],
     cued: set[str],
+    cue_groups: Sequence[frozenset[str]] | None = None,
 ) -> list[Answer]:
     """The relations that answer: A's own reaching an asked type, else its neighbours'
-    reaching an asked type or of a cued relation type that A's relations lack."""
+    reaching an asked type or of a cued relation type that A's relations lack.
+
+    ``cue_groups``: the relation types each cue word of the question cues. A word that cues
+    several types is met by A's own relation of any of them ("由谁负责": 负责 cues owns and
+    led_by; A owning the system meets it), not sent a hop further for the types A lacks — which
+    dropped the answer A's own relation gave (龚明远 —owns→ ERP系统, a helper's try)."""
     if not asked and not cued:
         return []
     start = set(named)
     ids = {e for row in relations for e in row[2:4]}
     types = _types(conn, ids)
-    further = cued - {row[1] for row in relations}
+    own = {row[1] for row in relations}
+    further = (
+        set().union(*(group for group in cue_groups if not group & own))
+        if cue_groups is not None
+        else cued - own
+    )
     answers: list[Answer] = []
     for row in relations:
         origin = row[2] if row[2] in start else row[3]
