@@ -12,6 +12,7 @@ reports is counted, so a window without one (tests' offscreen screen) is measure
 from __future__ import annotations
 
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.widgets.wheel_guard import on_application
 
 #: When to look again after a window is shown: the window manager frames it asynchronously.
 RECHECK_MS = (0, 150)
@@ -74,8 +75,4 @@ def _margins(window: QtWidgets.QWidget) -> tuple[int, int]:
 
 def install_screen_fitter(owner: QtCore.QObject) -> ScreenFitter:
     """Install the filter on the application for as long as ``owner`` lives."""
-    fitter = ScreenFitter(owner)
-    app = QtWidgets.QApplication.instance()
-    if app is not None:
-        app.installEventFilter(fitter)
-    return fitter
+    return on_application(ScreenFitter(owner))

@@ -5,6 +5,8 @@ Settings tab used to switch the chunking mode it passed under the pointer)."""
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 
 #: The widgets whose value the wheel changes.
@@ -41,8 +43,15 @@ def _scroll_area(widget: QtWidgets.QWidget) -> QtWidgets.QAbstractScrollArea | N
 
 def install_wheel_guard(owner: QtCore.QObject) -> WheelGuard:
     """Install the guard on the application for as long as ``owner`` lives."""
-    guard = WheelGuard(owner)
+    return on_application(WheelGuard(owner))
+
+
+F = TypeVar("F", bound=QtCore.QObject)
+
+
+def on_application(event_filter: F) -> F:
+    """``event_filter`` installed on the application (it lives as long as its parent)."""
     app = QtWidgets.QApplication.instance()
     if app is not None:
-        app.installEventFilter(guard)
-    return guard
+        app.installEventFilter(event_filter)
+    return event_filter
