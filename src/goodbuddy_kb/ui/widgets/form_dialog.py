@@ -52,8 +52,16 @@ class FormDialog(QtWidgets.QDialog):
         label.setBuddy(widget)
         widget.setAccessibleName(tr(key))
         self.form.addRow(label, widget)
+        if self.form.rowCount() == 1:
+            widget.setFocus()  # typing goes to the first field (Add web page opened without it)
+        if isinstance(widget, QtWidgets.QLineEdit):
+            # Enter in a field submits, also after a refusal (the default button no longer
+            # answered once it had been disabled while the backend was asked)
+            widget.returnPressed.connect(self._submit)
 
     def _submit(self) -> None:
+        if not self.ok_button.isEnabled():
+            return  # already asked (Enter reaches the field and the default button)
         request = self.build()
         if request is None:
             return
