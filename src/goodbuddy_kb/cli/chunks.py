@@ -11,7 +11,7 @@ from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
 from goodbuddy_kb.cli.output import confirm, emit, plural
-from goodbuddy_kb.cli.resolve import resolve_document
+from goodbuddy_kb.cli.resolve import MIN_PREFIX, resolve_document
 from goodbuddy_kb.cli.tasks import wait_for_library
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
@@ -24,7 +24,6 @@ OVERWRITE_NOTE = (
     " and overwrites manual changes to them; a rebuild keeps them or skips the document"
     " (unless run with --discard-edits)"
 )
-MIN_PREFIX = 6
 
 
 def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:

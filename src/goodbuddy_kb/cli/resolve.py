@@ -31,7 +31,7 @@ def resolve_library(session: Session, ref: str) -> lib.Library:
     raise NotFoundError(f"no library with id or name “{ref}”")
 
 
-#: The least characters of an id prefix taken for the id (as for chunks).
+#: The least characters of an id prefix taken for the id (a source's, a chunk's).
 MIN_PREFIX = 6
 
 

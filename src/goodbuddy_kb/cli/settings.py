@@ -20,7 +20,7 @@ from goodbuddy_kb.contracts.errors import InvalidRequestError
 from goodbuddy_kb.contracts.methods import SETTINGS_GET, SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, KnowledgeRetrievalSettings
 
-#: The settings a person changes: section → (wire name, the request's field).
+#: The settings a person changes: the name ``--json`` gives each → the request's field.
 SECTIONS = {
     "retrieval": "retrieval",
     "chunking": "chunking",

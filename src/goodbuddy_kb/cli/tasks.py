@@ -14,6 +14,7 @@ from goodbuddy_kb.cli.output import emit, noun, plural
 from goodbuddy_kb.contracts import pace
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.library import LibraryListRequest
+from goodbuddy_kb.contracts.messages import english
 from goodbuddy_kb.contracts.methods import LIBRARY_LIST, TASKS_LIST
 from goodbuddy_kb.contracts.sources import MAX_FILES_PER_SOURCE
 
@@ -109,8 +110,7 @@ def _summary_text(summary: t.TaskSummary | None) -> str:
             parts.append(f"{count} {words}")
     if summary.overflow:
         parts.append(
-            f"{plural(summary.overflow, 'file')} past the {MAX_FILES_PER_SOURCE}-file limit"
-            " of a source not imported"
+            english("source.overflow", {"count": summary.overflow, "limit": MAX_FILES_PER_SOURCE})
         )
     work = summary.manual_work
     if work is not None and work.skipped_documents:

@@ -162,10 +162,6 @@ def _cue_groups(cues: dict[str, frozenset[str]], query: str) -> list[frozenset[s
     return [frozenset(types) for _word, types in sorted(by_word.items())]
 
 
-def _cued(cues: dict[str, frozenset[str]], query: str) -> set[str]:
-    return set().union(*_cue_groups(cues, query))
-
-
 def _unexplained(query: str, spans: list[tuple[int, int]]) -> str:
     """The query with the names it spells out blanked: what a near miss may still explain."""
     parts, last = [], 0

@@ -49,10 +49,6 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
         "{n} 个已移出（文件或网页已不在）",
         "{n} removed (the file or page is gone)",
     ),
-    "task.summary.overflow": (
-        "{n} 个文件超出每个来源 {limit} 个文件的上限，未导入",
-        "{n} {n:plural:file|files} past the {limit}-file limit of a source not imported",
-    ),
     "manual.edited": ("已编辑 {n} 个", "{n} edited"),
     "manual.disabled": ("已停用 {n} 个", "{n} disabled"),
     "manual.deleted": ("已删除 {n} 个", "{n} deleted"),

@@ -9,6 +9,7 @@ from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.sources import MAX_FILES_PER_SOURCE
 from goodbuddy_kb.ui.i18n import listing, tr
+from goodbuddy_kb.ui.i18n.messages import say
 from goodbuddy_kb.ui.widgets.locator import path_text
 
 
@@ -110,7 +111,9 @@ def _counts(info: t.TaskInfo) -> str:
         if count:
             parts.append(tr(key, n=count))
     if s.overflow:
-        parts.append(tr("task.summary.overflow", n=s.overflow, limit=MAX_FILES_PER_SOURCE))
+        parts.append(
+            say("source.overflow", {"count": s.overflow, "limit": MAX_FILES_PER_SOURCE}, None)
+        )
     parts += manual_work_parts(s.manual_work)
     if s.settings_applied is not None:
         parts.append(
