@@ -156,3 +156,39 @@ def test_library_settings_are_shown_and_changed_from_the_command_line(data_dir: 
     assert unknown.returncode == 1 and "unknown setting “topk”" in unknown.stderr
     back = run(data_dir, "library", "settings", "Notes", "--set", "chunking.targetCharacters=1600")
     assert "rebuild LIB" not in back.stdout, "the settings every chunk was made with are back"
+
+
+def test_a_file_already_brought_in_by_another_source_is_refused(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """A file inside an added folder, added again, was indexed twice with no warning: every
+    search showed its passages twice (a session's note). Overlap depends on the patterns: a
+    folder whose patterns leave the other's files out is no overlap."""
+    notes = tmp_path / "notes"
+    (notes / "sub").mkdir(parents=True)
+    (notes / "a.md").write_text("# A\n\nalpha text\n", encoding="utf-8")
+    (notes / "sub" / "b.md").write_text("# B\n\nbeta text\n", encoding="utf-8")
+    (notes / "sub" / "c.txt").write_text("gamma text\n", encoding="utf-8")
+    run(data_dir, "library", "create", "Notes")
+    assert run(data_dir, "source", "add", "Notes", str(notes)).returncode == 0
+    inside = run(data_dir, "source", "add", "Notes", str(notes / "a.md"))
+    assert inside.returncode == 1, inside.stdout
+    assert f"already in this library through the folder {notes}" in inside.stderr
+    nested = run(data_dir, "source", "add", "Notes", str(notes / "sub"))
+    assert nested.returncode == 1, nested.stdout
+    said = f"2 files of this folder are already in this library through {notes} (first: b.md)"
+    assert said in nested.stderr, nested.stderr
+    assert len(json.loads(run(data_dir, "source", "list", "Notes", "--json").stdout)) == 1
+
+    # the outer folder leaves the inner one out: no overlap, both are added
+    run(data_dir, "library", "create", "Split")
+    outer = ("source", "add", "Split", str(notes), "--exclude", "sub/*")
+    assert run(data_dir, *outer).returncode == 0
+    inner = run(data_dir, "source", "add", "Split", str(notes / "sub"))
+    assert inner.returncode == 0, inner.stderr
+
+    # a folder holding a file source already added
+    run(data_dir, "library", "create", "Single")
+    assert run(data_dir, "source", "add", "Single", str(notes / "a.md")).returncode == 0
+    around = run(data_dir, "source", "add", "Single", str(notes))
+    assert around.returncode == 1 and f"through {notes / 'a.md'}" in around.stderr, around.stderr

@@ -53,8 +53,10 @@ def open_window(qtbot: QtBot, data_dir: Path, language: str) -> MainWindow:
     link = BackendLink(data_dir)
     win = MainWindow(link)
     qtbot.addWidget(win)
-    win.resize(1200, 800)
     win.show()
+    # after the first show, as a person would: shown first, it is fitted to the (800-pixel)
+    # offscreen screen
+    win.resize(1200, 800)
     with qtbot.waitSignal(link.connected, timeout=30_000):
         link.start()
     return win

@@ -338,3 +338,24 @@ def test_summary_counts_documents_with_no_retrievable_content(
     assert tab.documents.data(vector) == "– None"
     tip = tab.documents.data(vector, QtCore.Qt.ItemDataRole.ToolTipRole)
     assert tip == "No chunk of this document can be retrieved: there is nothing to vectorise."
+
+
+def test_a_refused_source_says_why_in_a_box(
+    qtbot: QtBot, window: MainWindow, make_library: MakeLibrary
+) -> None:
+    """A folder whose files another source already brings in is refused; the refusal was a
+    status-bar line, cut at the window's edge and gone in seconds, after the chooser had closed
+    (tried under Xvfb at 800×600)."""
+    folder = make_library({"a.md": "# A\n\nalpha\n", "sub/b.md": "# B\n\nbeta\n"}, vectors=False)
+    actions = window.documents_tab.source_actions
+    actions.add_source("folder", str(folder / "sub"))
+    qtbot.waitUntil(lambda: actions.refusal_box is not None, timeout=10_000)
+    box = actions.refusal_box
+    assert box is not None and box.isVisible()
+    assert box.windowTitle() == "Cannot add the source"
+    assert str(folder / "sub") in box.text()
+    assert f"1 file of this folder is already in this library through {folder}" in box.text()
+    assert "first: b.md" in box.text()
+    box.accept()
+    qtbot.waitUntil(lambda: actions.refusal_box is None, timeout=2_000)
+    assert len(window.documents_tab.sources.rows) == 1

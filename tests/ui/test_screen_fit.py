@@ -28,3 +28,23 @@ def test_a_dialog_larger_than_its_screen_is_brought_within_it(qtbot: QtBot) -> N
     small.show()
     qtbot.wait(200)
     assert (small.width(), small.height(), small.x(), small.y()) == (300, 200, 40, 40)
+
+
+def test_the_main_window_is_fitted_when_first_shown_only(qtbot: QtBot) -> None:
+    """The main window took the screen's whole available height under its title bar, so its foot
+    (the status bar, where a refused source says why) lay below an 800×600 screen (Xvfb with a
+    window manager). Fitted on its first show; a size the person gives it later stays."""
+    owner = QtWidgets.QWidget()
+    qtbot.addWidget(owner)
+    install_screen_fitter(owner)
+    window = QtWidgets.QMainWindow()
+    qtbot.addWidget(window)
+    room = window.screen().availableGeometry()
+    window.resize(room.width(), room.height() + 30)
+    window.show()
+    qtbot.waitUntil(lambda: room.contains(window.frameGeometry()), timeout=2000)
+    window.hide()
+    window.resize(room.width(), room.height() + 30)
+    window.show()
+    qtbot.wait(250)
+    assert window.height() == room.height() + 30, "the person's own size is kept"

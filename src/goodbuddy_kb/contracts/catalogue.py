@@ -70,6 +70,12 @@ CATALOGUE: dict[str, str] = {
     "source.watch_folder_only": "only folder sources can be watched",
     "source.duplicate": "this library already has that source",
     "source.not_found": "source not found in this library",
+    "source.inside_folder": "this file is already in this library through the folder {other}",
+    "source.shares_files": (
+        "{count} {count:plural:file|files} of this folder {count:plural:is|are} already in this"
+        " library through {other} (first: {path}); remove that source first, or leave"
+        " {count:plural:it|them} out with an exclude pattern"
+    ),
     # libraries, documents, tasks, conversations
     "library.duplicate_name": "a library named “{name}” already exists",
     "library.limit": "at most {limit} {limit:plural:library|libraries} per data directory",

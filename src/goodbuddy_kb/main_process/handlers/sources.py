@@ -24,6 +24,7 @@ from goodbuddy_kb.main_process.parsing import SUPPORTED_SUFFIXES, ParseError
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.sync import web_auth
+from goodbuddy_kb.main_process.sync.overlap import refuse_overlap
 from goodbuddy_kb.main_process.sync.web import check_url
 
 
@@ -77,6 +78,13 @@ def add(ctx: CallContext, request: c.SourceAddRequest) -> c.SourceAddResponse:
     conn = ctx.db.get()
     libraries.get(conn, request.library_id)
     location, userinfo = web_auth.split_userinfo(_location(request.kind, request.location))
+    refuse_overlap(
+        sources.list_rows(conn, request.library_id),
+        request.kind,
+        location,
+        request.include,
+        request.exclude,
+    )
     watch = request.kind == "folder" and (request.watch if request.watch is not None else True)
     row = sources.add(
         conn, request.library_id, request.kind, location, request.include, request.exclude, watch

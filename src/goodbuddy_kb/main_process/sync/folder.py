@@ -17,6 +17,22 @@ def _matches(relative: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(relative, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
+def selects(root: Path, path: Path, include: list[str], exclude: list[str]) -> bool:
+    """Whether listing ``root`` with these patterns takes the file ``path``, as ``list_folder``
+    would (a hidden name on the way or an unreadable type: not)."""
+    if not path.is_relative_to(root):
+        return False
+    relative = path.relative_to(root)
+    if any(part.startswith(".") for part in relative.parts):
+        return False
+    if path.suffix.lower() not in SUPPORTED_SUFFIXES:
+        return False
+    posix = relative.as_posix()
+    if include and not _matches(posix, include):
+        return False
+    return not (exclude and _matches(posix, exclude))
+
+
 def list_folder(root: Path, include: list[str], exclude: list[str]) -> list[str]:
     """Every eligible file as a relative POSIX path in its wire form (a name that is not UTF-8
     keeps its bytes: ``contracts/paths.py``), sorted (so the same folder lists the same)."""

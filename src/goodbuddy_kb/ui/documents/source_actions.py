@@ -81,6 +81,8 @@ class SourceActions(QtCore.QObject):
         self.folder_dialog: QtWidgets.QFileDialog | None = None
         #: The open "remove this source?" question, if any (default button: Cancel).
         self.remove_box: QtWidgets.QMessageBox | None = None
+        #: The open "cannot add this source" box, if any.
+        self.refusal_box: QtWidgets.QMessageBox | None = None
 
     @property
     def library_id(self) -> str | None:
@@ -105,7 +107,27 @@ class SourceActions(QtCore.QObject):
         if self.library_id is None or not location:
             return
         request = c.SourceAddRequest(library_id=self.library_id, kind=kind, location=location)
-        self.link.call(SOURCE_ADD, request, self._report)
+
+        def added(result: ContractModel | None, error: KbError | None) -> None:
+            if error is not None:
+                self._refused(location, say_error(error))
+
+        self.link.call(SOURCE_ADD, request, added)
+
+    def _refused(self, location: str, reason: str) -> None:
+        """Why a chosen file or folder was not added, in a box the person closes: in the status
+        bar the reason was cut at the window's edge and gone after a few seconds, and the
+        chooser had closed, so nothing said the source was not there."""
+        if self.refusal_box is not None:  # several dropped at once: one box, every reason
+            self.refusal_box.setText(f"{self.refusal_box.text()}\n\n{location}\n{reason}")
+            return
+        box = QtWidgets.QMessageBox(self._parent)
+        box.setIcon(QtWidgets.QMessageBox.Icon.Warning)
+        box.setWindowTitle(tr("sources.add_refused"))
+        box.setText(f"{location}\n{reason}")
+        box.finished.connect(lambda _r: setattr(self, "refusal_box", None))
+        self.refusal_box = box
+        box.open()
 
     def _choose(self, kind: c.SourceKind) -> QtWidgets.QFileDialog:
         """The file chooser for a file or a folder source, open (window-modal) until answered;

@@ -56,6 +56,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "sources.add_file": ("添加文件…", "Add file…"),
     "sources.add_folder": ("添加文件夹…", "Add folder…"),
     "sources.add_web": ("添加网页…", "Add web page…"),
+    "sources.add_refused": ("无法添加来源", "Cannot add the source"),
     # Qt reads the patterns from the ASCII parentheses: keep them in both languages.
     "sources.file_filter": ("支持的文档 ({patterns})", "Supported documents ({patterns})"),
     "sources.all_files": ("所有文件 (*)", "All files (*)"),

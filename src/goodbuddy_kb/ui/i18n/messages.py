@@ -65,6 +65,11 @@ ZH: dict[str, str] = {
     "source.watch_folder_only": "只有文件夹来源可以监听",
     "source.duplicate": "这个知识库已有该来源",
     "source.not_found": "该知识库中没有这个来源",
+    "source.inside_folder": "这个文件已由文件夹来源 {other} 导入",
+    "source.shares_files": (
+        "这个文件夹中有 {count} 个文件已由来源 {other} 导入（第一个：{path}）；"
+        "请先移除那个来源，或用排除规则略过它们"
+    ),
     "library.duplicate_name": "已存在名为“{name}”的知识库",
     "library.limit": "每个数据目录最多 {limit} 个知识库",
     "library.not_found": "知识库不存在",

@@ -5,15 +5,19 @@ and buttons below the screen (seen under Xvfb with a window manager).
 
 An application-wide filter looks at each dialog when it is shown and again once the window
 manager has framed it: a dialog whose frame reaches past the screen's available area is made
-smaller (never below its minimum size) and moved in. (The main window opens within its screen
-by itself and then keeps the geometry the person gave it.) Only the frame the window manager
-reports is counted, so a window without one (tests' offscreen screen) is measured as it is."""
+smaller (never below its minimum size) and moved in. The main window likewise, when it is first
+shown only (then it keeps the geometry the person gives it): sized to the screen's available
+area, its title bar pushed its foot, and with it the status bar where refusals are said, below
+an 800×600 screen. Only the frame the window manager reports is counted, so a window without
+one (tests' offscreen screen) is measured as it is."""
 
 from __future__ import annotations
 
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.widgets.wheel_guard import on_application
 
+#: Set on a main window once it has been fitted (its first show).
+_FITTED = "goodbuddyScreenFitted"
 #: When to look again after a window is shown: the window manager frames it asynchronously.
 RECHECK_MS = (0, 150)
 
@@ -47,9 +51,11 @@ class ScreenFitter(QtCore.QObject):
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
         if (
             event.type() == QtCore.QEvent.Type.Show
-            and isinstance(watched, QtWidgets.QDialog)
+            and isinstance(watched, (QtWidgets.QDialog, QtWidgets.QMainWindow))
             and watched.isWindow()
+            and not (isinstance(watched, QtWidgets.QMainWindow) and watched.property(_FITTED))
         ):
+            watched.setProperty(_FITTED, True)
             fit_within_screen(watched)
             shown = _margins(watched)
             # again once the window manager has framed it (its title bar), and only then: a
