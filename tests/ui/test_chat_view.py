@@ -201,6 +201,11 @@ def test_model_decides_without_a_chat_model_answers_with_the_evidence_in_chinese
         # before a question: the message box says what one will give, and where a model is set
         qtbot.waitUntil(lambda: "尚未配置对话模型" in view.input.placeholderText(), timeout=5_000)
         assert "设置 → 模型连接" in view.input.placeholderText()
+        # the scope button says how a question is answered (it said "Model decides" with no
+        # model to decide), and the popover says why; the choice is kept for a model
+        qtbot.waitUntil(lambda: view.scope_button.text() == "Handbook · 每次先检索", timeout=5_000)
+        assert "未配置对话模型：每个问题都先检索" in view.popover.note.text()
+        assert view.popover.scope().mode == "auto"
         ask_chat(qtbot, view, "年假怎么结转？")
         text = view.transcript.toPlainText()
         # no model to decide: it searched first, and the answer is what the libraries say
@@ -210,6 +215,10 @@ def test_model_decides_without_a_chat_model_answers_with_the_evidence_in_chinese
         # a model set up elsewhere: the box asks for the message again
         chat_with(qtbot, win, "http://127.0.0.1:9/v1")
         qtbot.waitUntil(lambda: view.input.placeholderText() == "输入问题", timeout=5_000)
+        qtbot.waitUntil(
+            lambda: view.scope_button.text() == "Handbook · 模型按需检索", timeout=5_000
+        )
+        assert "未配置对话模型" not in view.popover.note.text()
     finally:
         win.link.shutdown()
         set_language("en")

@@ -67,7 +67,9 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
             chat_with(qtbot, win, base)
             view = win.chat_view
             listed(qtbot, view, 3)
-            assert view.scope_button.text() == "Alpha +2 · Model decides"
+            qtbot.waitUntil(  # once the window has heard of the model
+                lambda: view.scope_button.text() == "Alpha +2 · Model decides", timeout=5_000
+            )
             ask_chat(qtbot, view, "hello")  # the conversation exists from here on
         untick(view, beta)
         untick(view, gamma)

@@ -241,3 +241,38 @@ def test_a_scroll_bars_thumb_stands_out_from_its_track(
         assert (lighter + 0.05) / (darker + 0.05) >= 1.8, (thumb.name(), track.name())
     finally:
         apply_theme(qapp, dark=False)
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_a_disabled_list_item_is_drawn_greyed(
+    qtbot: QtBot, qapp: QtWidgets.QApplication, dark: bool
+) -> None:
+    """The graph strategy's "Model (needs a chat model)", which cannot be chosen, was drawn like
+    the items that can: the style sheet's list colour won over a disabled item's (under Xvfb).
+    Its text, as drawn, is nearer the background than an enabled item's."""
+    apply_theme(qapp, dark=dark)
+    try:
+        view = QtWidgets.QListWidget()
+        view.addItems(["█████ ████", "█████ ████"])
+        off = view.item(1)
+        off.setFlags(off.flags() & ~QtCore.Qt.ItemFlag.ItemIsEnabled)
+        view.resize(240, 120)
+        qtbot.addWidget(view)
+        view.show()
+        qtbot.waitExposed(view)
+        image = view.viewport().grab().toImage()
+        background = _luminance(image.pixelColor(image.width() - 5, image.height() - 5))
+
+        def ink(row: int) -> float:
+            """How far the row's text is from the background, at its farthest pixel."""
+            rect = view.visualItemRect(view.item(row))
+            ratio = image.devicePixelRatio()
+            far = 0.0
+            for x in range(int(rect.left() * ratio), int(rect.right() * ratio), 2):
+                colour = image.pixelColor(x, int(rect.center().y() * ratio))
+                far = max(far, abs(_luminance(colour) - background))
+            return far
+
+        assert ink(1) < ink(0) * 0.8, (ink(0), ink(1))
+    finally:
+        apply_theme(qapp, dark=False)

@@ -53,6 +53,9 @@ class ScopePopover(QtWidgets.QFrame):
         #: The libraries listed, in list order (their names make the scope button's text).
         self.libraries: list[lib.Library] = []
         self._quiet = False  # set while the scope is set by the program, not the person
+        #: Whether a chat model is set up: without one there is no model to decide, and every
+        #: question searches first (the backend's rule), whichever mode is chosen.
+        self.has_model = True
         #: The button the popover opens above.
         self._anchor: QtWidgets.QWidget | None = None
         self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
@@ -130,9 +133,24 @@ class ScopePopover(QtWidgets.QFrame):
         self.sync()
         self.edited.emit()
 
+    @property
+    def effective_mode(self) -> c.RetrievalMode:
+        """The mode a question is answered in: "always" while no chat model is set up."""
+        return self.mode if self.has_model else "always"
+
+    def set_model(self, configured: bool) -> None:
+        """Whether a chat model is set up. Without one the scope button says what happens (every
+        question searches first; it said "Model decides" with no model to decide) and the
+        popover says why; the chosen mode is kept for when a model is set up."""
+        if configured == self.has_model:
+            return
+        self.has_model = configured
+        self.sync(from_list=False)
+
     def summary(self) -> str:
-        """The scope button's text: the libraries by name (or the first and "+n"), the mode."""
-        mode = tr(f"chat.mode.{self.mode}")
+        """The scope button's text: the libraries by name (or the first and "+n"), the mode
+        questions are answered in."""
+        mode = tr(f"chat.mode.{self.effective_mode}")
         names = [x.name for x in self.libraries if x.id in self.selected]
         if not self.selected:
             return tr("chat.scope.none", mode=mode)
@@ -243,6 +261,8 @@ class ScopePopover(QtWidgets.QFrame):
             notes["empty"] = tr("chat.scope.empty")
         if len(self.selected) >= MAX_LIBRARIES_PER_REQUEST:
             notes["limit"] = tr("chat.scope.limit", limit=MAX_LIBRARIES_PER_REQUEST)
+        if not self.has_model:
+            notes["chat model"] = tr("chat.scope.no_chat_model")
 
         def show() -> None:
             lines = [notes[k] for k in sorted(notes)]

@@ -148,6 +148,7 @@ class ChatView(QtWidgets.QWidget):
         def done(result: c.ChatInfo | None, _error: KbError | None) -> None:
             if result is not None:
                 self.composer.show_model(result.connection.kind != "none")
+                self.popover.set_model(result.connection.kind != "none")
 
         self.link.call(CHAT_MODEL_GET, c.ChatGetRequest(), done)
 

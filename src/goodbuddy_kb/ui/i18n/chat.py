@@ -43,6 +43,11 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         "未选择知识库：本次不会检索。",
         "No library selected: nothing will be searched.",
     ),
+    "chat.scope.no_chat_model": (
+        "未配置对话模型：每个问题都先检索，回答列出找到的内容；配置模型后才按所选方式。",
+        "No chat model: every question searches first and the answer lists what was found;"
+        " the mode chosen here applies once a model is set up.",
+    ),
     "chat.scope.no_embedding": (
         "未配置向量模型：仅使用全文与中文检索。",
         "No embedding model: full-text and Chinese search only.",

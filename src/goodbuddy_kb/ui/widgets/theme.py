@@ -223,6 +223,7 @@ QTableView, QListView {{
     selection-color: {c.accent_text};
 }}
 QTableView::item:hover, QListView::item:hover {{ background: {c.hover}; color: {c.text}; }}
+QTableView::item:disabled, QListView::item:disabled {{ color: {c.disabled_text}; }}
 QTableView::item:selected, QListView::item:selected {{
     background: {c.accent}; color: {c.accent_text};
 }}
