@@ -12,16 +12,28 @@ from typing import Any
 
 
 def run(
-    data_dir: Path, *args: str, env_dir: bool = False, timeout: float = 300
+    data_dir: Path,
+    *args: str,
+    env_dir: bool = False,
+    timeout: float = 300,
+    env_extra: dict[str, str] | None = None,
+    stdin: str | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
+    env = {**os.environ, **(env_extra or {})}
     argv = [sys.executable, "-m", "goodbuddy_kb", *args]
     if env_dir:
         env["GOODBUDDY_DATA_DIR"] = str(data_dir)
     else:
         argv += ["--data-dir", str(data_dir)]
     return subprocess.run(
-        argv, capture_output=True, text=True, env=env, timeout=timeout, check=False
+        argv,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+        input=stdin,
+        stdin=None if stdin is not None else subprocess.DEVNULL,
     )
 
 

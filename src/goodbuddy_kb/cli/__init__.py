@@ -15,13 +15,16 @@
     goodbuddy-kb diagnostics export FILE    goodbuddy-kb diagnostics show
     goodbuddy-kb chat list [--query Q]      goodbuddy-kb chat show|rename|delete ID [TITLE]
     goodbuddy-kb chat export ID --format markdown|html --out PATH [--overwrite]
+    goodbuddy-kb model show                 goodbuddy-kb model list chat|embedding
+    goodbuddy-kb model embedding|chat|rerank [--provider P] [--url URL] [--model NAME] [--test]
     goodbuddy-kb notices                    goodbuddy-kb --version
 
 LIB is a library id or its exact name. ``--json`` prints machine-readable output; ``--data-dir``
 (or GOODBUDDY_DATA_DIR) chooses the data directory.
 
 The parser is `parser.py`; each command group has its module (`libraries`, `sources`,
-`retrieve`, `tasks`, `rebuild`, `graph`, `chunks`, `diagnostics`, `chat`, `eval`, `mcp`, `about`),
+`retrieve`, `tasks`, `rebuild`, `graph`, `chunks`, `diagnostics`, `chat`, `models`, `eval`, `mcp`,
+`about`),
 over the shared `output` (printing, exit codes), `resolve` (LIB and DOC to ids) and `tasks`
 (following tasks). `main` here dispatches to them.
 """
@@ -44,6 +47,7 @@ from goodbuddy_kb.cli import (
     diagnostics,
     graph,
     mcp,
+    models,
     rebuild,
     retrieve,
     sources,
@@ -82,6 +86,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
     "tasks": _tasks,
     "diagnostics": diagnostics.cmd_diagnostics,
     "chat": chat.cmd_chat,
+    "model": models.cmd_model,
     "retrieve": lambda args, session: retrieve.cmd_retrieve(
         args, session, [resolve_library(session, ref).id for ref in args.libraries]
     ),

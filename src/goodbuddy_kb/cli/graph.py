@@ -149,7 +149,7 @@ def _extract(args: argparse.Namespace, session: Session, library_id: str) -> int
                 kept = f"; the strategy stays {before.strategy}"
             print(
                 "error: no chat model is configured; model extraction needs one"
-                f" (the window's Settings → Model connections){kept}",
+                f" (`goodbuddy-kb model chat --provider … --url … --model …`){kept}",
                 file=sys.stderr,
             )
             return 1

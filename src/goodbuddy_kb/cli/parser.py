@@ -13,6 +13,7 @@ from goodbuddy_kb.cli import (
     graph,
     libraries,
     mcp,
+    models,
     rebuild,
     retrieve,
     sources,
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     chunks.add_parsers(commands, common)
     diagnostics.add_parser(commands, common)
     chat.add_parser(commands, common)
+    models.add_parser(commands, common)
     eval_command.add_parser(commands)
     mcp.add_parser(commands)
     about.add_parser(commands)

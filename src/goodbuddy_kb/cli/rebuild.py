@@ -1,5 +1,7 @@
 """`goodbuddy-kb rebuild LIB [--document PATH_OR_ID] [--discard-edits]`: rebuild a library or
-one document with the library's current settings, following the task's progress. Exits non-zero
+one document with the library's current settings, following the task's progress. ``--vectors``
+makes only the library's vectors again, with the embedding model set up now (after a change of
+model: the chunks and manual work stay as they are). Exits non-zero
 when the rebuild (or the vector work it queued) failed, left documents failed, or was cancelled;
 Ctrl-C cancels the rebuild (already replaced documents stay).
 
@@ -18,13 +20,16 @@ from goodbuddy_kb.bridge.launcher import Session
 from goodbuddy_kb.cli.output import emit
 from goodbuddy_kb.cli.resolve import resolve_document
 from goodbuddy_kb.cli.tasks import finish, wait_for_library, wait_for_tasks
+from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import tasks as t
+from goodbuddy_kb.contracts.errors import InvalidRequestError
 from goodbuddy_kb.contracts.methods import (
     DOCUMENT_REBUILD,
     LIBRARY_REBUILD,
     REBUILD_PREVIEW,
     TASKS_CANCEL,
+    VECTORS_REBUILD,
 )
 from goodbuddy_kb.contracts.paths import readable_path
 
@@ -44,6 +49,11 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         help="only this document: its id, its path inside the source, or its file path or URL",
     )
     p.add_argument(
+        "--vectors",
+        action="store_true",
+        help="only make the library's vectors again, with the embedding model set up now",
+    )
+    p.add_argument(
         "--discard-edits",
         action="store_true",
         help="rebuild documents even where the new chunking cannot keep their manual chunk work"
@@ -53,6 +63,13 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_rebuild(args: argparse.Namespace, session: Session, library_id: str) -> int:
     quiet = getattr(args, "json", False)
+    if args.vectors:
+        if args.document or args.discard_edits:
+            raise InvalidRequestError("--vectors: rebuilds the whole library's vectors only")
+        task_id = session.client.call(
+            VECTORS_REBUILD, m.VectorRebuildRequest(library_id=library_id)
+        ).task_id
+        return finish(args, wait_for_library(session, library_id, [task_id], quiet))
     choice: r.ManualWorkChoice = "discard" if args.discard_edits else "skip"
     doc = resolve_document(session, library_id, args.document) if args.document else None
     preview = session.client.call(

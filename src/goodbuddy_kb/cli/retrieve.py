@@ -36,7 +36,7 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         choices=["off", "local", "learned"],
         default=None,
         help="reorder the fused results: off, local (on this computer), learned (the rerank"
-        " service set up in the window's Model connections); default: each library's setting",
+        " service set up with `goodbuddy-kb model rerank`); default: each library's setting",
     )
     p.add_argument(
         "--fusion",

@@ -1,0 +1,274 @@
+"""`goodbuddy-kb model …`: the model connections, as Settings → Model connections shows, changes
+and tests them, so that a library can be set up without the window (the command line's own
+messages pointed to that page for a chat model or a rerank service).
+
+    goodbuddy-kb model show
+    goodbuddy-kb model embedding|chat|rerank [--provider P] [--url URL] [--model NAME] … [--test]
+    goodbuddy-kb model list chat|embedding [--provider P] [--url URL]
+
+An option given changes that field of the saved connection and leaves the others as they are;
+without options the connection is shown. A key is never an argument (argument lists are visible
+to other users of the machine and kept in shell history): ``--key-env VAR`` reads it from an
+environment variable, ``--key-stdin`` from standard input; ``--forget-key`` removes the stored
+one. Keys are stored where the window stores them, and never printed."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import sys
+from typing import Any
+
+from pydantic import ValidationError
+
+from goodbuddy_kb.bridge.launcher import Session
+from goodbuddy_kb.cli.output import EXIT_ERROR, emit, plain
+from goodbuddy_kb.contracts import chat as ch
+from goodbuddy_kb.contracts import library as lib
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts.errors import InvalidRequestError
+from goodbuddy_kb.contracts.methods import (
+    CHAT_MODEL_GET,
+    CHAT_MODEL_TEST,
+    CHAT_MODEL_UPDATE,
+    EMBEDDING_GET,
+    EMBEDDING_TEST,
+    EMBEDDING_UPDATE,
+    LIBRARY_LIST,
+    MODELS_LIST,
+    RERANK_GET,
+    RERANK_TEST,
+    RERANK_UPDATE,
+    VECTORS_STATUS,
+)
+
+PROVIDERS = {
+    "embedding": ["local", "openai-compatible", "ollama", "none"],
+    "chat": ["none", "openai-compatible", "ollama"],
+}
+#: A connection's field → the option that sets it (a refusal names the option).
+OPTIONS = {
+    "kind": "--provider",
+    "base_url": "--url",
+    "model": "--model",
+    "dimensions": "--dimensions",
+    "batch_size": "--batch-size",
+    "timeout_s": "--timeout",
+}
+#: Where each provider listens unless told otherwise (as the window fills it in).
+DEFAULT_URL = {"ollama": "http://127.0.0.1:11434"}
+
+
+def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
+    p = commands.add_parser(
+        "model", help="show, set up or test the embedding, chat and rerank model connections"
+    )
+    cmds = p.add_subparsers(dest="action", required=True)
+    cmds.add_parser("show", parents=[common], help="every model connection and where text goes")
+    helps = {
+        "embedding": "show or change the embedding model (semantic search)",
+        "chat": "show or change the chat model that answers questions",
+        "rerank": "show or change the Cohere/Jina-compatible rerank service (learned rerank)",
+    }
+    for purpose, text in helps.items():
+        q = cmds.add_parser(purpose, parents=[common], help=text)
+        if purpose in PROVIDERS:
+            q.add_argument("--provider", choices=PROVIDERS[purpose], help="the kind of service")
+        q.add_argument("--url", metavar="URL", help="the service's address (http:// or https://)")
+        q.add_argument("--model", metavar="NAME", help="the model's name at that service")
+        q.add_argument("--timeout", type=float, metavar="SECONDS", help="how long to wait")
+        if purpose == "embedding":
+            q.add_argument("--dimensions", type=int, metavar="N", help="ask for N dimensions")
+            q.add_argument("--batch-size", type=int, metavar="N", help="texts per request")
+        if purpose == "rerank":
+            q.add_argument("--off", action="store_true", help="remove the rerank service")
+        _key_options(q, forget=True)
+        q.add_argument(
+            "--test",
+            action="store_true",
+            help="then call the saved connection once (saves nothing)",
+        )
+    lst = cmds.add_parser(
+        "list", parents=[common], help="the models a service offers (/v1/models, Ollama's tags)"
+    )
+    lst.add_argument("purpose", choices=["chat", "embedding"])
+    lst.add_argument("--provider", choices=["openai-compatible", "ollama"])
+    lst.add_argument("--url", metavar="URL", help="default: the saved connection's address")
+    _key_options(lst, forget=False)
+
+
+def _key_options(p: argparse.ArgumentParser, forget: bool) -> None:
+    keys = p.add_mutually_exclusive_group()
+    keys.add_argument("--key-env", metavar="VAR", help="read the API key from this variable")
+    keys.add_argument("--key-stdin", action="store_true", help="read the API key from stdin")
+    if forget:
+        keys.add_argument("--forget-key", action="store_true", help="remove the stored API key")
+
+
+def _key(args: argparse.Namespace) -> str | None:
+    """The key the options give: None keeps the stored one, "" removes it."""
+    if getattr(args, "forget_key", False):
+        return ""
+    if args.key_env:
+        value = os.environ.get(args.key_env)
+        if not value:
+            raise InvalidRequestError(f"--key-env: the variable {args.key_env} is not set")
+        return value.strip()
+    if args.key_stdin:
+        value = getpass.getpass("API key: ") if sys.stdin.isatty() else sys.stdin.readline()
+        if not value.strip():
+            raise InvalidRequestError("--key-stdin: no key was given")
+        return value.strip()
+    return None
+
+
+def _changes(args: argparse.Namespace) -> dict[str, Any]:
+    given = {
+        "kind": getattr(args, "provider", None),
+        "base_url": args.url,
+        "model": args.model,
+        "dimensions": getattr(args, "dimensions", None),
+        "batch_size": getattr(args, "batch_size", None),
+        "timeout_s": args.timeout,
+    }
+    changes = {k: v for k, v in given.items() if v is not None}
+    if getattr(args, "off", False):
+        changes.update(base_url=None, model=None)
+    return changes
+
+
+def _connection(kind: type[Any], current: Any, changes: dict[str, Any]) -> Any:
+    """The saved connection with ``changes``, checked as the window's form is."""
+    wire = {**current.model_dump(), **changes}
+    switched = changes.get("kind") in DEFAULT_URL and "base_url" not in changes
+    if switched and (current.kind != changes["kind"] or not wire.get("base_url")):
+        wire["base_url"] = DEFAULT_URL[changes["kind"]]
+    try:
+        return kind.model_validate(wire)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = str(error["loc"][-1]) if error["loc"] else ""
+        where = OPTIONS.get(field, "")
+        message = plain(str(error["msg"]))
+        raise InvalidRequestError(f"{where}: {message}" if where else message) from None
+
+
+def _shown(purpose: str, info: Any) -> str:
+    conn = info.connection
+    key = "an API key is stored" if info.has_api_key else "no API key"
+    if purpose == "embedding":
+        parts = [conn.kind, conn.model or "", conn.base_url or "", str(info.data_path)]
+        if conn.kind in ("openai-compatible", "ollama"):
+            parts.append(key)
+    elif purpose == "chat":
+        if conn.kind == "none":
+            return "chat       none: a question lists the passages found (no model answers)"
+        parts = [conn.kind, conn.model or "", conn.base_url or "", key]
+        parts.append("questions and the passages found are sent there")
+    else:
+        if not info.configured:
+            return "rerank     not set up: learned rerank falls back to the local rerank"
+        parts = [conn.model or "", conn.base_url or "", key]
+        parts.append("questions and the candidate passages are sent there")
+    return f"{purpose:<10} " + "  ".join(p for p in parts if p)
+
+
+def _get(session: Session, purpose: str) -> Any:
+    call = session.client.call
+    if purpose == "embedding":
+        return call(EMBEDDING_GET, m.EmbeddingGetRequest())
+    if purpose == "chat":
+        return call(CHAT_MODEL_GET, ch.ChatGetRequest())
+    return call(RERANK_GET, m.RerankGetRequest())
+
+
+def cmd_model(args: argparse.Namespace, session: Session) -> int:
+    if args.action == "show":
+        infos = {p: _get(session, p) for p in ("embedding", "chat", "rerank")}
+        emit(
+            args,
+            {p: i.to_wire() for p, i in infos.items()},
+            "\n".join(_shown(p, i) for p, i in infos.items()),
+        )
+        return 0
+    if args.action == "list":
+        return _list(args, session)
+    purpose = args.action
+    info = _get(session, purpose)
+    changes, key = _changes(args), _key(args)
+    if changes or key is not None:
+        info = _update(session, purpose, info, changes, key)
+    lines = [_shown(purpose, info)]
+    ok = True
+    if purpose == "embedding" and (changes or key is not None):
+        lines += _stale_indexes(session)
+    if args.test:
+        ok, said = _test(session, purpose)
+        lines.append(said)
+    emit(args, {**info.to_wire(), **({"testOk": ok} if args.test else {})}, "\n".join(lines))
+    return 0 if ok else EXIT_ERROR
+
+
+def _update(
+    session: Session, purpose: str, info: Any, changes: dict[str, Any], key: str | None
+) -> Any:
+    call = session.client.call
+    if purpose == "embedding":
+        conn = _connection(m.EmbeddingConnection, info.connection, changes)
+        return call(EMBEDDING_UPDATE, m.EmbeddingUpdateRequest(connection=conn, api_key=key))
+    if purpose == "chat":
+        conn = _connection(ch.ChatConnection, info.connection, changes)
+        return call(CHAT_MODEL_UPDATE, ch.ChatUpdateRequest(connection=conn, api_key=key))
+    conn = _connection(m.RerankConnection, info.connection, changes)
+    return call(RERANK_UPDATE, m.RerankUpdateRequest(connection=conn, api_key=key))
+
+
+def _stale_indexes(session: Session) -> list[str]:
+    """Each library whose vectors another model built: they are not searched until rebuilt."""
+    call = session.client.call
+    out = []
+    for library in call(LIBRARY_LIST, lib.LibraryListRequest()).libraries:
+        status = call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library.id))
+        if status.state != "none" and not status.compatible:
+            out.append(
+                f"{library.name}: its vectors were made by {status.model_label or 'another model'};"
+                f" semantic search is off there until `goodbuddy-kb rebuild {library.id}"
+                " --vectors` makes them again"
+            )
+    return out
+
+
+def _test(session: Session, purpose: str) -> tuple[bool, str]:
+    call = session.client.call
+    if purpose == "embedding":
+        emb = call(EMBEDDING_TEST, m.EmbeddingTestRequest())
+        said = f"ok, {emb.dimensions} dimensions in {emb.latency_ms or 0:.0f} ms"
+        return emb.ok, f"test: {said}" if emb.ok else f"test failed: {emb.error}"
+    if purpose == "chat":
+        chat = call(CHAT_MODEL_TEST, ch.ChatTestRequest())
+        reply = " ".join((chat.reply or "").split())[:80]
+        said = f"ok, {chat.model} answered in {chat.latency_ms or 0:.0f} ms: {reply}"
+        return chat.ok, f"test: {said}" if chat.ok else f"test failed: {chat.error}"
+    rerank = call(RERANK_TEST, m.RerankTestRequest())
+    said = f"ok in {rerank.latency_ms or 0:.0f} ms"
+    return rerank.ok, f"test: {said}" if rerank.ok else f"test failed: {rerank.error}"
+
+
+def _list(args: argparse.Namespace, session: Session) -> int:
+    saved = _get(session, args.purpose).connection
+    kind = args.provider or (saved.kind if saved.kind in ("openai-compatible", "ollama") else None)
+    if kind is None:
+        raise InvalidRequestError("--provider: give openai-compatible or ollama")
+    url = args.url or (saved.base_url if saved.kind == kind else None) or DEFAULT_URL.get(kind)
+    if not url:
+        raise InvalidRequestError("--url: give the service's address")
+    res = session.client.call(
+        MODELS_LIST,
+        m.ModelListRequest(purpose=args.purpose, kind=kind, base_url=url, api_key=_key(args)),
+    )
+    if not res.ok:
+        emit(args, res.to_wire(), f"cannot list the models at {url}: {res.error}")
+        return EXIT_ERROR
+    emit(args, res.to_wire(), "\n".join(res.models) or f"{url} offers no models")
+    return 0
