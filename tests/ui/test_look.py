@@ -276,3 +276,41 @@ def test_a_disabled_list_item_is_drawn_greyed(
         assert ink(1) < ink(0) * 0.8, (ink(0), ink(1))
     finally:
         apply_theme(qapp, dark=False)
+
+
+@pytest.mark.parametrize("dark", [False, True])
+def test_the_graph_strategy_that_needs_a_chat_model_is_drawn_greyed(
+    qtbot: QtBot, qapp: QtWidgets.QApplication, dark: bool
+) -> None:
+    """In the graph settings' drop-down, "Model (needs a chat model)" was drawn like "Off" and
+    "Local" (the combo's menu-like delegate ignores the style sheet's disabled colour; seen under
+    Xvfb). Its text, as drawn in the open list, is nearer the background than the others'."""
+    from goodbuddy_kb.contracts.graph import GraphSettings
+    from goodbuddy_kb.ui.widgets.graph_settings import GraphSettingsDialog
+
+    apply_theme(qapp, dark=dark)
+    try:
+        settings = GraphSettings(strategy="local")
+        dialog = GraphSettingsDialog("0" * 32, settings, 0.8, chat_model=False)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        combo = dialog.strategy
+        combo.showPopup()
+        view = combo.view()
+        qtbot.waitExposed(view)
+        image = view.viewport().grab().toImage()
+        ratio = image.devicePixelRatio()
+
+        def ink(row: int) -> float:
+            rect = view.visualRect(combo.model().index(row, 0))
+            y = int(rect.center().y() * ratio)
+            base = _luminance(image.pixelColor(int((rect.right() - 2) * ratio), y))
+            xs = range(int(rect.left() * ratio), int(rect.right() * ratio) - 1)
+            return max(abs(_luminance(image.pixelColor(x, y)) - base) for x in xs)
+
+        off = combo.findData("off")
+        model = combo.findData("model")
+        assert ink(model) < ink(off) * 0.8, (ink(off), ink(model))
+        combo.hidePopup()
+    finally:
+        apply_theme(qapp, dark=False)

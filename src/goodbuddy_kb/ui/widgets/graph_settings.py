@@ -44,6 +44,9 @@ class GraphSettingsDialog(FormDialog):
             item = self.strategy.model().item(index)  # type: ignore[attr-defined]
             item.setEnabled(False)
             item.setToolTip(tr("graph.strategy.model.needs_chat"))
+            # drawn by the item delegate the style sheet's ::item:disabled colour reaches (the
+            # combo's own menu-like delegate drew it like the items that can be chosen)
+            self.strategy.setItemDelegate(QtWidgets.QStyledItemDelegate(self.strategy))
         self.strategy.setCurrentIndex(self.strategy.findData(settings.strategy))
         self.max_entities = QtWidgets.QSpinBox()
         self.max_entities.setRange(1, 200)
