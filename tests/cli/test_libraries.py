@@ -77,6 +77,10 @@ def test_bad_input_says_which_argument_in_one_line(data_dir: Path, tmp_path: Pat
     missing = run(data_dir, "graph", "ontology", "Notes", "import", str(tmp_path / "none.json"))
     assert missing.returncode == 1 and "Traceback" not in missing.stderr, missing.stderr
     assert f"cannot read {tmp_path / 'none.json'}" in missing.stderr
+    # a file that cannot be written says so (it said "cannot read")
+    unwritable = tmp_path / "no-such-folder" / "ontology.json"
+    export = run(data_dir, "graph", "ontology", "Notes", "export", str(unwritable))
+    assert export.returncode == 1 and f"cannot write {unwritable}: " in export.stderr
     # a source that cannot be read is refused before it is added, saying why (an unreadable
     # file was added "ok" and then failed; "ftp://…" and a missing folder both said "no such
     # file", without the path)

@@ -166,7 +166,11 @@ def _ontology(args: argparse.Namespace, session: Session, library_id: str) -> in
         info = call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
         text = json.dumps(info.ontology.to_wire(), ensure_ascii=False, indent=2)
         if args.file:
-            Path(args.file).write_text(text + "\n", encoding="utf-8")
+            try:
+                Path(args.file).write_text(text + "\n", encoding="utf-8")
+            except OSError as exc:  # the general handler says "cannot read"
+                reason = exc.strerror or str(exc)
+                raise InvalidRequestError(f"cannot write {args.file}: {reason}") from None
         else:
             print(text)
         return 0
