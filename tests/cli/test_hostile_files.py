@@ -7,10 +7,9 @@ legacy encodings (and a web page that declares its charset) is found after a syn
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ import pytest
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.contracts.messages import classify
 from tests.cli.runner import cli_json, run
+from tests.servers.httpserver import serve_handler
 
 pytestmark = pytest.mark.integration
 
@@ -119,13 +119,8 @@ def serve_page(body: bytes, content_type: str) -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/page"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_handler(Handler, "/page") as base:
+        yield base
 
 
 def test_legacy_encodings_are_found_after_a_sync(

@@ -5,10 +5,9 @@ to the window's Settings → Model connections for a chat model or a rerank serv
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ import pytest
 from tests.cli.runner import run
 from tests.servers.chatserver import ChatScript, chat_server
 from tests.servers.embedserver import Script, openai_server
+from tests.servers.httpserver import serve_handler
 
 pytestmark = pytest.mark.integration
 
@@ -43,13 +43,8 @@ def models_server() -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_handler(Handler, "/v1") as base:
+        yield base
 
 
 def test_model_connections_are_set_up_tested_and_listed(data_dir: Path, tmp_path: Path) -> None:

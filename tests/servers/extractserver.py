@@ -11,8 +11,10 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.servers.httpserver import serve_handler
 
 #: {"answer": dict | str} | {"status": int, "error"?: dict} | {"stall": seconds}
 Reply = dict[str, Any]
@@ -93,11 +95,5 @@ def extract_server(script: ExtractScript) -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_handler(Handler, "/v1") as base:
+        yield base

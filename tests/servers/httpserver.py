@@ -56,12 +56,19 @@ def serve(routes: dict[str, Reply | Route]) -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with serve_handler(Handler) as base:
+        yield base
+
+
+@contextmanager
+def serve_handler(handler: type[BaseHTTPRequestHandler], path: str = "") -> Iterator[str]:
+    """A threaded HTTP server on 127.0.0.1 answering with ``handler``; yields its address with
+    ``path`` after it, and stops when the block ends."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
+        yield f"http://127.0.0.1:{server.server_address[1]}{path}"
     finally:
         server.shutdown()
         server.server_close()

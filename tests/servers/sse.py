@@ -5,11 +5,12 @@ when it returns None). For hostile streams the well-behaved servers beside it ca
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.servers.httpserver import serve_handler
 
 Payloads = Callable[[dict[str, Any]], list[str] | None]
 
@@ -41,11 +42,5 @@ def sse_server(payloads_for: Payloads) -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serve_handler(Handler, "/v1") as base:
+        yield base
