@@ -177,10 +177,10 @@ def test_a_file_already_brought_in_by_another_source_is_refused(
     assert run(data_dir, "source", "add", "Notes", str(notes)).returncode == 0
     inside = run(data_dir, "source", "add", "Notes", str(notes / "a.md"))
     assert inside.returncode == 1, inside.stdout
-    assert f"already in this library through the folder {notes}" in inside.stderr
+    assert f"already taken in by the folder source {notes}" in inside.stderr
     nested = run(data_dir, "source", "add", "Notes", str(notes / "sub"))
     assert nested.returncode == 1, nested.stdout
-    said = f"2 files of this folder are already in this library through {notes} (first: b.md)"
+    said = f"2 files of this folder are already taken in by the source {notes} (first: b.md)"
     assert said in nested.stderr, nested.stderr
     assert len(json.loads(run(data_dir, "source", "list", "Notes", "--json").stdout)) == 1
 
@@ -195,4 +195,6 @@ def test_a_file_already_brought_in_by_another_source_is_refused(
     run(data_dir, "library", "create", "Single")
     assert run(data_dir, "source", "add", "Single", str(notes / "a.md")).returncode == 0
     around = run(data_dir, "source", "add", "Single", str(notes))
-    assert around.returncode == 1 and f"through {notes / 'a.md'}" in around.stderr, around.stderr
+    assert around.returncode == 1 and f"by the source {notes / 'a.md'}" in around.stderr, (
+        around.stderr
+    )

@@ -98,6 +98,20 @@ def test_model_connections_are_set_up_tested_and_listed(data_dir: Path, tmp_path
     assert script.calls == 1
     down = run(data_dir, "model", "chat", "--test")
     assert down.returncode == 1 and "test failed:" in down.stdout, down.stdout
+    # a change whose test fails is not saved (it was: one typo turned a working setup off)
+    moved = run(data_dir, "model", "chat", "--url", "http://127.0.0.1:9/v1", "--test")
+    assert moved.returncode == 1 and "nothing was saved" in moved.stdout, moved.stdout
+    assert chat_base in run(data_dir, "model", "chat").stdout
+
+    # no embedding model: semantic search is off, and no rebuild is offered that cannot help
+    off = run(data_dir, "model", "embedding", "--provider", "none")
+    assert off.returncode == 0 and "semantic search is off: every library" in off.stdout
+    assert "--vectors" not in off.stdout
+    # the bundled or test model again: the remote address is not shown beside it
+    back = run(data_dir, "model", "embedding", "--provider", "deterministic")
+    assert back.returncode == 2  # not a provider a person chooses
+    local = run(data_dir, "model", "embedding", "--provider", "local")
+    assert local.returncode == 0 and "127.0.0.1" not in local.stdout.splitlines()[0]
 
     with models_server() as listing:
         refused = run(
@@ -129,7 +143,20 @@ def test_bad_model_settings_are_refused_naming_the_option(data_dir: Path) -> Non
         "--url",
         "http://127.0.0.1:9/v1",
     )
-    assert no_model.returncode == 1 and "the model are required" in no_model.stderr
+    assert no_model.returncode == 1
+    assert "--model: openai-compatible needs the model's name" in no_model.stderr
+    # a key in the address was saved and shown as the address, and sent as Basic auth
+    for url in ("http://user:sk-secret@127.0.0.1:9/v1", "http://127.0.0.1:9/v1?api_key=sk-secret"):
+        keyed = run(data_dir, "model", "chat", "--provider", "ollama", "--url", url, "--model", "q")
+        assert keyed.returncode == 1, keyed.stdout
+        assert "give the key as the API key" in keyed.stderr or "give a key" in keyed.stderr
+        assert "sk-secret" not in keyed.stderr
+    # a key given where a variable's name goes is not echoed; an empty variable is not "unset"
+    mistaken = run(data_dir, "model", "chat", "--key-env", "sk-live-4711")
+    assert mistaken.returncode == 1 and "sk-live-4711" not in mistaken.stderr
+    assert "give the name of an environment variable" in mistaken.stderr
+    empty = run(data_dir, "model", "chat", "--key-env", "KB_EMPTY", env_extra={"KB_EMPTY": ""})
+    assert empty.returncode == 1 and "the variable KB_EMPTY is empty" in empty.stderr
     unset = run(data_dir, "model", "rerank", "--key-env", "KB_NO_SUCH_VARIABLE")
     assert unset.returncode == 1
     assert "--key-env: the variable KB_NO_SUCH_VARIABLE is not set" in unset.stderr

@@ -430,3 +430,27 @@ def test_the_dialog_opens_on_the_page_it_was_left_on(qtbot: QtBot, window: MainW
     again = open_dialog(qtbot, window)
     assert again is not dialog and again.pages.currentIndex() == 1
     again.reject()
+
+
+def test_an_address_holding_a_key_is_refused_in_each_form(qtbot: QtBot, window: MainWindow) -> None:
+    """A key typed into the address (user:key@host, ?api_key=…) was saved and shown as the
+    address, beside "no API key", and sent as Basic authentication (a helper's try from the
+    command line, whose requests these forms share)."""
+    dialog = open_dialog(qtbot, window)
+    keyed = "http://user:sk-typed-0003@127.0.0.1:9/v1"
+    dialog.chat_kind.setCurrentIndex(dialog.chat_kind.findData("openai-compatible"))
+    dialog.chat_url.setText(keyed)
+    dialog.chat_model.setText("qwen2.5")
+    dialog.save_chat()
+    assert "must not hold credentials" in dialog.chat_status.text()
+    assert "sk-typed-0003" not in dialog.chat_status.text()
+    assert dialog.chat.picker is not None
+    dialog.chat_url.setText("http://127.0.0.1:9/v1?api_key=sk-typed-0003")
+    dialog.chat.picker.fetch()  # List models: refused before anything is asked
+    assert "must not have a query" in dialog.chat.status.text()
+    dialog.kind.setCurrentIndex(dialog.kind.findData("openai-compatible"))
+    dialog.base_url.setText(keyed)
+    dialog.model.setText("bge-m3")
+    dialog.test()  # the embedding form's Test
+    assert "must not hold credentials" in dialog.outcome.text()
+    assert window.connections is dialog and dialog.isVisible()

@@ -354,7 +354,7 @@ def test_a_refused_source_says_why_in_a_box(
     assert box is not None and box.isVisible()
     assert box.windowTitle() == "Cannot add the source"
     assert str(folder / "sub") in box.text()
-    assert f"1 file of this folder is already in this library through {folder}" in box.text()
+    assert f"1 file of this folder is already taken in by the source {folder}" in box.text()
     assert "first: b.md" in box.text()
     box.accept()
     qtbot.waitUntil(lambda: actions.refusal_box is None, timeout=2_000)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import re
 import sys
 from typing import Any
 
@@ -56,6 +57,8 @@ OPTIONS = {
     "batch_size": "--batch-size",
     "timeout_s": "--timeout",
 }
+#: An environment variable's name.
+VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Where each provider listens unless told otherwise (as the window fills it in).
 DEFAULT_URL = {"ollama": "http://127.0.0.1:11434"}
 
@@ -93,7 +96,11 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "list", parents=[common], help="the models a service offers (/v1/models, Ollama's tags)"
     )
     lst.add_argument("purpose", choices=["chat", "embedding"])
-    lst.add_argument("--provider", choices=["openai-compatible", "ollama"])
+    lst.add_argument(
+        "--provider",
+        choices=["openai-compatible", "ollama"],
+        help="the kind of service (default: the saved connection's, when it is one of these)",
+    )
     lst.add_argument("--url", metavar="URL", help="default: the saved connection's address")
     _key_options(lst, forget=False)
 
@@ -111,9 +118,17 @@ def _key(args: argparse.Namespace) -> str | None:
     if getattr(args, "forget_key", False):
         return ""
     if args.key_env:
+        if not VARIABLE.fullmatch(args.key_env):
+            # never echoed: what was given may be the key itself, not a variable's name
+            raise InvalidRequestError(
+                "--key-env: give the name of an environment variable that holds the key"
+                " (letters, digits and _), not the key"
+            )
         value = os.environ.get(args.key_env)
-        if not value:
+        if value is None:
             raise InvalidRequestError(f"--key-env: the variable {args.key_env} is not set")
+        if not value.strip():
+            raise InvalidRequestError(f"--key-env: the variable {args.key_env} is empty")
         return value.strip()
     if args.key_stdin:
         value = getpass.getpass("API key: ") if sys.stdin.isatty() else sys.stdin.readline()
@@ -144,6 +159,14 @@ def _connection(kind: type[Any], current: Any, changes: dict[str, Any]) -> Any:
     switched = changes.get("kind") in DEFAULT_URL and "base_url" not in changes
     if switched and (current.kind != changes["kind"] or not wire.get("base_url")):
         wire["base_url"] = DEFAULT_URL[changes["kind"]]
+    if wire.get("kind") in ("openai-compatible", "ollama"):
+        if not wire.get("base_url"):
+            raise InvalidRequestError(f"--url: {wire['kind']} needs the service's address")
+        if not wire.get("model"):
+            raise InvalidRequestError(
+                f"--model: {wire['kind']} needs the model's name (`goodbuddy-kb model list"
+                " chat|embedding` lists those the service offers)"
+            )
     try:
         return kind.model_validate(wire)
     except ValidationError as exc:
@@ -158,9 +181,10 @@ def _shown(purpose: str, info: Any) -> str:
     conn = info.connection
     key = "an API key is stored" if info.has_api_key else "no API key"
     if purpose == "embedding":
-        parts = [conn.kind, conn.model or "", conn.base_url or "", str(info.data_path)]
-        if conn.kind in ("openai-compatible", "ollama"):
-            parts.append(key)
+        # a local or switched-off model keeps the remote fields for a switch back: not shown
+        remote = conn.kind in ("openai-compatible", "ollama")
+        parts = [conn.kind, *((conn.model or "", conn.base_url or "") if remote else ())]
+        parts += [str(info.data_path), key if remote else ""]
     elif purpose == "chat":
         if conn.kind == "none":
             return "chat       none: a question lists the passages found (no model answers)"
@@ -197,36 +221,71 @@ def cmd_model(args: argparse.Namespace, session: Session) -> int:
     purpose = args.action
     info = _get(session, purpose)
     changes, key = _changes(args), _key(args)
-    if changes or key is not None:
-        info = _update(session, purpose, info, changes, key)
-    lines = [_shown(purpose, info)]
-    ok = True
-    if purpose == "embedding" and (changes or key is not None):
-        lines += _stale_indexes(session)
-    if args.test:
-        ok, said = _test(session, purpose)
-        lines.append(said)
-    emit(args, {**info.to_wire(), **({"testOk": ok} if args.test else {})}, "\n".join(lines))
-    return 0 if ok else EXIT_ERROR
+    if not changes and key is None:
+        lines = [_shown(purpose, info)]
+        ok = True
+        if args.test:
+            ok, said = _test(session, purpose, None, None)
+            lines.append(said)
+        emit(args, {**info.to_wire(), **({"testOk": ok} if args.test else {})}, "\n".join(lines))
+        return 0 if ok else EXIT_ERROR
+    connection = _connection(CONNECTIONS[purpose], info.connection, changes)
+    tested: list[str] = []
+    if args.test and _testable(purpose, connection):
+        # as the window's Save: the new settings are called first and saved only if they answer
+        # (a failed test used to leave them saved, turning a working setup off)
+        ok, said = _test(session, purpose, connection, key)
+        tested.append(said)
+        if not ok:
+            lines = [_shown(purpose, info), said, "nothing was saved; the connection is as above"]
+            emit(args, {**info.to_wire(), "testOk": False, "saved": False}, "\n".join(lines))
+            return EXIT_ERROR
+    elif args.test:
+        tested.append("nothing to test: no service is set up")
+    info = _update(session, purpose, connection, key)
+    lines = [_shown(purpose, info), *tested]
+    if purpose == "embedding":
+        lines += _stale_indexes(session, connection.kind)
+    extra = {"testOk": True} if args.test else {}
+    emit(args, {**info.to_wire(), **extra, "saved": True}, "\n".join(lines))
+    return 0
 
 
-def _update(
-    session: Session, purpose: str, info: Any, changes: dict[str, Any], key: str | None
-) -> Any:
+#: Each connection's contract.
+CONNECTIONS: dict[str, type[Any]] = {
+    "embedding": m.EmbeddingConnection,
+    "chat": ch.ChatConnection,
+    "rerank": m.RerankConnection,
+}
+
+
+def _testable(purpose: str, connection: Any) -> bool:
+    """Whether there is a service to call (the window's rule: "none" and an empty rerank
+    address have nothing to test)."""
+    if purpose == "rerank":
+        return bool(connection.base_url)
+    return bool(connection.kind != "none")
+
+
+def _update(session: Session, purpose: str, connection: Any, key: str | None) -> Any:
     call = session.client.call
     if purpose == "embedding":
-        conn = _connection(m.EmbeddingConnection, info.connection, changes)
-        return call(EMBEDDING_UPDATE, m.EmbeddingUpdateRequest(connection=conn, api_key=key))
+        return call(EMBEDDING_UPDATE, m.EmbeddingUpdateRequest(connection=connection, api_key=key))
     if purpose == "chat":
-        conn = _connection(ch.ChatConnection, info.connection, changes)
-        return call(CHAT_MODEL_UPDATE, ch.ChatUpdateRequest(connection=conn, api_key=key))
-    conn = _connection(m.RerankConnection, info.connection, changes)
-    return call(RERANK_UPDATE, m.RerankUpdateRequest(connection=conn, api_key=key))
+        return call(CHAT_MODEL_UPDATE, ch.ChatUpdateRequest(connection=connection, api_key=key))
+    return call(RERANK_UPDATE, m.RerankUpdateRequest(connection=connection, api_key=key))
 
 
-def _stale_indexes(session: Session) -> list[str]:
-    """Each library whose vectors another model built: they are not searched until rebuilt."""
+def _stale_indexes(session: Session, kind: str) -> list[str]:
+    """What the change does to the libraries' vectors: with no embedding model, semantic search
+    is off everywhere (rebuilding cannot help); else each library whose vectors another model
+    made is named, as they are not searched until made again."""
     call = session.client.call
+    if kind == "none":
+        return [
+            "semantic search is off: every library searches by full text (and its knowledge"
+            " graph) only; its vectors are kept for a switch back"
+        ]
     out = []
     for library in call(LIBRARY_LIST, lib.LibraryListRequest()).libraries:
         status = call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library.id))
@@ -239,18 +298,19 @@ def _stale_indexes(session: Session) -> list[str]:
     return out
 
 
-def _test(session: Session, purpose: str) -> tuple[bool, str]:
+def _test(session: Session, purpose: str, connection: Any, key: str | None) -> tuple[bool, str]:
+    """Call the service once (``connection`` None: the saved one); nothing is saved."""
     call = session.client.call
     if purpose == "embedding":
-        emb = call(EMBEDDING_TEST, m.EmbeddingTestRequest())
+        emb = call(EMBEDDING_TEST, m.EmbeddingTestRequest(connection=connection, api_key=key))
         said = f"ok, {emb.dimensions} dimensions in {emb.latency_ms or 0:.0f} ms"
         return emb.ok, f"test: {said}" if emb.ok else f"test failed: {emb.error}"
     if purpose == "chat":
-        chat = call(CHAT_MODEL_TEST, ch.ChatTestRequest())
+        chat = call(CHAT_MODEL_TEST, ch.ChatTestRequest(connection=connection, api_key=key))
         reply = " ".join((chat.reply or "").split())[:80]
         said = f"ok, {chat.model} answered in {chat.latency_ms or 0:.0f} ms: {reply}"
         return chat.ok, f"test: {said}" if chat.ok else f"test failed: {chat.error}"
-    rerank = call(RERANK_TEST, m.RerankTestRequest())
+    rerank = call(RERANK_TEST, m.RerankTestRequest(connection=connection, api_key=key))
     said = f"ok in {rerank.latency_ms or 0:.0f} ms"
     return rerank.ok, f"test: {said}" if rerank.ok else f"test failed: {rerank.error}"
 
@@ -259,7 +319,10 @@ def _list(args: argparse.Namespace, session: Session) -> int:
     saved = _get(session, args.purpose).connection
     kind = args.provider or (saved.kind if saved.kind in ("openai-compatible", "ollama") else None)
     if kind is None:
-        raise InvalidRequestError("--provider: give openai-compatible or ollama")
+        raise InvalidRequestError(
+            f"--provider: the saved {args.purpose} connection is {saved.kind}, which lists no"
+            " models; give openai-compatible or ollama"
+        )
     url = args.url or (saved.base_url if saved.kind == kind else None) or DEFAULT_URL.get(kind)
     if not url:
         raise InvalidRequestError("--url: give the service's address")

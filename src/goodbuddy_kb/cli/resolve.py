@@ -52,8 +52,13 @@ def resolve_source(session: Session, library_id: str, ref: str) -> c.Source:
         return by_place[0]
     if len(by_prefix) > 1:
         raise NotFoundError(f"“{ref}” begins {len(by_prefix)} sources' ids; give more of it")
+    short = (
+        f"; an id is given whole or by its first {MIN_PREFIX} characters or more"
+        if any(s.id.startswith(folded) for s in sources)
+        else ""
+    )
     raise NotFoundError(
-        f"no source with id or location “{ref}” in this library (`source list` shows them)"
+        f"no source with id or location “{ref}” in this library (`source list` shows them){short}"
     )
 
 

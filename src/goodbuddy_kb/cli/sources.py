@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
-from goodbuddy_kb.cli.output import emit, plural
+from goodbuddy_kb.cli.output import emit, noun, plural
 from goodbuddy_kb.cli.resolve import resolve_source
 from goodbuddy_kb.cli.tasks import finish, wait_for_library
 from goodbuddy_kb.contracts import sources as c
@@ -116,7 +116,7 @@ def cmd_source(args: argparse.Namespace, session: Session, library_id: str) -> i
     if args.action == "list":
         found = call(SOURCE_LIST, c.SourceListRequest(library_id=library_id)).sources
         lines = [
-            f"{s.id}  {s.kind:<6} {s.state:<11} {s.document_count:>5} docs  watch={'on' if s.watch else 'off'}  {readable_path(s.location)}"
+            f"{s.id}  {s.kind:<6} {s.state:<11} {s.document_count:>5} {noun(s.document_count, 'doc')}  watch={'on' if s.watch else 'off'}  {readable_path(s.location)}"
             + (f"  ({s.state_reason})" if s.state_reason else "")
             for s in found
         ]

@@ -70,10 +70,10 @@ CATALOGUE: dict[str, str] = {
     "source.watch_folder_only": "only folder sources can be watched",
     "source.duplicate": "this library already has that source",
     "source.not_found": "source not found in this library",
-    "source.inside_folder": "this file is already in this library through the folder {other}",
+    "source.inside_folder": "this file is already taken in by the folder source {other}",
     "source.shares_files": (
-        "{count} {count:plural:file|files} of this folder {count:plural:is|are} already in this"
-        " library through {other} (first: {path}); remove that source first, or leave"
+        "{count} {count:plural:file|files} of this folder {count:plural:is|are} already taken in"
+        " by the source {other} (first: {path}); remove that source first, or leave"
         " {count:plural:it|them} out with an exclude pattern"
     ),
     # libraries, documents, tasks, conversations
@@ -402,6 +402,14 @@ CATALOGUE: dict[str, str] = {
         "the service address and the model are required for a remote embedding provider"
     ),
     "invalid.url_scheme": "the service address must start with http:// or https://",
+    "invalid.url_credentials": (
+        "the service address must not hold credentials (a name or key before @);"
+        " give the key as the API key"
+    ),
+    "invalid.url_query": (
+        "the service address must not have a query (?…) or a fragment (#…);"
+        " give a key as the API key"
+    ),
     "invalid.no_channel_weight": (
         "at least one channel weight (ftsWeight, vectorWeight, graphWeight) must be greater than 0"
     ),

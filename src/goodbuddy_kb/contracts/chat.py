@@ -10,6 +10,7 @@ from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
 from goodbuddy_kb.contracts.limits import MAX_CITATIONS_PER_MESSAGE, MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.messages import code_fields
+from goodbuddy_kb.contracts.models import ServiceRequest
 
 ChatKind = Literal["none", "openai-compatible", "ollama"]
 RetrievalMode = Literal["auto", "always"]
@@ -69,12 +70,12 @@ class ChatGetRequest(ContractModel):
     pass
 
 
-class ChatUpdateRequest(ContractModel):
+class ChatUpdateRequest(ServiceRequest):
     connection: ChatConnection
     api_key: str | None = Field(None, max_length=4_000)
 
 
-class ChatTestRequest(ContractModel):
+class ChatTestRequest(ServiceRequest):
     """Tests this chat connection with a tiny real request; nothing is saved. Omitted fields
     mean the saved connection and the stored key; "" as the key tests without one."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, model_validator
 
@@ -67,13 +68,45 @@ class EmbeddingGetRequest(ContractModel):
     pass
 
 
-class EmbeddingUpdateRequest(ContractModel):
+def check_service_url(url: str | None) -> None:
+    """A service address holds no credentials: a user name, password or key in it was saved and
+    shown as the address ("no API key" beside it) and sent as Basic authentication, and a query
+    ended up before the path the client adds. The key goes in the API key field."""
+    if not url:
+        return
+    parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        raise ValueError(
+            "the service address must not hold credentials (a name or key before @);"
+            " give the key as the API key"
+        )
+    if parts.query or parts.fragment:
+        raise ValueError(
+            "the service address must not have a query (?…) or a fragment (#…);"
+            " give a key as the API key"
+        )
+
+
+class ServiceRequest(ContractModel):
+    """A request carrying a service address to save or to call (``connection.base_url`` or
+    ``base_url``): refused when the address holds credentials (``check_service_url``)."""
+
+    @model_validator(mode="after")
+    def _plain_address(self) -> ServiceRequest:
+        connection = getattr(self, "connection", None)
+        if connection is not None:
+            check_service_url(getattr(connection, "base_url", None))
+        check_service_url(getattr(self, "base_url", None))
+        return self
+
+
+class EmbeddingUpdateRequest(ServiceRequest):
     connection: EmbeddingConnection
     #: Write-only. A new key replaces the stored one; "" removes it; omitted keeps it.
     api_key: str | None = Field(None, max_length=4_000)
 
 
-class EmbeddingTestRequest(ContractModel):
+class EmbeddingTestRequest(ServiceRequest):
     """Tests exactly this connection (the form's values) without saving anything.
 
     ``connection`` omitted: the saved connection. ``api_key`` omitted: the stored key; "" tests
@@ -165,12 +198,12 @@ class RerankGetRequest(ContractModel):
     pass
 
 
-class RerankUpdateRequest(ContractModel):
+class RerankUpdateRequest(ServiceRequest):
     connection: RerankConnection
     api_key: str | None = Field(None, max_length=4_000)
 
 
-class RerankTestRequest(ContractModel):
+class RerankTestRequest(ServiceRequest):
     """Tests this rerank connection with a tiny real `/v1/rerank` call; nothing is saved.
     Omitted fields mean the saved connection and the stored key, as for the embedding test."""
 
@@ -189,7 +222,7 @@ class RerankTestResponse(ContractModel):
     fill_codes: ClassVar[Any] = code_fields("error")
 
 
-class ModelListRequest(ContractModel):
+class ModelListRequest(ServiceRequest):
     """The models an endpoint offers (OpenAI-compatible ``/v1/models``, Ollama ``/api/tags``),
     for the chat or the embedding form. Omitted key: the one stored for that purpose."""
 

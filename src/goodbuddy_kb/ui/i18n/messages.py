@@ -65,9 +65,9 @@ ZH: dict[str, str] = {
     "source.watch_folder_only": "只有文件夹来源可以监听",
     "source.duplicate": "这个知识库已有该来源",
     "source.not_found": "该知识库中没有这个来源",
-    "source.inside_folder": "这个文件已由文件夹来源 {other} 导入",
+    "source.inside_folder": "这个文件已在文件夹来源 {other} 的导入范围内",
     "source.shares_files": (
-        "这个文件夹中有 {count} 个文件已由来源 {other} 导入（第一个：{path}）；"
+        "这个文件夹中有 {count} 个文件已在来源 {other} 的导入范围内（第一个：{path}）；"
         "请先移除那个来源，或用排除规则略过它们"
     ),
     "library.duplicate_name": "已存在名为“{name}”的知识库",
@@ -263,6 +263,8 @@ ZH: dict[str, str] = {
     "invalid.chat_needs_url_model": "对话模型需要填写服务地址和模型",
     "invalid.embedding_needs_url_model": "远程向量模型需要填写服务地址和模型",
     "invalid.url_scheme": "服务地址必须是 http(s) 地址",
+    "invalid.url_credentials": "服务地址中不能包含凭据（@ 前的用户名或密钥）；请把密钥填在 API 密钥中",
+    "invalid.url_query": "服务地址中不能带查询（?…）或片段（#…）；密钥请填在 API 密钥中",
     "invalid.no_channel_weight": "至少一个通道权重（全文、向量、图谱）必须大于 0",
     "invalid.no_runnable_channel": (
         "没有可运行且权重大于 0 的通道：请给全文检索设置权重，或在已配置向量模型时给向量设置权重（知识图谱未启用）"

@@ -344,10 +344,10 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         shown, when the values do not make one)."""
         try:
             connection = self.connection()
+            request = m.EmbeddingTestRequest(connection=connection, api_key=self.key.text() or None)
         except ValueError as exc:
             self.outcome.setText("⚠ " + problem(exc))
             return None
-        request = m.EmbeddingTestRequest(connection=connection, api_key=self.key.text() or None)
         return probe_of(EMBEDDING_TEST, request, self.outcome, _embedding_success), connection
 
     def save(self) -> None:

@@ -142,10 +142,14 @@ class ModelPicker(QtWidgets.QWidget):
         if kind not in ("openai-compatible", "ollama") or not url:
             self.status.setText("ⓘ " + tr("conn.list_models.need_url"))
             return
+        try:
+            request = m.ModelListRequest(
+                purpose=self.purpose, kind=kind, base_url=url, api_key=self.key.text() or None
+            )
+        except ValueError as exc:  # an address holding a key (contracts.models.check_service_url)
+            self.status.setText("⚠ " + problem(exc))
+            return
         self.status.setText("… " + tr("conn.list_models.asking"))
-        request = m.ModelListRequest(
-            purpose=self.purpose, kind=kind, base_url=url, api_key=self.key.text() or None
-        )
         self.link.call(MODELS_LIST, request, self._got)
 
     def _got(self, result: m.ModelListResponse | None, error: KbError | None) -> None:
