@@ -12,7 +12,7 @@ import pytest
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.contracts import chat as ch
 from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, CHAT_SEND, CONVERSATION_CREATE
-from tests.bridge.helpers import library_with
+from tests.bridge.helpers import POLICY, library_with
 from tests.cli.runner import cli_json, run
 from tests.servers.chatserver import ChatScript, chat_server, evidence_of
 
@@ -84,3 +84,42 @@ def test_chat_commands_list_search_show_export_rename_delete(
     assert json.loads(run(data_dir, "--json", "chat", "list", "--query", "午餐").stdout) == {
         "conversations": []
     }
+
+
+def test_a_question_asked_from_the_command_line_is_answered_with_its_sources(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """The command line could set up and test a chat model but not ask it anything (a helper's
+    try): `chat ask` searches first, gives the model what it found, and prints the answer with
+    the sources its markers point to; `--conversation` continues the same conversation."""
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "travel.md").write_text(POLICY, encoding="utf-8")
+    run(data_dir, "library", "create", "Rules")
+    run(data_dir, "library", "create", "Empty")
+    assert run(data_dir, "source", "add", "Rules", str(folder)).returncode == 0
+    script = ChatScript(
+        turns=[
+            [{"text": lambda r: f"住宿费标准见制度 [{min(evidence_of(r))}]。"}],
+            [{"text": "Yes, the same rule [1]."}],
+        ]
+    )
+    with chat_server(script) as base:
+        model = ("model", "chat", "--provider", "openai-compatible", "--url", base, "--model", "m")
+        assert run(data_dir, *model).returncode == 0
+        asked = run(data_dir, "chat", "ask", "出差住宿标准是多少？", "--library", "Rules")
+        assert asked.returncode == 0, asked.stderr
+        assert "住宿费标准见制度 [1]" in asked.stdout and "[1] Rules / 差旅制度" in asked.stdout
+        # the model was given the passage under the number its answer used
+        assert "住宿" in evidence_of(script.requests[0])[1]
+        conversation = json.loads(run(data_dir, "--json", "chat", "list").stdout)
+        (only,) = conversation["conversations"]
+        again = run(data_dir, "chat", "ask", "Also abroad?", "--conversation", only["id"][:8])
+        assert again.returncode == 0 and "the same rule [1]" in again.stdout, again.stderr
+    shown = run(data_dir, "chat", "show", only["id"])
+    assert "> 出差住宿标准是多少？" in shown.stdout and "> Also abroad?" in shown.stdout
+    # the model is gone: the answer fails, says why, and the exit status says so
+    failed = run(data_dir, "chat", "ask", "还有吗？", "--library", "Rules")
+    assert failed.returncode == 1 and "the answer failed:" in failed.stdout, failed.stdout
+    unknown = run(data_dir, "chat", "ask", "x", "--library", "Nope")
+    assert unknown.returncode == 1 and "Nope" in unknown.stderr

@@ -13,6 +13,7 @@
     goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
     goodbuddy-kb mcp [--library LIB]…       (an MCP server on stdio for other AI tools)
     goodbuddy-kb diagnostics export FILE    goodbuddy-kb diagnostics show
+    goodbuddy-kb chat ask "question" [--library LIB]… [--mode always|auto] [--conversation ID]
     goodbuddy-kb chat list [--query Q]      goodbuddy-kb chat show|rename|delete ID [TITLE]
     goodbuddy-kb chat export ID --format markdown|html --out PATH [--overwrite]
     goodbuddy-kb model show                 goodbuddy-kb model list chat|embedding

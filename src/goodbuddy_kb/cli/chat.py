@@ -1,5 +1,8 @@
-"""`goodbuddy-kb chat list|show|export|rename|delete`: the conversations of the chat, through
-the same bridge as the window (ID is a conversation id, or an unambiguous start of one)."""
+"""`goodbuddy-kb chat ask|list|show|export|rename|delete`: the chat, through the same bridge as
+the window (ID is a conversation id, or an unambiguous start of one). ``ask`` puts a question to
+the chat model set up with ``model chat`` (without one, the answer lists the passages found),
+searching the libraries given (default: every library, as a new conversation in the window
+does), and prints the answer with its sources; ``--conversation`` continues one."""
 
 from __future__ import annotations
 
@@ -9,14 +12,20 @@ from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
 from goodbuddy_kb.cli.output import EXIT_ERROR, confirm, emit
+from goodbuddy_kb.cli.resolve import resolve_library
 from goodbuddy_kb.contracts import chat as ch
 from goodbuddy_kb.contracts import conversations as cv
+from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
+from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.methods import (
+    CHAT_SEND,
+    CONVERSATION_CREATE,
     CONVERSATION_DELETE,
     CONVERSATION_EXPORT,
     CONVERSATION_LIST,
     CONVERSATION_RENAME,
+    LIBRARY_LIST,
     MESSAGE_COPY,
     MESSAGES_LIST,
 )
@@ -26,8 +35,31 @@ LIST_LIMIT = 1_000
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
-    p = commands.add_parser("chat", help="list, show, export, rename or delete conversations")
+    p = commands.add_parser(
+        "chat", help="ask a question; list, show, export, rename or delete conversations"
+    )
     cmds = p.add_subparsers(dest="action", required=True)
+    ask = cmds.add_parser(
+        "ask", parents=[common], help="ask the chat model, with evidence from your libraries"
+    )
+    ask.add_argument("question", metavar="QUESTION")
+    ask.add_argument(
+        "--library",
+        dest="libraries",
+        action="append",
+        default=[],
+        metavar="LIB",
+        help=f"search this library (repeat for more, at most {MAX_LIBRARIES_PER_REQUEST});"
+        " default: every library",
+    )
+    ask.add_argument(
+        "--mode",
+        choices=("always", "auto"),
+        default="always",
+        help="always: search first and give the model what was found (default); auto: the"
+        " model decides whether to search",
+    )
+    ask.add_argument("--conversation", metavar="ID", help="continue this conversation")
     ls = cmds.add_parser("list", parents=[common], help="conversations, pinned and newest first")
     ls.add_argument("--query", default="", help="only those whose title or messages match")
     show = cmds.add_parser("show", parents=[common], help="a conversation with its sources")
@@ -91,7 +123,39 @@ def _show(args: argparse.Namespace, session: Session, conversation: ch.Conversat
     return 0
 
 
+#: The longest a question may take: the longest chat timeout the settings allow, and the search.
+ASK_TIMEOUT_S = 660.0
+
+
+def _ask(args: argparse.Namespace, session: Session) -> int:
+    call = session.client.call
+    if args.libraries:
+        ids = list(dict.fromkeys(resolve_library(session, ref).id for ref in args.libraries))
+    else:
+        every = call(LIBRARY_LIST, lib.LibraryListRequest()).libraries
+        ids = [x.id for x in every][:MAX_LIBRARIES_PER_REQUEST]
+    if args.conversation:
+        conversation = resolve_conversation(session, args.conversation)
+    else:
+        scope = ch.ChatScope(library_ids=ids, known_library_ids=ids, mode=args.mode)
+        conversation = call(CONVERSATION_CREATE, ch.ConversationCreateRequest(scope=scope))
+    request = ch.SendRequest(
+        conversation_id=conversation.id, text=args.question, library_ids=ids, mode=args.mode
+    )
+    sent = call(CHAT_SEND, request, timeout=ASK_TIMEOUT_S)
+    answer = sent.assistant_message
+    copy = cv.MessageCopyRequest(message_id=answer.id, format="text")
+    text = call(MESSAGE_COPY, copy).text.rstrip()
+    if answer.state == "failed":
+        text = f"{text}\n\nthe answer failed: {answer.error}".strip()
+    more = f"(conversation {conversation.id}: continue with --conversation {conversation.id[:8]})"
+    emit(args, {"conversationId": conversation.id, **sent.to_wire()}, f"{text}\n\n{more}")
+    return EXIT_ERROR if answer.state == "failed" else 0
+
+
 def cmd_chat(args: argparse.Namespace, session: Session) -> int:
+    if args.action == "ask":
+        return _ask(args, session)
     if args.action == "list":
         request = ch.ConversationListRequest(query=args.query, limit=LIST_LIMIT)
         found = session.client.call(CONVERSATION_LIST, request).conversations
