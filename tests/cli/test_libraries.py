@@ -198,3 +198,21 @@ def test_a_file_already_brought_in_by_another_source_is_refused(
     assert around.returncode == 1 and f"by the source {notes / 'a.md'}" in around.stderr, (
         around.stderr
     )
+
+
+def test_the_apps_own_data_folder_is_never_imported(tmp_path: Path) -> None:
+    """A folder source holding the data directory imported the app's readme as a document (a
+    helper's try); the data directory itself is refused as a source."""
+    home = tmp_path / "home"
+    data_dir = home / "kb-data"
+    (home / "notes").mkdir(parents=True)
+    (home / "notes" / "a.md").write_text("# A\n\nalpha text\n", encoding="utf-8")
+    run(data_dir, "library", "create", "Notes")
+    # a chat export or a note a person keeps there, of a kind a folder source reads
+    (data_dir / "readme.txt").write_text("what this folder is\n", encoding="utf-8")
+    added = run(data_dir, "source", "add", "Notes", str(home))
+    assert added.returncode == 0, added.stderr
+    listed = json.loads(run(data_dir, "--json", "documents", "Notes").stdout)
+    assert [d["path"] for d in listed["documents"]] == ["notes/a.md"]
+    inside = run(data_dir, "source", "add", "Notes", str(data_dir))
+    assert inside.returncode == 1 and "the app's own data folder" in inside.stderr

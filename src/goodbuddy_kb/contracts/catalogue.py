@@ -70,6 +70,10 @@ CATALOGUE: dict[str, str] = {
     "source.watch_folder_only": "only folder sources can be watched",
     "source.duplicate": "this library already has that source",
     "source.not_found": "source not found in this library",
+    "source.data_dir": (
+        "this is the app's own data folder or lies inside it: its database, logs and exports"
+        " are not documents"
+    ),
     "source.inside_folder": "this file is already taken in by the folder source {other}",
     "source.shares_files": (
         "{count} {count:plural:file|files} of this folder {count:plural:is|are} already taken in"

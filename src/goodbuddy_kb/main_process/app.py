@@ -49,6 +49,7 @@ from goodbuddy_kb.main_process.storage.migrations import (
     check_known,
     migrate,
 )
+from goodbuddy_kb.main_process.sync.folder import keep_out
 from goodbuddy_kb.qt import QtCore
 
 log = logging.getLogger("goodbuddy_kb.backend")
@@ -187,6 +188,7 @@ def _open_and_serve(data_dir: Path, secret: str) -> int:
 def _serve(data_dir: Path, pool: ConnectionPool, secret: str) -> int:
     app = QtCore.QCoreApplication.instance() or QtCore.QCoreApplication([])
     server = BridgeServer(secret, f"goodbuddy-kb-{uuid.uuid4().hex}")
+    keep_out(data_dir)  # a folder source holding the data directory never imports it
     services = Services.start(pool, data_dir, server.notify_threadsafe)
     server.attach(Dispatcher(services))
     full_name = server.listen()

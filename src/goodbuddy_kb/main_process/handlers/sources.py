@@ -24,6 +24,7 @@ from goodbuddy_kb.main_process.parsing import SUPPORTED_SUFFIXES, ParseError
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.sync import web_auth
+from goodbuddy_kb.main_process.sync.folder import kept_out
 from goodbuddy_kb.main_process.sync.overlap import refuse_overlap
 from goodbuddy_kb.main_process.sync.web import check_url
 
@@ -57,6 +58,11 @@ def _location(kind: c.SourceKind, location: str) -> str:
         raise InvalidRequestError(
             f"no such {what}: {readable_path(str(path))}",
             {"fields": [{"field": "location", "problem": f"no such {what}"}]},
+        )
+    if kept_out(resolved) is not None:
+        raise InvalidRequestError(
+            CATALOGUE["source.data_dir"],
+            {"fields": [{"field": "location", "problem": "inside the data directory"}]},
         )
     suffix = resolved.suffix.lower()
     if kind == "file" and suffix not in SUPPORTED_SUFFIXES:

@@ -65,6 +65,7 @@ ZH: dict[str, str] = {
     "source.watch_folder_only": "只有文件夹来源可以监听",
     "source.duplicate": "这个知识库已有该来源",
     "source.not_found": "该知识库中没有这个来源",
+    "source.data_dir": "这是本应用自己的数据文件夹或在其中：其中的数据库、日志和导出文件不是文档",
     "source.inside_folder": "这个文件已在文件夹来源 {other} 的导入范围内",
     "source.shares_files": (
         "这个文件夹中有 {count} 个文件已在来源 {other} 的导入范围内（第一个：{path}）；"
