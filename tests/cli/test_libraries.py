@@ -190,6 +190,11 @@ def test_a_file_already_brought_in_by_another_source_is_refused(
     assert run(data_dir, *outer).returncode == 0
     inner = run(data_dir, "source", "add", "Split", str(notes / "sub"))
     assert inner.returncode == 0, inner.stderr
+    # with several sources, each sync's line says which source it was (they read alike)
+    synced = run(data_dir, "sync", "Split").stdout.splitlines()
+    syncs = [line for line in synced if line.startswith("sync")]
+    places = sorted(line.rsplit("  [", 1)[1] for line in syncs)
+    assert places == sorted([f"{notes}]", f"{notes / 'sub'}]"]), synced
 
     # a folder holding a file source already added
     run(data_dir, "library", "create", "Single")

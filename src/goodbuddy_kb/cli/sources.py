@@ -139,9 +139,10 @@ def cmd_sync(args: argparse.Namespace, session: Session, library_id: str) -> int
     res = session.client.call(
         SOURCE_SYNC, c.SourceSyncRequest(library_id=library_id, source_id=source_id)
     )
-    return finish(
-        args, wait_for_library(session, library_id, res.task_ids, getattr(args, "json", False))
-    )
+    infos = wait_for_library(session, library_id, res.task_ids, getattr(args, "json", False))
+    listed = session.client.call(SOURCE_LIST, c.SourceListRequest(library_id=library_id)).sources
+    places = {x.id: readable_path(x.location) for x in listed} if len(listed) > 1 else {}
+    return finish(args, infos, places)
 
 
 def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -> int:

@@ -155,11 +155,15 @@ def cmd_tasks(args: argparse.Namespace, session: Session, library_id: str | None
     return 0
 
 
-def finish(args: argparse.Namespace, infos: list[t.TaskInfo]) -> int:
-    """Print the waited-for tasks; 0 when every one completed."""
-    emit(
-        args,
-        [i.to_wire() for i in infos],
-        "\n".join(_task_line(i) for i in infos) or "nothing to sync",
-    )
+def finish(
+    args: argparse.Namespace, infos: list[t.TaskInfo], places: dict[str, str] | None = None
+) -> int:
+    """Print the waited-for tasks; 0 when every one completed. ``places``: source id → where it
+    reads from, to say which source each sync was (several sources printed lines alike)."""
+
+    def line(info: t.TaskInfo) -> str:
+        place = (places or {}).get(info.source_id or "")
+        return _task_line(info) + (f"  [{place}]" if place else "")
+
+    emit(args, [i.to_wire() for i in infos], "\n".join(map(line, infos)) or "nothing to sync")
     return 0 if all(i.state == "completed" for i in infos) else 1
