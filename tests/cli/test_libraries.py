@@ -188,6 +188,14 @@ def test_a_file_already_brought_in_by_another_source_is_refused(
     run(data_dir, "library", "create", "Split")
     outer = ("source", "add", "Split", str(notes), "--exclude", "sub/*")
     assert run(data_dir, *outer).returncode == 0
+    # a pattern that leaves nothing says so ("sync completed 0/0 documents" alone did not)
+    run(data_dir, "library", "create", "Nothing")
+    empty = run(data_dir, "source", "add", "Nothing", str(notes), "--include", "*.pdf")
+    assert (
+        empty.returncode == 0
+        and "note: nothing in this folder is a file the app reads with these --include/--exclude patterns"
+        in empty.stderr
+    )
     inner = run(data_dir, "source", "add", "Split", str(notes / "sub"))
     assert inner.returncode == 0, inner.stderr
     # with several sources, each sync's line says which source it was (they read alike)

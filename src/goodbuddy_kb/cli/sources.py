@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from goodbuddy_kb.cli.resolve import resolve_source
 from goodbuddy_kb.cli.tasks import finish, wait_for_library
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts.errors import InvalidRequestError
+from goodbuddy_kb.contracts.formats import READABLE_SUFFIXES
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
     SOURCE_ADD,
@@ -112,7 +114,19 @@ def cmd_source(args: argparse.Namespace, session: Session, library_id: str) -> i
         infos = wait_for_library(
             session, library_id, [res.task_id] if res.task_id else [], getattr(args, "json", False)
         )
-        return finish(args, infos)
+        status = finish(args, infos)
+        synced = [i for i in infos if i.id == res.task_id and i.state == "completed"]
+        if kind == "folder" and synced and not synced[0].total:
+            # "sync completed 0/0 documents" alone left a pattern that matched nothing unsaid
+            patterns = (
+                " with these --include/--exclude patterns" if args.include or args.exclude else ""
+            )
+            print(
+                f"note: nothing in this folder is a file the app reads{patterns}"
+                f" ({' '.join(READABLE_SUFFIXES)}; hidden files are skipped)",
+                file=sys.stderr,
+            )
+        return status
     if args.action == "list":
         found = call(SOURCE_LIST, c.SourceListRequest(library_id=library_id)).sources
         lines = [
