@@ -107,6 +107,8 @@ def test_model_connections_are_set_up_tested_and_listed(data_dir: Path, tmp_path
     off = run(data_dir, "model", "embedding", "--provider", "none")
     assert off.returncode == 0 and "semantic search is off: every library" in off.stdout
     assert "--vectors" not in off.stdout
+    no_model = run(data_dir, "rebuild", "Notes", "--vectors")
+    assert no_model.returncode == 1 and "no embedding model is set up" in no_model.stderr
     # the bundled or test model again: the remote address is not shown beside it
     back = run(data_dir, "model", "embedding", "--provider", "deterministic")
     assert back.returncode == 2  # not a provider a person chooses

@@ -26,6 +26,7 @@ from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.errors import InvalidRequestError
 from goodbuddy_kb.contracts.methods import (
     DOCUMENT_REBUILD,
+    EMBEDDING_GET,
     LIBRARY_REBUILD,
     REBUILD_PREVIEW,
     TASKS_CANCEL,
@@ -66,6 +67,12 @@ def cmd_rebuild(args: argparse.Namespace, session: Session, library_id: str) -> 
     if args.vectors:
         if args.document or args.discard_edits:
             raise InvalidRequestError("--vectors: rebuilds the whole library's vectors only")
+        embedding = session.client.call(EMBEDDING_GET, m.EmbeddingGetRequest())
+        if embedding.connection.kind == "none":  # the task would fail "0/0 chunks"
+            raise InvalidRequestError(
+                "--vectors: no embedding model is set up to make them (`goodbuddy-kb model"
+                " embedding --provider local` sets up the bundled one)"
+            )
         task_id = session.client.call(
             VECTORS_REBUILD, m.VectorRebuildRequest(library_id=library_id)
         ).task_id
