@@ -46,3 +46,8 @@ def test_retrieve_shows_every_setting_and_a_zero_floor_filters_nothing(data_dir:
     # (it read "degraded graph: …" on most questions)
     assert "graph not used: no entity of the graph" in default.stdout, default.stdout
     assert "degraded graph" not in default.stdout
+    # the channel confidence lists the channels that ran, each once (it listed the unused
+    # graph and left out full text, beside "channels used: fts, cjk, vector")
+    used = default.stdout.split("channels used: ", 1)[1].splitlines()[0].split(", ")
+    said = default.stdout.split("channel confidence: ", 1)[1].split(";")[0].split(", ")
+    assert [x.split()[0] for x in said] == used, default.stdout

@@ -86,7 +86,11 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
         print(f"  {degraded.channel} {said}: {degraded.reason}")
     if d.rerank.fallback_reason:
         print(f"  rerank fell back to {d.rerank.applied}: {d.rerank.fallback_reason}")
-    confidence = ", ".join(f"{k} {v:.2f}" for k, v in d.channel_confidence.items()) or "none"
+    # the channels that ran, each with its confidence (one with no hit has none: 0); a channel
+    # that was not used is not listed (it listed the graph while saying it was not used)
+    confidence = (
+        ", ".join(f"{k} {d.channel_confidence.get(k, 0.0):.2f}" for k in d.used_channels) or "none"
+    )
     best = r.relevance_figure(d.best_relevance) if d.best_relevance is not None else "none"
     print(
         f"  fusion {d.fusion}; channel confidence: {confidence}; minimum relevance"
