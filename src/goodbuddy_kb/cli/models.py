@@ -57,6 +57,12 @@ OPTIONS = {
     "batch_size": "--batch-size",
     "timeout_s": "--timeout",
 }
+#: Each connection's contract.
+CONNECTIONS: dict[str, type[Any]] = {
+    "embedding": m.EmbeddingConnection,
+    "chat": ch.ChatConnection,
+    "rerank": m.RerankConnection,
+}
 #: An environment variable's name.
 VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 #: Where each provider listens unless told otherwise (as the window fills it in).
@@ -90,7 +96,7 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         q.add_argument(
             "--test",
             action="store_true",
-            help="then call the saved connection once (saves nothing)",
+            help="call the service once; with changes, they are saved only if it answers",
         )
     lst = cmds.add_parser(
         "list", parents=[common], help="the models a service offers (/v1/models, Ollama's tags)"
@@ -251,14 +257,6 @@ def cmd_model(args: argparse.Namespace, session: Session) -> int:
     return 0
 
 
-#: Each connection's contract.
-CONNECTIONS: dict[str, type[Any]] = {
-    "embedding": m.EmbeddingConnection,
-    "chat": ch.ChatConnection,
-    "rerank": m.RerankConnection,
-}
-
-
 def _testable(purpose: str, connection: Any) -> bool:
     """Whether there is a service to call (the window's rule: "none" and an empty rerank
     address have nothing to test)."""
@@ -289,7 +287,7 @@ def _stale_indexes(session: Session, kind: str) -> list[str]:
     out = []
     for library in call(LIBRARY_LIST, lib.LibraryListRequest()).libraries:
         status = call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library.id))
-        if status.state != "none" and not status.compatible:
+        if status.state != "none" and not status.compatible and status.vectors:
             out.append(
                 f"{library.name}: its vectors were made by {status.model_label or 'another model'};"
                 f" semantic search is off there until `goodbuddy-kb rebuild {library.id}"
