@@ -95,9 +95,13 @@ def test_a_question_asked_from_the_command_line_is_answered_with_its_sources(
     folder = tmp_path / "rules"
     folder.mkdir()
     (folder / "travel.md").write_text(POLICY, encoding="utf-8")
-    run(data_dir, "library", "create", "Rules")
-    run(data_dir, "library", "create", "Empty")
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "copy.md").write_text(POLICY, encoding="utf-8")
+    rules = json.loads(run(data_dir, "--json", "library", "create", "Rules").stdout)["id"]
+    run(data_dir, "library", "create", "Other")
     assert run(data_dir, "source", "add", "Rules", str(folder)).returncode == 0
+    assert run(data_dir, "source", "add", "Other", str(other)).returncode == 0
     script = ChatScript(
         turns=[
             [{"text": lambda r: f"住宿费标准见制度 [{min(evidence_of(r))}]。"}],
@@ -114,10 +118,14 @@ def test_a_question_asked_from_the_command_line_is_answered_with_its_sources(
         assert "住宿" in evidence_of(script.requests[0])[1]
         conversation = json.loads(run(data_dir, "--json", "chat", "list").stdout)
         (only,) = conversation["conversations"]
-        again = run(data_dir, "chat", "ask", "Also abroad?", "--conversation", only["id"][:8])
-        assert again.returncode == 0 and "the same rule [1]" in again.stdout, again.stderr
+        again = run(data_dir, "--json", "chat", "ask", "住宿呢？", "--conversation", only["id"][:8])
+        assert again.returncode == 0, again.stderr
+        answer = json.loads(again.stdout)["assistantMessage"]
+        assert "the same rule [1]" in answer["content"]
+        # a conversation continued searches what it searched: Rules, not Other too
+        assert answer["citations"] and {c["libraryId"] for c in answer["citations"]} == {rules}
     shown = run(data_dir, "chat", "show", only["id"])
-    assert "> 出差住宿标准是多少？" in shown.stdout and "> Also abroad?" in shown.stdout
+    assert "> 出差住宿标准是多少？" in shown.stdout and "> 住宿呢？" in shown.stdout
     # the model is gone: the answer fails, says why, and the exit status says so
     failed = run(data_dir, "chat", "ask", "还有吗？", "--library", "Rules")
     assert failed.returncode == 1 and "the answer failed:" in failed.stdout, failed.stdout

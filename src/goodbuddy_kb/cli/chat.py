@@ -50,7 +50,7 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         default=[],
         metavar="LIB",
         help=f"search this library (repeat for more, at most {MAX_LIBRARIES_PER_REQUEST});"
-        " default: every library",
+        " default: every library, or a continued conversation's own",
     )
     ask.add_argument(
         "--mode",
@@ -129,14 +129,16 @@ ASK_TIMEOUT_S = 660.0
 
 def _ask(args: argparse.Namespace, session: Session) -> int:
     call = session.client.call
+    conversation = resolve_conversation(session, args.conversation) if args.conversation else None
     if args.libraries:
         ids = list(dict.fromkeys(resolve_library(session, ref).id for ref in args.libraries))
     else:
-        every = call(LIBRARY_LIST, lib.LibraryListRequest()).libraries
-        ids = [x.id for x in every][:MAX_LIBRARIES_PER_REQUEST]
-    if args.conversation:
-        conversation = resolve_conversation(session, args.conversation)
-    else:
+        every = [x.id for x in call(LIBRARY_LIST, lib.LibraryListRequest()).libraries]
+        kept = conversation.scope if conversation is not None else None
+        # a conversation continued searches what it searched (its libraries still there)
+        ids = [x for x in every if x in kept.library_ids] if kept is not None else every
+        ids = ids[:MAX_LIBRARIES_PER_REQUEST]
+    if conversation is None:
         scope = ch.ChatScope(library_ids=ids, known_library_ids=ids, mode=args.mode)
         conversation = call(CONVERSATION_CREATE, ch.ConversationCreateRequest(scope=scope))
     request = ch.SendRequest(
