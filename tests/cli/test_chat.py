@@ -97,7 +97,7 @@ def test_a_question_asked_from_the_command_line_is_answered_with_its_sources(
     (folder / "travel.md").write_text(POLICY, encoding="utf-8")
     other = tmp_path / "other"
     other.mkdir()
-    (other / "copy.md").write_text(POLICY, encoding="utf-8")
+    (other / "copy.md").write_text(POLICY + "\n副本：出差住宿标准同上。\n", encoding="utf-8")
     rules = json.loads(run(data_dir, "--json", "library", "create", "Rules").stdout)["id"]
     run(data_dir, "library", "create", "Other")
     assert run(data_dir, "source", "add", "Rules", str(folder)).returncode == 0
@@ -124,6 +124,9 @@ def test_a_question_asked_from_the_command_line_is_answered_with_its_sources(
         assert "the same rule [1]" in answer["content"]
         # a conversation continued searches what it searched: Rules, not Other too
         assert answer["citations"] and {c["libraryId"] for c in answer["citations"]} == {rules}
+        assert evidence_of(script.requests[1]) == evidence_of(script.requests[0]), (
+            "the same library's passage, and not Other's copy of it"
+        )
     shown = run(data_dir, "chat", "show", only["id"])
     assert "> 出差住宿标准是多少？" in shown.stdout and "> 住宿呢？" in shown.stdout
     # the model is gone: the answer fails, says why, and the exit status says so
