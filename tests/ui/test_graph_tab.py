@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from goodbuddy_kb.contracts import chat as ch
+from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.ontology import OntologyDialog
 from goodbuddy_kb.ui.graph.picture import NodeItem, apart
@@ -20,7 +22,7 @@ from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
 from goodbuddy_kb.ui.widgets.graph_settings import GraphSettingsDialog
 from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.main_process.graph.helpers import FINANCE, TRAVEL
-from tests.ui.helpers import library_with_folder, open_window, shoot
+from tests.ui.helpers import library_with_folder, open_window, shoot, wait_call
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -396,3 +398,33 @@ def test_every_column_of_the_entity_list_is_in_view(
             assert header.sectionSize(1) >= view.sizeHintForColumn(1), (share, sizes)
         widths.append((view.width(), view.isColumnHidden(1)))
     assert (True in {h for _w, h in widths}) and (False in {h for _w, h in widths}), widths
+
+
+def test_a_chat_model_set_up_since_is_offered_in_the_graph_settings(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """A chat model set up while the window was open was still "needed" by the graph settings'
+    Model strategy until a relaunch or a language switch (a helper's try): the tab's graph state
+    predated the model."""
+    library_with_folder(qtbot, window, tmp_path / "kb", {"travel.md": TRAVEL}, vectors=False)
+    tab = window.graph_tab
+    window.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(lambda: tab.state.info is not None, timeout=5_000)
+
+    def model_item() -> tuple[bool, str]:
+        click(qtbot, tab.extraction.settings_button)
+        settings = tab.dialog
+        assert isinstance(settings, GraphSettingsDialog)
+        index = settings.strategy.findData("model")
+        item = settings.strategy.model().item(index)  # type: ignore[attr-defined]
+        qtbot.wait(300)  # the dialog asks whether a chat model is set up
+        offered = (item.isEnabled(), item.text())
+        settings.reject()
+        return offered
+
+    assert model_item() == (False, tr("graph.strategy.model.unavailable"))
+    connection = ch.ChatConnection(
+        kind="openai-compatible", base_url="http://127.0.0.1:9/v1", model="m"
+    )
+    wait_call(qtbot, window, CHAT_MODEL_UPDATE, ch.ChatUpdateRequest(connection=connection))
+    assert model_item() == (True, tr("graph.strategy.model"))

@@ -7,10 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from goodbuddy_kb.contracts import chat as ch
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import KbError
-from goodbuddy_kb.contracts.methods import GRAPH_UPDATE, SETTINGS_GET, SETTINGS_UPDATE
+from goodbuddy_kb.contracts.methods import (
+    CHAT_MODEL_GET,
+    GRAPH_UPDATE,
+    SETTINGS_GET,
+    SETTINGS_UPDATE,
+)
 from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
@@ -36,18 +42,11 @@ class GraphSettingsDialog(FormDialog):
         self.strategy = QtWidgets.QComboBox()
         for key in ("off", "local", "model"):
             self.strategy.addItem(tr(f"graph.strategy.{key}"), key)
-        if not chat_model and settings.strategy != "model":
-            # model extraction cannot run without a chat model: offered, it was chosen, and
-            # "Extract graph" then failed at once with no estimate (a helper's try)
-            index = self.strategy.findData("model")
-            self.strategy.setItemText(index, tr("graph.strategy.model.unavailable"))
-            item = self.strategy.model().item(index)  # type: ignore[attr-defined]
-            item.setEnabled(False)
-            item.setToolTip(tr("graph.strategy.model.needs_chat"))
-            # drawn by the item delegate the style sheet's ::item:disabled colour reaches (the
-            # combo's own menu-like delegate drew it like the items that can be chosen)
-            self.strategy.setItemDelegate(QtWidgets.QStyledItemDelegate(self.strategy))
+        # drawn by the item delegate the style sheet's ::item:disabled colour reaches (the
+        # combo's own menu-like delegate drew a disabled item like those that can be chosen)
+        self.strategy.setItemDelegate(QtWidgets.QStyledItemDelegate(self.strategy))
         self.strategy.setCurrentIndex(self.strategy.findData(settings.strategy))
+        self.set_chat_model(chat_model)
         self.max_entities = QtWidgets.QSpinBox()
         self.max_entities.setRange(1, 200)
         self.max_entities.setValue(settings.max_entities_per_chunk)
@@ -80,6 +79,18 @@ class GraphSettingsDialog(FormDialog):
         self.build = self._build_request
         self.strategy.setFocus()
 
+    def set_chat_model(self, configured: bool) -> None:
+        """Offer the model strategy only with a chat model: offered without one, it was chosen
+        and "Extract graph" then failed at once with no estimate (a helper's try). A strategy
+        already "model" stays choosable (it is what is saved)."""
+        index = self.strategy.findData("model")
+        item = self.strategy.model().item(index)  # type: ignore[attr-defined]
+        offered = configured or self.strategy.currentData() == "model"
+        key = "graph.strategy.model" if offered else "graph.strategy.model.unavailable"
+        self.strategy.setItemText(index, tr(key))
+        item.setEnabled(offered)
+        item.setToolTip("" if offered else tr("graph.strategy.model.needs_chat"))
+
     def _explain(self) -> None:
         key = self.strategy.currentData()
         self.strategy_note.setText(tr(f"graph.strategy.{key}.note"))
@@ -110,6 +121,15 @@ def graph_settings_dialog(
     library_id = info.library_id
     dialog = GraphSettingsDialog(
         library_id, info.settings, weight, parent, info.estimated_model_calls is not None
+    )
+    # whether a chat model is set up now: the graph's state the caller holds may be older than
+    # the model (one set up since was still "needed" until a relaunch; a helper's try)
+    link.call(
+        CHAT_MODEL_GET,
+        ch.ChatGetRequest(),
+        lambda result, _e: (
+            dialog.set_chat_model(result.connection.kind != "none") if result is not None else None
+        ),
     )
 
     def finish(result: g.GraphInfo | None, error: KbError | None) -> None:
