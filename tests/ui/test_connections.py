@@ -441,6 +441,9 @@ def test_an_address_holding_a_key_is_refused_in_each_form(qtbot: QtBot, window: 
     dialog.chat_kind.setCurrentIndex(dialog.chat_kind.findData("openai-compatible"))
     dialog.chat_url.setText(keyed)
     dialog.chat_model.setText("qwen2.5")
+    # said as it is typed, where the "will be sent to …" line was, which repeated the key
+    path = dialog.chat.data_path.text()
+    assert "must not hold credentials" in path and "sk-typed-0003" not in path
     dialog.save_chat()
     assert "must not hold credentials" in dialog.chat_status.text()
     assert "sk-typed-0003" not in dialog.chat_status.text()
@@ -451,6 +454,8 @@ def test_an_address_holding_a_key_is_refused_in_each_form(qtbot: QtBot, window: 
     dialog.kind.setCurrentIndex(dialog.kind.findData("openai-compatible"))
     dialog.base_url.setText(keyed)
     dialog.model.setText("bge-m3")
+    assert "sk-typed-0003" not in dialog.data_path.text()
+    assert "must not hold credentials" in dialog.data_path.text()
     dialog.test()  # the embedding form's Test
     assert "must not hold credentials" in dialog.outcome.text()
     assert window.connections is dialog and dialog.isVisible()

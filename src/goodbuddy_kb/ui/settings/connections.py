@@ -30,6 +30,7 @@ from goodbuddy_kb.ui.settings.endpoint_form import (
     ModelPicker,
     PendingSave,
     Probe,
+    address_problem,
     clear_on_change,
     form_buttons,
     probe_of,
@@ -328,7 +329,8 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         """Where text would go with the form as it stands (saved or not)."""
         kind = str(self.kind.currentData())
         url, model = self.base_url.text().strip(), self.model.text().strip()
-        self.data_path.setText(say_text(m.data_path(kind, url or None, model or None)))
+        refused = address_problem(url) if kind in ("openai-compatible", "ollama") else None
+        self.data_path.setText(refused or say_text(m.data_path(kind, url or None, model or None)))
 
     def connection(self) -> m.EmbeddingConnection:
         remote = self.kind.currentData() in ("ollama", "openai-compatible")

@@ -29,7 +29,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.i18n.messages import say, say_error, say_field
+from goodbuddy_kb.ui.i18n.messages import say, say_error, say_field, say_text
 
 
 def problem(exc: ValueError) -> str:
@@ -38,6 +38,17 @@ def problem(exc: ValueError) -> str:
         first = invalid_request_from(exc).details["fields"][0]
         return say(first.get("code"), first.get("params"), str(first["problem"]))
     return str(exc)
+
+
+def address_problem(url: str) -> str | None:
+    """Why a service address cannot be saved (it holds credentials or a query), as the form
+    shows it, or None. The "where your text goes" line said it "will be sent to
+    http://user:secret@…", repeating the key, until Save refused it (a helper's try)."""
+    try:
+        m.check_service_url(url or None)
+    except ValueError as exc:
+        return "⚠ " + say_text(str(exc))
+    return None
 
 
 def status_label() -> QtWidgets.QLabel:
@@ -316,7 +327,10 @@ class EndpointForm(QtWidgets.QGroupBox):
     def _show_data_path(self) -> None:
         paths = "conn.path." + self.endpoint.paths
         url, model = self.url.text().strip(), self.model.text().strip()
-        if self.kind.currentData() == "none" or (not self.endpoint.kinds and not url):
+        refused = address_problem(url)
+        if refused is not None:  # said at once, and the address (with its key) not repeated
+            self.data_path.setText(refused)
+        elif self.kind.currentData() == "none" or (not self.endpoint.kinds and not url):
             self.data_path.setText(tr(paths + "_off"))
         elif url and model:
             # the form's values, not yet saved: they "will be" sent, once saved
