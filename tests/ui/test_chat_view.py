@@ -206,6 +206,8 @@ def test_model_decides_without_a_chat_model_answers_with_the_evidence_in_chinese
         qtbot.waitUntil(lambda: view.scope_button.text() == "Handbook · 每次先检索", timeout=5_000)
         assert "未配置对话模型：每个问题都先检索" in view.popover.note.text()
         assert view.popover.scope().mode == "auto"
+        # the chosen "Model decides" is greyed: not in effect, not to be chosen
+        assert view.popover.auto.isChecked() and not view.popover.auto.isEnabled()
         ask_chat(qtbot, view, "年假怎么结转？")
         text = view.transcript.toPlainText()
         # no model to decide: it searched first, and the answer is what the libraries say
@@ -218,6 +220,7 @@ def test_model_decides_without_a_chat_model_answers_with_the_evidence_in_chinese
         qtbot.waitUntil(
             lambda: view.scope_button.text() == "Handbook · 模型按需检索", timeout=5_000
         )
+        assert view.popover.auto.isChecked() and view.popover.auto.isEnabled()
         assert "未配置对话模型" not in view.popover.note.text()
     finally:
         win.link.shutdown()

@@ -56,6 +56,8 @@ class ScopePopover(QtWidgets.QFrame):
         #: Whether a chat model is set up: without one there is no model to decide, and every
         #: question searches first (the backend's rule), whichever mode is chosen.
         self.has_model = True
+        #: The mode the person chose (kept with the conversation, shown by the buttons).
+        self.chosen: c.RetrievalMode = "auto"
         #: The button the popover opens above.
         self._anchor: QtWidgets.QWidget | None = None
         self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
@@ -77,7 +79,7 @@ class ScopePopover(QtWidgets.QFrame):
             self.modes.addButton(button)
         self.modes.setExclusive(True)
         self.auto.setChecked(True)
-        self.modes.buttonToggled.connect(lambda _b, on: self._edited() if on else None)
+        self.modes.buttonToggled.connect(self._toggled)
         self.note = QtWidgets.QLabel()
         self.note.setWordWrap(True)
         #: The assistant instructions of the libraries in scope (hidden when none have any).
@@ -99,10 +101,29 @@ class ScopePopover(QtWidgets.QFrame):
 
     @property
     def mode(self) -> c.RetrievalMode:
-        return "always" if self.always.isChecked() else "auto"
+        """The mode the person chose (what a question is sent with; without a chat model the
+        backend searches first whichever it is)."""
+        return self.chosen
+
+    def _toggled(self, button: QtWidgets.QAbstractButton, on: bool) -> None:
+        if on and not self._quiet:
+            self.chosen = "always" if button is self.always else "auto"
+            self._edited()
+
+    def _show_mode(self) -> None:
+        """The buttons show the chosen mode; with no chat model "Model decides" is greyed, as
+        it is not in effect (it stood highlighted as ever beside a scope button saying "Always
+        retrieve first"; a helper's try), and cannot be chosen until a model is set up."""
+        self._quiet = True
+        (self.always if self.chosen == "always" else self.auto).setChecked(True)
+        self._quiet = False
+        self.auto.setEnabled(self.has_model)
+        what = "chat.mode.auto.what" if self.has_model else "chat.scope.no_chat_model"
+        self.auto.setToolTip(tr(what))
 
     def take_over(self, old: ScopePopover) -> None:
         """The scope and mode of ``old`` (a view being replaced)."""
+        self.has_model = old.has_model
         self.apply(old.scope())
 
     def scope(self) -> c.ChatScope:
@@ -119,9 +140,8 @@ class ScopePopover(QtWidgets.QFrame):
         emitted."""
         self.selected = set(scope.library_ids)
         self.known_libraries = set(scope.known_library_ids)
-        self._quiet = True
-        (self.always if scope.mode == "always" else self.auto).setChecked(True)
-        self._quiet = False
+        self.chosen = scope.mode
+        self._show_mode()
         if self.libraries:
             self.set_libraries(self.libraries)
         else:
@@ -145,6 +165,7 @@ class ScopePopover(QtWidgets.QFrame):
         if configured == self.has_model:
             return
         self.has_model = configured
+        self._show_mode()
         self.sync(from_list=False)
 
     def summary(self) -> str:
