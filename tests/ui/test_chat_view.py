@@ -225,3 +225,23 @@ def test_model_decides_without_a_chat_model_answers_with_the_evidence_in_chinese
     finally:
         win.link.shutdown()
         set_language("en")
+
+
+def test_an_answer_the_model_gave_without_searching_says_so_in_the_window(
+    qtbot: QtBot, window: MainWindow, make_library: MakeLibrary
+) -> None:
+    """In "Model decides" mode a model that answered "[1]" without searching showed no badge:
+    the answer carried no retrieval state, so the badge written for it never appeared (a
+    helper's try under Xvfb)."""
+    make_library(handbook())
+    script = ChatScript(turns=[[{"text": "It is 600 a night [1]."}]])
+    with chat_server(script) as base:
+        chat_with(qtbot, window, base)
+        view = window.chat_view
+        qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
+        qtbot.waitUntil(view.popover.auto.isEnabled, timeout=5_000)
+        view.popover.auto.setChecked(True)
+        ask_chat(qtbot, view, "How much for a hotel night?")
+    text = view.transcript.toPlainText()
+    assert "The model did not search your libraries: not checked against your documents" in text
+    assert view.citations.rowCount() == 0

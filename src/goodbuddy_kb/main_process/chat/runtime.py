@@ -363,6 +363,12 @@ class ChatRuntime:
                 found += hit
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
         if not searches:
+            if state is None and request.kind == "text":
+                # "model decides" and the model did not search: the answer says so (its "[1]"
+                # points at nothing); a state of None showed no badge at all (a helper's try)
+                return RetrievalState(
+                    mode=request.mode, status="none", library_ids=sorted(scope.library_ids)
+                )
             return state
         return after_tool_searches(request, scope, state, evidence, searches, found)
 
