@@ -30,14 +30,13 @@ from goodbuddy_kb.ui.settings.endpoint_form import (
     ModelPicker,
     PendingSave,
     Probe,
-    address_problem,
     clear_on_change,
     form_buttons,
     probe_of,
-    problem,
     show_address_example,
     status_label,
 )
+from goodbuddy_kb.ui.settings.problems import address_problem, problem
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
 
 KINDS = ("local", "ollama", "openai-compatible", "none")

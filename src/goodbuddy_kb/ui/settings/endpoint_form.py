@@ -12,11 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Generic, Literal, Protocol, TypeVar
 
-from pydantic import ValidationError
-
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import models as m
-from goodbuddy_kb.contracts.errors import KbError, invalid_request_from
+from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_TEST,
     CHAT_MODEL_UPDATE,
@@ -29,26 +27,8 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.i18n.messages import say, say_error, say_field, say_text
-
-
-def problem(exc: ValueError) -> str:
-    """The readable part of a validation error (no library footnotes)."""
-    if isinstance(exc, ValidationError) and exc.errors():
-        first = invalid_request_from(exc).details["fields"][0]
-        return say(first.get("code"), first.get("params"), str(first["problem"]))
-    return str(exc)
-
-
-def address_problem(url: str) -> str | None:
-    """Why a service address cannot be saved (it holds credentials or a query), as the form
-    shows it, or None. The "where your text goes" line said it "will be sent to
-    http://user:secret@…", repeating the key, until Save refused it (a helper's try)."""
-    try:
-        m.check_service_url(url or None)
-    except ValueError as exc:
-        return "⚠ " + say_text(str(exc))
-    return None
+from goodbuddy_kb.ui.i18n.messages import say_error, say_field
+from goodbuddy_kb.ui.settings.problems import address_problem, problem
 
 
 def status_label() -> QtWidgets.QLabel:

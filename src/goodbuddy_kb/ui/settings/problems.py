@@ -1,0 +1,29 @@
+"""Why a model connection form's values cannot be used, as the form says it: a validation
+error's readable part, and a service address that holds credentials or a query."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts.errors import invalid_request_from
+from goodbuddy_kb.ui.i18n.messages import say, say_text
+
+
+def problem(exc: ValueError) -> str:
+    """The readable part of a validation error (no library footnotes)."""
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = invalid_request_from(exc).details["fields"][0]
+        return say(first.get("code"), first.get("params"), str(first["problem"]))
+    return str(exc)
+
+
+def address_problem(url: str) -> str | None:
+    """Why a service address cannot be saved (it holds credentials or a query), as the form
+    shows it, or None. The "where your text goes" line said it "will be sent to
+    http://user:secret@…", repeating the key, until Save refused it (a helper's try)."""
+    try:
+        m.check_service_url(url or None)
+    except ValueError as exc:
+        return "⚠ " + say_text(str(exc))
+    return None
