@@ -17,7 +17,7 @@ import sys
 from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
-from goodbuddy_kb.cli.output import emit
+from goodbuddy_kb.cli.output import EXIT_INTERRUPTED, emit
 from goodbuddy_kb.cli.resolve import resolve_document
 from goodbuddy_kb.cli.tasks import finish, wait_for_library, wait_for_tasks
 from goodbuddy_kb.contracts import models as m
@@ -33,8 +33,6 @@ from goodbuddy_kb.contracts.methods import (
     VECTORS_REBUILD,
 )
 from goodbuddy_kb.contracts.paths import readable_path
-
-EXIT_INTERRUPTED = 130
 
 
 def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:

@@ -31,6 +31,13 @@ def _matches(relative: str, patterns: list[str]) -> bool:
     return any(fnmatch.fnmatchcase(relative, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
+def _patterns_take(relative: str, include: list[str], exclude: list[str]) -> bool:
+    """Whether a folder source's patterns take the file at ``relative`` (POSIX, from its root)."""
+    if include and not _matches(relative, include):
+        return False
+    return not (exclude and _matches(relative, exclude))
+
+
 def selects(root: Path, path: Path, include: list[str], exclude: list[str]) -> bool:
     """Whether listing ``root`` with these patterns takes the file ``path``, as ``list_folder``
     would (a hidden name on the way or an unreadable type: not)."""
@@ -41,10 +48,7 @@ def selects(root: Path, path: Path, include: list[str], exclude: list[str]) -> b
         return False
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
         return False
-    posix = relative.as_posix()
-    if include and not _matches(posix, include):
-        return False
-    return not (exclude and _matches(posix, exclude))
+    return _patterns_take(relative.as_posix(), include, exclude)
 
 
 def list_folder(root: Path, include: list[str], exclude: list[str]) -> list[str]:
@@ -65,9 +69,6 @@ def list_folder(root: Path, include: list[str], exclude: list[str]) -> list[str]
             if path.is_symlink() or not path.is_file():
                 continue  # links, FIFOs, sockets, devices: reading could escape, hang or fail
             relative = path.relative_to(root).as_posix()
-            if include and not _matches(relative, include):
-                continue
-            if exclude and _matches(relative, exclude):
-                continue
-            found.append(wire_path(relative))
+            if _patterns_take(relative, include, exclude):
+                found.append(wire_path(relative))
     return sorted(found)
