@@ -342,3 +342,34 @@ def test_long_paths_and_both_channels_read_whole_with_a_rerank(
     whole(bench)
     shoot(bench, "workbench-1280-rerank-en")
     bench.reject()
+
+
+def test_the_same_text_at_two_places_is_one_result_naming_the_other(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """A note copied into another folder of the library was listed twice, one place of the
+    top K spent on nothing new: it is one row, "+1" beside its path, the other named in the
+    preview."""
+    policy = "# Travel\n\nHotel limit in first-tier cities: 600 CNY per night.\n"
+    files = {
+        "policy.md": policy,
+        "archive/policy-2025.md": policy,
+        "meals.md": "# Meals\n\nMeal allowance on trips: 80 CNY per day.\n",
+    }
+    library_with_folder(qtbot, window, tmp_path / "kb", files)
+    bench = ask(qtbot, window, "hotel limit first-tier cities")
+    answer = bench.response
+    assert answer is not None
+    listed = [x.document_path for x in (*answer.results, *answer.below_floor)]
+    assert len(listed) == len(set(listed)), listed
+    paths = [bench.results.data(bench.results.index(row, 1)) for row in range(2)]
+    first = bench.results.rows[0]
+    other = first.same_text[0].document_path
+    assert paths[0].endswith("  +1") and {first.document_path, other} == {
+        "policy.md",
+        "archive/policy-2025.md",
+    }, paths
+    bench.table.selectRow(0)
+    qtbot.waitUntil(lambda: "The same text is also in: " in bench.preview.toPlainText())
+    assert other in bench.preview.toPlainText()
+    bench.reject()

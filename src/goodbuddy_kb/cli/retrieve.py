@@ -104,6 +104,9 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
             f"{x.rank:>2}. {r.relevance_figure(x.relevance, 3)}  [{ranks}{sim}; before rerank #{x.pre_rerank_rank}]  {readable_path(x.document_path)}"
         )
         print(f"    {x.snippet}")
+        if x.same_text:
+            names = ", ".join(readable_path(d.document_path) for d in x.same_text)
+            print(f"    the same text is also in: {names}")
     if res.zero_result:
         print(
             f"No results ({res.zero_result.reason}): {res.zero_result.message}\nNext: {res.zero_result.next_step}"

@@ -140,6 +140,17 @@ class Diagnostics(ContractModel):
     best_relevance: float | None = None
 
 
+class SameText(ContractModel):
+    """A passage whose text is the same as a result's (the same file at two places): listed
+    under that result instead of taking a place of its own."""
+
+    chunk_id: EntityId
+    document_id: EntityId
+    source_id: EntityId
+    document_title: str
+    document_path: str
+
+
 class RetrievalResult(ContractModel):
     rank: int
     chunk_id: EntityId
@@ -163,6 +174,8 @@ class RetrievalResult(ContractModel):
     graph_reasons: list[str] = Field(default_factory=list)
     #: Below the minimum relevance: listed for diagnosis, never evidence.
     below_floor: bool = False
+    #: Passages ranked lower with the very same text, in other documents or places.
+    same_text: list[SameText] = Field(default_factory=list)
 
 
 class ContextGroup(ContractModel):

@@ -197,13 +197,20 @@ def _retrieve(
     group_text = {cid: g.text for g in res.context.groups for cid in g.hit_chunk_ids}
     own = texts.of([x.chunk_id for x in res.results])
     path = {x.document_id: prefixes.get(x.source_id, "") + x.document_path for x in res.results}
-    ranked = [
-        (path[x.document_id], own.get(x.chunk_id) or group_text.get(x.chunk_id, x.snippet))
-        for x in res.results
-    ]
+    ranked: list[tuple[str, str]] = []
+    relevances: list[float] = []
+    for x in res.results:
+        text = own.get(x.chunk_id) or group_text.get(x.chunk_id, x.snippet)
+        # a passage folded into a result for having the same text is the same answer: judged
+        # where it stood, right after that result
+        for p in [path[x.document_id]] + [
+            prefixes.get(d.source_id, "") + d.document_path for d in x.same_text
+        ]:
+            ranked.append((p, text))
+            relevances.append(x.relevance)
     context = [(path.get(g.document_id, ""), g.text) for g in res.context.groups]
     top = max((x.relevance for x in res.results), default=0.0)
-    return judge(query, ranked, context, top, latency, [x.relevance for x in res.results])
+    return judge(query, ranked, context, top, latency, relevances)
 
 
 def _baseline(

@@ -35,6 +35,8 @@ class Candidate:
     locator: dict[str, Any] = field(default_factory=dict)
     document_title: str = ""
     document_path: str = ""
+    #: candidates ranked lower with the same text (``distinct``), folded into this one
+    same_text: list[Candidate] = field(default_factory=list)
 
 
 def load(conn: sqlite3.Connection, candidates: Iterable[Candidate]) -> list[Candidate]:
@@ -63,3 +65,22 @@ def load(conn: sqlite3.Connection, candidates: Iterable[Candidate]) -> list[Cand
     order = {cid: i for i, cid in enumerate(by_id)}
     loaded.sort(key=lambda c: order[c.chunk_id])
     return loaded
+
+
+def distinct(ranked: Iterable[Candidate], limit: int) -> list[Candidate]:
+    """The first ``limit`` candidates whose texts differ (whitespace aside), in rank order; a
+    candidate repeating a kept one's text (the same file imported at two paths, a paragraph
+    copied into two notes) is folded into it (``same_text``, once per document) instead of
+    taking a place."""
+    kept: dict[str, Candidate] = {}
+    for c in ranked:
+        key = " ".join(c.content.split())
+        first = kept.get(key)
+        if first is not None:
+            # named once per other document (a text repeated within one document is one passage)
+            documents = {first.document_id, *(d.document_id for d in first.same_text)}
+            if c.document_id not in documents:
+                first.same_text.append(c)
+        elif len(kept) < limit:
+            kept[key] = c
+    return list(kept.values())

@@ -11,6 +11,7 @@ from goodbuddy_kb.contracts.retrieval import (
     Diagnostics,
     RerankDiagnostics,
     RetrievalResult,
+    SameText,
 )
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.main_process.lexical import LexicalQuery
@@ -136,6 +137,16 @@ def to_result(
         pre_rerank_rank=c.pre_rank,
         relevance=round(c.relevance, 6),
         features={k: round(v, 6) for k, v in c.features.items()},
+        same_text=[
+            SameText(
+                chunk_id=d.chunk_id,
+                document_id=d.document_id,
+                source_id=d.source_id,
+                document_title=d.document_title,
+                document_path=d.document_path,
+            )
+            for d in c.same_text
+        ],
     )
 
 

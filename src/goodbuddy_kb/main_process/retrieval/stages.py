@@ -16,7 +16,7 @@ from goodbuddy_kb.contracts.settings import FusionMethod
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.lexical import LexicalQuery
 from goodbuddy_kb.main_process.retrieval import calibration, fusion, learned
-from goodbuddy_kb.main_process.retrieval.candidate import Candidate
+from goodbuddy_kb.main_process.retrieval.candidate import Candidate, distinct
 from goodbuddy_kb.main_process.retrieval.channels import ChannelRun
 from goodbuddy_kb.main_process.retrieval.context import ContextSource, assemble
 from goodbuddy_kb.main_process.retrieval.rerank import features as rerank_features
@@ -203,7 +203,7 @@ class RelevanceStage:
     observable: Mapping[str, float] = field(default_factory=dict)
 
     def run(self, ranked: list[Candidate], query: LexicalQuery) -> Relevance:
-        shown = ranked[: self.top_k]
+        shown = distinct(ranked, self.top_k)
         best_fused = max((c.fused for c in ranked), default=0.0)
         for c in shown:
             if not c.features or "coverage" not in c.features:

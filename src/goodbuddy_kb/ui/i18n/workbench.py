@@ -88,6 +88,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "diag.graph_paths": ("图谱路径：{v}", "Graph paths: {v}"),
     "workbench.graph_reasons": ("图谱依据：{v}", "From the knowledge graph: {v}"),
+    "workbench.same_text": ("同样的文字也在：{v}", "The same text is also in: {v}"),
     "diag.timings": ("耗时（毫秒）：{v}；总计 {total:.0f}", "Timings (ms): {v}; total {total:.0f}"),
     "diag.rerank": (
         "重排：请求 {requested}，实际 {applied}",

@@ -27,6 +27,21 @@ def relevance_tip(x: r.RetrievalResult) -> str:
     return f"{text}\n{tr('relevance.below_floor.tip')}" if x.below_floor else text
 
 
+def path_cell(x: r.RetrievalResult) -> str:
+    """The document's path, and "+n" when n passages elsewhere have the same text."""
+    text = path_text(x.document_path)
+    return f"{text}  +{len(x.same_text)}" if x.same_text else text
+
+
+def same_text_line(x: r.RetrievalResult) -> str:
+    names = tr("list.join").join(path_text(d.document_path) for d in x.same_text)
+    return tr("workbench.same_text", v=names)
+
+
+def path_tip(x: r.RetrievalResult) -> str:
+    return f"{x.document_title}\n{same_text_line(x)}" if x.same_text else x.document_title
+
+
 def locator_text(x: r.RetrievalResult) -> str:
     """Where the hit is, worded as everywhere else (its heading path from the result)."""
     return format_locator(Locator.from_wire({**x.locator, "headingPath": x.heading_path}))
@@ -34,7 +49,7 @@ def locator_text(x: r.RetrievalResult) -> str:
 
 RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
     Column("col.rank", lambda x: str(x.rank)),
-    Column("col.path", lambda x: path_text(x.document_path), lambda x: x.document_title),
+    Column("col.path", path_cell, path_tip),
     Column("col.locator", locator_text),
     Column("col.relevance", relevance_cell, relevance_tip),
     Column(
@@ -61,4 +76,5 @@ def preview_html(x: r.RetrievalResult) -> str:
         if x.graph_reasons
         else ""
     )
-    return f"<p><b>{html.escape(where)}</b></p>{text_html(x.snippet)}{graph}"
+    same = f"<p><i>{html.escape(same_text_line(x))}</i></p>" if x.same_text else ""
+    return f"<p><b>{html.escape(where)}</b></p>{text_html(x.snippet)}{graph}{same}"
