@@ -192,3 +192,27 @@ def test_the_lengths_the_chosen_mode_does_not_cut_by_are_off(
     tab.save_chunking_settings()  # fixed, from structure: an unused length keeps its value
     qtbot.waitUntil(tab.rebuild_notice.isVisible, timeout=5_000)
     assert fields["parentCharacters"].value() == parent  # type: ignore[attr-defined]
+
+
+@pytest.mark.usefixtures("library")
+def test_a_refused_length_reads_in_words_within_the_panel(qtbot: QtBot, window: MainWindow) -> None:
+    """Target 400 with an overlap of 3,200 said "must be at most 40% of targetCharacters (160)"
+    in English, a name from the code, on one line that widened the panel past an 860-pixel
+    window: a sideways scroll bar appeared and cut every field's range (a helper's try)."""
+    window.resize(800, 600)
+    tab = window.settings_tab
+    window.tabs.setCurrentWidget(tab)
+    tab.mode_box.setCurrentIndex(tab.mode_box.findData("fixed"))
+    tab.fields["targetCharacters"].setValue(400)  # type: ignore[attr-defined]
+    tab.fields["overlapCharacters"].setValue(3_200)  # type: ignore[attr-defined]
+    tab.save_chunking_settings()
+    error = tab.errors["overlapCharacters"]
+    qtbot.waitUntil(error.isVisible, timeout=5_000)
+    assert "at most 40% of the target length (160)" in error.text(), error.text()
+    assert "targetCharacters" not in error.text()
+    qtbot.wait(50)
+    scroll = tab.findChild(QtWidgets.QScrollArea)
+    assert scroll is not None
+    bar = scroll.horizontalScrollBar()
+    assert bar is not None and bar.maximum() == 0, "no sideways scrolling"
+    assert error.geometry().right() <= scroll.viewport().width()

@@ -425,8 +425,8 @@ CATALOGUE: dict[str, str] = {
         "no channel that can run has a weight above 0: give full-text, the knowledge graph or"
         " vectors (with an embedding model configured) a weight"
     ),
-    "invalid.overlap_share": "must be at most 40% of targetCharacters ({limit})",
-    "invalid.child_vs_parent": "must be smaller than parentCharacters ({limit})",
+    "invalid.overlap_share": "must be at most 40% of the target length ({limit})",
+    "invalid.child_vs_parent": "must be smaller than the parent length ({limit})",
     "invalid.empty": "must not be empty",
     "invalid.control_characters": "must not contain control characters",
     "invalid.too_many_characters": "must be at most {limit} {limit:plural:character|characters}",

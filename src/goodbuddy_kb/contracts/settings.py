@@ -66,7 +66,7 @@ class KnowledgeChunkingSettings(ContractModel):
         target = info.data.get("target_characters")
         if isinstance(target, int) and value > int(target * MAX_OVERLAP_SHARE):
             raise ValueError(
-                f"must be at most 40% of targetCharacters ({int(target * MAX_OVERLAP_SHARE)})"
+                f"must be at most 40% of the target length ({int(target * MAX_OVERLAP_SHARE)})"
             )
         return value
 
@@ -75,5 +75,5 @@ class KnowledgeChunkingSettings(ContractModel):
     def _child_below_parent(cls, value: int, info: ValidationInfo) -> int:
         parent = info.data.get("parent_characters")
         if isinstance(parent, int) and value >= parent:
-            raise ValueError(f"must be smaller than parentCharacters ({parent})")
+            raise ValueError(f"must be smaller than the parent length ({parent})")
         return value

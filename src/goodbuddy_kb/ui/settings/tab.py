@@ -236,6 +236,9 @@ class SettingsTab(QtWidgets.QWidget):
         box.setAccessibleName(tr(f"field.{name}"))
         error = QtWidgets.QLabel()
         error.setObjectName("fieldError")
+        # a problem reads whole within the panel (unwrapped, it widened the panel past the window
+        # and a sideways scroll bar cut the range beside every field)
+        error.setWordWrap(True)
         error.hide()
         holder = QtWidgets.QWidget()
         inner = QtWidgets.QVBoxLayout(holder)
