@@ -3,7 +3,9 @@ one document with the library's current settings, following the task's progress.
 makes only the library's vectors again, with the embedding model set up now (after a change of
 model: the chunks and manual work stay as they are). Exits non-zero
 when the rebuild (or the vector work it queued) failed, left documents failed, or was cancelled;
-Ctrl-C cancels the rebuild (already replaced documents stay).
+Ctrl-C cancels the rebuild (already replaced documents stay). Exits 3 when it skipped documents
+to keep their manual work: the library's new settings do not yet apply to them, and a script
+must be able to tell that from a rebuild that applied them everywhere.
 
 Before it starts it says which documents hold manual chunk work (edited, disabled, deleted
 chunks). That work is carried over where the new chunking keeps its text; a document where it
@@ -17,7 +19,7 @@ import sys
 from typing import Any
 
 from goodbuddy_kb.bridge.launcher import Session
-from goodbuddy_kb.cli.output import EXIT_INTERRUPTED, emit
+from goodbuddy_kb.cli.output import EXIT_INTERRUPTED, EXIT_PARTIAL, emit
 from goodbuddy_kb.cli.resolve import resolve_document
 from goodbuddy_kb.cli.tasks import finish, wait_for_library, wait_for_tasks
 from goodbuddy_kb.contracts import models as m
@@ -56,7 +58,8 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
         "--discard-edits",
         action="store_true",
         help="rebuild documents even where the new chunking cannot keep their manual chunk work"
-        " (edited, disabled or deleted chunks) and discard that work; without it they are skipped",
+        " (edited, disabled or deleted chunks) and discard that work; without it they are"
+        " skipped, and the command exits 3 (the new settings do not yet apply to them)",
     )
 
 
@@ -110,7 +113,10 @@ def cmd_rebuild(args: argparse.Namespace, session: Session, library_id: str) -> 
     summary = rebuilt[0].summary if rebuilt else None
     if not quiet and summary is not None and summary.manual_work is not None:
         print(outcome_text(summary.manual_work))
-    return status or (1 if not rebuilt or rebuilt[0].failed_documents else 0)
+    if status or not rebuilt or rebuilt[0].failed_documents:
+        return status or 1
+    work = summary.manual_work if summary is not None else None
+    return EXIT_PARTIAL if work is not None and work.skipped_documents else 0
 
 
 def _counts(counts: r.ManualWorkCounts) -> str:

@@ -119,8 +119,13 @@ def _summary_text(summary: t.TaskSummary | None) -> str:
         where = f" in {', '.join(work.discarded_paths)}" if work.discarded_paths else ""
         parts.append(f"manual work on {plural(work.discarded.total, 'chunk')} discarded{where}")
     if summary.settings_applied is not None:
+        skipped = work is not None and work.skipped_documents > 0
         parts.append(
-            "new settings in effect" if summary.settings_applied else "still waiting for rebuild"
+            "new settings in effect"
+            if summary.settings_applied
+            else "new settings not yet applied to the skipped documents"
+            if skipped
+            else "still waiting for rebuild"
         )
     return f" ({', '.join(parts)})"
 

@@ -38,6 +38,10 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "task.summary.applied": ("新设置已生效", "new settings in effect"),
     "task.summary.still_pending": ("仍在等待重建", "still waiting for rebuild"),
+    "task.summary.not_for_skipped": (
+        "新设置尚未用于跳过的文档",
+        "new settings not yet applied to the skipped documents",
+    ),
     "task.kind.graph": ("图谱抽取", "Graph extraction"),
     "task.kind.ocr": ("OCR 识别", "OCR"),
     "task.ocr_pages": (

@@ -116,8 +116,15 @@ def _counts(info: t.TaskInfo) -> str:
         )
     parts += manual_work_parts(s.manual_work)
     if s.settings_applied is not None:
+        skipped = s.manual_work is not None and s.manual_work.skipped_documents > 0
         parts.append(
-            tr("task.summary.applied" if s.settings_applied else "task.summary.still_pending")
+            tr(
+                "task.summary.applied"
+                if s.settings_applied
+                else "task.summary.not_for_skipped"
+                if skipped
+                else "task.summary.still_pending"
+            )
         )
     return " · ".join(parts)
 
