@@ -146,10 +146,10 @@ def test_keyboard_only_maintenance(
     box = dialog.confirm_box
     assert box is not None
     assert (
-        "Delete chunk #2 (Rules > Rule 2)" in box.text() and "not changed or deleted" in box.text()
+        "Delete chunk #2 · Rules > Rule 2" in box.text() and "not changed or deleted" in box.text()
     )
     confirm = box.property("confirmButton")
-    assert confirm.text() == "Delete chunk #2 (Rules > Rule 2)"
+    assert confirm.text() == "Delete chunk #2 · Rules > Rule 2"
     shoot(box, "chunks-delete-confirm-en")
     with qtbot.waitSignal(dialog.notice, timeout=5_000):
         press(qtbot, confirm, Key.Key_Space)
@@ -362,8 +362,11 @@ def test_looks(qtbot: QtBot, window: MainWindow, qapp: QtWidgets.QApplication) -
         assert zh.windowTitle() == "分块 — rules.md" and "再次同步" in zh.warning.text()
         assert zh.pane.switch.accessibleName() == "参与检索开关，当前：开"
         qtbot.waitUntil(lambda: zh.detail is not None, timeout=5_000)
-        # the heading in full-width brackets, as Chinese text takes them
-        assert "分块 #1（Rules > Rule 1）" in zh.pane.chunk_title.text(), zh.pane.chunk_title.text()
+        # the heading after a dot (a title's own brackets nested in the label's read
+        # "分块 #1（差旅报销制度（2024 修订版））"), escaped in the rich-text title
+        assert "分块 #1 · Rules &gt; Rule 1" in zh.pane.chunk_title.text(), (
+            zh.pane.chunk_title.text()
+        )
         shoot(zh, "chunks-dark-zh")
         apply_theme(qapp, dark=False)
         zh.resize(800, 600)

@@ -5,6 +5,8 @@ rows — reads as a table until it is edited), and the edit, save, cancel and de
 
 from __future__ import annotations
 
+import html
+
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.limits import MAX_CHUNK_CONTENT_CHARACTERS
@@ -104,8 +106,10 @@ class ChunkPaneWidget(QtWidgets.QWidget):
     # -- showing -------------------------------------------------------------------------------
     def show_chunk(self, detail: k.ChunkDetail) -> None:
         chunk = detail.chunk
+        # rich text: a heading's own "<" or "&" must read as written
         self.chunk_title.setText(
-            f"<b>{tr('chunks.chunk', label=chunk_label(chunk))}</b> · {role_text(chunk)}"
+            f"<b>{html.escape(tr('chunks.chunk', label=chunk_label(chunk)))}</b>"
+            f" · {html.escape(role_text(chunk))}"
             f" · {tr('chunks.characters', count=chunk.character_count)}"
             + (f" · {tr('chunks.edited')}" if chunk.manually_edited else "")
         )

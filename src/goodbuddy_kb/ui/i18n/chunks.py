@@ -46,7 +46,8 @@ CHUNK_STRINGS: dict[str, tuple[str, str]] = {
     "chunks.edited": ("✎ 已修改", "✎ Edited"),
     "chunks.chunk": ("分块 {label}", "Chunk {label}"),
     # a chunk's number and its heading, in the brackets each language's text takes
-    "chunks.label_heading": ("#{number}（{heading}）", "#{number} ({heading})"),
+    # the heading (a document title) may hold brackets of its own: "#1（差旅制度（2024 修订版））"
+    "chunks.label_heading": ("#{number} · {heading}", "#{number} · {heading}"),
     "chunks.characters": ("{count} 个字符", "{count} {count:plural:character|characters}"),
     "chunks.none": ("没有选中的分块。", "No chunk selected."),
     "chunks.parent_note": (
