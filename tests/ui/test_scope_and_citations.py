@@ -17,7 +17,12 @@ from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.chat import MAX_MESSAGE_CHARACTERS
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.locator import Locator
-from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, LIBRARY_CREATE, VECTORS_STATUS
+from goodbuddy_kb.contracts.methods import (
+    EMBEDDING_UPDATE,
+    LIBRARY_CREATE,
+    LIBRARY_DELETE,
+    VECTORS_STATUS,
+)
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.chat.citations import (
     CHANNELS,
@@ -233,6 +238,29 @@ def test_a_citation_marker_opens_its_context(
     qtbot.mouseClick(view.transcript.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=point)
     qtbot.waitUntil(lambda: bool(view.reference.toPlainText()), timeout=5_000)
     assert view.citation_view.currentIndex().row() == 0
+
+
+@pytest.mark.usefixtures("library")
+def test_a_citation_whose_library_was_deleted_says_so(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """After the library was deleted, its sources in an older answer said only "library not
+    found", and Open source "The operation failed: library not found" (a helper's try)."""
+    script = ChatScript(turns=[[{"text": "One night costs at most 600 yuan [1]."}]])
+    with chat_server(script) as base:
+        view = searching_first(qtbot, window, base)
+        ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
+    assert view.citations.rowCount() >= 1
+    library_id = view.citations.row_at(0).library_id
+    wait_call(qtbot, window, LIBRARY_DELETE, lib.LibraryDeleteRequest(library_id=library_id))
+    view.citation_view.clearSelection()
+    view.citation_view.selectRow(0)
+    view.sources.show_context()
+    gone = "This source is no longer in your libraries"
+    qtbot.waitUntil(lambda: gone in view.reference.toPlainText(), timeout=5_000)
+    qtbot.mouseClick(view.open_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: gone in view.sources.opened.text(), timeout=5_000)
+    assert "library not found" not in view.sources.opened.text()
 
 
 @pytest.mark.parametrize(("language", "dark"), [("en", False), ("zh", True)])

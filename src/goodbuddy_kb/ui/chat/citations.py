@@ -13,7 +13,7 @@ from typing import Any
 
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import retrieval as r
-from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.errors import KbError, NotFoundError
 from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.methods import REFERENCE_CONTEXT, REFERENCE_OPEN
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
@@ -29,6 +29,14 @@ from goodbuddy_kb.ui.widgets.table_text import one_line
 
 #: How much of a snippet a tooltip shows (the context pane has the whole chunk).
 TOOLTIP_SNIPPET = 400
+
+
+def _failed(error: KbError | None) -> str:
+    """Why a citation cannot be shown: a source gone since the answer (its library, document or
+    chunk deleted, or rebuilt into new chunks) says so, not "library not found"."""
+    if isinstance(error, NotFoundError):
+        return tr("chat.source_gone")
+    return say_error(error) if error else ""
 
 
 def _channels(x: c.Citation) -> str:
@@ -275,7 +283,7 @@ class CitationsPane(QtWidgets.QWidget):
             if self._reference() != ref:
                 return  # another citation, or another answer's list, is shown by now
             if result is None:
-                self.reference.setPlainText(say_error(error) if error else "")
+                self.reference.setPlainText(_failed(error))
             else:
                 self.reference.setHtml(reference_html(result))
                 if len(result.chunks) > 1:  # the cited chunk first, its neighbours around it
@@ -290,6 +298,9 @@ class CitationsPane(QtWidgets.QWidget):
         locator = Locator.from_wire(x.locator)
 
         def done(_result: object, error: KbError | None) -> None:
+            if isinstance(error, NotFoundError):  # nothing left to open, copy or show
+                self.opened.setText(_failed(error))
+                return
             self.opened.setText(open_outcome(x.document_title, locator, error))
             if error is not None:
                 self.opener.failed(ref.library_id, ref.document_id, error)

@@ -4,6 +4,11 @@ and citations (merged into ``i18n.STRINGS``)."""
 from __future__ import annotations
 
 CHAT_STRINGS: dict[str, tuple[str, str]] = {
+    "chat.source_gone": (
+        "这个来源已不在你的知识库中：回答之后，它所在的知识库、文档或分块已被删除，或已重建为新的分块。",
+        "This source is no longer in your libraries: since this answer, its library, document or"
+        " chunk was deleted, or rebuilt into new chunks.",
+    ),
     "chat.conversations": ("对话列表", "Conversations"),
     "chat.new": ("新对话", "New chat"),
     "chat.input": ("输入问题", "Your message"),
