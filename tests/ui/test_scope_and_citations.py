@@ -28,6 +28,7 @@ from goodbuddy_kb.ui.chat.citations import (
     CHANNELS,
     CITATION_COLUMNS,
     DOCUMENT,
+    CitationsModel,
     DOCUMENT_MIN,
     SNIPPET,
 )
@@ -180,6 +181,13 @@ def test_citations_show_library_document_source_and_locator(
         assert header == ("Location" if language == "en" else "定位")
         locator = view.citations.data(view.citations.index(0, 1))
         assert labels[-1] in locator, locator
+        # the tooltip names the file and the library (it gave the title alone: two files, or
+        # the same notes in two libraries, read alike; a helper's try)
+        tip = view.citations.data(
+            view.citations.index(0, DOCUMENT), QtCore.Qt.ItemDataRole.ToolTipRole
+        )
+        library_line = "library: Handbook" if language == "en" else "知识库：Handbook"
+        assert "policy_zh.md" in tip and library_line in tip, tip
         view.citation_view.selectRow(0)  # the context pane follows the selection
         qtbot.waitUntil(lambda: library_label in view.reference.toPlainText(), timeout=5_000)
         for expected in ("Handbook", folder, *labels):
@@ -193,6 +201,7 @@ def test_citations_show_library_document_source_and_locator(
 
 def test_citation_model_passes_the_model_tester(qtmodeltester: object) -> None:
     qtmodeltester.check(RowsModel(CITATION_COLUMNS), force_py=False)  # type: ignore[attr-defined]
+    qtmodeltester.check(CitationsModel(), force_py=False)  # type: ignore[attr-defined]
 
 
 def test_locators_read_as_pages_lines_and_headings() -> None:

@@ -110,6 +110,8 @@ class Citation(ContractModel):
     document_title: str
     locator: dict[str, Any]
     snippet: str
+    #: The document's path inside its source ("" for a citation stored before it was kept).
+    document_path: str = ""
 
 
 class RetrievalState(ContractModel):

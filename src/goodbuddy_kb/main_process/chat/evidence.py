@@ -55,6 +55,7 @@ def _citation(number: int, group: ContextGroup, result: RetrievalResult | None) 
             document_title=result.document_title,
             locator=result.locator,
             snippet=result.snippet,
+            document_path=result.document_path,
         )
     return Citation(
         number=number,

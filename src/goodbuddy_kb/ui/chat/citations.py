@@ -9,6 +9,7 @@ then the channels columns step aside — both stay readable in the tooltip and t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from goodbuddy_kb.contracts import chat as c
@@ -20,7 +21,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import channel_name, listing, tr
 from goodbuddy_kb.ui.i18n.messages import say_error
-from goodbuddy_kb.ui.widgets.locator import format_locator
+from goodbuddy_kb.ui.widgets.locator import format_locator, path_text
 from goodbuddy_kb.ui.widgets.reference_view import open_outcome, reference_html, show_hit
 from goodbuddy_kb.ui.widgets.relevance import relevance_dots, relevance_text
 from goodbuddy_kb.ui.widgets.source_opener import SourceOpener, outcome_label
@@ -48,13 +49,23 @@ def _place(x: c.Citation) -> str:
     return format_locator(Locator.from_wire(x.locator))
 
 
-def citation_tooltip(x: c.Citation) -> str:
-    """The whole citation in a few lines: document, location, relevance and channels, snippet."""
+def citation_tooltip(x: c.Citation, library: str | None = None) -> str:
+    """The whole citation in a few lines: document (its file and library: two files, or two
+    libraries, may hold documents of one title), location, relevance and channels, snippet."""
     line = one_line(x.snippet)
     snippet = line if len(line) <= TOOLTIP_SNIPPET else line[:TOOLTIP_SNIPPET] + "…"
     channels = _channels(x)
+    where = " · ".join(
+        p
+        for p in (
+            path_text(x.document_path) if x.document_path else "",
+            tr("chat.in_library", name=library) if library else "",
+        )
+        if p
+    )
     head = [
         x.document_title,
+        where,
         _place(x),
         f"{tr('col.relevance')} {relevance_text(x.relevance)} · {tr('col.channels')} {channels}",
     ]
@@ -81,6 +92,23 @@ class CitationsModel(RowsModel[c.Citation]):
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(CITATION_COLUMNS, parent)
+        #: A library's name by its id (the chat view's library list), for the tooltips.
+        self.library_name: Callable[[str], str | None] = lambda _id: None
+
+    def data(
+        self,
+        index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+        role: int = int(QtCore.Qt.ItemDataRole.DisplayRole),
+    ) -> Any:
+        if (
+            role == QtCore.Qt.ItemDataRole.ToolTipRole
+            and index.isValid()
+            and index.column() in (DOCUMENT, SNIPPET)
+            and 0 <= index.row() < len(self.rows)
+        ):
+            x = self.rows[index.row()]
+            return citation_tooltip(x, self.library_name(x.library_id))
+        return super().data(index, role)
 
     def headerData(
         self,

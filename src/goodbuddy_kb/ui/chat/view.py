@@ -108,6 +108,9 @@ class ChatView(QtWidgets.QWidget):
         self.stop_button = self.composer.stop_button
         self.send_error = self.composer.error
         self.popover = ScopePopover(link, self)
+        self.citations.library_name = lambda library_id: next(
+            (x.name for x in self.popover.libraries if x.id == library_id), None
+        )
         self.popover.changed.connect(self._scope_changed)
         self.popover.edited.connect(self._keep_scope)
         self._lay_out()

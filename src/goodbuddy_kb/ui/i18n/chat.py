@@ -9,6 +9,7 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         "This source is no longer in your libraries: since this answer, its library, document or"
         " chunk was deleted, or rebuilt into new chunks.",
     ),
+    "chat.in_library": ("知识库：{name}", "library: {name}"),
     "chat.conversations": ("对话列表", "Conversations"),
     "chat.new": ("新对话", "New chat"),
     "chat.input": ("输入问题", "Your message"),
