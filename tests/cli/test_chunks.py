@@ -70,3 +70,28 @@ def test_list_show_edit_disable_enable_delete(data_dir: Path, tmp_path: Path) ->
         run(data_dir, "chunk", "delete", "Notes", "a.md", chunk["id"], "--yes")
     docs = json.loads(run(data_dir, "documents", "Notes", "--json").stdout)
     assert docs["summary"]["noRetrievableContent"] == 1
+
+
+def test_a_file_edit_that_turns_a_disabled_chunk_back_on_says_so(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """A person turned a chunk off; the file's author then changed a word in it ("6 小时" →
+    "5 小时"). The sync turned the new wording on and said only "(1 written)" (a helper's try):
+    it now says the manual work was dropped, and where. A paragraph removed from the file is
+    no such loss: nothing of it is searchable again."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    body = "# 差旅\n\n## 住宿\n\n一线城市每晚 600 元。\n\n## 交通\n\n火车超过 6 小时可乘飞机。\n"
+    (folder / "t.md").write_text(body + "\n## 餐补\n\n每天 80 元。\n", "utf-8")
+    assert run(data_dir, "library", "create", "L").returncode == 0
+    assert run(data_dir, "source", "add", "L", str(folder), "--no-watch").returncode == 0
+    run(data_dir, "sync", "L")
+    chunks = json.loads(run(data_dir, "chunks", "L", "t.md", "--json").stdout)["chunks"]
+    travel, meals = chunks[1]["id"][:8], chunks[2]["id"][:8]
+    assert run(data_dir, "chunk", "disable", "L", "t.md", travel).returncode == 0
+    assert run(data_dir, "chunk", "disable", "L", "t.md", meals).returncode == 0
+
+    (folder / "t.md").write_text(body.replace("6 小时", "5 小时"), "utf-8")  # 餐补 removed
+    synced = run(data_dir, "sync", "L")
+    assert synced.returncode == 0, synced.stderr
+    assert "manual work on 1 chunk discarded in t.md" in synced.stdout, synced.stdout

@@ -28,9 +28,9 @@ from goodbuddy_kb.ui.chat.citations import (
     CHANNELS,
     CITATION_COLUMNS,
     DOCUMENT,
-    CitationsModel,
     DOCUMENT_MIN,
     SNIPPET,
+    CitationsModel,
 )
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow

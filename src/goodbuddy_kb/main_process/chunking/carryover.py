@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass, field, replace
+from difflib import SequenceMatcher
 
 from goodbuddy_kb.main_process.chunking.drafts import ChunkDraft, canonical_index_text, checksum
 
@@ -86,13 +87,31 @@ def _edited(draft: ChunkDraft, content: str) -> ChunkDraft:
 Texts = dict[str, str]
 
 
+#: How alike (difflib's ratio) a new chunk and a disabled or deleted one must be for the new one
+#: to count as its text, reworded in the file ("6 小时" → "4 小时"): the person's "off" or
+#: "deleted" does not reach it, and that is reported, not left silent.
+REWORDED = 0.6
+
+
 def _resurfaces(text: str, drafts: list[ChunkDraft], texts: Texts) -> bool:
-    """Would this text be found again: a new chunk contains it or lies inside it."""
+    """Would this text be found again: a new chunk contains it, lies inside it, or is it
+    reworded (a file's edit turned a disabled chunk back on without a word)."""
     if not text:
         return False
     for draft in drafts:
         other = texts[draft.id]
         if other and (text in other or other in text):
+            return True
+    for draft in drafts:
+        other = texts[draft.id]
+        if not other:
+            continue
+        matcher = SequenceMatcher(None, text, other, autojunk=False)
+        if (
+            matcher.real_quick_ratio() >= REWORDED
+            and matcher.quick_ratio() >= REWORDED
+            and matcher.ratio() >= REWORDED
+        ):
             return True
     return False
 
