@@ -118,6 +118,22 @@ def test_chat_and_mcp_searches_are_recorded_with_their_mode_and_no_query(
     assert "(first: <file>: " in rebuilt["reason"], "the reason stays, the name is replaced"
 
 
+def test_a_chat_without_a_model_is_recorded_as_searching_first(
+    data_dir: Path, client: BlockingClient, tmp_path: Path
+) -> None:
+    """With no chat model, "model decides" searches first (no model to decide): the record
+    said "model decides" beside a scope button saying "Always retrieve first" (a helper's
+    try)."""
+    alpha = library_with(client, tmp_path / "alpha", "Alpha")
+    answer = chat(client, ALWAYS_QUERY, [alpha], "auto")
+    assert answer.retrieval is not None and answer.retrieval.mode == "always"
+    summary = client.call(DIAGNOSTICS_SUMMARY, d.DiagnosticsSummaryRequest(recent=50))
+    assert searches(summary.to_wire()["recent"])["chat-presearch"] == {
+        "mode": "always",
+        "libraries": 1,
+    }
+
+
 def searches(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The newest search of each origin: its mode and library count."""
     found: dict[str, dict[str, Any]] = {}

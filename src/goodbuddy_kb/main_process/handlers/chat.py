@@ -147,7 +147,9 @@ def _answer(
         client,
         emit,
         ctx.services.diagnostics,
-        request.mode,
+        # with no chat model there is no model to decide: every question is searched first,
+        # and the diagnostics record says so
+        request.mode if client is not None else "always",
     )
     with _ANSWERING_LOCK:
         _ANSWERING[request.conversation_id] = _ANSWERING.get(request.conversation_id, 0) + 1
