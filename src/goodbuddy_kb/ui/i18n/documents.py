@@ -165,12 +165,12 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     "rebuild.library": ("重建知识库", "Rebuild library"),
     "rebuild.library.accept": ("开始重建", "Rebuild"),
     "rebuild.library.confirm": (
-        "重建这个知识库？\n\n将从来源（本地文件和网页）重新读取全部 {count} 个文档，"
+        "重建这个知识库？\n\n将从各自的来源重新读取全部 {count} 个文档，"
         "并按当前设置重新解析、分块和建立索引（全文、中文和向量）。\n\n"
         "在每个文档被替换之前，当前索引继续提供检索。可以在“任务中心”取消，"
         "已替换的文档保持可用。原始文件不会被修改。",
-        "Rebuild this library?\n\nAll {count} {count:plural:document|documents} are read again from their sources "
-        "(local files and web pages), then parsed, chunked and indexed again (full-text, "
+        "Rebuild this library?\n\nAll {count} {count:plural:document|documents} are read again from their sources, "
+        "then parsed, chunked and indexed again (full-text, "
         "Chinese and vectors) with the current settings.\n\nThe current index keeps serving "
         "searches until each document is replaced. You can cancel in the Tasks tab; documents "
         "already replaced stay available. Original files are not changed.",
