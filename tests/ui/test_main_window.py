@@ -207,3 +207,23 @@ def test_a_new_library_is_selected_and_receives_the_next_folder(
         # the header may still be laying out (elided for a moment): wait for the whole name
         qtbot.waitUntil(lambda: window.detail.title.text() == name, timeout=5_000)  # noqa: B023
         assert window.documents_tab.library_id == library.id
+
+
+def test_a_message_too_long_for_the_status_bar_ends_in_an_ellipsis(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """A rebuild's summary was cut mid-word at the window's edge ("… · 仍在等待重"; a helper's
+    try): it ends in "…", the whole of it in the bar's tooltip."""
+    window.resize(800, 600)
+    qtbot.wait(50)
+    bar = window.statusBar()
+    long = "Rebuild · ✓ Completed · 8/8 (100%) · " + " · ".join(
+        f"part {n} of a long summary" for n in range(20)
+    )
+    window.documents_tab.notice.emit(long)
+    shown = bar.currentMessage()
+    assert shown.endswith("…") and long.startswith(shown[:-1]), shown
+    assert bar.fontMetrics().horizontalAdvance(shown) <= bar.width()
+    assert bar.toolTip() == long
+    window.documents_tab.notice.emit("Saved.")
+    assert bar.currentMessage() == "Saved." and bar.toolTip() == ""

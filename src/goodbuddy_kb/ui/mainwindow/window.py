@@ -52,6 +52,7 @@ from goodbuddy_kb.ui.tasks.tab import TasksTab
 from goodbuddy_kb.ui.welcome.first_run import FirstRun
 from goodbuddy_kb.ui.welcome.guide import SampleGuide
 from goodbuddy_kb.ui.welcome.page import WelcomePage
+from goodbuddy_kb.ui.widgets import status_bar
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.page_scroll import PageLayout, scrolled_page
 from goodbuddy_kb.ui.widgets.screen_fit import install_screen_fitter
@@ -107,7 +108,7 @@ class MainWindow(QtWidgets.QMainWindow):
         link.connected.connect(self._on_connected)
         link.stopped.connect(self._on_stopped)
         link.changed.connect(self._on_backend_changed)
-        self.statusBar().showMessage(tr("backend.connecting"))
+        status_bar.install(self).showMessage(tr("backend.connecting"))
         self._build_menu()
         self.connections: ModelConnectionsDialog | None = None
         self.external_tools: ExternalToolsDialog | None = None
@@ -209,7 +210,6 @@ class MainWindow(QtWidgets.QMainWindow):
         else:
             self._on_stopped("the backend is not running")
 
-    # -- dialogs of the Settings menu ------------------------------------------------------
     def open_connections(self) -> None:
         dialog = ModelConnectionsDialog(self.link, self)
         self.connections = dialog
