@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from goodbuddy_kb.main_process.lexical import build_query
 from goodbuddy_kb.main_process.retrieval.results import snippet
+from goodbuddy_kb.ui.widgets.table_text import one_line, text_html
 
 HEADER = "| 城市 | 住宿标准 | 伙食补贴 |\n| --- | --- | --- |"
 
@@ -27,20 +28,32 @@ def test_without_a_matching_row_the_first_rows_fit_the_snippet() -> None:
     assert lines[-1] == "…" and len(text) < 400
 
 
-def test_text_that_is_not_a_table_keeps_its_window() -> None:
-    text = "Intro line\n" + table(3)
-    window = snippet(text, build_query("Shenzhen"))
-    assert "\n" not in window and "| Shenzhen | 650 | 120 |" in window
-
-
-def test_a_table_in_running_text_reads_without_its_delimiter_line() -> None:
+def test_a_table_in_running_text_keeps_its_header_and_rows_as_lines() -> None:
     """Seen in the workbench: "…call back within 15 minutes. | Week starting | … | | --- | ---
-    | --- | |…" — the header's delimiter is layout, not text."""
+    | --- | |…", and (a helper's try) "含税）： | 城市等级 | 城市 | 住宿上限（元/晚） | | 一线 | 北京…":
+    the table's lines stay lines, so the results list reads each row as "header: value" pairs
+    and the preview draws the table."""
     text = "Always call the hotline first.\n\n" + table(2)
     window = snippet(text, build_query("hotline"))
-    assert "---" not in window and "| 城市 | 住宿标准 | 伙食补贴 | | 城市0 | 500 | 100 |" in window
+    assert window.startswith(f"Always call the hotline first.\n{HEADER}\n| 城市0 | 500 | 100 |")
+    assert "| Shenzhen | 650 | 120 |" in window
+    assert one_line(window).startswith(
+        "Always call the hotline first.  ⏐  城市: 城市0 · 住宿标准: 500 · 伙食补贴: 100"
+    ), one_line(window)
+    assert "<table" in text_html(window), "the preview draws it"
     cut = snippet("Call the hotline.\n| a | b |\n| --- | -", build_query("hotline"))
     assert cut == "Call the hotline. | a | b |", "a delimiter the window cuts goes too"
+
+
+def test_a_long_tables_header_comes_with_the_rows_the_window_reaches() -> None:
+    """The window starts at the term, far down a table in running text: the rows there come
+    under the table's header, not as a run of pipes."""
+    text = "Hotel limits by city, per night:\n\n" + table(60) + "\n\nAbove the limit you pay."
+    window = snippet(text, build_query("Shenzhen"))
+    lines = window.split("\n")
+    assert lines[0] == "…" and HEADER.split("\n") == lines[1:3], lines[:4]
+    assert "| Shenzhen | 650 | 120 |" in lines
+    assert "| 城市0 | 500 | 100 |" not in lines, "rows the window does not reach stay out"
 
 
 def test_an_html_line_break_reads_as_a_space() -> None:

@@ -5,6 +5,7 @@ rows holding the terms, one per line), and the diagnostics every stage owes the 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from goodbuddy_kb.contracts.retrieval import (
     DegradedChannel,
@@ -61,14 +62,83 @@ def snippet(content: str, query: LexicalQuery) -> str:
         p for p in (lowered.find(t) for t in (*query.cjk_terms, *query.latin_terms)) if p >= 0
     ]
     start, end = _window(content, min(positions) if positions else 0)
-    # a table in running text reads as its rows without the header's delimiter line (the
-    # workbench showed "…on-call | | --- | --- | --- | |…"), cut or whole
+    tables = _tables(content)
+    if any(t.header_at < end and start < t.end_at for t in tables):
+        return _with_tables(content, start, end, tables)
+    # a table row the window cut from its header reads without the delimiter line (the
+    # workbench showed "…on-call | | --- | --- | --- | |…")
     lines = content[start:end].split("\n")
     piece = " ".join(line for line in lines if not _RULE.match(line))
     # a line break written as HTML in the Markdown (<br>, in tables) reads as a space
     piece = _BREAK.sub(" ", piece)
     more = bool(content[end:].strip())
     return ("…" if content[:start].strip() else "") + piece + ("…" if more else "")
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A Markdown table inside running text: its header and delimiter lines and its rows, each
+    line as (start, end) offsets in the content."""
+
+    header: tuple[int, int]
+    delimiter: tuple[int, int]
+    rows: tuple[tuple[int, int], ...]
+
+    @property
+    def header_at(self) -> int:
+        return self.header[0]
+
+    @property
+    def end_at(self) -> int:
+        return self.rows[-1][1] if self.rows else self.delimiter[1]
+
+
+def _tables(content: str) -> list[_Table]:
+    spans: list[tuple[int, int]] = []
+    at = 0
+    for line in content.split("\n"):
+        spans.append((at, at + len(line)))
+        at += len(line) + 1
+    text = [content[a:b].strip() for a, b in spans]
+    found: list[_Table] = []
+    i = 0
+    while i + 1 < len(spans):
+        if text[i].startswith("|") and _DELIMITER.match(text[i + 1]):
+            j = i + 2
+            while j < len(spans) and text[j].startswith("|"):
+                j += 1
+            found.append(_Table(spans[i], spans[i + 1], tuple(spans[i + 2 : j])))
+            i = j
+        else:
+            i += 1
+    return found
+
+
+def _with_tables(content: str, start: int, end: int, tables: list[_Table]) -> str:
+    """The window with each table it touches whole enough to read: its header, its delimiter
+    and the rows the window reaches (the first row when it reaches none), a row a line, so the
+    workbench reads each row as "header: value" pairs and its preview draws the table (the
+    rows were run together with their pipes: "| 城市等级 | 城市 | | 一线 | 北京…"); the running
+    text around them as before."""
+    parts: list[str] = []
+    at = start
+    for table in tables:
+        if not (table.header_at < end and start < table.end_at):
+            continue
+        before = content[at : max(at, table.header_at)]
+        if before.strip():
+            parts.append(" ".join(_BREAK.sub(" ", before).split()))
+        rows = [r for r in table.rows if r[0] < end and start < r[1]] or list(table.rows[:1])
+        lines = [content[a:b].strip() for a, b in (table.header, table.delimiter, *rows)]
+        parts.append("\n".join(_BREAK.sub(" ", line) for line in lines))
+        at = max(at, rows[-1][1] if rows else table.delimiter[1])
+    after = content[at:end] if at < end else ""
+    if after.strip():
+        parts.append(" ".join(_BREAK.sub(" ", after).split()))
+    more = bool(content[max(end, at) :].strip())
+    text = "\n".join(p for p in parts if p)
+    lead = ("…\n" if text.startswith("|") else "…") if content[:start].strip() else ""
+    return lead + text + (("\n…" if not after.strip() else "…") if more else "")
 
 
 #: How far before the first query term a snippet starts, at most twice that to reach the start
