@@ -58,17 +58,22 @@ class SelectedDocumentBar(QtWidgets.QFrame):
             QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
         )
         self.reason.setAccessibleName(tr("col.error"))
-        layout = QtWidgets.QHBoxLayout(self)
+        # The line above the actions, across the whole width: beside them, a failed file's four
+        # extra buttons left it a narrow column, its reason wrapped to four lines, and the table
+        # above jumped in height from one selected row to the next (a helper misclicked).
+        layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.reason, 1)
+        layout.setSpacing(2)
+        layout.addWidget(self.reason)
+        self.actions = QtWidgets.QHBoxLayout()
+        self.actions.addStretch(1)
+        layout.addLayout(self.actions)
         self.add_buttons(buttons)
         self.show_document(None, "")
 
     def add_buttons(self, buttons: list[QtWidgets.QPushButton]) -> None:
-        layout = self.layout()
-        assert isinstance(layout, QtWidgets.QHBoxLayout)
         for button in buttons:
-            layout.addWidget(button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
+            self.actions.addWidget(button)
 
     def show_document(self, doc: c.Document | None, reason: str) -> None:
         """``reason`` is the document's reason in the user's language ("" when it has none)."""
