@@ -65,15 +65,15 @@ class SelectedDocumentBar(QtWidgets.QFrame):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addWidget(self.reason)
-        self.actions = QtWidgets.QHBoxLayout()
-        self.actions.addStretch(1)
-        layout.addLayout(self.actions)
+        self.action_row = QtWidgets.QHBoxLayout()
+        self.action_row.addStretch(1)
+        layout.addLayout(self.action_row)
         self.add_buttons(buttons)
         self.show_document(None, "")
 
     def add_buttons(self, buttons: list[QtWidgets.QPushButton]) -> None:
         for button in buttons:
-            self.actions.addWidget(button)
+            self.action_row.addWidget(button)
 
     def show_document(self, doc: c.Document | None, reason: str) -> None:
         """``reason`` is the document's reason in the user's language ("" when it has none)."""
