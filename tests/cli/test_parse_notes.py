@@ -56,3 +56,23 @@ def test_a_skipped_hidden_sheet_is_said_in_the_list(data_dir: Path, tmp_path: Pa
         assert reason(doc) == "ⓘ hidden sheets were skipped: Salaries"
     finally:
         set_language("en")
+
+
+def test_a_note_that_is_only_its_title_says_so(data_dir: Path, tmp_path: Path) -> None:
+    """ "# 待办事项" alone failed with "no text content", as if the file had been misread."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "stub.md").write_text("# 待办事项\n\n## 下周\n", encoding="utf-8")
+    (docs / "blank.txt").write_text("  \n", encoding="utf-8")
+    assert run(data_dir, "library", "create", "L").returncode == 0
+    assert run(data_dir, "source", "add", "L", str(docs), "--no-watch").returncode == 0
+    listed = run(data_dir, "documents", "L").stdout
+    assert "stub.md  — only headings, no text under them" in listed, listed
+    assert "blank.txt  — empty file" in listed, listed
+    wire = json.loads(run(data_dir, "--json", "documents", "L").stdout)["documents"]
+    stub = c.Document.model_validate(next(d for d in wire if d["path"] == "stub.md"))
+    try:
+        set_language("zh")
+        assert "只有标题，标题下没有正文" in reason(stub)
+    finally:
+        set_language("en")

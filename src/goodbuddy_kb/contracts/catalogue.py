@@ -10,6 +10,7 @@ CATALOGUE: dict[str, str] = {
     "parse.empty_file": "empty file",
     "parse.unsupported_type": "unsupported file type “{suffix}”",
     "parse.no_text": "no text content",
+    "parse.headings_only": "only headings, no text under them",
     "parse.pdf_encrypted": "the PDF is encrypted",
     "parse.pdf_unreadable": "the PDF could not be read ({error})",
     "parse.pdf_no_text": "the PDF has no extractable text (scanned pages need OCR)",

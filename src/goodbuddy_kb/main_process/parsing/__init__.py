@@ -90,7 +90,10 @@ def parse(data: bytes, name: str, parser: Parser | None = None) -> ParsedDocumen
     if not document.ocr_pages and not any(
         s.text.strip() for s in document.sections if s.block_type != "heading"
     ):
-        raise ParseError("no text content")
+        # a note that is only its title ("# 待办事项") says so: "no text content" read as if
+        # the file had been read wrong
+        headings = any(s.text.strip() for s in document.sections)
+        raise ParseError("only headings, no text under them" if headings else "no text content")
     return document
 
 

@@ -18,6 +18,7 @@ ZH: dict[str, str] = {
     "parse.empty_file": "空文件",
     "parse.unsupported_type": "不支持的文件类型“{suffix}”",
     "parse.no_text": "没有文本内容",
+    "parse.headings_only": "只有标题，标题下没有正文",
     "parse.pdf_encrypted": "PDF 已加密",
     "parse.pdf_unreadable": "无法读取该 PDF（{error}）",
     "parse.pdf_no_text": "PDF 中没有可提取的文字（扫描页需要 OCR）",
