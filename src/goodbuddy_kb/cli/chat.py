@@ -148,7 +148,8 @@ def _ask(args: argparse.Namespace, session: Session) -> int:
     answer = sent.assistant_message
     copy = cv.MessageCopyRequest(message_id=answer.id, format="text")
     text = call(MESSAGE_COPY, copy).text.rstrip()
-    if answer.state == "failed":
+    if answer.state == "failed" and (answer.error or "") not in text:
+        # said once: the copied answer already ends "(failed: …)" when it holds the reason
         text = f"{text}\n\nthe answer failed: {answer.error}".strip()
     more = f"(conversation {conversation.id}: continue with --conversation {conversation.id[:8]})"
     emit(args, {"conversationId": conversation.id, **sent.to_wire()}, f"{text}\n\n{more}")
