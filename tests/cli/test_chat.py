@@ -127,6 +127,10 @@ def test_a_question_asked_from_the_command_line_is_answered_with_its_sources(
         assert evidence_of(script.requests[1]) == evidence_of(script.requests[0]), (
             "the same library's passage, and not Other's copy of it"
         )
+        # the earlier answer goes back to the model without its markers: its [1] was another
+        # turn's evidence, and the new evidence is numbered from [1] again (a helper's try)
+        earlier = [m["content"] for m in script.requests[1]["messages"] if m["role"] == "assistant"]
+        assert earlier == ["住宿费标准见制度。"], earlier
     shown = run(data_dir, "chat", "show", only["id"])
     assert "> 出差住宿标准是多少？" in shown.stdout and "> 住宿呢？" in shown.stdout
     # the model is gone: the answer fails, says why, and the exit status says so

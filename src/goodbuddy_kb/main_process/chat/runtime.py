@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -105,6 +106,10 @@ def after_tool_searches(
         library_ids=sorted(scope.library_ids),
         searches=base.searches + searches if request.mode == "always" else searches,
     )
+
+
+#: A citation marker in an answer, with the space before it ("见制度 [1]。" → "见制度。").
+_MARKER = re.compile(r"\s?\[\d{1,2}\]")
 
 
 @dataclass
@@ -319,7 +324,16 @@ class ChatRuntime:
             system = f"{SYSTEM_PROMPT}\n\n{instructions}"
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         history = store.list_messages(self.conn, request.conversation_id)[:-2][-HISTORY_MESSAGES:]
-        messages += [{"role": m.role, "content": m.content} for m in history if m.content]
+        # an earlier answer's [n] pointed at that turn's evidence, which is not sent again; this
+        # turn's is numbered from [1] again, so the old markers go (they read as the new ones)
+        messages += [
+            {
+                "role": m.role,
+                "content": _MARKER.sub("", m.content) if m.role == "assistant" else m.content,
+            }
+            for m in history
+            if m.content
+        ]
         if pre is not None:
             messages.append({"role": "user", "content": pre})
         messages.append({"role": "user", "content": request.text})
