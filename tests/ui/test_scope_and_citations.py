@@ -267,6 +267,9 @@ def test_a_citation_whose_library_was_deleted_says_so(
     view.sources.show_context()
     gone = "This source is no longer in your libraries"
     qtbot.waitUntil(lambda: gone in view.reference.toPlainText(), timeout=5_000)
+    # what the answer quoted is still there to read, marked as then
+    quoted = view.reference.toPlainText()
+    assert "What the answer quoted then:" in quoted and "六百元" in quoted, quoted
     qtbot.mouseClick(view.open_button, QtCore.Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: gone in view.sources.opened.text(), timeout=5_000)
     assert "library not found" not in view.sources.opened.text()

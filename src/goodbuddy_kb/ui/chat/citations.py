@@ -9,6 +9,7 @@ then the channels columns step aside — both stay readable in the tooltip and t
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from typing import Any
 
@@ -26,7 +27,7 @@ from goodbuddy_kb.ui.widgets.reference_view import open_outcome, reference_html,
 from goodbuddy_kb.ui.widgets.relevance import relevance_dots, relevance_text
 from goodbuddy_kb.ui.widgets.source_opener import SourceOpener, outcome_label
 from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
-from goodbuddy_kb.ui.widgets.table_text import one_line
+from goodbuddy_kb.ui.widgets.table_text import one_line, text_html
 
 #: How much of a snippet a tooltip shows (the context pane has the whole chunk).
 TOOLTIP_SNIPPET = 400
@@ -303,15 +304,24 @@ class CitationsPane(QtWidgets.QWidget):
     def show_context(self) -> None:
         self.opened.clear()
         self._update_actions()
-        ref = self._reference()
-        if ref is None:
+        ref, cited = self._reference(), self._current()
+        if ref is None or cited is None:
             return
+        # what the answer quoted, kept with it: shown under a citation gone or changed since
+        # (the pane said only "This citation is no longer valid"; a helper's try)
+        quoted = (
+            f"<p><i>{html.escape(tr('chat.quoted_then'))}</i></p>{text_html(cited.snippet)}"
+            if cited.snippet
+            else ""
+        )
 
         def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
             if self._reference() != ref:
                 return  # another citation, or another answer's list, is shown by now
             if result is None:
-                self.reference.setPlainText(_failed(error))
+                self.reference.setHtml(f"<p><b>{html.escape(_failed(error))}</b></p>{quoted}")
+            elif not result.valid:
+                self.reference.setHtml(reference_html(result) + quoted)
             else:
                 self.reference.setHtml(reference_html(result))
                 if len(result.chunks) > 1:  # the cited chunk first, its neighbours around it

@@ -10,6 +10,7 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         " chunk was deleted, or rebuilt into new chunks.",
     ),
     "chat.in_library": ("知识库：{name}", "library: {name}"),
+    "chat.quoted_then": ("回答时引用的内容：", "What the answer quoted then:"),
     "chat.conversations": ("对话列表", "Conversations"),
     "chat.new": ("新对话", "New chat"),
     "chat.input": ("输入问题", "Your message"),
