@@ -16,6 +16,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.chat.view import ChatView
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from tests.cli.runner import run
 from tests.servers.chatserver import ChatScript, chat_server
 from tests.ui.helpers import KEY, ask_chat, chat_with, open_window, shoot
 
@@ -164,3 +165,21 @@ def test_the_new_controls_are_on_screen_at_800x600(
     finally:
         win.link.shutdown()
         set_language("en")
+
+
+def test_a_conversation_asked_from_the_command_line_appears(
+    qtbot: QtBot, window: MainWindow, data_dir: Path
+) -> None:
+    """Conversations made with `goodbuddy-kb chat ask` while the window was open appeared only
+    after a message was sent in the window (a helper's try): they appear when the chat is shown,
+    and while it is shown."""
+    view = window.chat_view
+    window.top_tabs.setCurrentWidget(view)
+    qtbot.wait(200)
+    window.top_tabs.setCurrentIndex(0)
+    asked = run(data_dir, "chat", "ask", "asked from the command line")
+    assert asked.returncode in (0, 1), asked.stderr
+    window.top_tabs.setCurrentWidget(view)
+    qtbot.waitUntil(lambda: "asked from the command line" in titles(view), timeout=5_000)
+    run(data_dir, "chat", "ask", "asked while the chat is shown")
+    qtbot.waitUntil(lambda: "asked while the chat is shown" in titles(view), timeout=5_000)

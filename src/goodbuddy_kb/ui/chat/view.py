@@ -143,6 +143,15 @@ class ChatView(QtWidgets.QWidget):
             self.refresh_libraries()
         if params.get("settings"):
             self.check_model()
+        if str(params.get("method", "")).startswith("chat:conversation:") and self.isVisible():
+            self.relist()  # made, renamed or deleted elsewhere too (`goodbuddy-kb chat …`)
+
+    def showEvent(self, event: QtGui.QShowEvent) -> None:
+        """The list is read again when the chat is shown: a conversation asked from the command
+        line meanwhile appears (it did only after a message was sent here; a helper's try)."""
+        super().showEvent(event)
+        if self.link.alive:
+            self.relist()
 
     def check_model(self) -> None:
         """Whether a chat model is set up: without one, the message box says beforehand what a
