@@ -51,3 +51,17 @@ def test_retrieve_shows_every_setting_and_a_zero_floor_filters_nothing(data_dir:
     used = default.stdout.split("channels used: ", 1)[1].splitlines()[0].split(", ")
     said = default.stdout.split("channel confidence: ", 1)[1].split(";")[0].split(", ")
     assert [x.split()[0] for x in said] == used, default.stdout
+
+
+def test_libraries_are_named_first_or_with_library_as_chat_ask_names_them(
+    data_dir: Path,
+) -> None:
+    """`retrieve --library LIB "…"` was refused ("unrecognized arguments"), while `chat ask`
+    takes `--library` (a helper's try): both forms work, and naming none says what to do."""
+    seed(data_dir, 4)
+    named = cli_json(data_dir, "retrieve", "--library", "Big", "报销")
+    first = cli_json(data_dir, "retrieve", "Big", "报销")
+    assert [x["chunkId"] for x in named["results"]] == [x["chunkId"] for x in first["results"]]
+    assert named["results"], named
+    none = run(data_dir, "retrieve", "报销")
+    assert none.returncode == 1 and "name a library to search" in none.stderr, none.stderr

@@ -64,6 +64,14 @@ from goodbuddy_kb.datadir import resolve_data_dir
 from goodbuddy_kb.selfexec import BACKEND_COMMAND
 
 
+def _retrieved_libraries(args: argparse.Namespace, session: Session) -> list[str]:
+    """``retrieve``'s libraries: named first (``retrieve L1 L2 "…"``) or with ``--library``."""
+    refs = [*args.libraries, *args.named_libraries]
+    if not refs:
+        raise InvalidRequestError('name a library to search: retrieve LIB "QUESTION"')
+    return list(dict.fromkeys(resolve_library(session, ref).id for ref in refs))
+
+
 def _with_library(
     command: Callable[[argparse.Namespace, Session, str], int],
 ) -> Callable[[argparse.Namespace, Session], int]:
@@ -89,7 +97,7 @@ COMMANDS: dict[str, Callable[[argparse.Namespace, Session], int]] = {
     "chat": chat.cmd_chat,
     "model": models.cmd_model,
     "retrieve": lambda args, session: retrieve.cmd_retrieve(
-        args, session, [resolve_library(session, ref).id for ref in args.libraries]
+        args, session, _retrieved_libraries(args, session)
     ),
 }
 

@@ -22,8 +22,17 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     p = commands.add_parser(
         "retrieve", parents=[common], help="ask a question; show ranked evidence"
     )
-    p.add_argument("libraries", metavar="LIB", nargs="+", help="one or more libraries")
+    p.add_argument("libraries", metavar="LIB", nargs="*", help="one or more libraries")
     p.add_argument("query", metavar="QUESTION", type=question)
+    # as `chat ask` names them (`retrieve --library L "…"` was refused; a helper's try)
+    p.add_argument(
+        "--library",
+        dest="named_libraries",
+        action="append",
+        default=[],
+        metavar="LIB",
+        help="a library to search (repeat for more), as an alternative to naming them first",
+    )
     p.add_argument(
         "--top-k",
         type=int,
