@@ -10,6 +10,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import shiboken6
+
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.library import LibrarySettings, SettingsGetRequest
@@ -244,6 +246,8 @@ class WorkbenchDialog(ResultActions, QtWidgets.QDialog):
         layout.addWidget(self.splitter, 1)
 
     def _got_settings(self, result: LibrarySettings | None, error: KbError | None) -> None:
+        if not shiboken6.isValid(self.top_k):
+            return  # closed (its widgets deleted) before the answer came: nothing to fill in
         if result is None:
             self.effective.setText(
                 tr("error.generic", message=error.message if error is not None else "")
