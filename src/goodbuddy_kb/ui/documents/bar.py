@@ -4,7 +4,7 @@ The table is steady: its columns are the document's facts only, the same whateve
 or the scrolling (no per-row buttons coming and going). A row's actions are on this line, in
 the row's context menu, on Ctrl+R, Enter and a double-click. The reason column takes what is
 left, elided, with the whole reason as its tooltip; this line shows the selected document's
-reason on one line beside its actions (the whole of it in its tooltip): view chunks and open source, and for
+whole reason, wrapped and selectable, beside its actions: view chunks and open source, and for
 a file that cannot be read (corrupt, empty) what can help: its reason in full, its folder, and
 removing it from the library."""
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 
 from goodbuddy_kb.contracts import sources as c
-from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.documents.columns import chunk_notes
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.locator import path_text
@@ -51,19 +51,13 @@ class SelectedDocumentBar(QtWidgets.QFrame):
         self.setObjectName("selectedDocument")
         self.reason = QtWidgets.QLabel()
         self.reason.setObjectName("documentReason")
-        # One line, ended by "…" when it is longer than the room beside the actions, the whole
-        # of it in the tooltip (and a failed file's "Show reason"): wrapped, a failed file's
-        # four extra buttons left it a narrow column, it took four lines, and the table above
-        # changed height from one selected row to the next (a helper misclicked).
-        self.reason.setWordWrap(False)
+        self.reason.setWordWrap(True)
         self.reason.setTextFormat(QtCore.Qt.TextFormat.RichText)
         self.reason.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.reason.setSizePolicy(
             QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred
         )
         self.reason.setAccessibleName(tr("col.error"))
-        #: what the line says: a bold part (the document's path) and the rest, both plain
-        self._line: tuple[str, str, bool] = ("", "", False)
         layout = QtWidgets.QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.reason, 1)
@@ -74,13 +68,13 @@ class SelectedDocumentBar(QtWidgets.QFrame):
         layout = self.layout()
         assert isinstance(layout, QtWidgets.QHBoxLayout)
         for button in buttons:
-            layout.addWidget(button)
+            layout.addWidget(button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
 
     def show_document(self, doc: c.Document | None, reason: str) -> None:
         """``reason`` is the document's reason in the user's language ("" when it has none)."""
         if doc is None:
-            self._line = ("", tr("doc.select"), True)
-            self._render()
+            self.reason.setText(f"<span style='opacity:0.8'>{html.escape(tr('doc.select'))}</span>")
+            self.reason.setToolTip("")
             return
         # the notes hold brackets of their own: they follow the count as " · " parts, the
         # same in both languages (not "(…; … (…))", mixed with Chinese full-width marks)
@@ -96,29 +90,12 @@ class SelectedDocumentBar(QtWidgets.QFrame):
             else tr("doc.chunk_count", count=doc.chunk_count)
         )
         counts = " · ".join([count, *chunk_notes(doc)])
-        rest = f" · {counts} — " + (f"⚠ {reason}" if reason else tr("doc.no_reason"))
-        self._line = (path_text(doc.path), rest, False)
-        self._render()
-
-    def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._render()
-
-    def _render(self) -> None:
-        bold_text, rest, muted = self._line
-        room = max(0, self.reason.width() - 4)
-        bold = QtGui.QFont(self.reason.font())
-        bold.setBold(True)
-        bold_width = QtGui.QFontMetrics(bold).horizontalAdvance(bold_text)
-        shown = self.reason.fontMetrics().elidedText(
-            rest, QtCore.Qt.TextElideMode.ElideRight, max(0, room - bold_width)
-        )
-        head = f"<b>{html.escape(bold_text)}</b>" if bold_text else ""
-        body = html.escape(shown)
-        self.reason.setText(
-            f"<span style='opacity:0.8'>{body}</span>" if muted else f"{head}{body}"
-        )
-        self.reason.setToolTip(bold_text + rest if shown != rest else "")
+        name = f"<b>{html.escape(path_text(doc.path))}</b> · " + html.escape(counts)
+        if reason:
+            self.reason.setText(f"{name} — ⚠ {html.escape(reason)}")
+        else:
+            self.reason.setText(f"{name} — {html.escape(tr('doc.no_reason'))}")
+        self.reason.setToolTip(reason)
 
 
 def fit_document_columns(
