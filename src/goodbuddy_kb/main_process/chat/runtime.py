@@ -395,7 +395,9 @@ class ChatRuntime:
             request,
             lambda: self.retriever.run(request, cancel),
             origin,
-            self.mode,
+            # with no chat model there is no model to decide: every question is searched first
+            # (as ``send`` does), and recorded so
+            "always" if self.client is None else self.mode,
         )
 
     def _stream(self, message_id: str, text: str, turn: Turn) -> None:

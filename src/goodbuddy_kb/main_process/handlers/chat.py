@@ -147,9 +147,7 @@ def _answer(
         client,
         emit,
         ctx.services.diagnostics,
-        # with no chat model there is no model to decide: every question is searched first,
-        # and the diagnostics record says so
-        request.mode if client is not None else "always",
+        request.mode,
     )
     with _ANSWERING_LOCK:
         _ANSWERING[request.conversation_id] = _ANSWERING.get(request.conversation_id, 0) + 1

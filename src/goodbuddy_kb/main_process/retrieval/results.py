@@ -62,7 +62,8 @@ def snippet(content: str, query: LexicalQuery) -> str:
         p for p in (lowered.find(t) for t in (*query.cjk_terms, *query.latin_terms)) if p >= 0
     ]
     start, end = _window(content, min(positions) if positions else 0)
-    tables = _tables(content)
+    # a table the window touches has a line starting "|" inside it (its header or a row)
+    tables = _tables(content) if "|" in content[start:end] else []
     if any(t.header_at < end and start < t.end_at for t in tables):
         return _with_tables(content, start, end, tables)
     # a table row the window cut from its header reads without the delimiter line (the

@@ -101,13 +101,12 @@ class CitationsModel(RowsModel[c.Citation]):
         index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
         role: int = int(QtCore.Qt.ItemDataRole.DisplayRole),
     ) -> Any:
-        if (
-            role == QtCore.Qt.ItemDataRole.ToolTipRole
-            and index.isValid()
-            and index.column() in (DOCUMENT, SNIPPET)
-            and 0 <= index.row() < len(self.rows)
-        ):
-            x = self.rows[index.row()]
+        tooltip = role == QtCore.Qt.ItemDataRole.ToolTipRole and index.column() in (
+            DOCUMENT,
+            SNIPPET,
+        )
+        x = self.row_at(index.row()) if tooltip and index.isValid() else None
+        if x is not None:
             return citation_tooltip(x, self.library_name(x.library_id))
         return super().data(index, role)
 
