@@ -103,9 +103,23 @@ def adaptive_ranker(
 ) -> Callable[[dict[str, Any]], list[str]]:
     def rank(rec: dict[str, Any]) -> list[str]:
         fused = fusion.adaptive_fusion(channel_inputs(rec, channels), params)
-        return [f.chunk_id for f in fused.ranked]
+        return arbitrated(rec, [f.chunk_id for f in fused.ranked], channels)
 
     return rank
+
+
+def arbitrated(rec: dict[str, Any], order: list[str], channels: Sequence[str]) -> list[str]:
+    """The fused order after ``fusion.arbitrate``, as the pipeline's ``ArbitrationStage`` runs
+    it: only where the vector channel ran beside the full text."""
+    if "vector" not in channels or not rec["vector"]:
+        return order
+    picks = [rec[c][0][0] for c in ("fts", "cjk") if c in channels and rec[c]]
+
+    def coverage(cid: str) -> float:
+        feats = rec["candidates"].get(cid, {}).get("features", {})
+        return float(feats.get("weightedCoverage", 0.0))
+
+    return fusion.arbitrate(order, picks, coverage)
 
 
 def rerank_ranker(
@@ -113,9 +127,11 @@ def rerank_ranker(
 ) -> Callable[[dict[str, Any]], list[str]]:
     def rank(rec: dict[str, Any]) -> list[str]:
         fused = fusion.adaptive_fusion(channel_inputs(rec, ("fts", "cjk", "vector")), params)
+        by_id = {f.chunk_id: f for f in fused.ranked}
+        order = arbitrated(rec, list(by_id), ("fts", "cjk", "vector"))
         rows = []
         best = fused.ranked[0].score if fused.ranked else 1.0
-        for pos, f in enumerate(fused.ranked[:80], start=1):
+        for pos, f in enumerate((by_id[cid] for cid in order[:80]), start=1):
             feats = dict(rec["candidates"].get(f.chunk_id, {}).get("features", {}))
             feats["fused"] = f.score / best if best > 0 else 0.0
             feats["vector"] = rerank.vector_feature(f.vector_z)

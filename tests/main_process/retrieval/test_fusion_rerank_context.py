@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from goodbuddy_kb.main_process.lexical.tokens import build_query
-from goodbuddy_kb.main_process.retrieval import calibration, rerank
+from goodbuddy_kb.main_process.retrieval import calibration, fusion, rerank
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 from goodbuddy_kb.main_process.retrieval.context import Unit, assemble, join_trimmed
 from goodbuddy_kb.main_process.retrieval.fusion import (
@@ -437,3 +437,23 @@ def test_a_passage_answering_one_of_two_questions_is_matched_as_fully_as_one_ans
 )
 def test_a_text_asking_several_questions_parts_into_them(text: str, clauses: list[str]) -> None:
     assert [c.normalized for c in build_query(text).clauses] == clauses
+
+
+def test_arbitration_moves_the_full_texts_pick_above_what_lacks_the_question() -> None:
+    coverage = {"near": 0.1, "other": 0.7, "pick": 0.75, "foreign": 0.0, "low": 0.05}.__getitem__
+    # the pick passes the first passage holding clearly less of the question, and only it
+    assert fusion.arbitrate(["other", "near", "pick"], ["pick"], coverage) == [
+        "other",
+        "pick",
+        "near",
+    ]
+    # of two lexical channels' picks, the one holding more of the question is weighed
+    assert fusion.arbitrate(["near", "other", "pick"], ["other", "pick"], coverage)[0] == "pick"
+    # a passage in another script, or reached by a graph path, is not passed
+    assert fusion.arbitrate(["foreign", "pick"], ["pick"], coverage, {"foreign"}) == [
+        "foreign",
+        "pick",
+    ]
+    # a pick that is already first, or holds little itself, changes nothing
+    assert fusion.arbitrate(["pick", "near"], ["pick"], coverage) == ["pick", "near"]
+    assert fusion.arbitrate(["near", "low"], ["low"], coverage) == ["near", "low"]

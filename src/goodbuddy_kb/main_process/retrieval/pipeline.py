@@ -33,6 +33,7 @@ from goodbuddy_kb.main_process.retrieval.results import describe, to_results
 from goodbuddy_kb.main_process.retrieval.settings import combine, library_settings, plan_channels
 from goodbuddy_kb.main_process.retrieval.source import DbContextSource
 from goodbuddy_kb.main_process.retrieval.stages import (
+    ArbitrationStage,
     ContextStage,
     FusionStage,
     RelevanceStage,
@@ -96,8 +97,11 @@ class Retriever:
         ranked = candidates_mod.load(
             self.conn, fused.candidates[: max(pool, learned.MAX_CANDIDATES)]
         )
-        mode: RerankMode = request.rerank or ("local" if settings.local_rerank_enabled else "off")
         idf = term_weights(self.conn, query, term_rows)
+        if settings.fusion == "adaptive":
+            paths = frozenset(c for run in runs for c in run.graph_answers)
+            ranked = ArbitrationStage(idf, paths, pool).run(ranked, runs, query)
+        mode: RerankMode = request.rerank or ("local" if settings.local_rerank_enabled else "off")
         rerank = RerankStage(mode, self.rerank_service, rerank_weights_for(embedding_kind), idf)
         ranked, rerank_diag = rerank.run(ranked, query, request.query, cancel)
         background = vector.background if vector else None

@@ -30,13 +30,25 @@ def share_in(text: str, cjk: bool, latin: bool) -> float:
     return ((han if cjk else 0) + (words if latin else 0)) / (han + words)
 
 
+def _scripts(query: LexicalQuery) -> tuple[bool, bool]:
+    return bool(query.cjk_terms or query.single_chars), bool(query.latin_terms)
+
+
+def visible(query: LexicalQuery, text: str) -> float:
+    """How far the lexical channels could see ``text``, 0–1 (wholly for a question in both
+    scripts, or none)."""
+    cjk, latin = _scripts(query)
+    if cjk == latin:
+        return 1.0
+    return min(1.0, share_in(text, cjk, latin) / OBSERVABLE_SHARE)
+
+
 def observable(
     conn: sqlite3.Connection, query: LexicalQuery, chunk_ids: Iterable[str]
 ) -> dict[str, float]:
     """How far the lexical channels could see each candidate, 0–1, for the candidates they could
     not wholly see; empty for a question in both scripts (or none), which they can always read."""
-    cjk = bool(query.cjk_terms or query.single_chars)
-    latin = bool(query.latin_terms)
+    cjk, latin = _scripts(query)
     ids = list(dict.fromkeys(chunk_ids))
     if cjk == latin or not ids:
         return {}
@@ -45,7 +57,7 @@ def observable(
     for chunk_id, content in conn.execute(
         f"SELECT id, content FROM chunks WHERE id IN ({marks})", ids
     ):
-        seen = min(1.0, share_in(content, cjk, latin) / OBSERVABLE_SHARE)
+        seen = visible(query, content)
         if seen < 1.0:
             out[chunk_id] = seen
     return out

@@ -15,7 +15,7 @@ from goodbuddy_kb.contracts.retrieval import Context, RerankDiagnostics, RerankM
 from goodbuddy_kb.contracts.settings import FusionMethod
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.lexical import LexicalQuery
-from goodbuddy_kb.main_process.retrieval import calibration, fusion, learned
+from goodbuddy_kb.main_process.retrieval import calibration, fusion, learned, scripts
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate, distinct
 from goodbuddy_kb.main_process.retrieval.channels import ChannelRun
 from goodbuddy_kb.main_process.retrieval.context import ContextSource, assemble
@@ -92,6 +92,52 @@ class FusionStage:
             for position, f in enumerate(fused, start=1)
         ]
         return Fusion(self.method, candidates, adaptive.confidence)
+
+
+@dataclass(frozen=True)
+class ArbitrationStage:
+    """Adaptive fusion's last step (``fusion.arbitrate``): where the vector channel ran beside
+    the full text, the full text's first pick goes above the passages ranked ahead of it that
+    hold clearly less of the question's terms. The text features it reads are kept for the
+    stages after it."""
+
+    #: Each query term's idf in the index (``lexical.vocab``).
+    term_weights: Mapping[str, float]
+    #: Passages a graph path reached, which the pick never passes: their evidence is the path.
+    paths: frozenset[str]
+    #: How deep in the fused list it looks (the candidate pool).
+    depth: int
+
+    def run(
+        self, ranked: list[Candidate], runs: list[ChannelRun], query: LexicalQuery
+    ) -> list[Candidate]:
+        if not any(r.channel == "vector" and r.ranking for r in runs):
+            return ranked
+        picks = [r.ranking[0] for r in runs if r.channel in fusion.LEXICAL_CHANNELS and r.ranking]
+        head = ranked[: self.depth]
+        by_id = {c.chunk_id: c for c in head}
+        best_fused = max((c.fused for c in ranked), default=0.0)
+
+        def coverage(chunk_id: str) -> float:
+            c = by_id[chunk_id]
+            if "coverage" not in c.features:
+                c.features = {
+                    **rerank_features(c, query, best_fused, self.term_weights),
+                    **c.features,
+                }
+            return c.features["weightedCoverage"]
+
+        # nor a passage written in a script the question does not use: its terms say nothing
+        unseen = {c.chunk_id for c in head if scripts.visible(query, c.content) < 1.0}
+        order = fusion.arbitrate(list(by_id), picks, coverage, self.paths | unseen)
+        if order == list(by_id):
+            return ranked
+        # the fused rank shown ("before rerank") is this order's
+        ranks = sorted(c.pre_rank for c in head)
+        moved = [by_id[cid] for cid in order]
+        for c, rank in zip(moved, ranks, strict=True):
+            c.pre_rank = rank
+        return moved + ranked[self.depth :]
 
 
 @dataclass

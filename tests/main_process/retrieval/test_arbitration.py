@@ -1,0 +1,96 @@
+"""The full text's exact match against a vector sure of the wrong paragraph, through the
+dispatcher, a real library and a loopback embedding service (``fusion.arbitrate``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, LIBRARY_CREATE, SOURCE_ADD
+from goodbuddy_kb.main_process.dispatcher import Dispatcher
+from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider
+from goodbuddy_kb.main_process.services import Services
+from tests.dispatch import ask, call
+from tests.main_process.graph.helpers import turn_off
+from tests.servers.httpserver import Reply, serve
+
+DIMS = 384
+QUESTION = "梵文的名词有几个格？"
+#: The paragraph that answers, and its neighbour in the same article, which a model judging by
+#: topic alone holds nearer to the question.
+ANSWER = "梵文语法极为繁复。梵文的名词有八个格，三个数，三个性。"
+NEIGHBOUR = "梵文的历史可以追溯到公元前两千年，早期经典多以口耳相传，后来才写成文字。"
+#: Other paragraphs of the article: the full text finds the question's commoner words in them too.
+ARTICLE = [
+    "梵文的字母称为天城体，现代印地语也用这种字母书写，有几个字母已经不用。",
+    "许多梵文的名词传入汉语，佛经翻译时留下大量音译词。",
+    "梵文诗歌讲究韵律，名词和形容词常常组成很长的复合词。",
+    "欧洲学者在十八世纪开始研究梵文的名词变化，由此发现了印欧语系。",
+    "梵文戏剧以迦梨陀娑的作品最为著名，剧中有几个角色说俗语。",
+    "有几个梵文学派专门研究语音，他们的著作至今仍有人读。",
+    "梵文的名词词典有几部，最早的一部编于中世纪。",
+    "梵文的动词比名词更复杂，有十个类。",
+    "梵文的数词有几种写法，碑铭上常见。",
+    "梵文的名词可以带前缀，意思随之改变。",
+    "现代还有几个村庄以梵文为日常用语。",
+]
+#: Unrelated paragraphs: the library's background.
+OTHERS = [f"第{i}号仓库的货物清单，包括螺丝、垫圈和扳手，每月盘点一次。" for i in range(200)]
+
+
+def _vector(text: str) -> list[float]:
+    """The scripted model: the question and the neighbour alike, the answer a third as near, every
+    other paragraph unrelated (a direction of its own)."""
+    v = DeterministicProvider(DIMS).embed_passages([text])[0].astype(float)
+    topic = np.zeros(DIMS)
+    topic[0] = 1.0
+    if text.strip() in (QUESTION, NEIGHBOUR):
+        v = topic
+    elif text.strip() == ANSWER:
+        v = topic + 3.2 * v
+    return [float(x) for x in v / np.linalg.norm(v)]
+
+
+def _embeddings(_path: str, body: bytes) -> Reply:
+    request = json.loads(body)
+    inputs = request["input"] if isinstance(request["input"], list) else [request["input"]]
+    data = [{"index": i, "embedding": _vector(t)} for i, t in enumerate(inputs)]
+    return Reply(200, json.dumps({"data": data}).encode(), "application/json")
+
+
+@pytest.mark.integration
+def test_the_paragraph_holding_what_the_question_names_comes_first(
+    dispatcher: Dispatcher, services: Services, tmp_path: Path
+) -> None:
+    folder = tmp_path / "article"
+    folder.mkdir()
+    for i, text in enumerate([ANSWER, NEIGHBOUR, *ARTICLE, *OTHERS]):
+        (folder / f"p{i:03d}.txt").write_text(text, encoding="utf-8")
+    with serve({"/v1/embeddings": _embeddings}) as base:
+        call(
+            dispatcher,
+            EMBEDDING_UPDATE.name,
+            {"connection": {"kind": "openai-compatible", "baseUrl": f"{base}/v1", "model": "m"}},
+        )
+        library = call(dispatcher, LIBRARY_CREATE.name, {"name": "梵文"})["library"]["id"]
+        turn_off(dispatcher, library)
+        call(
+            dispatcher,
+            SOURCE_ADD.name,
+            {"libraryId": library, "kind": "folder", "location": str(folder), "watch": False},
+        )
+        services.tasks.wait_idle()
+        vector_only = ask(dispatcher, library, QUESTION, channels=["vector"])
+        hybrid = ask(dispatcher, library, QUESTION, overrides={"minimumRelevance": 0})
+    # the vector alone is sure of the neighbour: the scripted model stands in for one that
+    # judges by topic
+    assert vector_only["results"][0]["documentPath"] == "p001.txt"
+    top = hybrid["results"][0]
+    assert top["documentPath"] == "p000.txt", [r["documentPath"] for r in hybrid["results"]]
+    assert top["preRerankRank"] == 1 and "八个格" in top["snippet"]
+    # the neighbour is still shown, below the answer and judged less relevant
+    neighbour = next(r for r in hybrid["results"] if r["documentPath"] == "p001.txt")
+    assert neighbour["rank"] > 1 and neighbour["relevance"] < top["relevance"]
