@@ -102,13 +102,17 @@ def adaptive_ranker(
     params: fusion.FusionParams, channels: Sequence[str]
 ) -> Callable[[dict[str, Any]], list[str]]:
     def rank(rec: dict[str, Any]) -> list[str]:
-        fused = fusion.adaptive_fusion(channel_inputs(rec, channels), params)
-        return arbitrated(rec, [f.chunk_id for f in fused.ranked], channels)
+        fused = fusion.adaptive_fusion(
+            channel_inputs(rec, channels), params, observable=rec.get("observable")
+        )
+        return arbitrated(rec, [f.chunk_id for f in fused.ranked], channels, params)
 
     return rank
 
 
-def arbitrated(rec: dict[str, Any], order: list[str], channels: Sequence[str]) -> list[str]:
+def arbitrated(
+    rec: dict[str, Any], order: list[str], channels: Sequence[str], params: fusion.FusionParams
+) -> list[str]:
     """The fused order after ``fusion.arbitrate``, as the pipeline's ``ArbitrationStage`` runs
     it: only where the vector channel ran beside the full text."""
     if "vector" not in channels or not rec["vector"]:
@@ -119,16 +123,19 @@ def arbitrated(rec: dict[str, Any], order: list[str], channels: Sequence[str]) -
         feats = rec["candidates"].get(cid, {}).get("features", {})
         return float(feats.get("weightedCoverage", 0.0))
 
-    return fusion.arbitrate(order, picks, coverage)
+    unseen = {cid for cid, c in rec["candidates"].items() if c.get("visible", 1.0) < 1.0}
+    return fusion.arbitrate(order, picks, coverage, params.coverage_deficit, unseen)
 
 
 def rerank_ranker(
     params: fusion.FusionParams, weights: dict[str, float]
 ) -> Callable[[dict[str, Any]], list[str]]:
     def rank(rec: dict[str, Any]) -> list[str]:
-        fused = fusion.adaptive_fusion(channel_inputs(rec, ("fts", "cjk", "vector")), params)
+        fused = fusion.adaptive_fusion(
+            channel_inputs(rec, ("fts", "cjk", "vector")), params, observable=rec.get("observable")
+        )
         by_id = {f.chunk_id: f for f in fused.ranked}
-        order = arbitrated(rec, list(by_id), ("fts", "cjk", "vector"))
+        order = arbitrated(rec, list(by_id), ("fts", "cjk", "vector"), params)
         rows = []
         best = fused.ranked[0].score if fused.ranked else 1.0
         for pos, f in enumerate((by_id[cid] for cid in order[:80]), start=1):
@@ -202,6 +209,7 @@ FUSION_GRID: dict[str, list[float]] = {
     "vector_margin_share": [0.0, 0.25, 0.5, 0.75, 1.0],
     "vector_margin_low": [0.0, 0.25, 0.5, 1.0],
     "vector_margin_span": [0.25, 0.5, 1.0, 2.0],
+    "coverage_deficit": [0.05, 0.1, 0.15, 0.2, 0.3, 1.01],
 }
 
 

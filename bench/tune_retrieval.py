@@ -50,7 +50,7 @@ from goodbuddy_kb.main_process.embeddings import make_provider
 from goodbuddy_kb.main_process.lexical import build_query, vocab
 from goodbuddy_kb.main_process.lexical import search as lexical_search
 from goodbuddy_kb.main_process.retrieval import candidate as candidates_mod
-from goodbuddy_kb.main_process.retrieval import rerank
+from goodbuddy_kb.main_process.retrieval import rerank, scripts
 from goodbuddy_kb.main_process.vectors import channel as vector_channel
 
 #: The product's pool with top_k 10 and the default candidate multiplier 4.
@@ -126,7 +126,21 @@ def dump(args: argparse.Namespace) -> None:
                 )
                 feats = rerank.features(c, query, 1.0, idf)
                 feats.pop("rrf", None)
-                cands[c.chunk_id] = {"doc": path, "label": label, "features": feats}
+                cands[c.chunk_id] = {
+                    "doc": path,
+                    "label": label,
+                    "features": feats,
+                    # how far the full text could see it (the arbitration never passes a
+                    # passage it could not wholly see: ``ArbitrationStage``)
+                    "visible": scripts.visible(query, c.content),
+                }
+            # the fusion's ``observable``, as the pipeline passes it (the bundled model only)
+            matched = {h.chunk_id for h in [*fts, *cjk]}
+            observable = (
+                {cid: c["visible"] for cid, c in cands.items() if cid not in matched}
+                if args.provider == "local"
+                else {}
+            )
             records.append(
                 {
                     "id": q.id,
@@ -139,6 +153,7 @@ def dump(args: argparse.Namespace) -> None:
                     "vector": [(h.chunk_id, h.similarity) for h in found.hits],
                     "background": (found.background_mean, found.background_std),
                     "candidates": cands,
+                    "observable": {k: v for k, v in observable.items() if v < 1.0},
                 }
             )
             if n % 200 == 0:

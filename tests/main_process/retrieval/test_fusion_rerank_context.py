@@ -442,18 +442,20 @@ def test_a_text_asking_several_questions_parts_into_them(text: str, clauses: lis
 def test_arbitration_moves_the_full_texts_pick_above_what_lacks_the_question() -> None:
     coverage = {"near": 0.1, "other": 0.7, "pick": 0.75, "foreign": 0.0, "low": 0.05}.__getitem__
     # the pick passes the first passage holding clearly less of the question, and only it
-    assert fusion.arbitrate(["other", "near", "pick"], ["pick"], coverage) == [
+    assert fusion.arbitrate(["other", "near", "pick"], ["pick"], coverage, 0.2) == [
         "other",
         "pick",
         "near",
     ]
     # of two lexical channels' picks, the one holding more of the question is weighed
-    assert fusion.arbitrate(["near", "other", "pick"], ["other", "pick"], coverage)[0] == "pick"
+    assert (
+        fusion.arbitrate(["near", "other", "pick"], ["other", "pick"], coverage, 0.2)[0] == "pick"
+    )
     # a passage in another script, or reached by a graph path, is not passed
-    assert fusion.arbitrate(["foreign", "pick"], ["pick"], coverage, {"foreign"}) == [
+    assert fusion.arbitrate(["foreign", "pick"], ["pick"], coverage, 0.2, {"foreign"}) == [
         "foreign",
         "pick",
     ]
     # a pick that is already first, or holds little itself, changes nothing
-    assert fusion.arbitrate(["pick", "near"], ["pick"], coverage) == ["pick", "near"]
-    assert fusion.arbitrate(["near", "low"], ["low"], coverage) == ["near", "low"]
+    assert fusion.arbitrate(["pick", "near"], ["pick"], coverage, 0.2) == ["pick", "near"]
+    assert fusion.arbitrate(["near", "low"], ["low"], coverage, 0.2) == ["near", "low"]

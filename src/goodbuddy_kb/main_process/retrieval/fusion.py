@@ -25,6 +25,8 @@ Two methods:
   A candidate the lexical channels could not have matched (written in a script the question
   does not use: ``scripts.py``) has its sum taken over less than every channel's weight.
   The parameters are derived from the development sets by ``bench/tune_retrieval.py``.
+  Last, ``arbitrate``: where the vector ran beside the full text, the full text's first pick goes
+  above a passage ranked ahead of it that holds clearly less of the question's terms.
 
 Ties break by the best single-channel rank, then the channel name, then the id, so the order
 is stable across index rebuilds.
@@ -110,6 +112,9 @@ class FusionParams:
     #: channel leads sharply, as a path to the answer is worth more than any score distribution.
     #: A lower value never softens constants that are sharper already (``DEFAULT``'s 16)
     known_sharpness: float = 8.0
+    #: ``arbitrate``: how much less of the question's terms (a share, weighed by idf) a passage
+    #: ranked above the full text's first pick may hold before the pick goes above it
+    coverage_deficit: float = 0.05
 
 
 #: Derived from the development sets (fixtures zh/en, cmrc2018-trial, cnsd-sts-b-train with the
@@ -125,6 +130,7 @@ DEFAULT = FusionParams(
     confidence_share=0.5,
     lexical_margin_share=1.0,
     sharpness=16.0,
+    coverage_deficit=0.05,
 )
 
 #: For the bundled local model, whose score distributions the development sets know. First
@@ -151,6 +157,7 @@ BUNDLED_MODEL = FusionParams(
     vector_margin_share=0.5,
     vector_margin_low=0.5,
     vector_margin_span=0.25,
+    coverage_deficit=0.1,
 )
 
 
@@ -353,24 +360,17 @@ def adaptive_fusion(
     )
 
 
-#: How much less of the question's terms (weighed by idf, ``rerank.weighted_coverage``) a passage
-#: ranked above the full-text channels' first pick may hold before the pick goes above it.
-#: On the development sets' dumps (both providers, every question), when the vector's and the
-#: full text's first picks disagree and the vector's holds at least 0.2 less of the question,
-#: the full text's pick is the right one 1,933 times and the vector's 3 (0.1: 2,137 and 38,
-#: cnsd-sts-b and company-graph-dev among the losers).
-COVERAGE_DEFICIT = 0.2
-
-
 def arbitrate(
     order: Sequence[str],
     picks: Sequence[str],
     coverage: Callable[[str], float],
+    deficit: float,
     exempt: Container[str] = (),
 ) -> list[str]:
     """The fused ``order`` with the full-text channels' first pick (of ``picks``, each lexical
     channel's first hit: the one holding most of the question) moved above the first passage
-    ranked ahead of it that holds ``COVERAGE_DEFICIT`` less of the question's terms. The
+    ranked ahead of it that holds ``deficit`` less of the question's terms (``coverage``: the
+    share of them, weighed by idf; ``FusionParams.coverage_deficit``). The
     fusion weighs each channel by how sure it looks; a vector channel sure of a passage on the
     right topic that lacks what the question names (a neighbouring paragraph of the same
     article) outweighs the full text's exact match, and the query's own terms break that tie.
@@ -382,7 +382,7 @@ def arbitrate(
         return list(order)
     position = {cid: i for i, cid in enumerate(order)}
     pick = max(present, key=lambda p: (coverage(p), -position[p]))
-    bar = coverage(pick) - COVERAGE_DEFICIT
+    bar = coverage(pick) - deficit
     for i, cid in enumerate(order[: position[pick]]):
         if cid not in exempt and coverage(cid) < bar:
             return [*order[:i], pick, *(c for c in order[i:] if c != pick)]

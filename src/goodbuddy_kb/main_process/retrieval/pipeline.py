@@ -100,7 +100,7 @@ class Retriever:
         idf = term_weights(self.conn, query, term_rows)
         if settings.fusion == "adaptive":
             paths = frozenset(c for run in runs for c in run.graph_answers)
-            ranked = ArbitrationStage(idf, paths, pool).run(ranked, runs, query)
+            ranked = ArbitrationStage(idf, embedding_kind, paths, pool).run(ranked, runs, query)
         mode: RerankMode = request.rerank or ("local" if settings.local_rerank_enabled else "off")
         rerank = RerankStage(mode, self.rerank_service, rerank_weights_for(embedding_kind), idf)
         ranked, rerank_diag = rerank.run(ranked, query, request.query, cancel)

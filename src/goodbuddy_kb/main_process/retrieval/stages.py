@@ -103,6 +103,8 @@ class ArbitrationStage:
 
     #: Each query term's idf in the index (``lexical.vocab``).
     term_weights: Mapping[str, float]
+    #: The libraries' embedding provider kind (``fusion.params_for``).
+    embedding_kind: str | None
     #: Passages a graph path reached, which the pick never passes: their evidence is the path.
     paths: frozenset[str]
     #: How deep in the fused list it looks (the candidate pool).
@@ -129,7 +131,8 @@ class ArbitrationStage:
 
         # nor a passage written in a script the question does not use: its terms say nothing
         unseen = {c.chunk_id for c in head if scripts.visible(query, c.content) < 1.0}
-        order = fusion.arbitrate(list(by_id), picks, coverage, self.paths | unseen)
+        deficit = fusion.params_for(self.embedding_kind).coverage_deficit
+        order = fusion.arbitrate(list(by_id), picks, coverage, deficit, self.paths | unseen)
         if order == list(by_id):
             return ranked
         # the fused rank shown ("before rerank") is this order's
