@@ -134,16 +134,21 @@ def rerank_ranker(
         fused = fusion.adaptive_fusion(
             channel_inputs(rec, ("fts", "cjk", "vector")), params, observable=rec.get("observable")
         )
-        by_id = {f.chunk_id: f for f in fused.ranked}
-        order = arbitrated(rec, list(by_id), ("fts", "cjk", "vector"), params)
+        score = {f.chunk_id: f.score for f in fused.ranked}
+        z_of = {f.chunk_id: f.vector_z for f in fused.ranked}
+        before = list(score)
+        order = arbitrated(rec, before, ("fts", "cjk", "vector"), params)
+        if order != before:  # the pick takes the passed passage's score (``ArbitrationStage``)
+            at = next(i for i, (a, b) in enumerate(zip(order, before, strict=True)) if a != b)
+            score[order[at]] = score[before[at]]
         rows = []
         best = fused.ranked[0].score if fused.ranked else 1.0
-        for pos, f in enumerate((by_id[cid] for cid in order[:80]), start=1):
-            feats = dict(rec["candidates"].get(f.chunk_id, {}).get("features", {}))
-            feats["fused"] = f.score / best if best > 0 else 0.0
-            feats["vector"] = rerank.vector_feature(f.vector_z)
-            doc = rec["candidates"].get(f.chunk_id, {}).get("doc", "")
-            rows.append((f.chunk_id, doc, pos, feats))
+        for pos, cid in enumerate(order[:80], start=1):
+            feats = dict(rec["candidates"].get(cid, {}).get("features", {}))
+            feats["fused"] = score[cid] / best if best > 0 else 0.0
+            feats["vector"] = rerank.vector_feature(z_of[cid])
+            doc = rec["candidates"].get(cid, {}).get("doc", "")
+            rows.append((cid, doc, pos, feats))
         return [cid for cid, _ in rerank.order(rows, weights)]
 
     return rank

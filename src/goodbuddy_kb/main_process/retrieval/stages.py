@@ -132,10 +132,14 @@ class ArbitrationStage:
         # nor a passage written in a script the question does not use: its terms say nothing
         unseen = {c.chunk_id for c in head if scripts.visible(query, c.content) < 1.0}
         deficit = fusion.params_for(self.embedding_kind).coverage_deficit
-        order = fusion.arbitrate(list(by_id), picks, coverage, deficit, self.paths | unseen)
-        if order == list(by_id):
+        before = list(by_id)
+        order = fusion.arbitrate(before, picks, coverage, deficit, self.paths | unseen)
+        if order == before:
             return ranked
-        # the fused rank shown ("before rerank") is this order's
+        # the pick takes the fused score of the passage it passed, and the fused rank shown
+        # ("before rerank") is this order's, so the rerank and the relevance read this order
+        at = next(i for i, (a, b) in enumerate(zip(order, before, strict=True)) if a != b)
+        by_id[order[at]].fused = by_id[before[at]].fused
         ranks = sorted(c.pre_rank for c in head)
         moved = [by_id[cid] for cid in order]
         for c, rank in zip(moved, ranks, strict=True):
