@@ -98,14 +98,31 @@ def rrf_ranker(channels: Sequence[str]) -> Callable[[dict[str, Any]], list[str]]
     return rank
 
 
+def fused_order(
+    rec: dict[str, Any], params: fusion.FusionParams, channels: Sequence[str]
+) -> list[fusion.Fused]:
+    """The pipeline's fused order: adaptive fusion, then ``fusion.arbitrate`` where the vector
+    ran beside the full text, the moved pick taking the passed passage's score
+    (``ArbitrationStage``)."""
+    fused = fusion.adaptive_fusion(
+        channel_inputs(rec, channels), params, observable=rec.get("observable")
+    ).ranked
+    before = [f.chunk_id for f in fused]
+    order = arbitrated(rec, before, channels, params)
+    if order == before:
+        return fused
+    by_id = {f.chunk_id: f for f in fused}
+    at = next(i for i, (a, b) in enumerate(zip(order, before, strict=True)) if a != b)
+    moved = by_id[order[at]]
+    by_id[moved.chunk_id] = fusion.Fused(moved.chunk_id, by_id[before[at]].score, moved.vector_z)
+    return [by_id[cid] for cid in order]
+
+
 def adaptive_ranker(
     params: fusion.FusionParams, channels: Sequence[str]
 ) -> Callable[[dict[str, Any]], list[str]]:
     def rank(rec: dict[str, Any]) -> list[str]:
-        fused = fusion.adaptive_fusion(
-            channel_inputs(rec, channels), params, observable=rec.get("observable")
-        )
-        return arbitrated(rec, [f.chunk_id for f in fused.ranked], channels, params)
+        return [f.chunk_id for f in fused_order(rec, params, channels)]
 
     return rank
 
@@ -131,24 +148,15 @@ def rerank_ranker(
     params: fusion.FusionParams, weights: dict[str, float]
 ) -> Callable[[dict[str, Any]], list[str]]:
     def rank(rec: dict[str, Any]) -> list[str]:
-        fused = fusion.adaptive_fusion(
-            channel_inputs(rec, ("fts", "cjk", "vector")), params, observable=rec.get("observable")
-        )
-        score = {f.chunk_id: f.score for f in fused.ranked}
-        z_of = {f.chunk_id: f.vector_z for f in fused.ranked}
-        before = list(score)
-        order = arbitrated(rec, before, ("fts", "cjk", "vector"), params)
-        if order != before:  # the pick takes the passed passage's score (``ArbitrationStage``)
-            at = next(i for i, (a, b) in enumerate(zip(order, before, strict=True)) if a != b)
-            score[order[at]] = score[before[at]]
+        fused = fused_order(rec, params, ("fts", "cjk", "vector"))
         rows = []
-        best = fused.ranked[0].score if fused.ranked else 1.0
-        for pos, cid in enumerate(order[:80], start=1):
-            feats = dict(rec["candidates"].get(cid, {}).get("features", {}))
-            feats["fused"] = score[cid] / best if best > 0 else 0.0
-            feats["vector"] = rerank.vector_feature(z_of[cid])
-            doc = rec["candidates"].get(cid, {}).get("doc", "")
-            rows.append((cid, doc, pos, feats))
+        best = fused[0].score if fused else 1.0
+        for pos, f in enumerate(fused[:80], start=1):
+            feats = dict(rec["candidates"].get(f.chunk_id, {}).get("features", {}))
+            feats["fused"] = f.score / best if best > 0 else 0.0
+            feats["vector"] = rerank.vector_feature(f.vector_z)
+            doc = rec["candidates"].get(f.chunk_id, {}).get("doc", "")
+            rows.append((f.chunk_id, doc, pos, feats))
         return [cid for cid, _ in rerank.order(rows, weights)]
 
     return rank

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from goodbuddy_kb.main_process.retrieval import calibration, calibration_fit, fusion
 from goodbuddy_kb.main_process.retrieval import calibration_fit as fitted
-from tune_fit import channel_inputs, load_sets
+from tune_fit import fused_order, load_sets
 
 TOP = 10
 FLOORS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
@@ -52,10 +52,10 @@ def _rows(
     """The top results of ``channels`` fused, each with its features (the text's only when
     ``text``), its fused score over the best and its vector margin."""
     kind = "local" if family == "bundled" else "other"
-    fused = fusion.adaptive_fusion(channel_inputs(rec, channels), fusion.params_for(kind))
-    best = fused.ranked[0].score if fused.ranked else 1.0
+    fused = fused_order(rec, fusion.params_for(kind), channels)
+    best = fused[0].score if fused else 1.0
     rows = []
-    for f in fused.ranked:
+    for f in fused:
         cand = rec["candidates"].get(f.chunk_id)
         if cand is None or cand["doc"] in rec["exclude"]:
             continue
