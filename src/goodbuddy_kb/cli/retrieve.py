@@ -106,6 +106,11 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
         f" {d.minimum_relevance:g}, best {best}"
         + (f", {d.below_minimum_relevance} withheld" if d.below_minimum_relevance else "")
     )
+    if d.arbitration_passed:
+        print(
+            f"  the full text's first pick moved above {d.arbitration_passed} result(s) holding"
+            " clearly fewer of the question's words"
+        )
     for x in res.results:
         ranks = " ".join(f"{k}#{v}" for k, v in sorted(x.channel_ranks.items()))
         sim = f" sim {x.vector_similarity:.3f}" if x.vector_similarity is not None else ""

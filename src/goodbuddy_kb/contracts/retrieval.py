@@ -128,6 +128,9 @@ class Diagnostics(ContractModel):
     fusion: FusionMethod = "adaptive"
     #: Each channel's confidence for this query (0–1), from its own score distribution.
     channel_confidence: dict[str, float] = Field(default_factory=dict)
+    #: How many passages the full text's first pick went above because they hold clearly less
+    #: of the question's terms (adaptive fusion's last step); 0 when the fused order stood.
+    arbitration_passed: int = Field(0, ge=0)
     #: The library's background similarity for this query (mean, std over every scanned row).
     vector_background: list[float] | None = None
     #: Libraries whose first vector version is still filling (the vector channel's weight in

@@ -10,9 +10,12 @@ import numpy as np
 import pytest
 
 from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, LIBRARY_CREATE, SOURCE_ADD
+from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider
 from goodbuddy_kb.main_process.services import Services
+from goodbuddy_kb.ui.i18n import set_language
+from goodbuddy_kb.ui.workbench.report import diagnostics_lines
 from tests.dispatch import ask, call
 from tests.main_process.graph.helpers import turn_off
 from tests.servers.httpserver import Reply, serve
@@ -94,3 +97,19 @@ def test_the_paragraph_holding_what_the_question_names_comes_first(
     # the neighbour is still shown, below the answer and judged less relevant
     neighbour = next(r for r in hybrid["results"] if r["documentPath"] == "p001.txt")
     assert neighbour["rank"] > 1 and neighbour["relevance"] < top["relevance"]
+    # the workbench's diagnostics say why the order differs from the fusion's, in both languages
+    assert hybrid["diagnostics"]["arbitrationPassed"] == 1
+    assert vector_only["diagnostics"]["arbitrationPassed"] == 0
+    response = KnowledgeRetrievalResponse.model_validate(hybrid)
+    try:
+        set_language("zh")
+        assert "全文检索的第一名已排到 1 条含问题用词明显更少的结果之前" in diagnostics_lines(
+            response
+        )
+        set_language("en")
+        assert (
+            "The full text's first pick moved above 1 result(s) holding clearly fewer of the"
+            " question's words" in diagnostics_lines(response)
+        )
+    finally:
+        set_language("en")

@@ -98,9 +98,11 @@ class Retriever:
             self.conn, fused.candidates[: max(pool, learned.MAX_CANDIDATES)]
         )
         idf = term_weights(self.conn, query, term_rows)
+        passed = 0
         if settings.fusion == "adaptive":
             paths = frozenset(c for run in runs for c in run.graph_answers)
-            ranked = ArbitrationStage(idf, embedding_kind, paths, pool).run(ranked, runs, query)
+            arbitration = ArbitrationStage(idf, embedding_kind, paths, pool)
+            ranked, passed = arbitration.run(ranked, runs, query)
         mode: RerankMode = request.rerank or ("local" if settings.local_rerank_enabled else "off")
         rerank = RerankStage(mode, self.rerank_service, rerank_weights_for(embedding_kind), idf)
         ranked, rerank_diag = rerank.run(ranked, query, request.query, cancel)
@@ -121,7 +123,7 @@ class Retriever:
         results = to_results(relevance.top, query, runs)
         diagnostics = describe(
             plan, runs, fused, rerank_diag, relevance, settings, self.degraded, context_ms
-        )
+        ).model_copy(update={"arbitration_passed": passed})
         return KnowledgeRetrievalResponse(
             query=request.query,
             duration_ms=(time.perf_counter() - started) * 1000,

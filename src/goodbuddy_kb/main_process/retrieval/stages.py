@@ -112,9 +112,10 @@ class ArbitrationStage:
 
     def run(
         self, ranked: list[Candidate], runs: list[ChannelRun], query: LexicalQuery
-    ) -> list[Candidate]:
+    ) -> tuple[list[Candidate], int]:
+        """The candidates in the arbitrated order, and how many passages the pick went above."""
         if not any(r.channel == "vector" and r.ranking for r in runs):
-            return ranked
+            return ranked, 0
         picks = [r.ranking[0] for r in runs if r.channel in fusion.LEXICAL_CHANNELS and r.ranking]
         head = ranked[: self.depth]
         by_id = {c.chunk_id: c for c in head}
@@ -135,7 +136,7 @@ class ArbitrationStage:
         before = list(by_id)
         order = fusion.arbitrate(before, picks, coverage, deficit, self.paths | unseen)
         if order == before:
-            return ranked
+            return ranked, 0
         # the pick takes the fused score of the passage it passed, and the fused rank shown
         # ("before rerank") is this order's, so the rerank and the relevance read this order
         at = next(i for i, (a, b) in enumerate(zip(order, before, strict=True)) if a != b)
@@ -144,7 +145,7 @@ class ArbitrationStage:
         moved = [by_id[cid] for cid in order]
         for c, rank in zip(moved, ranks, strict=True):
             c.pre_rank = rank
-        return moved + ranked[self.depth :]
+        return moved + ranked[self.depth :], before.index(order[at]) - at
 
 
 @dataclass

@@ -113,6 +113,11 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         "query-adaptive (confidence × score + rank)",
     ),
     "diag.fusion.rrf": ("加权 RRF", "weighted RRF"),
+    "diag.arbitration": (
+        "全文检索的第一名已排到 {n} 条含问题用词明显更少的结果之前",
+        "The full text's first pick moved above {n} result(s) holding clearly fewer of the"
+        " question's words",
+    ),
     "diag.background": (
         "向量背景相似度：均值 {mean:.3f}，标准差 {std:.3f}",
         "Vector background similarity: mean {mean:.3f}, std {std:.3f}",

@@ -82,6 +82,8 @@ def _ranking_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
         lines.append(tr("diag.fallback", v=say_field(d.rerank, "fallback_reason")))
     confidence = listing(f"{channel(k)} {v:.2f}" for k, v in d.channel_confidence.items())
     lines.append(tr("diag.fusion", method=tr(f"diag.fusion.{d.fusion}"), v=confidence or "–"))
+    if d.arbitration_passed:
+        lines.append(tr("diag.arbitration", n=d.arbitration_passed))
     if d.vector_background:
         mean, std = d.vector_background[0], d.vector_background[1]
         lines.append(tr("diag.background", mean=mean, std=std))
