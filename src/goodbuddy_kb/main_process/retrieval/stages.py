@@ -140,7 +140,9 @@ class ArbitrationStage:
         # the pick takes the fused score of the passage it passed, and the fused rank shown
         # ("before rerank") is this order's, so the rerank and the relevance read this order
         at = next(i for i, (a, b) in enumerate(zip(order, before, strict=True)) if a != b)
-        by_id[order[at]].fused = by_id[before[at]].fused
+        pick = by_id[order[at]]
+        pick.fused = by_id[before[at]].fused
+        pick.features["fused"] = pick.fused / best_fused if best_fused > 0 else 0.0
         ranks = sorted(c.pre_rank for c in head)
         moved = [by_id[cid] for cid in order]
         for c, rank in zip(moved, ranks, strict=True):
