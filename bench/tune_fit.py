@@ -140,7 +140,9 @@ def arbitrated(
         feats = rec["candidates"].get(cid, {}).get("features", {})
         return float(feats.get("weightedCoverage", 0.0))
 
-    unseen = {cid for cid, c in rec["candidates"].items() if c.get("visible", 1.0) < 1.0}
+    def unseen(cid: str) -> bool:
+        return float(rec["candidates"].get(cid, {}).get("visible", 1.0)) < 1.0
+
     return fusion.arbitrate(order, picks, coverage, params.coverage_deficit, unseen)
 
 

@@ -34,7 +34,7 @@ is stable across index rebuilds.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Container, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 RRF_K = 60
@@ -365,7 +365,7 @@ def arbitrate(
     picks: Sequence[str],
     coverage: Callable[[str], float],
     deficit: float,
-    exempt: Container[str] = (),
+    exempt: Callable[[str], bool] = lambda _chunk_id: False,
 ) -> list[str]:
     """The fused ``order`` with the full-text channels' first pick (of ``picks``, each lexical
     channel's first hit: the one holding most of the question) moved above the first passage
@@ -375,8 +375,9 @@ def arbitrate(
     right topic that lacks what the question names (a neighbouring paragraph of the same
     article) outweighs the full text's exact match, and the query's own terms break that tie.
 
-    ``exempt``: passages whose terms say nothing here (written in a script the question does
-    not use; reached by a graph path), which the pick never passes."""
+    ``exempt``: whether a passage's terms say nothing here (written in a script the question
+    does not use; reached by a graph path), so that the pick never passes it; asked only of the
+    passages ranked ahead of the pick."""
     present = [p for p in picks if p in order]
     if not present:
         return list(order)
@@ -384,6 +385,6 @@ def arbitrate(
     pick = max(present, key=lambda p: (coverage(p), -position[p]))
     bar = coverage(pick) - deficit
     for i, cid in enumerate(order[: position[pick]]):
-        if cid not in exempt and coverage(cid) < bar:
+        if not exempt(cid) and coverage(cid) < bar:
             return [*order[:i], pick, *(c for c in order[i:] if c != pick)]
     return list(order)

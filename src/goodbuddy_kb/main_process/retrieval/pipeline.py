@@ -122,8 +122,8 @@ class Retriever:
         ).run(relevance.top, DbContextSource(self.conn))
         results = to_results(relevance.top, query, runs)
         diagnostics = describe(
-            plan, runs, fused, rerank_diag, relevance, settings, self.degraded, context_ms
-        ).model_copy(update={"arbitration_passed": passed})
+            plan, runs, fused, rerank_diag, relevance, settings, self.degraded, context_ms, passed
+        )
         return KnowledgeRetrievalResponse(
             query=request.query,
             duration_ms=(time.perf_counter() - started) * 1000,

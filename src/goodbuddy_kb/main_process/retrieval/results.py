@@ -245,6 +245,7 @@ def describe(
     settings: KnowledgeRetrievalSettings,
     degraded: list[DegradedChannel],
     context_ms: float,
+    arbitration_passed: int,
 ) -> Diagnostics:
     """What each stage did: channels, counts and times, the fusion, the rerank, the floor."""
     vector = next((r for r in runs if r.channel == "vector"), None)
@@ -264,6 +265,7 @@ def describe(
         graph_paths=[p for r in runs for p in r.graph_paths][:10],
         fusion=fused.method,
         channel_confidence=fused.confidence,
+        arbitration_passed=arbitration_passed,
         vector_background=[round(x, 6) for x in background] if background else None,
         minimum_relevance=settings.minimum_relevance,
         below_minimum_relevance=len(relevance.shown) - len(relevance.top),

@@ -130,11 +130,13 @@ class ArbitrationStage:
                 }
             return c.features["weightedCoverage"]
 
-        # nor a passage written in a script the question does not use: its terms say nothing
-        unseen = {c.chunk_id for c in head if scripts.visible(query, c.content) < 1.0}
+        def exempt(chunk_id: str) -> bool:
+            # nor a passage written in a script the question does not use: its terms say nothing
+            return chunk_id in self.paths or scripts.visible(query, by_id[chunk_id].content) < 1.0
+
         deficit = fusion.params_for(self.embedding_kind).coverage_deficit
         before = list(by_id)
-        order = fusion.arbitrate(before, picks, coverage, deficit, self.paths | unseen)
+        order = fusion.arbitrate(before, picks, coverage, deficit, exempt)
         if order == before:
             return ranked, 0
         # the pick takes the fused score of the passage it passed, and the fused rank shown
