@@ -4,12 +4,15 @@ points into an enabled chunk's text."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.contracts.methods import (
     GRAPH_EXTRACT,
     GRAPH_GET,
     GRAPH_UPDATE,
+    LIBRARY_CREATE,
+    SOURCE_ADD,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
@@ -43,6 +46,19 @@ def turn_off(d: Dispatcher, library_id: str) -> None:
         GRAPH_UPDATE.name,
         {"libraryId": library_id, "settings": {**info["settings"], "strategy": "off"}},
     )
+
+
+def folder_library(d: Dispatcher, folder: Path, name: str = "KB") -> str:
+    """A new library with its graph off and ``folder`` added as its source (unwatched); the
+    caller waits for the import."""
+    library_id = str(call(d, LIBRARY_CREATE.name, {"name": name})["library"]["id"])
+    turn_off(d, library_id)
+    call(
+        d,
+        SOURCE_ADD.name,
+        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
+    )
+    return library_id
 
 
 def turn_on(d: Dispatcher, services: Services, library_id: str) -> dict[str, Any]:

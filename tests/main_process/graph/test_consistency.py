@@ -23,14 +23,12 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_EXTRACT,
     GRAPH_GET,
     GRAPH_UPDATE,
-    LIBRARY_CREATE,
-    SOURCE_ADD,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.graph.matching import normalise_name
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
-from tests.main_process.graph.helpers import turn_off
+from tests.main_process.graph.helpers import folder_library
 from tests.servers.extractserver import ExtractScript, Reply, chunk_of, extract_server
 
 NAMES = {
@@ -80,13 +78,7 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path, model_url: st
     folder.mkdir()
     for n in range(3):
         (folder / f"doc{n}.md").write_text(document(n), encoding="utf-8")
-    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "KB"})["library"]["id"]
-    turn_off(dispatcher, library_id)
-    call(
-        dispatcher,
-        SOURCE_ADD.name,
-        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
-    )
+    library_id = folder_library(dispatcher, folder)
     call(
         dispatcher,
         CHAT_MODEL_UPDATE.name,

@@ -23,14 +23,12 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_EXTRACT,
     GRAPH_GET,
     GRAPH_UPDATE,
-    LIBRARY_CREATE,
-    SOURCE_ADD,
     TASKS_LIST,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
-from tests.main_process.graph.helpers import turn_off
+from tests.main_process.graph.helpers import folder_library
 from tests.servers.sse import sse_server
 
 TRAVEL = "# 差旅报销制度\n\n差旅报销制度由财务部审批。住宿标准为每晚六百元。\n"
@@ -93,13 +91,7 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
     folder.mkdir()
     (folder / "travel.md").write_text(TRAVEL, encoding="utf-8")
     (folder / "systems.md").write_text(SYSTEMS, encoding="utf-8")
-    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "KB"})["library"]["id"]
-    turn_off(dispatcher, library_id)
-    call(
-        dispatcher,
-        SOURCE_ADD.name,
-        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
-    )
+    library_id = folder_library(dispatcher, folder)
     services.tasks.wait_idle()
     return library_id
 

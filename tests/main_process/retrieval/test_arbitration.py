@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, LIBRARY_CREATE, SOURCE_ADD
+from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE
 from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider
@@ -17,7 +17,7 @@ from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.workbench.report import diagnostics_lines
 from tests.dispatch import ask, call
-from tests.main_process.graph.helpers import turn_off
+from tests.main_process.graph.helpers import folder_library
 from tests.servers.httpserver import Reply, serve
 
 DIMS = 384
@@ -78,13 +78,7 @@ def test_the_paragraph_holding_what_the_question_names_comes_first(
             EMBEDDING_UPDATE.name,
             {"connection": {"kind": "openai-compatible", "baseUrl": f"{base}/v1", "model": "m"}},
         )
-        library = call(dispatcher, LIBRARY_CREATE.name, {"name": "梵文"})["library"]["id"]
-        turn_off(dispatcher, library)
-        call(
-            dispatcher,
-            SOURCE_ADD.name,
-            {"libraryId": library, "kind": "folder", "location": str(folder), "watch": False},
-        )
+        library = folder_library(dispatcher, folder, "梵文")
         services.tasks.wait_idle()
         vector_only = ask(dispatcher, library, QUESTION, channels=["vector"])
         hybrid = ask(dispatcher, library, QUESTION, overrides={"minimumRelevance": 0})

@@ -19,12 +19,11 @@ from goodbuddy_kb.contracts.methods import (
     RERANK_UPDATE,
     RETRIEVE,
     SETTINGS_GET,
-    SOURCE_ADD,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import ask, call, fail
-from tests.main_process.graph.helpers import turn_off
+from tests.main_process.graph.helpers import folder_library, turn_off
 from tests.servers.embedserver import Script, openai_server
 from tests.servers.httpserver import Reply, serve
 
@@ -37,13 +36,7 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
     folder.mkdir()
     for name in ("policy_zh.md", "manual_en.md", "security_guide.pdf"):
         (folder / name).write_bytes((FIXTURES / name).read_bytes())
-    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "KB"})["library"]["id"]
-    turn_off(dispatcher, library_id)
-    call(
-        dispatcher,
-        SOURCE_ADD.name,
-        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
-    )
+    library_id = folder_library(dispatcher, folder)
     services.tasks.wait_idle()
     return library_id
 
