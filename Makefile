@@ -74,12 +74,19 @@ eval: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/goodbuddy-kb eval retrieval --ablation
 
 # Every dataset under $(BENCHMARKS) plus the fixtures, with the bundled model; imports are kept in
-# $(EVAL_WORK) so a second run only re-asks the questions.
+# $(EVAL_WORK) so a second run only re-asks the questions. Beside them, a no-answer twin of each
+# set in $(NOANSWER_FROM) (bench/derive_noanswer.py: 120 articles taken out, one question of each
+# kept unanswerable), so "nothing relevant enough" is measured on more than cmrc2018's.
 BENCHMARKS ?= ../shared/benchmarks
 EVAL_WORK ?= .eval-work
+NOANSWER_FROM ?= drcd-dev
 eval-all: $(STAMP)
+	for s in $(NOANSWER_FROM); do \
+		test -d $(EVAL_WORK)/derived/$$s-noanswer || $(BIN)/python bench/derive_noanswer.py \
+			$(BENCHMARKS)/$$s $(EVAL_WORK)/derived/$$s-noanswer --remove 120 || exit 1; \
+	done
 	QT_QPA_PLATFORM=offscreen $(BIN)/goodbuddy-kb eval retrieval --ablation --provider local \
-		--datasets-in $(BENCHMARKS) --work-dir $(EVAL_WORK)
+		--datasets-in $(BENCHMARKS) --datasets-in $(EVAL_WORK)/derived --work-dir $(EVAL_WORK)
 
 clean:
 	rm -rf dist build .mypy_cache .pytest_cache .ruff_cache

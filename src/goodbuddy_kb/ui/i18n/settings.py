@@ -269,10 +269,15 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "field.minimumRelevance.what": (
         "相关度（估计的相关概率）低于此值的结果不作为证据：检索测试中灰色列出，不交给对话模型；"
-        "连最好的结果也低于它时，显示“没有足够相关的内容”。",
+        "连最好的结果也低于它时，显示“没有足够相关的内容”。默认 0.2 几乎不会拦下知识库能回答的问题，"
+        "但知识库里没有答案时，多数情况下仍会列出结果；调高到 0.35 左右能拦下多数这类问题，"
+        "代价是换了说法的提问更常被拦下。",
         "Results whose relevance (the estimated chance that they are relevant) is below this"
         " are not evidence: greyed in the workbench, never given to the chat model; when even"
-        " the best is below it, the search says nothing relevant enough was found.",
+        " the best is below it, the search says nothing relevant enough was found. The default"
+        " 0.2 almost never withholds a question the library can answer, but when the library"
+        " holds no answer it still lists results most of the time; around 0.35 stops most of"
+        " those, at the cost of withholding more questions asked in other words.",
     ),
     "field.minimumVectorSimilarity.what": (
         "向量通道丢弃余弦相似度低于此值的候选；0 表示不过滤。",
