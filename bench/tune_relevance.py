@@ -62,10 +62,19 @@ def _rows(
         feats = dict(cand["features"]) if text else {}
         feats["fused"] = f.score / best if best > 0 else 0.0
         margin = None if f.vector_z is None else f.vector_z * rec["background"][1]
-        rows.append({"cand": cand, "features": feats, "margin": margin})
+        rows.append({"cand": cand, "features": feats, "margin": margin, "id": f.chunk_id})
         if len(rows) == TOP:
             break
     return rows
+
+
+def seen(rec: dict[str, Any], rows: list[dict[str, Any]]) -> list[float]:
+    """How far the text features could see each row, as ``RelevanceStage`` passes it: wholly
+    for a full-text hit, else the candidate's ``scripts.observable`` share (the dump keeps the
+    shares below 1)."""
+    lexical = {h[0] for ch in ("fts", "cjk") for h in rec[ch]}
+    shares = rec.get("observable") or {}
+    return [1.0 if r["id"] in lexical else float(shares.get(r["id"], 1.0)) for r in rows]
 
 
 def left_out(rec: dict[str, Any]) -> dict[str, Any]:
@@ -264,6 +273,7 @@ def report(args: argparse.Namespace) -> None:
                     [r["features"] for r in rows],
                     [r["margin"] if vector else None for r in rows],
                     args.family,
+                    seen(rec, rows),
                 )
                 monotone &= all(a >= b for a, b in pairwise(rel))
                 preds.extend(rel)
@@ -273,11 +283,13 @@ def report(args: argparse.Namespace) -> None:
                     best_none.append(top)
                     continue
                 best_ans.append(top if any(r["cand"]["label"] for r in rows[:TOP]) else -1.0)
-                gone = ranked_rows(left_out(rec), args.family, vector)
+                rest = left_out(rec)
+                gone = ranked_rows(rest, args.family, vector)
                 again = calibration.relevance_list(
                     [r["features"] for r in gone],
                     [r["margin"] if vector else None for r in gone],
                     args.family,
+                    seen(rest, gone),
                 )
                 best_left.append(again[0] if again else 0.0)
             p, y = np.asarray(preds), np.asarray(labels)
