@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.diagnostic_log import PendingEvent, write_events
 from goodbuddy_kb.main_process.embeddings.local import DeterministicProvider, LocalE5Provider
@@ -182,3 +183,50 @@ def test_a_first_fill_says_which_documents_are_searchable_as_it_goes(
         (library,),
     ).fetchone()
     assert ready == 2
+
+
+@pytest.mark.integration
+def test_a_cancelled_first_fill_keeps_what_it_wrote(
+    pool: ConnectionPool, data_dir: Path, library: str
+) -> None:
+    """While a library's first vectors fill, the task says "what is written is already
+    searchable". Cancelled halfway (or stopped by a failing service), that stays true: there is
+    no older version to fall back on, so the vectors written are kept and searched, the
+    documents left without them say why, and the next vectorisation embeds only the rest."""
+    conn = pool.get()
+    cancel = CancelToken()
+
+    def heard(done: int, _total: int, _failed: int) -> None:
+        if done >= 4:
+            cancel.cancel()
+
+    with openai_server(Script(delay_s=0.05)) as base:
+        provider = OpenAICompatibleProvider(base, "slow", None, 384, 4, 10.0)  # 4 a batch
+        with pytest.raises(CancelledError):
+            build.vectorise(conn, data_dir, library, provider, cancel, heard)
+        kept = store.current(conn, library)
+        assert kept is not None, "the vectors written were thrown away"
+        left = store.count_missing(conn, library, kept.id)
+        (total,) = conn.execute(
+            "SELECT count(*) FROM chunks WHERE library_id = ? AND enabled = 1 AND role != 'parent'",
+            (library,),
+        ).fetchone()
+        assert 4 <= total - left < total
+        found = channel.search(conn, data_dir, [library], provider, "婚假三天", 6, CancelToken())
+        assert found.scanned == total - left and found.hits
+        statuses = dict(
+            conn.execute(
+                "SELECT vector_status, vector_error FROM documents WHERE library_id = ?"
+                " AND vector_status = 'failed'",
+                (library,),
+            ).fetchall()
+        )
+        assert statuses == {"failed": "cancelled by the user"}
+        again = build.vectorise(conn, data_dir, library, provider, CancelToken())
+    assert not again.full and again.embedded == left
+    assert store.count_missing(conn, library, kept.id) == 0
+    (done,) = conn.execute(
+        "SELECT count(*) FROM documents WHERE library_id = ? AND vector_status != 'done'",
+        (library,),
+    ).fetchone()
+    assert done == 0

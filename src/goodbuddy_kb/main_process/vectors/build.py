@@ -4,7 +4,10 @@
   are appended to it; it keeps serving throughout.
 * Full (no current version, another fingerprint, or an explicit rebuild): a new version is built
   beside the current one and swapped in only when complete and validated. A failure or a cancel
-  leaves the previous version serving and records the failure on its own.
+  leaves the previous version serving and records the failure on its own — except a library's
+  first version, which is searched as it fills and has nothing older to fall back on: it keeps
+  what it holds (made current with its gaps, as when its import outruns it), and the next
+  vectorisation embeds the rest.
 """
 
 from __future__ import annotations
@@ -203,9 +206,13 @@ def vectorise(
     except (CancelledError, KbError, ValueError) as exc:
         reason = exc.message if isinstance(exc, KbError) else str(exc)
         report.error = reason
-        if full:
+        # "what is written is already searchable": a first version's vectors stay searchable
+        keep = full and current is None and report.embedded > 0
+        if full and not keep:
             store.fail(conn, data_dir, store.get(conn, target.id), reason)
         else:
+            if keep:
+                store.promote(conn, data_dir, store.get(conn, target.id), allow_gaps=True)
             finished = report.embedded + len(report.failed_rows)  # batches finish in order
             report.failed_documents |= {r["document_id"] for r in todo[finished:]}
         refresh_status(conn, library_id, provider.fingerprint, report.failed_documents, reason)
