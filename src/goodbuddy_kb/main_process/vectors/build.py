@@ -206,21 +206,35 @@ def vectorise(
     except (CancelledError, KbError, ValueError) as exc:
         reason = exc.message if isinstance(exc, KbError) else str(exc)
         report.error = reason
-        # "what is written is already searchable": a first version's vectors stay searchable
-        keep = full and current is None and report.embedded > 0
-        if full and not keep:
-            store.fail(conn, data_dir, store.get(conn, target.id), reason)
-        else:
-            if keep:
-                store.promote(conn, data_dir, store.get(conn, target.id), allow_gaps=True)
-            finished = report.embedded + len(report.failed_rows)  # batches finish in order
-            report.failed_documents |= {r["document_id"] for r in todo[finished:]}
+        _stopped(conn, data_dir, store.get(conn, target.id), current is None, report, todo)
         refresh_status(conn, library_id, provider.fingerprint, report.failed_documents, reason)
         if isinstance(exc, CancelledError):
             raise
         return report
     refresh_status(conn, library_id, provider.fingerprint, report.failed_documents, report.error)
     return report
+
+
+def _stopped(
+    conn: sqlite3.Connection,
+    data_dir: Path,
+    target: store.Version,
+    first: bool,
+    report: BuildReport,
+    todo: list[sqlite3.Row],
+) -> None:
+    """A build stopped by a cancel or a failure: a version built beside the current one is
+    failed (the current one keeps serving); a library's ``first`` version, searched as it
+    filled ("what is written is already searchable"), keeps what it wrote. The documents whose
+    chunks were not reached are failed with ``report.error``."""
+    keep = first and report.embedded > 0
+    if report.full and not keep:
+        store.fail(conn, data_dir, target, report.error or "")
+        return
+    if keep:
+        store.promote(conn, data_dir, target, allow_gaps=True)
+    finished = report.embedded + len(report.failed_rows)  # batches finish in order
+    report.failed_documents |= {r["document_id"] for r in todo[finished:]}
 
 
 def _catch_up(
