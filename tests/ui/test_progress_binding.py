@@ -19,6 +19,7 @@ from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, LIBRARY_REBUILD, SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
+from goodbuddy_kb.qt.widgets import QtCore
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS, TasksTab
 from tests.servers.embedserver import Script, openai_server
@@ -229,3 +230,40 @@ def test_the_bar_shows_a_file_name_holding_percent_signs_as_it_is(qtbot: QtBot) 
     bar.setValue(3)
     bar.setFormat(_literal("OCR 3/10 pages · %value%p.pdf (30%)"))
     assert bar.text().replace("\u2060", "") == "OCR 3/10 pages · %value%p.pdf (30%)"
+
+
+def test_a_build_cancelled_from_the_bar_stays_on_the_bar(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """The person cancels the vector build the bar follows, unselected (a library's first,
+    whose graph extraction, a newer task, is already done): the bar then says that build was
+    cancelled, not that the graph extraction completed."""
+    script = Script(delay_s=0.4)
+    with openai_server(script) as base:
+        use_service(qtbot, window, base)
+        library_with_folder(qtbot, window, tmp_path / "docs", documents(8), vectors=False)
+        tasks = window.tasks_tab
+        window.tabs.setCurrentWidget(tasks)
+
+        def build_running_after_graph() -> bool:
+            rows = tasks.model.rows
+            graph = next((r for r in rows if r.kind == "graph"), None)
+            build = next((r for r in rows if r.kind == "vectorize"), None)
+            return (
+                graph is not None
+                and graph.state == "completed"
+                and build is not None
+                and build.state == "running"
+                and build.done > 0
+                and rows.index(graph) < rows.index(build)  # the graph task is the newer
+            )
+
+        qtbot.waitUntil(build_running_after_graph, timeout=30_000)
+        build = next(r for r in tasks.model.rows if r.kind == "vectorize")
+        assert tasks.current() is None and tasks.followed().id == build.id  # type: ignore[union-attr]
+        qtbot.mouseClick(tasks.cancel_button, QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: state_of(tasks, build.id) == "cancelled", timeout=20_000)
+        qtbot.wait(300)
+        followed = tasks.followed()
+        assert followed is not None and followed.id == build.id
+        assert tasks.bar.text().startswith("Vectorise · ⊘ Cancelled"), tasks.bar.text()

@@ -233,6 +233,11 @@ def _stopped(
         return
     if keep:
         store.promote(conn, data_dir, target, allow_gaps=True)
+        # what it had not reached, the import's late chunks included (nothing is queued for
+        # them: "pending" would promise a run that is not coming)
+        left = store.missing(conn, target.library_id, target.id, with_text=False)
+        report.failed_documents |= {r["document_id"] for r in left}
+        return
     finished = report.embedded + len(report.failed_rows)  # batches finish in order
     report.failed_documents |= {r["document_id"] for r in todo[finished:]}
 

@@ -140,11 +140,15 @@ class TasksTab(QtWidgets.QWidget):
         return self.model.row_at(index.row()) if index.isValid() else None
 
     def followed(self) -> t.TaskInfo | None:
-        """The task the bar shows: the selected one, else the newest at work, else the newest."""
+        """The task the bar shows: the selected one, else the newest at work, else the one that
+        ended last (a run just cancelled or finished, not a newer task that ended before it),
+        else the newest."""
         rows = self.model.rows
+        ended = [r for r in rows if r.finished_at]
         return (
             self.current()
             or next((r for r in rows if r.state in ("queued", "running")), None)
+            or (max(ended, key=lambda r: r.finished_at or "") if ended else None)
             or (rows[0] if rows else None)
         )
 
@@ -164,6 +168,10 @@ class TasksTab(QtWidgets.QWidget):
     def cancel_current(self) -> None:
         info = self.followed()
         if info is not None and info.state in ("queued", "running"):
+            # The bar stays on the run being cancelled to its end: the button, disabled, passes
+            # the focus to the table, and Qt makes its first row (another task) current.
+            row = next(i for i, r in enumerate(self.model.rows) if r.id == info.id)
+            self.view.selectRow(row)
             self.link.call(
                 TASKS_CANCEL, t.TaskCancelRequest(task_id=info.id), lambda _r, _e: self.refresh()
             )
