@@ -300,3 +300,55 @@ def test_rebuild_library_next_to_the_settings_notice(
     assert not tab.rebuild_button.isVisible()
     qtbot.waitUntil(window.documents_tab.pending_label.isHidden, timeout=5_000)
     assert chunk_counts(window) == [6, 6]
+
+
+def test_a_rebuild_that_leaves_vectors_building_says_so(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """A library rebuild that ends while its library's vectors are still being built (here the
+    first fill, begun by the import) says so in the status bar — "Rebuild · ✓ Completed" alone
+    read as all done while the vectors went on — and the vectors' own end follows it."""
+    script = Script()
+    with openai_server(script) as base:
+        call(
+            qtbot,
+            window,
+            EMBEDDING_UPDATE,
+            m.EmbeddingUpdateRequest(
+                connection=m.EmbeddingConnection(
+                    kind="openai-compatible", base_url=base, model="embed-small", dimensions=384
+                ),
+                api_key="sk-test-0000000000",
+            ),
+        )
+        script.delay_s = 1.0
+        files = {f"doc{d}.md": doc_text(d) for d in range(1, 4)}
+        folder = tmp_path / "docs"
+        library_with_folder(
+            qtbot,
+            window,
+            folder,
+            files,
+            vectors=False,
+            before_import=lambda: graph_off(qtbot, window),
+        )
+        tasks = window.tasks_tab
+        qtbot.waitUntil(
+            lambda: any(r.kind == "vectorize" and r.state == "running" for r in tasks.model.rows),
+            timeout=20_000,
+        )
+        tab = window.documents_tab
+        qtbot.mouseClick(tab.rebuild_library_button, QtCore.Qt.MouseButton.LeftButton)
+        box = tab.rebuild_box
+        assert box is not None
+        qtbot.waitUntil(box.isVisible)
+        qtbot.mouseClick(box.property("acceptButton"), QtCore.Qt.MouseButton.LeftButton)
+        status = window.statusBar()
+        qtbot.waitUntil(
+            lambda: status.currentMessage().startswith("Rebuild · ✓ Completed"), timeout=30_000
+        )
+        assert "the vectors are still being built" in status.currentMessage()
+        script.delay_s = 0.0
+        qtbot.waitUntil(
+            lambda: status.currentMessage().startswith("Vectorise · ✓ Completed"), timeout=30_000
+        )

@@ -9,6 +9,7 @@ from typing import Any
 
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.tasks.progress import bar_text, summary
 
 
@@ -20,15 +21,30 @@ def ended_text(info: t.TaskInfo) -> str:
 
 def announce_end(link: BackendLink, task_id: str, notice: Callable[[str], None]) -> None:
     """Once the task ``task_id`` ends (completed, failed, cancelled, interrupted), ``notice``
-    says how; the link stops being followed then."""
+    says how; the link stops being followed then. A rebuild that leaves its library's vectors
+    still being built (a vectorisation it queued, or one at work) says so, and that
+    vectorisation's end is announced in turn ("Rebuild · ✓ Completed" read as all done while
+    the vectors went on for a minute)."""
+    vectorising: dict[str, set[str]] = {}  # library → its vectorisations at work
 
     def on_task(params: dict[str, Any]) -> None:
-        if params.get("id") != task_id:
-            return
         info = t.TaskInfo.model_validate(params)
+        if info.id != task_id:
+            if info.kind == "vectorize" and info.library_id is not None:
+                at_work = vectorising.setdefault(info.library_id, set())
+                if info.state in t.FINISHED_STATES:
+                    at_work.discard(info.id)
+                else:
+                    at_work.add(info.id)
+            return
         if info.state in t.FINISHED_STATES:
             link.task.disconnect(on_task)
-            notice(ended_text(info))
+            text = ended_text(info)
+            going_on = sorted(vectorising.get(info.library_id or "", ()))
+            if info.kind == "rebuild" and going_on:
+                text = f"{text} · {tr('task.vectors_going_on')}"
+                announce_end(link, going_on[0], notice)
+            notice(text)
 
     link.task.connect(on_task)
 
