@@ -12,12 +12,15 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from goodbuddy_kb.contracts import chunks as ch
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.chat import MAX_MESSAGE_CHARACTERS
 from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST
 from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.methods import (
+    CHUNK_GET,
+    CHUNK_UPDATE,
     EMBEDDING_UPDATE,
     LIBRARY_CREATE,
     LIBRARY_DELETE,
@@ -247,6 +250,55 @@ def test_a_citation_marker_opens_its_context(
     qtbot.mouseClick(view.transcript.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=point)
     qtbot.waitUntil(lambda: bool(view.reference.toPlainText()), timeout=5_000)
     assert view.citation_view.currentIndex().row() == 0
+
+
+@pytest.mark.usefixtures("library")
+def test_a_citation_edited_since_the_answer_says_so(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """The cited chunk edited after the answer: its reference showed the new text as if the
+    answer had used it (a helper's try). It says the passage was edited since, and what the
+    answer quoted then follows the text now."""
+    script = ChatScript(turns=[[{"text": "One night costs at most 600 yuan [1]."}]])
+    with chat_server(script) as base:
+        view = searching_first(qtbot, window, base)
+        ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
+    assert view.citations.rowCount() >= 1
+    cited = view.citations.row_at(0)
+    view.citation_view.clearSelection()
+    view.citation_view.selectRow(0)
+    view.sources.show_context()
+    qtbot.waitUntil(lambda: bool(view.reference.toPlainText()), timeout=5_000)
+    assert "edited after the answer" not in view.reference.toPlainText()
+    before = wait_call(
+        qtbot,
+        window,
+        CHUNK_GET,
+        ch.ChunkRequest(
+            library_id=cited.library_id, document_id=cited.document_id, chunk_id=cited.chunk_id
+        ),
+    )
+    edited = before.content + "\n\n住宿标准自下月起另行通知。"
+    wait_call(
+        qtbot,
+        window,
+        CHUNK_UPDATE,
+        ch.ChunkUpdateRequest(
+            library_id=cited.library_id,
+            document_id=cited.document_id,
+            chunk_id=cited.chunk_id,
+            content=edited,
+        ),
+    )
+    view.citation_view.clearSelection()
+    view.citation_view.selectRow(0)
+    view.sources.show_context()
+    qtbot.waitUntil(
+        lambda: "edited after the answer" in view.reference.toPlainText(), timeout=5_000
+    )
+    text = view.reference.toPlainText()
+    assert "住宿标准自下月起另行通知" in text, "the text now"
+    assert "What the answer quoted then:" in text and "六百元" in text, text
 
 
 @pytest.mark.usefixtures("library")

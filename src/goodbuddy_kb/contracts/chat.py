@@ -112,6 +112,9 @@ class Citation(ContractModel):
     snippet: str
     #: The document's path inside its source ("" for a citation stored before it was kept).
     document_path: str = ""
+    #: The checksum of the chunk's text when cited ("" before it was kept): an edit since is
+    #: told apart from the text the answer used.
+    checksum: str = ""
 
 
 class RetrievalState(ContractModel):

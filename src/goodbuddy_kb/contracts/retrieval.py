@@ -179,6 +179,9 @@ class RetrievalResult(ContractModel):
     below_floor: bool = False
     #: Passages ranked lower with the very same text, in other documents or places.
     same_text: list[SameText] = Field(default_factory=list)
+    #: The checksum of the chunk's text as retrieved (a citation keeps it, so that a reference
+    #: opened later can tell the text was edited since).
+    checksum: str = ""
 
 
 class ContextGroup(ContractModel):
@@ -241,6 +244,9 @@ class ReferenceRequest(ContractModel):
     library_id: EntityId
     document_id: EntityId
     chunk_id: EntityId
+    #: The checksum a citation kept of the chunk's text: the response says whether the text
+    #: changed since (``changed``).
+    checksum: str | None = Field(None, max_length=128)
 
 
 class ReferenceChunk(ContractModel):
@@ -261,6 +267,9 @@ class ReferenceContextResponse(ContractModel):
     source_location: str | None
     locator: dict[str, Any] | None
     chunks: list[ReferenceChunk]
+    #: The chunk's text is no longer the one the request's ``checksum`` was taken of (edited
+    #: since the answer cited it).
+    changed: bool = False
     message_code: str | None = None
     message_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("message")

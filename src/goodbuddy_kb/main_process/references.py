@@ -114,6 +114,7 @@ def context(
         source_location=location,
         locator=json.loads(row["locator"]),
         chunks=chunks,
+        changed=bool(ref.checksum) and ref.checksum != row["checksum"],
     )
 
 

@@ -56,6 +56,7 @@ def _citation(number: int, group: ContextGroup, result: RetrievalResult | None) 
             locator=result.locator,
             snippet=result.snippet,
             document_path=result.document_path,
+            checksum=result.checksum,
         )
     return Citation(
         number=number,

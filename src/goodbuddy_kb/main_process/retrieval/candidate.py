@@ -35,6 +35,8 @@ class Candidate:
     locator: dict[str, Any] = field(default_factory=dict)
     document_title: str = ""
     document_path: str = ""
+    #: the chunk's text checksum (a citation keeps it, to tell an edit made since)
+    checksum: str = ""
     #: candidates ranked lower with the same text (``distinct``), folded into this one
     same_text: list[Candidate] = field(default_factory=list)
 
@@ -47,7 +49,7 @@ def load(conn: sqlite3.Connection, candidates: Iterable[Candidate]) -> list[Cand
     marks = ",".join("?" for _ in by_id)
     rows = conn.execute(
         "SELECT c.id, c.document_id, c.library_id, c.ordinal, c.role, c.parent_chunk_id, c.content,"
-        " c.index_text, c.heading_path, c.locator, d.title, d.relative_path, d.source_id"
+        " c.index_text, c.heading_path, c.locator, c.checksum, d.title, d.relative_path, d.source_id"
         f" FROM chunks c JOIN documents d ON d.id = c.document_id WHERE c.id IN ({marks})"
         " AND c.enabled = 1 AND c.role != 'parent'",
         tuple(by_id),
@@ -61,6 +63,7 @@ def load(conn: sqlite3.Connection, candidates: Iterable[Candidate]) -> list[Cand
         c.heading_path = list(json.loads(r["heading_path"]))
         c.locator = dict(json.loads(r["locator"]))
         c.document_title, c.document_path = r["title"], r["relative_path"]
+        c.checksum = r["checksum"]
         loaded.append(c)
     order = {cid: i for i, cid in enumerate(by_id)}
     loaded.sort(key=lambda c: order[c.chunk_id])

@@ -202,6 +202,7 @@ def to_result(
         heading_path=c.heading_path,
         locator=c.locator,
         snippet=snippet(c.content, query),
+        checksum=c.checksum,
         channel_ranks=c.channel_ranks,
         vector_similarity=c.vector_similarity,
         rrf_score=c.fused,

@@ -293,7 +293,10 @@ class CitationsPane(QtWidgets.QWidget):
         if x is None:
             return None
         return r.ReferenceRequest(
-            library_id=x.library_id, document_id=x.document_id, chunk_id=x.chunk_id
+            library_id=x.library_id,
+            document_id=x.document_id,
+            chunk_id=x.chunk_id,
+            checksum=x.checksum or None,
         )
 
     def _update_actions(self) -> None:
@@ -321,6 +324,10 @@ class CitationsPane(QtWidgets.QWidget):
                 self.reference.setHtml(f"<p><b>{html.escape(_failed(error))}</b></p>{quoted}")
             elif not result.valid:
                 self.reference.setHtml(reference_html(result) + quoted)
+            elif result.changed:
+                # edited since the answer cited it: the text now, said so, then what it quoted
+                note = f"<p><b>{html.escape(tr('chat.changed_since'))}</b></p>"
+                self.reference.setHtml(note + reference_html(result) + quoted)
             else:
                 self.reference.setHtml(reference_html(result))
                 if len(result.chunks) > 1:  # the cited chunk first, its neighbours around it

@@ -11,6 +11,10 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "chat.in_library": ("知识库：{name}", "library: {name}"),
     "chat.quoted_then": ("回答时引用的内容：", "What the answer quoted then:"),
+    "chat.changed_since": (
+        "这段内容在回答之后被修改过：下面先是现在的内容，最后是回答时引用的内容。",
+        "This passage was edited after the answer: its text now, then what the answer quoted.",
+    ),
     "chat.conversations": ("对话列表", "Conversations"),
     "chat.new": ("新对话", "New chat"),
     "chat.input": ("输入问题", "Your message"),
