@@ -15,7 +15,13 @@ from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import graph as g
-from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, GRAPH_GET, GRAPH_UPDATE
+from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts.methods import (
+    CHAT_MODEL_UPDATE,
+    EMBEDDING_UPDATE,
+    GRAPH_GET,
+    GRAPH_UPDATE,
+)
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chat.view import ChatView
@@ -146,6 +152,15 @@ def wait_call(qtbot: QtBot, win: MainWindow, spec: Any, request: Any) -> Any:
     )
     qtbot.waitUntil(lambda: bool(box), timeout=5_000)
     return box[0]
+
+
+def use_embedding_service(qtbot: QtBot, win: MainWindow, base: str) -> None:
+    """Set up a (loopback) OpenAI-compatible embedding service at ``base`` as the model."""
+    connection = m.EmbeddingConnection(
+        kind="openai-compatible", base_url=base, model="embed-small", dimensions=384
+    )
+    request = m.EmbeddingUpdateRequest(connection=connection, api_key="sk-test-0000000000")
+    assert isinstance(wait_call(qtbot, win, EMBEDDING_UPDATE, request), m.EmbeddingInfo)
 
 
 def idle(qtbot: QtBot, win: MainWindow) -> None:

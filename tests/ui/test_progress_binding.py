@@ -14,16 +14,22 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import library as lib
-from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import rebuild as r
 from goodbuddy_kb.contracts import tasks as t
-from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, LIBRARY_REBUILD, SETTINGS_UPDATE
+from goodbuddy_kb.contracts.methods import LIBRARY_REBUILD, SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from goodbuddy_kb.qt.widgets import QtCore
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS, TasksTab
 from tests.servers.embedserver import Script, openai_server
-from tests.ui.helpers import create_library, graph_off, library_with_folder, shoot, wait_call
+from tests.ui.helpers import (
+    create_library,
+    graph_off,
+    library_with_folder,
+    shoot,
+    use_embedding_service,
+    wait_call,
+)
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 SECTION = "## Section {n}\n\n" + "Paragraph {n} of document {d} is about topic{d}x{n}. " * 6
@@ -36,14 +42,6 @@ def documents(count: int) -> dict[str, str]:
         + "\n\n".join(SECTION.format(n=n, d=d) for n in range(1, 7))
         for d in range(1, count + 1)
     }
-
-
-def use_service(qtbot: QtBot, win: MainWindow, base: str) -> None:
-    connection = m.EmbeddingConnection(
-        kind="openai-compatible", base_url=base, model="embed-small", dimensions=384
-    )
-    request = m.EmbeddingUpdateRequest(connection=connection, api_key="sk-test-0000000000")
-    wait_call(qtbot, win, EMBEDDING_UPDATE, request)
 
 
 def fixed_mode(qtbot: QtBot, win: MainWindow, target: int = 400) -> None:
@@ -78,7 +76,7 @@ def test_a_header_never_shows_another_librarys_vector_build(
 ) -> None:
     script = Script()
     with openai_server(script) as base:
-        use_service(qtbot, window, base)
+        use_embedding_service(qtbot, window, base)
         library_with_folder(qtbot, window, tmp_path / "b", documents(2), name="Beta")
         tab = window.documents_tab
         qtbot.waitUntil(lambda: "matches the model" in tab.vector_label.text(), timeout=10_000)
@@ -145,7 +143,7 @@ def test_the_tasks_bar_follows_one_run_and_reads_as_its_row(
 
     script = Script()
     with openai_server(script) as base:
-        use_service(qtbot, window, base)
+        use_embedding_service(qtbot, window, base)
         library_with_folder(
             qtbot,
             window,
@@ -240,7 +238,7 @@ def test_a_build_cancelled_from_the_bar_stays_on_the_bar(
     cancelled, not that the graph extraction completed."""
     script = Script(delay_s=0.4)
     with openai_server(script) as base:
-        use_service(qtbot, window, base)
+        use_embedding_service(qtbot, window, base)
         library_with_folder(qtbot, window, tmp_path / "docs", documents(8), vectors=False)
         tasks = window.tasks_tab
         window.tabs.setCurrentWidget(tasks)

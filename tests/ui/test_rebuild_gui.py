@@ -12,8 +12,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import library as lib
-from goodbuddy_kb.contracts import models as m
-from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE, SETTINGS_UPDATE
+from goodbuddy_kb.contracts.methods import SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.documents.tab import DOCUMENT_COLUMNS
@@ -21,7 +20,13 @@ from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.servers.embedserver import Script, openai_server
-from tests.ui.helpers import graph_off, library_with_folder, open_window, shoot
+from tests.ui.helpers import (
+    graph_off,
+    library_with_folder,
+    open_window,
+    shoot,
+    use_embedding_service,
+)
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 SECTION = (
@@ -138,17 +143,7 @@ def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
 ) -> None:
     script = Script()
     with openai_server(script) as base:
-        call(
-            qtbot,
-            window,
-            EMBEDDING_UPDATE,
-            m.EmbeddingUpdateRequest(
-                connection=m.EmbeddingConnection(
-                    kind="openai-compatible", base_url=base, model="embed-small", dimensions=384
-                ),
-                api_key="sk-test-0000000000",
-            ),
-        )
+        use_embedding_service(qtbot, window, base)
         library_id = library_with_docs(qtbot, window, tmp_path / "docs")
         tab = window.documents_tab
         assert chunk_counts(window) == [2, 2, 2, 2, 2]
@@ -220,17 +215,7 @@ def test_rebuild_vectors_offered_when_the_index_is_incompatible(
     tab = window.documents_tab
     assert tab.rebuild_vectors_button.isHidden()
     with openai_server(Script()) as base:
-        call(
-            qtbot,
-            window,
-            EMBEDDING_UPDATE,
-            m.EmbeddingUpdateRequest(
-                connection=m.EmbeddingConnection(
-                    kind="openai-compatible", base_url=base, model="embed-small", dimensions=384
-                ),
-                api_key="sk-test-0000000000",
-            ),
-        )
+        use_embedding_service(qtbot, window, base)
         tab.refresh()
         qtbot.waitUntil(lambda: not tab.rebuild_vectors_button.isHidden(), timeout=5_000)
         assert "not the current model: rebuild the vectors" in tab.vector_label.text()
@@ -310,17 +295,7 @@ def test_a_rebuild_that_leaves_vectors_building_says_so(
     read as all done while the vectors went on — and the vectors' own end follows it."""
     script = Script()
     with openai_server(script) as base:
-        call(
-            qtbot,
-            window,
-            EMBEDDING_UPDATE,
-            m.EmbeddingUpdateRequest(
-                connection=m.EmbeddingConnection(
-                    kind="openai-compatible", base_url=base, model="embed-small", dimensions=384
-                ),
-                api_key="sk-test-0000000000",
-            ),
-        )
+        use_embedding_service(qtbot, window, base)
         script.delay_s = 1.0
         files = {f"doc{d}.md": doc_text(d) for d in range(1, 4)}
         folder = tmp_path / "docs"
