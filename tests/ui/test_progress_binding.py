@@ -1,8 +1,9 @@
 """Progress belongs to its library and its task, in the real window over a real backend and a
 slow loopback embedding service: another library's header never shows this one's vector build;
-the Tasks tab's bar follows the selected task, else the newest at work, else the newest, never
-mixes a cancelled run with a later one, shows no count when there is nothing counted, and reads
-exactly as the task's own row (count, pace and time left)."""
+the Tasks tab's bar follows the selected task, else the newest at work, else the run that ended
+last (a build cancelled from the bar stays on it), never mixes a cancelled run with a later
+one, shows no count when there is nothing counted, and reads exactly as the task's own row
+(count, pace and time left)."""
 
 from __future__ import annotations
 
