@@ -155,3 +155,48 @@ def test_a_rebuild_never_serves_its_half_built_version(data_dir: Path, tmp_path:
         script.delay_s = 0.0
         after = ask(client, library_id, "topic5x2")
         assert after.diagnostics.vector_scanned == 10 and vector_reasons(after) == []
+
+
+def test_a_first_fill_the_app_closed_on_goes_on_at_the_next_start(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """The app quit while a library's first vectors filled: what was written stays searchable,
+    and at the next start the vectorisation goes on by itself from there. (Its documents sat at
+    "failed: the app is closing" until a sync, and before that the whole first version was
+    thrown away.)"""
+    script = Script(delay_s=0.25)
+    with openai_server(script) as base:
+        with session(data_dir) as (_backend, client):
+            use_remote(client, base, batch=2)
+            library_id = create_library(client, "Quit")
+            chunking(client, library_id, "fixed")  # two chunks a document
+            folder = tmp_path / "docs"
+            folder.mkdir()
+            for d in range(1, 9):
+                write_doc(folder, d)
+            client.call(
+                SOURCE_ADD,
+                s.SourceAddRequest(
+                    library_id=library_id, kind="folder", location=str(folder), watch=False
+                ),
+            )
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                filling = [x for x in tasks_of(client, library_id) if x.kind == "vectorize"]
+                if filling and filling[0].state == "running" and filling[0].done >= 4:
+                    break
+                time.sleep(0.05)
+            else:
+                raise AssertionError("the first fill did not get going")
+        # the backend has shut down cleanly, mid-fill
+        with session(data_dir) as (_backend, client):
+            tasks = settle(client, library_id)
+            vectorising = [x for x in tasks if x.kind == "vectorize"]
+            assert len(vectorising) == 2, tasks
+            resumed, cut = vectorising
+            assert cut.state == "cancelled" and cut.error == "the app is closing"
+            assert resumed.state == "completed"
+            assert 0 < resumed.done < 16, "it went on from what was written, not from 0"
+            res = ask(client, library_id, "topic1x2")
+            assert "vector" in res.diagnostics.used_channels
+            assert res.diagnostics.vector_scanned == 16 and not vector_reasons(res)

@@ -19,6 +19,7 @@ from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.graph.model import chat_client
 from goodbuddy_kb.main_process.opener import open_with_platform, reveal_with_platform
 from goodbuddy_kb.main_process.storage import sources
+from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.storage.setting_keys import CHAT_API_KEY
 from goodbuddy_kb.main_process.sync import web_auth
@@ -72,6 +73,7 @@ class Services:
                 services.tasks.sync(library_id, source_id)
 
         services.tasks.resume_interrupted_ocr()
+        services.tasks.resume_interrupted_vectors()
         services.watcher = FolderWatcher(resync)
         services.rewatch()
         return services
@@ -120,7 +122,7 @@ class Services:
         with self._lock:
             tokens = list(self.requests.values())
         for token in tokens:
-            token.cancel("the app is closing")
+            token.cancel(task_store.APP_CLOSING)
         self.watcher.stop()
         self.tasks.shutdown()
         int8_packed.stop()

@@ -118,6 +118,24 @@ def active(conn: sqlite3.Connection, library_id: str, kind: str) -> bool:
     return row is not None
 
 
+#: The reason a task stopped by the app's closing records (its token's, ``runner.shutdown``).
+APP_CLOSING = "the app is closing"
+
+
+def cut_off(conn: sqlite3.Connection, kind: str) -> list[str]:
+    """The libraries whose latest task of ``kind`` the app's closing or a crash cut off (not a
+    person's cancel, nor a failure)."""
+    rows = conn.execute(
+        "SELECT t.library_id FROM tasks t WHERE t.kind = ? AND t.library_id IS NOT NULL"
+        " AND t.created_at = (SELECT max(u.created_at) FROM tasks u WHERE u.kind = t.kind"
+        " AND u.library_id = t.library_id)"
+        " AND (t.state = 'interrupted' OR (t.state = 'cancelled' AND t.error = ?))"
+        " ORDER BY t.library_id",
+        (kind, APP_CLOSING),
+    ).fetchall()
+    return list(dict.fromkeys(r[0] for r in rows))
+
+
 def mark_interrupted(conn: sqlite3.Connection) -> int:
     """At start-up: tasks a previous backend left queued or running were interrupted."""
     with transaction(conn):

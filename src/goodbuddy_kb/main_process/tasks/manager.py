@@ -62,6 +62,16 @@ class TaskManager(TaskRunner):
         graph_store.end_running(db.get())
         reading.recover_reading(db.get())
 
+    def resume_interrupted_vectors(self) -> None:
+        """At start: a vectorisation the app's closing (or a crash) cut off resumes by itself,
+        from what it had written (a library's first vectors are kept: ``vectors.build``); its
+        documents read "failed: the app is closing" until then."""
+        provider = self._provider()
+        if provider is None:
+            return
+        for library_id in task_store.cut_off(self._db.get(), "vectorize"):
+            self._vectors_after_rebuild(library_id, provider, full_allowed=True)
+
     def resume_interrupted_ocr(self) -> list[TaskInfo]:
         """At start: the OCR a crash cut off resumes by itself (no sync needed)."""
         queued = (self.ocr(library_id) for library_id in documents.ocr_interrupted(self._db.get()))

@@ -108,7 +108,7 @@ class TaskRunner:
                 self._queued.pop((kind, key), None)
                 self._tokens.pop(info.id, None)
             info = task_store.update(
-                self._db.get(), info.id, "cancelled", 0, 0, 0, None, "the app is closing"
+                self._db.get(), info.id, "cancelled", 0, 0, 0, None, task_store.APP_CLOSING
             )
             self._publish(info)
             return info
@@ -131,7 +131,7 @@ class TaskRunner:
 
     def shutdown(self, wait_s: float = 5.0) -> None:
         for token in list(self._tokens.values()):
-            token.cancel("the app is closing")
+            token.cancel(task_store.APP_CLOSING)
         for lane in self._lanes.values():
             lane.shutdown(wait=False, cancel_futures=True)
         deadline = time.monotonic() + wait_s
