@@ -116,8 +116,13 @@ def test_scope_selection_follows_created_and_deleted_libraries(
         view = win.chat_view
         first = wait_call(qtbot, win, LIBRARY_CREATE, lib.LibraryCreateRequest(name="A")).library
         qtbot.waitUntil(lambda: view.selected == {first.id}, timeout=5_000)
+        # a scope holding every library says what a new library will do (ticking the only
+        # library there was read as a choice, and its widening as a side effect)
+        joins = "libraries created later join this chat's scope too"
+        qtbot.waitUntil(lambda: joins in view.popover.note.text(), timeout=5_000)
         view.popover.list.item(0).setCheckState(QtCore.Qt.CheckState.Unchecked)
         assert view.selected == set()
+        assert joins not in view.popover.note.text()
         second = wait_call(qtbot, win, LIBRARY_CREATE, lib.LibraryCreateRequest(name="B")).library
         qtbot.waitUntil(lambda: view.popover.list.count() == 2, timeout=5_000)
         # the person emptied the scope: a new library does not fill it behind their back

@@ -276,10 +276,15 @@ class ScopePopover(QtWidgets.QFrame):
 
     # -- notes and showing ------------------------------------------------------------------------
     def refresh_notes(self) -> None:
-        """Short notes: empty scope, no embedding model, degraded vector indexes."""
+        """Short notes: empty scope, every library (new ones join), no embedding model,
+        degraded vector indexes."""
         notes: dict[str, str] = {}
         if not self.selected:
             notes["empty"] = tr("chat.scope.empty")
+        elif self.libraries and self.known_libraries <= self.selected:
+            # what ``set_libraries`` does with a new library, said before it happens (a person
+            # who ticked the only library there was read its joining as the scope widening)
+            notes["every"] = tr("chat.scope.every")
         if len(self.selected) >= MAX_LIBRARIES_PER_REQUEST:
             notes["limit"] = tr("chat.scope.limit", limit=MAX_LIBRARIES_PER_REQUEST)
         if not self.has_model:

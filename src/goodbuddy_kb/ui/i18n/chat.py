@@ -54,6 +54,10 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         "未选择知识库：本次不会检索。",
         "No library selected: nothing will be searched.",
     ),
+    "chat.scope.every": (
+        "已选全部知识库：以后新建的知识库也会加入本对话的范围。",
+        "Every library is selected: libraries created later join this chat's scope too.",
+    ),
     "chat.scope.no_chat_model": (
         "未配置对话模型：每个问题都先检索，回答列出找到的内容；配置模型后才按所选方式。",
         "No chat model: every question searches first and the answer lists what was found;"
