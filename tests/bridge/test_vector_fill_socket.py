@@ -47,22 +47,26 @@ def tasks_of(client: BlockingClient, library_id: str) -> list[t.TaskInfo]:
     return client.call(TASKS_LIST, t.TaskListRequest(library_id=library_id, limit=200)).tasks
 
 
+def filling(client: BlockingClient, base: str, folder: Path, name: str) -> str:
+    """A library of eight two-chunk documents whose first vectors start filling from the slow
+    embedding service at ``base`` (two chunks a request); returns its id at once."""
+    use_remote(client, base, batch=2)
+    library_id = create_library(client, name)
+    chunking(client, library_id, "fixed")  # two chunks a document
+    folder.mkdir()
+    for d in range(1, 9):
+        write_doc(folder, d)
+    client.call(
+        SOURCE_ADD,
+        s.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder), watch=False),
+    )
+    return library_id
+
+
 def test_a_first_version_is_searched_while_it_fills(data_dir: Path, tmp_path: Path) -> None:
     script = Script(delay_s=0.25)
     with openai_server(script) as base, session(data_dir) as (_backend, client):
-        use_remote(client, base, batch=2)
-        library_id = create_library(client, "Filling")
-        chunking(client, library_id, "fixed")  # two chunks a document
-        folder = tmp_path / "docs"
-        folder.mkdir()
-        for d in range(1, 9):
-            write_doc(folder, d)
-        client.call(
-            SOURCE_ADD,
-            s.SourceAddRequest(
-                library_id=library_id, kind="folder", location=str(folder), watch=False
-            ),
-        )
+        library_id = filling(client, base, tmp_path / "docs", "Filling")
         deadline = time.monotonic() + 30
         partial = None
         while partial is None and time.monotonic() < deadline:
@@ -167,23 +171,11 @@ def test_a_first_fill_the_app_closed_on_goes_on_at_the_next_start(
     script = Script(delay_s=0.25)
     with openai_server(script) as base:
         with session(data_dir) as (_backend, client):
-            use_remote(client, base, batch=2)
-            library_id = create_library(client, "Quit")
-            chunking(client, library_id, "fixed")  # two chunks a document
-            folder = tmp_path / "docs"
-            folder.mkdir()
-            for d in range(1, 9):
-                write_doc(folder, d)
-            client.call(
-                SOURCE_ADD,
-                s.SourceAddRequest(
-                    library_id=library_id, kind="folder", location=str(folder), watch=False
-                ),
-            )
+            library_id = filling(client, base, tmp_path / "docs", "Quit")
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline:
-                filling = [x for x in tasks_of(client, library_id) if x.kind == "vectorize"]
-                if filling and filling[0].state == "running" and filling[0].done >= 4:
+                builds = [x for x in tasks_of(client, library_id) if x.kind == "vectorize"]
+                if builds and builds[0].state == "running" and builds[0].done >= 4:
                     break
                 time.sleep(0.05)
             else:
