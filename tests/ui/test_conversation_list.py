@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.chat.view import ChatView
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.cli.runner import run
 from tests.servers.chatserver import ChatScript, chat_server
 from tests.ui.helpers import KEY, ask_chat, chat_with, open_window, shoot
@@ -183,3 +184,45 @@ def test_a_conversation_asked_from_the_command_line_appears(
     qtbot.waitUntil(lambda: "asked from the command line" in titles(view), timeout=5_000)
     run(data_dir, "chat", "ask", "asked while the chat is shown")
     qtbot.waitUntil(lambda: "asked while the chat is shown" in titles(view), timeout=5_000)
+
+
+def ink_rows(image: QtGui.QImage, rect: QtCore.QRect) -> list[int]:
+    """The y of each pixel line inside ``rect`` that holds dark pixels (text drawn on the light
+    theme's unselected row)."""
+    return [
+        y
+        for y in range(rect.top(), rect.bottom() + 1)
+        if sum(
+            QtGui.QColor(image.pixel(x, y)).lightness() < 128
+            for x in range(max(0, rect.left() + 2), min(image.width(), rect.right() - 2))
+        )
+        >= 2
+    ]
+
+
+def test_a_long_title_keeps_its_second_line(
+    qtbot: QtBot, qapp: QtWidgets.QApplication, window: MainWindow
+) -> None:
+    """A title too long for the list was elided with the row's second line (the last activity)
+    dropped, so conversations that began with the same question could not be told apart (a
+    helper's try, in Chinese). Each line is elided on its own: both are drawn."""
+    script = ChatScript(turns=[[{"text": "At most 600 yuan."}], [{"text": "At most 600 yuan."}]])
+    question = "出差住酒店一线城市每晚最多能报销多少钱，超出的部分能不能自己补上差价"
+    set_language("zh-CN")  # Chinese text: its fallback font's lines are taller than the list's
+    with chat_server(script) as base:
+        chat_with(qtbot, window, base)
+        view = window.chat_view
+        ask_chat(qtbot, view, question)
+        qtbot.mouseClick(view.new_button, LEFT)
+        ask_chat(qtbot, view, question)
+        qtbot.waitUntil(lambda: titles(view) == [question, question], timeout=5_000)
+    apply_theme(qapp, dark=False)  # the app's style sheet, as a person sees the list
+    list_view = view.conversation_view
+    list_view.clearSelection()
+    list_view.setCurrentIndex(QtCore.QModelIndex())
+    rect = row_rect(view, 1)
+    assert rect.height() >= 2 * list_view.fontMetrics().lineSpacing()
+    image = list_view.viewport().grab().toImage()
+    inked = ink_rows(image, rect)
+    bands = [y for y in inked if y - 1 not in inked]  # where each drawn line of text starts
+    assert len(bands) >= 2, f"one line drawn in a {rect.height()} px row: the date was dropped"

@@ -7,6 +7,7 @@ is current."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from goodbuddy_kb.contracts import chat as c
@@ -65,6 +66,32 @@ def conversation_tooltip(x: c.Conversation) -> str:
 CONVERSATION_COLUMNS: list[Column[c.Conversation]] = [
     Column("chat.conversations", conversation_text, conversation_tooltip)
 ]
+
+
+class LinesDelegate(QtWidgets.QStyledItemDelegate):
+    """Rows as tall as their lines are as laid out: the list's font measured two lines of
+    Chinese text shorter than their fallback font draws them, and the second line — the last
+    activity, what tells conversations that began with the same question apart — was
+    dropped."""
+
+    def sizeHint(
+        self,
+        option: QtWidgets.QStyleOptionViewItem,
+        index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
+    ) -> QtCore.QSize:
+        size = super().sizeHint(option, index)
+        height = 0.0
+        for line in str(index.data() or "").split("\n"):
+            layout = QtGui.QTextLayout(line or " ", option.font)
+            layout.beginLayout()
+            laid = layout.createLine()
+            # one line each (the view elides them): the fonts of its glyphs set its height
+            laid.setLineWidth(1e6)
+            layout.endLayout()
+            height += laid.height()
+        style = option.widget.style() if option.widget else QtWidgets.QApplication.style()
+        margin = style.pixelMetric(QtWidgets.QStyle.PixelMetric.PM_FocusFrameVMargin) + 1
+        return QtCore.QSize(size.width(), max(size.height(), math.ceil(height) + 2 * margin))
 
 
 class ConversationsModel(RowsModel[c.Conversation]):
@@ -154,6 +181,7 @@ class ConversationList(QtWidgets.QWidget):
         self.renamed = self.model.renamed
         self.view = QtWidgets.QListView()
         self.view.setModel(self.model)
+        self.view.setItemDelegate(LinesDelegate(self.view))
         self.view.setAccessibleName(tr("chat.conversations"))
         self.view.setTextElideMode(QtCore.Qt.TextElideMode.ElideRight)
         self.view.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
