@@ -191,6 +191,11 @@ class ScopePopover(QtWidgets.QFrame):
         """Every library in the scope by name, one a line (the scope button's tooltip)."""
         return "\n".join(x.name for x in self.libraries if x.id in self.selected)
 
+    @property
+    def whole(self) -> bool:
+        """The scope holds every library the conversation knew: a new library joins it."""
+        return self.known_libraries <= self.selected
+
     # -- the libraries ----------------------------------------------------------------------------
     def refresh_libraries(self) -> None:
         self._asked += 1
@@ -211,7 +216,7 @@ class ScopePopover(QtWidgets.QFrame):
         leaves the scope; cleared ones stay cleared."""
         self.libraries = list(libraries)
         current = {x.id for x in libraries}
-        whole = self.known_libraries <= self.selected
+        whole = self.whole
         self.selected &= current
         # New libraries join in list order while there is room (at most 20 per request).
         room = MAX_LIBRARIES_PER_REQUEST - len(self.selected)
@@ -281,7 +286,7 @@ class ScopePopover(QtWidgets.QFrame):
         notes: dict[str, str] = {}
         if not self.selected:
             notes["empty"] = tr("chat.scope.empty")
-        elif self.libraries and self.known_libraries <= self.selected:
+        elif self.libraries and self.whole:
             # what ``set_libraries`` does with a new library, said before it happens (a person
             # who ticked the only library there was read its joining as the scope widening)
             notes["every"] = tr("chat.scope.every")

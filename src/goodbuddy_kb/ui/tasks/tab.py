@@ -130,10 +130,15 @@ class TasksTab(QtWidgets.QWidget):
     def _show_rows(self, rows: list[t.TaskInfo], selected: t.TaskInfo | None) -> None:
         """Show ``rows``, keeping the selected task selected (by its id, not its row)."""
         self.model.set_rows(rows)
-        row = next((i for i, r in enumerate(rows) if selected and r.id == selected.id), None)
+        if selected is not None:
+            self._select(selected.id)
+        self._update()
+
+    def _select(self, task_id: str) -> None:
+        """Select the row of task ``task_id``, where it is listed."""
+        row = next((i for i, r in enumerate(self.model.rows) if r.id == task_id), None)
         if row is not None:
             self.view.selectRow(row)
-        self._update()
 
     def current(self) -> t.TaskInfo | None:
         index = self.view.currentIndex()
@@ -170,8 +175,7 @@ class TasksTab(QtWidgets.QWidget):
         if info is not None and info.state in ("queued", "running"):
             # The bar stays on the run being cancelled to its end: the button, disabled, passes
             # the focus to the table, and Qt makes its first row (another task) current.
-            row = next(i for i, r in enumerate(self.model.rows) if r.id == info.id)
-            self.view.selectRow(row)
+            self._select(info.id)
             self.link.call(
                 TASKS_CANCEL, t.TaskCancelRequest(task_id=info.id), lambda _r, _e: self.refresh()
             )
