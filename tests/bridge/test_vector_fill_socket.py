@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from goodbuddy_kb.bridge.client import BlockingClient
+from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.cli import retrieve as retrieve_cli
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as r
@@ -161,6 +162,17 @@ def test_a_rebuild_never_serves_its_half_built_version(data_dir: Path, tmp_path:
         assert after.diagnostics.vector_scanned == 10 and vector_reasons(after) == []
 
 
+def under_way(client: BlockingClient, library_id: str) -> None:
+    """Wait until the library's first fill has written a few chunks' vectors."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        builds = [x for x in tasks_of(client, library_id) if x.kind == "vectorize"]
+        if builds and builds[0].state == "running" and builds[0].done >= 4:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the first fill did not get going")
+
+
 def test_a_first_fill_the_app_closed_on_goes_on_at_the_next_start(
     data_dir: Path, tmp_path: Path
 ) -> None:
@@ -172,14 +184,7 @@ def test_a_first_fill_the_app_closed_on_goes_on_at_the_next_start(
     with openai_server(script) as base:
         with session(data_dir) as (_backend, client):
             library_id = filling(client, base, tmp_path / "docs", "Quit")
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                builds = [x for x in tasks_of(client, library_id) if x.kind == "vectorize"]
-                if builds and builds[0].state == "running" and builds[0].done >= 4:
-                    break
-                time.sleep(0.05)
-            else:
-                raise AssertionError("the first fill did not get going")
+            under_way(client, library_id)
         # the backend has shut down cleanly, mid-fill
         with session(data_dir) as (_backend, client):
             tasks = settle(client, library_id)
@@ -191,4 +196,27 @@ def test_a_first_fill_the_app_closed_on_goes_on_at_the_next_start(
             assert 0 < resumed.done < 16, "it went on from what was written, not from 0"
             res = ask(client, library_id, "topic1x2")
             assert "vector" in res.diagnostics.used_channels
+            assert res.diagnostics.vector_scanned == 16 and not vector_reasons(res)
+
+
+def test_a_first_fill_a_crash_cut_short_keeps_what_it_wrote(data_dir: Path, tmp_path: Path) -> None:
+    """The backend killed mid-fill (no clean shutdown): at the next start the first version
+    serves with the vectors it had committed, and the vectorisation resumed at start embeds
+    only the rest (before, the crash recovery threw the whole version away and began at 0)."""
+    script = Script(delay_s=0.25)
+    with openai_server(script) as base:
+        backend = BackendProcess.start(data_dir)
+        try:
+            with BlockingClient(backend.endpoint.server_name, backend.endpoint.secret).open() as cl:
+                library_id = filling(cl, base, tmp_path / "docs", "Crash")
+                under_way(cl, library_id)
+        finally:
+            backend.kill()
+        with session(data_dir) as (_backend, client):
+            tasks = settle(client, library_id)
+            resumed, cut = [x for x in tasks if x.kind == "vectorize"]
+            assert cut.state == "interrupted"
+            assert resumed.state == "completed"
+            assert 0 < resumed.done < 16, "it went on from what was committed, not from 0"
+            res = ask(client, library_id, "topic1x2")
             assert res.diagnostics.vector_scanned == 16 and not vector_reasons(res)

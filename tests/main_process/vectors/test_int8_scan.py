@@ -171,13 +171,35 @@ def test_small_libraries_are_scanned_exactly_without_a_copy(
 def test_the_copy_goes_where_the_version_goes(pool: ConnectionPool, data_dir: Path) -> None:
     conn = pool.get()
     matrix = vectors(2_000, 12)
-    _, path = version_with(pool, data_dir, matrix, [2_000])
+    version, path = version_with(pool, data_dir, matrix, [2_000])
     copy = int8_file.path_for(path)
     stray = copy.with_name(f"{path.stem}.{int8_file.TEMPORARY}999")
     stray.write_bytes(b"half a rebuild")
     assert copy.exists()
+    # a rebuild beside a current version, cut short by a crash
+    beside = store.create(conn, data_dir, version.library_id, "fp", "l", DIMS)
+    store.promote(conn, data_dir, beside)
     assert store.recover_interrupted(conn, data_dir) == 1  # the building version failed
     assert not path.exists() and not copy.exists() and not stray.exists()
+
+
+def test_a_first_version_a_crash_cut_short_serves_what_it_committed(
+    pool: ConnectionPool, data_dir: Path
+) -> None:
+    """A library's first version (searched while it filled) is kept by the crash recovery: its
+    committed rows serve, the torn tail the crash left in its file is cut, its copy stays."""
+    conn = pool.get()
+    matrix = vectors(2_000, 13)
+    version, path = version_with(pool, data_dir, matrix, [1_200, 800])
+    with open(path, "ab") as fh:
+        fh.write(b"\x01" * (DIMS * 4 * 3 + 5))  # an append the crash cut before its commit
+    assert store.recover_interrupted(conn, data_dir) == 1
+    kept = store.current(conn, version.library_id)
+    assert kept is not None and kept.id == version.id and kept.row_count == 2_000
+    assert path.stat().st_size == 2_000 * DIMS * 4 and int8_file.path_for(path).exists()
+    q = vectors(1, 14)[0]
+    result = scanner.scan(path, kept.row_count, DIMS, q, 10, CancelToken())
+    assert result.rows.tolist() == exact_top(matrix, q, 10)
 
 
 def streamed(monkeypatch: pytest.MonkeyPatch, path: Path, rows: int, q: np.ndarray, k: int):

@@ -334,11 +334,23 @@ def fail(conn: sqlite3.Connection, data_dir: Path, version: Version, reason: str
 
 def recover_interrupted(conn: sqlite3.Connection, data_dir: Path) -> int:
     """At start: versions a crash left ``building`` are failed builds (their files deleted; the
-    current version keeps serving), and vector files no version owns are removed. Returns how
-    many builds were recovered."""
-    rows = conn.execute("SELECT * FROM vector_versions WHERE state = 'building'").fetchall()
+    current version keeps serving) — except a library's first version, searched while it
+    filled: it is made current with what it had committed (:func:`_keep_first`), and the
+    vectorisation resumed at start embeds the rest. Vector files no version owns are removed.
+    Returns how many builds were recovered."""
+    rows = conn.execute(
+        "SELECT v.*, l.current_vector_version IS NULL AS first FROM vector_versions v"
+        " JOIN libraries l ON l.id = v.library_id WHERE v.state = 'building'"
+        " ORDER BY v.row_count DESC"
+    ).fetchall()
+    kept: set[str] = set()
     for row in rows:
-        fail(conn, data_dir, _version(row), "interrupted: the app stopped during the build")
+        version = _version(row)
+        first = bool(row["first"]) and version.library_id not in kept
+        if first and _keep_first(conn, data_dir, version):
+            kept.add(version.library_id)
+        else:
+            fail(conn, data_dir, version, "interrupted: the app stopped during the build")
     owned = {r[0] for r in conn.execute("SELECT id FROM vector_versions WHERE state = 'ready'")}
     folder = data_dir / VECTOR_DIR
     if folder.is_dir():
@@ -348,6 +360,24 @@ def recover_interrupted(conn: sqlite3.Connection, data_dir: Path) -> int:
             if ours and (stem not in owned or kind.startswith(int8_file.TEMPORARY)):
                 path.unlink(missing_ok=True)  # an unowned file, or a rebuild a stop cut short
     return len(rows)
+
+
+def _keep_first(conn: sqlite3.Connection, data_dir: Path, version: Version) -> bool:
+    """Make a first version a crash cut short current with its committed rows. Appends write
+    the file (synced) before the row count, so the file holds at least every counted row; a
+    longer file has a torn tail, which is cut. False (the version is failed instead) when it
+    committed nothing or its file is shorter than its count."""
+    path = path_of(data_dir, version.id)
+    size = version.row_count * version.dims * 4
+    try:
+        if version.row_count == 0 or path.stat().st_size < size:
+            return False
+        with open(path, "r+b") as fh:
+            fh.truncate(size)
+    except OSError:
+        return False
+    promote(conn, data_dir, version, allow_gaps=True)
+    return True
 
 
 def discard(conn: sqlite3.Connection, data_dir: Path, version_id: str) -> None:
