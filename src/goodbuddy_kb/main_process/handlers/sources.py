@@ -161,9 +161,8 @@ def list_documents(ctx: CallContext, request: c.DocumentListRequest) -> c.Docume
 
 @handles(TASKS_LIST)
 def list_tasks(ctx: CallContext, request: t.TaskListRequest) -> t.TaskListResponse:
-    return t.TaskListResponse(
-        tasks=task_store.list_recent(ctx.db.get(), request.library_id, request.limit)
-    )
+    recent = task_store.list_recent(ctx.db.get(), request.library_id, request.limit)
+    return t.TaskListResponse(tasks=ctx.services.tasks.listed(recent))
 
 
 @handles(TASKS_CANCEL)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ from pathlib import Path
 from goodbuddy_kb.contracts.errors import ConflictError, InternalError, KbError, UnavailableError
 from goodbuddy_kb.datadir import DATABASE_FILE
 from goodbuddy_kb.main_process.lexical.tokens import cjk_index_text, fts_index_text
+from goodbuddy_kb.main_process.storage import reserve
 
 __all__ = ["DATABASE_FILE", "ConnectionPool", "connect", "transaction", "translate"]
 
@@ -48,16 +50,22 @@ WRITE_LOCK = threading.RLock()
 
 @contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One short write transaction: committed on success, rolled back on any exception."""
+    """One short write transaction: committed on success, rolled back on any exception — a
+    failed COMMIT too (SQLite leaves the transaction open then, and the connection would hold
+    the write lock). A write that finds the disk full gives back the reserve
+    (:mod:`.reserve`), so that the failure can be recorded."""
     with WRITE_LOCK:
         conn.execute("BEGIN IMMEDIATE")
         try:
             yield conn
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
-        else:
             conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
+            if reserve.is_disk_full(exc):
+                reserve.release_for(conn)
+            raise
 
 
 class ConnectionPool:

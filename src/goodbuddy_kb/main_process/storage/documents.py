@@ -24,7 +24,7 @@ from goodbuddy_kb.contracts.sources import (
 )
 from goodbuddy_kb.main_process.chunking import ChunkDraft
 from goodbuddy_kb.main_process.ids import now_iso
-from goodbuddy_kb.main_process.storage import chunks
+from goodbuddy_kb.main_process.storage import chunks, reserve
 from goodbuddy_kb.main_process.storage.db import transaction
 
 _NUMBER = re.compile(r"[0-9]+")
@@ -141,7 +141,9 @@ def store_parsed(
     A person's chunk work is carried over where the drafts allow; with ``keep_manual`` a
     generation that would drop some of it is not stored (``ManualWorkWouldBeLost``).
     Returns what the replacement did, with the manual work it carried over and dropped.
+    Refused (ENOSPC) when the disk is nearly full: its last room is for recording failures.
     """
+    reserve.check_room_for(conn)
     with transaction(conn):
         doc_id = _upsert(
             conn, library_id, source_id, relative_path, title, media_type, checksum, size

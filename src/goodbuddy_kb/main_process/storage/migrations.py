@@ -162,12 +162,23 @@ def check_known(database: Path, directory: Path | None = None) -> None:
     header is not touched. A missing database is a new one."""
     if not database.is_file():
         return
-    conn = sqlite3.connect(f"{database.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
     try:
-        done = applied_versions(conn)
+        done = _versions_read_only(database, "mode=ro&immutable=1")
+    except sqlite3.DatabaseError:
+        if not database.with_name(f"{database.name}-wal").is_file():
+            raise
+        # The file alone is not the database: a crash or a full disk stopped a checkpoint,
+        # and the rest is in the write-ahead log (read with it, still without writing).
+        done = _versions_read_only(database, "mode=ro")
+    refuse_newer(done, directory)
+
+
+def _versions_read_only(database: Path, options: str) -> set[int]:
+    conn = sqlite3.connect(f"{database.resolve().as_uri()}?{options}", uri=True)
+    try:
+        return applied_versions(conn)
     finally:
         conn.close()
-    refuse_newer(done, directory)
 
 
 def migrate(conn: sqlite3.Connection, directory: Path | None = None) -> list[str]:

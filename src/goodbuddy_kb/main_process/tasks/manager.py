@@ -28,7 +28,7 @@ from goodbuddy_kb.main_process.maintenance.vectors import vectorise_document
 from goodbuddy_kb.main_process.ocr.run import run_ocr
 from goodbuddy_kb.main_process.rebuild import rebuild_document, rebuild_library
 from goodbuddy_kb.main_process.rebuild.manual import outcome as manual_outcome
-from goodbuddy_kb.main_process.storage import documents, reading, sources
+from goodbuddy_kb.main_process.storage import documents, reading, reserve, sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool, transaction
 from goodbuddy_kb.main_process.sync.engine import sync_source
@@ -55,6 +55,7 @@ class TaskManager(TaskRunner):
         self._provider = provider
         #: The configured chat model's client (the model graph strategy), set by the services.
         self.chat: ChatFactory | None = None
+        reserve.at_start(data_dir)  # room to record a failure should the disk fill up
         task_store.mark_interrupted(db.get())
         # A crash mid-build leaves a "building" version and documents shown "running".
         vector_store.recover_interrupted(db.get(), data_dir)

@@ -29,7 +29,9 @@ from goodbuddy_kb.contracts.tasks import (
 from goodbuddy_kb.main_process import diagnostics
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.diagnostic_log import DiagnosticsLog
+from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.startup import task_failure
+from goodbuddy_kb.main_process.storage import reserve
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.throughput import Throughput
@@ -77,6 +79,8 @@ class TaskRunner:
         }
         self._tokens: dict[str, CancelToken] = {}
         self._queued: dict[tuple[str, str], str] = {}  # (kind, key) → waiting task id
+        #: Final rows a full disk kept from being written, shown until they are (:meth:`listed`).
+        self._unrecorded: dict[str, TaskInfo] = {}
         self._lock = threading.Lock()
         self._futures: set[Future[None]] = set()
 
@@ -118,6 +122,10 @@ class TaskRunner:
 
     # -- control -------------------------------------------------------------------------------
     def cancel(self, task_id: str) -> TaskInfo:
+        with self._lock:
+            unrecorded = self._unrecorded.get(task_id)
+        if unrecorded is not None:
+            return unrecorded
         info = task_store.get(self._db.get(), task_id)
         token = self._tokens.get(task_id)
         if token is not None and info.state not in FINISHED_STATES:
@@ -171,6 +179,7 @@ class TaskRunner:
             final = self._execute(tracker, library_id, token, work)
         finally:
             self._tokens.pop(task_id, None)
+            reserve.keep(self._db.path.parent)  # given back to a full disk: laid down again
         self._publish(final)
         diagnostics.record_task(
             self._diagnostics,
@@ -196,7 +205,46 @@ class TaskRunner:
     def _execute(
         self, tracker: _Tracker, library_id: str, token: CancelToken, work: Work
     ) -> TaskInfo:
-        """Run the work; its outcome, a cancel or any failure is the task's final row."""
+        """Run the work; its outcome, a cancel or any failure is the task's final row. A final
+        row the database cannot take (a full disk, even after the reserve was given back) is
+        still published and listed, failed with the reason, until it can be written."""
+        try:
+            return self._outcome(tracker, library_id, token, work)
+        except (sqlite3.Error, OSError) as exc:
+            log.warning("task %s: its end was not recorded: %s", tracker.task_id, exc)
+            final = tracker.unrecorded(task_failure(exc))
+            with self._lock:
+                self._unrecorded[final.id] = final
+            return final
+
+    def listed(self, tasks: list[TaskInfo]) -> list[TaskInfo]:
+        """``tasks`` as read from the database, with the final rows not yet written in place of
+        theirs; each is written now if the database takes it."""
+        with self._lock:
+            finals = dict(self._unrecorded)
+        for info in finals.values():
+            try:
+                task_store.update(
+                    self._db.get(),
+                    info.id,
+                    info.state,
+                    info.done,
+                    info.total,
+                    info.failed_documents,
+                    info.current,
+                    info.error,
+                    info.summary,
+                    rate=info.rate,
+                )
+            except (sqlite3.Error, OSError):
+                continue
+            with self._lock:
+                self._unrecorded.pop(info.id, None)
+        return [finals.get(x.id, x) for x in tasks]
+
+    def _outcome(
+        self, tracker: _Tracker, library_id: str, token: CancelToken, work: Work
+    ) -> TaskInfo:
         try:
             self._publish(
                 task_store.update(tracker.conn, tracker.task_id, "running", 0, 0, 0, None)
@@ -276,6 +324,27 @@ class _Tracker:
     def _named(self) -> bool:
         current = self._state.get("current")
         return self._one_document and current not in (None, STEP_LOADING_MODEL, STEP_FILLING)
+
+    def unrecorded(self, error: str) -> TaskInfo:
+        """The task failed with ``error``, as its row would read had it been written."""
+        state = self._state
+        row = task_store.get(self.conn, self.task_id).model_dump(
+            exclude={"error_code", "error_params"}
+        )
+        return TaskInfo.model_validate(  # validated: the reason's code is filled in
+            row
+            | {
+                "state": "failed",
+                "done": state["done"],
+                "total": state["total"],
+                "failed_documents": state["failed"],
+                "current": state.get("current") if self._named() else None,
+                "error": error,
+                "finished_at": now_iso(),
+                "rate": self._pace.average(),
+                "eta_seconds": None,
+            }
+        )
 
     def finish(
         self, kind: TaskState, error: str | None, summary: TaskSummary | None = None

@@ -27,6 +27,7 @@ import numpy as np
 
 from goodbuddy_kb.main_process.embeddings.base import Matrix
 from goodbuddy_kb.main_process.ids import new_id, now_iso
+from goodbuddy_kb.main_process.storage import reserve
 from goodbuddy_kb.main_process.storage.db import transaction
 from goodbuddy_kb.main_process.vectors import int8_file, int8_packed
 
@@ -156,6 +157,7 @@ def append_in_transaction(
     which the next append truncates."""
     if matrix.shape != (len(items), version.dims):
         raise ValueError(f"expected {len(items)}×{version.dims} vectors, got {matrix.shape}")
+    reserve.check_room(data_dir)  # the disk's last room is for recording failures
     path = path_of(data_dir, version.id)
     row_bytes = version.dims * 4
     (count,) = conn.execute(
