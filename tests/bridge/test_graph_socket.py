@@ -21,6 +21,7 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_RELATION_CREATE,
     GRAPH_UPDATE,
     SOURCE_ADD,
+    SOURCE_REMOVE,
 )
 from tests.bridge.helpers import create_library, wait_task
 from tests.main_process.graph.helpers import FINANCE, TRAVEL
@@ -87,3 +88,38 @@ def test_edits_locks_and_refusals_over_the_socket(client: BlockingClient, tmp_pa
             GRAPH_ENTITY_UPDATE,
             g.EntityUpdateRequest(library_id=other, entity_id=finance.id, name="X"),
         )
+
+
+def test_what_a_removed_source_held_up_leaves_the_graph(
+    client: BlockingClient, tmp_path: Path
+) -> None:
+    """Removing a source (or deleting a file) took the graph's evidence with its chunks but left
+    the entities mentioned nowhere now ("提及 0") and the relations whose source was gone."""
+    library_id = create_library(client)
+    sources = {}
+    for name, text in (("travel", TRAVEL), ("finance", FINANCE)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / f"{name}.md").write_text(text, "utf-8")
+        added = client.call(
+            SOURCE_ADD,
+            c.SourceAddRequest(
+                library_id=library_id, kind="folder", location=str(folder), watch=False
+            ),
+        )
+        assert added.task_id is not None
+        wait_task(client, added.task_id)
+        sources[name] = added.source.id
+    task = client.call(GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id))
+    wait_task(client, task.task_id)
+    before = client.call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+    assert _entity(client, library_id, "统一认证平台").mentions > 0  # only finance.md names it
+    client.call(
+        SOURCE_REMOVE, c.SourceRemoveRequest(library_id=library_id, source_id=sources["finance"])
+    )
+    after = client.call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
+    listed = client.call(GRAPH_ENTITIES, g.EntitiesListRequest(library_id=library_id)).entities
+    assert listed and all(e.mentions > 0 for e in listed), [(e.name, e.mentions) for e in listed]
+    assert "统一认证平台" not in {e.name for e in listed}
+    assert after.entities == len(listed) < before.entities
+    assert 0 < after.relations < before.relations

@@ -30,6 +30,7 @@ from goodbuddy_kb.main_process.graph.names import BARE_TYPES, coordinated, find
 from goodbuddy_kb.main_process.graph.segment import HAN, Readings
 from goodbuddy_kb.main_process.graph.sentences import relations_in
 from goodbuddy_kb.main_process.graph.slots import frames
+from goodbuddy_kb.main_process.storage import graph_rows
 from goodbuddy_kb.main_process.storage.db import transaction
 
 Progress = Callable[[int, int], None]
@@ -402,7 +403,7 @@ def extract_library(
     with transaction(conn):
         store.nothing_to_read(conn, library_id)
         store.drop_unrelated(conn, library_id, provisional)
-        store.prune(conn, library_id)
+        graph_rows.prune(conn, library_id)
         conn.execute(
             "UPDATE graph_settings SET needs_rebuild = 0 WHERE library_id = ?", (library_id,)
         )

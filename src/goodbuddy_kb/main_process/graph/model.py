@@ -58,7 +58,7 @@ from goodbuddy_kb.main_process.graph.model_request import (
     request_extra,
 )
 from goodbuddy_kb.main_process.graph.model_write import Chunk, Writes
-from goodbuddy_kb.main_process.storage import app_settings
+from goodbuddy_kb.main_process.storage import app_settings, graph_rows
 from goodbuddy_kb.main_process.storage.db import transaction
 from goodbuddy_kb.main_process.storage.setting_keys import CHAT_SETTING
 
@@ -324,7 +324,7 @@ def extract_with_model(
     if run.stopped is None and run.cancelled is None:
         _read_already(conn, library_id, client.model, key)
     with transaction(conn):
-        store.prune(conn, library_id)
+        graph_rows.prune(conn, library_id)
         if summary.capped == 0 and run.stopped is None and run.cancelled is None:
             conn.execute(
                 "UPDATE graph_settings SET needs_rebuild = 0 WHERE library_id = ?", (library_id,)

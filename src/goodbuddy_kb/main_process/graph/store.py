@@ -240,23 +240,6 @@ def relation_id(
     return new_id
 
 
-def prune(conn: sqlite3.Connection, library_id: str) -> None:
-    """Extracted relations and entities without any evidence go (manual ones stay)."""
-    conn.execute(
-        "DELETE FROM graph_relations WHERE library_id = ? AND extractor != 'manual' AND locked = 0"
-        " AND NOT EXISTS (SELECT 1 FROM graph_evidence v WHERE v.relation_id = graph_relations.id)",
-        (library_id,),
-    )
-    conn.execute(
-        "DELETE FROM graph_entities WHERE library_id = ? AND created_by != 'manual'"
-        " AND locked_fields = '[]'"
-        " AND NOT EXISTS (SELECT 1 FROM graph_evidence v WHERE v.entity_id = graph_entities.id)"
-        " AND NOT EXISTS (SELECT 1 FROM graph_relations r WHERE r.head_id = graph_entities.id"
-        " OR r.tail_id = graph_entities.id)",
-        (library_id,),
-    )
-
-
 def drop_unrelated(conn: sqlite3.Connection, library_id: str, ids: set[str]) -> None:
     """Drops extracted entities in ``ids`` that take part in no relation but where a thing is,
     with those relations and the evidence of both (what is left goes with `store.prune`): a

@@ -16,7 +16,7 @@ from goodbuddy_kb.main_process.chunking import ChunkDraft
 from goodbuddy_kb.main_process.chunking.carryover import Tally
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.lexical import index as lexical_index
-from goodbuddy_kb.main_process.storage import manual_work
+from goodbuddy_kb.main_process.storage import graph_rows, manual_work
 from goodbuddy_kb.main_process.storage.db import transaction
 
 
@@ -241,5 +241,8 @@ def delete_in(conn: sqlite3.Connection, chunk_id: str) -> int:
         " WHERE parent_chunk_id = ?",
         (now_iso(), chunk_id),
     ).rowcount
+    row = conn.execute("SELECT library_id FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
     conn.execute("DELETE FROM chunks WHERE id = ?", (chunk_id,))
+    if row is not None:
+        graph_rows.prune(conn, row[0])  # what only this chunk's text held up
     return int(detached)

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -24,24 +22,9 @@ from goodbuddy_kb.contracts.sources import (
 )
 from goodbuddy_kb.main_process.chunking import ChunkDraft
 from goodbuddy_kb.main_process.ids import now_iso
-from goodbuddy_kb.main_process.storage import chunks, reserve
+from goodbuddy_kb.main_process.storage import chunks, graph_rows, reserve
 from goodbuddy_kb.main_process.storage.db import transaction
-
-_NUMBER = re.compile(r"[0-9]+")
-
-
-def sort_key(relative_path: str) -> str:
-    """How a person orders names, as one string SQLite orders byte by byte: width and case folded
-    (NFKC, casefold) and each run of digits by its number — its length in digits first — so
-    "Chapter 2" lists before "Chapter 10" and "ｃｈａｐｔｅｒ 3" beside "chapter 3". Stored with
-    the document (``documents.sort_key``), so a page of a large library is read off an index."""
-    text = unicodedata.normalize("NFKC", relative_path).casefold()
-
-    def number(m: re.Match[str]) -> str:
-        digits = m.group().lstrip("0") or "0"
-        return f"{len(digits):03d}{digits}"
-
-    return _NUMBER.sub(number, text)
+from goodbuddy_kb.main_process.storage.sort_keys import sort_key
 
 
 def document_id(source_id: str, relative_path: str) -> str:
@@ -386,10 +369,17 @@ def store_refused(
 
 
 def delete(conn: sqlite3.Connection, document_ids: list[str]) -> None:
+    """Delete the documents with their chunks, and the graph rows only they held up."""
+    marks = ",".join("?" for _ in document_ids)
     with transaction(conn):
+        libraries = conn.execute(
+            f"SELECT DISTINCT library_id FROM documents WHERE id IN ({marks})", document_ids
+        ).fetchall()
         for doc_id in document_ids:
             chunks.delete_document_chunks(conn, doc_id)
             conn.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
+        for (library_id,) in libraries:
+            graph_rows.prune(conn, library_id)
 
 
 _FILTERS: dict[DocumentFilter, str] = {

@@ -13,7 +13,8 @@ import sqlite3
 
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
-from goodbuddy_kb.main_process.storage.documents import document_id, sort_key
+from goodbuddy_kb.main_process.storage.documents import document_id
+from goodbuddy_kb.main_process.storage.sort_keys import sort_key
 
 
 def mark_reading(

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from goodbuddy_kb.contracts.errors import ConflictError, NotFoundError
 from goodbuddy_kb.contracts.sources import Source, SourceKind, SourceState
 from goodbuddy_kb.main_process.ids import new_id, now_iso
+from goodbuddy_kb.main_process.storage import graph_rows
 from goodbuddy_kb.main_process.storage.db import transaction
 
 
@@ -178,4 +179,5 @@ def remove(conn: sqlite3.Connection, library_id: str, source_id: str) -> int:
             "SELECT count(*) FROM documents WHERE source_id = ?", (source_id,)
         ).fetchone()
         conn.execute("DELETE FROM sources WHERE id = ?", (source_id,))
+        graph_rows.prune(conn, library_id)
     return int(count)
