@@ -13,11 +13,19 @@ import pytest
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess
 from goodbuddy_kb.cli import retrieve as retrieve_cli
+from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as s
 from goodbuddy_kb.contracts import tasks as t
-from goodbuddy_kb.contracts.methods import RETRIEVE, SOURCE_ADD, TASKS_LIST, VECTORS_REBUILD
+from goodbuddy_kb.contracts.methods import (
+    LIBRARY_DELETE,
+    LIBRARY_RENAME,
+    RETRIEVE,
+    SOURCE_ADD,
+    TASKS_LIST,
+    VECTORS_REBUILD,
+)
 from goodbuddy_kb.ui import i18n
 from goodbuddy_kb.ui.workbench.report import status_text
 from tests.bridge.helpers import (
@@ -220,3 +228,20 @@ def test_a_first_fill_a_crash_cut_short_keeps_what_it_wrote(data_dir: Path, tmp_
             assert 0 < resumed.done < 16, "it went on from what was committed, not from 0"
             res = ask(client, library_id, "topic1x2")
             assert res.diagnostics.vector_scanned == 16 and not vector_reasons(res)
+
+
+def test_a_deleted_library_s_vector_files_go_with_it(data_dir: Path, tmp_path: Path) -> None:
+    """Deleting a library removed its rows but left its vector files taking room until the
+    next start; another library's files stay."""
+    with session(data_dir) as (_backend, client):
+        gone = library_with_docs(client, tmp_path / "a")
+        client.call(LIBRARY_RENAME, lib.LibraryRenameRequest(library_id=gone, name="Gone"))
+        kept = library_with_docs(client, tmp_path / "b")
+        folder = data_dir / "vectors"
+        files = {p.name for p in folder.iterdir()}
+        assert len(files) >= 4, files  # each library's float32 file and its int8 copy
+        client.call(LIBRARY_DELETE, lib.LibraryDeleteRequest(library_id=gone))
+        left = {p.name for p in folder.iterdir()}
+        assert left and left < files
+        res = ask(client, kept, "topic1x2")
+        assert "vector" in res.diagnostics.used_channels and not vector_reasons(res)

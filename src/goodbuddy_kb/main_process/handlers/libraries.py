@@ -20,6 +20,7 @@ from goodbuddy_kb.main_process.graph import store as graph_store
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.storage import libraries, sources
 from goodbuddy_kb.main_process.sync import web_auth
+from goodbuddy_kb.main_process.vectors import store as vector_store
 
 
 @handles(LIBRARY_CREATE)
@@ -46,7 +47,9 @@ def rename(ctx: CallContext, request: c.LibraryRenameRequest) -> c.LibraryRename
 @handles(LIBRARY_DELETE)
 def delete(ctx: CallContext, request: c.LibraryDeleteRequest) -> c.LibraryDeleteResponse:
     web_sources = [r.id for r in sources.list_rows(ctx.db.get(), request.library_id)]
+    versions = vector_store.version_ids(ctx.db.get(), request.library_id)
     library = libraries.delete(ctx.db.get(), request.library_id)
+    vector_store.remove_files(ctx.data_dir, versions)  # not left taking room until a restart
     web_auth.forget(web_sources)
     ctx.services.rewatch()
     ctx.changes.libraries = True

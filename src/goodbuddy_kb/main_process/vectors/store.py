@@ -17,6 +17,7 @@ version serving and leaves the compaction to the next vectorisation).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 from collections.abc import Callable
@@ -207,6 +208,20 @@ def _remove_files(data_dir: Path, version_id: str) -> None:
     path.unlink(missing_ok=True)
     int8_packed.forget(int8_file.path_for(path))
     int8_file.path_for(path).unlink(missing_ok=True)
+
+
+def version_ids(conn: sqlite3.Connection, library_id: str) -> list[str]:
+    """Every vector version of the library, whatever its state."""
+    rows = conn.execute("SELECT id FROM vector_versions WHERE library_id = ?", (library_id,))
+    return [r[0] for r in rows]
+
+
+def remove_files(data_dir: Path, version_ids_: list[str]) -> None:
+    """Remove the files of versions whose rows are gone (a deleted library's); a file still
+    open elsewhere (Windows) stays for the start-up's clean-up."""
+    for version_id in version_ids_:
+        with contextlib.suppress(OSError):
+            _remove_files(data_dir, version_id)
 
 
 def missing(
