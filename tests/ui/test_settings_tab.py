@@ -216,3 +216,29 @@ def test_a_refused_length_reads_in_words_within_the_panel(qtbot: QtBot, window: 
     bar = scroll.horizontalScrollBar()
     assert bar is not None and bar.maximum() == 0, "no sideways scrolling"
     assert error.geometry().right() <= scroll.viewport().width()
+
+
+@pytest.mark.usefixtures("library")
+def test_a_problem_goes_once_the_lengths_are_right_and_the_overlap_range_follows_the_target(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """The overlap's problem stayed after the lengths were put right (until a save), and its
+    range read "0–3,200" beside a rule of 40 % of the target (a helper's try)."""
+    tab = window.settings_tab
+    window.tabs.setCurrentWidget(tab)
+    tab.mode_box.setCurrentIndex(tab.mode_box.findData("fixed"))
+    target, overlap = tab.fields["targetCharacters"], tab.fields["overlapCharacters"]
+    qtbot.waitUntil(lambda: tab.library_id is not None, timeout=5_000)
+    target.setValue(800)  # type: ignore[attr-defined]
+    assert tab.ranges["overlapCharacters"].text().endswith("0–320")
+    target.setValue(400)  # type: ignore[attr-defined]
+    assert tab.ranges["overlapCharacters"].text().endswith("0–160")
+    overlap.setValue(3_200)  # type: ignore[attr-defined]
+    tab.save_chunking_settings()
+    error = tab.errors["overlapCharacters"]
+    qtbot.waitUntil(error.isVisible, timeout=5_000)
+    target.setValue(1_600)  # type: ignore[attr-defined]
+    assert error.isVisible() and "(640)" in error.text(), "still wrong: it says the new bound"
+    overlap.setValue(160)  # type: ignore[attr-defined]
+    assert not error.isVisible()
+    assert tab.ranges["overlapCharacters"].text().endswith("0–640")

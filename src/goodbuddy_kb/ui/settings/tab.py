@@ -13,7 +13,11 @@ from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.errors import InvalidRequestError, KbError, invalid_request_from
 from goodbuddy_kb.contracts.graph import GraphGetRequest, GraphInfo
 from goodbuddy_kb.contracts.methods import GRAPH_GET, SETTINGS_GET, SETTINGS_UPDATE
-from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings, KnowledgeRetrievalSettings
+from goodbuddy_kb.contracts.settings import (
+    MAX_OVERLAP_SHARE,
+    KnowledgeChunkingSettings,
+    KnowledgeRetrievalSettings,
+)
 from goodbuddy_kb.contracts.tasks import FINISHED_STATES, TaskInfo
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
@@ -262,6 +266,30 @@ class SettingsTab(QtWidgets.QWidget):
         label.setBuddy(box)
         form.addRow(label, holder)
         self.fields[name], self.errors[name] = box, error
+        box.valueChanged.connect(lambda _v: self._recheck())
+
+    def _recheck(self) -> None:
+        """The overlap's range follows the target length (40 % of it), and a problem shown goes
+        as soon as the values are right again (it stayed until the next save)."""
+        target = self._value("targetCharacters")
+        overlap = self.ranges.get("overlapCharacters")
+        if isinstance(target, int) and overlap is not None:
+            high = min(INT_FIELDS["overlapCharacters"][1], int(target * MAX_OVERLAP_SHARE))
+            overlap.setText(tr("settings.range", low=_number(0), high=_number(high)))
+        shown = [*self.errors.values(), self.retrieval_error]
+        if not any(label.isVisibleTo(self) for label in shown):
+            return
+        chunking = {"mode": self.mode_box.currentData(), **{n: self._value(n) for n in CHUNKING}}
+        problems: list[dict[str, Any]] = []
+        for model, values in (
+            (KnowledgeRetrievalSettings, self.retrieval_values()),
+            (KnowledgeChunkingSettings, chunking),
+        ):
+            try:
+                model.model_validate(values)
+            except ValidationError as exc:
+                problems += invalid_request_from(exc).details["fields"]
+        self._show_field_problems(problems)
 
     def _follow_mode(self) -> None:
         """The lengths the chosen mode cuts by are the ones to edit: the target in fixed and
@@ -373,6 +401,7 @@ class SettingsTab(QtWidgets.QWidget):
         for label in self.errors.values():
             label.hide()
         self.retrieval_error.hide()
+        self._recheck()  # the overlap's range, for a target that did not change
 
     def _show_errors(self, exc: ValidationError) -> None:
         self._show_field_problems(invalid_request_from(exc).details["fields"])
