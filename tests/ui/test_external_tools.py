@@ -33,7 +33,7 @@ def backend_client(win: MainWindow, name: str = "test") -> BlockingClient:
 def open_dialog(qtbot: QtBot, win: MainWindow) -> ExternalToolsDialog:
     menu = win.menuBar().actions()[0].menu()
     assert isinstance(menu, QtWidgets.QMenu)
-    (action,) = [a for a in menu.actions() if a.text() == "External AI tools (MCP)…"]
+    (action,) = [a for a in menu.actions() if a.text() == "&External AI tools (MCP)…"]
     action.trigger()
     dialog = win.external_tools
     assert dialog is not None
@@ -136,7 +136,7 @@ def test_panel_in_chinese(qtbot: QtBot, data_dir: Path) -> None:
             client.call(LIBRARY_CREATE, c.LibraryCreateRequest(name="公司制度"))
         menu = win.menuBar().actions()[0].menu()
         assert isinstance(menu, QtWidgets.QMenu)
-        (action,) = [a for a in menu.actions() if a.text() == "外部 AI 工具（MCP）…"]
+        (action,) = [a for a in menu.actions() if a.text() == "外部 AI 工具（MCP）(&E)…"]
         action.trigger()
         dialog = win.external_tools
         assert dialog is not None

@@ -40,7 +40,7 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         qtbot.waitUntil(lambda: language() == "zh", timeout=2_000)
         assert win.documents_tab is not old_tab
         assert win.tabs.tabText(2) == "任务中心" and win.tabs.currentIndex() == 2
-        assert win.menuBar().actions()[0].text() == "设置"
+        assert win.menuBar().actions()[0].text() == "设置(&S)"
         assert "界面语言已切换为中文" in win.statusBar().currentMessage()
         stored = QtCore.QSettings("GoodBuddy", "GoodBuddy KB").value("language")
         assert stored == "zh", "the choice also holds at the next start"

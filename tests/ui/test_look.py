@@ -186,7 +186,7 @@ def test_ctrl_q_quits_the_window_and_its_backend(qtbot: QtBot, data_dir: Path) -
     try:
         process = win.link.process
         assert process is not None and process.alive()
-        assert win.quit_action.text() == "Quit GoodBuddy KB"
+        assert win.quit_action.text() == "&Quit GoodBuddy KB"
         assert win.quit_action.shortcut().toString() == "Ctrl+Q"
         win.show()
         win.activateWindow()

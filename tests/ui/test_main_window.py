@@ -227,3 +227,26 @@ def test_a_message_too_long_for_the_status_bar_ends_in_an_ellipsis(
     assert bar.toolTip() == long
     window.documents_tab.notice.emit("Saved.")
     assert bar.currentMessage() == "Saved." and bar.toolTip() == ""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_menus_open_from_the_keyboard(qtbot: QtBot, data_dir: Path, lang: str) -> None:
+    """Alt+S opens Settings and its items have their own letters (model connections,
+    diagnostics, language): a person without a mouse could not reach them (a helper's try)."""
+    win = open_window(qtbot, data_dir, lang)
+    try:
+        win.activateWindow()
+        qtbot.waitUntil(win.isActiveWindow, timeout=5_000)
+        settings = win.menuBar().actions()[0].menu()
+        qtbot.keyClick(win, QtCore.Qt.Key.Key_S, QtCore.Qt.KeyboardModifier.AltModifier)
+        qtbot.waitUntil(settings.isVisible, timeout=5_000)
+        letters = [a.text().partition("&")[2][:1].lower() for a in settings.actions()]
+        taken = [x for x in letters if x]
+        assert len(taken) == len(set(taken)) >= 5, letters
+        settings.close()
+        help_menu = win.menuBar().actions()[1].menu()
+        qtbot.keyClick(win, QtCore.Qt.Key.Key_H, QtCore.Qt.KeyboardModifier.AltModifier)
+        qtbot.waitUntil(help_menu.isVisible, timeout=5_000)
+        help_menu.close()
+    finally:
+        win.link.shutdown()
