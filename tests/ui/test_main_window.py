@@ -36,8 +36,10 @@ def create_through_dialog(qtbot: QtBot, win: MainWindow, name: str) -> None:
 
 
 def test_create_rename_delete_through_the_window(qtbot: QtBot, window: MainWindow) -> None:
+    window.tabs.setCurrentWidget(window.settings_tab)  # where a person last was
     create_through_dialog(qtbot, window, "公司制度")
     qtbot.waitUntil(lambda: names(window) == ["公司制度"], timeout=5_000)
+    assert window.tabs.currentWidget() is window.documents_tab, "where its sources are added"
     assert window.detail.title.text() == "公司制度"
     qtbot.waitUntil(lambda: "Top K 6" in window.detail.retrieval.text(), timeout=5_000)
     assert "minimum relevance 0.2 ·" in window.detail.retrieval.text()

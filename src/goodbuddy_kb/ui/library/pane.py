@@ -55,6 +55,8 @@ class LibraryListWidget(QtWidgets.QWidget):
     notice = QtCore.Signal(str, int)
     #: A backend call failed (its ``KbError``).
     failed = QtCore.Signal(object)
+    #: A library was made here (its id): what it needs first is a source.
+    created = QtCore.Signal(str)
 
     def __init__(
         self, link: BackendLink, model: LibraryListModel, parent: QtWidgets.QWidget | None = None
@@ -216,6 +218,8 @@ class LibraryListWidget(QtWidgets.QWidget):
         dialog.accept()
         self.notice.emit(tr(notice, name=library.name), 5_000)
         self.refresh(select_id=library.id)
+        if isinstance(result, c.LibraryCreateResponse):
+            self.created.emit(library.id)
 
     def delete_library(self) -> None:
         library = self.current_library()

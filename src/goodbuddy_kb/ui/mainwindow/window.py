@@ -301,6 +301,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.tabs.addTab(self.graph_tab, tr("tab.graph"))
         self.tabs.addTab(self.tasks_tab, tr("tab.tasks"))
         self.tabs.addTab(self.settings_tab, tr("tab.settings"))
+        self.libraries.created.connect(lambda _id: self.tabs.setCurrentWidget(self.documents_tab))
         right = QtWidgets.QWidget()
         right.setMinimumWidth(420)
         right_layout = PageLayout(right)
@@ -411,13 +412,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.libraries.delete_library()
 
     @property
-    def name_dialog(self) -> LibraryNameDialog | None:
-        """The last name dialog opened (new or rename)."""
+    def name_dialog(self) -> LibraryNameDialog | None:  # the last one opened (new or rename)
         return self.libraries.name_dialog
 
     @property
-    def delete_box(self) -> QtWidgets.QMessageBox | None:
-        """The last "delete this library?" question opened."""
+    def delete_box(self) -> QtWidgets.QMessageBox | None:  # the last "delete this library?"
         return self.libraries.delete_box
 
     def _on_current(self) -> None:
