@@ -27,6 +27,7 @@ from goodbuddy_kb.contracts.methods import (
     LIBRARY_CREATE,
     RERANK_UPDATE,
     RETRIEVE,
+    SETTINGS_UPDATE,
     SOURCE_ADD,
     WINDOW_STATE_UPDATE,
 )
@@ -42,7 +43,17 @@ KEY = "sk-keymarkerkk0123456789"
 PASSWORD = "passmarkerww"
 WEB_PASSWORD = "webpassmarkerzz"
 DRAFT = "draftmarkerdr 还没发出的问题"
-MARKERS = ("querymarkerqq", DOC, PATH, "keymarkerkk", PASSWORD, WEB_PASSWORD, "draftmarkerdr")
+INSTRUCTIONS = "instructionsmarkerii 用中文回答"
+MARKERS = (
+    "querymarkerqq",
+    DOC,
+    PATH,
+    "keymarkerkk",
+    PASSWORD,
+    WEB_PASSWORD,
+    "draftmarkerdr",
+    "instructionsmarkerii",
+)
 
 
 def wait_quiet(client: BlockingClient, seconds: float = 30) -> None:
@@ -63,6 +74,11 @@ def planted(backend: BackendProcess, client: BlockingClient, tmp_path: Path) -> 
         f"# 报销\n\n报销流程需要主管审批 {DOC}。\n\n差旅报销要附发票。\n", encoding="utf-8"
     )
     lib = client.call(LIBRARY_CREATE, c.LibraryCreateRequest(name="Diag")).library
+    # the assistant's instructions are a person's own words too
+    client.call(
+        SETTINGS_UPDATE,
+        c.SettingsUpdateRequest(library_id=lib.id, assistant_instructions=INSTRUCTIONS),
+    )
     client.call(
         SOURCE_ADD,
         s.SourceAddRequest(library_id=lib.id, kind="folder", location=str(folder), watch=False),
@@ -135,6 +151,8 @@ def test_the_export_holds_no_query_document_key_path_or_url_credentials(
     assert bundle["settings"]["rerank"]["baseUrl"].startswith("http://127.0.0.1")
     assert bundle["counts"]["documents"] >= 1
     assert bundle["settings"]["window"]["area"] == "chat", "the window's state, without the draft"
+    (kept,) = bundle["settings"]["libraries"]
+    assert kept["settings"]["assistantInstructions"] == f"({len(INSTRUCTIONS)} characters)"
     # The same bundle through the bridge, to a path the GUI's file dialog would give.
     again = client.call(DIAGNOSTICS_EXPORT, d.DiagnosticsExportRequest(path=str(tmp_path / "b2")))
     assert again.events >= 4 and (tmp_path / "b2").stat().st_size == again.bytes

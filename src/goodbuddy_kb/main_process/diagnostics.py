@@ -7,7 +7,8 @@ with their candidates and times, degradation, result count and context character
 and failures. Never query text, document text or keys: library ids at most. The table is a ring
 of the newest ``MAX_EVENTS`` rows.
 
-The export bundle adds versions, settings (keys never; URL user-info removed), counts, recent
+The export bundle adds versions, settings (keys never; URL user-info removed; the assistant's
+instructions by their length), counts, recent
 task failures with their reasons, document failure reasons with their counts and the tail of
 ``backend.log``; every string in it passes ``redact``, has every known file name and source
 location replaced (``diagnostic_names``) and the home and data directories too, so it can be
@@ -243,10 +244,20 @@ def _settings(conn: sqlite3.Connection) -> dict[str, Any]:
     if isinstance(out.get(WINDOW_SETTING), dict):  # the chat's unsent question is a person's words
         out[WINDOW_SETTING].pop("draft", None)
     out["libraries"] = [
-        {"id": library.id, "settings": libraries.get_settings(conn, library.id).to_wire()}
+        {"id": library.id, "settings": _library_settings(conn, library.id)}
         for library in libraries.list_all(conn)
     ]
     return out
+
+
+def _library_settings(conn: sqlite3.Connection, library_id: str) -> dict[str, Any]:
+    """A library's settings; the assistant's instructions, a person's own words, by their
+    length only."""
+    wire = libraries.get_settings(conn, library_id).to_wire()
+    words = wire.get("assistantInstructions")
+    if isinstance(words, str) and words:
+        wire["assistantInstructions"] = f"({len(words)} characters)"
+    return wire
 
 
 def _counts(conn: sqlite3.Connection) -> dict[str, Any]:

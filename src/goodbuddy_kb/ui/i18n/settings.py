@@ -74,13 +74,14 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.export.filter": ("JSON 文件 (*.json)", "JSON files (*.json)"),
     "diagrec.exporting": ("正在导出…", "Exporting…"),
     "diagrec.export.done": (
-        "已导出到 {path}（{events} 个事件，{kb} KB）。文件包含版本与平台、各知识库的设置、"
-        "计数、诊断事件、失败原因和最近的日志行；没有查询文字、文档内容、文件名、"
-        "密钥或网址中的账号密码。",
+        "已导出到 {path}（{events} 个事件，{kb} KB）。文件包含版本与平台、各知识库的设置"
+        "（助手指令只记字数）、模型服务的地址（协议、主机和路径）、计数、诊断事件、失败原因和"
+        "最近的日志行；没有查询文字、文档内容、文件名、密钥或网址中的账号密码。",
         "Exported to {path} ({events} {events:plural:event|events}, {kb} KB). It holds the"
-        " versions and platform, each library's settings, counts, the diagnostics events,"
-        " failure reasons and the log's last lines; no query text, document text, file names,"
-        " keys or passwords from addresses.",
+        " versions and platform, each library's settings (the assistant instructions by their"
+        " length only), the model services' addresses (scheme, host and path), counts, the"
+        " diagnostics events, failure reasons and the log's last lines; no query text, document"
+        " text, file names, keys or passwords from addresses.",
     ),
     "diagrec.export.failed": ("导出失败：{reason}", "Export failed: {reason}"),
     "conn.title": ("模型连接", "Model connections"),
