@@ -37,9 +37,16 @@ NO_CHAT_MODEL_NOTES = (
 )
 
 
+#: The chat model failed before it wrote anything: the search's evidence is the answer.
+MODEL_FAILED_NOTE = (
+    "对话模型没有回答（原因见下）；以下是知识库中的相关内容。/ The chat model did not answer"
+    " (the reason is below); here is what your libraries say:"
+)
+
+
 def in_one_language(content: str, language: str) -> str:
     """``content`` with a leading no-chat-model note reduced to its ``zh`` or ``en`` half."""
-    for note in NO_CHAT_MODEL_NOTES:
+    for note in (*NO_CHAT_MODEL_NOTES, MODEL_FAILED_NOTE):
         if content.startswith(note):
             zh, en = note.split("/ ", 1)
             return (zh if language == "zh" else en) + content[len(note) :]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 import uuid
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from goodbuddy_kb.contracts.chat import MODEL_FAILED_NOTE
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_UPDATE,
     CHAT_SEND,
@@ -350,3 +352,23 @@ def test_ollama_chat_streams_and_calls_the_tool(
     assert any(
         m["role"] == "tool" and "<untrusted-evidence" in m["content"] for m in seen[1]["messages"]
     )
+
+
+@pytest.mark.integration
+def test_a_model_that_cannot_be_reached_still_leaves_what_the_search_found(
+    dispatcher: Dispatcher, libs: tuple[str, str]
+) -> None:
+    """The chat model's service is down: the answer failed with its reason and nothing else,
+    although the library had been searched and had the answer (a helper's try)."""
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    use_model(dispatcher, f"http://127.0.0.1:{port}/v1")
+    reply = send(
+        dispatcher, conversation(dispatcher), "出差住宿一线城市每晚多少钱？", [libs[0]], "always"
+    )["assistantMessage"]
+    assert reply["state"] == "failed" and reply["errorCode"], reply
+    assert reply["content"].startswith(MODEL_FAILED_NOTE), reply["content"]
+    assert "[1]" in reply["content"] and reply["citations"]
+    assert any("六百元" in c["snippet"] for c in reply["citations"])
+    assert reply["retrieval"]["status"] == "searched"

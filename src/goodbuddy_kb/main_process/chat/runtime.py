@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goodbuddy_kb.contracts.chat import (
+    MODEL_FAILED_NOTE,
     NO_CHAT_MODEL_NOTES,
     Conversation,
     Message,
@@ -54,6 +55,16 @@ SYSTEM_PROMPT = (
 )
 # (Stored answers in both languages; the GUI shows the half in the user's language.)
 NO_MODEL, NO_MODEL_AUTO, NO_MODEL_EMPTY, NO_MODEL_NO_SCOPE = NO_CHAT_MODEL_NOTES
+
+
+def evidence_text(note: str, evidence: TurnEvidence) -> str:
+    """``note``, then each citation's number, document and snippet: an answer of evidence."""
+    lines = [note]
+    for citation in evidence.citations:
+        # A table's snippet (a sheet's header and rows) starts on a line of its own.
+        apart = "\n" if "\n" in citation.snippet else " "
+        lines.append(f"[{citation.number}] {citation.document_title} —{apart}{citation.snippet}")
+    return "\n\n".join(lines)
 
 
 def remember_scope(
@@ -188,10 +199,12 @@ class ChatRuntime:
                 "stopped by the user",
             )
         except KbError as exc:
+            # A model that failed before writing anything still leaves what the search found.
+            found = not turn.text and evidence.citations
             final = store.finish_message(
                 self.conn,
                 assistant.id,
-                turn.text,
+                evidence_text(MODEL_FAILED_NOTE, evidence) if found else turn.text,
                 "failed",
                 state,
                 evidence.citations,
@@ -239,14 +252,7 @@ class ChatRuntime:
             return NO_MODEL_AUTO if request.mode == "auto" else NO_MODEL_EMPTY
         if not evidence.citations:
             return NO_MODEL_EMPTY
-        lines = [NO_MODEL]
-        for citation in evidence.citations:
-            # A table's snippet (a sheet's header and rows) starts on a line of its own.
-            apart = "\n" if "\n" in citation.snippet else " "
-            lines.append(
-                f"[{citation.number}] {citation.document_title} —{apart}{citation.snippet}"
-            )
-        return "\n\n".join(lines)
+        return evidence_text(NO_MODEL, evidence)
 
     def _tool(self, scope: Scope) -> list[dict[str, Any]]:
         if not scope.library_ids:
