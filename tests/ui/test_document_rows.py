@@ -69,6 +69,10 @@ def test_a_failed_reason_reads_at_800x600_with_its_actions_reachable(
     row = row_of(win, "blob.txt")
     doc = tab.documents.rows[row]
     assert doc.error and doc.error_code == "parse.binary"
+    # nothing was read, so nothing to vectorise or extract: "– None", not "– Off"
+    vector = next(i for i, col in enumerate(DOCUMENT_COLUMNS) if col.header_key == "col.vector")
+    for column in (vector, GRAPH_COLUMN):
+        assert tab.documents.data(tab.documents.index(row, column)) == "– None"
     # The reason column is on screen, at least REASON_MIN_WIDTH wide, with no sideways scroll.
     right = view.columnViewportPosition(REASON) + view.columnWidth(REASON)
     assert right <= view.viewport().width() + 1

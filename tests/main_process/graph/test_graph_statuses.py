@@ -27,8 +27,10 @@ from goodbuddy_kb.contracts.methods import (
     LIBRARY_CREATE,
     SOURCE_ADD,
 )
+from goodbuddy_kb.main_process.chunking.drafts import ChunkDraft, canonical_index_text, checksum
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
+from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from tests.dispatch import call
 from tests.main_process.graph.helpers import FINANCE, turn_on
@@ -224,3 +226,26 @@ def test_a_document_whose_only_chunk_is_off_has_its_graph(
     services.tasks.wait_idle(30)
     back = club()
     assert back["status"]["graph"] == "done" and back["graphEntities"] == doc["graphEntities"]
+
+
+def test_a_document_of_a_library_whose_graph_settings_were_never_read_waits_for_its_graph(
+    pool: ConnectionPool,
+) -> None:
+    """A new library's graph is local, but its settings row is made the first time they are
+    read: a document imported before then read "– Off" while its first extraction was queued
+    (a helper saw it during a first sync)."""
+    conn = pool.get()
+    library_id = libraries.create(conn, "Fresh").id
+    assert conn.execute("SELECT count(*) FROM graph_settings").fetchone()[0] == 0
+    source = sources.add(conn, library_id, "folder", "/nowhere", [], [], False)
+    text = canonical_index_text("财务部负责报销。", None)
+    drafts = [
+        ChunkDraft(
+            "c1", 0, "standalone", None, None, (), {}, "paragraph", text, text, checksum(text)
+        )
+    ]
+    documents.store_parsed(
+        conn, library_id, source.id, "a.md", "a", "text/markdown", "x", 10, drafts
+    )
+    (status,) = conn.execute("SELECT graph_status FROM documents").fetchone()
+    assert status == "pending"

@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from goodbuddy_kb.contracts.graph import NEW_LIBRARY_STRATEGY
 from goodbuddy_kb.contracts.sources import (
     Document,
     DocumentFilter,
@@ -157,10 +158,13 @@ def store_parsed(
 #: A document's graph status while it waits for an extraction, from its library's strategy:
 #: "pending" when a local extraction is queued, "on_demand" when the model's runs once a person
 #: starts it, "disabled" while the graph is off (an SQL expression over ``documents``).
+#: A library whose graph settings were never read has no row yet: it has the new libraries'
+#: strategy (its documents read "disabled" while its first extraction was queued).
+_WAITING = {"local": "pending", "model": "on_demand"}
 GRAPH_WAITING = (
     "COALESCE((SELECT CASE json_extract(g.settings, '$.strategy') WHEN 'local' THEN 'pending'"
     " WHEN 'model' THEN 'on_demand' ELSE 'disabled' END FROM graph_settings g"
-    " WHERE g.library_id = documents.library_id), 'disabled')"
+    f" WHERE g.library_id = documents.library_id), '{_WAITING.get(NEW_LIBRARY_STRATEGY, 'disabled')}')"
 )
 GRAPH_WAITS = (
     f"UPDATE documents SET graph_error = NULL, graph_status = {GRAPH_WAITING} WHERE id = ?"

@@ -61,10 +61,18 @@ def _nothing_to_vectorise(doc: c.Document) -> bool:
     return doc.status.fulltext == "empty" and doc.status.vector == "done"
 
 
+def _unread(doc: c.Document) -> bool:
+    """A document that could not be read has nothing to vectorise or extract: "– Off" beside it
+    read as if those stages had been switched off."""
+    return doc.status.parse == "failed"
+
+
 def vector_status(doc: c.Document) -> str:
     """The vector stage; "none" where no chunk of the document can be retrieved ("✓ Done"
     beside "∅ No retrievable content" read as if something had been vectorised)."""
-    return tr("status.none") if _nothing_to_vectorise(doc) else status(doc.status.vector)
+    if _nothing_to_vectorise(doc) or _unread(doc):
+        return tr("status.none")
+    return status(doc.status.vector)
 
 
 def vector_detail(doc: c.Document) -> str:
@@ -76,7 +84,7 @@ def graph_status(doc: c.Document) -> str:
     for a document the extraction found nothing in."""
     if doc.status.graph == "done":
         return tr("docs.graph_done", entities=doc.graph_entities)
-    return status(doc.status.graph)
+    return tr("status.none") if _unread(doc) else status(doc.status.graph)
 
 
 def graph_detail(doc: c.Document) -> str:
