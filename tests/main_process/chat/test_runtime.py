@@ -372,3 +372,9 @@ def test_a_model_that_cannot_be_reached_still_leaves_what_the_search_found(
     assert "[1]" in reply["content"] and reply["citations"]
     assert any("六百元" in c["snippet"] for c in reply["citations"])
     assert reply["retrieval"]["status"] == "searched"
+    # "model decides" had not searched when the model failed: the search runs then
+    auto = send(
+        dispatcher, conversation(dispatcher), "出差住宿一线城市每晚多少钱？", [libs[0]], "auto"
+    )["assistantMessage"]
+    assert auto["state"] == "failed" and auto["content"].startswith(MODEL_FAILED_NOTE)
+    assert [c["chunkId"] for c in auto["citations"]] == [c["chunkId"] for c in reply["citations"]]

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 from collections.abc import Callable
@@ -199,7 +200,12 @@ class ChatRuntime:
                 "stopped by the user",
             )
         except KbError as exc:
-            # A model that failed before writing anything still leaves what the search found.
+            # A model that failed before writing anything still leaves what the search found;
+            # in "model decides" it had not searched yet, so the search runs now.
+            unsearched = state is None and not evidence.citations and request.library_ids
+            if not turn.text and unsearched and request.kind == "text":
+                with contextlib.suppress(KbError):
+                    state, _ = self._pre_retrieve(request, scope, evidence, cancel)
             found = not turn.text and evidence.citations
             final = store.finish_message(
                 self.conn,
