@@ -81,6 +81,9 @@ def graph_library(qtbot: QtBot, win: MainWindow, tmp_path: Path) -> GraphTab:
     qtbot.waitUntil(
         lambda: tab.state.task is not None and tab.state.task.state == "completed", timeout=30_000
     )
+    # the status line says how it ended (it stayed at "Graph extraction started.")
+    ended = f"{tr('task.kind.graph')} · {tr('task.state.completed')}"
+    qtbot.waitUntil(lambda: ended in win.statusBar().currentMessage(), timeout=5_000)
     qtbot.waitUntil(lambda: tab.entity_list.entities.rowCount() >= 4, timeout=10_000)
     # The notice goes with the library's refreshed graph state, which may arrive after the list.
     qtbot.waitUntil(lambda: not tab.extraction.rebuild_notice.isVisible(), timeout=10_000)

@@ -34,6 +34,7 @@ from goodbuddy_kb.ui.graph.state import GraphState
 from goodbuddy_kb.ui.graph.texts import entity_type_name, relation_type_name
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
+from goodbuddy_kb.ui.tasks.follow import announce_end
 from goodbuddy_kb.ui.widgets.theme import graph_colour
 from goodbuddy_kb.ui.widgets.ticket import Ticket
 
@@ -329,6 +330,8 @@ class GraphTab(QtWidgets.QWidget):
                 self.notice.emit(tr("error.generic", message=say_error(error)))
             else:
                 self.notice.emit(tr("graph.extract.started"))
+                if result is not None:  # and, once it ends, how
+                    announce_end(self.link, result.task_id, self.notice.emit)
             self.refresh()
 
         self.extraction.extract_button.setEnabled(False)

@@ -178,6 +178,11 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
     "graph.field.max_entities": ("每个分块最多实体数", "Entities per chunk at most"),
     "graph.field.max_relations": ("每个分块最多关系数", "Relations per chunk at most"),
     "graph.field.min_confidence": ("最低置信度", "Minimum confidence"),
+    "graph.min_confidence.note": (
+        "检索只沿置信度不低于此值的关系找证据；“知识图谱”页列出抽取到的全部关系。",
+        "Retrieval follows only relations at or above this confidence; the Graph tab lists"
+        " every relation extracted.",
+    ),
     "graph.strategy.off": ("关闭", "Off"),
     "graph.strategy.local": ("本地", "Local"),
     "graph.strategy.model": ("模型", "Model"),

@@ -74,6 +74,10 @@ class GraphSettingsDialog(FormDialog):
         self.add("graph.field.max_entities", self.max_entities)
         self.add("graph.field.max_relations", self.max_relations)
         self.add("graph.field.min_confidence", self.min_confidence)
+        confidence_note = QtWidgets.QLabel("ⓘ " + tr("graph.min_confidence.note"))
+        confidence_note.setWordWrap(True)
+        confidence_note.setObjectName("muted")
+        self.form.addRow(confidence_note)
         self.strategy.currentIndexChanged.connect(lambda _i: self._explain())
         self._explain()
         self.build = self._build_request
