@@ -64,6 +64,7 @@ def test_create_rename_delete_through_the_window(qtbot: QtBot, window: MainWindo
     box = window.delete_box
     assert box is not None and box.isVisible()
     assert "Policies" in box.text() and "original files stay" in box.text()
+    assert "edited by hand" in box.text() and "cannot be undone" in box.text()
     delete_button = box.property("deleteButton")
     assert "Policies" in delete_button.text()
     delete_button.click()

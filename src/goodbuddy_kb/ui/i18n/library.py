@@ -24,9 +24,11 @@ LIBRARY_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "dialog.delete.title": ("删除知识库", "Delete library"),
     "dialog.delete.text": (
-        "删除知识库“{name}”？\n\n其索引、分块和设置将被删除；原始文件保留在原处，不会被修改或删除。",
-        "Delete the library “{name}”?\n\nIts index, chunks and settings are removed; "
-        "the original files stay where they are and are not changed or deleted.",
+        "删除知识库“{name}”？\n\n它的来源、文档、索引、分块（包括手动编辑过的）、知识图谱和设置"
+        "都将被删除，无法撤销；原始文件保留在原处，不会被修改或删除。",
+        "Delete the library “{name}”?\n\nIts sources, documents, index, chunks (those edited by"
+        " hand too), knowledge graph and settings are removed, and this cannot be undone;"
+        " the original files stay where they are and are not changed or deleted.",
     ),
     "dialog.delete.confirm": ("删除“{name}”", "Delete “{name}”"),
     "detail.created": ("创建于 {when}", "Created {when}"),
