@@ -15,7 +15,7 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.tab import SettingsTab
 from goodbuddy_kb.ui.widgets.graph_settings import GraphSettingsDialog
-from tests.ui.helpers import shoot
+from tests.ui.helpers import create_library, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -108,7 +108,7 @@ def test_the_fields_end_in_one_line_and_the_instructions_box_has_no_empty_band(
 ) -> None:
     """Under Xvfb at 1400×900 each field ended where its own "range …" label left it, a ragged
     edge, and the assistant instructions' caption floated in an empty band above a small box."""
-    from goodbuddy_kb.ui.settings.tab import CHUNKING, RETRIEVAL
+    from goodbuddy_kb.ui.settings.fields import CHUNKING, RETRIEVAL
 
     window.resize(1400, 900)
     tab = window.settings_tab
@@ -242,3 +242,38 @@ def test_a_problem_goes_once_the_lengths_are_right_and_the_overlap_range_follows
     overlap.setValue(160)  # type: ignore[attr-defined]
     assert not error.isVisible()
     assert tab.ranges["overlapCharacters"].text().endswith("0–640")
+
+
+def test_settings_left_unsaved_come_back_with_their_library(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """Top K typed as 12 and not saved; another library chosen and this one again: the 12 was
+    gone without a word (a helper's try). It comes back, said to be unsaved, and the other
+    library shows its own settings meanwhile."""
+    create_library(qtbot, window, "One")
+    one = window.current_library()
+    create_library(qtbot, window, "Two")
+    two = window.current_library()
+    assert one is not None and two is not None
+    tab = window.settings_tab
+    top_k = tab.fields["topK"]
+
+    def choose(library_id: str) -> None:
+        window.list_view.setCurrentIndex(window.model.index(window.model.row_of(library_id)))
+        qtbot.waitUntil(lambda: tab.library_id == library_id and bool(tab._shown), timeout=5_000)
+
+    choose(one.id)
+    assert top_k.value() == 6  # type: ignore[attr-defined]
+    top_k.setValue(12)  # type: ignore[attr-defined]
+    choose(two.id)
+    assert top_k.value() == 6, "the other library's own"  # type: ignore[attr-defined]
+    choose(one.id)
+    qtbot.waitUntil(lambda: top_k.value() == 12, timeout=5_000)  # type: ignore[attr-defined]
+    assert tr("settings.unsaved_kept") in window.statusBar().currentMessage()
+    tab.save_retrieval_settings()
+    qtbot.waitUntil(lambda: tr("settings.saved") in window.statusBar().currentMessage())
+    choose(two.id)
+    choose(one.id)
+    assert top_k.value() == 12 and tr("settings.unsaved_kept") not in (  # type: ignore[attr-defined]
+        window.statusBar().currentMessage()
+    ), "saved now: nothing kept aside"

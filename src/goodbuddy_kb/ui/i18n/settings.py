@@ -69,6 +69,11 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.error": ("无法读取诊断信息：{reason}", "The diagnostics cannot be read: {reason}"),
     "diagrec.refresh": ("刷新", "Refresh"),
     "diagrec.close": ("关闭", "Close"),
+    "settings.unsaved_kept": (
+        "这些是你离开这个知识库前未保存的设置更改，仍未保存。",
+        "These are the settings changes you left this library without saving; they are still"
+        " not saved.",
+    ),
     "diagrec.export": ("导出…", "Export…"),
     "diagrec.export.title": ("导出诊断信息", "Export diagnostics"),
     "diagrec.export.filter": ("JSON 文件 (*.json)", "JSON files (*.json)"),

@@ -25,53 +25,18 @@ from goodbuddy_kb.ui.documents.manual_work import kept_sentence
 from goodbuddy_kb.ui.graph.texts import status_line
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say, say_error
+from goodbuddy_kb.ui.settings.fields import (
+    CHUNKING,
+    FLOAT_FIELDS,
+    INT_FIELDS,
+    RETRIEVAL,
+    align_ranges,
+    fusion_choice,
+    number_text,
+)
 from goodbuddy_kb.ui.settings.instructions import InstructionsBox
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.graph_settings import graph_settings_dialog
-
-INT_FIELDS = {
-    "topK": (1, 20),
-    "candidateMultiplier": (2, 10),
-    "contextMaxCharacters": (2_000, 48_000),
-    "adjacentChunkCount": (0, 2),
-    "targetCharacters": (400, 8_000),
-    "overlapCharacters": (0, 3_200),
-    "parentCharacters": (1_600, 16_000),
-    "childCharacters": (300, 4_000),
-}
-FLOAT_FIELDS = {
-    "minimumVectorSimilarity": (0.0, 1.0),
-    "minimumRelevance": (0.0, 1.0),
-    "ftsWeight": (0.0, 2.0),
-    "vectorWeight": (0.0, 2.0),
-    "graphWeight": (0.0, 2.0),
-}
-RETRIEVAL = [
-    "topK",
-    "minimumRelevance",
-    "minimumVectorSimilarity",
-    "ftsWeight",
-    "vectorWeight",
-    "graphWeight",
-    "candidateMultiplier",
-    "contextMaxCharacters",
-    "adjacentChunkCount",
-]
-CHUNKING = ["targetCharacters", "overlapCharacters", "parentCharacters", "childCharacters"]
-
-
-def fusion_choice() -> QtWidgets.QComboBox:
-    """Adaptive fusion (recommended) or plain RRF, the tooltip saying what each does."""
-    box = QtWidgets.QComboBox()
-    box.setAccessibleName(tr("field.fusion"))
-    box.setToolTip(tr("field.fusion.hint"))
-    for method in ("adaptive", "rrf"):
-        box.addItem(tr(f"fusion.{method}"), method)
-    return box
-
-
-def _number(value: float) -> str:
-    return f"{value:,}" if float(value).is_integer() else f"{value:g}"
 
 
 class SettingsTab(QtWidgets.QWidget):
@@ -86,6 +51,10 @@ class SettingsTab(QtWidgets.QWidget):
         #: The library's graph as last read, and its graph weight as saved.
         self.graph_info: GraphInfo | None = None
         self.saved_graph_weight: float | None = None
+        #: The form as the library's settings filled it, and edits kept for libraries left
+        #: without saving (shown again, still unsaved, when their library is).
+        self._shown: dict[str, Any] = {}
+        self._unsaved: dict[str, dict[str, Any]] = {}
         #: The graph settings dialog last opened.
         self.dialog: QtWidgets.QDialog | None = None
         self.fields: dict[str, QtWidgets.QAbstractSpinBox] = {}
@@ -249,7 +218,7 @@ class SettingsTab(QtWidgets.QWidget):
         inner.setContentsMargins(0, 0, 0, 0)
         inner.addWidget(error)
         low, high = INT_FIELDS[name] if name in INT_FIELDS else FLOAT_FIELDS[name]
-        allowed = tr("settings.range", low=_number(low), high=_number(high))
+        allowed = tr("settings.range", low=number_text(low), high=number_text(high))
         range_label = QtWidgets.QLabel(allowed)
         range_label.setObjectName("fieldRange")
         self.ranges[name] = range_label
@@ -275,7 +244,7 @@ class SettingsTab(QtWidgets.QWidget):
         overlap = self.ranges.get("overlapCharacters")
         if isinstance(target, int) and overlap is not None:
             high = min(INT_FIELDS["overlapCharacters"][1], int(target * MAX_OVERLAP_SHARE))
-            overlap.setText(tr("settings.range", low=_number(0), high=_number(high)))
+            overlap.setText(tr("settings.range", low=number_text(0), high=number_text(high)))
         shown = [*self.errors.values(), self.retrieval_error]
         if not any(label.isVisibleTo(self) for label in shown):
             return
@@ -313,6 +282,11 @@ class SettingsTab(QtWidgets.QWidget):
         )
 
     def show_library(self, library_id: str | None) -> None:
+        # Changes not saved stay with their library until it is shown again (another library
+        # chosen meanwhile threw them away without a word).
+        if self.library_id is not None and self._shown and self._form() != self._shown:
+            self._unsaved[self.library_id] = self._form()
+        self._shown = {}
         self.library_id = library_id
         self.graph_info = None
         self.graph_settings_button.setEnabled(False)
@@ -384,24 +358,49 @@ class SettingsTab(QtWidgets.QWidget):
         self.rebuild_button.setVisible(result.settings_pending_rebuild)
 
     def _show(self, result: c.LibrarySettings | None, error: KbError | None) -> None:
-        if result is None:
-            return
-        values = {**result.retrieval.to_wire(), **result.chunking.to_wire()}
-        for name, box in self.fields.items():
-            if isinstance(box, QtWidgets.QSpinBox | QtWidgets.QDoubleSpinBox):
-                box.setValue(values[name])
+        if result is None or result.library_id != self.library_id:
+            return  # (a library left before its settings came: not this one's)
         self.saved_graph_weight = result.retrieval.graph_weight
-        self.rerank_box.setChecked(result.retrieval.local_rerank_enabled)
-        self.fusion_box.setCurrentIndex(self.fusion_box.findData(result.retrieval.fusion))
-        self.mode_box.setCurrentIndex(self.mode_box.findData(result.chunking.mode))
-        self._follow_mode()
-        self.contextual_box.setChecked(result.contextual_indexing)
-        self.ocr_box.setChecked(result.ocr_enabled)
+        self._fill(
+            {
+                **result.retrieval.to_wire(),
+                **result.chunking.to_wire(),
+                "contextualIndexing": result.contextual_indexing,
+                "ocrEnabled": result.ocr_enabled,
+            }
+        )
+        self._shown = self._form()
         self._show_notice(result)
         for label in self.errors.values():
             label.hide()
         self.retrieval_error.hide()
+        kept = self._unsaved.pop(result.library_id, None)
+        if kept is not None and kept != self._shown:
+            self._fill(kept)
+            self.notice.emit(tr("settings.unsaved_kept"))
         self._recheck()  # the overlap's range, for a target that did not change
+
+    def _form(self) -> dict[str, Any]:
+        """What the form holds (as the settings' wire names)."""
+        return {
+            **{name: self._value(name) for name in self.fields},
+            "localRerankEnabled": self.rerank_box.isChecked(),
+            "fusion": self.fusion_box.currentData(),
+            "mode": self.mode_box.currentData(),
+            "contextualIndexing": self.contextual_box.isChecked(),
+            "ocrEnabled": self.ocr_box.isChecked(),
+        }
+
+    def _fill(self, values: dict[str, Any]) -> None:
+        for name, box in self.fields.items():
+            if isinstance(box, QtWidgets.QSpinBox | QtWidgets.QDoubleSpinBox):
+                box.setValue(values[name])
+        self.rerank_box.setChecked(values["localRerankEnabled"])
+        self.fusion_box.setCurrentIndex(self.fusion_box.findData(values["fusion"]))
+        self.mode_box.setCurrentIndex(self.mode_box.findData(values["mode"]))
+        self._follow_mode()
+        self.contextual_box.setChecked(values["contextualIndexing"])
+        self.ocr_box.setChecked(values["ocrEnabled"])
 
     def _show_errors(self, exc: ValidationError) -> None:
         self._show_field_problems(invalid_request_from(exc).details["fields"])
@@ -471,12 +470,3 @@ class SettingsTab(QtWidgets.QWidget):
             return
         self._show(result, None)
         self.notice.emit(tr("settings.saved"))
-
-
-def align_ranges(labels: list[QtWidgets.QLabel]) -> None:
-    """The ranges beside a group's fields share one width, so the fields end in one line (each
-    field took what its own range left, a ragged edge found under Xvfb). Re-run when the
-    language changes the words: the tab is rebuilt then."""
-    widest = max((label.sizeHint().width() for label in labels), default=0)
-    for label in labels:
-        label.setMinimumWidth(widest)
