@@ -131,14 +131,14 @@ def test_reopen_at_the_latest_answer_follow_a_new_one_and_keep_mode_and_model_on
             qtbot.waitUntil(lambda: view.conversations.rowCount() == 2, timeout=5_000)
             bar = view.transcript.verticalScrollBar()
             assert bar.maximum() > 0 and bar.value() == bar.maximum()
-            bar.setValue(0)  # the person scrolls up to read the start ...
+            bar.setSliderPosition(0)  # the person scrolls up to read the start ...
             # ... then opens the other conversation: it opens at its latest answer.
             view.conversation_list.select(view.conversations.rows[1].id)
             qtbot.waitUntil(lambda: "first" in view.transcript.toPlainText(), timeout=5_000)
             qtbot.wait(100)
             assert bar.maximum() > 0 and bar.value() == bar.maximum()
             # Scrolled up, the person asks again: the question and its answer come into view.
-            bar.setValue(0)
+            bar.setSliderPosition(0)
             ask_chat(qtbot, view, "third")
             qtbot.wait(100)
             assert bar.value() == bar.maximum()

@@ -139,10 +139,12 @@ class TranscriptView(QtWidgets.QTextBrowser):
         super().__init__(parent)
         self.setOpenLinks(False)
         self._follow = True
-        self._rendering = False
         self._keep: int | None = None
         bar = self.verticalScrollBar()
-        bar.valueChanged.connect(self._scrolled)
+        # Only the reader's own scrolling (wheel, keys, the bar) decides whether to follow: a
+        # value Qt set while laying the text out once stopped the following, and a reopened
+        # conversation stayed at its top.
+        bar.actionTriggered.connect(self._scrolled)
         bar.rangeChanged.connect(self._range_changed)
 
     def show_latest(self, text: str) -> None:
@@ -154,19 +156,16 @@ class TranscriptView(QtWidgets.QTextBrowser):
     def show_html(self, text: str) -> None:
         bar = self.verticalScrollBar()
         self._keep = None if self._follow else bar.value()
-        self._rendering = True
         self.setHtml(text)
         bar.setValue(bar.maximum() if self._keep is None else self._keep)
-        self._rendering = False
 
-    def _scrolled(self, value: int) -> None:
-        if not self._rendering:
-            self._follow = value >= self.verticalScrollBar().maximum() - 4
-            self._keep = None
+    def _scrolled(self, _action: int) -> None:
+        """The reader scrolled (the bar's position is where the scroll goes)."""
+        bar = self.verticalScrollBar()
+        self._follow = bar.sliderPosition() >= bar.maximum() - 4
+        self._keep = None
 
     def _range_changed(self, _minimum: int, maximum: int) -> None:
         """The text grew (laid out now or later): stay at the bottom, or where the reader is."""
         bar = self.verticalScrollBar()
-        outer, self._rendering = self._rendering, True
         bar.setValue(maximum if self._follow else (self._keep or bar.value()))
-        self._rendering = outer
