@@ -19,6 +19,9 @@ os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="goodbuddy-config-")
 # Tests (and the backends they start) embed with the deterministic hashing provider unless a
 # test configures another; the bundled model is exercised by its own slow-marked test.
 os.environ.setdefault("GOODBUDDY_DEFAULT_EMBEDDING", "deterministic")
+# Each backend keeps room to record a failure on a full disk (8 MB); the suite's hundreds of
+# data directories keep 1 MB each (test_disk_full_socket runs the real size).
+os.environ.setdefault("GOODBUDDY_SPACE_RESERVE_MB", "1")
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess

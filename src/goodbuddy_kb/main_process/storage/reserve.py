@@ -23,6 +23,8 @@ from pathlib import Path
 FILE = "space-reserve.bin"
 #: Enough for a failure's writes: task rows, document statuses, a failed version's rows.
 SIZE = 8 * 1024 * 1024
+#: Megabytes to reserve instead (the test suite's hundreds of data directories take 1).
+ENV_SIZE = "GOODBUDDY_SPACE_RESERVE_MB"
 #: Free room the reserve leaves on the disk when it is laid down (never the last of it).
 SPARE = 8 * 1024 * 1024
 
@@ -41,23 +43,31 @@ def _free(data_dir: Path) -> int:
         return 0
 
 
+def size() -> int:
+    """The reserve's size in bytes: :data:`SIZE`, or :data:`ENV_SIZE` megabytes."""
+    try:
+        return max(0, int(os.environ[ENV_SIZE])) * 1024 * 1024
+    except (KeyError, ValueError):
+        return SIZE
+
+
 def keep(data_dir: Path) -> bool:
     """Lay the reserve down unless it is there; False when the disk has not :data:`SPARE`
     room to spare beside it (a reserve laid on a disk just freed by one would fill it again)."""
     path = data_dir / FILE
     with contextlib.suppress(OSError):
-        if path.stat().st_size >= SIZE:
+        if path.stat().st_size >= size():
             return True
-    if _free(data_dir) < SIZE + SPARE:
+    if _free(data_dir) < size() + SPARE:
         return False
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
         try:
             if hasattr(os, "posix_fallocate"):
-                os.posix_fallocate(fd, 0, SIZE)
+                os.posix_fallocate(fd, 0, size())
             else:  # pragma: no cover - macOS, Windows: real blocks, not a sparse file
                 block = b"\0" * (1024 * 1024)
-                for _ in range(SIZE // len(block)):
+                for _ in range(size() // len(block)):
                     os.write(fd, block)
             os.fsync(fd)
         finally:
