@@ -30,6 +30,7 @@ from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.opener import ENV_OPENER
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
+from goodbuddy_kb.ui.i18n import set_language
 
 
 @pytest.fixture(autouse=True)
@@ -41,6 +42,9 @@ def own_configuration(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None
     os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
     yield
     os.environ["XDG_CONFIG_HOME"] = before
+    # nor the process's interface language: a window opened in Chinese left it Chinese for
+    # the next test of the worker (a sentence another test read in English)
+    set_language("en")
 
 
 @pytest.fixture

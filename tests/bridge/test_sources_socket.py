@@ -22,6 +22,8 @@ from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
     EMBEDDING_UPDATE,
     LIBRARY_CREATE,
+    LIBRARY_DELETE,
+    LIBRARY_LIST,
     NOTIFY_TASK,
     REFERENCE_OPEN,
     RETRIEVE,
@@ -286,3 +288,38 @@ def test_a_sync_never_waits_behind_another_librarys_vectorisation(
         assert found, "the other library's text was not searchable within seconds"
         still = live.call(TASKS_LIST, TaskListRequest(library_id=first)).tasks
         assert any(t.kind == "vectorize" and t.state == "running" for t in still)
+
+
+def test_two_libraries_watching_one_folder_each_keep_watching_and_can_be_deleted(
+    client: BlockingClient, tmp_path: Path
+) -> None:
+    """Two libraries with the same folder as a source share its watch: removing one source
+    stopped the other library's watching too, and deleting that library then failed with an
+    internal error, leaving it in the list (a helper's try)."""
+    folder = tmp_path / "shared"
+    write_files(folder, 2)
+    first, second = create_library(client, "First"), create_library(client, "Second")
+    added = {}
+    for library_id in (first, second):
+        added[library_id] = client.call(
+            SOURCE_ADD,
+            c.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder)),
+        )
+        assert added[library_id].task_id
+        wait_task(client, added[library_id].task_id)
+    client.call(
+        SOURCE_REMOVE,
+        c.SourceRemoveRequest(library_id=first, source_id=added[first].source.id),
+    )
+    (folder / "new.md").write_text("# New\n\nA file added after the removal.\n", encoding="utf-8")
+    deadline = time.monotonic() + 10
+    docs: list[c.Document] = []
+    while time.monotonic() < deadline:
+        docs = client.call(DOCUMENTS_LIST, c.DocumentListRequest(library_id=second)).documents
+        if len(docs) == 3:
+            break
+        time.sleep(0.2)
+    assert len(docs) == 3, "the other library still watches the folder"
+    client.call(LIBRARY_DELETE, lib.LibraryDeleteRequest(library_id=second))
+    listed = client.call(LIBRARY_LIST, lib.LibraryListRequest()).libraries
+    assert [x.id for x in listed] == [first]

@@ -41,7 +41,9 @@ class FolderWatcher:
         self._observer: BaseObserver = Observer()
         self._observer.daemon = True
         self._observer.start()
-        self._watches: dict[str, ObservedWatch] = {}
+        #: source id → its watch and handler. Sources of several libraries on one folder
+        #: share a watch (watchdog's watches are equal by path), each with its own handler.
+        self._watches: dict[str, tuple[ObservedWatch, _Handler]] = {}
         self._timers: dict[str, threading.Timer] = {}
         self._lock = threading.Lock()
 
@@ -51,7 +53,7 @@ class FolderWatcher:
         with self._lock:
             for source_id in list(self._watches):
                 if source_id not in wanted:
-                    self._observer.unschedule(self._watches.pop(source_id))
+                    self._release(*self._watches.pop(source_id))
                     timer = self._timers.pop(source_id, None)
                     if timer is not None:
                         timer.cancel()
@@ -60,11 +62,23 @@ class FolderWatcher:
                     continue
                 handler = _Handler(functools.partial(self._schedule, row.library_id, row.id))
                 try:
-                    self._watches[source_id] = self._observer.schedule(
-                        handler, row.location, recursive=True
-                    )
+                    watch = self._observer.schedule(handler, row.location, recursive=True)
+                    self._watches[source_id] = (watch, handler)
                 except OSError as exc:
                     log.warning("cannot watch a folder source: %s", exc.strerror or exc)
+
+    def _release(self, watch: ObservedWatch, handler: _Handler) -> None:
+        """Stop one source's watching: its handler only, while another source shares the
+        folder's watch (unscheduling the watch stopped that source's watching as well, and
+        the second removal then failed: a library could not be deleted)."""
+        shared = any(other == watch for other, _ in self._watches.values())
+        try:
+            if shared:
+                self._observer.remove_handler_for_watch(handler, watch)
+            else:
+                self._observer.unschedule(watch)
+        except KeyError:  # gone already (its folder was removed)
+            log.info("a folder watch was already gone")
 
     @property
     def watched(self) -> set[str]:
