@@ -155,7 +155,9 @@ def test_remove_source_asks_naming_it_and_defaults_to_cancel(
     assert box is not None and box.isVisible()
     assert str(tmp_path / "docs") in box.text()
     assert box.defaultButton().text() == "Cancel"
-    assert box.property("confirmButton").text() == "Remove “docs”"
+    # the button says a source goes (it read like deleting a library named "docs")
+    assert box.property("confirmButton").text() == "Remove the source “docs”"
+    assert "edited by hand" in box.text() and "graph" in box.text()
     qtbot.keyClick(box, KEY.Key_Return)
     qtbot.waitUntil(lambda: not box.isVisible())
     qtbot.wait(300)

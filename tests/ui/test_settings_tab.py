@@ -9,13 +9,15 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from goodbuddy_kb.contracts import sources as s
+from goodbuddy_kb.contracts.methods import SOURCE_LIST, SOURCE_REMOVE
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.texts import status_line
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.tab import SettingsTab
 from goodbuddy_kb.ui.widgets.graph_settings import GraphSettingsDialog
-from tests.ui.helpers import create_library, shoot
+from tests.ui.helpers import create_library, shoot, wait_call
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -153,6 +155,30 @@ def test_the_graph_counts_follow_an_extraction_that_ends_while_the_tab_is_shown(
     qtbot.waitUntil(
         lambda: tab.graph_summary.text() == status_line(graph.state.info), timeout=5_000
     )
+
+
+@pytest.mark.usefixtures("library")
+def test_the_graph_counts_follow_a_removed_source(qtbot: QtBot, window: MainWindow) -> None:
+    """The source removed, its documents' graph went with them, but the Settings tab kept
+    "20 entities · 11 relations" until something was saved there (a helper's try)."""
+    tab = window.settings_tab
+    window.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(lambda: tab.graph_info is not None and tab.graph_info.entities > 0)
+    library = window.current_library()
+    assert library is not None
+    (source,) = wait_call(
+        qtbot, window, SOURCE_LIST, s.SourceListRequest(library_id=library.id)
+    ).sources
+    wait_call(
+        qtbot,
+        window,
+        SOURCE_REMOVE,
+        s.SourceRemoveRequest(library_id=library.id, source_id=source.id),
+    )
+    qtbot.waitUntil(
+        lambda: tab.graph_info is not None and tab.graph_info.entities == 0, timeout=5_000
+    )
+    assert tab.graph_summary.text() == status_line(tab.graph_info)
 
 
 def graph_done(params: dict[str, object]) -> bool:

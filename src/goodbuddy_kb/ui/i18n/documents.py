@@ -15,7 +15,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "已添加 {count} 个拖入的来源",
         "Added {count} dropped {count:plural:source|sources}",
     ),
-    "sources.remove.confirm": ("移除“{name}”", "Remove “{name}”"),
+    "sources.remove.confirm": ("移除来源“{name}”", "Remove the source “{name}”"),
     "doc.details": ("文档详情…", "Document details…"),
     "doc.failed.show_reason": ("查看原因", "Show reason"),
     "doc.failed.remove": ("从知识库移除…", "Remove from library…"),
@@ -73,8 +73,12 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "sources.remove": ("移除来源", "Remove source"),
     "sources.remove.text": (
-        "移除来源“{location}”？\n\n其 {count} 个文档及其索引将从知识库中删除；原始文件不会被修改或删除。",
-        "Remove the source “{location}”?\n\nIts {count} {count:plural:document|documents} and their index are removed from the library; the original files are not changed or deleted.",
+        "移除来源“{location}”？\n\n其 {count} 个文档、它们的索引和分块（包括手动编辑过的），以及只由它们"
+        "支撑的图谱实体和关系，将从知识库中删除；原始文件不会被修改或删除。",
+        "Remove the source “{location}”?\n\nIts {count} {count:plural:document|documents}, their"
+        " index and chunks (those edited by hand too), and the graph's entities and relations"
+        " only they support are removed from the library; the original files are not changed or"
+        " deleted.",
     ),
     "sources.web.prompt": ("网页地址（http 或 https）", "Page address (http or https)"),
     "sources.web.empty": ("请输入网页地址", "Enter the page's address"),

@@ -335,6 +335,9 @@ class SettingsTab(QtWidgets.QWidget):
         """A rebuild elsewhere may have cleared "waiting for rebuild": update the notice only
         (the form keeps what the user is typing)."""
         library_id = self.library_id
+        ours = library_id is not None and library_id in params.get("libraryIds", [])
+        if ours and params.get("documents"):  # documents gone take their graph rows with them
+            self._show_graph_state()
         if library_id is None or not params.get("settings"):
             return
         self._show_graph_state()
