@@ -296,10 +296,13 @@ def test_settings_left_unsaved_come_back_with_their_library(
     choose(one.id)
     qtbot.waitUntil(lambda: top_k.value() == 12, timeout=5_000)  # type: ignore[attr-defined]
     assert tr("settings.unsaved_kept") in window.statusBar().currentMessage()
+    target = tab.fields["targetCharacters"]
+    target.setValue(800)  # type: ignore[attr-defined]
     tab.save_retrieval_settings()
-    qtbot.waitUntil(lambda: tr("settings.saved") in window.statusBar().currentMessage())
+    saved = tr("settings.saved.retrieval")
+    qtbot.waitUntil(lambda: saved in window.statusBar().currentMessage())
+    assert target.value() == 800, "a chunking change is not thrown away by saving retrieval"  # type: ignore[attr-defined]
     choose(two.id)
     choose(one.id)
-    assert top_k.value() == 12 and tr("settings.unsaved_kept") not in (  # type: ignore[attr-defined]
-        window.statusBar().currentMessage()
-    ), "saved now: nothing kept aside"
+    assert top_k.value() == 12 and target.value() == 800  # type: ignore[attr-defined]
+    assert tr("settings.unsaved_kept") in window.statusBar().currentMessage(), "800 is not saved"

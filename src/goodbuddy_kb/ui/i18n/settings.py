@@ -243,7 +243,10 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "settings.retrieval": ("检索设置", "Retrieval settings"),
     "settings.chunking": ("分块设置", "Chunking settings"),
     "settings.save": ("保存", "Save"),
-    "settings.saved": ("设置已保存", "Settings saved"),
+    "settings.saved.retrieval": ("检索设置已保存", "Retrieval settings saved"),
+    "settings.saved.chunking": ("分块设置已保存", "Chunking settings saved"),
+    "settings.saved.instructions": ("助手指令已保存", "Assistant instructions saved"),
+    "settings.saved.graph": ("图谱设置已保存", "Graph settings saved"),
     "settings.parent_child_only": ("仅用于父子分块模式", "Used only in parent-child mode"),
     "settings.not_parent_child": (
         "父子分块模式下不使用（按父块和子块长度切分）",

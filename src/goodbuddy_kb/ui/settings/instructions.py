@@ -93,7 +93,7 @@ class InstructionsBox(QtWidgets.QGroupBox):
                 self.error.show()
                 return
             self.text.setPlainText(result.assistant_instructions)
-            self.notice.emit(tr("settings.saved"))
+            self.notice.emit(tr("settings.saved.instructions"))
 
         request = c.SettingsUpdateRequest(library_id=self.library_id, assistant_instructions=text)
         self.link.call(SETTINGS_UPDATE, request, done)

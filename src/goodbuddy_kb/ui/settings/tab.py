@@ -38,6 +38,10 @@ from goodbuddy_kb.ui.settings.instructions import InstructionsBox
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.graph_settings import graph_settings_dialog
 
+#: The form's keys each save button saves (:meth:`SettingsTab._form`).
+RETRIEVAL_KEYS = [*RETRIEVAL, "localRerankEnabled", "fusion"]
+CHUNKING_KEYS = [*CHUNKING, "mode", "contextualIndexing", "ocrEnabled"]
+
 
 class SettingsTab(QtWidgets.QWidget):
     notice = QtCore.Signal(str)
@@ -182,7 +186,7 @@ class SettingsTab(QtWidgets.QWidget):
 
         if library_id is not None:
             self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), got)
-        self.notice.emit(tr("settings.saved"))
+        self.notice.emit(tr("settings.saved.graph"))
 
     def resizeEvent(self, event: QtGui.QResizeEvent) -> None:
         narrow = self.width() < 760
@@ -440,7 +444,7 @@ class SettingsTab(QtWidgets.QWidget):
         self.link.call(
             SETTINGS_UPDATE,
             c.SettingsUpdateRequest(library_id=self.library_id, retrieval=settings),
-            self._saved,
+            lambda result, error: self._saved(result, error, "settings.saved.retrieval"),
         )
 
     def save_chunking_settings(self) -> None:
@@ -459,9 +463,15 @@ class SettingsTab(QtWidgets.QWidget):
             contextual_indexing=self.contextual_box.isChecked(),
             ocr_enabled=self.ocr_box.isChecked(),
         )
-        self.link.call(SETTINGS_UPDATE, request, self._saved)
+        self.link.call(
+            SETTINGS_UPDATE,
+            request,
+            lambda result, error: self._saved(result, error, "settings.saved.chunking"),
+        )
 
-    def _saved(self, result: c.LibrarySettings | None, error: KbError | None) -> None:
+    def _saved(self, result: c.LibrarySettings | None, error: KbError | None, saved: str) -> None:
+        """``saved``: the notice naming what was saved (the rest of the tab may still hold
+        changes not saved: "Settings saved" read as all of them)."""
         if error is not None:
             fields = error.details.get("fields") if isinstance(error, InvalidRequestError) else None
             if fields:
@@ -471,5 +481,9 @@ class SettingsTab(QtWidgets.QWidget):
             else:
                 self.notice.emit(tr("error.generic", message=say_error(error)))
             return
+        edits = self._form()
         self._show(result, None)
-        self.notice.emit(tr("settings.saved"))
+        # the other group's changes, not saved by this, stay in the form (still unsaved)
+        other = CHUNKING_KEYS if saved == "settings.saved.retrieval" else RETRIEVAL_KEYS
+        self._fill({**self._form(), **{key: edits[key] for key in other}})
+        self.notice.emit(tr(saved))
