@@ -15,6 +15,7 @@ from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.library import Library
 from goodbuddy_kb.contracts.methods import LIBRARY_CREATE
 from goodbuddy_kb.qt.widgets import QtCore
+from goodbuddy_kb.ui.documents.columns import GRAPH_COLUMN
 from goodbuddy_kb.ui.library.model import LibraryListModel
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.ui.helpers import open_window
@@ -46,6 +47,8 @@ def test_create_rename_delete_through_the_window(qtbot: QtBot, window: MainWindo
     # an empty library's pager says so (it read "0–0 of 0")
     pager = window.documents_tab.pager.page_label
     qtbot.waitUntil(lambda: pager.text() == "none", timeout=5_000)
+    # the same columns as once its documents come (the graph's was hidden while it was empty)
+    assert not window.documents_tab.document_view.isColumnHidden(GRAPH_COLUMN)
 
     create_through_dialog(qtbot, window, "公司制度")
     dialog = window.name_dialog

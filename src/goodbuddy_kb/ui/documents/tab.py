@@ -432,7 +432,8 @@ class DocumentsTab(QtWidgets.QWidget):
         graph one only where the library builds a graph (room for the reason at 800 px); the
         statuses take what they need, the reason gets the rest."""
         self.document_view.setColumnHidden(OCR_COLUMN, not any(doc.ocr is not None for doc in docs))
-        graph_off = all(doc.status.graph == "disabled" for doc in docs)
+        # (an empty page says nothing of the graph: a new library's is on, its column shown)
+        graph_off = bool(docs) and all(doc.status.graph == "disabled" for doc in docs)
         self.document_view.setColumnHidden(GRAPH_COLUMN, graph_off)
         for column in range(len(DOCUMENT_COLUMNS) - 1):
             if column != CHUNKS_COLUMN:  # fit_columns sizes it, or hides it where room is short
