@@ -17,7 +17,7 @@ from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.tab import SettingsTab
 from goodbuddy_kb.ui.widgets.graph_settings import GraphSettingsDialog
-from tests.ui.helpers import create_library, shoot, wait_call
+from tests.ui.helpers import create_library, open_window, shoot, wait_call
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -306,3 +306,29 @@ def test_settings_left_unsaved_come_back_with_their_library(
     choose(one.id)
     assert top_k.value() == 12 and target.value() == 800  # type: ignore[attr-defined]
     assert tr("settings.unsaved_kept") in window.statusBar().currentMessage(), "800 is not saved"
+
+
+def test_closing_with_settings_not_saved_asks_first(qtbot: QtBot, data_dir: Path) -> None:
+    """Ctrl+Q with Top K typed and not saved closed the window and dropped it without a word
+    (a helper's try). Now it asks: staying keeps the change; discarding closes."""
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        create_library(qtbot, win, "One")
+        tab = win.settings_tab
+        qtbot.waitUntil(lambda: bool(tab._shown), timeout=5_000)
+        tab.fields["topK"].setValue(12)  # type: ignore[attr-defined]
+        win.close()
+        box = tab.leaving_box
+        assert box is not None and box.isVisible() and win.isVisible()
+        assert "not saved" in box.text()
+        box.defaultButton().click()  # Cancel: stay
+        qtbot.waitUntil(lambda: not box.isVisible())
+        assert win.isVisible() and tab.fields["topK"].value() == 12  # type: ignore[attr-defined]
+        win.close()
+        box = tab.leaving_box
+        assert box is not None and box.isVisible()
+        discard = next(b for b in box.buttons() if b.text() == "Discard them and close")
+        discard.click()
+        qtbot.waitUntil(lambda: not win.isVisible(), timeout=5_000)
+    finally:
+        win.link.shutdown()

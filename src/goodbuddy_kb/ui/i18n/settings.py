@@ -69,6 +69,12 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.error": ("无法读取诊断信息：{reason}", "The diagnostics cannot be read: {reason}"),
     "diagrec.refresh": ("刷新", "Refresh"),
     "diagrec.close": ("关闭", "Close"),
+    "settings.leaving.title": ("未保存的设置", "Settings not saved"),
+    "settings.leaving.text": (
+        "“设置”页上有未保存的更改。关闭窗口会放弃这些更改。",
+        "The Settings tab holds changes that are not saved. Closing the window discards them.",
+    ),
+    "settings.leaving.discard": ("放弃更改并关闭", "Discard them and close"),
     "settings.unsaved_kept": (
         "这些是你离开这个知识库前未保存的设置更改，仍未保存。",
         "These are the settings changes you left this library without saving; they are still"

@@ -47,6 +47,7 @@ from goodbuddy_kb.ui.mainwindow.menus import HelpMenu, SettingsMenu
 from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
 from goodbuddy_kb.ui.settings.diagnostics import DiagnosticsDialog
 from goodbuddy_kb.ui.settings.external_tools import ExternalToolsDialog
+from goodbuddy_kb.ui.settings.leaving import held_back
 from goodbuddy_kb.ui.settings.tab import SettingsTab
 from goodbuddy_kb.ui.tasks.tab import TasksTab
 from goodbuddy_kb.ui.welcome.first_run import FirstRun
@@ -159,10 +160,9 @@ class MainWindow(QtWidgets.QMainWindow):
         document = self.documents_tab.current_document()
         # open workbenches close (each remembering its question) and open again in the new
         # language, searching again if they had answered
-        benches = [
-            (b.library_id, b.library_name, b.response is not None) for b in self._open_benches()
-        ]
-        for bench in self._open_benches():
+        open_now = list(self.workbenches.values())
+        benches = [(b.library_id, b.library_name, b.response is not None) for b in open_now]
+        for bench in open_now:
             bench.reject()
         set_language(code)
         app = QtWidgets.QApplication.instance()
@@ -477,12 +477,9 @@ class MainWindow(QtWidgets.QMainWindow):
             for i in range(self.model.rowCount())
             if (x := self.model.library_at(i)) is not None
         }
-        for bench in self._open_benches():
+        for bench in list(self.workbenches.values()):
             if bench.library_id not in listed:
                 bench.reject()
-
-    def _open_benches(self) -> list[WorkbenchDialog]:
-        return list(self.workbenches.values())
 
     def _bench_closed(self, dialog: WorkbenchDialog) -> None:
         if self.workbenches.get(dialog.library_id) is dialog:
@@ -494,6 +491,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.workbench_button.setFocus()
 
     def closeEvent(self, event: QtGui.QCloseEvent) -> None:
+        if held_back(self.settings_tab, event, self.close):  # unsaved settings: asked first
+            return
         self.keeper.keep_before_closing()
         self.link.shutdown()
         super().closeEvent(event)

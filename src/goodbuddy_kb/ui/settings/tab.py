@@ -59,6 +59,7 @@ class SettingsTab(QtWidgets.QWidget):
         #: without saving (shown again, still unsaved, when their library is).
         self._shown: dict[str, Any] = {}
         self._unsaved: dict[str, dict[str, Any]] = {}
+        self.leaving_box: QtWidgets.QMessageBox | None = None  # (``leaving``)
         #: The graph settings dialog last opened.
         self.dialog: QtWidgets.QDialog | None = None
         self.fields: dict[str, QtWidgets.QAbstractSpinBox] = {}
@@ -386,6 +387,14 @@ class SettingsTab(QtWidgets.QWidget):
             self._fill(kept)
             self.notice.emit(tr("settings.unsaved_kept"))
         self._recheck()  # the overlap's range, for a target that did not change
+
+    def unsaved(self) -> bool:
+        """Changes on the tab, or kept for a library left, that are not saved."""
+        return bool(self._unsaved) or (bool(self._shown) and self._form() != self._shown)
+
+    def discard_unsaved(self) -> None:
+        self._unsaved.clear()
+        self._shown = self._form() if self._shown else {}
 
     def _form(self) -> dict[str, Any]:
         """What the form holds (as the settings' wire names)."""
