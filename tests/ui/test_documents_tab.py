@@ -220,6 +220,8 @@ def test_add_folder_adds_the_chosen_folder_and_the_chooser_knows_every_kind(
         assert tab.source_actions.folder_dialog is None and tab.sources.rowCount() == 1, (
             "Cancel adds nothing"
         )
+        said: list[str] = []
+        win.statusBar().messageChanged.connect(said.append)
         tab.source_actions.add_folder_source()
         chooser = tab.source_actions.folder_dialog
         assert chooser is not None
@@ -228,6 +230,8 @@ def test_add_folder_adds_the_chosen_folder_and_the_chooser_knows_every_kind(
         chooser.accept()
         qtbot.waitUntil(lambda: tab.sources.rowCount() == 2, timeout=10_000)
         assert str(other) in [s.location for s in tab.sources.rows]
+        # the status line said nothing of it until its documents came
+        assert f"已添加来源“{other}”，正在同步。" in said, said
     finally:
         win.link.shutdown()
         set_language("en")

@@ -159,7 +159,9 @@ def refuse_newer(done: set[int], directory: Path | None = None) -> None:
 def check_known(database: Path, directory: Path | None = None) -> None:
     """Refuse (NewerDataError) a database written by a newer build, reading it without writing
     anything: opened read-only and immutable, no journal or shared-memory file is made and its
-    header is not touched. A missing database is a new one."""
+    header is not touched — unless the file alone does not open (a checkpoint a crash or a full
+    disk stopped): then it is read, still read-only, with its write-ahead log. A missing
+    database is a new one."""
     if not database.is_file():
         return
     try:

@@ -111,6 +111,8 @@ class SourceActions(QtCore.QObject):
         def added(result: ContractModel | None, error: KbError | None) -> None:
             if error is not None:
                 self._refused(location, say_error(error))
+            else:  # (nothing said it had been taken until its documents came)
+                self.notice.emit(tr("sources.added", location=location))
 
         self.link.call(SOURCE_ADD, request, added)
 
@@ -186,6 +188,7 @@ class SourceActions(QtCore.QObject):
                 dialog.show_error(say_error(error))
             else:
                 dialog.accept()
+                self.notice.emit(tr("sources.added", location=address.text().strip()))
 
         dialog.build = build
         dialog.submitted.connect(lambda request: self.link.call(SOURCE_ADD, request, added))

@@ -15,6 +15,10 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "已添加 {count} 个拖入的来源",
         "Added {count} dropped {count:plural:source|sources}",
     ),
+    "sources.added": (
+        "已添加来源“{location}”，正在同步。",
+        "Added the source “{location}”; syncing it now.",
+    ),
     "sources.remove.confirm": ("移除来源“{name}”", "Remove the source “{name}”"),
     "doc.details": ("文档详情…", "Document details…"),
     "doc.failed.show_reason": ("查看原因", "Show reason"),
