@@ -242,7 +242,7 @@ def relation_id(
 
 def drop_unrelated(conn: sqlite3.Connection, library_id: str, ids: set[str]) -> None:
     """Drops extracted entities in ``ids`` that take part in no relation but where a thing is,
-    with those relations and the evidence of both (what is left goes with `store.prune`): a
+    with those relations and the evidence of both (what is left goes with `graph_rows.prune`): a
     description that only stands where a place does (a committee "in 自治区", "in 旅游区") is
     not yet a name; one that leads, owns, approves or belongs to something is. An entity a
     person edited or locked stays."""

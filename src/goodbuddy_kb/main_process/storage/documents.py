@@ -162,9 +162,10 @@ def store_parsed(
 #: strategy (its documents read "disabled" while its first extraction was queued).
 _WAITING = {"local": "pending", "model": "on_demand"}
 GRAPH_WAITING = (
-    "COALESCE((SELECT CASE json_extract(g.settings, '$.strategy') WHEN 'local' THEN 'pending'"
-    " WHEN 'model' THEN 'on_demand' ELSE 'disabled' END FROM graph_settings g"
-    f" WHERE g.library_id = documents.library_id), '{_WAITING.get(NEW_LIBRARY_STRATEGY, 'disabled')}')"
+    "COALESCE((SELECT CASE json_extract(g.settings, '$.strategy')"
+    + "".join(f" WHEN '{strategy}' THEN '{status}'" for strategy, status in _WAITING.items())
+    + " ELSE 'disabled' END FROM graph_settings g WHERE g.library_id = documents.library_id),"
+    f" '{_WAITING.get(NEW_LIBRARY_STRATEGY, 'disabled')}')"
 )
 GRAPH_WAITS = (
     f"UPDATE documents SET graph_error = NULL, graph_status = {GRAPH_WAITING} WHERE id = ?"

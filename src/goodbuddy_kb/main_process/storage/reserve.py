@@ -54,20 +54,20 @@ def size() -> int:
 def keep(data_dir: Path) -> bool:
     """Lay the reserve down unless it is there; False when the disk has not :data:`SPARE`
     room to spare beside it (a reserve laid on a disk just freed by one would fill it again)."""
-    path = data_dir / FILE
+    path, wanted = data_dir / FILE, size()
     with contextlib.suppress(OSError):
-        if path.stat().st_size >= size():
+        if path.stat().st_size >= wanted:
             return True
-    if _free(data_dir) < size() + SPARE:
+    if _free(data_dir) < wanted + SPARE:
         return False
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
         try:
             if hasattr(os, "posix_fallocate"):
-                os.posix_fallocate(fd, 0, size())
+                os.posix_fallocate(fd, 0, wanted)
             else:  # pragma: no cover - macOS, Windows: real blocks, not a sparse file
                 block = b"\0" * (1024 * 1024)
-                for _ in range(size() // len(block)):
+                for _ in range(wanted // len(block)):
                     os.write(fd, block)
             os.fsync(fd)
         finally:

@@ -253,11 +253,10 @@ class SettingsTab(QtWidgets.QWidget):
         shown = [*self.errors.values(), self.retrieval_error]
         if not any(label.isVisibleTo(self) for label in shown):
             return
-        chunking = {"mode": self.mode_box.currentData(), **{n: self._value(n) for n in CHUNKING}}
         problems: list[dict[str, Any]] = []
         for model, values in (
             (KnowledgeRetrievalSettings, self.retrieval_values()),
-            (KnowledgeChunkingSettings, chunking),
+            (KnowledgeChunkingSettings, self.chunking_values()),
         ):
             try:
                 model.model_validate(values)
@@ -289,8 +288,9 @@ class SettingsTab(QtWidgets.QWidget):
     def show_library(self, library_id: str | None) -> None:
         # Changes not saved stay with their library until it is shown again (another library
         # chosen meanwhile threw them away without a word).
-        if self.library_id is not None and self._shown and self._form() != self._shown:
-            self._unsaved[self.library_id] = self._form()
+        form = self._form()
+        if self.library_id is not None and self._shown and form != self._shown:
+            self._unsaved[self.library_id] = form
         self._shown = {}
         self.library_id = library_id
         self.graph_info = None
@@ -399,10 +399,8 @@ class SettingsTab(QtWidgets.QWidget):
     def _form(self) -> dict[str, Any]:
         """What the form holds (as the settings' wire names)."""
         return {
-            **{name: self._value(name) for name in self.fields},
-            "localRerankEnabled": self.rerank_box.isChecked(),
-            "fusion": self.fusion_box.currentData(),
-            "mode": self.mode_box.currentData(),
+            **self.retrieval_values(),
+            **self.chunking_values(),
             "contextualIndexing": self.contextual_box.isChecked(),
             "ocrEnabled": self.ocr_box.isChecked(),
         }
@@ -435,6 +433,9 @@ class SettingsTab(QtWidgets.QWidget):
                 self.retrieval_error.setText("⚠ " + problem)
                 self.retrieval_error.show()
 
+    def chunking_values(self) -> dict[str, Any]:
+        return {"mode": self.mode_box.currentData(), **{n: self._value(n) for n in CHUNKING}}
+
     def retrieval_values(self) -> dict[str, Any]:
         return {
             **{n: self._value(n) for n in RETRIEVAL},
@@ -460,9 +461,7 @@ class SettingsTab(QtWidgets.QWidget):
         if self.library_id is None:
             return
         try:
-            chunking = KnowledgeChunkingSettings.model_validate(
-                {"mode": self.mode_box.currentData(), **{n: self._value(n) for n in CHUNKING}}
-            )
+            chunking = KnowledgeChunkingSettings.model_validate(self.chunking_values())
         except ValidationError as exc:
             self._show_errors(exc)
             return
