@@ -115,8 +115,10 @@ def write_doc(folder: Path, d: int, sections: int = 6, name: str | None = None) 
 
 
 @contextmanager
-def session(data_dir: Path) -> Iterator[tuple[BackendProcess, BlockingClient]]:
-    backend = BackendProcess.start(data_dir)
+def session(
+    data_dir: Path, catch_up: bool = False
+) -> Iterator[tuple[BackendProcess, BlockingClient]]:
+    backend = BackendProcess.start(data_dir, catch_up=catch_up)
     try:
         with BlockingClient(backend.endpoint.server_name, backend.endpoint.secret).open() as cl:
             yield backend, cl

@@ -36,7 +36,14 @@ from goodbuddy_kb.contracts.methods import (
     TASKS_LIST,
 )
 from goodbuddy_kb.contracts.tasks import TaskListRequest
-from tests.bridge.helpers import create_library, library_with, wait_idle, wait_task
+from tests.bridge.helpers import (
+    create_library,
+    library_with,
+    session,
+    settle,
+    wait_idle,
+    wait_task,
+)
 from tests.servers.embedserver import Script, openai_server_process
 from tests.servers.httpserver import Reply, serve
 
@@ -323,3 +330,53 @@ def test_two_libraries_watching_one_folder_each_keep_watching_and_can_be_deleted
     client.call(LIBRARY_DELETE, lib.LibraryDeleteRequest(library_id=second))
     listed = client.call(LIBRARY_LIST, lib.LibraryListRequest()).libraries
     assert [x.id for x in listed] == [first]
+
+
+def test_a_watched_folder_changed_while_the_app_was_closed_is_caught_up_at_start(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """The watcher only hears changes while the backend runs: a file edited, added or deleted
+    while the app was closed stayed as it was (old text found, new file missing) until some
+    later change in the folder. An unchanged folder is not synced again at start."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "kept.md").write_text("# Kept\n\n不变的笔记。\n", encoding="utf-8")
+    (folder / "edited.md").write_text("# Edited\n\n报销上限是五百元。\n", encoding="utf-8")
+    (folder / "gone.md").write_text("# Gone\n\n将被删除的笔记。\n", encoding="utf-8")
+    an_hour_ago = time.time() - 3600  # written long before the sync (not within its clock slack)
+    for path in folder.iterdir():
+        os.utime(path, (an_hour_ago, an_hour_ago))
+    with session(data_dir) as (_, cl):
+        library_id = create_library(cl)
+        added = cl.call(
+            SOURCE_ADD,
+            c.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder)),
+        )
+        assert added.task_id
+        wait_task(cl, added.task_id)
+    with session(data_dir, catch_up=True) as (_, cl):  # nothing changed: no sync at start
+        time.sleep(1.5)
+        tasks = cl.call(TASKS_LIST, TaskListRequest(library_id=library_id)).tasks
+        assert [x.kind for x in tasks].count("sync") == 1
+    (folder / "edited.md").write_text("# Edited\n\n报销上限改为八百元。\n", encoding="utf-8")
+    (folder / "gone.md").unlink()
+    (folder / "new.md").write_text("# New\n\n关闭期间新增的笔记。\n", encoding="utf-8")
+    with session(data_dir) as (_, cl):  # a command's own backend: gone in a moment, no sync
+        time.sleep(1.5)
+        tasks = cl.call(TASKS_LIST, TaskListRequest(library_id=library_id)).tasks
+        assert [x.kind for x in tasks].count("sync") == 1
+    with session(data_dir, catch_up=True) as (_, cl):
+        deadline = time.monotonic() + 20
+        paths: list[str] = []
+        while time.monotonic() < deadline:
+            docs = cl.call(DOCUMENTS_LIST, c.DocumentListRequest(library_id=library_id)).documents
+            paths = sorted(d.path for d in docs)
+            if paths == ["edited.md", "kept.md", "new.md"]:
+                break
+            time.sleep(0.2)
+        assert paths == ["edited.md", "kept.md", "new.md"]
+        settle(cl, library_id)
+        found = cl.call(
+            RETRIEVE, r.RetrieveRequest(library_ids=[library_id], query="八百元", channels=["cjk"])
+        ).results
+        assert found and found[0].document_path == "edited.md"

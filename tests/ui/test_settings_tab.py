@@ -308,6 +308,37 @@ def test_settings_left_unsaved_come_back_with_their_library(
     assert tr("settings.unsaved_kept") in window.statusBar().currentMessage(), "800 is not saved"
 
 
+def test_a_language_switch_keeps_settings_not_saved(qtbot: QtBot, window: MainWindow) -> None:
+    """A language switch rebuilds the window: Top K typed as 12 and a chunk target of 800, not
+    saved, were back at the saved 6 and 1,000 in the new language without a word (and the
+    window then closed without asking). They stay, said to be unsaved, in this library and in
+    one left before the switch."""
+    create_library(qtbot, window, "One")
+    one = window.current_library()
+    create_library(qtbot, window, "Two")
+    assert one is not None
+    tab = window.settings_tab
+    qtbot.waitUntil(lambda: bool(tab._shown), timeout=5_000)
+    tab.fields["targetCharacters"].setValue(800)  # type: ignore[attr-defined]
+    window.list_view.setCurrentIndex(window.model.index(window.model.row_of(one.id)))
+    qtbot.waitUntil(lambda: tab.library_id == one.id and bool(tab._shown), timeout=5_000)
+    tab.fields["topK"].setValue(12)  # type: ignore[attr-defined]
+    tab.instructions.text.setPlainText("用中文回答，引用制度条款。")
+    window.language_actions["zh"].trigger()
+    qtbot.waitUntil(lambda: window.settings_tab is not tab, timeout=5_000)
+    new = window.settings_tab
+    qtbot.waitUntil(lambda: new.fields["topK"].value() == 12, timeout=5_000)  # type: ignore[attr-defined]
+    assert new.library_id == one.id and new.unsaved()
+    qtbot.waitUntil(lambda: new.instructions.text.toPlainText() == "用中文回答，引用制度条款。")
+    assert tr("settings.unsaved_kept_language") in window.statusBar().currentMessage()
+    window.list_view.setCurrentIndex(window.model.index(window.model.row_of(one.id) ^ 1))
+    qtbot.waitUntil(
+        lambda: new.fields["targetCharacters"].value() == 800,  # type: ignore[attr-defined]
+        timeout=5_000,
+    )
+    assert new.fields["topK"].value() == 6, "the other library's own"  # type: ignore[attr-defined]
+
+
 def test_closing_with_settings_not_saved_asks_first(qtbot: QtBot, data_dir: Path) -> None:
     """Ctrl+Q with Top K typed and not saved closed the window and dropped it without a word
     (a helper's try). Now it asks: staying keeps the change; discarding closes."""

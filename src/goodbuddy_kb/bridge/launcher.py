@@ -56,7 +56,12 @@ class BackendProcess:
         return self.popen.pid
 
     @staticmethod
-    def start(data_dir: Path, timeout: float = START_TIMEOUT_S) -> BackendProcess:
+    def start(
+        data_dir: Path, timeout: float = START_TIMEOUT_S, *, catch_up: bool = False
+    ) -> BackendProcess:
+        """``catch_up``: a long-lived client's backend (the window, the MCP server) syncs the
+        watched folders that changed while no backend ran; a command's own backend, gone in a
+        moment, does not start a sync it would cut short."""
         try:
             ensure_private_dir(data_dir)
         except NotADataDirectory as exc:
@@ -74,7 +79,8 @@ class BackendProcess:
             ) from None
         try:
             popen = subprocess.Popen(
-                [*backend_argv(), "--data-dir", str(data_dir)],
+                [*backend_argv(), "--data-dir", str(data_dir)]
+                + (["--catch-up-watched"] if catch_up else []),
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=log,
@@ -186,7 +192,11 @@ def _attach(data_dir: Path, client_name: str) -> Session | None:
 
 
 def open_session(
-    data_dir: Path, client_name: str = "cli", start: bool = True, wait: float = START_WAIT_S
+    data_dir: Path,
+    client_name: str = "cli",
+    start: bool = True,
+    wait: float = START_WAIT_S,
+    catch_up: bool = False,
 ) -> Session:
     """Attach to the backend already serving ``data_dir``, or start one (and own it).
 
@@ -201,7 +211,7 @@ def open_session(
     deadline = time.monotonic() + wait
     while True:
         try:
-            process = BackendProcess.start(data_dir)
+            process = BackendProcess.start(data_dir, catch_up=catch_up)
             break
         except BackendStartError as exc:
             if exc.reason != "locked" or time.monotonic() >= deadline:

@@ -127,6 +127,8 @@ class _SignalWakeup:
 def run(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="goodbuddy-kb-backend")
     parser.add_argument("--data-dir", default=None)
+    # sync the watched folders that changed while no backend ran (a long-lived client's)
+    parser.add_argument("--catch-up-watched", action="store_true")
     args = parser.parse_args(argv)
     # Every file the backend creates (database, WAL, lock, exports, OCR scratch) is the owner's
     # alone, wherever it is written: the 0700 data directory is not the only guard.
@@ -141,7 +143,7 @@ def run(argv: list[str] | None = None) -> int:
 
     data_dir = resolve_data_dir(args.data_dir)
     try:
-        return _open_and_serve(data_dir, secret)
+        return _open_and_serve(data_dir, secret, args.catch_up_watched)
     except (OSError, sqlite3.Error) as exc:
         reason, message = verdict(exc)
         log.error("cannot open %s: %s", data_dir, message)
@@ -155,7 +157,7 @@ def _refuse_newer(exc: NewerDataError) -> int:
     return EXIT_NEWER_DATA
 
 
-def _open_and_serve(data_dir: Path, secret: str) -> int:
+def _open_and_serve(data_dir: Path, secret: str, catch_up: bool = False) -> int:
     try:
         ensure_private_dir(data_dir)
     except NotADataDirectory as exc:
@@ -180,16 +182,16 @@ def _open_and_serve(data_dir: Path, secret: str) -> int:
             return EXIT_MIGRATION
         except NewerDataError as exc:  # stamped by a newer build meanwhile
             return _refuse_newer(exc)
-        return _serve(data_dir, pool, secret)
+        return _serve(data_dir, pool, secret, catch_up)
     finally:
         lock.release()
 
 
-def _serve(data_dir: Path, pool: ConnectionPool, secret: str) -> int:
+def _serve(data_dir: Path, pool: ConnectionPool, secret: str, catch_up: bool) -> int:
     app = QtCore.QCoreApplication.instance() or QtCore.QCoreApplication([])
     server = BridgeServer(secret, f"goodbuddy-kb-{uuid.uuid4().hex}")
     keep_out(data_dir)  # a folder source holding the data directory never imports it
-    services = Services.start(pool, data_dir, server.notify_threadsafe)
+    services = Services.start(pool, data_dir, server.notify_threadsafe, catch_up=catch_up)
     server.attach(Dispatcher(services))
     full_name = server.listen()
     endpoint = Endpoint(full_name, secret, os.getpid())

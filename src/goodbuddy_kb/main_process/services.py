@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,11 +23,13 @@ from goodbuddy_kb.main_process.storage import sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from goodbuddy_kb.main_process.storage.setting_keys import CHAT_API_KEY
-from goodbuddy_kb.main_process.sync import web_auth
+from goodbuddy_kb.main_process.sync import catchup, web_auth
 from goodbuddy_kb.main_process.sync.watcher import FolderWatcher
 from goodbuddy_kb.main_process.tasks.manager import TaskManager
 from goodbuddy_kb.main_process.tasks.runner import Notify
 from goodbuddy_kb.main_process.vectors import int8_packed
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -59,6 +62,7 @@ class Services:
         data_dir: Path,
         notify: Notify,
         credentials: CredentialStore | None = None,
+        catch_up: bool = False,
     ) -> Services:
         services = Services(db, data_dir, credentials or CredentialStore(data_dir))
         web_auth.install(services.credentials)
@@ -76,7 +80,21 @@ class Services:
         services.tasks.resume_interrupted_vectors()
         services.watcher = FolderWatcher(resync)
         services.rewatch()
+        if catch_up:
+            threading.Thread(
+                target=services.catch_up, args=(resync,), name="watched-catch-up", daemon=True
+            ).start()
         return services
+
+    def catch_up(self, resync: Callable[[str, str], None]) -> None:
+        """Sync the watched folders that changed while the app was closed (the watcher only
+        hears changes while it runs)."""
+        try:
+            conn = self.db.get()
+            for source in catchup.stale_watched(conn, sources.list_rows(conn)):
+                resync(source.library_id, source.id)
+        except Exception:  # a start must not fail on it; the next change syncs the folder
+            log.exception("watched folders could not be caught up")
 
     def embedding(self) -> EmbeddingProvider | None:
         """The provider of the current model connection (re-made when the setting changes)."""

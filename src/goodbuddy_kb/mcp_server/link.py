@@ -175,7 +175,7 @@ class BackendLink:
         if problem is not None:
             raise problem
         try:
-            self._session = open_session(self._data_dir, client_name=EXTERNAL_CLIENT)
+            self._session = open_session(self._data_dir, client_name=EXTERNAL_CLIENT, catch_up=True)
         except OSError as exc:
             raise UnavailableError(f"cannot start the backend: {exc.strerror or exc}") from exc
         return self._session

@@ -64,7 +64,7 @@ class BackendLink(QtCore.QObject):
                 result = (
                     endpoint
                     if endpoint is not None and _reachable(endpoint)
-                    else BackendProcess.start(self._data_dir)
+                    else BackendProcess.start(self._data_dir, catch_up=True)
                 )
             except KbError as exc:
                 result = exc

@@ -80,6 +80,11 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
         "These are the settings changes you left this library without saving; they are still"
         " not saved.",
     ),
+    "settings.unsaved_kept_language": (
+        "切换语言前未保存的设置更改仍在表单中，尚未保存。",
+        "The settings changes you had not saved before switching the language are still in the"
+        " form; they are not saved yet.",
+    ),
     "diagrec.export": ("导出…", "Export…"),
     "diagrec.export.title": ("导出诊断信息", "Export diagnostics"),
     "diagrec.export.filter": ("JSON 文件 (*.json)", "JSON files (*.json)"),

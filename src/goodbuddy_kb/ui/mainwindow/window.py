@@ -177,7 +177,7 @@ class MainWindow(QtWidgets.QMainWindow):
         ):
             widget.detach()
         self.link.drop_answers()
-        old_chat = self.chat_view
+        old_chat, old_settings = self.chat_view, self.settings_tab
         old = self.takeCentralWidget()
         if old is not None:
             old.hide()
@@ -192,6 +192,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._build_menu()
         self.setWindowTitle(tr("app.title"))
         self.chat_view.take_over(old_chat)
+        self.settings_tab.take_over(old_settings)
         if self.first_run_sample is not None:
             self.guide.show_sample(self.first_run_sample, imported=True)
         self.splitter.setSizes(sizes)

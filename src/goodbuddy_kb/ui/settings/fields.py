@@ -1,10 +1,13 @@
-"""The settings tab's fields: their ranges, the groups they belong to, the fusion choice, and
-the ranges' shared width."""
+"""The settings tab's fields: their ranges, the groups they belong to, the fusion choice, the
+ranges' shared width, and the knowledge graph's group."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.buttons import button
 
 INT_FIELDS = {
     "topK": (1, 20),
@@ -58,3 +61,24 @@ def align_ranges(labels: list[QtWidgets.QLabel]) -> None:
     widest = max((label.sizeHint().width() for label in labels), default=0)
     for label in labels:
         label.setMinimumWidth(widest)
+
+
+class GraphBox(QtWidgets.QGroupBox):
+    """The library's knowledge graph in one line (strategy and counts) and the graph settings,
+    the same dialog the Knowledge graph tab opens (PRD §6)."""
+
+    def __init__(self, open_settings: Callable[[], None]) -> None:
+        super().__init__(tr("settings.graph"))
+        self.summary = QtWidgets.QLabel()
+        self.summary.setWordWrap(True)
+        self.settings_button = button("graph.settings", open_settings)
+        self.settings_button.setEnabled(False)
+        hint = QtWidgets.QLabel(tr("settings.graph.hint"))
+        hint.setObjectName("muted")
+        hint.setWordWrap(True)
+        row = QtWidgets.QHBoxLayout()
+        row.addWidget(self.summary, 1)
+        row.addWidget(self.settings_button)
+        layout = QtWidgets.QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(hint)

@@ -26,6 +26,10 @@ class InstructionsBox(QtWidgets.QGroupBox):
         super().__init__(tr("chat.instructions"), parent)
         self.link = link
         self.library_id: str | None = None
+        #: The text as saved (None until it came), and text not saved per library left.
+        self._loaded: str | None = None
+        self.kept: dict[str, str] = {}
+        self.kept_note = "settings.unsaved_kept"
         self.hint = QtWidgets.QLabel(tr("chat.instructions.hint"))
         self.hint.setWordWrap(True)
         self.text = QtWidgets.QPlainTextEdit()
@@ -69,15 +73,33 @@ class InstructionsBox(QtWidgets.QGroupBox):
         self.error.setVisible(over)
         self.save_button.setEnabled(not over and self.library_id is not None)
 
+    def unsaved(self) -> bool:
+        return self._loaded is not None and self.text.toPlainText() != self._loaded
+
+    def discard(self) -> None:
+        self.kept.clear()
+        self.text.setPlainText(self._loaded or "")
+
+    def keep_unsaved(self) -> None:
+        """Text not saved stays with its library until it is shown again."""
+        if self.library_id is not None and self.unsaved():
+            self.kept[self.library_id] = self.text.toPlainText()
+
     def show_library(self, library_id: str | None) -> None:
-        self.library_id = library_id
+        self.keep_unsaved()
+        self.library_id, self._loaded = library_id, None
         self._count()
         if library_id is None:
             return
 
         def done(result: c.LibrarySettings | None, error: KbError | None) -> None:
             if result is not None and result.library_id == self.library_id:
-                self.text.setPlainText(result.assistant_instructions)
+                self._loaded = result.assistant_instructions
+                kept = self.kept.pop(result.library_id, self._loaded)
+                self.text.setPlainText(kept)
+                if kept != self._loaded:
+                    self.notice.emit(tr(self.kept_note))
+                self.kept_note = "settings.unsaved_kept"
 
         self.link.call(SETTINGS_GET, c.SettingsGetRequest(library_id=library_id), done)
 
@@ -92,7 +114,9 @@ class InstructionsBox(QtWidgets.QGroupBox):
                 self.error.setText("⚠ " + message)
                 self.error.show()
                 return
-            self.text.setPlainText(result.assistant_instructions)
+            if result.library_id == self.library_id:
+                self._loaded = result.assistant_instructions
+                self.text.setPlainText(result.assistant_instructions)
             self.notice.emit(tr("settings.saved.instructions"))
 
         request = c.SettingsUpdateRequest(library_id=self.library_id, assistant_instructions=text)

@@ -30,12 +30,12 @@ from goodbuddy_kb.ui.settings.fields import (
     FLOAT_FIELDS,
     INT_FIELDS,
     RETRIEVAL,
+    GraphBox,
     align_ranges,
     fusion_choice,
     number_text,
 )
 from goodbuddy_kb.ui.settings.instructions import InstructionsBox
-from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.graph_settings import graph_settings_dialog
 
 #: The form's keys each save button saves (:meth:`SettingsTab._form`).
@@ -59,6 +59,7 @@ class SettingsTab(QtWidgets.QWidget):
         #: without saving (shown again, still unsaved, when their library is).
         self._shown: dict[str, Any] = {}
         self._unsaved: dict[str, dict[str, Any]] = {}
+        self._kept_note = "settings.unsaved_kept"
         self.leaving_box: QtWidgets.QMessageBox | None = None  # (``leaving``)
         #: The graph settings dialog last opened.
         self.dialog: QtWidgets.QDialog | None = None
@@ -134,7 +135,9 @@ class SettingsTab(QtWidgets.QWidget):
         self.columns.addWidget(retrieval, 1)
         self.columns.addWidget(chunking, 1)
         stacked.addLayout(self.columns)
-        stacked.addWidget(self._graph_box())
+        graph = GraphBox(self.open_graph_settings)
+        self.graph_summary, self.graph_settings_button = graph.summary, graph.settings_button
+        stacked.addWidget(graph)
         stacked.addWidget(self.instructions)
         scroll = QtWidgets.QScrollArea()
         scroll.setWidgetResizable(True)
@@ -143,25 +146,6 @@ class SettingsTab(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(scroll)
-
-    def _graph_box(self) -> QtWidgets.QGroupBox:
-        """The library's knowledge graph in one line (strategy and counts) and the graph
-        settings, the same dialog the Knowledge graph tab opens (PRD §6)."""
-        box = QtWidgets.QGroupBox(tr("settings.graph"))
-        self.graph_summary = QtWidgets.QLabel()
-        self.graph_summary.setWordWrap(True)
-        self.graph_settings_button = button("graph.settings", self.open_graph_settings)
-        self.graph_settings_button.setEnabled(False)
-        hint = QtWidgets.QLabel(tr("settings.graph.hint"))
-        hint.setObjectName("muted")
-        hint.setWordWrap(True)
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.graph_summary, 1)
-        row.addWidget(self.graph_settings_button)
-        layout = QtWidgets.QVBoxLayout(box)
-        layout.addLayout(row)
-        layout.addWidget(hint)
-        return box
 
     def open_graph_settings(self) -> None:
         info = self.graph_info
@@ -285,12 +269,23 @@ class SettingsTab(QtWidgets.QWidget):
             box.value() if isinstance(box, QtWidgets.QSpinBox | QtWidgets.QDoubleSpinBox) else None
         )
 
-    def show_library(self, library_id: str | None) -> None:
-        # Changes not saved stay with their library until it is shown again (another library
-        # chosen meanwhile threw them away without a word).
+    def _keep_unsaved(self) -> None:
+        """Changes not saved stay with their library until it is shown again (another library
+        chosen, or a language switch, threw them away without a word)."""
         form = self._form()
         if self.library_id is not None and self._shown and form != self._shown:
             self._unsaved[self.library_id] = form
+
+    def take_over(self, old: SettingsTab) -> None:
+        """The tab a language switch replaces hands over its unsaved changes."""
+        old._keep_unsaved()
+        old.instructions.keep_unsaved()
+        self._unsaved = dict(old._unsaved)
+        self.instructions.kept = dict(old.instructions.kept)
+        self._kept_note = self.instructions.kept_note = "settings.unsaved_kept_language"
+
+    def show_library(self, library_id: str | None) -> None:
+        self._keep_unsaved()
         self._shown = {}
         self.library_id = library_id
         self.graph_info = None
@@ -385,15 +380,22 @@ class SettingsTab(QtWidgets.QWidget):
         kept = self._unsaved.pop(result.library_id, None)
         if kept is not None and kept != self._shown:
             self._fill(kept)
-            self.notice.emit(tr("settings.unsaved_kept"))
+            self.notice.emit(tr(self._kept_note))
+        self._kept_note = "settings.unsaved_kept"
         self._recheck()  # the overlap's range, for a target that did not change
 
     def unsaved(self) -> bool:
         """Changes on the tab, or kept for a library left, that are not saved."""
-        return bool(self._unsaved) or (bool(self._shown) and self._form() != self._shown)
+        return (
+            bool(self._unsaved)
+            or (bool(self._shown) and self._form() != self._shown)
+            or bool(self.instructions.kept)
+            or self.instructions.unsaved()
+        )
 
     def discard_unsaved(self) -> None:
         self._unsaved.clear()
+        self.instructions.discard()
         self._shown = self._form() if self._shown else {}
 
     def _form(self) -> dict[str, Any]:
