@@ -10,9 +10,12 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from goodbuddy_kb.bridge.client import BlockingClient
+from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts import models as m
-from goodbuddy_kb.contracts.methods import EMBEDDING_UPDATE
+from goodbuddy_kb.contracts.methods import CHUNK_UPDATE, CHUNKS_LIST, EMBEDDING_UPDATE
 from goodbuddy_kb.contracts.sources import Document
+from goodbuddy_kb.datadir import Endpoint
 from goodbuddy_kb.main_process.app import DATABASE_FILE
 from goodbuddy_kb.main_process.parsing import SUPPORTED_SUFFIXES
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
@@ -361,7 +364,50 @@ def test_a_refused_source_says_why_in_a_box(
     assert box.windowTitle() == "Cannot add the source"
     assert str(folder / "sub") in box.text()
     assert f"1 file of this folder is already taken in by the source {folder}" in box.text()
-    assert "first: b.md" in box.text()
+    assert "first: b.md" in box.text() and "source add --exclude" in box.text()
     box.accept()
     qtbot.waitUntil(lambda: actions.refusal_box is None, timeout=2_000)
     assert len(window.documents_tab.sources.rows) == 1
+
+
+def test_a_sync_says_how_it_ended_and_what_manual_work_a_changed_file_dropped(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path, data_dir: Path
+) -> None:
+    """ "Added the source …; syncing it now." stayed after the sync had ended; and a file edited
+    on disk while one of its chunks held a hand edit lost the edit at the watcher's sync with no
+    word (the ✎ mark just went; a helper's try). Both endings are said in the status line."""
+    window.new_library()
+    dialog = window.name_dialog
+    assert dialog is not None
+    dialog.name_edit.setText("Notes")
+    qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.current_library() is not None, timeout=5_000)
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "leave.md").write_text("# Leave\n\nAnnual leave is five days.\n", encoding="utf-8")
+    tab = window.documents_tab
+    qtbot.wait(300)
+    tab.add_source("folder", str(folder))
+    qtbot.waitUntil(lambda: "✓" in window.statusBar().currentMessage(), timeout=20_000)
+    assert "1 written" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: tab.total == 1, timeout=5_000)
+    document = tab.documents.row_at(0)
+    endpoint = Endpoint.read(data_dir)
+    assert endpoint is not None
+    with BlockingClient(endpoint.server_name, endpoint.secret, "test").open() as other:
+        listed = other.call(
+            CHUNKS_LIST,
+            k.ChunksListRequest(library_id=document.library_id, document_id=document.id),
+        )
+        other.call(
+            CHUNK_UPDATE,
+            k.ChunkUpdateRequest(
+                library_id=document.library_id,
+                document_id=document.id,
+                chunk_id=listed.chunks[0].id,
+                content="Annual leave is five days (checked by HR).",
+            ),
+        )
+    (folder / "leave.md").write_text("# Leave\n\nAnnual leave is six days.\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: "1 edited" in window.statusBar().currentMessage(), timeout=20_000)
+    assert "leave.md" in window.statusBar().currentMessage()

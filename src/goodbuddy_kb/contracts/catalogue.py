@@ -78,8 +78,9 @@ CATALOGUE: dict[str, str] = {
     "source.inside_folder": "this file is already taken in by the folder source {other}",
     "source.shares_files": (
         "{count} {count:plural:file|files} of this folder {count:plural:is|are} already taken in"
-        " by the source {other} (first: {path}); remove that source first, or leave"
-        " {count:plural:it|them} out with an exclude pattern"
+        " by the source {other} (first: {path}); remove that source first, or add this folder"
+        " from the command line with `goodbuddy-kb source add --exclude` patterns that leave"
+        " {count:plural:it|them} out"
     ),
     # libraries, documents, tasks, conversations
     "library.duplicate_name": "a library named “{name}” already exists",

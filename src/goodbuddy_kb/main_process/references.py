@@ -119,10 +119,16 @@ def context(
 
 
 def open_target(conn: sqlite3.Connection, ref: ReferenceRequest) -> tuple[str, str]:
-    """The checked target to open: ("file", path) or ("url", url); raises when refused."""
+    """The checked target to open: ("file", path) or ("url", url); raises when refused. A
+    passage gone from a document still there (its file changed and was synced again, or rebuilt
+    into new chunks) opens that document: "Open source" said the source was no longer in the
+    libraries while the file sat in them (a helper's try)."""
     row = _chunk(conn, ref)
     if row is None:
-        raise NotFoundError("citation no longer valid: nothing was opened")
+        try:
+            return document_target(conn, ref.library_id, ref.document_id)
+        except NotFoundError:
+            raise NotFoundError("citation no longer valid: nothing was opened") from None
     return checked_target(row["source_kind"], row["location"], row["relative_path"])
 
 

@@ -378,3 +378,27 @@ def test_a_model_that_cannot_be_reached_still_leaves_what_the_search_found(
     )["assistantMessage"]
     assert auto["state"] == "failed" and auto["content"].startswith(MODEL_FAILED_NOTE)
     assert [c["chunkId"] for c in auto["citations"]] == [c["chunkId"] for c in reply["citations"]]
+
+
+def test_an_answer_of_evidence_quotes_the_passage_with_its_lines(
+    dispatcher: Dispatcher, services: Services, tmp_path: Path
+) -> None:
+    """With no chat model the answer is the evidence: it quoted each passage's one-line search
+    snippet, which ran a list together and stopped ("…the company adds one extra…") before the
+    sentence that answers (a helper's try with the sample library)."""
+    sample = Path(__file__).resolve().parents[3] / "src/goodbuddy_kb/main_process/sample/documents"
+    folder = tmp_path / "sample"
+    folder.mkdir()
+    (folder / "leave-policy.md").write_bytes((sample / "leave-policy.md").read_bytes())
+    library_id = call(dispatcher, LIBRARY_CREATE.name, {"name": "Sample"})["library"]["id"]
+    call(
+        dispatcher,
+        SOURCE_ADD.name,
+        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
+    )
+    services.tasks.wait_idle()
+    question = "How many days of annual leave do I get?"
+    answer = send(dispatcher, conversation(dispatcher), question, [library_id], "always")
+    content = answer["assistantMessage"]["content"]
+    assert "\n- 1 to 9 years: 5 days a year\n- 10 to 19 years" in content, content
+    assert "gets 5 + 5 = 10 days of annual leave." in content, content

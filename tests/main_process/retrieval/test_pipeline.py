@@ -325,3 +325,21 @@ def test_reasons_travel_with_the_codes_they_were_raised_with(
     found = ask(dispatcher, kb, "年假", rerank="learned", overrides={"minimumRelevance": 0})
     rerank = found["diagnostics"]["rerank"]
     assert rerank["fallbackReasonCode"] == "rerank.not_configured"
+
+
+def test_a_citation_whose_passage_is_gone_opens_its_document_while_it_stays(
+    dispatcher: Dispatcher, services: Services, kb: str
+) -> None:
+    """A file edited and synced again has new chunks: the answer's citation then opened
+    nothing, saying the source was no longer in the libraries, while its file was there."""
+    opened: list[str] = []
+    services.opener = opened.append
+    res = ask(dispatcher, kb, "婚假三天")
+    conn = services.db.get()
+    conn.execute("DELETE FROM chunks WHERE id = ?", (ref(res)["chunkId"],))
+    assert not call(dispatcher, REFERENCE_CONTEXT.name, ref(res))["valid"]
+    assert call(dispatcher, REFERENCE_OPEN.name, ref(res)) == {"opened": True, "targetKind": "file"}
+    assert opened and opened[0].endswith("policy_zh.md")
+    conn.execute("DELETE FROM documents WHERE id = ?", (ref(res)["documentId"],))
+    assert fail(dispatcher, REFERENCE_OPEN.name, ref(res))["code"] == "not_found"
+    assert len(opened) == 1

@@ -30,6 +30,19 @@ from goodbuddy_kb.contracts.retrieval import (
 MAX_CITATION_BYTES = 48 * 1024
 #: What a cited passage's snippet holds when no result of the search describes its chunk.
 FALLBACK_SNIPPET = 300
+#: Most characters of a passage an answer of evidence alone quotes (no chat model, or the model
+#: failed): whole lines up to this, then "…".
+QUOTED_PASSAGE = 1_200
+
+
+def quoted(text: str, limit: int = QUOTED_PASSAGE) -> str:
+    """``text`` with its line breaks, cut after the last whole line within ``limit``
+    characters (within a line where the first is longer)."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    cut = text.rfind("\n", 0, limit)
+    return text[: cut if cut > limit // 3 else limit].rstrip() + " …"
 
 
 def nothing_found(response: KnowledgeRetrievalResponse) -> str:
@@ -79,6 +92,8 @@ class TurnEvidence:
     #: Passages of this turn's searches left out because the citation list was full.
     left_out: int = 0
     degraded: list[str] = field(default_factory=list)
+    #: Each citation's passage as the model was given it (an answer of evidence quotes it).
+    passages: dict[int, str] = field(default_factory=dict)
     _numbers: dict[str, int] = field(default_factory=dict)
     _bytes: int = 0
 
@@ -121,6 +136,7 @@ class TurnEvidence:
         self._bytes += size
         self.citations.append(citation)
         self._numbers[citation.chunk_id] = len(self.citations)
+        self.passages[citation.number] = group.text
         return len(self.citations)
 
     def _note_degraded(self, response: KnowledgeRetrievalResponse) -> None:

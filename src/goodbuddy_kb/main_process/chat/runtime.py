@@ -39,7 +39,7 @@ from goodbuddy_kb.main_process import boundedjson, diagnostics
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chat import store
 from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
-from goodbuddy_kb.main_process.chat.evidence import TurnEvidence
+from goodbuddy_kb.main_process.chat.evidence import TurnEvidence, quoted
 from goodbuddy_kb.main_process.chat.instructions import instructions_block
 from goodbuddy_kb.main_process.chat.scope import Scope, ScopeRegistry
 from goodbuddy_kb.main_process.diagnostic_log import DiagnosticsLog
@@ -59,12 +59,15 @@ NO_MODEL, NO_MODEL_AUTO, NO_MODEL_EMPTY, NO_MODEL_NO_SCOPE = NO_CHAT_MODEL_NOTES
 
 
 def evidence_text(note: str, evidence: TurnEvidence) -> str:
-    """``note``, then each citation's number, document and snippet: an answer of evidence."""
+    """``note``, then each citation's number, document and passage as the model would have
+    read it (its lines kept; the search's one-line snippet cut lists and tables short, before
+    the sentence that answered): an answer of evidence."""
     lines = [note]
     for citation in evidence.citations:
-        # A table's snippet (a sheet's header and rows) starts on a line of its own.
-        apart = "\n" if "\n" in citation.snippet else " "
-        lines.append(f"[{citation.number}] {citation.document_title} —{apart}{citation.snippet}")
+        passage = quoted(evidence.passages.get(citation.number, citation.snippet))
+        # A passage of several lines (a list, a table) starts on a line of its own.
+        apart = "\n" if "\n" in passage else " "
+        lines.append(f"[{citation.number}] {citation.document_title} —{apart}{passage}")
     return "\n\n".join(lines)
 
 

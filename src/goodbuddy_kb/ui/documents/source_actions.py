@@ -17,6 +17,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
+from goodbuddy_kb.ui.tasks.follow import announce_end
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
 from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
 
@@ -108,13 +109,20 @@ class SourceActions(QtCore.QObject):
             return
         request = c.SourceAddRequest(library_id=self.library_id, kind=kind, location=location)
 
-        def added(result: ContractModel | None, error: KbError | None) -> None:
+        def added(result: c.SourceAddResponse | None, error: KbError | None) -> None:
             if error is not None:
                 self._refused(location, say_error(error))
             else:  # (nothing said it had been taken until its documents came)
-                self.notice.emit(tr("sources.added", location=location))
+                self._announce(location, result)
 
         self.link.call(SOURCE_ADD, request, added)
+
+    def _announce(self, location: str, result: c.SourceAddResponse | None) -> None:
+        """The source was taken, and then how its first sync ended (the notice of it stayed
+        after the sync had ended, or a web page had failed)."""
+        self.notice.emit(tr("sources.added", location=location))
+        if result is not None and result.task_id:
+            announce_end(self.link, result.task_id, self.notice.emit)
 
     def _refused(self, location: str, reason: str) -> None:
         """Why a chosen file or folder was not added, in a box the person closes: in the status
@@ -183,12 +191,12 @@ class SourceActions(QtCore.QObject):
                 library_id=library_id, kind="web", location=address.text().strip()
             )
 
-        def added(result: ContractModel | None, error: KbError | None) -> None:
+        def added(result: c.SourceAddResponse | None, error: KbError | None) -> None:
             if error is not None:
                 dialog.show_error(say_error(error))
             else:
                 dialog.accept()
-                self.notice.emit(tr("sources.added", location=address.text().strip()))
+                self._announce(address.text().strip(), result)
 
         dialog.build = build
         dialog.submitted.connect(lambda request: self.link.call(SOURCE_ADD, request, added))

@@ -41,7 +41,7 @@ from goodbuddy_kb.ui.documents.row_actions import DocumentRowActions
 from goodbuddy_kb.ui.documents.source_actions import SourceActions, dropped_sources
 from goodbuddy_kb.ui.documents.tables import document_table, fit_sources, show_watch, source_table
 from goodbuddy_kb.ui.i18n import tr
-from goodbuddy_kb.ui.tasks.follow import library_rebuild
+from goodbuddy_kb.ui.tasks.follow import library_rebuild, manual_work_lost
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.pager import PagerWidget, page_text
 from goodbuddy_kb.ui.widgets.table_model import RowsModel, follow_choice
@@ -288,6 +288,8 @@ class DocumentsTab(QtWidgets.QWidget):
             self._refresh_timer.start()
         if (rebuilding := library_rebuild(params)) is not None:
             self.show_rebuilding(rebuilding)
+        if (lost := manual_work_lost(params)) is not None:
+            self.notice.emit(lost)
 
     def show_rebuilding(self, running: bool) -> None:
         """While a library rebuild runs, the notice says so instead of "waiting for rebuild"."""

@@ -70,7 +70,8 @@ ZH: dict[str, str] = {
     "source.inside_folder": "这个文件已在文件夹来源 {other} 的导入范围内",
     "source.shares_files": (
         "这个文件夹中有 {count} 个文件已在来源 {other} 的导入范围内（第一个：{path}）；"
-        "请先移除那个来源，或用排除规则略过它们"
+        "请先移除那个来源，或在命令行用 `goodbuddy-kb source add --exclude` 的排除规则添加这个文件夹"
+        "以略过它们"
     ),
     "library.duplicate_name": "已存在名为“{name}”的知识库",
     "library.limit": "每个数据目录最多 {limit} 个知识库",

@@ -23,7 +23,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.documents.manual_work import kept_sentence
 from goodbuddy_kb.ui.graph.texts import status_line
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n import language, tr
 from goodbuddy_kb.ui.i18n.messages import say, say_error
 from goodbuddy_kb.ui.settings.fields import (
     CHUNKING,
@@ -355,7 +355,7 @@ class SettingsTab(QtWidgets.QWidget):
         keep their manual chunk work, how many keep old chunks and what to do."""
         text = "⟳ " + tr("settings.rebuild_notice")
         if result.kept_old_chunks:
-            text += " " + kept_sentence(result.kept_old_chunks)
+            text += ("" if language() == "zh" else " ") + kept_sentence(result.kept_old_chunks)
         self.rebuild_notice.setText(text)
         self.rebuild_notice.setVisible(result.settings_pending_rebuild)
         self.rebuild_button.setVisible(result.settings_pending_rebuild)

@@ -49,6 +49,17 @@ def announce_end(link: BackendLink, task_id: str, notice: Callable[[str], None])
     link.task.connect(on_task)
 
 
+def manual_work_lost(params: dict[str, Any]) -> str | None:
+    """Of a task notification: how a sync ended that dropped a person's chunk work (a file
+    edited on disk, synced by the watcher: the ✎ mark went without a word; a helper's try),
+    as the task's row says it; None for any other."""
+    if params.get("kind") != "sync" or params.get("state") not in t.FINISHED_STATES:
+        return None
+    info = t.TaskInfo.model_validate(params)
+    work = info.summary.manual_work if info.summary is not None else None
+    return ended_text(info) if work is not None and work.discarded.total else None
+
+
 def library_rebuild(params: dict[str, Any]) -> bool | None:
     """Of a task notification: True while it is a library rebuild at work (queued or running),
     False once such a rebuild ended, None for any other task."""
