@@ -136,7 +136,7 @@ class TurnEvidence:
         self._bytes += size
         self.citations.append(citation)
         self._numbers[citation.chunk_id] = len(self.citations)
-        self.passages[citation.number] = group.text
+        self.passages[len(self.citations)] = group.text
         return len(self.citations)
 
     def _note_degraded(self, response: KnowledgeRetrievalResponse) -> None:

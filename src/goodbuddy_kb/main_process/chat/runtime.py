@@ -64,7 +64,7 @@ def evidence_text(note: str, evidence: TurnEvidence) -> str:
     the sentence that answered): an answer of evidence."""
     lines = [note]
     for citation in evidence.citations:
-        passage = quoted(evidence.passages.get(citation.number, citation.snippet))
+        passage = quoted(evidence.passages.get(citation.number or 0, citation.snippet))
         # A passage of several lines (a list, a table) starts on a line of its own.
         apart = "\n" if "\n" in passage else " "
         lines.append(f"[{citation.number}] {citation.document_title} —{apart}{passage}")
