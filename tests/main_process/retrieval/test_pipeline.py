@@ -19,6 +19,8 @@ from goodbuddy_kb.contracts.methods import (
     RERANK_UPDATE,
     RETRIEVE,
     SETTINGS_GET,
+    SETTINGS_UPDATE,
+    SOURCE_SYNC,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
@@ -343,3 +345,36 @@ def test_a_citation_whose_passage_is_gone_opens_its_document_while_it_stays(
     conn.execute("DELETE FROM documents WHERE id = ?", (ref(res)["documentId"],))
     assert fail(dispatcher, REFERENCE_OPEN.name, ref(res))["code"] == "not_found"
     assert len(opened) == 1
+
+
+def test_a_shortened_chinese_term_counts_as_partly_found(
+    dispatcher: Dispatcher, services: Services, tmp_path: Path
+) -> None:
+    """Chinese shortens a term by dropping a middle character (年假 for 年休假, 社保 for 社会保险):
+    "年假有几天？" met no bigram of rules that say 年休假, and the sample library withheld its
+    answer as "nothing relevant enough" (best 0.17). A question's bigram the libraries hold
+    nowhere, found with one character between its two, now counts half in the coverage the
+    relevance reads; one the libraries do hold is not looked for shortened."""
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "leave.md").write_text(
+        "# 休假制度\n\n员工每年享有带薪年休假五天。\n\n# 加班\n\n加班须提前申请。\n",
+        encoding="utf-8",
+    )
+    library_id = folder_library(dispatcher, folder)
+    services.tasks.wait_idle()
+    res = ask(dispatcher, library_id, "年假")
+    top = res["results"][0]
+    assert "年休假" in top["snippet"] and top["features"]["coverage"] == 0.5
+    (folder / "more.md").write_text("# 补充\n\n年假另见人事通知。\n", encoding="utf-8")
+    call(dispatcher, SOURCE_SYNC.name, {"libraryId": library_id})
+    services.tasks.wait_idle()
+    settings = call(dispatcher, SETTINGS_GET.name, {"libraryId": library_id})["retrieval"]
+    call(
+        dispatcher,
+        SETTINGS_UPDATE.name,
+        {"libraryId": library_id, "retrieval": {**settings, "minimumRelevance": 0.0}},
+    )
+    res = ask(dispatcher, library_id, "年假")
+    held = next(r for r in res["results"] if "年休假" in r["snippet"])
+    assert held["features"]["coverage"] == 0.0, "the libraries hold 年假 itself: no guessing"

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from goodbuddy_kb.main_process.lexical.tokens import is_cjk
+
 _NON_WORD = re.compile(r"[\W_]+")
 
 #: Weights of the rescoring features (sum to 1 before the exact-token boost).
@@ -19,6 +21,10 @@ EXACT_BOOST = 0.25
 #: Coverage credit of a query word found only by its stem ("policies" in a text saying
 #: "policy"): less than the exact word, so an exact match ranks above a stem-only one.
 STEM_CREDIT = 0.6
+#: Coverage credit of a CJK query bigram the index holds nowhere, found in the chunk with one
+#: character between its two: Chinese shortens a term by dropping a middle character (年假 for
+#: 年休假, 社保 for 社会保险, 高铁 for 高速铁路), so "年假有几天" met no bigram of the rules.
+ELIDED_CREDIT = 0.5
 #: Contiguous characters that count as a full phrase hit.
 PHRASE_SATURATION = 12
 
@@ -65,13 +71,28 @@ class Features:
         )
 
 
+def elided(term: str, text: str) -> bool:
+    """Whether the two characters of ``term`` stand in ``text`` with one CJK character
+    between them (年假 in 年休假)."""
+    if len(term) != 2:
+        return False
+    at = text.find(term[0])
+    while 0 <= at < len(text) - 2:
+        if text[at + 2] == term[1] and is_cjk(text[at + 1]):
+            return True
+        at = text.find(term[0], at + 1)
+    return False
+
+
 def coverage(
     terms: tuple[str, ...],
     chunk_tokens: set[str],
     term_stems: tuple[str, ...] = (),
     chunk_stems: frozenset[str] | set[str] = frozenset(),
+    shortened: frozenset[str] = frozenset(),
 ) -> float:
-    """0–1: the share of query terms in the chunk, a stem-only match counting STEM_CREDIT."""
+    """0–1: the share of query terms in the chunk, a stem-only match counting STEM_CREDIT and
+    a term found only at full length (``shortened``, :func:`elided`) ELIDED_CREDIT."""
     if not terms:
         return 0.0
     found = 0.0
@@ -80,6 +101,8 @@ def coverage(
             found += 1.0
         elif i < len(term_stems) and term_stems[i] in chunk_stems:
             found += STEM_CREDIT
+        elif term in shortened:
+            found += ELIDED_CREDIT
     return found / len(terms)
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 import sqlite3
 import threading
-from collections.abc import Mapping
 
 from goodbuddy_kb.main_process.lexical.tokens import LexicalQuery
 from goodbuddy_kb.main_process.storage.keys import database_key
@@ -92,9 +91,16 @@ def chunk_count(conn: sqlite3.Connection) -> int:
     return int(n)
 
 
+class TermWeights(dict[str, float]):
+    """Each query term's idf, and the CJK query terms the index holds nowhere (``absent``:
+    the relevance looks for them shortened, ``scoring.elided``)."""
+
+    absent: frozenset[str] = frozenset()
+
+
 def term_weights(
     conn: sqlite3.Connection, query: LexicalQuery, rows: TermRows | None = None
-) -> Mapping[str, float]:
+) -> TermWeights:
     """Each CJK and Latin query term → its idf (a Latin term by its stem, as indexed); the
     rows already read for this request are taken from ``rows``."""
     rows = rows or TermRows(conn)
@@ -102,7 +108,8 @@ def term_weights(
     cjk = rows.of("chunks_cjk", list(query.cjk_terms))
     stems = list(query.latin_stems) or list(query.latin_terms)
     latin = rows.of("chunks_fts", stems)
-    weights = {t: idf(n, cjk[t]) for t in query.cjk_terms}
+    weights = TermWeights((t, idf(n, cjk[t])) for t in query.cjk_terms)
     for term, stem in zip(query.latin_terms, stems, strict=False):
         weights[term] = idf(n, latin.get(stem, 0))
+    weights.absent = frozenset(t for t in query.cjk_terms if cjk[t] == 0)
     return weights

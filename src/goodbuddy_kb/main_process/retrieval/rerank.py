@@ -1,7 +1,9 @@
 """Local rerank: deterministic features, no model (never presented as "AI rerank").
 
 Features, each in 0–1: the fused score over the best fused score (``fused``), CJK and Latin
-query-term coverage of the chunk (a stem-only Latin match counts partly), the same weighed by
+query-term coverage of the chunk (a stem-only Latin match counts partly, and so does a CJK
+bigram the index holds nowhere found with a character between its two: ``scoring.elided``), the
+same weighed by
 each term's idf in the index (``weightedCoverage``, ``lexical.vocab``), the longest contiguous
 stretch of the query found in it (``phrase``), query terms in its title, heading path or file path
 (``title``), and its vector similarity above the library's background (``vector``: z / Z_SCALE);
@@ -73,15 +75,22 @@ def vector_feature(z: float | None) -> float:
 
 
 def weighted_coverage(
-    query: LexicalQuery, tokens: set[str], term_weights: Mapping[str, float]
+    query: LexicalQuery,
+    tokens: set[str],
+    term_weights: Mapping[str, float],
+    shortened: frozenset[str] = frozenset(),
 ) -> float:
     """0–1: the query terms the chunk holds, each weighed by its idf (``lexical.vocab``); a
-    Latin term matched by its stem alone counts partly, as in the plain coverage."""
+    Latin term matched by its stem alone, or a CJK term only at full length (``shortened``),
+    counts partly, as in the plain coverage."""
     total = found = 0.0
     for term in query.cjk_terms:
         w = term_weights.get(term, 0.0)
         total += w
-        found += w if term in tokens else 0.0
+        if term in tokens:
+            found += w
+        elif term in shortened:
+            found += w * scoring.ELIDED_CREDIT
     chunk_stems = set(stems(sorted(tokens))) if query.latin_terms else set()
     for i, term in enumerate(query.latin_terms):
         w = term_weights.get(term, 0.0)
@@ -94,10 +103,16 @@ def weighted_coverage(
 
 
 def _matched(
-    query: LexicalQuery, normalized: str, tokens: set[str], chunk_stems: set[str]
+    query: LexicalQuery,
+    normalized: str,
+    tokens: set[str],
+    chunk_stems: set[str],
+    shortened: frozenset[str] = frozenset(),
 ) -> tuple[float | None, float | None, float, float]:
     """(CJK coverage, Latin coverage, coverage, phrase) of one query over one chunk."""
-    cjk = scoring.coverage(query.cjk_terms, tokens) if query.cjk_terms else None
+    cjk = (
+        scoring.coverage(query.cjk_terms, tokens, shortened=shortened) if query.cjk_terms else None
+    )
     latin = (
         scoring.coverage(query.latin_terms, tokens, query.latin_stems, chunk_stems)
         if query.latin_terms
@@ -126,16 +141,23 @@ def features(
     normalized = normalize(c.content)
     tokens = term_set(normalized)
     chunk_stems = set(stems(sorted(tokens))) if query.latin_terms else set()
-    cjk, latin, coverage, phrase = _matched(query, normalized, tokens, chunk_stems)
+    # a query term the libraries hold nowhere, found here with a character between its two
+    absent: frozenset[str] = getattr(term_weights, "absent", frozenset())
+    short = frozenset(t for t in absent if t not in tokens and scoring.elided(t, normalized))
+    cjk, latin, coverage, phrase = _matched(query, normalized, tokens, chunk_stems, short)
     weighted = (
-        weighted_coverage(query, tokens, term_weights) if term_weights is not None else coverage
+        weighted_coverage(query, tokens, term_weights, short)
+        if term_weights is not None
+        else coverage
     )
     for clause in query.clauses:
-        _c, _l, clause_coverage, clause_phrase = _matched(clause, normalized, tokens, chunk_stems)
+        _c, _l, clause_coverage, clause_phrase = _matched(
+            clause, normalized, tokens, chunk_stems, short
+        )
         coverage = max(coverage, clause_coverage)
         phrase = max(phrase, clause_phrase)
         if term_weights is not None:
-            weighted = max(weighted, weighted_coverage(clause, tokens, term_weights))
+            weighted = max(weighted, weighted_coverage(clause, tokens, term_weights, short))
     query_terms = set(query.cjk_terms) | set(query.latin_terms)
     titled = _terms(" ".join([c.document_title, *c.heading_path, c.document_path]))
     title = len(query_terms & titled) / len(query_terms) if query_terms else 0.0
