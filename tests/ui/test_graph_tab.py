@@ -435,3 +435,23 @@ def test_a_chat_model_set_up_since_is_offered_in_the_graph_settings(
     )
     wait_call(qtbot, window, CHAT_MODEL_UPDATE, ch.ChatUpdateRequest(connection=connection))
     assert model_item(True) == (True, tr("graph.strategy.model"))
+
+
+def test_an_extraction_that_found_nothing_says_why(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """Notes that name no organisation, person or system: the tab read "✓ Completed" beside an
+    empty list and "the local strategy extracts by itself as documents are imported", as if it
+    had not run yet (a helper's try). It says the run found nothing, what the local extraction
+    recognises, and that model extraction reads such text."""
+    files = {"weather.md": "# 随记\n\n今天天气很好，下午去公园散步。\n"}
+    library_with_folder(qtbot, window, tmp_path / "notes", files, name="Notes", vectors=False)
+    tab = window.graph_tab
+    window.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(
+        lambda: tab.state.info is not None and tab.state.info.last_run is not None,
+        timeout=30_000,
+    )
+    assert tab.state.info is not None and tab.state.info.entities == 0
+    qtbot.waitUntil(lambda: tab.empty.text() == tr("graph.empty.none_found.local"), timeout=5_000)
+    assert tab.right.currentWidget() is tab.empty

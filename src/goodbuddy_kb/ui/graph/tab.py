@@ -31,7 +31,7 @@ from goodbuddy_kb.ui.graph.extraction import ExtractionBar
 from goodbuddy_kb.ui.graph.panel import EntityPanel
 from goodbuddy_kb.ui.graph.picture import NeighbourhoodView
 from goodbuddy_kb.ui.graph.state import GraphState
-from goodbuddy_kb.ui.graph.texts import entity_type_name, relation_type_name
+from goodbuddy_kb.ui.graph.texts import empty_text, entity_type_name, relation_type_name
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error
 from goodbuddy_kb.ui.tasks.follow import announce_end
@@ -303,6 +303,7 @@ class GraphTab(QtWidgets.QWidget):
     # -- state ---------------------------------------------------------------------------
     def _update_state(self) -> None:
         self.extraction.show_state()
+        self.empty.setText(empty_text(self.state.info))
         self.entity_list.set_editable(self.state.info is not None)
         self.panel.update_buttons()
 

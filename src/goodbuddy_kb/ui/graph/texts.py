@@ -73,6 +73,16 @@ def status_line(info: g.GraphInfo) -> str:
     )
 
 
+def empty_text(info: g.GraphInfo | None) -> str:
+    """The details side with no entity shown: what to do, or, after an extraction of this
+    strategy that found nothing, why (it read "the local strategy extracts by itself as
+    documents are imported" beside "✓ Completed · 7/7" and an empty list; a helper's try)."""
+    run = info.last_run if info is not None else None
+    if info is None or info.entities or run is None or run.strategy != info.settings.strategy:
+        return tr("graph.empty")
+    return tr("graph.empty.none_found." + ("local" if run.strategy == "local" else "model"))
+
+
 def relation_names_in(text: str, ontology: g.Ontology | None = None) -> str:
     """A path the backend wrote with relation keys ("报销系统 —owns→ 财务部", also backwards
     "财务部 ←owns— 报销系统"), with each relation named in the user's language ("报销系统 —负责→

@@ -76,6 +76,23 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
         "strategy waits for Extract graph, and a graph that is off is turned on in Graph "
         "settings.",
     ),
+    "graph.empty.none_found.local": (
+        "抽取已完成，但这些文档中没有找到实体。本地抽取只认出写成专名的组织、部门、人员、系统"
+        "和制度（如“人力资源部”“张伟”），以及句子中明确写出的关系；简短的笔记里"
+        "可能没有。若要从这类文字中抽取，可在“图谱设置”中改用模型抽取。",
+        "The extraction finished but found no entity in these documents. The local extraction "
+        "recognises organisations, departments, people, systems and policies written as proper "
+        "names (such as “Human Resources” or “Zhang Wei”) and the relations a "
+        "sentence states plainly; short notes may hold none. To extract from such text, switch "
+        "to model extraction in Graph settings.",
+    ),
+    "graph.empty.none_found.model": (
+        "抽取已完成，但模型在这些文档中没有给出可接受的实体。可在“图谱设置”中查看本体的实体"
+        "类型和最低置信度，或在“任务中心”查看本次抽取拒绝了哪些回答。",
+        "The extraction finished but the model gave no acceptable entity in these documents. "
+        "Check the ontology's entity types and the minimum confidence in Graph settings, or "
+        "what the run rejected in the Tasks tab.",
+    ),
     "graph.fact.type": ("类型：{type}", "Type: {type}"),
     "graph.fact.aliases": ("别名：{aliases}", "Aliases: {aliases}"),
     "graph.fact.mentions": ("提及：{count} 处", "Mentions: {count}"),
