@@ -378,3 +378,24 @@ def test_a_shortened_chinese_term_counts_as_partly_found(
     res = ask(dispatcher, library_id, "年假")
     held = next(r for r in res["results"] if "年休假" in r["snippet"])
     assert held["features"]["coverage"] == 0.0, "the libraries hold 年假 itself: no guessing"
+
+
+def test_a_passage_under_a_heading_that_names_the_question_counts_it_as_covered(
+    dispatcher: Dispatcher, services: Services, tmp_path: Path
+) -> None:
+    """The lexical channels match a passage's document title and headings, but the relevance
+    read only its text: the sample rules' lodging table, under "三、住宿标准", showed 0.16 for
+    "出差住宿标准是多少？" and was left out as below the floor while the scope line that only
+    mentions 住宿标准 led (a helper's try). The relevance's coverage reads the headings too."""
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "travel.md").write_text(
+        "# 差旅制度\n\n## 住宿标准\n\n一线城市每晚上限 600 元，其他城市 450 元。\n",
+        encoding="utf-8",
+    )
+    library_id = folder_library(dispatcher, folder)
+    services.tasks.wait_idle()
+    res = ask(dispatcher, library_id, "住宿标准")
+    top = res["results"][0]
+    assert "600 元" in top["snippet"] and "住宿标准" not in top["snippet"]
+    assert top["features"]["coverage"] == 1.0 and top["features"]["weightedCoverage"] == 1.0

@@ -1,9 +1,9 @@
 """Local rerank: deterministic features, no model (never presented as "AI rerank").
 
 Features, each in 0–1: the fused score over the best fused score (``fused``), CJK and Latin
-query-term coverage of the chunk (a stem-only Latin match counts partly, and so does a CJK
-bigram the index holds nowhere found with a character between its two: ``scoring.elided``), the
-same weighed by
+query-term coverage of the chunk's text, document title and headings (what the lexical channels
+match; a stem-only Latin match counts partly, and so does a CJK bigram the index holds nowhere
+found with a character between its two: ``scoring.elided``), the same weighed by
 each term's idf in the index (``weightedCoverage``, ``lexical.vocab``), the longest contiguous
 stretch of the query found in it (``phrase``), query terms in its title, heading path or file path
 (``title``), and its vector similarity above the library's background (``vector``: z / Z_SCALE);
@@ -139,7 +139,8 @@ def features(
     the whole text and each question: a passage that answers one of them fully is not half
     relevant because the question asked two things."""
     normalized = normalize(c.content)
-    tokens = term_set(normalized)
+    # the passage's document title and headings count, as in the lexical channels' matching
+    tokens = term_set(normalized) | _terms(" ".join([c.document_title, *c.heading_path]))
     chunk_stems = set(stems(sorted(tokens))) if query.latin_terms else set()
     # a query term the libraries hold nowhere, found here with a character between its two
     absent: frozenset[str] = getattr(term_weights, "absent", frozenset())
