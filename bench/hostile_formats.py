@@ -1,6 +1,6 @@
 """The hostile files of issue 35 for ``bench/hostile_inputs.py``: spreadsheets, presentations,
 OpenDocument, RTF and e-books, each written by its format's own library (openpyxl, odfpy,
-python-pptx, ebooklib, the csv module) and parsed in a child process by the caller's
+python-pptx, tests/bookgen.py for EPUB, the csv module) and parsed in a child process by the caller's
 ``run_case``, which measures the parse's own seconds and the child's peak resident memory.
 
 The cases: ZIP bombs (300 MB of zeros in an XLSX, PPTX, ODS, ODP and ODT; an EPUB chapter of

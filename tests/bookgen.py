@@ -1,38 +1,72 @@
-"""Generators for real EPUB books (written by ebooklib) and e-mail (written by the standard
+"""Generators for real EPUB books (an EPUB 3 package written part by part) and e-mail (written by the standard
 library's ``email`` package), for the e-book and mail parser tests."""
 
 from __future__ import annotations
 
 import io
-import tempfile
 import zipfile
 from email.message import EmailMessage
 from email.policy import default
-from pathlib import Path
 
 
 def make_epub(title: str, chapters: list[tuple[str, str]], language: str = "zh") -> bytes:
-    """An EPUB 3 book whose chapters are (title, body HTML), in this spine order."""
-    from ebooklib import epub
-
-    book = epub.EpubBook()
-    book.set_identifier(f"id-{title}")
-    book.set_title(title)
-    book.set_language(language)
-    items = []
-    for number, (heading, body) in enumerate(chapters, start=1):
-        item = epub.EpubHtml(title=heading, file_name=f"chap_{number}.xhtml", lang=language)
-        item.content = f"<h1>{heading}</h1>{body}"
-        book.add_item(item)
-        items.append(item)
-    book.toc = items
-    book.add_item(epub.EpubNcx())
-    book.add_item(epub.EpubNav())
-    book.spine = ["nav", *items]
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "book.epub"
-        epub.write_epub(str(path), book)
-        return path.read_bytes()
+    """An EPUB 3 book whose chapters are (title, body HTML), in this spine order, as a reading
+    system expects it: the stored ``mimetype`` first, the container, an OPF package under
+    ``EPUB/``, a navigation document (first in the spine, as many books have it) and an NCX."""
+    heads = [(f"chap_{n}.xhtml", heading, body) for n, (heading, body) in enumerate(chapters, 1)]
+    xhtml = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<!DOCTYPE html>\n'
+        '<html xmlns="http://www.w3.org/1999/xhtml" xmlns:epub="http://www.idpf.org/2007/ops"'
+        f' lang="{language}" xml:lang="{language}"><head><title>{{title}}</title></head>'
+        "<body>{body}</body></html>"
+    )
+    nav_items = "".join(f'<li><a href="{name}">{heading}</a></li>' for name, heading, _ in heads)
+    nav = xhtml.format(
+        title=title, body=f'<nav epub:type="toc" id="id"><h2>{title}</h2><ol>{nav_items}</ol></nav>'
+    )
+    points = "".join(
+        f'<navPoint id="p{n}"><navLabel><text>{heading}</text></navLabel>'
+        f'<content src="{name}"/></navPoint>'
+        for n, (name, heading, _) in enumerate(heads, 1)
+    )
+    ncx = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<ncx xmlns="http://www.daisy.org/z3986/2005/ncx/"'
+        f' version="2005-1"><head/><docTitle><text>{title}</text></docTitle>'
+        f"<navMap>{points}</navMap></ncx>"
+    )
+    manifest = "".join(
+        f'<item id="chapter_{n}" href="{name}" media-type="application/xhtml+xml"/>'
+        for n, (name, _, _) in enumerate(heads, 1)
+    )
+    spine = "".join(f'<itemref idref="chapter_{n}"/>' for n in range(1, len(heads) + 1))
+    opf = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<package xmlns="http://www.idpf.org/2007/opf"'
+        ' unique-identifier="id" version="3.0"><metadata'
+        ' xmlns:dc="http://purl.org/dc/elements/1.1/">'
+        f'<dc:identifier id="id">id-{title}</dc:identifier><dc:title>{title}</dc:title>'
+        f"<dc:language>{language}</dc:language></metadata><manifest>"
+        '<item id="nav" href="nav.xhtml" media-type="application/xhtml+xml" properties="nav"/>'
+        '<item id="ncx" href="toc.ncx" media-type="application/x-dtbncx+xml"/>'
+        f'{manifest}</manifest><spine toc="ncx"><itemref idref="nav"/>{spine}</spine></package>'
+    )
+    container = (
+        '<?xml version="1.0" encoding="utf-8"?>\n<container version="1.0"'
+        ' xmlns="urn:oasis:names:tc:opendocument:xmlns:container"><rootfiles>'
+        '<rootfile full-path="EPUB/content.opf" media-type="application/oebps-package+xml"/>'
+        "</rootfiles></container>"
+    )
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as book:
+        book.writestr("mimetype", "application/epub+zip", compress_type=zipfile.ZIP_STORED)
+        book.writestr("META-INF/container.xml", container)
+        book.writestr("EPUB/content.opf", opf)
+        book.writestr("EPUB/nav.xhtml", nav)
+        book.writestr("EPUB/toc.ncx", ncx)
+        for name, heading, body in heads:
+            book.writestr(
+                f"EPUB/{name}", xhtml.format(title=heading, body=f"<h1>{heading}</h1>{body}")
+            )
+    return out.getvalue()
 
 
 def epub_bomb(expanded_mb: int) -> bytes:

@@ -1,10 +1,12 @@
-"""EPUB books and saved e-mail (EML, MBOX) through a real sync (issue 35): files written by
-ebooklib and the ``email`` package, Chinese and English, empty, corrupt and hostile ones, each
+"""EPUB books and saved e-mail (EML, MBOX) through a real sync (issue 35): files written part by
+part (EPUB) and by the ``email`` package, Chinese and English, empty, corrupt and hostile ones, each
 failing alone with a coded reason while the rest of the folder syncs."""
 
 from __future__ import annotations
 
+import io
 import time
+import zipfile
 from email.base64mime import header_encode
 from pathlib import Path
 
@@ -54,6 +56,38 @@ def test_an_epub_reads_its_chapters_in_spine_order_with_the_chapter_as_locator()
     assert [s.locator.chapter for s in body] == ["入职须知", "Expenses"]
     assert body[1].heading_path == ("Expenses", "Travel")
     assert body[1].locator.to_dict() == {"chapter": "Expenses"}
+
+
+def test_an_epub_2_book_takes_its_titles_from_the_ncx_and_resolves_no_entity(
+    tmp_path: Path,
+) -> None:
+    """An EPUB 2 book (an NCX, no navigation document) names its chapters in the NCX; a package
+    declaring an external entity (a local file) gets it neither read nor expanded."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET-LINE", encoding="utf-8")
+    book = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(make_epub("Handbook", HANDBOOK))) as source,
+        zipfile.ZipFile(book, "w") as target,
+    ):
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "EPUB/content.opf":
+                text = data.decode()
+                text = text.replace(' properties="nav"', "").replace(
+                    "<dc:title>Handbook</dc:title>", "<dc:title>&leak;</dc:title>"
+                )
+                head, rest = text.split("\n", 1)
+                doctype = f'<!DOCTYPE package [<!ENTITY leak SYSTEM "file://{secret}">]>'
+                data = f"{head}\n{doctype}\n{rest}".encode()
+            elif info.filename == "EPUB/toc.ncx":
+                data = data.replace("入职须知".encode(), "第一章 入职".encode())
+            target.writestr(info, data)
+    document = parse(book.getvalue(), "book.epub")
+    assert document.title == "book", "the title named only the entity: the file's name instead"
+    body = [s for s in document.sections if s.block_type != "heading"]
+    assert [s.locator.chapter for s in body] == ["第一章 入职", "Expenses"]
+    assert all("TOP-SECRET" not in s.text for s in document.sections)
 
 
 def test_books_sync_and_bad_ones_fail_alone(
