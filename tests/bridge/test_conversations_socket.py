@@ -21,7 +21,12 @@ from goodbuddy_kb.contracts import chat as ch
 from goodbuddy_kb.contracts import conversations as cv
 from goodbuddy_kb.contracts import diagnostics as d
 from goodbuddy_kb.contracts import library as lib
-from goodbuddy_kb.contracts.errors import ConflictError, InvalidRequestError, NotFoundError
+from goodbuddy_kb.contracts.errors import (
+    ConflictError,
+    InvalidRequestError,
+    NotFoundError,
+    UnavailableError,
+)
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_UPDATE,
     CHAT_REGENERATE,
@@ -294,6 +299,42 @@ def test_regenerate_asks_again_with_the_kept_scope_and_mode_and_a_new_search(
     empty = start(client)
     with pytest.raises(InvalidRequestError):
         client.call(CHAT_REGENERATE, cv.RegenerateRequest(conversation_id=empty.id))
+
+
+def test_a_regenerated_answer_that_fails_keeps_the_earlier_one(
+    client: BlockingClient, tmp_path: Path
+) -> None:
+    """Regenerate with the chat model gone replaced a good answer with "the chat model cannot
+    be reached" and no way back (a helper's try). The earlier answer stays, the refusal says
+    why, and the model's history never held the earlier answer beside the question again."""
+    rules = library_with(client, tmp_path / "rules", "Rules")
+    script = ChatScript(turns=[[{"text": "Good answer [1]."}], [{"text": "Better answer [1]."}]])
+    with chat_server(script) as base:
+        use_model(client, base)
+        conversation = start(client, [rules], "always")
+        ask(client, conversation, "出差住宿标准是多少？", [rules], "always")
+    with pytest.raises(UnavailableError) as refused:
+        client.call(CHAT_REGENERATE, cv.RegenerateRequest(conversation_id=conversation.id))
+    assert "the earlier one is kept" in refused.value.message
+    assert refused.value.code == "unavailable"
+    transcript = client.call(
+        MESSAGES_LIST, ch.MessagesListRequest(conversation_id=conversation.id)
+    ).messages
+    assert [(m.content, m.state) for m in transcript] == [
+        ("出差住宿标准是多少？", "complete"),
+        ("Good answer [1].", "complete"),
+    ]
+    with chat_server(script) as base:
+        use_model(client, base)
+        again = client.call(CHAT_REGENERATE, cv.RegenerateRequest(conversation_id=conversation.id))
+    assert again.assistant_message.content == "Better answer [1]."
+    history = [m["content"] for m in script.requests[1]["messages"][1:]]
+    assert not any("Good answer" in str(x) for x in history), "not the earlier answer"
+    assert sum("出差住宿标准是多少" in str(x) for x in history) == 1, "the question once"
+    transcript = client.call(
+        MESSAGES_LIST, ch.MessagesListRequest(conversation_id=conversation.id)
+    ).messages
+    assert [m.content for m in transcript] == ["出差住宿标准是多少？", "Better answer [1]."]
 
 
 def searches(client: BlockingClient) -> int:

@@ -134,6 +134,32 @@ def test_a_chat_without_a_model_is_recorded_as_searching_first(
     }
 
 
+def test_a_chat_answer_is_recorded_and_a_model_out_of_reach_says_why(
+    data_dir: Path, client: BlockingClient, tmp_path: Path
+) -> None:
+    """Two answers with the chat model out of reach left the record at "Failed 0" and the
+    export with nothing to go on (a helper's try). Each answer is a chat event: how it ended,
+    its mode, libraries and searches, and the failure's reason, never the question."""
+    alpha = library_with(client, tmp_path / "alpha", "Alpha")
+    with chat_server(ChatScript(turns=[[{"text": "Fine."}]])) as base:
+        connection = ch.ChatConnection(kind="openai-compatible", base_url=base, model="m")
+        client.call(CHAT_MODEL_UPDATE, ch.ChatUpdateRequest(connection=connection))
+        assert chat(client, ALWAYS_QUERY, [alpha], "always").state == "complete"
+    assert chat(client, ALWAYS_QUERY, [alpha], "always").state == "failed"  # the server is gone
+    summary = client.call(DIAGNOSTICS_SUMMARY, d.DiagnosticsSummaryRequest(recent=50))
+    chats = [e for e in summary.to_wire()["recent"] if e["kind"] == "chat"]
+    assert [e["outcome"] for e in chats] == ["failed", "ok"]  # newest first
+    failed = chats[0]["details"]
+    assert (failed["mode"], failed["libraries"], failed["searches"]) == ("always", 1, 1)
+    assert "chat model" in failed["error"], failed
+    total = next(t for t in summary.to_wire()["totals"] if t["kind"] == "chat")
+    assert (total["count"], total["failed"]) == (2, 1)
+    target = tmp_path / "bundle.json"
+    client.call(DIAGNOSTICS_EXPORT, d.DiagnosticsExportRequest(path=str(target)))
+    text = target.read_text(encoding="utf-8")
+    assert "alwaysmarkerqq" not in text and '"kind": "chat"' in text
+
+
 def searches(events: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The newest search of each origin: its mode and library count."""
     found: dict[str, dict[str, Any]] = {}

@@ -229,6 +229,7 @@ CATALOGUE: dict[str, str] = {
     "reference.opener_failed": (
         "{program} could not open it (exit status {exit_code}): no program on this system took it"
     ),
+    "chat.regenerate_kept": "the answer was not written again ({reason}); the earlier one is kept",
     "chat.not_searched_empty_scope": (
         "nothing was searched: no library is selected in this chat's knowledge scope"
     ),

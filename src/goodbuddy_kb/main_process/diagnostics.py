@@ -155,6 +155,23 @@ def record_task(
     events.add(kind, outcome, duration_ms, details)
 
 
+def record_chat(
+    events: DiagnosticsLog,
+    state: str,
+    duration_ms: float,
+    mode: str,
+    libraries: int,
+    searches: int,
+    error: str | None,
+) -> None:
+    """One chat answer: how it ended (a chat model that could not be reached left nothing in the
+    record; a helper's try), its mode, how many libraries and searches, and why it failed
+    (never the question or the answer)."""
+    outcome = {"complete": "ok", "stopped": "cancelled"}.get(state, "failed")
+    details = {"mode": mode, "libraries": libraries, "searches": searches, "error": _reason(error)}
+    events.add("chat", outcome, duration_ms, details)
+
+
 # -- reading --------------------------------------------------------------------------------
 def _event(row: sqlite3.Row) -> c.DiagnosticEvent:
     return c.DiagnosticEvent(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import re
 import sqlite3
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -138,6 +139,9 @@ class ChatRuntime:
     diagnostics: DiagnosticsLog
     #: The request's retrieval mode, for the diagnostics record of its searches.
     mode: RetrievalMode = "auto"
+    #: The question being answered: the model's history is what came before it (a regenerated
+    #: answer's earlier answer stays stored until the new one is complete).
+    _question: str = ""
 
     def send(
         self, request: SendRequest, cancel: CancelToken, asked: Message | None = None
@@ -151,6 +155,7 @@ class ChatRuntime:
         user = asked or store.add_message(
             self.conn, request.conversation_id, "user", request.text, "complete"
         )
+        self._question = user.id
         store.set_chat_model(
             self.conn, request.conversation_id, self.client.model if self.client else None
         )
@@ -158,6 +163,7 @@ class ChatRuntime:
             self.conn, request.conversation_id, "assistant", "", "streaming"
         )
         request_key = request.request_id or assistant.id
+        started = time.perf_counter()
         scope = self.scopes.mint(request_key, request.library_ids)
         evidence = TurnEvidence()
         state: RetrievalState | None = None
@@ -185,13 +191,13 @@ class ChatRuntime:
                     evidence.citations,
                     None,
                 )
-                return SendResponse(user_message=user, assistant_message=final)
-            state = self._converse(
-                request, scope, request_key, pre, evidence, state, cancel, assistant.id, turn
-            )
-            final = store.finish_message(
-                self.conn, assistant.id, turn.text, "complete", state, evidence.citations, None
-            )
+            else:
+                state = self._converse(
+                    request, scope, request_key, pre, evidence, state, cancel, assistant.id, turn
+                )
+                final = store.finish_message(
+                    self.conn, assistant.id, turn.text, "complete", state, evidence.citations, None
+                )
         except CancelledError:
             final = store.finish_message(
                 self.conn,
@@ -221,6 +227,15 @@ class ChatRuntime:
             )
         finally:
             self.scopes.revoke(scope)
+        diagnostics.record_chat(
+            self.diagnostics,
+            final.state,
+            (time.perf_counter() - started) * 1000,
+            final.retrieval.mode if final.retrieval else request.mode,
+            len(request.library_ids),
+            final.retrieval.searches if final.retrieval else 0,
+            final.error,
+        )
         return SendResponse(user_message=user, assistant_message=final)
 
     def _pre_retrieve(
@@ -338,7 +353,9 @@ class ChatRuntime:
         if instructions is not None:
             system = f"{SYSTEM_PROMPT}\n\n{instructions}"
         messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
-        history = store.list_messages(self.conn, request.conversation_id)[:-2][-HISTORY_MESSAGES:]
+        listed = store.list_messages(self.conn, request.conversation_id)
+        cut = next((i for i, m in enumerate(listed) if m.id == self._question), len(listed) - 2)
+        history = listed[:cut][-HISTORY_MESSAGES:]
         # an earlier answer's [n] pointed at that turn's evidence, which is not sent again; this
         # turn's is numbered from [1] again, so the old markers go (they read as the new ones)
         messages += [

@@ -6,7 +6,13 @@ import threading
 
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts.conversations import RegenerateRequest
-from goodbuddy_kb.contracts.errors import ConflictError, InvalidRequestError, NotFoundError
+from goodbuddy_kb.contracts.errors import (
+    ConflictError,
+    InvalidRequestError,
+    NotFoundError,
+    UnavailableError,
+)
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_GET,
     CHAT_MODEL_TEST,
@@ -186,12 +192,19 @@ def regenerate(ctx: CallContext, request: RegenerateRequest) -> c.SendResponse:
         mode=mode,
         request_id=request.request_id,
     )
-    # The old answer goes rather than staying beside the new one: the transcript, the history
-    # the model reads for the next question, and an export all hold one answer per question,
-    # each with the one citation numbering its [n] refer to.
+    # The old answer goes once the new one is complete, rather than staying beside it: the
+    # transcript, the history the model reads for the next question, and an export all hold
+    # one answer per question, each with the one citation numbering its [n] refer to. A new
+    # answer that failed or was stopped goes instead while a complete one was there (a good
+    # answer was lost to a model that could not be reached; a helper's try).
+    response = _answer(ctx, send_request, asked=question)
+    new = response.assistant_message
+    if new.state != "complete" and any(a.state == "complete" for a in answers):
+        store.delete_message(conn, new.id)
+        raise UnavailableError(Reason("chat.regenerate_kept", reason=new.error or new.state))
     for answer in answers:
         store.delete_message(conn, answer.id)
-    return _answer(ctx, send_request, asked=question)
+    return response
 
 
 def _library_exists(ctx: CallContext, library_id: str) -> bool:

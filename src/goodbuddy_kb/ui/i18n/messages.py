@@ -177,6 +177,7 @@ ZH: dict[str, str] = {
     "reference.no_file_manager": "这台电脑上没有可用来在文件夹中显示文件的程序",
     "reference.reveal_failed": "{program} 未能在文件夹中显示它（退出状态 {exit_code}）",
     "reference.opener_failed": "{program} 未能打开它（退出状态 {exit_code}）：这台电脑上没有程序接手",
+    "chat.regenerate_kept": "未能重新生成回答（{reason}）；原来的回答仍保留",
     "chat.not_searched_empty_scope": "未检索：本对话的知识范围中没有选择任何知识库",
     "diagnostics.cannot_write": "无法写入该文件（{detail}）",
     "source.path_unusable": "无法使用该路径（{detail}）",

@@ -32,6 +32,11 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.col.duration": ("耗时", "Duration"),
     "diagrec.col.summary": ("概要", "Summary"),
     "diagrec.kind.retrieve": ("检索", "Retrieval"),
+    "diagrec.kind.chat": ("对话回答", "Chat answer"),
+    "diagrec.event.chat": (
+        "{mode} · 知识库 {libraries} 个 · 检索 {searches} 次",
+        "{mode} · libraries: {libraries} · {searches} {searches:plural:search|searches}",
+    ),
     "diagrec.kind.sync": ("同步", "Sync"),
     "diagrec.kind.vectorize": ("向量化", "Vectorisation"),
     "diagrec.kind.rebuild": ("重建", "Rebuild"),

@@ -18,8 +18,8 @@ from goodbuddy_kb.ui.i18n import channel_name, listing, tr
 from goodbuddy_kb.ui.i18n.messages import say_text
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter
 
-#: Event kinds with a name of their own: retrievals and every kind of task.
-KINDS = ("retrieve", *get_args(TaskKind))
+#: Event kinds with a name of their own: retrievals, chat answers and every kind of task.
+KINDS = ("retrieve", "chat", *get_args(TaskKind))
 TOTAL_COLUMNS = ("kind", "count", "ok", "degraded", "failed", "cancelled", "average")
 RECENT_COLUMNS = ("at", "kind", "outcome", "duration", "summary")
 
@@ -83,7 +83,16 @@ def _summary(event: c.DiagnosticEvent) -> str:
             channels = _channels(list(dict.fromkeys(degraded)))
             text += " · " + tr("diagrec.event.degraded", channels=channels)
         return text
-    text = tr("diagrec.event.task", total=d.get("total", 0), failed=d.get("failedDocuments", 0))
+    if event.kind == "chat":
+        mode = tr(f"diagrec.mode.{d.get('mode')}") if d.get("mode") in ("always", "auto") else ""
+        text = tr(
+            "diagrec.event.chat",
+            mode=mode or "—",
+            libraries=d.get("libraries", 0),
+            searches=d.get("searches", 0),
+        )
+    else:
+        text = tr("diagrec.event.task", total=d.get("total", 0), failed=d.get("failedDocuments", 0))
     if d.get("error"):
         text += " · " + say_text(str(d["error"]))  # the export keeps the backend's words
     return text
