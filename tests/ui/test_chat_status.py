@@ -93,3 +93,18 @@ def test_a_failed_answer_says_where_to_look() -> None:
         "— Failed: the chat model cannot be reached (the connection failed). Check the chat"
         " model in Settings → Model connections, then Regenerate." in html.unescape(shown)
     )
+
+
+def test_a_failure_under_an_answer_of_evidence_stands_on_its_own_line() -> None:
+    """With the model out of reach the answer is the evidence; the failure was glued to the last
+    quoted passage ("[1] 差旅与报销制度 — …报销。 — 失败：…") and read as part of that source."""
+    failed = answer(c.RetrievalState(mode="always", status="searched", searches=1))
+    failed = failed.model_copy(
+        update={
+            "state": "failed",
+            "content": "[1] Travel — Lodging is 600 a night.",
+            "error": "the chat model cannot be reached (the connection failed)",
+        }
+    )
+    shown = html.unescape(message_html(failed, last=True))
+    assert "600 a night.<br><i>Failed: the chat model cannot be reached" in shown, shown

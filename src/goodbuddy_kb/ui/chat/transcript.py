@@ -99,9 +99,13 @@ def message_html(msg: c.Message, last: bool = False) -> str:
     note = status_text(msg)
     suffix = ""
     if msg.state == "stopped":
-        suffix = " " + tr("chat.stopped")
+        suffix = " " + html.escape(tr("chat.stopped"))
     elif msg.state == "failed":
-        suffix = " " + tr("chat.failed", reason=say_field(msg, "error").rstrip("."))
+        # on a line of its own under an answer of evidence: after the last quoted passage it
+        # read as part of that source (a helper's try)
+        failed = html.escape(tr("chat.failed", reason=say_field(msg, "error").rstrip(".")))
+        own_line = failed.removeprefix("— ").removeprefix("&mdash; ")
+        suffix = f"<br><i>{own_line}</i>" if msg.content.strip() else " " + failed
     badge = f" <i>[{html.escape(note)}]</i>" if note else ""
     content = c.in_one_language(msg.content, language()) if msg.role == "assistant" else msg.content
     if language() == "zh" and msg.content == c.NO_CHAT_MODEL_NOTES[1]:
@@ -117,7 +121,7 @@ def message_html(msg: c.Message, last: bool = False) -> str:
     actions = ""
     if msg.role == "assistant" and msg.created_at:  # (stored: it can be copied, regenerated)
         actions = f"<br><small>{actions_html(msg, last)}</small>"
-    return f"<{tag}><b>{who}</b>{badge}<br>{body}{html.escape(suffix)}{actions}</{tag}>"
+    return f"<{tag}><b>{who}</b>{badge}<br>{body}{suffix}{actions}</{tag}>"
 
 
 def transcript_html(messages: list[c.Message], streaming: str | None) -> str:

@@ -61,7 +61,7 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "col.rank": ("#", "#"),
     "col.relevance": ("相关度", "Relevance"),
     "relevance.very_likely": ("很可能相关", "very likely relevant"),
-    "relevance.likely": ("可能相关", "likely relevant"),
+    "relevance.likely": ("较可能相关", "likely relevant"),
     "relevance.possibly": ("或许相关", "possibly relevant"),
     "relevance.unlikely": ("不太相关", "unlikely relevant"),
     "relevance.below_floor": ("低于最低相关度", "below the floor"),
