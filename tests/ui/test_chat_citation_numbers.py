@@ -7,6 +7,7 @@ stored before the numbers were kept (its numbers cannot be known)."""
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.qt.widgets import QtCore
 from goodbuddy_kb.ui.chat.transcript import message_html
 from goodbuddy_kb.ui.chat.view import ChatView
+from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.servers.chatserver import ChatScript, chat_server, evidence_of, token_of, tool
 from tests.ui.helpers import (
@@ -219,3 +221,8 @@ def test_a_stored_answer_without_numbers_links_no_marker() -> None:
     assert "href='cite:" not in message_html(message)  # (its actions are links; no marker)
     numbered = message.model_copy(update={"citations": [old.model_copy(update={"number": 1})]})
     assert f"href='cite:{'e' * 32}/1'" in message_html(numbered)
+    assert tr("chat.unknown_markers", marks="[1]") not in html.unescape(message_html(message))
+    made_up = numbered.model_copy(update={"content": "See [1] and [2]."})
+    shown = html.unescape(message_html(made_up))
+    assert tr("chat.unknown_markers", marks="[2]") in shown, "a number no source has is said"
+    assert "</a> and [2]." in shown and f"href='cite:{'e' * 32}/2'" not in shown

@@ -117,6 +117,14 @@ def message_html(msg: c.Message, last: bool = False) -> str:
     if msg.role == "assistant" and msg.citations:
         numbers = {x.number for x in msg.citations if x.number is not None}
         body = link_markers(body, msg.id, numbers)
+        # a number the model made up: said, not just left as plain text (a helper's try)
+        unknown = sorted({int(n) for n in re.findall(r"\[(\d{1,3})\]", content)} - numbers)
+        numbered = all(x.number is not None for x in msg.citations)  # (older ones kept none)
+        if unknown and numbered and msg.state != "streaming":
+            marks = " ".join(f"[{n}]" for n in unknown)
+            body += (
+                f"<br><small><i>{html.escape(tr('chat.unknown_markers', marks=marks))}</i></small>"
+            )
     tag = "div" if table else "p"
     actions = ""
     if msg.role == "assistant" and msg.created_at:  # (stored: it can be copied, regenerated)

@@ -10,6 +10,10 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         " chunk was deleted, or rebuilt into new chunks.",
     ),
     "chat.in_library": ("知识库：{name}", "library: {name}"),
+    "chat.unknown_markers": (
+        "回答中的 {marks} 没有对应的来源：本次检索没有给出这个编号的资料。",
+        "{marks} in this answer match no source: this turn's searches gave no passage that number.",
+    ),
     "chat.quoted_then": ("回答时引用的内容：", "What the answer quoted then:"),
     "chat.changed_since": (
         "这段内容在回答之后被修改过：下面先是现在的内容，最后是回答时引用的内容。",
