@@ -351,10 +351,20 @@ def test_closing_with_settings_not_saved_asks_first(qtbot: QtBot, data_dir: Path
         win.close()
         box = tab.leaving_box
         assert box is not None and box.isVisible() and win.isVisible()
-        assert "not saved" in box.text()
+        assert "not saved (library “One”)" in box.text(), "which library's settings"
         box.defaultButton().click()  # Cancel: stay
         qtbot.waitUntil(lambda: not box.isVisible())
         assert win.isVisible() and tab.fields["topK"].value() == 12  # type: ignore[attr-defined]
+        create_library(qtbot, win, "Two")  # One's change is kept while Two is shown
+        qtbot.waitUntil(lambda: bool(tab._shown) and tab.names.get(tab.library_id or "") == "Two")
+        tab.instructions.text.setPlainText("Answer in English.")
+        win.close()
+        box = tab.leaving_box
+        assert box is not None and box.isVisible()
+        assert "not saved (libraries “One”, “Two”)" in box.text(), box.text()
+        box.defaultButton().click()  # Cancel: stay
+        qtbot.waitUntil(lambda: not box.isVisible())
+        assert win.isVisible() and tab.unsaved()
         win.close()
         box = tab.leaving_box
         assert box is not None and box.isVisible()

@@ -76,8 +76,10 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.close": ("关闭", "Close"),
     "settings.leaving.title": ("未保存的设置", "Settings not saved"),
     "settings.leaving.text": (
-        "“设置”页上有未保存的更改。关闭窗口会放弃这些更改。",
-        "The Settings tab holds changes that are not saved. Closing the window discards them.",
+        "“设置”页上有未保存的更改（知识库 {names}）。关闭窗口会放弃这些更改。",
+        "The Settings tab holds changes that are not saved ({count:plural:library|libraries}"
+        " {names}). Closing the window"
+        " discards them.",
     ),
     "settings.leaving.discard": ("放弃更改并关闭", "Discard them and close"),
     "settings.unsaved_kept": (

@@ -431,7 +431,7 @@ class MainWindow(QtWidgets.QMainWindow):
             self.documents_tab.show_library(library_id)
             self.tasks_tab.show_library(library_id)
             self.graph_tab.show_library(library_id)
-            self.settings_tab.show_library(library_id)
+            self.settings_tab.show_library(library_id, library.name if library else None)
         self.tabs.setVisible(library is not None)
         self.guide.setVisible(library_id is not None and library_id == self.guide.library_id)
         if library is None:

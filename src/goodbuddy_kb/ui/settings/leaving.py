@@ -6,8 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from goodbuddy_kb.qt.widgets import QtGui, QtWidgets
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n import listing, tr
 from goodbuddy_kb.ui.settings.tab import SettingsTab
+
+
+def _names(tab: SettingsTab) -> list[str]:
+    """The libraries whose settings are not saved, by name (the question named none)."""
+    ids = [*tab._unsaved, *tab.instructions.kept]
+    if tab.library_id is not None and tab.unsaved_here():
+        ids.append(tab.library_id)
+    return [f"“{tab.names.get(i, '?')}”" for i in dict.fromkeys(ids)]
 
 
 def held_back(tab: SettingsTab, event: QtGui.QCloseEvent, close: Callable[[], object]) -> bool:
@@ -21,7 +29,8 @@ def held_back(tab: SettingsTab, event: QtGui.QCloseEvent, close: Callable[[], ob
     box = QtWidgets.QMessageBox(tab.window())
     box.setIcon(QtWidgets.QMessageBox.Icon.Warning)
     box.setWindowTitle(tr("settings.leaving.title"))
-    box.setText(tr("settings.leaving.text"))
+    names = _names(tab)
+    box.setText(tr("settings.leaving.text", names=listing(names), count=len(names)))
     discard = box.addButton(
         tr("settings.leaving.discard"), QtWidgets.QMessageBox.ButtonRole.DestructiveRole
     )

@@ -60,6 +60,7 @@ class SettingsTab(QtWidgets.QWidget):
         self._shown: dict[str, Any] = {}
         self._unsaved: dict[str, dict[str, Any]] = {}
         self._kept_note = "settings.unsaved_kept"
+        self.names: dict[str, str] = {}  # library id → name, for the question on closing
         self.leaving_box: QtWidgets.QMessageBox | None = None  # (``leaving``)
         #: The graph settings dialog last opened.
         self.dialog: QtWidgets.QDialog | None = None
@@ -280,14 +281,14 @@ class SettingsTab(QtWidgets.QWidget):
         """The tab a language switch replaces hands over its unsaved changes."""
         old._keep_unsaved()
         old.instructions.keep_unsaved()
-        self._unsaved = dict(old._unsaved)
+        self._unsaved, self.names = dict(old._unsaved), dict(old.names)
         self.instructions.kept = dict(old.instructions.kept)
         self._kept_note = self.instructions.kept_note = "settings.unsaved_kept_language"
 
-    def show_library(self, library_id: str | None) -> None:
+    def show_library(self, library_id: str | None, name: str | None = None) -> None:
         self._keep_unsaved()
-        self._shown = {}
-        self.library_id = library_id
+        self._shown, self.library_id = {}, library_id
+        self.names.update({library_id: name} if library_id and name else {})
         self.graph_info = None
         self.graph_settings_button.setEnabled(False)
         self.instructions.show_library(library_id)
@@ -306,9 +307,8 @@ class SettingsTab(QtWidgets.QWidget):
             self.graph_info = result
             self.graph_summary.setText(status_line(result))
             self.graph_settings_button.setEnabled(True)
-            on = result.settings.strategy != "off"
-            self.fields["graphWeight"].setEnabled(on)
-            weight = self.fields["graphWeight"]
+            on, weight = result.settings.strategy != "off", self.fields["graphWeight"]
+            weight.setEnabled(on)
             weight.setToolTip(weight.accessibleDescription() if on else tr("settings.graph_off"))
             self.graph_off.setVisible(not on)
 
@@ -386,12 +386,11 @@ class SettingsTab(QtWidgets.QWidget):
 
     def unsaved(self) -> bool:
         """Changes on the tab, or kept for a library left, that are not saved."""
-        return (
-            bool(self._unsaved)
-            or (bool(self._shown) and self._form() != self._shown)
-            or bool(self.instructions.kept)
-            or self.instructions.unsaved()
-        )
+        return bool(self._unsaved) or bool(self.instructions.kept) or self.unsaved_here()
+
+    def unsaved_here(self) -> bool:
+        """Changes to the library shown that are not saved."""
+        return (bool(self._shown) and self._form() != self._shown) or self.instructions.unsaved()
 
     def discard_unsaved(self) -> None:
         self._unsaved.clear()
