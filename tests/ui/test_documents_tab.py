@@ -26,6 +26,7 @@ from tests.ui.helpers import (
     KEY,
     MOD,
     MakeLibrary,
+    create_library,
     handbook,
     open_window,
     shoot,
@@ -376,12 +377,7 @@ def test_a_sync_says_how_it_ended_and_what_manual_work_a_changed_file_dropped(
     """ "Added the source …; syncing it now." stayed after the sync had ended; and a file edited
     on disk while one of its chunks held a hand edit lost the edit at the watcher's sync with no
     word (the ✎ mark just went; a helper's try). Both endings are said in the status line."""
-    window.new_library()
-    dialog = window.name_dialog
-    assert dialog is not None
-    dialog.name_edit.setText("Notes")
-    qtbot.mouseClick(dialog.ok_button, QtCore.Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: window.current_library() is not None, timeout=5_000)
+    create_library(qtbot, window, "Notes")
     folder = tmp_path / "notes"
     folder.mkdir()
     (folder / "leave.md").write_text("# Leave\n\nAnnual leave is five days.\n", encoding="utf-8")

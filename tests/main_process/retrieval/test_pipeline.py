@@ -347,6 +347,17 @@ def test_a_citation_whose_passage_is_gone_opens_its_document_while_it_stays(
     assert len(opened) == 1
 
 
+def one_file_library(
+    dispatcher: Dispatcher, services: Services, folder: Path, name: str, text: str
+) -> str:
+    """A library of ``folder`` holding the one file ``name``, synced."""
+    folder.mkdir()
+    (folder / name).write_text(text, encoding="utf-8")
+    library_id = folder_library(dispatcher, folder)
+    services.tasks.wait_idle()
+    return library_id
+
+
 def test_a_shortened_chinese_term_counts_as_partly_found(
     dispatcher: Dispatcher, services: Services, tmp_path: Path
 ) -> None:
@@ -356,13 +367,8 @@ def test_a_shortened_chinese_term_counts_as_partly_found(
     nowhere, found with one character between its two, now counts half in the coverage the
     relevance reads; one the libraries do hold is not looked for shortened."""
     folder = tmp_path / "rules"
-    folder.mkdir()
-    (folder / "leave.md").write_text(
-        "# 休假制度\n\n员工每年享有带薪年休假五天。\n\n# 加班\n\n加班须提前申请。\n",
-        encoding="utf-8",
-    )
-    library_id = folder_library(dispatcher, folder)
-    services.tasks.wait_idle()
+    text = "# 休假制度\n\n员工每年享有带薪年休假五天。\n\n# 加班\n\n加班须提前申请。\n"
+    library_id = one_file_library(dispatcher, services, folder, "leave.md", text)
     res = ask(dispatcher, library_id, "年假")
     top = res["results"][0]
     assert "年休假" in top["snippet"] and top["features"]["coverage"] == 0.5
@@ -387,14 +393,8 @@ def test_a_passage_under_a_heading_that_names_the_question_counts_it_as_covered(
     read only its text: the sample rules' lodging table, under "三、住宿标准", showed 0.16 for
     "出差住宿标准是多少？" and was left out as below the floor while the scope line that only
     mentions 住宿标准 led (a helper's try). The relevance's coverage reads the headings too."""
-    folder = tmp_path / "rules"
-    folder.mkdir()
-    (folder / "travel.md").write_text(
-        "# 差旅制度\n\n## 住宿标准\n\n一线城市每晚上限 600 元，其他城市 450 元。\n",
-        encoding="utf-8",
-    )
-    library_id = folder_library(dispatcher, folder)
-    services.tasks.wait_idle()
+    text = "# 差旅制度\n\n## 住宿标准\n\n一线城市每晚上限 600 元，其他城市 450 元。\n"
+    library_id = one_file_library(dispatcher, services, tmp_path / "rules", "travel.md", text)
     res = ask(dispatcher, library_id, "住宿标准")
     top = res["results"][0]
     assert "600 元" in top["snippet"] and "住宿标准" not in top["snippet"]
