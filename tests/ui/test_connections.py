@@ -319,6 +319,16 @@ def test_the_chat_and_rerank_pages_say_where_their_text_goes(
     dialog = open_dialog(qtbot, window)
     chat, rerank = dialog.chat, dialog.rerank
     assert chat.data_path.text() == "No chat model: nothing is sent anywhere."
+    dialog.pages.setCurrentIndex(1)
+    qtbot.wait(50)
+    test_button = next(
+        b for b in chat.findChildren(QtWidgets.QPushButton) if b.text() == "Test connection"
+    )
+
+    def test_at() -> int:  # it moved a line down under the pointer as a model was typed
+        return test_button.mapTo(dialog, QtCore.QPoint(0, 0)).y()
+
+    at = test_at()
     chat.kind.setCurrentIndex(chat.kind.findData("ollama"))
     assert "will be sent to the address and model entered above" in chat.data_path.text()
     chat.url.setText("http://10.0.0.5:11434")
@@ -328,7 +338,10 @@ def test_the_chat_and_rerank_pages_say_where_their_text_goes(
         "Once saved, questions, the conversation and the evidence passages found will be sent"
         " to http://10.0.0.5:11434 (model qwen)."
     )
-    dialog.pages.setCurrentIndex(1)
+    chat.model.setText("qwen2.5-72b-instruct-a-model-with-a-long-name")
+    qtbot.wait(50)
+    assert test_at() == at, "the sentence's new length moved the Test button"
+    chat.model.setText("qwen")
     shoot(dialog, "connections-chat-data-path-en")
     assert "nothing is sent" in rerank.data_path.text()
     rerank.url.setText("https://rerank.example.com/v1")

@@ -33,6 +33,7 @@ from goodbuddy_kb.ui.settings.endpoint_form import (
     clear_on_change,
     form_buttons,
     probe_of,
+    sentence_label,
     show_address_example,
     status_label,
 )
@@ -86,8 +87,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
             (self.key, "conn.key"),
         ):
             widget.setAccessibleName(tr(key))
-        self.data_path = QtWidgets.QLabel()
-        self.data_path.setWordWrap(True)
+        self.data_path = sentence_label()
         self.outcome = status_label()
         clear_on_change(self.outcome, self.kind, (self.base_url, self.model, self.key))
         note = QtWidgets.QLabel("ⓘ " + tr("conn.switch_note"))

@@ -40,6 +40,16 @@ def status_label() -> QtWidgets.QLabel:
     return label
 
 
+def sentence_label(lines: int = 3) -> QtWidgets.QLabel:
+    """A sentence that follows the form as it is typed in (where its text goes): it keeps room
+    for ``lines`` lines, so the buttons under it stay where the pointer is (Test moved down a
+    line under the pointer as a key was typed; a helper's try)."""
+    label = status_label()
+    label.setMinimumHeight(lines * label.fontMetrics().lineSpacing() + 4)
+    label.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+    return label
+
+
 #: An example address per kind, shown greyed in an empty address field: each server's own
 #: default (Ollama listens on 11434; OpenAI-compatible servers take the /v1 prefix, e.g. vLLM's
 #: 8000). Nothing is filled in or saved from it.
@@ -273,9 +283,7 @@ class EndpointForm(QtWidgets.QGroupBox):
             form.addRow(tr("conn.model"), self.model)
         form.addRow(tr("conn.key"), self.key)
         #: Where the text goes with the form as it is being edited (not as it was saved).
-        self.data_path = QtWidgets.QLabel()
-        self.data_path.setWordWrap(True)
-        self.data_path.setTextFormat(QtCore.Qt.TextFormat.PlainText)
+        self.data_path = sentence_label()
         # Wrapped labels sit outside the form layout, which would clip their second line.
         column = QtWidgets.QVBoxLayout(self)
         column.addLayout(form)
