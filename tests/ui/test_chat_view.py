@@ -257,3 +257,33 @@ def test_an_answer_the_model_gave_without_searching_says_so_in_the_window(
     text = view.transcript.toPlainText()
     assert "The model did not search your libraries: not checked against your documents" in text
     assert view.citations.rowCount() == 0
+
+
+def test_the_scope_popover_opens_above_its_button_at_its_own_height(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    """The popover was placed by its size hint before it showed: it opened in a different place
+    each time and once covered its own button (a helper's try). Its bottom is on the button's
+    top, every time."""
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        for name in ("A", "B", "C", "D", "E"):
+            wait_call(qtbot, win, LIBRARY_CREATE, lib.LibraryCreateRequest(name=name))
+        win.resize(1200, 800)
+        win.top_tabs.setCurrentWidget(win.chat_view)
+        view = win.chat_view
+        qtbot.waitUntil(lambda: view.popover.list.count() == 5, timeout=5_000)
+        button = view.scope_button
+        places = []
+        for _ in range(2):
+            view.show_scope()
+            qtbot.waitUntil(view.popover.isVisible, timeout=2_000)
+            qtbot.wait(100)
+            frame = view.popover.frameGeometry()
+            top = button.mapToGlobal(QtCore.QPoint(0, 0)).y()
+            assert frame.bottom() < top, (frame, top)
+            places.append(frame.topLeft())
+            view.popover.hide()
+        assert places[0] == places[1], "the same place each time"
+    finally:
+        win.link.shutdown()

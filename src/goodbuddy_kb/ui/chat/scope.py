@@ -360,7 +360,19 @@ class ScopePopover(QtWidgets.QFrame):
         self.refresh_notes()
         self._place(anchor)
         self.show()
+        self.adjustSize()
+        self._place(anchor)  # at its real height: its hint's put it over the button once
         self.list.setFocus()
 
     def _place(self, anchor: QtWidgets.QWidget) -> None:
-        self.move(anchor.mapToGlobal(QtCore.QPoint(0, -self.sizeHint().height())))
+        """Its bottom on the button's top (below the button where the screen ends above)."""
+        height = (
+            max(self.height(), self.sizeHint().height())
+            if self.isVisible()
+            else (self.sizeHint().height())
+        )
+        top = anchor.mapToGlobal(QtCore.QPoint(0, -height))
+        screen = anchor.screen().availableGeometry() if anchor.screen() else None
+        if screen is not None and top.y() < screen.top():
+            top = anchor.mapToGlobal(QtCore.QPoint(0, anchor.height()))
+        self.move(top)
