@@ -76,7 +76,7 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
     "diagrec.close": ("关闭", "Close"),
     "settings.leaving.title": ("未保存的设置", "Settings not saved"),
     "settings.leaving.text": (
-        "“设置”页上有未保存的更改（知识库 {names}）。关闭窗口会放弃这些更改。",
+        "“设置”页上有未保存的更改（{count} 个知识库：{names}）。关闭窗口会放弃这些更改。",
         "The Settings tab holds changes that are not saved ({count:plural:library|libraries}"
         " {names}). Closing the window"
         " discards them.",
