@@ -140,7 +140,8 @@ def features(
     relevant because the question asked two things."""
     normalized = normalize(c.content)
     # the passage's document title and headings count, as in the lexical channels' matching
-    tokens = term_set(normalized) | _terms(" ".join([c.document_title, *c.heading_path]))
+    headed = _terms(" ".join([c.document_title, *c.heading_path]))
+    tokens = term_set(normalized) | headed
     chunk_stems = set(stems(sorted(tokens))) if query.latin_terms else set()
     # a query term the libraries hold nowhere, found here with a character between its two
     absent: frozenset[str] = getattr(term_weights, "absent", frozenset())
@@ -160,7 +161,7 @@ def features(
         if term_weights is not None:
             weighted = max(weighted, weighted_coverage(clause, tokens, term_weights, short))
     query_terms = set(query.cjk_terms) | set(query.latin_terms)
-    titled = _terms(" ".join([c.document_title, *c.heading_path, c.document_path]))
+    titled = headed | _terms(c.document_path)
     title = len(query_terms & titled) / len(query_terms) if query_terms else 0.0
     return {
         "fused": c.fused / best_fused if best_fused > 0 else 0.0,

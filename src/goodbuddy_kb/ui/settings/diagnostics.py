@@ -49,14 +49,19 @@ def _local_time(stamp: str) -> str:
     return moment.toLocalTime().toString("yyyy-MM-dd HH:mm:ss")
 
 
+def _mode(mode: object) -> str:
+    """A chat's retrieval mode as the scope button names it; "" for none or another."""
+    return tr(f"diagrec.mode.{mode}") if mode in ("always", "auto") else ""
+
+
 def _search(details: dict[str, object]) -> str:
     """Where a search came from, in which retrieval mode, over how many libraries."""
     origin, mode = details.get("origin"), details.get("mode")
     if origin not in get_args(c.SearchOrigin):
         return ""  # recorded before searches said where they came from
     text = tr(f"diagrec.origin.{origin}")
-    if mode in ("always", "auto"):
-        text += f" ({tr(f'diagrec.mode.{mode}')})"
+    if _mode(mode):
+        text += f" ({_mode(mode)})"
     return tr("diagrec.event.search", origin=text, libraries=details.get("libraries", 0))
 
 
@@ -84,10 +89,9 @@ def _summary(event: c.DiagnosticEvent) -> str:
             text += " · " + tr("diagrec.event.degraded", channels=channels)
         return text
     if event.kind == "chat":
-        mode = tr(f"diagrec.mode.{d.get('mode')}") if d.get("mode") in ("always", "auto") else ""
         text = tr(
             "diagrec.event.chat",
-            mode=mode or "—",
+            mode=_mode(d.get("mode")) or "—",
             libraries=d.get("libraries", 0),
             searches=d.get("searches", 0),
         )

@@ -12,10 +12,7 @@ from goodbuddy_kb.ui.settings.tab import SettingsTab
 
 def _names(tab: SettingsTab) -> list[str]:
     """The libraries whose settings are not saved, by name (the question named none)."""
-    ids = [*tab._unsaved, *tab.instructions.kept]
-    if tab.library_id is not None and tab.unsaved_here():
-        ids.append(tab.library_id)
-    return [f"“{tab.names.get(i, '?')}”" for i in dict.fromkeys(ids)]
+    return [f"“{tab.names.get(i, '?')}”" for i in tab.unsaved_libraries()]
 
 
 def held_back(tab: SettingsTab, event: QtGui.QCloseEvent, close: Callable[[], object]) -> bool:

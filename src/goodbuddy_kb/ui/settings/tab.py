@@ -386,11 +386,13 @@ class SettingsTab(QtWidgets.QWidget):
 
     def unsaved(self) -> bool:
         """Changes on the tab, or kept for a library left, that are not saved."""
-        return bool(self._unsaved) or bool(self.instructions.kept) or self.unsaved_here()
+        return bool(self.unsaved_libraries())
 
-    def unsaved_here(self) -> bool:
-        """Changes to the library shown that are not saved."""
-        return (bool(self._shown) and self._form() != self._shown) or self.instructions.unsaved()
+    def unsaved_libraries(self) -> list[str]:
+        """The libraries with changes not saved: those left with some, then the one shown."""
+        here = (bool(self._shown) and self._form() != self._shown) or self.instructions.unsaved()
+        shown = [self.library_id] if here and self.library_id is not None else []
+        return list(dict.fromkeys([*self._unsaved, *self.instructions.kept, *shown]))
 
     def discard_unsaved(self) -> None:
         self._unsaved.clear()
