@@ -226,6 +226,15 @@ def test_model_decides_without_a_chat_model_answers_with_the_evidence_in_chinese
         assert "未配置对话模型；以下是知识库中的相关内容" in text and "[1]" in text
         assert "没有进行检索" not in text and "No chat model" not in text
         assert view.citations.rowCount() >= 1
+        # Regenerate gives the same passages: the input says so (nothing on screen changed)
+        answer = [m for m in view.messages if m.role == "assistant"][-1]
+        with qtbot.waitSignal(view.reply_finished, timeout=20_000):
+            view.transcript.anchorClicked.emit(QtCore.QUrl(f"regenerate:{answer.id}"))
+        assert [m for m in view.messages if m.role == "assistant"][-1].id != answer.id
+        assert not view.composer.remark.isHidden()
+        assert "新回答与原来的相同：没有对话模型时" in view.composer.remark.text()
+        ask_chat(qtbot, view, "病假怎么请？")  # gone at the next question
+        assert view.composer.remark.isHidden()
         # a model set up elsewhere: the box asks for the message again
         chat_with(qtbot, win, "http://127.0.0.1:9/v1")
         qtbot.waitUntil(lambda: view.input.placeholderText() == "输入问题", timeout=5_000)

@@ -112,6 +112,11 @@ def test_export_copy_regenerate_and_the_sources_pane_following_the_answer(
         assert len(now) == 2 and now[0].id == first.id and now[1].id != last.id
         assert view.popover.mode == "always" and len(view.selected) == 1
         assert view.transcript.toPlainText().count("年假怎么结转") == 1
+        # the model wrote the same words: the input says it ran and came out the same
+        remark = view.composer.remark
+        assert not remark.isHidden() and remark.text() == (
+            "Searched and answered again: the new answer is the same as before."
+        )
 
 
 def test_reopen_at_the_latest_answer_follow_a_new_one_and_keep_mode_and_model_on_relaunch(

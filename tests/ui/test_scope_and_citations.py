@@ -90,12 +90,14 @@ def test_scope_caps_at_twenty_libraries_and_send_never_raises(qtbot: QtBot, data
         view.popover.selected = set(ids)
         view.input.setPlainText("question")
         qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
-        assert view.send_error.isVisible() and "At most 20 libraries" in view.send_error.text()
+        assert (
+            view.composer.error.isVisible() and "At most 20 libraries" in view.composer.error.text()
+        )
         assert view.input.toPlainText() == "question" and view.request_id is None
         view.popover.selected = set(ids[:3])
         view.input.setPlainText("x" * (MAX_MESSAGE_CHARACTERS + 1))
         qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
-        assert "too long" in view.send_error.text()
+        assert "too long" in view.composer.error.text()
         assert len(view.input.toPlainText()) == MAX_MESSAGE_CHARACTERS + 1
         assert view.conversation_id is None, "no empty conversation was created"
     finally:

@@ -44,6 +44,12 @@ class Composer(QtWidgets.QWidget):
         self.error.setWordWrap(True)
         self.error.setAccessibleName(tr("chat.input"))
         self.error.hide()
+        #: A plain remark on what the last request did (not a failure), e.g. that a regenerated
+        #: answer came out the same; gone at the next send.
+        self.remark = QtWidgets.QLabel()
+        self.remark.setObjectName("muted")
+        self.remark.setWordWrap(True)
+        self.remark.hide()
         inputs = QtWidgets.QHBoxLayout()
         inputs.addWidget(self.scope_button)
         inputs.addWidget(self.input, 1)
@@ -52,9 +58,12 @@ class Composer(QtWidgets.QWidget):
         layout = QtWidgets.QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.error)
+        layout.addWidget(self.remark)
         layout.addLayout(inputs)
         #: A reply is on its way (Stop, not Send).
         self._busy = False
+        #: A chat model is set up (else an answer is the passages found).
+        self.model = True
         # Send only with something to send (it stood enabled over an empty box and did nothing)
         self.input.textChanged.connect(self._follow_text)
         self._follow_text()
@@ -65,6 +74,7 @@ class Composer(QtWidgets.QWidget):
     def show_model(self, configured: bool) -> None:
         """With no chat model the box says beforehand what a question gives and where a model
         is set up; with one, it asks for the message."""
+        self.model = configured
         text = tr("chat.input" if configured else "chat.input.no_model")
         self.input.setPlaceholderText(text)
         self.input.setToolTip("" if configured else text)
@@ -76,8 +86,25 @@ class Composer(QtWidgets.QWidget):
         self.stop_button.setEnabled(on)
 
     def say(self, message: str) -> None:
+        self.remark.hide()
         self.error.setText("⚠ " + message)
         self.error.show()
+
+    def note(self, message: str) -> None:
+        """A remark, not a warning: what the last request did where the transcript cannot
+        show it."""
+        self.error.hide()
+        self.remark.setText(message)
+        self.remark.show()
+
+    def note_same_answer(self) -> None:
+        """A regenerated answer came out word for word the same (with no chat model, the same
+        passages): said, since nothing in the transcript changed."""
+        self.note(tr("chat.regenerate_same" if self.model else "chat.regenerate_same.quotes"))
+
+    def clear_messages(self) -> None:
+        self.error.hide()
+        self.remark.hide()
 
     def refuse(self, exc: ValidationError) -> None:
         """Why a message cannot be sent, in the user's words (the typed text stays)."""

@@ -65,6 +65,8 @@ class ChatView(QtWidgets.QWidget):
         self.messages: list[c.Message] = []
         #: The answer whose sources the pane shows (a marker was clicked); None: the latest.
         self.shown_answer: str | None = None
+        #: The words of the answer a regenerate is replacing, to say when the new one is the same.
+        self._replaced: str | None = None
         #: The answer whose sources were shown and the citation selected there, to show again
         #: once a view built anew (a language or theme switch) has loaded the conversation.
         self._resume: tuple[str | None, int | None] | None = None
@@ -106,7 +108,6 @@ class ChatView(QtWidgets.QWidget):
         self.scope_button = self.composer.scope_button
         self.send_button = self.composer.send_button
         self.stop_button = self.composer.stop_button
-        self.send_error = self.composer.error
         self.popover = ScopePopover(link, self)
         self.citations.library_name = lambda library_id: next(
             (x.name for x in self.popover.libraries if x.id == library_id), None
@@ -377,7 +378,7 @@ class ChatView(QtWidgets.QWidget):
         except ValidationError as exc:
             self.composer.refuse(exc)  # the typed text stays in the input
             return
-        self.send_error.hide()
+        self.composer.clear_messages()
         if self.conversation_id is None:
             self.new_conversation_then_send(text)
             return
@@ -402,19 +403,18 @@ class ChatView(QtWidgets.QWidget):
         self.link.call(CHAT_SEND, request, self._sent)
 
     def regenerate(self) -> None:
-        """Ask the last question again with the conversation's kept scope and mode (a new
-        search); the new answer streams in and takes the old one's place."""
-        if self.conversation_id is None or self.request_id is not None:
-            return
+        """Ask the last question again (its kept scope and mode, a new search); the new answer
+        streams in where the old one was, and the input says if it came out the same."""
         answers = [m for m in self.messages if m.role == "assistant"]
-        if not answers:
+        if self.conversation_id is None or self.request_id is not None or not answers:
             return
         request_id = uuid.uuid4().hex
         request = cv.RegenerateRequest(conversation_id=self.conversation_id, request_id=request_id)
         self.request_id = request_id
+        self.composer.clear_messages()
+        self._replaced = answers[-1].content
         self.streaming_text = ""
-        # The old answer leaves the transcript now; the new one streams where it was.
-        self.messages = [m for m in self.messages if m.id != answers[-1].id]
+        self.messages = [m for m in self.messages if m.id != answers[-1].id]  # (leaves it now)
         self.shown_answer = None
         self._render(latest=True)
         self.composer.busy(True)
@@ -455,10 +455,13 @@ class ChatView(QtWidgets.QWidget):
     def _sent(self, result: c.SendResponse | None, error: KbError | None) -> None:
         self.request_id = None
         self.composer.busy(False)
+        replaced, self._replaced = self._replaced, None
         if result is not None:
             kept = [m for m in self.messages if m.created_at and m.id != result.user_message.id]
             self.messages = [*kept, result.user_message, result.assistant_message]
             self.shown_answer = None  # the new answer's sources
+            if replaced is not None and result.assistant_message.content == replaced:
+                self.composer.note_same_answer()  # (else nothing on screen shows it ran)
         elif error is not None:  # said by the input; the transcript shows what was kept
             self.composer.say(tr("error.generic", message=say_error(error)))
             if self.conversation_id is not None:

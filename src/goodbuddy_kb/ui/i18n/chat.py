@@ -115,6 +115,16 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
     "chat.answer.copy": ("复制（含来源）", "Copy with sources"),
     "chat.answer.copy_plain": ("复制", "Copy"),
     "chat.answer.regenerate": ("重新生成", "Regenerate"),
+    "chat.regenerate_same": (
+        "已重新检索并生成，新回答与原来的相同。",
+        "Searched and answered again: the new answer is the same as before.",
+    ),
+    "chat.regenerate_same.quotes": (
+        "已重新检索，新回答与原来的相同：没有对话模型时，回答就是找到的原文，"
+        "知识库没有变化，找到的原文也就相同。",
+        "Searched again, and the new answer is the same as before: with no chat model the answer"
+        " is the passages found, and the libraries have not changed, so neither have they.",
+    ),
     "chat.copied": ("已复制回答及其来源", "Answer and its sources copied"),
     "chat.copied_plain": ("已复制回答", "Answer copied"),
     "chat.search": ("搜索对话（标题和内容）", "Search conversations"),
