@@ -350,7 +350,7 @@ class MainWindow(QtWidgets.QMainWindow):
     # -- backend state -----------------------------------------------------------------------
     def _on_connected(self, pid: int) -> None:
         self.banner.hide()
-        self.statusBar().showMessage(tr("backend.connected", pid=pid))
+        self.statusBar().showMessage(tr("backend.connected", pid=pid), 6_000)  # (then gone)
         if self.keeper.restored:  # a restarted backend: stay where the person is
             self.refresh()
             self.chat_view.refresh()
