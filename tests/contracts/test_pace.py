@@ -45,6 +45,8 @@ def task(**changes: object) -> TaskInfo:
 def test_durations_and_rates() -> None:
     assert [duration_text(s, say) for s in (45, 200, 3900)] == ["45s", "3m20", "1h05"]
     assert (rate_text(0.134), rate_text(2.44)) == ("0.13", "2.4")
+    # a fast sync of small files: whole documents a second, not "1103.0"
+    assert (rate_text(99.4), rate_text(1103.0), rate_text(175.64)) == ("99.4", "1103", "176")
 
 
 def test_pace_uses_the_callers_words_and_separator() -> None:

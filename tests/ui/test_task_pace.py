@@ -52,7 +52,7 @@ def test_running_task_shows_rate_and_time_left(english: None) -> None:
     assert progress_cell(info(rate=0.0, eta_seconds=None)).endswith("no progress right now")
     assert "0.13 chunks/s" in progress_cell(info(rate=0.134))
     fast = info(kind="rebuild", done=16, total=61, rate=175.6, eta_seconds=0.26)
-    assert progress_cell(fast) == "16/61 (26%) · 175.6 documents/s · about 1 s left", "never 0 s"
+    assert progress_cell(fast) == "16/61 (26%) · 176 documents/s · about 1 s left", "never 0 s"
     finished = info(state="completed", done=256, rate=3.14159, eta_seconds=None)
     assert progress_cell(finished) == "256/256 (100%) · 3.1 chunks/s"
     # a finished task of one document names it (every "Vectorise 1/1" row read the same)

@@ -24,7 +24,10 @@ class Say(Protocol):
 
 
 def rate_text(rate: float) -> str:
-    """Two significant digits below 1 (0.13), one decimal above (2.4)."""
+    """Two significant digits below 1 (0.13), one decimal up to 100 (2.4, 17.5), whole numbers
+    above (1103, not "1103.0")."""
+    if rate >= 99.5:
+        return f"{rate:.0f}"
     return f"{rate:.2f}" if rate < 1 else f"{rate:.1f}"
 
 

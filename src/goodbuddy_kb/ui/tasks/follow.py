@@ -14,7 +14,7 @@ from goodbuddy_kb.ui.tasks.progress import bar_text, summary
 
 
 def ended_text(info: t.TaskInfo) -> str:
-    """``Rebuild · ✓ Completed · 5/5 (100%) · 175.6 documents/s · 5 written``."""
+    """``Rebuild · ✓ Completed · 5/5 (100%) · 17.5 documents/s · 5 written``."""
     written = summary(info)
     return " · ".join(x for x in (bar_text(info), written) if x)
 
