@@ -145,7 +145,7 @@ def test_an_html_only_message_reads_through_the_html_parser() -> None:
     )
     document = parse(make_eml("Meeting", None, html=html), "meeting.eml")
     body = [(s.text, s.heading_path) for s in document.sections][1:]
-    assert body == [("Agenda", ("Agenda",)), ("Budget review, codeword pineapple .", ("Agenda",))]
+    assert body == [("Agenda", ("Agenda",)), ("Budget review, codeword pineapple.", ("Agenda",))]
 
 
 def test_attachments_of_read_types_come_back_beside_the_message_not_inside_it() -> None:

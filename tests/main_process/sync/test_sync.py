@@ -76,6 +76,30 @@ def test_two_thousand_files_resync_exactly_what_changed(
     )
 
 
+def test_a_web_page_keeps_its_words_together_and_its_text_outside_paragraphs(
+    pool: ConnectionPool, folder: Path, folder_source: SourceRow
+) -> None:
+    """Bold labels and links read as written ("绝密 ：" was stored and shown), and text held in
+    divisions beside a paragraph is kept and found (it was dropped)."""
+    (folder / "security.html").write_text(
+        "<html><body><h1>数据分级</h1><ul><li><strong>绝密</strong>：只有总经理可见。</li>"
+        "<li><b>Confidential</b>: managers, <em>not</em> staff.</li></ul>"
+        "<p>请联系<a href='x'>IT 服务台</a>（分机 <code>8001</code>）。</p>"
+        "<div class='note'>笔记本电脑丢失后须在两小时内报告信息安全部。<br>"
+        "<span>Lost laptops are reported within two hours.</span></div></body></html>",
+        encoding="utf-8",
+    )
+    report = sync_source(pool.get(), folder_source, CancelToken())
+    assert report.failed == 0
+    text = "|".join(str(row[0]) for row in rows(pool, "SELECT content FROM chunks"))
+    assert "绝密：只有总经理可见。" in text and "Confidential: managers, not staff." in text
+    assert "请联系IT 服务台（分机 8001）。" in text
+    assert "笔记本电脑丢失后须在两小时内报告信息安全部。" in text
+    assert "Lost laptops are reported within two hours." in text
+    hits = search(pool.get(), "fts", [folder_source.library_id], build_query("laptops hours"), 5)
+    assert hits, "the division's text is found"
+
+
 @pytest.mark.parametrize(
     ("name", "content", "reason"),
     [

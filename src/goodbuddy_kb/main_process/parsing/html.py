@@ -30,19 +30,6 @@ _BLOCK_TAGS: dict[str, BlockType] = {
 }
 
 
-def _inside_block(node: Node) -> bool:
-    parent = node.parent
-    depth = 0
-    while parent is not None:
-        if parent.tag in _BLOCK_TAGS:
-            return True
-        parent = parent.parent
-        depth += 1
-        if depth > limits.MAX_HTML_DEPTH:
-            raise ParseError(f"the page is nested more than {limits.MAX_HTML_DEPTH} levels deep")
-    return False
-
-
 _TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*?(/?)>")
 #: Elements that never hold others, or that the parser closes by itself when a sibling starts.
 _FLAT = frozenset(
@@ -99,15 +86,126 @@ def _check_size(root: Node) -> None:
             raise ParseError(f"the page has more than {limits.MAX_HTML_NODES:,} elements")
 
 
+#: Elements that part the text before and after them (a line break, a block); any other element
+#: (bold, a link, code) runs into the words beside it, as a reader sees it.
+_PARTS = frozenset(_BLOCK_TAGS) | frozenset(
+    [
+        "br",
+        "hr",
+        "div",
+        "ul",
+        "ol",
+        "dl",
+        "tr",
+        "td",
+        "th",
+        "caption",
+        "section",
+        "article",
+        "figure",
+        "figcaption",
+        "address",
+        "details",
+        "summary",
+        "img",
+    ]
+)
+
+
+def _reading_text(node: Node) -> str:
+    """``node``'s text on one line, as it reads: "<b>绝密</b>：…" is "绝密：…" and
+    "<a>IT 服务台</a>（…" is "IT 服务台（…" (every text node was joined with a space, and
+    "绝密 ：" was what the chunk and the answer showed), while "a<br>b" stays two words."""
+    parts: list[str] = []
+    # in document order, without recursion (a page may nest thousands of elements)
+    stack = [(iter(node.iter(include_text=True)), False)]
+    while stack:
+        child = next(stack[-1][0], None)
+        if child is None:
+            if stack.pop()[1]:
+                parts.append(" ")
+            continue
+        if child.tag == "-text":
+            parts.append(child.text_content or "")
+        elif child.tag and not child.tag.startswith("_"):  # (not a comment)
+            parted = child.tag in _PARTS
+            if parted:
+                parts.append(" ")
+            stack.append((iter(child.iter(include_text=True)), parted))
+    return " ".join("".join(parts).split())
+
+
 def _table_text(node: Node) -> tuple[str, int]:
     rows = []
     for tr in node.css("tr"):
         found = tr.css("th, td")
         limits.check_table(len(found), 1)
-        cells = [" ".join(c.text(separator=" ").split()) for c in found]
+        cells = [_reading_text(c) for c in found]
         if any(cells):
             rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows), 1 if rows else 0
+
+
+def _sections(root: Node) -> list[Section]:
+    """The page's sections in document order."""
+    sections: list[Section] = []
+    path: list[tuple[int, str]] = []
+    loose: list[str] = []  # text outside any block element ("<div>text</div>"), as it comes
+
+    def add(text: str, block: BlockType, header_lines: int = 0, level: int = 0) -> None:
+        limits.produce(sections=1, characters=len(text))
+        if block == "heading":
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, text))
+        sections.append(Section(text, block, tuple(h for _, h in path), header_lines=header_lines))
+
+    def flush() -> None:
+        text = " ".join("".join(loose).split())
+        loose.clear()
+        if text:
+            add(text, "paragraph")
+
+    # One walk in document order, without recursion: a block element (a heading, a paragraph,
+    # a list item, a table) is one section; text outside them is a paragraph up to the next
+    # block, line break or division (a page of "<div>" text lost it all beside one "<p>").
+    stack = [(iter(root.iter(include_text=True)), False)]
+    count = 0
+    while stack:
+        node = next(stack[-1][0], None)
+        if node is None:
+            if stack.pop()[1]:
+                flush()
+            continue
+        count += 1
+        if count % 512 == 0:
+            limits.check()
+        tag = node.tag or ""
+        if tag == "-text":
+            loose.append(node.text_content or "")
+        elif tag in _BLOCK_TAGS:
+            flush()
+            block = _BLOCK_TAGS[tag]
+            header_lines = 0
+            if block == "table":
+                text, header_lines = _table_text(node)
+            elif block == "code":
+                text = node.text(deep=True).strip("\n")
+            else:
+                text = _reading_text(node)
+            if text.strip():
+                add(text, block, header_lines, int(tag[1]) if block == "heading" else 0)
+        elif tag and not tag.startswith("_"):  # (not a comment)
+            parted = tag in _PARTS
+            if parted:
+                flush()
+            if len(stack) >= limits.MAX_HTML_DEPTH:
+                raise ParseError(
+                    f"the page is nested more than {limits.MAX_HTML_DEPTH} levels deep"
+                )
+            stack.append((iter(node.iter(include_text=True)), parted))
+    flush()
+    return sections
 
 
 def parse_html(data: bytes, title: str) -> ParsedDocument:
@@ -123,33 +221,9 @@ def parse_html(data: bytes, title: str) -> ParsedDocument:
     for node in tree.css(_DROP):
         node.decompose()
     root = tree.css_first("main") or tree.css_first("article") or tree.body or tree.root
-    sections: list[Section] = []
     if root is None:
-        return ParsedDocument(page_title or title, "text/html", sections)
-    path: list[tuple[int, str]] = []
-    for number, node in enumerate(root.css(", ".join(_BLOCK_TAGS))):
-        if number % 512 == 0:
-            limits.check()
-        tag = node.tag or ""
-        if _inside_block(node) or tag not in _BLOCK_TAGS:
-            continue
-        block = _BLOCK_TAGS[tag]
-        header_lines = 0
-        if block == "table":
-            text, header_lines = _table_text(node)
-        elif block == "code":
-            text = node.text(deep=True).strip("\n")
-        else:
-            text = " ".join(node.text(separator=" ").split())
-        if not text.strip():
-            continue
-        limits.produce(sections=1, characters=len(text))
-        if block == "heading":
-            level = int(tag[1])
-            while path and path[-1][0] >= level:
-                path.pop()
-            path.append((level, text))
-        sections.append(Section(text, block, tuple(h for _, h in path), header_lines=header_lines))
+        return ParsedDocument(page_title or title, "text/html", [])
+    sections = _sections(root)
     if not sections:
         body_text = root.text(separator="\n")
         sections = [Section(p, "paragraph") for p, _a, _b in paragraphs(body_text)]
