@@ -402,3 +402,5 @@ def test_an_answer_of_evidence_quotes_the_passage_with_its_lines(
     content = answer["assistantMessage"]["content"]
     assert "\n- 1 to 9 years: 5 days a year\n- 10 to 19 years" in content, content
     assert "gets 5 + 5 = 10 days of annual leave." in content, content
+    # the title stands above a passage of several lines, with no dash left hanging after it
+    assert "[1] Leave Policy\n" in content and " —\n" not in content, content

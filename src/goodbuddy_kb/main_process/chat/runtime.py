@@ -66,9 +66,10 @@ def evidence_text(note: str, evidence: TurnEvidence) -> str:
     lines = [note]
     for citation in evidence.citations:
         passage = quoted(evidence.passages.get(citation.number or 0, citation.snippet))
-        # A passage of several lines (a list, a table) starts on a line of its own.
-        apart = "\n" if "\n" in passage else " "
-        lines.append(f"[{citation.number}] {citation.document_title} —{apart}{passage}")
+        # A passage of several lines (a list, a table) starts on a line of its own, under its
+        # document's title (not after a dash left hanging at the end of the title's line).
+        apart = "\n" if "\n" in passage else " — "
+        lines.append(f"[{citation.number}] {citation.document_title}{apart}{passage}")
     return "\n\n".join(lines)
 
 
