@@ -187,6 +187,10 @@ def test_the_workbench_stays_open_beside_the_window(qtbot: QtBot, window: MainWi
     gets its own, and a deleted library's closes."""
     bench = open_bench(qtbot, window)
     assert not bench.isModal() and QtWidgets.QApplication.activeModalWidget() is None
+    # a window of its own: not held above the main window by the window manager (a dialog's
+    # type made it so, over the window's menus, and minimised the two together)
+    assert bench.windowType() == QtCore.Qt.WindowType.Window
+    assert bench.windowFlags() & QtCore.Qt.WindowType.WindowMinimizeButtonHint
     chunks_tab = window.tabs.currentIndex()
     other_tab = (chunks_tab + 1) % window.tabs.count()
     bar = window.tabs.tabBar()

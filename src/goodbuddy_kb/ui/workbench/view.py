@@ -73,6 +73,11 @@ class WorkbenchDialog(ResultActions, QtWidgets.QDialog):
         #: What this library's last workbench left (its top K and rerank win over the settings).
         self.remembered = self.memory.get(library_id)
         self.setWindowTitle(tr("workbench.title", name=library_name))
+        # A window of its own beside the main one, not a dialog held above it: the main window
+        # can come in front (its menus were out of reach under it), and minimising this one
+        # leaves the main window be (the window manager minimised both).
+        W = QtCore.Qt.WindowType
+        self.setWindowFlags(W.Window | W.WindowMinMaxButtonsHint | W.WindowCloseButtonHint)
         # Room for every result column beside the diagnostics (within the screen).
         room = self.screen().availableGeometry()
         self.resize(min(1280, room.width()), min(800, room.height()))
