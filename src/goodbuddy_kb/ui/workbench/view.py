@@ -76,8 +76,8 @@ class WorkbenchDialog(ResultActions, QtWidgets.QDialog):
         # A window of its own beside the main one, not a dialog held above it: the main window
         # can come in front (its menus were out of reach under it), and minimising this one
         # leaves the main window be (the window manager minimised both).
-        W = QtCore.Qt.WindowType
-        self.setWindowFlags(W.Window | W.WindowMinMaxButtonsHint | W.WindowCloseButtonHint)
+        kind = QtCore.Qt.WindowType
+        self.setWindowFlags(kind.Window | kind.WindowMinMaxButtonsHint | kind.WindowCloseButtonHint)
         # Room for every result column beside the diagnostics (within the screen).
         room = self.screen().availableGeometry()
         self.resize(min(1280, room.width()), min(800, room.height()))
