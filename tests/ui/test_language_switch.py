@@ -140,12 +140,23 @@ def test_an_answer_without_a_chat_model_reads_in_one_language(
         qtbot.waitUntil(lambda: view.request_id is None and len(view.messages) >= 2, timeout=20_000)
         text = view.transcript.toPlainText()
         assert "未配置对话模型" in text and "No chat model" not in text
+        view.input.setPlainText("出差住宿一线城市每晚多少钱？")
+        view.send()
+        qtbot.waitUntil(lambda: view.request_id is None and len(view.messages) >= 4, timeout=20_000)
+        # The reader scrolls back up to the first answer, then switches the language.
+        bar = view.transcript.verticalScrollBar()
+        assert bar.maximum() > 0 and bar.value() == bar.maximum()
+        bar.triggerAction(QtWidgets.QAbstractSlider.SliderAction.SliderToMinimum)
         win.language_actions["en"].trigger()
         qtbot.waitUntil(lambda: language() == "en", timeout=2_000)
         new = win.chat_view
         qtbot.waitUntil(lambda: "No chat model is configured" in new.transcript.toPlainText())
         assert "未配置对话模型" not in new.transcript.toPlainText()
         assert "年假怎么结转" in new.transcript.toPlainText(), "the same conversation"
+        # where the reader was, not the end of the conversation
+        moved = new.transcript.verticalScrollBar()
+        qtbot.wait(200)
+        assert moved.maximum() > 0 and moved.value() == 0
     finally:
         win.link.shutdown()
         set_language("en")

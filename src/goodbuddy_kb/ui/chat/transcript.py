@@ -174,6 +174,17 @@ class TranscriptView(QtWidgets.QTextBrowser):
         self.setHtml(text)
         bar.setValue(bar.maximum() if self._keep is None else self._keep)
 
+    def held(self) -> int | None:
+        """Where the reader scrolled to, or None while following the end."""
+        return None if self._follow else self.verticalScrollBar().value()
+
+    def hold(self, value: int) -> None:
+        """Stay at ``value`` (where the reader was in the view this one replaces), however the
+        text is laid out from now on; it opened at the end, the answer read gone from sight."""
+        self._follow = False
+        self._keep = value
+        self.verticalScrollBar().setValue(value)
+
     def _scrolled(self, _action: int) -> None:
         """The reader scrolled (the bar's position is where the scroll goes)."""
         bar = self.verticalScrollBar()

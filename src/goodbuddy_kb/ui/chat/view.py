@@ -67,9 +67,9 @@ class ChatView(QtWidgets.QWidget):
         self.shown_answer: str | None = None
         #: The words of the answer a regenerate is replacing, to say when the new one is the same.
         self._replaced: str | None = None
-        #: The answer whose sources were shown and the citation selected there, to show again
-        #: once a view built anew (a language or theme switch) has loaded the conversation.
-        self._resume: tuple[str | None, int | None] | None = None
+        #: The answer whose sources were shown, its citation selected and where the reader was
+        #: (None: the end), shown again by a view built anew (a language or theme switch).
+        self._resume: tuple[str | None, int | None, int | None] | None = None
         #: Each conversation's scope as last kept (an edit here wins over an older listing).
         self.scopes: dict[str, c.ChatScope] = {}
         self.conversation_list = ConversationList()
@@ -174,7 +174,7 @@ class ChatView(QtWidgets.QWidget):
         """Continue where ``old`` was: its conversation, library scope, mode, typed text, and
         the answer whose sources it showed with the citation chosen there."""
         self.conversation_id = old.conversation_id
-        self._resume = (old.shown_answer, old.sources.current_number())
+        self._resume = (old.shown_answer, old.sources.current_number(), old.transcript.held())
         self._reopen = old.conversation_id is not None
         self._blank = old._blank
         self.scopes = dict(old.scopes)
@@ -351,11 +351,13 @@ class ChatView(QtWidgets.QWidget):
                 self._render(latest=True)
                 resume, self._resume = self._resume, None
                 if resume is not None:
-                    answer, number = resume
+                    answer, number, place = resume
                     if answer is not None and any(m.id == answer for m in self.messages):
                         self.show_answer(answer)
                     if number is not None:
                         self.sources.select(number)
+                    if place is not None:
+                        self.transcript.hold(place)  # where the reader was, not the end
 
         request = c.MessagesListRequest(conversation_id=conversation_id)
         self.link.call(MESSAGES_LIST, request, done)
