@@ -304,6 +304,34 @@ def test_a_citation_edited_since_the_answer_says_so(
 
 
 @pytest.mark.usefixtures("library")
+def test_the_citation_shown_follows_its_file_going_and_coming_back(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """With a citation shown, its file deleted and then put back: the pane says so each time
+    without the citation being chosen again (it kept "no longer valid" beside the file put
+    back; a helper's try)."""
+    script = ChatScript(turns=[[{"text": "One night costs at most 600 yuan [1]."}]])
+    with chat_server(script) as base:
+        view = searching_first(qtbot, window, base)
+        ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
+    cited = view.citations.row_at(0)
+    assert view.sources.select(1)
+    qtbot.waitUntil(lambda: "六百元" in view.reference.toPlainText(), timeout=5_000)
+    stale = "no longer valid"
+    assert stale not in view.reference.toPlainText()
+    path = tmp_path / "docs" / cited.document_path
+    kept = path.read_bytes()
+    path.unlink()
+    window.documents_tab.source_actions.sync_now()
+    qtbot.waitUntil(lambda: stale in view.reference.toPlainText(), timeout=20_000)
+    path.write_bytes(kept)
+    window.documents_tab.source_actions.sync_now()
+    qtbot.waitUntil(lambda: stale not in view.reference.toPlainText(), timeout=20_000)
+    assert "六百元" in view.reference.toPlainText()
+    assert view.citation_view.currentIndex().row() == 0, "the same citation, still chosen"
+
+
+@pytest.mark.usefixtures("library")
 def test_a_citation_whose_library_was_deleted_says_so(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
 ) -> None:

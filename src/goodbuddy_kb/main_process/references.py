@@ -26,14 +26,29 @@ from goodbuddy_kb.contracts.retrieval import (
 STALE = "This citation is no longer valid: the passage was deleted or disabled, or its document changed."
 
 
+_CHUNK = (
+    "SELECT c.*, d.title, d.relative_path, s.kind AS source_kind, s.location, l.name AS library_name"
+    " FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
+    " JOIN libraries l ON l.id = c.library_id"
+)
+
+
 def _chunk(conn: sqlite3.Connection, ref: ReferenceRequest) -> sqlite3.Row | None:
+    """The cited chunk, checked to belong to the cited document and library; when it is gone
+    (its file deleted and put back, its source removed and added again, its library rebuilt),
+    the same text where the library holds it now, enabled, in the cited document first: a
+    citation of a restored file stayed "no longer valid" beside the very passage it quoted."""
     row: sqlite3.Row | None = conn.execute(
-        "SELECT c.*, d.title, d.relative_path, s.kind AS source_kind, s.location, l.name AS library_name"
-        " FROM chunks c JOIN documents d ON d.id = c.document_id JOIN sources s ON s.id = d.source_id"
-        " JOIN libraries l ON l.id = c.library_id"
-        " WHERE c.id = ? AND c.document_id = ? AND c.library_id = ? AND d.library_id = ?",
+        _CHUNK + " WHERE c.id = ? AND c.document_id = ? AND c.library_id = ? AND d.library_id = ?",
         (ref.chunk_id, ref.document_id, ref.library_id, ref.library_id),
     ).fetchone()
+    if row is None and ref.checksum:
+        row = conn.execute(
+            _CHUNK + " WHERE c.library_id = ? AND d.library_id = ? AND c.checksum = ?"
+            " AND c.enabled = 1 AND c.role != 'parent'"
+            " ORDER BY c.document_id = ? DESC, c.document_id, c.ordinal LIMIT 1",
+            (ref.library_id, ref.library_id, ref.checksum, ref.document_id),
+        ).fetchone()
     return row
 
 

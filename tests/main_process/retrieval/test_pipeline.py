@@ -20,6 +20,9 @@ from goodbuddy_kb.contracts.methods import (
     RETRIEVE,
     SETTINGS_GET,
     SETTINGS_UPDATE,
+    SOURCE_ADD,
+    SOURCE_LIST,
+    SOURCE_REMOVE,
     SOURCE_SYNC,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
@@ -264,6 +267,35 @@ def test_reference_context_and_stale_citations(
     services.db.get().execute("UPDATE chunks SET enabled = 0 WHERE id = ?", (ref(res)["chunkId"],))
     stale = call(dispatcher, REFERENCE_CONTEXT.name, ref(res))
     assert not stale["valid"] and "no longer valid" in stale["message"]
+
+
+def test_a_citation_of_a_source_removed_and_added_again_is_valid_again(
+    dispatcher: Dispatcher, services: Services, kb: str, tmp_path: Path
+) -> None:
+    """Added again, the folder's documents and passages have new ids; the citation (ids and the
+    checksum of the text it quoted) finds the same text again and opens the file. It said "no
+    longer valid" beside the very passage it quoted."""
+    opened: list[str] = []
+    services.opener = opened.append
+    res = ask(dispatcher, kb, "婚假三天")
+    cited = {**ref(res), "checksum": res["results"][0]["checksum"]}
+    folder = tmp_path / "kb"
+    (source,) = call(dispatcher, SOURCE_LIST.name, {"libraryId": kb})["sources"]
+    call(dispatcher, SOURCE_REMOVE.name, {"libraryId": kb, "sourceId": source["id"]})
+    services.tasks.wait_idle()
+    gone = call(dispatcher, REFERENCE_CONTEXT.name, cited)
+    assert not gone["valid"] and "no longer valid" in gone["message"]
+    add = {"libraryId": kb, "kind": "folder", "location": str(folder), "watch": False}
+    call(dispatcher, SOURCE_ADD.name, add)
+    services.tasks.wait_idle()
+    again = call(dispatcher, REFERENCE_CONTEXT.name, cited)
+    assert again["valid"] and again["documentPath"] == "policy_zh.md" and not again["changed"]
+    hit = next(c for c in again["chunks"] if c["isHit"])
+    assert hit["chunkId"] != cited["chunkId"] and "婚假" in hit["content"]
+    assert call(dispatcher, REFERENCE_OPEN.name, cited)["opened"]
+    assert opened == [str(folder / "policy_zh.md")]
+    # the ids alone (no checksum kept) name nothing any more
+    assert not call(dispatcher, REFERENCE_CONTEXT.name, ref(res))["valid"]
 
 
 def test_reference_open_checks_ownership_and_the_file(

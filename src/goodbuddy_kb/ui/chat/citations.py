@@ -335,6 +335,13 @@ class CitationsPane(QtWidgets.QWidget):
 
         self.link.call(REFERENCE_CONTEXT, ref, done)
 
+    def recheck(self, library_ids: list[str]) -> None:
+        """Documents of these libraries changed: the citation shown is read again (one said
+        "no longer valid" after its file was put back, until chosen anew)."""
+        cited = self._current()
+        if cited is not None and (not library_ids or cited.library_id in library_ids):
+            self.show_context()
+
     def open_source(self) -> None:
         ref, x = self._reference(), self._current()
         if ref is None or x is None:

@@ -87,8 +87,7 @@ class ChatView(QtWidgets.QWidget):
         self.new_button = self.conversation_list.new_button
         self.transcript = TranscriptView()
         self.transcript.setAccessibleName(tr("top.chat"))
-        # Citation markers [n] are links into "Sources consulted", and an answer's actions are
-        # links under it (never navigated away).
+        # Markers [n] link into "Sources consulted"; an answer's actions are links under it.
         self.transcript.anchorClicked.connect(self._open_link)
         self._link_colour = self.palette().color(QtGui.QPalette.ColorRole.Link).name()
         self.sources = CitationsPane(link)
@@ -146,10 +145,11 @@ class ChatView(QtWidgets.QWidget):
             self.check_model()
         if str(params.get("method", "")).startswith("chat:conversation:") and self.isVisible():
             self.relist()  # made, renamed or deleted elsewhere too (`goodbuddy-kb chat …`)
+        if params.get("documents"):
+            self.sources.recheck(params.get("libraryIds") or [])
 
     def showEvent(self, event: QtGui.QShowEvent) -> None:
-        """The list is read again when the chat is shown: a conversation asked from the command
-        line meanwhile appears (it did only after a message was sent here; a helper's try)."""
+        """Listed again when shown: a conversation asked from the command line meanwhile too."""
         super().showEvent(event)
         if self.link.alive:
             self.relist()
