@@ -430,3 +430,24 @@ def test_a_person_named_in_both_scripts_is_one_person(
     assert names.get("张伟") == "person" and names.get("章伟") == "person", names
     assert names.get("Zhang Wei") == "person", "a name that fits two people links to neither"
     assert alias_names(conn, "张伟") == set() == alias_names(conn, "章伟")
+
+
+COMPANY_NAMES = """# Onboarding
+
+Welcome to Xinghe Technology! This guide covers your first week.
+Laptops are ordered through Northwind Logistics, and badges come from Harbor Security.
+Expense claims go to Delta Procurement; questions about it are answered by Ann Lee.
+"""
+
+
+def test_a_company_named_with_a_common_noun_is_not_a_person(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """Two capitalised words after "to", "by" or "from" read as a person's name; one of them a
+    noun English makes from another word (Technology, Logistics, Security, Procurement) names
+    a company or a unit ("Xinghe Technology" was listed as a person; a helper's try)."""
+    library_id = _library(dispatcher, services, tmp_path / "docs", {"guide.md": COMPANY_NAMES})
+    names = _names(pool.get(), library_id)
+    companies = ("Xinghe Technology", "Northwind Logistics", "Harbor Security", "Delta Procurement")
+    assert not [n for n in companies if names.get(n) == "person"], names
+    assert names.get("Ann Lee") == "person", names

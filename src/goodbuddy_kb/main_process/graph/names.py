@@ -204,11 +204,26 @@ _NOT_A_PERSON_WORD = frozenset(
 )
 
 
+#: The endings English gives a noun made from another word (technology, solutions, logistics,
+#: leadership, security, department): a capitalised pair with one is a company's or a unit's
+#: name, not a person's ("Welcome to Xinghe Technology" made a person of a company).
+_NOUN_ENDING = re.compile(r"(?:tion|sion|ology|ness|ity|ics|ship|ism|ware|ment)s?$")
+
+
+def _a_made_noun(word: str) -> bool:
+    """``word`` ends as a derived common noun does; "-ment" only in a long word (Clement is a
+    name, Department is not)."""
+    m = _NOUN_ENDING.search(word.lower())
+    return m is not None and (not m.group(0).startswith("ment") or len(word) >= 8)
+
+
 def _people_en(text: str) -> Iterable[Mention]:
     if not text.isascii() and not re.search("[A-Z][a-z]+ [A-Z][a-z]", text):
         return
     for m in _PERSON_EN.finditer(text):
         if m.group(1) in _NOT_A_PERSON_WORD or m.group(2) in _NOT_A_PERSON_WORD:
+            continue
+        if _a_made_noun(m.group(1)) or _a_made_noun(m.group(2)):
             continue
         before, after = text[max(0, m.start() - 12) : m.start()], text[m.end() : m.end() + 12]
         if re.search(r"\b(?:the|of)\s*$", before, re.IGNORECASE) or _CAPITAL_BEFORE.search(before):
