@@ -160,3 +160,6 @@ def test_an_answer_quoting_a_sheet_shows_its_rows_as_a_table(qtbot: QtBot) -> No
         [["城市", "住宿标准", "伙食补贴"], ["Shenzhen", "650", "120"]]
     ]
     assert "href" in view.toHtml() and "| ---" not in view.toPlainText()
+    # the answer starts on the line under "Assistant", with no empty line between
+    lines = view.toPlainText().split("\n")
+    assert lines[0].startswith("Assistant") and lines[1].strip(), lines[:3]

@@ -132,7 +132,10 @@ def message_html(msg: c.Message, last: bool = False) -> str:
     actions = ""
     if msg.role == "assistant" and msg.created_at:  # (stored: it can be copied, regenerated)
         actions = f"<br><small>{actions_html(msg, last)}</small>"
-    return f"<{tag}><b>{who}</b>{badge}<br>{body}{suffix}{actions}</{tag}>"
+    # (a body with a table opens with a paragraph of its own: a line break before it left an
+    # empty line between "Assistant" and the answer)
+    lead = "" if table else "<br>"
+    return f"<{tag}><b>{who}</b>{badge}{lead}{body}{suffix}{actions}</{tag}>"
 
 
 def transcript_html(messages: list[c.Message], streaming: str | None) -> str:
