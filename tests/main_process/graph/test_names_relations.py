@@ -451,3 +451,23 @@ def test_a_company_named_with_a_common_noun_is_not_a_person(
     companies = ("Xinghe Technology", "Northwind Logistics", "Harbor Security", "Delta Procurement")
     assert not [n for n in companies if names.get(n) == "person"], names
     assert names.get("Ann Lee") == "person", names
+
+
+JOINED_TITLE = """# 差旅与费用报销制度
+
+本制度适用于全体员工，由财务部负责解释。
+"""
+
+
+def test_a_title_joining_two_things_names_one_rule(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "差旅与费用报销制度" is one rule: it was listed as 费用报销制度 (what follows 与), with
+    the document's own relations on that piece (a helper's try). The whole title is the name,
+    the two rules it reads as its other names, the rule word shared."""
+    library_id = _library(dispatcher, services, tmp_path / "docs", {"rules.md": JOINED_TITLE})
+    names = _names(pool.get(), library_id)
+    assert names.get("差旅与费用报销制度") == "policy", names
+    assert "费用报销制度" not in names, names
+    assert {"费用报销制度", "差旅制度"} <= alias_names(pool.get(), "差旅与费用报销制度")
+    assert frozenset(("差旅与费用报销制度", "财务部")) in _pairs(pool.get(), library_id)

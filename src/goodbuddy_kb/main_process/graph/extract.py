@@ -23,7 +23,11 @@ from goodbuddy_kb.main_process.graph.discovery import (
     Mention,
 )
 from goodbuddy_kb.main_process.graph.entity_index import Entities
-from goodbuddy_kb.main_process.graph.library_names import business_title, cjk_systems
+from goodbuddy_kb.main_process.graph.library_names import (
+    business_title,
+    cjk_systems,
+    joined_title,
+)
 from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
 from goodbuddy_kb.main_process.graph.names import BARE_TYPES, coordinated, find
@@ -266,6 +270,9 @@ def _discover(
             named = find(heading, ontology, None, cues=cues) if heading else []
             if business is not None:  # the title names the business, not a rule of its own
                 named = [m for m in named if not _within(m, business)] + [business]
+            elif (whole := joined_title(heading, named, cues)) is not None:
+                named = [m for m in named if not _within(m, whole)] + [whole]
+                business = whole  # (read whole, as the title it is)
             for mention in named:
                 key = normalise_name(mention.name)
                 verdict = "whole"

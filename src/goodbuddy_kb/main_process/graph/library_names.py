@@ -9,12 +9,38 @@ import re
 from collections.abc import Iterable
 
 from goodbuddy_kb.contracts.graph import Ontology
-from goodbuddy_kb.main_process.graph.discovery import DISCOVERY_CONFIDENCE, Mention
+from goodbuddy_kb.main_process.graph.discovery import DISCOVERY_CONFIDENCE, Cues, Mention
 
 #: The word for approval, a piece of business as much as the process types' own cues (申请,
 #: 登记 …): used only where a rule's name has it before the rule word (数据导出审批规范).
 _BUSINESS_ENDS = ("审批",)
 _TRAILING_BRACKET = re.compile(r"\s*[（(][^（()）]{1,20}[)）]\s*$")
+
+
+#: A Chinese title joining two things with 与, 和 or 及 before the one rule word they share.
+_JOINED_TITLE = re.compile(r"([\u4e00-\u9fff]{1,10})[与和及]([\u4e00-\u9fff]{2,20})")
+
+
+def joined_title(heading: str, named: list[Mention], cues: Cues) -> Mention | None:
+    """A title that names one rule over two things (考勤与休假制度, 差旅与费用报销制度): the whole
+    title is the rule's name, and the two rules it reads as are its other names, the rule word
+    shared (考勤制度 and 休假制度; 差旅制度 and 费用报销制度). The cues read the title as what
+    follows the conjunction when the whole is long (差旅与费用报销制度 gave 费用报销制度, a
+    second rule beside the document's own)."""
+    title = heading.strip()
+    joined = _JOINED_TITLE.fullmatch(title)
+    if joined is None:
+        return None
+    for m in named:
+        if m.type_key not in ("policy", "process") or not title.endswith(m.name):
+            continue
+        if len(m.name) > len(joined.group(2)) and m.name != title:
+            continue  # the name crosses the conjunction some other way
+        words = [e for t, ends in cues.heading_suffixes if t == m.type_key for e in ends]
+        word = max((e for e in words if title.endswith(e)), key=len, default="")
+        aliases = [joined.group(2)] + ([joined.group(1) + word] if word else [])
+        return Mention(m.type_key, title, 0, len(title), m.confidence, tuple(aliases))
+    return None
 
 
 #: An English title's subject before its qualifier, in sentence case ("Annual leave — UK").
