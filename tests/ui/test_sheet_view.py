@@ -163,3 +163,5 @@ def test_an_answer_quoting_a_sheet_shows_its_rows_as_a_table(qtbot: QtBot) -> No
     # the answer starts on the line under "Assistant", with no empty line between
     lines = view.toPlainText().split("\n")
     assert lines[0].startswith("Assistant") and lines[1].strip(), lines[:3]
+    block = view.document().findBlockByNumber(1)
+    assert block.text().startswith(lines[1]) and block.blockFormat().topMargin() == 0

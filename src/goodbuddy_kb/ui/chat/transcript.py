@@ -135,6 +135,8 @@ def message_html(msg: c.Message, last: bool = False) -> str:
     # (a body with a table opens with a paragraph of its own: a line break before it left an
     # empty line between "Assistant" and the answer)
     lead = "" if table else "<br>"
+    if table and body.startswith("<p>"):  # (nor the paragraph's own margin above it)
+        body = "<p style='margin-top:0'>" + body.removeprefix("<p>")
     return f"<{tag}><b>{who}</b>{badge}{lead}{body}{suffix}{actions}</{tag}>"
 
 
