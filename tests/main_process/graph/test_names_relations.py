@@ -437,6 +437,7 @@ COMPANY_NAMES = """# Onboarding
 Welcome to Xinghe Technology! This guide covers your first week.
 Laptops are ordered through Northwind Logistics, and badges come from Harbor Security.
 Expense claims go to Delta Procurement; questions about it are answered by Ann Lee.
+On your first day, ask for Sarah Lin at the front desk.
 """
 
 
@@ -450,7 +451,7 @@ def test_a_company_named_with_a_common_noun_is_not_a_person(
     names = _names(pool.get(), library_id)
     companies = ("Xinghe Technology", "Northwind Logistics", "Harbor Security", "Delta Procurement")
     assert not [n for n in companies if names.get(n) == "person"], names
-    assert names.get("Ann Lee") == "person", names
+    assert names.get("Ann Lee") == "person" and names.get("Sarah Lin") == "person", names
 
 
 JOINED_TITLE = """# 差旅与费用报销制度

@@ -108,7 +108,8 @@ _CAP = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
 _PERSON_EN = re.compile(rf"(?<![A-Za-z])({_CAP}) ({_CAP})\b(?! [A-Z0-9&])")
 _CAPITAL_BEFORE = re.compile(r"(?:[A-Z][A-Za-z]*|&) $")
 _BINDS_BEFORE = re.compile(
-    r"(?:\bby|\bto|\bwith|\bcontact|\bgo to|\bfrom|\band|\bare|\bis|:)\s*$", re.IGNORECASE
+    r"(?:\bby|\bto|\bwith|\bcontact|\bask for|\bgo to|\bfrom|\band|\bare|\bis|:)\s*$",
+    re.IGNORECASE,
 )
 _BINDS_AFTER = re.compile(
     r"^(?:,|\s*\(|\s+(?:is|was|chairs|heads|leads|runs|reports|approves|who|and|signs)\b)"
