@@ -160,6 +160,20 @@ def test_the_workbench_remembers_each_library_for_the_session(
     qtbot.keyClicks(again.query, "reimbursement")
     assert again.query.toPlainText() == "reimbursement"
     again.reject()
+    # and after a first click into it (the click put the cursor at the end and typing
+    # appended: "Who must approve…?婚假有几天？"; a helper's try); a second click places the
+    # cursor as usual
+    third = open_bench(qtbot, window)
+    viewport = third.query.viewport()
+    qtbot.mouseClick(viewport, QtCore.Qt.MouseButton.LeftButton, pos=viewport.rect().center())
+    qtbot.wait(20)  # (a person's hand moves from the mouse to the keys)
+    qtbot.keyClicks(third.query, "per diem")
+    assert third.query.toPlainText() == "per diem"
+    qtbot.mouseClick(viewport, QtCore.Qt.MouseButton.LeftButton, pos=viewport.rect().center())
+    qtbot.wait(20)
+    qtbot.keyClicks(third.query, "s")
+    assert third.query.toPlainText() == "per diems"
+    third.reject()
 
 
 @pytest.mark.usefixtures("library")

@@ -102,6 +102,9 @@ class WorkbenchDialog(ResultActions, QtWidgets.QDialog):
         self.query.setMaximumHeight(64)
         self.query.setTabChangesFocus(True)
         self.query.installEventFilter(self)  # Enter searches, Shift+Enter adds a line
+        self.query.viewport().installEventFilter(self)
+        #: The question kept from before is chosen whole by the first click into it.
+        self._whole = False
         self.query.textChanged.connect(self._count)
         self.counter = QtWidgets.QLabel()
         self.rerank = QtWidgets.QComboBox()
@@ -289,6 +292,8 @@ class WorkbenchDialog(ResultActions, QtWidgets.QDialog):
             return
         self.query.setPlainText(state.query)
         self.query.selectAll()  # typing asks anew (it appended: "…expenses?reimbursement")
+        # and so after a first click into it (the click put the cursor at the end: the same)
+        self._whole = True
         self.top_k.setValue(state.top_k)
         self.rerank.setCurrentIndex(max(0, self.rerank.findData(state.rerank)))
         self.fusion.setCurrentIndex(max(0, self.fusion.findData(state.fusion)))
@@ -372,6 +377,13 @@ class WorkbenchDialog(ResultActions, QtWidgets.QDialog):
         self.effective.setText(text)
 
     def eventFilter(self, watched: QtCore.QObject, event: QtCore.QEvent) -> bool:
+        kind = event.type()
+        if watched is self.query.viewport() and kind == QtCore.QEvent.Type.MouseButtonRelease:
+            if self._whole:  # the first click into the kept question: once the click is done
+                QtCore.QTimer.singleShot(0, self.query.selectAll)
+            self._whole = False
+        elif watched is self.query and kind == QtCore.QEvent.Type.KeyPress:
+            self._whole = False
         if (
             watched is self.query
             and event.type() == QtCore.QEvent.Type.KeyPress
