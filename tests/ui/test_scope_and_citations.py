@@ -319,6 +319,18 @@ def test_the_citation_shown_follows_its_file_going_and_coming_back(
     qtbot.waitUntil(lambda: "六百元" in view.reference.toPlainText(), timeout=5_000)
     stale = "no longer valid"
     assert stale not in view.reference.toPlainText()
+    # a sync that leaves the citation as it was leaves the pane be (what is read, a remark
+    # beside "Open source")
+    view.sources.opened.setText("remark")
+    bar = view.reference.verticalScrollBar()
+    place = bar.value()
+    (tmp_path / "docs" / "other.md").write_text("# Other\n\nNothing cited.\n", encoding="utf-8")
+    tab = window.documents_tab
+    rows = tab.documents.rowCount()
+    tab.source_actions.sync_now()
+    qtbot.waitUntil(lambda: tab.documents.rowCount() == rows + 1, timeout=20_000)
+    qtbot.wait(300)
+    assert view.sources.opened.text() == "remark" and bar.value() == place
     path = tmp_path / "docs" / cited.document_path
     kept = path.read_bytes()
     path.unlink()

@@ -235,6 +235,8 @@ class CitationsPane(QtWidgets.QWidget):
         self.reference.setAccessibleName(tr("chat.expand"))
         self.reference.setMinimumWidth(160)
         self.opener = SourceOpener(self, link)
+        #: The citation whose context is shown and what the backend said of it.
+        self._shown: tuple[r.ReferenceRequest, str] | None = None
         self.opened = outcome_label(self.opener)
         actions = QtWidgets.QHBoxLayout()
         actions.addWidget(self.open_button)
@@ -303,8 +305,11 @@ class CitationsPane(QtWidgets.QWidget):
         chosen = self._current() is not None  # nothing to show or open without a citation
         self.open_button.setEnabled(chosen)
 
-    def show_context(self) -> None:
-        self.opened.clear()
+    def show_context(self, quiet: bool = False) -> None:
+        """The chosen citation's context; ``quiet``: read again after a change, shown again
+        only if it differs (a sync's notices would otherwise reset what the person reads)."""
+        if not quiet:
+            self.opened.clear()
         self._update_actions()
         ref, cited = self._reference(), self._current()
         if ref is None or cited is None:
@@ -320,6 +325,10 @@ class CitationsPane(QtWidgets.QWidget):
         def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
             if self._reference() != ref:
                 return  # another citation, or another answer's list, is shown by now
+            shown = (ref, result.model_dump_json() if result is not None else str(error))
+            if quiet and shown == self._shown:
+                return
+            self._shown = shown
             if result is None:
                 self.reference.setHtml(f"<p><b>{html.escape(_failed(error))}</b></p>{quoted}")
             elif not result.valid:
@@ -340,7 +349,7 @@ class CitationsPane(QtWidgets.QWidget):
         "no longer valid" after its file was put back, until chosen anew)."""
         cited = self._current()
         if cited is not None and (not library_ids or cited.library_id in library_ids):
-            self.show_context()
+            self.show_context(quiet=True)
 
     def open_source(self) -> None:
         ref, x = self._reference(), self._current()
