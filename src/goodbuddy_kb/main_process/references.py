@@ -12,6 +12,7 @@ import json
 import os
 import sqlite3
 import stat
+import unicodedata
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -21,6 +22,12 @@ from goodbuddy_kb.contracts.retrieval import (
     ReferenceChunk,
     ReferenceContextResponse,
     ReferenceRequest,
+)
+from goodbuddy_kb.main_process.chunking.drafts import (
+    Piece,
+    canonical_index_text,
+    checksum,
+    context_prefix,
 )
 
 STALE = "This citation is no longer valid: the passage was deleted or disabled, or its document changed."
@@ -129,8 +136,25 @@ def context(
         source_location=location,
         locator=json.loads(row["locator"]),
         chunks=chunks,
-        changed=bool(ref.checksum) and ref.checksum != row["checksum"],
+        changed=bool(ref.checksum) and ref.checksum != row["checksum"] and not _same_text(row, ref),
     )
+
+
+def _same_text(row: sqlite3.Row, ref: ReferenceRequest) -> bool:
+    """Whether the checksum the citation kept is of the chunk's text as it is now, indexed with
+    or without its contextual prefix: a rebuild that only turned the prefix on or off changes
+    the checksum, not the passage (every older citation said its passage was edited since)."""
+    piece = Piece(
+        row["content"],
+        tuple(json.loads(row["heading_path"] or "[]")),
+        json.loads(row["locator"] or "{}"),
+        row["block_type"] or "paragraph",
+    )
+    forms = (
+        unicodedata.normalize("NFC", row["content"]),
+        canonical_index_text(row["content"], context_prefix(row["title"] or "", piece)),
+    )
+    return ref.checksum in {checksum(form) for form in forms}
 
 
 def open_target(conn: sqlite3.Connection, ref: ReferenceRequest) -> tuple[str, str]:

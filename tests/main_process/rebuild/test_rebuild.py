@@ -371,3 +371,38 @@ def test_a_full_vector_build_catches_up_with_a_rebuild_running_beside_it(
     )
     assert dangling == 0
     assert len(chunk_ids(pool, "doc1.md")) == 6
+
+
+def test_a_rebuild_that_only_adds_the_contextual_prefix_leaves_citations_unchanged(
+    pool: ConnectionPool, data_dir: Path, kb: tuple[str, Path]
+) -> None:
+    """Contextual indexing turned on and the library rebuilt: every passage keeps its text, and
+    its citation says so; the prefix changed its checksum, and every older citation said its
+    passage was edited after the answer (a helper's try). An edit since still says so."""
+    library_id, _folder = kb
+    d2 = doc(pool, library_id, "doc2.md")
+    chunk_id, content, kept = (
+        pool.get()
+        .execute("SELECT id, content, checksum FROM chunks WHERE document_id = ?", (d2.id,))
+        .fetchone()
+    )
+    ref = ReferenceRequest(
+        library_id=library_id, document_id=d2.id, chunk_id=chunk_id, checksum=kept
+    )
+    libraries.update_settings(pool.get(), library_id, None, None, contextual_indexing=True)
+    rebuild_library(pool.get(), data_dir, library_id, None, CancelToken())
+    (now,) = pool.get().execute("SELECT checksum FROM chunks WHERE id = ?", (chunk_id,)).fetchone()
+    assert now != kept, "the prefix is in the index text"
+    after = references.context(pool.get(), ref)
+    assert after.valid and not after.changed
+    # and back off again: the citation kept with the prefix is of the same text too
+    with_prefix = ref.model_copy(update={"checksum": now})
+    libraries.update_settings(pool.get(), library_id, None, None, contextual_indexing=False)
+    rebuild_library(pool.get(), data_dir, library_id, None, CancelToken())
+    back = references.context(pool.get(), with_prefix)
+    assert back.valid and not back.changed
+    pool.get().execute(
+        "UPDATE chunks SET content = ?, index_text = ?, checksum = 'x' WHERE id = ?",
+        (content + " Edited.", content + " Edited.", chunk_id),
+    )
+    assert references.context(pool.get(), ref).changed, "an edit since is said"
