@@ -56,13 +56,14 @@ def test_the_chat_mode_is_a_radio_group_the_arrows_move_through(
     # each says what it does, to the eye and to a screen reader
     assert auto.toolTip().startswith("The model decides whether and when to search")
     assert "searches the selected libraries first" in always.accessibleDescription()
-    assert heard(auto).state().checked and not heard(always).state().checked
-    auto.setFocus()
-    qtbot.keyClick(auto, QtCore.Qt.Key.Key_Right)
-    assert popover.mode == "always" and always.hasFocus()
+    # searching first is the first choice
     assert heard(always).state().checked and not heard(auto).state().checked
+    always.setFocus()
     qtbot.keyClick(always, QtCore.Qt.Key.Key_Left)
     assert popover.mode == "auto" and auto.hasFocus()
+    assert heard(auto).state().checked and not heard(always).state().checked
+    qtbot.keyClick(auto, QtCore.Qt.Key.Key_Right)
+    assert popover.mode == "always" and always.hasFocus()
     popover.hide()
 
 

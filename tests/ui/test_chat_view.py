@@ -209,7 +209,9 @@ def test_model_decides_without_a_chat_model_answers_with_the_evidence_in_chinese
         view = win.chat_view
         win.top_tabs.setCurrentWidget(view)
         qtbot.waitUntil(lambda: len(view.selected) == 1, timeout=5_000)
-        assert view.popover.mode == "auto"
+        # a first conversation searches first (a model could otherwise answer a new user
+        # with no source)
+        assert view.popover.mode == "always"
         # before a question: the message box says what one will give, and where a model is set
         qtbot.waitUntil(lambda: "尚未配置对话模型" in view.input.placeholderText(), timeout=5_000)
         assert "设置 → 模型连接" in view.input.placeholderText()
@@ -217,9 +219,9 @@ def test_model_decides_without_a_chat_model_answers_with_the_evidence_in_chinese
         # model to decide), and the popover says why; the choice is kept for a model
         qtbot.waitUntil(lambda: view.scope_button.text() == "Handbook · 每次先检索", timeout=5_000)
         assert "未配置对话模型：每个问题都先检索" in view.popover.note.text()
-        assert view.popover.scope().mode == "auto"
-        # the chosen "Model decides" is greyed: not in effect, not to be chosen
-        assert view.popover.auto.isChecked() and not view.popover.auto.isEnabled()
+        assert view.popover.scope().mode == "always"
+        # "Model decides" is greyed: not in effect, not to be chosen
+        assert view.popover.always.isChecked() and not view.popover.auto.isEnabled()
         ask_chat(qtbot, view, "年假怎么结转？")
         text = view.transcript.toPlainText()
         # no model to decide: it searched first, and the answer is what the libraries say
@@ -238,11 +240,15 @@ def test_model_decides_without_a_chat_model_answers_with_the_evidence_in_chinese
         # a model set up elsewhere: the box asks for the message again
         chat_with(qtbot, win, "http://127.0.0.1:9/v1")
         qtbot.waitUntil(lambda: view.input.placeholderText() == "输入问题", timeout=5_000)
+        qtbot.waitUntil(view.popover.auto.isEnabled, timeout=5_000)
+        assert view.scope_button.text() == "Handbook · 每次先检索"
+        assert view.popover.always.isChecked(), "the choice stays with a model"
+        assert "未配置对话模型" not in view.popover.note.text()
+        # and "Model decides" may be chosen now
+        view.popover.auto.setChecked(True)
         qtbot.waitUntil(
             lambda: view.scope_button.text() == "Handbook · 模型按需检索", timeout=5_000
         )
-        assert view.popover.auto.isChecked() and view.popover.auto.isEnabled()
-        assert "未配置对话模型" not in view.popover.note.text()
     finally:
         win.link.shutdown()
         set_language("en")

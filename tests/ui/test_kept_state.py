@@ -68,14 +68,14 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
             view = win.chat_view
             listed(qtbot, view, 3)
             qtbot.waitUntil(  # once the window has heard of the model
-                lambda: view.scope_button.text() == "Alpha +2 · Model decides", timeout=5_000
+                lambda: view.scope_button.text() == "Alpha +2 · Always retrieve first", timeout=5_000
             )
             ask_chat(qtbot, view, "hello")  # the conversation exists from here on
         untick(view, beta)
         untick(view, gamma)
-        qtbot.mouseClick(view.popover.always, QtCore.Qt.MouseButton.LeftButton)
-        assert view.selected == {alpha} and view.popover.mode == "always"
-        assert view.scope_button.text() == "Alpha · Always retrieve first"
+        qtbot.mouseClick(view.popover.auto, QtCore.Qt.MouseButton.LeftButton)
+        assert view.selected == {alpha} and view.popover.mode == "auto"
+        assert view.scope_button.text() == "Alpha · Model decides"
         # A language switch keeps the partial scope and the mode.
         win.language_actions["zh"].trigger()
         qtbot.waitUntil(lambda: language() == "zh", timeout=2_000)
@@ -83,12 +83,12 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
         view = win.chat_view
         listed(qtbot, view, 3)
         qtbot.wait(300)  # the conversation list arrives and reopens the conversation
-        assert view.selected == {alpha} and view.popover.mode == "always"
-        assert view.scope_button.text() == "Alpha · 每次先检索"
+        assert view.selected == {alpha} and view.popover.mode == "auto"
+        assert view.scope_button.text() == "Alpha · 模型按需检索"
         # So does a theme switch.
         win.theme_action.trigger()
         qtbot.wait(100)
-        assert view.selected == {alpha} and view.popover.mode == "always"
+        assert view.selected == {alpha} and view.popover.mode == "auto"
         # Where the person is: library Beta, its Tasks tab, the chat area, a smaller window.
         win.top_tabs.setCurrentIndex(0)
         win.list_view.setCurrentIndex(win.model.index(win.model.row_of(beta)))
@@ -122,8 +122,8 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
         listed(qtbot, view, 3)
         qtbot.waitUntil(lambda: view.conversation_id is not None, timeout=5_000)
         qtbot.waitUntil(lambda: view.selected == {alpha}, timeout=5_000)
-        assert view.popover.mode == "always"
-        assert view.scope_button.text() == "Alpha · 每次先检索"
+        assert view.popover.mode == "auto"
+        assert view.scope_button.text() == "Alpha · 模型按需检索"
         assert view.input.toPlainText() == "出差住宿标准是多少？ (not sent yet)"
         shoot(again, "relaunch-restored-zh")
     finally:

@@ -56,8 +56,11 @@ class ScopePopover(QtWidgets.QFrame):
         #: Whether a chat model is set up: without one there is no model to decide, and every
         #: question searches first (the backend's rule), whichever mode is chosen.
         self.has_model = True
-        #: The mode the person chose (kept with the conversation, shown by the buttons).
-        self.chosen: c.RetrievalMode = "auto"
+        #: The mode the person chose (kept with the conversation, shown by the buttons). A
+        #: first conversation searches first: the answers of a knowledge base stand on its
+        #: documents (in "Model decides" a model could answer a new user from what it knows,
+        #: with no source; a helper's try); a person may still let the model decide.
+        self.chosen: c.RetrievalMode = "always"
         #: The button the popover opens above.
         self._anchor: QtWidgets.QWidget | None = None
         self.setFrameShape(QtWidgets.QFrame.Shape.StyledPanel)
@@ -78,7 +81,7 @@ class ScopePopover(QtWidgets.QFrame):
             announce_as(button, QtGui.QAccessible.Role.RadioButton)
             self.modes.addButton(button)
         self.modes.setExclusive(True)
-        self.auto.setChecked(True)
+        self.always.setChecked(True)
         self.modes.buttonToggled.connect(self._toggled)
         self.note = QtWidgets.QLabel()
         self.note.setWordWrap(True)
