@@ -68,7 +68,8 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
             view = win.chat_view
             listed(qtbot, view, 3)
             qtbot.waitUntil(  # once the window has heard of the model
-                lambda: view.scope_button.text() == "Alpha +2 · Always retrieve first", timeout=5_000
+                lambda: view.scope_button.text() == "Alpha +2 · Always retrieve first",
+                timeout=5_000,
             )
             ask_chat(qtbot, view, "hello")  # the conversation exists from here on
         untick(view, beta)

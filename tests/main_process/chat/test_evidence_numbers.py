@@ -120,3 +120,40 @@ def test_degraded_channels_are_kept_once_with_their_code() -> None:
     state = c.RetrievalState(mode="auto", status="degraded", reason=reason, searches=2)
     assert state.reason == "vector: the query could not be embedded: x"
     assert state.reason_code == "channel.reason" and state.reason_params["channel"] == "vector"
+
+
+def test_a_copied_or_exported_answer_says_which_numbers_no_source_has() -> None:
+    """The window says under an answer that [9] matches no source; a copy or an export kept
+    "Compare [9]." without a word (a helper's try)."""
+    from goodbuddy_kb.main_process.chat.transcript import answer_markdown, answer_text
+
+    ids = "0" * 32
+    cited = c.Citation(
+        number=1,
+        library_id=ids,
+        document_id=ids,
+        chunk_id=ids,
+        relevance=0.5,
+        channels=["fts"],
+        document_title="Travel",
+        locator={},
+        snippet="Rooms cost at most 600 yuan.",
+    )
+    message = c.Message(
+        id=ids,
+        conversation_id=ids,
+        role="assistant",
+        content="Rooms cost 600 yuan [1]. Compare [9].",
+        state="complete",
+        retrieval=None,
+        citations=[cited],
+        error=None,
+        created_at="2026-12-05T00:00:00Z",
+    )
+    names = lambda _id: "Library"  # noqa: E731
+    text = answer_text(message, names, "en")
+    assert "No source matches [9] in this answer" in text, text
+    assert text.index("No source matches") < text.index("Sources:"), "under the answer"
+    assert "回答中的 [9] 没有对应的来源" in answer_markdown(message, names, "zh")
+    fine = message.model_copy(update={"content": "Rooms cost 600 yuan [1]."})
+    assert "No source matches" not in answer_text(fine, names, "en")

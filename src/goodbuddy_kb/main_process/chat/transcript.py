@@ -11,6 +11,7 @@ start a heading or a list.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +25,16 @@ LABELS: dict[str | None, tuple[str, str, str]] = {
     "en": ("Question", "Answer", "Sources"),
     None: ("问题 / Question", "回答 / Answer", "来源 / Sources"),
 }
+
+#: Said under a copied or exported answer that cites a number none of its sources has (the
+#: window says it under the answer; a copy kept "Compare [9]." without a word).
+UNKNOWN_MARKERS: dict[str | None, str] = {
+    "zh": "回答中的 {marks} 没有对应的来源：本次检索没有给出这个编号的资料。",
+    "en": "No source matches {marks} in this answer: no passage this turn's searches found had"
+    " that number.",
+}
+UNKNOWN_MARKERS[None] = UNKNOWN_MARKERS["zh"] + " / " + UNKNOWN_MARKERS["en"]
+_MARKER = re.compile(r"\[(\d{1,3})\]")
 
 #: A library's name by id (None when it was deleted since).
 LibraryNames = Callable[[str], str | None]
@@ -88,7 +99,20 @@ def _answer_text(message: Message, language: str | None) -> str:
     text = in_one_language(message.content, language) if language else message.content
     if message.state != "complete" and message.error:
         text = f"{text}\n\n({message.state}: {message.error})".strip()
+    unknown = unknown_markers(message)
+    if unknown:
+        marks = " ".join(f"[{n}]" for n in unknown)
+        text = f"{text}\n\n({UNKNOWN_MARKERS[language].format(marks=marks)})"
     return text
+
+
+def unknown_markers(message: Message) -> list[int]:
+    """The [n] in an answer that no citation of its turn has (none for answers stored before
+    citations kept their numbers)."""
+    if message.role != "assistant" or any(c.number is None for c in message.citations):
+        return []
+    numbers = {c.number for c in message.citations}
+    return sorted({int(n) for n in _MARKER.findall(message.content)} - numbers)
 
 
 # -- Markdown / plain text --------------------------------------------------------------------

@@ -12,7 +12,8 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
     "chat.in_library": ("知识库：{name}", "library: {name}"),
     "chat.unknown_markers": (
         "回答中的 {marks} 没有对应的来源：本次检索没有给出这个编号的资料。",
-        "{marks} in this answer match no source: this turn's searches gave no passage that number.",
+        "No source matches {marks} in this answer: no passage this turn's searches found had"
+        " that number.",
     ),
     "chat.quoted_then": ("回答时引用的内容：", "What the answer quoted then:"),
     "chat.changed_since": (
