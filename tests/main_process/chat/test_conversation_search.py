@@ -74,3 +74,14 @@ def test_a_snippet_is_bounded_and_shows_the_hit() -> None:
     assert "ceiling" in piece and len(piece) <= MAX_SNIPPET_CHARACTERS
     assert piece.startswith("…") and piece.endswith("…")
     assert search_index.snippet("short  text\n", None) == "short text"
+
+
+def test_a_default_title_never_puts_an_ellipsis_after_a_full_stop() -> None:
+    from goodbuddy_kb.main_process.chat.store import default_title
+
+    question = "I lost my company laptop on the train. What should I do first?"
+    assert default_title(question) == "I lost my company laptop on the train."
+    assert default_title("Which expense claims need sign-off from the CFO and by when") == (
+        "Which expense claims need sign-off from…"
+    )
+    assert default_title("年假怎么结转？") == "年假怎么结转？"

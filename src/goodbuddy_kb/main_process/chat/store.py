@@ -39,7 +39,10 @@ def default_title(question: str) -> str:
         space = cut.rfind(" ")
         if space >= DEFAULT_TITLE_CHARACTERS // 2 and text[len(cut)] != " ":
             cut = cut[:space]
-        text = cut.rstrip(" ,;:，、") + "…"
+        # a first sentence that ends where the cut is needs no "…" after its full stop
+        # ("…laptop on the train.…")
+        whole = cut.rstrip()
+        text = whole if whole.endswith(tuple(".!?。！？")) else cut.rstrip(" ,;:，、") + "…"
     return text
 
 
