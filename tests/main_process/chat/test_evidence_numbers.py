@@ -157,3 +157,39 @@ def test_a_copied_or_exported_answer_says_which_numbers_no_source_has() -> None:
     assert "回答中的 [9] 没有对应的来源" in answer_markdown(message, names, "zh")
     fine = message.model_copy(update={"content": "Rooms cost 600 yuan [1]."})
     assert "No source matches" not in answer_text(fine, names, "en")
+
+
+def test_a_copied_or_exported_source_keeps_its_table_rows_on_their_lines() -> None:
+    """A table snippet ran together into one line ("| City tier | Examples | …") in the
+    Markdown export and the copy (a helper's try)."""
+    from goodbuddy_kb.main_process.chat.transcript import answer_markdown, answer_text
+
+    ids = "0" * 32
+    table = "| City | Limit |\n| --- | --- |\n| Beijing | 600 |"
+    cited = c.Citation(
+        number=1,
+        library_id=ids,
+        document_id=ids,
+        chunk_id=ids,
+        relevance=0.5,
+        channels=["fts"],
+        document_title="Travel",
+        locator={},
+        snippet=table,
+    )
+    message = c.Message(
+        id=ids,
+        conversation_id=ids,
+        role="assistant",
+        content="At most 600 [1].",
+        state="complete",
+        retrieval=None,
+        citations=[cited],
+        error=None,
+        created_at="2026-12-05T00:00:00Z",
+    )
+    names = lambda _id: "Library"  # noqa: E731
+    assert "> | City | Limit |\n> | --- | --- |\n> | Beijing | 600 |" in answer_markdown(
+        message, names, "en"
+    )
+    assert "    | City | Limit |\n    | --- | --- |" in answer_text(message, names, "en")

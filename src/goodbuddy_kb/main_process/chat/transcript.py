@@ -88,7 +88,10 @@ def sources(citations: Sequence[Citation], names: LibraryNames) -> list[Source]:
                 library=names(citation.library_id) or "—",
                 document=citation.document_title,
                 locator=locator_text(Locator.from_wire(citation.locator)),
-                snippet=" ".join(citation.snippet.split()),
+                # its lines kept (a table's rows ran together into one line)
+                snippet="\n".join(
+                    " ".join(line.split()) for line in citation.snippet.splitlines() if line.strip()
+                ),
             )
         )
     return out
@@ -145,7 +148,8 @@ def answer_text(message: Message, names: LibraryNames, language: str | None = No
         lines.append(f"\n{LABELS[language][2]}:")
         for s in found:
             place = f" — {s.locator}" if s.locator else ""
-            lines.append(f"[{s.number}] {s.library} / {s.document}{place}\n    {s.snippet}")
+            quoted = "\n".join("    " + line for line in s.snippet.splitlines())
+            lines.append(f"[{s.number}] {s.library} / {s.document}{place}\n{quoted}")
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -189,7 +193,7 @@ def _answer_html(message: Message, names: LibraryNames, language: str | None) ->
             parts.append(
                 f'<li value="{s.number}" id="src-{message.id}-{s.number}">'
                 f"[{s.number}] {_e(s.library)} / <b>{_e(s.document)}</b>{place}"
-                f"<blockquote>{_e(s.snippet)}</blockquote></li>"
+                f"<blockquote>{_e(s.snippet).replace(chr(10), '<br>')}</blockquote></li>"
             )
         parts.append("</ol>")
     return "".join(parts)

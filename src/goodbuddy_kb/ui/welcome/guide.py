@@ -13,7 +13,7 @@ from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import TASKS_LIST
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
-from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n import language, tr
 
 
 class SampleGuide(QtWidgets.QFrame):
@@ -69,7 +69,10 @@ class SampleGuide(QtWidgets.QFrame):
         for pushed in self.question_buttons:
             pushed.deleteLater()
         self.question_buttons = []
-        for question in sample.questions:  # one a line, whole
+        # one a line, whole; the one in the window's language first (an English window
+        # suggested a Chinese question first; a helper's try)
+        english = language() == "en"
+        for question in sorted(sample.questions, key=lambda q: q.isascii() != english):
             pushed = QtWidgets.QPushButton(question)
             pushed.setAccessibleName(question)
             pushed.setStyleSheet("text-align: left; padding: 2px 8px;")
