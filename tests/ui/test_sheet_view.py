@@ -20,6 +20,7 @@ from goodbuddy_kb.ui.chat.citations import CITATION_COLUMNS, SNIPPET, citation_t
 from goodbuddy_kb.ui.chat.transcript import TranscriptView, transcript_html
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from tests.answers import stored_answer
 from tests.ui.helpers import MakeLibrary, ask, open_from_row, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
@@ -129,29 +130,8 @@ def test_an_answer_quoting_a_sheet_shows_its_rows_as_a_table(qtbot: QtBot) -> No
     row read as a table in the transcript, the citation marker still a link."""
     snippet = "| 城市 | 住宿标准 | 伙食补贴 |\n| --- | --- | --- |\n| Shenzhen | 650 | 120 |\n…"
     content = f"未配置对话模型。\n\n[1] travel —\n{snippet}"
-    ids = "0" * 32
-    message = c.Message(
-        id=ids,
-        conversation_id=ids,
-        role="assistant",
-        content=content,
-        state="complete",
-        retrieval=None,
-        citations=[
-            c.Citation(
-                library_id=ids,
-                document_id=ids,
-                chunk_id=ids,
-                relevance=0.5,
-                channels=["fts"],
-                number=1,
-                document_title="travel",
-                locator={"sheet": "差旅标准", "rowStart": 2, "rowEnd": 22},
-                snippet=snippet,
-            )
-        ],
-        error=None,
-        created_at="2026-12-01T00:00:00Z",
+    message = stored_answer(
+        content, snippet, "travel", {"sheet": "差旅标准", "rowStart": 2, "rowEnd": 22}
     )
     view = TranscriptView()
     qtbot.addWidget(view)

@@ -10,6 +10,8 @@ from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.limits import MAX_CITATIONS_PER_MESSAGE
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.main_process.chat.evidence import TurnEvidence
+from goodbuddy_kb.main_process.chat.transcript import answer_markdown, answer_text
+from tests.answers import stored_answer
 from tests.servers.chatserver import evidence_of
 
 LIB, DOC = "a" * 32, "d" * 32
@@ -122,74 +124,28 @@ def test_degraded_channels_are_kept_once_with_their_code() -> None:
     assert state.reason_code == "channel.reason" and state.reason_params["channel"] == "vector"
 
 
+def library_name(_library_id: str) -> str:
+    return "Library"
+
+
 def test_a_copied_or_exported_answer_says_which_numbers_no_source_has() -> None:
     """The window says under an answer that [9] matches no source; a copy or an export kept
     "Compare [9]." without a word (a helper's try)."""
-    from goodbuddy_kb.main_process.chat.transcript import answer_markdown, answer_text
-
-    ids = "0" * 32
-    cited = c.Citation(
-        number=1,
-        library_id=ids,
-        document_id=ids,
-        chunk_id=ids,
-        relevance=0.5,
-        channels=["fts"],
-        document_title="Travel",
-        locator={},
-        snippet="Rooms cost at most 600 yuan.",
-    )
-    message = c.Message(
-        id=ids,
-        conversation_id=ids,
-        role="assistant",
-        content="Rooms cost 600 yuan [1]. Compare [9].",
-        state="complete",
-        retrieval=None,
-        citations=[cited],
-        error=None,
-        created_at="2026-12-05T00:00:00Z",
-    )
-    names = lambda _id: "Library"  # noqa: E731
-    text = answer_text(message, names, "en")
+    message = stored_answer("Rooms cost 600 yuan [1]. Compare [9].", "Rooms cost at most 600 yuan.")
+    text = answer_text(message, library_name, "en")
     assert "No source matches [9] in this answer" in text, text
     assert text.index("No source matches") < text.index("Sources:"), "under the answer"
-    assert "回答中的 [9] 没有对应的来源" in answer_markdown(message, names, "zh")
+    assert "回答中的 [9] 没有对应的来源" in answer_markdown(message, library_name, "zh")
     fine = message.model_copy(update={"content": "Rooms cost 600 yuan [1]."})
-    assert "No source matches" not in answer_text(fine, names, "en")
+    assert "No source matches" not in answer_text(fine, library_name, "en")
 
 
 def test_a_copied_or_exported_source_keeps_its_table_rows_on_their_lines() -> None:
     """A table snippet ran together into one line ("| City tier | Examples | …") in the
     Markdown export and the copy (a helper's try)."""
-    from goodbuddy_kb.main_process.chat.transcript import answer_markdown, answer_text
-
-    ids = "0" * 32
     table = "| City | Limit |\n| --- | --- |\n| Beijing | 600 |"
-    cited = c.Citation(
-        number=1,
-        library_id=ids,
-        document_id=ids,
-        chunk_id=ids,
-        relevance=0.5,
-        channels=["fts"],
-        document_title="Travel",
-        locator={},
-        snippet=table,
-    )
-    message = c.Message(
-        id=ids,
-        conversation_id=ids,
-        role="assistant",
-        content="At most 600 [1].",
-        state="complete",
-        retrieval=None,
-        citations=[cited],
-        error=None,
-        created_at="2026-12-05T00:00:00Z",
-    )
-    names = lambda _id: "Library"  # noqa: E731
+    message = stored_answer("At most 600 [1].", table)
     assert "> | City | Limit |\n> | --- | --- |\n> | Beijing | 600 |" in answer_markdown(
-        message, names, "en"
+        message, library_name, "en"
     )
-    assert "    | City | Limit |\n    | --- | --- |" in answer_text(message, names, "en")
+    assert "    | City | Limit |\n    | --- | --- |" in answer_text(message, library_name, "en")
