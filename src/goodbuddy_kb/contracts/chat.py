@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, model_validator
@@ -122,6 +124,19 @@ class Citation(ContractModel):
     #: The checksum of the chunk's text when cited ("" before it was kept): an edit since is
     #: told apart from the text the answer used.
     checksum: str = ""
+
+
+#: A citation marker [n] in an answer's text.
+CITATION_MARKER = re.compile(r"\[(\d{1,3})\]")
+
+
+def unknown_markers(content: str, citations: Sequence[Citation]) -> list[int]:
+    """The numbers of the markers [n] in ``content`` that none of ``citations`` has; none for
+    an answer stored before citations kept their numbers."""
+    if any(x.number is None for x in citations):
+        return []
+    numbers = {x.number for x in citations}
+    return sorted({int(n) for n in CITATION_MARKER.findall(content)} - numbers)
 
 
 class RetrievalState(ContractModel):

@@ -23,12 +23,7 @@ from goodbuddy_kb.contracts.retrieval import (
     ReferenceContextResponse,
     ReferenceRequest,
 )
-from goodbuddy_kb.main_process.chunking.drafts import (
-    Piece,
-    canonical_index_text,
-    checksum,
-    context_prefix,
-)
+from goodbuddy_kb.main_process.chunking.drafts import checksum, stored_prefixed_text
 
 STALE = "This citation is no longer valid: the passage was deleted or disabled, or its document changed."
 
@@ -144,15 +139,9 @@ def _same_text(row: sqlite3.Row, ref: ReferenceRequest) -> bool:
     """Whether the checksum the citation kept is of the chunk's text as it is now, indexed with
     or without its contextual prefix: a rebuild that only turned the prefix on or off changes
     the checksum, not the passage (every older citation said its passage was edited since)."""
-    piece = Piece(
-        row["content"],
-        tuple(json.loads(row["heading_path"] or "[]")),
-        json.loads(row["locator"] or "{}"),
-        row["block_type"] or "paragraph",
-    )
     forms = (
         unicodedata.normalize("NFC", row["content"]),
-        canonical_index_text(row["content"], context_prefix(row["title"] or "", piece)),
+        stored_prefixed_text(row, row["content"]),
     )
     return ref.checksum in {checksum(form) for form in forms}
 

@@ -11,11 +11,16 @@ start a heading or a list.
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from goodbuddy_kb.contracts.chat import Citation, Conversation, Message, in_one_language
+from goodbuddy_kb.contracts.chat import (
+    Citation,
+    Conversation,
+    Message,
+    in_one_language,
+    unknown_markers,
+)
 from goodbuddy_kb.contracts.locator import Locator
 
 #: The file's own labels (question, answer, sources) in the reader's language; in both when it
@@ -34,7 +39,6 @@ UNKNOWN_MARKERS: dict[str | None, str] = {
     " that number.",
 }
 UNKNOWN_MARKERS[None] = UNKNOWN_MARKERS["zh"] + " / " + UNKNOWN_MARKERS["en"]
-_MARKER = re.compile(r"\[(\d{1,3})\]")
 
 #: A library's name by id (None when it was deleted since).
 LibraryNames = Callable[[str], str | None]
@@ -102,20 +106,13 @@ def _answer_text(message: Message, language: str | None) -> str:
     text = in_one_language(message.content, language) if language else message.content
     if message.state != "complete" and message.error:
         text = f"{text}\n\n({message.state}: {message.error})".strip()
-    unknown = unknown_markers(message)
+    unknown = (
+        unknown_markers(message.content, message.citations) if message.role == "assistant" else []
+    )
     if unknown:
         marks = " ".join(f"[{n}]" for n in unknown)
         text = f"{text}\n\n({UNKNOWN_MARKERS[language].format(marks=marks)})"
     return text
-
-
-def unknown_markers(message: Message) -> list[int]:
-    """The [n] in an answer that no citation of its turn has (none for answers stored before
-    citations kept their numbers)."""
-    if message.role != "assistant" or any(c.number is None for c in message.citations):
-        return []
-    numbers = {c.number for c in message.citations}
-    return sorted({int(n) for n in _MARKER.findall(message.content)} - numbers)
 
 
 # -- Markdown / plain text --------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -72,6 +73,18 @@ def canonical_index_text(content: str, prefix: str | None) -> str:
     """The one text full-text, CJK, vectors and the checksum are all computed from."""
     body = unicodedata.normalize("NFC", content)
     return f"{prefix}\n{body}" if prefix else body
+
+
+def stored_prefixed_text(row: Any, content: str) -> str:
+    """``content``'s index text with the contextual prefix of a stored chunk ``row`` (its
+    document's ``title``, its ``heading_path``, ``locator`` and ``block_type`` columns)."""
+    piece = Piece(
+        content,
+        tuple(json.loads(row["heading_path"] or "[]")),
+        json.loads(row["locator"] or "{}"),
+        row["block_type"] or "paragraph",
+    )
+    return canonical_index_text(content, context_prefix(row["title"] or "", piece))
 
 
 def checksum(index_text: str) -> str:

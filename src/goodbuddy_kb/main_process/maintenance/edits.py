@@ -7,17 +7,15 @@ Every id is re-checked: the chunk must belong to the document and the document t
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import unicodedata
 from dataclasses import dataclass
 
 from goodbuddy_kb.contracts.errors import NotFoundError
 from goodbuddy_kb.main_process.chunking.drafts import (
-    Piece,
     canonical_index_text,
     checksum,
-    context_prefix,
+    stored_prefixed_text,
 )
 from goodbuddy_kb.main_process.rebuild.document import get_document
 from goodbuddy_kb.main_process.storage import chunks, documents, libraries, manual_work
@@ -47,13 +45,7 @@ def index_text_for(row: sqlite3.Row, content: str) -> str:
     had_prefix = row["index_text"] != unicodedata.normalize("NFC", row["content"])
     if not had_prefix:
         return canonical_index_text(content, None)
-    piece = Piece(
-        content,
-        tuple(json.loads(row["heading_path"] or "[]")),
-        json.loads(row["locator"] or "{}"),
-        row["block_type"] or "paragraph",
-    )
-    return canonical_index_text(content, context_prefix(row["title"] or "", piece))
+    return stored_prefixed_text(row, content)
 
 
 @dataclass(frozen=True)

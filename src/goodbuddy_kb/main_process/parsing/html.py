@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from selectolax.lexbor import LexborHTMLParser as HTMLParser
 from selectolax.lexbor import LexborNode as Node
@@ -112,26 +113,43 @@ _PARTS = frozenset(_BLOCK_TAGS) | frozenset(
 )
 
 
-def _reading_text(node: Node) -> str:
-    """``node``'s text on one line, as it reads: "<b>绝密</b>：…" is "绝密：…" and
-    "<a>IT 服务台</a>（…" is "IT 服务台（…" (every text node was joined with a space, and
-    "绝密 ：" was what the chunk and the answer showed), while "a<br>b" stays two words."""
-    parts: list[str] = []
-    # in document order, without recursion (a page may nest thousands of elements)
+def _walk(node: Node, blocks: frozenset[str] = frozenset()) -> Iterator[tuple[str, Node | None]]:
+    """``node``'s contents in document order, without recursion (a page may nest thousands of
+    elements): ("text", a text node); ("block", an element of ``blocks``, not entered);
+    ("part", None) at the start and the end of any other element that parts the text around
+    it (``_PARTS``). Comments are skipped."""
     stack = [(iter(node.iter(include_text=True)), False)]
+    count = 0
     while stack:
         child = next(stack[-1][0], None)
         if child is None:
             if stack.pop()[1]:
-                parts.append(" ")
+                yield "part", None
             continue
-        if child.tag == "-text":
-            parts.append(child.text_content or "")
-        elif child.tag and not child.tag.startswith("_"):  # (not a comment)
-            parted = child.tag in _PARTS
+        count += 1
+        if count % 512 == 0:
+            limits.check()
+        tag = child.tag or ""
+        if tag == "-text":
+            yield "text", child
+        elif tag in blocks:
+            yield "block", child
+        elif tag and not tag.startswith("_"):  # (not a comment)
+            parted = tag in _PARTS
             if parted:
-                parts.append(" ")
+                yield "part", None
+            if len(stack) >= limits.MAX_HTML_DEPTH:
+                raise ParseError(
+                    f"the page is nested more than {limits.MAX_HTML_DEPTH} levels deep"
+                )
             stack.append((iter(child.iter(include_text=True)), parted))
+
+
+def _reading_text(node: Node) -> str:
+    """``node``'s text on one line, as it reads: "<b>绝密</b>：…" is "绝密：…" and
+    "<a>IT 服务台</a>（…" is "IT 服务台（…" (every text node was joined with a space, and
+    "绝密 ：" was what the chunk and the answer showed), while "a<br>b" stays two words."""
+    parts = [" " if child is None else child.text_content or "" for _kind, child in _walk(node)]
     return " ".join("".join(parts).split())
 
 
@@ -166,25 +184,17 @@ def _sections(root: Node) -> list[Section]:
         if text:
             add(text, "paragraph")
 
-    # One walk in document order, without recursion: a block element (a heading, a paragraph,
-    # a list item, a table) is one section; text outside them is a paragraph up to the next
-    # block, line break or division (a page of "<div>" text lost it all beside one "<p>").
-    stack = [(iter(root.iter(include_text=True)), False)]
-    count = 0
-    while stack:
-        node = next(stack[-1][0], None)
-        if node is None:
-            if stack.pop()[1]:
-                flush()
-            continue
-        count += 1
-        if count % 512 == 0:
-            limits.check()
-        tag = node.tag or ""
-        if tag == "-text":
+    # A block element (a heading, a paragraph, a list item, a table) is one section; text
+    # outside them is a paragraph up to the next block, line break or division (a page of
+    # "<div>" text lost it all beside one "<p>").
+    for kind, node in _walk(root, frozenset(_BLOCK_TAGS)):
+        if kind == "text" and node is not None:
             loose.append(node.text_content or "")
-        elif tag in _BLOCK_TAGS:
+        elif kind == "part":
             flush()
+        elif node is not None:
+            flush()
+            tag = node.tag or ""
             block = _BLOCK_TAGS[tag]
             header_lines = 0
             if block == "table":
@@ -195,15 +205,6 @@ def _sections(root: Node) -> list[Section]:
                 text = _reading_text(node)
             if text.strip():
                 add(text, block, header_lines, int(tag[1]) if block == "heading" else 0)
-        elif tag and not tag.startswith("_"):  # (not a comment)
-            parted = tag in _PARTS
-            if parted:
-                flush()
-            if len(stack) >= limits.MAX_HTML_DEPTH:
-                raise ParseError(
-                    f"the page is nested more than {limits.MAX_HTML_DEPTH} levels deep"
-                )
-            stack.append((iter(node.iter(include_text=True)), parted))
     flush()
     return sections
 

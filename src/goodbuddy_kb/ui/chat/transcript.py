@@ -53,14 +53,10 @@ def actions_html(msg: c.Message, last: bool) -> str:
     )
 
 
-#: A citation marker [n] in an answer.
-_MARKER = re.compile(r"\[(\d{1,3})\]")
-
-
 def link_markers(body: str, message_id: str, numbers: set[int]) -> str:
     """Citation markers [n] in escaped text become links to this answer's citation n; a marker
     with no such citation stays plain text."""
-    return _MARKER.sub(
+    return c.CITATION_MARKER.sub(
         lambda m: (
             f"<a href='{marker_url(message_id, int(m.group(1)))}'>[{m.group(1)}]</a>"
             if int(m.group(1)) in numbers
@@ -121,9 +117,8 @@ def message_html(msg: c.Message, last: bool = False) -> str:
         numbers = {x.number for x in msg.citations if x.number is not None}
         body = link_markers(body, msg.id, numbers)
         # a number the model made up: said, not just left as plain text (a helper's try)
-        unknown = sorted({int(n) for n in _MARKER.findall(content)} - numbers)
-        numbered = all(x.number is not None for x in msg.citations)  # (older ones kept none)
-        if unknown and numbered and msg.state != "streaming":
+        unknown = c.unknown_markers(content, msg.citations)
+        if unknown and msg.state != "streaming":
             marks = " ".join(f"[{n}]" for n in unknown)
             body += (
                 f"<br><small><i>{html.escape(tr('chat.unknown_markers', marks=marks))}</i></small>"
