@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from pytestqt.qtbot import QtBot
 
+from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts import models as m
@@ -66,6 +67,13 @@ def open_window(qtbot: QtBot, data_dir: Path, language: str) -> MainWindow:
     with qtbot.waitSignal(link.connected, timeout=30_000):
         link.start()
     return win
+
+
+def backend_client(win: MainWindow, name: str = "test") -> BlockingClient:
+    """Another client of the window's backend (a second window, a script, an MCP tool)."""
+    process = win.link.process
+    assert process is not None
+    return BlockingClient(process.endpoint.server_name, process.endpoint.secret, name).open()
 
 
 def shoot(widget: QtWidgets.QWidget, name: str) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.external import ExternalCall, ExternalCallsRecordRequest
 from goodbuddy_kb.contracts.methods import EXTERNAL_CALLS_RECORD, LIBRARY_CREATE, LIBRARY_LIST
@@ -19,15 +18,9 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.settings.external_tools import ExternalToolsDialog
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.ui.helpers import open_window, shoot
+from tests.ui.helpers import backend_client, open_window, shoot
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
-
-
-def backend_client(win: MainWindow, name: str = "test") -> BlockingClient:
-    process = win.link.process
-    assert process is not None
-    return BlockingClient(process.endpoint.server_name, process.endpoint.secret, name).open()
 
 
 def open_dialog(qtbot: QtBot, win: MainWindow) -> ExternalToolsDialog:

@@ -11,7 +11,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import chat as ch
-from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE
+from goodbuddy_kb.contracts import graph as g
+from goodbuddy_kb.contracts.methods import CHAT_MODEL_UPDATE, GRAPH_ENTITY_DELETE
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.graph.ontology import OntologyDialog
 from goodbuddy_kb.ui.graph.picture import NodeItem, apart
@@ -22,7 +23,7 @@ from goodbuddy_kb.ui.widgets.form_dialog import FormDialog
 from goodbuddy_kb.ui.widgets.graph_settings import GraphSettingsDialog
 from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.main_process.graph.helpers import FINANCE, TRAVEL
-from tests.ui.helpers import library_with_folder, open_window, shoot, wait_call
+from tests.ui.helpers import backend_client, library_with_folder, open_window, shoot, wait_call
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -455,3 +456,42 @@ def test_an_extraction_that_found_nothing_says_why(
     assert tab.state.info is not None and tab.state.info.entities == 0
     qtbot.waitUntil(lambda: tab.empty.text() == tr("graph.empty.none_found.local"), timeout=5_000)
     assert tab.right.currentWidget() is tab.empty
+
+
+def test_an_entity_gone_since_it_was_listed_is_named_in_the_panel(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """An entity chosen in the list that the graph no longer holds (an extraction merged it,
+    another window deleted it): the panel went blank with the "choose an entity" text beside
+    the row still listed. It names the entity gone, and the list is read again without it."""
+    files = {"travel.md": TRAVEL, "finance.md": FINANCE}
+    library_with_folder(qtbot, window, tmp_path / "kb", files, name="Graph", vectors=False)
+    tab = window.graph_tab
+    window.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(lambda: tab.entity_list.entities.rowCount() >= 4, timeout=30_000)
+    qtbot.waitUntil(lambda: tab.state.task is not None and tab.state.task.state == "completed")
+    rows = tab.entity_list.entities.rows
+    gone = rows[1]
+    library_id = tab.state.library_id
+    assert library_id is not None
+    with backend_client(window) as other:
+        other.call(
+            GRAPH_ENTITY_DELETE, g.EntityDeleteRequest(library_id=library_id, entity_id=gone.id)
+        )
+    # chosen before the window hears of the deletion
+    tab.entity_list.list_view.selectRow(1)
+    qtbot.waitUntil(lambda: tab.state.gone is not None, timeout=5_000)
+    assert tab.right.currentWidget() is tab.empty
+    assert tab.empty.text() == tr("graph.empty.gone", name=gone.name)
+    assert f"“{gone.name}” is no longer in the graph" in tab.empty.text()
+    qtbot.waitUntil(
+        lambda: all(e.id != gone.id for e in tab.entity_list.entities.rows), timeout=5_000
+    )
+    # the text stays through the refreshes that follow, until another entity is chosen
+    qtbot.wait(600)
+    assert tab.empty.text() == tr("graph.empty.gone", name=gone.name)
+    tab.entity_list.list_view.selectRow(0)
+    qtbot.waitUntil(lambda: tab.right.currentWidget() is tab.sides, timeout=5_000)
+    assert (
+        tab.state.gone is None and tab.panel.title.text() == tab.entity_list.entities.rows[0].name
+    )

@@ -73,11 +73,12 @@ class ChunksDialog(QtWidgets.QDialog):
         self.info: k.ChunkDocumentInfo | None = None
         self.confirm_box: QtWidgets.QMessageBox | None = None
         self._select_after_load: str | None = None
-        #: The row selected when the page on its way was asked for, and whether a chunk to
-        #: select was asked for by name (a save's): a person who moves to another row while the
-        #: page is on its way keeps that row.
-        self._selected_at_request: str | None = None
-        self._select_asked: bool = False
+        #: The chunk the person last moved to since a page was shown (not a page's own
+        #: selection): it wins over what a reload on its way was to select, a save's or a
+        #: switch's included (CI: a switch's page arriving after a move to another row put the
+        #: selection back on the switched chunk).
+        self._moved_to: str | None = None
+        self._applying = False
         self._closed = False
         #: Only the latest page and detail requests may fill the view (reads answer in parallel,
         #: so an older answer can arrive after a newer one).
@@ -151,7 +152,7 @@ class ChunksDialog(QtWidgets.QDialog):
         # Within the table's width beside the chunk (no sideways scrolling): the heading
         # takes what is left and elides, its preview in the tooltip.
         self.fitter = ColumnFitter(self.table, stretch=2)
-        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_current())
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._row_changed())
 
         self.pane = ChunkPaneWidget()
         self.pane.edit_requested.connect(self.start_edit)
@@ -235,8 +236,6 @@ class ChunksDialog(QtWidgets.QDialog):
             or (current.id if current is not None else None)
             or (self.detail.chunk.id if self.detail else None)
         )
-        self._selected_at_request = current.id if current is not None else None
-        self._select_asked = self._select_asked or select is not None
         request = k.ChunksListRequest(
             library_id=self.library_id,
             document_id=self.document_id,
@@ -251,8 +250,14 @@ class ChunksDialog(QtWidgets.QDialog):
         if result is None:
             self.info_label.setText(tr("error.generic", message=error.message if error else ""))
             return
-        now = self.current_chunk()  # before the rows change: the row the person has now
-        moved = now is not None and now.id != self._selected_at_request
+        self._applying = True
+        try:
+            self._show_page(result)
+        finally:
+            self._applying = False
+        self.loaded.emit()
+
+    def _show_page(self, result: k.ChunksListResponse) -> None:
         self.info = result.document
         self.total = result.total
         self.next_cursor = result.next_cursor
@@ -265,12 +270,9 @@ class ChunksDialog(QtWidgets.QDialog):
         )
         self.info_label.setText(document_text(result.document))
         self.empty_label.setVisible(result.document.retrievable_chunks == 0)
-        wanted, self._select_after_load = self._select_after_load, None
-        if moved and not self._select_asked and now is not None:
-            # the person moved after this page was asked for (a change notice's reload): the
-            # row they moved to, not the one selected when it was asked for
-            wanted = now.id
-        self._select_asked = False
+        # the row the person moved to while the page was on its way, else the one asked for
+        wanted = self._moved_to or self._select_after_load
+        self._select_after_load = self._moved_to = None
         row = next((i for i, c in enumerate(result.chunks) if c.id == wanted), -1)
         if row < 0 and result.chunks:
             row = 0
@@ -280,7 +282,6 @@ class ChunksDialog(QtWidgets.QDialog):
         else:
             self.detail = None
             self.pane.show_nothing()
-        self.loaded.emit()
 
     def _page(self, step: int) -> None:
         if step > 0 and self.next_cursor is not None:
@@ -305,6 +306,12 @@ class ChunksDialog(QtWidgets.QDialog):
     def current_chunk(self) -> k.ChunkSummary | None:
         index = self.table.currentIndex()
         return self.model.row_at(index.row()) if index.isValid() else None
+
+    def _row_changed(self) -> None:
+        if not self._applying:
+            chunk = self.current_chunk()
+            self._moved_to = chunk.id if chunk is not None else None
+        self._show_current()
 
     def _show_current(self) -> None:
         chunk = self.current_chunk()

@@ -17,6 +17,9 @@ class GraphState:
     weight: float | None = None
     task: t.TaskInfo | None = None
     detail: g.EntityDetail | None = None
+    #: The name of the entity last asked for when the graph no longer held it (an extraction
+    #: merged or dropped it after it was listed); the empty panel says so.
+    gone: str | None = None
 
     @property
     def ontology(self) -> g.Ontology | None:
@@ -29,4 +32,4 @@ class GraphState:
 
     def forget(self) -> None:
         """Another library: nothing of the last one stays."""
-        self.info, self.detail, self.task = None, None, None
+        self.info, self.detail, self.task, self.gone = None, None, None, None

@@ -12,7 +12,7 @@ from typing import Any
 from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts import tasks as t
-from goodbuddy_kb.contracts.errors import KbError
+from goodbuddy_kb.contracts.errors import ErrorCode, KbError
 from goodbuddy_kb.contracts.methods import (
     GRAPH_ENTITY,
     GRAPH_EXTRACT,
@@ -255,12 +255,23 @@ class GraphTab(QtWidgets.QWidget):
         library_id = self.state.library_id
         self._wanted = entity_id
 
+        listed = next((e.name for e in self.entity_list.entities.rows if e.id == entity_id), None)
+        shown = self.state.detail
+        name = shown.entity.name if shown is not None and shown.entity.id == entity_id else listed
+
         def got(result: g.EntityDetail | None, error: KbError | None) -> None:
             if library_id != self.state.library_id:
                 return
             if error is not None:
+                # an entity listed a moment ago that an extraction merged or dropped since: the
+                # panel says so and the list is read again (it went blank without a word)
+                gone = error.code == ErrorCode.NOT_FOUND
+                self.state.gone = (name or "") if gone else None
                 self._show_detail(None)
+                if gone:
+                    self.entity_list.load()
                 return
+            self.state.gone = None
             self._show_detail(result)
             if result is None:
                 return
@@ -294,6 +305,7 @@ class GraphTab(QtWidgets.QWidget):
     def _show_detail(self, detail: g.EntityDetail | None) -> None:
         self.state.detail = detail
         self.right.setCurrentWidget(self.sides if detail else self.empty)
+        self.empty.setText(empty_text(self.state.info, self.state.gone))
         self.panel.show_detail(detail)
         if detail is not None:
             # the list follows a navigation from the picture or a relation
@@ -303,7 +315,7 @@ class GraphTab(QtWidgets.QWidget):
     # -- state ---------------------------------------------------------------------------
     def _update_state(self) -> None:
         self.extraction.show_state()
-        self.empty.setText(empty_text(self.state.info))
+        self.empty.setText(empty_text(self.state.info, self.state.gone))
         self.entity_list.set_editable(self.state.info is not None)
         self.panel.update_buttons()
 

@@ -73,10 +73,13 @@ def status_line(info: g.GraphInfo) -> str:
     )
 
 
-def empty_text(info: g.GraphInfo | None) -> str:
+def empty_text(info: g.GraphInfo | None, gone: str | None = None) -> str:
     """The details side with no entity shown: what to do, or, after an extraction of this
     strategy that found nothing, why (it read "the local strategy extracts by itself as
-    documents are imported" beside "✓ Completed · 7/7" and an empty list; a helper's try)."""
+    documents are imported" beside "✓ Completed · 7/7" and an empty list; a helper's try).
+    An entity chosen that the graph no longer holds is named (the panel went blank)."""
+    if gone is not None:
+        return tr("graph.empty.gone", name=gone) if gone else tr("graph.empty.gone_unnamed")
     run = info.last_run if info is not None else None
     if info is None or info.entities or run is None or run.strategy != info.settings.strategy:
         return tr("graph.empty")

@@ -76,6 +76,20 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
         "strategy waits for Extract graph, and a graph that is off is turned on in Graph "
         "settings.",
     ),
+    "graph.empty.gone": (
+        "“{name}”已不在图谱中：列出它之后，一次抽取或编辑将它合并到了别的名称或删除了它。"
+        "列表已刷新，请在左侧重新选择。",
+        "“{name}” is no longer in the graph: an extraction or an edit merged it into another "
+        "name or removed it after it was listed. The list has been read again; choose an "
+        "entity on the left.",
+    ),
+    "graph.empty.gone_unnamed": (
+        "这个实体已不在图谱中：列出它之后，一次抽取或编辑将它合并到了别的名称或删除了它。"
+        "列表已刷新，请在左侧重新选择。",
+        "This entity is no longer in the graph: an extraction or an edit merged it into another "
+        "name or removed it after it was listed. The list has been read again; choose an "
+        "entity on the left.",
+    ),
     "graph.empty.none_found.local": (
         "抽取已完成，但这些文档中没有找到实体。本地抽取只认出写成专名的组织、部门、人员、系统"
         "和制度（如“人力资源部”“张伟”），以及句子中明确写出的关系；简短的笔记里"
