@@ -302,6 +302,43 @@ def test_stop_during_streaming_ends_the_http_request_and_keeps_the_partial_reply
     assert stored["state"] == "stopped" and stored["content"] == "第一部分回答，"
 
 
+def test_a_stopped_answer_still_says_the_model_searched(
+    dispatcher: Dispatcher, libs: tuple[str, str]
+) -> None:
+    """ "Model decides": the model searched, began its answer and was stopped. The stored
+    answer kept the search's citations but said nothing of the search (no badge; in "always"
+    mode "searched first" only), as if it stood on nothing."""
+    script = ChatScript(
+        turns=[
+            [tool(lambda r: {"query": "住宿标准", "token": token_of(r)})],
+            [{"text": "住宿标准见 [1]，"}, {"stall": 10}, {"text": "never"}],
+        ]
+    )
+    with chat_server(script) as base:
+        use_model(dispatcher, base)
+        conv = conversation(dispatcher)
+        request_id = uuid.uuid4().hex
+        result: dict[str, Any] = {}
+        worker = threading.Thread(
+            target=lambda: result.update(
+                send(dispatcher, conv, "出差住宿标准", [libs[0]], "auto", requestId=request_id)
+            )
+        )
+        worker.start()
+        deadline = time.monotonic() + 10
+        while len(script.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert call(dispatcher, SYSTEM_CANCEL.name, {"requestId": request_id})["cancelled"]
+        worker.join(timeout=5)
+    message = result["assistantMessage"]
+    assert message["state"] == "stopped" and message["citations"]
+    retrieval = message["retrieval"]
+    assert retrieval is not None, "a stopped answer said nothing of the model's search"
+    assert retrieval["mode"] == "auto" and retrieval["status"] == "searched"
+    assert retrieval["searches"] == 1
+
+
 @pytest.mark.integration
 def test_ollama_chat_streams_and_calls_the_tool(
     dispatcher: Dispatcher, libs: tuple[str, str]

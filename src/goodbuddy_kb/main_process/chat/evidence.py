@@ -92,6 +92,10 @@ class TurnEvidence:
     #: Passages of this turn's searches left out because the citation list was full.
     left_out: int = 0
     degraded: list[str] = field(default_factory=list)
+    #: The model's own searches this turn, and how many found something (a stopped or failed
+    #: answer still says it searched: it read "searched first" beside the tool's citations).
+    tool_searches: int = 0
+    tool_found: int = 0
     #: Each citation's passage as the model was given it (an answer of evidence quotes it).
     passages: dict[int, str] = field(default_factory=dict)
     _numbers: dict[str, int] = field(default_factory=dict)

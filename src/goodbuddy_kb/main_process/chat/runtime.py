@@ -98,12 +98,14 @@ def after_tool_searches(
     scope: Scope,
     state: RetrievalState | None,
     evidence: TurnEvidence,
-    searches: int,
-    found: int,
-) -> RetrievalState:
-    """What the answer may say once the model searched ``searches`` times (``found`` of them
-    found something): "always" keeps its pre-search's status, and a degraded channel in any
-    of the turn's searches makes it "degraded", with the reason, in both modes."""
+) -> RetrievalState | None:
+    """What the answer may say once the model searched (``evidence.tool_searches`` times,
+    ``tool_found`` of them found something): "always" keeps its pre-search's status, and a
+    degraded channel in any of the turn's searches makes it "degraded", with the reason, in both
+    modes. ``state`` as it is when the model did not search."""
+    searches, found = evidence.tool_searches, evidence.tool_found
+    if not searches:
+        return state
     status: RetrievalStatus = (
         "searched" if (found or (state and state.status == "searched")) else "searched_empty"
     )
@@ -205,7 +207,7 @@ class ChatRuntime:
                 assistant.id,
                 turn.text,
                 "stopped",
-                state,
+                after_tool_searches(request, scope, state, evidence),
                 evidence.citations,
                 "stopped by the user",
             )
@@ -222,7 +224,7 @@ class ChatRuntime:
                 assistant.id,
                 evidence_text(MODEL_FAILED_NOTE, evidence) if found else turn.text,
                 "failed",
-                state,
+                after_tool_searches(request, scope, state, evidence),
                 evidence.citations,
                 exc.message,
             )
@@ -371,7 +373,6 @@ class ChatRuntime:
             messages.append({"role": "user", "content": pre})
         messages.append({"role": "user", "content": request.text})
         tools = self._tool(scope)
-        searches = found = 0
         for _round in range(MAX_TOOL_ROUNDS + 1):
             step = Turn()
             self.client.turn(
@@ -406,18 +407,16 @@ class ChatRuntime:
                     )
                 else:
                     answer, ran, hit = self._run_tool(call.arguments, request_key, evidence, cancel)
-                searches += ran
-                found += hit
+                evidence.tool_searches += ran
+                evidence.tool_found += hit
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
-        if not searches:
-            if state is None and request.kind == "text":
-                # "model decides" and the model did not search: the answer says so (its "[1]"
-                # points at nothing); a state of None showed no badge at all (a helper's try)
-                return RetrievalState(
-                    mode=request.mode, status="none", library_ids=sorted(scope.library_ids)
-                )
-            return state
-        return after_tool_searches(request, scope, state, evidence, searches, found)
+        if not evidence.tool_searches and state is None and request.kind == "text":
+            # "model decides" and the model did not search: the answer says so (its "[1]"
+            # points at nothing); a state of None showed no badge at all (a helper's try)
+            return RetrievalState(
+                mode=request.mode, status="none", library_ids=sorted(scope.library_ids)
+            )
+        return after_tool_searches(request, scope, state, evidence)
 
     def _search(
         self, origin: SearchOrigin, request: RetrieveRequest, cancel: CancelToken
