@@ -160,7 +160,11 @@ def test_each_form_tests_what_it_holds_and_saves_nothing(qtbot: QtBot, window: M
     dialog.chat_url.setText(DEAD)
     click(qtbot, dialog, dialog.chat_test_button)
     assert "Connection failed" in dialog.chat_status.text()
-    assert "nothing answers at this address" in dialog.chat_status.text()
+    assert "check the address and that the service is running" in dialog.chat_status.text()
+    # one "connection failed", not "Connection failed: … (the connection failed) — nothing
+    # answers at this address" (a helper's try): what failed, and what to do
+    assert "(nothing accepted the connection)" in dialog.chat_status.text()
+    assert dialog.chat_status.text().lower().count("connection failed") == 1
     assert wait_call(qtbot, window, CHAT_MODEL_GET, c.ChatGetRequest()).connection.kind == "none"
 
     # Rerank: a tiny real /v1/rerank call; the scores come back.

@@ -352,7 +352,7 @@ CATALOGUE: dict[str, str] = {
     "hint.check_key": "check the API key",
     "hint.check_key_permissions": "check the API key and its permissions",
     "hint.check_url_model": "check the base URL and the model name",
-    "hint.nothing_answers": "nothing answers at this address",
+    "hint.check_service": "check the address and that the service is running",
     # references
     "reference.stale_open": "citation no longer valid: nothing was opened",
     "reference.web_only": "only http(s) pages can be opened; nothing was opened",

@@ -45,7 +45,9 @@ def explain(error: str, key: str | None, says: str | None = None) -> str:
     status = re.search(r"HTTP (\d{3})", error)
     hint = _HINTS.get(status.group(1)) if status else None
     if hint is None and "cannot be reached" in error:
-        hint = "nothing answers at this address"
+        # (not "nothing answers at this address": it repeated "cannot be reached (the
+        # connection failed)" and said nothing to do)
+        hint = "check the address and that the service is running"
     text = f"{error} — {hint}" if hint else error
     if says:
         text = Reason("test.service_says", error=text, says=says)

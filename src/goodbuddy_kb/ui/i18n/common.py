@@ -46,7 +46,9 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
         "文件已损坏或不是预期的格式",
         "the file is damaged or not in the expected format",
     ),
-    "error.technical.connection": ("连接失败", "the connection failed"),
+    "error.technical.connection": ("连接中断", "the connection broke off"),
+    "error.technical.refused": ("没有服务接受连接", "nothing accepted the connection"),
+    "error.technical.timeout": ("等待超时", "it timed out"),
     "error.technical.other": ("意外的错误", "an unexpected error"),
     "error.technical.names": ("技术名称：{names}", "Technical name: {names}"),
     # embedding models as people read them (the stored label stays as it is)

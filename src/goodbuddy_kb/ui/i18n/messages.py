@@ -252,7 +252,7 @@ ZH: dict[str, str] = {
     "hint.check_key": "请检查 API 密钥",
     "hint.check_key_permissions": "请检查 API 密钥及其权限",
     "hint.check_url_model": "请检查服务地址和模型名称",
-    "hint.nothing_answers": "这个地址没有服务响应",
+    "hint.check_service": "请检查地址，并确认服务已经启动",
     "reference.stale_open": "引用已失效：未打开任何内容",
     "reference.web_only": "只能打开 http(s) 网页：未打开任何内容",
     "reference.file_gone": "来源文件已被移动或删除：未打开任何内容",
@@ -385,7 +385,11 @@ def technical_phrase(code: str, name: str) -> str:
     """What a technical failure name means for a person, in the user's language."""
     if code.startswith(FILE_CODES):
         key = "error.technical.file"
-    elif any(word in name for word in ("Connect", "Timeout", "Network", "Protocol", "Proxy")):
+    elif "Timeout" in name:
+        key = "error.technical.timeout"
+    elif "Connect" in name:  # refused, or no such host ("the connection failed" said nothing)
+        key = "error.technical.refused"
+    elif any(word in name for word in ("Network", "Protocol", "Proxy", "Read", "Write")):
         key = "error.technical.connection"
     else:
         key = "error.technical.other"
