@@ -302,6 +302,33 @@ def test_stop_during_streaming_ends_the_http_request_and_keeps_the_partial_reply
     assert stored["state"] == "stopped" and stored["content"] == "第一部分回答，"
 
 
+@pytest.mark.integration
+@pytest.mark.parametrize(
+    "question",
+    ["病假和婚假各有什么规定？", "出差住宿标准是多少？账号密码有什么要求？"],
+)
+def test_a_question_about_several_things_hands_over_a_passage_for_each(
+    dispatcher: Dispatcher, libs: tuple[str, str], question: str
+) -> None:
+    """A question naming two things (or two questions in one message) read as one query: its
+    one best passage was handed over, the other thing's passage stayed under the floor (a
+    helper's "taxis, flights, meals and hotels" got the transport passage alone). Each part is
+    searched too, and the model is given a passage for each, numbered as its citations."""
+    policies, _secret = libs
+    script = ChatScript(turns=[[{"text": "见 [1] [2]。"}]])
+    with chat_server(script) as base:
+        use_model(dispatcher, base)
+        reply = send(dispatcher, conversation(dispatcher), question, [policies], "always")[
+            "assistantMessage"
+        ]
+    seen = evidence_of(script.requests[0])
+    wanted = ("百分之八十", "婚假三天") if "病假" in question else ("六百元", "不得少于十二位")
+    for words in wanted:
+        assert any(words in passage for passage in seen.values()), (words, seen)
+    assert reply["retrieval"]["status"] == "searched" and reply["retrieval"]["searches"] == 3
+    assert sorted(seen) == [c["number"] for c in reply["citations"]]
+
+
 def test_a_stopped_answer_still_says_the_model_searched(
     dispatcher: Dispatcher, libs: tuple[str, str]
 ) -> None:

@@ -119,14 +119,20 @@ class TurnEvidence:
             numbered.append((number, group))
         return numbered
 
-    def block(self, response: KnowledgeRetrievalResponse) -> str:
-        """The response as the model reads it: an untrusted-evidence block, numbered."""
-        passages = self.number(response)
+    def block(self, response: KnowledgeRetrievalResponse, *more: KnowledgeRetrievalResponse) -> str:
+        """The responses as the model reads them: one untrusted-evidence block, numbered (a
+        passage two of them found is given once). ``more``: the searches of the question's
+        parts (`chat.parts`), after the whole question's."""
+        left_out = self.left_out
+        passages: dict[int, ContextGroup] = {}
+        for each in (response, *more):
+            for n, group in self.number(each):
+                passages.setdefault(n, group)
         text = numbered_block(
-            ((n, group.document_title, group.text) for n, group in passages),
+            ((n, group.document_title, group.text) for n, group in passages.items()),
             nothing_found(response),
         )
-        if len(passages) < len(response.context.groups):
+        if self.left_out > left_out:
             text += "\n\n(Further passages were left out: this answer's citation limit is reached.)"
         return text
 

@@ -35,13 +35,18 @@ from goodbuddy_kb.contracts.diagnostics import SearchOrigin
 from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.messages import Reason
-from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse, RetrieveRequest
+from goodbuddy_kb.contracts.retrieval import (
+    KnowledgeRetrievalResponse,
+    RetrievalOverrides,
+    RetrieveRequest,
+)
 from goodbuddy_kb.main_process import boundedjson, diagnostics
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chat import store
 from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
 from goodbuddy_kb.main_process.chat.evidence import TurnEvidence, quoted
 from goodbuddy_kb.main_process.chat.instructions import instructions_block
+from goodbuddy_kb.main_process.chat.parts import PART_TOP_K, question_parts
 from goodbuddy_kb.main_process.chat.scope import Scope, ScopeRegistry
 from goodbuddy_kb.main_process.diagnostic_log import DiagnosticsLog
 from goodbuddy_kb.main_process.retrieval.pipeline import Retriever
@@ -245,11 +250,10 @@ class ChatRuntime:
         self, request: SendRequest, scope: Scope, evidence: TurnEvidence, cancel: CancelToken
     ) -> tuple[RetrievalState, str | None]:
         ids = sorted(scope.library_ids)
+        text = request.text[:MAX_QUERY_CHARACTERS]
         try:
             response = self._search(
-                "chat-presearch",
-                RetrieveRequest(library_ids=ids, query=request.text[:MAX_QUERY_CHARACTERS]),
-                cancel,
+                "chat-presearch", RetrieveRequest(library_ids=ids, query=text), cancel
             )
         except CancelledError:
             raise
@@ -257,19 +261,41 @@ class ChatRuntime:
             return RetrievalState(
                 mode="always", status="degraded", reason=exc.message, library_ids=ids, searches=1
             ), None
-        block = evidence.block(response)
+        # a question about several things: each part searched too, its best passages added
+        # (under the whole question's one passage that matched most of it, the others read
+        # under the floor; a helper's try)
+        more: list[KnowledgeRetrievalResponse] = []
+        for part in question_parts(text):
+            try:
+                more.append(
+                    self._search(
+                        "chat-presearch",
+                        RetrieveRequest(
+                            library_ids=ids,
+                            query=part,
+                            overrides=RetrievalOverrides(top_k=PART_TOP_K),
+                        ),
+                        cancel,
+                    )
+                )
+            except CancelledError:
+                raise
+            except KbError as exc:
+                evidence.note_failure(exc.message)
+        block = evidence.block(response, *more)
         status: RetrievalStatus
         reason = evidence.degraded_reason()
+        found = any(each.results for each in (response, *more))
         if reason is not None:
             # A degraded search that found nothing is not an empty one: the user must see why.
             status = "degraded"
-        elif not response.results:
+        elif not found:
             status = "searched_empty"
             reason = response.zero_result.message if response.zero_result is not None else None
         else:
             status = "searched"
         return RetrievalState(
-            mode="always", status=status, reason=reason, library_ids=ids, searches=1
+            mode="always", status=status, reason=reason, library_ids=ids, searches=1 + len(more)
         ), block
 
     def _evidence_only(self, request: SendRequest, evidence: TurnEvidence) -> str:

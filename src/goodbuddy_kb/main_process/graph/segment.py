@@ -184,6 +184,10 @@ class Segmenter:
             self._cached = functools.lru_cache(maxsize=8192)(self._cut)
         return self._cached(window, guess)
 
+    def words(self, text: str) -> list[tuple[int, int, str]]:
+        """(start, end, part-of-speech tag) of the words of ``text`` (see `_cut`)."""
+        return self._words(text)
+
     def close(self) -> None:
         """The run is done reading (the dictionary may go; see `IDLE_RELEASE`)."""
         if self._tagger is not None:

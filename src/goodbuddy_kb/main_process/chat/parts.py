@@ -1,0 +1,176 @@
+"""The parts of a question that asks about several things, each searched on its own before a
+chat answer ("always retrieve first").
+
+A question naming several things ("the rules on taxis, flights, meals and hotels"; "出差时打车、
+机票、餐费和住宿分别怎么规定？"), or several questions in one message, reads as one query: its
+best passage is the one that matches most of it, and a passage about one of the things ranks
+low with a low relevance, under the floor (the hotels passage read 0.015 beside 0.81 for the one
+on transport; a helper's try). Each part is a question of its own, which the calibrated
+relevance was fitted on (one thing asked, one passage that answers it).
+
+The parts come from the question's grammar, not from a list of phrases: its sentences, and a
+coordinated list in a sentence — items joined by an enumeration comma (、), commas and a final
+conjunction ("A, B and C"), or a conjunction alone ("A 和 B", "A and B"; jieba's part-of-speech
+tag ``c`` tells a Chinese conjunction) — with the rest of the sentence kept around each item.
+A list's first and last items are as long as its middle ones (one word when it has none).
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+from goodbuddy_kb.main_process.graph.segment import Segmenter
+
+#: At most this many parts are searched besides the whole question, and each adds at most
+#: this many of its best passages (above the floor) to the whole question's.
+MAX_PARTS = 4
+PART_TOP_K = 3
+#: Where a message's sentences part: after a Chinese or Latin end mark (a full stop only
+#: before a space: "3.5 days" is one sentence).
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])\s*|(?<=\.)\s+")
+_HAN = re.compile(r"[\u3400-\u9fff]")
+#: Latin-script words and separators of a list.
+_LATIN_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*|\d[\d.,]*|,|[^\sA-Za-z0-9,]+")
+_LATIN_CONJUNCTIONS = frozenset({"and", "or"})
+#: Chinese conjunctions that may join the items of a list (jieba tags more words "c": 但是,
+#: 因为, 如果 … join clauses, not items).
+_HAN_CONJUNCTIONS = frozenset({"和", "与", "與", "及", "以及", "或", "或者", "跟", "同"})
+#: Items of a list never hold more words than this (longer runs are clauses).
+_MAX_ITEM_WORDS = 4
+#: English closed-class words no item of a list is made of ("I lost my laptop and what should
+#: I do" joins clauses, not things): pronouns, auxiliaries, question words, prepositions.
+_LATIN_FUNCTION = frozenset(
+    (  # noqa: SIM905 (a sentence of words reads better than a column)
+        "i you he she it we they me him her us them my your his its our their this that "
+        "these those what which who whom whose when where why how whether if is are was "
+        "were be been being am do does did done have has had can could should would "
+        "will shall may might must not no to of in on at by for from with about into "
+        "onto over under than then so as "
+    ).split()
+)
+#: jieba's tags of the words a Chinese item is made of: nouns, verbs used as nouns, adjectives,
+#: names, Latin words and numbers; a pronoun, adverb, particle or preposition ends a list.
+_ITEM_TAGS = ("n", "v", "a", "j", "l", "i", "eng", "m", "q", "guessed")
+#: Characters of the separators a Chinese list may have (jieba runs only when one is there).
+_HAN_SEPARATOR_CHARS = re.compile(r"[、和与與及或跟同]")
+
+
+def question_parts(question: str) -> list[str]:
+    """The questions inside ``question`` when it asks about several things (in order, each a
+    whole question), else []."""
+    sentences = [s.strip() for s in _SENTENCE_END.split(question) if _content(s)]
+    parts: list[str] = []
+    segmenter = Segmenter()
+    try:
+        for sentence in sentences:
+            items = _list_parts(sentence, segmenter)
+            parts.extend(items or ([sentence] if len(sentences) > 1 else []))
+    finally:
+        segmenter.close()
+    unique = list(dict.fromkeys(p for p in parts if p != question.strip()))
+    return unique[:MAX_PARTS] if len(unique) >= 2 else []
+
+
+def _content(text: str) -> bool:
+    """Whether ``text`` holds words (not only punctuation or a number)."""
+    return bool(_HAN.search(text) or re.search(r"[A-Za-z]{2}", text))
+
+
+def _list_parts(sentence: str, segmenter: Segmenter) -> list[str]:
+    """The sentence once per item of its coordinated list, or [] without one."""
+    words = _words(sentence, segmenter)
+    if not words:
+        return []
+    seps = [i for i, (_s, _e, kind) in enumerate(words) if kind in ("list", "conj")]
+    if not seps:
+        return []
+    # the longest run of items: separators with one to _MAX_ITEM_WORDS words between them
+    best: list[int] = []
+    run = [seps[0]]
+    for prev, cur in pairwise(seps):
+        gap = cur - prev - 1
+        joined = words[prev][2] == "list" and words[cur][2] == "conj" and gap == 0
+        if 1 <= gap <= _MAX_ITEM_WORDS or joined:  # ("A, B, and C": a comma then "and")
+            run.append(cur)
+        else:
+            best = max(best, run, key=len)
+            run = [cur]
+    best = max(best, run, key=len)
+    # a lone Latin comma separates clauses, not items; a list needs an item on either side
+    if len(best) == 1 and words[best[0]][2] == "list" and sentence[words[best[0]][0]] == ",":
+        return []
+    middles = [
+        (a + 1, b) for a, b in pairwise(best) if b - a - 1 >= 1
+    ]  # (first word, end) of each middle item
+    last_start = best[-1] + 1
+    first_end = best[0]
+    if _HAN.search(sentence):
+        # as long as the other items in characters (年|假 和 病假: jieba may cut a short word)
+        last = (last_start, min(len(words), last_start + 1))
+        target = max(_chars(words, a, b) for a, b in [*middles, last])
+        begin = first_end - 1
+        while begin > 0 and first_end - begin < 3 and _chars(words, begin, first_end) < target:
+            begin -= 1
+        first = (max(0, begin), first_end)
+    else:  # as many words as the middle ones (one without)
+        size = max((b - a for a, b in middles), default=1)
+        first = (max(0, first_end - size), first_end)
+        last = (last_start, min(len(words), last_start + size))
+    items = [first, *middles, last]
+    if any(not _is_item(words[a:b]) for a, b in items):
+        return []
+    start, end = words[first[0]][0], words[last[1] - 1][1]
+    head, tail = sentence[:start], sentence[end:]
+    return [_join(head, sentence[words[a][0] : words[b - 1][1]], tail) for a, b in items]
+
+
+def _chars(words: list[tuple[int, int, str]], a: int, b: int) -> int:
+    return words[b - 1][1] - words[a][0] if b > a else 0
+
+
+def _is_item(words: list[tuple[int, int, str]]) -> bool:
+    return bool(words) and all(kind == "word" for _s, _e, kind in words)
+
+
+def _join(head: str, item: str, tail: str) -> str:
+    text = f"{head}{item}{tail}"
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def _words(sentence: str, segmenter: Segmenter) -> list[tuple[int, int, str]]:
+    """(start, end, kind) of the sentence's words: "list" for an enumeration comma (a comma
+    in Latin text; a Chinese "，" parts clauses), "conj" for a conjunction, "word" for a word
+    an item may be made of, "other" for anything else (it ends a list: "A、B。", "A and what")."""
+    out: list[tuple[int, int, str]] = []
+    if _HAN.search(sentence):
+        if not _HAN_SEPARATOR_CHARS.search(sentence):
+            return []  # no list (and no dictionary to load)
+        for start, end, tag in segmenter.words(sentence):
+            word = sentence[start:end]
+            if word.isspace():
+                continue
+            if word == "、":
+                kind = "list"
+            elif word in _HAN_CONJUNCTIONS or word.lower() in _LATIN_CONJUNCTIONS:
+                # (whatever jieba's tag: 與 reads "zg"; 跟 as a preposition is followed by no
+                # item: 跟谁说)
+                kind = "conj"
+            elif tag.startswith(_ITEM_TAGS) and word.lower() not in _LATIN_FUNCTION:
+                kind = "word"
+            else:
+                kind = "other"
+            out.append((start, end, kind))
+        return out
+    for m in _LATIN_TOKEN.finditer(sentence):
+        word = m.group()
+        if word == ",":
+            kind = "list"
+        elif word.lower() in _LATIN_CONJUNCTIONS:
+            kind = "conj"
+        elif word[0].isalnum() and word.lower() not in _LATIN_FUNCTION:
+            kind = "word"
+        else:
+            kind = "other"
+        out.append((m.start(), m.end(), kind))
+    return out

@@ -1,0 +1,66 @@
+"""The parts of a question that asks about several things (`chat/parts.py`): its sentences,
+and each item of a coordinated list with the rest of its sentence around it — and no parts
+where a comma or a conjunction joins clauses, not things."""
+
+from __future__ import annotations
+
+import pytest
+
+from goodbuddy_kb.main_process.chat.parts import MAX_PARTS, question_parts
+
+
+@pytest.mark.parametrize(
+    ("question", "parts"),
+    [
+        (
+            "Summarise the rules on taxis, flights, meals and hotels when travelling",
+            [
+                "Summarise the rules on taxis when travelling",
+                "Summarise the rules on flights when travelling",
+                "Summarise the rules on meals when travelling",
+                "Summarise the rules on hotels when travelling",
+            ],
+        ),
+        (
+            "What are the rules for taxis and hotels?",
+            ["What are the rules for taxis?", "What are the rules for hotels?"],
+        ),
+        ("报销和请假的流程是什么？", ["报销的流程是什么？", "请假的流程是什么？"]),
+        # jieba cuts 年假 as 年|假: the first item is as long as the last (病假)
+        ("年假和病假各有几天？", ["年假各有几天？", "病假各有几天？"]),
+        # traditional Chinese (與, which jieba tags "zg"); an item is the words beside it
+        ("住宿標準與交通費用各是多少？", ["住宿標準費用各是多少？", "住宿交通費用各是多少？"]),
+        (
+            "I lost my laptop on the train. What should I do?",
+            ["I lost my laptop on the train.", "What should I do?"],
+        ),
+        ("住宿标准是多少？报销要什么材料？", ["住宿标准是多少？", "报销要什么材料？"]),
+    ],
+)
+def test_a_question_about_several_things_has_a_part_for_each(
+    question: str, parts: list[str]
+) -> None:
+    assert question_parts(question) == parts
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "出差住宿标准是多少？",
+        "如果出差，住宿标准是多少",  # a comma between clauses
+        "手提电脑弄丢了，要在多长时间内跟谁说？",  # 跟 a preposition here
+        "I lost my laptop and what should I do?",  # "and" between clauses
+        "If I travel, what is the hotel limit?",
+        "How long is 3.5 days?",
+        "",
+    ],
+)
+def test_one_thing_asked_has_no_parts(question: str) -> None:
+    assert question_parts(question) == []
+
+
+def test_a_long_list_is_searched_for_its_first_items_only() -> None:
+    question = "出差时打车、机票、火车、餐费、住宿和签证分别怎么规定？"
+    parts = question_parts(question)
+    assert len(parts) == MAX_PARTS
+    assert parts[:2] == ["出差时打车分别怎么规定？", "出差时机票分别怎么规定？"]
