@@ -31,29 +31,29 @@ from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.methods import LIBRARY_LIST, RETRIEVE
 from goodbuddy_kb.evaluation.dataset import Query, load
-from goodbuddy_kb.main_process.chat.parts import PART_TOP_K, question_parts
+from goodbuddy_kb.main_process.chat.parts import PART_TOP_K, question_parts, search_parts
 
 
 def evidence(client: object, library_id: str, text: str, parts: bool) -> list[str]:
     """The documents of the passages the chat's first search hands over (in order)."""
 
-    def search(query: str, top_k: int | None) -> list[str]:
+    def search(query: str, top_k: int | None = None) -> r.KnowledgeRetrievalResponse:
         overrides = r.RetrievalOverrides(top_k=top_k) if top_k else None
-        res = client.call(  # type: ignore[attr-defined]
+        return client.call(  # type: ignore[attr-defined,no-any-return]
             RETRIEVE,
             r.RetrieveRequest(
                 library_ids=[library_id], query=query[:MAX_QUERY_CHARACTERS], overrides=overrides
             ),
         )
-        return [(x.chunk_id, x.document_path) for x in res.results]
 
-    found = search(text, None)
+    whole = search(text)
+    found = [whole]
     if parts:
-        for part in question_parts(text):
-            found += search(part, PART_TOP_K)
+        found += search_parts(text, whole, lambda part: search(part, PART_TOP_K))
     seen: dict[str, str] = {}
-    for chunk, path in found:
-        seen.setdefault(chunk, path)
+    for response in found:
+        for x in response.results:
+            seen.setdefault(x.chunk_id, x.document_path)
     return list(seen.values())
 
 

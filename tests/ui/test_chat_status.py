@@ -27,6 +27,23 @@ def answer(state: c.RetrievalState) -> c.Message:
     )
 
 
+def test_the_searches_of_a_questions_parts_are_not_the_models() -> None:
+    """A question about several things is searched once for each of them before the answer;
+    those searches said "the model searched 3 more times", with no model searching."""
+    state = c.RetrievalState(mode="always", status="searched", searches=5, parts=3)
+    try:
+        set_language("en")
+        assert status_text(answer(state)) == (
+            "Searched first (the question asks about several things: 3 more searches for them);"
+            " the model searched 1 more time"
+        )
+        state = state.model_copy(update={"searches": 4})
+        set_language("zh")
+        assert status_text(answer(state)) == "已预检索（问题问了几件事：另为其中各项检索 3 次）"
+    finally:
+        set_language("en")
+
+
 @pytest.mark.parametrize(
     ("status", "searches", "reason", "en", "zh"),
     [

@@ -147,6 +147,9 @@ class RetrievalState(ContractModel):
     reason: str | None = None
     library_ids: list[EntityId] = Field(default_factory=list)
     searches: int = 0
+    #: Of ``searches``, those of the question's parts before the answer (a question about
+    #: several things: each searched too), not the model's own.
+    parts: int = 0
     reason_code: str | None = None
     reason_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("reason")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from goodbuddy_kb.main_process.chat.parts import MAX_PARTS, question_parts
+from goodbuddy_kb.main_process.chat.parts import MAX_PARTS, mentions, question_parts
 
 
 @pytest.mark.parametrize(
@@ -40,7 +40,7 @@ from goodbuddy_kb.main_process.chat.parts import MAX_PARTS, question_parts
 def test_a_question_about_several_things_has_a_part_for_each(
     question: str, parts: list[str]
 ) -> None:
-    assert question_parts(question) == parts
+    assert [p.text for p in question_parts(question)] == parts
 
 
 @pytest.mark.parametrize(
@@ -52,6 +52,8 @@ def test_a_question_about_several_things_has_a_part_for_each(
         "I lost my laptop and what should I do?",  # "and" between clauses
         "If I travel, what is the hotel limit?",
         "How long is 3.5 days?",
+        "《雷電！》紀錄片主要是在記錄哪一年的戰爭?",  # an end mark inside a title
+        "會增加自殺率的症狀包括精神分裂症、人格障礙以及哪一個?",  # the item asked for
         "",
     ],
 )
@@ -63,4 +65,13 @@ def test_a_long_list_is_searched_for_its_first_items_only() -> None:
     question = "出差时打车、机票、火车、餐费、住宿和签证分别怎么规定？"
     parts = question_parts(question)
     assert len(parts) == MAX_PARTS
-    assert parts[:2] == ["出差时打车分别怎么规定？", "出差时机票分别怎么规定？"]
+    assert [p.text for p in parts[:2]] == ["出差时打车分别怎么规定？", "出差时机票分别怎么规定？"]
+    assert [p.item for p in parts[:2]] == ["打车", "机票"], "each item alone, if need be"
+
+
+def test_an_item_is_named_by_its_words_or_their_stems() -> None:
+    """A part whose item the passages handed over already name is not searched again."""
+    assert mentions("The nightly Hotel limit per person", "hotels")
+    assert mentions("出差人员的住宿标准按城市等级确定", "住宿")
+    assert not mentions("出差人员的住宿标准按城市等级确定", "餐费")
+    assert not mentions("Taxis are reimbursed after 10 pm", "meals")

@@ -325,7 +325,10 @@ def test_a_question_about_several_things_hands_over_a_passage_for_each(
     wanted = ("百分之八十", "婚假三天") if "病假" in question else ("六百元", "不得少于十二位")
     for words in wanted:
         assert any(words in passage for passage in seen.values()), (words, seen)
-    assert reply["retrieval"]["status"] == "searched" and reply["retrieval"]["searches"] == 3
+    # the whole question, each part its passages do not name yet (and an item alone where its
+    # sentence found nothing new)
+    assert reply["retrieval"]["status"] == "searched" and reply["retrieval"]["searches"] >= 2
+    assert reply["retrieval"]["parts"] == reply["retrieval"]["searches"] - 1, "not the model's"
     assert sorted(seen) == [c["number"] for c in reply["citations"]]
 
 

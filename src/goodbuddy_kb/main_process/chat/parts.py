@@ -12,23 +12,38 @@ The parts come from the question's grammar, not from a list of phrases: its sent
 coordinated list in a sentence — items joined by an enumeration comma (、), commas and a final
 conjunction ("A, B and C"), or a conjunction alone ("A 和 B", "A and B"; jieba's part-of-speech
 tag ``c`` tells a Chinese conjunction) — with the rest of the sentence kept around each item.
-A list's first and last items are as long as its middle ones (one word when it has none).
+A list's first and last items are as long as its middle ones (one word when it has none; a
+Chinese one-character word is read with the word before it: jieba cuts 年假 as 年|假). A list
+one of whose items is the thing asked ("慈禧太后和哪位权臣") is one question, not several.
+
+An item the passages already handed over name is not searched again (a question about two
+people, "慈禧太后和慈安太后聯合哪位權臣", is answered by one passage naming both; searching each
+added passages about either). A part whose sentence finds no passage the searches before it did
+not is searched once more as the item alone: a frame shared by every part ("Summarise the rules
+on … when travelling") outweighed the item, and each part found the transport passage again.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import pairwise
 
+from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse
 from goodbuddy_kb.main_process.graph.segment import Segmenter
+from goodbuddy_kb.main_process.lexical.tokens import cjk_runs, latin_terms, normalize, stems
 
 #: At most this many parts are searched besides the whole question, and each adds at most
 #: this many of its best passages (above the floor) to the whole question's.
 MAX_PARTS = 4
 PART_TOP_K = 3
-#: Where a message's sentences part: after a Chinese or Latin end mark (a full stop only
-#: before a space: "3.5 days" is one sentence).
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;])\s*|(?<=\.)\s+")
+#: Sentence end marks (a Latin full stop only before a space: "3.5 days" is one sentence),
+#: and the brackets inside which nothing ends (《雷電！》 is a title).
+_ENDS = "。！？!?；;"
+_OPENERS, _CLOSERS = "《「『“‘（(【〈", "》」』”’）)】〉"
+#: Chinese question words: an item holding one is the thing asked, not one of several things.
+_HAN_QUESTION = re.compile(r"哪|什么|什麼|甚麼|谁|誰|何|几|幾|多少|怎")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 #: Latin-script words and separators of a list.
 _LATIN_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*|\d[\d.,]*|,|[^\sA-Za-z0-9,]+")
@@ -56,20 +71,88 @@ _ITEM_TAGS = ("n", "v", "a", "j", "l", "i", "eng", "m", "q", "guessed")
 _HAN_SEPARATOR_CHARS = re.compile(r"[、和与與及或跟同]")
 
 
-def question_parts(question: str) -> list[str]:
-    """The questions inside ``question`` when it asks about several things (in order, each a
-    whole question), else []."""
-    sentences = [s.strip() for s in _SENTENCE_END.split(question) if _content(s)]
-    parts: list[str] = []
+@dataclass(frozen=True)
+class Part:
+    """One thing the question asks: ``text``, a sentence of the message or the sentence with
+    one item of its list, and ``item``, that item."""
+
+    text: str
+    item: str | None = None
+
+
+def question_parts(question: str) -> list[Part]:
+    """The questions inside ``question`` when it asks about several things (in order), else
+    []."""
+    sentences = [s for s in _sentences(question) if _content(s)]
+    parts: list[Part] = []
     segmenter = Segmenter()
     try:
         for sentence in sentences:
             items = _list_parts(sentence, segmenter)
-            parts.extend(items or ([sentence] if len(sentences) > 1 else []))
+            parts.extend(items or ([Part(sentence)] if len(sentences) > 1 else []))
     finally:
         segmenter.close()
-    unique = list(dict.fromkeys(p for p in parts if p != question.strip()))
+    unique = list({p.text: p for p in parts if p.text != question.strip()}.values())
     return unique[:MAX_PARTS] if len(unique) >= 2 else []
+
+
+def search_parts(
+    question: str,
+    whole: KnowledgeRetrievalResponse,
+    search: Callable[[str], KnowledgeRetrievalResponse | None],
+) -> list[KnowledgeRetrievalResponse]:
+    """The searches of ``question``'s parts (``search`` returns None for one that failed),
+    after the whole question's: each part's sentence, and its item alone when the sentence
+    found no passage the searches before it had not."""
+    seen = {x.chunk_id for x in whole.results}
+    handed = [g.text for g in whole.context.groups]
+    out: list[KnowledgeRetrievalResponse] = []
+    for part in question_parts(question):
+        if part.item is not None and any(mentions(text, part.item) for text in handed):
+            continue  # the passages handed over already speak of it (慈禧太后和慈安太后 …)
+        alone = part.item if part.item is not None and part.item != part.text else None
+        for text in (part.text, alone):
+            response = search(text) if text else None
+            if response is None:
+                continue
+            out.append(response)
+            handed += [g.text for g in response.context.groups]
+            fresh = {x.chunk_id for x in response.results} - seen
+            seen |= fresh
+            if fresh:
+                break
+    return out
+
+
+def mentions(text: str, item: str) -> bool:
+    """Whether ``text`` names ``item``: its Chinese runs, and its English words by their stems
+    (the full-text channel's: "hotels" is named by "Hotel")."""
+    folded, wanted = normalize(text), normalize(item)
+    if any(run not in folded for run in cjk_runs(wanted)):
+        return False
+    words = set(stems(latin_terms(wanted)))
+    return not words or words <= set(stems(latin_terms(folded)))
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of ``text``: each ends at an end mark outside brackets."""
+    out, start, depth = [], 0, 0
+    for i, char in enumerate(text):
+        if char in _OPENERS:
+            depth += 1
+        elif char in _CLOSERS:
+            depth = max(0, depth - 1)
+        elif depth == 0 and (
+            char in _ENDS or (char == "." and i + 1 < len(text) and text[i + 1].isspace())
+        ):
+            end = i + 1
+            while end < len(text) and text[end] in _ENDS:
+                end += 1  # "？！" ends once
+            if end > start:
+                out.append(text[start:end].strip())
+                start = end
+    out.append(text[start:].strip())
+    return [s for s in out if s]
 
 
 def _content(text: str) -> bool:
@@ -77,7 +160,7 @@ def _content(text: str) -> bool:
     return bool(_HAN.search(text) or re.search(r"[A-Za-z]{2}", text))
 
 
-def _list_parts(sentence: str, segmenter: Segmenter) -> list[str]:
+def _list_parts(sentence: str, segmenter: Segmenter) -> list[Part]:
     """The sentence once per item of its coordinated list, or [] without one."""
     words = _words(sentence, segmenter)
     if not words:
@@ -106,11 +189,11 @@ def _list_parts(sentence: str, segmenter: Segmenter) -> list[str]:
     last_start = best[-1] + 1
     first_end = best[0]
     if _HAN.search(sentence):
-        # as long as the other items in characters (年|假 和 病假: jieba may cut a short word)
+        # one word, read with the word before it when it is one character (jieba cuts 年假
+        # as 年|假)
         last = (last_start, min(len(words), last_start + 1))
-        target = max(_chars(words, a, b) for a, b in [*middles, last])
         begin = first_end - 1
-        while begin > 0 and first_end - begin < 3 and _chars(words, begin, first_end) < target:
+        if begin > 0 and _chars(words, begin, first_end) < 2:
             begin -= 1
         first = (max(0, begin), first_end)
     else:  # as many words as the middle ones (one without)
@@ -120,9 +203,12 @@ def _list_parts(sentence: str, segmenter: Segmenter) -> list[str]:
     items = [first, *middles, last]
     if any(not _is_item(words[a:b]) for a, b in items):
         return []
+    texts = [sentence[words[a][0] : words[b - 1][1]] for a, b in items]
+    if any(_HAN_QUESTION.search(item) for item in texts):
+        return []  # one of the items is the thing asked: one question
     start, end = words[first[0]][0], words[last[1] - 1][1]
     head, tail = sentence[:start], sentence[end:]
-    return [_join(head, sentence[words[a][0] : words[b - 1][1]], tail) for a, b in items]
+    return [Part(_join(head, item, tail), item) for item in texts]
 
 
 def _chars(words: list[tuple[int, int, str]], a: int, b: int) -> int:

@@ -46,7 +46,7 @@ from goodbuddy_kb.main_process.chat import store
 from goodbuddy_kb.main_process.chat.clients import ChatClient, Turn
 from goodbuddy_kb.main_process.chat.evidence import TurnEvidence, quoted
 from goodbuddy_kb.main_process.chat.instructions import instructions_block
-from goodbuddy_kb.main_process.chat.parts import PART_TOP_K, question_parts
+from goodbuddy_kb.main_process.chat.parts import PART_TOP_K, search_parts
 from goodbuddy_kb.main_process.chat.scope import Scope, ScopeRegistry
 from goodbuddy_kb.main_process.diagnostic_log import DiagnosticsLog
 from goodbuddy_kb.main_process.retrieval.pipeline import Retriever
@@ -129,6 +129,7 @@ def after_tool_searches(
         reason=reason,
         library_ids=sorted(scope.library_ids),
         searches=base.searches + searches if request.mode == "always" else searches,
+        parts=base.parts if request.mode == "always" else 0,
     )
 
 
@@ -261,27 +262,22 @@ class ChatRuntime:
             return RetrievalState(
                 mode="always", status="degraded", reason=exc.message, library_ids=ids, searches=1
             ), None
+
         # a question about several things: each part searched too, its best passages added
         # (under the whole question's one passage that matched most of it, the others read
         # under the floor; a helper's try)
-        more: list[KnowledgeRetrievalResponse] = []
-        for part in question_parts(text):
+        def search(part: str) -> KnowledgeRetrievalResponse | None:
+            overrides = RetrievalOverrides(top_k=PART_TOP_K)
+            request = RetrieveRequest(library_ids=ids, query=part, overrides=overrides)
             try:
-                more.append(
-                    self._search(
-                        "chat-presearch",
-                        RetrieveRequest(
-                            library_ids=ids,
-                            query=part,
-                            overrides=RetrievalOverrides(top_k=PART_TOP_K),
-                        ),
-                        cancel,
-                    )
-                )
+                return self._search("chat-presearch", request, cancel)
             except CancelledError:
                 raise
             except KbError as exc:
                 evidence.note_failure(exc.message)
+                return None
+
+        more = search_parts(text, response, search)
         block = evidence.block(response, *more)
         status: RetrievalStatus
         reason = evidence.degraded_reason()
@@ -295,7 +291,12 @@ class ChatRuntime:
         else:
             status = "searched"
         return RetrievalState(
-            mode="always", status=status, reason=reason, library_ids=ids, searches=1 + len(more)
+            mode="always",
+            status=status,
+            reason=reason,
+            library_ids=ids,
+            searches=1 + len(more),
+            parts=len(more),
         ), block
 
     def _evidence_only(self, request: SendRequest, evidence: TurnEvidence) -> str:

@@ -78,7 +78,10 @@ def status_text(message: c.Message) -> str:
             said = say_field(state, "reason") if state.reason else ""
         else:
             said = tr(f"chat.status.{state.status}")
-        more = state.searches - 1  # the search first is one; the model may have searched again
+        if said and state.parts:
+            said = tr("chat.status.parts", status=said, n=state.parts)
+        # the search first is one, its parts more; the model may have searched again
+        more = state.searches - 1 - state.parts
         if said and more > 0:
             said = tr("chat.status.more", status=said, n=more)
         return said

@@ -87,6 +87,11 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
     "chat.status.searched": ("已预检索", "Searched first"),
     "chat.status.searched_empty": ("已检索，未找到相关内容", "Searched, nothing relevant found"),
     "chat.status.degraded": ("已预检索，已降级（{reason}）", "Searched first, degraded ({reason})"),
+    "chat.status.parts": (
+        "{status}（问题问了几件事：另为其中各项检索 {n} 次）",
+        "{status} (the question asks about several things: {n} more "
+        "{n:plural:search|searches} for them)",
+    ),
     "chat.status.more": (
         "{status}；模型又检索了 {n} 次",
         "{status}; the model searched {n} more {n:plural:time|times}",
