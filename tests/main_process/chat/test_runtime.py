@@ -65,6 +65,20 @@ def conversation(d: Dispatcher) -> str:
     return str(call(d, CONVERSATION_CREATE.name, {"title": "t"})["id"])
 
 
+def send_in_background(
+    d: Dispatcher, conv: str, text: str, libraries: list[str], mode: str = "auto"
+) -> tuple[str, dict[str, Any], threading.Thread]:
+    """A send on its own thread (so that the test can stop it): its request id, the dict its
+    response fills, the thread."""
+    request_id = uuid.uuid4().hex
+    result: dict[str, Any] = {}
+    worker = threading.Thread(
+        target=lambda: result.update(send(d, conv, text, libraries, mode, requestId=request_id))
+    )
+    worker.start()
+    return request_id, result, worker
+
+
 def use_model(d: Dispatcher, base: str) -> None:
     call(
         d,
@@ -280,14 +294,7 @@ def test_stop_during_streaming_ends_the_http_request_and_keeps_the_partial_reply
     with chat_server(script) as base:
         use_model(dispatcher, base)
         conv = conversation(dispatcher)
-        request_id = uuid.uuid4().hex
-        result: dict[str, Any] = {}
-        worker = threading.Thread(
-            target=lambda: result.update(
-                send(dispatcher, conv, "问题", [libs[0]], "auto", requestId=request_id)
-            )
-        )
-        worker.start()
+        request_id, result, worker = send_in_background(dispatcher, conv, "问题", [libs[0]])
         time.sleep(1.0)
         stopped_at = time.monotonic()
         assert call(dispatcher, SYSTEM_CANCEL.name, {"requestId": request_id})["cancelled"]
@@ -347,14 +354,7 @@ def test_a_stopped_answer_still_says_the_model_searched(
     with chat_server(script) as base:
         use_model(dispatcher, base)
         conv = conversation(dispatcher)
-        request_id = uuid.uuid4().hex
-        result: dict[str, Any] = {}
-        worker = threading.Thread(
-            target=lambda: result.update(
-                send(dispatcher, conv, "出差住宿标准", [libs[0]], "auto", requestId=request_id)
-            )
-        )
-        worker.start()
+        request_id, result, worker = send_in_background(dispatcher, conv, "出差住宿标准", [libs[0]])
         deadline = time.monotonic() + 10
         while len(script.requests) < 2 and time.monotonic() < deadline:
             time.sleep(0.05)
