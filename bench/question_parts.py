@@ -14,7 +14,8 @@ question, from the data set's own:
   evidence's precision (relevant passages / passages) and recall;
 - *no answer* (a no-answer set's questions, when given ``--noanswer``): how often any passage
   is handed over.
-The reference is the same run's whole-question search alone.
+The reference is the same run's whole-question search alone (its time too: the parts'
+searches come before the model's first word).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import argparse
 import random
 import statistics
 import sys
+import time
 from pathlib import Path
 
 from goodbuddy_kb.bridge.launcher import open_session
@@ -88,7 +90,8 @@ def main() -> None:
         lid = main_library(session.client)
         print(f"{dataset.name}: {len(answerable)} answerable questions", flush=True)
         # two questions in one message
-        cover = {False: [], True: []}
+        cover: dict[bool, list[float]] = {False: [], True: []}
+        took: dict[bool, list[float]] = {False: [], True: []}
         both = {False: 0, True: 0}
         split = 0
         for _ in range(args.pairs):
@@ -99,7 +102,9 @@ def main() -> None:
             text = joined(a, b)
             split += bool(question_parts(text))
             for parts in (False, True):
+                started = time.perf_counter()
                 got = set(evidence(session.client, lid, text, parts))
+                took[parts].append(time.perf_counter() - started)
                 cover[parts].append(len(docs & got) / 2)
                 both[parts] += docs <= got
         n = len(cover[False])
@@ -108,7 +113,8 @@ def main() -> None:
             label = "whole + parts" if parts else "whole only   "
             print(
                 f"  {label}: relevant documents handed over {statistics.mean(cover[parts]):.3f},"
-                f" both {both[parts] / n:.3f}"
+                f" both {both[parts] / n:.3f}, searching took {statistics.median(took[parts]) * 1000:.0f}"
+                " ms (median)"
             )
         # one question
         sample = rng.sample(answerable, min(args.singles, len(answerable)))
