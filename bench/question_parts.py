@@ -51,7 +51,7 @@ def evidence(client: object, library_id: str, text: str, parts: bool) -> list[st
     whole = search(text)
     found = [whole]
     if parts:
-        found += search_parts(text, whole, lambda part: search(part, PART_TOP_K))
+        found += search_parts(text, whole, lambda part: search(part, PART_TOP_K)).responses
     seen: dict[str, str] = {}
     for response in found:
         for x in response.results:

@@ -29,17 +29,24 @@ def answer(state: c.RetrievalState) -> c.Message:
 
 def test_the_searches_of_a_questions_parts_are_not_the_models() -> None:
     """A question about several things is searched once for each of them before the answer;
-    those searches said "the model searched 3 more times", with no model searching."""
-    state = c.RetrievalState(mode="always", status="searched", searches=5, parts=3)
+    those searches said "the model searched 3 more times", with no model searching. And it
+    says what they added: "3 more searches" read as every part answered, beside one passage."""
+    state = c.RetrievalState(mode="always", status="searched", searches=5, parts=3, parts_found=2)
     try:
         set_language("en")
         assert status_text(answer(state)) == (
-            "Searched first (the question asks about several things: 3 more searches for them);"
-            " the model searched 1 more time"
+            "Searched first (the question asks about several things: 3 more searches for them"
+            " added 2 passages); the model searched 1 more time"
         )
-        state = state.model_copy(update={"searches": 4})
+        state = state.model_copy(update={"searches": 4, "parts_found": 0})
+        assert status_text(answer(state)) == (
+            "Searched first (the question asks about several things: 3 more searches for them"
+            " found nothing more)"
+        )
         set_language("zh")
-        assert status_text(answer(state)) == "已预检索（问题问了几件事：另为其中各项检索 3 次）"
+        assert status_text(answer(state)) == (
+            "已预检索（问题问了几件事：另为其中各项检索 3 次，没有找到更多相关内容）"
+        )
     finally:
         set_language("en")
 

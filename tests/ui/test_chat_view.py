@@ -98,12 +98,17 @@ def test_stop_keeps_the_partial_reply(qtbot: QtBot, data_dir: Path, tmp_path: Pa
                 lambda: "Partial answer" in view.transcript.toPlainText(), timeout=10_000
             )
             assert view.stop_button.isEnabled()
+            win.activateWindow()
+            qtbot.waitUntil(lambda: QtWidgets.QApplication.activeWindow() is win)
+            view.stop_button.setFocus()
             with qtbot.waitSignal(view.reply_finished, timeout=5_000):
-                qtbot.mouseClick(view.stop_button, QtCore.Qt.MouseButton.LeftButton)
+                qtbot.keyClick(view.stop_button, QtCore.Qt.Key.Key_Space)
         assert (
             "Partial answer" in view.transcript.toPlainText()
             and "(stopped)" in view.transcript.toPlainText()
         )
+        # Stop greyed: the focus is in the box for the next message (it went to the "Chat" tab)
+        qtbot.waitUntil(lambda: QtWidgets.QApplication.focusWidget() is view.input)
     finally:
         win.link.shutdown()
 

@@ -421,3 +421,35 @@ def test_the_citation_table_never_scrolls_sideways_at_800x600(
         win.link.shutdown()
         set_language("en")
         apply_theme(qapp, False)
+
+
+def test_a_tick_in_the_scope_never_moves_the_rows_under_the_pointer(
+    qtbot: QtBot, window: MainWindow, make_library: MakeLibrary
+) -> None:
+    """Ticking or unticking a library added or took away the line "Every library is selected
+    …", the popup's rows moved 14 px, and the next click landed on the other library (a
+    helper's try). The rows stay where they are while the popup is open."""
+    for name in ("Alpha", "Beta", "Gamma"):
+        make_library(handbook(), name=name, folder=name)
+    view = window.chat_view
+    window.top_tabs.setCurrentWidget(view)
+    popover = view.popover
+    qtbot.waitUntil(lambda: popover.list.count() == 3, timeout=10_000)
+    view.show_scope()
+    qtbot.waitUntil(popover.isVisible)
+    qtbot.wait(300)  # the notes' answers (embedding model, vector indexes) have come back
+
+    def row_top(i: int) -> int:
+        rect = popover.list.visualItemRect(popover.list.item(i))
+        return popover.list.viewport().mapToGlobal(rect.topLeft()).y()
+
+    where = [row_top(i) for i in range(3)]
+    for i in (0, 0, 1, 1):
+        rect = popover.list.visualItemRect(popover.list.item(i))
+        box = QtCore.QPoint(rect.left() + 8, rect.center().y())
+        before = popover.list.item(i).checkState()
+        qtbot.mouseClick(popover.list.viewport(), QtCore.Qt.MouseButton.LeftButton, pos=box)
+        qtbot.waitUntil(lambda i=i, b=before: popover.list.item(i).checkState() != b)
+        qtbot.wait(100)
+        assert [row_top(i) for i in range(3)] == where, "the rows moved"
+    popover.hide()

@@ -150,6 +150,8 @@ class RetrievalState(ContractModel):
     #: Of ``searches``, those of the question's parts before the answer (a question about
     #: several things: each searched too), not the model's own.
     parts: int = 0
+    #: The passages those searches added to the whole question's.
+    parts_found: int = 0
     reason_code: str | None = None
     reason_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("reason")

@@ -35,6 +35,29 @@ from goodbuddy_kb.main_process.chat.parts import MAX_PARTS, mentions, question_p
             ["I lost my laptop on the train.", "What should I do?"],
         ),
         ("住宿标准是多少？报销要什么材料？", ["住宿标准是多少？", "报销要什么材料？"]),
+        # two questions in one sentence (a helper's; each was found alone, not together)
+        (
+            "What is the hotel limit in Chengdu, and what should I do if I lose my laptop?",
+            ["What is the hotel limit in Chengdu?", "what should I do if I lose my laptop?"],
+        ),
+        (
+            "How much can I claim for a taxi after work and how many days of leave do I get?",
+            ["How much can I claim for a taxi after work?", "how many days of leave do I get?"],
+        ),
+        (
+            "出差每天餐补多少钱，笔记本电脑丢了怎么办？",
+            ["出差每天餐补多少钱？", "笔记本电脑丢了怎么办？"],
+        ),
+        # a part searched alone does without the word that joined it to the one before
+        (
+            "What is the hotel limit in Beijing? And how many days of annual leave do I get?",
+            ["What is the hotel limit in Beijing?", "how many days of annual leave do I get?"],
+        ),
+        # noun phrases joined: each from its determiner on
+        (
+            "Tell me the flight booking rules and the laptop replacement cycle.",
+            ["Tell me the flight booking rules.", "Tell me the laptop replacement cycle."],
+        ),
     ],
 )
 def test_a_question_about_several_things_has_a_part_for_each(
@@ -50,6 +73,7 @@ def test_a_question_about_several_things_has_a_part_for_each(
         "如果出差，住宿标准是多少",  # a comma between clauses
         "手提电脑弄丢了，要在多长时间内跟谁说？",  # 跟 a preposition here
         "I lost my laptop and what should I do?",  # "and" between clauses
+        "I lost my laptop, and what should I do?",  # the first is no question
         "If I travel, what is the hotel limit?",
         "How long is 3.5 days?",
         "《雷電！》紀錄片主要是在記錄哪一年的戰爭?",  # an end mark inside a title

@@ -336,6 +336,7 @@ def test_a_question_about_several_things_hands_over_a_passage_for_each(
     # sentence found nothing new)
     assert reply["retrieval"]["status"] == "searched" and reply["retrieval"]["searches"] >= 2
     assert reply["retrieval"]["parts"] == reply["retrieval"]["searches"] - 1, "not the model's"
+    assert reply["retrieval"]["partsFound"] >= 1, "and what they added"
     assert sorted(seen) == [c["number"] for c in reply["citations"]]
 
 

@@ -18,9 +18,16 @@ one of whose items is the thing asked ("慈禧太后和哪位权臣") is one que
 
 An item the passages already handed over name is not searched again (a question about two
 people, "慈禧太后和慈安太后聯合哪位權臣", is answered by one passage naming both; searching each
-added passages about either). A part whose sentence finds no passage the searches before it did
-not is searched once more as the item alone: a frame shared by every part ("Summarise the rules
-on … when travelling") outweighed the item, and each part found the transport passage again.
+added passages about either). An item is searched in its sentence and alone, and the wording
+whose best new passage is the more relevant is handed over: a frame shared by every part
+("Summarise the rules on … when travelling", "出差时…分别怎么规定") outweighed the item, and
+each part found the transport passage, or the approval one, again.
+
+Two questions in one sentence are two parts ("What is the hotel limit in Chengdu, and what
+should I do if I lose my laptop?"; "出差每天餐补多少钱，笔记本电脑丢了怎么办？"): clauses cut at a
+comma or a conjunction, when each asks on its own (an English question word or auxiliary
+first, a Chinese question word). A part searched alone does without the word that joined it to
+the one before ("And how many days …").
 """
 
 from __future__ import annotations
@@ -69,6 +76,65 @@ _LATIN_FUNCTION = frozenset(
 _ITEM_TAGS = ("n", "v", "a", "j", "l", "i", "eng", "m", "q", "guessed")
 #: Characters of the separators a Chinese list may have (jieba runs only when one is there).
 _HAN_SEPARATOR_CHARS = re.compile(r"[、和与與及或跟同]")
+#: English words a question starts with: question words and auxiliaries ("How much …, and
+#: how many …?" is two questions).
+_LATIN_ASKS = frozenset(
+    [
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "may",
+        "must",
+        "have",
+        "has",
+    ]
+)
+#: English determiners: a list whose second item starts with one ("the flight booking rules
+#: and the laptop replacement cycle") joins noun phrases, each from its determiner on.
+_DETERMINERS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "my",
+        "your",
+        "our",
+        "their",
+        "his",
+        "her",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+    ]
+)
+#: Words that join a sentence to the one before it ("… Beijing? And how many …"): a part
+#: searched alone does without them.
+_LEADING = re.compile(
+    r"^(?:(?:and|also|but|or|so|then|plus)\b[\s,]*|(?:而且|还有|還有|另外|以及|并且|並且|那么|那麼)[，,\s]*)",
+    re.I,
+)
+#: Clause boundaries inside a sentence: a comma or semicolon, and an English conjunction.
+_CLAUSE_CUT = re.compile(r"[，,；;]\s*(?:(?:and|or|but)\s+)?|\s+(?:and|or|but)\s+", re.I)
 
 
 @dataclass(frozen=True)
@@ -83,45 +149,64 @@ class Part:
 def question_parts(question: str) -> list[Part]:
     """The questions inside ``question`` when it asks about several things (in order), else
     []."""
-    sentences = [s for s in _sentences(question) if _content(s)]
+    units = [
+        _LEADING.sub("", clause).strip()
+        for sentence in _sentences(question)
+        if _content(sentence)
+        for clause in _clauses(sentence)
+    ]
+    units = [u for u in units if _content(u)]
     parts: list[Part] = []
     segmenter = Segmenter()
     try:
-        for sentence in sentences:
-            items = _list_parts(sentence, segmenter)
-            parts.extend(items or ([Part(sentence)] if len(sentences) > 1 else []))
+        for unit in units:
+            items = _list_parts(unit, segmenter)
+            parts.extend(items or ([Part(unit)] if len(units) > 1 else []))
     finally:
         segmenter.close()
     unique = list({p.text: p for p in parts if p.text != question.strip()}.values())
     return unique[:MAX_PARTS] if len(unique) >= 2 else []
 
 
+@dataclass
+class PartSearches:
+    """What the parts' searches hand over (``responses``, after the whole question's) and how
+    many searches ran (some are not handed over: an item's other wording found less)."""
+
+    responses: list[KnowledgeRetrievalResponse]
+    searches: int = 0
+
+
 def search_parts(
     question: str,
     whole: KnowledgeRetrievalResponse,
     search: Callable[[str], KnowledgeRetrievalResponse | None],
-) -> list[KnowledgeRetrievalResponse]:
+) -> PartSearches:
     """The searches of ``question``'s parts (``search`` returns None for one that failed),
-    after the whole question's: each part's sentence, and its item alone when the sentence
-    found no passage the searches before it had not."""
+    after the whole question's. An item of a list is searched in its sentence and alone, and
+    the wording whose best new passage is more relevant is handed over."""
     seen = {x.chunk_id for x in whole.results}
     handed = [g.text for g in whole.context.groups]
-    out: list[KnowledgeRetrievalResponse] = []
+    out = PartSearches([])
     for part in question_parts(question):
         if part.item is not None and any(mentions(text, part.item) for text in handed):
             continue  # the passages handed over already speak of it (慈禧太后和慈安太后 …)
         alone = part.item if part.item is not None and part.item != part.text else None
-        for text in (part.text, alone):
-            response = search(text) if text else None
-            if response is None:
-                continue
-            out.append(response)
-            handed += [g.text for g in response.context.groups]
-            fresh = {x.chunk_id for x in response.results} - seen
-            seen |= fresh
-            if fresh:
-                break
+        found = [r for r in (search(t) for t in (part.text, alone) if t) if r is not None]
+        out.searches += len(found)
+        if not found:
+            continue
+
+        response = max(found, key=lambda r: _best_new(r, seen))  # (a tie: the sentence's)
+        out.responses.append(response)
+        handed += [g.text for g in response.context.groups]
+        seen |= {x.chunk_id for x in response.results}
     return out
+
+
+def _best_new(response: KnowledgeRetrievalResponse, seen: set[str]) -> float:
+    """The relevance of the best passage ``response`` found that no search before it did."""
+    return max((x.relevance for x in response.results if x.chunk_id not in seen), default=0.0)
 
 
 def mentions(text: str, item: str) -> bool:
@@ -132,6 +217,40 @@ def mentions(text: str, item: str) -> bool:
         return False
     words = set(stems(latin_terms(wanted)))
     return not words or words <= set(stems(latin_terms(folded)))
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The questions a sentence joins ("What is the hotel limit in Chengdu, and what should I
+    do if I lose my laptop?"; "出差每天餐补多少钱，笔记本电脑丢了怎么办？"), or the sentence:
+    each clause cut at a comma or a conjunction must ask on its own (an English question word
+    or auxiliary first, a Chinese question word anywhere); "I lost my laptop and what should I
+    do" stays one."""
+    pieces: list[tuple[str, str]] = []  # (the joint before it, the clause's text)
+    start, joint = 0, ""
+    for cut in _CLAUSE_CUT.finditer(sentence):
+        pieces.append((joint, sentence[start : cut.start()]))
+        start, joint = cut.end(), cut.group()
+    pieces.append((joint, sentence[start:]))
+    clauses: list[str] = []
+    for joint, text in pieces:
+        if clauses and not _asks(text):  # not a question of its own: a list, a clause of it
+            clauses[-1] += joint + text
+        else:
+            clauses.append(text)
+    if len(clauses) < 2 or not all(_asks(c) for c in clauses):
+        return [sentence]
+    end = sentence.rstrip()[-1:]
+    end = end if end in _ENDS else ""
+    return [c.strip() + ("" if c.strip()[-1:] in _ENDS else end) for c in clauses]
+
+
+def _asks(clause: str) -> bool:
+    """Whether ``clause`` is a question of its own."""
+    text = _LEADING.sub("", clause.strip())
+    if _HAN.search(text):
+        return _HAN_QUESTION.search(text) is not None or text.rstrip("？?").endswith("吗")
+    first = re.match(r"[A-Za-z]+", text)
+    return first is not None and first.group().lower() in _LATIN_ASKS
 
 
 def _sentences(text: str) -> list[str]:
@@ -196,6 +315,21 @@ def _list_parts(sentence: str, segmenter: Segmenter) -> list[Part]:
         if begin > 0 and _chars(words, begin, first_end) < 2:
             begin -= 1
         first = (max(0, begin), first_end)
+    elif last_start < len(words) and _word(sentence, words[last_start]) in _DETERMINERS:
+        # noun phrases: each from its determiner to the end of its run of words
+        end = last_start + 1
+        while end < len(words) and words[end][2] == "word" and end - last_start <= 5:
+            end += 1
+        last = (last_start, end)
+        begin = next(
+            (
+                i
+                for i in range(first_end - 1, max(-1, first_end - 6), -1)
+                if _word(sentence, words[i]) in _DETERMINERS
+            ),
+            max(0, first_end - 1),
+        )
+        first = (begin, first_end)
     else:  # as many words as the middle ones (one without)
         size = max((b - a for a, b in middles), default=1)
         first = (max(0, first_end - size), first_end)
@@ -204,8 +338,8 @@ def _list_parts(sentence: str, segmenter: Segmenter) -> list[Part]:
     if any(not _is_item(words[a:b]) for a, b in items):
         return []
     texts = [sentence[words[a][0] : words[b - 1][1]] for a, b in items]
-    if any(_HAN_QUESTION.search(item) for item in texts):
-        return []  # one of the items is the thing asked: one question
+    if any(_HAN_QUESTION.search(item) or item.lower() in _DETERMINERS for item in texts):
+        return []  # one of the items is the thing asked (or a lone "the"): one question
     start, end = words[first[0]][0], words[last[1] - 1][1]
     head, tail = sentence[:start], sentence[end:]
     return [Part(_join(head, item, tail), item) for item in texts]
@@ -213,6 +347,10 @@ def _list_parts(sentence: str, segmenter: Segmenter) -> list[Part]:
 
 def _chars(words: list[tuple[int, int, str]], a: int, b: int) -> int:
     return words[b - 1][1] - words[a][0] if b > a else 0
+
+
+def _word(sentence: str, word: tuple[int, int, str]) -> str:
+    return sentence[word[0] : word[1]].lower()
 
 
 def _is_item(words: list[tuple[int, int, str]]) -> bool:

@@ -130,6 +130,7 @@ def after_tool_searches(
         library_ids=sorted(scope.library_ids),
         searches=base.searches + searches if request.mode == "always" else searches,
         parts=base.parts if request.mode == "always" else 0,
+        parts_found=base.parts_found if request.mode == "always" else 0,
     )
 
 
@@ -277,7 +278,9 @@ class ChatRuntime:
                 evidence.note_failure(exc.message)
                 return None
 
-        more = search_parts(text, response, search)
+        parts = search_parts(text, response, search)
+        more = parts.responses
+        own = len(evidence.number(response))  # the whole question's passages, numbered first
         block = evidence.block(response, *more)
         status: RetrievalStatus
         reason = evidence.degraded_reason()
@@ -295,8 +298,9 @@ class ChatRuntime:
             status=status,
             reason=reason,
             library_ids=ids,
-            searches=1 + len(more),
-            parts=len(more),
+            searches=1 + parts.searches,
+            parts=parts.searches,
+            parts_found=len(evidence.citations) - own,
         ), block
 
     def _evidence_only(self, request: SendRequest, evidence: TurnEvidence) -> str:

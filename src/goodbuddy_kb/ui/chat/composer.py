@@ -83,7 +83,12 @@ class Composer(QtWidgets.QWidget):
         """A reply is on its way: Stop, not Send."""
         self._busy = on
         self._follow_text()
+        had_focus = self.stop_button.hasFocus()
         self.stop_button.setEnabled(on)
+        if had_focus and not on:
+            # the focus stays in the chat, in the box for the next message (it went to the
+            # window's "Chat" tab when Stop was greyed; a helper's try)
+            self.input.setFocus()
 
     def say(self, message: str) -> None:
         self.remark.hide()

@@ -298,10 +298,20 @@ class ScopePopover(QtWidgets.QFrame):
         if not self.has_model:
             notes["chat model"] = tr("chat.scope.no_chat_model")
 
-        def show() -> None:
-            lines = [notes[k] for k in sorted(notes)]
+        def text_of(shown: dict[str, str]) -> str:
+            lines = [shown[k] for k in sorted(shown)]
             bullet = "• " if len(lines) > 1 else ""  # several notes read as a list
-            self.note.setText("\n".join(bullet + line for line in lines))
+            return "\n".join(bullet + line for line in lines)
+
+        def show() -> None:
+            # The notes never take less room while the popup is open, and keep room for "every
+            # library is selected": a tick that added or took away that line moved the rows
+            # under the pointer, and the next click ticked another library (a helper's try).
+            if len(self.libraries) > 1 and "every" not in notes and "empty" not in notes:
+                self.note.setText(text_of({**notes, "every": tr("chat.scope.every")}))
+                self._reserve(self.note)
+            self.note.setText(text_of(notes))
+            self._reserve(self.note)
 
         def got_model(info: m.EmbeddingInfo | None, error: KbError | None) -> None:
             if info is not None and info.connection.kind == "none":
@@ -357,9 +367,17 @@ class ScopePopover(QtWidgets.QFrame):
         for library_id in sorted(selected):
             self.link.call(SETTINGS_GET, lib.SettingsGetRequest(library_id=library_id), got)
 
+    def _reserve(self, label: QtWidgets.QLabel) -> None:
+        """``label`` keeps at least the height of its text now (for as long as the popup is
+        open)."""
+        width = label.width() if self.isVisible() else self.sizeHint().width()
+        needed = label.heightForWidth(max(1, width)) if label.wordWrap() else -1
+        label.setMinimumHeight(max(label.minimumHeight(), needed, label.sizeHint().height()))
+
     def show_above(self, anchor: QtWidgets.QWidget) -> None:
         """Open just above ``anchor`` (the scope button), notes fresh, the list focused."""
         self._anchor = anchor
+        self.note.setMinimumHeight(0)  # (its room is kept while open, not from one to the next)
         self.refresh_notes()
         self._place(anchor)
         self.show()

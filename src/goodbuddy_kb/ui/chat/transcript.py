@@ -79,7 +79,11 @@ def status_text(message: c.Message) -> str:
         else:
             said = tr(f"chat.status.{state.status}")
         if said and state.parts:
-            said = tr("chat.status.parts", status=said, n=state.parts)
+            # what they added, not only how many ran (a helper read "2 more searches" as every
+            # part answered, beside one passage)
+            found = state.parts_found
+            key = "chat.status.parts" if found else "chat.status.parts_none"
+            said = tr(key, status=said, n=state.parts, found=found)
         # the search first is one, its parts more; the model may have searched again
         more = state.searches - 1 - state.parts
         if said and more > 0:

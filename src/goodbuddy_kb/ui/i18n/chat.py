@@ -88,9 +88,14 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
     "chat.status.searched_empty": ("已检索，未找到相关内容", "Searched, nothing relevant found"),
     "chat.status.degraded": ("已预检索，已降级（{reason}）", "Searched first, degraded ({reason})"),
     "chat.status.parts": (
-        "{status}（问题问了几件事：另为其中各项检索 {n} 次）",
+        "{status}（问题问了几件事：另为其中各项检索 {n} 次，补充了 {found} 段）",
         "{status} (the question asks about several things: {n} more "
-        "{n:plural:search|searches} for them)",
+        "{n:plural:search|searches} for them added {found} {found:plural:passage|passages})",
+    ),
+    "chat.status.parts_none": (
+        "{status}（问题问了几件事：另为其中各项检索 {n} 次，没有找到更多相关内容）",
+        "{status} (the question asks about several things: {n} more "
+        "{n:plural:search|searches} for them found nothing more)",
     ),
     "chat.status.more": (
         "{status}；模型又检索了 {n} 次",
