@@ -113,6 +113,32 @@ def test_stop_keeps_the_partial_reply(qtbot: QtBot, data_dir: Path, tmp_path: Pa
         win.link.shutdown()
 
 
+def test_the_sources_of_the_last_answer_say_so_while_a_new_one_streams(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    """While an answer streamed, the pane showed the answer before it's sources as "Sources
+    consulted", as if they were the new one's (a helper's try): they are "answer 1" until the
+    new answer has come."""
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        script = ChatScript(turns=[[{"text": "First."}], [{"text": "Second, "}, {"stall": 2}]])
+        with chat_server(script) as base:
+            chat_with(qtbot, win, base)
+            view = win.chat_view
+            view.input.setPlainText("one")
+            with qtbot.waitSignal(view.reply_finished, timeout=10_000):
+                view.send()
+            assert view.sources.label.text() == "<b>Sources consulted</b>"
+            view.input.setPlainText("two")
+            view.send()
+            qtbot.waitUntil(lambda: "Second" in view.transcript.toPlainText(), timeout=10_000)
+            assert view.sources.label.text() == "<b>Sources consulted (answer 1)</b>"
+            qtbot.waitSignal(view.reply_finished, timeout=10_000).wait()
+            assert view.sources.label.text() == "<b>Sources consulted</b>"
+    finally:
+        win.link.shutdown()
+
+
 def test_scope_selection_follows_created_and_deleted_libraries(
     qtbot: QtBot, data_dir: Path
 ) -> None:

@@ -212,8 +212,7 @@ class ChatView(QtWidgets.QWidget):
 
     # -- conversations ---------------------------------------------------------------------------
     def refresh(self) -> None:
-        """List the libraries and the conversations again, and see whether a chat model is set
-        up."""
+        """List the libraries and the conversations again; see whether a chat model is set up."""
         self.refresh_libraries()
         self.relist()
         self.check_model()
@@ -486,10 +485,11 @@ class ChatView(QtWidgets.QWidget):
     def _show_sources(self) -> None:
         """The sources of the answer a marker was clicked in, else of the latest answer."""
         answers = [m for m in self.messages if m.role == "assistant"]
-        shown = next((m for m in answers if m.id == self.shown_answer), None)
-        if shown is None or shown is answers[-1]:
-            self.sources.show_answer(answers[-1].citations if answers else [], None)
-        else:
+        last = answers[-1] if answers else None
+        shown = next((m for m in answers if m.id == self.shown_answer), last)
+        if shown is None or (shown is last and self.request_id is None):
+            self.sources.show_answer(shown.citations if shown else [], None)
+        else:  # an older answer's, or the last one's while a new one streams: "answer n"
             self.sources.show_answer(shown.citations, answers.index(shown) + 1)
 
     # -- citations -------------------------------------------------------------------------------
