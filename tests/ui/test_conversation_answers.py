@@ -147,7 +147,7 @@ def test_reopen_at_the_latest_answer_follow_a_new_one_and_keep_mode_and_model_on
             ask_chat(qtbot, view, "third")
             qtbot.wait(100)
             assert bar.value() == bar.maximum()
-            assert view.model_label.text() == "Model: qwen2.5-7b"
+            assert view.model_label.text() == "Answered by: qwen2.5-7b"
         win.close()
         # A relaunch: the conversation opens at its latest answer, in its mode, with its model.
         again = open_window(qtbot, data_dir, "en")
@@ -159,7 +159,7 @@ def test_reopen_at_the_latest_answer_follow_a_new_one_and_keep_mode_and_model_on
             bar = view.transcript.verticalScrollBar()
             assert bar.maximum() > 0 and bar.value() == bar.maximum()
             assert view.popover.mode == "always"
-            assert view.model_label.text() == "Model: qwen2.5-7b"
+            assert view.model_label.text() == "Answered by: qwen2.5-7b"
         finally:
             again.link.shutdown()
     finally:

@@ -165,7 +165,7 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         "Exported {count} messages to {path}",
     ),
     "chat.export.failed": ("导出失败：{reason}", "Export failed: {reason}"),
-    "chat.model_used": ("模型：{model}", "Model: {model}"),
+    "chat.model_used": ("回答模型：{model}", "Answered by: {model}"),
     "chat.instructions": ("助手指令", "Assistant instructions"),
     "chat.instructions.hint": (
         "对话范围包含本知识库时，助手会遵循这些指令（例如“用中文回答，作为人事服务台”）。",
