@@ -99,3 +99,12 @@ def test_an_item_is_named_by_its_words_or_their_stems() -> None:
     assert mentions("出差人员的住宿标准按城市等级确定", "住宿")
     assert not mentions("出差人员的住宿标准按城市等级确定", "餐费")
     assert not mentions("Taxis are reimbursed after 10 pm", "meals")
+
+
+def test_a_chinese_list_whose_every_item_is_named_already_is_not_read_again() -> None:
+    """Every item named by the passages found already: nothing to ask of the parts (and no
+    dictionary to load: jieba's costs a second)."""
+    question = "年假和病假各有几天？"
+    assert question_parts(question, known=lambda item: True) == []
+    parts = question_parts(question, known=lambda item: item != "病假")
+    assert [p.item for p in parts] == ["年假", "病假"]

@@ -76,6 +76,7 @@ _LATIN_FUNCTION = frozenset(
 _ITEM_TAGS = ("n", "v", "a", "j", "l", "i", "eng", "m", "q", "guessed")
 #: Characters of the separators a Chinese list may have (jieba runs only when one is there).
 _HAN_SEPARATOR_CHARS = re.compile(r"[、和与與及或跟同]")
+_ROUGH_SEPARATORS = re.compile(r"、|以及|或者|[和与與及或跟同]")
 #: English words a question starts with: question words and auxiliaries ("How much …, and
 #: how many …?" is two questions).
 _LATIN_ASKS = frozenset(
@@ -146,9 +147,10 @@ class Part:
     item: str | None = None
 
 
-def question_parts(question: str) -> list[Part]:
+def question_parts(question: str, known: Callable[[str], bool] | None = None) -> list[Part]:
     """The questions inside ``question`` when it asks about several things (in order), else
-    []."""
+    []. ``known``: whether the passages found already name a thing (a Chinese list whose every
+    item they name is not read word by word: jieba's dictionary costs a second to load)."""
     units = [
         _LEADING.sub("", clause).strip()
         for sentence in _sentences(question)
@@ -160,7 +162,9 @@ def question_parts(question: str) -> list[Part]:
     segmenter = Segmenter()
     try:
         for unit in units:
-            items = _list_parts(unit, segmenter)
+            rough = _rough_items(unit) if known is not None and _HAN.search(unit) else []
+            named = known is not None and bool(rough) and all(known(item) for item in rough)
+            items = [] if named else _list_parts(unit, segmenter)
             parts.extend(items or ([Part(unit)] if len(units) > 1 else []))
     finally:
         segmenter.close()
@@ -188,7 +192,9 @@ def search_parts(
     seen = {x.chunk_id for x in whole.results}
     handed = [g.text for g in whole.context.groups]
     out = PartSearches([])
-    for part in question_parts(question):
+    found_first = list(handed)
+    parts = question_parts(question, lambda item: any(mentions(t, item) for t in found_first))
+    for part in parts:
         if part.item is not None and any(mentions(text, part.item) for text in handed):
             continue  # the passages handed over already speak of it (慈禧太后和慈安太后 …)
         alone = part.item if part.item is not None and part.item != part.text else None
@@ -277,6 +283,16 @@ def _sentences(text: str) -> list[str]:
 def _content(text: str) -> bool:
     """Whether ``text`` holds words (not only punctuation or a number)."""
     return bool(_HAN.search(text) or re.search(r"[A-Za-z]{2}", text))
+
+
+def _rough_items(sentence: str) -> list[str]:
+    """A Chinese list's items as its separators leave them, the first and the last taken two
+    characters long ([] without a separator)."""
+    pieces = _ROUGH_SEPARATORS.split(sentence)
+    if len(pieces) < 2:
+        return []
+    items = [pieces[0][-2:], *pieces[1:-1], pieces[-1][:2]]
+    return [item for item in items if item.strip()]
 
 
 def _list_parts(sentence: str, segmenter: Segmenter) -> list[Part]:
