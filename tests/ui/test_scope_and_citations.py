@@ -40,6 +40,7 @@ from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.locator import format_locator
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from goodbuddy_kb.ui.widgets.theme import apply_theme
+from tests.answers import stored_answer
 from tests.servers.chatserver import ChatScript, chat_server
 from tests.ui.helpers import (
     MakeLibrary,
@@ -207,6 +208,20 @@ def test_citations_show_library_document_source_and_locator(
 def test_citation_model_passes_the_model_tester(qtmodeltester: object) -> None:
     qtmodeltester.check(RowsModel(CITATION_COLUMNS), force_py=False)  # type: ignore[attr-defined]
     qtmodeltester.check(CitationsModel(), force_py=False)  # type: ignore[attr-defined]
+
+
+def test_sources_of_several_libraries_say_whose_each_is() -> None:
+    """Two libraries' "Hotels" read alike in the table, their libraries named only in the
+    tooltips (a helper's try): with sources of several libraries, each row names its own."""
+    first = stored_answer("…", "600 yuan", title="Hotels").citations[0]
+    second = first.model_copy(update={"number": 2, "library_id": "1" * 32, "chunk_id": "2" * 32})
+    model = CitationsModel()
+    model.library_name = {first.library_id: "Sample", second.library_id: "Northwind"}.get
+    model.set_rows([first, second])
+    shown = [model.data(model.index(row, DOCUMENT)) for row in range(2)]
+    assert shown == ["Sample / Hotels", "Northwind / Hotels"]
+    model.set_rows([first])
+    assert model.data(model.index(0, DOCUMENT)) == "Hotels", "one library: its name is known"
 
 
 def test_locators_read_as_pages_lines_and_headings() -> None:

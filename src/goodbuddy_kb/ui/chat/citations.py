@@ -108,6 +108,13 @@ class CitationsModel(RowsModel[c.Citation]):
         x = self.row_at(index.row()) if tooltip and index.isValid() else None
         if x is not None:
             return citation_tooltip(x, self.library_name(x.library_id))
+        shown = role == QtCore.Qt.ItemDataRole.DisplayRole and index.column() == DOCUMENT
+        x = self.row_at(index.row()) if shown and index.isValid() else None
+        if x is not None and len({y.library_id for y in self.rows}) > 1:
+            # sources of several libraries: whose each is (two companies' "Hotels" read alike,
+            # their names only in the tooltips; a helper's try)
+            library = self.library_name(x.library_id)
+            return f"{library} / {x.document_title}" if library else x.document_title
         return super().data(index, role)
 
     def headerData(
