@@ -10,8 +10,9 @@ relevance was fitted on (one thing asked, one passage that answers it).
 
 The parts come from the question's grammar, not from a list of phrases: its sentences, and a
 coordinated list in a sentence — items joined by an enumeration comma (、), commas and a final
-conjunction ("A, B and C"), or a conjunction alone ("A 和 B", "A and B"; jieba's part-of-speech
-tag ``c`` tells a Chinese conjunction) — with the rest of the sentence kept around each item.
+conjunction ("A, B and C"), or a conjunction alone ("A 和 B", "A and B"; jieba's words and
+part-of-speech tags tell a Chinese item from a pronoun, an adverb or a particle, which end a
+list) — with the rest of the sentence kept around each item.
 A list's first and last items are as long as its middle ones (one word when it has none; a
 Chinese one-character word is read with the word before it: jieba cuts 年假 as 年|假). A list
 one of whose items is the thing asked ("慈禧太后和哪位权臣") is one question, not several.
