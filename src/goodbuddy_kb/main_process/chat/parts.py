@@ -40,7 +40,14 @@ from itertools import pairwise
 
 from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse
 from goodbuddy_kb.main_process.graph.segment import Segmenter
-from goodbuddy_kb.main_process.lexical.tokens import cjk_runs, latin_terms, normalize, stems
+from goodbuddy_kb.main_process.lexical.tokens import (
+    ASKS_LATIN,
+    AUXILIARIES,
+    cjk_runs,
+    latin_terms,
+    normalize,
+    stems,
+)
 
 #: At most this many parts are searched besides the whole question, and each adds at most
 #: this many of its best passages (above the floor) to the whole question's.
@@ -75,59 +82,16 @@ _LATIN_FUNCTION = frozenset(
 #: jieba's tags of the words a Chinese item is made of: nouns, verbs used as nouns, adjectives,
 #: names, Latin words and numbers; a pronoun, adverb, particle or preposition ends a list.
 _ITEM_TAGS = ("n", "v", "a", "j", "l", "i", "eng", "m", "q", "guessed")
-#: Characters of the separators a Chinese list may have (jieba runs only when one is there).
-_HAN_SEPARATOR_CHARS = re.compile(r"[、和与與及或跟同]")
-_ROUGH_SEPARATORS = re.compile(r"、|以及|或者|[和与與及或跟同]")
-#: English words a question starts with: question words and auxiliaries ("How much …, and
-#: how many …?" is two questions).
-_LATIN_ASKS = frozenset(
-    [
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "when",
-        "where",
-        "why",
-        "how",
-        "is",
-        "are",
-        "was",
-        "were",
-        "do",
-        "does",
-        "did",
-        "can",
-        "could",
-        "should",
-        "would",
-        "will",
-        "may",
-        "must",
-        "have",
-        "has",
-    ]
-)
+#: The separators of a Chinese list, the longer conjunctions first (jieba runs only when one is
+#: there; `_rough_items` splits at them).
+_HAN_SEPARATORS = re.compile("|".join(["、", *sorted(_HAN_CONJUNCTIONS, key=len, reverse=True)]))
+#: English words a question starts with: the full-text query's interrogatives and auxiliaries
+#: ("How much …, and how many …?" is two questions).
+_LATIN_ASKS = ASKS_LATIN | AUXILIARIES
 #: English determiners: a list whose second item starts with one ("the flight booking rules
 #: and the laptop replacement cycle") joins noun phrases, each from its determiner on.
 _DETERMINERS = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "my",
-        "your",
-        "our",
-        "their",
-        "his",
-        "her",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-    ]
+    "the a an my your our their his her its this that these those".split()  # noqa: SIM905
 )
 #: Words that join a sentence to the one before it ("… Beijing? And how many …"): a part
 #: searched alone does without them.
@@ -289,7 +253,7 @@ def _content(text: str) -> bool:
 def _rough_items(sentence: str) -> list[str]:
     """A Chinese list's items as its separators leave them, the first and the last taken two
     characters long ([] without a separator)."""
-    pieces = _ROUGH_SEPARATORS.split(sentence)
+    pieces = _HAN_SEPARATORS.split(sentence)
     if len(pieces) < 2:
         return []
     items = [pieces[0][-2:], *pieces[1:-1], pieces[-1][:2]]
@@ -385,7 +349,7 @@ def _words(sentence: str, segmenter: Segmenter) -> list[tuple[int, int, str]]:
     an item may be made of, "other" for anything else (it ends a list: "A、B。", "A and what")."""
     out: list[tuple[int, int, str]] = []
     if _HAN.search(sentence):
-        if not _HAN_SEPARATOR_CHARS.search(sentence):
+        if not _HAN_SEPARATORS.search(sentence):
             return []  # no list (and no dictionary to load)
         for start, end, tag in segmenter.words(sentence):
             word = sentence[start:end]

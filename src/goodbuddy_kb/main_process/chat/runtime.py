@@ -280,8 +280,9 @@ class ChatRuntime:
 
         parts = search_parts(text, response, search)
         more = parts.responses
-        own = len(evidence.number(response))  # the whole question's passages, numbered first
         block = evidence.block(response, *more)
+        # a citation is its group's first hit: those of the whole question's groups are its own
+        own = {g.hit_chunk_ids[0] for g in response.context.groups if g.hit_chunk_ids}
         status: RetrievalStatus
         reason = evidence.degraded_reason()
         found = any(each.results for each in (response, *more))
@@ -300,7 +301,7 @@ class ChatRuntime:
             library_ids=ids,
             searches=1 + parts.searches,
             parts=parts.searches,
-            parts_found=len(evidence.citations) - own,
+            parts_found=sum(x.chunk_id not in own for x in evidence.citations),
         ), block
 
     def _evidence_only(self, request: SendRequest, evidence: TurnEvidence) -> str:

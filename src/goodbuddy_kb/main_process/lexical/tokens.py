@@ -250,9 +250,9 @@ _CLAUSE_BREAK = re.compile(r"[?;!。]+|[,，、]\s*(?:(?:and|also)\s+|以及|还
 _ASKS_CJK = re.compile(
     "什么|多少|多久|多长|多大|几(?!乎)|哪|谁|怎么|怎样|如何|为什么|为何|是否|吗|呢|能否|可否|有没有|是不是"
 )
-_ASKS_LATIN = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
+ASKS_LATIN = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
 #: A Latin clause opening with an auxiliary is a yes/no question ("is travel by taxi allowed").
-_AUXILIARIES = frozenset(
+AUXILIARIES = frozenset(
     {
         "is",
         "are",
@@ -279,8 +279,8 @@ def _asks(clause: str) -> bool:
     words = _LATIN_WORD.findall(_CJK_RUN.sub(" ", clause))
     return bool(
         _ASKS_CJK.search(clause)
-        or _ASKS_LATIN.intersection(words)
-        or (words and clause.lstrip().startswith(words[0]) and words[0] in _AUXILIARIES)
+        or ASKS_LATIN.intersection(words)
+        or (words and clause.lstrip().startswith(words[0]) and words[0] in AUXILIARIES)
     )
 
 

@@ -101,20 +101,17 @@ class CitationsModel(RowsModel[c.Citation]):
         index: QtCore.QModelIndex | QtCore.QPersistentModelIndex,
         role: int = int(QtCore.Qt.ItemDataRole.DisplayRole),
     ) -> Any:
-        tooltip = role == QtCore.Qt.ItemDataRole.ToolTipRole and index.column() in (
-            DOCUMENT,
-            SNIPPET,
-        )
-        x = self.row_at(index.row()) if tooltip and index.isValid() else None
+        x = self.row_at(index.row()) if index.isValid() else None
         if x is not None:
-            return citation_tooltip(x, self.library_name(x.library_id))
-        shown = role == QtCore.Qt.ItemDataRole.DisplayRole and index.column() == DOCUMENT
-        x = self.row_at(index.row()) if shown and index.isValid() else None
-        if x is not None and len({y.library_id for y in self.rows}) > 1:
-            # sources of several libraries: whose each is (two companies' "Hotels" read alike,
-            # their names only in the tooltips; a helper's try)
-            library = self.library_name(x.library_id)
-            return f"{library} / {x.document_title}" if library else x.document_title
+            column = index.column()
+            if role == QtCore.Qt.ItemDataRole.ToolTipRole and column in (DOCUMENT, SNIPPET):
+                return citation_tooltip(x, self.library_name(x.library_id))
+            several = len({y.library_id for y in self.rows}) > 1
+            if role == QtCore.Qt.ItemDataRole.DisplayRole and column == DOCUMENT and several:
+                # sources of several libraries: whose each is (two companies' "Hotels" read
+                # alike, their names only in the tooltips; a helper's try)
+                library = self.library_name(x.library_id)
+                return f"{library} / {x.document_title}" if library else x.document_title
         return super().data(index, role)
 
     def headerData(
