@@ -35,6 +35,8 @@ from goodbuddy_kb.main_process.chat.parts import MAX_PARTS, mentions, question_p
             ["I lost my laptop on the train.", "What should I do?"],
         ),
         ("住宿标准是多少？报销要什么材料？", ["住宿标准是多少？", "报销要什么材料？"]),
+        # a yes/no question in traditional characters (嗎) asks as 吗 does
+        ("可以搭計程車嗎，機票能買商務艙嗎？", ["可以搭計程車嗎？", "機票能買商務艙嗎？"]),
         # two questions in one sentence (a helper's; each was found alone, not together)
         (
             "What is the hotel limit in Chengdu, and what should I do if I lose my laptop?",

@@ -450,8 +450,19 @@ def test_a_passage_answering_one_of_two_questions_is_matched_as_fully_as_one_ans
             "Is taxi allowed? Can I fly business class?",
             ["is taxi allowed", "can i fly business class"],
         ),
+        # traditional characters ask as the simplified do (什麼, 幾)
+        (
+            "去台北出差，住宿標準是什麼，報銷要幾天內提交",
+            ["去台北出差 住宿標準是什麼", "去台北出差 報銷要幾天內提交"],
+        ),
         ("what is the parking fee", []),
         ("v2.1 release notes, what changed", []),
+        # interrogatives that ask nothing: 任何 "any", 几 beside a numeral "some", 无论何种
+        # "whichever", 沒什麼 "nothing"
+        ("任何人來訪，都要登記", []),
+        ("幾千年來，這裡有二十幾所學校，無論何種", []),
+        ("沒什麼是不可能的，幾何學", []),
+        ("不管怎样，报销要多久，谁来审批", ["不管怎样 报销要多久", "不管怎样 谁来审批"]),
     ],
 )
 def test_a_text_asking_several_questions_parts_into_them(text: str, clauses: list[str]) -> None:

@@ -43,6 +43,7 @@ from goodbuddy_kb.main_process.graph.segment import Segmenter
 from goodbuddy_kb.main_process.lexical.tokens import (
     ASKS_LATIN,
     AUXILIARIES,
+    asks_cjk,
     cjk_runs,
     latin_terms,
     normalize,
@@ -57,8 +58,6 @@ PART_TOP_K = 3
 #: and the brackets inside which nothing ends (《雷電！》 is a title).
 _ENDS = "。！？!?；;"
 _OPENERS, _CLOSERS = "《「『“‘（(【〈", "》」』”’）)】〉"
-#: Chinese question words: an item holding one is the thing asked, not one of several things.
-_HAN_QUESTION = re.compile(r"哪|什么|什麼|甚麼|谁|誰|何|几|幾|多少|怎")
 _HAN = re.compile(r"[\u3400-\u9fff]")
 #: Latin-script words and separators of a list.
 _LATIN_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*|\d[\d.,]*|,|[^\sA-Za-z0-9,]+")
@@ -219,7 +218,7 @@ def _asks(clause: str) -> bool:
     """Whether ``clause`` is a question of its own."""
     text = _LEADING.sub("", clause.strip())
     if _HAN.search(text):
-        return _HAN_QUESTION.search(text) is not None or text.rstrip("？?").endswith("吗")
+        return asks_cjk(text)
     first = re.match(r"[A-Za-z]+", text)
     return first is not None and first.group().lower() in _LATIN_ASKS
 
@@ -319,7 +318,7 @@ def _list_parts(sentence: str, segmenter: Segmenter) -> list[Part]:
     if any(not _is_item(words[a:b]) for a, b in items):
         return []
     texts = [sentence[words[a][0] : words[b - 1][1]] for a, b in items]
-    if any(_HAN_QUESTION.search(item) or item.lower() in _DETERMINERS for item in texts):
+    if any(asks_cjk(item) or item.lower() in _DETERMINERS for item in texts):
         return []  # one of the items is the thing asked (or a lone "the"): one question
     start, end = words[first[0]][0], words[last[1] - 1][1]
     head, tail = sentence[:start], sentence[end:]

@@ -246,10 +246,42 @@ class LexicalQuery:
 #: Where a text's clauses part: sentence ends and semicolons, and commas (a coordinating
 #: "and" / 以及 / 还有 / 另外 / 并且 after one goes with it).
 _CLAUSE_BREAK = re.compile(r"[?;!。]+|[,，、]\s*(?:(?:and|also)\s+|以及|还有|另外|并且)?")
-#: The interrogatives, a closed word class: a clause holding one asks something.
-_ASKS_CJK = re.compile(
-    "什么|多少|多久|多长|多大|几(?!乎)|哪|谁|怎么|怎样|如何|为什么|为何|是否|吗|呢|能否|可否|有没有|是不是"
+#: The interrogatives, a closed word class, in simplified and traditional characters. 何 asks in
+#: 何时, 何处, 何种, 为何, but not in 任何, 几何, 何况.
+_INTERROGATIVE = re.compile(
+    "什[么麼]|甚麼|多少|多久|多[长長]|多大|[几幾](?![乎何])|哪|[谁誰]|怎|如何|(?<![任几幾])何(?![况況])"
+    "|是否|[吗嗎]|呢|能否|可否|有[没沒]有|是不是"
 )
+#: 几 counts, not asks, beside a numeral: 二十几所, 几千年, 几百人.
+_NUMERAL = frozenset("0123456789零一二三四五六七八九十百千万萬")
+_MAGNITUDES = frozenset("十百千万萬")
+#: An interrogative after these asks nothing: 无论何种 "whichever", 没什么 "nothing".
+_FREE_CHOICE = re.compile("无论|無論|不论|不論|不管")
+_NOTHING = re.compile("[没沒]什[么麼]")
+
+
+def asks_cjk(text: str) -> bool:
+    """Whether ``text`` holds a Chinese interrogative that asks (a clause holding one is a
+    question): not 几 as "some" beside a numeral, not 没什么 "nothing", and not the first one
+    after 无论 / 不管, which means "whichever" ("不管怎样，报销要多久" still asks 多久)."""
+    free = [m.end() for m in _FREE_CHOICE.finditer(text)]
+    for m in _INTERROGATIVE.finditer(text):
+        if free and free[0] <= m.start():
+            free = [f for f in free if f > m.start()]
+            continue
+        word, before, after = (
+            m.group(),
+            text[m.start() - 1 : m.start()],
+            text[m.end() : m.end() + 1],
+        )
+        if word in ("几", "幾") and (before in _NUMERAL or after in _MAGNITUDES):
+            continue
+        if word.startswith(("什", "甚")) and _NOTHING.match(text, m.start() - 1):
+            continue
+        return True
+    return False
+
+
 ASKS_LATIN = frozenset({"what", "which", "who", "whom", "whose", "when", "where", "why", "how"})
 #: A Latin clause opening with an auxiliary is a yes/no question ("is travel by taxi allowed").
 AUXILIARIES = frozenset(
@@ -278,7 +310,7 @@ MAX_CLAUSES = 4
 def _asks(clause: str) -> bool:
     words = _LATIN_WORD.findall(_CJK_RUN.sub(" ", clause))
     return bool(
-        _ASKS_CJK.search(clause)
+        asks_cjk(clause)
         or ASKS_LATIN.intersection(words)
         or (words and clause.lstrip().startswith(words[0]) and words[0] in AUXILIARIES)
     )
