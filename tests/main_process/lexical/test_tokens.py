@@ -112,8 +112,21 @@ def test_fts5_operators_typed_by_a_user_are_plain_text(text: str) -> None:
             conn.execute(
                 "SELECT * FROM t WHERE t MATCH ?", (match,)
             ).fetchall()  # never a syntax error
-    if "AND" in text:
-        assert "and" in q.latin_terms, "operators are searched as words"
+    for match in (q.cjk_match, q.fts_match):
+        # every term is quoted: an operator typed by the user is a word, never an operator
+        assert match is None or all(
+            term.startswith('"') and term.endswith('"') for term in match.split(" OR ")
+        ), match
+
+
+def test_function_words_are_no_evidence_unless_the_question_has_nothing_else() -> None:
+    """ "what is the capital of France" matched a code of conduct on what / is / the / of."""
+    assert build_query("what is the capital of France").latin_terms == ("capital", "france")
+    assert build_query("Who keeps the contract seal?").latin_terms == ("keeps", "contract", "seal")
+    # words that also name things stay: IT, May
+    assert build_query("Is IT support open in May?").latin_terms == ("it", "support", "open", "may")
+    assert build_query("The Who").latin_terms == ("the", "who")  # nothing else to search
+    assert build_query("年假 what").latin_terms == ()  # its Chinese words are its content
 
 
 @settings(max_examples=300, deadline=None)

@@ -88,3 +88,20 @@ def test_a_snippet_never_starts_or_ends_inside_a_word() -> None:
     # Chinese has no spaces: the window keeps its sentence start
     zh = "第一条　总则。" * 10 + "员工入职满一年后享受带薪年休假，每年五天。" + "其他规定。" * 60
     assert snippet(zh, build_query("带薪年休假")).startswith("…员工入职满一年后享受带薪年休假")
+
+
+def test_a_short_text_is_shown_whole_and_a_late_term_fills_the_window_back() -> None:
+    """A helper's try: "年假有几天" showed "…年假应在当年度内休完…" of a 195-character chunk,
+    without the sentence before it that holds the days (年休假 is not the query's 年假)."""
+    text = (
+        "员工入职满一年后享受带薪年休假。工龄满一年不满十年的，年休假 7 天；满十年不满二十年的，"
+        "年休假 10 天；满二十年的，年休假 15 天。年假应在当年度内休完，确因工作原因未休完的，"
+        "可以顺延至次年三月底。申请年假需提前 3 个工作日在系统中提交。"
+    )
+    assert snippet(text, build_query("年假有几天")) == text
+    # longer than a snippet: the window ends at the text's end and starts at a sentence
+    longer = "第一段说明。" * 40 + text
+    shown = snippet(longer, build_query("年假有几天"))
+    assert shown.endswith("在系统中提交。")
+    assert shown.startswith("…") and len(shown) >= 200, shown
+    assert shown[1:].startswith(("第一段说明。", "员工入职")), shown

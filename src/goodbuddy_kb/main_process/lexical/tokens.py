@@ -305,6 +305,23 @@ AUXILIARIES = frozenset(
     }
 )
 MAX_CLAUSES = 4
+#: English function words, a closed class (interrogatives, auxiliaries, articles and
+#: determiners, pronouns, prepositions, conjunctions): they build a question, they do not say
+#: what it is about, so a passage holding them is no evidence ("what is the capital of France"
+#: matched a code of conduct on "what", "is", "the", "of"). A question made of nothing else
+#: keeps them. Left in, as words that also name things: "it" (IT), "us" (US), "may" (May),
+#: "will", "can", "am".
+FUNCTION_WORDS = (
+    ASKS_LATIN
+    | AUXILIARIES
+    | frozenset(
+        "a an the this that these those my your our their his her its "  # noqa: SIM905
+        "i you he she we they me him them "
+        "of in on at to for from by with about into onto than as "
+        "and or but if so nor "
+        "be been being had not no".split()
+    )
+) - frozenset({"may", "will", "can"})
 
 
 def _asks(clause: str) -> bool:
@@ -344,6 +361,8 @@ def _query(normalized: str) -> LexicalQuery:
     singles = _unique([run for run in runs if len(run) == 1])
     latin_text = _CJK_RUN.sub(" ", normalized)
     latin = _unique(latin_terms(latin_text))
+    # a question of nothing but function words keeps them (its Chinese words are its content)
+    latin = [t for t in latin if t not in FUNCTION_WORDS] or ([] if runs else latin)
     comps = _unique(compounds(latin_text))
     budget = MAX_QUERY_TERMS
     latin = latin[: budget // 3] if grams else latin[:budget]

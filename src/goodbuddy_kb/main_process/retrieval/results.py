@@ -170,6 +170,10 @@ def _window(content: str, at: int) -> tuple[int, int]:
                 start += 1
         while start < at and content[start].isspace():
             start += 1
+        if len(content) - start < SNIPPET:
+            # the rest of the text is shorter than a snippet: the window reaches back to fill
+            # it (a 195-character chunk showed its last 90, without the answer before them)
+            start = _back_to(content, max(0, len(content) - SNIPPET), start)
     end = min(len(content), start + SNIPPET)
     if end < len(content) and _latin(content[end - 1]) and _latin(content[end]):
         cut = end
@@ -180,6 +184,23 @@ def _window(content: str, at: int) -> tuple[int, int]:
     while end > start + 1 and content[end - 1].isspace():
         end -= 1
     return start, end
+
+
+def _back_to(content: str, earliest: int, start: int) -> int:
+    """The start of the first sentence that begins at or after ``earliest`` (before ``start``),
+    else ``earliest`` moved to the next word."""
+    if earliest == 0:
+        return 0
+    ends = [m.end() for m in _SENTENCE_END.finditer(content, earliest, start)]
+    if ends:
+        at = ends[0]
+    else:
+        at = earliest
+        while at < start and _latin(content[at - 1]) and _latin(content[at]):
+            at += 1
+    while at < start and content[at].isspace():
+        at += 1
+    return at
 
 
 def to_result(
