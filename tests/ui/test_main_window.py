@@ -13,12 +13,12 @@ from pytestqt.qtbot import QtBot
 from goodbuddy_kb.bridge.launcher import open_session
 from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.library import Library
-from goodbuddy_kb.contracts.methods import LIBRARY_CREATE
+from goodbuddy_kb.contracts.methods import LIBRARY_CREATE, SETTINGS_UPDATE
 from goodbuddy_kb.qt.widgets import QtCore
 from goodbuddy_kb.ui.documents.columns import GRAPH_COLUMN
 from goodbuddy_kb.ui.library.model import LibraryListModel
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
-from tests.ui.helpers import open_window
+from tests.ui.helpers import backend_client, open_window
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
 
@@ -256,3 +256,31 @@ def test_the_menus_open_from_the_keyboard(qtbot: QtBot, data_dir: Path, lang: st
         help_menu.close()
     finally:
         win.link.shutdown()
+
+
+@pytest.mark.usefixtures("library")
+def test_the_library_header_tabs_from_the_list_to_the_summary_and_names_every_setting(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """A helper's try: the Tab after "Delete" landed on the page's scroll area, which showed no
+    focus; the summary button stood taller than "Test retrieval"; the summary left out the
+    title prefix that every chunk's index holds."""
+    window.show()
+    window.activateWindow()
+    window.delete_button.setFocus()
+    qtbot.keyClick(window.delete_button, QtCore.Qt.Key.Key_Tab)
+    assert window.focusWidget() is window.detail.details_button
+    assert window.detail.details_button.height() == window.workbench_button.height()
+    qtbot.waitUntil(lambda: window.detail.chunking.text() != "")
+    assert "Contextual indexing" not in window.detail.chunking.text()
+    library = window.current_library()
+    assert library is not None
+    with backend_client(window) as other:  # another window or a script turns it on
+        other.call(
+            SETTINGS_UPDATE,
+            c.SettingsUpdateRequest(library_id=library.id, contextual_indexing=True),
+        )
+    qtbot.waitUntil(
+        lambda: "Contextual indexing (title prefix)" in window.detail.chunking.text(),
+        timeout=10_000,
+    )

@@ -29,7 +29,8 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self.created.setObjectName("muted")
         self.created.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         # The settings summary is details on demand: the tables below get the height.
-        self.details_button = QtWidgets.QToolButton()
+        # a push button, as high as "Test retrieval" beside it (a tool button stood taller)
+        self.details_button = QtWidgets.QPushButton()
         self.details_button.setText(tr("detail.show"))
         self.details_button.setAccessibleName(tr("detail.show"))
         self.details_button.setCheckable(True)
@@ -146,6 +147,8 @@ class LibraryDetailWidget(QtWidgets.QWidget):
                 target=f"{k.target_characters:,}",
                 overlap=f"{k.overlap_characters:,}",
             )
+            # the title prefix changes what every chunk's index holds (it was left out)
+            + (" · " + tr("field.contextualIndexing") if settings.contextual_indexing else "")
         )
         self.pending.setVisible(settings.settings_pending_rebuild)
         if settings.library_id == self._shown:

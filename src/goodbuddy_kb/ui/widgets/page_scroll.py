@@ -25,5 +25,8 @@ def scrolled_page(page: QtWidgets.QWidget) -> QtWidgets.QScrollArea:
     area.setWidgetResizable(True)
     area.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
     area.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    # no Tab stop of its own: it showed no focus, and the page's parts are the stops (the area
+    # still scrolls to the part that has the focus)
+    area.setFocusPolicy(QtCore.Qt.FocusPolicy.NoFocus)
     area.setMinimumWidth(page.minimumWidth() + area.verticalScrollBar().sizeHint().width())
     return area
