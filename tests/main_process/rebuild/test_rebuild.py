@@ -186,12 +186,32 @@ def test_sync_retries_a_failed_document_whose_file_did_not_change(
     pool: ConnectionPool, kb: tuple[str, Path]
 ) -> None:
     library_id, folder = kb
-    (folder / "broken.md").write_text("   ", encoding="utf-8")
+    (folder / "broken.pdf").write_bytes(b"%PDF-1.4 not really a PDF")
     source = sources.list_rows(pool.get(), library_id)[0]
     first = sync_source(pool.get(), source, CancelToken())
     assert first.failed == 1
     second = sync_source(pool.get(), source, CancelToken())
     assert (second.retried, second.failed, second.unchanged) == (1, 1, 5)
+
+
+def test_an_unchanged_empty_file_is_not_read_again_until_it_changes(
+    pool: ConnectionPool, kb: tuple[str, Path]
+) -> None:
+    """A helper's try: an empty file was "retried" at every sync, so every sync reported a
+    failure and looked degraded; the same bytes can only fail the same way."""
+    library_id, folder = kb
+    (folder / "empty.md").write_text("   ", encoding="utf-8")
+    source = sources.list_rows(pool.get(), library_id)[0]
+    first = sync_source(pool.get(), source, CancelToken())
+    assert first.failed == 1
+    second = sync_source(pool.get(), source, CancelToken())
+    assert (second.retried, second.failed, second.unchanged) == (0, 0, 6)
+    failed, _ = documents.page(pool.get(), library_id, 0, 10, "failed")
+    assert [d.path for d in failed] == ["empty.md"], "still listed as failed, with its reason"
+    (folder / "empty.md").write_text("# 标题\n\n正文 topicfilled", encoding="utf-8")
+    third = sync_source(pool.get(), source, CancelToken())
+    assert third.processed == 1 and third.failed == 0
+    assert fts_hit_paths(pool, library_id, "topicfilled") == {"empty.md"}
 
 
 def test_citations_to_unchanged_chunks_survive_and_removed_ones_say_so(

@@ -64,6 +64,14 @@ PARSERS[".mbox"] = make_mbox_parser(PARSERS.get)
 SUPPORTED_SUFFIXES = frozenset(PARSERS)
 
 
+EMPTY_FILE = "empty file"
+NO_TEXT = "no text content"
+ONLY_HEADINGS = "only headings, no text under them"
+#: Failures that the bytes alone decide: the same bytes fail the same way again, so a sync does
+#: not read them again until the file changes (a rebuild still does).
+INHERENT_FAILURES = frozenset({EMPTY_FILE, NO_TEXT, ONLY_HEADINGS})
+
+
 def parse(data: bytes, name: str, parser: Parser | None = None) -> ParsedDocument:
     """Parse ``data`` named ``name`` (the suffix picks the parser unless one is given)."""
     if len(data) > MAX_FILE_BYTES:
@@ -71,7 +79,7 @@ def parse(data: bytes, name: str, parser: Parser | None = None) -> ParsedDocumen
             f"file too large ({len(data) / 1048576:.1f} MB; the limit is {MAX_FILE_BYTES // 1048576} MB)"
         )
     if not data.strip():
-        raise ParseError("empty file")
+        raise ParseError(EMPTY_FILE)
     chosen = parser or PARSERS.get(PurePath(name).suffix.lower())
     if chosen is None:
         raise ParseError(f"unsupported file type “{PurePath(name).suffix}”")
@@ -93,11 +101,12 @@ def parse(data: bytes, name: str, parser: Parser | None = None) -> ParsedDocumen
         # a note that is only its title ("# 待办事项") says so: "no text content" read as if
         # the file had been read wrong
         headings = any(s.text.strip() for s in document.sections)
-        raise ParseError("only headings, no text under them" if headings else "no text content")
+        raise ParseError(ONLY_HEADINGS if headings else NO_TEXT)
     return document
 
 
 __all__ = [
+    "INHERENT_FAILURES",
     "MAX_FILE_BYTES",
     "PARSERS",
     "SUPPORTED_SUFFIXES",

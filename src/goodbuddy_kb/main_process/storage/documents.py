@@ -40,6 +40,7 @@ class Known:
     parse_status: str
     retryable_error: str | None = None
     ocr_status: str | None = None
+    parse_error: str | None = None
 
     @property
     def failed(self) -> bool:
@@ -55,13 +56,18 @@ class Known:
 
 def known(conn: sqlite3.Connection, source_id: str) -> dict[str, Known]:
     rows = conn.execute(
-        "SELECT id, relative_path, checksum, parse_status, retryable_error, ocr_status"
-        " FROM documents WHERE source_id = ?",
+        "SELECT id, relative_path, checksum, parse_status, retryable_error, ocr_status,"
+        " parse_error FROM documents WHERE source_id = ?",
         (source_id,),
     )
     return {
         r["relative_path"]: Known(
-            r["id"], r["checksum"], r["parse_status"], r["retryable_error"], r["ocr_status"]
+            r["id"],
+            r["checksum"],
+            r["parse_status"],
+            r["retryable_error"],
+            r["ocr_status"],
+            r["parse_error"],
         )
         for r in rows
     }

@@ -34,7 +34,13 @@ from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking import ChunkDraft, chunk_document
 from goodbuddy_kb.main_process.chunking.carryover import Tally, plus
 from goodbuddy_kb.main_process.ocr.stage import OCR_OFF_REASON
-from goodbuddy_kb.main_process.parsing import ParsedDocument, ParseError, limits, parse
+from goodbuddy_kb.main_process.parsing import (
+    INHERENT_FAILURES,
+    ParsedDocument,
+    ParseError,
+    limits,
+    parse,
+)
 from goodbuddy_kb.main_process.parsing.model import Attachment
 from goodbuddy_kb.main_process.storage import documents, libraries, reading, sources
 from goodbuddy_kb.main_process.storage.chunks import ReplaceStats
@@ -325,6 +331,11 @@ def _index(
     checksum = hashlib.sha256(data).hexdigest()
     if previous is not None and previous.checksum == checksum:
         if previous.parse_status == "done" and not previous.failed:
+            report.unchanged += 1
+            return
+        if previous.parse_status == "failed" and previous.parse_error in INHERENT_FAILURES:
+            # an empty file fails the same way until it changes: read again at every sync, it
+            # was "retried" each time and made every sync look degraded
             report.unchanged += 1
             return
         if previous.failed:
