@@ -333,3 +333,38 @@ def test_the_scope_popover_opens_above_its_button_at_its_own_height(
         assert places[0] == places[1], "the same place each time"
     finally:
         win.link.shutdown()
+
+
+def test_an_answer_streaming_while_another_conversation_is_opened_stays_in_its_own(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    """A helper's try: opened during a streaming answer, another conversation showed that
+    answer at its end, with a Regenerate link that then acted on the other conversation."""
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        script = ChatScript(turns=[[{"text": "First."}], [{"text": "Slow, "}, {"stall": 2}]])
+        with chat_server(script) as base:
+            chat_with(qtbot, win, base)
+            view = win.chat_view
+            view.input.setPlainText("one")
+            with qtbot.waitSignal(view.reply_finished, timeout=10_000):
+                view.send()
+            first = view.conversation_id
+            qtbot.waitUntil(lambda: view.conversations.rowCount() == 1, timeout=5_000)
+            row = view.conversations.rows[0]
+            view.new_conversation()
+            view.input.setPlainText("two")
+            view.send()
+            qtbot.waitUntil(lambda: "Slow" in view.transcript.toPlainText(), timeout=10_000)
+            second = view.conversation_id
+            assert second not in (None, first)
+            view.conversation_list.opened.emit(row)  # the person opens the first meanwhile
+            qtbot.waitUntil(lambda: "First." in view.transcript.toPlainText(), timeout=5_000)
+            assert "Slow" not in view.transcript.toPlainText()
+            qtbot.waitSignal(view.reply_finished, timeout=10_000).wait()
+            assert view.conversation_id == first
+            assert "two" not in view.transcript.toPlainText()
+            assert {m.conversation_id for m in view.messages} == {first}
+            assert [m.content for m in view.messages] == ["one", "First."]
+    finally:
+        win.link.shutdown()

@@ -59,6 +59,7 @@ class ChatView(QtWidgets.QWidget):
         #: Select conversation_id once the list arrives (after taking over from another view).
         self._reopen = False
         self.request_id: str | None = None
+        self.asked_in: str | None = None  # the conversation request_id answers in
         #: A conversation was just made: list it when its answer starts.
         self._list_on_reply = False
         self.streaming_text = ""
@@ -269,8 +270,7 @@ class ChatView(QtWidgets.QWidget):
             self.manage.choose_export(self.conversation_id, title)
 
     def new_conversation(self) -> None:
-        """A fresh, empty transcript; the conversation is created by its first question and
-        titled from it (no untitled "New chat" rows pile up)."""
+        """A fresh, empty transcript; its first question creates and titles the conversation."""
         self.conversation_id = None
         self._blank = True
         self.messages = []
@@ -327,8 +327,7 @@ class ChatView(QtWidgets.QWidget):
         self._show_sources()
 
     def _open(self, row: c.Conversation) -> None:
-        """Open ``row`` at its latest answer; nothing of the conversation shown before stays
-        (its transcript, its sources, the context of its citation)."""
+        """Open ``row`` at its latest answer, nothing of the one shown before kept."""
         if row.id != self.conversation_id:
             self.messages = []
             self._render()
@@ -383,7 +382,7 @@ class ChatView(QtWidgets.QWidget):
         if self.conversation_id is None:
             self.new_conversation_then_send(text)
             return
-        self.request_id = request_id
+        self.request_id, self.asked_in = request_id, self.conversation_id
         self.streaming_text = ""
         self.input.clear()
         self.messages.append(
@@ -404,14 +403,13 @@ class ChatView(QtWidgets.QWidget):
         self.link.call(CHAT_SEND, request, self._sent)
 
     def regenerate(self) -> None:
-        """Ask the last question again (its kept scope and mode, a new search); the new answer
-        streams in where the old one was, and the input says if it came out the same."""
+        """Ask the last question again (kept scope and mode); the input says if nothing changed."""
         answers = [m for m in self.messages if m.role == "assistant"]
         if self.conversation_id is None or self.request_id is not None or not answers:
             return
         request_id = uuid.uuid4().hex
         request = cv.RegenerateRequest(conversation_id=self.conversation_id, request_id=request_id)
-        self.request_id = request_id
+        self.request_id, self.asked_in = request_id, self.conversation_id
         self.composer.clear_messages()
         self._replaced = answers[-1].content
         self.streaming_text = ""
@@ -457,7 +455,7 @@ class ChatView(QtWidgets.QWidget):
         self.request_id = None
         self.composer.busy(False)
         replaced, self._replaced = self._replaced, None
-        if result is not None:
+        if result is not None and result.assistant_message.conversation_id == self.conversation_id:
             kept = [m for m in self.messages if m.created_at and m.id != result.user_message.id]
             self.messages = [*kept, result.user_message, result.assistant_message]
             self.shown_answer = None  # the new answer's sources
@@ -474,7 +472,9 @@ class ChatView(QtWidgets.QWidget):
 
     def _render(self, latest: bool = False) -> None:
         """Draw the transcript (``latest``: at its end, following the answer to come)."""
-        streaming = self.streaming_text if self.request_id is not None else None
+        # (another conversation opened meanwhile shows none of it: the answer streamed into it)
+        asked = self.request_id is not None and self.asked_in == self.conversation_id
+        streaming = self.streaming_text if asked else None
         text = transcript_html(self.messages, streaming)
         if latest:
             self.transcript.show_latest(text)
