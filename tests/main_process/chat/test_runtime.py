@@ -448,6 +448,30 @@ def test_a_model_that_cannot_be_reached_still_leaves_what_the_search_found(
     assert [c["chunkId"] for c in auto["citations"]] == [c["chunkId"] for c in reply["citations"]]
 
 
+@pytest.mark.integration
+def test_an_answer_the_app_wrote_is_not_sent_back_as_the_models_words(
+    dispatcher: Dispatcher, libs: tuple[str, str]
+) -> None:
+    """A helper's try: after the model failed, the next question's history gave the model the
+    app's own "The chat model did not answer …" note as an assistant turn."""
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    use_model(dispatcher, f"http://127.0.0.1:{port}/v1")
+    conv = conversation(dispatcher)
+    failed = send(dispatcher, conv, "出差住宿一线城市每晚多少钱？", [libs[0]], "always")
+    assert failed["assistantMessage"]["content"].startswith(MODEL_FAILED_NOTE)
+    script = ChatScript(turns=[[{"text": "六百元 [1]。"}]])
+    with chat_server(script) as base:
+        use_model(dispatcher, base)
+        again = send(dispatcher, conv, "那二线城市呢？", [libs[0]], "always")["assistantMessage"]
+    assert again["state"] == "complete"
+    sent = script.requests[0]["messages"]
+    assert next(m["content"] for m in sent if m["role"] == "user") == "出差住宿一线城市每晚多少钱？"
+    assert not any(m["role"] == "assistant" for m in sent), sent
+    assert not any("did not answer" in str(m["content"]) for m in sent)
+
+
 def test_an_answer_of_evidence_quotes_the_passage_with_its_lines(
     dispatcher: Dispatcher, services: Services, tmp_path: Path
 ) -> None:

@@ -62,6 +62,8 @@ SYSTEM_PROMPT = (
 )
 # (Stored answers in both languages; the GUI shows the half in the user's language.)
 NO_MODEL, NO_MODEL_AUTO, NO_MODEL_EMPTY, NO_MODEL_NO_SCOPE = NO_CHAT_MODEL_NOTES
+#: How every answer the app writes itself begins (never the model's words).
+APP_NOTES = (*NO_CHAT_MODEL_NOTES, MODEL_FAILED_NOTE)
 
 
 def evidence_text(note: str, evidence: TurnEvidence) -> str:
@@ -392,14 +394,17 @@ class ChatRuntime:
         cut = next((i for i, m in enumerate(listed) if m.id == self._question), len(listed) - 2)
         history = listed[:cut][-HISTORY_MESSAGES:]
         # an earlier answer's [n] pointed at that turn's evidence, which is not sent again; this
-        # turn's is numbered from [1] again, so the old markers go (they read as the new ones)
+        # turn's is numbered from [1] again, so the old markers go (they read as the new ones).
+        # An answer the app wrote (no model, or the model failed: its note and the evidence) is
+        # no word of the model's: sent as one, the model read the app's own failure note as
+        # something it had said (a helper's try).
         messages += [
             {
                 "role": m.role,
                 "content": _MARKER.sub("", m.content) if m.role == "assistant" else m.content,
             }
             for m in history
-            if m.content
+            if m.content and not (m.role == "assistant" and m.content.startswith(APP_NOTES))
         ]
         if pre is not None:
             messages.append({"role": "user", "content": pre})
