@@ -119,7 +119,8 @@ def test_a_change_during_a_streaming_answer_waits_for_its_end(qtbot: QtBot, data
             qtbot.waitUntil(lambda: "Hello" in view.transcript.toPlainText(), timeout=10_000)
             win.language_actions["zh"].trigger()
             assert language() == "en" and win.chat_view is view, "nothing moves mid-answer"
-            assert "when this answer ends" in win.statusBar().currentMessage()
+            # it names the language chosen (it said "English" while switching to Chinese)
+            assert "changes to 中文 when this answer ends" in win.statusBar().currentMessage()
             qtbot.waitUntil(lambda: language() == "zh", timeout=20_000)
         new = win.chat_view
         assert new is not view and win.top_tabs.currentWidget() is new

@@ -21,9 +21,10 @@ MAINWINDOW_STRINGS: dict[str, tuple[str, str]] = {
     "menu.language": ("界面语言(&L)", "&Language"),
     "menu.theme": ("深色主题(&T)", "Dark &theme"),
     "menu.language.applied": ("界面语言已切换为中文。", "The interface is now in English."),
+    # said in the language the window is in, naming the one chosen
     "menu.language.after_reply": (
-        "回答结束后切换为中文。",
-        "The language changes to English when this answer ends.",
+        "回答结束后切换为 {language}。",
+        "The language changes to {language} when this answer ends.",
     ),
     "top.knowledge": ("知识库", "Knowledge"),
     "top.chat": ("对话", "Chat"),

@@ -43,7 +43,7 @@ from goodbuddy_kb.ui.library.pane import LibraryListWidget
 from goodbuddy_kb.ui.mainwindow.about import AboutDialog
 from goodbuddy_kb.ui.mainwindow.banner import BackendBanner
 from goodbuddy_kb.ui.mainwindow.kept import WindowKeeper
-from goodbuddy_kb.ui.mainwindow.menus import HelpMenu, SettingsMenu
+from goodbuddy_kb.ui.mainwindow.menus import LANGUAGES, HelpMenu, SettingsMenu
 from goodbuddy_kb.ui.settings.connections import ModelConnectionsDialog
 from goodbuddy_kb.ui.settings.diagnostics import DiagnosticsDialog
 from goodbuddy_kb.ui.settings.external_tools import ExternalToolsDialog
@@ -139,7 +139,8 @@ class MainWindow(QtWidgets.QMainWindow):
             if not self._language_waits:
                 self._language_waits = True
                 self.chat_view.reply_finished.connect(self._language_after_reply)
-            self.statusBar().showMessage(tr("menu.language.after_reply"), 15_000)
+            wanted = tr("menu.language.after_reply", language=dict(LANGUAGES).get(code, code))
+            self.statusBar().showMessage(wanted, 15_000)
             return
         # Once the menu that asked has finished with its own event (the menus are rebuilt).
         QtCore.QTimer.singleShot(0, lambda: self.apply_language(self._wanted_language))
