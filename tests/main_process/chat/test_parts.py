@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from goodbuddy_kb.main_process.chat.parts import MAX_PARTS, mentions, question_parts
+from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalResponse
+from goodbuddy_kb.main_process.chat.parts import MAX_PARTS, mentions, question_parts, search_parts
+from tests.main_process.chat.test_evidence_numbers import chunk, response
 
 
 @pytest.mark.parametrize(
@@ -110,3 +112,39 @@ def test_a_chinese_list_whose_every_item_is_named_already_is_not_read_again() ->
     assert question_parts(question, known=lambda item: True) == []
     parts = question_parts(question, known=lambda item: item != "病假")
     assert [p.item for p in parts] == ["年假", "病假"]
+
+
+def _found(*passages: tuple[int, str]) -> KnowledgeRetrievalResponse:
+    """A search that found ``passages`` ((number, text), best first), each a context group."""
+    found = response([n for n, _ in passages])
+    texts = dict(passages)
+    groups = [
+        g.model_copy(update={"text": texts[int(g.chunk_ids[0], 16)]}) for g in found.context.groups
+    ]
+    return found.model_copy(update={"context": found.context.model_copy(update={"groups": groups})})
+
+
+def test_an_item_named_in_passing_is_searched_and_a_new_first_passage_handed_over() -> None:
+    """A helper's try: "市内交通补助" in the allowance passage named 交通, so the transport rule
+    was never searched for; an item named by a passage that is about it (住宿) adds nothing."""
+    allowance = (1, "出差期间每天发放伙食补助 100 元，市内交通补助 50 元。")
+    hotel = (2, "一线城市住宿标准为每晚不超过 650 元。")
+    transport = (3, "出差优先乘坐高铁二等座，单程超过 800 公里可以乘坐飞机。")
+    meals = (4, "员工餐厅午餐十一点半开始。")
+    answers = {
+        "出差的住宿分别怎么规定？": _found(hotel, allowance),  # its first passage: handed already
+        "出差的交通分别怎么规定？": _found(transport, allowance),
+        "出差的餐补分别怎么规定？": _found(meals),
+        "餐补": _found(meals),
+    }
+    asked: list[str] = []
+
+    def search(text: str) -> KnowledgeRetrievalResponse:
+        asked.append(text)
+        return answers[text]
+
+    out = search_parts("出差的住宿、餐补和交通分别怎么规定？", _found(allowance, hotel), search)
+    handed = [g.chunk_ids[0] for each in out.responses for g in each.context.groups]
+    assert chunk(3) in handed, "the transport rule"
+    assert "出差的住宿分别怎么规定？" in asked and chunk(2) not in handed[:1]
+    assert out.searches == len(asked)
