@@ -149,3 +149,37 @@ def test_a_copied_or_exported_source_keeps_its_table_rows_on_their_lines() -> No
         message, library_name, "en"
     )
     assert "    | City | Limit |\n    | --- | --- |" in answer_text(message, library_name, "en")
+
+
+def test_the_parts_passages_are_numbered_with_the_whole_questions_by_relevance() -> None:
+    """A helper's try: the whole question's passage was [1] at 0.30 and a part's [2] at 0.89;
+    the numbers follow relevance across the turn's first searches."""
+
+    def rated(hits: list[int], relevance: list[float]) -> r.KnowledgeRetrievalResponse:
+        found = response(hits)
+        groups = [
+            g.model_copy(update={"relevance": v})
+            for g, v in zip(found.context.groups, relevance, strict=True)
+        ]
+        return found.model_copy(
+            update={"context": found.context.model_copy(update={"groups": groups})}
+        )
+
+    evidence = TurnEvidence()
+    seen = evidence_of(
+        {
+            "messages": [
+                {
+                    "content": evidence.block(
+                        rated([7], [0.30]), rated([4, 7], [0.89, 0.25]), rated([5], [0.45])
+                    )
+                }
+            ]
+        }
+    )
+    assert {n: text.split("\n")[0] for n, text in seen.items()} == {
+        1: "Doc 4",
+        2: "Doc 5",
+        3: "Doc 7",
+    }
+    assert [x.document_title for x in evidence.citations] == ["Doc 4", "Doc 5", "Doc 7"]

@@ -124,10 +124,13 @@ class TurnEvidence:
         passage two of them found is given once). ``more``: the searches of the question's
         parts (`chat.parts`), after the whole question's."""
         left_out = self.left_out
-        passages: dict[int, ContextGroup] = {}
-        for each in (response, *more):
-            for n, group in self.number(each):
-                passages.setdefault(n, group)
+        if more:
+            # one list, most relevant first: the parts' passages were numbered after the whole
+            # question's, so [1] could read 0.30 and [2] 0.89 (a helper's try)
+            for each in more:
+                self._note_degraded(each)
+            response = _merged(response, more)
+        passages = dict(self.number(response))
         text = numbered_block(
             ((n, group.document_title, group.text) for n, group in passages.items()),
             nothing_found(response),
@@ -167,3 +170,21 @@ class TurnEvidence:
         if not self.degraded:
             return None
         return self.degraded[0] if len(self.degraded) == 1 else "; ".join(self.degraded)
+
+
+def _merged(
+    response: KnowledgeRetrievalResponse, more: tuple[KnowledgeRetrievalResponse, ...]
+) -> KnowledgeRetrievalResponse:
+    """``response`` with the passages of ``more`` too, each once, most relevant first (a tie
+    keeps the order they were found in)."""
+    groups: dict[str, ContextGroup] = {}
+    results: dict[str, RetrievalResult] = {}
+    for each in (response, *more):
+        for group in each.context.groups:
+            if group.hit_chunk_ids:
+                groups.setdefault(group.hit_chunk_ids[0], group)
+        for result in each.results:
+            results.setdefault(result.chunk_id, result)
+    ordered = sorted(groups.values(), key=lambda g: -g.relevance)
+    context = response.context.model_copy(update={"groups": ordered})
+    return response.model_copy(update={"context": context, "results": list(results.values())})
