@@ -38,6 +38,7 @@ from goodbuddy_kb.contracts.methods import (
     CONVERSATION_PIN,
     CONVERSATION_RENAME,
     CONVERSATION_RESTORE,
+    CONVERSATION_SCOPE_UPDATE,
     DIAGNOSTICS_SUMMARY,
     MESSAGE_COPY,
     MESSAGES_LIST,
@@ -299,6 +300,35 @@ def test_regenerate_asks_again_with_the_kept_scope_and_mode_and_a_new_search(
     empty = start(client)
     with pytest.raises(InvalidRequestError):
         client.call(CHAT_REGENERATE, cv.RegenerateRequest(conversation_id=empty.id))
+
+
+def test_regenerate_takes_in_a_library_created_since_when_the_scope_held_every_one(
+    client: BlockingClient, tmp_path: Path
+) -> None:
+    """A helper's try: the scope button named the new library ("docs and 3 others"), but
+    Regenerate searched the libraries kept when the question was first asked."""
+    rules = library_with(client, tmp_path / "rules", "Rules")
+    script = ChatScript(turns=[[{"text": "First [1]."}], [{"text": "Again [1]."}]] * 2)
+    with chat_server(script) as base:
+        use_model(client, base)
+        everything = start(client, [rules], "always")  # every library there was
+        ask(client, everything, "出差住宿标准是多少？", [rules], "always")
+        chosen = start(client, [], "always")  # one the person cleared stays cleared
+        chosen = client.call(
+            CONVERSATION_SCOPE_UPDATE,
+            ch.ConversationScopeUpdateRequest(
+                conversation_id=chosen.id,
+                scope=ch.ChatScope(library_ids=[], known_library_ids=[rules], mode="always"),
+            ),
+        )
+        ask(client, chosen, "出差住宿标准是多少？", [], "always")
+        later = library_with(client, tmp_path / "later", "Later")
+        again = client.call(CHAT_REGENERATE, cv.RegenerateRequest(conversation_id=everything.id))
+        kept = client.call(CHAT_REGENERATE, cv.RegenerateRequest(conversation_id=chosen.id))
+    assert again.assistant_message.retrieval is not None
+    assert sorted(again.assistant_message.retrieval.library_ids) == sorted([rules, later])
+    assert kept.assistant_message.retrieval is not None
+    assert kept.assistant_message.retrieval.library_ids == []
 
 
 def test_a_regenerated_answer_that_fails_keeps_the_earlier_one(

@@ -12,6 +12,7 @@ from goodbuddy_kb.contracts.errors import (
     NotFoundError,
     UnavailableError,
 )
+from goodbuddy_kb.contracts.library import Library
 from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_GET,
@@ -184,7 +185,7 @@ def regenerate(ctx: CallContext, request: RegenerateRequest) -> c.SendResponse:
         # stopped mid-answer is exactly what a person would want replaced.
         if conversation.id in _ANSWERING:
             raise ConflictError("the last answer is still being written; stop it first")
-    library_ids, mode = _kept_scope(conversation, answers)
+    library_ids, mode = _kept_scope(conversation, answers, libraries.list_all(conn))
     send_request = c.SendRequest(
         conversation_id=conversation.id,
         text=question.content,
@@ -216,12 +217,19 @@ def _library_exists(ctx: CallContext, library_id: str) -> bool:
 
 
 def _kept_scope(
-    conversation: c.Conversation, answers: list[c.Message]
+    conversation: c.Conversation, answers: list[c.Message], now: list[Library]
 ) -> tuple[list[str], c.RetrievalMode]:
-    """The conversation's kept scope; for one made before scopes were kept, what its last
-    answer searched (or nothing, "model decides")."""
+    """The conversation's kept scope, as the window shows it (``now``: the libraries there
+    are): one that held every library it knew of takes in those created since (a regenerate
+    searched without the library the scope button already named; a helper's try). For one
+    made before scopes were kept, what its last answer searched (or nothing, "model
+    decides")."""
     if conversation.scope is not None:
-        return list(conversation.scope.library_ids), conversation.scope.mode
+        ids = list(conversation.scope.library_ids)
+        known = set(conversation.scope.known_library_ids)
+        if known and known <= set(ids):
+            ids += [x.id for x in now if x.id not in known and x.id not in ids]
+        return ids, conversation.scope.mode
     for answer in reversed(answers):
         if answer.retrieval is not None:
             return list(answer.retrieval.library_ids), answer.retrieval.mode
