@@ -183,3 +183,16 @@ def test_the_parts_passages_are_numbered_with_the_whole_questions_by_relevance()
         3: "Doc 7",
     }
     assert [x.document_title for x in evidence.citations] == ["Doc 4", "Doc 5", "Doc 7"]
+
+
+def test_an_exported_answer_reads_in_the_readers_language() -> None:
+    """A helper's try: a Chinese export said "l. 3–7" where the window says "第 3–7 行", and
+    "(failed: …)" under an answer that did not end."""
+    message = stored_answer(
+        "住宿每晚六百元 [1]。", "一线城市每晚不超过六百元。", locator={"lineStart": 3, "lineEnd": 7}
+    ).model_copy(update={"state": "failed", "error": "the chat model cannot be reached"})
+    zh = answer_markdown(message, library_name, "zh")
+    assert "第 3–7 行" in zh and "l. 3" not in zh, zh
+    assert "（失败：the chat model cannot be reached）" in zh, zh
+    en = answer_text(message, library_name, "en")
+    assert "l. 3–7" in en and "(failed: the chat model cannot be reached)" in en, en

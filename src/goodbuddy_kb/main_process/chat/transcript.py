@@ -53,27 +53,45 @@ class Source:
     snippet: str
 
 
-def locator_text(locator: Locator) -> str:
-    """A citation's place in its document, in language-neutral notation."""
+#: A place in a document, by the reader's language (neutral notation when it is not known): a
+#: Chinese export said "l. 3–7" where the window says "第 3–7 行" (a helper's try).
+PLACES: dict[str | None, dict[str, str]] = {
+    "zh": {
+        "page": "第 {n} 页",
+        "slide": "第 {n} 张幻灯片",
+        "rows": "第 {n} 行",
+        "lines": "第 {n} 行",
+    },
+    "en": {"page": "p. {n}", "slide": "slide {n}", "rows": "rows {n}", "lines": "l. {n}"},
+}
+PLACES[None] = PLACES["en"]
+#: An answer that did not end: its state, by the reader's language.
+STATES: dict[str | None, dict[str, str]] = {
+    "zh": {"failed": "失败", "stopped": "已停止", "streaming": "未完成"},
+    "en": {"failed": "failed", "stopped": "stopped", "streaming": "unfinished"},
+}
+STATES[None] = STATES["en"]
+
+
+def locator_text(locator: Locator, language: str | None = None) -> str:
+    """A citation's place in its document, in the reader's language."""
+    said = PLACES[language]
     parts: list[str] = []
+
+    def span(kind: str, first: int, last: int | None) -> None:
+        n = f"{first}" + (f"–{last}" if last is not None and last != first else "")
+        parts.append(said[kind].format(n=n))
+
     if locator.page is not None:
-        last = locator.last_page
-        parts.append(f"p. {locator.page}" + (f"–{last}" if last != locator.page else ""))
+        span("page", locator.page, locator.last_page)
     if locator.slide is not None:
-        last = locator.last_slide
-        parts.append(f"slide {locator.slide}" + (f"–{last}" if last != locator.slide else ""))
+        span("slide", locator.slide, locator.last_slide)
     if locator.sheet:
         parts.append(locator.sheet)
     if locator.row_start is not None:
-        last = locator.last_row
-        parts.append(
-            f"rows {locator.row_start}" + (f"–{last}" if last != locator.row_start else "")
-        )
+        span("rows", locator.row_start, locator.last_row)
     if locator.line_start is not None:
-        last = locator.last_line
-        parts.append(
-            f"l. {locator.line_start}" + (f"–{last}" if last != locator.line_start else "")
-        )
+        span("lines", locator.line_start, locator.last_line)
     if locator.chapter:
         parts.append(locator.chapter)
     if locator.heading_path:
@@ -81,7 +99,9 @@ def locator_text(locator: Locator) -> str:
     return " · ".join(parts)
 
 
-def sources(citations: Sequence[Citation], names: LibraryNames) -> list[Source]:
+def sources(
+    citations: Sequence[Citation], names: LibraryNames, language: str | None = None
+) -> list[Source]:
     """The answer's sources in its citation numbering (an old citation without a number gets
     its position, as the window shows it)."""
     out: list[Source] = []
@@ -91,7 +111,7 @@ def sources(citations: Sequence[Citation], names: LibraryNames) -> list[Source]:
                 number=citation.number or position,
                 library=names(citation.library_id) or "—",
                 document=citation.document_title,
-                locator=locator_text(Locator.from_wire(citation.locator)),
+                locator=locator_text(Locator.from_wire(citation.locator), language),
                 # its lines kept (a table's rows ran together into one line)
                 snippet="\n".join(
                     " ".join(line.split()) for line in citation.snippet.splitlines() if line.strip()
@@ -105,7 +125,11 @@ def _answer_text(message: Message, language: str | None) -> str:
     # An evidence-only answer's note in the reader's language (both when it is not known).
     text = in_one_language(message.content, language) if language else message.content
     if message.state != "complete" and message.error:
-        text = f"{text}\n\n({message.state}: {message.error})".strip()
+        state = STATES[language].get(message.state, message.state)
+        said = (
+            f"（{state}：{message.error}）" if language == "zh" else f"({state}: {message.error})"
+        )
+        text = f"{text}\n\n{said}".strip()
     unknown = (
         unknown_markers(message.content, message.citations) if message.role == "assistant" else []
     )
@@ -128,7 +152,7 @@ def _quoted(text: str) -> str:
 
 def answer_markdown(message: Message, names: LibraryNames, language: str | None = None) -> str:
     lines = [_md(_answer_text(message, language))]
-    found = sources(message.citations, names)
+    found = sources(message.citations, names, language)
     if found:
         lines.append(f"\n**{LABELS[language][2]}**\n")
         for s in found:
@@ -140,7 +164,7 @@ def answer_markdown(message: Message, names: LibraryNames, language: str | None 
 
 def answer_text(message: Message, names: LibraryNames, language: str | None = None) -> str:
     lines = [_answer_text(message, language)]
-    found = sources(message.citations, names)
+    found = sources(message.citations, names, language)
     if found:
         lines.append(f"\n{LABELS[language][2]}:")
         for s in found:
@@ -182,7 +206,7 @@ def _e(text: str) -> str:
 
 def _answer_html(message: Message, names: LibraryNames, language: str | None) -> str:
     parts = [f'<div class="a">{_e(_answer_text(message, language))}</div>']
-    found = sources(message.citations, names)
+    found = sources(message.citations, names, language)
     if found:
         parts.append(f'<h3>{LABELS[language][2]}</h3><ol class="src">')
         for s in found:
