@@ -368,3 +368,34 @@ def test_an_answer_streaming_while_another_conversation_is_opened_stays_in_its_o
             assert [m.content for m in view.messages] == ["one", "First."]
     finally:
         win.link.shutdown()
+
+
+def test_each_conversation_keeps_its_own_unsent_words(qtbot: QtBot, data_dir: Path) -> None:
+    """A helper's try: words typed in one conversation stayed in the box after opening
+    another, to be sent there."""
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        script = ChatScript(turns=[[{"text": "First."}], [{"text": "Second."}]])
+        with chat_server(script) as base:
+            chat_with(qtbot, win, base)
+            view = win.chat_view
+            for question in ("one", "two"):
+                view.new_conversation()
+                view.input.setPlainText(question)
+                with qtbot.waitSignal(view.reply_finished, timeout=10_000):
+                    view.send()
+            qtbot.waitUntil(lambda: view.conversations.rowCount() == 2, timeout=5_000)
+            rows = {r.title.split(" ")[0]: r for r in view.conversations.rows}
+            view.input.setPlainText("half a question for two")
+            view.conversation_list.opened.emit(rows["one"])
+            qtbot.waitUntil(lambda: "First." in view.transcript.toPlainText(), timeout=5_000)
+            assert view.input.toPlainText() == ""
+            view.input.setPlainText("for one")
+            view.conversation_list.opened.emit(rows["two"])
+            qtbot.waitUntil(lambda: "Second." in view.transcript.toPlainText(), timeout=5_000)
+            assert view.input.toPlainText() == "half a question for two"
+            view.conversation_list.opened.emit(rows["one"])
+            qtbot.waitUntil(lambda: "First." in view.transcript.toPlainText(), timeout=5_000)
+            assert view.input.toPlainText() == "for one"
+    finally:
+        win.link.shutdown()

@@ -29,6 +29,8 @@ class Composer(QtWidgets.QWidget):
         self.input.setMaximumHeight(64)
         self.input.setTabChangesFocus(True)
         self.input.installEventFilter(self)  # Enter sends, Shift+Enter starts a new line
+        #: The words typed and not sent in each conversation left (by its id).
+        self._drafts: dict[str, str] = {}
         self.scope_button = QtWidgets.QPushButton()
         self.scope_button.setAccessibleName(tr("chat.scope.title"))
         self.scope_button.clicked.connect(lambda _c=False: self.scope_requested.emit())
@@ -78,6 +80,15 @@ class Composer(QtWidgets.QWidget):
         text = tr("chat.input" if configured else "chat.input.no_model")
         self.input.setPlaceholderText(text)
         self.input.setToolTip("" if configured else text)
+
+    def switch_draft(self, old: str | None, new: str | None) -> None:
+        """Each conversation keeps the words typed in it and not sent: a draft followed the
+        person into the next conversation, to be sent there (a helper's try). Leaving none
+        (a blank chat, the window's start) the words stay with the one opened."""
+        if old is None or old == new:
+            return
+        self._drafts[old] = self.input.toPlainText()
+        self.input.setPlainText(self._drafts.pop(new, "") if new is not None else "")
 
     def busy(self, on: bool) -> None:
         """A reply is on its way: Stop, not Send."""

@@ -60,8 +60,7 @@ class ChatView(QtWidgets.QWidget):
         self._reopen = False
         self.request_id: str | None = None
         self.asked_in: str | None = None  # the conversation request_id answers in
-        #: A conversation was just made: list it when its answer starts.
-        self._list_on_reply = False
+        self._list_on_reply = False  # a conversation was just made: listed as its answer starts
         self.streaming_text = ""
         self.messages: list[c.Message] = []
         #: The answer whose sources the pane shows (a marker was clicked); None: the latest.
@@ -271,6 +270,7 @@ class ChatView(QtWidgets.QWidget):
 
     def new_conversation(self) -> None:
         """A fresh, empty transcript; its first question creates and titles the conversation."""
+        self.composer.switch_draft(self.conversation_id, None)
         self.conversation_id = None
         self._blank = True
         self.messages = []
@@ -322,12 +322,12 @@ class ChatView(QtWidgets.QWidget):
             self.regenerate()
 
     def show_answer(self, answer_id: str) -> None:
-        """The sources pane follows this answer (its citations; the context of none yet)."""
-        self.shown_answer = answer_id
+        self.shown_answer = answer_id  # the sources pane follows it
         self._show_sources()
 
     def _open(self, row: c.Conversation) -> None:
         """Open ``row`` at its latest answer, nothing of the one shown before kept."""
+        self.composer.switch_draft(self.conversation_id, row.id)
         if row.id != self.conversation_id:
             self.messages = []
             self._render()
