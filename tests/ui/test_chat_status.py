@@ -9,6 +9,7 @@ import html
 import pytest
 
 from goodbuddy_kb.contracts import chat as c
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.ui.chat.transcript import message_html, status_text
 from goodbuddy_kb.ui.i18n import set_language
 
@@ -98,6 +99,19 @@ def test_an_answer_the_model_gave_without_searching_says_so() -> None:
         assert status_text(answer(state)) == "模型未检索知识库：回答未对照你的文档"
         streaming = answer(state).model_copy(update={"state": "streaming"})
         assert status_text(streaming) == "", "said once the answer is there"
+    finally:
+        set_language("en")
+
+
+def test_a_search_the_scope_refused_says_so_not_that_none_was_made() -> None:
+    """A helper's try: the model asked for a library outside the chat's scope, the search was
+    refused, and the answer read "The model did not search your libraries"."""
+    state = c.RetrievalState(mode="auto", status="none", reason=Reason("chat.tool_refused"))  # type: ignore[arg-type]
+    try:
+        set_language("en")
+        assert status_text(answer(state)).startswith("the model's search was refused")
+        set_language("zh")
+        assert status_text(answer(state)).startswith("模型的检索被拒绝")
     finally:
         set_language("en")
 

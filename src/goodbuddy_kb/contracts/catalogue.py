@@ -230,6 +230,10 @@ CATALOGUE: dict[str, str] = {
         "{program} could not open it (exit status {exit_code}): no program on this system took it"
     ),
     "chat.regenerate_kept": "the answer was not written again ({reason}); the earlier one is kept",
+    "chat.tool_refused": (
+        "the model's search was refused: it asked for libraries outside this chat's knowledge"
+        " scope; the answer was not checked against your documents"
+    ),
     "chat.not_searched_empty_scope": (
         "nothing was searched: no library is selected in this chat's knowledge scope"
     ),

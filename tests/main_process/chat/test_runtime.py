@@ -196,6 +196,9 @@ def test_auto_tool_calls_stay_inside_the_scope(
         later = send(dispatcher, conv, "again", [policies], "auto")["assistantMessage"]
         expired = [m["content"] for m in script.requests[5]["messages"] if m["role"] == "tool"]
         assert "unknown or has expired" in expired[-1] and later["retrieval"]["searches"] == 0
+        # a refused search is said as one, not as "the model did not search" (a helper's try)
+        assert later["retrieval"]["status"] == "none"
+        assert later["retrieval"]["reasonCode"] == "chat.tool_refused", later["retrieval"]
 
 
 def test_deleted_library_is_refused(dispatcher: Dispatcher, libs: tuple[str, str]) -> None:

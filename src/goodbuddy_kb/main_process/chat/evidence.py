@@ -96,6 +96,8 @@ class TurnEvidence:
     #: answer still says it searched: it read "searched first" beside the tool's citations).
     tool_searches: int = 0
     tool_found: int = 0
+    #: The model's searches refused before they ran (libraries outside the chat's scope).
+    tool_refused: int = 0
     #: Each citation's passage as the model was given it (an answer of evidence quotes it).
     passages: dict[int, str] = field(default_factory=dict)
     _numbers: dict[str, int] = field(default_factory=dict)

@@ -357,6 +357,7 @@ class ChatRuntime:
         try:
             ids = self.scopes.authorise(args.get("token"), request_key, args.get("libraryIds"))
         except KbError as exc:
+            evidence.tool_refused += 1
             return exc.message, False, False
         query = str(args.get("query") or "").strip()[:MAX_QUERY_CHARACTERS]
         if not query:
@@ -450,8 +451,13 @@ class ChatRuntime:
         if not evidence.tool_searches and state is None and request.kind == "text":
             # "model decides" and the model did not search: the answer says so (its "[1]"
             # points at nothing); a state of None showed no badge at all (a helper's try)
+            # a search the scope refused is not "did not search" (a helper's try)
+            refused = Reason("chat.tool_refused") if evidence.tool_refused else None
             return RetrievalState(
-                mode=request.mode, status="none", library_ids=sorted(scope.library_ids)
+                mode=request.mode,
+                status="none",
+                library_ids=sorted(scope.library_ids),
+                reason=refused,
             )
         return after_tool_searches(request, scope, state, evidence)
 

@@ -92,6 +92,8 @@ def status_text(message: c.Message) -> str:
     if not state.searches:
         # the model answered without searching: its answer was not checked against the
         # libraries (its own "[1]" then points at nothing, and nothing said so)
+        if state.reason:  # its search was refused (outside the scope): said, not "none"
+            return say_field(state, "reason")
         return tr("chat.status.tool_none") if message.state == "complete" else ""
     if state.status == "degraded":
         return tr("chat.status.tool_degraded", n=state.searches, reason=say_field(state, "reason"))

@@ -179,6 +179,7 @@ ZH: dict[str, str] = {
     "reference.opener_failed": "{program} 未能打开它（退出状态 {exit_code}）：这台电脑上没有程序接手",
     "chat.regenerate_kept": "未能重新生成回答（{reason}）；原来的回答仍保留",
     "chat.not_searched_empty_scope": "未检索：本对话的知识范围中没有选择任何知识库",
+    "chat.tool_refused": "模型的检索被拒绝：它要求检索本对话知识范围之外的知识库；回答未对照你的文档",
     "diagnostics.cannot_write": "无法写入该文件（{detail}）",
     "source.path_unusable": "无法使用该路径（{detail}）",
     "source.link_loop": "符号链接循环或名称无效",
