@@ -196,3 +196,26 @@ def test_an_exported_answer_reads_in_the_readers_language() -> None:
     assert "（失败：the chat model cannot be reached）" in zh, zh
     en = answer_text(message, library_name, "en")
     assert "l. 3–7" in en and "(failed: the chat model cannot be reached)" in en, en
+
+
+def test_an_exported_answer_says_when_no_document_backed_it() -> None:
+    """A helper's try: in an export, an answer the model gave without searching read like a
+    grounded one; the window's badge says it was not checked against the documents."""
+    unchecked = stored_answer("Probably yes.", "x").model_copy(
+        update={
+            "citations": [],
+            "retrieval": c.RetrievalState(mode="auto", status="none", searches=0),
+        }
+    )
+    assert answer_markdown(unchecked, library_name, "zh").startswith(
+        "（模型未检索知识库：回答未对照你的文档）"
+    )
+    assert "not checked against your documents" in answer_text(unchecked, library_name, "en")
+    empty = unchecked.model_copy(
+        update={"retrieval": c.RetrievalState(mode="always", status="searched_empty", searches=1)}
+    )
+    assert "(Searched: nothing relevant was found)" in answer_text(empty, library_name, "en")
+    grounded = unchecked.model_copy(
+        update={"retrieval": c.RetrievalState(mode="auto", status="searched", searches=1)}
+    )
+    assert answer_text(grounded, library_name, "en").startswith("Probably yes.")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from goodbuddy_kb.contracts.chat import (
     Citation,
@@ -121,9 +122,38 @@ def sources(
     return out
 
 
+#: What the window's badge says of an answer the libraries did not back: an export showed a
+#: model's unchecked answer like a grounded one (a helper's try).
+UNCHECKED: dict[str | None, dict[str, str]] = {
+    "zh": {
+        "none": "（模型未检索知识库：回答未对照你的文档）",
+        "searched_empty": "（已检索，未找到相关内容）",
+    },
+    "en": {
+        "none": "(The model did not search your libraries: not checked against your documents)",
+        "searched_empty": "(Searched: nothing relevant was found)",
+    },
+}
+UNCHECKED[None] = {k: f"{UNCHECKED['zh'][k]} / {UNCHECKED['en'][k]}" for k in UNCHECKED["en"]}
+
+
+def _checked(message: Message, language: str | None) -> str | None:
+    state = message.retrieval
+    if message.role != "assistant" or state is None or message.state != "complete":
+        return None
+    if state.mode == "auto" and not state.searches and not state.reason:
+        return UNCHECKED[language]["none"]
+    if state.status == "searched_empty":
+        return UNCHECKED[language]["searched_empty"]
+    return None
+
+
 def _answer_text(message: Message, language: str | None) -> str:
     # An evidence-only answer's note in the reader's language (both when it is not known).
     text = in_one_language(message.content, language) if language else message.content
+    checked = _checked(message, language)
+    if checked:
+        text = f"{checked}\n\n{text}"
     if message.state != "complete" and message.error:
         state = STATES[language].get(message.state, message.state)
         said = (
@@ -182,13 +212,22 @@ def conversation_markdown(
 ) -> str:
     title = _md(" ".join(conversation.title.split()))
     question, answer, _sources = LABELS[language]
-    out = [f"# {title}", "", f"*{conversation.created_at}*", ""]
+    out = [f"# {title}", "", f"*{_when(conversation.created_at)}*", ""]
     for message in messages:
         if message.role == "user":
             out += [f"## {question}", "", _quoted(message.content), ""]
         else:
             out += [f"## {answer}", "", answer_markdown(message, names, language)]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _when(stamp: str) -> str:
+    """A stored UTC time as this computer's local date and time ("2026-12-05 21:06"; the
+    export's head showed "2026-12-05T21:06:27.554+00:00")."""
+    try:
+        return datetime.fromisoformat(stamp).astimezone().strftime("%Y-%m-%d %H:%M")
+    except ValueError:
+        return stamp
 
 
 # -- HTML -------------------------------------------------------------------------------------
@@ -228,7 +267,7 @@ def conversation_html(
 ) -> str:
     title = _e(" ".join(conversation.title.split()))
     question, answer, _sources = LABELS[language]
-    body = [f"<h1>{title}</h1><p><i>{_e(conversation.created_at)}</i></p>"]
+    body = [f"<h1>{title}</h1><p><i>{_e(_when(conversation.created_at))}</i></p>"]
     for message in messages:
         if message.role == "user":
             body.append(f'<h2>{question}</h2><div class="q">{_e(message.content)}</div>')
