@@ -15,6 +15,7 @@ from goodbuddy_kb.contracts.methods import LIBRARY_CREATE, LIBRARY_DELETE
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.chat.citations import CITATION_COLUMNS
 from goodbuddy_kb.ui.chat.conversations import CONVERSATION_COLUMNS
+from goodbuddy_kb.ui.chat.view import ChatView
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
@@ -34,6 +35,16 @@ from tests.ui.helpers import (
 )
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
+
+
+def answered_once(qtbot: QtBot, win: MainWindow, base: str) -> ChatView:
+    """The chat view pointed at the model at ``base``, with "one" asked and answered."""
+    chat_with(qtbot, win, base)
+    view = win.chat_view
+    view.input.setPlainText("one")
+    with qtbot.waitSignal(view.reply_finished, timeout=10_000):
+        view.send()
+    return view
 
 
 @pytest.mark.parametrize(
@@ -123,11 +134,7 @@ def test_the_sources_of_the_last_answer_say_so_while_a_new_one_streams(
     try:
         script = ChatScript(turns=[[{"text": "First."}], [{"text": "Second, "}, {"stall": 2}]])
         with chat_server(script) as base:
-            chat_with(qtbot, win, base)
-            view = win.chat_view
-            view.input.setPlainText("one")
-            with qtbot.waitSignal(view.reply_finished, timeout=10_000):
-                view.send()
+            view = answered_once(qtbot, win, base)
             assert view.sources.label.text() == "<b>Sources consulted</b>"
             view.input.setPlainText("two")
             view.send()
@@ -344,11 +351,7 @@ def test_an_answer_streaming_while_another_conversation_is_opened_stays_in_its_o
     try:
         script = ChatScript(turns=[[{"text": "First."}], [{"text": "Slow, "}, {"stall": 2}]])
         with chat_server(script) as base:
-            chat_with(qtbot, win, base)
-            view = win.chat_view
-            view.input.setPlainText("one")
-            with qtbot.waitSignal(view.reply_finished, timeout=10_000):
-                view.send()
+            view = answered_once(qtbot, win, base)
             first = view.conversation_id
             qtbot.waitUntil(lambda: view.conversations.rowCount() == 1, timeout=5_000)
             row = view.conversations.rows[0]
