@@ -43,6 +43,7 @@ from goodbuddy_kb.main_process.graph.segment import Segmenter
 from goodbuddy_kb.main_process.lexical.tokens import (
     ASKS_LATIN,
     AUXILIARIES,
+    DETERMINERS,
     asks_cjk,
     cjk_runs,
     latin_terms,
@@ -87,11 +88,6 @@ _HAN_SEPARATORS = re.compile("|".join(["、", *sorted(_HAN_CONJUNCTIONS, key=len
 #: English words a question starts with: the full-text query's interrogatives and auxiliaries
 #: ("How much …, and how many …?" is two questions).
 _LATIN_ASKS = ASKS_LATIN | AUXILIARIES
-#: English determiners: a list whose second item starts with one ("the flight booking rules
-#: and the laptop replacement cycle") joins noun phrases, each from its determiner on.
-_DETERMINERS = frozenset(
-    "the a an my your our their his her its this that these those".split()  # noqa: SIM905
-)
 #: Words that join a sentence to the one before it ("… Beijing? And how many …"): a part
 #: searched alone does without them.
 _LEADING = re.compile(
@@ -159,27 +155,17 @@ def search_parts(
     found_first = list(handed)
     parts = question_parts(question, lambda item: any(mentions(t, item) for t in found_first))
     for part in parts:
-        if part.item is not None and any(mentions(text, part.item) for text in handed):
-            # The passages handed over already speak of it (慈禧太后和慈安太后 …), perhaps in
-            # passing: 交通 in "市内交通补助" hid the transport rule (a helper's try). Its
-            # sentence is searched, and handed over only when its own first passage is new.
-            response = search(part.text)
-            out.searches += response is not None
-            if (
-                response is not None
-                and response.results
-                and response.results[0].chunk_id not in seen
-            ):
-                out.responses.append(response)
-                handed += [g.text for g in response.context.groups]
-                seen |= {x.chunk_id for x in response.results}
-            continue
-        alone = part.item if part.item is not None and part.item != part.text else None
+        # The passages handed over may name the item already (慈禧太后和慈安太后 …), perhaps
+        # only in passing: 交通 in "市内交通补助" hid the transport rule (a helper's try). Then
+        # its sentence alone is searched, and handed over only when its first passage is new.
+        named = part.item is not None and any(mentions(text, part.item) for text in handed)
+        alone = part.item if not named and part.item not in (None, part.text) else None
         found = [r for r in (search(t) for t in (part.text, alone) if t) if r is not None]
         out.searches += len(found)
+        if named:
+            found = [r for r in found if r.results and r.results[0].chunk_id not in seen]
         if not found:
             continue
-
         response = max(found, key=lambda r: _best_new(r, seen))  # (a tie: the sentence's)
         out.responses.append(response)
         handed += [g.text for g in response.context.groups]
@@ -308,7 +294,7 @@ def _list_parts(sentence: str, segmenter: Segmenter) -> list[Part]:
         if begin > 0 and _chars(words, begin, first_end) < 2:
             begin -= 1
         first = (max(0, begin), first_end)
-    elif last_start < len(words) and _word(sentence, words[last_start]) in _DETERMINERS:
+    elif last_start < len(words) and _word(sentence, words[last_start]) in DETERMINERS:
         # noun phrases: each from its determiner to the end of its run of words
         end = last_start + 1
         while end < len(words) and words[end][2] == "word" and end - last_start <= 5:
@@ -318,7 +304,7 @@ def _list_parts(sentence: str, segmenter: Segmenter) -> list[Part]:
             (
                 i
                 for i in range(first_end - 1, max(-1, first_end - 6), -1)
-                if _word(sentence, words[i]) in _DETERMINERS
+                if _word(sentence, words[i]) in DETERMINERS
             ),
             max(0, first_end - 1),
         )
@@ -331,7 +317,7 @@ def _list_parts(sentence: str, segmenter: Segmenter) -> list[Part]:
     if any(not _is_item(words[a:b]) for a, b in items):
         return []
     texts = [sentence[words[a][0] : words[b - 1][1]] for a, b in items]
-    if any(asks_cjk(item) or item.lower() in _DETERMINERS for item in texts):
+    if any(asks_cjk(item) or item.lower() in DETERMINERS for item in texts):
         return []  # one of the items is the thing asked (or a lone "the"): one question
     start, end = words[first[0]][0], words[last[1] - 1][1]
     head, tail = sentence[:start], sentence[end:]

@@ -305,6 +305,11 @@ AUXILIARIES = frozenset(
     }
 )
 MAX_CLAUSES = 4
+#: English determiners (a list whose second item starts with one joins noun phrases, each from
+#: its determiner on: "the flight booking rules and the laptop replacement cycle").
+DETERMINERS = frozenset(
+    "a an the this that these those my your our their his her its".split()  # noqa: SIM905
+)
 #: English function words, a closed class (interrogatives, auxiliaries, articles and
 #: determiners, pronouns, prepositions, conjunctions): they build a question, they do not say
 #: what it is about, so a passage holding them is no evidence ("what is the capital of France"
@@ -314,9 +319,9 @@ MAX_CLAUSES = 4
 FUNCTION_WORDS = (
     ASKS_LATIN
     | AUXILIARIES
+    | DETERMINERS
     | frozenset(
-        "a an the this that these those my your our their his her its "  # noqa: SIM905
-        "i you he she we they me him them "
+        "i you he she we they me him them "  # noqa: SIM905
         "of in on at to for from by with about into onto than as "
         "and or but if so nor "
         "be been being had not no".split()
