@@ -387,8 +387,13 @@ def test_each_conversation_keeps_its_own_unsent_words(qtbot: QtBot, data_dir: Pa
                 view.input.setPlainText(question)
                 with qtbot.waitSignal(view.reply_finished, timeout=10_000):
                     view.send()
-            qtbot.waitUntil(lambda: view.conversations.rowCount() == 2, timeout=5_000)
-            rows = {r.title.split(" ")[0]: r for r in view.conversations.rows}
+
+            def titled() -> dict[str, Any]:
+                return {r.title.split(" ")[0]: r for r in view.conversations.rows}
+
+            # each is listed under its question once the answer's listing comes back
+            qtbot.waitUntil(lambda: {"one", "two"} <= set(titled()), timeout=5_000)
+            rows = titled()
             view.input.setPlainText("half a question for two")
             view.conversation_list.opened.emit(rows["one"])
             qtbot.waitUntil(lambda: "First." in view.transcript.toPlainText(), timeout=5_000)
