@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, Field, model_validator
@@ -206,6 +206,20 @@ class ChatScope(ContractModel):
         default_factory=list
     )
     mode: RetrievalMode = "auto"
+
+
+def scope_now(selected: Collection[str], known: Collection[str], now: Sequence[str]) -> list[str]:
+    """The libraries a kept scope searches among ``now`` (the libraries there are, in list
+    order), as the window shows it and a regenerate searches it: a deleted library leaves it;
+    libraries created since join a scope that held every library it knew (one the person never
+    narrowed), in list order while there is room. A scope the person narrowed or emptied stays
+    as they left it."""
+    present = set(now)
+    kept = [i for i in selected if i in present]
+    if set(known) <= set(selected):
+        room = MAX_LIBRARIES_PER_REQUEST - len(kept)
+        kept += [i for i in now if i not in known and i not in kept][: max(0, room)]
+    return kept
 
 
 class Conversation(ContractModel):

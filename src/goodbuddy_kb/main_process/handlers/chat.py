@@ -9,10 +9,8 @@ from goodbuddy_kb.contracts.conversations import RegenerateRequest
 from goodbuddy_kb.contracts.errors import (
     ConflictError,
     InvalidRequestError,
-    NotFoundError,
     UnavailableError,
 )
-from goodbuddy_kb.contracts.library import Library
 from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_GET,
@@ -185,11 +183,11 @@ def regenerate(ctx: CallContext, request: RegenerateRequest) -> c.SendResponse:
         # stopped mid-answer is exactly what a person would want replaced.
         if conversation.id in _ANSWERING:
             raise ConflictError("the last answer is still being written; stop it first")
-    library_ids, mode = _kept_scope(conversation, answers, libraries.list_all(conn))
+    library_ids, mode = _kept_scope(conversation, answers, [x.id for x in libraries.list_all(conn)])
     send_request = c.SendRequest(
         conversation_id=conversation.id,
         text=question.content,
-        library_ids=[i for i in library_ids if _library_exists(ctx, i)],
+        library_ids=library_ids,
         mode=mode,
         request_id=request.request_id,
     )
@@ -208,29 +206,17 @@ def regenerate(ctx: CallContext, request: RegenerateRequest) -> c.SendResponse:
     return response
 
 
-def _library_exists(ctx: CallContext, library_id: str) -> bool:
-    try:
-        libraries.get(ctx.db.get(), library_id)
-    except NotFoundError:
-        return False
-    return True
-
-
 def _kept_scope(
-    conversation: c.Conversation, answers: list[c.Message], now: list[Library]
+    conversation: c.Conversation, answers: list[c.Message], now: list[str]
 ) -> tuple[list[str], c.RetrievalMode]:
-    """The conversation's kept scope, as the window shows it (``now``: the libraries there
-    are): one that held every library it knew of takes in those created since (a regenerate
-    searched without the library the scope button already named; a helper's try). For one
-    made before scopes were kept, what its last answer searched (or nothing, "model
-    decides")."""
+    """The conversation's kept scope among the libraries there are (``now``), as the window
+    shows it (``c.scope_now``: a regenerate searched without the library the scope button
+    already named; a helper's try). For one made before scopes were kept, what its last answer
+    searched (or nothing, "model decides")."""
     if conversation.scope is not None:
-        ids = list(conversation.scope.library_ids)
-        known = set(conversation.scope.known_library_ids)
-        if known and known <= set(ids):
-            ids += [x.id for x in now if x.id not in known and x.id not in ids]
-        return ids, conversation.scope.mode
+        scope = conversation.scope
+        return c.scope_now(scope.library_ids, scope.known_library_ids, now), scope.mode
     for answer in reversed(answers):
         if answer.retrieval is not None:
-            return list(answer.retrieval.library_ids), answer.retrieval.mode
+            return [i for i in answer.retrieval.library_ids if i in now], answer.retrieval.mode
     return [], "auto"

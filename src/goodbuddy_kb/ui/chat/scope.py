@@ -218,14 +218,9 @@ class ScopePopover(QtWidgets.QFrame):
         (creating a library once filled an emptied scope behind their back). A deleted library
         leaves the scope; cleared ones stay cleared."""
         self.libraries = list(libraries)
-        current = {x.id for x in libraries}
-        whole = self.whole
-        self.selected &= current
-        # New libraries join in list order while there is room (at most 20 per request).
-        room = MAX_LIBRARIES_PER_REQUEST - len(self.selected)
-        joining = [x.id for x in libraries if x.id not in self.known_libraries] if whole else []
-        self.selected |= set(joining[: max(0, room)])
-        self.known_libraries = current
+        now = [x.id for x in libraries]
+        self.selected = set(c.scope_now(self.selected, self.known_libraries, now))
+        self.known_libraries = set(now)
         self.list.blockSignals(True)
         self.list.clear()
         for x in libraries:
