@@ -46,9 +46,13 @@ MODEL_FAILED_NOTE = (
 )
 
 
+#: How every answer the app writes itself begins (never a model's words).
+APP_NOTES = (*NO_CHAT_MODEL_NOTES, MODEL_FAILED_NOTE)
+
+
 def in_one_language(content: str, language: str) -> str:
     """``content`` with a leading no-chat-model note reduced to its ``zh`` or ``en`` half."""
-    for note in (*NO_CHAT_MODEL_NOTES, MODEL_FAILED_NOTE):
+    for note in APP_NOTES:
         if content.startswith(note):
             zh, en = note.split("/ ", 1)
             return (zh if language == "zh" else en) + content[len(note) :]

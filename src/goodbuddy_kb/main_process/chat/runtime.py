@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goodbuddy_kb.contracts.chat import (
+    APP_NOTES,
     MODEL_FAILED_NOTE,
     NO_CHAT_MODEL_NOTES,
     Conversation,
@@ -62,8 +63,6 @@ SYSTEM_PROMPT = (
 )
 # (Stored answers in both languages; the GUI shows the half in the user's language.)
 NO_MODEL, NO_MODEL_AUTO, NO_MODEL_EMPTY, NO_MODEL_NO_SCOPE = NO_CHAT_MODEL_NOTES
-#: How every answer the app writes itself begins (never the model's words).
-APP_NOTES = (*NO_CHAT_MODEL_NOTES, MODEL_FAILED_NOTE)
 
 
 def evidence_text(note: str, evidence: TurnEvidence) -> str:
