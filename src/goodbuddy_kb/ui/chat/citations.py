@@ -106,8 +106,11 @@ class CitationsModel(RowsModel[c.Citation]):
             column = index.column()
             if role == QtCore.Qt.ItemDataRole.ToolTipRole and column in (DOCUMENT, SNIPPET):
                 return citation_tooltip(x, self.library_name(x.library_id))
-            several = len({y.library_id for y in self.rows}) > 1
-            if role == QtCore.Qt.ItemDataRole.DisplayRole and column == DOCUMENT and several:
+            if (
+                role == QtCore.Qt.ItemDataRole.DisplayRole
+                and column == DOCUMENT
+                and len({y.library_id for y in self.rows}) > 1
+            ):
                 # sources of several libraries: whose each is (two companies' "Hotels" read
                 # alike, their names only in the tooltips; a helper's try)
                 library = self.library_name(x.library_id)
