@@ -152,8 +152,8 @@ def search_parts(
     seen = {x.chunk_id for x in whole.results}
     handed = [g.text for g in whole.context.groups]
     out = PartSearches([])
-    found_first = list(handed)
-    parts = question_parts(question, lambda item: any(mentions(t, item) for t in found_first))
+    # (the parts are read before any of their searches adds to what was handed over)
+    parts = question_parts(question, lambda item: any(mentions(t, item) for t in handed))
     for part in parts:
         # The passages handed over may name the item already (慈禧太后和慈安太后 …), perhaps
         # only in passing: 交通 in "市内交通补助" hid the transport rule (a helper's try). Then
