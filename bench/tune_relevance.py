@@ -10,7 +10,9 @@ documents are taken out of the ranking, against answerable questions withheld).
 
 The relevance of the result at final rank r is the isotonic map of the running minimum of a
 logistic score over the features of ranks 1..r, so it never rises down the list; ``fit`` prints
-the constants to paste into ``calibration.py``.
+the constants, and with ``--write`` writes them into ``calibration_fit.py`` — unless the refit
+makes any set's expected calibration error worse than the shipped constants' by more than
+ECE_TOLERANCE (it prints both for every set; ``--force`` writes anyway).
 """
 
 from __future__ import annotations
@@ -128,6 +130,7 @@ def design(rows: list[dict[str, Any]], vector: bool) -> np.ndarray:
 
 def fit(args: argparse.Namespace) -> None:
     sets = load_sets(args.dumps)
+    before = set_eces(sets, args.family)
     for vector, alone in ((True, False), (False, False), (True, True)):
         if alone and args.family != "bundled":
             continue  # the other family's questions keep their language: no blind results
@@ -171,10 +174,59 @@ def fit(args: argparse.Namespace) -> None:
             fitted.WITH_VECTOR[args.family] = model
             fitted.WITH_VECTOR_MAP[args.family] = mapped
         elif args.family == "bundled":  # the lexical-only model is fitted once, with the
-            fitted.LEXICAL_ONLY = model  # bundled model's dumps (no vectors in it)
-            fitted.LEXICAL_ONLY_MAP = mapped
+            fitted.LEXICAL_ONLY = calibration.LEXICAL_ONLY = model  # bundled model's dumps
+            fitted.LEXICAL_ONLY_MAP = calibration.LEXICAL_ONLY_MAP = mapped  # (no vectors)
+    after = set_eces(sets, args.family)
+    worse = compare_eces(before, after)
+    if args.write and worse and not args.force:
+        print(
+            f"not written: the refit's calibration error is worse on {', '.join(worse)} "
+            "(--force writes it anyway)",
+            file=sys.stderr,
+        )
+        raise SystemExit(1)
     if args.write:
         write_constants()
+
+
+#: How much worse a set's calibration error may get before ``fit --write`` refuses to write.
+ECE_TOLERANCE = 0.005
+
+
+def set_eces(sets: dict[str, list[dict[str, Any]]], family: str) -> dict[str, float]:
+    """Each set's expected calibration error with the constants loaded now, as ``report``
+    measures it (hybrid rows, then lexical-only rows for the bundled family's dumps)."""
+    out: dict[str, float] = {}
+    for vector in (True, False) if family == "bundled" else (True,):
+        for name, items in collect(sets, family, vector).items():
+            preds: list[float] = []
+            labels: list[float] = []
+            for rec, rows in items:
+                preds += calibration.relevance_list(
+                    [r["features"] for r in rows],
+                    [r["margin"] if vector else None for r in rows],
+                    family,
+                    seen(rec, rows),
+                )
+                labels += [float(r["cand"]["label"]) for r in rows]
+            out[f"{'hybrid' if vector else 'lexical'} {name}"] = ece(
+                np.asarray(preds), np.asarray(labels)
+            )
+    return out
+
+
+def compare_eces(before: dict[str, float], after: dict[str, float]) -> list[str]:
+    """Prints the shipped and refitted calibration error of every set; returns the sets the
+    refit makes worse by more than ECE_TOLERANCE."""
+    print(f"{'set':60s} shipped  refit", file=sys.stderr)
+    worse = []
+    for name, old in before.items():
+        new = after[name]
+        flag = "  worse" if new > old + ECE_TOLERANCE else ""
+        print(f"{name[:60]:60s} {old:.4f}  {new:.4f}{flag}", file=sys.stderr)
+        if flag:
+            worse.append(name)
+    return worse
 
 
 def write_constants() -> None:
@@ -355,6 +407,11 @@ def main() -> None:
         p.add_argument("--lexical-only", action="store_true")
         p.add_argument("--no-answer-share", type=float, default=0.3)
         p.add_argument("--write", action="store_true", help="write calibration_fit.py")
+        p.add_argument(
+            "--force",
+            action="store_true",
+            help="write even if a set's calibration error gets worse than the shipped one's",
+        )
         p.add_argument(
             "--models",
             default="vector,lexical,alone",
