@@ -1,7 +1,8 @@
 """Manual chunk work across rebuilds, over the real socket (issue 28, item 4): the preview
 names it per document; a rebuild whose new chunking keeps a chunk's text carries its edit,
-disabled state or deletion over and reports it; a disabled chunk whose text lies wholly inside
-one new chunk disables that chunk; a document rebuild asks the same way."""
+disabled state or deletion over and reports it; a disabled chunk whose text is only part of
+the new chunk holding it does not switch that chunk off (the document is skipped instead); a
+document rebuild asks the same way, and discarding drops all of a document's work."""
 
 from __future__ import annotations
 
@@ -101,7 +102,7 @@ def counts(edited: int = 0, disabled: int = 0, deleted: int = 0) -> rb.ManualWor
     return rb.ManualWorkCounts(edited=edited, disabled=disabled, deleted=deleted)
 
 
-def test_unchanged_text_keeps_its_manual_state_and_a_disabled_text_disables_its_new_chunk(
+def test_unchanged_text_keeps_its_manual_state_and_a_partly_disabled_chunk_skips_its_document(
     data_dir: Path, tmp_path: Path
 ) -> None:
     with session(data_dir) as (_backend, client):
@@ -131,7 +132,9 @@ def test_unchanged_text_keeps_its_manual_state_and_a_disabled_text_disables_its_
         again = client.call(REBUILD_PREVIEW, rb.RebuildPreviewRequest(library_id=library_id))
         assert again.total == counts(1, 2, 1), "the carried work is still there to protect"
 
-        # One big fixed chunk per document: memo's disabled section lies wholly inside it.
+        # One big fixed chunk per document: memo's disabled section is half of it. Disabling
+        # that chunk would take the other section out of search too (under Xvfb, a person's
+        # one disabled passage switched a whole document off): memo.md is skipped as well.
         client.call(
             SETTINGS_UPDATE,
             lib.SettingsUpdateRequest(
@@ -141,19 +144,19 @@ def test_unchanged_text_keeps_its_manual_state_and_a_disabled_text_disables_its_
         )
         info = rebuild(client, library_id)
         work = info.summary.manual_work if info.summary else None
-        assert work is not None and work.skipped_paths == ["policy.md"]
-        # policy.md: its disabled text would fit inside the big chunk, its edit and deletion not;
-        # skipped, it keeps all three (the summary said "1 edited, 1 deleted" before: under
-        # Xvfb, a person who had also disabled a chunk read it as lost)
-        assert work.carried == counts(disabled=1) and work.kept == counts(1, 1, 1)
+        assert work is not None and work.skipped_paths == ["memo.md", "policy.md"]
+        # skipped, each keeps all its work (the summary said "1 edited, 1 deleted" before:
+        # under Xvfb, a person who had also disabled a chunk read it as lost)
+        assert work.carried == counts() and work.kept == counts(1, 2, 1)
         memo = client.call(
             CHUNKS_LIST, k.ChunksListRequest(library_id=library_id, document_id=docs["memo.md"])
         ).chunks
-        assert len(memo) == 1 and not memo[0].enabled, "the new chunk holding it is disabled"
+        assert [c.enabled for c in memo] == [True, False], "memo keeps its two chunks"
         assert snippets(client, library_id, "lynxmark") == []
+        assert snippets(client, library_id, "ibisloop"), "the section left on is still found"
         assert snippets(client, library_id, "zebracrossing") == [EDITED], "policy.md skipped"
-        # the library and the document say that policy.md keeps chunks of the old settings
-        assert kept(client, library_id) == (1, 1, ["policy.md"])
+        # the library and the document say that both keep chunks of the old settings
+        assert kept(client, library_id) == (2, 2, ["memo.md", "policy.md"])
 
         # A document rebuild asks the same way; discarding brings the file's text back.
         client.call(
@@ -176,7 +179,18 @@ def test_unchanged_text_keeps_its_manual_state_and_a_disabled_text_disables_its_
         )
         left = client.call(REBUILD_PREVIEW, rb.RebuildPreviewRequest(library_id=library_id))
         assert [d.path for d in left.documents] == ["memo.md"]
-        assert kept(client, library_id) == (0, 0, []), "rebuilt with the library's settings"
+        assert kept(client, library_id) == (1, 1, ["memo.md"]), "policy.md has the settings"
+
+        # Discarding a library's work drops all of it, what the new chunking could carry too:
+        # memo's disabled section is searchable again and nothing is left to protect.
+        info = rebuild(client, library_id, "discard")
+        work = info.summary.manual_work if info.summary else None
+        assert work is not None and work.discarded == counts(disabled=1)
+        assert work.carried == counts() and work.skipped_documents == 0
+        assert snippets(client, library_id, "lynxmark")
+        left = client.call(REBUILD_PREVIEW, rb.RebuildPreviewRequest(library_id=library_id))
+        assert left.documents == [] and left.total == counts()
+        assert kept(client, library_id) == (0, 0, [])
 
 
 def kept(client: BlockingClient, library_id: str) -> tuple[int, int, list[str]]:

@@ -9,8 +9,9 @@ must be able to tell that from a rebuild that applied them everywhere.
 
 Before it starts it says which documents hold manual chunk work (edited, disabled, deleted
 chunks). That work is carried over where the new chunking keeps its text; a document where it
-cannot be is skipped unless ``--discard-edits`` is given. The end says what was carried over,
-skipped and discarded."""
+cannot be is skipped unless ``--discard-edits`` is given, which rebuilds every document as its
+file reads and drops all of its manual work. The end says what was carried over, skipped and
+discarded."""
 
 from __future__ import annotations
 
@@ -57,9 +58,10 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--discard-edits",
         action="store_true",
-        help="rebuild documents even where the new chunking cannot keep their manual chunk work"
-        " (edited, disabled or deleted chunks) and discard that work; without it they are"
-        " skipped, and the command exits 3 (the new settings do not yet apply to them)",
+        help="rebuild every document as its file reads and discard all manual chunk work"
+        " (edited, disabled or deleted chunks); without it, work the new chunking can keep is"
+        " carried over, documents where it cannot are skipped, and the command exits 3 (the"
+        " new settings do not yet apply to them)",
     )
 
 

@@ -5,9 +5,10 @@ Both rebuilds start a background task of kind ``rebuild``; progress, cancel and 
 through the task methods like any other task. A person's chunk work (edits, disabled and
 deleted chunks) is never lost silently: the preview says how much of it each document holds,
 and a rebuild carries it over where the new chunking keeps the chunk's text (or, for a disabled
-chunk, keeps its text wholly inside one new chunk). What it cannot carry over is handled by the
-request's ``manual_work`` choice: ``skip`` (the default) leaves such a document as it is,
-``discard`` rebuilds it anyway and drops that work. The task's summary reports both.
+chunk, keeps its text inside one new chunk that it makes up most of). What it cannot carry over
+is handled by the request's ``manual_work`` choice: ``skip`` (the default) leaves such a
+document as it is, ``discard`` rebuilds every document as its file reads and drops all of its
+manual work, carried or not. The task's summary reports both.
 """
 
 from __future__ import annotations

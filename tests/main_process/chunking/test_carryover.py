@@ -58,13 +58,26 @@ def test_a_new_chunking_keeps_what_its_text_allows() -> None:
         disabled=(ManualChunk("old-b", "standalone", "beta  text"),),
         deleted=(ManualChunk("old-c", "standalone", "gamma"),),
     )
-    new = [draft("n1", "alpha and beta\ntext together"), draft("n2", "gamma")]
+    new = [draft("n1", "beta\ntext."), draft("n2", "gamma")]
     plan = carry_over(state, new)
     assert [(d.id, d.enabled) for d in plan.drafts] == [("n1", False)], (
-        "the disabled text lies inside n1 (white space aside); n2 is the deleted text"
+        "the disabled text is most of n1 (white space aside); n2 is the deleted text"
     )
     assert plan.carried == Tally(0, 1, 1) and plan.lost == Tally(edited=1)
     assert [(c.id, c.content) for c in plan.deletions] == [("n2", "gamma")]
+
+
+def test_disabled_text_that_is_a_small_part_of_a_new_chunk_does_not_switch_it_off() -> None:
+    small = ManualChunk("b", "standalone", "Chapter 4: allowances are 100 a day.")
+    rest = "Chapter 1: scope. Chapter 2: approval. Chapter 3: hotels cost at most 650 a night. "
+    plan = carry_over(ManualState(disabled=(small,)), [draft("n1", rest + small.content)])
+    assert [d.enabled for d in plan.drafts] == [True], "chapters 1-3 must stay searchable"
+    assert plan.lost == Tally(disabled=1) and plan.carried == Tally()
+    # two disabled passages that together make up most of a chunk switch it off
+    other = ManualChunk("c", "standalone", rest.strip())
+    plan = carry_over(ManualState(disabled=(small, other)), [draft("n1", rest + small.content)])
+    assert [d.enabled for d in plan.drafts] == [False]
+    assert plan.carried == Tally(disabled=2) and plan.lost == Tally()
 
 
 def test_text_that_comes_back_in_pieces_is_lost_text_that_is_gone_is_not() -> None:

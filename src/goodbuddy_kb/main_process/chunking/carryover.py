@@ -5,7 +5,8 @@ A pure function over the new drafts and the old generation's manual state:
 - an **edit** is kept when a new chunk has the edited chunk's stable id (same source text,
   role and occurrence): the new chunk takes the edited content;
 - a **disabled** chunk is kept when a new chunk has its id, or when its text lies wholly inside
-  one new retrievable chunk (that chunk is disabled, so the text stays out of every channel);
+  one new retrievable chunk and makes up most of it (``HOLDER_SHARE``, with any other disabled
+  text inside it): that chunk is disabled, so the text stays out of every channel;
 - a **deleted** chunk is kept when a new chunk has its id or exactly its text (that chunk is
   left out; a left-out parent's children become standalone, as a deletion does).
 
@@ -145,12 +146,20 @@ def _apply_deletions(
     return drafts, kept, len(kept), lost
 
 
+#: A new chunk holding disabled text is disabled only when that text makes up at least this
+#: share of it: one switched-off passage inside a chunk several times its size would take the
+#: rest out of search too (after a coarser chunking, a whole document). Below it the disabled
+#: state is not carried over, and the rebuild says so (it skips the document by default).
+HOLDER_SHARE = 0.7
+
+
 def _apply_disabled(
     drafts: list[ChunkDraft], disabled: tuple[ManualChunk, ...], texts: Texts
 ) -> tuple[list[ChunkDraft], int, int]:
     off: set[str] = set()
     carried = lost = 0
     ids = {d.id for d in drafts}
+    held: dict[str, list[str]] = {}  # holder id → the disabled texts inside it
     for chunk in disabled:
         text = comparable(chunk.content)
         if chunk.id in ids:
@@ -162,10 +171,15 @@ def _apply_disabled(
             None,
         )
         if holder is not None:
-            off.add(holder.id)
-            carried += 1
+            held.setdefault(holder.id, []).append(text)
         elif _resurfaces(text, drafts, texts):
             lost += 1
+    for holder_id, inside in held.items():
+        if sum(len(t) for t in inside) >= HOLDER_SHARE * len(texts[holder_id]):
+            off.add(holder_id)
+            carried += len(inside)
+        else:
+            lost += len(inside)
     return [replace(d, enabled=False) if d.id in off else d for d in drafts], carried, lost
 
 

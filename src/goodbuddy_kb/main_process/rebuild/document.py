@@ -76,8 +76,9 @@ def rebuild_document(
     NotFoundError when the document or its source was removed meanwhile.
 
     A person's chunk work is carried over where the new chunking allows; a document where it
-    cannot be is left as it is (``skipped``) unless ``discard``. The check runs again inside
-    the swapping transaction, so an edit made meanwhile is never dropped either."""
+    cannot be is left as it is (``skipped``). The check runs again inside the swapping
+    transaction, so an edit made meanwhile is never dropped either. With ``discard`` all of it
+    is dropped, carried or not: the document is rebuilt as its file reads."""
     doc = get_document(conn, library_id, document_id)
     source = sources.get(conn, library_id, doc.source_id)
     checksum, size = "", 0
@@ -109,7 +110,7 @@ def rebuild_document(
         ocr_note = note.to_json()
     else:
         drafts = chunk_document(parsed, doc.id, settings.chunking, settings.contextual_indexing)
-    manual = manual_work.plan(conn, doc.id, drafts)
+    manual = manual_work.plan(conn, doc.id, drafts, discard)
     if manual.lost.total and not discard:
         return _skipped(conn, doc, manual)
     plan = plan_vectors(conn, library_id, doc.id, manual.drafts, provider)
@@ -140,6 +141,7 @@ def rebuild_document(
             parse_note=parsed.notes[0] if parsed.notes else None,
             ocr_note=ocr_note,
             keep_manual=not discard,
+            discard_manual=discard,
         )
     except manual_work.ManualWorkWouldBeLost as exc:  # edited meanwhile (rolled back)
         return _skipped(conn, doc, exc.plan)

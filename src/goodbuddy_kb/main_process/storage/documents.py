@@ -121,6 +121,7 @@ def store_parsed(
     ocr_note: str | None = None,
     parse_note: str | None = None,
     keep_manual: bool = False,
+    discard_manual: bool = False,
 ) -> chunks.ReplaceStats:
     """One transaction: the document row, its chunks and their index rows — all old or all new.
 
@@ -128,17 +129,17 @@ def store_parsed(
     (a rebuild appends the new chunks' vectors there), so readers see either generation whole.
     ``ocr_note`` (JSON) marks a generation whose text came (partly) from OCR as OCR done;
     ``parse_note`` is what the parser wants a person to know (a catalogue sentence), or None.
-    A person's chunk work is carried over where the drafts allow; with ``keep_manual`` a
-    generation that would drop some of it is not stored (``ManualWorkWouldBeLost``).
-    Returns what the replacement did, with the manual work it carried over and dropped.
-    Refused (ENOSPC) when the disk is nearly full: its last room is for recording failures.
-    """
+    A person's chunk work is carried over where the drafts allow (none with ``discard_manual``);
+    with ``keep_manual``, a generation dropping some is not stored (``ManualWorkWouldBeLost``).
+    Returns what the replacement did, with the manual work it carried over and dropped. Refused
+    (ENOSPC) when the disk is nearly full: its last room is for recording failures."""
     reserve.check_room_for(conn)
     with transaction(conn):
         doc_id = _upsert(
             conn, library_id, source_id, relative_path, title, media_type, checksum, size
         )
-        stats = chunks.replace_document_chunks(conn, library_id, doc_id, drafts, keep_manual)
+        manual = (keep_manual, discard_manual)
+        stats = chunks.replace_document_chunks(conn, library_id, doc_id, drafts, *manual)
         if within is not None:
             within(conn, doc_id)
         conn.execute(

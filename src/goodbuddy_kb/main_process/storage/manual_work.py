@@ -49,9 +49,16 @@ def state(conn: sqlite3.Connection, document_id: str) -> ManualState:
     )
 
 
-def plan(conn: sqlite3.Connection, document_id: str, drafts: list[ChunkDraft]) -> CarryOver:
-    """What storing ``drafts`` as the document's generation keeps of its manual work."""
-    return carry_over(state(conn, document_id), drafts)
+def plan(
+    conn: sqlite3.Connection, document_id: str, drafts: list[ChunkDraft], discard: bool = False
+) -> CarryOver:
+    """What storing ``drafts`` as the document's generation keeps of its manual work; with
+    ``discard``, nothing: all of it is lost (a rebuild told to discard manual work)."""
+    work = state(conn, document_id)
+    if discard:
+        lost = Tally(len(work.edited), len(work.disabled), len(work.deleted))
+        return CarryOver(list(drafts), [], Tally(), lost)
+    return carry_over(work, drafts)
 
 
 def record_deletion(conn: sqlite3.Connection, row: sqlite3.Row) -> None:

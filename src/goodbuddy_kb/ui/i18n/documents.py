@@ -193,12 +193,14 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "Documents with manual chunk work: {count} ({counts}):",
     ),
     "rebuild.manual.explain": (
-        "新分块保留了原文本的，编辑、停用或删除状态会沿用（停用分块的文本完整落在某个新分块内时，"
-        "该新分块也会停用）。无法沿用的文档默认跳过，保持当前分块不变；也可以选择丢弃这些手动修改。",
+        "新分块保留了原文本的，编辑、停用或删除状态会沿用（停用的文本占某个新分块的大部分时，"
+        "该新分块也会停用）。无法沿用的文档默认跳过，保持当前分块不变；也可以选择丢弃：这些文档的"
+        "手动修改全部丢弃，按文件原文重建。",
         "Where the new chunks keep a chunk's text, its edit, disabled state or deletion is "
-        "carried over (a disabled text that lies wholly inside one new chunk disables that "
+        "carried over (a disabled text that makes up most of one new chunk disables that "
         "chunk). A document where it cannot be is skipped by default and keeps its current "
-        "chunks; you can choose to discard that work instead.",
+        "chunks; you can choose to discard instead: all manual work of these documents is "
+        "dropped and they are rebuilt as their files read.",
     ),
     "rebuild.manual.document": ("• {path}：{counts}", "• {path}: {counts}"),
     "rebuild.manual.more": ("…另有 {n} 个文档", "… and {n} more {n:plural:document|documents}"),
