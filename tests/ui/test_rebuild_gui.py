@@ -185,7 +185,9 @@ def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
         assert "not started (kept as they were)" in summary_text
         assert tasks.model.data(tasks.model.index(0, 1)) == "⊘ Cancelled"
         # the notice that it started is followed by how it ended, not left standing
-        qtbot.waitUntil(lambda: status.currentMessage().startswith("Rebuild · ⊘ Cancelled"))
+        qtbot.waitUntil(
+            lambda: status.currentMessage().startswith("“Handbook” · Rebuild · ⊘ Cancelled")
+        )
         script.delay_s = 0.0
         window.tabs.setCurrentWidget(tab)
         n = cancelled.summary.succeeded
@@ -204,7 +206,8 @@ def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
         qtbot.waitUntil(window.detail.pending.isHidden, timeout=5_000)
         qtbot.waitUntil(lambda: chunk_counts(window) == [6] * 5, timeout=5_000)
         ended = status.currentMessage()
-        assert ended.startswith("Rebuild · ✓ Completed · 5/5 (100%)"), ended
+        # the status bar, which any library's task reaches, names the library
+        assert ended.startswith("“Handbook” · Rebuild · ✓ Completed · 5/5 (100%)"), ended
         assert "written" in ended and "Rebuilding" not in ended
 
 
@@ -294,6 +297,8 @@ def test_a_rebuild_that_leaves_vectors_building_says_so(
     first fill, begun by the import) says so in the status bar — "Rebuild · ✓ Completed" alone
     read as all done while the vectors went on — and the vectors' own end follows it."""
     script = Script()
+    said: list[str] = []
+    window.statusBar().messageChanged.connect(said.append)
     with openai_server(script) as base:
         use_embedding_service(qtbot, window, base)
         script.delay_s = 1.0
@@ -312,6 +317,10 @@ def test_a_rebuild_that_leaves_vectors_building_says_so(
             lambda: any(r.kind == "vectorize" and r.state == "running" for r in tasks.model.rows),
             timeout=20_000,
         )
+        # the import's sync ended with its vectors at work: its notice says so (the status bar
+        # was blank for the 80 seconds a 1,500-file library's vectors took)
+        synced = [m for m in said if m.startswith("“Handbook” · Sync · ✓ Completed")]
+        assert synced and "the vectors are still being built" in synced[-1], said
         tab = window.documents_tab
         qtbot.mouseClick(tab.rebuild_library_button, QtCore.Qt.MouseButton.LeftButton)
         box = tab.rebuild_box
@@ -320,10 +329,12 @@ def test_a_rebuild_that_leaves_vectors_building_says_so(
         qtbot.mouseClick(box.property("acceptButton"), QtCore.Qt.MouseButton.LeftButton)
         status = window.statusBar()
         qtbot.waitUntil(
-            lambda: status.currentMessage().startswith("Rebuild · ✓ Completed"), timeout=30_000
+            lambda: status.currentMessage().startswith("“Handbook” · Rebuild · ✓ Completed"),
+            timeout=30_000,
         )
         assert "the vectors are still being built" in status.currentMessage()
         script.delay_s = 0.0
         qtbot.waitUntil(
-            lambda: status.currentMessage().startswith("Vectorise · ✓ Completed"), timeout=30_000
+            lambda: status.currentMessage().startswith("“Handbook” · Vectorise · ✓ Completed"),
+            timeout=30_000,
         )

@@ -68,6 +68,9 @@ class TaskInfo(ContractModel):
     eta_seconds: float | None = None
     error_code: str | None = None
     error_params: dict[str, str] = Field(default_factory=dict)
+    #: The library's name as it is now (None: no library, or it was deleted), so that a notice
+    #: about the task can say which library it was about.
+    library_name: str | None = None
     fill_codes: ClassVar[Any] = code_fields("error")
 
     def stage(self) -> int:

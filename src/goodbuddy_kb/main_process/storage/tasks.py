@@ -10,6 +10,11 @@ from goodbuddy_kb.contracts.tasks import TaskInfo, TaskKind, TaskState, TaskSumm
 from goodbuddy_kb.main_process.ids import new_id, now_iso
 from goodbuddy_kb.main_process.storage.db import transaction
 
+#: A task's row with its library's name.
+_SELECT = (
+    "SELECT t.*, l.name AS library_name FROM tasks t LEFT JOIN libraries l ON l.id = t.library_id"
+)
+
 
 def _info(row: sqlite3.Row) -> TaskInfo:
     details = json.loads(row["details"])
@@ -30,6 +35,7 @@ def _info(row: sqlite3.Row) -> TaskInfo:
         summary=TaskSummary.model_validate(details["summary"]) if details.get("summary") else None,
         rate=details.get("rate"),
         eta_seconds=details.get("etaSeconds"),
+        library_name=row["library_name"],
     )
 
 
@@ -51,7 +57,7 @@ def create(
 
 
 def get(conn: sqlite3.Connection, task_id: str) -> TaskInfo:
-    row = conn.execute("SELECT * FROM tasks WHERE id = ?", (task_id,)).fetchone()
+    row = conn.execute(f"{_SELECT} WHERE t.id = ?", (task_id,)).fetchone()
     if row is None:
         raise NotFoundError("task not found", {"taskId": task_id})
     return _info(row)
@@ -99,10 +105,10 @@ def update(
 
 def list_recent(conn: sqlite3.Connection, library_id: str | None, limit: int) -> list[TaskInfo]:
     if library_id is None:
-        rows = conn.execute("SELECT * FROM tasks ORDER BY created_at DESC, id LIMIT ?", (limit,))
+        rows = conn.execute(f"{_SELECT} ORDER BY t.created_at DESC, t.id LIMIT ?", (limit,))
     else:
         rows = conn.execute(
-            "SELECT * FROM tasks WHERE library_id = ? ORDER BY created_at DESC, id LIMIT ?",
+            f"{_SELECT} WHERE t.library_id = ? ORDER BY t.created_at DESC, t.id LIMIT ?",
             (library_id, limit),
         )
     return [_info(r) for r in rows]

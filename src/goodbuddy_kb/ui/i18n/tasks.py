@@ -15,6 +15,7 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
         "向量仍在生成，进度见“任务中心”",
         "the vectors are still being built: see the Tasks tab",
     ),
+    "task.library": ("「{name}」", "“{name}”"),
     "task.kind.sync": ("同步", "Sync"),
     "task.kind.vectorize": ("向量化", "Vectorise"),
     "task.kind.rebuild": ("重建", "Rebuild"),
