@@ -40,6 +40,30 @@ def _row_at(section: Section, offset: int) -> int | None:
     return section.row_numbers[min(max(line, 0), len(section.row_numbers) - 1)]
 
 
+def _heading_path(
+    sections: list[Section], starts: list[int], first: int, last: int, a: int, b: int
+) -> tuple[str, ...]:
+    """The heading path of a span ``a:b`` of the joined text over sections ``first..last``: the
+    path of the section holding at least half of its characters, else the part of the path all
+    of them share (a piece holding articles 1-5 is not "article 1", and one that is mostly
+    chapter 2 is not chapter 1 for the end of chapter 1 it begins with)."""
+    if first == last:
+        return sections[first].heading_path
+    held = [
+        max(0, min(b, starts[i] + len(sections[i].text)) - max(a, starts[i]))
+        for i in range(first, last + 1)
+    ]
+    most = max(range(len(held)), key=held.__getitem__)
+    if 2 * held[most] >= sum(held):
+        return sections[first + most].heading_path
+    shared: list[str] = []
+    for names in zip(*(s.heading_path for s in sections[first : last + 1]), strict=False):
+        if any(n != names[0] for n in names):
+            break
+        shared.append(names[0])
+    return tuple(shared)
+
+
 def fixed_pieces(sections: list[Section], target: int, overlap: int) -> list[Piece]:
     text = ""
     starts: list[int] = []
@@ -69,6 +93,11 @@ def fixed_pieces(sections: list[Section], target: int, overlap: int) -> list[Pie
         first, last = sections[at_first], sections[at_last]
         part = replace(first, text=content, header_lines=0)
         loc = locator_of(first, last)
+        path = _heading_path(sections, starts, at_first, at_last, a, b)
+        if path:
+            loc["headingPath"] = list(path)
+        else:
+            loc.pop("headingPath", None)
         # A piece of a sheet locates its own rows, not the whole sheet's.
         row_start = _row_at(first, lead - starts[at_first])
         row_end = _row_at(last, max(a, b - 1) - starts[at_last])
@@ -76,7 +105,7 @@ def fixed_pieces(sections: list[Section], target: int, overlap: int) -> list[Pie
             loc["rowStart"] = row_start
         if row_end is not None and last.locator.sheet == first.locator.sheet:
             loc["rowEnd"] = row_end
-        pieces.append(Piece(content, first.heading_path, loc, first.block_type, [part]))
+        pieces.append(Piece(content, path, loc, first.block_type, [part]))
     return pieces
 
 
