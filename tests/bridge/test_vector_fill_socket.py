@@ -5,6 +5,7 @@ existing version never serves the half-built one."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as s
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.methods import (
+    DOCUMENTS_LIST,
     LIBRARY_DELETE,
     LIBRARY_RENAME,
     RETRIEVE,
@@ -245,3 +247,42 @@ def test_a_deleted_library_s_vector_files_go_with_it(data_dir: Path, tmp_path: P
         assert left and left < files
         res = ask(client, kept, "topic1x2")
         assert "vector" in res.diagnostics.used_channels and not vector_reasons(res)
+
+
+def test_the_vectorised_count_never_goes_back_while_the_first_vectors_fill(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """The end of a sync during a library's first fill recomputed every document's vector
+    status against the library's current version, which a first version is not until it is
+    complete: the documents it already held whole went back to "pending" (under Xvfb, a
+    1,500-file import read "84 vectorised", then "64", its first rows ✓ then … again)."""
+    with openai_server(Script(delay_s=0.03)) as base, session(data_dir) as (_backend, client):
+        use_remote(client, base, batch=4)
+        library_id = create_library(client, "Counting")
+        folder = tmp_path / "docs"
+        folder.mkdir()
+        for d in range(1, 61):
+            write_doc(folder, d, sections=12)
+        client.call(
+            SOURCE_ADD,
+            s.SourceAddRequest(
+                library_id=library_id, kind="folder", location=str(folder), watch=False
+            ),
+        )
+        counts: list[tuple[int, str]] = []
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            tasks = tasks_of(client, library_id)
+            listed = client.call(DOCUMENTS_LIST, s.DocumentListRequest(library_id=library_id))
+            sync = next((x.state for x in tasks if x.kind == "sync"), "none")
+            counts.append((listed.summary.vectorised, sync))
+            ended = all(x.state in t.FINISHED_STATES for x in tasks) and sync != "none"
+            if ended and any(x.kind == "vectorize" for x in tasks):
+                break
+            time.sleep(0.02)
+        assert counts[-1][0] == 60, counts[-1]
+        assert any(n > 0 and state != "completed" for n, state in counts), (
+            "no document was vectorised before the sync ended: the test proves nothing"
+        )
+        back = [(a, b) for a, b in itertools.pairwise(counts) if b[0] < a[0]]
+        assert back == [], back

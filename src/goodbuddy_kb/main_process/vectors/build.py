@@ -332,8 +332,11 @@ def refresh_status(
     failed: set[str] | None = None,
     reason: str | None = None,
 ) -> None:
-    """Recompute every document's vector status from the library's current version."""
+    """Recompute every document's vector status from the version searches read: the current
+    one, else a first version while it fills (the documents it already holds whole are done; a
+    sync that ended mid-fill had set them all back to pending)."""
     current = store.current(conn, library_id)
+    measured = current if current is not None else store.serving(conn, library_id)
     with transaction(conn):
         if fingerprint is None:
             conn.execute(
@@ -341,7 +344,7 @@ def refresh_status(
                 (library_id,),
             )
             return
-        if current is None or current.fingerprint != fingerprint:
+        if measured is None or measured.fingerprint != fingerprint:
             state = "incompatible" if current is not None else "pending"
             note = (
                 "index built with another model or endpoint; rebuild needed"
@@ -358,7 +361,7 @@ def refresh_status(
                 f"UPDATE documents SET vector_status = CASE WHEN {_LACKS_VECTOR}"
                 " THEN 'pending' ELSE 'done' END, vector_error = NULL"
                 " WHERE library_id = ? AND parse_status = 'done'",
-                (current.id, library_id),
+                (measured.id, library_id),
             )
         for doc_id in failed or ():
             # A document whose vectors the current version still serves in full is not
