@@ -74,6 +74,21 @@ def filling(client: BlockingClient, base: str, folder: Path, name: str) -> str:
     return library_id
 
 
+def importing(client: BlockingClient, base: str, folder: Path, name: str) -> str:
+    """A library whose sync of sixty twelve-section documents starts now (the embedding service
+    at ``base`` takes four chunks a request); returns its id at once."""
+    use_remote(client, base, batch=4)
+    library_id = create_library(client, name)
+    folder.mkdir()
+    for d in range(1, 61):
+        write_doc(folder, d, sections=12)
+    client.call(
+        SOURCE_ADD,
+        s.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder), watch=False),
+    )
+    return library_id
+
+
 def test_a_first_version_is_searched_while_it_fills(data_dir: Path, tmp_path: Path) -> None:
     script = Script(delay_s=0.25)
     with openai_server(script) as base, session(data_dir) as (_backend, client):
@@ -119,18 +134,7 @@ def test_the_first_vectorisation_starts_while_the_sync_still_reads(
     data_dir: Path, tmp_path: Path
 ) -> None:
     with openai_server(Script()) as base, session(data_dir) as (_backend, client):
-        use_remote(client, base, batch=4)
-        library_id = create_library(client, "Early")
-        folder = tmp_path / "docs"
-        folder.mkdir()
-        for d in range(1, 61):
-            write_doc(folder, d, sections=12)
-        client.call(
-            SOURCE_ADD,
-            s.SourceAddRequest(
-                library_id=library_id, kind="folder", location=str(folder), watch=False
-            ),
-        )
+        library_id = importing(client, base, tmp_path / "docs", "Early")
         early = False
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -257,18 +261,7 @@ def test_the_vectorised_count_never_goes_back_while_the_first_vectors_fill(
     complete: the documents it already held whole went back to "pending" (under Xvfb, a
     1,500-file import read "84 vectorised", then "64", its first rows ✓ then … again)."""
     with openai_server(Script(delay_s=0.03)) as base, session(data_dir) as (_backend, client):
-        use_remote(client, base, batch=4)
-        library_id = create_library(client, "Counting")
-        folder = tmp_path / "docs"
-        folder.mkdir()
-        for d in range(1, 61):
-            write_doc(folder, d, sections=12)
-        client.call(
-            SOURCE_ADD,
-            s.SourceAddRequest(
-                library_id=library_id, kind="folder", location=str(folder), watch=False
-            ),
-        )
+        library_id = importing(client, base, tmp_path / "docs", "Counting")
         counts: list[tuple[int, str]] = []
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
