@@ -164,9 +164,10 @@ def vectorise(
                         )
                         report.embedded += len(batch)
                         failed_batches = 0
-                        # a first version is searched as it fills: its documents say so
+                        # a first version is searched as it fills, and rows added to the
+                        # current one as they land: their documents say so
                         ids = {r["document_id"] for r in batch}
-                        _done_where_whole(conn, target.id, ids, first=current is None)
+                        _done_where_whole(conn, target.id, ids, serving=not full or current is None)
                     except (UnavailableError, TimeoutError_, ValueError) as exc:
                         reason = exc.message if isinstance(exc, KbError) else str(exc)
                         report.error = reason
@@ -309,13 +310,15 @@ _LACKS_VECTOR = (
 
 
 def _done_where_whole(
-    conn: sqlite3.Connection, version_id: str, document_ids: set[str], first: bool
+    conn: sqlite3.Connection, version_id: str, document_ids: set[str], serving: bool
 ) -> None:
-    """In a ``first`` version (searched as it fills), documents every retrievable chunk of
-    which now has its vector: done (their rows read "… Pending" and the summary "0 vectorised"
-    beside "154/256 chunks vectorised" until the whole library was). A later version serves
-    nothing until it is swapped in: its documents wait for that."""
-    if not first:
+    """In a version searches read as it is written (a ``serving`` one: a first version while
+    it fills, or the current one taking the vectors of new chunks), documents every retrievable
+    chunk of which now has its vector: done (their rows read "… Pending" and the summary "0
+    vectorised" beside "154/256 chunks vectorised" until the whole library was; 1,200 files
+    added to a library read "⟳ Running" until the last). A version built beside the current one
+    serves nothing until it is swapped in: its documents wait for that."""
+    if not serving:
         return
     with transaction(conn):
         conn.executemany(
