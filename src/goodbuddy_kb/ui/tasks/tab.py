@@ -68,6 +68,7 @@ class TasksTab(QtWidgets.QWidget):
         self.cancel_button.setAccessibleName(tr("task.cancel"))
         self.cancel_button.clicked.connect(self.cancel_current)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._update())
+        self.view.selectionModel().selectionChanged.connect(lambda *_: self._update())
         row = QtWidgets.QHBoxLayout()
         row.addWidget(self.bar, 1)
         row.addWidget(self.cancel_button)
@@ -141,8 +142,11 @@ class TasksTab(QtWidgets.QWidget):
             self.view.selectRow(row)
 
     def current(self) -> t.TaskInfo | None:
-        index = self.view.currentIndex()
-        return self.model.row_at(index.row()) if index.isValid() else None
+        """The task a person selected. Not Qt's current row: the table takes one by itself when
+        it gets the focus (its first row), and the bar stayed on a finished sync so chosen
+        while the vectorisation after it ran (a helper's try under Xvfb)."""
+        rows = self.view.selectionModel().selectedRows()
+        return self.model.row_at(rows[0].row()) if rows else None
 
     def followed(self) -> t.TaskInfo | None:
         """The task the bar shows: the selected one, else the newest at work, else the one that
