@@ -131,6 +131,7 @@ def test_the_rebuild_dialog_names_manual_work_and_its_choice_reaches_the_backend
     assert info.summary.manual_work.choice == "skip"
     assert info.summary.manual_work.skipped_paths == ["policy.md"]
     assert "1 skipped to keep manual work (1 edited, 1 disabled, 1 deleted)" in text
+    assert "in policy.md" in text, "the summary names the skipped document"
     assert "new settings not yet applied to the skipped documents" in text
     assert snippets(qtbot, window, library_id, "zebracrossing") == [EDITED]
     assert snippets(qtbot, window, library_id, "walrusgate") == []

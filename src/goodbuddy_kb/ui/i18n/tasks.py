@@ -74,7 +74,7 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
         "手动修改已丢弃：{counts}",
         "manual work discarded: {counts}",
     ),
-    "task.summary.manual_discarded_in": ("所在文档：{paths}", "in {paths}"),
+    "task.summary.manual_in": ("所在文档：{paths}", "in {paths}"),
     "task.state.queued": ("… 排队中", "… Queued"),
     "task.state.running": ("⟳ 运行中", "⟳ Running"),
     "task.state.completed": ("✓ 已完成", "✓ Completed"),

@@ -157,10 +157,10 @@ def manual_work_parts(work: r.ManualWorkOutcome | None) -> list[str]:
                 counts=manual_counts(work.kept),
             )
         )
+        if work.skipped_paths:  # which documents (a person had to look for the ⟳ rows)
+            parts.append(tr("task.summary.manual_in", paths=listing(work.skipped_paths)))
     if work.discarded.total:
         parts.append(tr("task.summary.manual_discarded", counts=manual_counts(work.discarded)))
         if work.discarded_paths:  # which documents (a sync named none)
-            parts.append(
-                tr("task.summary.manual_discarded_in", paths=listing(work.discarded_paths))
-            )
+            parts.append(tr("task.summary.manual_in", paths=listing(work.discarded_paths)))
     return parts
