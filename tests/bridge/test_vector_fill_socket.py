@@ -27,6 +27,7 @@ from goodbuddy_kb.contracts.methods import (
     SOURCE_ADD,
     TASKS_LIST,
     VECTORS_REBUILD,
+    VECTORS_STATUS,
 )
 from goodbuddy_kb.ui import i18n
 from goodbuddy_kb.ui.workbench.report import status_text
@@ -304,14 +305,22 @@ def test_documents_added_to_a_vectorised_library_count_as_their_vectors_land(
             ),
         )
         seen: list[tuple[int, bool]] = []
+        said: list[tuple[bool, bool]] = []  # (vectors missing, a vectorisation said to be on)
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             tasks = tasks_of(client, library_id)
             listed = client.call(DOCUMENTS_LIST, s.DocumentListRequest(library_id=library_id))
             vectorising = any(x.kind == "vectorize" and x.state == "running" for x in tasks)
             seen.append((listed.summary.vectorised, vectorising))
+            index = client.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id))
+            said.append((index.vectors < index.retrievable_chunks, index.vectorising))
             if listed.summary.vectorised == 90:
                 break
             time.sleep(0.05)
         assert seen[-1][0] == 90, seen[-1]
         assert any(60 < n < 90 and running for n, running in seen), seen
+        # the index says its missing vectors are on the way while they are
+        assert (True, True) in said, said
+        settle(client, library_id)
+        final = client.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id))
+        assert not final.vectorising and final.vectors == final.retrievable_chunks

@@ -74,3 +74,25 @@ def test_the_rebuild_confirmation_says_why_for_the_same_model(
             box.done(0)
     finally:
         parent.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "building", "partial"),
+    [
+        ("en", "⟳ building the vector index", "have no vector yet"),
+        ("zh", "⟳ 正在建立向量索引", "尚无向量"),
+    ],
+)
+def test_new_chunks_whose_vectors_are_on_the_way_read_as_being_built(
+    restore_language: None, lang: str, building: str, partial: str
+) -> None:
+    """Chunks added to a vectorised library while their vectorisation runs: the line said "606
+    chunks have no vector yet (found by full-text only)" as if none were coming (a helper's try
+    under Xvfb); once no vectorisation runs, it says that again."""
+    set_language(lang)
+    on_the_way = info(False).model_copy(update={"vectors": 3, "vectorising": True})
+    assert building in vector_state_text(on_the_way) and partial not in vector_state_text(
+        on_the_way
+    )
+    stalled = on_the_way.model_copy(update={"vectorising": False})
+    assert partial in vector_state_text(stalled) and building not in vector_state_text(stalled)

@@ -157,6 +157,8 @@ class VectorIndexInfo(ContractModel):
     #: The index still serves searches (the bundled model's other encoder built it) but a
     #: rebuild with today's encoder is offered (``reason`` says why).
     rebuild_offered: bool = False
+    #: A vectorisation of the library is queued or running (its missing vectors are on the way).
+    vectorising: bool = False
     reason_code: str | None = None
     reason_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("reason")

@@ -25,6 +25,7 @@ from goodbuddy_kb.main_process.embeddings import (
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.model_list import list_models
 from goodbuddy_kb.main_process.storage import libraries
+from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.storage.setting_keys import CHAT_API_KEY, EMBEDDING_API_KEY
 from goodbuddy_kb.main_process.vectors import store
 from goodbuddy_kb.main_process.vectors.build import refresh_status
@@ -173,6 +174,7 @@ def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorI
         retrievable_chunks=chunks,
         last_failure=store.last_failure(conn, request.library_id),
         rebuild_offered=upgrade,
+        vectorising=task_store.active(conn, request.library_id, "vectorize"),
     )
 
 

@@ -182,6 +182,8 @@ def vector_state_text(info: m.VectorIndexInfo) -> str:
     if not info.compatible:
         return f"{model} · {tr('vector.mismatch', built=model_label(info.model_label))}"
     gaps = info.retrievable_chunks - info.vectors
+    if gaps and info.vectorising:  # new chunks' vectors on the way ("found by full-text only"
+        return f"{model} · {tr('vector.building')} · {coverage}"  # read as if none were coming)
     state = tr("vector.matches") if gaps == 0 else tr("vector.partial", missing=gaps)
     if info.rebuild_offered:
         state = say_field(info, "reason") or state
