@@ -357,6 +357,9 @@ def test_closing_with_settings_not_saved_asks_first(qtbot: QtBot, data_dir: Path
         assert win.isVisible() and tab.fields["topK"].value() == 12  # type: ignore[attr-defined]
         create_library(qtbot, win, "Two")  # One's change is kept while Two is shown
         qtbot.waitUntil(lambda: bool(tab._shown) and tab.names.get(tab.library_id or "") == "Two")
+        # Two's instructions arrive in a reply of their own: typed before it, the text was
+        # replaced by it (one CI run in four, under load)
+        qtbot.waitUntil(lambda: tab.instructions._loaded is not None)
         tab.instructions.text.setPlainText("Answer in English.")
         win.close()
         box = tab.leaving_box
