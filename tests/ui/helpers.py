@@ -23,6 +23,7 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_GET,
     GRAPH_UPDATE,
 )
+from goodbuddy_kb.contracts.tasks import FINISHED_STATES
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chat.view import ChatView
@@ -132,6 +133,16 @@ def library_with_folder(
         qtbot.waitUntil(
             lambda: all(d.status.vector == "done" for d in tab.documents.rows), timeout=30_000
         )
+
+        # and the vectorisation ended: a first version's documents are done as soon as it holds
+        # their vectors, before it is checked and made current (a model changed in between
+        # found the index still "building")
+        def built() -> bool:
+            rows = win.tasks_tab.model.rows
+            vectorising = [r for r in rows if r.kind == "vectorize"]
+            return bool(vectorising) and all(r.state in FINISHED_STATES for r in vectorising)
+
+        qtbot.waitUntil(built, timeout=30_000)
     return folder
 
 
