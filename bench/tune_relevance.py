@@ -202,17 +202,25 @@ def set_eces(sets: dict[str, list[dict[str, Any]]], family: str) -> dict[str, fl
             preds: list[float] = []
             labels: list[float] = []
             for rec, rows in items:
-                preds += calibration.relevance_list(
-                    [r["features"] for r in rows],
-                    [r["margin"] if vector else None for r in rows],
-                    family,
-                    seen(rec, rows),
-                )
+                preds += shown_relevance(rec, rows, family, vector)
                 labels += [float(r["cand"]["label"]) for r in rows]
             out[f"{'hybrid' if vector else 'lexical'} {name}"] = ece(
                 np.asarray(preds), np.asarray(labels)
             )
     return out
+
+
+def shown_relevance(
+    rec: dict[str, Any], rows: list[dict[str, Any]], family: str, vector: bool
+) -> list[float]:
+    """The relevance the product shows for ``rows`` (the question ``rec``'s ranked results),
+    with the vector's margins or, for a lexical-only search, without them."""
+    return calibration.relevance_list(
+        [r["features"] for r in rows],
+        [r["margin"] if vector else None for r in rows],
+        family,
+        seen(rec, rows),
+    )
 
 
 def compare_eces(before: dict[str, float], after: dict[str, float]) -> list[str]:
@@ -321,12 +329,7 @@ def report(args: argparse.Namespace) -> None:
             monotone = True
             best_ans, best_none, best_left = [], [], []
             for rec, rows in items:
-                rel = calibration.relevance_list(
-                    [r["features"] for r in rows],
-                    [r["margin"] if vector else None for r in rows],
-                    args.family,
-                    seen(rec, rows),
-                )
+                rel = shown_relevance(rec, rows, args.family, vector)
                 monotone &= all(a >= b for a, b in pairwise(rel))
                 preds.extend(rel)
                 labels.extend(float(r["cand"]["label"]) for r in rows)
@@ -337,12 +340,7 @@ def report(args: argparse.Namespace) -> None:
                 best_ans.append(top if any(r["cand"]["label"] for r in rows[:TOP]) else -1.0)
                 rest = left_out(rec)
                 gone = ranked_rows(rest, args.family, vector)
-                again = calibration.relevance_list(
-                    [r["features"] for r in gone],
-                    [r["margin"] if vector else None for r in gone],
-                    args.family,
-                    seen(rest, gone),
-                )
+                again = shown_relevance(rest, gone, args.family, vector)
                 best_left.append(again[0] if again else 0.0)
             p, y = np.asarray(preds), np.asarray(labels)
             print(f"{name}: {len(items)} queries, monotone={monotone}, ECE={ece(p, y):.4f}")

@@ -140,8 +140,7 @@ def rebuild_document(
             within=lambda c, doc_id: write_vectors(c, data_dir, doc_id, plan),
             parse_note=parsed.notes[0] if parsed.notes else None,
             ocr_note=ocr_note,
-            keep_manual=not discard,
-            discard_manual=discard,
+            manual="discard" if discard else "keep",
         )
     except manual_work.ManualWorkWouldBeLost as exc:  # edited meanwhile (rolled back)
         return _skipped(conn, doc, exc.plan)

@@ -47,22 +47,22 @@ def replace_document_chunks(
     library_id: str,
     document_id: str,
     drafts: list[ChunkDraft],
-    keep_manual: bool = False,
-    discard_manual: bool = False,
+    manual: manual_work.ManualMode = "carry",
 ) -> ReplaceStats:
     """Make the document's chunks ``drafts`` with its manual work carried over
     (:mod:`chunking.carryover`: edits and disabled chunks on the same text, disabled text inside
-    one new chunk, deleted text left out). Call inside a transaction; with ``keep_manual`` it
-    raises :class:`manual_work.ManualWorkWouldBeLost` instead of dropping work it cannot keep;
-    with ``discard_manual`` none of it is carried over (every chunk as the drafts have it).
+    one new chunk, deleted text left out), as ``manual`` says (``manual_work.ManualMode``: with
+    "keep" it raises :class:`manual_work.ManualWorkWouldBeLost` instead of dropping work it
+    cannot keep; with "discard" every chunk is as the drafts have it). Call inside a
+    transaction.
 
     A chunk whose id and checksum are unchanged keeps its row (so its vectors and citations);
     only its ordinal, locator, role, parent link and enabled state are refreshed. Parents are
     written before their children and stale rows are deleted last, so no kept child is lost to
     a cascade.
     """
-    plan = manual_work.plan(conn, document_id, drafts, discard_manual)
-    if keep_manual and plan.lost.total:
+    plan = manual_work.plan(conn, document_id, drafts, manual == "discard")
+    if manual == "keep" and plan.lost.total:
         raise manual_work.ManualWorkWouldBeLost(plan)
     # chunks made with settings the library changed to: it no longer holds one build alone
     conn.execute(
@@ -79,7 +79,7 @@ def replace_document_chunks(
         )
     }
     wanted = {d.id for d in plan.drafts}
-    writer = _Writer(conn, library_id, document_id, discard_manual)
+    writer = _Writer(conn, library_id, document_id, manual == "discard")
     for draft in sorted(plan.drafts, key=lambda d: d.role == "child"):
         writer.write(draft, existing.get(draft.id))
     stale = sorted(

@@ -25,6 +25,7 @@ from goodbuddy_kb.main_process.chunking import ChunkDraft
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage import chunks, graph_rows, reserve
 from goodbuddy_kb.main_process.storage.db import transaction
+from goodbuddy_kb.main_process.storage.manual_work import ManualMode
 from goodbuddy_kb.main_process.storage.sort_keys import sort_key
 
 
@@ -120,8 +121,7 @@ def store_parsed(
     within: Callable[[sqlite3.Connection, str], None] | None = None,
     ocr_note: str | None = None,
     parse_note: str | None = None,
-    keep_manual: bool = False,
-    discard_manual: bool = False,
+    manual: ManualMode = "carry",
 ) -> chunks.ReplaceStats:
     """One transaction: the document row, its chunks and their index rows — all old or all new.
 
@@ -129,8 +129,8 @@ def store_parsed(
     (a rebuild appends the new chunks' vectors there), so readers see either generation whole.
     ``ocr_note`` (JSON) marks a generation whose text came (partly) from OCR as OCR done;
     ``parse_note`` is what the parser wants a person to know (a catalogue sentence), or None.
-    A person's chunk work is carried over where the drafts allow (none with ``discard_manual``);
-    with ``keep_manual``, a generation dropping some is not stored (``ManualWorkWouldBeLost``).
+    A person's chunk work is carried over where the drafts allow, as ``manual`` says: with
+    "keep", a generation dropping some is not stored (``ManualWorkWouldBeLost``).
     Returns what the replacement did, with the manual work it carried over and dropped. Refused
     (ENOSPC) when the disk is nearly full: its last room is for recording failures."""
     reserve.check_room_for(conn)
@@ -138,8 +138,7 @@ def store_parsed(
         doc_id = _upsert(
             conn, library_id, source_id, relative_path, title, media_type, checksum, size
         )
-        manual = (keep_manual, discard_manual)
-        stats = chunks.replace_document_chunks(conn, library_id, doc_id, drafts, *manual)
+        stats = chunks.replace_document_chunks(conn, library_id, doc_id, drafts, manual)
         if within is not None:
             within(conn, doc_id)
         conn.execute(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from typing import Literal
 
 from goodbuddy_kb.main_process.chunking import ChunkDraft
 from goodbuddy_kb.main_process.chunking.carryover import (
@@ -17,6 +18,12 @@ from goodbuddy_kb.main_process.chunking.carryover import (
     carry_over,
 )
 from goodbuddy_kb.main_process.ids import now_iso
+
+#: What a new generation of a document's chunks does with its manual work: ``carry`` what the
+#: new chunking allows and accept losing the rest (a re-sync of a changed file), ``keep`` the
+#: same but refuse (``ManualWorkWouldBeLost``) where some would be lost (a rebuild that skips
+#: such documents), or ``discard`` all of it (a rebuild told to discard).
+ManualMode = Literal["carry", "keep", "discard"]
 
 
 class ManualWorkWouldBeLost(Exception):

@@ -67,7 +67,6 @@ class TasksTab(QtWidgets.QWidget):
         self.cancel_button = QtWidgets.QPushButton(tr("task.cancel"))
         self.cancel_button.setAccessibleName(tr("task.cancel"))
         self.cancel_button.clicked.connect(self.cancel_current)
-        self.view.selectionModel().currentRowChanged.connect(lambda *_: self._update())
         self.view.selectionModel().selectionChanged.connect(lambda *_: self._update())
         row = QtWidgets.QHBoxLayout()
         row.addWidget(self.bar, 1)
