@@ -166,6 +166,12 @@ def test_an_empty_scope_in_always_mode_says_nothing_was_searched_and_why(
             timeout=5_000,
         )
         shoot(win, "empty-scope-always-zh")
+        # A new chat does not inherit "No library": it starts with every library, in the mode
+        # the person chose (its first question went unsearched too).
+        view = win.chat_view
+        qtbot.mouseClick(view.new_button, QtCore.Qt.MouseButton.LeftButton)
+        assert view.conversation_id is None and view.selected == {alpha}
+        assert view.scope_button.text() == "Alpha · 每次先检索"
     finally:
         win.link.shutdown()
         set_language("en")

@@ -150,6 +150,20 @@ class ScopePopover(QtWidgets.QFrame):
         else:
             self.sync(from_list=False)
 
+    def start_fresh(self) -> None:
+        """A new chat keeps the open conversation's scope and mode, except an emptied scope: it
+        starts with every library (within the cap) then. A chat that searches nothing is a
+        choice made for one conversation; every new chat began "No library" after it, and in
+        "Always retrieve first" its first question went unsearched (a helper's try)."""
+        if self.selected or not self.libraries:
+            return
+        ids = [x.id for x in self.libraries]
+        self.apply(
+            c.ChatScope(
+                library_ids=ids[:MAX_LIBRARIES_PER_REQUEST], known_library_ids=ids, mode=self.mode
+            )
+        )
+
     def _edited(self) -> None:
         if self._quiet:
             return

@@ -196,8 +196,7 @@ class ChatView(QtWidgets.QWidget):
         self.scope_button.setToolTip(self.popover.names())
 
     def _keep_scope(self) -> None:
-        """The person changed the scope: the open conversation keeps it (a new chat's first
-        question creates its conversation with it)."""
+        """The person changed the scope: the open conversation keeps it (or a new chat's)."""
         if self.conversation_id is None:
             return
         scope = self.popover.scope()
@@ -277,6 +276,7 @@ class ChatView(QtWidgets.QWidget):
         self.shown_answer = None
         self.conversation_list.clear_current()
         self.header.show_conversation(None)
+        self.popover.start_fresh()
         self._render()
         self.input.setFocus()
 
