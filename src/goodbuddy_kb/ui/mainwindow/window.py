@@ -13,8 +13,7 @@ and the chat's unsent question — is kept by the backend and restored at the ne
 A language change applies at once: the window's widgets are built again in the new language,
 keeping the selected library, the tabs, the chat's conversation and scope, and the connection
 to the backend (answers still on their way to the old widgets are dropped). While a chat answer
-streams, the change waits for its end (and says so).
-"""
+streams, the change waits for its end (and says so)."""
 
 from __future__ import annotations
 
@@ -49,6 +48,7 @@ from goodbuddy_kb.ui.settings.diagnostics import DiagnosticsDialog
 from goodbuddy_kb.ui.settings.external_tools import ExternalToolsDialog
 from goodbuddy_kb.ui.settings.leaving import held_back
 from goodbuddy_kb.ui.settings.tab import SettingsTab
+from goodbuddy_kb.ui.tasks.activity import Activity
 from goodbuddy_kb.ui.tasks.tab import TasksTab
 from goodbuddy_kb.ui.welcome.first_run import FirstRun
 from goodbuddy_kb.ui.welcome.guide import SampleGuide
@@ -109,7 +109,7 @@ class MainWindow(QtWidgets.QMainWindow):
         link.connected.connect(self._on_connected)
         link.stopped.connect(self._on_stopped)
         link.changed.connect(self._on_backend_changed)
-        status_bar.install(self).showMessage(tr("backend.connecting"))
+        status_bar.install(self, Activity(link)).showMessage(tr("backend.connecting"))
         self._build_menu()
         self.connections: ModelConnectionsDialog | None = None
         self.external_tools: ExternalToolsDialog | None = None

@@ -4,6 +4,7 @@ library's rebuild ends within a second; the notice stayed for eight)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -47,7 +48,9 @@ def announce_end(link: BackendLink, task_id: str, notice: Callable[[str], None])
             if info.kind in ("rebuild", "sync") and going_on:
                 text = f"{text} · {tr('task.vectors_going_on')}"
                 announce_end(link, going_on[0], notice)
-            notice(text)
+            # its widget may have gone with a language switch (the window is built anew)
+            with contextlib.suppress(RuntimeError):
+                notice(text)
 
     link.task.connect(on_task)
 

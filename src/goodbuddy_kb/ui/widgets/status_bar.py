@@ -11,14 +11,24 @@ RESERVED = 28
 
 
 class ElidingStatusBar(QtWidgets.QStatusBar):
+    #: The widget at the bar's right end, if any (its room is not the message's).
+    corner: QtWidgets.QWidget | None = None
+
     def showMessage(self, text: str, /, timeout: int | None = 0) -> None:
-        room = max(80, self.width() - RESERVED)
+        taken = self.corner.width() if self.corner is not None and self.corner.isVisible() else 0
+        room = max(80, self.width() - RESERVED - taken)
         shown = self.fontMetrics().elidedText(text, QtCore.Qt.TextElideMode.ElideRight, room)
         self.setToolTip(text if shown != text else "")
         super().showMessage(shown, timeout or 0)
 
 
-def install(window: QtWidgets.QMainWindow) -> ElidingStatusBar:
+def install(
+    window: QtWidgets.QMainWindow, corner: QtWidgets.QWidget | None = None
+) -> ElidingStatusBar:
+    """The bar, with ``corner`` at its right end (never covered by a notice)."""
     bar = ElidingStatusBar(window)
     window.setStatusBar(bar)
+    if corner is not None:
+        bar.addPermanentWidget(corner)
+        bar.corner = corner
     return bar
