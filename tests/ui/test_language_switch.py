@@ -39,6 +39,9 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         win.language_actions["zh"].trigger()
         qtbot.waitUntil(lambda: language() == "zh", timeout=2_000)
         assert win.documents_tab is not old_tab
+        # until the libraries are listed again the window says it loads, not that the backend
+        # (running all along) starts
+        assert win.stack.widget(0).text() == "正在加载…"
         assert win.tabs.tabText(2) == "任务中心" and win.tabs.currentIndex() == 2
         assert win.menuBar().actions()[0].text() == "设置(&S)"
         assert "界面语言已切换为中文" in win.statusBar().currentMessage()

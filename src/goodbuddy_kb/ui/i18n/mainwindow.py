@@ -5,6 +5,8 @@ from __future__ import annotations
 
 MAINWINDOW_STRINGS: dict[str, tuple[str, str]] = {
     "backend.connecting": ("正在启动后台服务…", "Starting the backend…"),
+    # the window built anew (a language switch) while the backend runs, until the libraries list
+    "window.loading": ("正在加载…", "Loading…"),
     "backend.connected": ("后台服务已连接（进程 {pid}）", "Backend connected (process {pid})"),
     "backend.down": (
         "后台服务已停止：{reason}。你的数据没有丢失。",

@@ -64,6 +64,8 @@ from goodbuddy_kb.ui.workbench.view import WorkbenchDialog
 
 #: Mutations that change nothing the window lists (it keeps them itself).
 QUIET_METHODS = frozenset({WINDOW_STATE_UPDATE.name, CONVERSATION_SCOPE_UPDATE.name})
+#: What the window says until it lists: the backend starts, or it loads (built anew in a language)
+WAITING = ("backend.connecting", "window.loading")
 
 
 class MainWindow(QtWidgets.QMainWindow):
@@ -244,8 +246,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.libraries.listed.connect(self._show_welcome)
 
     def _show_welcome(self) -> None:
-        """The welcome page while there is no library; the window's areas once there is one,
-        or once the chat is chosen (it answers without a library, from the model alone)."""
+        """The welcome page while there is no library and the chat is not chosen; else the areas."""
         empty = self.model.rowCount() == 0 and self.top_tabs.currentIndex() == 0
         self.stack.setCurrentWidget(self.welcome if empty else self.top_tabs)
         if empty:
@@ -334,13 +335,12 @@ class MainWindow(QtWidgets.QMainWindow):
         layout.setContentsMargins(SPACE // 2, SPACE // 2, SPACE // 2, 0)
         layout.addWidget(self.banner)
         self.stack = QtWidgets.QStackedWidget()
-        waiting = QtWidgets.QLabel(tr("backend.connecting"))  # until the first listing
+        waiting = QtWidgets.QLabel(tr(WAITING[self.link.alive]))
         waiting.setAlignment(QtCore.Qt.AlignmentFlag.AlignCenter)
         self.stack.addWidget(waiting)
         self.stack.addWidget(self.top_tabs)
         self.stack.addWidget(self.welcome)
-        # (after the first listing only: until then the window says it is starting)
-        self.top_tabs.currentChanged.connect(
+        self.top_tabs.currentChanged.connect(  # (after the first listing only: see WAITING)
             lambda _i: self._show_welcome() if self.stack.currentIndex() != 0 else None
         )
         layout.addWidget(self.stack, 1)
