@@ -20,6 +20,7 @@ from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.methods import LIBRARY_REBUILD, SETTINGS_UPDATE
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from goodbuddy_kb.qt.widgets import QtCore
+from goodbuddy_kb.ui.documents.columns import vector_status
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS, TasksTab
 from tests.servers.embedserver import Script, openai_server
@@ -275,3 +276,17 @@ def test_a_build_cancelled_from_the_bar_stays_on_the_bar(
         followed = tasks.followed()
         assert followed is not None and followed.id == build.id
         assert tasks.bar.text().startswith("Vectorise · ⊘ Cancelled"), tasks.bar.text()
+        stopped = next(r for r in tasks.model.rows if r.id == build.id)
+        # what the import added counts: a stopped build never reads "18/18 (100%)"
+        assert stopped.done < stopped.total == 48, (stopped.done, stopped.total)
+        # The documents it had not reached read cancelled, not failed (the header said
+        # "72 failed" of a build a person stopped; a helper's try), and "Sync now" continues.
+        tab = window.documents_tab
+        window.tabs.setCurrentWidget(tab)
+        qtbot.waitUntil(lambda: "not vectorised: cancelled" in tab.summary.text(), timeout=10_000)
+        assert " 0 failed," in tab.summary.text(), tab.summary.text()
+        cells = [vector_status(d) for d in tab.documents.rows]
+        assert "⊘ Cancelled" in cells and "✗ Failed" not in cells, cells
+        tab.filter_box.setCurrentIndex(1)  # failed documents: none
+        qtbot.waitUntil(lambda: tab.documents.rowCount() == 0, timeout=10_000)
+        shoot(window, "vectors-cancelled-en")

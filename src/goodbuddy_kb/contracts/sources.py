@@ -242,6 +242,9 @@ class LibrarySummary(ContractModel):
     settings_pending_rebuild: bool
     #: Documents a rebuild skipped to keep their manual chunk work (on earlier chunking).
     kept_old_chunks: int = Field(0, ge=0)
+    #: Documents whose vectors a person cancelled before they were reached (not among
+    #: ``failed``: nothing failed; the next vectorisation, a sync, continues them).
+    vector_cancelled: int = Field(0, ge=0)
 
 
 class DocumentListResponse(ContractModel):

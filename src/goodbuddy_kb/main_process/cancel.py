@@ -7,15 +7,18 @@ from collections.abc import Callable
 
 from goodbuddy_kb.contracts.errors import CancelledError
 
+#: The reason of a cancel a person asked for (a task's and its documents' stored error).
+CANCELLED_BY_USER = "cancelled by the user"
+
 
 class CancelToken:
     def __init__(self) -> None:
         self._event = threading.Event()
-        self.reason = "cancelled by the user"
+        self.reason = CANCELLED_BY_USER
         self._callbacks: list[Callable[[], None]] = []
         self._lock = threading.Lock()
 
-    def cancel(self, reason: str = "cancelled by the user") -> None:
+    def cancel(self, reason: str = CANCELLED_BY_USER) -> None:
         self.reason = reason
         self._event.set()
         with self._lock:

@@ -2,8 +2,7 @@
 
 A document's *generation* is its chunks with their full-text, CJK and vector rows. A new one
 replaces the old in one transaction (:func:`store_parsed`); when reading or parsing fails, a
-document that has a generation keeps it serving and records a retryable error instead.
-"""
+document that has a generation keeps it serving and records a retryable error instead."""
 
 from __future__ import annotations
 
@@ -21,6 +20,7 @@ from goodbuddy_kb.contracts.sources import (
     DocumentStatus,
     LibrarySummary,
 )
+from goodbuddy_kb.main_process.cancel import CANCELLED_BY_USER
 from goodbuddy_kb.main_process.chunking import ChunkDraft
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage import chunks, graph_rows, reserve
@@ -191,8 +191,7 @@ NO_RETRIEVABLE_CONTENT = "no retrievable content"
 
 def refresh_retrievable(conn: sqlite3.Connection, doc_id: str) -> int:
     """Inside the caller's transaction: the full-text status of a parsed document from its
-    enabled retrievable chunks (chunks kept disabled across a sync count as not retrievable).
-    Returns how many it has."""
+    enabled retrievable chunks (those kept disabled across a sync are not); returns how many."""
     (retrievable,) = conn.execute(
         "SELECT count(*) FROM chunks WHERE document_id = ? AND enabled = 1 AND role != 'parent'",
         (doc_id,),
@@ -264,8 +263,8 @@ def set_ocr_status(
 
 
 def mark_kept_old_chunks(conn: sqlite3.Connection, document_id_: str) -> None:
-    """A rebuild skipped the document to keep its manual chunk work: it keeps chunks made with
-    earlier chunking settings (cleared when :func:`store_parsed` replaces them)."""
+    """A rebuild skipped the document to keep its manual chunk work (earlier chunking's chunks,
+    cleared when :func:`store_parsed` replaces them)."""
     with transaction(conn):
         conn.execute("UPDATE documents SET kept_old_chunks = 1 WHERE id = ?", (document_id_,))
 
@@ -395,8 +394,8 @@ def delete(conn: sqlite3.Connection, document_ids: list[str]) -> None:
 
 _FILTERS: dict[DocumentFilter, str] = {
     "all": "",
-    "failed": " AND (d.parse_status = 'failed' OR d.fulltext_status = 'failed'"
-    " OR d.vector_status = 'failed' OR d.retryable_error IS NOT NULL"
+    "failed": " AND (d.parse_status = 'failed' OR d.fulltext_status = 'failed' OR d.retryable_error"
+    f" IS NOT NULL OR (d.vector_status = 'failed' AND d.vector_error IS NOT '{CANCELLED_BY_USER}')"
     " OR d.ocr_status IN ('failed', 'off'))",
     "vector_missing": " AND d.vector_status != 'done'",
 }
@@ -472,17 +471,18 @@ def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
         "SELECT count(*) AS documents,"
         " sum(fulltext_status = 'done' AND retrievable) AS fulltext,"
         " sum(vector_status = 'done' AND retrievable) AS vectorised,"
-        " sum(parse_status = 'failed' OR vector_status = 'failed' OR retryable_error IS NOT NULL"
-        " OR ocr_status = 'failed') AS failed,"
+        " sum(parse_status = 'failed' OR (vector_status = 'failed' AND NOT cancelled)"
+        " OR retryable_error IS NOT NULL OR ocr_status = 'failed') AS failed,"
+        " sum(vector_status = 'failed' AND cancelled) AS cancelled,"
         " sum(parse_status IN ('pending', 'running') OR ocr_status IN ('pending', 'running')"
         " OR (parse_status = 'done' AND retrievable"
         " AND fulltext_status = 'done' AND vector_status IN ('pending', 'running'))) AS pending,"
         " sum(parse_status = 'done' AND NOT retrievable) AS empty,"
         " sum(kept_old_chunks) AS kept"
         " FROM (SELECT d.*, EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id"
-        " AND c.role != 'parent' AND c.enabled = 1) AS retrievable"
-        " FROM documents d WHERE d.library_id = ?)",
-        (library_id,),
+        " AND c.role != 'parent' AND c.enabled = 1) AS retrievable,"
+        " coalesce(d.vector_error = ?, 0) AS cancelled FROM documents d WHERE d.library_id = ?)",
+        (CANCELLED_BY_USER, library_id),
     ).fetchone()
     pending_rebuild = conn.execute(
         "SELECT settings_pending_rebuild FROM libraries WHERE id = ?", (library_id,)
@@ -496,4 +496,5 @@ def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
         no_retrievable_content=row["empty"] or 0,
         settings_pending_rebuild=bool(pending_rebuild and pending_rebuild[0]),
         kept_old_chunks=row["kept"] or 0,
+        vector_cancelled=row["cancelled"] or 0,
     )

@@ -27,7 +27,7 @@ from goodbuddy_kb.contracts.tasks import (
     TaskSummary,
 )
 from goodbuddy_kb.main_process import diagnostics
-from goodbuddy_kb.main_process.cancel import CancelToken
+from goodbuddy_kb.main_process.cancel import CANCELLED_BY_USER, CancelToken
 from goodbuddy_kb.main_process.diagnostic_log import DiagnosticsLog
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.startup import task_failure
@@ -132,7 +132,7 @@ class TaskRunner:
             token.cancel()
             if info.state == "queued":
                 info = task_store.update(
-                    self._db.get(), task_id, "cancelled", 0, 0, 0, None, "cancelled by the user"
+                    self._db.get(), task_id, "cancelled", 0, 0, 0, None, CANCELLED_BY_USER
                 )
                 self._publish(info)
         return info

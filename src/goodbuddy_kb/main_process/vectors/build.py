@@ -126,12 +126,12 @@ def vectorise(
 
     refreshed = time.monotonic()
 
-    def heartbeat() -> None:
+    def heartbeat(recount: bool = False) -> None:
         nonlocal total, refreshed
         if progress is None:
             return
         done = report.embedded + len(report.failed_rows)
-        if current is None and time.monotonic() - refreshed >= TOTAL_REFRESH_S:
+        if current is None and (recount or time.monotonic() - refreshed >= TOTAL_REFRESH_S):
             # a first version filling beside its import: the total grows with the import
             refreshed = time.monotonic()
             total = max(total, done + store.count_missing(conn, library_id, target.id))
@@ -207,6 +207,7 @@ def vectorise(
     except (CancelledError, KbError, ValueError) as exc:
         reason = exc.message if isinstance(exc, KbError) else str(exc)
         report.error = reason
+        heartbeat(recount=True)  # its last count holds what the import added (not "18/18")
         _stopped(conn, data_dir, store.get(conn, target.id), current is None, report, todo)
         refresh_status(conn, library_id, provider.fingerprint, report.failed_documents, reason)
         if isinstance(exc, CancelledError):

@@ -72,6 +72,8 @@ def vector_status(doc: c.Document) -> str:
     beside "∅ No retrievable content" read as if something had been vectorised)."""
     if _nothing_to_vectorise(doc) or _unread(doc):
         return tr("status.none")
+    if doc.status.vector == "failed" and doc.error_code == "task.cancelled_by_user":
+        return tr("task.state.cancelled")  # nothing failed: a person stopped it
     return status(doc.status.vector)
 
 

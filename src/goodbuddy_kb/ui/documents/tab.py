@@ -371,6 +371,8 @@ class DocumentsTab(QtWidgets.QWidget):
             )
             if s.no_retrievable_content:
                 text += tr("docs.summary.empty", count=s.no_retrievable_content)
+            if s.vector_cancelled:
+                text += tr("docs.summary.cancelled", count=s.vector_cancelled)
             self.summary.setText(text)
             self.pending_label.setVisible(s.settings_pending_rebuild)
             self.pending_label.show_kept(s.kept_old_chunks)
@@ -391,8 +393,7 @@ class DocumentsTab(QtWidgets.QWidget):
 
     # -- chunks ------------------------------------------------------------------------------
     def open_chunks(self, doc: c.Document) -> ChunksDialog | None:
-        """The chunk maintenance dialog of one document (row buttons, the context menu, a
-        double-click or Enter on the row call this); the focus returns to the row after it."""
+        """One document's chunk maintenance (from its row); the focus returns to the row after."""
         if self.library_id is None:
             return None
         row = next((i for i, d in enumerate(self.documents.rows) if d.id == doc.id), -1)

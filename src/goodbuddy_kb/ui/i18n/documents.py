@@ -111,6 +111,10 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "{documents} {documents:plural:document|documents}: {fulltext} usable for full-text, {vectorised} vectorised, {failed} failed, {pending} pending",
     ),
     "docs.summary.empty": ("，{count} 个无可检索内容", ", {count} with no retrievable content"),
+    "docs.summary.cancelled": (
+        "，{count} 个的向量化已取消（“立即同步”可继续）",
+        ", {count} not vectorised: cancelled (“Sync now” continues)",
+    ),
     "docs.vector_model": ("向量模型：{model}", "Embedding model: {model}"),
     "vector.off": (
         "– 未配置向量模型：仅全文检索（在“设置 → 模型连接”中选择模型）",
