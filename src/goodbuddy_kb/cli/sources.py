@@ -173,6 +173,11 @@ def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -
     header = (
         f"{s.documents} documents: {s.fulltext_usable} usable for full-text, {s.vectorised} vectorised, "
         f"{s.failed} failed, {s.pending} pending"
+        + (
+            f", {s.vector_cancelled} not vectorised: cancelled (sync continues)"
+            if s.vector_cancelled
+            else ""
+        )
         + (", settings updated, waiting for rebuild" if s.settings_pending_rebuild else "")
         + (
             f" ({plural(s.kept_old_chunks, 'document')} kept on the old chunking for manual work:"
