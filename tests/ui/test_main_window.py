@@ -15,7 +15,9 @@ from goodbuddy_kb.contracts import library as c
 from goodbuddy_kb.contracts.library import Library
 from goodbuddy_kb.contracts.methods import LIBRARY_CREATE, SETTINGS_UPDATE
 from goodbuddy_kb.qt.widgets import QtCore
+from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.documents.columns import GRAPH_COLUMN
+from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.library.model import LibraryListModel
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.ui.helpers import backend_client, open_window
@@ -233,6 +235,21 @@ def test_a_message_too_long_for_the_status_bar_ends_in_an_ellipsis(
     assert bar.toolTip() == long
     window.documents_tab.notice.emit("Saved.")
     assert bar.currentMessage() == "Saved." and bar.toolTip() == ""
+
+
+def test_the_first_message_is_whole_though_the_window_is_not_laid_out_yet(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    """ "Starting th…" stood alone in an empty 1,200-pixel bar: the message was cut to the
+    width the bar had before the window was first shown (a helper's try under Xvfb)."""
+    set_language("en")
+    win = MainWindow(BackendLink(data_dir))
+    qtbot.addWidget(win)
+    assert win.statusBar().currentMessage() == "Starting the backend…"
+    win.show()
+    win.resize(1200, 800)
+    qtbot.wait(50)
+    assert win.statusBar().currentMessage() == "Starting the backend…"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -19,6 +19,9 @@ from tests.servers.embedserver import Script, openai_server
 from tests.ui.helpers import graph_off, library_with_folder, shoot, use_embedding_service
 
 pytestmark = [pytest.mark.gui, pytest.mark.integration]
+#: Long enough to be cut at a fixed 380 pixels, and not at half the window (a helper saw
+#: "Loadin…e embedding model" beside an empty bar).
+NAME = "Quarterly engineering handbook and meeting notes"
 TEXT = "Paragraph {n} of document {d} is about topic{d}x{n}. " * 40
 
 
@@ -45,10 +48,11 @@ def test_the_status_bar_says_what_work_goes_on_until_it_ends(
             window,
             tmp_path / "docs",
             files,
+            name=NAME,
             vectors=False,
             before_import=lambda: graph_off(qtbot, window),
         )
-        counted = re.compile(r"^⟳ “Handbook” · Vectorise · \d+/\d+ \(\d+%\)")
+        counted = re.compile(rf"^⟳ “{NAME}” · Vectorise · \d+/\d+ \(\d+%\)$")
         qtbot.waitUntil(
             lambda: activity.isVisible() and counted.match(activity.text()) is not None,
             timeout=20_000,
@@ -57,13 +61,11 @@ def test_the_status_bar_says_what_work_goes_on_until_it_ends(
         # a notice, however long, leaves the corner in view
         window.statusBar().showMessage("A notice " * 60, 8_000)
         qtbot.wait(100)
-        assert activity.isVisible() and activity.text().startswith("⟳ “Handbook”")
+        assert activity.isVisible() and activity.text().startswith(f"⟳ “{NAME}”")
         shoot(window, "status-activity-en")
         window.language_actions["zh"].trigger()
         qtbot.waitUntil(lambda: language() == "zh", timeout=2_000)
-        qtbot.waitUntil(
-            lambda: activity.text().startswith("⟳ 「Handbook」 · 向量化"), timeout=5_000
-        )
+        qtbot.waitUntil(lambda: activity.text().startswith(f"⟳ 「{NAME}」 · 向量化"), timeout=5_000)
         qtbot.waitUntil(lambda: window.current_library_id() is not None, timeout=5_000)
         shoot(window, "status-activity-zh")
         script.delay_s = 0.0

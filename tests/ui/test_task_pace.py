@@ -152,3 +152,12 @@ def test_a_first_fill_says_what_is_written_is_searchable() -> None:
     )
     done = info(current=STEP_FILLING, state="completed", done=256, eta_seconds=None)
     assert progress_cell(done) == "256/256 (100%) · 2.4 chunks/s"
+
+
+def test_a_queued_task_says_nothing_of_counting(english: None) -> None:
+    """A queued task read "… Queued" beside "counting what there is to do…" (a helper's try):
+    it waits its turn and counts nothing yet; once running, it counts."""
+    waiting = info(state="queued", done=0, total=0, rate=None, eta_seconds=None)
+    assert progress_cell(waiting) == ""
+    counting = info(state="running", done=0, total=0, rate=None, eta_seconds=None)
+    assert progress_cell(counting) == "counting what there is to do…"

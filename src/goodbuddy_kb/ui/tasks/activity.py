@@ -10,14 +10,14 @@ from typing import Any
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import TASKS_LIST
-from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.tasks.follow import ended_text
 from goodbuddy_kb.ui.tasks.progress import ocr_running, progress
 
 AT_WORK = ("queued", "running")
-#: The corner's widest, in pixels (the bar's notices keep the rest; the tooltip has it all).
+#: The corner's least room, in pixels (up to half the window otherwise; the tooltip has it all).
 WIDEST = 380
 
 
@@ -97,10 +97,16 @@ class Activity(QtWidgets.QLabel):
         more = len(tasks) - 1
         text = f"⟳ {line(info)}"
         text = f"{text} · {tr('task.activity.more', n=more)}" if more else text
-        elide = QtCore.Qt.TextElideMode.ElideMiddle  # the count of others stays in view
-        self.setText(self.fontMetrics().elidedText(text, elide, WIDEST))
+        # up to half the window (a fixed 380 px cut "Loadin…e embedding model" beside an empty
+        # bar; a helper's try), the end cut if need be
+        bar = self.parentWidget()
+        room = max(WIDEST, bar.width() // 2) if bar is not None else WIDEST
+        self.setText(self.fontMetrics().elidedText(text, QtCore.Qt.TextElideMode.ElideRight, room))
         lines = [ended_text(i) if i.state == "running" else line(i) for i in tasks]
-        self.setToolTip("\n".join([*lines, tr("task.activity.where")]))
+        tip = "\n".join([*lines, tr("task.activity.where")])
+        self.setToolTip(tip)
+        if self.underMouse() and QtWidgets.QToolTip.isVisible():
+            QtWidgets.QToolTip.showText(QtGui.QCursor.pos(), tip, self)  # an open one follows
         self.show()
 
     def changeEvent(self, event: QtCore.QEvent) -> None:

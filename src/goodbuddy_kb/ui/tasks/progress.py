@@ -21,7 +21,9 @@ def progress(info: t.TaskInfo) -> str:
     if ocr_running(info):
         name = (info.current or "").rsplit("/", 1)[-1]
         return tr("task.ocr_pages", done=info.done, total=info.total, name=name)
-    if info.total == 0 and info.state in ("queued", "running"):
+    if info.total == 0 and info.state == "queued":
+        return ""  # it waits its turn: "counting what there is to do…" beside "… Queued" was untrue
+    if info.total == 0 and info.state == "running":
         return tr("task.counting")  # not "0/0 (0%)": the task has not counted its work yet
     if info.total == 0 and info.state == "completed":
         return tr("task.nothing_to_do")  # e.g. a chunk switched on and off again before it ran
