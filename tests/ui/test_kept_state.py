@@ -177,6 +177,34 @@ def test_an_empty_scope_in_always_mode_says_nothing_was_searched_and_why(
         set_language("en")
 
 
+def test_model_decides_with_an_empty_scope_says_there_was_nothing_to_search(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    """In "Model decides" with no library ticked the answer read "The model did not search your
+    libraries", blaming a choice the model never had (a helper's try under Xvfb)."""
+    script = ChatScript(turns=[[{"text": "I can only guess."}]])
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        (alpha,) = libraries(qtbot, win, "Alpha")
+        with chat_server(script) as base:
+            chat_with(qtbot, win, base)
+            view = win.chat_view
+            listed(qtbot, view, 1)
+            untick(view, alpha)
+            qtbot.waitUntil(view.popover.auto.isEnabled, timeout=5_000)  # once the model is known
+            qtbot.mouseClick(view.popover.auto, QtCore.Qt.MouseButton.LeftButton)
+            assert view.scope_button.text() == "No library · Model decides"
+            ask_chat(qtbot, view, "What is the travel allowance?")
+        text = view.transcript.toPlainText()
+        assert "nothing was searched: no library is selected in this chat's knowledge scope" in (
+            text
+        )
+        assert "The model did not search your libraries" not in text
+    finally:
+        win.link.shutdown()
+        set_language("en")
+
+
 def test_a_new_chats_partial_scope_in_always_mode_survives_a_language_switch(
     qtbot: QtBot, data_dir: Path
 ) -> None:

@@ -452,6 +452,8 @@ class ChatRuntime:
             # points at nothing); a state of None showed no badge at all (a helper's try)
             # a search the scope refused is not "did not search" (a helper's try)
             refused = Reason("chat.tool_refused") if evidence.tool_refused else None
+            if not scope.library_ids:  # not the model's choice: there was nothing to search
+                refused = Reason("chat.not_searched_empty_scope")
             return RetrievalState(
                 mode=request.mode,
                 status="none",
