@@ -20,6 +20,7 @@ from goodbuddy_kb.contracts import window as w
 from goodbuddy_kb.contracts.errors import NotFoundError
 from goodbuddy_kb.contracts.methods import (
     CONVERSATION_CREATE,
+    CONVERSATION_DELETE,
     CONVERSATION_LIST,
     CONVERSATION_SCOPE_UPDATE,
     DOCUMENT_LOCATE,
@@ -125,3 +126,17 @@ def test_a_conversation_keeps_its_scope_and_the_window_its_place(
     live.call(LIBRARY_DELETE, lib.LibraryDeleteRequest(library_id=beta))
     kept = live.call(WINDOW_STATE_GET, w.WindowStateGetRequest()).state
     assert kept is not None and kept.library_id is None and kept.area == "chat"
+    # The conversation open: kept; an unknown one refused; a deleted one forgotten.
+    opened = place.model_copy(update={"library_id": alpha, "conversation_id": made.id})
+    live.call(WINDOW_STATE_UPDATE, w.WindowStateUpdateRequest(state=opened))
+    assert live.call(WINDOW_STATE_GET, w.WindowStateGetRequest()).state == opened
+    with pytest.raises(NotFoundError):
+        live.call(
+            WINDOW_STATE_UPDATE,
+            w.WindowStateUpdateRequest(
+                state=opened.model_copy(update={"conversation_id": "0" * 32})
+            ),
+        )
+    live.call(CONVERSATION_DELETE, c.ConversationDeleteRequest(conversation_id=made.id))
+    kept = live.call(WINDOW_STATE_GET, w.WindowStateGetRequest()).state
+    assert kept is not None and kept.conversation_id is None and kept.library_id == alpha

@@ -96,7 +96,9 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
         win.tabs.setCurrentIndex(2)
         win.top_tabs.setCurrentWidget(view)
         win.resize(760, 560)
-        wanted = w.WindowState(library_id=beta, area="chat", tab="tasks")
+        wanted = w.WindowState(
+            library_id=beta, area="chat", tab="tasks", conversation_id=view.conversation_id
+        )
 
         def kept() -> bool:
             state = wait_call(qtbot, win, WINDOW_STATE_GET, w.WindowStateGetRequest()).state
@@ -131,6 +133,45 @@ def test_a_conversations_scope_survives_language_theme_and_relaunch_and_so_does_
         again.link.shutdown()
         set_language("en")
         choose_theme(False)  # the light theme again, for the windows of later tests
+
+
+def test_a_relaunch_opens_the_conversation_open_at_the_quit_not_the_newest(
+    qtbot: QtBot, data_dir: Path
+) -> None:
+    """The newest conversation opened after a relaunch, not the one the person had open (a
+    helper's try)."""
+    script = ChatScript(turns=[[{"text": "One."}], [{"text": "Two."}]])
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        libraries(qtbot, win, "Alpha")
+        with chat_server(script) as base:
+            chat_with(qtbot, win, base)
+            view = win.chat_view
+            listed(qtbot, view, 1)
+            ask_chat(qtbot, view, "first question")
+            first = view.conversation_id
+            qtbot.mouseClick(view.new_button, QtCore.Qt.MouseButton.LeftButton)
+            ask_chat(qtbot, view, "second question")
+            assert first is not None and view.conversation_id not in (None, first)
+        view.conversation_list.select(first)
+        qtbot.waitUntil(lambda: view.conversation_id == first, timeout=5_000)
+
+        def kept() -> bool:
+            state = wait_call(qtbot, win, WINDOW_STATE_GET, w.WindowStateGetRequest()).state
+            return state is not None and state.conversation_id == first
+
+        qtbot.waitUntil(kept, timeout=5_000)
+    finally:
+        win.close()
+    again = open_window(qtbot, data_dir, "en")
+    try:
+        view = again.chat_view
+        qtbot.waitUntil(lambda: view.conversation_id == first, timeout=10_000)
+        qtbot.wait(300)  # the listing arrived and did not move on to the newest
+        assert view.conversation_id == first
+        assert "first question" in view.transcript.toPlainText()
+    finally:
+        again.link.shutdown()
 
 
 def test_an_empty_scope_in_always_mode_says_nothing_was_searched_and_why(

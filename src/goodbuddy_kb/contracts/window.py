@@ -31,6 +31,8 @@ class WindowState(ContractModel):
     #: The question typed in the chat and not sent (a person's words: never in a diagnostics
     #: export).
     draft: str = Field("", max_length=MAX_DRAFT_CHARACTERS)
+    #: The chat conversation open (None: a new chat, or none yet).
+    conversation_id: EntityId | None = None
 
 
 class WindowStateGetRequest(ContractModel):

@@ -11,6 +11,7 @@ from goodbuddy_kb.contracts.window import (
     WindowStateResponse,
     WindowStateUpdateRequest,
 )
+from goodbuddy_kb.main_process.chat import store as chat_store
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.storage import app_settings, libraries
 from goodbuddy_kb.main_process.storage.setting_keys import WINDOW_SETTING
@@ -27,6 +28,11 @@ def window_get(ctx: CallContext, request: WindowStateGetRequest) -> WindowStateR
             libraries.get(conn, state.library_id)
         except NotFoundError:
             state = state.model_copy(update={"library_id": None})
+    if state is not None and state.conversation_id is not None:
+        try:
+            chat_store.get_conversation(conn, state.conversation_id)
+        except NotFoundError:  # deleted since: the newest opens
+            state = state.model_copy(update={"conversation_id": None})
     return WindowStateResponse(state=state)
 
 
@@ -34,5 +40,7 @@ def window_get(ctx: CallContext, request: WindowStateGetRequest) -> WindowStateR
 def window_update(ctx: CallContext, request: WindowStateUpdateRequest) -> WindowState:
     if request.state.library_id is not None:
         libraries.get(ctx.db.get(), request.state.library_id)  # an unknown library is refused
+    if request.state.conversation_id is not None:  # and so is an unknown conversation
+        chat_store.get_conversation(ctx.db.get(), request.state.conversation_id)
     app_settings.write(ctx.db.get(), WINDOW_SETTING, request.state)
     return request.state

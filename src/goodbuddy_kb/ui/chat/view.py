@@ -49,6 +49,7 @@ class ChatView(QtWidgets.QWidget):
     """Conversations on the left; the transcript, its sources and the input on the right."""
 
     reply_finished = QtCore.Signal()
+    opened = QtCore.Signal()  # another conversation, or a new chat (the window keeps which)
 
     def __init__(self, link: BackendLink, parent: QtWidgets.QWidget | None = None) -> None:
         super().__init__(parent)
@@ -79,7 +80,7 @@ class ChatView(QtWidgets.QWidget):
         self.manage = ConversationActions(link, self.conversation_list, self)
         self.manage.changed.connect(self.relist)
         self.manage.deleted.connect(self._deleted)
-        self.manage.restored.connect(self._restored)
+        self.manage.restored.connect(lambda row: self.reopen(row.id))
         #: The listings asked for so far (only the newest one counts).
         self._listings = 0
         self.conversations = self.conversation_list.model
@@ -155,8 +156,7 @@ class ChatView(QtWidgets.QWidget):
             self.relist()
 
     def check_model(self) -> None:
-        """Whether a chat model is set up: without one, the message box says beforehand what a
-        question will give (the passages found) and where a model is set up."""
+        """Whether a chat model is set up (without one, the box says what a question will give)."""
 
         def done(result: c.ChatInfo | None, _error: KbError | None) -> None:
             if result is not None:
@@ -171,8 +171,7 @@ class ChatView(QtWidgets.QWidget):
         self.link.changed.disconnect(self._on_changed)
 
     def take_over(self, old: ChatView) -> None:
-        """Continue where ``old`` was: its conversation, library scope, mode, typed text, and
-        the answer whose sources it showed with the citation chosen there."""
+        """Continue where ``old`` was: conversation, scope, mode, text, sources and citation."""
         self.conversation_id = old.conversation_id
         self._resume = (old.shown_answer, old.sources.current_number(), old.transcript.held())
         self._reopen = old.conversation_id is not None
@@ -246,19 +245,19 @@ class ChatView(QtWidgets.QWidget):
             if self._reopen:
                 self._reopen = False
                 self._open(row)
-        elif rows and self.conversation_id is None and not self._blank and not query:
-            self.conversation_list.select(rows[0].id)
+        elif rows and (self.conversation_id is None or self._reopen) and not self._blank:
+            self._reopen, self.conversation_id = False, None  # (a stale one takes no draft)
+            if not query:
+                self.conversation_list.select(rows[0].id)
 
     def _deleted(self, conversation_id: str) -> None:
         """The open conversation was deleted: an empty transcript takes its place."""
         if conversation_id == self.conversation_id:
             self.new_conversation()
 
-    def _restored(self, row: c.Conversation) -> None:
-        """ "Undo" brought a conversation back: it opens once listed."""
-        self.conversation_id = row.id
-        self._blank = False
-        self._reopen = True
+    def reopen(self, conversation_id: str) -> None:
+        """Open this one once listed (undone, or open at the last quit), else the newest."""
+        self.conversation_id, self._blank, self._reopen = conversation_id, False, True
 
     def export(self) -> None:
         """The open conversation to a Markdown or HTML file (the save dialog, then the backend)."""
@@ -276,6 +275,7 @@ class ChatView(QtWidgets.QWidget):
         self.shown_answer = None
         self.conversation_list.clear_current()
         self.header.show_conversation(None)
+        self.opened.emit()
         self.popover.start_fresh()
         self._render()
         self.input.setFocus()
@@ -331,9 +331,8 @@ class ChatView(QtWidgets.QWidget):
         if row.id != self.conversation_id:
             self.messages = []
             self._render()
-        self.conversation_id = row.id
-        self._blank = False
-        self.shown_answer = None
+        self.conversation_id, self._blank, self.shown_answer = row.id, False, None
+        self.opened.emit()
         self.header.show_conversation(row)
         scope = self.scopes.get(row.id, row.scope)
         if scope is not None:  # (one made before scopes were kept keeps the current scope)

@@ -1,5 +1,5 @@
 """Where the person was in the main window — the selected library, the area, the library tab, the
-window's geometry and the chat's unsent question — kept by the backend (``system:window:update``,
+window's geometry, the chat's conversation and unsent question — kept by the backend (``system:window:update``,
 a moment after each change) and restored at the next launch."""
 
 from __future__ import annotations
@@ -61,6 +61,9 @@ class WindowKeeper(QtCore.QObject):
             win.tabs.setCurrentIndex(w.LIBRARY_TABS.index(state.tab))
             if state.draft and not win.chat_view.input.toPlainText():
                 win.chat_view.input.setPlainText(state.draft)
+            if state.conversation_id and win.chat_view.conversation_id is None:
+                # the one open at the quit, not the newest (a helper's try)
+                win.chat_view.reopen(state.conversation_id)
             self._kept = state
         self.restored = True
 
@@ -73,6 +76,7 @@ class WindowKeeper(QtCore.QObject):
             tab=w.LIBRARY_TABS[max(0, win.tabs.currentIndex())],
             geometry=geometry or None,
             draft=win.chat_view.input.toPlainText()[: w.MAX_DRAFT_CHARACTERS],
+            conversation_id=win.chat_view.conversation_id,
         )
 
     def changed(self) -> None:

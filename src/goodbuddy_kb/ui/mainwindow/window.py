@@ -327,9 +327,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.top_tabs = QtWidgets.QTabWidget()
         self.top_tabs.addTab(splitter, tr("top.knowledge"))
         self.top_tabs.addTab(self.chat_view, tr("top.chat"))
-        self.top_tabs.currentChanged.connect(lambda _i: self.keeper.changed())
-        self.tabs.currentChanged.connect(lambda _i: self.keeper.changed())
-        self.chat_view.input.textChanged.connect(self.keeper.changed)
+        kept = (self.top_tabs.currentChanged, self.tabs.currentChanged, self.chat_view.opened)
+        for signal in (*kept, self.chat_view.input.textChanged):
+            signal.connect(lambda *_: self.keeper.changed())
         central = QtWidgets.QWidget()
         layout = QtWidgets.QVBoxLayout(central)
         layout.setContentsMargins(SPACE // 2, SPACE // 2, SPACE // 2, 0)
