@@ -57,11 +57,10 @@ def fit_sources(view: QtWidgets.QTableView, split: QtWidgets.QSplitter) -> None:
     """The sources pane (``split``'s first part) grows, never shrinks, to show up to
     SOURCE_ROWS_SHOWN sources whole: it opened one row high, so a second source was cut off."""
     rows = min(SOURCE_ROWS_SHOWN, max(1, view.model().rowCount()))
-    wanted = (
-        view.horizontalHeader().height()
-        + rows * view.verticalHeader().defaultSectionSize()
-        + 2 * view.frameWidth()
-    )
+    # the rows' own heights: in Chinese they are taller than the default (two sources scrolled)
+    heights = [view.rowHeight(i) for i in range(min(rows, view.model().rowCount()))]
+    heights += [view.verticalHeader().defaultSectionSize()] * (rows - len(heights))
+    wanted = view.horizontalHeader().height() + sum(heights) + 2 * view.frameWidth()
     grow = wanted - view.height()
     top, bottom = split.sizes()
     if grow > 0 and bottom - grow >= DOCUMENTS_MIN_HEIGHT:
