@@ -174,21 +174,32 @@ def test_a_relaunch_opens_the_conversation_open_at_the_quit_not_the_newest(
         again.link.shutdown()
 
 
+def ask_with_no_library(
+    qtbot: QtBot, win: MainWindow, script: ChatScript, mode: str
+) -> tuple[str, ChatView]:
+    """Library Alpha unticked, ``mode`` ("always" or "auto") chosen, a question asked."""
+    (alpha,) = libraries(qtbot, win, "Alpha")
+    with chat_server(script) as base:
+        chat_with(qtbot, win, base)
+        view = win.chat_view
+        listed(qtbot, view, 1)
+        untick(view, alpha)
+        qtbot.waitUntil(view.popover.auto.isEnabled, timeout=5_000)  # once the model is known
+        button = view.popover.always if mode == "always" else view.popover.auto
+        qtbot.mouseClick(button, QtCore.Qt.MouseButton.LeftButton)
+        said = "Always retrieve first" if mode == "always" else "Model decides"
+        assert view.scope_button.text() == f"No library · {said}"
+        ask_chat(qtbot, view, "What is the travel allowance?")
+    return alpha, view
+
+
 def test_an_empty_scope_in_always_mode_says_nothing_was_searched_and_why(
     qtbot: QtBot, data_dir: Path
 ) -> None:
     script = ChatScript(turns=[[{"text": "I can only guess."}]])
     win = open_window(qtbot, data_dir, "en")
     try:
-        (alpha,) = libraries(qtbot, win, "Alpha")
-        with chat_server(script) as base:
-            chat_with(qtbot, win, base)
-            view = win.chat_view
-            listed(qtbot, view, 1)
-            untick(view, alpha)
-            qtbot.mouseClick(view.popover.always, QtCore.Qt.MouseButton.LeftButton)
-            assert view.scope_button.text() == "No library · Always retrieve first"
-            ask_chat(qtbot, view, "What is the travel allowance?")
+        alpha, view = ask_with_no_library(qtbot, win, script, "always")
         text = view.transcript.toPlainText()
         assert "nothing was searched: no library is selected in this chat's knowledge scope" in (
             text
@@ -226,16 +237,7 @@ def test_model_decides_with_an_empty_scope_says_there_was_nothing_to_search(
     script = ChatScript(turns=[[{"text": "I can only guess."}]])
     win = open_window(qtbot, data_dir, "en")
     try:
-        (alpha,) = libraries(qtbot, win, "Alpha")
-        with chat_server(script) as base:
-            chat_with(qtbot, win, base)
-            view = win.chat_view
-            listed(qtbot, view, 1)
-            untick(view, alpha)
-            qtbot.waitUntil(view.popover.auto.isEnabled, timeout=5_000)  # once the model is known
-            qtbot.mouseClick(view.popover.auto, QtCore.Qt.MouseButton.LeftButton)
-            assert view.scope_button.text() == "No library · Model decides"
-            ask_chat(qtbot, view, "What is the travel allowance?")
+        _alpha, view = ask_with_no_library(qtbot, win, script, "auto")
         text = view.transcript.toPlainText()
         assert "nothing was searched: no library is selected in this chat's knowledge scope" in (
             text
