@@ -22,6 +22,7 @@ from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from goodbuddy_kb.qt.widgets import QtCore
 from goodbuddy_kb.ui.documents.columns import vector_status
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
+from goodbuddy_kb.ui.tasks.progress import progress
 from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS, TasksTab
 from tests.servers.embedserver import Script, openai_server
 from tests.ui.helpers import (
@@ -290,3 +291,36 @@ def test_a_build_cancelled_from_the_bar_stays_on_the_bar(
         tab.filter_box.setCurrentIndex(1)  # failed documents: none
         qtbot.waitUntil(lambda: tab.documents.rowCount() == 0, timeout=10_000)
         shoot(window, "vectors-cancelled-en")
+
+
+def test_a_first_fill_beside_its_import_says_so_and_no_share_done(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """While a library's first import still adds chunks, its vectorisation's total grows with
+    them: the share done fell ("40/83 (48%)" → "189/800 (23%)") and the time left meant nothing.
+    It says "so far" and that the import goes on."""
+    heard: list[t.TaskInfo] = []
+    window.link.task.connect(lambda params: heard.append(t.TaskInfo.model_validate(params)))
+    script = Script(delay_s=0.3)
+    with openai_server(script) as base:
+        use_embedding_service(qtbot, window, base)
+        create_library(qtbot, window, "Many")
+        folder = tmp_path / "many"
+        folder.mkdir()
+        for n in range(400):
+            (folder / f"note{n:03}.md").write_text(f"# Note {n}\n\nNote {n} is on topic{n}.\n")
+        window.documents_tab.add_source("folder", str(folder))
+        qtbot.waitUntil(
+            lambda: any(x.kind == "sync" and x.state == "completed" for x in heard),
+            timeout=60_000,
+        )
+        builds = [x for x in heard if x.kind == "vectorize" and x.state == "running"]
+        growing = [x for x in builds if x.current == t.STEP_GROWING]
+        assert growing, [x.current for x in builds]
+        shown = progress(growing[-1])
+        assert " so far" in shown and "%" not in shown, shown
+        script.delay_s = 0.0
+        qtbot.waitUntil(
+            lambda: any(x.kind == "vectorize" and x.state == "completed" for x in heard),
+            timeout=60_000,
+        )

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from goodbuddy_kb.cli import tasks as cli_sources
-from goodbuddy_kb.contracts.tasks import TaskInfo
+from goodbuddy_kb.contracts.tasks import STEP_GROWING, TaskInfo
 from goodbuddy_kb.ui import i18n
 from goodbuddy_kb.ui.tasks.progress import summary
 from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS, progress
@@ -161,3 +161,16 @@ def test_a_queued_task_says_nothing_of_counting(english: None) -> None:
     assert progress_cell(waiting) == ""
     counting = info(state="running", done=0, total=0, rate=None, eta_seconds=None)
     assert progress_cell(counting) == "counting what there is to do…"
+
+
+def test_a_first_fill_beside_its_import_shows_no_share_done(english: None) -> None:
+    """While the import still adds chunks the total grows with them: "40/83 (48%)" became
+    "189/800 (23%)" and its time left meant nothing (a helper's try). It says how many so far."""
+    growing = info(current=STEP_GROWING, done=40, total=83, rate=12.0, eta_seconds=3.0)
+    cell = progress_cell(growing)
+    assert cell.startswith("40/83 so far · 12") and cell.endswith(
+        "the import is still adding chunks; what is written is already searchable"
+    ), cell
+    assert "%" not in cell and "left" not in cell, cell
+    i18n.set_language("zh")
+    assert progress_cell(growing).startswith("目前 40/83"), progress_cell(growing)

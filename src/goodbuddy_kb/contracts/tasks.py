@@ -108,3 +108,6 @@ STEP_LOADING_MODEL = "loading the embedding model…"
 #: A vectorisation's step while it fills a library's first vector version: what it has
 #: written is already searched (the GUI says so in the user's language).
 STEP_FILLING = "searchable while it fills"
+#: The same while the library's import still adds chunks: its total grows with them, so it has
+#: no share done and no time left to show yet (40/83 (48%) became 189/800 (23%)).
+STEP_GROWING = "growing with its import"

@@ -14,6 +14,7 @@ from goodbuddy_kb.contracts.graph import GraphRunSummary
 from goodbuddy_kb.contracts.rebuild import ManualWorkChoice
 from goodbuddy_kb.contracts.tasks import (
     STEP_FILLING,
+    STEP_GROWING,
     STEP_LOADING_MODEL,
     TaskInfo,
     TaskSummary,
@@ -339,17 +340,23 @@ class TaskManager(TaskRunner):
             # the first batch: a load that fails still shows how many chunks were waiting.
             # A library's first version is searched while it fills, and its progress says so.
             first = vector_store.current(self._db.get(), library_id) is None
-            step = STEP_FILLING if first else None
+
+            def importing() -> bool:
+                return task_store.active(self._db.get(), library_id, "sync")
+
+            def step() -> str | None:
+                return (STEP_GROWING if importing() else STEP_FILLING) if first else None
+
             report = vectorise(
                 self._db.get(),
                 self._data_dir,
                 library_id,
                 provider,
                 token,
-                lambda done, total, failed: progress(done, total, step, failed),
+                lambda done, total, failed: progress(done, total, step(), failed),
                 rebuild=rebuild,
                 loading=lambda total: progress(0, total, STEP_LOADING_MODEL, 0),
-                importing=lambda: task_store.active(self._db.get(), library_id, "sync"),
+                importing=importing,
             )
             failed_state = report.full and report.error is not None
             return Outcome(

@@ -20,6 +20,7 @@ from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, ChangedP
 from goodbuddy_kb.contracts.tasks import (
     FINISHED_STATES,
     STEP_FILLING,
+    STEP_GROWING,
     STEP_LOADING_MODEL,
     TaskInfo,
     TaskKind,
@@ -323,7 +324,12 @@ class _Tracker:
 
     def _named(self) -> bool:
         current = self._state.get("current")
-        return self._one_document and current not in (None, STEP_LOADING_MODEL, STEP_FILLING)
+        return self._one_document and current not in (
+            None,
+            STEP_LOADING_MODEL,
+            STEP_FILLING,
+            STEP_GROWING,
+        )
 
     def unrecorded(self, error: str) -> TaskInfo:
         """The task failed with ``error``, as its row would read had it been written."""

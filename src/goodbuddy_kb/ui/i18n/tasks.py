@@ -11,6 +11,11 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
     "task.counting": ("正在清点要处理的内容…", "counting what there is to do…"),
     "task.nothing_to_do": ("无需处理", "nothing to do"),
     "task.filling": ("已写入的向量已可检索", "what is written is already searchable"),
+    "task.growing": (
+        "导入仍在添加分块，已写入的向量已可检索",
+        "the import is still adding chunks; what is written is already searchable",
+    ),
+    "task.so_far": ("目前 {done}/{total}", "{done}/{total} so far"),
     "task.vectors_going_on": (
         "向量仍在生成，进度见“任务中心”",
         "the vectors are still being built: see the Tasks tab",

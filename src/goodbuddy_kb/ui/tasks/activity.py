@@ -34,6 +34,8 @@ def line(info: t.TaskInfo) -> str:
     library = tr("task.library", name=info.library_name) if info.library_name else ""
     if info.state != "running":
         step = tr("task.state.queued")
+    elif info.current == t.STEP_GROWING:  # no share done while the import adds chunks
+        step = tr("task.so_far", done=info.done, total=info.total)
     elif info.total and info.current != t.STEP_LOADING_MODEL and not ocr_running(info):
         # the count alone: the pace and the rest are in the tooltip and the Tasks tab
         percent = int(100 * info.done / info.total)

@@ -27,6 +27,12 @@ def progress(info: t.TaskInfo) -> str:
         return tr("task.counting")  # not "0/0 (0%)": the task has not counted its work yet
     if info.total == 0 and info.state == "completed":
         return tr("task.nothing_to_do")  # e.g. a chunk switched on and off again before it ran
+    if info.state == "running" and info.current == t.STEP_GROWING:
+        # the import still adds chunks: no share done or time left (they fell as it grew)
+        rate = pace.rate_text(info.rate) if info.rate else ""
+        pace_now = tr("task.rate.vectorize", rate=rate) if rate else ""
+        parts = (tr("task.so_far", done=info.done, total=info.total), pace_now, tr("task.growing"))
+        return " · ".join(x for x in parts if x)
     percent = (
         int(100 * info.done / info.total)
         if info.total

@@ -17,7 +17,7 @@ from goodbuddy_kb.ui.tasks.progress import bar_text, progress, summary
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
 
 #: Steps a task reports in English words the progress text translates (never shown raw).
-STEPS = frozenset({t.STEP_LOADING_MODEL, t.STEP_FILLING})
+STEPS = frozenset({t.STEP_LOADING_MODEL, t.STEP_FILLING, t.STEP_GROWING})
 
 
 def _created(info: t.TaskInfo) -> str:
@@ -163,7 +163,12 @@ class TasksTab(QtWidgets.QWidget):
     def _update(self) -> None:
         info = self.followed()
         # a running task that has not counted its work yet (a model loading) shows as busy
-        busy = info is not None and info.state == "running" and info.total == 0
+        # (as is one whose total still grows with its import: its share done fell as it grew)
+        busy = (
+            info is not None
+            and info.state == "running"
+            and (info.total == 0 or info.current == t.STEP_GROWING)
+        )
         total = info.total if info is not None else 0
         finished = info is not None and info.state == "completed"
         # The text first: a changed value repaints the bar at once, with the text it has.
