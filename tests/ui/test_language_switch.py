@@ -11,6 +11,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
+from goodbuddy_kb.ui.documents.columns import OCR_COLUMN
 from goodbuddy_kb.ui.i18n import language, set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from tests.servers.chatserver import ChatScript, chat_server
@@ -42,6 +43,7 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         # until the libraries are listed again the window says it loads, not that the backend
         # (running all along) starts
         assert win.stack.widget(0).text() == "正在加载…"
+        assert win.documents_tab.document_view.isColumnHidden(OCR_COLUMN), "no empty OCR column"
         assert win.tabs.tabText(2) == "任务中心" and win.tabs.currentIndex() == 2
         assert win.menuBar().actions()[0].text() == "设置(&S)"
         assert "界面语言已切换为中文" in win.statusBar().currentMessage()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.documents.bar import DOCUMENT_WIDTH, ElideEndDelegate
-from goodbuddy_kb.ui.documents.columns import DOCUMENT_COLUMNS
+from goodbuddy_kb.ui.documents.columns import DOCUMENT_COLUMNS, OCR_COLUMN
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.table_model import RowsModel, fit_columns
 
@@ -44,6 +44,9 @@ def document_table(documents: RowsModel[c.Document]) -> QtWidgets.QTableView:
     view.setMinimumHeight(120)
     view.setTextElideMode(QtCore.Qt.TextElideMode.ElideMiddle)
     fit_columns(view, stretch=len(DOCUMENT_COLUMNS) - 1, wide={0: DOCUMENT_WIDTH})
+    # shown once a document on the page needs OCR (it stood, empty, in the first frames of a
+    # language switch before the documents came)
+    view.setColumnHidden(OCR_COLUMN, True)
     return view
 
 
