@@ -263,8 +263,7 @@ def set_ocr_status(
 
 
 def mark_kept_old_chunks(conn: sqlite3.Connection, document_id_: str) -> None:
-    """A rebuild skipped the document to keep its manual chunk work (earlier chunking's chunks,
-    cleared when :func:`store_parsed` replaces them)."""
+    """A rebuild skipped it to keep its manual chunk work (old chunks, until replaced)."""
     with transaction(conn):
         conn.execute("UPDATE documents SET kept_old_chunks = 1 WHERE id = ?", (document_id_,))
 
@@ -392,10 +391,11 @@ def delete(conn: sqlite3.Connection, document_ids: list[str]) -> None:
             graph_rows.prune(conn, library_id)
 
 
+_CANCELLED = f"d.vector_status = 'failed' AND d.vector_error IS '{CANCELLED_BY_USER}'"
 _FILTERS: dict[DocumentFilter, str] = {
     "all": "",
     "failed": " AND (d.parse_status = 'failed' OR d.fulltext_status = 'failed' OR d.retryable_error"
-    f" IS NOT NULL OR (d.vector_status = 'failed' AND d.vector_error IS NOT '{CANCELLED_BY_USER}')"
+    f" IS NOT NULL OR (d.vector_status = 'failed' AND NOT ({_CANCELLED}))"
     " OR d.ocr_status IN ('failed', 'off'))",
     "vector_missing": " AND d.vector_status != 'done'",
 }
@@ -473,7 +473,7 @@ def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
         " sum(vector_status = 'done' AND retrievable) AS vectorised,"
         " sum(parse_status = 'failed' OR (vector_status = 'failed' AND NOT cancelled)"
         " OR retryable_error IS NOT NULL OR ocr_status = 'failed') AS failed,"
-        " sum(vector_status = 'failed' AND cancelled) AS cancelled,"
+        " sum(cancelled) AS cancelled,"
         " sum(parse_status IN ('pending', 'running') OR ocr_status IN ('pending', 'running')"
         " OR (parse_status = 'done' AND retrievable"
         " AND fulltext_status = 'done' AND vector_status IN ('pending', 'running'))) AS pending,"
@@ -481,8 +481,8 @@ def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
         " sum(kept_old_chunks) AS kept"
         " FROM (SELECT d.*, EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id"
         " AND c.role != 'parent' AND c.enabled = 1) AS retrievable,"
-        " coalesce(d.vector_error = ?, 0) AS cancelled FROM documents d WHERE d.library_id = ?)",
-        (CANCELLED_BY_USER, library_id),
+        f" {_CANCELLED} AS cancelled FROM documents d WHERE d.library_id = ?)",
+        (library_id,),
     ).fetchone()
     pending_rebuild = conn.execute(
         "SELECT settings_pending_rebuild FROM libraries WHERE id = ?", (library_id,)

@@ -1,6 +1,6 @@
 """Where the person was in the main window — the selected library, the area, the library tab, the
-window's geometry, the chat's conversation and unsent question — kept by the backend (``system:window:update``,
-a moment after each change) and restored at the next launch."""
+window's geometry, the chat's conversation and unsent question — kept by the backend
+(``system:window:update``, a moment after each change) and restored at the next launch."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.tasks.follow import ended_text
-from goodbuddy_kb.ui.tasks.progress import ocr_running, progress
+from goodbuddy_kb.ui.tasks.progress import count_text, growing, ocr_running, progress
 
 AT_WORK = ("queued", "running")
 #: The corner's least room, in pixels (up to half the window otherwise; the tooltip has it all).
@@ -32,14 +32,11 @@ def shown_task(at_work: list[t.TaskInfo]) -> t.TaskInfo | None:
 def line(info: t.TaskInfo) -> str:
     """``“Notes” · Vectorise · 340/1345 (25%)`` (a queued task says it waits)."""
     library = tr("task.library", name=info.library_name) if info.library_name else ""
+    counted = info.total and info.current != t.STEP_LOADING_MODEL and not ocr_running(info)
     if info.state != "running":
         step = tr("task.state.queued")
-    elif info.current == t.STEP_GROWING:  # no share done while the import adds chunks
-        step = tr("task.so_far", done=info.done, total=info.total)
-    elif info.total and info.current != t.STEP_LOADING_MODEL and not ocr_running(info):
-        # the count alone: the pace and the rest are in the tooltip and the Tasks tab
-        percent = int(100 * info.done / info.total)
-        step = tr("task.progress", done=info.done, total=info.total, percent=percent)
+    elif counted or growing(info):
+        step = count_text(info)  # the count alone: the pace and the rest are in the tooltip
     else:
         step = progress(info).removeprefix("⟳ ")
     return " · ".join(x for x in (library, tr(f"task.kind.{info.kind}"), step) if x)

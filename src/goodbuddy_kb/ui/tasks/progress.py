@@ -27,22 +27,33 @@ def progress(info: t.TaskInfo) -> str:
         return tr("task.counting")  # not "0/0 (0%)": the task has not counted its work yet
     if info.total == 0 and info.state == "completed":
         return tr("task.nothing_to_do")  # e.g. a chunk switched on and off again before it ran
-    if info.state == "running" and info.current == t.STEP_GROWING:
-        # the import still adds chunks: no share done or time left (they fell as it grew)
+    text = count_text(info)
+    if growing(info):  # no time left either while the import adds chunks: the pace alone
         rate = pace.rate_text(info.rate) if info.rate else ""
         pace_now = tr("task.rate.vectorize", rate=rate) if rate else ""
-        parts = (tr("task.so_far", done=info.done, total=info.total), pace_now, tr("task.growing"))
-        return " · ".join(x for x in parts if x)
+        return " · ".join(x for x in (text, pace_now, tr("task.growing")) if x)
+    speed = pace_text(info)
+    if info.state == "running" and info.current == t.STEP_FILLING:
+        speed = " · ".join(x for x in (speed, tr("task.filling")) if x)
+    return f"{text} · {speed}" if speed else text
+
+
+def growing(info: t.TaskInfo) -> bool:
+    """A library's first vectors filling while its import still adds chunks: the total grows
+    with them, so a share done would fall ("40/83 (48%)" became "189/800 (23%)")."""
+    return info.state == "running" and info.current == t.STEP_GROWING
+
+
+def count_text(info: t.TaskInfo) -> str:
+    """``40/256 (15%)``, or ``40/83 so far`` while the total still grows (:func:`growing`)."""
+    if growing(info):
+        return tr("task.so_far", done=info.done, total=info.total)
     percent = (
         int(100 * info.done / info.total)
         if info.total
         else (100 if info.state == "completed" else 0)
     )
-    text = tr("task.progress", done=info.done, total=info.total, percent=percent)
-    speed = pace_text(info)
-    if info.state == "running" and info.current == t.STEP_FILLING:
-        speed = " · ".join(x for x in (speed, tr("task.filling")) if x)
-    return f"{text} · {speed}" if speed else text
+    return tr("task.progress", done=info.done, total=info.total, percent=percent)
 
 
 def bar_text(info: t.TaskInfo | None) -> str:

@@ -13,7 +13,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_field
-from goodbuddy_kb.ui.tasks.progress import bar_text, progress, summary
+from goodbuddy_kb.ui.tasks.progress import bar_text, growing, progress, summary
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
 
 #: Steps a task reports in English words the progress text translates (never shown raw).
@@ -164,11 +164,7 @@ class TasksTab(QtWidgets.QWidget):
         info = self.followed()
         # a running task that has not counted its work yet (a model loading) shows as busy
         # (as is one whose total still grows with its import: its share done fell as it grew)
-        busy = (
-            info is not None
-            and info.state == "running"
-            and (info.total == 0 or info.current == t.STEP_GROWING)
-        )
+        busy = info is not None and info.state == "running" and (info.total == 0 or growing(info))
         total = info.total if info is not None else 0
         finished = info is not None and info.state == "completed"
         # The text first: a changed value repaints the bar at once, with the text it has.

@@ -15,13 +15,12 @@ class ElidingStatusBar(QtWidgets.QStatusBar):
     corner: QtWidgets.QWidget | None = None
 
     def showMessage(self, text: str, /, timeout: int | None = 0) -> None:
-        if not self.isVisible():  # not laid out yet: its width says nothing ("Starting th…")
-            self.setToolTip("")
-            super().showMessage(text, timeout or 0)
-            return
-        taken = self.corner.width() if self.corner is not None and self.corner.isVisible() else 0
-        room = max(80, self.width() - RESERVED - taken)
-        shown = self.fontMetrics().elidedText(text, QtCore.Qt.TextElideMode.ElideRight, room)
+        shown = text
+        if self.isVisible():  # laid out: before, its width said nothing ("Starting th…")
+            corner = self.corner
+            taken = corner.width() if corner is not None and corner.isVisible() else 0
+            room = max(80, self.width() - RESERVED - taken)
+            shown = self.fontMetrics().elidedText(text, QtCore.Qt.TextElideMode.ElideRight, room)
         self.setToolTip(text if shown != text else "")
         super().showMessage(shown, timeout or 0)
 
