@@ -129,12 +129,27 @@ def relevance_list(
 PATH_ANSWER = 0.65
 
 
-def with_paths(shown: Sequence[C], answers: frozenset[str]) -> list[C]:
+def with_paths(
+    shown: Sequence[C], answers: frozenset[str], bridges: frozenset[str] = frozenset()
+) -> list[C]:
     """``shown`` with the chunks a graph path answered given the path's evidence too (either
     piece of evidence makes the chunk relevant: 1 − (1 − r)(1 − PATH_ANSWER)), then in order of
     relevance, so that the relevance still never rises down the list and the context is spent
-    on what most likely answers."""
-    for c in shown:
-        if c.chunk_id in answers:
-            c.relevance = 1 - (1 - c.relevance) * (1 - PATH_ANSWER)
-    return sorted(shown, key=lambda c: -c.relevance)
+    on what most likely answers.
+
+    ``bridges``: the graph's other chunks (those that only name the question's entities, their
+    relations or their neighbours). Where a path answers, such a chunk is the step to the
+    answer, not the answer (on company-graph-dev and the graph fixtures none of the 7 that
+    ranked first held it; "Who runs the team that owns Confluence?" put the tool list above
+    the team's page at 0.90). Its relevance is capped at the lowest of the path's answers and
+    it is listed below them, but not pushed under the floor: the chat needs the step to
+    explain the answer."""
+    answered = [c for c in shown if c.chunk_id in answers]
+    for c in answered:
+        c.relevance = 1 - (1 - c.relevance) * (1 - PATH_ANSWER)
+    if answered:
+        lowest = min(c.relevance for c in answered)
+        for c in shown:
+            if c.chunk_id in bridges and c.chunk_id not in answers:
+                c.relevance = min(c.relevance, lowest)
+    return sorted(shown, key=lambda c: (-c.relevance, c.chunk_id not in answers))

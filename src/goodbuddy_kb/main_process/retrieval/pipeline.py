@@ -115,6 +115,7 @@ class Retriever:
             calibration.family(embedding_kind),
             idf,
             frozenset(c for run in runs for c in run.graph_answers),
+            frozenset(c for run in runs if run.graph_answers for c in run.ranking or ()),
             seen,
         ).run(ranked, query)
         context, context_ms = ContextStage(

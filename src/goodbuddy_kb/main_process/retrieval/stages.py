@@ -257,6 +257,8 @@ class RelevanceStage:
     term_weights: Mapping[str, float] = field(default_factory=dict)
     #: The chunks the graph reached by a path to what the question asks (``graph_answers``).
     path_answers: frozenset[str] = frozenset()
+    #: The graph's other chunks when a path answered (``calibration.with_paths``).
+    path_bridges: frozenset[str] = frozenset()
     #: How far the text features could see each result (``scripts.observable``; absent: wholly).
     observable: Mapping[str, float] = field(default_factory=dict)
 
@@ -288,7 +290,7 @@ class RelevanceStage:
             for c, value in zip(shown, values, strict=True):
                 c.relevance = value
             if self.path_answers & {c.chunk_id for c in shown}:
-                shown = calibration.with_paths(shown, self.path_answers)
+                shown = calibration.with_paths(shown, self.path_answers, self.path_bridges)
         best = max((c.relevance for c in shown), default=None)
         top = [c for c in shown if c.relevance >= self.minimum_relevance]
         return Relevance(shown, top, best)
