@@ -44,6 +44,11 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         # (running all along) starts
         assert win.stack.widget(0).text() == "正在加载…"
         assert win.documents_tab.document_view.isColumnHidden(OCR_COLUMN), "no empty OCR column"
+        # before the sources come, nothing offers to act on one (Remove was live, with nothing
+        # to remove, in the first frames)
+        first = win.documents_tab
+        assert not first.remove_button.isEnabled() and not first.watch_box.isEnabled()
+        assert not first.sync_button.isEnabled()
         assert win.tabs.tabText(2) == "任务中心" and win.tabs.currentIndex() == 2
         assert win.menuBar().actions()[0].text() == "设置(&S)"
         assert "界面语言已切换为中文" in win.statusBar().currentMessage()

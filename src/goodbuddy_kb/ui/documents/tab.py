@@ -109,7 +109,6 @@ class DocumentsTab(QtWidgets.QWidget):
         self.add_button.setMenu(add_menu)
         self.add_button.setToolTip(tr("sources.drop_hint"))
         self.sync_button = button("sources.sync", sources.sync_now)
-        self.sync_button.setEnabled(False)  # until the library's sources show one
         self.remove_button = button("sources.remove", sources.remove_source)
         self.rebuild_library_button = button("rebuild.library", self.rebuild_library)
         self.watch_box = QtWidgets.QCheckBox(tr("sources.watch"))
@@ -125,6 +124,7 @@ class DocumentsTab(QtWidgets.QWidget):
         ):
             actions.addWidget(w)
         actions.addStretch(1)
+        self._update_watch()  # nothing to sync, watch or remove until the sources come
         return actions
 
     def _build_documents(self) -> QtWidgets.QHBoxLayout:
