@@ -65,3 +65,16 @@ def test_libraries_are_named_first_or_with_library_as_chat_ask_names_them(
     assert named["results"], named
     none = run(data_dir, "retrieve", "报销")
     assert none.returncode == 1 and "name a library to search" in none.stderr, none.stderr
+
+
+def test_an_option_between_the_library_and_the_question_is_taken(data_dir: Path) -> None:
+    """`retrieve LIB --top-k 8 "QUESTION"` was refused ("unrecognized arguments: QUESTION"):
+    the library and the question were read from the words before the option alone."""
+    seed(data_dir, 8)
+    between = cli_json(data_dir, "retrieve", "Big", "--top-k", "8", "报销")
+    after = cli_json(data_dir, "retrieve", "Big", "报销", "--top-k", "8")
+    assert len(between["results"]) == 8
+    assert [x["chunkId"] for x in between["results"]] == [x["chunkId"] for x in after["results"]]
+    # a stray word elsewhere is still refused, and says which
+    stray = run(data_dir, "library", "list", "extra")
+    assert stray.returncode != 0 and "unrecognized arguments: extra" in stray.stderr

@@ -112,6 +112,22 @@ def _in_user_language(message: str) -> str:
     return say_text(message)
 
 
+def _parse(parser: argparse.ArgumentParser, arguments: list[str]) -> argparse.Namespace:
+    """The command line's arguments. ``retrieve LIB --top-k 8 "QUESTION"`` was refused
+    ("unrecognized arguments: QUESTION"): argparse fills LIB… and QUESTION from the words before
+    the first option alone; the words left after the options continue them."""
+    args, extras = parser.parse_known_args(arguments)
+    if extras and args.command == "retrieve" and not any(e.startswith("-") for e in extras):
+        words = [*args.libraries, args.query, *extras]
+        try:
+            args.libraries, args.query = words[:-1], retrieve.question(words[-1])
+        except argparse.ArgumentTypeError as e:
+            parser.error(f"argument QUESTION: {e}")
+    elif extras:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if arguments[:1] == [BACKEND_COMMAND]:  # a frozen bundle launching its own backend
@@ -119,7 +135,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run(arguments[1:])
     parser = build_parser()
-    args = parser.parse_args(arguments)
+    args = _parse(parser, arguments)
     data_dir = resolve_data_dir(getattr(args, "data_dir", None))
     if args.command is None:
         from goodbuddy_kb.ui.app import run_gui
