@@ -149,6 +149,11 @@ def _ontology(
     return cached
 
 
+def ontology_of(conn: sqlite3.Connection, library_id: str) -> g.Ontology | None:
+    """The library's ontology (parsed once per ontology text), None without graph settings."""
+    return _ontology(conn, library_id)[0]
+
+
 def _cue_groups(cues: dict[str, frozenset[str]], query: str) -> list[frozenset[str]]:
     """For each cue word the question holds, the relation types it cues ("负责" cues both owns
     and led_by, "谁负责" owns alone)."""

@@ -22,6 +22,7 @@ from goodbuddy_kb.contracts.retrieval import (
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.graph import step as graph_step
 from goodbuddy_kb.main_process.lexical import build_query
 from goodbuddy_kb.main_process.lexical.vocab import TermRows, term_weights
 from goodbuddy_kb.main_process.retrieval import calibration, learned, scripts
@@ -107,6 +108,14 @@ class Retriever:
         rerank = RerankStage(mode, self.rerank_service, rerank_weights_for(embedding_kind), idf)
         ranked, rerank_diag = rerank.run(ranked, query, request.query, cancel)
         background = vector.background if vector else None
+        graph = next((r for r in runs if r.channel == "graph"), None)
+        step = None
+        if graph is not None and not graph.graph_answers and ranked:
+            # no path from a name of the question: the step from the best result
+            best = ranked[0]
+            step = graph_step.from_result(
+                self.conn, best.library_id, best.chunk_id, request.query, set(graph.graph_entities)
+            )
         relevance = RelevanceStage(
             settings.top_k,
             settings.minimum_relevance,
@@ -117,7 +126,12 @@ class Retriever:
             frozenset(c for run in runs for c in run.graph_answers),
             frozenset(c for run in runs if run.graph_answers for c in run.ranking or ()),
             seen,
+            step.chunk_ids if step is not None else (),
         ).run(ranked, query)
+        if graph is not None and step is not None and relevance.stepped is not None:
+            # the result says why it is there: the relation it states
+            reasons = graph.graph_reasons.setdefault(relevance.stepped, [])
+            reasons.insert(0, step.labels[relevance.stepped])
         context, context_ms = ContextStage(
             settings.context_max_characters, settings.adjacent_chunk_count
         ).run(relevance.top, DbContextSource(self.conn))

@@ -6,7 +6,7 @@ calls lives in pure functions (``fusion.py``, ``rerank.py``, ``calibration.py``,
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from goodbuddy_kb.contracts.messages import Reason
@@ -235,6 +235,8 @@ class Relevance:
     shown: list[Candidate]
     top: list[Candidate]
     best: float | None
+    #: The passage the step from the best result reached (``graph.step``), if one is shown.
+    stepped: str | None = None
 
     @property
     def below_floor(self) -> list[Candidate]:
@@ -261,6 +263,8 @@ class RelevanceStage:
     path_bridges: frozenset[str] = frozenset()
     #: How far the text features could see each result (``scripts.observable``; absent: wholly).
     observable: Mapping[str, float] = field(default_factory=dict)
+    #: The passages the step from the best result reaches (``graph.step``), when no path did.
+    step: Sequence[str] = ()
 
     def run(self, ranked: list[Candidate], query: LexicalQuery) -> Relevance:
         shown = distinct(ranked, self.top_k)
@@ -291,9 +295,12 @@ class RelevanceStage:
                 c.relevance = value
             if self.path_answers & {c.chunk_id for c in shown}:
                 shown = calibration.with_paths(shown, self.path_answers, self.path_bridges)
+        stepped = calibration.step_choice(shown, self.step) if self.step else None
+        if stepped is not None and not self.learned:
+            shown = calibration.with_step(shown, stepped)
         best = max((c.relevance for c in shown), default=None)
         top = [c for c in shown if c.relevance >= self.minimum_relevance]
-        return Relevance(shown, top, best)
+        return Relevance(shown, top, best, stepped)
 
 
 @dataclass(frozen=True)
