@@ -22,6 +22,7 @@ from goodbuddy_kb.ui.graph.texts import (
     type_label,
 )
 from goodbuddy_kb.ui.i18n import STRINGS, language, set_language
+from goodbuddy_kb.ui.workbench.report import _search_lines
 from goodbuddy_kb.ui.workbench.results import preview_html
 
 A, B = "1" * 32, "2" * 32
@@ -109,3 +110,32 @@ def test_the_workbench_names_the_graphs_relations_in_chinese() -> None:
     )  # fmt: skip
     shown = preview_html(result)
     assert "—负责→" in shown and "owns" not in shown
+
+
+def test_the_workbench_leaves_out_a_name_a_relation_beside_it_names() -> None:
+    """ "From the knowledge graph: Confluence; R&D Productivity team —owns→ Confluence; R&D
+    Productivity team" read as noise (a helper's try): the relation says it all."""
+    result = r.RetrievalResult.model_construct(
+        document_path="tools.md", heading_path=[], locator={}, snippet="Confluence (wiki).",
+        graph_reasons=["Confluence", "R&D Productivity team —owns→ Confluence",
+                       "R&D Productivity team", "Jira"],
+    )  # fmt: skip
+    shown = preview_html(result)
+    assert "From the knowledge graph: R&amp;D Productivity team —owns→ Confluence; Jira" in shown
+
+
+def test_the_diagnostics_say_the_graph_took_a_step_beside_no_entity_in_the_question() -> None:
+    """The workbench said "graph not used: no entity of the graph was found in the question"
+    beside a result whose reason was the graph's "财务总监 —led_by→ 邵雨桐" (a helper's try):
+    the step from the best result is said too."""
+    diagnostics = r.Diagnostics.model_construct(
+        requested_channels=["fts", "graph"], used_channels=["fts"], degraded_channels=[],
+        candidate_counts={}, timings_ms={}, graph_entities=[], graph_paths=[],
+        graph_step="财务总监 —led_by→ 邵雨桐",
+    )  # fmt: skip
+    result = r.KnowledgeRetrievalResponse.model_construct(diagnostics=diagnostics, duration_ms=1.0)
+    lines = _search_lines(result)
+    assert (
+        "The graph took one step from an entity the best result names: 财务总监 —led by→ 邵雨桐"
+        " (the passage stating it was moved up)" in lines
+    ), lines

@@ -93,6 +93,10 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
         # window says "not used"): "degraded" on most questions read as something broken
         said = "not used" if degraded.reason_code in r.GRAPH_NOTES else "degraded"
         print(f"  {degraded.channel} {said}: {degraded.reason}")
+    if d.graph_step:
+        print(
+            f"  graph step from the best result: {d.graph_step} (the passage stating it moved up)"
+        )
     if d.rerank.fallback_reason:
         print(f"  rerank fell back to {d.rerank.applied}: {d.rerank.fallback_reason}")
     # the channels that ran, each with its confidence (one with no hit has none: 0); a channel

@@ -125,6 +125,10 @@ class Diagnostics(ContractModel):
     #: "报销系统 —owned_by→ 财务共享中心 —led_by→ 林悦" (the chunks stating the last step rank
     #: first in the graph channel and carry the path in their ``graph_reasons``).
     graph_paths: list[str] = Field(default_factory=list)
+    #: Where no path from the question's names answered: the relation the graph followed from
+    #: an entity the best result names to what the question asks for, e.g. "财务总监 —led_by→
+    #: 邵雨桐" (the passage stating it was moved up; it carries the relation in its reasons).
+    graph_step: str | None = None
     fusion: FusionMethod = "adaptive"
     #: Each channel's confidence for this query (0–1), from its own score distribution.
     channel_confidence: dict[str, float] = Field(default_factory=dict)

@@ -93,6 +93,8 @@ def test_the_passage_one_step_from_the_best_result_answers_first(
     first, second = res["results"][:2]
     assert "邵雨桐" in first["snippet"], res["results"]
     assert first["graphReasons"][0] == "财务总监 —led_by→ 邵雨桐"
+    # the diagnostics say what the graph did, beside "no entity in the question"
+    assert res["diagnostics"]["graphStep"] == "财务总监 —led_by→ 邵雨桐"
     assert first["relevance"] >= 0.8  # evidence above any floor a person would set
     assert "财务总监审批" in second["snippet"], "the rule stays, right below"
     relevance = [r["relevance"] for r in res["results"]]
@@ -104,3 +106,4 @@ def test_no_step_without_a_question_for_an_entity_type(dispatcher: Dispatcher, k
     res = ask(dispatcher, kb, "差旅报销须在出差结束后多久内提交？")
     assert "30天内提交" in res["results"][0]["snippet"]
     assert all("—led_by→" not in " ".join(r["graphReasons"]) for r in res["results"])
+    assert res["diagnostics"]["graphStep"] is None

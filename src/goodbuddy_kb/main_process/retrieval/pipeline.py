@@ -128,16 +128,25 @@ class Retriever:
             seen,
             step.chunk_ids if step is not None else (),
         ).run(ranked, query)
-        if graph is not None and step is not None and relevance.stepped is not None:
+        stepped = step.labels[relevance.stepped] if step and relevance.stepped else None
+        if graph is not None and stepped is not None and relevance.stepped is not None:
             # the result says why it is there: the relation it states
-            reasons = graph.graph_reasons.setdefault(relevance.stepped, [])
-            reasons.insert(0, step.labels[relevance.stepped])
+            graph.graph_reasons.setdefault(relevance.stepped, []).insert(0, stepped)
         context, context_ms = ContextStage(
             settings.context_max_characters, settings.adjacent_chunk_count
         ).run(relevance.top, DbContextSource(self.conn))
         results = to_results(relevance.top, query, runs)
         diagnostics = describe(
-            plan, runs, fused, rerank_diag, relevance, settings, self.degraded, context_ms, passed
+            plan,
+            runs,
+            fused,
+            rerank_diag,
+            relevance,
+            settings,
+            self.degraded,
+            context_ms,
+            passed,
+            stepped,
         )
         return KnowledgeRetrievalResponse(
             query=request.query,

@@ -268,6 +268,7 @@ def describe(
     degraded: list[DegradedChannel],
     context_ms: float,
     arbitration_passed: int,
+    graph_step: str | None = None,
 ) -> Diagnostics:
     """What each stage did: channels, counts and times, the fusion, the rerank, the floor."""
     vector = next((r for r in runs if r.channel == "vector"), None)
@@ -285,6 +286,7 @@ def describe(
         graph_entities=[e for r in runs for e in r.graph_entities][:20],
         graph_near_misses=[e for r in runs for e in r.graph_near_misses][:20],
         graph_paths=[p for r in runs for p in r.graph_paths][:10],
+        graph_step=graph_step,
         fusion=fused.method,
         channel_confidence=fused.confidence,
         arbitration_passed=arbitration_passed,

@@ -87,6 +87,11 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         "Knowledge graph: entities the question names: {v} (of these, near misses: {near})",
     ),
     "diag.graph_paths": ("图谱路径：{v}", "Graph paths: {v}"),
+    "diag.graph_step": (
+        "图谱从最佳结果提到的实体走了一步：{v}（陈述这一关系的段落因此排前）",
+        "The graph took one step from an entity the best result names: {v} (the passage"
+        " stating it was moved up)",
+    ),
     "workbench.graph_reasons": ("图谱依据：{v}", "From the knowledge graph: {v}"),
     "workbench.same_text": ("同样的文字也在：{v}", "The same text is also in: {v}"),
     "diag.timings": ("耗时（毫秒）：{v}；总计 {total:.0f}", "Timings (ms): {v}; total {total:.0f}"),

@@ -58,6 +58,8 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
     if d.graph_paths:
         paths = "; ".join(map(relation_names_in, d.graph_paths))
         lines.append(tr("diag.graph_paths", v=paths))
+    if d.graph_step:  # beside "no entity in the question": what the graph did all the same
+        lines.append(tr("diag.graph_step", v=relation_names_in(d.graph_step)))
     if "vector" in d.requested_channels:
         ms = d.timings_ms.get("vector", 0.0)
         scanned, filtered = d.vector_scanned, d.filtered_by_similarity

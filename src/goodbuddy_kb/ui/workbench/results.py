@@ -6,6 +6,7 @@ selected hit's preview (a table as a table)."""
 from __future__ import annotations
 
 import html
+import re
 
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.locator import Locator
@@ -68,11 +69,24 @@ RELEVANCE_COLUMN = 3
 PRE_RANK_COLUMN = 6
 
 
+#: One step of a relation or path as the graph states it: "—led_by→" or "←owns—".
+_STEP = re.compile(r"\s+(?:—\S+→|←\S+—)\s+")
+
+
+def reasons_shown(reasons: list[str]) -> list[str]:
+    """The graph's reasons without a bare name that a relation or path beside it already names
+    ("Confluence; R&D Productivity team —owns→ Confluence; R&D Productivity team" read as
+    noise; a helper's try)."""
+    named = {n for x in reasons if _STEP.search(x) for n in _STEP.split(x)}
+    return [x for x in reasons if _STEP.search(x) or x.removeprefix("≈ ") not in named]
+
+
 def preview_html(x: r.RetrievalResult) -> str:
     """The whole snippet under its document and locator, and why the graph found it."""
     where = " · ".join(p for p in (path_text(x.document_path), locator_text(x)) if p)
+    why = "; ".join(map(relation_names_in, reasons_shown(x.graph_reasons)))
     graph = (
-        f"<p><i>{html.escape(tr('workbench.graph_reasons', v='; '.join(map(relation_names_in, x.graph_reasons))))}</i></p>"
+        f"<p><i>{html.escape(tr('workbench.graph_reasons', v=why))}</i></p>"
         if x.graph_reasons
         else ""
     )
