@@ -22,7 +22,7 @@ from goodbuddy_kb.ui.graph.texts import (
     type_label,
 )
 from goodbuddy_kb.ui.i18n import STRINGS, language, set_language
-from goodbuddy_kb.ui.workbench.report import _search_lines
+from goodbuddy_kb.ui.workbench.report import _search_lines, status_text
 from goodbuddy_kb.ui.workbench.results import preview_html
 
 A, B = "1" * 32, "2" * 32
@@ -139,3 +139,22 @@ def test_the_diagnostics_say_the_graph_took_a_step_beside_no_entity_in_the_quest
         "The graph took one step from an entity the best result names: 财务总监 —led by→ 邵雨桐"
         " (the passage stating it was moved up)" in lines
     ), lines
+
+
+def test_the_workbench_header_says_the_graphs_step_beside_no_entity() -> None:
+    diagnostics = r.Diagnostics.model_construct(
+        degraded_channels=[r.DegradedChannel(
+            channel="graph", reason="no entity of the graph was found in the question",
+            reason_code="graph.no_entities")],
+        graph_step="财务总监 —led_by→ 邵雨桐", rerank=r.RerankDiagnostics.model_construct(
+            fallback_reason=None, applied="off", requested="off"),
+    )  # fmt: skip
+    result = r.KnowledgeRetrievalResponse.model_construct(
+        diagnostics=diagnostics, zero_result=None, duration_ms=5.0, results=[]
+    )
+    lines = status_text(result).splitlines()
+    assert lines[-2:] == [
+        "ⓘ Graph: no entity of the graph was found in the question",
+        "ⓘ The graph took one step from an entity the best result names: 财务总监 —led by→ 邵雨桐"
+        " (the passage stating it was moved up)",
+    ], lines

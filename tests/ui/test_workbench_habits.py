@@ -82,7 +82,7 @@ def test_the_line_says_every_setting_and_what_the_search_scanned(
         assert "graph.no_entities" in codes
         assert "graph" not in answer.diagnostics.used_channels
         status = bench.status.text()
-        assert "ⓘ graph: no entity of the graph was found in the question" in status
+        assert "ⓘ Graph: no entity of the graph was found in the question" in status
         assert "⚠" not in status
         assert "Not used: graph — " in bench.diagnostics.toPlainText()
     effective = bench.effective.text()

@@ -144,6 +144,10 @@ def search_facts(result: r.KnowledgeRetrievalResponse) -> str:
     )
 
 
+def _capital(name: str) -> str:
+    return name[:1].upper() + name[1:]
+
+
 def status_text(result: r.KnowledgeRetrievalResponse) -> str:
     """How many were found (or why nothing was), then each degraded channel and why (a
     channel the library turned off is information, not a warning), and a rerank that fell back
@@ -151,11 +155,14 @@ def status_text(result: r.KnowledgeRetrievalResponse) -> str:
     lines = [
         tr(
             "diag.off_line" if x.reason_code in INFORMATION else "diag.degraded_line",
-            channel=channel(x.channel),
+            channel=_capital(channel(x.channel)),  # "ⓘ Graph: …", not "ⓘ graph: …"
             reason=say_field(x, "reason"),
         )
         for x in result.diagnostics.degraded_channels
     ]
+    if result.diagnostics.graph_step:  # what the graph did all the same
+        step = relation_names_in(result.diagnostics.graph_step)
+        lines.append("ⓘ " + tr("diag.graph_step", v=step))
     rerank = result.diagnostics.rerank
     if rerank.fallback_reason and rerank.applied != rerank.requested:
         lines.append(
