@@ -8,8 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from goodbuddy_kb.contracts.methods import (
+    GRAPH_ENTITY_CREATE,
     GRAPH_EXTRACT,
     GRAPH_GET,
+    GRAPH_RELATION_CREATE,
     GRAPH_UPDATE,
     LIBRARY_CREATE,
     SOURCE_ADD,
@@ -59,6 +61,40 @@ def folder_library(d: Dispatcher, folder: Path, name: str = "KB") -> str:
         {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
     )
     return library_id
+
+
+class HandMadeGraph:
+    """A library of ``notes`` (file name → text) whose graph is what a person entered: the
+    model strategy runs nothing by itself, so a test does not depend on local extraction."""
+
+    def __init__(self, d: Dispatcher, services: Services, folder: Path, notes: dict[str, str]):
+        folder.mkdir()
+        for name, text in notes.items():
+            (folder / name).write_text(text, encoding="utf-8")
+        self.d = d
+        self.library_id = folder_library(d, folder, "Notes")
+        services.tasks.wait_idle()
+        settings = call(d, GRAPH_GET.name, {"libraryId": self.library_id})["settings"]
+        call(
+            d,
+            GRAPH_UPDATE.name,
+            {"libraryId": self.library_id, "settings": {**settings, "strategy": "model"}},
+        )
+
+    def entity(self, type_key: str, name: str) -> str:
+        made = call(
+            self.d,
+            GRAPH_ENTITY_CREATE.name,
+            {"libraryId": self.library_id, "typeKey": type_key, "name": name},
+        )
+        return str(made["entity"]["id"])
+
+    def relation(self, type_key: str, head: str, tail: str) -> None:
+        call(
+            self.d,
+            GRAPH_RELATION_CREATE.name,
+            {"libraryId": self.library_id, "typeKey": type_key, "headId": head, "tailId": tail},
+        )
 
 
 def turn_on(d: Dispatcher, services: Services, library_id: str) -> dict[str, Any]:

@@ -11,20 +11,14 @@ from typing import Any
 import pytest
 
 from goodbuddy_kb.contracts.methods import (
-    GRAPH_ENTITY_CREATE,
-    GRAPH_GET,
-    GRAPH_RELATION_CREATE,
-    GRAPH_UPDATE,
-    LIBRARY_CREATE,
     RETRIEVE,
-    SOURCE_ADD,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.graph.hop import asked_types
 from goodbuddy_kb.main_process.graph.ontology import starter
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
-from tests.main_process.graph.helpers import turn_off
+from tests.main_process.graph.helpers import HandMadeGraph
 
 NOTES = {
     # the bridge: names the system and its owner, many times, and says nothing of a person
@@ -43,41 +37,8 @@ NOTES = {
 
 @pytest.fixture
 def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    for name, text in NOTES.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    library_id: str = call(dispatcher, LIBRARY_CREATE.name, {"name": "Notes"})["library"]["id"]
-    turn_off(dispatcher, library_id)
-    call(
-        dispatcher,
-        SOURCE_ADD.name,
-        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
-    )
-    services.tasks.wait_idle()
-    # the model strategy runs nothing by itself: the graph is what a person entered
-    settings = call(dispatcher, GRAPH_GET.name, {"libraryId": library_id})["settings"]
-    call(
-        dispatcher,
-        GRAPH_UPDATE.name,
-        {"libraryId": library_id, "settings": {**settings, "strategy": "model"}},
-    )
-
-    def entity(type_key: str, name: str) -> str:
-        made = call(
-            dispatcher,
-            GRAPH_ENTITY_CREATE.name,
-            {"libraryId": library_id, "typeKey": type_key, "name": name},
-        )
-        return str(made["entity"]["id"])
-
-    def relation(type_key: str, head: str, tail: str) -> None:
-        call(
-            dispatcher,
-            GRAPH_RELATION_CREATE.name,
-            {"libraryId": library_id, "typeKey": type_key, "headId": head, "tailId": tail},
-        )
-
+    graph = HandMadeGraph(dispatcher, services, tmp_path / "notes", NOTES)
+    entity, relation = graph.entity, graph.relation
     platform, shared, lin = (
         entity("system", "报账平台"),
         entity("organization", "共享服务部"),
@@ -94,7 +55,7 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
     relation("belongs_to", keller, office)
     attendance, zhou = entity("system", "考勤系统"), entity("person", "周明杰")
     relation("owns", zhou, attendance)
-    return library_id
+    return graph.library_id
 
 
 def ask(dispatcher: Dispatcher, kb: str, query: str, **extra: Any) -> dict[str, Any]:

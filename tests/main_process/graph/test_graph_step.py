@@ -12,18 +12,12 @@ from typing import Any
 import pytest
 
 from goodbuddy_kb.contracts.methods import (
-    GRAPH_ENTITY_CREATE,
-    GRAPH_GET,
-    GRAPH_RELATION_CREATE,
-    GRAPH_UPDATE,
-    LIBRARY_CREATE,
     RETRIEVE,
-    SOURCE_ADD,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
-from tests.main_process.graph.helpers import turn_off
+from tests.main_process.graph.helpers import HandMadeGraph
 
 NOTES = {
     # the first step: the rule names the post that approves, not the person
@@ -40,40 +34,10 @@ QUESTION = "我有一笔8000元的差旅报销，部门负责人批完还要哪�
 
 @pytest.fixture
 def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
-    folder = tmp_path / "notes"
-    folder.mkdir()
-    for name, text in NOTES.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    library_id: str = call(dispatcher, LIBRARY_CREATE.name, {"name": "Notes"})["library"]["id"]
-    turn_off(dispatcher, library_id)
-    call(
-        dispatcher,
-        SOURCE_ADD.name,
-        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
-    )
-    services.tasks.wait_idle()
-    settings = call(dispatcher, GRAPH_GET.name, {"libraryId": library_id})["settings"]
-    call(
-        dispatcher,
-        GRAPH_UPDATE.name,
-        {"libraryId": library_id, "settings": {**settings, "strategy": "model"}},
-    )
-
-    def entity(type_key: str, name: str) -> str:
-        made = call(
-            dispatcher,
-            GRAPH_ENTITY_CREATE.name,
-            {"libraryId": library_id, "typeKey": type_key, "name": name},
-        )
-        return str(made["entity"]["id"])
-
-    post, person = entity("role", "财务总监"), entity("person", "邵雨桐")
-    call(
-        dispatcher,
-        GRAPH_RELATION_CREATE.name,
-        {"libraryId": library_id, "typeKey": "led_by", "headId": post, "tailId": person},
-    )
-    return library_id
+    graph = HandMadeGraph(dispatcher, services, tmp_path / "notes", NOTES)
+    post, person = graph.entity("role", "财务总监"), graph.entity("person", "邵雨桐")
+    graph.relation("led_by", post, person)
+    return graph.library_id
 
 
 def ask(dispatcher: Dispatcher, kb: str, query: str) -> dict[str, Any]:
