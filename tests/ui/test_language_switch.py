@@ -85,10 +85,18 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         tab.source_actions.sync_now()
         qtbot.waitUntil(lambda: tab.documents.rowCount() == 3, timeout=20_000)
         assert "空" not in tab.document_bar.reason.text()
-        # And back.
+        # And back; the graph tab keeps its search and the entity it shows (both were lost)
+        graph = win.graph_tab
+        shown = graph.state.detail
+        assert shown is not None
+        searched = shown.entity.name[:3]
+        graph.entity_list.search.setText(searched)
         win.language_actions["en"].trigger()
         qtbot.waitUntil(lambda: language() == "en", timeout=2_000)
         assert win.tabs.tabText(2) == "Tasks"
+        assert win.graph_tab is not graph
+        qtbot.waitUntil(lambda: win.graph_tab.state.shown_id == shown.entity.id, timeout=10_000)
+        assert win.graph_tab.entity_list.search.text() == searched
         qtbot.waitUntil(lambda: win.documents_tab.documents.rowCount() == 3, timeout=10_000)
     finally:
         win.link.shutdown()

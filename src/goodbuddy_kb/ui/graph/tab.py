@@ -54,6 +54,9 @@ class GraphTab(QtWidgets.QWidget):
         #: asked earlier never pulls the panel back to the entity the person left).
         self._wanted: str | None = None
         self._entities = Ticket()
+        #: What the tab a language switch replaced showed: (search, entity), until the library
+        #: is shown again.
+        self._handed: tuple[str, str | None] | None = None
         self.edits = GraphEdits(link, self.state, self)
         self._build()
         self._connect()
@@ -185,6 +188,12 @@ class GraphTab(QtWidgets.QWidget):
         self.splitter.setSizes([width * 2 // 5, width - width * 2 // 5])
 
     # -- loading -------------------------------------------------------------------------
+    def take_over(self, old: GraphTab) -> None:
+        """The tab a language switch replaces hands over its search and the entity it showed
+        (both were lost at a switch; a helper's try)."""
+        handed = (old.entity_list.search.text(), old.state.shown_id)
+        self._handed = handed if any(handed) else None
+
     def show_library(self, library_id: str | None) -> None:
         changed = library_id != self.state.library_id
         self.state.library_id = library_id
@@ -193,6 +202,12 @@ class GraphTab(QtWidgets.QWidget):
             self.entity_list.clear()
             self._show_detail(None)
         self.refresh()
+        if self._handed is not None and library_id is not None:
+            search, entity_id = self._handed
+            self._handed = None
+            self.entity_list.search.setText(search)  # its list follows, as when typed
+            if entity_id is not None:
+                self.show_entity(entity_id)
 
     def refresh(self) -> None:
         """Ask for the library's graph, the graph channel's weight and its graph task."""

@@ -3,17 +3,16 @@ library's header and tabs (detail), the chat beside them, the backend banner, th
 Help menus and the status bar; while there is no library, the welcome page instead (``welcome``),
 and the sample library's tips above its tabs.
 
-Every change goes through the backend; the list refreshes on the backend's change
-notifications, so libraries created from the CLI appear here too.
+Every change goes through the backend; the list follows its change notifications (the CLI's too).
 
 Where the person was — the selected library, the area, the library tab, the window's geometry
 and the chat's unsent question — is kept by the backend and restored at the next launch
 (``kept``); the chat restores each conversation's scope itself.
 
 A language change applies at once: the window's widgets are built again in the new language,
-keeping the selected library, the tabs, the chat's conversation and scope, and the connection
-to the backend (answers still on their way to the old widgets are dropped). While a chat answer
-streams, the change waits for its end (and says so)."""
+keeping the selected library, the tabs, the chat's conversation and scope, the graph tab's
+search and entity, and the connection to the backend (answers still on their way to the old
+widgets are dropped). While a chat answer streams, the change waits for its end (says so)."""
 
 from __future__ import annotations
 
@@ -180,7 +179,7 @@ class MainWindow(QtWidgets.QMainWindow):
         ):
             widget.detach()
         self.link.drop_answers()
-        old_chat, old_settings = self.chat_view, self.settings_tab
+        old_chat, old_settings, old_graph = self.chat_view, self.settings_tab, self.graph_tab
         old = self.takeCentralWidget()
         if old is not None:
             old.hide()
@@ -196,6 +195,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowTitle(tr("app.title"))
         self.chat_view.take_over(old_chat)
         self.settings_tab.take_over(old_settings)
+        self.graph_tab.take_over(old_graph)
         if self.first_run_sample is not None:
             self.guide.show_sample(self.first_run_sample, imported=True)
         self.splitter.setSizes(sizes)
