@@ -16,7 +16,7 @@ import shutil
 import sqlite3
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -164,6 +164,10 @@ class ChunkTexts:
             self._conn = None
 
 
+#: Called with each query, the product's response and how it was judged (``bench/``).
+Record = Callable[[Query, r.KnowledgeRetrievalResponse, Judged], None]
+
+
 def _retrieve(
     session: Session,
     library_id: str,
@@ -171,6 +175,7 @@ def _retrieve(
     query: Query,
     mode: Mode,
     texts: ChunkTexts,
+    record: Record | None = None,
 ) -> Judged:
     if not query.text.strip():
         # The product refuses an empty question; it counts as a query with no results.
@@ -210,7 +215,10 @@ def _retrieve(
             relevances.append(x.relevance)
     context = [(path.get(g.document_id, ""), g.text) for g in res.context.groups]
     top = max((x.relevance for x in res.results), default=0.0)
-    return judge(query, ranked, context, top, latency, relevances)
+    judged = judge(query, ranked, context, top, latency, relevances)
+    if record is not None:
+        record(query, res, judged)
+    return judged
 
 
 def _baseline(
@@ -375,16 +383,21 @@ def evaluate(
     api_key: str | None,
     modes: tuple[Mode, ...],
     work_dir: Path | None = None,
+    record: Record | None = None,
 ) -> DatasetResult:
     """Import (or, with ``work_dir``, reuse a finished import of) the dataset and run every
-    mode over every query."""
+    mode over every query (``record`` sees each response)."""
     if work_dir is None:
         with tempfile.TemporaryDirectory(prefix="goodbuddy-eval-") as tmp:
-            return _evaluate_in(Path(tmp) / "data", dataset, connection, api_key, modes)
+            return _evaluate_in(
+                Path(tmp) / "data", dataset, connection, api_key, modes, None, record
+            )
     root = data_dir_for(work_dir, dataset, connection.kind)
     if root.exists() and not (root / IMPORTED_MARK).is_file():
         shutil.rmtree(root)  # an import that did not finish: start over
-    return _evaluate_in(root / "data", dataset, connection, api_key, modes, root / IMPORTED_MARK)
+    return _evaluate_in(
+        root / "data", dataset, connection, api_key, modes, root / IMPORTED_MARK, record
+    )
 
 
 def _evaluate_in(
@@ -394,6 +407,7 @@ def _evaluate_in(
     api_key: str | None,
     modes: tuple[Mode, ...],
     mark: Path | None = None,
+    record: Record | None = None,
 ) -> DatasetResult:
     backend = BackendProcess.start(data_dir)
     try:
@@ -421,7 +435,8 @@ def _evaluate_in(
             for mode in modes:
                 searched = libraries[mode.chunking]
                 per_mode[mode.name] = [
-                    _retrieve(session, searched, prefixes, q, mode, texts) for q in dataset.queries
+                    _retrieve(session, searched, prefixes, q, mode, texts, record)
+                    for q in dataset.queries
                 ]
         finally:
             texts.close()
