@@ -6,18 +6,21 @@ person's (manual edits), so the test does not depend on what local extraction fi
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from goodbuddy_kb.contracts.methods import (
+    RERANK_UPDATE,
     RETRIEVE,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
 from tests.main_process.graph.helpers import HandMadeGraph
+from tests.servers.httpserver import Reply, serve
 
 NOTES = {
     # the first step: the rule names the post that approves, not the person
@@ -71,3 +74,34 @@ def test_no_step_without_a_question_for_an_entity_type(dispatcher: Dispatcher, k
     assert "30天内提交" in res["results"][0]["snippet"]
     assert all("—led_by→" not in " ".join(r["graphReasons"]) for r in res["results"])
     assert res["diagnostics"]["graphStep"] is None
+
+
+def test_a_learned_rerank_orders_alone_and_no_step_is_claimed(
+    dispatcher: Dispatcher, kb: str
+) -> None:
+    """The rerank service's score is the relevance: the step lifts nothing there, and neither
+    the result nor the diagnostics say it did."""
+
+    def scores(_path: str, body: bytes) -> Reply:
+        docs = json.loads(body)["documents"]
+        results = [
+            {
+                "index": i,
+                "relevance_score": 0.9 if "财务总监审批" in d else 0.5 if "邵雨桐" in d else 0.1,
+            }
+            for i, d in enumerate(docs)
+        ]
+        return Reply(200, json.dumps({"results": results}).encode(), "application/json")
+
+    with serve({"/v1/rerank": scores}) as base:
+        call(dispatcher, RERANK_UPDATE.name, {"connection": {"baseUrl": base, "model": "rr"}})
+        res = call(
+            dispatcher,
+            RETRIEVE.name,
+            {"libraryIds": [kb], "query": QUESTION, "rerank": "learned"},
+        )
+    assert res["diagnostics"]["rerank"]["applied"] == "learned"
+    assert "财务总监审批" in res["results"][0]["snippet"]
+    assert "邵雨桐" in res["results"][1]["snippet"] and res["results"][1]["relevance"] == 0.5
+    assert res["diagnostics"]["graphStep"] is None
+    assert all("—led_by→" not in " ".join(r["graphReasons"]) for r in res["results"])

@@ -295,8 +295,11 @@ class RelevanceStage:
                 c.relevance = value
             if self.path_answers & {c.chunk_id for c in shown}:
                 shown = calibration.with_paths(shown, self.path_answers, self.path_bridges)
-        stepped = calibration.step_choice(shown, self.step) if self.step else None
-        if stepped is not None and not self.learned:
+        # (a learned rerank's score already is its relevance: nothing is lifted, nor said)
+        stepped = (
+            calibration.step_choice(shown, self.step) if self.step and not self.learned else None
+        )
+        if stepped is not None:
             shown = calibration.with_step(shown, stepped)
         best = max((c.relevance for c in shown), default=None)
         top = [c for c in shown if c.relevance >= self.minimum_relevance]
