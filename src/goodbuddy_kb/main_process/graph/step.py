@@ -5,10 +5,9 @@ above 5,000; the finance department's page says who the 财务总监 is). The re
 entities the best result mentions that reach an entity of a type the question asks for (a
 person for "谁", a place for "哪里") point at the second passage: their evidence.
 
-Measured on company-graph-dev (questions no graph path answered, the step's first passage):
-with the bundled model 6 of 13 such passages held the answer, with the deterministic provider
-6 of 12; on the project's graph fixtures 2 of 2 with either. The answer stood second, below
-the relevance floor (0.01–0.05), so the chat was given the rule and not the name.
+On company-graph-dev the answer stood second, below the relevance floor (0.01–0.05), so the
+chat was given the rule and not the name. How far a passage the step reaches counts is
+``retrieval/calibration.STEP_ANSWER``: only where the search itself ranked it second or third.
 """
 
 from __future__ import annotations
@@ -45,36 +44,30 @@ def from_result(
     asked = hop.asked_types(ontology, query) if ontology is not None else set()
     if not asked:
         return None
+    types, names = sorted(asked), sorted(named)
+    type_marks, name_marks = ",".join("?" * len(types)), ",".join("?" * len(names))
+    # the entities the result mentions, other than the question's own and the kind it asks for
     mentioned = conn.execute(
         "SELECT DISTINCT e.id FROM graph_evidence v JOIN chunks c ON c.seq = v.chunk_seq"
         " JOIN graph_entities e ON e.id = v.entity_id WHERE c.id = ? AND v.confidence >= ?"
-        " AND e.type_key NOT IN ({}) AND e.name NOT IN ({})".format(
-            ",".join("?" * len(asked)), ",".join("?" * len(named))
-        ),
-        (chunk_id, settings.min_confidence, *sorted(asked), *sorted(named)),
+        f" AND e.type_key NOT IN ({type_marks}) AND e.name NOT IN ({name_marks})",
+        (chunk_id, settings.min_confidence, *types, *names),
     ).fetchall()
     ids = [r[0] for r in mentioned]
     if not ids:
         return None
     marks = ",".join("?" * len(ids))
+    # their relations that reach an entity of an asked type (not one the question names)
     relations = conn.execute(
         "SELECT r.id, h.name, r.type_key, t.name FROM graph_relations r"
         " JOIN graph_entities h ON h.id = r.head_id JOIN graph_entities t ON t.id = r.tail_id"
-        f" WHERE ((r.head_id IN ({marks}) AND t.type_key IN ({','.join('?' * len(asked))})"
-        f" AND t.name NOT IN ({','.join('?' * len(named))}))"
-        f" OR (r.tail_id IN ({marks}) AND h.type_key IN ({','.join('?' * len(asked))})"
-        f" AND h.name NOT IN ({','.join('?' * len(named))})))"
+        f" WHERE ((r.head_id IN ({marks}) AND t.type_key IN ({type_marks})"
+        f" AND t.name NOT IN ({name_marks}))"
+        f" OR (r.tail_id IN ({marks}) AND h.type_key IN ({type_marks})"
+        f" AND h.name NOT IN ({name_marks})))"
         " AND r.confidence >= ? ORDER BY r.confidence DESC, h.normalized, t.normalized, r.id"
         f" LIMIT {MAX_RELATIONS}",
-        (
-            *ids,
-            *sorted(asked),
-            *sorted(named),
-            *ids,
-            *sorted(asked),
-            *sorted(named),
-            settings.min_confidence,
-        ),
+        (*ids, *types, *names, *ids, *types, *names, settings.min_confidence),
     ).fetchall()
     chunk_ids: list[str] = []
     labels: dict[str, str] = {}

@@ -128,9 +128,10 @@ class Retriever:
             seen,
             step.chunk_ids if step is not None else (),
         ).run(ranked, query)
-        stepped = step.labels[relevance.stepped] if step and relevance.stepped else None
-        if graph is not None and stepped is not None and relevance.stepped is not None:
+        stepped = None
+        if graph is not None and step is not None and relevance.stepped is not None:
             # the result says why it is there: the relation it states
+            stepped = step.labels[relevance.stepped]
             graph.graph_reasons.setdefault(relevance.stepped, []).insert(0, stepped)
         context, context_ms = ContextStage(
             settings.context_max_characters, settings.adjacent_chunk_count
