@@ -114,7 +114,7 @@ def test_a_first_version_is_searched_while_it_fills(data_dir: Path, tmp_path: Pa
         assert hit.document_path == "doc1.md" and "vector" in hit.channel_ranks
         assert said in retrieve_cli._vector_line(partial.diagnostics)
         covered = cover.documents_covered
-        assert f"ⓘ vector: vectors cover {covered}/8 documents so far" in status_text(partial)
+        assert f"ⓘ Vector: vectors cover {covered}/8 documents so far" in status_text(partial)
         i18n.set_language("zh")
         try:
             assert f"ⓘ 向量：向量目前覆盖 {covered}/8 篇文档" in status_text(partial)

@@ -103,6 +103,28 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         set_language("en")
 
 
+def test_a_replaced_graph_list_asks_nothing_more(qtbot: QtBot, data_dir: Path) -> None:
+    """A search typed into the graph tab just before a language switch asked for its page from
+    the replaced list a moment later; the answer reached a deleted model (RuntimeError in the
+    event loop, seen in CI)."""
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        listed = win.graph_tab.entity_list
+        listed.search.setText("财务")
+        typed = listed._search_timer  # the search waits a moment for more typing
+        assert typed.isActive()
+        conversations = win.chat_view.conversation_list  # the chat's search waits likewise
+        searched = QtCore.SIGNAL("searched(QString)")
+        assert conversations.receivers(searched) == 1
+        win.apply_language("zh")  # what the menu's choice runs
+        assert win.graph_tab.entity_list is not listed
+        assert not typed.isActive(), "the replaced list would still ask"
+        assert conversations.receivers(searched) == 0, "the replaced chat would still ask"
+    finally:
+        win.link.shutdown()
+        set_language("en")
+
+
 def show_an_entity(qtbot: QtBot, win: MainWindow) -> None:
     """Once the graph's extraction has finished, show the entity with the longest name (as a
     person may choose it). One chosen while the extraction ran may be merged away at its end

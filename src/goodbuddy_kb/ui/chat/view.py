@@ -169,6 +169,7 @@ class ChatView(QtWidgets.QWidget):
         """Stop following the backend (this view is being replaced)."""
         self.link.chat.disconnect(self._on_delta)
         self.link.changed.disconnect(self._on_changed)
+        self.conversation_list.searched.disconnect()  # a search typed just before asks nothing
 
     def take_over(self, old: ChatView) -> None:
         """Continue where ``old`` was: conversation, scope, mode, text, sources and citation."""

@@ -99,6 +99,15 @@ class EntityListWidget(QtWidgets.QWidget):
     def _entity_tip(self, e: g.Entity) -> str:
         return entity_tip(self.state.ontology, e)
 
+    def detach(self) -> None:
+        """Ask nothing more (the tab is being replaced): a search typed just before a language
+        switch asked for its page from the old list, whose answer then reached a deleted
+        model."""
+        self._search_timer.stop()
+        self._pages.drop()
+        self.search.blockSignals(True)
+        self.type_filter.blockSignals(True)
+
     # -- the library ---------------------------------------------------------------------
     def clear(self) -> None:
         """Another library: its first page, no search, no rows until they arrive."""

@@ -72,6 +72,7 @@ class GraphTab(QtWidgets.QWidget):
         self.link.changed.disconnect(self._on_changed)
         self.link.task.disconnect(self._on_task)
         self._refresh_timer.stop()
+        self.entity_list.detach()
 
     # -- layout --------------------------------------------------------------------------
     def _build(self) -> None:
