@@ -136,7 +136,7 @@ def test_the_diagnostics_say_the_graph_took_a_step_beside_no_entity_in_the_quest
     result = r.KnowledgeRetrievalResponse.model_construct(diagnostics=diagnostics, duration_ms=1.0)
     lines = _search_lines(result)
     assert (
-        "The graph took one step from an entity the best result names: 财务总监 —led by→ 邵雨桐"
+        "The graph took one step from an entity the search's first result names: 财务总监 —led by→ 邵雨桐"
         " (the passage stating it was moved up)" in lines
     ), lines
 
@@ -155,6 +155,6 @@ def test_the_workbench_header_says_the_graphs_step_beside_no_entity() -> None:
     lines = status_text(result).splitlines()
     assert lines[-2:] == [
         "ⓘ Graph: no entity of the graph was found in the question",
-        "ⓘ The graph took one step from an entity the best result names: 财务总监 —led by→ 邵雨桐"
+        "ⓘ The graph took one step from an entity the search's first result names: 财务总监 —led by→ 邵雨桐"
         " (the passage stating it was moved up)",
     ], lines

@@ -88,8 +88,8 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "diag.graph_paths": ("图谱路径：{v}", "Graph paths: {v}"),
     "diag.graph_step": (
-        "图谱从最佳结果提到的实体走了一步：{v}（陈述这一关系的段落因此排前）",
-        "The graph took one step from an entity the best result names: {v} (the passage"
+        "图谱从检索排第一的结果提到的实体走了一步：{v}（陈述这一关系的段落因此排前）",
+        "The graph took one step from an entity the search's first result names: {v} (the passage"
         " stating it was moved up)",
     ),
     "workbench.graph_reasons": ("图谱依据：{v}", "From the knowledge graph: {v}"),
