@@ -111,3 +111,6 @@ STEP_FILLING = "searchable while it fills"
 #: The same while the library's import still adds chunks: its total grows with them, so it has
 #: no share done and no time left to show yet (40/83 (48%) became 189/800 (23%)).
 STEP_GROWING = "growing with its import"
+#: The steps above: words of a task's progress, never a document's name (the GUI translates
+#: them; a one-document task's row names its document only when its step is none of them).
+STEPS = frozenset({STEP_LOADING_MODEL, STEP_FILLING, STEP_GROWING})

@@ -19,9 +19,7 @@ from goodbuddy_kb.contracts.errors import CancelledError, KbError
 from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, ChangedParams
 from goodbuddy_kb.contracts.tasks import (
     FINISHED_STATES,
-    STEP_FILLING,
-    STEP_GROWING,
-    STEP_LOADING_MODEL,
+    STEPS,
     TaskInfo,
     TaskKind,
     TaskState,
@@ -324,12 +322,7 @@ class _Tracker:
 
     def _named(self) -> bool:
         current = self._state.get("current")
-        return self._one_document and current not in (
-            None,
-            STEP_LOADING_MODEL,
-            STEP_FILLING,
-            STEP_GROWING,
-        )
+        return self._one_document and current is not None and current not in STEPS
 
     def unrecorded(self, error: str) -> TaskInfo:
         """The task failed with ``error``, as its row would read had it been written."""

@@ -16,9 +16,6 @@ from goodbuddy_kb.ui.i18n.messages import say_field
 from goodbuddy_kb.ui.tasks.progress import bar_text, growing, progress, summary
 from goodbuddy_kb.ui.widgets.table_model import Column, ColumnFitter, RowsModel
 
-#: Steps a task reports in English words the progress text translates (never shown raw).
-STEPS = frozenset({t.STEP_LOADING_MODEL, t.STEP_FILLING, t.STEP_GROWING})
-
 
 def _created(info: t.TaskInfo) -> str:
     return info.created_at[:19].replace("T", " ")
@@ -30,7 +27,7 @@ TASK_COLUMNS: list[Column[t.TaskInfo]] = [
     Column(
         "col.progress",
         progress,
-        lambda i: progress(i) if i.current in STEPS else i.current or progress(i),
+        lambda i: progress(i) if i.current in t.STEPS else i.current or progress(i),
     ),
     Column("col.summary", summary, summary),
     # month, day and time (the whole stamp in the tooltip)
