@@ -42,11 +42,12 @@ def duration_text(seconds: float, say: Say) -> str:
     return say("duration.seconds", s=s)
 
 
-def pace_text(info: TaskInfo, say: Say, *, join: str) -> str:
+def pace_text(info: TaskInfo, say: Say, *, join: str, eta: bool = True) -> str:
     """Chunks (or documents) per second and the time left while running; the average after
-    (``3.2 chunks/s, about 1 min 20 s left``); empty when there is no rate to show."""
+    (``3.2 chunks/s, about 1 min 20 s left``); empty when there is no rate to show. Without
+    ``eta`` (a total that still grows has no time left) the rate alone, as after."""
     key = "task.rate.vectorize" if info.kind == "vectorize" else "task.rate.other"
-    if info.state == "running" and info.total and info.done < info.total:
+    if eta and info.state == "running" and info.total and info.done < info.total:
         if info.rate is None:
             return say("task.estimating")
         left = (

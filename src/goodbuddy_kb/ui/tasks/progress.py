@@ -29,8 +29,7 @@ def progress(info: t.TaskInfo) -> str:
         return tr("task.nothing_to_do")  # e.g. a chunk switched on and off again before it ran
     text = count_text(info)
     if growing(info):  # no time left either while the import adds chunks: the pace alone
-        rate = pace.rate_text(info.rate) if info.rate else ""
-        pace_now = tr("task.rate.vectorize", rate=rate) if rate else ""
+        pace_now = pace.pace_text(info, tr, join=" · ", eta=False)
         return " · ".join(x for x in (text, pace_now, tr("task.growing")) if x)
     speed = pace_text(info)
     if info.state == "running" and info.current == t.STEP_FILLING:
