@@ -59,7 +59,7 @@ def from_result(
     marks = ",".join("?" * len(ids))
     # their relations that reach an entity of an asked type (not one the question names)
     relations = conn.execute(
-        "SELECT r.id, h.name, r.type_key, t.name FROM graph_relations r"
+        "SELECT r.id, r.type_key, r.head_id, r.tail_id, h.name, t.name FROM graph_relations r"
         " JOIN graph_entities h ON h.id = r.head_id JOIN graph_entities t ON t.id = r.tail_id"
         f" WHERE ((r.head_id IN ({marks}) AND t.type_key IN ({type_marks})"
         f" AND t.name NOT IN ({name_marks}))"
@@ -71,14 +71,14 @@ def from_result(
     ).fetchall()
     chunk_ids: list[str] = []
     labels: dict[str, str] = {}
-    for relation_id, head, type_key, tail in relations:
+    for row in relations:
         for (found,) in conn.execute(
             "SELECT c.id FROM graph_evidence v JOIN chunks c ON c.seq = v.chunk_seq"
             " WHERE v.relation_id = ? AND v.confidence >= ? AND c.enabled = 1"
             " AND c.role != 'parent' ORDER BY v.confidence DESC, c.seq",
-            (relation_id, settings.min_confidence),
+            (row[0], settings.min_confidence),
         ):
             if found != chunk_id and found not in labels:
                 chunk_ids.append(found)
-                labels[found] = f"{head} —{type_key}→ {tail}"
+                labels[found] = hop.step(row, row[2])  # "财务总监 —led_by→ 邵雨桐"
     return Step(tuple(chunk_ids), labels) if chunk_ids else None

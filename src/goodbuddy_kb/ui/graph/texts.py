@@ -99,6 +99,15 @@ def relation_names_in(text: str, ontology: g.Ontology | None = None) -> str:
     return _RELATION_IN_TEXT.sub(named, text)
 
 
+def reasons_shown(reasons: list[str]) -> list[str]:
+    """The graph's reasons for a result without a bare name that a relation or path beside it
+    already names ("Confluence; R&D Productivity team —owns→ Confluence; R&D Productivity team"
+    read as noise; a helper's try)."""
+    steps = [x for x in reasons if _RELATION_IN_TEXT.search(x)]
+    named = {n.strip() for x in steps for n in _RELATION_IN_TEXT.sub("\0", x).split("\0")}
+    return [x for x in reasons if x in steps or x.removeprefix("≈ ") not in named]
+
+
 def lock_mark(e: g.Entity) -> str:
     return LOCK if e.locked_fields or e.created_by == "manual" else ""
 

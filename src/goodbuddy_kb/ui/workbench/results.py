@@ -6,11 +6,10 @@ selected hit's preview (a table as a table)."""
 from __future__ import annotations
 
 import html
-import re
 
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.locator import Locator
-from goodbuddy_kb.ui.graph.texts import relation_names_in
+from goodbuddy_kb.ui.graph.texts import reasons_shown, relation_names_in
 from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.locator import format_locator, path_text
@@ -67,18 +66,6 @@ RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
 RELEVANCE_COLUMN = 3
 #: Shown only when a rerank ran: without one it repeats the rank.
 PRE_RANK_COLUMN = 6
-
-
-#: One step of a relation or path as the graph states it: "—led_by→" or "←owns—".
-_STEP = re.compile(r"\s+(?:—\S+→|←\S+—)\s+")
-
-
-def reasons_shown(reasons: list[str]) -> list[str]:
-    """The graph's reasons without a bare name that a relation or path beside it already names
-    ("Confluence; R&D Productivity team —owns→ Confluence; R&D Productivity team" read as
-    noise; a helper's try)."""
-    named = {n for x in reasons if _STEP.search(x) for n in _STEP.split(x)}
-    return [x for x in reasons if _STEP.search(x) or x.removeprefix("≈ ") not in named]
 
 
 def preview_html(x: r.RetrievalResult) -> str:
