@@ -100,18 +100,20 @@ class Retriever:
         )
         idf = term_weights(self.conn, query, term_rows)
         passed = 0
+        answers = frozenset(c for run in runs for c in run.graph_answers)
         if settings.fusion == "adaptive":
-            paths = frozenset(c for run in runs for c in run.graph_answers)
-            arbitration = ArbitrationStage(idf, embedding_kind, paths, pool)
+            arbitration = ArbitrationStage(idf, embedding_kind, answers, pool)
             ranked, passed = arbitration.run(ranked, runs, query)
         mode: RerankMode = request.rerank or ("local" if settings.local_rerank_enabled else "off")
         rerank = RerankStage(mode, self.rerank_service, rerank_weights_for(embedding_kind), idf)
         ranked, rerank_diag = rerank.run(ranked, query, request.query, cancel)
         background = vector.background if vector else None
+        learned_order = rerank_diag.applied == "learned"
         graph = next((r for r in runs if r.channel == "graph"), None)
         step = None
-        if graph is not None and not graph.graph_answers and ranked:
-            # no path from a name of the question: the step from the best result
+        if graph is not None and not answers and ranked and not learned_order:
+            # no path from a name of the question: the step from the best result (a learned
+            # rerank's score already is its relevance: nothing is lifted there, nor said)
             best = ranked[0]
             step = graph_step.from_result(
                 self.conn, best.library_id, best.chunk_id, request.query, set(graph.graph_entities)
@@ -119,11 +121,11 @@ class Retriever:
         relevance = RelevanceStage(
             settings.top_k,
             settings.minimum_relevance,
-            rerank_diag.applied == "learned",
+            learned_order,
             background,
             calibration.family(embedding_kind),
             idf,
-            frozenset(c for run in runs for c in run.graph_answers),
+            answers,
             frozenset(c for run in runs if run.graph_answers for c in run.ranking or ()),
             seen,
             step.chunk_ids if step is not None else (),

@@ -263,7 +263,8 @@ class RelevanceStage:
     path_bridges: frozenset[str] = frozenset()
     #: How far the text features could see each result (``scripts.observable``; absent: wholly).
     observable: Mapping[str, float] = field(default_factory=dict)
-    #: The passages the step from the best result reaches (``graph.step``), when no path did.
+    #: The passages the step from the best result reaches (``graph.step``), when no path did (none
+    #: under a learned rerank, whose score already is the relevance).
     step: Sequence[str] = ()
 
     def run(self, ranked: list[Candidate], query: LexicalQuery) -> Relevance:
@@ -295,10 +296,7 @@ class RelevanceStage:
                 c.relevance = value
             if self.path_answers & {c.chunk_id for c in shown}:
                 shown = calibration.with_paths(shown, self.path_answers, self.path_bridges)
-        # (a learned rerank's score already is its relevance: nothing is lifted, nor said)
-        stepped = (
-            calibration.step_choice(shown, self.step) if self.step and not self.learned else None
-        )
+        stepped = calibration.step_choice(shown, self.step) if self.step else None
         if stepped is not None:
             shown = calibration.with_step(shown, stepped)
         best = max((c.relevance for c in shown), default=None)
