@@ -310,8 +310,10 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
         groups = _cue_groups(cues, rest)
         cued = set().union(*groups)
         asked = hop.asked_types(ontology, rest) if ontology is not None else set()
+        final = hop.final_types(ontology, rest) if ontology is not None else set()
+        places = hop.places_of(ontology) if ontology is not None else None
         answers = hop.follow(
-            conn, settings.min_confidence, entity_ids, relations, asked, cued, groups
+            conn, settings.min_confidence, entity_ids, relations, asked, cued, groups, final, places
         )
         direct = {a.relation_id for a in answers if a.hops == 1}
         named = set(spelled)
@@ -332,11 +334,13 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
                 asked,
                 cued,
                 groups,
+                final,
+                places,
             )
             if near and spelled
             else answers
         )
-        result.answered = result.answered or hop.complete(sure, asked)
+        result.answered = result.answered or hop.complete(sure, final)
         pointed = bool(cued) or bool(answers)
         if relations:
             # a question that asks for some relation types ("在哪" → located in) or for an
@@ -379,7 +383,7 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
         # "费控系统登不进去联系谁": the system's owner is a team, the person is that team's
         # head: the neighbours' relations that reach what the question asks for carry the
         # answer, above the bridge to it, and name the path
-        result.relations_used += sum(1 for a in answers if a.hops == 2)
+        result.relations_used += sum(1 for a in answers if a.hops > 1)
         if answers:
             result.paths.extend(dict.fromkeys(a.path for a in answers))
             # a path from a near miss (when the question also spells a name) is a guess: it
@@ -387,7 +391,12 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             known = {a.relation_id for a in sure}
             guessed = [a for a in answers if a.relation_id not in known]
             paths = {a.relation_id: a.path for a in answers}
-            gather("relation_id", [a.relation_id for a in sure], CUED_WEIGHT, paths, first=True)
+            # an answer on the path to a deeper one ("OA系统归哪个团队管？这个团队所在的部门在哪栋
+            # 楼？": the team, on the way to its department's building) is stated, not lifted
+            ends = hop.ends(sure)
+            gather("relation_id", [a.relation_id for a in ends], CUED_WEIGHT, paths, first=True)
+            on_way = [a.relation_id for a in sure if a not in ends]
+            gather("relation_id", on_way, CUED_WEIGHT, paths)
             gather("relation_id", [a.relation_id for a in guessed], near_weight, paths)
     if result.enabled and not result.matched:
         result.degraded.append(NO_ENTITIES)

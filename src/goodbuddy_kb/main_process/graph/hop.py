@@ -88,6 +88,17 @@ _KIND_WORDS_EN = {
     "place": ("where", "floor", "building", "address", "located", "based", "city"),
     "organisation": ("which department", "what department", "which team", "which group"),
 }
+#: The interrogatives among those words (谁, 哪里, 几楼, 哪个部门, 叫什么; who, where, which
+#: department): what the question asks for, where it also names an attribute of another kind
+#: (the boss in "Where does Helen Marsh's boss sit?", 领导 in "国际业务部领导在哪里办公").
+_INTERROGATIVE_ZH = re.compile(r"[谁哪何几]|什么")
+_INTERROGATIVES_EN = {"person": ("who", "whom", "whose"), "place": ("where",)}
+#: An English interrogative opens a clause: the question's first word, or one after a
+#: punctuation mark or a conjunction ("…, where is the person who signs it off based?": the
+#: "who" after a noun opens a relative clause and asks nothing).
+_CLAUSE_EN = re.compile(
+    r"(?:^|[.,;:?!]|\b(?:and|but|so|or|then)\b)\s*(?:(?:and|but|so|or|then)\s+)?([a-z]+)"
+)
 #: "哪个/什么 …" or "which/what …" followed (within a few characters) by a type's suffix.
 _WHICH_ZH = re.compile(r"(?:哪|什么)(?:个|一个|家|些)?([\u4e00-\u9fff]{1,4})")
 _WHICH_EN = re.compile(r"\b(?:which|what)\s+(\w+)")
@@ -103,10 +114,36 @@ def _kind_of_type(entity_type: g.EntityType) -> str | None:
 
 def asked_types(ontology: g.Ontology, query: str) -> set[str]:
     """The entity type keys of the library's ontology that ``query`` asks for."""
+    return _asked(ontology, query)[0]
+
+
+def final_types(ontology: g.Ontology, query: str) -> set[str]:
+    """Of :func:`asked_types`, those the question's interrogative asks for ("where" in "Where
+    does Helen Marsh's boss sit?"; "哪个中心"), when it also names an attribute of another kind
+    ("boss"): that attribute is the step to the answer, not the answer. All asked types when
+    the interrogative asks for none of them or for every kind the question names."""
+    asked, final = _asked(ontology, query)
+    return final or asked
+
+
+def _asked(ontology: g.Ontology, query: str) -> tuple[set[str], set[str]]:
+    """The asked types, and those of them the question's interrogatives ask for."""
     folded = fold(query)
     latin = " " + " ".join(re.findall(r"[a-z]+", folded)) + " "
     kinds = {k for k, words in _KIND_WORDS_ZH.items() if any(w in folded for w in words)}
     kinds |= {k for k, words in _KIND_WORDS_EN.items() if any(f" {w} " in latin for w in words)}
+    opening = {m.group(1) for m in _CLAUSE_EN.finditer(folded.strip())}
+    pronouns = {
+        k
+        for k, words in _KIND_WORDS_ZH.items()
+        if any(_INTERROGATIVE_ZH.search(w) and w in folded for w in words)
+    }
+    pronouns |= {k for k, words in _INTERROGATIVES_EN.items() if opening & set(words)}
+    pronouns |= {
+        k
+        for k, words in _KIND_WORDS_EN.items()
+        if any(w.startswith(("which ", "what ")) and f" {w} " in latin for w in words)
+    }
     found = set()
     by_kind: dict[str, set[str]] = {}
     for entity_type in ontology.entity_types:
@@ -119,12 +156,14 @@ def asked_types(ontology: g.Ontology, query: str) -> set[str]:
         asked += [m.group(1) for m in _WHICH_EN.finditer(folded)]
         if any(a.startswith(s) or a == s.rstrip("s") for a in asked for s in suffixes):
             found.add(entity_type.key)
+    which = set(found)
     for kind in kinds:
         found |= by_kind.get(kind, set())
     # a role is held by a person: asking "who" asks for the person, not the post
     if "person" in kinds:
         found -= {k for k in found if fold(k) == "role"}
-    return found
+    final = which | set().union(*(by_kind.get(k, set()) for k in pronouns))
+    return found, (final & found if final & found != found else set())
 
 
 @dataclass(frozen=True)
@@ -133,7 +172,8 @@ class Answer:
 
     relation_id: str
     path: str
-    #: 1 when A's own relation answers, 2 when it is a neighbour's
+    #: 1 when A's own relation answers, 2 when it is a neighbour's, 3 through the organisation
+    #: a neighbour leads or belongs to
     hops: int
     #: the entity type the path ends on
     reached: str = ""
@@ -167,6 +207,8 @@ def follow(
     asked: set[str],
     cued: set[str],
     cue_groups: Sequence[frozenset[str]] | None = None,
+    final: set[str] | None = None,
+    places: Places | None = None,
 ) -> list[Answer]:
     """The relations that answer: A's own reaching an asked type, else its neighbours'
     reaching an asked type or of a cued relation type that A's relations lack.
@@ -174,9 +216,16 @@ def follow(
     ``cue_groups``: the relation types each cue word of the question cues. A word that cues
     several types is met by A's own relation of any of them ("由谁负责": 负责 cues owns and
     led_by; A owning the system meets it), not sent a hop further for the types A lacks — which
-    dropped the answer A's own relation gave (龚明远 —owns→ ERP系统, a helper's try)."""
+    dropped the answer A's own relation gave (龚明远 —owns→ ERP系统, a helper's try).
+
+    ``final``: the asked types the question's interrogative asks for (:func:`final_types`); a
+    relation reaching only another asked type is a step to the answer ("Helen Marsh
+    —reports_to→ Jason He" for "Where does Helen Marsh's boss sit?"). ``places``: where a
+    place is asked and no bridge has one of its own, a bridge is where the organisation it
+    leads or belongs to is, one hop further (:func:`_through`)."""
     if not asked and not cued:
         return []
+    final = final & asked if final and final & asked else asked
     start = set(named)
     ids = {e for row in relations for e in row[2:4]}
     types = _types(conn, ids)
@@ -190,15 +239,15 @@ def follow(
     for row in relations:
         origin = row[2] if row[2] in start else row[3]
         other = _other(row, origin)
-        if other not in start and types.get(other) in asked:
+        if other not in start and types.get(other) in final:
             answers.append(Answer(row[0], step(row, origin), 1, types[other]))
-    reached = {types[_other(r, r[2] if r[2] in start else r[3])] for r in relations} & asked
-    if further and reached == asked:
+    reached = {types[_other(r, r[2] if r[2] in start else r[3])] for r in relations} & final
+    if further and reached == final:
         # everything asked is met by A's own relations, but the question cues a relation A
         # lacks ("差旅报销制度的审批部门隶属于哪个中心"): the cue is asked of the neighbour
         # that A's relations lead to, and they are the bridge, not the answer
         answers, reached = [], set()
-    remaining = asked - reached
+    remaining = final - reached
     if not remaining and not further:
         return answers
     # the neighbours to follow, those the question points at first (an asked type, a cued
@@ -216,26 +265,114 @@ def follow(
     if not bridges:
         return answers
     known = {row[0] for row in relations}
-    marks = ",".join("?" for _ in bridges)
-    rows = conn.execute(
+    rows = _relations_of(conn, bridges, min_confidence)
+    for wide in rows:
+        if wide[0] in known or len(answers) >= MAX_ANSWERS:
+            continue
+        bridge = wide[2] if wide[2] in bridges else wide[3]
+        other, other_type = _far(wide, bridge)
+        if other in start or (other in bridges and other_type not in remaining):
+            continue
+        if other_type in remaining or wide[1] in further:
+            path = bridges[bridge] + " " + onward(_row(wide), bridge)
+            answers.append(Answer(wide[0], path, 2, other_type))
+    still = (remaining - {a.reached for a in answers}) & (places.places if places else set())
+    if still and places is not None:
+        answers += _through(conn, min_confidence, start, bridges, rows, still, places.units, known)
+    return answers
+
+
+#: A relation row with its ends' types: (id, type key, head id, tail id, head name, tail name,
+#: head type, tail type).
+Wide = tuple[str, str, str, str, str, str, str, str]
+
+
+def _relations_of(
+    conn: sqlite3.Connection, entities: dict[str, str], min_confidence: float
+) -> list[Wide]:
+    """The relations of ``entities`` (at most ``MAX_ANSWERS`` × 4, the surest first)."""
+    marks = ",".join("?" for _ in entities)
+    return conn.execute(
         "SELECT r.id, r.type_key, r.head_id, r.tail_id, h.name, t.name, h.type_key, t.type_key"
         " FROM graph_relations r JOIN graph_entities h ON h.id = r.head_id"
         " JOIN graph_entities t ON t.id = r.tail_id"
         f" WHERE (r.head_id IN ({marks}) OR r.tail_id IN ({marks})) AND r.confidence >= ?"
         f" ORDER BY r.confidence DESC, r.id LIMIT {MAX_ANSWERS * 4}",
-        (*bridges, *bridges, min_confidence),
+        (*entities, *entities, min_confidence),
     ).fetchall()
+
+
+def _row(row: Wide) -> Row:
+    return row[0], row[1], row[2], row[3], row[4], row[5]
+
+
+def _far(row: Wide, near: str) -> tuple[str, str]:
+    """The relation's other end from ``near``, and its type."""
+    return (row[3], row[7]) if near == row[2] else (row[2], row[6])
+
+
+def _through(
+    conn: sqlite3.Connection,
+    min_confidence: float,
+    start: set[str],
+    bridges: dict[str, str],
+    rows: Sequence[Wide],
+    still: set[str],
+    via: frozenset[str],
+    known: set[str],
+) -> list[Answer]:
+    """The third hop: a bridge with no place of its own (a person, a team) is where the
+    organisation it leads or belongs to is ("Helen Marsh —reports_to→ Jason He ←led_by—
+    International Business Department —located_in→ 7th floor"). Only through organisations
+    (``units``), and only for the place types still unanswered after the second hop
+    (``still``): a place is shared with one's unit; a head or a contact is not."""
+    reached_from = {r[2] if r[2] in bridges else r[3] for r in rows if {r[6], r[7]} & still}
+    units: dict[str, str] = {}
     for row in rows:
+        bridge = row[2] if row[2] in bridges else row[3]
+        other, other_type = _far(row, bridge)
+        if (
+            bridge not in reached_from
+            and other_type in via
+            and other not in start
+            and other not in bridges
+            and other not in units
+            and len(units) < MAX_BRIDGES
+        ):
+            units[other] = bridges[bridge] + " " + onward(_row(row), bridge)
+    answers: list[Answer] = []
+    for row in _relations_of(conn, units, min_confidence) if units else []:
         if row[0] in known or len(answers) >= MAX_ANSWERS:
             continue
-        bridge = row[2] if row[2] in bridges else row[3]
-        other, other_type = (row[3], row[7]) if bridge == row[2] else (row[2], row[6])
-        if other in start or (other in bridges and other_type not in remaining):
-            continue
-        if other_type in remaining or row[1] in further:
-            path = bridges[bridge] + " " + onward(row[:6], bridge)
-            answers.append(Answer(row[0], path, 2, other_type))
+        unit = row[2] if row[2] in units else row[3]
+        other, other_type = _far(row, unit)
+        if other_type in still and other not in start and other not in bridges:
+            path = units[unit] + " " + onward(_row(row), unit)
+            answers.append(Answer(row[0], path, 3, other_type))
     return answers
+
+
+@dataclass(frozen=True)
+class Places:
+    """The ontology's place types, and the organisation types whose place their members and
+    heads share (:func:`_through`)."""
+
+    places: frozenset[str]
+    units: frozenset[str]
+
+
+def places_of(ontology: g.Ontology) -> Places:
+    kinds = {t.key: _kind_of_type(t) for t in ontology.entity_types}
+    return Places(
+        frozenset(k for k, kind in kinds.items() if kind == "place"),
+        frozenset(k for k, kind in kinds.items() if kind == "organisation"),
+    )
+
+
+def ends(answers: Sequence[Answer]) -> list[Answer]:
+    """The answers no other answer's path runs through: where a question asks for several
+    things in a chain, what it asks last."""
+    return [a for a in answers if not any(b.path.startswith(a.path + " ") for b in answers)]
 
 
 def complete(answers: Sequence[Answer], asked: set[str]) -> bool:
