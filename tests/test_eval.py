@@ -102,6 +102,10 @@ def test_fixture_gates_pass_repeatably_and_the_report_leaks_nothing(tmp_path: Pa
         assert compared["best single channel"]["mrr@10"] == pytest.approx(best, abs=1e-3)
         lead = modes["hybrid"]["recall@5"] - modes["hybrid, RRF fusion"]["recall@5"]
         assert compared["hybridVsRrf"]["recall@5"] == pytest.approx(lead, abs=1e-3)
+        # and a new library's default (the graph on) with them too
+        lead = modes["hybrid + graph"]["mrr@10"] - best
+        assert compared["graphVsBestSingle"]["mrr@10"] == pytest.approx(lead, abs=1e-3)
+    assert "hybrid + graph (default) vs best single channel" in first.stdout
     second = run_eval(tmp_path, "--report", "again.json", "--ablation")
     again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
 

@@ -17,6 +17,7 @@ from goodbuddy_kb.evaluation.runner import (
     ABLATION_MODES,
     BASELINE,
     DEFAULT_MODES,
+    GRAPH_MODE,
     HYBRID_MODE,
     LEXICAL_MODE,
     RRF_MODE,
@@ -87,6 +88,12 @@ def comparison(modes: dict[str, dict[str, float]]) -> dict[str, Any] | None:
     }
     if RRF_MODE in modes:
         out["hybridVsRrf"] = {m: round(hybrid[m] - modes[RRF_MODE][m], 4) for m in COMPARED}
+    if GRAPH_MODE in modes:
+        # a new library's default: hybrid with its local graph on
+        graph = modes[GRAPH_MODE]
+        out["graphVsBestSingle"] = {m: round(graph[m] - best[m], 4) for m in COMPARED}
+        if RRF_MODE in modes:
+            out["graphVsRrf"] = {m: round(graph[m] - modes[RRF_MODE][m], 4) for m in COMPARED}
     return out
 
 
@@ -217,6 +224,8 @@ def print_table(report: dict[str, Any]) -> None:
                         + "".join(f"{best[m]:>9.3f}" if m in best else f"{'–':>9}" for m in METRICS)
                     )
                     print("  " + _lead_line(compared))
+                    if "graphVsBestSingle" in compared:
+                        print("  " + _lead_line(compared, "graph", f"{GRAPH_MODE} (default)"))
         para = dataset.get("paraphraseRecall@5")
         if para is not None:
             mode = next(k for k in para if k not in ("tag", BASELINE, "ratio"))
@@ -235,13 +244,16 @@ def print_table(report: dict[str, Any]) -> None:
             print(f"  {label}: {ours:.3f} vs {theirs:.3f} ({ours - theirs:+.3f})")
 
 
-def _lead_line(compared: dict[str, Any]) -> str:
+def _lead_line(compared: dict[str, Any], key: str = "hybrid", label: str = "hybrid") -> str:
+    """By how much ``label`` (the comparison's ``key``VsBestSingle / ``key``VsRrf) leads or
+    trails the best single channel and RRF fusion."""
+
     def signed(deltas: dict[str, float]) -> str:
         return f"R@5 {deltas['recall@5']:+.3f}, MRR@10 {deltas['mrr@10']:+.3f}"
 
-    line = f"hybrid vs {BEST_SINGLE}: {signed(compared['hybridVsBestSingle'])}"
-    if "hybridVsRrf" in compared:
-        line += f"; vs RRF fusion: {signed(compared['hybridVsRrf'])}"
+    line = f"{label} vs {BEST_SINGLE}: {signed(compared[key + 'VsBestSingle'])}"
+    if key + "VsRrf" in compared:
+        line += f"; vs RRF fusion: {signed(compared[key + 'VsRrf'])}"
     return line + " (+ leads, − trails)"
 
 
