@@ -312,8 +312,19 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
         asked = hop.asked_types(ontology, rest) if ontology is not None else set()
         final = hop.final_types(ontology, rest) if ontology is not None else set()
         places = hop.places_of(ontology) if ontology is not None else None
+        spans = [(m.start, m.end) for m in matches]
+        passed = hop.passed_types(ontology, query, spans) if ontology is not None else set()
         answers = hop.follow(
-            conn, settings.min_confidence, entity_ids, relations, asked, cued, groups, final, places
+            conn,
+            settings.min_confidence,
+            entity_ids,
+            relations,
+            asked,
+            cued,
+            groups,
+            final,
+            places,
+            passed,
         )
         direct = {a.relation_id for a in answers if a.hops == 1}
         named = set(spelled)
@@ -336,6 +347,7 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
                 groups,
                 final,
                 places,
+                passed,
             )
             if near and spelled
             else answers

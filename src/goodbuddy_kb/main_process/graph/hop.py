@@ -209,6 +209,7 @@ def follow(
     cue_groups: Sequence[frozenset[str]] | None = None,
     final: set[str] | None = None,
     places: Places | None = None,
+    passed: set[str] | None = None,
 ) -> list[Answer]:
     """The relations that answer: A's own reaching an asked type, else its neighbours'
     reaching an asked type or of a cued relation type that A's relations lack.
@@ -222,13 +223,21 @@ def follow(
     relation reaching only another asked type is a step to the answer ("Helen Marsh
     —reports_to→ Jason He" for "Where does Helen Marsh's boss sit?"). ``places``: where a
     place is asked and no bridge has one of its own, a bridge is where the organisation it
-    leads or belongs to is, one hop further (:func:`_through`)."""
+    leads or belongs to is, one hop further (:func:`_through`). ``passed``: the organisation
+    types the question names by their kind word alone (:func:`passed_types`): unless A is one,
+    the answer lies past one of them, and A's own relations reaching something else are not it
+    ("Who leads the HQ team doing the technical build for Project Northstar?" asks for the
+    team's head, not the project's lead)."""
     if not asked and not cued:
         return []
     final = final & asked if final and final & asked else asked
     start = set(named)
     ids = {e for row in relations for e in row[2:4]}
     types = _types(conn, ids)
+    past = passed or set()
+    beyond = {types.get(_other(r, r[2] if r[2] in start else r[3])) for r in relations}
+    if past & {types.get(e) for e in start} or not final - past or not past & beyond:
+        past = set()  # A is such a unit, the unit is what is asked, or A has none to pass
     own = {row[1] for row in relations}
     further = (
         set().union(*(group for group in cue_groups if not group & own))
@@ -239,9 +248,11 @@ def follow(
     for row in relations:
         origin = row[2] if row[2] in start else row[3]
         other = _other(row, origin)
-        if other not in start and types.get(other) in final:
+        if other not in start and types.get(other) in final and (not past or types[other] in past):
             answers.append(Answer(row[0], step(row, origin), 1, types[other]))
-    reached = {types[_other(r, r[2] if r[2] in start else r[3])] for r in relations} & final
+    reached = {a.reached for a in answers} if past else set()
+    if not past:
+        reached = {types[_other(r, r[2] if r[2] in start else r[3])] for r in relations} & final
     if further and reached == final:
         # everything asked is met by A's own relations, but the question cues a relation A
         # lacks ("差旅报销制度的审批部门隶属于哪个中心"): the cue is asked of the neighbour
@@ -256,7 +267,8 @@ def follow(
     ranked = sorted(relations, key=lambda r: _rank(r, start, types, asked, cued))
     # the neighbours the question points at (an asked type, a cued relation) when it points
     # at any: a hop through every neighbour would answer about all of them
-    pointed = [r for r in ranked if _rank(r, start, types, asked, cued) == 0] or ranked
+    pointed = [r for r in ranked if types.get(_other(r, r[2] if r[2] in start else r[3])) in past]
+    pointed = pointed or [r for r in ranked if _rank(r, start, types, asked, cued) == 0] or ranked
     for row in pointed:
         origin = row[2] if row[2] in start else row[3]
         other = _other(row, origin)
@@ -367,6 +379,26 @@ def places_of(ontology: g.Ontology) -> Places:
         frozenset(k for k, kind in kinds.items() if kind == "place"),
         frozenset(k for k, kind in kinds.items() if kind == "organisation"),
     )
+
+
+def passed_types(ontology: g.Ontology, query: str, spans: Sequence[tuple[int, int]]) -> set[str]:
+    """The organisation types ``query`` names by a kind word of theirs standing alone ("the HQ
+    team", 那个委员会), not inside a name it spells out (``spans``) or right after one ("the
+    Coventry office"). A one-character Chinese suffix (部, 组) is too ambiguous to count."""
+    folded = fold(query)
+    found = set()
+    for entity_type in ontology.entity_types:
+        if _kind_of_type(entity_type) != "organisation":
+            continue
+        for suffix in entity_type.suffixes:
+            word = fold(suffix).strip()
+            if not word or (not word.isascii() and len(word) < 2):
+                continue
+            pattern = rf"\b{re.escape(word)}s?\b" if word.isascii() else re.escape(word)
+            for m in re.finditer(pattern, folded):
+                if not any(s <= m.start() < e or 0 <= m.start() - e <= 1 for s, e in spans):
+                    found.add(entity_type.key)
+    return found
 
 
 def ends(answers: Sequence[Answer]) -> list[Answer]:
