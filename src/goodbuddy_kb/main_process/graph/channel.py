@@ -307,25 +307,10 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
         gather("entity_id", spelled, ENTITY_WEIGHT, names)
         gather("entity_id", near, near_weight, {e: f"≈ {names[e]}" for e in near if e in names})
         ontology, cues = _ontology(conn, library_id)
-        groups = _cue_groups(cues, rest)
-        cued = set().union(*groups)
-        asked = hop.asked_types(ontology, rest) if ontology is not None else set()
-        final = hop.final_types(ontology, rest) if ontology is not None else set()
-        places = hop.places_of(ontology) if ontology is not None else None
         spans = [(m.start, m.end) for m in matches]
-        passed = hop.passed_types(ontology, query, spans) if ontology is not None else set()
-        answers = hop.follow(
-            conn,
-            settings.min_confidence,
-            entity_ids,
-            relations,
-            asked,
-            cued,
-            groups,
-            final,
-            places,
-            passed,
-        )
+        question = hop.read(ontology, rest, query, spans, _cue_groups(cues, rest))
+        cued = question.cued
+        answers = hop.follow(conn, settings.min_confidence, entity_ids, relations, question)
         direct = {a.relation_id for a in answers if a.hops == 1}
         named = set(spelled)
         # the relations only a near miss reached (when the question also spells a name)
@@ -342,17 +327,12 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
                 settings.min_confidence,
                 spelled,
                 [r for r in relations if r[0] not in guessing],
-                asked,
-                cued,
-                groups,
-                final,
-                places,
-                passed,
+                question,
             )
             if near and spelled
             else answers
         )
-        result.answered = result.answered or hop.complete(sure, final)
+        result.answered = result.answered or hop.complete(sure, set(question.final))
         pointed = bool(cued) or bool(answers)
         if relations:
             # a question that asks for some relation types ("在哪" → located in) or for an

@@ -199,51 +199,81 @@ def _other(row: Row, entity_id: str) -> str:
     return row[3] if row[2] == entity_id else row[2]
 
 
+@dataclass(frozen=True)
+class Question:
+    """What a question asks of the graph (:func:`read`): the entity types it asks for, those
+    its interrogative asks for last (``final``: :func:`final_types`), the relation types each of
+    its cue words cues (``cue_groups``), the organisation types it names by a kind word alone
+    (``passed``: :func:`passed_types`), and the ontology's places and units (``places``)."""
+
+    asked: frozenset[str]
+    final: frozenset[str]
+    cue_groups: tuple[frozenset[str], ...] = ()
+    passed: frozenset[str] = frozenset()
+    places: Places | None = None
+
+    @property
+    def cued(self) -> frozenset[str]:
+        return frozenset().union(*self.cue_groups)
+
+
+def read(
+    ontology: g.Ontology | None,
+    rest: str,
+    query: str,
+    spans: Sequence[tuple[int, int]],
+    cue_groups: Sequence[frozenset[str]],
+) -> Question:
+    """The question's asks: ``rest`` is ``query`` with the names it spells out (``spans``)
+    blanked; ``cue_groups`` the relation types each of its cue words cues."""
+    if ontology is None:
+        return Question(frozenset(), frozenset(), tuple(cue_groups))
+    asked, final = _asked(ontology, rest)
+    return Question(
+        frozenset(asked),
+        frozenset(final or asked),
+        tuple(cue_groups),
+        frozenset(passed_types(ontology, query, spans)),
+        places_of(ontology),
+    )
+
+
 def follow(
     conn: sqlite3.Connection,
     min_confidence: float,
     named: Sequence[str],
     relations: Sequence[Row],
-    asked: set[str],
-    cued: set[str],
-    cue_groups: Sequence[frozenset[str]] | None = None,
-    final: set[str] | None = None,
-    places: Places | None = None,
-    passed: set[str] | None = None,
+    question: Question,
 ) -> list[Answer]:
     """The relations that answer: A's own reaching an asked type, else its neighbours'
     reaching an asked type or of a cued relation type that A's relations lack.
 
-    ``cue_groups``: the relation types each cue word of the question cues. A word that cues
-    several types is met by A's own relation of any of them ("由谁负责": 负责 cues owns and
-    led_by; A owning the system meets it), not sent a hop further for the types A lacks — which
-    dropped the answer A's own relation gave (龚明远 —owns→ ERP系统, a helper's try).
+    A cue word that cues several relation types is met by A's own relation of any of them
+    ("由谁负责": 负责 cues owns and led_by; A owning the system meets it), not sent a hop
+    further for the types A lacks — which dropped the answer A's own relation gave (龚明远
+    —owns→ ERP系统, a helper's try).
 
-    ``final``: the asked types the question's interrogative asks for (:func:`final_types`); a
-    relation reaching only another asked type is a step to the answer ("Helen Marsh
-    —reports_to→ Jason He" for "Where does Helen Marsh's boss sit?"). ``places``: where a
-    place is asked and no bridge has one of its own, a bridge is where the organisation it
-    leads or belongs to is, one hop further (:func:`_through`). ``passed``: the organisation
-    types the question names by their kind word alone (:func:`passed_types`): unless A is one,
-    the answer lies past one of them, and A's own relations reaching something else are not it
-    ("Who leads the HQ team doing the technical build for Project Northstar?" asks for the
-    team's head, not the project's lead)."""
+    A relation reaching only an asked type the interrogative does not ask for is a step to the
+    answer ("Helen Marsh —reports_to→ Jason He" for "Where does Helen Marsh's boss sit?").
+    Where a place is asked and no bridge has one of its own, a bridge is where the
+    organisation it leads or belongs to is, one hop further (:func:`_through`). Where the
+    question names a unit by its kind word alone, unless A is one, the answer lies past such a
+    unit, and A's own relations reaching something else are not it ("Who leads the HQ team
+    doing the technical build for Project Northstar?" asks for the team's head, not the
+    project's lead)."""
+    asked, cued, places = set(question.asked), set(question.cued), question.places
     if not asked and not cued:
         return []
-    final = final & asked if final and final & asked else asked
+    final = set(question.final & asked) or asked
     start = set(named)
     ids = {e for row in relations for e in row[2:4]}
     types = _types(conn, ids)
-    past = passed or set()
+    past = set(question.passed)
     beyond = {types.get(_other(r, r[2] if r[2] in start else r[3])) for r in relations}
     if past & {types.get(e) for e in start} or not final - past or not past & beyond:
         past = set()  # A is such a unit, the unit is what is asked, or A has none to pass
     own = {row[1] for row in relations}
-    further = (
-        set().union(*(group for group in cue_groups if not group & own))
-        if cue_groups is not None
-        else cued - own
-    )
+    further = set().union(*(group for group in question.cue_groups if not group & own))
     answers: list[Answer] = []
     for row in relations:
         origin = row[2] if row[2] in start else row[3]
