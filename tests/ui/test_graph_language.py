@@ -5,6 +5,7 @@ stored ontology keeps its keys and the starter's text."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -26,6 +27,11 @@ from goodbuddy_kb.ui.workbench.report import _search_lines, status_text
 from goodbuddy_kb.ui.workbench.results import preview_html
 
 A, B = "1" * 32, "2" * 32
+
+
+def plain(text: str) -> str:
+    """Shown text as copied: the joiners that keep a relation on one line dropped."""
+    return text.replace("\u2060", "").replace("\u00a0", " ")
 
 
 @pytest.fixture
@@ -108,7 +114,7 @@ def test_the_workbench_names_the_graphs_relations_in_chinese() -> None:
         document_path="rules.md", heading_path=[], locator={}, snippet="报销系统由财务部负责。",
         graph_reasons=["报销系统 —owns→ 财务部"],
     )  # fmt: skip
-    shown = preview_html(result)
+    shown = plain(preview_html(result))
     assert "—负责→" in shown and "owns" not in shown
 
 
@@ -120,8 +126,11 @@ def test_the_workbench_leaves_out_a_name_a_relation_beside_it_names() -> None:
         graph_reasons=["Confluence", "R&D Productivity team —owns→ Confluence",
                        "R&D Productivity team", "Jira"],
     )  # fmt: skip
-    shown = preview_html(result)
-    assert "From the knowledge graph: R&amp;D Productivity team —owns→ Confluence; Jira" in shown
+    shown = plain(preview_html(result))
+    # a bare name is said to be one ("; Miao Ruolin" after a path read as part of it)
+    assert (
+        "From the knowledge graph: R&amp;D Productivity team —owns→ Confluence; names Jira" in shown
+    )
 
 
 def test_the_diagnostics_say_the_graph_took_a_step_beside_no_entity_in_the_question() -> None:
@@ -134,7 +143,7 @@ def test_the_diagnostics_say_the_graph_took_a_step_beside_no_entity_in_the_quest
         graph_step="财务总监 —led_by→ 邵雨桐",
     )  # fmt: skip
     result = r.KnowledgeRetrievalResponse.model_construct(diagnostics=diagnostics, duration_ms=1.0)
-    lines = _search_lines(result)
+    lines = [plain(line) for line in _search_lines(result)]
     assert (
         "The graph took one step from an entity the search's first result names: 财务总监 —led by→ 邵雨桐"
         " (the passage stating it was moved up)" in lines
@@ -152,9 +161,51 @@ def test_the_workbench_header_says_the_graphs_step_beside_no_entity() -> None:
     result = r.KnowledgeRetrievalResponse.model_construct(
         diagnostics=diagnostics, zero_result=None, duration_ms=5.0, results=[]
     )
-    lines = status_text(result).splitlines()
+    lines = plain(status_text(result)).splitlines()
     assert lines[-2:] == [
         "ⓘ Graph: no entity of the graph was found in the question",
         "ⓘ The graph took one step from an entity the search's first result names: 财务总监 —led by→ 邵雨桐"
         " (the passage stating it was moved up)",
     ], lines
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_wrapped_path_never_breaks_inside_a_relation(lang: str) -> None:
+    """A narrow snippet pane wrapped "—located / in→" and "—位 / 于→" (a helper's try): laid
+    out as the pane lays it out, every line break falls between a relation and a name."""
+    from PySide6.QtGui import QTextDocument
+
+    before = language()
+    set_language(lang)
+    try:
+        result = r.RetrievalResult.model_construct(
+            document_path="uk.md", heading_path=[], locator={}, snippet="UK office.",
+            graph_reasons=[
+                "Annual leave ←approves— Helen Marsh ←led_by— Lanchuan Precision UK Ltd."
+                " —located_in→ Riverside House",
+                "Helen Marsh —reports_to→ Jason He ←led_by— International Business Department"
+                " —located_in→ 7th floor of Building A",
+                "Miao Ruolin",
+            ],
+        )  # fmt: skip
+        html = preview_html(result)
+    finally:
+        set_language(before)
+    arrow = re.compile(r"—[^—→←]*→|←[^—→←]*—")
+    breaks = 0
+    for width in range(140, 420, 7):  # wider than any one relation
+        document = QTextDocument()
+        document.setHtml(html)
+        document.setTextWidth(width)
+        document.documentLayout().documentSize()  # lays the text out
+        block = document.begin()
+        while block.isValid():
+            layout, text = block.layout(), block.text()
+            spans = [m.span() for m in arrow.finditer(text)]
+            for i in range(layout.lineCount() - 1):
+                at = layout.lineAt(i).textStart() + layout.lineAt(i).textLength()
+                breaks += 1
+                inside = [text[a:b] for a, b in spans if a < at < b]
+                assert not inside, (width, plain(text[max(0, at - 20) : at + 20]))
+            block = block.next()
+    assert breaks > 50  # the panes were narrow enough to wrap

@@ -35,3 +35,35 @@ def test_a_short_context_stays_at_its_top_and_a_long_one_scrolls_to_the_chunk(
     assert bar.value() > 0, "a chunk far down is scrolled to"
     top = view.cursorForPosition(view.viewport().rect().topLeft()).block().text()
     assert "cited passage" in top or "Neighbouring" not in top
+
+
+def test_the_cited_chunk_is_bold_only_among_text_around_it(qtbot: QtBot) -> None:
+    """A chunk shown alone ("View chunk" on a one-chunk note) was wholly bold and read as a
+    heading (a helper's try); beside its neighbours it stands out in bold."""
+    from goodbuddy_kb.contracts.retrieval import ReferenceChunk, ReferenceContextResponse
+    from goodbuddy_kb.ui.widgets.reference_view import reference_html
+
+    def chunk(n: int, hit: bool) -> ReferenceChunk:
+        return ReferenceChunk(
+            chunk_id=f"{n}" * 32, ordinal=n, role="standalone", content=f"Passage {n}.", is_hit=hit
+        )
+
+    def bold_lines(chunks: list[ReferenceChunk]) -> list[str]:
+        ref = ReferenceContextResponse(
+            valid=True, message=None, library_name="KB", document_title="Handbook",
+            document_path="handbook.md", source_kind="folder", source_location="/docs",
+            locator=None, chunks=chunks,
+        )  # fmt: skip
+        view = QtWidgets.QTextBrowser()
+        qtbot.addWidget(view)
+        view.setHtml(reference_html(ref))
+        block, bold = view.document().begin(), []
+        while block.isValid():
+            weight = block.begin().fragment().charFormat().fontWeight()
+            if block.text().startswith("Passage") and weight >= 700:
+                bold.append(block.text())
+            block = block.next()
+        return bold
+
+    assert bold_lines([chunk(1, True)]) == []
+    assert bold_lines([chunk(1, False), chunk(2, True), chunk(3, False)]) == ["Passage 2."]

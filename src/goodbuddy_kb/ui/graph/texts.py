@@ -99,11 +99,43 @@ def relation_names_in(text: str, ontology: g.Ontology | None = None) -> str:
     return _RELATION_IN_TEXT.sub(named, text)
 
 
+#: A relation in a path once named: "—located in→", "←负责人—".
+_ARROW = re.compile(r"—[^—→←]*→|←[^—→←]*—")
+#: Joins what a line must not break between (UAX #14's word joiner).
+_JOINER = "\u2060"
+
+
+_CJK_PAIR = re.compile(r"(?<=[\u3400-\u9fff])(?=[\u3400-\u9fff])")
+
+
+def unbroken(text: str) -> str:
+    """``text`` with no line break inside a relation of a path ("—located / in→", "—位 / 于→"
+    in a wrapped pane: a helper's try): its spaces non-breaking, its dashes and Chinese
+    characters joined to their neighbours (a copy reads the same once the joiners are dropped)."""
+
+    def join(m: re.Match[str]) -> str:
+        inner = _CJK_PAIR.sub(_JOINER, m[0][1:-1].replace(" ", "\u00a0"))
+        return f"{m[0][0]}{_JOINER}{inner}{_JOINER}{m[0][-1]}"
+
+    return _ARROW.sub(join, text)
+
+
+def path_list(paths: list[str], ontology: g.Ontology | None = None) -> str:
+    """Paths the backend wrote, their relations named in the user's language, one after another
+    with the language's separator, none broken inside a relation."""
+    return tr("graph.path_sep").join(unbroken(relation_names_in(p, ontology)) for p in paths)
+
+
+def is_step(reason: str) -> bool:
+    """Whether a reason the graph gave is a relation or a path (else a name it found)."""
+    return _RELATION_IN_TEXT.search(reason) is not None
+
+
 def reasons_shown(reasons: list[str]) -> list[str]:
     """The graph's reasons for a result without a bare name that a relation or path beside it
     already names ("Confluence; R&D Productivity team —owns→ Confluence; R&D Productivity team"
     read as noise; a helper's try)."""
-    steps = [x for x in reasons if _RELATION_IN_TEXT.search(x)]
+    steps = [x for x in reasons if is_step(x)]
     named = {n.strip() for x in steps for n in _RELATION_IN_TEXT.sub("\0", x).split("\0")}
     return [x for x in reasons if x in steps or x.removeprefix("≈ ") not in named]
 

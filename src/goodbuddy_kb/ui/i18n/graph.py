@@ -128,6 +128,7 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "graph.unlocked": ("未锁定：由抽取维护", "Not locked: maintained by extraction"),
     "graph.sep": ("、", ", "),
+    "graph.path_sep": ("；", "; "),
     "graph.field.locked.name": ("名称", "name"),
     "graph.field.locked.type": ("类型", "type"),
     "graph.field.locked.aliases": ("别名", "aliases"),

@@ -93,6 +93,7 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
         " stating it was moved up)",
     ),
     "workbench.graph_reasons": ("图谱依据：{v}", "From the knowledge graph: {v}"),
+    "workbench.graph_names": ("提到 {v}", "names {v}"),
     "workbench.same_text": ("同样的文字也在：{v}", "The same text is also in: {v}"),
     "diag.timings": ("耗时（毫秒）：{v}；总计 {total:.0f}", "Timings (ms): {v}; total {total:.0f}"),
     "diag.rerank": (

@@ -68,9 +68,12 @@ def reference_html(result: ReferenceContextResponse) -> str:
     return f"<table>{rows}</table><hr>{_chunks_html(result)}"
 
 
-def _hit_html(content: str) -> str:
-    # The cited chunk is bold and carries the anchor HIT_ANCHOR (a view can scroll to it).
-    return f"<a name='{HIT_ANCHOR}'></a><div style='font-weight: bold'>{text_html(content)}</div>"
+def _hit_html(content: str, alone: bool = False) -> str:
+    # The cited chunk carries the anchor HIT_ANCHOR (a view can scroll to it) and is bold among
+    # the text around it; ``alone``, with nothing around it, it is plain (a whole chunk in bold
+    # read as a heading: a helper's try).
+    style = "" if alone else " style='font-weight: bold'"
+    return f"<a name='{HIT_ANCHOR}'></a><div{style}>{text_html(content)}</div>"
 
 
 def _chunks_html(result: ReferenceContextResponse) -> str:
@@ -86,8 +89,9 @@ def _chunks_html(result: ReferenceContextResponse) -> str:
                 f"<div>{text_html(before)}</div>{_hit_html(hit.content)}"
                 f"<div>{text_html(after)}</div>"
             )
+    alone = len(result.chunks) == 1
     return "".join(
-        _hit_html(ch.content) if ch.is_hit else f"<div>{text_html(ch.content)}</div>"
+        _hit_html(ch.content, alone) if ch.is_hit else f"<div>{text_html(ch.content)}</div>"
         for ch in result.chunks
     )
 

@@ -9,7 +9,7 @@ import html
 
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
-from goodbuddy_kb.ui.graph.texts import relation_names_in
+from goodbuddy_kb.ui.graph.texts import path_list
 from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import listing, tr, tr_or
 from goodbuddy_kb.ui.i18n.messages import say_field
@@ -56,10 +56,9 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
         key = "diag.graph_near" if near else "diag.graph"  # (no "near misses –")
         lines.append(tr(key, v=", ".join(d.graph_entities), near=near))
     if d.graph_paths:
-        paths = "; ".join(map(relation_names_in, d.graph_paths))
-        lines.append(tr("diag.graph_paths", v=paths))
+        lines.append(tr("diag.graph_paths", v=path_list(d.graph_paths)))
     if d.graph_step:  # beside "no entity in the question": what the graph did all the same
-        lines.append(tr("diag.graph_step", v=relation_names_in(d.graph_step)))
+        lines.append(tr("diag.graph_step", v=path_list([d.graph_step])))
     if "vector" in d.requested_channels:
         ms = d.timings_ms.get("vector", 0.0)
         scanned, filtered = d.vector_scanned, d.filtered_by_similarity
@@ -161,7 +160,7 @@ def status_text(result: r.KnowledgeRetrievalResponse) -> str:
         for x in result.diagnostics.degraded_channels
     ]
     if result.diagnostics.graph_step:  # what the graph did all the same
-        step = relation_names_in(result.diagnostics.graph_step)
+        step = path_list([result.diagnostics.graph_step])
         lines.append("ⓘ " + tr("diag.graph_step", v=step))
     rerank = result.diagnostics.rerank
     if rerank.fallback_reason and rerank.applied != rerank.requested:

@@ -9,7 +9,7 @@ import html
 
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.locator import Locator
-from goodbuddy_kb.ui.graph.texts import reasons_shown, relation_names_in
+from goodbuddy_kb.ui.graph.texts import is_step, path_list, reasons_shown
 from goodbuddy_kb.ui.i18n import channel_name as channel
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.locator import format_locator, path_text
@@ -71,7 +71,12 @@ PRE_RANK_COLUMN = 6
 def preview_html(x: r.RetrievalResult) -> str:
     """The whole snippet under its document and locator, and why the graph found it."""
     where = " · ".join(p for p in (path_text(x.document_path), locator_text(x)) if p)
-    why = "; ".join(map(relation_names_in, reasons_shown(x.graph_reasons)))
+    shown = reasons_shown(x.graph_reasons)
+    steps = [r for r in shown if is_step(r)]
+    names = [r for r in shown if r not in steps]
+    # a bare name after a path read as part of it ("…—located in→ B栋3楼; Miao Ruolin")
+    named = [tr("workbench.graph_names", v=tr("graph.sep").join(names))] if names else []
+    why = tr("graph.path_sep").join([path_list(steps), *named] if steps else named)
     graph = (
         f"<p><i>{html.escape(tr('workbench.graph_reasons', v=why))}</i></p>"
         if x.graph_reasons
