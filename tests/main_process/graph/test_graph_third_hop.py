@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from goodbuddy_kb.contracts.settings import DEFAULT_MINIMUM_RELEVANCE
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.graph.hop import asked_types, final_types, passed_types
 from goodbuddy_kb.main_process.graph.ontology import starter
@@ -22,7 +23,10 @@ NOTES = {
     " Jason He.\n",
     "intl.md": "# International Business Department\n\nThe International Business Department is"
     " headed by Jason He. The department sits on the 7th floor of Building A.\n",
-    "owners.md": "# 系统归属\n\n报账平台由应用开发组维护。\n",
+    # the team is one row of a long table: the text alone says little of the question
+    "owners.md": "# 系统归属\n\n| 系统 | 维护团队 | 开放时间 |\n|---|---|---|\n"
+    + "".join(f"| 业务系统{n} | 运维{n}组 | 工作日 |\n" for n in range(1, 30))
+    + "| 报账平台 | 应用开发组 | 工作日 |\n",
     "apps.md": "# 应用开发组\n\n应用开发组隶属信息技术部。\n",
     "it.md": "# 信息技术部\n\n信息技术部在B栋3楼办公，部门负责人谭一鸣。\n",
     "northstar.md": "# Project Northstar\n\nProject Northstar is led by David Okafor. The"
@@ -100,9 +104,10 @@ def test_a_chained_question_ranks_what_it_asks_last_first(dispatcher: Dispatcher
     res = ask(dispatcher, kb, "报账平台归哪个组管？这个组所在的部门在哪栋楼办公？")
     top = res["results"][0]
     assert "B栋3楼" in top["snippet"] and top["graphReasons"][0] == CHAIN_PATH
-    # the team answers the first question, on the way to the second: listed, below
-    (team,) = [r for r in res["results"] if "报账平台由应用开发组维护" in r["snippet"]]
-    assert team["relevance"] <= top["relevance"]
+    # the team answers the first question, on the way to the second: listed below it, and
+    # evidence all the same (at 0.03 the chat was given the building without the team)
+    (team,) = [r for r in res["results"] if r["documentPath"] == "owners.md"]
+    assert DEFAULT_MINIMUM_RELEVANCE <= team["relevance"] <= top["relevance"]
 
 
 def test_a_person_is_not_inherited_from_the_unit(dispatcher: Dispatcher, kb: str) -> None:

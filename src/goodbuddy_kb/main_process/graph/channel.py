@@ -47,6 +47,9 @@ class GraphHit:
     seq: int = 0
     #: Whether the chunk states a relation that reaches what the question asks for.
     answers: bool = False
+    #: Whether it states an answer on the path to a deeper one (the team, in "哪个组管？这个组
+    #: 所在的部门在哪栋楼？"): part of the answer, listed below the deeper one.
+    on_way: bool = False
 
 
 @dataclass
@@ -259,6 +262,7 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             label_of: dict[str, str],
             library_id: str = library_id,
             first: bool = False,
+            on_way: bool = False,
         ) -> None:
             for chunk_id, keys, score, seq in rows:
                 hit = scores.setdefault(chunk_id, GraphHit(chunk_id, library_id, 0.0, seq=seq))
@@ -270,6 +274,7 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
                         hit.reasons.insert(0 if first else len(hit.reasons), label)
                 del hit.reasons[6:]
                 hit.answers = hit.answers or first
+                hit.on_way = hit.on_way or on_way
 
         # Each kind of evidence is summed per chunk (names: a chunk naming more of them is
         # more about them) or its best taken (relations: a chunk listing many relations of
@@ -285,6 +290,7 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             weight: float,
             labels: dict[str, str],
             first: bool = False,
+            on_way: bool = False,
             library_id: str = library_id,
             min_confidence: float = settings.min_confidence,
             limit: int = limit,
@@ -302,6 +308,7 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
                 labels,
                 library_id,
                 first,
+                on_way,
             )
 
         gather("entity_id", spelled, ENTITY_WEIGHT, names)
@@ -388,7 +395,7 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             ends = hop.ends(sure)
             gather("relation_id", [a.relation_id for a in ends], CUED_WEIGHT, paths, first=True)
             on_way = [a.relation_id for a in sure if a not in ends]
-            gather("relation_id", on_way, CUED_WEIGHT, paths)
+            gather("relation_id", on_way, CUED_WEIGHT, paths, on_way=True)
             gather("relation_id", [a.relation_id for a in guessed], near_weight, paths)
     if result.enabled and not result.matched:
         result.degraded.append(NO_ENTITIES)

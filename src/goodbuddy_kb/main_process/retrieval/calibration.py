@@ -130,7 +130,10 @@ PATH_ANSWER = 0.65
 
 
 def with_paths(
-    shown: Sequence[C], answers: frozenset[str], bridges: frozenset[str] = frozenset()
+    shown: Sequence[C],
+    answers: frozenset[str],
+    bridges: frozenset[str] = frozenset(),
+    on_way: frozenset[str] = frozenset(),
 ) -> list[C]:
     """``shown`` with the chunks a graph path answered given the path's evidence too (either
     piece of evidence makes the chunk relevant: 1 − (1 − r)(1 − PATH_ANSWER)), then in order of
@@ -143,16 +146,28 @@ def with_paths(
     ranked first held it; "Who runs the team that owns Confluence?" put the tool list above
     the team's page at 0.90). Its relevance is capped at the lowest of the path's answers and
     it is listed below them, but not pushed under the floor: the chat needs the step to
-    explain the answer."""
+    explain the answer.
+
+    ``on_way``: the chunks stating an answer on the path to a deeper one, where a question asks
+    two things in a chain ("OA系统归哪个团队管？这个团队所在的部门在哪栋楼办公？": the team
+    that owns the system). They answer its first part: the path's evidence counts for them too,
+    capped at the deeper answers' and listed below them (the chat was given the building
+    without the team: 0.03, under the floor)."""
     answered = [c for c in shown if c.chunk_id in answers]
     for c in answered:
         c.relevance = 1 - (1 - c.relevance) * (1 - PATH_ANSWER)
     if answered:
         lowest = min(c.relevance for c in answered)
         for c in shown:
-            if c.chunk_id in bridges and c.chunk_id not in answers:
+            if c.chunk_id in answers:
+                continue
+            if c.chunk_id in on_way:
+                c.relevance = 1 - (1 - c.relevance) * (1 - PATH_ANSWER)
+            if c.chunk_id in bridges or c.chunk_id in on_way:
                 c.relevance = min(c.relevance, lowest)
-    return sorted(shown, key=lambda c: (-c.relevance, c.chunk_id not in answers))
+    return sorted(
+        shown, key=lambda c: (-c.relevance, c.chunk_id not in answers, c.chunk_id not in on_way)
+    )
 
 
 #: The share of the passages the step from the best result reaches that hold the answer, when

@@ -88,6 +88,8 @@ class ChannelRun:
     #: the chunks stating what the question asks for, when the graph followed a path to it from
     #: a name the question spells out
     graph_answers: set[str] = field(default_factory=set)
+    #: The chunks stating an answer on the path to a deeper one (``GraphHit.on_way``).
+    graph_on_way: set[str] = field(default_factory=set)
 
     @property
     def used(self) -> bool:
@@ -218,6 +220,7 @@ def graph(q: ChannelQuery) -> ChannelRun:
         run.graph_paths = list(found.paths)
         if found.answered:
             run.graph_answers = {h.chunk_id for h in found.hits if h.answers}
+            run.graph_on_way = {h.chunk_id for h in found.hits if h.on_way and not h.answers}
     return run
 
 

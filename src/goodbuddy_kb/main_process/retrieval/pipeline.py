@@ -127,6 +127,7 @@ class Retriever:
             idf,
             answers,
             frozenset(c for run in runs if run.graph_answers for c in run.ranking or ()),
+            frozenset(c for run in runs for c in run.graph_on_way),
             seen,
             step.chunk_ids if step is not None else (),
         ).run(ranked, query)

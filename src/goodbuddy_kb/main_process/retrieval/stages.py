@@ -261,6 +261,8 @@ class RelevanceStage:
     path_answers: frozenset[str] = frozenset()
     #: The graph's other chunks when a path answered (``calibration.with_paths``).
     path_bridges: frozenset[str] = frozenset()
+    #: The chunks stating an answer on a path's way to a deeper one (``graph_on_way``).
+    path_on_way: frozenset[str] = frozenset()
     #: How far the text features could see each result (``scripts.observable``; absent: wholly).
     observable: Mapping[str, float] = field(default_factory=dict)
     #: The passages the step from the best result reaches (``graph.step``), when no path did (none
@@ -295,7 +297,9 @@ class RelevanceStage:
             for c, value in zip(shown, values, strict=True):
                 c.relevance = value
             if self.path_answers & {c.chunk_id for c in shown}:
-                shown = calibration.with_paths(shown, self.path_answers, self.path_bridges)
+                shown = calibration.with_paths(
+                    shown, self.path_answers, self.path_bridges, self.path_on_way
+                )
         stepped = calibration.step_choice(shown, self.step) if self.step else None
         if stepped is not None:
             shown = calibration.with_step(shown, stepped)
