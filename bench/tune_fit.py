@@ -143,7 +143,19 @@ def arbitrated(
     def unseen(cid: str) -> bool:
         return float(rec["candidates"].get(cid, {}).get("visible", 1.0)) < 1.0
 
-    return fusion.arbitrate(order, picks, coverage, params.coverage_deficit, unseen)
+    def same_document(a: str, b: str) -> bool:
+        cands = rec["candidates"]
+        return bool(cands.get(a, {}).get("doc") == cands.get(b, {}).get("doc"))
+
+    return fusion.arbitrate(
+        order,
+        picks,
+        coverage,
+        params.coverage_deficit,
+        unseen,
+        same_document,
+        params.same_document_deficit,
+    )
 
 
 def rerank_ranker(

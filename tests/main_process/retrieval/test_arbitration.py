@@ -107,3 +107,27 @@ def test_the_paragraph_holding_what_the_question_names_comes_first(
         )
     finally:
         set_language("en")
+
+
+def test_a_neighbouring_paragraph_of_the_picks_own_article_needs_less_to_be_passed() -> None:
+    """drcd-dev-noanswer 1180-29-1: the bundled model held two paragraphs of 恆星 within a
+    hundredth of a deviation (z 5.38 and 5.37) and put the one without the answer first; it held
+    0.27 of the question's terms, the full text's pick 0.33. Six points is under the deficit that
+    lets the pick pass a passage on another topic (0.1), and over the one for its own article."""
+    from goodbuddy_kb.main_process.retrieval.fusion import BUNDLED_MODEL, arbitrate
+
+    held = {"neighbour": 0.27, "pick": 0.33, "elsewhere": 0.27}
+    article = {"neighbour": "恆星.md", "pick": "恆星.md", "elsewhere": "星系.md"}
+
+    def order(first: str) -> list[str]:
+        return arbitrate(
+            [first, "pick"],
+            ["pick"],
+            held.__getitem__,
+            BUNDLED_MODEL.coverage_deficit,
+            same_document=lambda a, b: article[a] == article[b],
+            same_document_deficit=BUNDLED_MODEL.same_document_deficit,
+        )
+
+    assert order("neighbour") == ["pick", "neighbour"]
+    assert order("elsewhere") == ["elsewhere", "pick"]

@@ -134,9 +134,20 @@ class ArbitrationStage:
             # nor a passage written in a script the question does not use: its terms say nothing
             return chunk_id in self.paths or scripts.visible(query, by_id[chunk_id].content) < 1.0
 
-        deficit = fusion.params_for(self.embedding_kind).coverage_deficit
+        def same_document(a: str, b: str) -> bool:
+            return by_id[a].document_id == by_id[b].document_id
+
+        params = fusion.params_for(self.embedding_kind)
         before = list(by_id)
-        order = fusion.arbitrate(before, picks, coverage, deficit, exempt)
+        order = fusion.arbitrate(
+            before,
+            picks,
+            coverage,
+            params.coverage_deficit,
+            exempt,
+            same_document,
+            params.same_document_deficit,
+        )
         if order == before:
             return ranked, 0
         # the pick takes the fused score of the passage it passed, and the fused rank shown
