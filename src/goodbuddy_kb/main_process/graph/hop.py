@@ -360,13 +360,13 @@ def _through(
     bridges: dict[str, str],
     rows: Sequence[Wide],
     still: set[str],
-    via: frozenset[str],
+    unit_types: frozenset[str],
     known: set[str],
 ) -> list[Answer]:
     """The third hop: a bridge with no place of its own (a person, a team) is where the
     organisation it leads or belongs to is ("Helen Marsh —reports_to→ Jason He ←led_by—
     International Business Department —located_in→ 7th floor"). Only through organisations
-    (``units``), and only for the place types still unanswered after the second hop
+    (``unit_types``), and only for the place types still unanswered after the second hop
     (``still``): a place is shared with one's unit; a head or a contact is not."""
     reached_from = {r[2] if r[2] in bridges else r[3] for r in rows if {r[6], r[7]} & still}
     units: dict[str, str] = {}
@@ -375,7 +375,7 @@ def _through(
         other, other_type = _far(row, bridge)
         if (
             bridge not in reached_from
-            and other_type in via
+            and other_type in unit_types
             and other not in start
             and other not in bridges
             and other not in units
