@@ -103,8 +103,7 @@ def relation_names_in(text: str, ontology: g.Ontology | None = None) -> str:
 _ARROW = re.compile(r"—[^—→←]*→|←[^—→←]*—")
 #: Joins what a line must not break between (UAX #14's word joiner).
 _JOINER = "\u2060"
-
-
+#: Between two Chinese characters, where a line may break anywhere else.
 _CJK_PAIR = re.compile(r"(?<=[\u3400-\u9fff])(?=[\u3400-\u9fff])")
 
 
