@@ -199,6 +199,12 @@ def _other(row: Row, entity_id: str) -> str:
     return row[3] if row[2] == entity_id else row[2]
 
 
+def _sides(row: Row, start: set[str]) -> tuple[str, str]:
+    """The relation's end among the question's entities (``start``), and its other end."""
+    origin = row[2] if row[2] in start else row[3]
+    return origin, _other(row, origin)
+
+
 @dataclass(frozen=True)
 class Question:
     """What a question asks of the graph (:func:`read`): the entity types it asks for, those
@@ -269,20 +275,21 @@ def follow(
     ids = {e for row in relations for e in row[2:4]}
     types = _types(conn, ids)
     past = set(question.passed)
-    beyond = {types.get(_other(r, r[2] if r[2] in start else r[3])) for r in relations}
+    beyond = {types.get(_sides(r, start)[1]) for r in relations}
     if past & {types.get(e) for e in start} or not final - past or not past & beyond:
         past = set()  # A is such a unit, the unit is what is asked, or A has none to pass
     own = {row[1] for row in relations}
     further = set().union(*(group for group in question.cue_groups if not group & own))
     answers: list[Answer] = []
     for row in relations:
-        origin = row[2] if row[2] in start else row[3]
-        other = _other(row, origin)
+        origin, other = _sides(row, start)
         if other not in start and types.get(other) in final and (not past or types[other] in past):
             answers.append(Answer(row[0], step(row, origin), 1, types[other]))
-    reached = {a.reached for a in answers} if past else set()
-    if not past:
-        reached = {types[_other(r, r[2] if r[2] in start else r[3])] for r in relations} & final
+    reached = (
+        {a.reached for a in answers}
+        if past
+        else {types[_sides(r, start)[1]] for r in relations} & final
+    )
     if further and reached == final:
         # everything asked is met by A's own relations, but the question cues a relation A
         # lacks ("差旅报销制度的审批部门隶属于哪个中心"): the cue is asked of the neighbour
@@ -297,11 +304,10 @@ def follow(
     ranked = sorted(relations, key=lambda r: _rank(r, start, types, asked, cued))
     # the neighbours the question points at (an asked type, a cued relation) when it points
     # at any: a hop through every neighbour would answer about all of them
-    pointed = [r for r in ranked if types.get(_other(r, r[2] if r[2] in start else r[3])) in past]
+    pointed = [r for r in ranked if types.get(_sides(r, start)[1]) in past]
     pointed = pointed or [r for r in ranked if _rank(r, start, types, asked, cued) == 0] or ranked
     for row in pointed:
-        origin = row[2] if row[2] in start else row[3]
-        other = _other(row, origin)
+        origin, other = _sides(row, start)
         if other not in start and other not in bridges and len(bridges) < MAX_BRIDGES:
             bridges[other] = step(row, origin)
     if not bridges:
@@ -444,7 +450,7 @@ def complete(answers: Sequence[Answer], asked: set[str]) -> bool:
 
 
 def _rank(row: Row, start: set[str], types: dict[str, str], asked: set[str], cued: set[str]) -> int:
-    other = _other(row, row[2] if row[2] in start else row[3])
+    other = _sides(row, start)[1]
     return 0 if types.get(other) in asked or row[1] in cued else 1
 
 

@@ -154,16 +154,13 @@ def with_paths(
     capped at the deeper answers' and listed below them (the chat was given the building
     without the team: 0.03, under the floor)."""
     answered = [c for c in shown if c.chunk_id in answers]
-    for c in answered:
-        c.relevance = 1 - (1 - c.relevance) * (1 - PATH_ANSWER)
     if answered:
+        for c in shown:
+            if c.chunk_id in answers or c.chunk_id in on_way:
+                c.relevance = 1 - (1 - c.relevance) * (1 - PATH_ANSWER)
         lowest = min(c.relevance for c in answered)
         for c in shown:
-            if c.chunk_id in answers:
-                continue
-            if c.chunk_id in on_way:
-                c.relevance = 1 - (1 - c.relevance) * (1 - PATH_ANSWER)
-            if c.chunk_id in bridges or c.chunk_id in on_way:
+            if c.chunk_id not in answers and (c.chunk_id in bridges or c.chunk_id in on_way):
                 c.relevance = min(c.relevance, lowest)
     return sorted(
         shown, key=lambda c: (-c.relevance, c.chunk_id not in answers, c.chunk_id not in on_way)

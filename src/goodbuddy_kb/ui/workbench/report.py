@@ -58,7 +58,7 @@ def _search_lines(result: r.KnowledgeRetrievalResponse) -> list[str]:
     if d.graph_paths:
         lines.append(tr("diag.graph_paths", v=path_list(d.graph_paths)))
     if d.graph_step:  # beside "no entity in the question": what the graph did all the same
-        lines.append(tr("diag.graph_step", v=path_list([d.graph_step])))
+        lines.append(_step_line(d.graph_step))
     if "vector" in d.requested_channels:
         ms = d.timings_ms.get("vector", 0.0)
         scanned, filtered = d.vector_scanned, d.filtered_by_similarity
@@ -143,6 +143,11 @@ def search_facts(result: r.KnowledgeRetrievalResponse) -> str:
     )
 
 
+def _step_line(step: str) -> str:
+    """The graph's step from the best result, said in the user's language."""
+    return tr("diag.graph_step", v=path_list([step]))
+
+
 def _capital(name: str) -> str:
     return name[:1].upper() + name[1:]
 
@@ -160,8 +165,7 @@ def status_text(result: r.KnowledgeRetrievalResponse) -> str:
         for x in result.diagnostics.degraded_channels
     ]
     if result.diagnostics.graph_step:  # what the graph did all the same
-        step = path_list([result.diagnostics.graph_step])
-        lines.append("ⓘ " + tr("diag.graph_step", v=step))
+        lines.append("ⓘ " + _step_line(result.diagnostics.graph_step))
     rerank = result.diagnostics.rerank
     if rerank.fallback_reason and rerank.applied != rerank.requested:
         lines.append(
