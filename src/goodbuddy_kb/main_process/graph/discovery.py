@@ -165,8 +165,9 @@ def _cjk_before(
             "\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" or "\uf900" <= ch <= "\ufaff"
         ):
             break
-        # a pattern word right before the cue is part of the name (采购审批平台), a verb never
-        if i in verb_ends or (i < start and (i in stop_ends or i in names_end)):
+        # a pattern word before the cue is in the name (采购审批平台), a verb not: bar a unit's work (开发组)
+        verb = i in verb_ends and (i < start or len(cue) > 1)
+        if verb or (i < start and (i in stop_ends or i in names_end)):
             break
         if ch in ANY_STOP and _function_at(text, i - 1):
             break
@@ -196,9 +197,9 @@ _CAPITALISED_NEXT = re.compile(r" (?:[A-Z][a-z]|[A-Za-z]{0,3}\d)")
 
 
 def _latin_words_before(text: str, start: int, limit: int = 4) -> int | None:
-    """Start of up to ``limit`` capitalised words right before ``start`` (no leading article)."""
+    """Start of up to ``limit`` capitalised words (Pty. is one) before ``start``, no article."""
     base = max(0, start - 120)
-    words = list(re.finditer(r"(?:[A-Z][A-Za-z0-9&-]*|&)\s+", text[base:start]))
+    words = list(re.finditer(r"(?:[A-Z][a-z]{1,2}\.|[A-Z][A-Za-z0-9&-]*|&)\s+", text[base:start]))
     first = None
     expected_end = start
     for m in reversed(words):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
+from collections.abc import Sequence
 
 from goodbuddy_kb.main_process.graph.matching import normalise_name
 from goodbuddy_kb.main_process.graph.romanise import pairs
@@ -43,6 +44,31 @@ class Entities:
             entity_id = uuid.uuid4().hex
             self._ids[(type_key, key)] = entity_id
             self._new.append((entity_id, type_key, name.strip(), key, self._now))
+        return entity_id
+
+    def resolve_with(
+        self, type_key: str, name: str, aliases: Sequence[str], key: str | None = None
+    ) -> str:
+        """``resolve`` for a name given with others of the same thing ("the HQ Application
+        Development team (应用开发组)"): where the name is new and one of the others is known
+        already, the name is that entity's alias; the others become the entity's aliases."""
+        key = normalise_name(name) if key is None else key
+        entity_id = self._ids.get((type_key, key))
+        if entity_id is None:
+            entity_id = next(
+                (
+                    self._ids[(type_key, k)]
+                    for k in (normalise_name(a) for a in aliases)
+                    if (type_key, k) in self._ids
+                ),
+                None,
+            )
+            if entity_id is not None:
+                self.alias(entity_id, type_key, name)
+        if entity_id is None:
+            entity_id = self.resolve(type_key, name, key)
+        for alias in aliases:
+            self.alias(entity_id, type_key, alias)
         return entity_id
 
     def known(self, type_key: str, key: str) -> bool:

@@ -282,9 +282,7 @@ def _discover(
                         continue
                 if verdict != "provisional":
                     direct.add((mention.type_key, key))
-                entity_id = entities.resolve(mention.type_key, mention.name)
-                for alias in mention.aliases:
-                    entities.alias(entity_id, mention.type_key, alias)
+                entities.resolve_with(mention.type_key, mention.name, mention.aliases)
             for row in rows:
                 text = folded[row["seq"]]
                 for mention in find(
@@ -310,9 +308,7 @@ def _discover(
                             seen += 1
                         weak[(mention.type_key, key)] = (seen, docs, mention.name)
                         continue
-                    entity_id = entities.resolve(mention.type_key, mention.name, key)
-                    for alias in mention.aliases:
-                        entities.alias(entity_id, mention.type_key, alias)
+                    entities.resolve_with(mention.type_key, mention.name, mention.aliases, key)
     finally:
         readings.close()
     for (type_key, key), (seen, docs, name) in weak.items():

@@ -104,6 +104,8 @@ def starter() -> Ontology:
                     "City",
                     "Campus",
                     "House",
+                    "Building",
+                    "Tower",
                     "headquarters",
                 ],
                 description="A place.",

@@ -77,6 +77,12 @@ HAN = re.compile(r"[\u4e00-\u9fff]+")
 #: The tag of a Chinese word the dictionary lacks, guessed by the segmenter: most likely a
 #: name (茫崖, 摩尔甘比), read as a proper one.
 _GUESSED = "guessed"
+#: How often a character must occur in the dictionary's corpus for its one-character tag to be
+#: trusted: a rarer one (泓 86, 祁 76 — against 在 727,915, 个 125,538, 栋 292) is most likely a
+#: character of a name (泓锦大厦, 祁东海), not the measure word or place its tag says.
+_RARE_CHARACTER = 100
+#: Numerals keep their tag however rare (叁, 捌: the numerals of amounts written out).
+_NUMERALS = frozenset(["m", "mq"])
 #: Characters of context read on either side of a name.
 _BEFORE, _AFTER = 8, 4
 
@@ -202,8 +208,18 @@ class Segmenter:
         milliseconds a sentence on unknown text.)"""
         out, at = [], 0
         tags = self._tagger.word_tag_tab
-        for word in self._tagger.tokenizer.cut(window, HMM=guess):
+        words = list(self._tagger.tokenizer.cut(window, HMM=guess))
+        freq = self._tagger.tokenizer.FREQ  # (filled by the first cut)
+        for word in words:
             tag = tags.get(word)
+            if (
+                tag is not None
+                and tag not in _NUMERALS
+                and len(word) == 1
+                and freq.get(word, 0) < _RARE_CHARACTER
+                and HAN.fullmatch(word)
+            ):
+                tag = _GUESSED
             if tag is None:
                 if word.isascii() and word.isalnum():
                     tag = "m" if word.isdigit() else "eng"
@@ -227,7 +243,8 @@ class Segmenter:
         last = words[-1]
         common = (
             last[1] - last[0] > 1
-            and not last[2].startswith("nr")
+            # a given name may read as a person's or a place's (柏文静, 祁东海)
+            and not last[2].startswith(("nr", "ns"))
             and self._tagger.tokenizer.FREQ.get(name[last[0] : last[1]], 0) >= _FREQUENT
         )
         return "broken" if common else "whole"
@@ -300,6 +317,8 @@ class Segmenter:
         if not any(w[2] in _PROPER for w in inside):
             return "provisional"  # common words only: a description (高档街区, 外籍总经理)
         last = inside[-1]
+        if cue == 1 and window[e - 2].isdigit():
+            return "whole"  # a numbered floor or building of a named place (泓锦大厦5楼)
         if cue == 1 and (first not in _NAMED or (last[1] - last[0] > 1 and last[2] in _COMMON)):
             # one character names it and neither a name starts it (DVD分区) nor does it end
             # in the character alone (尼奥利裆部, 南宁市中心区: a word that has the character)
