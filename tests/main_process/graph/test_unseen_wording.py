@@ -1,7 +1,7 @@
 """Local extraction on notes of a company the extractor was not developed on (company-graph-dev's
 conventions, other names and wording; a held-out set written by a helper found these): names
 whose characters the segmenter's dictionary barely knows, units named for what they do, one
-thing named in two scripts, an English building and a company's abbreviated kind."""
+thing named in two scripts, English notes of a subsidiary."""
 
 from __future__ import annotations
 
@@ -113,19 +113,43 @@ def test_a_name_given_with_one_known_already_is_that_entity(
     assert "data platform team" in alias_names(conn, "数据平台组")
 
 
-ENGLISH_PLACES = """# Our Melbourne office
+ENGLISH_NOTES = {
+    "about.md": """# Tinbay Robotics Australia – about us
 
 Tinbay Robotics Australia Pty. Ltd. was set up in 2021 to sell our products in Oceania.
-The sales team sits on the 4th floor of Collins Quay Building.
-"""
+The subsidiary is headed by Laura Kemp, our Managing Director.
+Our office sits in Collins Quay Building.
+""",
+    "service.md": """# Field service
+
+The Field Service team sits on the 2nd floor of Harbour Tower.
+Spare parts are kept in the warehouse, which sits on Level 3.
+""",
+    "teams.md": """# Teams
+
+Regulatory Affairs is headed by Aisha Khan.
+Product recalls are handled by the Regulatory Affairs team.
+""",
+}
 
 
-def test_an_english_building_and_a_company_with_an_abbreviated_kind(
+def test_english_notes_of_a_subsidiary(
     dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
 ) -> None:
-    """A building named by a word and "Building" (only "Building A" was a place), and a
-    company whose name runs across "Pty." (its kind abbreviated, with the full stop)."""
-    library_id = _library(dispatcher, services, tmp_path / "docs", {"au.md": ENGLISH_PLACES})
-    names = _names(pool.get(), library_id)
+    """A building named by a word and "Building" or "Tower" (only "Building A" was a place); a
+    company whose name runs across "Pty." and which its own notes call without its legal form
+    (the title); "our office" for the company; a unit on a floor of a building is in the
+    building; "Level 3" is no place; a unit named without "team" is not a person."""
+    library_id = _library(dispatcher, services, tmp_path / "docs", ENGLISH_NOTES)
+    conn = pool.get()
+    names = _names(conn, library_id)
+    company = "Tinbay Robotics Australia Pty. Ltd."
+    assert names.get(company) == "organization", names
     assert names.get("Collins Quay Building") == "location", names
-    assert names.get("Tinbay Robotics Australia Pty. Ltd.") == "organization", names
+    assert "Level" not in names and "Regulatory Affairs" not in names, names
+    assert "regulatory affairs" in alias_names(conn, "Regulatory Affairs team")
+    relations = _relations(conn, library_id)
+    assert (company, "Laura Kemp") in relations, relations
+    assert (company, "Collins Quay Building") in relations, relations
+    assert ("Field Service team", "Harbour Tower") in relations, relations
+    assert ("Regulatory Affairs team", "Aisha Khan") in relations, relations

@@ -5,6 +5,7 @@ a person named in the other script (苗若琳, Miao Ruolin) resolves to the one 
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import uuid
 from collections.abc import Sequence
@@ -12,6 +13,15 @@ from collections.abc import Sequence
 from goodbuddy_kb.main_process.graph.matching import normalise_name
 from goodbuddy_kb.main_process.graph.romanise import pairs
 from goodbuddy_kb.main_process.ids import now_iso
+
+#: A company's legal form at the end of its name: the name without it is how the company's own
+#: notes call it ("Hongjin Pharma Singapore – who we are" for … Singapore Pte. Ltd.).
+_LEGAL_FORM = re.compile(
+    r"(?:,?\s+(?:Pte\.?|Pty\.?|Co\.,?)?\s*(?:Ltd|Limited|Inc|LLC|GmbH|Corp)\.?|(?:股份)?有限(?:责任)?公司)$"
+)
+_CJK = re.compile(r"[\u4e00-\u9fff]{2,}")
+#: The words after a unit's name that say it is one (normalised: lower case, a space before).
+_UNIT_WORDS = (" team", " department", " group", " office", " unit", " division", " section")
 
 
 class Entities:
@@ -44,6 +54,9 @@ class Entities:
             entity_id = uuid.uuid4().hex
             self._ids[(type_key, key)] = entity_id
             self._new.append((entity_id, type_key, name.strip(), key, self._now))
+            short = _LEGAL_FORM.sub("", name.strip()) if type_key == "organization" else ""
+            if short != name.strip() and (len(short.split()) >= 2 or _CJK.fullmatch(short)):
+                self.alias(entity_id, type_key, short)
         return entity_id
 
     def resolve_with(
@@ -116,7 +129,36 @@ class Entities:
         self._ids = {ident: merged.get(e, e) for ident, e in self._ids.items()}
         self._aliases = [(merged.get(e, e), lib, a, k) for e, lib, a, k in self._aliases]
 
+    def _units_not_people(self) -> None:
+        """A "person" new in this run whose name with a unit's word after it is a unit
+        ("Regulatory Affairs is headed by …" beside "the Regulatory Affairs team") is that unit,
+        named without the word: its alias, and no person."""
+        units = {
+            key[: -len(word)]: entity_id
+            for (type_key, key), entity_id in self._ids.items()
+            if type_key == "organization"
+            for word in _UNIT_WORDS
+            if key.endswith(word) and len(key) > len(word)
+        }
+        gone = {
+            entity_id: units[key]
+            for entity_id, type_key, _name, key, _at in self._new
+            if type_key == "person" and key in units
+        }
+        if not gone:
+            return
+        for entity_id, _type, name, key, _at in self._new:
+            if entity_id in gone:
+                self._aliases.append((gone[entity_id], self._library_id, name, key))
+        self._new = [e for e in self._new if e[0] not in gone]
+        self._ids = {
+            (("organization", k) if e in gone else (t, k)): gone.get(e, e)
+            for (t, k), e in self._ids.items()
+        }
+        self._aliases = [(gone.get(e, e), lib, a, k) for e, lib, a, k in self._aliases]
+
     def write(self, conn: sqlite3.Connection) -> None:
+        self._units_not_people()
         self._link_people()
         inserted = conn.executemany(
             "INSERT OR IGNORE INTO graph_entities (id, library_id, type_key, name, normalized,"

@@ -74,6 +74,9 @@ BRACKET = re.compile(r"^\s*[（(][^（()）]{1,30}[)）]")
 _FILLER_CHARS = frozenset("必需应统进最具一另须均则也还都将会")
 
 
+_ORDINAL = re.compile(r"\d{1,2}(?:st|nd|rd|th)|ground|first|second|third|fourth|fifth|sixth|top")
+
+
 def squash(text: str) -> str:
     """``text`` (folded) as a pattern compares it: whitespace collapsed, fillers gone."""
     latin = text.isascii()
@@ -82,6 +85,8 @@ def squash(text: str) -> str:
     words = [w for w in text.split() if w not in _LATIN_FILLERS]
     if words[-2:] == ["head", "of"]:
         del words[-2:]  # "signed off by the head of QA": QA signs it off
+    if words[-2:] == ["floor", "of"] and len(words) > 2 and _ORDINAL.fullmatch(words[-3]):
+        del words[-3:]  # "sits on the 4th floor of Harbour Tower": in the building
     return " ".join(words) if latin else _CJK_FILLERS.sub("", " ".join(words))
 
 

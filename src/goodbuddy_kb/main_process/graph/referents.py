@@ -32,7 +32,7 @@ def unnumbered(words: str) -> str:
 
 
 #: First characters of the short references below.
-_REFERENCE_STARTS = frozenset("itswhb本该部委小项")
+_REFERENCE_STARTS = frozenset("itswhob本该部委小项")
 #: A sentence's opening reference to the document itself (本制度由…负责解释).
 _TITLE_REFERENCE = re.compile(
     r"^(?:本(?:制度|规范|办法|规定|细则|流程|手册|通知|部门|中心)|this (?:policy|procedure|document|guide|handbook))"
@@ -40,7 +40,7 @@ _TITLE_REFERENCE = re.compile(
 #: Short references at a sentence's start to a person, or to anything else, named before.
 _PERSON_REFERENCE = re.compile(r"^(?:she|he)\b")
 _THING_REFERENCE = re.compile(
-    r"^(?:(?:it|they|we)(?=\s)|the (department|team|group|project|board|committee|unit|system"
+    r"^(?:(?:it|they|we)(?=\s)|(?:the|our) (department|team|group|project|board|committee|unit|system"
     r"|subsidiary|company|division|section|office)\b"
     r"|该|本部门|本组|部门|委员会|小组|项目组)"
 )

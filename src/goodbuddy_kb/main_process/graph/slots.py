@@ -60,7 +60,9 @@ def slots(ontology: Ontology) -> tuple[re.Pattern[str] | None, dict[str, str]]:
     expression = re.compile(
         r"\b("
         + words
-        + r")\s+(?:the\s+)?([A-Z][A-Za-z0-9&-]*(?:\s+(?:&\s+)?[A-Z][A-Za-z0-9&-]*){0,3})"
+        # (a level, a floor, a suite or a room of a place is no place's name: "sits on Level 3")
+        + r")\s+(?:the\s+)?(?!(?:Level|Floor|Suite|Room)\b)"
+        + r"([A-Z][A-Za-z0-9&-]*(?:\s+(?:&\s+)?[A-Z][A-Za-z0-9&-]*){0,3})"
     )
     return expression, found
 
