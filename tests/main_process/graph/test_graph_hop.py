@@ -118,6 +118,9 @@ def test_a_two_hop_question_ranks_the_chunk_describing_the_neighbour_and_names_t
         ("Which team runs the Travel Desk?", {"organization"}),
         ("What is the Travel Desk's phone extension?", {"person"}),
         ("报账平台每天几点开放", set()),
+        # 在哪个系统里: 哪 asks which system, not where (a floor was taken for the answer)
+        ("开通远程桌面要在哪个系统里申请？", {"system"}),
+        ("共享服务部在哪个城市", {"location"}),
     ],
 )
 def test_the_question_asks_for_entity_types_of_the_ontology(query: str, types: set[str]) -> None:
