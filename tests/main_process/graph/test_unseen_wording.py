@@ -153,3 +153,20 @@ def test_english_notes_of_a_subsidiary(
     assert (company, "Collins Quay Building") in relations, relations
     assert ("Field Service team", "Harbour Tower") in relations, relations
     assert ("Regulatory Affairs team", "Aisha Khan") in relations, relations
+
+
+CENTRE = """# 物流中心
+
+物流中心由祁东海牵头，统筹仓储和配送。
+中心下设运输部和仓储部，两个部门每月开一次例会。
+"""
+
+
+def test_the_centre_at_a_sentence_start_is_the_one_named_before(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "中心下设运输部和仓储部": 中心 stands for the centre named before, as 部门 and 委员会
+    do; the units it has were related to nothing (and, being ordinary words, dropped)."""
+    library_id = _library(dispatcher, services, tmp_path / "docs", {"centre.md": CENTRE})
+    relations = _relations(pool.get(), library_id)
+    assert {("运输部", "物流中心"), ("仓储部", "物流中心")} <= relations, relations

@@ -32,7 +32,7 @@ def unnumbered(words: str) -> str:
 
 
 #: First characters of the short references below.
-_REFERENCE_STARTS = frozenset("itswhob本该部委小项")
+_REFERENCE_STARTS = frozenset("itswhob本该部委小项中")
 #: A sentence's opening reference to the document itself (本制度由…负责解释).
 _TITLE_REFERENCE = re.compile(
     r"^(?:本(?:制度|规范|办法|规定|细则|流程|手册|通知|部门|中心)|this (?:policy|procedure|document|guide|handbook))"
@@ -42,7 +42,7 @@ _PERSON_REFERENCE = re.compile(r"^(?:she|he)\b")
 _THING_REFERENCE = re.compile(
     r"^(?:(?:it|they|we)(?=\s)|(?:the|our) (department|team|group|project|board|committee|unit|system"
     r"|subsidiary|company|division|section|office)\b"
-    r"|该|本部门|本组|部门|委员会|小组|项目组)"
+    r"|该|本部门|本组|部门|委员会|小组|项目组|中心(?=下设|设有|下辖|负责|由))"
 )
 #: The type a short reference's noun names (the project → a project).
 _REFERENCE_TYPES = {
