@@ -170,3 +170,24 @@ def test_the_centre_at_a_sentence_start_is_the_one_named_before(
     library_id = _library(dispatcher, services, tmp_path / "docs", {"centre.md": CENTRE})
     relations = _relations(pool.get(), library_id)
     assert {("运输部", "物流中心"), ("仓储部", "物流中心")} <= relations, relations
+
+
+REFERENCE_AND_ADVERB = """# 报表平台使用说明
+
+报表平台用于汇总各门店的销售数据。
+该平台目前归数据分析组管理，如有问题请提交工单。
+"""
+
+
+def test_an_adverb_after_a_reference_is_not_a_name(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "该平台目前归数据分析组管理": 平台目前 ("the platform currently") was taken for the
+    thing owned, and the platform the sentence refers to, a name of common words kept only
+    where something relates it, was lost."""
+    library_id = _library(
+        dispatcher, services, tmp_path / "docs", {"guide.md": REFERENCE_AND_ADVERB}
+    )
+    conn = pool.get()
+    assert "平台目前" not in _names(conn, library_id)
+    assert ("数据分析组", "报表平台") in _relations(conn, library_id)

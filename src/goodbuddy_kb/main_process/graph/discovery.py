@@ -34,6 +34,7 @@ from goodbuddy_kb.main_process.graph.lexicon import (
     QUALIFIERS,
     SOFT_STOPS,
     SOFT_WORDS,
+    TIME_ADVERBS,
     UNITS,
     VERB_STOPS,
 )
@@ -437,6 +438,8 @@ def _slot_terms(text: str, found: list[Mention], cues: Cues) -> Iterable[Mention
                         break
                     start -= 1
                 span = trim(text, start, at)
+                while text[span[0] : span[1]].endswith(TIME_ADVERBS):  # 该平台目前归…: not 平台目前
+                    span = (span[0], span[1] - 2)
                 name = text[span[0] : span[1]]
                 owned = span[0] > 0 and text[span[0] - 1] in "的之"
                 if (
@@ -457,12 +460,8 @@ def _defined_terms(text: str) -> Iterable[Mention]:
         if not any(word in text for word in needs):
             continue
         for m in pattern.finditer(text):
-            start, end = m.start(1), m.end(1)
-            while start < end and text[start].isspace():
-                start += 1
-            while end > start and text[end - 1].isspace():
-                end -= 1
-            start, end = trim(text, start, end)
+            term, at = m.group(1), m.end(1)
+            start, end = trim(text, at - len(term.lstrip()), at - len(term) + len(term.rstrip()))
             if end - start < 2:
                 continue
             aliases = (m.group(2).strip(),) if m.lastindex and m.lastindex >= 2 else ()

@@ -51,6 +51,9 @@ VERB_STOPS = words(
     " 逾期 过期 到期 列出 重要 主要 次要 大型 小型 中型 著名 知名 最大 最早 唯一 国内 国外 提供"
     " 现任 历任 曾任 继任 兼任 造成 率领 主导 导致 随即 立即"
 )
+#: Adverbs of time and manner between a clause's subject and its verb (该平台目前归…管理): never
+#: the end of a name (all of two characters).
+TIME_ADVERBS = ("目前", "现在", "当前", "已经", "一律", "统一", "同时", "另外", "今后", "仍然")
 #: Words of a relation pattern that commonly sit inside names, never a name boundary.
 NAME_WORDS = words("管理 主管 模块 子系统 服务 平台 规定 标准 办公 部门 下属 下属部门 组成 基于")
 #: Qualifiers in front of a name that are not part of it (新版费用报销流程, 当地规定).
