@@ -191,3 +191,21 @@ def test_an_adverb_after_a_reference_is_not_a_name(
     conn = pool.get()
     assert "平台目前" not in _names(conn, library_id)
     assert ("数据分析组", "报表平台") in _relations(conn, library_id)
+
+
+COMPOUND_OWNER = """# 关于报表平台维护职责调整的通知
+
+自2025年1月1日起，报表平台由信息技术部数据平台组统一维护，平台联系人为卢一帆。
+"""
+
+
+def test_an_owner_named_with_its_parent_unit_owns(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "由信息技术部数据平台组统一维护": the team, written after its department, owns the
+    platform (only "数据平台组 is part of 信息技术部" was found: the department stood between
+    the platform and the team)."""
+    library_id = _library(dispatcher, services, tmp_path / "docs", {"notice.md": COMPOUND_OWNER})
+    relations = _relations(pool.get(), library_id)
+    assert ("数据平台组", "报表平台") in relations, relations
+    assert ("数据平台组", "信息技术部") in relations, relations

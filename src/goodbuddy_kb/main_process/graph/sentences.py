@@ -410,7 +410,10 @@ def _pattern_relations(
                         linked.add((a.start, b.start))
                     continue
             adjacent = j == i + 1
-            if not adjacent and lists_of.get(j, j) <= i + 1:
+            if j == i + 2 and _compound(inside[i + 1], b, type_of):
+                # 由质量管理部质量保证组管理: the unit's name is its parent's and its own
+                gap, adjacent = squash(folded[a.end : inside[i + 1].start]), True
+            elif not adjacent and lists_of.get(j, j) <= i + 1:
                 # 由IT服务台统一办理OA系统和企业微信的账号开通: the names before 的 modify the
                 # last one; the verb before them relates the two ends
                 gap, adjacent = squash(folded[a.end : inside[i + 1].start]), True
