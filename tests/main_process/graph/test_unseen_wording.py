@@ -127,7 +127,7 @@ Spare parts are kept in the warehouse, which sits on Level 3.
 """,
     "teams.md": """# Teams
 
-Regulatory Affairs is headed by Aisha Khan.
+**Regulatory Affairs** is headed by Aisha Khan.
 Product recalls are handled by the Regulatory Affairs team.
 """,
 }
@@ -139,7 +139,8 @@ def test_english_notes_of_a_subsidiary(
     """A building named by a word and "Building" or "Tower" (only "Building A" was a place); a
     company whose name runs across "Pty." and which its own notes call without its legal form
     (the title); "our office" for the company; a unit on a floor of a building is in the
-    building; "Level 3" is no place; a unit named without "team" is not a person."""
+    building; "Level 3" is no place; a unit named without "team" (in bold, as a list's lead) is
+    not a person."""
     library_id = _library(dispatcher, services, tmp_path / "docs", ENGLISH_NOTES)
     conn = pool.get()
     names = _names(conn, library_id)

@@ -55,8 +55,7 @@ HEAD_ROLES = frozenset(
         "会长",
     ]
 )
-#: Role words a person's name follows (经理欧阳可欣, 组长：韦佳宁), longest first: the heads'
-#: and the posts that head nothing.
+#: Role words a person's name follows (经理欧阳可欣, 组长：韦佳宁), longest first; heads' and others.
 ROLES_ZH = sorted(
     HEAD_ROLES | set(["联系人", "工程师", "专员", "秘书", "委员", "班长"]), key=len, reverse=True
 )
@@ -226,7 +225,8 @@ def _people_en(text: str) -> Iterable[Mention]:
             continue
         if _a_made_noun(m.group(1)) or _a_made_noun(m.group(2)):
             continue
-        before, after = text[max(0, m.start() - 12) : m.start()], text[m.end() : m.end() + 12]
+        before = text[max(0, m.start() - 12) : m.start()]
+        after = text[m.end() : m.end() + 14].lstrip("*_")  # (**Finance & Admin** is run by)
         if re.search(r"\b(?:the|of)\s*$", before, re.IGNORECASE) or _CAPITAL_BEFORE.search(before):
             continue  # "the Berlin Office", "HQ Application Development": part of a longer name
         if in_a_work_title(text, m.start(), m.end()):
