@@ -111,6 +111,26 @@ def turn_on(d: Dispatcher, services: Services, library_id: str) -> dict[str, Any
     return call(d, GRAPH_GET.name, {"libraryId": library_id})
 
 
+def extracted_library(
+    d: Dispatcher, services: Services, folder: Path, docs: dict[str, str], name: str = "Theirs"
+) -> str:
+    """``docs`` written into ``folder``, imported as a folder source of a new library whose
+    local graph is then switched on and extracted; the library's id."""
+    folder.mkdir()
+    for file_name, text in docs.items():
+        (folder / file_name).write_text(text, encoding="utf-8")
+    library_id = call(d, LIBRARY_CREATE.name, {"name": name})["library"]["id"]
+    turn_off(d, library_id)
+    call(
+        d,
+        SOURCE_ADD.name,
+        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
+    )
+    services.tasks.wait_idle()
+    turn_on(d, services, library_id)
+    return str(library_id)
+
+
 def assert_consistent(conn: Any) -> None:
     stale = conn.execute(
         "SELECT count(*) FROM graph_evidence v LEFT JOIN chunks c ON c.seq = v.chunk_seq"

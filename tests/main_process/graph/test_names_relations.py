@@ -8,12 +8,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from goodbuddy_kb.contracts.methods import LIBRARY_CREATE, SOURCE_ADD
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from tests.dispatch import call
-from tests.main_process.graph.helpers import alias_names, turn_off, turn_on
+from tests.main_process.graph.helpers import alias_names, extracted_library
 
 #: Characters no whole Chinese name starts or ends with: function words, measure words (not
 #: those that also start common words: 项目部, 本田), and the first characters of the issue's
@@ -72,22 +71,6 @@ The Yard Team falls under the Logistics Department, not under the Finance Depart
 """
 
 
-def _library(d: Dispatcher, services: Services, folder: Path, docs: dict[str, str]) -> str:
-    folder.mkdir()
-    for name, text in docs.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    library_id = call(d, LIBRARY_CREATE.name, {"name": "Theirs"})["library"]["id"]
-    turn_off(d, library_id)
-    call(
-        d,
-        SOURCE_ADD.name,
-        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
-    )
-    services.tasks.wait_idle()
-    turn_on(d, services, library_id)
-    return str(library_id)
-
-
 def _names(conn: sqlite3.Connection, library_id: str) -> dict[str, str]:
     return {
         name: type_key
@@ -121,7 +104,7 @@ def _pairs(conn: sqlite3.Connection, library_id: str) -> set[frozenset[str]]:
 def test_extracted_names_are_whole_names(
     dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
 ) -> None:
-    library_id = _library(
+    library_id = extracted_library(
         dispatcher, services, tmp_path / "docs", {"wiki.md": ENCYCLOPAEDIA, "rules.md": RULES}
     )
     names = _names(pool.get(), library_id)
@@ -142,7 +125,7 @@ def test_extracted_names_are_whole_names(
 def test_relations_of_ordinary_sentences_tables_and_english(
     dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
 ) -> None:
-    library_id = _library(
+    library_id = extracted_library(
         dispatcher,
         services,
         tmp_path / "docs",
@@ -263,7 +246,7 @@ A supplier quality report (SQR) is handled by the Procurement Office.
 def test_relations_of_a_process_rule_its_titles_and_lists(
     dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
 ) -> None:
-    library_id = _library(
+    library_id = extracted_library(
         dispatcher,
         services,
         tmp_path / "docs",
@@ -330,7 +313,7 @@ def test_a_near_miss_beside_a_spelled_name_does_not_lead_the_graph(
 ) -> None:
     from goodbuddy_kb.contracts.methods import RETRIEVE
 
-    library_id = _library(
+    library_id = extracted_library(
         dispatcher,
         services,
         tmp_path / "docs",
@@ -364,7 +347,7 @@ def test_a_path_only_a_near_miss_reached_never_answers_for_the_spelled_name(
 ) -> None:
     from goodbuddy_kb.main_process.graph import channel
 
-    library_id = _library(
+    library_id = extracted_library(
         dispatcher,
         services,
         tmp_path / "docs",
@@ -394,7 +377,9 @@ def test_a_person_named_before_the_post_they_hold_is_a_person(
     """Notes name a person first and their post after it ("张伟是财务部经理"); only a role word
     before the name (财务部经理张伟) used to make one, so such notes gave departments and systems
     but no people. A role word the clause goes on after is not a post."""
-    library_id = _library(dispatcher, services, tmp_path / "docs", {"notes.md": NAME_FIRST})
+    library_id = extracted_library(
+        dispatcher, services, tmp_path / "docs", {"notes.md": NAME_FIRST}
+    )
     names = _names(pool.get(), library_id)
     assert {n: names.get(n) for n in ("张伟", "李娜", "王强")} == dict.fromkeys(
         ("张伟", "李娜", "王强"), "person"
@@ -421,7 +406,7 @@ def test_a_person_named_in_both_scripts_is_one_person(
         "b-team.md": "# 应用开发组\n\n应用开发组组长苗若琳负责OA系统。\n",
         "c-people.md": "# 名单\n\n财务部经理张伟；人力资源部经理章伟。\n",
     }
-    library_id = _library(dispatcher, services, tmp_path / "docs", files)
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", files)
     conn = pool.get()
     names = _names(conn, library_id)
     assert ("Miao Ruolin" in names) != ("苗若琳" in names), names
@@ -447,7 +432,9 @@ def test_a_company_named_with_a_common_noun_is_not_a_person(
     """Two capitalised words after "to", "by" or "from" read as a person's name; one of them a
     noun English makes from another word (Technology, Logistics, Security, Procurement) names
     a company or a unit ("Xinghe Technology" was listed as a person; a helper's try)."""
-    library_id = _library(dispatcher, services, tmp_path / "docs", {"guide.md": COMPANY_NAMES})
+    library_id = extracted_library(
+        dispatcher, services, tmp_path / "docs", {"guide.md": COMPANY_NAMES}
+    )
     names = _names(pool.get(), library_id)
     companies = ("Xinghe Technology", "Northwind Logistics", "Harbor Security", "Delta Procurement")
     assert not [n for n in companies if names.get(n) == "person"], names
@@ -466,7 +453,9 @@ def test_a_title_joining_two_things_names_one_rule(
     """ "差旅与费用报销制度" is one rule: it was listed as 费用报销制度 (what follows 与), with
     the document's own relations on that piece (a helper's try). The whole title is the name,
     the two rules it reads as its other names, the rule word shared."""
-    library_id = _library(dispatcher, services, tmp_path / "docs", {"rules.md": JOINED_TITLE})
+    library_id = extracted_library(
+        dispatcher, services, tmp_path / "docs", {"rules.md": JOINED_TITLE}
+    )
     names = _names(pool.get(), library_id)
     assert names.get("差旅与费用报销制度") == "policy", names
     assert "费用报销制度" not in names, names

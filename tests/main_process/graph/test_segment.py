@@ -17,7 +17,8 @@ from goodbuddy_kb.main_process.graph import segment
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
 from tests.dispatch import call
-from tests.main_process.graph.test_names_relations import _library, _names
+from tests.main_process.graph.helpers import extracted_library
+from tests.main_process.graph.test_names_relations import _names
 
 #: (sentence, name as a cue grew it, its type, the cue's length, the verdict)
 READINGS = [
@@ -80,7 +81,7 @@ ARTICLE = """# 城市与团体
 def test_descriptions_stay_only_where_the_library_relates_them(
     dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
 ) -> None:
-    library_id = _library(dispatcher, services, tmp_path / "docs", {"article.md": ARTICLE})
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", {"article.md": ARTICLE})
     names = _names(pool.get(), library_id)
     assert not {"俱乐部", "旅游区", "无人区"} & set(names), names
     assert names.get("总经理办公室") == "organization", "a pattern's slot makes it act"
@@ -97,7 +98,7 @@ def test_the_dictionary_is_let_go_when_extraction_is_idle_and_read_again(
     import jieba.posseg
 
     monkeypatch.setattr(segment, "IDLE_RELEASE", 0.2)
-    library_id = _library(dispatcher, services, tmp_path / "docs", {"article.md": ARTICLE})
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", {"article.md": ARTICLE})
     first = _names(pool.get(), library_id)
     deadline = time.monotonic() + 10
     while jieba.posseg.dt.word_tag_tab and time.monotonic() < deadline:

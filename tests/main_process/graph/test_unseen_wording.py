@@ -8,28 +8,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from goodbuddy_kb.contracts.methods import LIBRARY_CREATE, SOURCE_ADD
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
-from tests.dispatch import call
-from tests.main_process.graph.helpers import alias_names, turn_off, turn_on
-
-
-def _library(d: Dispatcher, services: Services, folder: Path, docs: dict[str, str]) -> str:
-    folder.mkdir()
-    for name, text in docs.items():
-        (folder / name).write_text(text, encoding="utf-8")
-    library_id = call(d, LIBRARY_CREATE.name, {"name": "Unseen"})["library"]["id"]
-    turn_off(d, library_id)
-    call(
-        d,
-        SOURCE_ADD.name,
-        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
-    )
-    services.tasks.wait_idle()
-    turn_on(d, services, library_id)
-    return str(library_id)
+from tests.main_process.graph.helpers import alias_names, extracted_library
 
 
 def _names(conn: sqlite3.Connection, library_id: str) -> dict[str, str]:
@@ -73,7 +55,7 @@ def test_names_of_rare_characters_and_units_named_for_their_work(
     """泓川大厦9楼 read as a measure word and a name ("泓|川大厦"), so 法务部 had no place;
     祁东海 read as 祁 + 东海 ("the East Sea"), so 物流中心 had no head; 应用开发组 broke at the
     verb 开发 and was not a unit of 技术部."""
-    library_id = _library(
+    library_id = extracted_library(
         dispatcher,
         services,
         tmp_path / "docs",
@@ -106,7 +88,7 @@ def test_a_name_given_with_one_known_already_is_that_entity(
     """ "the Data Platform team (数据平台组)" names one unit twice. Where the Chinese name was
     known from an earlier document, the English one became a second unit with the project's
     relation, and the Chinese unit lost it."""
-    library_id = _library(dispatcher, services, tmp_path / "docs", TWO_SCRIPTS)
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", TWO_SCRIPTS)
     conn = pool.get()
     names = _names(conn, library_id)
     assert "Data Platform team" not in names, names
@@ -141,7 +123,7 @@ def test_english_notes_of_a_subsidiary(
     (the title); "our office" for the company; a unit on a floor of a building is in the
     building; "Level 3" is no place; a unit named without "team" (in bold, as a list's lead) is
     not a person."""
-    library_id = _library(dispatcher, services, tmp_path / "docs", ENGLISH_NOTES)
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", ENGLISH_NOTES)
     conn = pool.get()
     names = _names(conn, library_id)
     company = "Tinbay Robotics Australia Pty. Ltd."
@@ -168,7 +150,7 @@ def test_the_centre_at_a_sentence_start_is_the_one_named_before(
 ) -> None:
     """ "中心下设运输部和仓储部": 中心 stands for the centre named before, as 部门 and 委员会
     do; the units it has were related to nothing (and, being ordinary words, dropped)."""
-    library_id = _library(dispatcher, services, tmp_path / "docs", {"centre.md": CENTRE})
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", {"centre.md": CENTRE})
     relations = _relations(pool.get(), library_id)
     assert {("运输部", "物流中心"), ("仓储部", "物流中心")} <= relations, relations
 
@@ -186,7 +168,7 @@ def test_an_adverb_after_a_reference_is_not_a_name(
     """ "该平台目前归数据分析组管理": 平台目前 ("the platform currently") was taken for the
     thing owned, and the platform the sentence refers to, a name of common words kept only
     where something relates it, was lost."""
-    library_id = _library(
+    library_id = extracted_library(
         dispatcher, services, tmp_path / "docs", {"guide.md": REFERENCE_AND_ADVERB}
     )
     conn = pool.get()
@@ -206,7 +188,9 @@ def test_an_owner_named_with_its_parent_unit_owns(
     """ "由信息技术部数据平台组统一维护": the team, written after its department, owns the
     platform (only "数据平台组 is part of 信息技术部" was found: the department stood between
     the platform and the team)."""
-    library_id = _library(dispatcher, services, tmp_path / "docs", {"notice.md": COMPOUND_OWNER})
+    library_id = extracted_library(
+        dispatcher, services, tmp_path / "docs", {"notice.md": COMPOUND_OWNER}
+    )
     relations = _relations(pool.get(), library_id)
     assert ("数据平台组", "报表平台") in relations, relations
     assert ("数据平台组", "信息技术部") in relations, relations
