@@ -194,3 +194,27 @@ def test_an_owner_named_with_its_parent_unit_owns(
     relations = _relations(pool.get(), library_id)
     assert ("数据平台组", "报表平台") in relations, relations
     assert ("数据平台组", "信息技术部") in relations, relations
+
+
+OWNER_TABLE_AND_SITE = """# 系统及负责团队一览
+
+| 系统 | 主要用途 | 负责团队 |
+| --- | --- | --- |
+| 报表平台 | 销售数据汇总 | 数据分析组 |
+| 门禁系统 | 出入管理 | 行政部 |
+
+湖州工厂坐落于湖州市吴兴区，2018年投产。
+"""
+
+
+def test_a_column_of_owning_teams_and_a_site_that_stands_somewhere(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """A table's "负责团队" column (负责 and a unit's kind word) owns its rows' systems, as a
+    "负责部门" column did; 坐落于 locates as 位于 does."""
+    library_id = extracted_library(
+        dispatcher, services, tmp_path / "docs", {"systems.md": OWNER_TABLE_AND_SITE}
+    )
+    relations = _relations(pool.get(), library_id)
+    assert {("数据分析组", "报表平台"), ("行政部", "门禁系统")} <= relations, relations
+    assert ("湖州工厂", "湖州市吴兴区") in relations, relations

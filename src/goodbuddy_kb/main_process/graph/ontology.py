@@ -1,6 +1,5 @@
-"""The starter ontology a new library is offered: common company-document entity types with
-the discovery cues of the local extractor, and relation types with explicit patterns and
-endpoint constraints. Every part is editable per library."""
+"""The starter ontology a new library is offered: company-document entity types with the local
+extractor's discovery cues, relation types with patterns and endpoint constraints; all editable."""
 
 from __future__ import annotations
 
@@ -362,6 +361,7 @@ def starter() -> Ontology:
                 tail_types=["location"],
                 patterns=[
                     "{head}位于{tail}",
+                    "{head}坐落于{tail}",
                     "{head}办公室在{tail}",
                     "{head}设在{tail}",
                     "{head}办公地点在{tail}",

@@ -13,16 +13,28 @@ from goodbuddy_kb.main_process.graph.matching import Match
 _ROW = re.compile(r"^\|(.+)\|[ \t]*$", re.MULTILINE)
 
 
+#: A unit's kind word ending a header: "负责团队" is the relation 负责 (owns) with a team at its end.
+_KIND_AT_END = re.compile(r"\s*(?:团队|部门|小组|单位|组|teams?|departments?|groups?|units?)$")
+
+
 def _relation_of(header: str, ontology: Ontology) -> list[RelationType]:
     folded = header.strip().casefold()
     if not folded:
         return []
-    return [
+    found = [
         r
         for r in ontology.relation_types
         if any(
             a.casefold() == folded or (len(a) >= 3 and a.casefold() in folded) for a in r.aliases
         )
+    ]
+    bare = _KIND_AT_END.sub("", folded)
+    if found or not bare or bare == folded:
+        return found
+    return [
+        r
+        for r in ontology.relation_types
+        if bare in {w.casefold() for w in (r.name_zh, r.name_en, *r.aliases)}
     ]
 
 
