@@ -218,3 +218,22 @@ def test_a_column_of_owning_teams_and_a_site_that_stands_somewhere(
     relations = _relations(pool.get(), library_id)
     assert {("数据分析组", "报表平台"), ("行政部", "门禁系统")} <= relations, relations
     assert ("湖州工厂", "湖州市吴兴区") in relations, relations
+
+
+THE_GROUP = """# 研发中心
+
+研发中心由研发总监祁文博牵头。
+研发中心下设云平台组，主管是温若岚。该组在研发楼5楼办公。
+"""
+
+
+def test_the_group_is_the_last_group_named(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "该组在研发楼5楼办公": 该组 is the last name ending in 组 (the team, not the centre the
+    sentence before opened with), and a numbered floor of a building named in common words
+    (研发楼5楼) is a place as 泓川大厦9楼 is."""
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", {"rd.md": THE_GROUP})
+    relations = _relations(pool.get(), library_id)
+    assert ("云平台组", "研发楼5楼") in relations, relations
+    assert ("研发中心", "研发楼5楼") not in relations, relations

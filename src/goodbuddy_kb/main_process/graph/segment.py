@@ -304,6 +304,8 @@ class Segmenter:
             return "provisional"
         if self._names_next(window, s, e, words) and not text.startswith(HEAD_TITLES, end):
             return "provisional"  # it names what follows (黑龙江省博物馆, 长宗我部信亲)
+        if cue == 1 and window[e - 2].isdigit():
+            return "whole"  # a numbered floor of a building (泓锦大厦5楼, 研发楼5楼)
         if len(inside) == 1 and not (cue == 1 and first == "nt"):
             # one word of the dictionary (俱乐部, 无人区, 上市公司), unless the dictionary
             # knows it as a unit's name (财务部, 外交部)
@@ -317,8 +319,6 @@ class Segmenter:
         if not any(w[2] in _PROPER for w in inside):
             return "provisional"  # common words only: a description (高档街区, 外籍总经理)
         last = inside[-1]
-        if cue == 1 and window[e - 2].isdigit():
-            return "whole"  # a numbered floor or building of a named place (泓锦大厦5楼)
         if cue == 1 and (first not in _NAMED or (last[1] - last[0] > 1 and last[2] in _COMMON)):
             # one character names it and neither a name starts it (DVD分区) nor does it end
             # in the character alone (尼奥利裆部, 南宁市中心区: a word that has the character)
