@@ -237,3 +237,12 @@ def test_the_group_is_the_last_group_named(
     relations = _relations(pool.get(), library_id)
     assert ("云平台组", "研发楼5楼") in relations, relations
     assert ("研发中心", "研发楼5楼") not in relations, relations
+
+
+def test_a_head_named_before_an_adverb_and_the_verb_of_office(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "财务部由梁静怡全面负责": the adverb before 负责 hid the person (由梁静怡负责 was read)."""
+    docs = {"finance.md": "# 财务部\n\n财务部位于A栋5楼，由梁静怡全面负责。\n"}
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", docs)
+    assert ("财务部", "梁静怡") in _relations(pool.get(), library_id)

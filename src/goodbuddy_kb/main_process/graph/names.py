@@ -62,9 +62,8 @@ ROLES_ZH = sorted(
 _ROLE_BEFORE = re.compile(
     "(?:" + "|".join(ROLES_ZH) + r")\s*(?:[：:]\s*|是|为|由)?(?=[\u4e00-\u9fff])"
 )
-_BY_NAME = re.compile(
-    r"由(?=[\u4e00-\u9fff]{2,4}(?:[（(][^（()）]{1,30}[)）])?(?:" + "|".join(OFFICE_VERBS) + "))"
-)
+_VERB = "(?:全面|直接|具体|主要)?(?:" + "|".join(OFFICE_VERBS) + ")"  # (由梁静怡全面负责)
+_BY_NAME = re.compile(r"由(?=[\u4e00-\u9fff]{2,4}(?:[（(][^（()）]{1,30}[)）])?" + _VERB + ")")
 
 
 #: A unit's name right before a person's, the person's name closed by punctuation (联系市场部
