@@ -246,3 +246,15 @@ def test_a_head_named_before_an_adverb_and_the_verb_of_office(
     docs = {"finance.md": "# 财务部\n\n财务部位于A栋5楼，由梁静怡全面负责。\n"}
     library_id = extracted_library(dispatcher, services, tmp_path / "docs", docs)
     assert ("财务部", "梁静怡") in _relations(pool.get(), library_id)
+
+
+def test_a_person_whose_name_ends_in_a_building_word_is_a_person(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "厂长黄国栋": 栋 ends a building's name only after a letter, a number or 号 (A栋, 3号栋);
+    "厂长黄国栋" was a place and hid the person."""
+    docs = {"plant.md": "# 湖州工厂\n\n湖州工厂由厂长黄国栋负责。行政组在A栋3楼。\n"}
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", docs)
+    names = _names(pool.get(), library_id)
+    assert names.get("黄国栋") == "person" and "厂长黄国栋" not in names, names
+    assert names.get("A栋3楼") == "location", names

@@ -28,12 +28,15 @@ from goodbuddy_kb.main_process.graph.lexicon import (
     GENERIC_ENDS,
     HEAD_TITLES,
     LATIN_STOPS,
+    LATIN_TAIL,
     NAME_WORDS,
     NOT_A_NAME_END,
+    NUMBERED,
     NUMERALS,
     QUALIFIERS,
     SOFT_STOPS,
     SOFT_WORDS,
+    TAXON_AFTER,
     TIME_ADVERBS,
     UNITS,
     VERB_STOPS,
@@ -269,14 +272,6 @@ def prepare(ontology: Ontology) -> Cues:
     )
 
 
-#: What follows a family's name in a taxonomy (锦葵科猴面包树属, 葫芦科植物): not a unit.
-_TAXON_AFTER = re.compile(r"[\u4e00-\u9fff]{1,5}属|植物|动物")
-
-
-#: A name starting with a Latin letter right after a capitalised Latin word and a space.
-_LATIN_TAIL = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]* [A-Za-z]$")
-
-
 def in_a_work_title(text: str, start: int, end: int) -> bool:
     """Whether the span is a part, not the whole, of a work's title in 《》 (《在世界中心》)."""
     opened = text.rfind("《", max(0, start - 30), start + 1)
@@ -307,9 +302,11 @@ def _a_name(text: str, start: int, end: int, cue: str) -> tuple[int, int] | None
         name = text[start:end]
     if end - start <= len(cue) or name.endswith(GENERIC_ENDS):
         return None
-    if in_a_work_title(text, start, end) or (cue == "科" and _TAXON_AFTER.match(text, end)):
+    if in_a_work_title(text, start, end) or (cue == "科" and TAXON_AFTER.match(text, end)):
         return None
-    if _LATIN_TAIL.search(text, max(0, start - 16), start + 1):
+    if cue == "栋" and not NUMBERED.match(text, end - 2):
+        return None  # 厂长黄国栋: a person's name, not a building (A栋, 3号栋)
+    if LATIN_TAIL.search(text, max(0, start - 16), start + 1):
         return None  # Mac OS X平台: the end of a longer Latin name, not a name of its own
     if name.endswith("全部") and not name.endswith("安全部"):
         return None  # …中全部: "all of it", not a unit (信息安全部 is one)

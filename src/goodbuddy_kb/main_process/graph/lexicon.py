@@ -51,6 +51,12 @@ VERB_STOPS = words(
     " 逾期 过期 到期 列出 重要 主要 次要 大型 小型 中型 著名 知名 最大 最早 唯一 国内 国外 提供"
     " 现任 历任 曾任 继任 兼任 造成 率领 主导 导致 随即 立即"
 )
+#: What follows a family's name in a taxonomy (锦葵科猴面包树属, 葫芦科植物): not a unit.
+TAXON_AFTER = re.compile(r"[\u4e00-\u9fff]{1,5}属|植物|动物")
+#: A name starting with a Latin letter right after a capitalised Latin word and a space.
+LATIN_TAIL = re.compile(r"(?<![A-Za-z0-9])[A-Z][A-Za-z0-9]* [A-Za-z]$")
+#: What stands before 栋 in a building's name: a letter, a number or 号 (A栋, 3号栋, 十栋).
+NUMBERED = re.compile(r"[A-Za-z0-9一二三四五六七八九十号]")
 #: Adverbs of time and manner between a clause's subject and its verb (该平台目前归…管理): never
 #: the end of a name (all of two characters).
 TIME_ADVERBS = ("目前", "现在", "当前", "已经", "一律", "统一", "同时", "另外", "今后", "仍然")
