@@ -258,3 +258,15 @@ def test_a_person_whose_name_ends_in_a_building_word_is_a_person(
     names = _names(pool.get(), library_id)
     assert names.get("黄国栋") == "person" and "厂长黄国栋" not in names, names
     assert names.get("A栋3楼") == "location", names
+
+
+def test_he_in_a_later_clause_is_the_person_named_before(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "研发中心由研发总监祁文博牵头，他直接向总经理程远航汇报": 他 is 祁文博, not the centre the
+    sentence opened with (which was said to report to the general manager and be led by him)."""
+    docs = {"rd.md": "# 研发中心\n\n研发中心由研发总监祁文博牵头，他直接向总经理程远航汇报。\n"}
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", docs)
+    relations = _relations(pool.get(), library_id)
+    assert ("祁文博", "程远航") in relations, relations
+    assert ("研发中心", "程远航") not in relations, relations

@@ -270,6 +270,10 @@ def _topic_relations(
         breaks = all_breaks[: bisect_right(all_breaks, b.start)]
         start = max([span[0], *breaks])
         topic = first if opens else inside[index - 1] if index else title
+        he = folded[start : start + 1] in ("他", "她") and folded[start + 1 : start + 2] != "们"
+        if he:  # ，他直接向…汇报: the clause's subject is the last person named before it
+            people = [m for m in inside[:index] if type_of.get(m.payload[0]) == "person"]
+            topic = people[-1] if people else topic
         if not opens and folded[start - 5 : start] in (" and ", " but "):
             # "It is run by X and sits on Y": the verb is the reference's, never X's
             undertaking = title is not None and type_of.get(title.payload[0]) in _UNDERTAKINGS
@@ -289,7 +293,7 @@ def _topic_relations(
         )
         if topic in inside and topic.end > start:
             continue  # the same clause as the topic: the pairs' patterns read it
-        words = folded[start : b.start]
+        words = folded[start + he : b.start]
         if start == span[0]:
             words = unnumbered(words)  # (- IT软硬件采购须先交…: the list mark is no word)
         if start > span[0] and folded[start - 1] in "：:" and not words.strip():
