@@ -270,3 +270,13 @@ def test_he_in_a_later_clause_is_the_person_named_before(
     relations = _relations(pool.get(), library_id)
     assert ("祁文博", "程远航") in relations, relations
     assert ("研发中心", "程远航") not in relations, relations
+
+
+def test_a_person_after_a_unit_and_de(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "请联系客服中心的吴佩珊。": a person named after their unit and 的, as after the unit alone
+    (联系市场部汤磊。), was not found."""
+    docs = {"tickets.md": "# 工单系统\n\n工单系统归客服中心管理；开账号请联系客服中心的吴佩珊。\n"}
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", docs)
+    assert _names(pool.get(), library_id).get("吴佩珊") == "person"

@@ -68,7 +68,7 @@ _BY_NAME = re.compile(r"由(?=[\u4e00-\u9fff]{2,4}(?:[（(][^（()）]{1,30}[)�
 
 #: A unit's name right before a person's, the person's name closed by punctuation (联系市场部
 #: 汤磊（分机…）): the name's end must be punctuation, a stricter test than after a role word.
-_UNIT_BEFORE = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:部|组|科|中心|办公室)(?=[\u4e00-\u9fff])")
+_UNIT_BEFORE = re.compile(r"(?<=[\u4e00-\u9fff]{2})(?:部|组|科|中心|办公室)的?(?=[\u4e00-\u9fff])")
 _CLOSED = frozenset("（(，,。；;、")
 
 
