@@ -119,16 +119,10 @@ def extracted_library(
     folder.mkdir()
     for file_name, text in docs.items():
         (folder / file_name).write_text(text, encoding="utf-8")
-    library_id = call(d, LIBRARY_CREATE.name, {"name": name})["library"]["id"]
-    turn_off(d, library_id)
-    call(
-        d,
-        SOURCE_ADD.name,
-        {"libraryId": library_id, "kind": "folder", "location": str(folder), "watch": False},
-    )
+    library_id = folder_library(d, folder, name)
     services.tasks.wait_idle()
     turn_on(d, services, library_id)
-    return str(library_id)
+    return library_id
 
 
 def assert_consistent(conn: Any) -> None:

@@ -121,13 +121,22 @@ class Entities:
             else:
                 continue  # both from earlier runs: a person merges them (graph tab)
             merged[gone] = keep
-            _, _type, name, key, _at = self._new[order[gone]]
-            self._aliases.append((keep, self._library_id, name, key))
-        if not merged:
+        self._merge(merged)
+
+    def _merge(self, gone: dict[str, str], as_type: str | None = None) -> None:
+        """The new entities in ``gone`` merged into the entity each maps to: their names become
+        its aliases (found under ``as_type``, the kept entity's type, where that differs)."""
+        if not gone:
             return
-        self._new = [e for e in self._new if e[0] not in merged]
-        self._ids = {ident: merged.get(e, e) for ident, e in self._ids.items()}
-        self._aliases = [(merged.get(e, e), lib, a, k) for e, lib, a, k in self._aliases]
+        for entity_id, _type, name, key, _at in self._new:
+            if entity_id in gone:
+                self._aliases.append((gone[entity_id], self._library_id, name, key))
+        self._new = [e for e in self._new if e[0] not in gone]
+        self._ids = {
+            ((as_type or t, k) if e in gone else (t, k)): gone.get(e, e)
+            for (t, k), e in self._ids.items()
+        }
+        self._aliases = [(gone.get(e, e), lib, a, k) for e, lib, a, k in self._aliases]
 
     def _units_not_people(self) -> None:
         """A "person" new in this run whose name with a unit's word after it is a unit
@@ -145,17 +154,7 @@ class Entities:
             for entity_id, type_key, _name, key, _at in self._new
             if type_key == "person" and key in units
         }
-        if not gone:
-            return
-        for entity_id, _type, name, key, _at in self._new:
-            if entity_id in gone:
-                self._aliases.append((gone[entity_id], self._library_id, name, key))
-        self._new = [e for e in self._new if e[0] not in gone]
-        self._ids = {
-            (("organization", k) if e in gone else (t, k)): gone.get(e, e)
-            for (t, k), e in self._ids.items()
-        }
-        self._aliases = [(gone.get(e, e), lib, a, k) for e, lib, a, k in self._aliases]
+        self._merge(gone, "organization")
 
     def write(self, conn: sqlite3.Connection) -> None:
         self._units_not_people()

@@ -132,9 +132,11 @@ def _asked(ontology: g.Ontology, query: str) -> tuple[set[str], set[str]]:
     latin = " " + " ".join(re.findall(r"[a-z]+", folded)) + " "
     # "在哪个系统里": 哪 asks which system, not where (the kind words read without it)
     cues = {fold(s) for t in ontology.entity_types for s in t.suffixes if s}
-    for m in _WHICH_ZH.finditer(folded):
+    which_zh = list(_WHICH_ZH.finditer(folded))
+    for m in which_zh:
         if any(m.group(1).startswith(s) for s in cues):
             folded = folded[: m.start()] + " " * (m.end() - m.start()) + folded[m.end() :]
+    asked = [m.group(1) for m in which_zh] + [m.group(1) for m in _WHICH_EN.finditer(folded)]
     kinds = {k for k, words in _KIND_WORDS_ZH.items() if any(w in folded for w in words)}
     kinds |= {k for k, words in _KIND_WORDS_EN.items() if any(f" {w} " in latin for w in words)}
     opening = {m.group(1) for m in _CLAUSE_EN.finditer(folded.strip())}
@@ -157,8 +159,6 @@ def _asked(ontology: g.Ontology, query: str) -> tuple[set[str], set[str]]:
             by_kind.setdefault(kind, set()).add(entity_type.key)
         # "哪个部门" / "which committee": an interrogative before one of the type's suffixes
         suffixes = [fold(s) for s in entity_type.suffixes if s]
-        asked = [m.group(1) for m in _WHICH_ZH.finditer(fold(query))]
-        asked += [m.group(1) for m in _WHICH_EN.finditer(folded)]
         if any(a.startswith(s) or a == s.rstrip("s") for a in asked for s in suffixes):
             found.add(entity_type.key)
     which = set(found)

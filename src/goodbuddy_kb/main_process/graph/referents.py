@@ -44,6 +44,8 @@ _THING_REFERENCE = re.compile(
     r"|subsidiary|company|division|section|office)\b"
     r"|该|本部门|本组|部门|委员会|小组|项目组|中心(?=下设|设有|下辖|负责|由))"
 )
+#: 该 and the kind word of what it refers to (该组 → the last name ending in 组).
+_NAMED_KIND = re.compile(r"该(部门|中心|平台|系统|小组|团队|委员会|项目|组|部|科)")
 #: The type a short reference's noun names (the project → a project).
 _REFERENCE_TYPES = {
     "department": "organization",
@@ -93,14 +95,10 @@ def referent(
     if not fits:
         return title, False
     named = _NAMED_KIND.match(opening)  # 该组, 该平台: the last name of that kind
-    alike = [m for m in fits if named and m.key.endswith(named.group(1))]
+    alike = [m for m in fits if m.key.endswith(named.group(1))] if named else []
     if alike:
         return alike[-1], False
     return (fits[0] if fits[0] is earlier[0] else fits[-1]), False
-
-
-#: 该 and the kind word of what it refers to (该组 → the last name ending in 组).
-_NAMED_KIND = re.compile(r"该(部门|中心|平台|系统|小组|团队|委员会|项目|组|部|科)")
 
 
 #: A person's title right before their name, with what qualifies it (工厂IT驻场工程师).
