@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from pytestqt.qtbot import QtBot
 
+from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts.methods import LIBRARY_CREATE, LIBRARY_DELETE
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
@@ -407,3 +408,24 @@ def test_each_conversation_keeps_its_own_unsent_words(qtbot: QtBot, data_dir: Pa
             assert view.input.toPlainText() == "for one"
     finally:
         win.link.shutdown()
+
+
+def test_a_reply_arriving_after_the_conversation_was_reloaded_is_shown_once(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """The conversation list, refreshed at the first words of a new conversation's answer, can
+    reopen it and reload its messages after the answer is stored but before the reply itself
+    arrives; the answer was then listed twice (CI saw two assistant messages)."""
+    script = ChatScript(turns=[[{"text": "Only once."}]])
+    with chat_server(script) as base:
+        view = answered_once(qtbot, window, base)
+    user, answer = view.messages
+    # the reload (as kept: both messages, with their times) lands first, then the reply
+    view.messages = []
+    view._load(view.conversation_id or "")
+    qtbot.waitUntil(lambda: len(view.messages) == 2, timeout=5_000)
+    view.request_id = "in flight"
+    with qtbot.waitSignal(view.reply_finished, timeout=5_000):
+        view._sent(c.SendResponse(user_message=user, assistant_message=answer), None)
+    assert [m.role for m in view.messages] == ["user", "assistant"]
+    assert view.transcript.toPlainText().count("Only once.") == 1

@@ -456,7 +456,9 @@ class ChatView(QtWidgets.QWidget):
         self.composer.busy(False)
         replaced, self._replaced = self._replaced, None
         if result is not None and result.assistant_message.conversation_id == self.conversation_id:
-            kept = [m for m in self.messages if m.created_at and m.id != result.user_message.id]
+            # (a reload of the conversation that answered while it was sent holds both already)
+            sent = {result.user_message.id, result.assistant_message.id}
+            kept = [m for m in self.messages if m.created_at and m.id not in sent]
             self.messages = [*kept, result.user_message, result.assistant_message]
             self.shown_answer = None  # the new answer's sources
             if replaced is not None and result.assistant_message.content == replaced:
