@@ -456,8 +456,7 @@ class ChatView(QtWidgets.QWidget):
         self.composer.busy(False)
         replaced, self._replaced = self._replaced, None
         if result is not None and result.assistant_message.conversation_id == self.conversation_id:
-            # (a reload of the conversation that answered while it was sent holds both already)
-            sent = {result.user_message.id, result.assistant_message.id}
+            sent = {result.user_message.id, result.assistant_message.id}  # (a reload: both)
             kept = [m for m in self.messages if m.created_at and m.id not in sent]
             self.messages = [*kept, result.user_message, result.assistant_message]
             self.shown_answer = None  # the new answer's sources
@@ -478,10 +477,7 @@ class ChatView(QtWidgets.QWidget):
         asked = self.request_id is not None and self.asked_in == self.conversation_id
         streaming = self.streaming_text if asked else None
         text = transcript_html(self.messages, streaming)
-        if latest:
-            self.transcript.show_latest(text)
-        else:
-            self.transcript.show_html(text)
+        (self.transcript.show_latest if latest else self.transcript.show_html)(text)
         self._show_sources()
 
     def _show_sources(self) -> None:
