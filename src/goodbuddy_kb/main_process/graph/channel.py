@@ -12,7 +12,7 @@ import threading
 from dataclasses import dataclass, field
 
 from goodbuddy_kb.contracts import graph as g
-from goodbuddy_kb.main_process.graph import hop, store
+from goodbuddy_kb.main_process.graph import hop, recency, store
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold
 from goodbuddy_kb.main_process.graph.nearmiss import NearMissIndex
 
@@ -248,6 +248,10 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
             (*entity_ids, *entity_ids, settings.min_confidence),
         ).fetchall()
         result.relations_used += len(relations)
+        # a thing's owner or head that a later-dated document replaced is no answer (now): the
+        # path follows the newer one, and the older relation's evidence counts as a neighbour's
+        old = recency.superseded(conn, relations)
+        relations = [r for r in relations if r[0] not in old]
         relation_label = {r[0]: f"{r[4]} —{r[1]}→ {r[5]}" for r in relations}
         neighbours = {
             other: names_pair
@@ -367,6 +371,7 @@ def search(conn: sqlite3.Connection, library_ids: list[str], query: str, pool: i
                 gather("relation_id", named_ids, weight, relation_label)
                 guessed_ids = [r for r in group if r in guessing]
                 gather("relation_id", guessed_ids, weight * near_weight, relation_label)
+        gather("relation_id", sorted(old), NEIGHBOUR_WEIGHT, {})
         if neighbours:
             through_names = {
                 other for r in relations if r[0] not in guessing for other in (r[2], r[3])

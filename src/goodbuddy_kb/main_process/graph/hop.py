@@ -295,11 +295,13 @@ def follow(
         if past
         else {types[_sides(r, start)[1]] for r in relations} & final
     )
+    own_answers: list[Answer] = []
     if further and reached == final:
         # everything asked is met by A's own relations, but the question cues a relation A
         # lacks ("差旅报销制度的审批部门隶属于哪个中心"): the cue is asked of the neighbour
-        # that A's relations lead to, and they are the bridge, not the answer
-        answers, reached = [], set()
+        # that A's relations lead to, and they are the bridge, not the answer — unless no
+        # neighbour has such a relation ("费控系统归哪个部门维护": 哪个部门 cues belongs_to too)
+        own_answers, answers, reached = answers, [], set()
     remaining = final - reached
     if not remaining and not further:
         return answers
@@ -316,7 +318,7 @@ def follow(
         if other not in start and other not in bridges and len(bridges) < MAX_BRIDGES:
             bridges[other] = step(row, origin)
     if not bridges:
-        return answers
+        return answers or own_answers
     known = {row[0] for row in relations}
     rows = _relations_of(conn, bridges, min_confidence)
     for wide in rows:
@@ -332,7 +334,7 @@ def follow(
     still = (remaining - {a.reached for a in answers}) & (places.places if places else set())
     if still and places is not None:
         answers += _through(conn, min_confidence, start, bridges, rows, still, places.units, known)
-    return answers
+    return answers or own_answers
 
 
 #: A relation row with its ends' types: (id, type key, head id, tail id, head name, tail name,
