@@ -280,3 +280,36 @@ def test_a_person_after_a_unit_and_de(
     docs = {"tickets.md": "# 工单系统\n\n工单系统归客服中心管理；开账号请联系客服中心的吴佩珊。\n"}
     library_id = extracted_library(dispatcher, services, tmp_path / "docs", docs)
     assert _names(pool.get(), library_id).get("吴佩珊") == "person"
+
+
+#: An English page of a Chinese company: its title and its units named in both scripts, the
+#: subject of its sentences the page itself ("This page", "The procedure").
+BILINGUAL_PAGES = {
+    "about.md": "# 组织\n\n质检部位于3号楼，部门经理蒋思远。安装调试组负责现场安装。\n",
+    "install.md": (
+        "# Field Installation Procedure (现场安装规程)\n\n"
+        "This page is maintained by the Installation team (安装调试组).\n\n"
+        "The procedure is approved by Quality Inspection (质检部) every year.\n"
+    ),
+    "ship.md": "# 出厂检验\n\n设备升级前须完成固件发布流程，由质检部负责。\n",
+}
+
+
+def test_an_english_page_about_a_procedure_named_in_both_scripts(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """The title "Field Installation Procedure (现场安装规程)" (over 30 characters with its
+    bracket) named nothing, "is approved by Quality Inspection (质检部)" read the English words
+    before the bracket as the verb's, so the unit the bracket names approved nothing; and
+    固件发布流程 was 发布流程, then nothing: 发布 is a verb that ends a name, but a verb right
+    before 流程 is what the process does, and 固件 is a word, not a measure word's 件."""
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", BILINGUAL_PAGES)
+    conn = pool.get()
+    names = _names(conn, library_id)
+    assert names.get("Field Installation Procedure") == "policy", names
+    assert "现场安装规程" in alias_names(conn, "Field Installation Procedure")
+    assert names.get("固件发布流程") == "process", sorted(names.items())
+    relations = _relations(conn, library_id)
+    assert ("安装调试组", "Field Installation Procedure") in relations, relations
+    assert ("质检部", "Field Installation Procedure") in relations, relations
+    assert ("质检部", "固件发布流程") in relations, relations

@@ -21,6 +21,8 @@ import ahocorasick
 
 from goodbuddy_kb.contracts.graph import Ontology
 from goodbuddy_kb.main_process.graph.lexicon import (
+    ABBREVIATED,
+    ABBREVIATED_DOT,
     ANY_STOP,
     CJK_STOPS,
     DEFINED,
@@ -131,6 +133,7 @@ def _cjk_before(
     stop_ends: set[int],
     verb_ends: set[int],
     names_end: frozenset[int] = frozenset(),
+    action: bool = False,
 ) -> int | None:
     """Start of the Chinese name that ends with ``cue`` at ``end`` (exclusive), or None.
     Capitals and digits inside the name belong to it (A栋5楼); ``names_end``: positions where
@@ -170,7 +173,7 @@ def _cjk_before(
         ):
             break
         # a pattern word before the cue is in the name (采购审批平台), a verb not: bar a unit's work (开发组)
-        verb = i in verb_ends and (i < start or len(cue) > 1)
+        verb = i in verb_ends and (i < start or (len(cue) > 1 and not action))
         if verb or (i < start and (i in stop_ends or i in names_end)):
             break
         if ch in ANY_STOP and _function_at(text, i - 1):
@@ -238,6 +241,9 @@ class Cues:
     #: the words the head must be followed by, for relation types whose tail may be a term:
     #: what stands before them is the term ("采购合同须经法务部审核").
     term_slots: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    #: The Chinese cues of a process that are nouns (流程, not 申请; the extraction asks the
+    #: segmenter): the verb right before one names the process (发布流程), as a unit (开发组).
+    action_nouns: frozenset[str] = frozenset()
 
 
 def _automaton(cues: dict[str, list[str]]) -> Any:
@@ -345,7 +351,8 @@ def discover(
                 if stop_ends is None:
                     stop_ends, verb_ends = _stop_ends(folded, cues.stop_words)
                 inner = names_end - places_end if types == ("location",) else names_end
-                start = _cjk_before(text, end, key, stop_ends, verb_ends, inner)
+                action = key in cues.action_nouns and "process" in types  # (发布流程)
+                start = _cjk_before(text, end, key, stop_ends, verb_ends, inner, action)
                 span = None if start is None else _a_name(text, start, end, key)
             else:
                 # a Latin cue names only when capitalised: "Security Office", not "the Berlin
@@ -397,19 +404,14 @@ def discover(
                 )
     if heading and 2 <= len(heading) <= 30:
         found.extend(_heading(text, heading, cues))
-    if found and _ABBREVIATED_DOT.search(text):
-        return [_with_dot(text, m) if m.name.endswith(_ABBREVIATED) else m for m in found]
+    if found and ABBREVIATED_DOT.search(text):
+        return [_with_dot(text, m) if m.name.endswith(ABBREVIATED) else m for m in found]
     return found
-
-
-#: Company forms written with a full stop that belongs to the name (Acme Widgets Ltd.).
-_ABBREVIATED = ("Ltd", "Inc", "Corp", "Co", "Pty", "Bhd")
-_ABBREVIATED_DOT = re.compile(r"\b(?:Ltd|Inc|Corp|Co|Pty|Bhd)\.")
 
 
 def _with_dot(text: str, m: Mention) -> Mention:
     """``m`` with the full stop of its abbreviated company form, if the text writes one."""
-    if text[m.end : m.end + 1] != "." or m.name.rsplit(" ", 1)[-1] not in _ABBREVIATED:
+    if text[m.end : m.end + 1] != "." or m.name.rsplit(" ", 1)[-1] not in ABBREVIATED:
         return m
     return replace(m, name=m.name + ".", end=m.end + 1)
 

@@ -10,7 +10,7 @@ import sqlite3
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from goodbuddy_kb.contracts.errors import CancelledError
 from goodbuddy_kb.contracts.graph import Ontology
@@ -31,7 +31,7 @@ from goodbuddy_kb.main_process.graph.library_names import (
 from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
 from goodbuddy_kb.main_process.graph.names import BARE_TYPES, coordinated, find
-from goodbuddy_kb.main_process.graph.segment import HAN, Readings
+from goodbuddy_kb.main_process.graph.segment import HAN, Readings, nouns
 from goodbuddy_kb.main_process.graph.sentences import relations_in
 from goodbuddy_kb.main_process.graph.slots import frames
 from goodbuddy_kb.main_process.storage import graph_rows
@@ -331,6 +331,8 @@ def extract_library(
     folded = {row["seq"]: fold(row["content"]) for rows in documents.values() for row in rows}
     # 1. discovery: the names the ontology's cues find, resolved by type and name
     cues = prepare(ontology)
+    process_cues = [c for t in ontology.entity_types if t.key == "process" for c in t.suffixes]
+    cues = replace(cues, action_nouns=nouns(fold(c) for c in process_cues))
     entities = Entities(conn, library_id)
     doubtful = _discover(documents, folded, ontology, cues, entities)
     _listed(documents, folded, entities, any(t.key == "system" for t in ontology.entity_types))

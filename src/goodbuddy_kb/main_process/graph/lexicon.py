@@ -27,7 +27,7 @@ SOFT_WORDS = words(
     " 被保险 申请 邀请 请假 聘请 请示 成都 首都 京都 当地 从业 将军 有限 报销 报表 报告"
     " 情报 报价 简报 周报 月报 日报 报名 交通 交易 交付 外交 提交 递交 交换 个人 个体 各种"
     " 品种 种类 种子 单位 岗位 部位 地位 职位 名称 名单 条例 条款 项目 事项 款项 文件 条件"
-    " 软件 硬件 邮件 次数 报警 警报 任务 主任 责任 信任 任何 任期 今天 今年 至今 如今 兼职"
+    " 软件 硬件 固件 组件 插件 部件 配件 附件 事件 案件 证件 邮件 次数 报警 警报 任务 主任 责任 信任 任何 任期 今天 今年 至今 如今 兼职"
     " 之江 辆数 前台 前端 前进 前期 前提 前面 提前 目前 以前 之前 前夕 前线 前沿 前景 前海"
 )
 #: Verbs and modal words that introduce the name after them: a name never runs across one
@@ -176,3 +176,8 @@ DEFINED_NEEDS = (
     ("是指", "指的是", "means", "refers to"),
     ("means", "refers to"),
 )
+
+
+#: Company forms written with a full stop that belongs to the name (Acme Widgets Ltd.).
+ABBREVIATED = ("Ltd", "Inc", "Corp", "Co", "Pty", "Bhd")
+ABBREVIATED_DOT = re.compile(r"\b(?:Ltd|Inc|Corp|Co|Pty|Bhd)\.")

@@ -35,7 +35,7 @@ def unnumbered(words: str) -> str:
 _REFERENCE_STARTS = frozenset("itswhob本该部委小项中")
 #: A sentence's opening reference to the document itself (本制度由…负责解释).
 _TITLE_REFERENCE = re.compile(
-    r"^(?:本(?:制度|规范|办法|规定|细则|流程|手册|通知|部门|中心)|this (?:policy|procedure|document|guide|handbook))"
+    r"^(?:本(?:制度|规范|办法|规定|细则|流程|手册|通知|部门|中心)|(?:this|the) (?:policy|procedure|process|document|guide|handbook|page)\b)"
 )
 #: Short references at a sentence's start to a person, or to anything else, named before.
 _PERSON_REFERENCE = re.compile(r"^(?:she|he)\b")
@@ -199,3 +199,35 @@ def modified(folded: str, inside: list[Match]) -> dict[int, int]:
             first -= 1
         found[k + 1] = first
     return found
+
+
+#: A name written in one script with its other form before it, the name in brackets: "HQ Finance
+#: (财务部)", "the ticketing system (售后工单系统)". The words before the bracket are the bracketed
+#: name's, not the sentence's: capitalised words, or plain ones after an article.
+_OTHER_FORM = re.compile(
+    r"(?:\b[A-Z][\w&.-]*(?:\s+(?:&\s+|of\s+)?[A-Z][\w&.-]*){0,3}"
+    r"|\b(?:[Tt]he|[Oo]ur)\s+[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})\s*[（(]\s*$"
+)
+
+
+def with_other_forms(text: str, mentions: list[Match]) -> list[Match]:
+    """``mentions`` with each bracketed name that another form of it in the other script opens
+    (no name itself) widened over that form and its brackets: "is owned by HQ Finance (财务部)"
+    reads as "is owned by 财务部"."""
+    out: list[Match] = []
+    for i, m in enumerate(mentions):
+        closed = text[m.end : m.end + 1] in (")", "）")
+        before = _OTHER_FORM.search(text, max(0, m.start - 48), m.start) if closed else None
+        if (
+            before is not None
+            and before.end() == m.start
+            and (text[m.start].isascii() != text[before.start()].isascii())
+            and not (i and mentions[i - 1].end > before.start())
+        ):
+            start = before.start() + (
+                4 if text[before.start() : before.start() + 4].lower() in ("the ", "our ") else 0
+            )
+            out.append(Match(start, m.end + 1, m.key, m.payload))
+        else:
+            out.append(m)
+    return out

@@ -22,6 +22,7 @@ import itertools
 import re
 import threading
 import warnings
+from collections.abc import Iterable
 from typing import Any
 
 from goodbuddy_kb.main_process.graph.discovery import Mention
@@ -146,6 +147,15 @@ def _tagger() -> Any:
         if not tagger.word_tag_tab:  # let go before: read the tags again
             tagger.load_word_tag(tagger.tokenizer.get_dict_file())
         return tagger
+
+
+def nouns(words: Iterable[str]) -> frozenset[str]:
+    """Those of ``words`` that the segmenter's dictionary tags as nouns (流程, not 申请)."""
+    tagger = _tagger()
+    try:
+        return frozenset(w for w in words if tagger.word_tag_tab.get(w, "").startswith("n"))
+    finally:
+        _release_later()
 
 
 def _release_later() -> None:

@@ -44,6 +44,7 @@ from goodbuddy_kb.main_process.graph.referents import (
     opens_sentence,
     referent,
     unnumbered,
+    with_other_forms,
 )
 from goodbuddy_kb.main_process.graph.tables import row_relations
 
@@ -65,6 +66,7 @@ def relations_in(
     found: list[FoundRelation] = []
     if not mentions or (len(mentions) < 2 and title is None):
         return found
+    mentions = with_other_forms(text, mentions)
     plan = plan_for(patterns, ontology)
     folded = fold(text) if folded is None else folded
     earlier: list[Match] = []
