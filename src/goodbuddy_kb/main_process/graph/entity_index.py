@@ -139,9 +139,9 @@ class Entities:
         self._aliases = [(gone.get(e, e), lib, a, k) for e, lib, a, k in self._aliases]
 
     def _units_not_people(self) -> None:
-        """A "person" new in this run whose name with a unit's word after it is a unit
+        """A "person" or a unit new in this run whose name with a unit's word after it is a unit
         ("Regulatory Affairs is headed by …" beside "the Regulatory Affairs team") is that unit,
-        named without the word: its alias, and no person."""
+        named without the word: its alias, and no entity of its own."""
         units = {
             key[: -len(word)]: entity_id
             for (type_key, key), entity_id in self._ids.items()
@@ -152,7 +152,7 @@ class Entities:
         gone = {
             entity_id: units[key]
             for entity_id, type_key, _name, key, _at in self._new
-            if type_key == "person" and key in units
+            if type_key in ("person", "organization") and units.get(key, entity_id) != entity_id
         }
         self._merge(gone, "organization")
 

@@ -25,6 +25,7 @@ from goodbuddy_kb.main_process.graph.discovery import (
     discover,
     in_a_work_title,
 )
+from goodbuddy_kb.main_process.graph.english import english_names
 from goodbuddy_kb.main_process.graph.lexicon import LATIN_STOPS
 from goodbuddy_kb.main_process.graph.people import OFFICE_VERBS, chinese_name
 
@@ -404,33 +405,15 @@ def find(
     keys = {t.key for t in ontology.entity_types}
     if "term" in keys and "(" in text:
         found.extend(_acronyms(text, found))
-    if "the " in text:
-        if "role" in keys:
-            found.extend(
-                Mention("role", m.group(1), *m.span(1), DISCOVERY_CONFIDENCE)
-                for m in _HELD_POST.finditer(text)
-            )
-        if "term" in keys:
-            found.extend(
-                Mention("term", m.group(1), *m.span(1), DISCOVERY_CONFIDENCE)
-                for m in _SUBJECT_ACRONYM.finditer(text)
-                if m.group(1) not in LATIN_STOPS
-            )
+    if " by " in text or "the " in text:
+        more = list(english_names(text, keys, found))  # (a unit a person runs is no person)
+        units = {(m.start, m.end) for m in more if m.type_key == "organization"}
+        found = [m for m in found if (m.start, m.end) not in units] + more
     if found and (" and " in text or " or " in text or ", " in text):
         found.extend(coordinated(text, found))
     return bracket_aliases(text, found) if "(" in text or "（" in text else found
 
 
-#: A post named in lower case after a copula ("Tom Fletcher … is also the fire warden"): a post
-#: of its own (a generic one, "your line manager", never stands there with "the").
-_HELD_POST = re.compile(
-    r"\b(?:is|was|serves as|acts as)(?: also)? the ((?:[a-z]+[ -]){1,2}"
-    r"(?:warden|officer|coordinator|secretary|controller|treasurer|steward|marshal))\b"
-)
-#: An acronym that is a sentence's subject ("the WMS belongs to …"): a thing of its own.
-_SUBJECT_ACRONYM = re.compile(
-    r"\b[Tt]he ([A-Z]{2,5}) (?:is|was|belongs|runs|sits|has|will|must|needs)\b"
-)
 _ACRONYM = re.compile(r"\(([A-Z]{2,6})s?\)")
 
 
