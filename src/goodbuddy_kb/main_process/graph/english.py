@@ -1,6 +1,7 @@
-"""Names English grammar gives away without a cue word: a post held after a copula ("is also
-the fire warden"), an acronym that is a sentence's subject ("the WMS belongs to …"), and a unit
-named by what it does that a person runs ("Finance & Admin is run by Priya Nair")."""
+"""Names English gives away without a cue word: a post held after a copula ("is also the fire
+warden"), an acronym that is a sentence's subject ("the WMS belongs to …"), a unit named by what
+it does that a person runs ("Finance & Admin is run by Priya Nair"), a tool's made-up name
+written in camel case (ClaimPro)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ _RUN_BY_A_PERSON = re.compile(
     re.MULTILINE,
 )
 
+#: A word with capitals inside (ClaimPro, HelpBox, WeCom): a made name, in a company's notes a
+#: tool's; not a surname after a particle (McKenzie, MacLeod, DuPrau, DiCaprio, LeBron, VanDyke).
+_CAMEL_CASE = re.compile(
+    r"(?<![\w'-])(?!(?:Mc|Mac|D[aeiu]|L[ae]|V[ao]n|Fitz)[A-Z])[A-Z][a-z]+(?:[A-Z][a-z]+)+(?![\w'-])"
+)
 #: Words that open such a sentence without naming anything: pronouns and determiners.
 _NOT_A_UNIT = LATIN_STOPS | {"It", "He", "She", "They", "We", "I", "You", "Everything"}
 
@@ -45,6 +51,10 @@ def english_names(text: str, keys: set[str], found: Sequence[Mention]) -> Iterab
         for m in _SUBJECT_ACRONYM.finditer(text):
             if m.group(1) not in LATIN_STOPS:
                 yield Mention("term", m.group(1), *m.span(1), DISCOVERY_CONFIDENCE)
+    if "system" in keys:
+        for m in _CAMEL_CASE.finditer(text):
+            if not any(f.start < m.end() and m.start() < f.end for f in found):
+                yield Mention("system", m.group(0), *m.span(), DISCOVERY_CONFIDENCE)
     if "organization" in keys and " by " in text:
         for m in _RUN_BY_A_PERSON.finditer(text):
             start, end = m.span(1)

@@ -32,6 +32,12 @@ _ORG = [
     "Ltd",
 ]
 _SYSTEM = ["系统", "平台", "网关", "System", "Platform", "Gateway", "Service"]
+#: The English verbs of owning a thing: "{tail} is … by {head}" and "{head} … {tail}".
+_DONE_BY_AN_OWNER = (
+    *"maintained managed run operated handled processed investigated".split(),  # noqa: SIM905
+    *("carried out", "done", "administered", "supported", "looked after"),
+)
+_WHAT_AN_OWNER_DOES = ["maintains", "runs", "administers", "looks after"]
 _POLICY = [
     "制度",
     "办法",
@@ -239,19 +245,10 @@ def starter() -> Ontology:
                     "{head}办理{tail}",
                     "{tail} is owned by {head}",
                     "{tail} belongs to {head}",
-                    "{tail} is maintained by {head}",
-                    "{tail} is managed by {head}",
-                    "{tail} is run by {head}",
-                    "{tail} is operated by {head}",
-                    "{tail} is handled by {head}",
-                    "{tail} is processed by {head}",
-                    "{tail} is investigated by {head}",
-                    "{tail} is carried out by {head}",
-                    "{tail} is done by {head}",
+                    *(f"{{tail}} is {done} by {{head}}" for done in _DONE_BY_AN_OWNER),
                     "{head} owns {tail}",
                     "{head} is responsible for {tail}",
-                    "{head} maintains {tail}",
-                    "{head} runs {tail}",
+                    *(f"{{head}} {does} {{tail}}" for does in _WHAT_AN_OWNER_DOES),
                     "{tail} (owner: {head})",
                     "{tail}（负责人：{head}）",
                 ],
@@ -284,6 +281,7 @@ def starter() -> Ontology:
                     "{head}为{tail}下属",
                     "{head} belongs to {tail}",
                     "{head} reports to {tail}",
+                    "{head} rolls up to {tail}",
                     "{head} is a unit of {tail}",
                     "{head} falls under {tail}",
                     "{head}是{tail}下属小组",
@@ -473,7 +471,9 @@ def starter() -> Ontology:
                     "{tail}替代{head}",
                     "{tail}取代{head}",
                     "{head} is replaced by {tail}",
+                    "{tail} replaced {head}",
                     "from {head} onto {tail}",
+                    "off {head} onto {tail}",
                     "{head} onto the group {tail}",
                 ],
             ),
