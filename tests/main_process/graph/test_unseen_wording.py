@@ -373,3 +373,22 @@ def test_tools_named_in_camel_case_and_the_verbs_that_relate_them(
         relations
     )
     assert ("Lisbon Office", "Payroll Office") in relations, relations
+
+
+SIGN_OFF = {
+    "a-units.md": "# Units\n\nThe Safety Office is headed by Joel Brandt.\n",
+    "b-release.md": (
+        "# Plant Shutdown Procedure\n\nThe shift lead announces the stop.\n\n"
+        "Sign-off from the Safety Office is mandatory before restart.\n"
+    ),
+}
+
+
+def test_sign_off_from_a_unit_approves_the_documents_subject(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "Sign-off from QA (质量部) is mandatory" on a process's own page (a held-out set): the
+    unit approves the process the title names; only "signed off by" was a pattern."""
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", SIGN_OFF)
+    relations = _relations(pool.get(), library_id)
+    assert ("Safety Office", "Plant Shutdown Procedure") in relations, relations

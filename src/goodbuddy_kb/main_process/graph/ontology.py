@@ -38,19 +38,7 @@ _DONE_BY_AN_OWNER = (
     *("carried out", "done", "administered", "supported", "looked after"),
 )
 _WHAT_AN_OWNER_DOES = ["maintains", "runs", "administers", "looks after"]
-_POLICY = [
-    "制度",
-    "办法",
-    "规定",
-    "细则",
-    "规范",
-    "手册",
-    "Policy",
-    "Procedure",
-    "Guideline",
-    "Manual",
-    "Handbook",
-]
+_POLICY = "制度 办法 规定 细则 规范 手册 Policy Procedure Guideline Manual Handbook".split()  # noqa: SIM905
 
 
 def starter() -> Ontology:
@@ -206,6 +194,7 @@ def starter() -> Ontology:
                     "{tail} is checked by {head}",
                     "{tail} are checked by {head}",
                     "{head} signs off {tail}",
+                    "{tail} sign-off from {head}",
                 ],
             ),
             RelationType(
