@@ -392,3 +392,31 @@ def test_sign_off_from_a_unit_approves_the_documents_subject(
     library_id = extracted_library(dispatcher, services, tmp_path / "docs", SIGN_OFF)
     relations = _relations(pool.get(), library_id)
     assert ("Safety Office", "Plant Shutdown Procedure") in relations, relations
+
+
+GIVEN_NAMES = {
+    "sales.md": (
+        "# Field Sales\n\nThe Field Sales team is run by Head of Sales Nora Quinn, and Nora"
+        " reports to Peter Hale.\n\nProject Beacon started in May. The project is led by Nora.\n"
+    ),
+    "support.md": (
+        "# Support\n\nThe Support team is led by Sam Porter. Our shift lead is Sam Ortiz.\n\n"
+        "Sam reports to Peter Hale.\n"
+    ),
+}
+
+
+def test_a_person_named_by_a_post_then_by_the_given_name_alone(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "The AU Sales team is run by Head of Sales Liam Fraser, and Liam reports to Grace Lin"
+    (a held-out set): the post's capitals before the name made it part of a longer name, so
+    nobody led the team, and "Liam" alone was nobody, so the team reported to Grace Lin. A
+    given name two people of the document share refers to neither."""
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", GIVEN_NAMES)
+    relations = _relations(pool.get(), library_id)
+    assert ("Field Sales team", "Nora Quinn") in relations, relations
+    assert ("Nora Quinn", "Peter Hale") in relations, relations
+    assert ("Field Sales team", "Peter Hale") not in relations, relations
+    assert ("Project Beacon", "Nora Quinn") in relations, relations
+    assert not {("Sam Porter", "Peter Hale"), ("Sam Ortiz", "Peter Hale")} & relations, relations

@@ -31,6 +31,7 @@ from goodbuddy_kb.main_process.graph.library_names import (
 from goodbuddy_kb.main_process.graph.local import compile_patterns, prepare
 from goodbuddy_kb.main_process.graph.matching import Matcher, fold, normalise_name
 from goodbuddy_kb.main_process.graph.names import BARE_TYPES, coordinated, find
+from goodbuddy_kb.main_process.graph.referents import by_given_name
 from goodbuddy_kb.main_process.graph.segment import HAN, Readings, nouns
 from goodbuddy_kb.main_process.graph.sentences import relations_in
 from goodbuddy_kb.main_process.graph.slots import frames
@@ -364,9 +365,15 @@ def extract_library(
         # the entity the document's title names: the topic of sentences that name no subject
         heading = rows[0]["heading"] or ""
         title = next(iter(matcher.find(heading)), None) if heading else None
+        given: dict[str, tuple[str, ...]] = {}  # the document's people by their given name
         for row in rows:
             text = row["content"]
             mentions = matcher.find(text, folded[row["seq"]])[: settings.max_entities_per_chunk]
+            for m in mentions:
+                first = text[m.start : m.end].split(" ", 1)
+                if len(first) == 2 and type_of.get(m.payload[0]) == "person" and first[0].isascii():
+                    given[first[0]] = tuple(dict.fromkeys((*given.get(first[0], ()), *m.payload)))
+            mentions = by_given_name(text, mentions, given)
             evidence.extend(
                 (library_id, row["seq"], m.payload[0], None, m.start, m.end, 1.0, _NAME_MATCH)
                 for m in mentions

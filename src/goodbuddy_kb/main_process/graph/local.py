@@ -85,6 +85,8 @@ def squash(text: str) -> str:
     words = [w for w in text.split() if w not in _LATIN_FILLERS]
     if words[-2:] == ["head", "of"]:
         del words[-2:]  # "signed off by the head of QA": QA signs it off
+    elif words[-3:-1] == ["head", "of"] and len(words) > 3:
+        del words[-3:]  # "is run by Head of Sales Liam Fraser": the post before its holder
     if words[-2:] == ["floor", "of"] and len(words) > 2 and _ORDINAL.fullmatch(words[-3]):
         del words[-3:]  # "sits on the 4th floor of Harbour Tower": in the building
     return " ".join(words) if latin else _CJK_FILLERS.sub("", " ".join(words))

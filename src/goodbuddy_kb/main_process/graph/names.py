@@ -106,6 +106,8 @@ def _people_zh(text: str) -> Iterable[Mention]:
 _CAP = r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
 _PERSON_EN = re.compile(rf"(?<![A-Za-z])({_CAP}) ({_CAP})\b(?! [A-Z0-9&])")
 _CAPITAL_BEFORE = re.compile(r"(?:[A-Z][A-Za-z]*|&) $")
+#: A post written before its holder's name: "Head of Sales", "Finance Manager".
+_POST_BEFORE = re.compile(r"\bHead of(?: [A-Z][A-Za-z&]*){1,2} $|\b(?:Manager|Director|Lead) $")
 _BINDS_BEFORE = re.compile(
     r"(?:\bby|\bto|\bwith|\bcontact|\bask for|\bgo to|\bfrom|\band|\bare|\bis|:)\s*$",
     re.IGNORECASE,
@@ -227,6 +229,9 @@ def _people_en(text: str) -> Iterable[Mention]:
             continue
         before = text[max(0, m.start() - 12) : m.start()]
         after = text[m.end() : m.end() + 14].lstrip("*_")  # (**Finance & Admin** is run by)
+        if _POST_BEFORE.search(text, max(0, m.start() - 40), m.start()):
+            yield Mention("person", m.group(0), m.start(), m.end(), DISCOVERY_CONFIDENCE)
+            continue  # "Head of Sales Liam Fraser": a post, then its holder
         if re.search(r"\b(?:the|of)\s*$", before, re.IGNORECASE) or _CAPITAL_BEFORE.search(before):
             continue  # "the Berlin Office", "HQ Application Development": part of a longer name
         if in_a_work_title(text, m.start(), m.end()):

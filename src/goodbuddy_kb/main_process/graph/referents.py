@@ -231,3 +231,28 @@ def with_other_forms(text: str, mentions: list[Match]) -> list[Match]:
         else:
             out.append(m)
     return out
+
+
+#: A given name standing alone: capitalised, not followed by another capitalised word (which
+#: would make it another person's full name), possibly with a possessive ("Aisyah's team").
+_GIVEN = re.compile(r"\b([A-Z][a-z]{1,15})\b(?!\s+[A-Z])")
+
+
+def by_given_name(
+    text: str, mentions: list[Match], people: dict[str, tuple[str, ...]]
+) -> list[Match]:
+    """``mentions`` with each given name alone that a person of the document was named by in full
+    before ("The AU Sales team is run by Liam Fraser, and Liam reports to Grace Lin"):
+    ``people``, given name → the person, from the document so far (a name two people share
+    refers to no one). English notes call people by their given name once introduced."""
+    if not people:
+        return mentions
+    taken = [(m.start, m.end) for m in mentions]
+    found = [
+        Match(m.start(1), m.end(1), m.group(1).casefold(), people[m.group(1)])
+        for m in _GIVEN.finditer(text)
+        if m.group(1) in people
+        and len(people[m.group(1)]) == 1
+        and not any(s < m.end(1) and m.start(1) < e for s, e in taken)
+    ]
+    return sorted([*mentions, *found], key=lambda m: (m.start, m.end)) if found else mentions
