@@ -420,3 +420,25 @@ def test_a_person_named_by_a_post_then_by_the_given_name_alone(
     assert ("Field Sales team", "Peter Hale") not in relations, relations
     assert ("Project Beacon", "Nora Quinn") in relations, relations
     assert not {("Sam Porter", "Peter Hale"), ("Sam Ortiz", "Peter Hale")} & relations, relations
+
+
+POSTS_HELD = {
+    "about.md": (
+        "# About the branch\n\nThe branch is headed by Lena Park (朴丽娜), our Managing Director.\n"
+        "Tom Baker (贝彤) also acts as our Safety Officer.\n"
+        "Rosa Diaz (迪雅) has been our Finance Director since 2019.\n"
+    ),
+}
+
+
+def test_a_post_held_after_a_name_written_in_both_scripts(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "Grace Lim (林佳慧), our Managing Director", "Kevin Ong (王凯文) also acts as our Data
+    Protection Officer" (a held-out set): the bracketed Chinese name stood between the person
+    and the post, and "acts as", "has been" were no words that give a post."""
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", POSTS_HELD)
+    relations = _relations(pool.get(), library_id)
+    assert ("Managing Director", "Lena Park") in relations, relations
+    assert ("Safety Officer", "Tom Baker") in relations, relations
+    assert ("Finance Director", "Rosa Diaz") in relations, relations

@@ -224,8 +224,11 @@ def _post_after_person(
 ) -> bool:
     """A person's name, then a post's in apposition (Ann Lee, Managing Director,): the person
     holds the post."""
+    bare = gap.strip().lstrip(")）").strip()  # (Grace Lim (林佳慧), our Managing Director)
+    # "has been our", "also acts as our": a copula's words squash to nothing, or "acts as"
+    copula = bare in ("acts as", "serves as") or (not bare and b.start - a.end > 3)
     return (
-        (gap.strip() in (",", "(", "（") or _COPULA.fullmatch(gap) is not None)
+        (bare in (",", "，", "(", "（") or copula or _COPULA.fullmatch(gap) is not None)
         and any(r.key == "led_by" and r.allows("role", "person") for r in ontology.relation_types)
         and type_of.get(a.payload[0]) == "person"
         and type_of.get(b.payload[0]) == "role"
