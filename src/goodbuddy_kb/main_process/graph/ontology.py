@@ -183,6 +183,7 @@ def starter() -> Ontology:
                     "{head} approves {tail}",
                     "{tail}交{head}复核",
                     "{tail}交{head}审核",
+                    "{tail}交{head}审批",
                     "{tail}交{head}评估",
                     "{tail}须经{head}会签",
                     "{tail}由{head}复核",
@@ -232,6 +233,11 @@ def starter() -> Ontology:
                     "{head}负责{tail}",
                     "{head}主管{tail}",
                     "{head}办理{tail}",
+                    *(
+                        f"{{tail}}{by}{{head}}{does}"
+                        for by in ("由", "交由")
+                        for does in ("办理", "处理")
+                    ),
                     "{tail} is owned by {head}",
                     "{tail} belongs to {head}",
                     *(f"{{tail}} is {done} by {{head}}" for done in _DONE_BY_AN_OWNER),

@@ -27,6 +27,7 @@ from goodbuddy_kb.main_process.storage.db import transaction
 STARTERS = frozenset(
     (
         "14dc658ba9f660e1f4bb25ec552e85593aa34e09d5c5bef3c67435bd331e5027",
+        "2212c5adb648ae5182c15c049c674d0849690570c02e99c6673c9399fe731e72",
         "27a0ec288d307410ab145fa09008cc574dd58286ffbe8bfc79ed1498b27ce040",
         "2a7b7c1680555b0034ad4b29f4638ec4f7847e07ae77c927e915621734145166",
         "3eebfe3c118ff7441e1332aa576af29273cb7db9f41929ac1f5f2667f70e45c9",
