@@ -462,3 +462,27 @@ def test_a_thing_handled_by_a_unit_is_owned_by_it(
     relations = _relations(pool.get(), library_id)
     assert ("综合服务台", "门禁卡补办") in relations, relations
     assert ("行政服务组", "会议室预订") in relations, relations
+
+
+def test_surnames_common_today_outside_the_classical_list(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """付海涛 (a held-out set) was no person: 付, 肖, 闫 are common surnames the classical
+    list of surnames does not hold (it has 傅, 萧, 阎). 付款 and 肖像 are no people."""
+    docs = {
+        "units.md": (
+            "# 部门\n\n客服部的经理是肖文静。采购部的经理是付海峰。仓储组的组长是闫立新。\n\n"
+            "付款由财务部办理。肖像使用须经法务部审批。\n"
+        )
+    }
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", docs)
+    conn = pool.get()
+    names = _names(conn, library_id)
+    assert {names.get(n) for n in ("肖文静", "付海峰", "闫立新")} == {"person"}, sorted(
+        names.items()
+    )
+    assert not any(n.startswith(("付款", "肖像")) and t == "person" for n, t in names.items())
+    relations = _relations(conn, library_id)
+    assert {("客服部", "肖文静"), ("采购部", "付海峰"), ("仓储组", "闫立新")} <= relations, (
+        relations
+    )

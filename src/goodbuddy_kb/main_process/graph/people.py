@@ -16,6 +16,8 @@ SURNAMES = frozenset(
     "寿通边扈燕冀郏浦尚农温别庄晏柴瞿阎充慕连茹习宦艾鱼容向古易慎戈廖庾终暨居衡步都耿满弘匡国"
     "文寇广禄阙东欧殳沃利蔚越夔隆师巩厍聂晁勾敖融冷訾辛阚那简饶空曾毋沙乜养鞠须丰巢关蒯相查后"
     "荆红游竺权逯盖益桓公"
+    # common today, not in the classical list (肖 for 萧, 闫 for 阎, 付 beside 傅)
+    "付肖闫覃冼邝佟庹"
 )
 #: Surname characters that are far more often a function word: no name is read from them.
 _AMBIGUOUS = frozenset("和于从能都向后相通时应经那别以及与为在对把被是了成双全车山谷国文公元家")
