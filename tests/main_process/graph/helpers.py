@@ -14,6 +14,7 @@ from goodbuddy_kb.contracts.methods import (
     GRAPH_RELATION_CREATE,
     GRAPH_UPDATE,
     LIBRARY_CREATE,
+    RETRIEVE,
     SOURCE_ADD,
 )
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
@@ -148,3 +149,19 @@ def alias_names(conn: Any, name: str) -> set[str]:
             (name,),
         )
     }
+
+
+def ask(d: Dispatcher, library_id: str, query: str, **extra: Any) -> dict[str, Any]:
+    """Retrieval over the library with no relevance floor: the order is what the graph tests ask
+    about (the calibrated relevance knows lexical and vector features, not graph paths)."""
+    res: dict[str, Any] = call(
+        d,
+        RETRIEVE.name,
+        {
+            "libraryIds": [library_id],
+            "query": query,
+            "overrides": {"minimumRelevance": 0.0},
+            **extra,
+        },
+    )
+    return res

@@ -6,19 +6,14 @@ the test does not depend on what local extraction finds."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from goodbuddy_kb.contracts.methods import (
-    RETRIEVE,
-)
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.graph.hop import asked_types
 from goodbuddy_kb.main_process.graph.ontology import starter
 from goodbuddy_kb.main_process.services import Services
-from tests.dispatch import call
-from tests.main_process.graph.helpers import HandMadeGraph
+from tests.main_process.graph.helpers import HandMadeGraph, ask
 
 NOTES = {
     # the bridge: names the system and its owner, many times, and says nothing of a person
@@ -56,18 +51,6 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
     attendance, zhou = entity("system", "考勤系统"), entity("person", "周明杰")
     relation("owns", zhou, attendance)
     return graph.library_id
-
-
-def ask(dispatcher: Dispatcher, kb: str, query: str, **extra: Any) -> dict[str, Any]:
-    # the order is what is asked here, not the relevance floor (the calibrated relevance
-    # knows lexical and vector features, not graph paths)
-    overrides = {"minimumRelevance": 0.0}
-    res: dict[str, Any] = call(
-        dispatcher,
-        RETRIEVE.name,
-        {"libraryIds": [kb], "query": query, "overrides": overrides, **extra},
-    )
-    return res
 
 
 @pytest.mark.parametrize(

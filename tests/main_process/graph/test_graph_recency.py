@@ -6,16 +6,13 @@ keeps both paths."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from goodbuddy_kb.contracts.methods import RETRIEVE
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.graph.recency import dates_in
 from goodbuddy_kb.main_process.services import Services
-from tests.dispatch import call
-from tests.main_process.graph.helpers import extracted_library
+from tests.main_process.graph.helpers import ask, extracted_library
 
 UNITS = {
     "ops.md": "# 数字化运营组\n\n数字化运营组位于北楼三层，组长宋启航。\n",
@@ -35,15 +32,6 @@ NEW = {
     "portal-notice-en.md": "# Claims System: new owner\n\nFrom 1 March 2025 the Claims System"
     " is maintained by the Digital Operations team.\n",
 }
-
-
-def ask(dispatcher: Dispatcher, library_id: str, query: str) -> dict[str, Any]:
-    res: dict[str, Any] = call(
-        dispatcher,
-        RETRIEVE.name,
-        {"libraryIds": [library_id], "query": query, "overrides": {"minimumRelevance": 0.0}},
-    )
-    return res
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,7 +18,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from tests.dispatch import call
-from tests.main_process.graph.helpers import HandMadeGraph
+from tests.main_process.graph.helpers import HandMadeGraph, ask
 from tests.servers.httpserver import Reply, serve
 
 NOTES = {
@@ -41,15 +40,6 @@ def kb(dispatcher: Dispatcher, services: Services, tmp_path: Path) -> str:
     post, person = graph.entity("role", "财务总监"), graph.entity("person", "邵雨桐")
     graph.relation("led_by", post, person)
     return graph.library_id
-
-
-def ask(dispatcher: Dispatcher, kb: str, query: str) -> dict[str, Any]:
-    res: dict[str, Any] = call(
-        dispatcher,
-        RETRIEVE.name,
-        {"libraryIds": [kb], "query": query, "overrides": {"minimumRelevance": 0.0}},
-    )
-    return res
 
 
 def test_the_passage_one_step_from_the_best_result_answers_first(
