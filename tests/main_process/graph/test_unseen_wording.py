@@ -11,7 +11,7 @@ from pathlib import Path
 from goodbuddy_kb.main_process.dispatcher import Dispatcher
 from goodbuddy_kb.main_process.services import Services
 from goodbuddy_kb.main_process.storage.db import ConnectionPool
-from tests.main_process.graph.helpers import alias_names, extracted_library
+from tests.main_process.graph.helpers import alias_names, ask, extracted_library
 
 
 def _names(conn: sqlite3.Connection, library_id: str) -> dict[str, str]:
@@ -486,3 +486,16 @@ def test_surnames_common_today_outside_the_classical_list(
     assert {("客服部", "肖文静"), ("采购部", "付海峰"), ("仓储组", "闫立新")} <= relations, (
         relations
     )
+
+
+def test_a_system_named_by_a_latin_name_and_its_kind_word_is_the_latin_name_too(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "CRM账号现在找谁开通？" (company-graph-dev) found no path: the graph knows CRM系统, the
+    question says CRM. A Latin name before 系统 or 平台 names the system alone as well."""
+    docs = {"tools.md": "# 系统\n\nERP系统由财务共享部负责维护。\n\n财务共享部的经理是卢嘉文。\n"}
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", docs)
+    assert "erp" in alias_names(pool.get(), "ERP系统")
+    res = ask(dispatcher, library_id, "ERP账号找谁开通？")
+    assert "ERP系统" in res["diagnostics"]["graphEntities"], res["diagnostics"]
+    assert any("卢嘉文" in p for p in res["diagnostics"]["graphPaths"]), res["diagnostics"]

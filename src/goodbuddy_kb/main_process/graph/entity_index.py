@@ -20,6 +20,9 @@ _LEGAL_FORM = re.compile(
     r"(?:,?\s+(?:Pte\.?|Pty\.?|Co\.,?)?\s*(?:Ltd|Limited|Inc|LLC|GmbH|Corp)\.?|(?:股份)?有限(?:责任)?公司)$"
 )
 _CJK = re.compile(r"[\u4e00-\u9fff]{2,}")
+#: A system named by a Latin name and the word for a system (CRM系统, OA平台): the Latin name
+#: alone is the system's too.
+_LATIN_SYSTEM = re.compile(r"([A-Za-z][A-Za-z0-9]{1,11})\s*(?:系统|平台)")
 #: The words after a unit's name that say it is one (normalised: lower case, a space before).
 _UNIT_WORDS = (" team", " department", " group", " office", " unit", " division", " section")
 
@@ -57,6 +60,9 @@ class Entities:
             short = _LEGAL_FORM.sub("", name.strip()) if type_key == "organization" else ""
             if short != name.strip() and (len(short.split()) >= 2 or _CJK.fullmatch(short)):
                 self.alias(entity_id, type_key, short)
+            latin = _LATIN_SYSTEM.fullmatch(name.strip()) if type_key == "system" else None
+            if latin is not None:  # CRM系统 is "the CRM" too
+                self.alias(entity_id, type_key, latin.group(1))
         return entity_id
 
     def resolve_with(
