@@ -37,6 +37,7 @@ _RUN_BY_A_PERSON = re.compile(
 _CAMEL_CASE = re.compile(
     r"(?<![\w'-])(?!(?:Mc|Mac|D[aeiu]|L[ae]|V[ao]n|Fitz)[A-Z])[A-Z][a-z]+(?:[A-Z][a-z]+)+(?![\w'-])"
 )
+_INNER_CAPITAL = re.compile("[a-z][A-Z]")
 #: Words that open such a sentence without naming anything: pronouns and determiners.
 _NOT_A_UNIT = LATIN_STOPS | {"It", "He", "She", "They", "We", "I", "You", "Everything"}
 
@@ -44,6 +45,8 @@ _NOT_A_UNIT = LATIN_STOPS | {"It", "He", "She", "They", "We", "I", "You", "Every
 def english_names(text: str, keys: set[str], found: Sequence[Mention]) -> Iterable[Mention]:
     """The names above in ``text`` for the ontology's entity types ``keys``; a unit only where
     no other name (``found``) stands already (Project Harbour is led by …)."""
+    if not (" by " in text or "the " in text or _INNER_CAPITAL.search(text)):
+        return  # (the common case: none of the words these names need)
     if "role" in keys:
         for m in _HELD_POST.finditer(text):
             yield Mention("role", m.group(1), *m.span(1), DISCOVERY_CONFIDENCE)

@@ -22,7 +22,7 @@ _LEGAL_FORM = re.compile(
 _CJK = re.compile(r"[\u4e00-\u9fff]{2,}")
 #: A system named by a Latin name and the word for a system (CRM系统, OA平台): the Latin name
 #: alone is the system's too.
-_LATIN_SYSTEM = re.compile(r"([A-Za-z][A-Za-z0-9]{1,11})\s*(?:系统|平台)")
+_LATIN_WITH_KIND_WORD = re.compile(r"([A-Za-z][A-Za-z0-9]{1,11})\s*(?:系统|平台)")
 #: The words after a unit's name that say it is one (normalised: lower case, a space before).
 _UNIT_WORDS = (" team", " department", " group", " office", " unit", " division", " section")
 
@@ -60,7 +60,7 @@ class Entities:
             short = _LEGAL_FORM.sub("", name.strip()) if type_key == "organization" else ""
             if short != name.strip() and (len(short.split()) >= 2 or _CJK.fullmatch(short)):
                 self.alias(entity_id, type_key, short)
-            latin = _LATIN_SYSTEM.fullmatch(name.strip()) if type_key == "system" else None
+            latin = _LATIN_WITH_KIND_WORD.fullmatch(name.strip()) if type_key == "system" else None
             if latin is not None:  # CRM系统 is "the CRM" too
                 self.alias(entity_id, type_key, latin.group(1))
         return entity_id

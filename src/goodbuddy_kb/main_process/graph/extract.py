@@ -369,11 +369,7 @@ def extract_library(
         for row in rows:
             text = row["content"]
             mentions = matcher.find(text, folded[row["seq"]])[: settings.max_entities_per_chunk]
-            for m in mentions:
-                first = text[m.start : m.end].split(" ", 1)
-                if len(first) == 2 and type_of.get(m.payload[0]) == "person" and first[0].isascii():
-                    given[first[0]] = tuple(dict.fromkeys((*given.get(first[0], ()), *m.payload)))
-            mentions = by_given_name(text, mentions, given)
+            mentions = by_given_name(text, mentions, type_of, given)
             evidence.extend(
                 (library_id, row["seq"], m.payload[0], None, m.start, m.end, 1.0, _NAME_MATCH)
                 for m in mentions

@@ -255,7 +255,6 @@ _LATIN_SYSTEM = re.compile(
 
 
 _CAPITAL = re.compile("[A-Z]")
-_INNER_CAPITAL = re.compile("[a-z][A-Z]")
 
 
 def _latin_systems(text: str) -> Iterable[Mention]:
@@ -411,8 +410,8 @@ def find(
     keys = {t.key for t in ontology.entity_types}
     if "term" in keys and "(" in text:
         found.extend(_acronyms(text, found))
-    if " by " in text or "the " in text or _INNER_CAPITAL.search(text):
-        more = list(english_names(text, keys, found))  # (a unit a person runs is no person)
+    more = list(english_names(text, keys, found))
+    if more:  # (a unit a person runs is no person)
         units = {(m.start, m.end) for m in more if m.type_key == "organization"}
         found = [m for m in found if (m.start, m.end) not in units] + more
     if found and (" and " in text or " or " in text or ", " in text):

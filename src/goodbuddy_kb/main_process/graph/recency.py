@@ -27,25 +27,19 @@ FUNCTIONAL = {"owns": 3, "led_by": 2, "reports_to": 2}
 #: The chunks of a document read for its dates (its first and last: where a notice, a guide or
 #: a set of minutes states when it was written).
 EDGE_CHUNKS = 4
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
+#: The months by their first three letters.
+_MONTH_OF = {
+    m: n
+    for n, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+        start=1,
+    )
+}
 _CJK_DATE = re.compile(r"((?:19|20)\d{2})\s*年(?:\s*(\d{1,2})\s*月(?:\s*(\d{1,2})\s*[日号])?)?")
 _EDITION = re.compile(r"((?:19|20)\d{2})\s*(?:版|年版|edition)", re.IGNORECASE)
 _ISO_DATE = re.compile(r"\b((?:19|20)\d{2})[-/.](\d{1,2})[-/.](\d{1,2})\b")
 _LATIN_DATE = re.compile(
-    r"\b(?:(\d{1,2})\s+)?(" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s+"
+    r"\b(?:(\d{1,2})\s+)?(" + "|".join(_MONTH_OF) + r")[a-z]*\.?\s+"
     r"(?:(\d{1,2}),?\s+)?((?:19|20)\d{2})\b",
     re.IGNORECASE,
 )
@@ -54,27 +48,27 @@ _TITLE_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 Date = tuple[int, int, int]
 
 
-def _valid(year: int, month: int, day: int) -> Date | None:
+def _date(year: int, month: int, day: int) -> Date:
+    """(year, month, day) with a month or day out of range read as not written (0)."""
     if not 1 <= month <= 12:
         month, day = 0, 0
-    if not 1 <= day <= 31:
-        day = 0
-    return (year, month, day)
+    return (year, month, day if 1 <= day <= 31 else 0)
 
 
 def dates_in(text: str) -> list[Date]:
     """The dates ``text`` writes, as (year, month, day); 0 for a month or day not written."""
-    found: list[Date | None] = []
-    for m in _CJK_DATE.finditer(text):
-        found.append(_valid(int(m.group(1)), int(m.group(2) or 0), int(m.group(3) or 0)))
-    for m in _EDITION.finditer(text):
-        found.append((int(m.group(1)), 0, 0))
-    for m in _ISO_DATE.finditer(text):
-        found.append(_valid(int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    found = [
+        _date(int(m.group(1)), int(m.group(2) or 0), int(m.group(3) or 0))
+        for m in _CJK_DATE.finditer(text)
+    ]
+    found += [(int(m.group(1)), 0, 0) for m in _EDITION.finditer(text)]
+    found += [
+        _date(int(m.group(1)), int(m.group(2)), int(m.group(3))) for m in _ISO_DATE.finditer(text)
+    ]
     for m in _LATIN_DATE.finditer(text):
-        month = [x[:3] for x in _MONTHS].index(m.group(2)[:3].lower()) + 1
-        found.append(_valid(int(m.group(4)), month, int(m.group(1) or m.group(3) or 0)))
-    return [d for d in found if d is not None]
+        month = _MONTH_OF[m.group(2)[:3].lower()]
+        found.append(_date(int(m.group(4)), month, int(m.group(1) or m.group(3) or 0)))
+    return found
 
 
 def document_dates(conn: sqlite3.Connection, document_ids: Sequence[str]) -> dict[str, Date]:
@@ -109,22 +103,26 @@ def superseded(conn: sqlite3.Connection, relations: Sequence[tuple[str, ...]]) -
     """The ids of the ``relations`` (rows: id, type key, head id, tail id, …) that a relation
     of the same type, giving the same thing another other end, from a later-dated document
     replaced."""
-    candidates = [row for row in relations if row[1] in FUNCTIONAL]
-    if len(candidates) < 2:
-        return set()
-    ends = {row[5 - FUNCTIONAL[row[1]]] for row in candidates}  # (the other end: 2 ↔ 3)
+    holders: dict[tuple[str, str], list[tuple[str, ...]]] = {}
+    for row in relations:
+        if row[1] in FUNCTIONAL:
+            holders.setdefault((row[1], row[FUNCTIONAL[row[1]]]), []).append(row)
+    shared = [rows for rows in holders.values() if len(rows) > 1]
+    if not shared:
+        return set()  # (the common case, read without a query)
+    ends = {row[5 - FUNCTIONAL[row[1]]] for rows in shared for row in rows}  # (the other end)
     types = dict(
         conn.execute(
             f"SELECT id, type_key FROM graph_entities WHERE id IN ({','.join('?' * len(ends))})",
             sorted(ends),
         ).fetchall()
     )
-    groups: dict[tuple[str, str, str], list[tuple[str, ...]]] = {}
-    for row in candidates:
-        side = FUNCTIONAL[row[1]]
-        other_type = types.get(row[5 - side], "")
-        groups.setdefault((row[1], row[side], other_type), []).append(row)
-    conflicts = [rows for rows in groups.values() if len(rows) > 1]
+    conflicts: list[list[tuple[str, ...]]] = []
+    for rows in shared:  # (one holder's relations, by the type of their other end)
+        by_type: dict[str, list[tuple[str, ...]]] = {}
+        for row in rows:
+            by_type.setdefault(types.get(row[5 - FUNCTIONAL[row[1]]], ""), []).append(row)
+        conflicts += [same for same in by_type.values() if len(same) > 1]
     if not conflicts:
         return set()
     ids = [r[0] for rows in conflicts for r in rows]

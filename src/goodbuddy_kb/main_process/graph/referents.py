@@ -239,12 +239,20 @@ _GIVEN = re.compile(r"\b([A-Z][a-z]{1,15})\b(?!\s+[A-Z])")
 
 
 def by_given_name(
-    text: str, mentions: list[Match], people: dict[str, tuple[str, ...]]
+    text: str,
+    mentions: list[Match],
+    type_of: dict[str, str],
+    people: dict[str, tuple[str, ...]],
 ) -> list[Match]:
     """``mentions`` with each given name alone that a person of the document was named by in full
     before ("The AU Sales team is run by Liam Fraser, and Liam reports to Grace Lin"):
-    ``people``, given name → the person, from the document so far (a name two people share
-    refers to no one). English notes call people by their given name once introduced."""
+    ``people``, given name → the person, the document's so far, which the people named in full
+    here join (a name two people share refers to no one). English notes call people by their
+    given name once introduced."""
+    for m in mentions:
+        first = text[m.start : m.end].split(" ", 1)
+        if len(first) == 2 and type_of.get(m.payload[0]) == "person" and first[0].isascii():
+            people[first[0]] = tuple(dict.fromkeys((*people.get(first[0], ()), *m.payload)))
     if not people:
         return mentions
     taken = [(m.start, m.end) for m in mentions]
