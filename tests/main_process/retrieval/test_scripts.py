@@ -55,6 +55,44 @@ def test_lexical_silence_on_an_unseen_passage_counts_less_against_it() -> None:
     assert en.score == next(f for f in seen.ranked if f.chunk_id == "en").score
 
 
+def test_a_passage_the_vector_puts_above_all_the_lexical_channels_found_is_not_held_back() -> None:
+    """A Chinese question whose answer is an English passage: the CJK channel's best hit is a
+    Chinese passage sharing some of the question's words (the figures of the cross-language
+    fixtures' 硬件安全密钥丢失后要在多长时间内报告？). The vector puts the English passage above
+    it, by a hair: the one channel that could read both prefers it, so it leads; where the
+    vector puts the Chinese hit first, the Chinese hit keeps the lead."""
+    cjk = lexical_ranking("cjk", ["laptop", "classes", "benefits"], [0.58, 0.14, 0.12], 0.24, 1.0)
+    ids = ["keys", "laptop", "incident", "password", "tls", "retention", "support", "classes"]
+    sims = [0.8809, 0.8703, 0.8611, 0.8559, 0.8502, 0.8465, 0.846, 0.8436]
+    english = {"keys": 0.0, "incident": 0.0, "tls": 0.0, "retention": 0.0}
+    vec = vector_ranking(ids, sims, 0.8216, 0.0170, 1.0)
+    fused = adaptive_fusion([vec, cjk], BUNDLED_MODEL, observable=english)
+    assert [f.chunk_id for f in fused.ranked][:2] == ["keys", "laptop"]
+    # the vector's second pick in the other script still comes after the Chinese hit
+    assert [f.chunk_id for f in fused.ranked].index("incident") > 1
+    swapped = ["laptop", "keys", *ids[2:]]
+    vec = vector_ranking(swapped, sims, 0.8216, 0.0170, 1.0)
+    fused = adaptive_fusion([vec, cjk], BUNDLED_MODEL, observable=english)
+    assert [f.chunk_id for f in fused.ranked][:2] == ["laptop", "keys"]
+
+
+def test_a_passage_the_lexical_channels_could_read_ends_the_vectors_lead() -> None:
+    """登录口令最少要几个字符 (the Chinese fixtures): full text finds nothing, the vector's first
+    pick is an English passage, its second the Chinese answer, which full text could have read
+    and did not match. Only the English passage above it is freed of the lexical silence; the
+    vector's English picks below it stay behind it."""
+    ids = ["ratelimit", "password", "product", "errors", "review", "runbook"]
+    sims = [0.8459, 0.8457, 0.8429, 0.8332, 0.8318, 0.8315]
+    vec = vector_ranking(ids, sims, 0.8264, 0.0191, 1.0)
+    cjk = lexical_ranking("cjk", [], [], 0.0, 1.0)
+    english = {"ratelimit": 0.0, "errors": 0.0, "review": 0.0, "runbook": 0.0}
+    order = [
+        f.chunk_id for f in adaptive_fusion([vec, cjk], BUNDLED_MODEL, observable=english).ranked
+    ]
+    assert order[:2] == ["ratelimit", "password"]
+    assert order.index("errors") > order.index("password")
+
+
 def test_an_unseen_result_is_judged_on_the_vectors_evidence_alone() -> None:
     first = {"fused": 1.0}  # no text feature could match: all zero
     hidden = calibration.relevance_list([first], [0.07], "bundled", [0.0])[0]
