@@ -42,7 +42,7 @@ COMPOUND_SURNAMES = frozenset(
     ]
 )
 #: Verbs of office after a name introduced by 由 (由郦佳担任, 由阮小溪带领).
-OFFICE_VERBS = ("担任", "兼任", "带领", "牵头", "负责", "领导", "主持", "分管")
+OFFICE_VERBS = ("担任", "兼任", "带领", "牵头", "负责", "领导", "主持", "分管", "主管")
 #: Words that may follow a whole name (and so end it).
 _AFTER_NAME = (
     *OFFICE_VERBS,
