@@ -59,8 +59,8 @@ def test_a_passage_the_vector_puts_above_all_the_lexical_channels_found_is_not_h
     """A Chinese question whose answer is an English passage: the CJK channel's best hit is a
     Chinese passage sharing some of the question's words (the figures of the cross-language
     fixtures' 硬件安全密钥丢失后要在多长时间内报告？). The vector puts the English passage above
-    it, by a hair: the one channel that could read both prefers it, so it leads; where the
-    vector puts the Chinese hit first, the Chinese hit keeps the lead."""
+    it by 0.6 of the background's deviation: the one channel that could read both prefers it, so
+    it leads; ahead by a hair, or behind, it does not."""
     cjk = lexical_ranking("cjk", ["laptop", "classes", "benefits"], [0.58, 0.14, 0.12], 0.24, 1.0)
     ids = ["keys", "laptop", "incident", "password", "tls", "retention", "support", "classes"]
     sims = [0.8809, 0.8703, 0.8611, 0.8559, 0.8502, 0.8465, 0.846, 0.8436]
@@ -70,6 +70,10 @@ def test_a_passage_the_vector_puts_above_all_the_lexical_channels_found_is_not_h
     assert [f.chunk_id for f in fused.ranked][:2] == ["keys", "laptop"]
     # the vector's second pick in the other script still comes after the Chinese hit
     assert [f.chunk_id for f in fused.ranked].index("incident") > 1
+    # ahead by a tenth of a deviation, not a quarter: no preference, and the Chinese hit leads
+    hair = vector_ranking(ids, [0.8720, *sims[1:]], 0.8216, 0.0170, 1.0)
+    fused = adaptive_fusion([hair, cjk], BUNDLED_MODEL, observable=english)
+    assert [f.chunk_id for f in fused.ranked][:2] == ["laptop", "keys"]
     swapped = ["laptop", "keys", *ids[2:]]
     vec = vector_ranking(swapped, sims, 0.8216, 0.0170, 1.0)
     fused = adaptive_fusion([vec, cjk], BUNDLED_MODEL, observable=english)
