@@ -248,20 +248,20 @@ def test_a_head_named_before_an_adverb_and_the_verb_of_office(
     assert ("财务部", "梁静怡") in _relations(pool.get(), library_id)
 
 
+#: 主管 as a verb after a head's name, and as a noun.
+ZHUGUAN = (
+    "# 质量部\n\n质量部在B栋2楼，部门经理姜海涛主管全部门的工作。\n\n请假须提前告知直属主管。\n"
+)
+
+
 def test_a_head_named_before_zhuguan_the_verb_of_office(
     dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
 ) -> None:
     """ "HR总监何婉清主管全部门的工作" (a held-out set): 主管 as a verb ends the name before it,
     as 负责 does; the name ran on into it and nobody headed the unit. 主管 as a noun (直属主管)
     names nobody."""
-    docs = {
-        "quality.md": (
-            "# 质量部\n\n质量部在B栋2楼，部门经理姜海涛主管全部门的工作。\n\n"
-            "请假须提前告知直属主管。\n"
-        )
-    }
-    library_id = extracted_library(dispatcher, services, tmp_path / "docs", docs)
     conn = pool.get()
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", {"q.md": ZHUGUAN})
     assert ("质量部", "姜海涛") in _relations(conn, library_id)
     people = {n for n, t in _names(conn, library_id).items() if t == "person"}
     assert people == {"姜海涛"}, people
