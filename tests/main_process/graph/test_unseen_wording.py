@@ -518,3 +518,30 @@ def test_a_system_named_by_a_latin_name_and_its_kind_word_is_the_latin_name_too(
     res = ask(dispatcher, library_id, "ERP账号找谁开通？")
     assert "ERP系统" in res["diagnostics"]["graphEntities"], res["diagnostics"]
     assert any("卢嘉文" in p for p in res["diagnostics"]["graphPaths"]), res["diagnostics"]
+
+
+#: A tool named by a portal, owned through an object relative clause, and asked about in a FAQ.
+PORTAL = """# Payroll FAQ
+
+Payslips are published in the Paylink portal, which the Finance Systems team looks after.
+
+Which team runs the Paylink portal? See above. Kate Moss, who heads the Finance Systems team,
+approves new accounts.
+"""
+
+
+def test_a_thing_named_before_which_and_the_unit_that_looks_after_it(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "the OTA console, which the Cloud Platform team (云平台组) looks after" (a held-out set):
+    a portal or console is a system, and "X, which Y looks after" says Y owns X (the relative
+    pronoun was read as X itself, as in "X, who heads Y"). "Which team" opening a question is
+    no unit."""
+    conn = pool.get()
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", {"faq.md": PORTAL})
+    names = _names(conn, library_id)
+    assert names.get("Paylink portal") == "system", names
+    assert "Which team" not in names, names
+    relations = _relations(conn, library_id)
+    assert ("Finance Systems team", "Paylink portal") in relations, relations
+    assert ("Finance Systems team", "Kate Moss") in relations, relations

@@ -194,9 +194,9 @@ def _cjk_before(
 
 
 #: Latin cues that name in lower case after capitalised words: groups of people ("Infrastructure
-#: team"), a head office ("the Shanghai headquarters"), systems ("the HR system", "Email gateway").
+#: team"), a head office ("the Shanghai headquarters"), systems ("the HR system", "OTA console").
 _LOWER_CUES = frozenset(
-    ["team", "group", "committee", "headquarters", "system", "platform", "gateway"]
+    "team group committee headquarters system platform gateway portal console".split()  # noqa: SIM905
 )
 
 #: A capitalised word or model number after a Latin cue: the name goes on (Office Manager, p570).

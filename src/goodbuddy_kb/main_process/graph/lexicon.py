@@ -166,6 +166,10 @@ LATIN_STOPS = frozenset(
         "Its",
         "Their",
         "Your",
+        # interrogatives that open a question before a name ("Which team runs …?" in a FAQ)
+        "Which",
+        "What",
+        "Whose",
     ]
 )
 

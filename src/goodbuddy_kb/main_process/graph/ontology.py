@@ -31,7 +31,7 @@ _ORG = [
     "Inc",
     "Ltd",
 ]
-_SYSTEM = ["系统", "平台", "网关", "System", "Platform", "Gateway", "Service"]
+_SYSTEM = ["系统", "平台", "网关", "System", "Platform", "Gateway", "Service", "Portal", "Console"]
 #: The English verbs of owning a thing: "{tail} is … by {head}" and "{head} … {tail}".
 _DONE_BY_AN_OWNER = (
     *"maintained managed run operated handled processed investigated".split(),  # noqa: SIM905
@@ -244,6 +244,7 @@ def starter() -> Ontology:
                     "{head} owns {tail}",
                     "{head} is responsible for {tail}",
                     *(f"{{head}} {does} {{tail}}" for does in _WHAT_AN_OWNER_DOES),
+                    *(f"{{tail}}, which {{head}} {does}" for does in _WHAT_AN_OWNER_DOES),
                     "{tail} (owner: {head})",
                     "{tail}（负责人：{head}）",
                 ],

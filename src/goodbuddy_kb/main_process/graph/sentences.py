@@ -117,7 +117,19 @@ _COUNTED = re.compile(r"[一二三四五六七八九十两几多\d]+[个家名�
 #: is said of the name ("X (…), who heads Y, chairs Z": X chairs Z).
 _INSERTED = re.compile(r"\s*(?:[（(][^（()）]{1,30}[)）])?\s*,\s*(?:who|which)\s[^,;.]{1,80},\s*")
 #: An apposition may stand between ("X, Managing Director, who reports to Y").
-_RELATIVE = re.compile(r"^\s*,\s*(?:[^,;]{1,40},\s*)?(?:who|which|that)\s+")
+_RELATIVE = re.compile(r"^\s*,\s*(?:[^,;]{1,40},\s*)?(who|which|that)\s+")
+
+
+def _object_relative(raw: str) -> str:
+    """The gap between two names with a relative clause read: the pronoun as the name before it
+    ("X, who heads Y": X heads Y), unless the clause's subject is the next name ("X, which Y
+    looks after": Y looks after X), where the pronoun stays for a pattern to read."""
+    m = _RELATIVE.match(raw)
+    if m is not None and not squash(raw[m.end() :]).strip():
+        return ", " + m.group(1)
+    return _RELATIVE.sub(" ", raw)
+
+
 _BREAK = re.compile(r"[，,；;：:（）()、]|\s(?:and|but|which|who|while)\s")
 _ROLE_GAP = re.compile(
     r"[^，,。；;]{0,8}?(?:" + "|".join(sorted(HEAD_ROLES, key=len, reverse=True)) + r")"
@@ -382,7 +394,7 @@ def _pattern_relations(
             if "(" in raw or "（" in raw or "," in raw:
                 inserted = _INSERTED.match(raw) if "wh" in raw else None
                 raw = raw[inserted.end() :] if inserted else raw
-                raw = _RELATIVE.sub(" ", BRACKET.sub("", raw, count=1))
+                raw = _object_relative(BRACKET.sub("", raw, count=1))
             gap = squash(raw)
             if negated(gap) and negated(_BREAK.split(gap)[-1]):  # the relation word's clause
                 linked.add((a.start, b.start))
