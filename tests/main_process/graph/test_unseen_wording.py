@@ -545,3 +545,22 @@ def test_a_thing_named_before_which_and_the_unit_that_looks_after_it(
     relations = _relations(conn, library_id)
     assert ("Finance Systems team", "Paylink portal") in relations, relations
     assert ("Finance Systems team", "Kate Moss") in relations, relations
+
+
+def test_a_system_named_in_both_languages_by_one_latin_name_is_one_system(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "The OA system belongs to the Applications Team" (an English FAQ) and "OA系统" (the
+    Chinese owners' table) of a held-out set were two systems, each with half the relations;
+    a Latin name with a word for a system in either language names one system."""
+    docs = {
+        "a-faq.md": "# Finance FAQ\n\nThe BPM portal is run by the Finance Systems team.\n",
+        "b-owners.md": "# 系统\n\nBPM平台由财务共享部负责维护。\n",
+    }
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", docs)
+    conn = pool.get()
+    systems = [n for n, t in _names(conn, library_id).items() if t == "system"]
+    assert systems == ["BPM portal"], systems
+    assert {"bpm", "bpm平台"} <= alias_names(conn, "BPM portal")
+    relations = _relations(conn, library_id)
+    assert {("Finance Systems team", "BPM portal"), ("财务共享部", "BPM portal")} <= relations

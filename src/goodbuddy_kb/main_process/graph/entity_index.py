@@ -20,9 +20,11 @@ _LEGAL_FORM = re.compile(
     r"(?:,?\s+(?:Pte\.?|Pty\.?|Co\.,?)?\s*(?:Ltd|Limited|Inc|LLC|GmbH|Corp)\.?|(?:股份)?有限(?:责任)?公司)$"
 )
 _CJK = re.compile(r"[\u4e00-\u9fff]{2,}")
-#: A system named by a Latin name and the word for a system (CRM系统, OA平台): the Latin name
-#: alone is the system's too.
-_LATIN_WITH_KIND_WORD = re.compile(r"([A-Za-z][A-Za-z0-9]{1,11})\s*(?:系统|平台)")
+#: A system named by a Latin name and the word for a system (CRM系统, OA平台, the ITSM portal):
+#: the Latin name alone is the system's too, and names it in either language.
+_LATIN_WITH_KIND_WORD = re.compile(
+    r"([A-Za-z][A-Za-z0-9]{1,11})(?:\s*(?:系统|平台)|\s(?:[Ss]ystem|[Pp]latform|[Pp]ortal|[Cc]onsole))"
+)
 #: The words after a unit's name that say it is one (normalised: lower case, a space before).
 _UNIT_WORDS = (" team", " department", " group", " office", " unit", " division", " section")
 
@@ -53,6 +55,11 @@ class Entities:
         """``key``: ``normalise_name(name)`` when the caller has it."""
         key = normalise_name(name) if key is None else key
         entity_id = self._ids.get((type_key, key))
+        latin = _LATIN_WITH_KIND_WORD.fullmatch(name.strip()) if type_key == "system" else None
+        if entity_id is None and latin is not None:  # the ITSM portal is the ITSM平台 named before
+            entity_id = self._ids.get((type_key, normalise_name(latin.group(1))))
+            if entity_id is not None:
+                self.alias(entity_id, type_key, name)
         if entity_id is None:
             entity_id = uuid.uuid4().hex
             self._ids[(type_key, key)] = entity_id
@@ -60,7 +67,6 @@ class Entities:
             short = _LEGAL_FORM.sub("", name.strip()) if type_key == "organization" else ""
             if short != name.strip() and (len(short.split()) >= 2 or _CJK.fullmatch(short)):
                 self.alias(entity_id, type_key, short)
-            latin = _LATIN_WITH_KIND_WORD.fullmatch(name.strip()) if type_key == "system" else None
             if latin is not None:  # CRM系统 is "the CRM" too
                 self.alias(entity_id, type_key, latin.group(1))
         return entity_id
