@@ -55,11 +55,13 @@ class Entities:
         """``key``: ``normalise_name(name)`` when the caller has it."""
         key = normalise_name(name) if key is None else key
         entity_id = self._ids.get((type_key, key))
-        latin = _LATIN_WITH_KIND_WORD.fullmatch(name.strip()) if type_key == "system" else None
-        if entity_id is None and latin is not None:  # the ITSM portal is the ITSM平台 named before
-            entity_id = self._ids.get((type_key, normalise_name(latin.group(1))))
-            if entity_id is not None:
-                self.alias(entity_id, type_key, name)
+        latin = None
+        if entity_id is None and type_key == "system":  # (a known name is read no further)
+            latin = _LATIN_WITH_KIND_WORD.fullmatch(name.strip())
+            if latin is not None:  # the ITSM portal is the ITSM平台 named before
+                entity_id = self._ids.get((type_key, normalise_name(latin.group(1))))
+                if entity_id is not None:
+                    self.alias(entity_id, type_key, name)
         if entity_id is None:
             entity_id = uuid.uuid4().hex
             self._ids[(type_key, key)] = entity_id

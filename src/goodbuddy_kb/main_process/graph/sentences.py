@@ -125,9 +125,10 @@ def _object_relative(raw: str) -> str:
     ("X, who heads Y": X heads Y), unless the clause's subject is the next name ("X, which Y
     looks after": Y looks after X), where the pronoun stays for a pattern to read."""
     m = _RELATIVE.match(raw)
-    if m is not None and not squash(raw[m.end() :]).strip():
-        return ", " + m.group(1)
-    return _RELATIVE.sub(" ", raw)
+    if m is None:
+        return raw
+    rest = raw[m.end() :]
+    return ", " + m.group(1) if not squash(rest).strip() else " " + rest
 
 
 _BREAK = re.compile(r"[，,；;：:（）()、]|\s(?:and|but|which|who|while)\s")

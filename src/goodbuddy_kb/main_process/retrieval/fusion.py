@@ -361,9 +361,10 @@ def adaptive_fusion(
     scale = total_weight or 1.0
     lexical = sum(r.weight for r in active if r.channel in LEXICAL_CHANNELS)
     if observable and lexical > 0:
-        lead = _vector_lead(active, found_by, observable)
+        matched = {item for item, channels in found_by.items() if channels & LEXICAL_CHANNELS}
+        lead = _vector_lead(active, matched, observable)
         for item, seen_share in observable.items():
-            if item in scores and not any(c in LEXICAL_CHANNELS for c in found_by.get(item, ())):
+            if item in scores and item not in matched:
                 share = UNSEEN_LEAD if item in lead else UNSEEN
                 unseen = share * lexical * (1 - max(0.0, min(1.0, seen_share)))
                 scores[item] *= scale / max(1e-9, scale - unseen)
@@ -385,17 +386,16 @@ LEAD_MARGIN = 0.25
 
 
 def _vector_lead(
-    active: Sequence[ChannelRanking],
-    found_by: Mapping[str, set[str]],
-    observable: Mapping[str, float],
+    active: Sequence[ChannelRanking], matched: set[str], observable: Mapping[str, float]
 ) -> set[str]:
     """The vector's hits ranked ``LEAD_MARGIN`` above every passage the lexical channels could
-    read (found by them, or written in the question's script: absent from ``observable``)."""
+    read (``matched`` by them, or written in the question's script: absent from
+    ``observable``)."""
     vector = next((r for r in active if r.channel == "vector"), None)
     if vector is None:
         return set()
     for at, item in enumerate(vector.ids):
-        if item not in observable or any(c in LEXICAL_CHANNELS for c in found_by.get(item, ())):
+        if item not in observable or item in matched:
             bar = vector.scores[at] + LEAD_MARGIN
             return {i for i, z in zip(vector.ids[:at], vector.scores, strict=False) if z >= bar}
     return set(vector.ids)
