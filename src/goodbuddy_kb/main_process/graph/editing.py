@@ -29,6 +29,7 @@ from goodbuddy_kb.main_process.graph.checks import (
     relation_row,
     relation_type,
 )
+from goodbuddy_kb.main_process.graph.folding import fold
 from goodbuddy_kb.main_process.graph.matching import Matcher, normalise_name
 from goodbuddy_kb.main_process.ids import now_iso
 
@@ -283,45 +284,7 @@ def merge_entities(
         other = entity_row(conn, library_id, other_id)
         if other["type_key"] != kept["type_key"]:
             raise coded_error(InvalidRequestError, "graph.merge_across_types")
-        names = _names_of(conn, other_id)
-        conn.execute("DELETE FROM graph_aliases WHERE entity_id = ?", (other_id,))
-        conn.execute(
-            "UPDATE graph_evidence SET entity_id = ? WHERE entity_id = ?", (entity_id, other_id)
-        )
-        for end in ("head_id", "tail_id"):
-            for rel_id, type_key, head_id, tail_id in conn.execute(
-                f"SELECT id, type_key, head_id, tail_id FROM graph_relations WHERE {end} = ?",
-                (other_id,),
-            ).fetchall():
-                head = entity_id if head_id == other_id else head_id
-                tail = entity_id if tail_id == other_id else tail_id
-                twin = conn.execute(
-                    "SELECT id FROM graph_relations WHERE library_id = ? AND type_key = ?"
-                    " AND head_id = ? AND tail_id = ? AND id != ?",
-                    (library_id, type_key, head, tail, rel_id),
-                ).fetchone()
-                if head == tail:
-                    conn.execute("DELETE FROM graph_relations WHERE id = ?", (rel_id,))
-                elif twin is not None:
-                    conn.execute(
-                        "UPDATE graph_evidence SET relation_id = ? WHERE relation_id = ?",
-                        (twin[0], rel_id),
-                    )
-                    conn.execute(
-                        "UPDATE graph_relations SET locked = max(locked, (SELECT locked FROM"
-                        " graph_relations WHERE id = ?)) WHERE id = ?",
-                        (rel_id, twin[0]),
-                    )
-                    conn.execute("DELETE FROM graph_relations WHERE id = ?", (rel_id,))
-                else:
-                    conn.execute(
-                        "UPDATE graph_relations SET head_id = ?, tail_id = ? WHERE id = ?",
-                        (head, tail, rel_id),
-                    )
-        conn.execute("DELETE FROM graph_entities WHERE id = ?", (other_id,))
-        for each in names:
-            if normalise_name(each) != kept["normalized"]:
-                store.add_alias(conn, library_id, entity_id, each)
+        fold(conn, library_id, entity_id, other_id)
     _lock(conn, entity_id, ["aliases"])
 
 

@@ -35,6 +35,7 @@ from goodbuddy_kb.main_process.graph.referents import by_given_name
 from goodbuddy_kb.main_process.graph.segment import HAN, Readings, nouns
 from goodbuddy_kb.main_process.graph.sentences import relations_in
 from goodbuddy_kb.main_process.graph.slots import frames
+from goodbuddy_kb.main_process.graph.units import units_across_scripts
 from goodbuddy_kb.main_process.storage import graph_rows
 from goodbuddy_kb.main_process.storage.db import transaction
 
@@ -409,6 +410,7 @@ def extract_library(
         else set()
     )
     with transaction(conn):
+        units_across_scripts(conn, library_id)
         store.nothing_to_read(conn, library_id)
         store.drop_unrelated(conn, library_id, provisional)
         graph_rows.prune(conn, library_id)
