@@ -242,7 +242,7 @@ def test_a_build_cancelled_from_the_bar_stays_on_the_bar(
     script = Script(delay_s=0.4)
     with openai_server(script) as base:
         use_embedding_service(qtbot, window, base)
-        library_with_folder(qtbot, window, tmp_path / "docs", documents(8), vectors=False)
+        library_with_folder(qtbot, window, tmp_path / "docs", documents(24), vectors=False)
         tasks = window.tasks_tab
         window.tabs.setCurrentWidget(tasks)
 
@@ -279,7 +279,7 @@ def test_a_build_cancelled_from_the_bar_stays_on_the_bar(
         assert tasks.bar.text().startswith("Vectorise · ⊘ Cancelled"), tasks.bar.text()
         stopped = next(r for r in tasks.model.rows if r.id == build.id)
         # what the import added counts: a stopped build never reads "18/18 (100%)"
-        assert stopped.done < stopped.total == 48, (stopped.done, stopped.total)
+        assert stopped.done < stopped.total == 144, (stopped.done, stopped.total)
         # The documents it had not reached read cancelled, not failed (the header said
         # "72 failed" of a build a person stopped; a helper's try), and "Sync now" continues.
         tab = window.documents_tab

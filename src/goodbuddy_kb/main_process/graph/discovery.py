@@ -193,8 +193,7 @@ def _cjk_before(
     return i if i < start else None
 
 
-#: Latin cues that name in lower case after capitalised words: groups of people ("Infrastructure
-#: team"), a head office ("the Shanghai headquarters"), systems ("the HR system", "OTA console").
+#: Latin cues that name in lower case after capitalised words ("Infrastructure team", "OTA console").
 _LOWER_CUES = frozenset(
     "team group committee headquarters system platform gateway portal console".split()  # noqa: SIM905
 )
@@ -354,6 +353,9 @@ def discover(
                 action = key in cues.action_nouns and "process" in types  # (发布流程)
                 start = _cjk_before(text, end, key, stop_ends, verb_ends, inner, action)
                 span = None if start is None else _a_name(text, start, end, key)
+                if span and "policy" in types and text[span[0] : position] in NAME_WORDS:
+                    # 费用报销|管理制度: a rule of nothing but 管理 is of the name before it
+                    span = next(((m.start, end) for m in found if m.end == span[0]), span)
             else:
                 # a Latin cue names only when capitalised: "Security Office", not "the Berlin
                 # office" — except the words for a group of people ("Infrastructure team")

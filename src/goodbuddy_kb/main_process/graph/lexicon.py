@@ -50,6 +50,8 @@ VERB_STOPS = words(
     " 丈夫 儿子 女儿 师父 许多 很多 一些 部分 整套 整个 全体 各个 多个 几个 兴建 原址 隶属于"
     " 逾期 过期 到期 列出 重要 主要 次要 大型 小型 中型 著名 知名 最大 最早 唯一 国内 国外 提供"
     " 现任 历任 曾任 继任 兼任 造成 率领 主导 导致 随即 立即"
+    # what a rule permits or refuses (均可报销, 不予报销): a verb follows, no name
+    " 均可 方可 即可 亦可 予以 不予 准予 给予"
 )
 #: What follows a family's name in a taxonomy (锦葵科猴面包树属, 葫芦科植物): not a unit.
 TAXON_AFTER = re.compile(r"[\u4e00-\u9fff]{1,5}属|植物|动物")

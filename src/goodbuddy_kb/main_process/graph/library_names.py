@@ -75,8 +75,13 @@ def business_title(heading: str, ontology: Ontology, body: str = "") -> Mention 
     if rule is None:
         return None
     business = title[: -len(rule)]
+    if _JOINED_TITLE.fullmatch(title):
+        return None  # one rule over two things (差旅与费用报销制度): ``joined_title``
     if len(business) >= 4 and business.endswith(ends):
-        return Mention("process", business, 0, len(business), DISCOVERY_CONFIDENCE, (title,))
+        # a rule its text gives a relation of its own (本制度由财务部负责解释) is a thing of its
+        # own, not another name of the business ("违反本规范的" gives it none)
+        whole = () if f"本{rule}由" in body else (title,)
+        return Mention("process", business, 0, len(business), DISCOVERY_CONFIDENCE, whole)
     if rule in types["process"].suffixes and len(business) >= 2:
         return Mention(
             "process", title, 0, len(title), DISCOVERY_CONFIDENCE

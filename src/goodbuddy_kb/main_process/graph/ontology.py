@@ -107,7 +107,7 @@ def starter() -> Ontology:
                 key="process",
                 name_zh="流程/事项",
                 name_en="Process",
-                suffixes=["流程", "申请", "登记", "预订", "开通", "准入"],
+                suffixes=["流程", "申请", "登记", "预订", "开通", "准入", "报销"],
                 description="A process or a piece of business (请假申请, 访客登记).",
             ),
             EntityType(

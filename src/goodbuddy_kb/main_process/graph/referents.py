@@ -21,9 +21,9 @@ from goodbuddy_kb.main_process.graph.matching import Match
 from goodbuddy_kb.main_process.graph.names import ROLES_ZH
 
 _NUMBERING = re.compile(
-    r"^[\s*#>\-]*(?:第[一二三四五六七八九十百\d]+[条章节款]|\d+[.、)）]|[-*])?\s*"
+    r"^[\s*#>\-]*(?:第[一二三四五六七八九十百\d]+[条章节款]|\d+[.、)）]|[一二三四五六七八九十]+、|[-*])?\s*"
 )
-_NUMBERING_STARTS = frozenset(" \t*#>-第0123456789")
+_NUMBERING_STARTS = frozenset(" \t*#>-第0123456789一二三四五六七八九十")
 
 
 def unnumbered(words: str) -> str:
