@@ -301,6 +301,15 @@ def test_a_person_after_a_unit_and_de(
     assert _names(pool.get(), library_id).get("吴佩珊") == "person"
 
 
+def test_a_person_after_a_unit_and_de_is_its_member(
+    dispatcher: Dispatcher, services: Services, pool: ConnectionPool, tmp_path: Path
+) -> None:
+    """ "行政部的韩梅" says what "行政部韩梅" says: 韩梅 is of 行政部 (only the second was read)."""
+    docs = {"desk.md": "# 办公设备\n\n办公设备报修请联系行政部的韩梅（分机3105）。\n"}
+    library_id = extracted_library(dispatcher, services, tmp_path / "docs", docs)
+    assert ("韩梅", "行政部") in _relations(pool.get(), library_id)
+
+
 #: An English page of a Chinese company: its title and its units named in both scripts, the
 #: subject of its sentences the page itself ("This page", "The procedure").
 BILINGUAL_PAGES = {

@@ -150,7 +150,7 @@ def _apposition(
     ontology: Ontology, gap: str, a: Match, b: Match, type_of: dict[str, str]
 ) -> FoundRelation | None:
     """A unit, a head's role word and a person (财务部经理孙悦, 部长：谭一鸣): led by; a unit
-    right before a person (市场部汤磊): member of."""
+    right before a person, or before 的 and a person (市场部汤磊, 客服中心的吴佩珊): member of."""
     if b.payload and type_of.get(b.payload[0]) != "person":
         return None
     role = bool(a.payload) and type_of.get(a.payload[0]) == "role"
@@ -158,7 +158,7 @@ def _apposition(
         "led_by"
         if (gap and _ROLE_GAP.fullmatch(gap)) or (role and gap in _HOLDER_GAPS)
         else "member_of"
-        if not gap
+        if gap in ("", "的")
         else None
     )
     relation = next((r for r in ontology.relation_types if r.key == key), None)
