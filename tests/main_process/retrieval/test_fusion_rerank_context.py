@@ -263,35 +263,23 @@ def test_local_rerank_is_deterministic_and_keeps_pre_rank() -> None:
     assert [c.pre_rank for c in pool] == [1, 2, 3]
 
 
-@pytest.mark.parametrize("kind", ["openai-compatible", "deterministic", None])
-def test_local_rerank_lifts_a_titled_result_with_every_other_embedding_model(
-    kind: str | None,
-) -> None:
-    """Local rerank earns its place whatever the embedding provider (or none): "on" changes
-    the order where the features say the fused order is wrong."""
-    q = build_query("差旅 报销 标准")
-    pool = [
-        cand("c1", "会议纪要", "会议讨论了多项事宜", 0.0302),
-        cand("c2", "差旅报销标准", "住宿每晚不超过五百元", 0.030),
-    ]
-    numbered(pool)
-    reranked = local_rerank([*pool], q, rerank.weights_for(kind))
-    assert [c.chunk_id for c in reranked] == [hx("c2"), hx("c1")], "title terms lift the policy"
-    assert reranked[0].features["title"] > 0
-
-
-def test_local_rerank_with_the_bundled_model_lifts_another_document_over_a_second_passage() -> None:
-    """The bundled model's fused order leaves the rerank one correction (``BUNDLED_MODEL_WEIGHTS``):
-    a second passage of the same document yields a near tie to another document."""
+@pytest.mark.parametrize("kind", ["local", "openai-compatible", "deterministic", None])
+def test_local_rerank_lifts_another_document_over_a_second_passage(kind: str | None) -> None:
+    """Local rerank earns its place whatever the embedding provider (or none): on today's fused
+    order the one correction that holds on every development set for both families is a second
+    passage of the same document yielding a near tie to another document (``WEIGHTS``,
+    ``BUNDLED_MODEL_WEIGHTS``)."""
     q = build_query("差旅 报销 标准")
     pool = [
         cand("c1", "差旅报销标准", "住宿每晚不超过五百元", 0.0310),
         cand("c2", "差旅报销标准", "交通费凭票报销", 0.0305),
-        cand("c3", "费用报销流程", "报销单须部门负责人签字", 0.0300),
+        cand("c3", "费用报销流程", "报销单须部门负责人签字", 0.0303),
     ]
     numbered(pool)
-    reranked = local_rerank([*pool], q, rerank.weights_for("local"))
+    reranked = local_rerank([*pool], q, rerank.weights_for(kind))
     assert [c.chunk_id for c in reranked] == [hx("c1"), hx("c3"), hx("c2")]
+    off = local_rerank([*pool], q, {"fused": 1.0})
+    assert [c.chunk_id for c in off] == [hx("c1"), hx("c2"), hx("c3")]
 
 
 def test_rerank_order_breaks_ties_by_the_fused_rank_and_penalises_duplicates() -> None:
