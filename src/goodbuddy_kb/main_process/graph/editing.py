@@ -29,7 +29,7 @@ from goodbuddy_kb.main_process.graph.checks import (
     relation_row,
     relation_type,
 )
-from goodbuddy_kb.main_process.graph.folding import fold
+from goodbuddy_kb.main_process.graph.folding import fold, names_of
 from goodbuddy_kb.main_process.graph.matching import Matcher, normalise_name
 from goodbuddy_kb.main_process.ids import now_iso
 
@@ -67,18 +67,9 @@ def _unsuppress(
     )
 
 
-def _names_of(conn: sqlite3.Connection, entity_id: str) -> list[str]:
-    row = conn.execute("SELECT name FROM graph_entities WHERE id = ?", (entity_id,)).fetchone()
-    aliases = [
-        r[0]
-        for r in conn.execute("SELECT alias FROM graph_aliases WHERE entity_id = ?", (entity_id,))
-    ]
-    return [row[0], *aliases]
-
-
 def _manual_mentions(conn: sqlite3.Connection, library_id: str, entity_id: str) -> None:
     """Evidence of a person's entity, now: its names matched in the chunks that hold them."""
-    names = _names_of(conn, entity_id)
+    names = names_of(conn, entity_id)
     matcher = Matcher((n, entity_id) for n in names)
     seen: set[int] = set()
     for name in names:
@@ -190,13 +181,13 @@ def update_entity(
     if new_type != old_type:
         check_entity_type(ontology, new_type)
         _check_retype(conn, ontology, entity_id, new_type)
-        for each in _names_of(conn, entity_id):
+        for each in names_of(conn, entity_id):
             check_name_free(conn, library_id, new_type, each, entity_id)
         # extraction keeps discovering the old (type, name): it must resolve to nothing
         _suppress(
-            conn, library_id, "entity", old_type, map(normalise_name, _names_of(conn, entity_id))
+            conn, library_id, "entity", old_type, map(normalise_name, names_of(conn, entity_id))
         )
-        _unsuppress(conn, library_id, new_type, _names_of(conn, entity_id))
+        _unsuppress(conn, library_id, new_type, names_of(conn, entity_id))
         conn.execute("UPDATE graph_entities SET type_key = ? WHERE id = ?", (new_type, entity_id))
         locked.append("type")
     if name is not None and name.strip() != row["name"]:
@@ -295,7 +286,7 @@ def delete_entity(conn: sqlite3.Connection, library_id: str, entity_id: str) -> 
         (entity_id, entity_id),
     ).fetchone()
     _suppress(
-        conn, library_id, "entity", row["type_key"], map(normalise_name, _names_of(conn, entity_id))
+        conn, library_id, "entity", row["type_key"], map(normalise_name, names_of(conn, entity_id))
     )
     conn.execute("DELETE FROM graph_entities WHERE id = ?", (entity_id,))
     return str(row["name"]), int(relations)

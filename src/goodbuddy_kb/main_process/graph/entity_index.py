@@ -26,7 +26,7 @@ _LATIN_WITH_KIND_WORD = re.compile(
     r"([A-Za-z][A-Za-z0-9]{1,11})(?:\s*(?:系统|平台)|\s(?:[Ss]ystem|[Pp]latform|[Pp]ortal|[Cc]onsole))"
 )
 #: The words after a unit's name that say it is one (normalised: lower case, a space before).
-_UNIT_WORDS = (" team", " department", " group", " office", " unit", " division", " section")
+UNIT_WORDS = (" team", " department", " group", " office", " unit", " division", " section")
 
 
 class Entities:
@@ -160,7 +160,7 @@ class Entities:
             key[: -len(word)]: entity_id
             for (type_key, key), entity_id in self._ids.items()
             if type_key == "organization"
-            for word in _UNIT_WORDS
+            for word in UNIT_WORDS
             if key.endswith(word) and len(key) > len(word)
         }
         gone = {

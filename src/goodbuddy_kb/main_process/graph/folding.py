@@ -10,6 +10,16 @@ from goodbuddy_kb.main_process.graph import store
 from goodbuddy_kb.main_process.graph.matching import normalise_name
 
 
+def names_of(conn: sqlite3.Connection, entity_id: str) -> list[str]:
+    """The entity's name, then its aliases."""
+    row = conn.execute("SELECT name FROM graph_entities WHERE id = ?", (entity_id,)).fetchone()
+    aliases = [
+        r[0]
+        for r in conn.execute("SELECT alias FROM graph_aliases WHERE entity_id = ?", (entity_id,))
+    ]
+    return [row[0], *aliases]
+
+
 def fold(conn: sqlite3.Connection, library_id: str, entity_id: str, other_id: str) -> None:
     """``other_id`` folded into ``entity_id`` (both of the library, one type; the caller checks):
     a relation that becomes a loop is dropped, one that becomes another's twin gives that twin
@@ -17,16 +27,7 @@ def fold(conn: sqlite3.Connection, library_id: str, entity_id: str, other_id: st
     (kept,) = conn.execute(
         "SELECT normalized FROM graph_entities WHERE id = ?", (entity_id,)
     ).fetchone()
-    (name,) = conn.execute("SELECT name FROM graph_entities WHERE id = ?", (other_id,)).fetchone()
-    names = [
-        name,
-        *(
-            r[0]
-            for r in conn.execute(
-                "SELECT alias FROM graph_aliases WHERE entity_id = ?", (other_id,)
-            )
-        ),
-    ]
+    names = names_of(conn, other_id)
     conn.execute("DELETE FROM graph_aliases WHERE entity_id = ?", (other_id,))
     conn.execute(
         "UPDATE graph_evidence SET entity_id = ? WHERE entity_id = ?", (entity_id, other_id)

@@ -11,6 +11,7 @@ import re
 import sqlite3
 from collections import defaultdict
 
+from goodbuddy_kb.main_process.graph.entity_index import UNIT_WORDS
 from goodbuddy_kb.main_process.graph.folding import fold
 
 #: A unit's name: one ending in a word for a unit, in each script (a company, a committee, a
@@ -19,8 +20,9 @@ _HAN_UNIT = re.compile(
     r"(?=.*[\u4e00-\u9fff])[\u4e00-\u9fffA-Za-z0-9]+(?:部|组|科|室|处|中心|团队)"
 )
 _LATIN_UNIT = re.compile(
-    r"[A-Za-z][A-Za-z0-9&.,' -]*\s(?:team|department|group|office|unit|division|section"
-    r"|centre|center|desk)",
+    r"[A-Za-z][A-Za-z0-9&.,' -]*\s(?:"
+    + "|".join(w.strip() for w in (*UNIT_WORDS, " centre", " center", " desk"))
+    + ")",
     re.IGNORECASE,
 )
 
