@@ -98,7 +98,10 @@ def test_a_best_match_below_the_floor_never_reads_as_reaching_it() -> None:
     # shows the dot of a "possibly relevant" one
     assert relevance_text(0.18, below_floor=True) == "0.18 ○○○○○ below the floor"
     assert relevance_text(0.28).startswith("0.28 ●○○○○")
-    assert relevance_text(0.99).startswith("0.99 ●●●●○") and "●●●●●" in relevance_text(1.0)
+    assert relevance_text(0.18).startswith("0.18 ○○○○○")
+    assert relevance_text(0.72).startswith("0.72 ●●●●○")
+    # the calibration's highest step is about 0.9: "very likely relevant" reaches the fifth dot
+    assert relevance_text(0.96).startswith("0.96 ●●●●●") and "●●●●●" in relevance_text(0.9)
 
 
 def test_graph_channel_reasons_read_in_chinese() -> None:

@@ -37,6 +37,9 @@ def window_with_failures(qtbot: QtBot, data_dir: Path, tmp_path: Path, language:
     started = "已开始同步 1 个来源" if language == "zh" else "Sync of 1 source started"
     qtbot.waitUntil(lambda: started in win.statusBar().currentMessage(), timeout=5_000)
     qtbot.waitUntil(lambda: sum(1 for d in tab.documents.rows if d.error) == 2, timeout=20_000)
+    # ... and then how it ended, not "started" long after the end
+    ended = "同步 · ✓" if language == "zh" else "Sync · ✓"
+    qtbot.waitUntil(lambda: ended in win.statusBar().currentMessage(), timeout=20_000)
     return win
 
 

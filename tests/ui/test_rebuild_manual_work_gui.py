@@ -143,6 +143,8 @@ def test_the_rebuild_dialog_names_manual_work_and_its_choice_reaches_the_backend
     assert "choose “Rebuild and discard manual work”" in tab.pending_label.toolTip()
     header = window.detail.pending
     qtbot.waitUntil(lambda: "skipped 1 document" in header.toolTip(), timeout=10_000)
+    # the library's header says what is left, not "⟳ Waiting for rebuild" as if none had run
+    assert header.text() == "ⓘ " + kept
     row = next(i for i, d in enumerate(tab.documents.rows) if d.path == "policy.md")
     tip = tab.documents.data(
         tab.documents.index(row, CHUNKS_COLUMN), QtCore.Qt.ItemDataRole.ToolTipRole

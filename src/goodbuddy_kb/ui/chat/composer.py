@@ -146,3 +146,21 @@ class Composer(QtWidgets.QWidget):
                 self.send_requested.emit()
             return True
         return super().eventFilter(watched, event)
+
+
+def same_answer(old: c.Message, new: c.Message) -> bool:
+    """Whether a regenerated answer says nothing new: the same words, the same sources under the
+    same numbers and the same searching. The words alone said "the same as before" of an answer
+    that, unlike the one it replaced, had searched and cited two sources (a helper's try)."""
+
+    def sources(m: c.Message) -> list[tuple[int | None, str]]:
+        return [(x.number, x.chunk_id) for x in m.citations]
+
+    def searched(m: c.Message) -> tuple[str, int] | None:
+        return None if m.retrieval is None else (m.retrieval.status, m.retrieval.searches)
+
+    return (
+        old.content == new.content
+        and sources(old) == sources(new)
+        and searched(old) == searched(new)
+    )

@@ -30,7 +30,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chat.citations import CitationsPane
-from goodbuddy_kb.ui.chat.composer import Composer
+from goodbuddy_kb.ui.chat.composer import Composer, same_answer
 from goodbuddy_kb.ui.chat.conversations import ConversationList
 from goodbuddy_kb.ui.chat.header import ConversationHeader
 from goodbuddy_kb.ui.chat.manage import ConversationActions
@@ -66,8 +66,8 @@ class ChatView(QtWidgets.QWidget):
         self.messages: list[c.Message] = []
         #: The answer whose sources the pane shows (a marker was clicked); None: the latest.
         self.shown_answer: str | None = None
-        #: The words of the answer a regenerate is replacing, to say when the new one is the same.
-        self._replaced: str | None = None
+        #: The answer a regenerate is replacing, to say when the new one is the same.
+        self._replaced: c.Message | None = None
         #: The answer whose sources were shown, its citation selected and where the reader was
         #: (None: the end), shown again by a view built anew (a language or theme switch).
         self._resume: tuple[str | None, int | None, int | None] | None = None
@@ -411,7 +411,7 @@ class ChatView(QtWidgets.QWidget):
         request = cv.RegenerateRequest(conversation_id=self.conversation_id, request_id=request_id)
         self.request_id, self.asked_in = request_id, self.conversation_id
         self.composer.clear_messages()
-        self._replaced = answers[-1].content
+        self._replaced = answers[-1]
         self.streaming_text = ""
         self.messages = [m for m in self.messages if m.id != answers[-1].id]  # (leaves it now)
         self.shown_answer = None
@@ -460,7 +460,7 @@ class ChatView(QtWidgets.QWidget):
             kept = [m for m in self.messages if m.created_at and m.id not in sent]
             self.messages = [*kept, result.user_message, result.assistant_message]
             self.shown_answer = None  # the new answer's sources
-            if replaced is not None and result.assistant_message.content == replaced:
+            if replaced is not None and same_answer(replaced, result.assistant_message):
                 self.composer.note_same_answer()  # (else nothing on screen shows it ran)
         elif error is not None:  # said by the input; the transcript shows what was kept
             self.composer.say(tr("error.generic", message=say_error(error)))

@@ -217,6 +217,10 @@ class SourceActions(QtCore.QObject):
                         if result.task_ids
                         else tr("sources.sync.nothing")
                     )
+                    # and then how it ended: "started" stayed after a sync of a second, and
+                    # after another library was chosen (a helper's try)
+                    for task_id in result.task_ids:
+                        announce_end(self.link, task_id, self.notice.emit)
                 self._report(result, error)
 
             self.link.call(

@@ -114,11 +114,17 @@ class LibraryDetailWidget(QtWidgets.QWidget):
     def _say_pending(self) -> None:
         """ "Rebuilding", or "waiting for rebuild" — and, after a rebuild that skipped documents
         to keep their manual chunk work, how many still keep old chunks and what to do."""
+        mark = "⟳ "
         if self._running:
             short, whole = tr("detail.rebuilding_short"), tr("detail.rebuilding")
-        else:  # (the count is beside "Rebuild library": the header stays short)
+        elif self._kept:
+            # after a rebuild that skipped documents, "⟳ Waiting for rebuild" read as if the
+            # rebuild had not run (a helper's try): the header says what is left, not a spinner
+            mark = "ⓘ "
+            short, whole = tr("detail.kept_short", n=self._kept), pending_sentence(self._kept)
+        else:
             short, whole = tr("detail.pending_short"), pending_sentence(self._kept)
-        self.pending.setText("⟳ " + short)
+        self.pending.setText(mark + short)
         self.pending.setToolTip(wrapped_tip(whole))
         self.pending.setAccessibleName(whole)
 

@@ -6,6 +6,7 @@ ten"."""
 from __future__ import annotations
 
 from goodbuddy_kb.contracts.retrieval import relevance_figure, relevance_steps
+from goodbuddy_kb.contracts.settings import DEFAULT_MINIMUM_RELEVANCE
 from goodbuddy_kb.ui.i18n import tr
 
 #: (lowest probability, word key), highest band first.
@@ -18,10 +19,14 @@ BANDS = (
 
 
 def relevance_dots(p: float) -> str:
-    """One dot for each fifth reached (cut, as the figure is): no dot below 0.2, so a result
-    under the default floor never shows the dot of a "possibly relevant" one (0.18 showed ●
-    like 0.28)."""
-    filled = max(0, min(5, relevance_steps(p, 5)))
+    """Five dots, one for each fifth of the probability, to the nearest (0.72 ●●●●○, 0.9 and
+    above ●●●●●) — but none below the default floor, so a result under it never
+    shows the dot of a "possibly relevant" one (0.18 showed ● like 0.28). Cut at every fifth,
+    the fifth dot needed a relevance of 1.0, which the calibration never gives (its highest
+    step is about 0.9): "very likely relevant" at 0.96 read ●●●●○."""
+    if p < DEFAULT_MINIMUM_RELEVANCE:
+        return "○" * 5
+    filled = max(1, min(5, relevance_steps(p + 0.1, 5)))
     return "●" * filled + "○" * (5 - filled)
 
 
