@@ -43,7 +43,7 @@ def test_create_import_and_test_retrieval(
     assert bench.results.rowCount() >= 1
     assert "六百元" in bench.results.data(bench.results.index(0, 7))
     diagnostics = bench.diagnostics.toPlainText()
-    assert "Channels searched: full-text, Chinese full-text, vector" in diagnostics
+    assert "Channels searched: full-text, Chinese, vector" in diagnostics
     assert "Not used: graph — " in diagnostics
     assert "Degraded graph" not in diagnostics, "a graph the library turned off is no fault"
     assert "Context:" in diagnostics and "六百元" in bench.context.toPlainText()

@@ -10,7 +10,7 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     # retrieval channels and zero-result reasons, as people call them
     # (English keeps the short channel names the diagnostics and the CLI use.)
     "channel.fts": ("全文", "full-text"),
-    "channel.cjk": ("中文全文", "Chinese full-text"),
+    "channel.cjk": ("中文", "Chinese"),
     "channel.vector": ("向量", "vector"),
     "channel.graph": ("图谱", "graph"),
     "stage.fusion": ("融合", "fusion"),
