@@ -118,6 +118,26 @@ def fused_order(
     return [by_id[cid] for cid in order]
 
 
+def stray_picks(
+    rec: dict[str, Any], params: fusion.FusionParams, channels: Sequence[str]
+) -> dict[str, float]:
+    """The full text's pick ``fusion.arbitrate`` moved up holding less of the question than
+    ``params.lexical_low``, with its own fused score: the score its relevance reads
+    (``stages.evidence``), not the one it took."""
+    fused = fusion.adaptive_fusion(
+        channel_inputs(rec, channels), params, observable=rec.get("observable")
+    ).ranked
+    before = [f.chunk_id for f in fused]
+    order = arbitrated(rec, before, channels, params)
+    if order == before:
+        return {}
+    at = next(i for i, (a, b) in enumerate(zip(order, before, strict=True)) if a != b)
+    pick = next(f for f in fused if f.chunk_id == order[at])
+    feats = rec["candidates"].get(pick.chunk_id, {}).get("features", {})
+    held = float(feats.get("weightedCoverage", 0.0))
+    return {pick.chunk_id: pick.score} if held < params.lexical_low else {}
+
+
 def adaptive_ranker(
     params: fusion.FusionParams, channels: Sequence[str]
 ) -> Callable[[dict[str, Any]], list[str]]:

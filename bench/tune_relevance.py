@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from goodbuddy_kb.main_process.retrieval import calibration, calibration_fit, fusion
 from goodbuddy_kb.main_process.retrieval import calibration_fit as fitted
-from tune_fit import fused_order, load_sets
+from tune_fit import fused_order, load_sets, stray_picks
 
 TOP = 10
 FLOORS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
@@ -56,13 +56,14 @@ def _rows(
     kind = "local" if family == "bundled" else "other"
     fused = fused_order(rec, fusion.params_for(kind), channels)
     best = fused[0].score if fused else 1.0
+    own = stray_picks(rec, fusion.params_for(kind), channels)
     rows = []
     for f in fused:
         cand = rec["candidates"].get(f.chunk_id)
         if cand is None or cand["doc"] in rec["exclude"]:
             continue
         feats = dict(cand["features"]) if text else {}
-        feats["fused"] = f.score / best if best > 0 else 0.0
+        feats["fused"] = own.get(f.chunk_id, f.score) / best if best > 0 else 0.0
         margin = None if f.vector_z is None else f.vector_z * rec["background"][1]
         rows.append({"cand": cand, "features": feats, "margin": margin, "id": f.chunk_id})
         if len(rows) == TOP:

@@ -39,6 +39,9 @@ class Candidate:
     checksum: str = ""
     #: candidates ranked lower with the same text (``distinct``), folded into this one
     same_text: list[Candidate] = field(default_factory=list)
+    #: the full text's pick moved up on a stray share of the question's terms (``fusion.arbitrate``,
+    #: ``ArbitrationStage``): its own fused score, which its relevance reads, not the one it took
+    own_fused: float | None = None
 
 
 def load(conn: sqlite3.Connection, candidates: Iterable[Candidate]) -> list[Candidate]:

@@ -154,6 +154,11 @@ class ArbitrationStage:
         # ("before rerank") is this order's, so the rerank and the relevance read this order
         at = next(i for i, (a, b) in enumerate(zip(order, before, strict=True)) if a != b)
         pick = by_id[order[at]]
+        if coverage(pick.chunk_id) < params.lexical_low:
+            # ordered there, but holding less of the question than gives the full text any
+            # confidence by coverage: a stray word ("annual" of "the dress code for the annual
+            # gala" in the annual-leave rules), not evidence as strong as what it passed
+            pick.own_fused = pick.fused
         pick.fused = by_id[before[at]].fused
         pick.features["fused"] = pick.fused / best_fused if best_fused > 0 else 0.0
         ranks = sorted(c.pre_rank for c in head)
@@ -303,7 +308,7 @@ class RelevanceStage:
                 for c in shown
             ]
             values = calibration.relevance_list(
-                [c.features for c in shown], margins, self.family, seen
+                [evidence(c, best_fused) for c in shown], margins, self.family, seen
             )
             for c, value in zip(shown, values, strict=True):
                 c.relevance = value
@@ -331,3 +336,13 @@ class ContextStage:
         started = time.perf_counter()
         context = assemble(top, source, self.max_characters, self.adjacent)
         return context, (time.perf_counter() - started) * 1000
+
+
+def evidence(c: Candidate, best_fused: float) -> Mapping[str, float]:
+    """The features the relevance reads: a pick the full text moved up on a stray share of the
+    question's terms is judged on its own fused score, not the one it took to be placed there
+    (taken, it read as sure as the vector's first: 0.54, "likely relevant", for a passage that
+    shared one word of four with a question the library cannot answer; a helper's try)."""
+    if c.own_fused is None:
+        return c.features
+    return {**c.features, "fused": c.own_fused / best_fused if best_fused > 0 else 0.0}
