@@ -4,6 +4,7 @@ dispatcher, a real library and a loopback embedding service (``fusion.arbitrate`
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -57,11 +58,28 @@ def _vector(text: str) -> list[float]:
     return [float(x) for x in v / np.linalg.norm(v)]
 
 
-def _embeddings(_path: str, body: bytes) -> Reply:
-    request = json.loads(body)
-    inputs = request["input"] if isinstance(request["input"], list) else [request["input"]]
-    data = [{"index": i, "embedding": _vector(t)} for i, t in enumerate(inputs)]
-    return Reply(200, json.dumps({"data": data}).encode(), "application/json")
+def _embeddings_of(vector: Callable[[str], list[float]]) -> Callable[[str, bytes], Reply]:
+    """A loopback OpenAI-compatible embeddings endpoint answering with the scripted ``vector``."""
+
+    def reply(_path: str, body: bytes) -> Reply:
+        request = json.loads(body)
+        inputs = request["input"] if isinstance(request["input"], list) else [request["input"]]
+        data = [{"index": i, "embedding": vector(t)} for i, t in enumerate(inputs)]
+        return Reply(200, json.dumps({"data": data}).encode(), "application/json")
+
+    return reply
+
+
+def _library(dispatcher: Dispatcher, services: Services, folder: Path, name: str, base: str) -> str:
+    """The folder as a library embedded by the loopback model at ``base``, indexed."""
+    call(
+        dispatcher,
+        EMBEDDING_UPDATE.name,
+        {"connection": {"kind": "openai-compatible", "baseUrl": f"{base}/v1", "model": "m"}},
+    )
+    library = folder_library(dispatcher, folder, name)
+    services.tasks.wait_idle()
+    return library
 
 
 @pytest.mark.integration
@@ -72,14 +90,8 @@ def test_the_paragraph_holding_what_the_question_names_comes_first(
     folder.mkdir()
     for i, text in enumerate([ANSWER, NEIGHBOUR, *ARTICLE, *OTHERS]):
         (folder / f"p{i:03d}.txt").write_text(text, encoding="utf-8")
-    with serve({"/v1/embeddings": _embeddings}) as base:
-        call(
-            dispatcher,
-            EMBEDDING_UPDATE.name,
-            {"connection": {"kind": "openai-compatible", "baseUrl": f"{base}/v1", "model": "m"}},
-        )
-        library = folder_library(dispatcher, folder, "梵文")
-        services.tasks.wait_idle()
+    with serve({"/v1/embeddings": _embeddings_of(_vector)}) as base:
+        library = _library(dispatcher, services, folder, "梵文", base)
         vector_only = ask(dispatcher, library, QUESTION, channels=["vector"])
         hybrid = ask(dispatcher, library, QUESTION, overrides={"minimumRelevance": 0})
     # the vector alone is sure of the neighbour: the scripted model stands in for one that
@@ -161,13 +173,6 @@ def _gala_vector(text: str) -> list[float]:
     return [float(x) for x in v / np.linalg.norm(v)]
 
 
-def _gala_embeddings(_path: str, body: bytes) -> Reply:
-    request = json.loads(body)
-    inputs = request["input"] if isinstance(request["input"], list) else [request["input"]]
-    data = [{"index": i, "embedding": _gala_vector(t)} for i, t in enumerate(inputs)]
-    return Reply(200, json.dumps({"data": data}).encode(), "application/json")
-
-
 @pytest.mark.integration
 def test_a_pick_moved_up_on_a_stray_word_is_not_evidence(
     dispatcher: Dispatcher, services: Services, tmp_path: Path
@@ -179,14 +184,8 @@ def test_a_pick_moved_up_on_a_stray_word_is_not_evidence(
     folder.mkdir()
     for i, text in enumerate([LEAVE, GUESS, *CODES, *ENGLISH_OTHERS]):
         (folder / f"p{i:03d}.txt").write_text(text, encoding="utf-8")
-    with serve({"/v1/embeddings": _gala_embeddings}) as base:
-        call(
-            dispatcher,
-            EMBEDDING_UPDATE.name,
-            {"connection": {"kind": "openai-compatible", "baseUrl": f"{base}/v1", "model": "m"}},
-        )
-        library = folder_library(dispatcher, folder, "handbook")
-        services.tasks.wait_idle()
+    with serve({"/v1/embeddings": _embeddings_of(_gala_vector)}) as base:
+        library = _library(dispatcher, services, folder, "handbook", base)
         shown = ask(dispatcher, library, GALA, overrides={"minimumRelevance": 0})
         answered = ask(dispatcher, library, GALA)
     # the pick still goes first (the order is the arbitration's) ...
