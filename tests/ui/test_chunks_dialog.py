@@ -99,6 +99,11 @@ def test_keyboard_only_maintenance(
                 chunk_id=target.chunk.id,
             ),
         )
+    # a page arriving now (a task's end reloads it) lists nothing the search matches: the
+    # draft stays in the editor (it was emptied)
+    with qtbot.waitSignal(dialog.loaded, timeout=5_000):
+        dialog.reload()
+    assert dialog.pane.editor.toPlainText() == "Rule 17 corrected: zebra"
     qtbot.keyClick(dialog.pane.editor, Key.Key_S, QtCore.Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(dialog.pane.error_label.isVisible, timeout=5_000)
     assert "not found" in dialog.pane.error_label.text()

@@ -279,7 +279,10 @@ class ChunksDialog(QtWidgets.QDialog):
         if row >= 0:
             self.table.selectRow(row)
             self._show_current()
-        else:
+        elif not self.editing:
+            # (under a draft the pane stays: a page that came back without the chunk being
+            # edited — deleted by another client, the search matching nothing else — emptied
+            # the editor, and the draft was lost; a clean-clone CI run)
             self.detail = None
             self.pane.show_nothing()
 
