@@ -98,48 +98,36 @@ def rrf_ranker(channels: Sequence[str]) -> Callable[[dict[str, Any]], list[str]]
     return rank
 
 
-def _arbitration(
+def arbitrated_order(
     rec: dict[str, Any], params: fusion.FusionParams, channels: Sequence[str]
-) -> tuple[list[fusion.Fused], list[str], int | None]:
-    """Adaptive fusion's order, the order after ``fusion.arbitrate`` (where the vector ran beside
-    the full text) and where the moved pick now stands (None: nothing moved)."""
+) -> tuple[list[fusion.Fused], dict[str, float]]:
+    """The pipeline's fused order: adaptive fusion, then ``fusion.arbitrate`` where the vector
+    ran beside the full text, the moved pick taking the passed passage's score
+    (``ArbitrationStage``). And, where that pick holds less of the question than
+    ``params.lexical_low``, its own fused score: the score its relevance reads
+    (``stages.evidence``), not the one it took."""
     fused = fusion.adaptive_fusion(
         channel_inputs(rec, channels), params, observable=rec.get("observable")
     ).ranked
     before = [f.chunk_id for f in fused]
     order = arbitrated(rec, before, channels, params)
-    at = next((i for i, (a, b) in enumerate(zip(order, before, strict=True)) if a != b), None)
-    return fused, order, at
+    if order == before:
+        return fused, {}
+    by_id = {f.chunk_id: f for f in fused}
+    at = next(i for i, (a, b) in enumerate(zip(order, before, strict=True)) if a != b)
+    moved = by_id[order[at]]
+    feats = rec["candidates"].get(moved.chunk_id, {}).get("features", {})
+    held = float(feats.get("weightedCoverage", 0.0))
+    own = {moved.chunk_id: moved.score} if held < params.lexical_low else {}
+    by_id[moved.chunk_id] = fusion.Fused(moved.chunk_id, fused[at].score, moved.vector_z)
+    return [by_id[cid] for cid in order], own
 
 
 def fused_order(
     rec: dict[str, Any], params: fusion.FusionParams, channels: Sequence[str]
 ) -> list[fusion.Fused]:
-    """The pipeline's fused order: adaptive fusion, then ``fusion.arbitrate`` where the vector
-    ran beside the full text, the moved pick taking the passed passage's score
-    (``ArbitrationStage``)."""
-    fused, order, at = _arbitration(rec, params, channels)
-    if at is None:
-        return fused
-    by_id = {f.chunk_id: f for f in fused}
-    moved = by_id[order[at]]
-    by_id[moved.chunk_id] = fusion.Fused(moved.chunk_id, fused[at].score, moved.vector_z)
-    return [by_id[cid] for cid in order]
-
-
-def stray_picks(
-    rec: dict[str, Any], params: fusion.FusionParams, channels: Sequence[str]
-) -> dict[str, float]:
-    """The full text's pick ``fusion.arbitrate`` moved up holding less of the question than
-    ``params.lexical_low``, with its own fused score: the score its relevance reads
-    (``stages.evidence``), not the one it took."""
-    fused, order, at = _arbitration(rec, params, channels)
-    if at is None:
-        return {}
-    pick = next(f for f in fused if f.chunk_id == order[at])
-    feats = rec["candidates"].get(pick.chunk_id, {}).get("features", {})
-    held = float(feats.get("weightedCoverage", 0.0))
-    return {pick.chunk_id: pick.score} if held < params.lexical_low else {}
+    """The pipeline's fused order (:func:`arbitrated_order`)."""
+    return arbitrated_order(rec, params, channels)[0]
 
 
 def adaptive_ranker(

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from goodbuddy_kb.main_process.retrieval import calibration, calibration_fit, fusion
 from goodbuddy_kb.main_process.retrieval import calibration_fit as fitted
-from tune_fit import fused_order, load_sets, stray_picks
+from tune_fit import arbitrated_order, load_sets
 
 TOP = 10
 FLOORS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
@@ -54,9 +54,8 @@ def _rows(
     """The top results of ``channels`` fused, each with its features (the text's only when
     ``text``), its fused score over the best and its vector margin."""
     kind = "local" if family == "bundled" else "other"
-    fused = fused_order(rec, fusion.params_for(kind), channels)
+    fused, own = arbitrated_order(rec, fusion.params_for(kind), channels)
     best = fused[0].score if fused else 1.0
-    own = stray_picks(rec, fusion.params_for(kind), channels)
     rows = []
     for f in fused:
         cand = rec["candidates"].get(f.chunk_id)

@@ -70,14 +70,20 @@ def _embeddings_of(vector: Callable[[str], list[float]]) -> Callable[[str, bytes
     return reply
 
 
-def _library(dispatcher: Dispatcher, services: Services, folder: Path, name: str, base: str) -> str:
-    """The folder as a library embedded by the loopback model at ``base``, indexed."""
+def _library(
+    dispatcher: Dispatcher, services: Services, folder: Path, texts: list[str], base: str
+) -> str:
+    """``texts``, a file each in ``folder``, as a library of the folder's name embedded by the
+    loopback model at ``base``, indexed."""
+    folder.mkdir()
+    for i, text in enumerate(texts):
+        (folder / f"p{i:03d}.txt").write_text(text, encoding="utf-8")
     call(
         dispatcher,
         EMBEDDING_UPDATE.name,
         {"connection": {"kind": "openai-compatible", "baseUrl": f"{base}/v1", "model": "m"}},
     )
-    library = folder_library(dispatcher, folder, name)
+    library = folder_library(dispatcher, folder, folder.name)
     services.tasks.wait_idle()
     return library
 
@@ -86,12 +92,9 @@ def _library(dispatcher: Dispatcher, services: Services, folder: Path, name: str
 def test_the_paragraph_holding_what_the_question_names_comes_first(
     dispatcher: Dispatcher, services: Services, tmp_path: Path
 ) -> None:
-    folder = tmp_path / "article"
-    folder.mkdir()
-    for i, text in enumerate([ANSWER, NEIGHBOUR, *ARTICLE, *OTHERS]):
-        (folder / f"p{i:03d}.txt").write_text(text, encoding="utf-8")
+    texts = [ANSWER, NEIGHBOUR, *ARTICLE, *OTHERS]
     with serve({"/v1/embeddings": _embeddings_of(_vector)}) as base:
-        library = _library(dispatcher, services, folder, "梵文", base)
+        library = _library(dispatcher, services, tmp_path / "梵文", texts, base)
         vector_only = ask(dispatcher, library, QUESTION, channels=["vector"])
         hybrid = ask(dispatcher, library, QUESTION, overrides={"minimumRelevance": 0})
     # the vector alone is sure of the neighbour: the scripted model stands in for one that
@@ -180,12 +183,9 @@ def test_a_pick_moved_up_on_a_stray_word_is_not_evidence(
     """The full text's pick goes first, but one word of four in common with the question is no
     sign it answers: "nothing relevant enough" (a helper's try: the annual-leave rules at 0.54,
     "likely relevant", for the dress code of an annual gala)."""
-    folder = tmp_path / "handbook"
-    folder.mkdir()
-    for i, text in enumerate([LEAVE, GUESS, *CODES, *ENGLISH_OTHERS]):
-        (folder / f"p{i:03d}.txt").write_text(text, encoding="utf-8")
+    texts = [LEAVE, GUESS, *CODES, *ENGLISH_OTHERS]
     with serve({"/v1/embeddings": _embeddings_of(_gala_vector)}) as base:
-        library = _library(dispatcher, services, folder, "handbook", base)
+        library = _library(dispatcher, services, tmp_path / "handbook", texts, base)
         shown = ask(dispatcher, library, GALA, overrides={"minimumRelevance": 0})
         answered = ask(dispatcher, library, GALA)
     # the pick still goes first (the order is the arbitration's) ...
