@@ -73,6 +73,27 @@ for size in $icon_sizes; do
 done
 refresh
 
+# Qt's X11 plugin loads the xcb utility libraries from the system where the bundle does not carry
+# them; Qt's own message, when the window fails to open, names only one. Name them all now, with
+# the Debian/Ubuntu package of each (libxcb-icccm.so.4 -> libxcb-icccm4, libxkbcommon-x11.so.0 ->
+# libxkbcommon-x11-0)
+missing_x11_libraries() {
+  plugin=$(find "$prefix/_internal" -path '*/platforms/libqxcb.so' 2>/dev/null | head -n 1)
+  if [ -z "$plugin" ] || ! command -v ldd >/dev/null 2>&1; then
+    return 0
+  fi
+  LD_LIBRARY_PATH="$prefix/_internal" ldd "$plugin" 2>/dev/null | awk '/not found/ {print $1}' | sort -u
+}
+missing=$(missing_x11_libraries | tr '\n' ' ')
+if [ -n "$missing" ]; then
+  packages=$(for lib in $missing; do
+    echo "$lib" | sed -e 's/\.so\./ /' | awk '{n = tolower($1); if (n ~ /[0-9]$/) n = n "-"; print n $2}'
+  done | tr '\n' ' ')
+  echo "Warning: the window cannot open on X11 until these system libraries are installed: $missing"
+  echo "  On Debian or Ubuntu: sudo apt install $packages"
+  echo "  (The command line works without them.)"
+fi
+
 echo "GoodBuddy KB is installed in $prefix."
 echo "Open it from the application menu, or run: $bin_dir/goodbuddy-kb"
 case ":$PATH:" in

@@ -7,7 +7,8 @@ Each installed program runs with a clean environment (``env -i`` with only an em
 ``PATH`` and ``QT_QPA_PLATFORM=offscreen``): ``--version``; a library built from
 ``fixtures/eval`` and a Chinese and an English question answered by the bundled embedding model,
 the expected documents first; ``goodbuddy-kb mcp`` listing its tools over stdio (raw JSON-RPC);
-the window opened from the menu entry's ``Exec`` line and closed (``--smoke``); uninstalled,
+the window opened from the menu entry's ``Exec`` line and closed (``--smoke``); for the .deb,
+Qt's X11 platform plugin finding every library it loads (``ldd``); uninstalled,
 leaving no program files and the user's data directory. Standard library only.
 `test_install.sh` (`make test-install`) runs the two packages' tests side by side.
 """
@@ -143,6 +144,22 @@ def data_dir_left(home: Path) -> None:
         raise Failed(f"uninstalling removed the user's data ({database})")
 
 
+def check_x11_libraries(bundle: Path) -> None:
+    """Qt's X11 platform plugin finds every library it loads, as the bundle's loader looks for
+    them (its own folder, then the system). The window opened by ``--smoke`` is offscreen, so a
+    missing one shows only on a desktop: Qt then names one of them and the window never opens."""
+    internal = bundle / "_internal"
+    plugins = sorted(internal.rglob("platforms/libqxcb.so"))
+    if not plugins:
+        raise Failed(f"no X11 platform plugin in {internal}")
+    env = {"PATH": "/usr/bin:/bin", "LD_LIBRARY_PATH": str(internal)}
+    out = run(["ldd", str(plugins[0])], env)
+    missing = sorted({line.split()[0] for line in out.splitlines() if "not found" in line})
+    if missing:
+        raise Failed(f"the X11 platform plugin cannot load {missing}")
+    print("    the X11 platform plugin finds all its libraries")
+
+
 def test_deb(deb: Path, version: str) -> None:
     print(f"deb: {deb.name}", flush=True)
     home = Path(tempfile.mkdtemp(prefix="gbkb-deb-home-"))
@@ -157,6 +174,7 @@ def test_deb(deb: Path, version: str) -> None:
     missing = [f for f in DEB_FILES if not Path(f).exists()]
     if missing:
         raise Failed(f"the .deb did not install {missing}")
+    check_x11_libraries(Path("/opt/goodbuddy-kb"))
     env = clean_env(home, "/usr/bin:/bin")
     check_program("goodbuddy-kb", env, Path(DEB_DESKTOP_FILE), version)
     run(["apt-get", "remove", "-y", "-qq", "goodbuddy-kb"], system)

@@ -143,8 +143,14 @@ def test_the_rebuild_dialog_names_manual_work_and_its_choice_reaches_the_backend
     assert "choose “Rebuild and discard manual work”" in tab.pending_label.toolTip()
     header = window.detail.pending
     qtbot.waitUntil(lambda: "skipped 1 document" in header.toolTip(), timeout=10_000)
-    # the library's header says what is left, not "⟳ Waiting for rebuild" as if none had run
+    # the library's header, the documents tab and the chunking settings say what is left, not
+    # "⟳ Waiting for rebuild" as if none had run
     assert header.text() == "ⓘ " + kept
+    assert tab.pending_label.text() == "ⓘ " + kept
+    notice = window.settings_tab.rebuild_notice
+    qtbot.waitUntil(lambda: "skipped 1 document" in notice.text(), timeout=10_000)
+    assert notice.text().startswith("ⓘ The last rebuild skipped 1 document")
+    assert "waiting for rebuild" not in notice.text()
     row = next(i for i, d in enumerate(tab.documents.rows) if d.path == "policy.md")
     tip = tab.documents.data(
         tab.documents.index(row, CHUNKS_COLUMN), QtCore.Qt.ItemDataRole.ToolTipRole

@@ -37,7 +37,7 @@ def chunk_count_text(doc: c.Document) -> str:
     marks = [f"✎{doc.edited_chunks}"] if doc.edited_chunks else []
     marks += [f"⊘{doc.disabled_chunks}"] if doc.disabled_chunks else []
     marks += [f"✕{doc.deleted_chunks}"] if doc.deleted_chunks else []
-    marks += ["⟳"] if doc.kept_old_chunks else []
+    marks += ["ⓘ"] if doc.kept_old_chunks else []
     return " ".join([str(doc.chunk_count), *marks])
 
 

@@ -1,6 +1,6 @@
 """ "Waiting for rebuild" beside the one "Rebuild library" button: "rebuilding" while a library
 rebuild runs, and after a rebuild that skipped documents to keep their manual chunk work, how
-many keep old chunks (short beside the button, so the vector line keeps its room at 800 px; the
+many keep old chunks instead (short beside the button, so the vector line keeps its room at 800 px; the
 whole sentence, naming the dialog's button that applies the settings to them, in the tooltip)."""
 
 from __future__ import annotations
@@ -34,12 +34,15 @@ class PendingNotice(QtWidgets.QLabel):
         self._say()
 
     def _say(self) -> None:
+        mark = "⟳ "
         if self.rebuilding:
             text = whole = tr("detail.rebuilding")
         elif self.kept:
-            text = tr("detail.pending_short") + " · " + tr("detail.kept_short", n=self.kept)
+            # what is left after the rebuild, as the library's header says it: "⟳ Waiting for
+            # rebuild" first read as if the rebuild had not run (a helper's try)
+            mark, text = "ⓘ ", tr("detail.kept_short", n=self.kept)
             whole = pending_sentence(self.kept)
         else:
             text = whole = pending_sentence(0)
-        self.setText("⟳ " + text)
+        self.setText(mark + text)
         self.setToolTip(wrapped_tip(whole) if whole != text else "")

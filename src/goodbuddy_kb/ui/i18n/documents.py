@@ -272,8 +272,8 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "⊘ {count} {count:plural:chunk|chunks} switched off (kept, not searched)",
     ),
     "docs.kept_old_chunks": (
-        "⟳ 上次重建为保留手动修改跳过了此文档：其分块仍按旧的分块设置",
-        "⟳ The last rebuild skipped this document to keep its manual work: its chunks follow the old chunking settings",
+        "ⓘ 上次重建为保留手动修改跳过了此文档：其分块仍按旧的分块设置",
+        "ⓘ The last rebuild skipped this document to keep its manual work: its chunks follow the old chunking settings",
     ),
     "docs.deleted_chunks": (
         "✕ {count} 个分块已人工删除（文本未变时，重建和同步不会恢复）",

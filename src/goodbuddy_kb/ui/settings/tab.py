@@ -23,7 +23,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.documents.manual_work import kept_sentence
 from goodbuddy_kb.ui.graph.texts import status_line
-from goodbuddy_kb.ui.i18n import language, tr
+from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say, say_error
 from goodbuddy_kb.ui.settings.fields import (
     CHUNKING,
@@ -353,9 +353,8 @@ class SettingsTab(QtWidgets.QWidget):
     def _show_notice(self, result: c.LibrarySettings) -> None:
         """ "Waiting for rebuild" with its button, and after a rebuild that skipped documents to
         keep their manual chunk work, how many keep old chunks and what to do."""
-        text = "⟳ " + tr("settings.rebuild_notice")
-        if result.kept_old_chunks:
-            text += ("" if language() == "zh" else " ") + kept_sentence(result.kept_old_chunks)
+        kept = result.kept_old_chunks  # what the last rebuild left, not "waiting" as if none ran
+        text = "ⓘ " + kept_sentence(kept) if kept else "⟳ " + tr("settings.rebuild_notice")
         self.rebuild_notice.setText(text)
         self.rebuild_notice.setVisible(result.settings_pending_rebuild)
         self.rebuild_button.setVisible(result.settings_pending_rebuild)
