@@ -35,6 +35,7 @@ from goodbuddy_kb.ui.chat.citations import (
     SNIPPET,
     CitationsModel,
 )
+from goodbuddy_kb.ui.chat.view import ChatView
 from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.locator import format_locator
@@ -269,6 +270,23 @@ def test_a_citation_marker_opens_its_context(
     assert view.citation_view.currentIndex().row() == 0
 
 
+def document_cell(view: ChatView, row: int, role: QtCore.Qt.ItemDataRole) -> str:
+    model = view.citations
+    return str(model.data(model.index(row, DOCUMENT), role))
+
+
+def marked(view: ChatView, row: int, mark: str) -> bool:
+    """Whether the sources list shows citation ``row``'s document behind ``mark`` ("" for no
+    mark, once the backend has said what became of each citation)."""
+    text = document_cell(view, row, QtCore.Qt.ItemDataRole.DisplayRole)
+    if not mark:
+        return len(view.citations.states) == view.citations.rowCount() and text[:2] not in (
+            "⚠ ",
+            "✎ ",
+        )
+    return text.startswith(mark)
+
+
 @pytest.mark.usefixtures("library")
 def test_a_citation_edited_since_the_answer_says_so(
     qtbot: QtBot, window: MainWindow, tmp_path: Path
@@ -287,6 +305,7 @@ def test_a_citation_edited_since_the_answer_says_so(
     view.sources.show_context()
     qtbot.waitUntil(lambda: bool(view.reference.toPlainText()), timeout=5_000)
     assert "edited after the answer" not in view.reference.toPlainText()
+    qtbot.waitUntil(lambda: marked(view, 0, ""), timeout=5_000)
     before = wait_call(
         qtbot,
         window,
@@ -306,6 +325,12 @@ def test_a_citation_edited_since_the_answer_says_so(
             chunk_id=cited.chunk_id,
             content=edited,
         ),
+    )
+    # the list marks it before it is chosen again (only the context pane said so)
+    qtbot.waitUntil(lambda: marked(view, 0, "✎ "), timeout=5_000)
+    tip = document_cell(view, 0, QtCore.Qt.ItemDataRole.ToolTipRole)
+    assert tip.endswith(
+        "Edited since this answer: choose it to see its text now beside what the answer quoted."
     )
     view.citation_view.clearSelection()
     view.citation_view.selectRow(0)
@@ -351,9 +376,15 @@ def test_the_citation_shown_follows_its_file_going_and_coming_back(
     path.unlink()
     window.documents_tab.source_actions.sync_now()
     qtbot.waitUntil(lambda: stale in view.reference.toPlainText(), timeout=20_000)
+    qtbot.waitUntil(lambda: marked(view, 0, "⚠ "), timeout=5_000)
+    tip = document_cell(view, 0, QtCore.Qt.ItemDataRole.ToolTipRole)
+    assert tip.endswith(
+        "No longer valid: since this answer, the passage was deleted, switched off or rebuilt into new chunks."
+    )
     path.write_bytes(kept)
     window.documents_tab.source_actions.sync_now()
     qtbot.waitUntil(lambda: stale not in view.reference.toPlainText(), timeout=20_000)
+    qtbot.waitUntil(lambda: marked(view, 0, ""), timeout=5_000)
     assert "六百元" in view.reference.toPlainText()
     assert view.citation_view.currentIndex().row() == 0, "the same citation, still chosen"
 
@@ -370,7 +401,11 @@ def test_a_citation_whose_library_was_deleted_says_so(
         ask_chat(qtbot, view, "出差住宿一线城市每晚多少钱？")
     assert view.citations.rowCount() >= 1
     library_id = view.citations.row_at(0).library_id
+    qtbot.waitUntil(lambda: marked(view, 0, ""), timeout=5_000)
     wait_call(qtbot, window, LIBRARY_DELETE, lib.LibraryDeleteRequest(library_id=library_id))
+    # every citation of that library marked in the list
+    rows = range(view.citations.rowCount())
+    qtbot.waitUntil(lambda: all(marked(view, i, "⚠ ") for i in rows), timeout=5_000)
     view.citation_view.clearSelection()
     view.citation_view.selectRow(0)
     view.sources.show_context()

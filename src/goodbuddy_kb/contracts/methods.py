@@ -89,6 +89,8 @@ from goodbuddy_kb.contracts.retrieval import (
     ReferenceContextResponse,
     ReferenceOpenResponse,
     ReferenceRequest,
+    ReferenceStatesRequest,
+    ReferenceStatesResponse,
     RetrieveRequest,
 )
 from goodbuddy_kb.contracts.sources import (
@@ -249,6 +251,11 @@ REFERENCE_CONTEXT = MethodSpec(
 )
 REFERENCE_OPEN = MethodSpec(
     "knowledge:reference:open", ReferenceRequest, ReferenceOpenResponse, mutates=False
+)
+#: Whether each citation of an answer still stands as cited (changed, or gone): the ids are
+#: re-checked as ``knowledge:reference:context`` does; a library gone reads as "gone".
+REFERENCE_STATES = MethodSpec(
+    "knowledge:reference:states", ReferenceStatesRequest, ReferenceStatesResponse, mutates=False
 )
 #: A document's own source by ids (a failed document too): open it, show it in its folder, or
 #: say where it is (for "copy path" when nothing can open it).

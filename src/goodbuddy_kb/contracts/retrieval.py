@@ -9,7 +9,11 @@ from pydantic import Field
 
 from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
-from goodbuddy_kb.contracts.limits import MAX_LIBRARIES_PER_REQUEST, MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.limits import (
+    MAX_CITATIONS_PER_MESSAGE,
+    MAX_LIBRARIES_PER_REQUEST,
+    MAX_QUERY_CHARACTERS,
+)
 from goodbuddy_kb.contracts.messages import code_fields
 from goodbuddy_kb.contracts.settings import FusionMethod, KnowledgeRetrievalSettings
 
@@ -277,6 +281,23 @@ class ReferenceContextResponse(ContractModel):
     message_code: str | None = None
     message_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("message")
+
+
+#: What became of a cited passage since the answer: still there as cited, edited since, or
+#: gone (deleted, disabled, its document or library removed).
+ReferenceState = Literal["valid", "changed", "gone"]
+
+
+class ReferenceStatesRequest(ContractModel):
+    """Every citation of one answer, checked at once (the sources list marks those gone or
+    edited before one is chosen)."""
+
+    references: list[ReferenceRequest] = Field(max_length=MAX_CITATIONS_PER_MESSAGE)
+
+
+class ReferenceStatesResponse(ContractModel):
+    #: One per reference, in the request's order.
+    states: list[ReferenceState]
 
 
 class ReferenceOpenResponse(ContractModel):

@@ -22,6 +22,7 @@ from goodbuddy_kb.contracts.retrieval import (
     ReferenceChunk,
     ReferenceContextResponse,
     ReferenceRequest,
+    ReferenceState,
 )
 from goodbuddy_kb.main_process.chunking.drafts import checksum, stored_prefixed_text
 
@@ -131,8 +132,22 @@ def context(
         source_location=location,
         locator=json.loads(row["locator"]),
         chunks=chunks,
-        changed=bool(ref.checksum) and ref.checksum != row["checksum"] and not _same_text(row, ref),
+        changed=_changed(row, ref),
     )
+
+
+def state(conn: sqlite3.Connection, ref: ReferenceRequest) -> ReferenceState:
+    """What became of a cited passage, as :func:`context` would find it: gone (no such chunk
+    in its document and library, nor its text elsewhere in the library, or switched off),
+    changed (edited since the answer) or valid."""
+    row = _chunk(conn, ref)
+    if row is None or not row["enabled"]:
+        return "gone"
+    return "changed" if _changed(row, ref) else "valid"
+
+
+def _changed(row: sqlite3.Row, ref: ReferenceRequest) -> bool:
+    return bool(ref.checksum) and ref.checksum != row["checksum"] and not _same_text(row, ref)
 
 
 def _same_text(row: sqlite3.Row, ref: ReferenceRequest) -> bool:

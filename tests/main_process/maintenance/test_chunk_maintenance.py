@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from goodbuddy_kb.contracts.limits import MAX_CHUNK_CONTENT_CHARACTERS
+from goodbuddy_kb.contracts.limits import MAX_CHUNK_CONTENT_CHARACTERS, MAX_CITATIONS_PER_MESSAGE
 from goodbuddy_kb.contracts.methods import (
     CHUNK_DELETE,
     CHUNK_GET,
@@ -20,6 +20,7 @@ from goodbuddy_kb.contracts.methods import (
     EMBEDDING_UPDATE,
     LIBRARY_CREATE,
     REFERENCE_CONTEXT,
+    REFERENCE_STATES,
     RETRIEVE,
     SETTINGS_UPDATE,
     SOURCE_ADD,
@@ -350,6 +351,39 @@ def test_limits_and_ownership_change_nothing(
     assert fail(kb.d, CHUNK_GET.name, {**ids, "chunkId": "nothex"})["code"] == "invalid_request"
     assert call(kb.d, CHUNK_GET.name, ids) == before
     assert chunk["id"] in kb.hits("fts", "topic1x1")
+
+
+def test_the_states_of_an_answers_citations(kb: Kb, tmp_path: Path) -> None:
+    """``knowledge:reference:states``: each citation as it stands now, in the request's order;
+    ids that do not belong together read as gone (re-checked, never trusted); more citations
+    than an answer can hold are refused."""
+    first, second, third = kb.chunks("doc2.md")["chunks"][:3]
+    conn = kb.services.db.get()
+
+    def checksum(chunk: dict[str, Any]) -> str:  # as a retrieval result gives it to a citation
+        return str(
+            conn.execute("SELECT checksum FROM chunks WHERE id = ?", (chunk["id"],)).fetchone()[0]
+        )
+
+    cited = [{**kb.ids("doc2.md", x), "checksum": checksum(x)} for x in (first, second, third)]
+    states = REFERENCE_STATES.name
+    assert call(kb.d, states, {"references": cited})["states"] == ["valid"] * 3
+    kb.update("doc2.md", first, content="Corrected: 另有补充。")
+    kb.update("doc2.md", second, enabled=False)
+    call(kb.d, CHUNK_DELETE.name, kb.ids("doc2.md", third))
+    other = call(kb.d, LIBRARY_CREATE.name, {"name": "Other"})["library"]["id"]
+    foreign = {**cited[0], "libraryId": other}
+    elsewhere = {**cited[0], "documentId": kb.doc("doc1.md")["id"], "checksum": None}
+    asked = [*cited, foreign, elsewhere]
+    assert call(kb.d, states, {"references": asked})["states"] == [
+        "changed",
+        "gone",
+        "gone",
+        "gone",
+        "gone",
+    ]
+    refused = fail(kb.d, states, {"references": [cited[0]] * (MAX_CITATIONS_PER_MESSAGE + 1)})
+    assert refused["code"] == "invalid_request"
 
 
 def test_sync_keeps_edits_of_unchanged_chunks_and_overwrites_changed_ones(kb: Kb) -> None:

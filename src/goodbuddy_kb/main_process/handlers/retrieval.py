@@ -7,6 +7,7 @@ from goodbuddy_kb.contracts import retrieval as c
 from goodbuddy_kb.contracts.methods import (
     REFERENCE_CONTEXT,
     REFERENCE_OPEN,
+    REFERENCE_STATES,
     RERANK_GET,
     RERANK_TEST,
     RERANK_UPDATE,
@@ -57,6 +58,16 @@ def cancel(ctx: CallContext, request: c.CancelRequest) -> c.CancelResponse:
 def reference_context(ctx: CallContext, request: c.ReferenceRequest) -> c.ReferenceContextResponse:
     libraries.get(ctx.db.get(), request.library_id)
     return references.context(ctx.db.get(), request)
+
+
+@handles(REFERENCE_STATES)
+def reference_states(
+    ctx: CallContext, request: c.ReferenceStatesRequest
+) -> c.ReferenceStatesResponse:
+    """Each citation's state; a library deleted since reads as its citations gone (the chunk
+    is looked up by all three ids, the library's among them)."""
+    conn = ctx.db.get()
+    return c.ReferenceStatesResponse(states=[references.state(conn, x) for x in request.references])
 
 
 @handles(REFERENCE_OPEN)

@@ -10,14 +10,14 @@ then the channels columns step aside — both stay readable in the tooltip and t
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError, NotFoundError
 from goodbuddy_kb.contracts.locator import Locator
-from goodbuddy_kb.contracts.methods import REFERENCE_CONTEXT, REFERENCE_OPEN
+from goodbuddy_kb.contracts.methods import REFERENCE_CONTEXT, REFERENCE_OPEN, REFERENCE_STATES
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import channel_name, listing, tr
@@ -87,14 +87,44 @@ CITATION_COLUMNS: list[Column[c.Citation]] = [
 DOCUMENT, LOCATION, RELEVANCE, CHANNELS, SNIPPET = range(len(CITATION_COLUMNS))
 
 
+#: The mark before a citation's document, and the line its tooltip ends with, by what became of
+#: the passage since the answer (``knowledge:reference:states``).
+STATE_MARKS = {"gone": ("⚠ ", "chat.cited_gone"), "changed": ("✎ ", "chat.cited_changed")}
+
+
+def reference_of(x: c.Citation) -> r.ReferenceRequest:
+    return r.ReferenceRequest(
+        library_id=x.library_id,
+        document_id=x.document_id,
+        chunk_id=x.chunk_id,
+        checksum=x.checksum or None,
+    )
+
+
 class CitationsModel(RowsModel[c.Citation]):
     """The citation rows; a row's header is its number [n] in the answer (blank for a citation
-    stored before numbers were kept)."""
+    stored before numbers were kept). A citation whose passage is gone or edited since is marked
+    before its document (only the context pane said so, once chosen; a helper's try)."""
 
     def __init__(self, parent: QtCore.QObject | None = None) -> None:
         super().__init__(CITATION_COLUMNS, parent)
         #: A library's name by its id (the chat view's library list), for the tooltips.
         self.library_name: Callable[[str], str | None] = lambda _id: None
+        #: Each row's state as the backend last said ("valid", "changed", "gone"); none until
+        #: it has, and none for rows set since.
+        self.states: list[str] = []
+
+    def set_rows(self, rows: Sequence[c.Citation]) -> None:
+        self.states = []
+        super().set_rows(rows)
+
+    def set_states(self, states: Sequence[str]) -> None:
+        if list(states) != self.states and len(states) == len(self.rows):
+            self.states = list(states)
+            self.dataChanged.emit(self.index(0, DOCUMENT), self.index(len(self.rows) - 1, DOCUMENT))
+
+    def _state(self, row: int) -> tuple[str, str] | None:
+        return STATE_MARKS.get(self.states[row]) if row < len(self.states) else None
 
     def data(
         self,
@@ -103,18 +133,18 @@ class CitationsModel(RowsModel[c.Citation]):
     ) -> Any:
         x = self.row_at(index.row()) if index.isValid() else None
         if x is not None:
-            column = index.column()
+            column, state = index.column(), self._state(index.row())
             if role == QtCore.Qt.ItemDataRole.ToolTipRole and column in (DOCUMENT, SNIPPET):
-                return citation_tooltip(x, self.library_name(x.library_id))
-            if (
-                role == QtCore.Qt.ItemDataRole.DisplayRole
-                and column == DOCUMENT
-                and len({y.library_id for y in self.rows}) > 1
-            ):
-                # sources of several libraries: whose each is (two companies' "Hotels" read
-                # alike, their names only in the tooltips; a helper's try)
-                library = self.library_name(x.library_id)
-                return f"{library} / {x.document_title}" if library else x.document_title
+                tip = citation_tooltip(x, self.library_name(x.library_id))
+                return tip + "\n\n" + tr(state[1]) if state else tip
+            if role == QtCore.Qt.ItemDataRole.DisplayRole and column == DOCUMENT:
+                title = x.document_title
+                if len({y.library_id for y in self.rows}) > 1:
+                    # sources of several libraries: whose each is (two companies' "Hotels" read
+                    # alike, their names only in the tooltips; a helper's try)
+                    library = self.library_name(x.library_id)
+                    title = f"{library} / {title}" if library else title
+                return state[0] + title if state else title
         return super().data(index, role)
 
     def headerData(
@@ -273,6 +303,7 @@ class CitationsPane(QtWidgets.QWidget):
         self.label.setText(f"<b>{title}</b>")
         if citations != self.model.rows:  # a redraw keeps the chosen citation selected
             self.model.set_rows(citations)
+            self.check_states()
             self._update_actions()
             # another answer's list: the passage shown beside belonged to the old one
             self.reference.clear()
@@ -299,14 +330,21 @@ class CitationsPane(QtWidgets.QWidget):
 
     def _reference(self) -> r.ReferenceRequest | None:
         x = self._current()
-        if x is None:
-            return None
-        return r.ReferenceRequest(
-            library_id=x.library_id,
-            document_id=x.document_id,
-            chunk_id=x.chunk_id,
-            checksum=x.checksum or None,
-        )
+        return None if x is None else reference_of(x)
+
+    def check_states(self) -> None:
+        """Ask what became of every citation listed; the rows are marked when the answer comes
+        (if the list is still the same)."""
+        rows = list(self.model.rows)
+        if not rows:
+            return
+
+        def done(result: r.ReferenceStatesResponse | None, _error: KbError | None) -> None:
+            if result is not None and self.model.rows == rows:
+                self.model.set_states(result.states)
+
+        request = r.ReferenceStatesRequest(references=[reference_of(x) for x in rows])
+        self.link.call(REFERENCE_STATES, request, done)
 
     def _update_actions(self) -> None:
         chosen = self._current() is not None  # nothing to show or open without a citation
@@ -357,6 +395,8 @@ class CitationsPane(QtWidgets.QWidget):
         cited = self._current()
         if cited is not None and (not library_ids or cited.library_id in library_ids):
             self.show_context(quiet=True)
+        if not library_ids or any(x.library_id in library_ids for x in self.model.rows):
+            self.check_states()
 
     def open_source(self) -> None:
         ref, x = self._reference(), self._current()

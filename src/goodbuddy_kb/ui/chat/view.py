@@ -146,7 +146,7 @@ class ChatView(QtWidgets.QWidget):
             self.check_model()
         if str(params.get("method", "")).startswith("chat:conversation:") and self.isVisible():
             self.relist()  # made, renamed or deleted elsewhere too (`goodbuddy-kb chat …`)
-        if params.get("documents"):
+        if params.get("documents") or params.get("libraries"):  # (a library deleted too)
             self.sources.recheck(params.get("libraryIds") or [])
 
     def showEvent(self, event: QtGui.QShowEvent) -> None:

@@ -16,6 +16,15 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         " that number.",
     ),
     "chat.quoted_then": ("回答时引用的内容：", "What the answer quoted then:"),
+    "chat.cited_gone": (
+        "回答之后，这个来源已被删除、停用或重建为新的分块：引用已失效。",
+        "No longer valid: since this answer, the passage was deleted, switched off or rebuilt"
+        " into new chunks.",
+    ),
+    "chat.cited_changed": (
+        "回答之后，这段内容被修改过：选中它可对照现在的内容和回答时引用的内容。",
+        "Edited since this answer: choose it to see its text now beside what the answer quoted.",
+    ),
     "chat.changed_since": (
         "这段内容在回答之后被修改过：下面先是现在的内容，最后是回答时引用的内容。",
         "This passage was edited after the answer: its text now, then what the answer quoted.",
