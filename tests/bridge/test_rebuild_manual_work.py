@@ -159,15 +159,6 @@ def test_unchanged_text_keeps_its_manual_state_and_a_partly_disabled_chunk_skips
         assert kept(client, library_id) == (2, 2, ["memo.md", "policy.md"])
 
         # A document rebuild asks the same way; discarding brings the file's text back.
-        client.call(
-            SETTINGS_UPDATE,
-            lib.SettingsUpdateRequest(
-                library_id=library_id,
-                chunking=KnowledgeChunkingSettings(
-                    mode="fixed", target_characters=400, overlap_characters=0
-                ),
-            ),
-        )
         request = rb.DocumentRebuildRequest(
             library_id=library_id, document_id=docs["policy.md"], manual_work="discard"
         )
@@ -180,6 +171,21 @@ def test_unchanged_text_keeps_its_manual_state_and_a_partly_disabled_chunk_skips
         left = client.call(REBUILD_PREVIEW, rb.RebuildPreviewRequest(library_id=library_id))
         assert [d.path for d in left.documents] == ["memo.md"]
         assert kept(client, library_id) == (1, 1, ["memo.md"]), "policy.md has the settings"
+        # Settings changed again: every document waits for a rebuild with them, the one the last
+        # rebuild skipped no longer singled out (the header kept "ⓘ 1 document keeps old
+        # chunks" as if the rest of the library had the new settings)
+        client.call(
+            SETTINGS_UPDATE,
+            lib.SettingsUpdateRequest(
+                library_id=library_id,
+                chunking=KnowledgeChunkingSettings(
+                    mode="fixed", target_characters=400, overlap_characters=0
+                ),
+            ),
+        )
+        assert kept(client, library_id) == (0, 0, [])
+        settings = client.call(SETTINGS_GET, lib.SettingsGetRequest(library_id=library_id))
+        assert settings.settings_pending_rebuild
 
         # Discarding a library's work drops all of it, what the new chunking could carry too:
         # memo's disabled section is searchable again and nothing is left to protect.

@@ -207,6 +207,15 @@ def update_settings(
                 " updated_at = ? WHERE id = ?",
                 (int(contextual_indexing), stamp, library_id),
             )
+        if (chunking is not None and chunking != current.chunking) or (
+            contextual_indexing is not None and contextual_indexing != current.contextual_indexing
+        ):
+            # every document now waits for a rebuild with these settings: one the last rebuild
+            # skipped is no longer the exception the library's header singled out
+            conn.execute(
+                "UPDATE documents SET kept_old_chunks = 0 WHERE library_id = ? AND kept_old_chunks = 1",
+                (library_id,),
+            )
         _back_to_built(conn, library_id)
         if external_access is not None and external_access != current.external_access:
             # Applies at once: the backend re-reads this flag on every external call.
