@@ -13,6 +13,7 @@ from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.chunking.drafts import checksum
 from goodbuddy_kb.main_process.lexical import build_query, search, vocab
 from goodbuddy_kb.main_process.retrieval import rerank
+from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 from goodbuddy_kb.main_process.storage import chunks, libraries, sources
 from goodbuddy_kb.main_process.storage.db import ConnectionPool, transaction
 from goodbuddy_kb.main_process.sync.engine import sync_source
@@ -269,3 +270,24 @@ def test_a_large_library_matches_the_rarest_terms_within_the_budget(
     assert "六百元" in first[0]
     monkeypatch.setattr(search_module, "MATCH_BUDGET", 0)  # at least the rarest term
     assert search_module.bounded_match(conn, "cjk", query) == f'"{present[0]}"'
+
+
+def test_an_english_phrase_is_counted_in_words_not_across_them() -> None:
+    """The phrase feature the relevance reads (``rerank.features``) counts a question in Latin
+    letters in words, worth its content words: counted in characters across spaces, "code for
+    the" ("codeforthe") was worth 0.83 of a phrase for "what is the dress code for the annual
+    gala", more than "dress code" itself, and "annual" inside "biannual" half of one."""
+    query = build_query("What is the dress code for the annual gala?")
+    texts = {
+        "door": ("The team code for the kitchen is posted on the door.", 4 / 12),  # "code"
+        "gala": ("Dress code: smart casual at the annual gala dinner.", 10 / 12),  # "annual gala"
+        "review": ("The biannual review of the dress codes.", 9 / 12),  # "dress codes": stems
+        "biannual": ("The biannual review looks at every team.", 0.0),
+    }
+    for name, (text, worth) in texts.items():
+        candidate = Candidate("c", fused=1.0, content=text, document_title=name)
+        assert rerank.features(candidate, query, 1.0)["phrase"] == pytest.approx(worth), name
+    # a question with Chinese in it keeps the character count (年休假: three of its six)
+    chinese = build_query("年休假有几天？")
+    candidate = Candidate("c", fused=1.0, content="员工每年享有年休假五天。", document_title="假期")
+    assert rerank.features(candidate, chinese, 1.0)["phrase"] == pytest.approx(3 / 6)

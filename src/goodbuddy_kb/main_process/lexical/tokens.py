@@ -229,6 +229,17 @@ class LexicalQuery:
     def phrase_text(self) -> str:
         return self.normalized[:MAX_PHRASE_QUERY]
 
+    @property
+    def phrase_words(self) -> tuple[tuple[str, ...], tuple[bool, ...]]:
+        """For a question all in Latin letters, its phrase counted in words: the stem of each
+        word in order (function words too, as the index keeps them), and whether each is a
+        content word. Empty for a question with Chinese in it (its phrase is counted in
+        characters, ``scoring.phrase_score``)."""
+        if self.cjk_terms or self.single_chars:
+            return (), ()
+        words = latin_terms(self.phrase_text)
+        return tuple(stems(words)), tuple(w not in FUNCTION_WORDS for w in words)
+
     def channel_weights(self, lexical_weight: float) -> dict[str, float]:
         """Split the one full-text weight between the fts and cjk channels by the share of the
         query's terms each can match, so a number in a Chinese question (or a Chinese word in

@@ -5,7 +5,8 @@ query-term coverage of the chunk's text, document title and headings (what the l
 match; a stem-only Latin match counts partly, and so does a CJK bigram the index holds nowhere
 found with a character between its two: ``scoring.elided``), the same weighed by
 each term's idf in the index (``weightedCoverage``, ``lexical.vocab``), the longest contiguous
-stretch of the query found in it (``phrase``), query terms in its title, heading path or file path
+stretch of the query found in it (``phrase``; in words for a question in Latin letters,
+``scoring.word_phrase_score``), query terms in its title, heading path or file path
 (``title``), and its vector similarity above the library's background (``vector``: z / Z_SCALE);
 minus ``duplicate`` for each result of the same document already ahead of it. The weights are
 derived from the development sets by ``bench/tune_rerank.py``, not set by hand, per embedding
@@ -21,7 +22,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from goodbuddy_kb.main_process.lexical import scoring
-from goodbuddy_kb.main_process.lexical.tokens import LexicalQuery, normalize, stems, term_set
+from goodbuddy_kb.main_process.lexical.tokens import (
+    LexicalQuery,
+    latin_terms,
+    normalize,
+    stems,
+    term_set,
+)
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 
 #: For every embedding model but the bundled one, refitted on the fused order of 2026-12-06
@@ -109,6 +116,7 @@ def _matched(
     tokens: set[str],
     chunk_stems: set[str],
     shortened: frozenset[str] = frozenset(),
+    chunk_words: str = "",
 ) -> tuple[float | None, float | None, float, float]:
     """(CJK coverage, Latin coverage, coverage, phrase) of one query over one chunk."""
     cjk = (
@@ -125,7 +133,12 @@ def _matched(
         if v is not None
     ]
     coverage = sum(v * w for v, w in shares) / sum(w for _, w in shares) if shares else 0.0
-    phrase = scoring.phrase_score(scoring.compact(query.phrase_text), scoring.compact(normalized))
+    words, content = query.phrase_words
+    phrase = (
+        scoring.word_phrase_score(words, content, chunk_words)
+        if words
+        else scoring.phrase_score(scoring.compact(query.phrase_text), scoring.compact(normalized))
+    )
     return cjk, latin, coverage, phrase
 
 
@@ -147,7 +160,9 @@ def features(
     # a query term the libraries hold nowhere, found here with a character between its two
     absent: frozenset[str] = getattr(term_weights, "absent", frozenset())
     short = frozenset(t for t in absent if t not in tokens and scoring.elided(t, normalized))
-    cjk, latin, coverage, phrase = _matched(query, normalized, tokens, chunk_stems, short)
+    # a question in Latin letters counts its phrase in words (``scoring.word_phrase_score``)
+    spaced = scoring.spaced_words(stems(latin_terms(normalized))) if query.latin_terms else ""
+    cjk, latin, coverage, phrase = _matched(query, normalized, tokens, chunk_stems, short, spaced)
     weighted = (
         weighted_coverage(query, tokens, term_weights, short)
         if term_weights is not None
@@ -155,7 +170,7 @@ def features(
     )
     for clause in query.clauses:
         _c, _l, clause_coverage, clause_phrase = _matched(
-            clause, normalized, tokens, chunk_stems, short
+            clause, normalized, tokens, chunk_stems, short, spaced
         )
         coverage = max(coverage, clause_coverage)
         phrase = max(phrase, clause_phrase)
