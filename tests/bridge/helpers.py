@@ -156,12 +156,14 @@ def finished(info: t.TaskInfo) -> bool:
     return info.state in t.FINISHED_STATES
 
 
-def chunking(client: BlockingClient, library_id: str, mode: str) -> None:
+def chunking(client: BlockingClient, library_id: str, mode: str, **sizes: int) -> None:
+    """The library's chunking settings: ``mode``, and ``sizes`` (``target_characters``,
+    ``overlap_characters``) where given."""
     client.call(
         SETTINGS_UPDATE,
         lib.SettingsUpdateRequest(
             library_id=library_id,
-            chunking=KnowledgeChunkingSettings(mode=mode),  # type: ignore[arg-type]
+            chunking=KnowledgeChunkingSettings(mode=mode, **sizes),  # type: ignore[arg-type]
         ),
     )
 

@@ -32,8 +32,7 @@ from goodbuddy_kb.contracts.methods import (
     SOURCE_ADD,
     SOURCE_SYNC,
 )
-from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
-from tests.bridge.helpers import create_library, session, settle, wait_task
+from tests.bridge.helpers import chunking, create_library, session, settle, wait_task
 from tests.bridge.test_chunks_socket import raw
 
 pytestmark = pytest.mark.integration
@@ -135,13 +134,7 @@ def test_unchanged_text_keeps_its_manual_state_and_a_partly_disabled_chunk_skips
         # One big fixed chunk per document: memo's disabled section is half of it. Disabling
         # that chunk would take the other section out of search too (under Xvfb, a person's
         # one disabled passage switched a whole document off): memo.md is skipped as well.
-        client.call(
-            SETTINGS_UPDATE,
-            lib.SettingsUpdateRequest(
-                library_id=library_id,
-                chunking=KnowledgeChunkingSettings(mode="fixed", target_characters=8000),
-            ),
-        )
+        chunking(client, library_id, "fixed", target_characters=8000)
         info = rebuild(client, library_id)
         work = info.summary.manual_work if info.summary else None
         assert work is not None and work.skipped_paths == ["memo.md", "policy.md"]
@@ -174,15 +167,7 @@ def test_unchanged_text_keeps_its_manual_state_and_a_partly_disabled_chunk_skips
         # Settings changed again: every document waits for a rebuild with them, the one the last
         # rebuild skipped no longer singled out (the header kept "ⓘ 1 document keeps old
         # chunks" as if the rest of the library had the new settings)
-        client.call(
-            SETTINGS_UPDATE,
-            lib.SettingsUpdateRequest(
-                library_id=library_id,
-                chunking=KnowledgeChunkingSettings(
-                    mode="fixed", target_characters=400, overlap_characters=0
-                ),
-            ),
-        )
+        chunking(client, library_id, "fixed", target_characters=400, overlap_characters=0)
         assert kept(client, library_id) == (0, 0, [])
         settings = client.call(SETTINGS_GET, lib.SettingsGetRequest(library_id=library_id))
         assert settings.settings_pending_rebuild

@@ -14,9 +14,8 @@ import pytest
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import sources as s
-from goodbuddy_kb.contracts.methods import LIBRARY_LIST, SETTINGS_UPDATE, SOURCE_ADD
-from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
-from tests.bridge.helpers import create_library, session, settle
+from goodbuddy_kb.contracts.methods import LIBRARY_LIST, SOURCE_ADD
+from tests.bridge.helpers import chunking, create_library, session, settle
 from tests.cli.runner import run
 
 pytestmark = pytest.mark.integration
@@ -58,15 +57,7 @@ def library_with_manual_work(data_dir: Path, client: BlockingClient, folder: Pat
     assert off.returncode == 0, off.stderr
     gone = run(data_dir, "chunk", "delete", "Notes", "policy.md", chunk_of["walrusgate"], "--yes")
     assert gone.returncode == 0, gone.stderr
-    client.call(
-        SETTINGS_UPDATE,
-        lib.SettingsUpdateRequest(
-            library_id=library_id,
-            chunking=KnowledgeChunkingSettings(
-                mode="fixed", target_characters=400, overlap_characters=0
-            ),
-        ),
-    )
+    chunking(client, library_id, "fixed", target_characters=400, overlap_characters=0)
     return library_id
 
 

@@ -229,12 +229,12 @@ class LexicalQuery:
     def phrase_text(self) -> str:
         return self.normalized[:MAX_PHRASE_QUERY]
 
-    @property
+    @functools.cached_property
     def phrase_words(self) -> tuple[tuple[str, ...], tuple[bool, ...]]:
         """For a question all in Latin letters, its phrase counted in words: the stem of each
         word in order (function words too, as the index keeps them), and whether each is a
         content word. Empty for a question with Chinese in it (its phrase is counted in
-        characters, ``scoring.phrase_score``)."""
+        characters, ``scoring.phrase_score``). Stemmed once per query, not per passage."""
         if self.cjk_terms or self.single_chars:
             return (), ()
         words = latin_terms(self.phrase_text)

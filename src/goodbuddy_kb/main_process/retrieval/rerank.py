@@ -160,8 +160,10 @@ def features(
     # a query term the libraries hold nowhere, found here with a character between its two
     absent: frozenset[str] = getattr(term_weights, "absent", frozenset())
     short = frozenset(t for t in absent if t not in tokens and scoring.elided(t, normalized))
-    # a question in Latin letters counts its phrase in words (``scoring.word_phrase_score``)
-    spaced = scoring.spaced_words(stems(latin_terms(normalized))) if query.latin_terms else ""
+    # a question in Latin letters counts its phrase in words (``scoring.word_phrase_score``):
+    # the passage's word stems, only then (every candidate of every query passes here)
+    in_words = any(q.phrase_words[0] for q in (query, *query.clauses))
+    spaced = scoring.spaced_words(stems(latin_terms(normalized))) if in_words else ""
     cjk, latin, coverage, phrase = _matched(query, normalized, tokens, chunk_stems, short, spaced)
     weighted = (
         weighted_coverage(query, tokens, term_weights, short)

@@ -195,21 +195,23 @@ def update_settings(
                 "UPDATE libraries SET retrieval_settings = ?, updated_at = ? WHERE id = ?",
                 (retrieval.model_dump_json(by_alias=True), stamp, library_id),
             )
+        # a change that waits for a rebuild (what the chunks or their index text would be)
+        waits = False
         if chunking is not None and chunking != current.chunking:
             conn.execute(
                 "UPDATE libraries SET chunking_settings = ?, settings_pending_rebuild = 1,"
                 " updated_at = ? WHERE id = ?",
                 (chunking.model_dump_json(by_alias=True), stamp, library_id),
             )
+            waits = True
         if contextual_indexing is not None and contextual_indexing != current.contextual_indexing:
             conn.execute(
                 "UPDATE libraries SET contextual_indexing = ?, settings_pending_rebuild = 1,"
                 " updated_at = ? WHERE id = ?",
                 (int(contextual_indexing), stamp, library_id),
             )
-        if (chunking is not None and chunking != current.chunking) or (
-            contextual_indexing is not None and contextual_indexing != current.contextual_indexing
-        ):
+            waits = True
+        if waits:
             # every document now waits for a rebuild with these settings: one the last rebuild
             # skipped is no longer the exception the library's header singled out
             conn.execute(
