@@ -476,3 +476,35 @@ def test_an_address_holding_a_key_is_refused_in_each_form(qtbot: QtBot, window: 
     dialog.test()  # the embedding form's Test
     assert "must not hold credentials" in dialog.outcome.text()
     assert window.connections is dialog and dialog.isVisible()
+
+
+def test_a_stored_key_is_not_sent_to_a_changed_address(qtbot: QtBot, tmp_path: Path) -> None:
+    """A helper changed only the embedding form's address and pressed Test: the stored key went
+    to whatever listened there. The key field says whose key is stored as soon as the address
+    names another server, and Test is refused without sending anything there."""
+    window = open_window(qtbot, tmp_path / "data", "zh")
+    script, other = Script(), Script()
+    try:
+        dialog = open_dialog(qtbot, window)
+        with openai_server(script) as first, openai_server(other) as second:
+            dialog.kind.setCurrentIndex(dialog.kind.findData("openai-compatible"))
+            dialog.base_url.setText(first)
+            dialog.model.setText("embed-small")
+            dialog.key.setText("sk-typed-secret-0004")
+            with qtbot.waitSignal(dialog.saved, timeout=5_000):
+                dialog.save()
+            assert dialog.key.placeholderText() == "已保存密钥；输入新值以替换"
+            dialog.base_url.setText(second)
+            origin = first.removesuffix("/v1")
+            assert dialog.key.placeholderText() == (f"已保存的密钥属于 {origin}，请重新输入")
+            asked = script.calls
+            click(qtbot, dialog, dialog.test_button)
+            outcome = dialog.outcome.text()
+            assert outcome.startswith("✗ 连接失败：已保存的 API 密钥属于 " + origin), outcome
+            assert other.calls == 0 and script.calls == asked
+            shoot(dialog, "connections-key-elsewhere-zh")
+            dialog.base_url.setText(first + "/")  # the same server again
+            assert dialog.key.placeholderText() == "已保存密钥；输入新值以替换"
+        dialog.reject()
+    finally:
+        set_language("en")

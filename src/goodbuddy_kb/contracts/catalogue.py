@@ -421,6 +421,15 @@ CATALOGUE: dict[str, str] = {
         "the service address must not have a query (?…) or a fragment (#…);"
         " give a key as the API key"
     ),
+    # a stored API key goes only to the address it was saved for (main_process/key_origin.py)
+    "key.elsewhere": (
+        "the stored API key was saved for {origin}; type it again to send it to {target}"
+        " (a stored key is never sent to another address on its own)"
+    ),
+    "key.elsewhere_unknown": (
+        "the stored API key was saved for another address; type it again to send it to {target}"
+        " (a stored key is never sent to another address on its own)"
+    ),
     "invalid.no_channel_weight": (
         "at least one channel weight (ftsWeight, vectorWeight, graphWeight) must be greater than 0"
     ),

@@ -77,6 +77,8 @@ class ChatConnection(ContractModel):
 class ChatInfo(ContractModel):
     connection: ChatConnection
     has_api_key: bool
+    #: The origin the stored key was saved for (``models.service_origin``); None without a key
+    key_origin: str | None = None
 
 
 class ChatGetRequest(ContractModel):

@@ -59,6 +59,8 @@ class EmbeddingInfo(ContractModel):
 
     connection: EmbeddingConnection
     has_api_key: bool
+    #: The origin the stored key was saved for (``service_origin``); None without a key
+    key_origin: str | None = None
     #: Plain words: which model, and where document text is sent.
     data_path: str
     fingerprint: str | None
@@ -85,6 +87,24 @@ def check_service_url(url: str | None) -> None:
             "the service address must not have a query (?…) or a fragment (#…);"
             " give a key as the API key"
         )
+
+
+def service_origin(url: str | None) -> str | None:
+    """A service address's origin — scheme, host and port (the scheme's default filled in) — the
+    unit a stored API key is bound to: a key saved for one origin is never sent to another on its
+    own (``main_process/key_origin.py``). None for no address or one that does not parse."""
+    if not url:
+        return None
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+    if scheme not in ("http", "https") or not host:
+        return None
+    port = port or (443 if scheme == "https" else 80)
+    return f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}"
 
 
 class ServiceRequest(ContractModel):
@@ -193,6 +213,8 @@ class RerankConnection(ContractModel):
 class RerankInfo(ContractModel):
     connection: RerankConnection
     has_api_key: bool
+    #: The origin the stored key was saved for (``service_origin``); None without a key
+    key_origin: str | None = None
     configured: bool
 
 

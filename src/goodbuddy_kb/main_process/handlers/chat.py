@@ -9,6 +9,7 @@ from goodbuddy_kb.contracts.conversations import RegenerateRequest
 from goodbuddy_kb.contracts.errors import (
     ConflictError,
     InvalidRequestError,
+    KbError,
     UnavailableError,
 )
 from goodbuddy_kb.contracts.messages import Reason
@@ -31,6 +32,7 @@ from goodbuddy_kb.main_process.chat.runtime import ChatRuntime
 from goodbuddy_kb.main_process.connection_test import probe_chat
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.handlers.retrieval import retriever
+from goodbuddy_kb.main_process.key_origin import bound_origin, check_kept, key_for, store_key
 from goodbuddy_kb.main_process.storage import app_settings, libraries
 from goodbuddy_kb.main_process.storage.setting_keys import CHAT_API_KEY, CHAT_SETTING
 
@@ -40,9 +42,11 @@ def chat_connection(ctx: CallContext) -> c.ChatConnection:
 
 
 def _info(ctx: CallContext) -> c.ChatInfo:
+    connection = chat_connection(ctx)
     return c.ChatInfo(
-        connection=chat_connection(ctx),
+        connection=connection,
         has_api_key=bool(ctx.services.credentials.get(CHAT_API_KEY)),
+        key_origin=bound_origin(ctx.services.credentials, CHAT_API_KEY, connection.base_url),
     )
 
 
@@ -53,8 +57,11 @@ def get_chat_model(ctx: CallContext, request: c.ChatGetRequest) -> c.ChatInfo:
 
 @handles(CHAT_MODEL_UPDATE)
 def update_chat_model(ctx: CallContext, request: c.ChatUpdateRequest) -> c.ChatInfo:
+    url = request.connection.base_url
     if request.api_key is not None:
-        ctx.services.credentials.set(CHAT_API_KEY, request.api_key or None)
+        store_key(ctx.services.credentials, CHAT_API_KEY, request.api_key, url)
+    else:
+        check_kept(ctx.services.credentials, CHAT_API_KEY, url, chat_connection(ctx).base_url)
     app_settings.write(ctx.db.get(), CHAT_SETTING, request.connection)
     ctx.changes.settings = True
     return _info(ctx)
@@ -64,12 +71,21 @@ def update_chat_model(ctx: CallContext, request: c.ChatUpdateRequest) -> c.ChatI
 def test_chat_model(ctx: CallContext, request: c.ChatTestRequest) -> c.ChatTestResponse:
     """A tiny real request to exactly the requested connection and key (by default the saved
     ones); nothing is saved."""
-    key = (
-        request.api_key
-        if request.api_key is not None
-        else ctx.services.credentials.get(CHAT_API_KEY)
-    )
-    return probe_chat(request.connection or chat_connection(ctx), key or None)
+    saved = chat_connection(ctx)
+    connection = request.connection or saved
+    try:
+        key = (
+            request.api_key
+            if request.api_key is not None
+            else key_for(
+                ctx.services.credentials, CHAT_API_KEY, connection.base_url, saved.base_url
+            )
+        )
+    except KbError as exc:
+        return c.ChatTestResponse(
+            ok=False, model=None, reply=None, latency_ms=None, error=exc.message
+        )
+    return probe_chat(connection, key or None)
 
 
 @handles(CONVERSATION_CREATE)

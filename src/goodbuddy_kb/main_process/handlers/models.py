@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from goodbuddy_kb.contracts import models as c
+from goodbuddy_kb.contracts.chat import ChatConnection
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.limits import CONNECTION_TEST_TIMEOUT_SECONDS
 from goodbuddy_kb.contracts.messages import Reason
@@ -23,10 +24,15 @@ from goodbuddy_kb.main_process.embeddings import (
     save_connection,
 )
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
+from goodbuddy_kb.main_process.key_origin import bound_origin, check_kept, key_for, store_key
 from goodbuddy_kb.main_process.model_list import list_models
-from goodbuddy_kb.main_process.storage import libraries
+from goodbuddy_kb.main_process.storage import app_settings, libraries
 from goodbuddy_kb.main_process.storage import tasks as task_store
-from goodbuddy_kb.main_process.storage.setting_keys import CHAT_API_KEY, EMBEDDING_API_KEY
+from goodbuddy_kb.main_process.storage.setting_keys import (
+    CHAT_API_KEY,
+    CHAT_SETTING,
+    EMBEDDING_API_KEY,
+)
 from goodbuddy_kb.main_process.vectors import store
 from goodbuddy_kb.main_process.vectors.build import refresh_status
 
@@ -39,6 +45,7 @@ def _info(ctx: CallContext) -> c.EmbeddingInfo:
     return c.EmbeddingInfo(
         connection=connection,
         has_api_key=bool(ctx.services.credentials.get(EMBEDDING_API_KEY)),
+        key_origin=bound_origin(ctx.services.credentials, EMBEDDING_API_KEY, connection.base_url),
         data_path=connection.data_path(),
         fingerprint=provider.fingerprint if provider is not None else None,
     )
@@ -53,8 +60,12 @@ def get_embedding(ctx: CallContext, request: c.EmbeddingGetRequest) -> c.Embeddi
 def update_embedding(ctx: CallContext, request: c.EmbeddingUpdateRequest) -> c.EmbeddingInfo:
     """An explicit switch of the model connection. Existing indexes stay as they are; ones built
     by another provider report themselves incompatible until the user rebuilds them."""
+    url = request.connection.base_url
     if request.api_key is not None:
-        ctx.services.credentials.set(EMBEDDING_API_KEY, request.api_key or None)
+        store_key(ctx.services.credentials, EMBEDDING_API_KEY, request.api_key, url)
+    else:
+        saved = load_connection(ctx.db.get()).base_url
+        check_kept(ctx.services.credentials, EMBEDDING_API_KEY, url, saved)
     save_connection(ctx.db.get(), request.connection)
     ctx.services.reset_embedding()
     # No endpoint probe here: compatibility is decided from the connection and each index's
@@ -89,11 +100,16 @@ def test_embedding(ctx: CallContext, request: c.EmbeddingTestRequest) -> c.Embed
     connection = request.connection or stored
     if connection.kind == "none":
         return _failed("semantic search is off: there is no embedding model to test")
-    key = (
-        request.api_key
-        if request.api_key is not None
-        else ctx.services.credentials.get(EMBEDDING_API_KEY)
-    )
+    try:
+        key = (
+            request.api_key
+            if request.api_key is not None
+            else key_for(
+                ctx.services.credentials, EMBEDDING_API_KEY, connection.base_url, stored.base_url
+            )
+        )
+    except KbError as exc:
+        return _failed(exc.message)
     # The serving local provider has its model loaded already; anything else is made for this
     # test alone, with a short timeout, and closed afterwards.
     shared = connection == stored and connection.kind in ("local", "deterministic")
@@ -189,7 +205,20 @@ def rebuild(ctx: CallContext, request: c.VectorRebuildRequest) -> c.VectorRebuil
 def list_endpoint_models(ctx: CallContext, request: c.ModelListRequest) -> c.ModelListResponse:
     """The models the endpoint in the form offers (the typed key, else the stored one)."""
     # (The chat key's name is the chat handlers'; spelled here to keep the modules apart.)
-    name = EMBEDDING_API_KEY if request.purpose == "embedding" else CHAT_API_KEY
-    stored = ctx.services.credentials.get(name)
-    key = request.api_key if request.api_key is not None else stored
+    embedding = request.purpose == "embedding"
+    name = EMBEDDING_API_KEY if embedding else CHAT_API_KEY
+    conn = ctx.db.get()
+    saved = (
+        load_connection(conn).base_url
+        if embedding
+        else app_settings.read_or_default(conn, CHAT_SETTING, ChatConnection).base_url
+    )
+    try:
+        key = (
+            request.api_key
+            if request.api_key is not None
+            else key_for(ctx.services.credentials, name, request.base_url, saved)
+        )
+    except KbError as exc:
+        return c.ModelListResponse(ok=False, error=exc.message)
     return list_models(request.kind, request.base_url, key or None)

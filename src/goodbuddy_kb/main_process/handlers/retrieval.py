@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import retrieval as c
+from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.methods import (
     REFERENCE_CONTEXT,
     REFERENCE_OPEN,
@@ -17,6 +18,7 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process import diagnostics, references
 from goodbuddy_kb.main_process.connection_test import probe_rerank
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
+from goodbuddy_kb.main_process.key_origin import bound_origin, check_kept, key_for, store_key
 from goodbuddy_kb.main_process.retrieval.pipeline import Retriever
 from goodbuddy_kb.main_process.retrieval.stages import RerankService
 from goodbuddy_kb.main_process.storage import app_settings, libraries
@@ -83,6 +85,7 @@ def _rerank_info(ctx: CallContext) -> m.RerankInfo:
     return m.RerankInfo(
         connection=connection,
         has_api_key=bool(ctx.services.credentials.get(RERANK_API_KEY)),
+        key_origin=bound_origin(ctx.services.credentials, RERANK_API_KEY, connection.base_url),
         configured=bool(connection.base_url and connection.model),
     )
 
@@ -94,8 +97,11 @@ def rerank_get(ctx: CallContext, request: m.RerankGetRequest) -> m.RerankInfo:
 
 @handles(RERANK_UPDATE)
 def rerank_update(ctx: CallContext, request: m.RerankUpdateRequest) -> m.RerankInfo:
+    url = request.connection.base_url
     if request.api_key is not None:
-        ctx.services.credentials.set(RERANK_API_KEY, request.api_key or None)
+        store_key(ctx.services.credentials, RERANK_API_KEY, request.api_key, url)
+    else:
+        check_kept(ctx.services.credentials, RERANK_API_KEY, url, rerank_connection(ctx).base_url)
     app_settings.write(ctx.db.get(), RERANK_SETTING, request.connection)
     ctx.changes.settings = True
     return _rerank_info(ctx)
@@ -105,9 +111,16 @@ def rerank_update(ctx: CallContext, request: m.RerankUpdateRequest) -> m.RerankI
 def rerank_test(ctx: CallContext, request: m.RerankTestRequest) -> m.RerankTestResponse:
     """A tiny real `/v1/rerank` call to exactly the requested connection and key (by default the
     saved ones); nothing is saved."""
-    key = (
-        request.api_key
-        if request.api_key is not None
-        else ctx.services.credentials.get(RERANK_API_KEY)
-    )
-    return probe_rerank(request.connection or rerank_connection(ctx), key or None)
+    saved = rerank_connection(ctx)
+    connection = request.connection or saved
+    try:
+        key = (
+            request.api_key
+            if request.api_key is not None
+            else key_for(
+                ctx.services.credentials, RERANK_API_KEY, connection.base_url, saved.base_url
+            )
+        )
+    except KbError as exc:
+        return m.RerankTestResponse(ok=False, scores=None, latency_ms=None, error=exc.message)
+    return probe_rerank(connection, key or None)

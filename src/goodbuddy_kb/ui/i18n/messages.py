@@ -270,6 +270,8 @@ ZH: dict[str, str] = {
     "invalid.url_scheme": "服务地址必须是 http(s) 地址",
     "invalid.url_credentials": "服务地址中不能包含凭据（@ 前的用户名或密钥）；请把密钥填在 API 密钥中",
     "invalid.url_query": "服务地址中不能带查询（?…）或片段（#…）；密钥请填在 API 密钥中",
+    "key.elsewhere": "已保存的 API 密钥属于 {origin}；要发送到 {target}，请重新输入密钥（已保存的密钥不会自动发往其他地址）",
+    "key.elsewhere_unknown": "已保存的 API 密钥属于另一个地址；要发送到 {target}，请重新输入密钥（已保存的密钥不会自动发往其他地址）",
     "invalid.no_channel_weight": "至少一个通道权重（全文、向量、图谱）必须大于 0",
     "invalid.no_runnable_channel": (
         "没有可运行且权重大于 0 的通道：请给全文检索设置权重，或在已配置向量模型时给向量设置权重（知识图谱未启用）"

@@ -127,6 +127,10 @@ SETTINGS_STRINGS: dict[str, tuple[str, str]] = {
         "A key is stored; type a new one to replace it",
     ),
     "conn.key.none": ("未保存密钥", "No key stored"),
+    "conn.key.elsewhere": (
+        "已保存的密钥属于 {origin}，请重新输入",
+        "The stored key is for {origin}; type it again",
+    ),
     "conn.test": ("测试连接", "Test connection"),
     "conn.test.ok": (
         "连接正常：{dims} 维，{ms:.0f} 毫秒",

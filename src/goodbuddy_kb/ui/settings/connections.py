@@ -37,7 +37,7 @@ from goodbuddy_kb.ui.settings.endpoint_form import (
     show_address_example,
     status_label,
 )
-from goodbuddy_kb.ui.settings.problems import address_problem, problem
+from goodbuddy_kb.ui.settings.problems import StoredKey, address_problem, key_placeholder, problem
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
 
 KINDS = ("local", "ollama", "openai-compatible", "none")
@@ -66,6 +66,8 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self._shown: tuple[object, ...] | None = None
         #: When each test that passed here passed (``Probe.identity`` → monotonic seconds).
         self._passed: dict[str, float] = {}
+        #: Whether a key is stored, and the address it is for (when the saved settings arrive).
+        self.stored_key: StoredKey = (False, None)
         self.setWindowTitle(tr("conn.title"))
         self.kind = QtWidgets.QComboBox()
         self.kind.setAccessibleName(tr("conn.kind"))
@@ -269,9 +271,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.model.setText(c.model or "")
         self.dimensions.setValue(c.dimensions or 0)
         self.key.clear()
-        self.key.setPlaceholderText(
-            tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
-        )
+        self.stored_key = (info.has_api_key, info.key_origin)
         self._update()
         self._shown = self._embedding_values()
 
@@ -328,6 +328,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         """Where text would go with the form as it stands (saved or not)."""
         kind = str(self.kind.currentData())
         url, model = self.base_url.text().strip(), self.model.text().strip()
+        self.key.setPlaceholderText(key_placeholder(self.stored_key, url))
         refused = address_problem(url) if kind in ("openai-compatible", "ollama") else None
         self.data_path.setText(refused or say_text(m.data_path(kind, url or None, model or None)))
 

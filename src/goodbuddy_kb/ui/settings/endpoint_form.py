@@ -28,7 +28,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say_error, say_field
-from goodbuddy_kb.ui.settings.problems import address_problem, problem
+from goodbuddy_kb.ui.settings.problems import StoredKey, address_problem, key_placeholder, problem
 
 
 def status_label() -> QtWidgets.QLabel:
@@ -296,6 +296,7 @@ class EndpointForm(QtWidgets.QGroupBox):
         clear_on_change(self.status, self.kind, (self.url, self.model, self.key))
         #: What the form showed when the saved connection arrived (None until then).
         self.shown: FormValues | None = None
+        self.stored_key: StoredKey = (False, None)
         self._update()
 
     def unsaved(self) -> bool:
@@ -315,6 +316,7 @@ class EndpointForm(QtWidgets.QGroupBox):
     def _show_data_path(self) -> None:
         paths = "conn.path." + self.endpoint.paths
         url, model = self.url.text().strip(), self.model.text().strip()
+        self.key.setPlaceholderText(key_placeholder(self.stored_key, url))
         refused = address_problem(url)
         if refused is not None:  # said at once, and the address (with its key) not repeated
             self.data_path.setText(refused)
@@ -336,9 +338,7 @@ class EndpointForm(QtWidgets.QGroupBox):
         self.url.setText(info.connection.base_url or "")
         self.model.setText(info.connection.model or "")
         self.key.clear()
-        self.key.setPlaceholderText(
-            tr("conn.key.stored") if info.has_api_key else tr("conn.key.none")
-        )
+        self.stored_key = (info.has_api_key, info.key_origin)
         self.shown = self.values()
         self._show_data_path()  # saved: "are sent", not "once saved"
 

@@ -7,7 +7,11 @@ from pydantic import ValidationError
 
 from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts.errors import invalid_request_from
+from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.i18n.messages import say, say_text
+
+#: What a form knows of its stored key: whether one is stored, and the origin it belongs to.
+StoredKey = tuple[bool, str | None]
 
 
 def problem(exc: ValueError) -> str:
@@ -27,3 +31,16 @@ def address_problem(url: str) -> str | None:
     except ValueError as exc:
         return "⚠ " + say_text(str(exc))
     return None
+
+
+def key_placeholder(stored: StoredKey, url: str) -> str:
+    """The write-only key field's grey text for the address in the form: a key stored for another
+    origin is not sent there on its own, and the field says so before Test or Save would refuse
+    it (``main_process/key_origin.py``)."""
+    has_key, origin = stored
+    if not has_key:
+        return tr("conn.key.none")
+    target = m.service_origin(url)
+    if origin and target and target != origin:
+        return tr("conn.key.elsewhere", origin=origin)
+    return tr("conn.key.stored")
