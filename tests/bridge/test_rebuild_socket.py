@@ -345,3 +345,20 @@ def test_rebuild_vectors_after_an_endpoint_switch_swaps_only_when_complete(
         assert kept.model_label == swapped.model_label and "HTTP 500" in (kept.last_failure or "")
         use_remote(client, b, batch=2)  # back to the model of the version still serving
         assert degraded_vector(client, library_id) == [], "the previous version kept serving"
+
+
+def test_a_model_elsewhere_is_connected_to_not_loaded(data_dir: Path, tmp_path: Path) -> None:
+    """Vectorising through a service, the step before the first batch said "loading the
+    embedding model…" (a helper's try): nothing loads here, the service is asked."""
+    script = Script()
+    with openai_server(script) as base, session(data_dir) as (_backend, client):
+        use_remote(client, base)
+        library_id = library_with_docs(client, tmp_path / "docs", count=2)
+        script.delay_s = 0.5  # the dimensions probe and each batch
+        client.notifications.clear()
+        task_id = client.call(
+            VECTORS_REBUILD, m.VectorRebuildRequest(library_id=library_id)
+        ).task_id
+        _info, seen = wait_task(client, task_id)
+    steps = [x.current for x in seen]
+    assert t.STEP_CONNECTING in steps and t.STEP_LOADING_MODEL not in steps, steps

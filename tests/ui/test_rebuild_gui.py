@@ -21,6 +21,7 @@ from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.theme import apply_theme
 from tests.servers.embedserver import Script, openai_server
 from tests.ui.helpers import (
+    create_library,
     graph_off,
     library_with_folder,
     open_window,
@@ -227,6 +228,9 @@ def test_rebuild_vectors_offered_when_the_index_is_incompatible(
         box = tab.rebuild_box
         assert box is not None and "(OpenAI-compatible)" in box.text()
         assert "the current one stays as it is" in box.text()
+        # kept, but no use to the new model's questions: it said only "stays as it is", and a
+        # helper searched on expecting semantic results during the rebuild
+        assert "Until it is ready, semantic search is off for this library" in box.text()
         qtbot.mouseClick(box.property("acceptButton"), QtCore.Qt.MouseButton.LeftButton)
         qtbot.waitUntil(tab.rebuild_vectors_button.isHidden, timeout=30_000)
         qtbot.waitUntil(lambda: "index matches the model" in tab.vector_label.text(), timeout=5_000)
@@ -344,3 +348,31 @@ def test_a_rebuild_that_leaves_vectors_building_says_so(
             lambda: status.currentMessage().startswith("“Handbook” · Vectorise · ✓ Completed"),
             timeout=30_000,
         )
+
+
+def test_the_header_says_rebuilding_when_its_library_is_shown_again(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """A helper chose another library during a rebuild and came back: the header read "Waiting
+    for rebuild" under a bar at 16/30 until the rebuild's next report, seconds later. It asks
+    whether a rebuild is at work as the library is shown."""
+    script = Script()
+    with openai_server(script) as base:
+        use_embedding_service(qtbot, window, base)
+        library_id = library_with_docs(qtbot, window, tmp_path / "docs")
+        set_mode(qtbot, window, library_id, "structure")
+        tab = window.documents_tab
+        qtbot.waitUntil(lambda: not window.detail.pending.isHidden(), timeout=5_000)
+        script.delay_s = 4.0  # a report every four seconds at most
+        qtbot.mouseClick(tab.rebuild_library_button, QtCore.Qt.MouseButton.LeftButton)
+        box = tab.rebuild_box
+        assert box is not None
+        qtbot.mouseClick(box.property("acceptButton"), QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: window.detail.pending.text() == "⟳ Rebuilding…", timeout=10_000)
+        create_library(qtbot, window, "Second")
+        assert window.detail.pending.isHidden()
+        pane = window.libraries
+        pane.list_view.setCurrentIndex(pane.model.index(pane.model.row_of(library_id)))
+        qtbot.waitUntil(lambda: window.detail.pending.text() == "⟳ Rebuilding…", timeout=1_500)
+        script.delay_s = 0.0
+        qtbot.waitUntil(window.detail.pending.isHidden, timeout=30_000)

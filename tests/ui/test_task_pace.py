@@ -82,7 +82,7 @@ def test_cli_line_and_bar_text() -> None:
 
 
 def test_loading_model_step_reads_as_such() -> None:
-    from goodbuddy_kb.contracts.tasks import STEP_LOADING_MODEL, TaskInfo
+    from goodbuddy_kb.contracts.tasks import STEP_CONNECTING, STEP_LOADING_MODEL, TaskInfo
 
     info = TaskInfo.model_validate(
         {
@@ -101,6 +101,9 @@ def test_loading_model_step_reads_as_such() -> None:
         }
     )
     assert progress(info) == "⟳ Loading the embedding model…"
+    # a service elsewhere loads nothing here: it is asked (a helper read "loading" as local)
+    asked = info.model_copy(update={"current": STEP_CONNECTING})
+    assert progress(asked) == "⟳ Connecting to the embedding service…"
 
 
 def test_a_graph_run_says_what_it_found_not_documents_written(english: None) -> None:

@@ -105,6 +105,11 @@ class TaskCancelResponse(ContractModel):
 #: A task's current step while the embedding model loads, before the first batch (the GUI
 #: shows it in the user's language).
 STEP_LOADING_MODEL = "loading the embedding model…"
+#: The same for a model that runs elsewhere (OpenAI-compatible, Ollama): nothing loads here, the
+#: service is asked for its dimensions ("loading the embedding model" read as if it ran here).
+STEP_CONNECTING = "connecting to the embedding service…"
+#: The steps a task takes before its first batch, while its total is known.
+MODEL_STEPS = frozenset({STEP_LOADING_MODEL, STEP_CONNECTING})
 #: A vectorisation's step while it fills a library's first vector version: what it has
 #: written is already searched (the GUI says so in the user's language).
 STEP_FILLING = "searchable while it fills"
@@ -113,4 +118,4 @@ STEP_FILLING = "searchable while it fills"
 STEP_GROWING = "growing with its import"
 #: The steps above: words of a task's progress, never a document's name (the GUI translates
 #: them; a one-document task's row names its document only when its step is none of them).
-STEPS = frozenset({STEP_LOADING_MODEL, STEP_FILLING, STEP_GROWING})
+STEPS = frozenset({*MODEL_STEPS, STEP_FILLING, STEP_GROWING})

@@ -325,8 +325,19 @@ def test_embedding_service_down_keeps_old_generations_and_stops_early(
         old = {f"doc{d}.md": chunk_ids(pool, f"doc{d}.md") for d in range(1, 6)}
         set_chunking(pool, library_id, mode="structure")
         script.fail_after = script.calls  # the service goes down now
-        report = rebuild_library(pool.get(), data_dir, library_id, provider, CancelToken())
+        seen: list[tuple[int, int, int]] = []
+        report = rebuild_library(
+            pool.get(),
+            data_dir,
+            library_id,
+            provider,
+            CancelToken(),
+            lambda done, total, _path, failed: seen.append((done, total, failed)),
+        )
     assert (report.succeeded, report.failed, report.not_started) == (0, 2, 3)
+    # the bar ends on the documents it went through, the one that stopped it with them (it read
+    # "2/30" beside "1 written · 2 failed · 27 not started")
+    assert seen[-1] == (2, 5, 2)
     assert report.stopped and "HTTP 500" in report.stopped and "sk-" not in report.stopped
     for d in range(1, 6):
         assert chunk_ids(pool, f"doc{d}.md") == old[f"doc{d}.md"]

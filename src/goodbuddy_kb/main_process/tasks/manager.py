@@ -13,6 +13,7 @@ from pathlib import Path
 from goodbuddy_kb.contracts.graph import GraphRunSummary
 from goodbuddy_kb.contracts.rebuild import ManualWorkChoice
 from goodbuddy_kb.contracts.tasks import (
+    STEP_CONNECTING,
     STEP_FILLING,
     STEP_GROWING,
     STEP_LOADING_MODEL,
@@ -40,6 +41,12 @@ from goodbuddy_kb.main_process.vectors.build import recover_statuses, refresh_st
 ProviderOf = Callable[[], EmbeddingProvider | None]
 #: Seconds between two checks, during a library's first sync, for chunks to start embedding.
 EARLY_VECTORS_S = 2.0
+
+
+def model_step(provider: EmbeddingProvider) -> str:
+    """The step before the first batch: a model on this computer loads; a service elsewhere is
+    asked for its dimensions ("loading the embedding model" read as if it ran here)."""
+    return STEP_LOADING_MODEL if provider.kind in ("local", "deterministic") else STEP_CONNECTING
 
 
 class TaskManager(TaskRunner):
@@ -355,7 +362,7 @@ class TaskManager(TaskRunner):
                 token,
                 lambda done, total, failed: progress(done, total, step(), failed),
                 rebuild=rebuild,
-                loading=lambda total: progress(0, total, STEP_LOADING_MODEL, 0),
+                loading=lambda total: progress(0, total, model_step(provider), 0),
                 importing=importing,
             )
             failed_state = report.full and report.error is not None

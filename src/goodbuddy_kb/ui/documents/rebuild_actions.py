@@ -188,6 +188,8 @@ def confirm_vector_rebuild(
     )
     # The same model under both names: say why a rebuild is offered (the other encoder built it).
     why = say_field(info, "reason") if info.compatible and info.rebuild_offered else ""
+    if not info.compatible:  # kept, but of no use to the configured model's questions
+        why = tr("rebuild.vectors.meanwhile")
     return _confirm(
         parent,
         tr("rebuild.vectors"),

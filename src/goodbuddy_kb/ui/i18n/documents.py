@@ -234,6 +234,12 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "replaces it only when complete and validated; until then, and if the build fails, "
         "the current one stays as it is.",
     ),
+    "rebuild.vectors.meanwhile": (
+        "在此期间语义检索不可用：现有向量由另一个模型生成，无法回答当前模型的问题；全文检索照常工作。",
+        "Until it is ready, semantic search is off for this library: the current vectors were "
+        "made by another model and cannot answer the configured model's questions; full-text "
+        "search works as usual.",
+    ),
     "rebuild.vectors.started": (
         "已开始重建向量，进度见“任务中心”。",
         "Rebuilding vectors — progress in the Tasks tab.",

@@ -8,6 +8,7 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
     "col.progress": ("进度", "Progress"),
     "col.created": ("创建时间", "Created"),
     "task.loading_model": ("⟳ 正在加载向量模型…", "⟳ Loading the embedding model…"),
+    "task.connecting_model": ("⟳ 正在连接向量服务…", "⟳ Connecting to the embedding service…"),
     "task.counting": ("正在清点要处理的内容…", "counting what there is to do…"),
     "task.nothing_to_do": ("无需处理", "nothing to do"),
     "task.filling": ("已写入的向量已可检索", "what is written is already searchable"),

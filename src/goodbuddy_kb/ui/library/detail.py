@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from goodbuddy_kb.contracts import library as c
+from goodbuddy_kb.contracts import tasks as t
+from goodbuddy_kb.contracts.methods import TASKS_LIST
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.documents.manual_work import pending_sentence, wrapped_tip
@@ -75,6 +77,7 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         #: a rebuild of the library shown runs now.
         self._kept = 0
         self._running = False
+        self._link: BackendLink | None = None
         self._library_widgets = [self.title, self.created, self.details_button]
         self.show_library(None)
 
@@ -93,13 +96,29 @@ class LibraryDetailWidget(QtWidgets.QWidget):
             self._running = False  # another library's rebuild is not this one's
             self.retrieval.setText("…")
             self.chunking.setText("…")
+            self._ask_rebuilding(library.id)
         self._kept = library.kept_old_chunks
         self._say_pending()
         self._shown = library.id
 
     def follow_rebuilds(self, link: BackendLink) -> None:
         """Follow the task notifications: while the library shown rebuilds, say so."""
+        self._link = link
         link.task.connect(self._on_task)
+
+    def _ask_rebuilding(self, library_id: str) -> None:
+        """Whether a rebuild of the library just shown is at work: its next report may be seconds
+        away (the header read "Waiting for rebuild" under a bar at 16/30; a helper's try)."""
+        if self._link is None:
+            return
+
+        def listed(result: t.TaskListResponse | None, _error: object) -> None:
+            if result is None or self._shown != library_id:
+                return
+            if any(library_rebuild(task.model_dump(by_alias=True)) for task in result.tasks):
+                self.show_rebuilding(True)
+
+        self._link.call(TASKS_LIST, t.TaskListRequest(library_id=library_id, limit=20), listed)
 
     def _on_task(self, params: dict[str, Any]) -> None:
         rebuilding = library_rebuild(params)

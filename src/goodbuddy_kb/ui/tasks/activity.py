@@ -32,7 +32,7 @@ def shown_task(at_work: list[t.TaskInfo]) -> t.TaskInfo | None:
 def line(info: t.TaskInfo) -> str:
     """``“Notes” · Vectorise · 340/1345 (25%)`` (a queued task says it waits)."""
     library = tr("task.library", name=info.library_name) if info.library_name else ""
-    counted = info.total and info.current != t.STEP_LOADING_MODEL and not ocr_running(info)
+    counted = info.total and info.current not in t.MODEL_STEPS and not ocr_running(info)
     if info.state != "running":
         step = tr("task.state.queued")
     elif counted or growing(info):

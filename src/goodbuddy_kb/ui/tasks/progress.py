@@ -18,6 +18,8 @@ def progress(info: t.TaskInfo) -> str:
     vectors fill, that what is written is searchable), or the step a task is at."""
     if info.state == "running" and info.current == t.STEP_LOADING_MODEL:
         return tr("task.loading_model")
+    if info.state == "running" and info.current == t.STEP_CONNECTING:
+        return tr("task.connecting_model")
     if ocr_running(info):
         name = (info.current or "").rsplit("/", 1)[-1]
         return tr("task.ocr_pages", done=info.done, total=info.total, name=name)
@@ -62,7 +64,7 @@ def bar_text(info: t.TaskInfo | None) -> str:
     if info is None:
         return tr("task.none")
     head = f"{tr(f'task.kind.{info.kind}')} · {tr(f'task.state.{info.state}')}"
-    counted = info.total > 0 or info.current == t.STEP_LOADING_MODEL
+    counted = info.total > 0 or info.current in t.MODEL_STEPS
     return f"{head} · {progress(info)}" if counted else head
 
 
