@@ -16,8 +16,14 @@ from pytestqt.qtbot import QtBot
 
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import rebuild as r
+from goodbuddy_kb.contracts import sources as s
 from goodbuddy_kb.contracts import tasks as t
-from goodbuddy_kb.contracts.methods import LIBRARY_REBUILD, SETTINGS_UPDATE
+from goodbuddy_kb.contracts.methods import (
+    DOCUMENT_REBUILD,
+    DOCUMENTS_LIST,
+    LIBRARY_REBUILD,
+    SETTINGS_UPDATE,
+)
 from goodbuddy_kb.contracts.settings import KnowledgeChunkingSettings
 from goodbuddy_kb.qt.widgets import QtCore
 from goodbuddy_kb.ui.documents.columns import vector_status
@@ -324,3 +330,52 @@ def test_a_first_fill_beside_its_import_says_so_and_no_share_done(
             lambda: any(x.kind == "vectorize" and x.state == "completed" for x in heard),
             timeout=60_000,
         )
+
+
+def test_a_failure_stays_on_the_bar_until_it_is_looked_at(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """A rebuild failed (the embedding service down) and a newer task ended seconds later: the
+    bar showed that one's "✓ Completed" and the failure was one ✗ row among many (a helper's
+    try). The bar stays on the failure until a row is chosen."""
+    script = Script()
+    with openai_server(script) as base:
+        use_embedding_service(qtbot, window, base)
+        library_with_folder(qtbot, window, tmp_path / "docs", documents(3))
+        library_id = window.current_library_id()
+        assert library_id is not None
+        fixed_mode(qtbot, window, target=600)  # the rebuild embeds anew
+        tasks = window.tasks_tab
+        window.tabs.setCurrentWidget(tasks)
+        script.fail_after = script.calls  # the service goes down
+        rebuild = wait_call(
+            qtbot, window, LIBRARY_REBUILD, r.LibraryRebuildRequest(library_id=library_id)
+        )
+        qtbot.waitUntil(lambda: state_of(tasks, rebuild.task_id) == "failed", timeout=30_000)
+        script.fail_after = None  # back up: one document is rebuilt, and that works
+        listed = wait_call(
+            qtbot, window, DOCUMENTS_LIST, s.DocumentListRequest(library_id=library_id)
+        )
+        one = wait_call(
+            qtbot,
+            window,
+            DOCUMENT_REBUILD,
+            r.DocumentRebuildRequest(library_id=library_id, document_id=listed.documents[0].id),
+        )
+        qtbot.waitUntil(lambda: state_of(tasks, one.task_id) == "completed", timeout=30_000)
+        # and the graph extraction after it: every newer task ended
+        qtbot.waitUntil(
+            lambda: all(x.state in t.FINISHED_STATES for x in tasks.model.rows), timeout=30_000
+        )
+        assert any(x.kind == "graph" and x.state == "completed" for x in tasks.model.rows[:2])
+        followed = tasks.followed()
+        assert followed is not None and followed.id == rebuild.task_id
+        assert tasks.bar.text().startswith("Rebuild · ✗ Failed"), tasks.bar.text()
+        shoot(window, "tasks-failure-stays-en")
+        # looked at: then the bar follows the run that ended last again (the graph extraction
+        # after the document's rebuild)
+        row = next(i for i, x in enumerate(tasks.model.rows) if x.id == rebuild.task_id)
+        tasks.view.selectRow(row)
+        tasks.view.clearSelection()
+        followed = tasks.followed()
+        assert followed is not None and followed.kind == "graph" and followed.state == "completed"

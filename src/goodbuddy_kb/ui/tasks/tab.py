@@ -64,7 +64,11 @@ class TasksTab(QtWidgets.QWidget):
         self.cancel_button = QtWidgets.QPushButton(tr("task.cancel"))
         self.cancel_button.setAccessibleName(tr("task.cancel"))
         self.cancel_button.clicked.connect(self.cancel_current)
-        self.view.selectionModel().selectionChanged.connect(lambda *_: self._update())
+        self.view.selectionModel().selectionChanged.connect(lambda *_: self._chosen())
+        #: A task of this library that failed while the tab followed it and that nobody has
+        #: looked at since: the bar stays on it (a graph run that ended seconds after a failed
+        #: rebuild put "✓ Completed" in its place; a helper's try).
+        self._failure: str | None = None
         row = QtWidgets.QHBoxLayout()
         row.addWidget(self.bar, 1)
         row.addWidget(self.cancel_button)
@@ -81,6 +85,7 @@ class TasksTab(QtWidgets.QWidget):
 
     def show_library(self, library_id: str | None) -> None:
         if library_id != self.library_id:
+            self._failure = None
             self._show_rows([], None)  # never another library's tasks while this one's load
         self.library_id = library_id
         self.refresh()
@@ -104,10 +109,21 @@ class TasksTab(QtWidgets.QWidget):
         """Stop following the backend (this tab is being replaced)."""
         self.link.task.disconnect(self._on_task)
 
+    def _chosen(self) -> None:
+        if self.current() is not None:
+            self._failure = None  # looked at (it, or another task chosen instead)
+        self._update()
+
     def _on_task(self, params: dict[str, Any]) -> None:
         info = t.TaskInfo.model_validate(params)
         if self.library_id is not None and info.library_id != self.library_id:
             return
+        if info.state == "failed":
+            self._failure = info.id
+        elif info.state == "completed" and self._failure is not None:
+            failed = next((r for r in self.model.rows if r.id == self._failure), None)
+            if failed is None or (failed.kind, failed.document_id) == (info.kind, info.document_id):
+                self._failure = None  # the same work done again, and done
         rows = self.model.rows
         index = next((i for i, r in enumerate(rows) if r.id == info.id), None)
         if index is not None:
@@ -145,14 +161,15 @@ class TasksTab(QtWidgets.QWidget):
         return self.model.row_at(rows[0].row()) if rows else None
 
     def followed(self) -> t.TaskInfo | None:
-        """The task the bar shows: the selected one, else the newest at work, else the one that
-        ended last (a run just cancelled or finished, not a newer task that ended before it),
-        else the newest."""
+        """The task the bar shows: the selected one, else the newest at work, else a failure not
+        looked at yet, else the one that ended last (a run just cancelled or finished, not a
+        newer task that ended before it), else the newest."""
         rows = self.model.rows
         ended = [r for r in rows if r.finished_at]
         return (
             self.current()
             or next((r for r in rows if r.state in ("queued", "running")), None)
+            or next((r for r in rows if r.id == self._failure), None)
             or (max(ended, key=lambda r: r.finished_at or "") if ended else None)
             or (rows[0] if rows else None)
         )
