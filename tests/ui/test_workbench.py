@@ -52,6 +52,11 @@ def test_create_import_and_test_retrieval(
     relevances = [row.relevance for row in bench.results.rows]
     assert relevances == sorted(relevances, reverse=True), "relevance follows rank"
     assert relevances[0] >= 0.2 and "relevant" in bench.results.data(bench.results.index(0, 3))
+    # the raw similarity says what it is (0.858 beside a relevance under 0.01 read as a
+    # contradiction; a helper's try)
+    tip = bench.results.data(bench.results.index(0, 5), QtCore.Qt.ItemDataRole.ToolTipRole)
+    assert tip.startswith(bench.results.data(bench.results.index(0, 5)) + ": the embedding model")
+    assert "compare it only within one search" in tip
     status, answer = bench.status.text(), bench.response
     assert answer is not None
     found = len(answer.results)

@@ -95,6 +95,19 @@ WORKBENCH_STRINGS: dict[str, tuple[str, str]] = {
     "workbench.graph_reasons": ("图谱依据：{v}", "From the knowledge graph: {v}"),
     "workbench.graph_names": ("提到 {v}", "names {v}"),
     "workbench.same_text": ("同样的文字也在：{v}", "The same text is also in: {v}"),
+    "similarity.tip": (
+        "{v}：向量模型给出的原始余弦相似度，刻度因模型而异（内置模型给无关文字的分数也常在 0.8 左右），"
+        "只适合在同一次检索中比较；这个问题的背景相似度见“诊断”。"
+        "相关度才是校准过的概率。",
+        "{v}: the embedding model's raw cosine similarity. Its scale is the model's own (the "
+        "bundled model gives unrelated text about 0.8), so compare it only within one search; "
+        "this question's background similarity is under Diagnostics. Relevance is the "
+        "calibrated probability.",
+    ),
+    "similarity.none": (
+        "向量通道没有找到这一条（或没有运行）",
+        "The vector channel did not find this one (or did not run)",
+    ),
     "diag.timings": ("耗时（毫秒）：{v}；总计 {total:.0f}", "Timings (ms): {v}; total {total:.0f}"),
     "diag.rerank": (
         "重排：请求 {requested}，实际 {applied}",

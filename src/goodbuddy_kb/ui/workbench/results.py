@@ -47,6 +47,18 @@ def locator_text(x: r.RetrievalResult) -> str:
     return format_locator(Locator.from_wire({**x.locator, "headingPath": x.heading_path}))
 
 
+def similarity_cell(x: r.RetrievalResult) -> str:
+    return f"{x.vector_similarity:.3f}" if x.vector_similarity is not None else "–"
+
+
+def similarity_tip(x: r.RetrievalResult) -> str:
+    """What the raw number is: wrong passages at 0.858 beside a relevance under 0.01 read as a
+    contradiction (a helper's try), though the bundled model scores unrelated text about 0.8."""
+    if x.vector_similarity is None:
+        return tr("similarity.none")
+    return tr("similarity.tip", v=similarity_cell(x))
+
+
 RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
     Column("col.rank", lambda x: str(x.rank)),
     Column("col.path", path_cell, path_tip),
@@ -56,10 +68,7 @@ RESULT_COLUMNS: list[Column[r.RetrievalResult]] = [
         "col.channels",
         lambda x: " ".join(f"{channel(k)}#{v}" for k, v in sorted(x.channel_ranks.items())),
     ),
-    Column(
-        "col.similarity",
-        lambda x: f"{x.vector_similarity:.3f}" if x.vector_similarity is not None else "–",
-    ),
+    Column("col.similarity", similarity_cell, similarity_tip),
     Column("col.pre_rank", lambda x: str(x.pre_rerank_rank)),
     Column("col.snippet", lambda x: one_line(x.snippet), lambda x: one_line(x.snippet)),
 ]
