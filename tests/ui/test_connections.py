@@ -461,6 +461,7 @@ def test_an_address_holding_a_key_is_refused_in_each_form(qtbot: QtBot, window: 
     # said as it is typed, where the "will be sent to …" line was, which repeated the key
     path = dialog.chat.data_path.text()
     assert "must not hold credentials" in path and "sk-typed-0003" not in path
+    assert path.startswith("⚠ The service address"), "a sentence on its own line"
     dialog.save_chat()
     assert "must not hold credentials" in dialog.chat_status.text()
     assert "sk-typed-0003" not in dialog.chat_status.text()

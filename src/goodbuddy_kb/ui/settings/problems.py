@@ -14,12 +14,18 @@ from goodbuddy_kb.ui.i18n.messages import say, say_text
 StoredKey = tuple[bool, str | None]
 
 
+def capitalised(text: str) -> str:
+    """A catalogue sentence shown on its own line starts with a capital (they are written to
+    follow a colon: "⚠ the service address must not hold credentials…"; a helper's try)."""
+    return text[:1].upper() + text[1:] if text[:1].isascii() else text
+
+
 def problem(exc: ValueError) -> str:
-    """The readable part of a validation error (no library footnotes)."""
+    """The readable part of a validation error (no library footnotes), as a sentence."""
     if isinstance(exc, ValidationError) and exc.errors():
         first = invalid_request_from(exc).details["fields"][0]
-        return say(first.get("code"), first.get("params"), str(first["problem"]))
-    return str(exc)
+        return capitalised(say(first.get("code"), first.get("params"), str(first["problem"])))
+    return capitalised(str(exc))
 
 
 def address_problem(url: str) -> str | None:
@@ -29,7 +35,7 @@ def address_problem(url: str) -> str | None:
     try:
         m.check_service_url(url or None)
     except ValueError as exc:
-        return "⚠ " + say_text(str(exc))
+        return "⚠ " + capitalised(say_text(str(exc)))
     return None
 
 
