@@ -290,6 +290,12 @@ def test_the_library_header_tabs_from_the_list_to_the_summary_and_names_every_se
     assert window.detail.details_button.height() == window.workbench_button.height()
     qtbot.waitUntil(lambda: window.detail.chunking.text() != "")
     assert "Contextual indexing" not in window.detail.chunking.text()
+    # the embedding model and its index are part of the summary (a helper looked for them
+    # there): asked as the summary opens
+    assert window.detail.vectors.text() in ("", "…")
+    qtbot.keyClick(window.detail.details_button, QtCore.Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: "index matches the model" in window.detail.vectors.text())
+    assert window.detail.vectors.text().startswith("Embedding model: ")
     library = window.current_library()
     assert library is not None
     with backend_client(window) as other:  # another window or a script turns it on

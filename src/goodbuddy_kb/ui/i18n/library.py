@@ -34,6 +34,7 @@ LIBRARY_STRINGS: dict[str, tuple[str, str]] = {
     "detail.created": ("创建于 {when}", "Created {when}"),
     "detail.retrieval": ("检索设置", "Retrieval settings"),
     "detail.chunking": ("分块设置", "Chunking settings"),
+    "detail.vectors": ("向量索引", "Vectors"),
     "detail.retrieval.summary": (
         "Top K {top_k} · 最低相关度 {floor} · 全文权重 {fts} · 向量权重 {vector} · 图谱权重 {graph}"
         " · 上下文 {context} 字符",

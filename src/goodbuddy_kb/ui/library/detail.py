@@ -7,10 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from goodbuddy_kb.contracts import library as c
+from goodbuddy_kb.contracts import models as m
 from goodbuddy_kb.contracts import tasks as t
-from goodbuddy_kb.contracts.methods import TASKS_LIST
+from goodbuddy_kb.contracts.methods import TASKS_LIST, VECTORS_STATUS
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
+from goodbuddy_kb.ui.documents.columns import vector_state_text
 from goodbuddy_kb.ui.documents.manual_work import pending_sentence, wrapped_tip
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.tasks.follow import library_rebuild
@@ -45,7 +47,10 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self.pending.setObjectName("pendingRebuild")
         self.retrieval = QtWidgets.QLabel()
         self.chunking = QtWidgets.QLabel()
-        for label in (self.retrieval, self.chunking):
+        #: The embedding model and whether the library's index matches it (a helper looked for
+        #: the model here and found only retrieval and chunking)
+        self.vectors = QtWidgets.QLabel()
+        for label in (self.retrieval, self.chunking, self.vectors):
             label.setWordWrap(True)
             label.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         self.empty = QtWidgets.QLabel(tr("libraries.empty"))
@@ -70,6 +75,7 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         grid.setContentsMargins(0, 0, 0, 0)
         grid.addRow(heading_r, self.retrieval)
         grid.addRow(heading_c, self.chunking)
+        grid.addRow(QtWidgets.QLabel(f"<b>{tr('detail.vectors')}</b>"), self.vectors)
         self.details.hide()
         layout.addWidget(self.details)
         self._shown: str | None = None
@@ -96,10 +102,12 @@ class LibraryDetailWidget(QtWidgets.QWidget):
             self._running = False  # another library's rebuild is not this one's
             self.retrieval.setText("…")
             self.chunking.setText("…")
+            self.vectors.setText("…")
             self._ask_rebuilding(library.id)
         self._kept = library.kept_old_chunks
         self._say_pending()
         self._shown = library.id
+        self._ask_vectors()
 
     def follow_rebuilds(self, link: BackendLink) -> None:
         """Follow the task notifications: while the library shown rebuilds, say so."""
@@ -121,6 +129,8 @@ class LibraryDetailWidget(QtWidgets.QWidget):
         self._link.call(TASKS_LIST, t.TaskListRequest(library_id=library_id, limit=20), listed)
 
     def _on_task(self, params: dict[str, Any]) -> None:
+        if params.get("libraryId") == self._shown and params.get("state") in t.FINISHED_STATES:
+            self._ask_vectors()  # a vectorisation or rebuild ended: the index may match now
         rebuilding = library_rebuild(params)
         if rebuilding is not None and params.get("libraryId") == self._shown:
             self.show_rebuilding(rebuilding)
@@ -150,6 +160,20 @@ class LibraryDetailWidget(QtWidgets.QWidget):
     def _toggle_details(self, on: bool) -> None:
         self.details.setVisible(on)
         self.details_button.setText(tr("detail.hide" if on else "detail.show"))
+        self._ask_vectors()
+
+    def _ask_vectors(self) -> None:
+        """The embedding model line, asked while the summary shows (answers for a library no
+        longer shown are dropped)."""
+        library_id = self._shown
+        if self._link is None or library_id is None or not self.details.isVisibleTo(self):
+            return
+
+        def got(result: m.VectorIndexInfo | None, _error: object) -> None:
+            if result is not None and library_id == self._shown:
+                self.vectors.setText(vector_state_text(result))
+
+        self._link.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id), got)
 
     def show_settings(self, settings: c.LibrarySettings) -> None:
         r, k = settings.retrieval, settings.chunking
