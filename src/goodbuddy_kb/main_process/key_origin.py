@@ -54,6 +54,18 @@ def key_for(
     raise ConflictError(Reason("key.elsewhere", origin=origin, target=target))
 
 
+def typed_or_stored(
+    credentials: CredentialStore,
+    name: str,
+    typed: str | None,
+    url: str | None,
+    saved_url: str | None,
+) -> str | None:
+    """The key for a test or a model list of the form's address: the one typed (""
+    tests without one), else the stored one where it belongs (:func:`key_for`)."""
+    return typed if typed is not None else key_for(credentials, name, url, saved_url)
+
+
 def check_kept(
     credentials: CredentialStore, name: str, url: str | None, saved_url: str | None
 ) -> None:

@@ -32,7 +32,12 @@ from goodbuddy_kb.main_process.chat.runtime import ChatRuntime
 from goodbuddy_kb.main_process.connection_test import probe_chat
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.handlers.retrieval import retriever
-from goodbuddy_kb.main_process.key_origin import bound_origin, check_kept, key_for, store_key
+from goodbuddy_kb.main_process.key_origin import (
+    bound_origin,
+    check_kept,
+    store_key,
+    typed_or_stored,
+)
 from goodbuddy_kb.main_process.storage import app_settings, libraries
 from goodbuddy_kb.main_process.storage.setting_keys import CHAT_API_KEY, CHAT_SETTING
 
@@ -74,12 +79,12 @@ def test_chat_model(ctx: CallContext, request: c.ChatTestRequest) -> c.ChatTestR
     saved = chat_connection(ctx)
     connection = request.connection or saved
     try:
-        key = (
-            request.api_key
-            if request.api_key is not None
-            else key_for(
-                ctx.services.credentials, CHAT_API_KEY, connection.base_url, saved.base_url
-            )
+        key = typed_or_stored(
+            ctx.services.credentials,
+            CHAT_API_KEY,
+            request.api_key,
+            connection.base_url,
+            saved.base_url,
         )
     except KbError as exc:
         return c.ChatTestResponse(

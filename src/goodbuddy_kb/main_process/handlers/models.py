@@ -24,7 +24,12 @@ from goodbuddy_kb.main_process.embeddings import (
     save_connection,
 )
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
-from goodbuddy_kb.main_process.key_origin import bound_origin, check_kept, key_for, store_key
+from goodbuddy_kb.main_process.key_origin import (
+    bound_origin,
+    check_kept,
+    store_key,
+    typed_or_stored,
+)
 from goodbuddy_kb.main_process.model_list import list_models
 from goodbuddy_kb.main_process.storage import app_settings, libraries
 from goodbuddy_kb.main_process.storage import tasks as task_store
@@ -101,12 +106,12 @@ def test_embedding(ctx: CallContext, request: c.EmbeddingTestRequest) -> c.Embed
     if connection.kind == "none":
         return _failed("semantic search is off: there is no embedding model to test")
     try:
-        key = (
-            request.api_key
-            if request.api_key is not None
-            else key_for(
-                ctx.services.credentials, EMBEDDING_API_KEY, connection.base_url, stored.base_url
-            )
+        key = typed_or_stored(
+            ctx.services.credentials,
+            EMBEDDING_API_KEY,
+            request.api_key,
+            connection.base_url,
+            stored.base_url,
         )
     except KbError as exc:
         return _failed(exc.message)
@@ -214,10 +219,8 @@ def list_endpoint_models(ctx: CallContext, request: c.ModelListRequest) -> c.Mod
         else app_settings.read_or_default(conn, CHAT_SETTING, ChatConnection).base_url
     )
     try:
-        key = (
-            request.api_key
-            if request.api_key is not None
-            else key_for(ctx.services.credentials, name, request.base_url, saved)
+        key = typed_or_stored(
+            ctx.services.credentials, name, request.api_key, request.base_url, saved
         )
     except KbError as exc:
         return c.ModelListResponse(ok=False, error=exc.message)

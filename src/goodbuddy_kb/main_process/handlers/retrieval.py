@@ -18,7 +18,12 @@ from goodbuddy_kb.contracts.methods import (
 from goodbuddy_kb.main_process import diagnostics, references
 from goodbuddy_kb.main_process.connection_test import probe_rerank
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
-from goodbuddy_kb.main_process.key_origin import bound_origin, check_kept, key_for, store_key
+from goodbuddy_kb.main_process.key_origin import (
+    bound_origin,
+    check_kept,
+    store_key,
+    typed_or_stored,
+)
 from goodbuddy_kb.main_process.retrieval.pipeline import Retriever
 from goodbuddy_kb.main_process.retrieval.stages import RerankService
 from goodbuddy_kb.main_process.storage import app_settings, libraries
@@ -114,12 +119,12 @@ def rerank_test(ctx: CallContext, request: m.RerankTestRequest) -> m.RerankTestR
     saved = rerank_connection(ctx)
     connection = request.connection or saved
     try:
-        key = (
-            request.api_key
-            if request.api_key is not None
-            else key_for(
-                ctx.services.credentials, RERANK_API_KEY, connection.base_url, saved.base_url
-            )
+        key = typed_or_stored(
+            ctx.services.credentials,
+            RERANK_API_KEY,
+            request.api_key,
+            connection.base_url,
+            saved.base_url,
         )
     except KbError as exc:
         return m.RerankTestResponse(ok=False, scores=None, latency_ms=None, error=exc.message)
