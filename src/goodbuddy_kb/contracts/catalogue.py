@@ -150,8 +150,9 @@ CATALOGUE: dict[str, str] = {
     "parse.sheet_unreadable": "the spreadsheet could not be read ({error})",
     "parse.sheet_count": "the spreadsheet has too many sheets ({count}; at most {limit})",
     "parse.hidden_sheets": "hidden sheets were skipped: {names}",
-    "parse.xls_unsupported": (
-        "the old Excel format (.xls) is not supported: save the file as .xlsx"
+    # (it matches the sentence older versions stored for .xls: "the old Excel format (.xls) …")
+    "parse.old_format": (
+        "the old {name} format ({suffix}) is not supported: save the file as {target}"
     ),
     "parse.csv_unreadable": "the CSV file could not be read ({error})",
     "read.outside_source": "the path leads outside the source folder",

@@ -225,7 +225,8 @@ def test_xls_is_refused_with_the_way_out() -> None:
     with pytest.raises(ParseError) as caught:
         parse(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 512, "old.xls")
     coded = classify(caught.value.reason)
-    assert coded is not None and coded.code == "parse.xls_unsupported"
+    assert coded is not None and coded.code == "parse.old_format"
+    assert coded.params == {"name": "Excel", "suffix": ".xls", "target": ".xlsx"}
 
 
 def refusal(data: bytes, name: str) -> tuple[str | None, float, float]:

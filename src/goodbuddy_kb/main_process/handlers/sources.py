@@ -8,6 +8,8 @@ from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.catalogue import CATALOGUE
 from goodbuddy_kb.contracts.errors import InvalidRequestError
+from goodbuddy_kb.contracts.formats import READABLE_SUFFIXES, REFUSED_FORMATS
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
     SOURCE_ADD,
@@ -65,11 +67,17 @@ def _location(kind: c.SourceKind, location: str) -> str:
             {"fields": [{"field": "location", "problem": "inside the data directory"}]},
         )
     suffix = resolved.suffix.lower()
+    old = next((f for f in REFUSED_FORMATS if f[0] == suffix), None)
+    if kind == "file" and old is not None:  # the way out, before it is added to fail
+        raise InvalidRequestError(
+            Reason("parse.old_format", suffix=suffix, name=old[1], target=old[2]),
+            {"fields": [{"field": "location", "problem": "unsupported file type"}]},
+        )
     if kind == "file" and suffix not in SUPPORTED_SUFFIXES:
         # refused before it is added, not added "✓ OK" and then failed ("/etc/shadow")
         raise InvalidRequestError(
             f"this kind of file cannot be read ({suffix or CATALOGUE['source.no_extension']});"
-            f" readable are {' '.join(sorted(SUPPORTED_SUFFIXES))}",
+            f" readable are {' '.join(sorted(READABLE_SUFFIXES))}",
             {"fields": [{"field": "location", "problem": "unsupported file type"}]},
         )
     return wire_path(str(resolved))

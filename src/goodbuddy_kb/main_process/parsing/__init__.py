@@ -13,6 +13,8 @@ from collections.abc import Callable
 from pathlib import PurePath
 
 from goodbuddy_kb.contracts.errors import CancelledError
+from goodbuddy_kb.contracts.formats import REFUSED_FORMATS
+from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.paths import readable_path
 from goodbuddy_kb.main_process.parsing import limits
 from goodbuddy_kb.main_process.parsing.delimited import parse_csv, parse_tsv
@@ -26,7 +28,7 @@ from goodbuddy_kb.main_process.parsing.model import Locator, ParsedDocument, Par
 from goodbuddy_kb.main_process.parsing.office import parse_docx, parse_pdf
 from goodbuddy_kb.main_process.parsing.opendocument import parse_odp, parse_odt
 from goodbuddy_kb.main_process.parsing.rtf import parse_rtf
-from goodbuddy_kb.main_process.parsing.sheets import parse_ods, parse_xls, parse_xlsx
+from goodbuddy_kb.main_process.parsing.sheets import parse_ods, parse_xlsx
 from goodbuddy_kb.main_process.parsing.slides import parse_pptx
 from goodbuddy_kb.main_process.parsing.text import parse_text
 
@@ -51,13 +53,25 @@ PARSERS: dict[str, Parser] = {
     ".rtf": parse_rtf,
     ".xlsx": parse_xlsx,
     ".xlsm": parse_xlsx,
-    ".xls": parse_xls,
     ".ods": parse_ods,
     ".csv": parse_csv,
     ".tsv": parse_tsv,
     **{suffix: make_image_parser(suffix) for suffix in IMAGE_TYPES},
     ".epub": parse_epub,
 }
+
+
+def refused(suffix: str, name: str, target: str) -> Parser:
+    """The binary Word, PowerPoint and Excel 97–2003 formats have no well-kept reader that fits
+    the budgets: refused with the way out."""
+
+    def parse_old(_data: bytes, _title: str) -> ParsedDocument:
+        raise ParseError(Reason("parse.old_format", name=name, suffix=suffix, target=target))
+
+    return parse_old
+
+
+PARSERS.update({suffix: refused(suffix, *rest) for suffix, *rest in REFUSED_FORMATS})
 # A message reads its attachments through the registry, so every format registered is read there.
 PARSERS[".eml"] = make_email_parser(PARSERS.get)
 PARSERS[".mbox"] = make_mbox_parser(PARSERS.get)

@@ -88,12 +88,6 @@ def parse_xlsx(data: bytes, title: str) -> ParsedDocument:
     return _document(doc_title, XLSX_TYPE, tables, hidden)
 
 
-def parse_xls(data: bytes, title: str) -> ParsedDocument:
-    """The binary Excel 97–2003 format has no well-kept reader for values and merged cells
-    that fits the budgets: refused with the way out."""
-    raise ParseError(Reason("parse.xls_unsupported"))
-
-
 def parse_ods(data: bytes, title: str) -> ParsedDocument:
     from odf.opendocument import load
     from odf.table import Table

@@ -131,7 +131,7 @@ ZH: dict[str, str] = {
     "parse.sheet_unreadable": "无法读取该电子表格（{error}）",
     "parse.sheet_count": "电子表格中的工作表过多（{count} 个；上限 {limit} 个）",
     "parse.hidden_sheets": "已跳过隐藏的工作表：{names}",
-    "parse.xls_unsupported": "不支持旧版 Excel 格式（.xls）：请将文件另存为 .xlsx",
+    "parse.old_format": "不支持旧版 {name} 格式（{suffix}）：请将文件另存为 {target}",
     "parse.csv_unreadable": "无法读取该 CSV 文件（{error}）",
     "parse.limit_cells": "文件过大，无法解析：表格单元格 {count} 个，上限 {limit} 个",
     "parse.limit_columns": "文件过大，无法解析：表格有 {count} 列，上限 {limit} 列",
