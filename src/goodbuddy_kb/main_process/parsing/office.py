@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 
 from goodbuddy_kb.main_process.parsing import limits
 from goodbuddy_kb.main_process.parsing.model import (
@@ -16,6 +17,17 @@ from goodbuddy_kb.main_process.parsing.model import (
 from goodbuddy_kb.main_process.parsing.text import paragraphs
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)
+
+
+#: Runs of spaces and tabs in a PDF's text layer: a writer that places each word on its own
+#: (Qt's QPdfWriter) comes out of pypdf with a tab between every two words, which the chunk
+#: view and the context given to a chat model showed as tab stops ("2.  Fees  and  Payment";
+#: a helper's try). A PDF's tabs hold no columns pypdf keeps: one space.
+_SPACING = re.compile(r"[ \t]*\t[ \t]*")
+
+
+def _spaced(text: str) -> str:
+    return _SPACING.sub(" ", text) if "\t" in text else text
 
 
 def parse_pdf(data: bytes, title: str) -> ParsedDocument:
@@ -34,7 +46,7 @@ def parse_pdf(data: bytes, title: str) -> ParsedDocument:
         pages = []
         for page in reader.pages:
             limits.check()
-            pages.append(page.extract_text() or "")
+            pages.append(_spaced(page.extract_text() or ""))
             limits.produce(characters=len(pages[-1]))
         meta_title = (reader.metadata.title if reader.metadata else None) or ""
     except ParseError:
@@ -68,7 +80,6 @@ def usable_text(text: str) -> bool:
     """A text layer worth keeping: enough letters, digits or CJK characters, and not mostly
     replacement characters, private-use glyph codes or ``(cid:NN)`` escapes (what a scan's
     invisible or broken font layer yields)."""
-    import re
     import unicodedata
 
     cleaned = re.sub(r"\(cid:\d+\)", "\ufffd", text)
