@@ -13,11 +13,11 @@ from pytestqt.qtbot import QtBot
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts import models as m
+from goodbuddy_kb.contracts.formats import READABLE_SUFFIXES
 from goodbuddy_kb.contracts.methods import CHUNK_UPDATE, CHUNKS_LIST, EMBEDDING_UPDATE
 from goodbuddy_kb.contracts.sources import Document
 from goodbuddy_kb.datadir import Endpoint
 from goodbuddy_kb.main_process.app import DATABASE_FILE
-from goodbuddy_kb.main_process.parsing import SUPPORTED_SUFFIXES
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.documents.source_actions import DOCUMENT_SUFFIXES
 from goodbuddy_kb.ui.i18n import set_language
@@ -208,7 +208,7 @@ def test_add_folder_adds_the_chosen_folder_and_the_chooser_knows_every_kind(
     tmp_path: Path,
     make_library: MakeLibrary,
 ) -> None:
-    assert set(DOCUMENT_SUFFIXES) == set(SUPPORTED_SUFFIXES), "the chooser offers what is read"
+    assert set(DOCUMENT_SUFFIXES) == set(READABLE_SUFFIXES), "the chooser offers what is read"
     win = open_window(qtbot, data_dir, "zh")
     try:
         make_library(handbook(), win=win)

@@ -109,6 +109,11 @@ def test_rebuild_document_from_its_row_and_from_the_keyboard(
     reason = tab.documents.data(tab.documents.index(row, reason_column))
     assert reason.startswith("Last re-read failed (the previous version is still searchable)")
     assert "binary" in reason and tab.documents.rows[row].chunk_count == 2
+    # counted usable and failed at once, the count line says why (a helper's try)
+    qtbot.waitUntil(
+        lambda: "; of the failed, 1 is still searched in its previous version" in tab.summary.text()
+    )
+    assert "3 usable for full-text" in tab.summary.text() and "1 failed" in tab.summary.text()
     window.tabs.setCurrentWidget(window.tasks_tab)
     # The document's reason can arrive before the task's final state: wait for the task to end.
     qtbot.waitUntil(

@@ -245,6 +245,9 @@ class LibrarySummary(ContractModel):
     #: Documents whose vectors a person cancelled before they were reached (not among
     #: ``failed``: nothing failed; the next vectorisation, a sync, continues them).
     vector_cancelled: int = Field(0, ge=0)
+    #: Of ``failed``: documents whose last re-read failed while their previous version is still
+    #: searched (counted "usable" and "failed" at once, unexplained; a helper's try).
+    failed_serving_previous: int = Field(0, ge=0)
 
 
 class DocumentListResponse(ContractModel):

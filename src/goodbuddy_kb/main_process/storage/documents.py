@@ -474,18 +474,17 @@ def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
         " sum(parse_status = 'failed' OR (vector_status = 'failed' AND NOT cancelled)"
         " OR retryable_error IS NOT NULL OR ocr_status = 'failed') AS failed,"
         " sum(cancelled) AS cancelled,"
+        " sum(retryable_error IS NOT NULL AND retrievable) AS previous,"
         " sum(parse_status IN ('pending', 'running') OR ocr_status IN ('pending', 'running')"
         " OR (parse_status = 'done' AND retrievable"
         " AND fulltext_status = 'done' AND vector_status IN ('pending', 'running'))) AS pending,"
         " sum(parse_status = 'done' AND NOT retrievable) AS empty,"
-        " sum(kept_old_chunks) AS kept"
+        " sum(kept_old_chunks) AS kept, (SELECT settings_pending_rebuild FROM libraries"
+        " WHERE id = ?) AS pending_rebuild"
         " FROM (SELECT d.*, EXISTS (SELECT 1 FROM chunks c WHERE c.document_id = d.id"
         " AND c.role != 'parent' AND c.enabled = 1) AS retrievable,"
         f" {_CANCELLED} AS cancelled FROM documents d WHERE d.library_id = ?)",
-        (library_id,),
-    ).fetchone()
-    pending_rebuild = conn.execute(
-        "SELECT settings_pending_rebuild FROM libraries WHERE id = ?", (library_id,)
+        (library_id, library_id),
     ).fetchone()
     return LibrarySummary(
         documents=row["documents"] or 0,
@@ -494,7 +493,8 @@ def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
         failed=row["failed"] or 0,
         pending=row["pending"] or 0,
         no_retrievable_content=row["empty"] or 0,
-        settings_pending_rebuild=bool(pending_rebuild and pending_rebuild[0]),
+        settings_pending_rebuild=bool(row["pending_rebuild"]),
         kept_old_chunks=row["kept"] or 0,
         vector_cancelled=row["cancelled"] or 0,
+        failed_serving_previous=row["previous"] or 0,
     )

@@ -195,3 +195,23 @@ def vector_state_text(info: m.VectorIndexInfo) -> str:
         else ""
     )
     return f"{model} · {state} · {coverage}{failure}"
+
+
+def summary_text(s: c.LibrarySummary) -> str:
+    """The documents tab's count line: what is usable, vectorised, failed (and of those, what
+    is still searched in its previous version), pending, empty and cancelled."""
+    text = tr(
+        "docs.summary",
+        documents=s.documents,
+        fulltext=s.fulltext_usable,
+        vectorised=s.vectorised,
+        failed=s.failed,
+        pending=s.pending,
+    )
+    if s.failed_serving_previous:
+        text += tr("docs.summary.previous", count=s.failed_serving_previous)
+    if s.no_retrievable_content:
+        text += tr("docs.summary.empty", count=s.no_retrievable_content)
+    if s.vector_cancelled:
+        text += tr("docs.summary.cancelled", count=s.vector_cancelled)
+    return text

@@ -33,6 +33,7 @@ from goodbuddy_kb.ui.documents.columns import (
     OCR_COLUMN,
     SOURCE_COLUMNS,
     reason,
+    summary_text,
     vector_state_text,
 )
 from goodbuddy_kb.ui.documents.failed_file import FailedFileActions
@@ -361,19 +362,7 @@ class DocumentsTab(QtWidgets.QWidget):
             self.total = result.total
             self.document_total = result.summary.documents
             s = result.summary
-            text = tr(
-                "docs.summary",
-                documents=s.documents,
-                fulltext=s.fulltext_usable,
-                vectorised=s.vectorised,
-                failed=s.failed,
-                pending=s.pending,
-            )
-            if s.no_retrievable_content:
-                text += tr("docs.summary.empty", count=s.no_retrievable_content)
-            if s.vector_cancelled:
-                text += tr("docs.summary.cancelled", count=s.vector_cancelled)
-            self.summary.setText(text)
+            self.summary.setText(summary_text(s))
             self.pending_label.setVisible(s.settings_pending_rebuild)
             self.pending_label.show_kept(s.kept_old_chunks)
             self.rebuild_library_button.setEnabled(s.documents > 0)

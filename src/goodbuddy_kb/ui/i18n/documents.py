@@ -110,6 +110,11 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "{documents} 个文档：{fulltext} 个可全文检索，{vectorised} 个已向量化，{failed} 个失败，{pending} 个等待中",
         "{documents} {documents:plural:document|documents}: {fulltext} usable for full-text, {vectorised} vectorised, {failed} failed, {pending} pending",
     ),
+    "docs.summary.previous": (
+        "；失败的文档中 {count} 个仍以上一版供检索（最近一次重新读取失败）",
+        "; of the failed, {count} {count:plural:is|are} still searched in {count:plural:its|their} "
+        "previous version (the last re-read failed)",
+    ),
     "docs.summary.empty": ("，{count} 个无可检索内容", ", {count} with no retrievable content"),
     "docs.summary.cancelled": (
         "，{count} 个的向量化已取消（“立即同步”可继续）",
