@@ -4,6 +4,8 @@ said under the results)."""
 
 from __future__ import annotations
 
+import shiboken6
+
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.locator import Locator
@@ -46,8 +48,13 @@ class ResultActions:
         ref = self._reference()
         if ref is None:
             return
+        # the line under the results tells how the last "Open source" went: a failure stayed
+        # there while the person went on to view a chunk (a helper's try)
+        self.opened.clear()
 
         def done(result: r.ReferenceContextResponse | None, error: KbError | None) -> None:
+            if not shiboken6.isValid(self.tabs):
+                return  # closed before the answer came (it raised in the callback)
             if self.tabs.indexOf(self.chunk_view) < 0:
                 self.tabs.addTab(self.chunk_view, tr("workbench.chunk"))
             if result is None:
@@ -72,6 +79,8 @@ class ResultActions:
         locator = Locator.from_wire({**x.locator, "headingPath": x.heading_path})
 
         def done(_result: object, error: KbError | None) -> None:
+            if not shiboken6.isValid(self.opened):
+                return  # closed before the answer came
             # where the hit is in the file, in the person's language; when the opener is
             # missing, the offer to copy the path or show the folder as well
             self.opened.setText(open_outcome(document, locator, error))
