@@ -61,8 +61,9 @@ CHUNK_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "chunks.switch": ("参与检索", "Used in search"),
     "chunks.ocr_note": (
-        "ⓘ 这段文字来自 OCR（扫描页识别），可能有识别错误。",
-        "ⓘ This text came from OCR (a scanned page); it may contain recognition errors.",
+        "ⓘ 这段文字来自 OCR（扫描页或图片的文字识别），可能有识别错误。",
+        "ⓘ This text came from OCR (text recognised in a scanned page or an image); it may "
+        "contain recognition errors.",
     ),
     "chunks.ocr_low_note_one": (
         "⚠ 1 行识别置信度低（仍可检索），已在下方以底色和波浪线标出：{lines}",
