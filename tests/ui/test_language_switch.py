@@ -91,12 +91,14 @@ def test_a_language_change_applies_at_once_where_the_person_was(
         assert shown is not None
         searched = shown.entity.name[:3]
         graph.entity_list.search.setText(searched)
+        graph.sides.setCurrentIndex(1)  # the picture, not the details (it went back to them)
         win.language_actions["en"].trigger()
         qtbot.waitUntil(lambda: language() == "en", timeout=2_000)
         assert win.tabs.tabText(2) == "Tasks"
         assert win.graph_tab is not graph
         qtbot.waitUntil(lambda: win.graph_tab.state.shown_id == shown.entity.id, timeout=10_000)
         assert win.graph_tab.entity_list.search.text() == searched
+        assert win.graph_tab.sides.currentIndex() == 1
         qtbot.waitUntil(lambda: win.documents_tab.documents.rowCount() == 3, timeout=10_000)
     finally:
         win.link.shutdown()

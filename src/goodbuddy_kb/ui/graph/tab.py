@@ -190,10 +190,12 @@ class GraphTab(QtWidgets.QWidget):
 
     # -- loading -------------------------------------------------------------------------
     def take_over(self, old: GraphTab) -> None:
-        """The tab a language switch replaces hands over its search and the entity it showed
-        (both were lost at a switch; a helper's try)."""
+        """The tab a language switch replaces hands over its search, the entity it showed (both
+        were lost at a switch) and the side shown, details or picture (it went back to the
+        details; helpers' tries)."""
         handed = (old.entity_list.search.text(), old.state.shown_id)
         self._handed = handed if any(handed) else None
+        self.sides.setCurrentIndex(old.sides.currentIndex())
 
     def show_library(self, library_id: str | None) -> None:
         changed = library_id != self.state.library_id
