@@ -94,7 +94,7 @@ class LibraryListWidget(QtWidgets.QWidget):
         buttons.addWidget(self.delete_button, 1, 1)
         self.setMinimumWidth(150)
         layout = QtWidgets.QVBoxLayout(self)
-        layout.setContentsMargins(SPACE, SPACE, 0, SPACE)
+        layout.setContentsMargins(SPACE, SPACE, SPACE // 2, SPACE)
         layout.addWidget(heading)
         layout.addWidget(self.list_view, 1)
         layout.addLayout(buttons)

@@ -308,7 +308,7 @@ class MainWindow(QtWidgets.QMainWindow):
         right = QtWidgets.QWidget()
         right.setMinimumWidth(420)
         right_layout = PageLayout(right)
-        right_layout.setContentsMargins(0, SPACE, SPACE, 0)
+        right_layout.setContentsMargins(SPACE // 2, SPACE, SPACE, 0)  # not against the handle
         header = QtWidgets.QHBoxLayout()
         header.addWidget(self.detail, 1)
         header.addWidget(self.workbench_button, 0, QtCore.Qt.AlignmentFlag.AlignTop)
