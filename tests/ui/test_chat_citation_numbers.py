@@ -226,3 +226,8 @@ def test_a_stored_answer_without_numbers_links_no_marker() -> None:
     shown = html.unescape(message_html(made_up))
     assert tr("chat.unknown_markers", marks="[2]") in shown, "a number no source has is said"
     assert "</a> and [2]." in shown and f"href='cite:{'e' * 32}/2'" not in shown
+    # nothing found, no source given: every number the model wrote is said (a helper's try:
+    # 根据资料[2]……另见[1] stood unflagged under "searched, nothing relevant")
+    nothing = made_up.model_copy(update={"citations": [], "content": "根据资料[2]……另见[1]。"})
+    shown = html.unescape(message_html(nothing))
+    assert tr("chat.unknown_markers", marks="[1] [2]") in shown

@@ -122,10 +122,11 @@ def message_html(msg: c.Message, last: bool = False) -> str:
     # A Markdown table (an answer's, or a cited sheet's rows) reads as a table.
     table = has_table(content)
     body = text_html(content) if table else html.escape(content).replace(chr(10), "<br>")
-    if msg.role == "assistant" and msg.citations:
+    if msg.role == "assistant":
         numbers = {x.number for x in msg.citations if x.number is not None}
-        body = link_markers(body, msg.id, numbers)
-        # a number the model made up: said, not just left as plain text (a helper's try)
+        body = link_markers(body, msg.id, numbers) if numbers else body
+        # a number the model made up: said, not just left as plain text (helpers' tries; also
+        # when the searches gave it nothing at all)
         unknown = c.unknown_markers(content, msg.citations)
         if unknown and msg.state != "streaming":
             marks = " ".join(f"[{n}]" for n in unknown)
