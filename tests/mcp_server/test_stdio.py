@@ -148,6 +148,7 @@ def test_tools_search_refusals_and_mid_session_changes(
         assert by_name["公司制度"]["document_count"] == 1
         assert by_name["公司制度"]["chunk_count"] >= 1 and by_name["公司制度"]["fulltext_ready"]
         assert "Private" not in text_of(listed)
+        assert "3 libraries are available:" in text_of(listed)
 
         # A search on an exposed library returns cited results and delimited evidence.
         found = await search(session, query="住宿标准是多少", libraries=["公司制度"], top_k=3)
@@ -177,6 +178,9 @@ def test_tools_search_refusals_and_mid_session_changes(
         assert context.structured_content["library"] == "公司制度"
         assert context.structured_content["source_location"].endswith("travel.md")
         assert any(p["is_hit"] for p in context.structured_content["passages"])
+        # where the passage is, in words: it printed the locator's dict ("{'lineStart': …")
+        located = next(x for x in text_of(context).splitlines() if x.startswith("Locator: "))
+        assert "{" not in located and ("line" in located or "差旅制度" in located), located
 
         # A library that is not exposed is absent from searches and refused by name.
         everywhere = await search(session, query="zanzibar bonus pool confidential")
@@ -203,7 +207,7 @@ def test_tools_search_refusals_and_mid_session_changes(
             (
                 "get_reference_context",
                 {"citation_id": f"{ids['policies']}:{'0' * 32}:{'1' * 32}"},
-                "citation no longer valid",
+                "This citation is no longer valid",
             ),
         ]
         for tool, arguments, message in bad_calls:
@@ -281,7 +285,8 @@ def test_a_deleted_passage_is_no_longer_valid(
         for task_id in synced.task_ids:
             wait_task(client, task_id)
         stale = await session.call_tool("get_reference_context", {"citation_id": cite})
-        assert stale.is_error and "citation no longer valid" in text_of(stale)
+        assert stale.is_error and "This citation is no longer valid" in text_of(stale)
+        assert "valid: This citation" not in text_of(stale), "said once"
         assert "quokka" not in text_of(stale)
         assert await library_names(session) == ["Handbook"]
 

@@ -14,6 +14,7 @@ from goodbuddy_kb.contracts.external import (
     ExternalSearchResponse,
     citation_id,
 )
+from goodbuddy_kb.contracts.locator import Locator
 from goodbuddy_kb.contracts.retrieval import ReferenceContextResponse, relevance_figure
 
 
@@ -139,7 +140,8 @@ def libraries_text(output: LibrariesOutput) -> str:
             "No library is available to external AI tools. The user can switch libraries on in "
             "GoodBuddy KB → Settings → External AI tools (MCP)."
         )
-    lines = [*warnings, f"{len(output.libraries)} libraries are available:"]
+    count = len(output.libraries)
+    lines = [*warnings, f"{count} {'library is' if count == 1 else 'libraries are'} available:"]
     for lib in output.libraries:
         full_text = "ready" if lib.fulltext_ready else f"{lib.documents_pending} documents pending"
         lines.append(
@@ -264,13 +266,39 @@ def reference_output(cite: str, response: ReferenceContextResponse) -> Reference
     )
 
 
+def _span(what: str, first: int | None, last: int | None) -> str | None:
+    if first is None:
+        return None
+    return f"{what}s {first}–{last}" if last not in (None, first) else f"{what} {first}"
+
+
+def locator_text(wire: dict[str, Any]) -> str:
+    """Where the passage is, in words (it printed the locator's dict: "{'lineStart': 3, …}"; a
+    helper's try): "page 2 · lines 3–9 · Travel Expense Policy > Claims"."""
+    at = Locator.from_wire(wire)
+    parts = [
+        f"attachment of “{at.message}”" if at.message else None,
+        f"chapter “{at.chapter}”" if at.chapter else None,
+        _span("page", at.page, at.last_page),
+        _span("slide", at.slide, at.last_slide),
+        _span("line", at.line_start, at.last_line),
+        f"sheet “{at.sheet}”" if at.sheet else None,
+        _span("row", at.row_start, at.last_row),
+        " > ".join(at.heading_path)
+        if at.heading_path != ([at.sheet] if at.sheet else [])
+        else None,
+        "OCR" if at.ocr else None,
+    ]
+    return " · ".join(p for p in parts if p) or "the whole document"
+
+
 def reference_text(output: ReferenceOutput) -> str:
     return "\n".join(
         [
             f"Citation {output.citation_id}: {neutralise(output.document_title)} "
             f"in library {output.library}",
             f"Source ({output.source_kind}): {output.source_location}",
-            f"Locator: {output.locator}",
+            f"Locator: {locator_text(output.locator)}",
             "",
             output.context,
         ]

@@ -156,7 +156,7 @@ def build_server(link: BackendLink, scope: list[str] | None) -> tuple[MCPServer,
             raise _tool_error(exc) from None
         if not response.valid:
             fail_with("not_found")
-            raise ToolError(f"citation no longer valid: {response.message}")
+            raise ToolError(response.message or "This citation is no longer valid.")
         output = render.reference_output(citation_id.strip().lower(), response)
         return _result(render.reference_text(output), output)
 
