@@ -158,6 +158,10 @@ class RetrievalState(ContractModel):
     parts: int = 0
     #: The passages those searches added to the whole question's.
     parts_found: int = 0
+    #: "Model decides", and the model failed before it searched: the app searched in its place
+    #: (labelled "searched first" and recorded as "always", though the person chose the other
+    #: mode; a helper's try).
+    fallback: bool = False
     reason_code: str | None = None
     reason_params: dict[str, str] = Field(default_factory=dict)
     fill_codes: ClassVar[Any] = code_fields("reason")

@@ -12,11 +12,12 @@ from typing import Any
 
 import pytest
 
-from goodbuddy_kb.contracts.chat import MODEL_FAILED_NOTE
+from goodbuddy_kb.contracts.chat import MODEL_FAILED_NOTE, Message
 from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_UPDATE,
     CHAT_SEND,
     CONVERSATION_CREATE,
+    DIAGNOSTICS_SUMMARY,
     LIBRARY_CREATE,
     LIBRARY_DELETE,
     MESSAGES_LIST,
@@ -449,6 +450,19 @@ def test_a_model_that_cannot_be_reached_still_leaves_what_the_search_found(
     )["assistantMessage"]
     assert auto["state"] == "failed" and auto["content"].startswith(MODEL_FAILED_NOTE)
     assert [c["chunkId"] for c in auto["citations"]] == [c["chunkId"] for c in reply["citations"]]
+    # in the mode the person chose, said as a search in the model's place (it was labelled
+    # "Searched first" and recorded as "always"; a helper's try)
+    assert auto["retrieval"]["mode"] == "auto" and auto["retrieval"]["fallback"] is True
+    assert reply["retrieval"]["fallback"] is False
+    from goodbuddy_kb.ui.chat.transcript import status_text
+    from goodbuddy_kb.ui.i18n import set_language
+
+    set_language("en")
+    said = status_text(Message.model_validate(auto))
+    assert said == "The model did not answer: searched in its place", said
+    recent = call(dispatcher, DIAGNOSTICS_SUMMARY.name, {"recent": 50})["recent"]
+    chats = [e["details"] for e in recent if e["kind"] == "chat"]
+    assert chats and chats[0]["mode"] == "auto", chats  # (newest first)
 
 
 @pytest.mark.integration

@@ -226,6 +226,7 @@ class ChatRuntime:
             if not turn.text and unsearched and request.kind == "text":
                 with contextlib.suppress(KbError):
                     state, _ = self._pre_retrieve(request, scope, evidence, cancel)
+                    state = state.model_copy(update={"mode": request.mode, "fallback": True})
             found = not turn.text and evidence.citations
             final = store.finish_message(
                 self.conn,

@@ -71,6 +71,9 @@ def status_text(message: c.Message) -> str:
     state = message.retrieval
     if state is None:
         return ""
+    if state.fallback:  # the model failed before it searched: the app searched for it
+        status = state.status if state.status != "none" else "searched_empty"
+        return tr(f"chat.status.fallback_{status}", reason=say_field(state, "reason"))
     if state.mode == "always":
         if state.status == "degraded":
             said = tr("chat.status.degraded", reason=say_field(state, "reason"))

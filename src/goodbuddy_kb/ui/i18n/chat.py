@@ -94,6 +94,18 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         "The message is too long: at most {limit} {limit:plural:character|characters}. Your text is still in the box.",
     ),
     "chat.status.searched": ("已预检索", "Searched first"),
+    "chat.status.fallback_searched": (
+        "模型没有回答：已替它检索",
+        "The model did not answer: searched in its place",
+    ),
+    "chat.status.fallback_searched_empty": (
+        "模型没有回答：已替它检索，未找到相关内容",
+        "The model did not answer: searched in its place, nothing relevant found",
+    ),
+    "chat.status.fallback_degraded": (
+        "模型没有回答：已替它检索，已降级（{reason}）",
+        "The model did not answer: searched in its place, degraded ({reason})",
+    ),
     "chat.status.searched_empty": ("已检索，未找到相关内容", "Searched, nothing relevant found"),
     "chat.status.degraded": ("已预检索，已降级（{reason}）", "Searched first, degraded ({reason})"),
     "chat.status.parts": (
