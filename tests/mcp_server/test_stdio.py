@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 import time
@@ -308,7 +309,7 @@ def test_library_flags_narrow_and_never_widen(
 
 
 def test_the_call_record_counts_calls_without_their_text(
-    data_dir: Path, seeded: tuple[BlockingClient, dict[str, str]]
+    data_dir: Path, seeded: tuple[BlockingClient, dict[str, str]], tmp_path: Path
 ) -> None:
     client, _ids = seeded
     marker = "platypus-marker-7731"
@@ -330,6 +331,22 @@ def test_the_call_record_counts_calls_without_their_text(
     database = (data_dir / "goodbuddy-kb.sqlite3").read_bytes()
     wal = data_dir / "goodbuddy-kb.sqlite3-wal"
     assert marker.encode() not in database + (wal.read_bytes() if wal.exists() else b"")
+    # the support bundle has the failed calls too, by kind (it held only the searches that ran;
+    # a refused call never searched; a helper's try)
+    from goodbuddy_kb.contracts.diagnostics import DiagnosticsExportRequest
+    from goodbuddy_kb.contracts.methods import DIAGNOSTICS_EXPORT
+
+    target = tmp_path / "bundle.json"
+    client.call(DIAGNOSTICS_EXPORT, DiagnosticsExportRequest(path=str(target)))
+    text = target.read_text(encoding="utf-8")
+    calls = json.loads(text)["externalCalls"]
+    assert calls["totalCalls"] == 4 and calls["totalErrors"] == 2
+    kinds = {(k["tool"], k["kind"]): k["count"] for k in calls["errorKinds"]}
+    assert sum(kinds.values()) == 2 and {t for t, _ in kinds} == {
+        "knowledge_search",
+        "get_reference_context",
+    }, kinds
+    assert marker not in text
 
 
 def test_an_unreachable_embedding_service_degrades_to_full_text(

@@ -43,6 +43,7 @@ from goodbuddy_kb.main_process.diagnostic_names import NameRedactor
 from goodbuddy_kb.main_process.embeddings.local import encoder_summary
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.storage import app_settings, libraries
+from goodbuddy_kb.main_process.storage import external as external_calls
 from goodbuddy_kb.main_process.storage.setting_keys import WINDOW_SETTING
 
 log = logging.getLogger(__name__)
@@ -362,6 +363,19 @@ def _versions(conn: sqlite3.Connection) -> dict[str, Any]:
     }
 
 
+def _external_calls(conn: sqlite3.Connection) -> dict[str, Any]:
+    """Other AI tools' calls over MCP by tool: calls, errors and each error's kind (never the
+    arguments). A call refused before it searched (no such library, a query over the limit) is
+    no search event, so the events held only those that searched (a helper's try)."""
+    calls = external_calls.summary(conn).to_wire()
+    rows = conn.execute(
+        "SELECT tool, error_code, count(*) FROM external_calls WHERE NOT ok"
+        " GROUP BY tool, error_code ORDER BY tool, error_code"
+    )
+    calls["errorKinds"] = [{"tool": t, "kind": k or "unknown", "count": n} for t, k, n in rows]
+    return calls
+
+
 def bundle(conn: sqlite3.Connection, data_dir: Path) -> dict[str, Any]:
     """The bundle from what the table holds (``export`` writes the waiting events first)."""
     events = conn.execute(
@@ -379,6 +393,7 @@ def bundle(conn: sqlite3.Connection, data_dir: Path) -> dict[str, Any]:
         },
         "taskFailures": _task_failures(conn),
         "documentFailures": _document_failures(conn),
+        "externalCalls": _external_calls(conn),
         "logTail": _log_tail(data_dir),
     }
     scrubbed: dict[str, Any] = _scrub_all(raw, _scrubber(conn, data_dir))
