@@ -4,6 +4,7 @@ streaming answer, and the model-decides mode without a chat model."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -429,3 +430,48 @@ def test_a_reply_arriving_after_the_conversation_was_reloaded_is_shown_once(
         view._sent(c.SendResponse(user_message=user, assistant_message=answer), None)
     assert [m.role for m in view.messages] == ["user", "assistant"]
     assert view.transcript.toPlainText().count("Only once.") == 1
+
+
+def test_the_reply_says_where_it_is_before_its_first_words(
+    qtbot: QtBot, data_dir: Path, make_library: MakeLibrary
+) -> None:
+    """4–8 s showed only "Assistant" and a cursor while the app searched and the model thought
+    (a helper's try): the reply says it found passages and waits for the model, in both modes,
+    and the words replace that line."""
+    win = open_window(qtbot, data_dir, "en")
+    try:
+        make_library(handbook(), win=win)
+        script = ChatScript(
+            turns=[
+                [{"stall": 2}, {"text": "六百元 [1]。"}],
+                [{"stall": 1}, {"tool": {"query": "住宿标准"}}],
+                [{"stall": 2}, {"text": "See [1]."}],
+            ]
+        )
+        with chat_server(script) as base:
+            view = searching_first(qtbot, win, base)
+            view.input.setPlainText("出差住宿一线城市每晚多少钱？")
+            with qtbot.waitSignal(view.reply_finished, timeout=20_000):
+                qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
+                qtbot.waitUntil(
+                    lambda: (
+                        re.search(
+                            r"Found \d+ passages?; waiting for the chat model…",
+                            view.transcript.toPlainText(),
+                        )
+                        is not None
+                    ),
+                    timeout=5_000,
+                )
+            assert "waiting for the chat model" not in view.transcript.toPlainText()
+            view.popover.auto.setChecked(True)  # the model decides: it searches, then thinks
+            view.input.setPlainText("And the hotel standard?")
+            seen: list[str] = []
+            view.transcript.textChanged.connect(lambda: seen.append(view.transcript.toPlainText()))
+            with qtbot.waitSignal(view.reply_finished, timeout=20_000):
+                qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
+            said = "\n".join(seen)
+            assert "Waiting for the chat model…" in said and "Searching your libraries…" in said
+            assert "waiting for the chat model" not in view.transcript.toPlainText()
+    finally:
+        win.link.shutdown()

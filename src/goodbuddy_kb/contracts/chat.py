@@ -323,9 +323,17 @@ class SendResponse(ContractModel):
     assistant_message: Message
 
 
+#: Where a reply is before its first words: searching the libraries, or waiting for the model.
+ChatStep = Literal["searching", "waiting"]
+
+
 class ChatDelta(ContractModel):
-    """A streamed piece of an assistant reply."""
+    """A streamed piece of an assistant reply, or (``step``, with no text) where the reply is
+    before its first words: 4–8 s showed only "Assistant" and a cursor (a helper's try)."""
 
     request_id: str | None
     message_id: EntityId
     delta: str
+    step: ChatStep | None = None
+    #: With ``waiting``: the passages the turn's searches have given the model so far.
+    passages: int | None = Field(None, ge=0, le=MAX_CITATIONS_PER_MESSAGE)

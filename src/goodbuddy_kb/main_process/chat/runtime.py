@@ -24,6 +24,7 @@ from goodbuddy_kb.contracts.chat import (
     APP_NOTES,
     MODEL_FAILED_NOTE,
     NO_CHAT_MODEL_NOTES,
+    ChatStep,
     Conversation,
     Message,
     RetrievalMode,
@@ -150,6 +151,8 @@ class ChatRuntime:
     diagnostics: DiagnosticsLog
     #: The request's retrieval mode, for the diagnostics record of its searches.
     mode: RetrievalMode = "auto"
+    #: Where the reply is before its first words (message id, step, passages so far).
+    step: Callable[[str, ChatStep, int | None], None] = lambda _m, _s, _n: None
     #: The question being answered: the model's history is what came before it (a regenerated
     #: answer's earlier answer stays stored until the new one is complete).
     _question: str = ""
@@ -186,6 +189,7 @@ class ChatRuntime:
         first = request.mode == "always" or self.client is None
         try:
             if first and request.kind == "text" and request.library_ids:
+                self.step(assistant.id, "searching", None)
                 state, pre = self._pre_retrieve(request, scope, evidence, cancel)
             elif first and request.kind == "text":
                 # Nothing to search first: the answer says so (and why), never silence.
@@ -203,6 +207,7 @@ class ChatRuntime:
                     None,
                 )
             else:
+                self.step(assistant.id, "waiting", len(evidence.citations) if first else None)
                 state = self._converse(
                     request, scope, request_key, pre, evidence, state, cancel, assistant.id, turn
                 )
@@ -444,7 +449,9 @@ class ChatRuntime:
                         False,
                     )
                 else:
+                    self.step(message_id, "searching", None)
                     answer, ran, hit = self._run_tool(call.arguments, request_key, evidence, cancel)
+                    self.step(message_id, "waiting", len(evidence.citations))
                 evidence.tool_searches += ran
                 evidence.tool_found += hit
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})

@@ -166,6 +166,16 @@ def _answer(
             ).to_wire(),
         )
 
+    def step(message_id: str, at: c.ChatStep, passages: int | None) -> None:
+        delta = c.ChatDelta(
+            request_id=request.request_id,
+            message_id=message_id,
+            delta="",
+            step=at,
+            passages=passages,
+        )
+        ctx.services.notify(NOTIFY_CHAT.name, delta.to_wire())
+
     runtime = ChatRuntime(
         ctx.db.get(),
         retriever(ctx),
@@ -174,6 +184,7 @@ def _answer(
         emit,
         ctx.services.diagnostics,
         request.mode,
+        step,
     )
     with _ANSWERING_LOCK:
         _ANSWERING[request.conversation_id] = _ANSWERING.get(request.conversation_id, 0) + 1

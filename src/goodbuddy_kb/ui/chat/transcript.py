@@ -148,15 +148,35 @@ def message_html(msg: c.Message, last: bool = False) -> str:
     return f"<{tag}><b>{who}</b>{badge}{lead}{body}{suffix}{actions}</{tag}>"
 
 
-def transcript_html(messages: list[c.Message], streaming: str | None) -> str:
-    """The whole conversation; ``streaming`` is the reply arriving now (None when none is)."""
+def transcript_html(messages: list[c.Message], streaming: str | None, step: str = "") -> str:
+    """The whole conversation; ``streaming`` is the reply arriving now (None when none is), and
+    ``step`` where it is before its first words."""
     answers = [m for m in messages if m.role == "assistant"]
     final = answers[-1].id if answers and streaming is None else None
     parts = [message_html(msg, msg.id == final) for msg in messages]
     if streaming is not None:
         text = html.escape(streaming).replace(chr(10), "<br>")
+        if not streaming and step:
+            text = f"<i>{html.escape(step)}</i> "
         parts.append(f"<p><b>{tr('chat.assistant')}</b><br>{text}▍</p>")
     return "".join(parts)
+
+
+def next_stream(text: str, step: str, params: dict[str, object]) -> tuple[str, str]:
+    """The reply's text and the step it is at after one notification: a step replaces the
+    step, words add to the text (4–8 s showed only "Assistant" and a cursor while the app
+    searched and the model thought; a helper's try)."""
+    at = params.get("step")
+    if at == "searching":
+        return text, tr("chat.step.searching")
+    if at == "waiting":
+        found = params.get("passages")
+        if found is None:
+            return text, tr("chat.step.waiting")
+        if not found:
+            return text, tr("chat.step.waiting_none")
+        return text, tr("chat.step.waiting_found", n=found)
+    return text + str(params.get("delta", "")), step
 
 
 class TranscriptView(QtWidgets.QTextBrowser):

@@ -37,6 +37,7 @@ from goodbuddy_kb.ui.chat.manage import ConversationActions
 from goodbuddy_kb.ui.chat.scope import ScopePopover
 from goodbuddy_kb.ui.chat.transcript import (
     TranscriptView,
+    next_stream,
     parse_action,
     parse_marker,
     transcript_html,
@@ -62,7 +63,7 @@ class ChatView(QtWidgets.QWidget):
         self.request_id: str | None = None
         self.asked_in: str | None = None  # the conversation request_id answers in
         self._list_on_reply = False  # a conversation was just made: listed as its answer starts
-        self.streaming_text = ""
+        self.streaming_text = self.streaming_step = ""
         self.messages: list[c.Message] = []
         #: The answer whose sources the pane shows (a marker was clicked); None: the latest.
         self.shown_answer: str | None = None
@@ -448,7 +449,8 @@ class ChatView(QtWidgets.QWidget):
             if self._list_on_reply:
                 self._list_on_reply = False
                 self.relist()
-            self.streaming_text += str(params.get("delta", ""))
+            text, step = self.streaming_text, self.streaming_step
+            self.streaming_text, self.streaming_step = next_stream(text, step, params)
             self._render()
 
     def _sent(self, result: c.SendResponse | None, error: KbError | None) -> None:
@@ -466,7 +468,7 @@ class ChatView(QtWidgets.QWidget):
             self.composer.say(tr("error.generic", message=say_error(error)))
             if self.conversation_id is not None:
                 self._load(self.conversation_id)
-        self.streaming_text = ""
+        self.streaming_text = self.streaming_step = ""
         self._render()
         self.reply_finished.emit()
         self.relist()  # its last activity, its chat model
@@ -476,7 +478,7 @@ class ChatView(QtWidgets.QWidget):
         # (another conversation opened meanwhile shows none of it: the answer streamed into it)
         asked = self.request_id is not None and self.asked_in == self.conversation_id
         streaming = self.streaming_text if asked else None
-        text = transcript_html(self.messages, streaming)
+        text = transcript_html(self.messages, streaming, self.streaming_step)
         (self.transcript.show_latest if latest else self.transcript.show_html)(text)
         self._show_sources()
 

@@ -93,6 +93,16 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         "消息太长：最多 {limit} 个字符。文字仍保留在输入框中。",
         "The message is too long: at most {limit} {limit:plural:character|characters}. Your text is still in the box.",
     ),
+    "chat.step.searching": ("正在检索知识库…", "Searching your libraries…"),
+    "chat.step.waiting": ("正在等待对话模型…", "Waiting for the chat model…"),
+    "chat.step.waiting_none": (
+        "没有找到足够相关的内容；正在等待对话模型…",
+        "Nothing relevant enough found; waiting for the chat model…",
+    ),
+    "chat.step.waiting_found": (
+        "找到 {n} 段资料；正在等待对话模型…",
+        "Found {n} {n:plural:passage|passages}; waiting for the chat model…",
+    ),
     "chat.status.searched": ("已预检索", "Searched first"),
     "chat.status.fallback_searched": (
         "模型没有回答：已替它检索",
