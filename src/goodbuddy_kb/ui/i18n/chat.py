@@ -141,14 +141,14 @@ CHAT_STRINGS: dict[str, tuple[str, str]] = {
         "模型已检索 {n} 次，已降级（{reason}）",
         "The model searched {n} {n:plural:time|times}, degraded ({reason})",
     ),
-    "chat.sources_of": ("本次检索证据（第 {n} 个回答）", "Sources consulted (answer {n})"),
+    "chat.sources_of": ("检索证据（第 {n} 个回答）", "Sources consulted (answer {n})"),
     "chat.stopped": ("（已停止）", "(stopped)"),
     "chat.failed": (
         "— 失败：{reason}。请在“设置 → 模型连接”中检查对话模型，再点“重新生成”。",
         "— Failed: {reason}. Check the chat model in Settings → Model connections, then"
         " Regenerate.",
     ),
-    "chat.sources": ("本次检索证据", "Sources consulted"),
+    "chat.sources": ("检索证据", "Sources consulted"),
     "chat.expand": ("引用处的上下文", "The cited passage in its context"),
     "chat.you": ("你", "You"),
     "chat.assistant": ("助手", "Assistant"),
