@@ -463,6 +463,7 @@ def test_the_reply_says_where_it_is_before_its_first_words(
                     ),
                     timeout=5_000,
                 )
+                shoot(win, "chat-waiting-en")
             assert "waiting for the chat model" not in view.transcript.toPlainText()
             view.popover.auto.setChecked(True)  # the model decides: it searches, then thinks
             view.input.setPlainText("And the hotel standard?")
