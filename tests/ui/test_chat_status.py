@@ -137,11 +137,25 @@ def test_a_failure_under_an_answer_of_evidence_stands_on_its_own_line() -> None:
     """With the model out of reach the answer is the evidence; the failure was glued to the last
     quoted passage ("[1] 差旅与报销制度 — …报销。 — 失败：…") and read as part of that source."""
     failed = answer(c.RetrievalState(mode="always", status="searched", searches=1))
+    cited = c.Citation.model_validate(
+        {
+            "number": 1,
+            "libraryId": "a" * 32,
+            "documentId": "d" * 32,
+            "chunkId": "3" * 32,
+            "relevance": 0.9,
+            "channels": ["fts"],
+            "documentTitle": "Travel",
+            "locator": {},
+            "snippet": "Lodging is 600 a night.",
+        }
+    )
     failed = failed.model_copy(
         update={
             "state": "failed",
             "content": "[1] Travel — Lodging is 600 a night.",
             "error": "the chat model cannot be reached (the connection failed)",
+            "citations": [cited],  # (the evidence it lists: an answer of evidence has them)
         }
     )
     shown = html.unescape(message_html(failed, last=True))

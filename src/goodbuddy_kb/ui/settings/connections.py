@@ -67,7 +67,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         #: When each test that passed here passed (``Probe.identity`` → monotonic seconds).
         self._passed: dict[str, float] = {}
         #: Whether a key is stored, and the address it is for (when the saved settings arrive).
-        self.stored_key: StoredKey = (False, None)
+        self.stored_key: StoredKey | None = None
         self.setWindowTitle(tr("conn.title"))
         self.kind = QtWidgets.QComboBox()
         self.kind.setAccessibleName(tr("conn.kind"))

@@ -296,7 +296,7 @@ class EndpointForm(QtWidgets.QGroupBox):
         clear_on_change(self.status, self.kind, (self.url, self.model, self.key))
         #: What the form showed when the saved connection arrived (None until then).
         self.shown: FormValues | None = None
-        self.stored_key: StoredKey = (False, None)
+        self.stored_key: StoredKey | None = None
         self._update()
 
     def unsaved(self) -> bool:

@@ -39,10 +39,13 @@ def address_problem(url: str) -> str | None:
     return None
 
 
-def key_placeholder(stored: StoredKey, url: str) -> str:
+def key_placeholder(stored: StoredKey | None, url: str) -> str:
     """The write-only key field's grey text for the address in the form: a key stored for another
     origin is not sent there on its own, and the field says so before Test or Save would refuse
-    it (``main_process/key_origin.py``)."""
+    it (``main_process/key_origin.py``). None until the saved settings arrive: nothing is said
+    yet (the grey text is how a test knows they have arrived)."""
+    if stored is None:
+        return ""
     has_key, origin = stored
     if not has_key:
         return tr("conn.key.none")
