@@ -26,6 +26,12 @@ def bound_origin(credentials: CredentialStore, name: str, saved_url: str | None)
     the binding whose saved connection has no address)."""
     if not credentials.get(name):
         return None
+    return _origin_of(credentials, name, saved_url)
+
+
+def _origin_of(credentials: CredentialStore, name: str, saved_url: str | None) -> str | None:
+    """The origin recorded for the key ``name``, else (stored before the binding) the saved
+    connection's."""
     return credentials.get(_origin_name(name)) or service_origin(saved_url)
 
 
@@ -46,7 +52,7 @@ def key_for(
     target = service_origin(url)
     if not key or target is None:
         return None
-    origin = bound_origin(credentials, name, saved_url)
+    origin = _origin_of(credentials, name, saved_url)  # (the key was read just above)
     if origin == target:
         return key
     if origin is None:

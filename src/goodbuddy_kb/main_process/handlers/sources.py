@@ -8,8 +8,7 @@ from goodbuddy_kb.contracts import sources as c
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.catalogue import CATALOGUE
 from goodbuddy_kb.contracts.errors import InvalidRequestError
-from goodbuddy_kb.contracts.formats import READABLE_SUFFIXES, REFUSED_FORMATS
-from goodbuddy_kb.contracts.messages import Reason
+from goodbuddy_kb.contracts.formats import READABLE_SUFFIXES
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
     SOURCE_ADD,
@@ -22,7 +21,7 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.contracts.paths import os_path, readable_path, wire_path
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
-from goodbuddy_kb.main_process.parsing import SUPPORTED_SUFFIXES, ParseError
+from goodbuddy_kb.main_process.parsing import SUPPORTED_SUFFIXES, ParseError, old_format
 from goodbuddy_kb.main_process.storage import documents, libraries, sources
 from goodbuddy_kb.main_process.storage import tasks as task_store
 from goodbuddy_kb.main_process.sync import web_auth
@@ -67,10 +66,10 @@ def _location(kind: c.SourceKind, location: str) -> str:
             {"fields": [{"field": "location", "problem": "inside the data directory"}]},
         )
     suffix = resolved.suffix.lower()
-    old = next((f for f in REFUSED_FORMATS if f[0] == suffix), None)
+    old = old_format(suffix)
     if kind == "file" and old is not None:  # the way out, before it is added to fail
         raise InvalidRequestError(
-            Reason("parse.old_format", suffix=suffix, name=old[1], target=old[2]),
+            old,
             {"fields": [{"field": "location", "problem": "unsupported file type"}]},
         )
     if kind == "file" and suffix not in SUPPORTED_SUFFIXES:

@@ -61,17 +61,29 @@ PARSERS: dict[str, Parser] = {
 }
 
 
-def refused(suffix: str, name: str, target: str) -> Parser:
+def old_format(suffix: str) -> Reason | None:
+    """Why a file of an old binary Office format is not read, with the way out (None for any
+    other suffix): a folder's such file fails with it, and adding one as a source is refused
+    with it (``handlers/sources``)."""
+    for old, name, target in REFUSED_FORMATS:
+        if old == suffix:
+            return Reason("parse.old_format", name=name, suffix=suffix, target=target)
+    return None
+
+
+def refused(suffix: str) -> Parser:
     """The binary Word, PowerPoint and Excel 97–2003 formats have no well-kept reader that fits
     the budgets: refused with the way out."""
+    reason = old_format(suffix)
+    assert reason is not None
 
     def parse_old(_data: bytes, _title: str) -> ParsedDocument:
-        raise ParseError(Reason("parse.old_format", name=name, suffix=suffix, target=target))
+        raise ParseError(reason)
 
     return parse_old
 
 
-PARSERS.update({suffix: refused(suffix, *rest) for suffix, *rest in REFUSED_FORMATS})
+PARSERS.update({suffix: refused(suffix) for suffix, _name, _target in REFUSED_FORMATS})
 # A message reads its attachments through the registry, so every format registered is read there.
 PARSERS[".eml"] = make_email_parser(PARSERS.get)
 PARSERS[".mbox"] = make_mbox_parser(PARSERS.get)
