@@ -22,7 +22,7 @@ from goodbuddy_kb.ui.i18n import set_language
 from goodbuddy_kb.ui.mainwindow.window import MainWindow
 from goodbuddy_kb.ui.widgets.table_model import RowsModel
 from goodbuddy_kb.ui.widgets.theme import apply_theme
-from tests.servers.chatserver import ChatScript, chat_server
+from tests.servers.chatserver import ChatScript, chat_server, token_of, tool
 from tests.ui.helpers import (
     KEY,
     MOD,
@@ -205,6 +205,11 @@ def test_enter_sends_shift_enter_breaks_the_line_and_the_first_question_titles_i
         )  # titled from the question (the list shows its date beside it)
 
 
+def piece(text: str) -> dict[str, object]:
+    """A piece of the reply ``stream-under-test``, as the backend notifies it."""
+    return c.ChatDelta(request_id="stream-under-test", message_id="0" * 32, delta=text).to_wire()
+
+
 def test_the_transcript_follows_a_streaming_answer_unless_scrolled_up(
     qtbot: QtBot, window: MainWindow
 ) -> None:
@@ -214,24 +219,24 @@ def test_the_transcript_follows_a_streaming_answer_unless_scrolled_up(
     bar = view.transcript.verticalScrollBar()
     view.request_id = "stream-under-test"
     for i in range(80):
-        view._on_delta({"requestId": "stream-under-test", "delta": f"line {i}\n"})
+        view._on_delta(piece(f"line {i}\n"))
     qtbot.waitUntil(lambda: bar.maximum() > 0, timeout=2_000)
     assert bar.value() == bar.maximum(), "it follows the answer"
     bar.setSliderPosition(10)  # the reader scrolls up
     for i in range(20):
-        view._on_delta({"requestId": "stream-under-test", "delta": f"more {i}\n"})
+        view._on_delta(piece(f"more {i}\n"))
         qtbot.wait(5)
     assert bar.value() == 10, "it stays where the reader is"
     bar.setSliderPosition(bar.maximum())  # back at the bottom: following again
     for i in range(10):
-        view._on_delta({"requestId": "stream-under-test", "delta": f"last {i}\n"})
+        view._on_delta(piece(f"last {i}\n"))
         qtbot.wait(5)
     assert bar.value() == bar.maximum() and "last 9" in view.transcript.toPlainText()
     # a value set by Qt itself (laying the text out), not by the reader, stops nothing (a
     # conversation reopened after a relaunch once stayed at its top, 4 px down)
     bar.setValue(4)
     for i in range(10):
-        view._on_delta({"requestId": "stream-under-test", "delta": f"after {i}\n"})
+        view._on_delta(piece(f"after {i}\n"))
         qtbot.wait(5)
     assert bar.value() == bar.maximum() and "after 9" in view.transcript.toPlainText()
     view.request_id = None
@@ -444,7 +449,7 @@ def test_the_reply_says_where_it_is_before_its_first_words(
         script = ChatScript(
             turns=[
                 [{"stall": 2}, {"text": "六百元 [1]。"}],
-                [{"stall": 1}, {"tool": {"query": "住宿标准"}}],
+                [{"stall": 1}, tool(lambda req: {"query": "住宿标准", "token": token_of(req)})],
                 [{"stall": 2}, {"text": "See [1]."}],
             ]
         )
@@ -463,14 +468,22 @@ def test_the_reply_says_where_it_is_before_its_first_words(
                     ),
                     timeout=5_000,
                 )
+                # the passages found are listed while the model thinks (the list stayed empty
+                # until the whole answer came)
+                waiting = list(view.citations.rows)
+                assert waiting and view.sources.label.text() == "<b>Sources consulted</b>"
                 shoot(win, "chat-waiting-en")
             assert "waiting for the chat model" not in view.transcript.toPlainText()
+            assert view.citations.rows == waiting  # the answer's own, the same passages
             view.popover.auto.setChecked(True)  # the model decides: it searches, then thinks
             view.input.setPlainText("And the hotel standard?")
             seen: list[str] = []
             view.transcript.textChanged.connect(lambda: seen.append(view.transcript.toPlainText()))
             with qtbot.waitSignal(view.reply_finished, timeout=20_000):
                 qtbot.mouseClick(view.send_button, QtCore.Qt.MouseButton.LeftButton)
+                # the model's own search's passages, listed as it thinks again
+                qtbot.waitUntil(lambda: "(answer 1)" not in view.sources.label.text())
+                assert view.request_id is not None and view.citations.rows
             said = "\n".join(seen)
             assert "Waiting for the chat model…" in said and "Searching your libraries…" in said
             assert "waiting for the chat model" not in view.transcript.toPlainText()

@@ -337,3 +337,6 @@ class ChatDelta(ContractModel):
     step: ChatStep | None = None
     #: With ``waiting``: the passages the turn's searches have given the model so far.
     passages: int | None = Field(None, ge=0, le=MAX_CITATIONS_PER_MESSAGE)
+    #: With ``waiting``: those passages as citations, listed while the model thinks (the
+    #: sources list stayed empty until the whole answer came; a helper's try).
+    citations: list[Citation] | None = Field(None, max_length=MAX_CITATIONS_PER_MESSAGE)

@@ -25,6 +25,7 @@ from goodbuddy_kb.contracts.chat import (
     MODEL_FAILED_NOTE,
     NO_CHAT_MODEL_NOTES,
     ChatStep,
+    Citation,
     Conversation,
     Message,
     RetrievalMode,
@@ -151,8 +152,8 @@ class ChatRuntime:
     diagnostics: DiagnosticsLog
     #: The request's retrieval mode, for the diagnostics record of its searches.
     mode: RetrievalMode = "auto"
-    #: Where the reply is before its first words (message id, step, passages so far).
-    step: Callable[[str, ChatStep, int | None], None] = lambda _m, _s, _n: None
+    #: Where the reply is before its first words (message id, step, the passages so far).
+    step: Callable[[str, ChatStep, list[Citation] | None], None] = lambda _m, _s, _n: None
     #: The question being answered: the model's history is what came before it (a regenerated
     #: answer's earlier answer stays stored until the new one is complete).
     _question: str = ""
@@ -207,7 +208,7 @@ class ChatRuntime:
                     None,
                 )
             else:
-                self.step(assistant.id, "waiting", len(evidence.citations) if first else None)
+                self.step(assistant.id, "waiting", list(evidence.citations) if first else None)
                 state = self._converse(
                     request, scope, request_key, pre, evidence, state, cancel, assistant.id, turn
                 )
@@ -451,7 +452,9 @@ class ChatRuntime:
                 else:
                     self.step(message_id, "searching", None)
                     answer, ran, hit = self._run_tool(call.arguments, request_key, evidence, cancel)
-                    self.step(message_id, "waiting", len(evidence.citations))
+                    # (a search refused found nothing: it did not run)
+                    found = ran or evidence.citations or evidence.tool_searches
+                    self.step(message_id, "waiting", list(evidence.citations) if found else None)
                 evidence.tool_searches += ran
                 evidence.tool_found += hit
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})

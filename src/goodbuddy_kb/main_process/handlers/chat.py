@@ -166,13 +166,14 @@ def _answer(
             ).to_wire(),
         )
 
-    def step(message_id: str, at: c.ChatStep, passages: int | None) -> None:
+    def step(message_id: str, at: c.ChatStep, found: list[c.Citation] | None) -> None:
         delta = c.ChatDelta(
             request_id=request.request_id,
             message_id=message_id,
             delta="",
             step=at,
-            passages=passages,
+            passages=None if found is None else len(found),
+            citations=found,
         )
         ctx.services.notify(NOTIFY_CHAT.name, delta.to_wire())
 

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import html
 import re
+import uuid
+from dataclasses import dataclass, replace
+
+from pydantic import ValidationError
 
 from goodbuddy_kb.contracts import chat as c
 from goodbuddy_kb.qt.widgets import QtWidgets
@@ -162,21 +166,49 @@ def transcript_html(messages: list[c.Message], streaming: str | None, step: str 
     return "".join(parts)
 
 
-def next_stream(text: str, step: str, params: dict[str, object]) -> tuple[str, str]:
-    """The reply's text and the step it is at after one notification: a step replaces the
-    step, words add to the text (4–8 s showed only "Assistant" and a cursor while the app
-    searched and the model thought; a helper's try)."""
-    at = params.get("step")
-    if at == "searching":
-        return text, tr("chat.step.searching")
-    if at == "waiting":
-        found = params.get("passages")
+def asked_now(conversation_id: str, text: str) -> c.Message:
+    """A question just sent, shown until the backend's stored one replaces it."""
+    return c.Message(
+        id=uuid.uuid4().hex,
+        conversation_id=conversation_id,
+        role="user",
+        content=text,
+        state="complete",
+        retrieval=None,
+        citations=[],
+        error=None,
+        created_at="",
+    )
+
+
+@dataclass(frozen=True)
+class Stream:
+    """The reply arriving now: its words, where it is before them, and the passages its
+    searches found so far (None until a search said)."""
+
+    text: str = ""
+    step: str = ""
+    citations: list[c.Citation] | None = None
+
+
+def next_stream(stream: Stream, params: dict[str, object]) -> Stream:
+    """The reply after one notification: a step replaces the step (and the passages found),
+    words add to the text (4–8 s showed only "Assistant" and a cursor while the app searched
+    and the model thought, and the sources list stayed empty; a helper's try)."""
+    try:
+        delta = c.ChatDelta.model_validate(params)
+    except ValidationError:
+        return stream  # (a notification that broke its contract changes nothing shown)
+    if delta.step == "searching":
+        return replace(stream, step=tr("chat.step.searching"))
+    if delta.step == "waiting":
+        found = delta.passages
+        citations = stream.citations if delta.citations is None else delta.citations
         if found is None:
-            return text, tr("chat.step.waiting")
-        if not found:
-            return text, tr("chat.step.waiting_none")
-        return text, tr("chat.step.waiting_found", n=found)
-    return text + str(params.get("delta", "")), step
+            return replace(stream, step=tr("chat.step.waiting"), citations=citations)
+        step = tr("chat.step.waiting_found", n=found) if found else tr("chat.step.waiting_none")
+        return replace(stream, step=step, citations=citations)
+    return replace(stream, text=stream.text + delta.delta)
 
 
 class TranscriptView(QtWidgets.QTextBrowser):

@@ -36,7 +36,9 @@ from goodbuddy_kb.ui.chat.header import ConversationHeader
 from goodbuddy_kb.ui.chat.manage import ConversationActions
 from goodbuddy_kb.ui.chat.scope import ScopePopover
 from goodbuddy_kb.ui.chat.transcript import (
+    Stream,
     TranscriptView,
+    asked_now,
     next_stream,
     parse_action,
     parse_marker,
@@ -63,7 +65,7 @@ class ChatView(QtWidgets.QWidget):
         self.request_id: str | None = None
         self.asked_in: str | None = None  # the conversation request_id answers in
         self._list_on_reply = False  # a conversation was just made: listed as its answer starts
-        self.streaming_text = self.streaming_step = ""
+        self.stream = Stream()  # the reply arriving now
         self.messages: list[c.Message] = []
         #: The answer whose sources the pane shows (a marker was clicked); None: the latest.
         self.shown_answer: str | None = None
@@ -384,21 +386,10 @@ class ChatView(QtWidgets.QWidget):
             self.new_conversation_then_send(text)
             return
         self.request_id, self.asked_in = request_id, self.conversation_id
-        self.streaming_text = ""
+        self.stream = Stream()
         self.input.clear()
-        self.messages.append(
-            c.Message(
-                id=uuid.uuid4().hex,
-                conversation_id=self.conversation_id,
-                role="user",
-                content=text,
-                state="complete",
-                retrieval=None,
-                citations=[],
-                error=None,
-                created_at="",
-            )
-        )
+        self.messages.append(asked_now(self.conversation_id, text))
+        self.shown_answer = None  # the new answer's sources, as its searches find them
         self._render(latest=True)  # the question just asked, and its answer as it comes
         self.composer.busy(True)
         self.link.call(CHAT_SEND, request, self._sent)
@@ -413,7 +404,7 @@ class ChatView(QtWidgets.QWidget):
         self.request_id, self.asked_in = request_id, self.conversation_id
         self.composer.clear_messages()
         self._replaced = answers[-1]
-        self.streaming_text = ""
+        self.stream = Stream()
         self.messages = [m for m in self.messages if m.id != answers[-1].id]  # (leaves it now)
         self.shown_answer = None
         self._render(latest=True)
@@ -449,8 +440,7 @@ class ChatView(QtWidgets.QWidget):
             if self._list_on_reply:
                 self._list_on_reply = False
                 self.relist()
-            text, step = self.streaming_text, self.streaming_step
-            self.streaming_text, self.streaming_step = next_stream(text, step, params)
+            self.stream = next_stream(self.stream, params)
             self._render()
 
     def _sent(self, result: c.SendResponse | None, error: KbError | None) -> None:
@@ -468,7 +458,7 @@ class ChatView(QtWidgets.QWidget):
             self.composer.say(tr("error.generic", message=say_error(error)))
             if self.conversation_id is not None:
                 self._load(self.conversation_id)
-        self.streaming_text = self.streaming_step = ""
+        self.stream = Stream()
         self._render()
         self.reply_finished.emit()
         self.relist()  # its last activity, its chat model
@@ -477,17 +467,21 @@ class ChatView(QtWidgets.QWidget):
         """Draw the transcript (``latest``: at its end, following the answer to come)."""
         # (another conversation opened meanwhile shows none of it: the answer streamed into it)
         asked = self.request_id is not None and self.asked_in == self.conversation_id
-        streaming = self.streaming_text if asked else None
-        text = transcript_html(self.messages, streaming, self.streaming_step)
+        streaming = self.stream.text if asked else None
+        text = transcript_html(self.messages, streaming, self.stream.step)
         (self.transcript.show_latest if latest else self.transcript.show_html)(text)
         self._show_sources()
 
     def _show_sources(self) -> None:
-        """The sources of the answer a marker was clicked in, else of the latest answer."""
+        """The sources of the answer a marker was clicked in, else of the latest answer (while
+        one comes, the passages its searches found, once they are found)."""
         answers = [m for m in self.messages if m.role == "assistant"]
         last = answers[-1] if answers else None
         shown = next((m for m in answers if m.id == self.shown_answer), last)
-        if shown is None or (shown is last and self.request_id is None):
+        found = self.stream.citations if self.asked_in == self.conversation_id else None
+        if self.request_id is not None and self.shown_answer is None and found:
+            self.sources.show_answer(found, None)
+        elif shown is None or (shown is last and self.request_id is None):
             self.sources.show_answer(shown.citations if shown else [], None)
         else:  # an older answer's, or the last one's while a new one streams: "answer n"
             self.sources.show_answer(shown.citations, answers.index(shown) + 1)
