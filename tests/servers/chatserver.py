@@ -25,7 +25,8 @@ Step = dict[
 
 def evidence_of(request: dict[str, Any]) -> dict[int, str]:
     """number → passage (title line and text) of every evidence block in ``request``'s
-    messages (the pre-search's user block and the tool answers), as the model read them."""
+    messages (the pre-search's user block and the tool answers), as the model read them but
+    for each title's relevance (see `relevance_of`), which differs from one search to the next."""
     passages: dict[int, str] = {}
     for message in request.get("messages", []):
         content = message.get("content") or ""
@@ -33,8 +34,22 @@ def evidence_of(request: dict[str, Any]) -> dict[int, str]:
             continue
         body = content.split("</untrusted-evidence>")[0]
         for match in re.finditer(r"\n\n\[(\d+)\] (.*?)(?=\n\n\[\d+\] |\Z)", body, re.S):
-            passages[int(match.group(1))] = match.group(2)
+            passages[int(match.group(1))] = RELEVANCE.sub("", match.group(2), count=1)
     return passages
+
+
+#: The relevance the model reads after a passage's title.
+RELEVANCE = re.compile(r" \(relevance (\d\.\d\d)\)(?=\n|$)")
+
+
+def relevance_of(request: dict[str, Any]) -> dict[int, float]:
+    """number → the relevance the model read with passage n of ``request``'s evidence."""
+    found: dict[int, float] = {}
+    for message in request.get("messages", []):
+        content = message.get("content") or ""
+        for match in re.finditer(r"\n\n\[(\d+)\] [^\n]*? \(relevance (\d\.\d\d)\)\n", content):
+            found[int(match.group(1))] = float(match.group(2))
+    return found
 
 
 def token_of(request: dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.main_process.chat.evidence import TurnEvidence
 from goodbuddy_kb.main_process.chat.transcript import answer_markdown, answer_text
 from tests.answers import stored_answer
-from tests.servers.chatserver import evidence_of
+from tests.servers.chatserver import evidence_of, relevance_of
 
 LIB, DOC = "a" * 32, "d" * 32
 
@@ -166,17 +166,10 @@ def test_the_parts_passages_are_numbered_with_the_whole_questions_by_relevance()
         )
 
     evidence = TurnEvidence()
-    seen = evidence_of(
-        {
-            "messages": [
-                {
-                    "content": evidence.block(
-                        rated([7], [0.30]), rated([4, 7], [0.89, 0.25]), rated([5], [0.45])
-                    )
-                }
-            ]
-        }
-    )
+    block = evidence.block(rated([7], [0.30]), rated([4, 7], [0.89, 0.25]), rated([5], [0.45]))
+    seen = evidence_of({"messages": [{"content": block}]})
+    # and the model reads how relevant each is (a passage at 0.23 read like one at 0.89)
+    assert relevance_of({"messages": [{"content": block}]}) == {1: 0.89, 2: 0.45, 3: 0.30}
     assert {n: text.split("\n")[0] for n, text in seen.items()} == {
         1: "Doc 4",
         2: "Doc 5",

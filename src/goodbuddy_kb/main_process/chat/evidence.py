@@ -55,6 +55,12 @@ def nothing_found(response: KnowledgeRetrievalResponse) -> str:
     )
 
 
+def heading(group: ContextGroup) -> str:
+    """A passage's heading as the model reads it: its document and its relevance, so that a
+    passage at 0.23 is not weighed like one at 0.89 (the model read only the numbers)."""
+    return f"{group.document_title} (relevance {group.relevance:.2f})"
+
+
 def _citation(number: int, group: ContextGroup, result: RetrievalResult | None) -> Citation:
     """Citation ``number``: the group's first (most relevant) hit, described by its result."""
     if result is not None:
@@ -134,7 +140,7 @@ class TurnEvidence:
             response = _merged(response, more)
         passages = dict(self.number(response))
         text = numbered_block(
-            ((n, group.document_title, group.text) for n, group in passages.items()),
+            ((n, heading(group), group.text) for n, group in passages.items()),
             nothing_found(response),
         )
         if self.left_out > left_out:
