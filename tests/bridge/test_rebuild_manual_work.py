@@ -2,7 +2,7 @@
 names it per document; a rebuild whose new chunking keeps a chunk's text carries its edit,
 disabled state or deletion over and reports it; a disabled chunk whose text is only part of
 the new chunk holding it does not switch that chunk off (the document is skipped instead); a
-document rebuild asks the same way, and discarding drops all of a document's work."""
+document rebuild asks the same way, and discarding drops the work the new chunking cannot keep."""
 
 from __future__ import annotations
 
@@ -172,8 +172,9 @@ def test_unchanged_text_keeps_its_manual_state_and_a_partly_disabled_chunk_skips
         settings = client.call(SETTINGS_GET, lib.SettingsGetRequest(library_id=library_id))
         assert settings.settings_pending_rebuild
 
-        # Discarding a library's work drops all of it, what the new chunking could carry too:
-        # memo's disabled section is searchable again and nothing is left to protect.
+        # Discarding drops the work the new chunking cannot keep (what it can keep is carried
+        # over, see the CLI's test): memo's disabled section, half of a new chunk, is
+        # searchable again and nothing is left to protect.
         info = rebuild(client, library_id, "discard")
         work = info.summary.manual_work if info.summary else None
         assert work is not None and work.discarded == counts(disabled=1)

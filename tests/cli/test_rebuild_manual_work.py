@@ -117,3 +117,33 @@ def test_rebuild_skips_a_document_with_manual_work_unless_told_to_discard(
         assert found(data_dir, "quokkafence") and found(data_dir, "walrusgate")
         assert not pending(client, library_id)
         assert "old chunking" not in run(data_dir, "documents", "Notes").stdout
+
+
+def test_discarding_drops_only_the_work_the_new_chunking_cannot_keep(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """A helper's try: `rebuild --discard-edits` said "documents where it cannot be [carried
+    over] are rebuilt and that work is discarded", then discarded all of it, the disabled and
+    deleted chunks two earlier rebuilds had carried over too (they were back in search)."""
+    with session(data_dir) as (_backend, client):
+        folder = tmp_path / "notes"
+        library_with_manual_work(data_dir, client, folder)
+        (folder / "memo.md").write_text("The kiwiladder rule applies to the canteen.\n", "utf-8")
+        (folder / "club.md").write_text("The ibisloop book club meets on Fridays.\n", "utf-8")
+        assert run(data_dir, "sync", "Notes").returncode == 0
+        for name, action in (("memo.md", "disable"), ("club.md", "delete")):
+            listed = json.loads(run(data_dir, "chunks", "Notes", name, "--json").stdout)
+            chunk = listed["chunks"][0]["id"]
+            sure = ["--yes"] if action == "delete" else []
+            done = run(data_dir, "chunk", action, "Notes", name, chunk, *sure)
+            assert done.returncode == 0, done.stderr
+        assert found(data_dir, "kiwiladder") == [] and found(data_dir, "ibisloop") == []
+
+        gone = run(data_dir, "rebuild", "Notes", "--discard-edits")
+        assert gone.returncode == 0, gone.stdout + gone.stderr
+        out = gone.stdout
+        assert "manual work carried over: 1 disabled, 1 deleted" in out, out
+        assert "manual work discarded: 1 edited, 1 disabled, 1 deleted\n  policy.md" in out, out
+        assert found(data_dir, "kiwiladder") == [], "the disabled chunk stays disabled"
+        assert found(data_dir, "ibisloop") == [], "the deleted chunk stays deleted"
+        assert found(data_dir, "quokkafence"), "policy.md's work could not be kept: it went"

@@ -9,8 +9,8 @@ must be able to tell that from a rebuild that applied them everywhere.
 
 Before it starts it says which documents hold manual chunk work (edited, disabled, deleted
 chunks). That work is carried over where the new chunking keeps its text; a document where it
-cannot be is skipped unless ``--discard-edits`` is given, which rebuilds every document as its
-file reads and drops all of its manual work. The end says what was carried over, skipped and
+cannot be is skipped unless ``--discard-edits`` is given, which rebuilds it too and drops the
+work the new chunking cannot keep. The end says what was carried over, skipped and
 discarded."""
 
 from __future__ import annotations
@@ -58,10 +58,10 @@ def add_parser(commands: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--discard-edits",
         action="store_true",
-        help="rebuild every document as its file reads and discard all manual chunk work"
-        " (edited, disabled or deleted chunks); without it, work the new chunking can keep is"
-        " carried over, documents where it cannot are skipped, and the command exits 3 (the"
-        " new settings do not yet apply to them)",
+        help="rebuild every document, discarding the manual chunk work (edited, disabled or"
+        " deleted chunks) the new chunking cannot keep; the work it can keep is carried over"
+        " either way. Without it, documents whose work cannot be kept are skipped, and the"
+        " command exits 3 (the new settings do not yet apply to them)",
     )
 
 

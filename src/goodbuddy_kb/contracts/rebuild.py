@@ -7,8 +7,8 @@ deleted chunks) is never lost silently: the preview says how much of it each doc
 and a rebuild carries it over where the new chunking keeps the chunk's text (or, for a disabled
 chunk, keeps its text inside one new chunk that it makes up most of). What it cannot carry over
 is handled by the request's ``manual_work`` choice: ``skip`` (the default) leaves such a
-document as it is, ``discard`` rebuilds every document as its file reads and drops all of its
-manual work, carried or not. The task's summary reports both.
+document as it is, ``discard`` rebuilds it too and drops that work (what can be carried over
+still is). The task's summary reports both.
 """
 
 from __future__ import annotations

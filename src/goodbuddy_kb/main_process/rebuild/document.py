@@ -77,8 +77,10 @@ def rebuild_document(
 
     A person's chunk work is carried over where the new chunking allows; a document where it
     cannot be is left as it is (``skipped``). The check runs again inside the swapping
-    transaction, so an edit made meanwhile is never dropped either. With ``discard`` all of it
-    is dropped, carried or not: the document is rebuilt as its file reads."""
+    transaction, so an edit made meanwhile is never dropped either. With ``discard`` the work the
+    new chunking cannot keep is dropped and the rest still carried over (it dropped all of it,
+    though the rebuild dialog and the command line say only what cannot be kept goes; a
+    helper's try lost two carried chunk states to it)."""
     doc = get_document(conn, library_id, document_id)
     source = sources.get(conn, library_id, doc.source_id)
     checksum, size = "", 0
@@ -110,7 +112,7 @@ def rebuild_document(
         ocr_note = note.to_json()
     else:
         drafts = chunk_document(parsed, doc.id, settings.chunking, settings.contextual_indexing)
-    manual = manual_work.plan(conn, doc.id, drafts, discard)
+    manual = manual_work.plan(conn, doc.id, drafts)
     if manual.lost.total and not discard:
         return _skipped(conn, doc, manual)
     plan = plan_vectors(conn, library_id, doc.id, manual.drafts, provider)
@@ -140,7 +142,7 @@ def rebuild_document(
             within=lambda c, doc_id: write_vectors(c, data_dir, doc_id, plan),
             parse_note=parsed.notes[0] if parsed.notes else None,
             ocr_note=ocr_note,
-            manual="discard" if discard else "keep",
+            manual="carry" if discard else "keep",
         )
     except manual_work.ManualWorkWouldBeLost as exc:  # edited meanwhile (rolled back)
         return _skipped(conn, doc, exc.plan)

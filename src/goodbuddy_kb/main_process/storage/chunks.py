@@ -53,15 +53,14 @@ def replace_document_chunks(
     (:mod:`chunking.carryover`: edits and disabled chunks on the same text, disabled text inside
     one new chunk, deleted text left out), as ``manual`` says (``manual_work.ManualMode``: with
     "keep" it raises :class:`manual_work.ManualWorkWouldBeLost` instead of dropping work it
-    cannot keep; with "discard" every chunk is as the drafts have it). Call inside a
-    transaction.
+    cannot keep). Call inside a transaction.
 
     A chunk whose id and checksum are unchanged keeps its row (so its vectors and citations);
     only its ordinal, locator, role, parent link and enabled state are refreshed. Parents are
     written before their children and stale rows are deleted last, so no kept child is lost to
     a cascade.
     """
-    plan = manual_work.plan(conn, document_id, drafts, manual == "discard")
+    plan = manual_work.plan(conn, document_id, drafts)
     if manual == "keep" and plan.lost.total:
         raise manual_work.ManualWorkWouldBeLost(plan)
     # chunks made with settings the library changed to: it no longer holds one build alone
@@ -79,7 +78,7 @@ def replace_document_chunks(
         )
     }
     wanted = {d.id for d in plan.drafts}
-    writer = _Writer(conn, library_id, document_id, manual == "discard")
+    writer = _Writer(conn, library_id, document_id)
     for draft in sorted(plan.drafts, key=lambda d: d.role == "child"):
         writer.write(draft, existing.get(draft.id))
     stale = sorted(
@@ -97,12 +96,8 @@ def replace_document_chunks(
 class _Writer:
     """Writes one draft over its old row (or as a new one), collecting index work."""
 
-    def __init__(
-        self, conn: sqlite3.Connection, library_id: str, document_id: str, discard: bool = False
-    ) -> None:
+    def __init__(self, conn: sqlite3.Connection, library_id: str, document_id: str) -> None:
         self.conn, self.library_id, self.document_id = conn, library_id, document_id
-        #: the person's edits are discarded: no row stays marked as edited
-        self.discard = discard
         self.stamp = now_iso()
         self.reindex: list[tuple[int, str]] = []
         self.unindex: list[int] = []
@@ -119,9 +114,8 @@ class _Writer:
             self.counts["kept"] += 1
             self.conn.execute(
                 "UPDATE chunks SET ordinal = ?, locator = ?, heading = ?, heading_path = ?,"
-                " parent_chunk_id = ?, block_type = ?, role = ?, enabled = ?,"
-                " manually_edited = manually_edited * ? WHERE id = ?",
-                (*_meta(draft), draft.role, int(draft.enabled), int(not self.discard), draft.id),
+                " parent_chunk_id = ?, block_type = ?, role = ?, enabled = ? WHERE id = ?",
+                (*_meta(draft), draft.role, int(draft.enabled), draft.id),
             )
             if was_indexed and not (retrievable and draft.enabled):
                 self.unindex.append(old["seq"])
@@ -141,7 +135,7 @@ class _Writer:
                 draft.content,
                 draft.index_text,
                 draft.checksum,
-                0 if self.discard else old["manually_edited"],
+                old["manually_edited"],
                 int(draft.enabled),
                 self.stamp,
                 draft.id,

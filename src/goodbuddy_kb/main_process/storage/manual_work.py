@@ -20,10 +20,10 @@ from goodbuddy_kb.main_process.chunking.carryover import (
 from goodbuddy_kb.main_process.ids import now_iso
 
 #: What a new generation of a document's chunks does with its manual work: ``carry`` what the
-#: new chunking allows and accept losing the rest (a re-sync of a changed file), ``keep`` the
-#: same but refuse (``ManualWorkWouldBeLost``) where some would be lost (a rebuild that skips
-#: such documents), or ``discard`` all of it (a rebuild told to discard).
-ManualMode = Literal["carry", "keep", "discard"]
+#: new chunking allows and accept losing the rest (a re-sync of a changed file, a rebuild told
+#: to discard), or ``keep`` the same but refuse (``ManualWorkWouldBeLost``) where some would be
+#: lost (a rebuild that skips such documents).
+ManualMode = Literal["carry", "keep"]
 
 
 class ManualWorkWouldBeLost(Exception):
@@ -56,16 +56,9 @@ def state(conn: sqlite3.Connection, document_id: str) -> ManualState:
     )
 
 
-def plan(
-    conn: sqlite3.Connection, document_id: str, drafts: list[ChunkDraft], discard: bool = False
-) -> CarryOver:
-    """What storing ``drafts`` as the document's generation keeps of its manual work; with
-    ``discard``, nothing: all of it is lost (a rebuild told to discard manual work)."""
-    work = state(conn, document_id)
-    if discard:
-        lost = Tally(len(work.edited), len(work.disabled), len(work.deleted))
-        return CarryOver(list(drafts), [], Tally(), lost)
-    return carry_over(work, drafts)
+def plan(conn: sqlite3.Connection, document_id: str, drafts: list[ChunkDraft]) -> CarryOver:
+    """What storing ``drafts`` as the document's generation keeps of its manual work."""
+    return carry_over(state(conn, document_id), drafts)
 
 
 def record_deletion(conn: sqlite3.Connection, row: sqlite3.Row) -> None:

@@ -203,13 +203,13 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
     ),
     "rebuild.manual.explain": (
         "新分块保留了原文本的，编辑、停用或删除状态会沿用（停用的文本占某个新分块的大部分时，"
-        "该新分块也会停用）。无法沿用的文档默认跳过，保持当前分块不变；也可以选择丢弃：这些文档的"
-        "手动修改全部丢弃，按文件原文重建。",
+        "该新分块也会停用）。无法沿用的文档默认跳过，保持当前分块不变；也可以选择丢弃：这些文档"
+        "照样重建，无法沿用的手动修改丢弃（能沿用的仍会沿用）。",
         "Where the new chunks keep a chunk's text, its edit, disabled state or deletion is "
         "carried over (a disabled text that makes up most of one new chunk disables that "
         "chunk). A document where it cannot be is skipped by default and keeps its current "
-        "chunks; you can choose to discard instead: all manual work of these documents is "
-        "dropped and they are rebuilt as their files read.",
+        "chunks; you can choose to discard instead: these documents are rebuilt too and the "
+        "work that cannot be kept is dropped (what can be kept still is).",
     ),
     "rebuild.manual.document": ("• {path}：{counts}", "• {path}: {counts}"),
     "rebuild.manual.more": ("…另有 {n} 个文档", "… and {n} more {n:plural:document|documents}"),
