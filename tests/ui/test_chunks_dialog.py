@@ -159,6 +159,11 @@ def test_keyboard_only_maintenance(
     with qtbot.waitSignal(dialog.notice, timeout=5_000):
         press(qtbot, confirm, Key.Key_Space)
     qtbot.waitUntil(lambda: dialog.total == 58, timeout=5_000)
+    # the pane says no chunk is chosen: no "Used in search: on" of the deleted one under it
+    if dialog.pane.chunk_title.text() == "No chunk selected.":
+        assert not dialog.pane.switch.isVisible()
+    else:
+        assert dialog.pane.switch.isVisible()
 
     # the backend agrees
     with backend_client(data_dir) as other:

@@ -117,6 +117,7 @@ class ChunkPaneWidget(QtWidgets.QWidget):
         self.relation.setText(family_note(chunk))
         self.relation.setVisible(bool(self.relation.text()))
         self.switch.setEnabled(True)
+        self.switch.show()
         self.switch.set_quietly(chunk.enabled)
         self.editor.setPlainText(detail.content)
         self.reader.setHtml(text_html(detail.content))
@@ -165,6 +166,7 @@ class ChunkPaneWidget(QtWidgets.QWidget):
         self.editor.setPlainText("")
         self._show_reader(False)
         self.switch.setEnabled(False)
+        self.switch.hide()  # (a deleted chunk's greyed "on" stayed ticked under "No chunk")
         self.edit_button.setEnabled(False)
         self.delete_button.setEnabled(False)
 

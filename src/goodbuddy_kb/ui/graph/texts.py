@@ -81,7 +81,9 @@ def empty_text(info: g.GraphInfo | None, gone: str | None = None) -> str:
     if gone is not None:
         return tr("graph.empty.gone", name=gone) if gone else tr("graph.empty.gone_unnamed")
     run = info.last_run if info is not None else None
-    if info is None or info.entities or run is None or run.strategy != info.settings.strategy:
+    if info is not None and info.entities:  # (not "if the list is empty: …" beside a full one)
+        return tr("graph.empty.choose")
+    if info is None or run is None or run.strategy != info.settings.strategy:
         return tr("graph.empty")
     return tr("graph.empty.none_found." + ("local" if run.strategy == "local" else "model"))
 

@@ -76,6 +76,10 @@ GRAPH_STRINGS: dict[str, tuple[str, str]] = {
         "strategy waits for Extract graph, and a graph that is off is turned on in Graph "
         "settings.",
     ),
+    "graph.empty.choose": (
+        "选择左侧的实体查看详情和关系图。",
+        "Choose an entity on the left to see its details and neighbourhood.",
+    ),
     "graph.empty.gone": (
         "“{name}”已不在图谱中：列出它之后，一次抽取或编辑将它合并到了别的名称或删除了它。"
         "列表已刷新，请在左侧重新选择。",
