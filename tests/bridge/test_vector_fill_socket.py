@@ -324,3 +324,29 @@ def test_documents_added_to_a_vectorised_library_count_as_their_vectors_land(
         settle(client, library_id)
         final = client.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id))
         assert not final.vectorising and final.vectors == final.retrievable_chunks
+
+
+def test_deleting_a_library_while_it_vectorises_ends_its_task(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """A helper's try: a library deleted while its vectors filled vanished, but the task ran on
+    into the rows the deletion took, crashed (TypeError in the vector store) and never said it
+    ended: the window showed "Vectorise · 86/1293" for good and `source add` waited on. Its
+    last word now is "cancelled: the library was deleted", and nothing crashed."""
+    with openai_server(Script(delay_s=0.25)) as base, session(data_dir) as (_backend, client):
+        library_id = filling(client, base, tmp_path / "docs", "Doomed")
+        under_way(client, library_id)
+        running = next(x for x in tasks_of(client, library_id) if x.kind == "vectorize")
+        client.call(LIBRARY_DELETE, lib.LibraryDeleteRequest(library_id=library_id))
+        deadline = time.monotonic() + 20
+        final = None
+        while final is None and time.monotonic() < deadline:
+            method, params = client.next_notification(timeout=deadline - time.monotonic())
+            if method == "notify:task" and params["id"] == running.id:
+                info = t.TaskInfo.model_validate(params)
+                final = info if info.state not in ("queued", "running") else None
+        assert final is not None, "the task never said it ended"
+        assert final.state == "cancelled" and final.error == "the library was deleted"
+        assert final.error_code == "task.library_deleted"
+    log = (data_dir / "backend.log").read_text("utf-8")
+    assert "crashed" not in log and "Traceback" not in log, log[-3000:]

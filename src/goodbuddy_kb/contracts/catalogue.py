@@ -90,6 +90,8 @@ CATALOGUE: dict[str, str] = {
     "task.not_found": "task not found",
     "task.cancelled_by_user": "cancelled by the user",
     "task.app_closing": "the app is closing",
+    "task.library_deleted": "the library was deleted",
+    "task.interrupted": "the app closed before the task finished; run it again",
     "conversation.not_found": "conversation not found",
     "chat.stopped_by_user": "stopped by the user",
     # embeddings and vectors

@@ -126,6 +126,10 @@ def active(conn: sqlite3.Connection, library_id: str, kind: str) -> bool:
 
 #: The reason a task stopped by the app's closing records (its token's, ``runner.shutdown``).
 APP_CLOSING = "the app is closing"
+#: The reason of a task whose library was deleted while it waited or ran.
+LIBRARY_DELETED = "the library was deleted"
+#: What a task a previous backend left queued or running reads after a restart.
+INTERRUPTED = "the app closed before the task finished; run it again"
 
 
 def cut_off(conn: sqlite3.Connection, kind: str) -> list[str]:
@@ -147,8 +151,7 @@ def mark_interrupted(conn: sqlite3.Connection) -> int:
     with transaction(conn):
         cursor = conn.execute(
             "UPDATE tasks SET state = 'interrupted', finished_at = ?,"
-            " error = coalesce(error, 'the app closed before the task finished; run it again')"
-            " WHERE state IN ('queued', 'running')",
-            (now_iso(),),
+            " error = coalesce(error, ?) WHERE state IN ('queued', 'running')",
+            (now_iso(), INTERRUPTED),
         )
     return cursor.rowcount

@@ -15,7 +15,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from goodbuddy_kb.contracts.errors import CancelledError, KbError
+from goodbuddy_kb.contracts.errors import CancelledError, KbError, NotFoundError
 from goodbuddy_kb.contracts.methods import NOTIFY_CHANGED, NOTIFY_TASK, ChangedParams
 from goodbuddy_kb.contracts.tasks import (
     FINISHED_STATES,
@@ -77,6 +77,7 @@ class TaskRunner:
             "ocr": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-ocr"),
         }
         self._tokens: dict[str, CancelToken] = {}
+        self._library_of: dict[str, str] = {}  # task id → its library (queued or running)
         self._queued: dict[tuple[str, str], str] = {}  # (kind, key) → waiting task id
         #: Final rows a full disk kept from being written, shown until they are (:meth:`listed`).
         self._unrecorded: dict[str, TaskInfo] = {}
@@ -100,6 +101,7 @@ class TaskRunner:
                 return task_store.get(self._db.get(), waiting)
             info = task_store.create(self._db.get(), library_id, kind, source_id, document_id)
             self._tokens[info.id] = CancelToken()
+            self._library_of[info.id] = library_id
             self._queued[(kind, key)] = info.id
         self._publish(info)
         executor = self._lanes[lane or (kind if kind in ("vectorize", "ocr") else "fulltext")]
@@ -136,6 +138,24 @@ class TaskRunner:
                 self._publish(info)
         return info
 
+    def cancel_library(self, library_id: str) -> None:
+        """The library is being deleted: its tasks stop, each ending "cancelled: the library was
+        deleted" (a vectorisation ran on into the rows the deletion took, crashed, and left the
+        window showing its last progress for good, and `source add` waiting; a helper's try)."""
+        with self._lock:
+            ids = [t for t, lib in self._library_of.items() if lib == library_id]
+        for task_id in ids:
+            token = self._tokens.get(task_id)
+            if token is None:
+                continue
+            token.cancel(task_store.LIBRARY_DELETED)
+            with contextlib.suppress(KbError):
+                conn = self._db.get()
+                if task_store.get(conn, task_id).state == "queued":  # never runs: ends now
+                    reason = task_store.LIBRARY_DELETED
+                    ended = task_store.update(conn, task_id, "cancelled", 0, 0, 0, None, reason)
+                    self._publish(ended)
+
     def shutdown(self, wait_s: float = 5.0) -> None:
         for token in list(self._tokens.values()):
             token.cancel(task_store.APP_CLOSING)
@@ -171,6 +191,7 @@ class TaskRunner:
         token = self._tokens[task_id]
         if token.cancelled:
             self._tokens.pop(task_id, None)
+            self._library_of.pop(task_id, None)
             return
         began = time.monotonic()
         tracker = _Tracker(conn, task_id, self._publish, one_document)
@@ -178,6 +199,7 @@ class TaskRunner:
             final = self._execute(tracker, library_id, token, work)
         finally:
             self._tokens.pop(task_id, None)
+            self._library_of.pop(task_id, None)
             reserve.keep(self._db.path.parent)  # given back to a full disk: laid down again
         self._publish(final)
         diagnostics.record_task(
@@ -209,6 +231,8 @@ class TaskRunner:
         still published and listed, failed with the reason, until it can be written."""
         try:
             return self._outcome(tracker, library_id, token, work)
+        except NotFoundError:  # its row went with its library, deleted while it ran
+            return tracker.gone(token.reason)
         except (sqlite3.Error, OSError) as exc:
             log.warning("task %s: its end was not recorded: %s", tracker.task_id, exc)
             final = tracker.unrecorded(task_failure(exc))
@@ -245,9 +269,7 @@ class TaskRunner:
         self, tracker: _Tracker, library_id: str, token: CancelToken, work: Work
     ) -> TaskInfo:
         try:
-            self._publish(
-                task_store.update(tracker.conn, tracker.task_id, "running", 0, 0, 0, None)
-            )
+            tracker.show(task_store.update(tracker.conn, tracker.task_id, "running", 0, 0, 0, None))
             started = ChangedParams(
                 method=NOTIFY_TASK.name, library_ids=[library_id], documents=True
             )
@@ -261,6 +283,8 @@ class TaskRunner:
             log.warning("task %s failed: %s", tracker.task_id, exc.__class__.__name__)
             return tracker.finish("failed", task_failure(exc))
         except Exception as exc:
+            if token.cancelled:  # (what it worked on went from under it: its library deleted)
+                return tracker.finish("cancelled", token.reason)
             log.exception("task %s crashed", tracker.task_id)
             return tracker.finish("failed", f"internal error ({exc.__class__.__name__})")
 
@@ -284,6 +308,12 @@ class _Tracker:
         self._last = 0.0
         self._state: dict[str, Any] = {"done": 0, "total": 0, "failed": 0}
         self._pace = Throughput()
+        #: The last row it published (its end is built from it when the row is gone).
+        self.last: TaskInfo | None = None
+
+    def show(self, info: TaskInfo) -> None:
+        self.last = info
+        self._publish(info)
 
     def progress(self, done: int, total: int, current: str | None, failed: int) -> None:
         changed_phase = current != self._state.get("current")
@@ -292,7 +322,7 @@ class _Tracker:
         now = time.monotonic()
         if now - self._last >= PROGRESS_INTERVAL_S or done == total or changed_phase:
             self._last = now
-            self._publish(
+            self.show(
                 task_store.update(
                     self.conn,
                     self.task_id,
@@ -342,6 +372,22 @@ class _Tracker:
                 "finished_at": now_iso(),
                 "rate": self._pace.average(),
                 "eta_seconds": None,
+            }
+        )
+
+    def gone(self, reason: str) -> TaskInfo:
+        """The task's end when its row went with its library: cancelled for ``reason``, as its
+        row would read (published, never written: there is nothing left to write it to)."""
+        if self.last is None:
+            raise NotFoundError("task not found", {"taskId": self.task_id})
+        return TaskInfo.model_validate(
+            self.last.model_dump(exclude={"error_code", "error_params"})
+            | {
+                "state": "cancelled",
+                "error": reason,
+                "finished_at": now_iso(),
+                "eta_seconds": None,
+                "current": None,
             }
         )
 

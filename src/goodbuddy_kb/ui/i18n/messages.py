@@ -80,6 +80,8 @@ ZH: dict[str, str] = {
     "task.not_found": "任务不存在",
     "task.cancelled_by_user": "已由用户取消",
     "task.app_closing": "应用正在关闭",
+    "task.library_deleted": "知识库已删除",
+    "task.interrupted": "任务完成前应用已关闭；请重新运行",
     "conversation.not_found": "对话不存在",
     "chat.stopped_by_user": "已由用户停止",
     "vector.no_model": "未配置向量模型",
