@@ -60,8 +60,9 @@ class BackendProcess:
         data_dir: Path, timeout: float = START_TIMEOUT_S, *, catch_up: bool = False
     ) -> BackendProcess:
         """``catch_up``: a long-lived client's backend (the window, the MCP server) syncs the
-        watched folders that changed while no backend ran; a command's own backend, gone in a
-        moment, does not start a sync it would cut short."""
+        watched folders that changed while no backend ran and goes on with the vectorisation
+        and OCR the app's closing cut off; a command's own backend, gone in a moment, starts
+        no work it would cut short."""
         try:
             ensure_private_dir(data_dir)
         except NotADataDirectory as exc:

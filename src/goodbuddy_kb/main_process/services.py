@@ -76,11 +76,15 @@ class Services:
             with contextlib.suppress(KbError):  # the source or library was removed meanwhile
                 services.tasks.sync(library_id, source_id)
 
-        services.tasks.resume_interrupted_ocr()
-        services.tasks.resume_interrupted_vectors()
         services.watcher = FolderWatcher(resync)
         services.rewatch()
+        # Only a long-lived client's backend (the window, the MCP server) goes on with work the
+        # app's closing cut off: one a command starts for itself ends with it, and cancelled what
+        # it resumed a second later, leaving a "Vectorise · cancelled · the app is closing" row
+        # for each `tasks` or `library list` run (a helper's try).
         if catch_up:
+            services.tasks.resume_interrupted_ocr()
+            services.tasks.resume_interrupted_vectors()
             threading.Thread(
                 target=services.catch_up, args=(resync,), name="watched-catch-up", daemon=True
             ).start()
