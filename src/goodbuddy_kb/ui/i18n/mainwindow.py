@@ -12,6 +12,10 @@ MAINWINDOW_STRINGS: dict[str, tuple[str, str]] = {
         "后台服务已停止：{reason}。你的数据没有丢失。",
         "The backend stopped: {reason}. Your data is safe.",
     ),
+    "backend.down.plain": (
+        "后台服务意外停止。你的数据没有丢失。",
+        "The backend stopped unexpectedly. Your data is safe.",
+    ),
     "backend.restart": ("重新启动后台服务", "Restart the backend"),
     "tab.documents": ("文档与来源", "Documents && sources"),
     "tab.tasks": ("任务中心", "Tasks"),

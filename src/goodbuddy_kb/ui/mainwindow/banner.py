@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from goodbuddy_kb.contracts.messages import classify
 from goodbuddy_kb.qt.widgets import QtWidgets
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n.messages import say_text
 
 
 class BackendBanner(QtWidgets.QFrame):
@@ -24,3 +26,12 @@ class BackendBanner(QtWidgets.QFrame):
         layout.addWidget(self.label, 1)
         layout.addWidget(self.restart_button)
         self.hide()
+
+    def say_down(self, reason: str) -> None:
+        """Why the backend is gone (it read "The backend stopped: the backend stopped." when
+        the reason was just that; a helper's try)."""
+        coded = classify(reason)
+        if coded is not None and coded.code == "backend.stopped":
+            self.label.setText(tr("backend.down.plain"))
+        else:
+            self.label.setText(tr("backend.down", reason=say_text(reason)))

@@ -379,7 +379,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.keeper.changed()
 
     def _on_stopped(self, reason: str) -> None:
-        self.banner.label.setText(tr("backend.down", reason=say_text(reason)))
+        self.banner.say_down(reason)
         self.banner.show()
         self.banner.restart_button.setFocus()
         self.statusBar().clearMessage()

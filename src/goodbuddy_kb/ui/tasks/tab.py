@@ -81,6 +81,7 @@ class TasksTab(QtWidgets.QWidget):
         self.details.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.details)
         link.task.connect(self._on_task)
+        link.stopped.connect(self._backend_stopped)
         self._update()
 
     def show_library(self, library_id: str | None) -> None:
@@ -108,6 +109,19 @@ class TasksTab(QtWidgets.QWidget):
     def detach(self) -> None:
         """Stop following the backend (this tab is being replaced)."""
         self.link.task.disconnect(self._on_task)
+        self.link.stopped.disconnect(self._backend_stopped)
+
+    def _backend_stopped(self, _reason: str) -> None:
+        """The backend is gone, and its unfinished tasks with it: they read as they will after
+        a restart, interrupted (one read "⟳ Running · 682/2364 · about 3 min left" with Cancel
+        enabled under the "backend stopped" banner; a helper's try)."""
+        cut: dict[str, object] = {"state": "interrupted", "eta_seconds": None}
+        cut |= {"error": "the backend stopped", "error_code": "backend.stopped", "error_params": {}}
+        rows = [
+            r.model_copy(update=cut) if r.state in ("queued", "running") else r
+            for r in self.model.rows
+        ]
+        self._show_rows(rows, self.current())
 
     def _chosen(self) -> None:
         if self.current() is not None:
