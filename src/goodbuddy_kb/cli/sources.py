@@ -180,6 +180,12 @@ def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -
         )
         + (", settings updated, waiting for rebuild" if s.settings_pending_rebuild else "")
         + (
+            f"; {plural(s.not_imported, 'more file')} not imported: past a source's"
+            f" {c.MAX_FILES_PER_SOURCE:,}-file limit (add its subfolders as separate sources)"
+            if s.not_imported
+            else ""
+        )
+        + (
             f" ({plural(s.kept_old_chunks, 'document')} kept on the old chunking for manual work:"
             f" rebuild --discard-edits to apply the settings to {'it' if s.kept_old_chunks == 1 else 'them'})"
             if s.kept_old_chunks

@@ -296,6 +296,18 @@ def test_overflow_is_shown_and_nothing_is_truncated_silently(
         described.state_reason or ""
     )
     assert described.file_count == 8
+    assert sources.not_imported(pool.get(), folder_source.library_id) == 3
+    # two files that sort first push two imported ones past the limit: those stay in the
+    # library (they are on disk), so 2 more documents and still 3 files not imported — of 10
+    # (it said 5 not imported beside 7 documents; a helper's try with 2,709 files)
+    for name in ("a0.md", "a1.md"):
+        (folder / name).write_text(name, encoding="utf-8")
+    again = sync_source(pool.get(), folder_source, CancelToken())
+    held = rows(pool, "SELECT count(*) FROM documents")[0][0]
+    assert (held, again.overflow) == (7, 3)
+    assert sources.not_imported(pool.get(), folder_source.library_id) == 3
+    described = sources.describe(pool.get(), folder_source.library_id)[0]
+    assert "3 files past the 5-file limit" in (described.state_reason or "")
 
 
 def test_cancel_stops_between_documents_leaving_each_whole(

@@ -161,8 +161,10 @@ def list_documents(ctx: CallContext, request: c.DocumentListRequest) -> c.Docume
     docs, total = documents.page(
         conn, request.library_id, request.offset, request.limit, request.filter
     )
+    summary = documents.summary(conn, request.library_id)
+    left_out = {"not_imported": sources.not_imported(conn, request.library_id)}
     return c.DocumentListResponse(
-        documents=docs, total=total, summary=documents.summary(conn, request.library_id)
+        documents=docs, total=total, summary=summary.model_copy(update=left_out)
     )
 
 

@@ -128,7 +128,9 @@ def set_state(
     reason: str | None,
     file_count: int | None = None,
     synced: bool = False,
+    not_imported: int | None = None,
 ) -> None:
+    """``not_imported``: files of the folder past the per-source limit, not in the library."""
     with transaction(conn):
         row = conn.execute("SELECT options FROM sources WHERE id = ?", (source_id,)).fetchone()
         if row is None:
@@ -136,6 +138,8 @@ def set_state(
         options = json.loads(row["options"])
         if file_count is not None:
             options["fileCount"] = file_count
+        if not_imported is not None:
+            options["notImported"] = not_imported
         stamp = now_iso()
         conn.execute(
             "UPDATE sources SET state = ?, state_reason = ?, options = ?, updated_at = ?,"
@@ -181,3 +185,12 @@ def remove(conn: sqlite3.Connection, library_id: str, source_id: str) -> int:
         conn.execute("DELETE FROM sources WHERE id = ?", (source_id,))
         graph_rows.prune(conn, library_id)
     return int(count)
+
+
+def not_imported(conn: sqlite3.Connection, library_id: str) -> int:
+    """Files of the library's folders left out by the per-source limit (as their last sync
+    counted them)."""
+    rows = conn.execute(
+        "SELECT options FROM sources WHERE library_id = ? AND state = 'overflow'", (library_id,)
+    ).fetchall()
+    return sum(int(json.loads(r["options"]).get("notImported", 0)) for r in rows)

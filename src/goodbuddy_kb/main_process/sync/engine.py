@@ -93,21 +93,20 @@ def _folder(source: SourceRow) -> Path:
     return Path(os_path(source.location))
 
 
-def _items(source: SourceRow) -> tuple[list[_Item], int, str | None]:
-    """What the source holds now, how many files were left out, or why it is unavailable."""
+def _items(source: SourceRow) -> tuple[list[_Item], list[str], str | None]:
+    """What the source holds now, the files past the limit, or why it is unavailable."""
     location = _folder(source)
     if source.kind == "web":
-        return [_Item(source.location, None)], 0, None
+        return [_Item(source.location, None)], [], None
     if source.kind == "file":
         if not location.is_file():
-            return [], 0, "the file was moved or deleted"
-        return [_Item(wire_path(location.name), location, location.parent)], 0, None
+            return [], [], "the file was moved or deleted"
+        return [_Item(wire_path(location.name), location, location.parent)], [], None
     if not location.is_dir():
-        return [], 0, "the folder was moved or deleted"
+        return [], [], "the folder was moved or deleted"
     listed = list_folder(location, source.include, source.exclude)
-    overflow = max(0, len(listed) - MAX_FILES_PER_SOURCE)
     items = [_Item(rel, location / os_path(rel), location) for rel in listed[:MAX_FILES_PER_SOURCE]]
-    return items, overflow, None
+    return items, listed[MAX_FILES_PER_SOURCE:], None
 
 
 def _read(
@@ -199,7 +198,7 @@ def sync_source(
     """Sync one source. ``vectors_expected``: an embedding model is configured, so a new
     document shows its vectors as pending from the moment it appears (never "off")."""
     report = SyncReport()
-    items, report.overflow, unavailable = _items(source)
+    items, past, unavailable = _items(source)
     if unavailable is not None:
         # Nothing is deleted: the source may come back (a remounted drive, a renamed folder).
         sources.set_state(conn, source.id, "unavailable", unavailable)
@@ -209,6 +208,9 @@ def sync_source(
     run = _Run(conn, source, settings, cancel, vectors_expected, report)
     known, attached = attachments.split_known(documents.known(conn, source.id))
     present = {item.relative for item in items}
+    # the files past the limit that are not in the library (one imported before newer files
+    # sorted ahead of it stays: "2003 documents" beside "709 not imported" of 2,709 files)
+    report.overflow = sum(1 for rel in past if rel not in known)
     escaped: dict[str, str] = {}
     if source.kind == "folder":
         # Files past the limit still exist on disk: never delete their documents. A path that
@@ -248,9 +250,7 @@ def sync_source(
         # a page that could not be read leaves its source unavailable, with why: it read
         # "✓ OK" beside its one, failed document (a helper's try)
         state, reason = "unavailable", _failure_of(conn, source.id)
-    sources.set_state(
-        conn, source.id, state, reason, file_count=len(items) + report.overflow, synced=True
-    )
+    sources.set_state(conn, source.id, state, reason, len(items) + len(past), True, report.overflow)
     return report
 
 

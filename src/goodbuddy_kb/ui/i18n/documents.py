@@ -120,6 +120,11 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "，{count} 个的向量化已取消（“立即同步”可继续）",
         ", {count} not vectorised: cancelled (“Sync now” continues)",
     ),
+    "docs.summary.not_imported": (
+        "；另有 {count} 个文件未导入：超出单个来源 {limit} 个文件的上限（可将其子文件夹分别添加为来源）",
+        "; {count} more {count:plural:file|files} not imported: past a source's {limit}-file "
+        "limit (add its subfolders as separate sources)",
+    ),
     "docs.vector_model": ("向量模型：{model}", "Embedding model: {model}"),
     "vector.off": (
         "– 未配置向量模型：仅全文检索（在“设置 → 模型连接”中选择模型）",
