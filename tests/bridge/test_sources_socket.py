@@ -297,6 +297,50 @@ def test_a_sync_never_waits_behind_another_librarys_vectorisation(
         assert any(t.kind == "vectorize" and t.state == "running" for t in still)
 
 
+def test_a_watched_folder_moved_away_and_back_is_noticed_by_itself(
+    client: BlockingClient, tmp_path: Path
+) -> None:
+    """A helper's try: a watched folder renamed away still read "OK" until a manual sync, and
+    "unavailable" for eight minutes after it was renamed back. Both are noticed within seconds,
+    the documents serving throughout."""
+    library_id = create_library(client)
+    folder = tmp_path / "w"
+    write_files(folder, 3)
+    added = client.call(
+        SOURCE_ADD,
+        c.SourceAddRequest(library_id=library_id, kind="folder", location=str(folder)),
+    )
+    wait_task(client, added.task_id)
+
+    def state() -> str:
+        return client.call(SOURCE_LIST, c.SourceListRequest(library_id=library_id)).sources[0].state
+
+    def becomes(wanted: str) -> bool:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if state() == wanted:
+                return True
+            time.sleep(0.2)
+        return False
+
+    folder.rename(tmp_path / "away")
+    assert becomes("unavailable"), "the folder's going was not noticed"
+    docs = client.call(DOCUMENTS_LIST, c.DocumentListRequest(library_id=library_id)).documents
+    assert len(docs) == 3, "nothing is deleted while it is away"
+    (tmp_path / "away" / "n001.md").write_text("# Note 1\n\nchanged while away\n", "utf-8")
+    (tmp_path / "away").rename(folder)
+    assert becomes("ok"), "the folder's return was not noticed"
+    # and it is read again, then watched again
+    (folder / "new.md").write_text("# New\n\nA brand new file.\n", encoding="utf-8")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        docs = client.call(DOCUMENTS_LIST, c.DocumentListRequest(library_id=library_id)).documents
+        if len(docs) == 4:
+            break
+        time.sleep(0.2)
+    assert len(docs) == 4, "the folder is not watched again"
+
+
 def test_two_libraries_watching_one_folder_each_keep_watching_and_can_be_deleted(
     client: BlockingClient, tmp_path: Path
 ) -> None:

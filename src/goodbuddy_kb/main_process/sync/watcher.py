@@ -1,7 +1,10 @@
 """Watching folder sources: a change re-syncs the source within a few seconds (debounced).
 
-Only changed files are re-processed (the sync compares checksums). A folder that disappears
-makes the next sync mark the source unavailable; nothing is deleted.
+Only changed files are re-processed (the sync compares checksums). A watched folder that
+disappears is noticed within seconds (its presence is checked every ``PRESENCE_S``) and synced,
+which marks the source unavailable (nothing is deleted); when it comes back it is watched again
+and synced. A helper renamed a watched folder away and back: the source read "OK" until a
+manual sync, then "unavailable" for eight minutes after the folder was back.
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ from goodbuddy_kb.main_process.storage.sources import SourceRow
 log = logging.getLogger(__name__)
 #: Quiet time after the last change before the sync starts.
 DEBOUNCE_S = 1.0
+#: How often each watched folder's presence is checked.
+PRESENCE_S = 2.0
 
 Trigger = Callable[[str, str], None]  # (library id, source id)
 
@@ -35,7 +40,9 @@ class _Handler(FileSystemEventHandler):
 
 
 class FolderWatcher:
-    def __init__(self, trigger: Trigger, debounce_s: float = DEBOUNCE_S) -> None:
+    def __init__(
+        self, trigger: Trigger, debounce_s: float = DEBOUNCE_S, presence_s: float = PRESENCE_S
+    ) -> None:
         self._trigger = trigger
         self._debounce = debounce_s
         self._observer: BaseObserver = Observer()
@@ -46,26 +53,61 @@ class FolderWatcher:
         self._watches: dict[str, tuple[ObservedWatch, _Handler]] = {}
         self._timers: dict[str, threading.Timer] = {}
         self._lock = threading.Lock()
+        #: The folder sources that want watching, and whether each folder was there when last
+        #: looked at.
+        self._wanted: dict[str, SourceRow] = {}
+        self._present: dict[str, bool] = {}
+        self._stopping = threading.Event()
+        self._presence_s = presence_s
+        threading.Thread(target=self._look, name="watched-presence", daemon=True).start()
 
     def reconcile(self, rows: list[SourceRow]) -> None:
         """Watch exactly the folder sources that want it (call after any source change)."""
         wanted = {r.id: r for r in rows if r.kind == "folder" and r.watch}
         with self._lock:
+            self._wanted = wanted
+            self._present = {
+                source_id: self._present.get(source_id, Path(row.location).is_dir())
+                for source_id, row in wanted.items()
+            }
             for source_id in list(self._watches):
                 if source_id not in wanted:
                     self._release(*self._watches.pop(source_id))
                     timer = self._timers.pop(source_id, None)
                     if timer is not None:
                         timer.cancel()
-            for source_id, row in wanted.items():
-                if source_id in self._watches or not Path(row.location).is_dir():
-                    continue
-                handler = _Handler(functools.partial(self._schedule, row.library_id, row.id))
-                try:
-                    watch = self._observer.schedule(handler, row.location, recursive=True)
-                    self._watches[source_id] = (watch, handler)
-                except OSError as exc:
-                    log.warning("cannot watch a folder source: %s", exc.strerror or exc)
+            for row in wanted.values():
+                self._watch(row)
+
+    def _watch(self, row: SourceRow) -> None:
+        """Watch ``row``'s folder if it is there and not watched yet (under the lock)."""
+        if row.id in self._watches or not Path(row.location).is_dir():
+            return
+        handler = _Handler(functools.partial(self._schedule, row.library_id, row.id))
+        try:
+            watch = self._observer.schedule(handler, row.location, recursive=True)
+            self._watches[row.id] = (watch, handler)
+        except OSError as exc:
+            log.warning("cannot watch a folder source: %s", exc.strerror or exc)
+
+    def _look(self) -> None:
+        """Every few seconds: a watched folder gone or back is synced (the sync says it is
+        unavailable, or reads it again), and watched again once back."""
+        while not self._stopping.wait(self._presence_s):
+            changed = []
+            with self._lock:
+                for source_id, row in self._wanted.items():
+                    there = Path(row.location).is_dir()
+                    if there != self._present.get(source_id, there):
+                        changed.append(row)
+                    self._present[source_id] = there
+                    if not there and source_id in self._watches:
+                        # (a watch follows the folder's inode wherever it was moved to)
+                        self._release(*self._watches.pop(source_id))
+                    elif there:
+                        self._watch(row)  # back: watched again
+            for row in changed:
+                self._schedule(row.library_id, row.id)
 
     def _release(self, watch: ObservedWatch, handler: _Handler) -> None:
         """Stop one source's watching: its handler only, while another source shares the
@@ -104,6 +146,7 @@ class FolderWatcher:
             log.exception("a watched folder could not be re-synced")
 
     def stop(self) -> None:
+        self._stopping.set()
         with self._lock:
             for timer in self._timers.values():
                 timer.cancel()
