@@ -20,6 +20,7 @@ from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.contracts.methods import (
     CHUNK_DELETE,
     CHUNK_UPDATE,
+    CHUNKS_DISMISS_REPLACED,
     CHUNKS_LIST,
     DOCUMENT_REBUILD,
     DOCUMENTS_LIST,
@@ -209,7 +210,7 @@ def test_a_resync_of_a_changed_file_says_what_manual_work_its_new_text_replaced(
     data_dir: Path, tmp_path: Path
 ) -> None:
     with session(data_dir) as (_backend, client):
-        library_id, _docs = setup(client, tmp_path / "notes")
+        library_id, docs = setup(client, tmp_path / "notes")
         policy = tmp_path / "notes" / "policy.md"
         # The edited section's own text changes; the disabled and deleted ones stay as they were.
         policy.write_text(
@@ -226,3 +227,14 @@ def test_a_resync_of_a_changed_file_says_what_manual_work_its_new_text_replaced(
         assert snippets(client, library_id, "zebrastripes")
         assert snippets(client, library_id, "walrusgate") == []
         assert snippets(client, library_id, "quokkafence") == []
+        # The edit is not lost silently: kept, in full, with its document until dismissed (a
+        # one-digit change to a file wiped a typed paragraph, every place saying "no problems")
+        ids = {"library_id": library_id, "document_id": docs["policy.md"]}
+        listing = client.call(CHUNKS_LIST, k.ChunksListRequest(**ids))
+        assert [e.content for e in listing.replaced] == [EDITED]
+        assert listing.document.replaced_edits == 1
+        listed = client.call(DOCUMENTS_LIST, s.DocumentListRequest(library_id=library_id))
+        assert {d.path: d.replaced_edits for d in listed.documents}["policy.md"] == 1
+        gone = client.call(CHUNKS_DISMISS_REPLACED, k.ReplacedDismissRequest(**ids))
+        assert gone.dismissed == 1 and gone.document.replaced_edits == 0
+        assert client.call(CHUNKS_LIST, k.ChunksListRequest(**ids)).replaced == []

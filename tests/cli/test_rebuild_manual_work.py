@@ -147,3 +147,9 @@ def test_discarding_drops_only_the_work_the_new_chunking_cannot_keep(
         assert found(data_dir, "kiwiladder") == [], "the disabled chunk stays disabled"
         assert found(data_dir, "ibisloop") == [], "the deleted chunk stays deleted"
         assert found(data_dir, "quokkafence"), "policy.md's work could not be kept: it went"
+        # the edit's text is kept to copy back until dismissed
+        kept = run(data_dir, "chunks", "Notes", "policy.md").stdout
+        assert "1 edit of yours replaced by new chunk text" in kept, kept
+        assert "Corrected by hand: zebracrossing allowances" in kept
+        run(data_dir, "chunks", "Notes", "policy.md", "--dismiss-replaced")
+        assert "replaced" not in run(data_dir, "chunks", "Notes", "policy.md").stdout

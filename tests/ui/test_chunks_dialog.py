@@ -420,3 +420,38 @@ def test_chunk_model_passes_the_model_tester(qtmodeltester: Any) -> None:
     assert model.data(model.index(0, 0)) == "#4"
     assert model.data(model.index(0, 1)) == "Child of parent #2"
     assert model.data(model.index(0, 3)) == "lines 3–9"
+
+
+def test_an_edit_the_changed_file_replaced_is_kept_to_copy_until_dismissed(
+    qtbot: QtBot, window: MainWindow, tmp_path: Path
+) -> None:
+    """A helper's try: a typed line in a chunk, then a one-digit change to the file: the edit
+    was gone, the row read "no problems", the chunks "0 edited by hand". The row marks it (↺),
+    the dialog keeps it in full to copy back, until the person dismisses it."""
+    dialog = open_from_row(qtbot, window, "short.md")
+    press(qtbot, dialog.table, Key.Key_F2)
+    dialog.pane.editor.selectAll()
+    qtbot.keyClicks(dialog.pane.editor, "One short note. Ask Ge Xiaomei, extension 6199.")
+    with qtbot.waitSignal(dialog.notice, timeout=5_000):
+        qtbot.keyClick(dialog.pane.editor, Key.Key_S, QtCore.Qt.KeyboardModifier.ControlModifier)
+    assert not dialog.replaced_button.isVisible()
+    qtbot.keyClick(dialog.table, Key.Key_Escape)
+    tab = window.documents_tab
+    qtbot.waitUntil(lambda: tab.chunks_dialog is None, timeout=5_000)
+    (tmp_path / "docs" / "short.md").write_text("# Short\n\nOne short note, amended.\n", "utf-8")
+    column = [col.header_key for col in DOCUMENT_COLUMNS].index("col.chunks")
+    row = next(i for i, d in enumerate(tab.documents.rows) if d.path == "short.md")
+    marks = lambda: tab.documents.data(tab.documents.index(row, column))  # noqa: E731
+    qtbot.waitUntil(lambda: "↺1" in marks(), timeout=15_000)
+    tip = tab.documents.data(tab.documents.index(row, column), TOOLTIP)
+    assert "new chunk text replaced 1 edit of yours" in tip
+    dialog = open_from_row(qtbot, window, "short.md")
+    qtbot.waitUntil(dialog.replaced_button.isVisible, timeout=5_000)
+    assert dialog.replaced_button.text() == "1 replaced edit of yours…"
+    qtbot.mouseClick(dialog.replaced_button, QtCore.Qt.MouseButton.LeftButton)
+    box = dialog.confirm_box
+    assert box is not None and "extension 6199" in box.detailedText()
+    shoot(box, "chunks-replaced-en")
+    box.property("confirmButton").click()
+    qtbot.waitUntil(lambda: not dialog.replaced_button.isVisible(), timeout=5_000)
+    qtbot.waitUntil(lambda: "↺" not in marks(), timeout=5_000)

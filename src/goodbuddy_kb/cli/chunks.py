@@ -16,7 +16,13 @@ from goodbuddy_kb.cli.tasks import wait_for_library
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.contracts.errors import InvalidRequestError, NotFoundError
 from goodbuddy_kb.contracts.limits import MAX_CHUNKS_PER_PAGE
-from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNK_GET, CHUNK_UPDATE, CHUNKS_LIST
+from goodbuddy_kb.contracts.methods import (
+    CHUNK_DELETE,
+    CHUNK_GET,
+    CHUNK_UPDATE,
+    CHUNKS_DISMISS_REPLACED,
+    CHUNKS_LIST,
+)
 from goodbuddy_kb.contracts.paths import readable_path
 
 OVERWRITE_NOTE = (
@@ -32,6 +38,12 @@ def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("document", metavar="DOC", help="document id or path")
     p.add_argument("--search", metavar="TEXT", help="only chunks containing TEXT")
     p.add_argument("--role", choices=["standalone", "parent", "child"])
+    p.add_argument(
+        "--dismiss-replaced",
+        action="store_true",
+        help="forget the edits of yours that new chunk text replaced (a sync of a changed file,"
+        " a rebuild told to discard; listed until then)",
+    )
     chunk = commands.add_parser("chunk", help="show, edit, enable, disable or delete one chunk")
     actions = chunk.add_subparsers(dest="action", required=True)
     for name, text in (
@@ -93,8 +105,20 @@ def _line(chunk: k.ChunkSummary) -> str:
 
 def cmd_chunks(args: argparse.Namespace, session: Session, library_id: str) -> int:
     doc = resolve_document(session, library_id, args.document)
+    if args.dismiss_replaced:
+        ids = k.ReplacedDismissRequest(library_id=library_id, document_id=doc.id)
+        gone = session.client.call(CHUNKS_DISMISS_REPLACED, ids).dismissed
+        emit(args, {"dismissed": gone}, f"dismissed {plural(gone, 'replaced edit')}")
+        return 0
     chunks = _pages(session, library_id, doc.id, search=args.search or None, role=args.role)
-    payload = {"document": doc.to_wire(), "chunks": [c.to_wire() for c in chunks]}
+    first = session.client.call(
+        CHUNKS_LIST, k.ChunksListRequest(library_id=library_id, document_id=doc.id, limit=1)
+    )
+    payload = {
+        "document": doc.to_wire(),
+        "chunks": [c.to_wire() for c in chunks],
+        "replaced": [e.to_wire() for e in first.replaced],
+    }
     off = sum(1 for c in chunks if not c.enabled)
     # the switched-off ones said apart: `documents` counts only those searched
     header = (
@@ -102,7 +126,13 @@ def cmd_chunks(args: argparse.Namespace, session: Session, library_id: str) -> i
         + (f" containing “{args.search}”" if args.search else "")
         + (f" ({off} switched off)" if off else "")
     )
-    emit(args, payload, "\n".join([header, *(_line(c) for c in chunks)]))
+    replaced = [
+        f"{plural(len(first.replaced), 'edit')} of yours replaced by new chunk text"
+        " (kept until `chunks --dismiss-replaced`):",
+        *(f"  [{e.replaced_at[:16]}] {e.content}" for e in first.replaced),
+    ]
+    lines = [header, *(_line(c) for c in chunks), *(replaced if first.replaced else [])]
+    emit(args, payload, "\n".join(lines))
     return 0
 
 

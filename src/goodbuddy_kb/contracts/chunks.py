@@ -1,5 +1,6 @@
 """Contracts of chunk maintenance (PRD §8.4, §10): `knowledge:chunks:list`,
-`knowledge:chunk:get`, `knowledge:chunk:update` and `knowledge:chunk:delete`.
+`knowledge:chunk:get`, `knowledge:chunk:update`, `knowledge:chunk:delete` and
+`knowledge:chunks:dismissReplaced` (forget the edits a changed file replaced, kept until then).
 
 Every request names the library, the document and (but for the listing) the chunk; the backend
 re-checks that the chunk belongs to the document and the document to the library.
@@ -76,6 +77,17 @@ class ChunkDocumentInfo(ContractModel):
     disabled_chunks: int
     #: Chunks deleted by hand (remembered, so a rebuild does not bring them back).
     deleted_chunks: int = 0
+    #: Edits of the person's that the file's new text replaced, kept until dismissed.
+    replaced_edits: int = 0
+
+
+class ReplacedEdit(ContractModel):
+    """A person's edit of a chunk that a changed file's new text replaced (a re-sync, or a
+    rebuild told to discard what it cannot keep): kept so it is never lost silently."""
+
+    chunk_id: EntityId
+    content: str = Field(max_length=MAX_CHUNK_CONTENT_CHARACTERS)
+    replaced_at: str
 
 
 class ChunksListResponse(ContractModel):
@@ -83,6 +95,18 @@ class ChunksListResponse(ContractModel):
     #: Chunks matching the search and role filter, over all pages.
     total: int
     next_cursor: str | None
+    document: ChunkDocumentInfo
+    #: The document's replaced edits, oldest first.
+    replaced: list[ReplacedEdit] = Field(default_factory=list, max_length=50)
+
+
+class ReplacedDismissRequest(ContractModel):
+    library_id: EntityId
+    document_id: EntityId
+
+
+class ReplacedDismissResponse(ContractModel):
+    dismissed: int
     document: ChunkDocumentInfo
 
 

@@ -23,6 +23,8 @@ from goodbuddy_kb.contracts.chunks import (
     ChunksListResponse,
     ChunkUpdateRequest,
     ChunkUpdateResponse,
+    ReplacedDismissRequest,
+    ReplacedDismissResponse,
 )
 from goodbuddy_kb.contracts.diagnostics import (
     DiagnosticsExportRequest,
@@ -208,6 +210,12 @@ CHUNK_UPDATE = MethodSpec(
     "knowledge:chunk:update", ChunkUpdateRequest, ChunkUpdateResponse, mutates=True
 )
 CHUNK_DELETE = MethodSpec("knowledge:chunk:delete", ChunkRequest, ChunkDeleteResponse, mutates=True)
+CHUNKS_DISMISS_REPLACED = MethodSpec(
+    "knowledge:chunks:dismissReplaced",
+    ReplacedDismissRequest,
+    ReplacedDismissResponse,
+    mutates=True,
+)
 TASKS_LIST = MethodSpec("knowledge:tasks:list", TaskListRequest, TaskListResponse, mutates=False)
 TASKS_CANCEL = MethodSpec(
     "knowledge:tasks:cancel", TaskCancelRequest, TaskCancelResponse, mutates=True

@@ -185,6 +185,8 @@ class Document(ContractModel):
     disabled_chunks: int = 0
     #: Chunks deleted by hand, remembered so a rebuild or re-sync does not bring them back.
     deleted_chunks: int = 0
+    #: Edits of the person's that the file's new text replaced (kept until dismissed).
+    replaced_edits: int = 0
     #: A library rebuild skipped it to keep that manual work: its chunks were made with
     #: earlier chunking settings (until a sync or a rebuild that discards the work).
     kept_old_chunks: bool = False

@@ -165,6 +165,7 @@ def test_listing_pages_searches_and_shows_full_content(kb: Kb) -> None:
         "editedChunks": 0,
         "disabledChunks": 0,
         "deletedChunks": 0,
+        "replacedEdits": 0,
     }
 
 

@@ -5,7 +5,13 @@ chunk belongs to the document and the document to the library before reading or 
 from __future__ import annotations
 
 from goodbuddy_kb.contracts import chunks as c
-from goodbuddy_kb.contracts.methods import CHUNK_DELETE, CHUNK_GET, CHUNK_UPDATE, CHUNKS_LIST
+from goodbuddy_kb.contracts.methods import (
+    CHUNK_DELETE,
+    CHUNK_GET,
+    CHUNK_UPDATE,
+    CHUNKS_DISMISS_REPLACED,
+    CHUNKS_LIST,
+)
 from goodbuddy_kb.main_process.handlers.registry import CallContext, handles
 from goodbuddy_kb.main_process.maintenance import (
     delete_chunk,
@@ -14,7 +20,7 @@ from goodbuddy_kb.main_process.maintenance import (
     update_chunk,
 )
 from goodbuddy_kb.main_process.rebuild.document import get_document
-from goodbuddy_kb.main_process.storage import chunk_listing, libraries
+from goodbuddy_kb.main_process.storage import chunk_listing, libraries, manual_work
 from goodbuddy_kb.main_process.storage.db import transaction
 from goodbuddy_kb.main_process.storage.documents import GRAPH_WAITS
 
@@ -45,6 +51,25 @@ def list_chunks(ctx: CallContext, request: c.ChunksListRequest) -> c.ChunksListR
         total=total,
         next_cursor=str(after) if rows and after < total else None,
         document=chunk_listing.document_info(conn, request.document_id),
+        replaced=[
+            c.ReplacedEdit(chunk_id=cid, content=text, replaced_at=when)
+            for cid, text, when in manual_work.replaced(conn, request.document_id)
+        ],
+    )
+
+
+@handles(CHUNKS_DISMISS_REPLACED)
+def dismiss_replaced(
+    ctx: CallContext, request: c.ReplacedDismissRequest
+) -> c.ReplacedDismissResponse:
+    conn = ctx.db.get()
+    libraries.get(conn, request.library_id)
+    get_document(conn, request.library_id, request.document_id)
+    dismissed = manual_work.dismiss_replaced(conn, request.document_id)
+    ctx.changes.library_ids.append(request.library_id)
+    ctx.changes.documents = True
+    return c.ReplacedDismissResponse(
+        dismissed=dismissed, document=chunk_listing.document_info(conn, request.document_id)
     )
 
 

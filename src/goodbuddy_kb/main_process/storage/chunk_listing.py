@@ -138,6 +138,9 @@ def document_info(conn: sqlite3.Connection, document_id: str) -> ChunkDocumentIn
     (deleted,) = conn.execute(
         "SELECT count(*) FROM chunk_deletions WHERE document_id = ?", (document_id,)
     ).fetchone()
+    (replaced,) = conn.execute(
+        "SELECT count(*) FROM replaced_edits WHERE document_id = ?", (document_id,)
+    ).fetchone()
     return ChunkDocumentInfo(
         document_id=row["id"],
         title=row["title"],
@@ -147,4 +150,5 @@ def document_info(conn: sqlite3.Connection, document_id: str) -> ChunkDocumentIn
         edited_chunks=counts[2] or 0,
         disabled_chunks=counts[3] or 0,
         deleted_chunks=deleted,
+        replaced_edits=replaced,
     )

@@ -13,7 +13,7 @@ import sqlite3
 from dataclasses import dataclass, field
 
 from goodbuddy_kb.main_process.chunking import ChunkDraft
-from goodbuddy_kb.main_process.chunking.carryover import Tally
+from goodbuddy_kb.main_process.chunking.carryover import Tally, carry_over
 from goodbuddy_kb.main_process.ids import now_iso
 from goodbuddy_kb.main_process.lexical import index as lexical_index
 from goodbuddy_kb.main_process.storage import graph_rows, manual_work
@@ -60,9 +60,11 @@ def replace_document_chunks(
     written before their children and stale rows are deleted last, so no kept child is lost to
     a cascade.
     """
-    plan = manual_work.plan(conn, document_id, drafts)
+    work = manual_work.state(conn, document_id)
+    plan = carry_over(work, drafts)
     if manual == "keep" and plan.lost.total:
         raise manual_work.ManualWorkWouldBeLost(plan)
+    manual_work.keep_replaced(conn, document_id, work, {d.id for d in plan.drafts})
     # chunks made with settings the library changed to: it no longer holds one build alone
     conn.execute(
         "UPDATE libraries SET built_chunking = NULL WHERE id = ? AND settings_pending_rebuild = 1"

@@ -162,10 +162,9 @@ def store_parsed(
 
 
 #: A document's graph status while it waits for an extraction, from its library's strategy:
-#: "pending" when a local extraction is queued, "on_demand" when the model's runs once a person
-#: starts it, "disabled" while the graph is off (an SQL expression over ``documents``).
-#: A library whose graph settings were never read has no row yet: it has the new libraries'
-#: strategy (its documents read "disabled" while its first extraction was queued).
+#: "pending" (a local extraction queued), "on_demand" (a model's, once a person starts it),
+#: "disabled" (the graph off); an SQL expression over ``documents``. A library with no graph
+#: settings row yet has the new libraries' strategy (its documents read "disabled" before).
 _WAITING = {"local": "pending", "model": "on_demand"}
 GRAPH_WAITING = (
     "COALESCE((SELECT CASE json_extract(g.settings, '$.strategy')"
@@ -184,8 +183,8 @@ def _vectors_on(conn: sqlite3.Connection) -> bool:
     return load_connection(conn).kind != "none"
 
 
-#: The full-text error of a parsed document none of whose chunks can be retrieved (none were
-#: made, or all were disabled or deleted): never shown as ready (PRD §8.4).
+#: The full-text error of a parsed document none of whose chunks can be retrieved (none made, or
+#: all disabled or deleted): never shown as ready (PRD §8.4).
 NO_RETRIEVABLE_CONTENT = "no retrievable content"
 
 
@@ -421,14 +420,15 @@ def page(
         " c.document_id = d.id AND c.manually_edited = 1) AS edited_chunks, (SELECT count(*)"
         " FROM chunks c WHERE c.document_id = d.id AND c.role != 'parent' AND c.enabled = 0)"
         " AS disabled_chunks, (SELECT count(*) FROM chunk_deletions x WHERE"
-        " x.document_id = d.id) AS deleted_chunks,"
+        " x.document_id = d.id) AS deleted_chunks, (SELECT count(*) FROM replaced_edits x"
+        " WHERE x.document_id = d.id) AS replaced_edits,"
         f" {_GRAPH_COUNT.format(column='entity_id')} AS graph_entities,"
         f" {_GRAPH_COUNT.format(column='relation_id')} AS graph_relations"
         f" FROM documents d WHERE {where}"
         " ORDER BY d.sort_key, d.relative_path, d.id LIMIT ? OFFSET ?",
         (library_id, limit, offset),
     ).fetchall()
-    docs = [
+    return [
         Document(
             id=r["id"],
             library_id=r["library_id"],
@@ -455,6 +455,7 @@ def page(
             edited_chunks=r["edited_chunks"],
             disabled_chunks=r["disabled_chunks"],
             deleted_chunks=r["deleted_chunks"],
+            replaced_edits=r["replaced_edits"],
             kept_old_chunks=bool(r["kept_old_chunks"]),
             graph_entities=r["graph_entities"],
             graph_relations=r["graph_relations"],
@@ -462,8 +463,7 @@ def page(
             ocr=_ocr(r),
         )
         for r in rows
-    ]
-    return docs, int(total)
+    ], int(total)
 
 
 def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:

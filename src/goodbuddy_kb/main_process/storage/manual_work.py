@@ -18,6 +18,7 @@ from goodbuddy_kb.main_process.chunking.carryover import (
     carry_over,
 )
 from goodbuddy_kb.main_process.ids import now_iso
+from goodbuddy_kb.main_process.storage.db import transaction
 
 #: What a new generation of a document's chunks does with its manual work: ``carry`` what the
 #: new chunking allows and accept losing the rest (a re-sync of a changed file, a rebuild told
@@ -112,3 +113,46 @@ def by_document(
         {"lib": library_id, "doc": document_id},
     ).fetchall()
     return [DocumentWork(r[0], r[1], Tally(int(r[2]), int(r[3]), int(r[4]))) for r in rows]
+
+
+#: Most replaced edits a document keeps (the oldest go first).
+MAX_REPLACED_EDITS = 50
+
+
+def keep_replaced(
+    conn: sqlite3.Connection, document_id: str, work: ManualState, kept_ids: set[str]
+) -> None:
+    """Inside the transaction that replaced the document's chunks: the person's edits whose
+    chunks the new text no longer has are kept (``replaced_edits``, migration 0027) until
+    dismissed."""
+    lost = [(cid, text) for cid, text in work.edited.items() if cid not in kept_ids]
+    if not lost:
+        return
+    stamp = now_iso()
+    conn.executemany(
+        "INSERT INTO replaced_edits (document_id, chunk_id, content, replaced_at)"
+        " VALUES (?, ?, ?, ?)",
+        [(document_id, cid, text, stamp) for cid, text in lost],
+    )
+    conn.execute(
+        "DELETE FROM replaced_edits WHERE document_id = ? AND id NOT IN (SELECT id FROM"
+        " replaced_edits WHERE document_id = ? ORDER BY id DESC LIMIT ?)",
+        (document_id, document_id, MAX_REPLACED_EDITS),
+    )
+
+
+def replaced(conn: sqlite3.Connection, document_id: str) -> list[tuple[str, str, str]]:
+    """The document's replaced edits, oldest first: (chunk id, the edited text, when)."""
+    rows = conn.execute(
+        "SELECT chunk_id, content, replaced_at FROM replaced_edits WHERE document_id = ?"
+        " ORDER BY id",
+        (document_id,),
+    ).fetchall()
+    return [(r[0], r[1], r[2]) for r in rows]
+
+
+def dismiss_replaced(conn: sqlite3.Connection, document_id: str) -> int:
+    """Forget the document's replaced edits (the person took what they needed)."""
+    with transaction(conn):
+        cursor = conn.execute("DELETE FROM replaced_edits WHERE document_id = ?", (document_id,))
+    return cursor.rowcount

@@ -23,6 +23,7 @@ from goodbuddy_kb.contracts.methods import (
     CHUNK_DELETE,
     CHUNK_GET,
     CHUNK_UPDATE,
+    CHUNKS_DISMISS_REPLACED,
     CHUNKS_LIST,
     MethodSpec,
     Req,
@@ -32,6 +33,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.chunks.model import CHUNK_COLUMNS, chunk_label, delete_text, document_text
 from goodbuddy_kb.ui.chunks.pane import ChunkPaneWidget
+from goodbuddy_kb.ui.chunks.replaced import replaced_box
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.buttons import button
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
@@ -103,6 +105,9 @@ class ChunksDialog(QtWidgets.QDialog):
     def _build(self) -> None:
         self.info_label = QtWidgets.QLabel()
         self.info_label.setWordWrap(True)
+        self.replaced_button = QtWidgets.QPushButton()  # the edits a changed file replaced
+        self.replaced_button.clicked.connect(self.show_replaced)
+        self.replaced: list[k.ReplacedEdit] = []
         self.warning = QtWidgets.QLabel("⚠ " + tr("chunks.sync_warning"))
         self.warning.setWordWrap(True)
         self.warning.setObjectName("syncWarning")
@@ -168,6 +173,7 @@ class ChunksDialog(QtWidgets.QDialog):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
         bottom = QtWidgets.QHBoxLayout()
+        bottom.addWidget(self.replaced_button)
         bottom.addWidget(self.empty_label, 1)
         bottom.addStretch(0)
         bottom.addWidget(self.close_button)
@@ -269,6 +275,9 @@ class ChunksDialog(QtWidgets.QDialog):
             has_next=result.next_cursor is not None,
         )
         self.info_label.setText(document_text(result.document))
+        self.replaced = result.replaced
+        self.replaced_button.setText(tr("chunks.replaced.button", n=len(result.replaced)))
+        self.replaced_button.setVisible(bool(result.replaced))
         self.empty_label.setVisible(result.document.retrievable_chunks == 0)
         # the row the person moved to while the page was on its way, else the one asked for
         wanted = self._moved_to or self._select_after_load
@@ -473,3 +482,19 @@ class ChunksDialog(QtWidgets.QDialog):
                 self.pane.editor.setFocus()
                 return
         super().reject()
+
+    def show_replaced(self) -> None:
+        """The edits the file's new text replaced, in full; "Dismiss them" forgets them."""
+        if not self.replaced:
+            return
+        box = self.confirm_box = replaced_box(self, self.replaced)
+
+        def answered(_result: int) -> None:
+            self.confirm_box = None
+            if box.clickedButton() is box.property("confirmButton"):
+                ids = {"library_id": self.library_id, "document_id": self.document_id}
+                request = k.ReplacedDismissRequest(**ids)
+                self.link.call(CHUNKS_DISMISS_REPLACED, request, lambda _r, _e: self.reload())
+
+        box.finished.connect(answered)
+        box.open()

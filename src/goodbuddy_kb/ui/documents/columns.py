@@ -37,6 +37,7 @@ def chunk_count_text(doc: c.Document) -> str:
     marks = [f"✎{doc.edited_chunks}"] if doc.edited_chunks else []
     marks += [f"⊘{doc.disabled_chunks}"] if doc.disabled_chunks else []
     marks += [f"✕{doc.deleted_chunks}"] if doc.deleted_chunks else []
+    marks += [f"↺{doc.replaced_edits}"] if doc.replaced_edits else []
     marks += ["ⓘ"] if doc.kept_old_chunks else []
     return " ".join([str(doc.chunk_count), *marks])
 
@@ -48,6 +49,8 @@ def chunk_notes(doc: c.Document) -> list[str]:
         notes.append(tr("docs.disabled_chunks", count=doc.disabled_chunks))
     if doc.deleted_chunks:
         notes.append(tr("docs.deleted_chunks", count=doc.deleted_chunks))
+    if doc.replaced_edits:
+        notes.append(tr("docs.replaced_edits", count=doc.replaced_edits))
     if doc.kept_old_chunks:
         notes.append(tr("docs.kept_old_chunks"))
     return notes

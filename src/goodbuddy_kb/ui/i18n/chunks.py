@@ -8,6 +8,19 @@ CHUNK_STRINGS: dict[str, tuple[str, str]] = {
         "《{title}》：{total} 个分块，{retrievable} 个可检索，{edited} 个经人工修改，{disabled} 个已停用",
         "“{title}”: {total} {total:plural:chunk|chunks}, {retrievable} retrievable, {edited} edited by hand, {disabled} disabled",
     ),
+    "chunks.replaced.button": (
+        "被替换的手动编辑（{n}）…",
+        "{n} replaced {n:plural:edit|edits} of yours…",
+    ),
+    "chunks.replaced.title": ("被替换的编辑", "Edits the file replaced"),
+    "chunks.replaced.text": (
+        "新的分块文本替换了你对 {n} 个分块的手动编辑（{when}：文件变化后的同步，或选择了丢弃的重建）。"
+        "编辑内容保留在下方“显示详细信息”中，可复制后重新编辑到新分块里；不再需要时可丢弃。",
+        "New chunk text replaced your edits of {n} {n:plural:chunk|chunks} ({when}: a sync "
+        "after the file changed, or a rebuild told to discard). They are kept below under "
+        "“Show Details…”: copy what you need into the new chunks, then dismiss them.",
+    ),
+    "chunks.replaced.dismiss": ("丢弃这些编辑", "Dismiss them"),
     "chunks.info.deleted": (
         "，{deleted} 个已人工删除",
         ", {deleted} deleted by hand",

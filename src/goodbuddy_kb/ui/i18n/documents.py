@@ -291,6 +291,11 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "ⓘ 上次重建为保留手动修改跳过了此文档：其分块仍按旧的分块设置",
         "ⓘ The last rebuild skipped this document to keep its manual work: its chunks follow the old chunking settings",
     ),
+    "docs.replaced_edits": (
+        "↺ 新的分块文本替换了 {count} 处手动编辑：在“查看分块”中可查看并复制",
+        "↺ new chunk text replaced {count} {count:plural:edit|edits} of yours: see "
+        "{count:plural:it|them} in View chunks",
+    ),
     "docs.deleted_chunks": (
         "✕ {count} 个分块已人工删除（文本未变时，重建和同步不会恢复）",
         "✕ {count} {count:plural:chunk|chunks} deleted by hand (a rebuild or sync leaves {count:plural:it|them} out while the text is unchanged)",
