@@ -117,18 +117,25 @@ class Entities:
 
     def _link_people(self) -> None:
         """A person new in this run and named in the other script by another person (new or
-        known) is that person: their name becomes its alias (the first named keeps its name).
+        known) is that person: their name becomes its alias (the known one keeps its name; of
+        two new ones, the name in Chinese characters).
         Only where the romanisation fits exactly one person each way (``romanise.pairs``)."""
         forms: dict[str, list[str]] = {}
         for (type_key, key), entity_id in self._ids.items():
             if type_key == "person":
                 forms.setdefault(entity_id, []).append(key)
         order = {e[0]: n for n, e in enumerate(self._new)}
+        latin = {e[0] for e in self._new if e[2].isascii()}
         merged: dict[str, str] = {}  # gone → kept
         for a, b in pairs(forms):
             if {a, b} & (merged.keys() | set(merged.values())):
                 continue
-            if a in order and b in order:
+            if a in order and b in order and (a in latin) != (b in latin):
+                # both new: the name in Chinese characters is the person's own, the other its
+                # romanisation (a Chinese window listed colleagues as "Nie Xiaochuan", 聂晓川
+                # only an alias, because an English note named them first; a helper's try)
+                keep, gone = (b, a) if a in latin else (a, b)
+            elif a in order and b in order:
                 keep, gone = (a, b) if order[a] < order[b] else (b, a)
             elif a in order or b in order:
                 keep, gone = (b, a) if a in order else (a, b)
