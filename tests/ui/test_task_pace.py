@@ -171,9 +171,9 @@ def test_a_first_fill_beside_its_import_shows_no_share_done(english: None) -> No
     "189/800 (23%)" and its time left meant nothing (a helper's try). It says how many so far."""
     growing = info(current=STEP_GROWING, done=40, total=83, rate=12.0, eta_seconds=3.0)
     cell = progress_cell(growing)
-    assert cell.startswith("40/83 so far · 12") and cell.endswith(
+    assert cell.startswith("40/83 chunks so far · 12") and cell.endswith(
         "the import is still adding chunks; what is written is already searchable"
     ), cell
     assert "%" not in cell and "left" not in cell, cell
     i18n.set_language("zh")
-    assert progress_cell(growing).startswith("目前 40/83"), progress_cell(growing)
+    assert progress_cell(growing).startswith("目前 40/83 个分块"), progress_cell(growing)

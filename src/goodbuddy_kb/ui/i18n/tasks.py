@@ -16,7 +16,10 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
         "导入仍在添加分块，已写入的向量已可检索",
         "the import is still adding chunks; what is written is already searchable",
     ),
-    "task.so_far": ("目前 {done}/{total}", "{done}/{total} so far"),
+    "task.so_far": (
+        "目前 {done}/{total} 个分块",
+        "{done}/{total} {total:plural:chunk|chunks} so far",
+    ),
     "task.vectors_going_on": (
         "向量仍在生成，进度见“任务中心”",
         "the vectors are still being built: see the Tasks tab",

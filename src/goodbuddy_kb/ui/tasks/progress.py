@@ -46,7 +46,8 @@ def growing(info: t.TaskInfo) -> bool:
 
 
 def count_text(info: t.TaskInfo) -> str:
-    """``40/256 (15%)``, or ``40/83 so far`` while the total still grows (:func:`growing`)."""
+    """``40/256 (15%)``, or ``40/83 chunks so far`` while the total still grows (:func:`growing`;
+    "目前 28/476" had no unit beside the header's documents and chunks; a helper's try)."""
     if growing(info):
         return tr("task.so_far", done=info.done, total=info.total)
     percent = (
