@@ -39,7 +39,7 @@ def evidence_of(request: dict[str, Any]) -> dict[int, str]:
 
 
 #: The relevance the model reads after a passage's title.
-RELEVANCE = re.compile(r" \(relevance (\d\.\d\d)\)(?=\n|$)")
+RELEVANCE = re.compile(r" \(relevance (\d\.\d\d)(?:; knowledge graph: [^\n]*)?\)(?=\n|$)")
 
 
 def relevance_of(request: dict[str, Any]) -> dict[int, float]:
@@ -47,8 +47,10 @@ def relevance_of(request: dict[str, Any]) -> dict[int, float]:
     found: dict[int, float] = {}
     for message in request.get("messages", []):
         content = message.get("content") or ""
-        for match in re.finditer(r"\n\n\[(\d+)\] [^\n]*? \(relevance (\d\.\d\d)\)\n", content):
-            found[int(match.group(1))] = float(match.group(2))
+        for match in re.finditer(r"\n\n\[(\d+)\] ([^\n]*)\n", content):
+            rated = RELEVANCE.search(match.group(2))
+            if rated:
+                found[int(match.group(1))] = float(rated.group(1))
     return found
 
 

@@ -212,3 +212,19 @@ def test_an_exported_answer_says_when_no_document_backed_it() -> None:
         update={"retrieval": c.RetrievalState(mode="auto", status="searched", searches=1)}
     )
     assert answer_text(grounded, library_name, "en").startswith("Probably yes.")
+
+
+def test_a_passage_the_graph_led_to_carries_its_path() -> None:
+    """A helper's try: "客户数据导出，最终审批人是谁？" gave the model the DPO's page without the
+    rule that the DPO approves exports; the graph path that bridged them was only in the
+    diagnostics. The passage's heading now carries it (at most two paths)."""
+    found = response([3, 5])
+    paths = ["数据导出审批 —approves→ 数据保护官 —led_by→ 常婧", "a —b→ c", "d —e→ f"]
+    first = found.results[0].model_copy(update={"graph_reasons": paths})
+    found = found.model_copy(update={"results": [first, *found.results[1:]]})
+    block = TurnEvidence().block(found)
+    assert "[1] Doc 3 (relevance 0.50; knowledge graph: 数据导出审批 —approves→ 数据保护官" in block
+    assert "| a —b→ c)\n" in block and "d —e→ f" not in block
+    assert "[2] Doc 5 (relevance 0.50)\n" in block, "no path, no mention"
+    assert relevance_of({"messages": [{"content": block}]}) == {1: 0.5, 2: 0.5}
+    assert evidence_of({"messages": [{"content": block}]})[1].startswith("Doc 3\n")

@@ -55,10 +55,19 @@ def nothing_found(response: KnowledgeRetrievalResponse) -> str:
     )
 
 
-def heading(group: ContextGroup) -> str:
+#: Graph paths a passage's heading gives at most.
+HEADING_PATHS = 2
+
+
+def heading(group: ContextGroup, result: RetrievalResult | None = None) -> str:
     """A passage's heading as the model reads it: its document and its relevance, so that a
-    passage at 0.23 is not weighed like one at 0.89 (the model read only the numbers)."""
-    return f"{group.document_title} (relevance {group.relevance:.2f})"
+    passage at 0.23 is not weighed like one at 0.89 (the model read only the numbers), and the
+    knowledge-graph path that led to it: the bridge of a two-hop question ("数据导出审批
+    —approves→ 数据保护官 —led_by→ 常婧"), which no passage may state (the model got the DPO's
+    page without the rule that the DPO approves; a helper's try)."""
+    paths = result.graph_reasons[:HEADING_PATHS] if result is not None else []
+    graph = f"; knowledge graph: {' | '.join(paths)}" if paths else ""
+    return f"{group.document_title} (relevance {group.relevance:.2f}{graph})"
 
 
 def _citation(number: int, group: ContextGroup, result: RetrievalResult | None) -> Citation:
@@ -139,8 +148,12 @@ class TurnEvidence:
                 self._note_degraded(each)
             response = _merged(response, more)
         passages = dict(self.number(response))
+        found = {result.chunk_id: result for result in response.results}
         text = numbered_block(
-            ((n, heading(group), group.text) for n, group in passages.items()),
+            (
+                (n, heading(group, found.get(group.hit_chunk_ids[0])), group.text)
+                for n, group in passages.items()
+            ),
             nothing_found(response),
         )
         if self.left_out > left_out:
