@@ -56,7 +56,9 @@ def test_ocr_cut_off_by_a_crash_resumes_at_the_next_start(data_dir: Path, tmp_pa
         first.kill()
         first.stop()
 
-    second = BackendProcess.start(data_dir)
+    second = BackendProcess.start(
+        data_dir, catch_up=True
+    )  # the window's (a command's resumes nothing)
     try:
         client = _client(second)
         deadline = time.monotonic() + 180

@@ -25,6 +25,7 @@ from goodbuddy_kb.contracts.methods import (
     LIBRARY_RENAME,
     RETRIEVE,
     SOURCE_ADD,
+    SOURCE_SYNC,
     TASKS_LIST,
     VECTORS_REBUILD,
     VECTORS_STATUS,
@@ -357,3 +358,30 @@ def test_deleting_a_library_while_it_vectorises_ends_its_task(
         assert final.error_code == "task.library_deleted"
     log = (data_dir / "backend.log").read_text("utf-8")
     assert "crashed" not in log and "Traceback" not in log, log[-3000:]
+
+
+def test_a_model_switch_sends_no_text_until_the_vectors_are_rebuilt(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """A helper's try: after switching to a remote embedding service, a restart re-embedded a
+    library whose index was built by the earlier model, sending its text to the service,
+    though the model settings say indexes read incompatible until rebuilt and the app never
+    switches by itself (PRD §12: 等待重建). Neither a sync nor a start does that now."""
+    script = Script()
+    folder = tmp_path / "docs"
+    with openai_server(script) as base:
+        with session(data_dir) as (_backend, client):
+            library_id = library_with_docs(client, folder)
+            use_remote(client, base)
+            before = script.calls
+            vectorised = len([x for x in tasks_of(client, library_id) if x.kind == "vectorize"])
+            write_doc(folder, 9)
+            client.call(SOURCE_SYNC, s.SourceSyncRequest(library_id=library_id))
+            settle(client, library_id)
+            after = [x for x in tasks_of(client, library_id) if x.kind == "vectorize"]
+            assert len(after) == vectorised, "a sync started a vectorisation with the new model"
+        with session(data_dir, catch_up=True) as (_backend, client):
+            settle(client, library_id)
+            status = client.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id))
+        assert script.calls == before, "text was sent to the new model without a rebuild"
+        assert not status.compatible and status.reason_code == "vector.incompatible", status

@@ -74,12 +74,13 @@ class TaskManager(TaskRunner):
     def resume_interrupted_vectors(self) -> None:
         """At start: a vectorisation the app's closing (or a crash) cut off resumes by itself,
         from what it had written (a library's first vectors are kept: ``vectors.build``); its
-        documents read "failed: the app is closing" until then."""
+        documents read "failed: the app is closing" until then. Never a new version for another
+        model than the index's: that waits for "Rebuild vectors" (see ``_vectors_after_rebuild``)."""
         provider = self._provider()
         if provider is None:
             return
         for library_id in task_store.cut_off(self._db.get(), "vectorize"):
-            self._vectors_after_rebuild(library_id, provider, full_allowed=True)
+            self._vectors_after_rebuild(library_id, provider, full_allowed=False)
 
     def resume_interrupted_ocr(self) -> list[TaskInfo]:
         """At start: the OCR a crash cut off resumes by itself (no sync needed)."""
@@ -116,7 +117,7 @@ class TaskManager(TaskRunner):
                     ),
                 )
                 if not self._first_fill_queued(library_id):  # it takes all this sync added
-                    self._vectors_after_rebuild(library_id, provider, full_allowed=True)
+                    self._vectors_after_rebuild(library_id, provider, full_allowed=False)
             if report.processed:  # no new text, no graph work
                 self.graph_after_indexing(library_id)
             summary = TaskSummary(
@@ -280,9 +281,12 @@ class TaskManager(TaskRunner):
         self, library_id: str, provider: EmbeddingProvider | None, full_allowed: bool
     ) -> None:
         """Queue the vector work a sync or rebuild leaves: a first build, vectors a document
-        still lacks, or (syncs and library rebuilds) a new version after a model or endpoint
-        switch — built beside the current one and swapped in when complete. With no chunk to
-        embed nothing is queued (a "Vectorise 0/0" task is not listed)."""
+        still lacks, or (``full_allowed``: a library rebuild a person asked for) a new version
+        after a model or endpoint switch — built beside the current one and swapped in when
+        complete. A sync or a start never makes one: the index reads incompatible until a
+        person rebuilds it (PRD §12; a helper's restart sent a whole library's text to the
+        newly set-up remote service, which the model settings say the app never does by
+        itself). With no chunk to embed nothing is queued (no "Vectorise 0/0" task)."""
         if provider is None:
             return
         conn = self._db.get()
