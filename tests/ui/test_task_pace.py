@@ -9,6 +9,7 @@ import pytest
 from goodbuddy_kb.cli import tasks as cli_sources
 from goodbuddy_kb.contracts.tasks import STEP_GROWING, TaskInfo
 from goodbuddy_kb.ui import i18n
+from goodbuddy_kb.ui.tasks.follow import ended_text
 from goodbuddy_kb.ui.tasks.progress import summary
 from goodbuddy_kb.ui.tasks.tab import TASK_COLUMNS, progress
 
@@ -177,3 +178,14 @@ def test_a_first_fill_beside_its_import_shows_no_share_done(english: None) -> No
     assert "%" not in cell and "left" not in cell, cell
     i18n.set_language("zh")
     assert progress_cell(growing).startswith("目前 40/83 个分块"), progress_cell(growing)
+
+
+def test_a_task_ended_for_a_reason_of_its_own_says_it(english: None) -> None:
+    """A helper's try: the status bar read "“Slow” · Vectorise · ⊘ Cancelled · 994/1600 (62%) ·
+    994 chunks vectorised" for the library just deleted, as if the work were kept."""
+    gone = info(state="cancelled", done=994, total=1600, error="the library was deleted")
+    assert ended_text(gone).endswith(" · the library was deleted"), ended_text(gone)
+    i18n.set_language("zh")
+    assert ended_text(gone).endswith(" · 知识库已删除"), ended_text(gone)
+    mine = info(state="cancelled", done=5, total=9, error="cancelled by the user")
+    assert "cancelled by the user" not in ended_text(mine) and "取消" in ended_text(mine)

@@ -91,7 +91,9 @@ CATALOGUE: dict[str, str] = {
     "task.cancelled_by_user": "cancelled by the user",
     "task.app_closing": "the app is closing",
     "task.library_deleted": "the library was deleted",
-    "task.interrupted": "the app closed before the task finished; run it again",
+    "task.interrupted": "the app stopped before the task finished",
+    # (rows an earlier version wrote)
+    "task.interrupted_closed": "the app closed before the task finished; run it again",
     "conversation.not_found": "conversation not found",
     "chat.stopped_by_user": "stopped by the user",
     # embeddings and vectors

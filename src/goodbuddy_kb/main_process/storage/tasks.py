@@ -128,8 +128,10 @@ def active(conn: sqlite3.Connection, library_id: str, kind: str) -> bool:
 APP_CLOSING = "the app is closing"
 #: The reason of a task whose library was deleted while it waited or ran.
 LIBRARY_DELETED = "the library was deleted"
-#: What a task a previous backend left queued or running reads after a restart.
-INTERRUPTED = "the app closed before the task finished; run it again"
+#: What a task a previous backend left queued or running reads after a restart (not "the app
+#: closed …; run it again": the backend may have been killed, and a vectorisation goes on by
+#: itself; a helper's try).
+INTERRUPTED = "the app stopped before the task finished"
 
 
 def cut_off(conn: sqlite3.Connection, kind: str) -> list[str]:

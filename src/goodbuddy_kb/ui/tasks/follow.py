@@ -11,15 +11,19 @@ from typing import Any
 from goodbuddy_kb.contracts import tasks as t
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.i18n.messages import say_field
 from goodbuddy_kb.ui.tasks.progress import bar_text, summary
 
 
 def ended_text(info: t.TaskInfo) -> str:
     """``“Notes” · Rebuild · ✓ Completed · 5/5 (100%) · 17.5 documents/s · 5 written``: in the
     status bar, which any library's task reaches, it names the library (two libraries syncing
-    the same folder read alike)."""
+    the same folder read alike). A task stopped for a reason of its own says it ("⊘ Cancelled ·
+    994/1600 · 994 chunks vectorised" read as work kept for a library just deleted; a
+    helper's try); a person's own cancel needs no saying."""
     library = tr("task.library", name=info.library_name) if info.library_name else ""
-    return " · ".join(x for x in (library, bar_text(info), summary(info)) if x)
+    why = "" if info.error_code == "task.cancelled_by_user" else say_field(info, "error")
+    return " · ".join(x for x in (library, bar_text(info), summary(info), why) if x)
 
 
 def announce_end(link: BackendLink, task_id: str, notice: Callable[[str], None]) -> None:
