@@ -336,5 +336,9 @@ def test_a_task_the_backend_took_with_it_is_not_shown_running(
         vectorising = next(r for r in tab.model.rows if r.kind == "vectorize")
         assert vectorising.state == "interrupted" and vectorising.eta_seconds is None
         assert not any(r.state in ("queued", "running") for r in tab.model.rows)
+        # the bar follows what the backend took with it, not an older task that completed
+        # (a helper's try)
+        followed = tab.followed()
+        assert followed is not None and followed.state == "interrupted"
         tab.view.selectRow(tab.model.rows.index(vectorising))
         assert not tab.cancel_button.isEnabled()

@@ -4,6 +4,7 @@ Cancelled and interrupted read differently from failed (symbol and words, not co
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from typing import Any
 
 from goodbuddy_kb.contracts import tasks as t
@@ -115,7 +116,9 @@ class TasksTab(QtWidgets.QWidget):
         """The backend is gone, and its unfinished tasks with it: they read as they will after
         a restart, interrupted (one read "⟳ Running · 682/2364 · about 3 min left" with Cancel
         enabled under the "backend stopped" banner; a helper's try)."""
-        cut: dict[str, object] = {"state": "interrupted", "eta_seconds": None}
+        # ended now: the bar follows it, not an older finished task (a helper's try)
+        now = datetime.now(UTC).isoformat(timespec="milliseconds")
+        cut: dict[str, object] = {"state": "interrupted", "eta_seconds": None, "finished_at": now}
         cut |= {"error": "the backend stopped", "error_code": "backend.stopped", "error_params": {}}
         rows = [
             r.model_copy(update=cut) if r.state in ("queued", "running") else r
