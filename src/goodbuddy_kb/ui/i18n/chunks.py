@@ -30,11 +30,14 @@ CHUNK_STRINGS: dict[str, tuple[str, str]] = {
         "This document has no retrievable content: no search returns any part of it.",
     ),
     "chunks.sync_warning": (
-        "来源文件变化后再次同步，会重新创建变化部分的分块，覆盖对它们的人工修改、停用和删除；"
-        "未变化的分块保留这些状态。重建会先列出无法保留的手动修改，并默认跳过相关文档。",
-        "A re-sync after the source file changes re-creates the chunks of the changed text, "
-        "overwriting manual edits, disables and deletions there; unchanged chunks keep them. "
-        "A rebuild first lists the manual work it cannot keep and skips those documents by default.",
+        "来源文件变化后再次同步，会重新创建变化部分的分块：其中的人工修改被新文本替换（保留在"
+        "“被替换的手动编辑”中，可复制回去），停用和删除失效（停用的文本占新分块大部分时，该分块"
+        "仍停用）；未变化的分块保留这些状态。重建会先列出无法保留的手动修改，并默认跳过相关文档。",
+        "A re-sync after the source file changes re-creates the chunks of the changed text: your "
+        "edits there are replaced (kept to copy back under “replaced edits”), and disables and "
+        "deletions there lapse (a disabled passage that makes up most of a new chunk keeps it "
+        "off); unchanged chunks keep them. A rebuild first lists the manual work it cannot keep "
+        "and skips those documents by default.",
     ),
     "chunks.search": ("在文档内搜索", "Search this document"),
     "chunks.search.placeholder": ("输入内容或标题中的文字", "Text in a chunk or its heading"),
