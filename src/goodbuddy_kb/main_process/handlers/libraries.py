@@ -48,7 +48,6 @@ def rename(ctx: CallContext, request: c.LibraryRenameRequest) -> c.LibraryRename
 def delete(ctx: CallContext, request: c.LibraryDeleteRequest) -> c.LibraryDeleteResponse:
     web_sources = [r.id for r in sources.list_rows(ctx.db.get(), request.library_id)]
     versions = vector_store.version_ids(ctx.db.get(), request.library_id)
-    libraries.get(ctx.db.get(), request.library_id)  # (an unknown id stops nothing)
     ctx.services.tasks.cancel_library(request.library_id)  # its tasks end, saying why
     library = libraries.delete(ctx.db.get(), request.library_id)
     vector_store.remove_files(ctx.data_dir, versions)  # not left taking room until a restart

@@ -114,6 +114,14 @@ def list_recent(conn: sqlite3.Connection, library_id: str | None, limit: int) ->
     return [_info(r) for r in rows]
 
 
+def at_work(conn: sqlite3.Connection, library_id: str) -> list[TaskInfo]:
+    """The library's tasks queued or running."""
+    rows = conn.execute(
+        f"{_SELECT} WHERE t.library_id = ? AND t.state IN ('queued', 'running')", (library_id,)
+    )
+    return [_info(r) for r in rows]
+
+
 def active(conn: sqlite3.Connection, library_id: str, kind: str) -> bool:
     """Whether a task of ``kind`` for the library is queued or running."""
     row = conn.execute(

@@ -77,7 +77,6 @@ class TaskRunner:
             "ocr": ThreadPoolExecutor(max_workers=1, thread_name_prefix="kb-ocr"),
         }
         self._tokens: dict[str, CancelToken] = {}
-        self._library_of: dict[str, str] = {}  # task id → its library (queued or running)
         self._queued: dict[tuple[str, str], str] = {}  # (kind, key) → waiting task id
         #: Final rows a full disk kept from being written, shown until they are (:meth:`listed`).
         self._unrecorded: dict[str, TaskInfo] = {}
@@ -101,7 +100,6 @@ class TaskRunner:
                 return task_store.get(self._db.get(), waiting)
             info = task_store.create(self._db.get(), library_id, kind, source_id, document_id)
             self._tokens[info.id] = CancelToken()
-            self._library_of[info.id] = library_id
             self._queued[(kind, key)] = info.id
         self._publish(info)
         executor = self._lanes[lane or (kind if kind in ("vectorize", "ocr") else "fulltext")]
@@ -142,18 +140,16 @@ class TaskRunner:
         """The library is being deleted: its tasks stop, each ending "cancelled: the library was
         deleted" (a vectorisation ran on into the rows the deletion took, crashed, and left the
         window showing its last progress for good, and `source add` waiting; a helper's try)."""
-        with self._lock:
-            ids = [t for t, lib in self._library_of.items() if lib == library_id]
-        for task_id in ids:
-            token = self._tokens.get(task_id)
+        conn = self._db.get()
+        reason = task_store.LIBRARY_DELETED
+        for info in task_store.at_work(conn, library_id):
+            token = self._tokens.get(info.id)
             if token is None:
                 continue
-            token.cancel(task_store.LIBRARY_DELETED)
-            with contextlib.suppress(KbError):
-                conn = self._db.get()
-                if task_store.get(conn, task_id).state == "queued":  # never runs: ends now
-                    reason = task_store.LIBRARY_DELETED
-                    ended = task_store.update(conn, task_id, "cancelled", 0, 0, 0, None, reason)
+            token.cancel(reason)
+            if info.state == "queued":  # never runs: it ends now
+                with contextlib.suppress(KbError):
+                    ended = task_store.update(conn, info.id, "cancelled", 0, 0, 0, None, reason)
                     self._publish(ended)
 
     def shutdown(self, wait_s: float = 5.0) -> None:
@@ -191,7 +187,6 @@ class TaskRunner:
         token = self._tokens[task_id]
         if token.cancelled:
             self._tokens.pop(task_id, None)
-            self._library_of.pop(task_id, None)
             return
         began = time.monotonic()
         tracker = _Tracker(conn, task_id, self._publish, one_document)
@@ -199,7 +194,6 @@ class TaskRunner:
             final = self._execute(tracker, library_id, token, work)
         finally:
             self._tokens.pop(task_id, None)
-            self._library_of.pop(task_id, None)
             reserve.keep(self._db.path.parent)  # given back to a full disk: laid down again
         self._publish(final)
         diagnostics.record_task(
@@ -357,22 +351,15 @@ class _Tracker:
     def unrecorded(self, error: str) -> TaskInfo:
         """The task failed with ``error``, as its row would read had it been written."""
         state = self._state
-        row = task_store.get(self.conn, self.task_id).model_dump(
-            exclude={"error_code", "error_params"}
-        )
-        return TaskInfo.model_validate(  # validated: the reason's code is filled in
-            row
-            | {
-                "state": "failed",
-                "done": state["done"],
-                "total": state["total"],
-                "failed_documents": state["failed"],
-                "current": state.get("current") if self._named() else None,
-                "error": error,
-                "finished_at": now_iso(),
-                "rate": self._pace.average(),
-                "eta_seconds": None,
-            }
+        return _ended(
+            task_store.get(self.conn, self.task_id),
+            "failed",
+            error,
+            done=state["done"],
+            total=state["total"],
+            failed_documents=state["failed"],
+            current=state.get("current") if self._named() else None,
+            rate=self._pace.average(),
         )
 
     def gone(self, reason: str) -> TaskInfo:
@@ -380,16 +367,7 @@ class _Tracker:
         row would read (published, never written: there is nothing left to write it to)."""
         if self.last is None:
             raise NotFoundError("task not found", {"taskId": self.task_id})
-        return TaskInfo.model_validate(
-            self.last.model_dump(exclude={"error_code", "error_params"})
-            | {
-                "state": "cancelled",
-                "error": reason,
-                "finished_at": now_iso(),
-                "eta_seconds": None,
-                "current": None,
-            }
-        )
+        return _ended(self.last, "cancelled", reason, current=None)
 
     def finish(
         self, kind: TaskState, error: str | None, summary: TaskSummary | None = None
@@ -406,3 +384,13 @@ class _Tracker:
             summary,
             rate=self._pace.average(),
         )
+
+
+def _ended(row: TaskInfo, state: TaskState, error: str, **more: Any) -> TaskInfo:
+    """``row`` as the final row of a task that ended ``state`` for ``error``, built rather than
+    written (a full disk took the write, or the row went with its library); validated, so the
+    reason's code is filled in."""
+    ended = {"state": state, "error": error, "finished_at": now_iso(), "eta_seconds": None}
+    return TaskInfo.model_validate(
+        row.model_dump(exclude={"error_code", "error_params"}) | ended | more
+    )
