@@ -69,7 +69,9 @@ def add_parsers(commands: Any, common: argparse.ArgumentParser) -> None:
 
 def _pages(
     session: Session, library_id: str, document_id: str, **filters: Any
-) -> list[k.ChunkSummary]:
+) -> tuple[list[k.ChunkSummary], list[k.ReplacedEdit]]:
+    """Every chunk the filters let through, page by page, and the document's replaced edits
+    (each page carries them)."""
     found: list[k.ChunkSummary] = []
     cursor: str | None = None
     while True:
@@ -86,7 +88,7 @@ def _pages(
         found += page.chunks
         cursor = page.next_cursor
         if cursor is None:
-            return found
+            return found, page.replaced
 
 
 def _line(chunk: k.ChunkSummary) -> str:
@@ -110,14 +112,11 @@ def cmd_chunks(args: argparse.Namespace, session: Session, library_id: str) -> i
         gone = session.client.call(CHUNKS_DISMISS_REPLACED, ids).dismissed
         emit(args, {"dismissed": gone}, f"dismissed {plural(gone, 'replaced edit')}")
         return 0
-    chunks = _pages(session, library_id, doc.id, search=args.search or None, role=args.role)
-    first = session.client.call(
-        CHUNKS_LIST, k.ChunksListRequest(library_id=library_id, document_id=doc.id, limit=1)
-    )
+    chunks, edits = _pages(session, library_id, doc.id, search=args.search or None, role=args.role)
     payload = {
         "document": doc.to_wire(),
         "chunks": [c.to_wire() for c in chunks],
-        "replaced": [e.to_wire() for e in first.replaced],
+        "replaced": [e.to_wire() for e in edits],
     }
     off = sum(1 for c in chunks if not c.enabled)
     # the switched-off ones said apart: `documents` counts only those searched
@@ -127,11 +126,11 @@ def cmd_chunks(args: argparse.Namespace, session: Session, library_id: str) -> i
         + (f" ({off} switched off)" if off else "")
     )
     replaced = [
-        f"{plural(len(first.replaced), 'edit')} of yours replaced by new chunk text"
+        f"{plural(len(edits), 'edit')} of yours replaced by new chunk text"
         " (kept until `chunks --dismiss-replaced`):",
-        *(f"  [{e.replaced_at[:16]}] {e.content}" for e in first.replaced),
+        *(f"  [{e.replaced_at[:16]}] {e.content}" for e in edits),
     ]
-    lines = [header, *(_line(c) for c in chunks), *(replaced if first.replaced else [])]
+    lines = [header, *(_line(c) for c in chunks), *(replaced if edits else [])]
     emit(args, payload, "\n".join(lines))
     return 0
 
@@ -142,7 +141,8 @@ def _resolve_chunk(session: Session, library_id: str, document_id: str, ref: str
         return ref
     if len(ref) < MIN_PREFIX:
         raise InvalidRequestError(f"give the chunk id or at least {MIN_PREFIX} characters of it")
-    matches = [c.id for c in _pages(session, library_id, document_id) if c.id.startswith(ref)]
+    chunks, _edits = _pages(session, library_id, document_id)
+    matches = [c.id for c in chunks if c.id.startswith(ref)]
     if len(matches) == 1:
         return matches[0]
     if matches:

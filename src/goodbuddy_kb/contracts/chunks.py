@@ -81,6 +81,10 @@ class ChunkDocumentInfo(ContractModel):
     replaced_edits: int = 0
 
 
+#: Most replaced edits a document keeps (the oldest go first).
+MAX_REPLACED_EDITS = 50
+
+
 class ReplacedEdit(ContractModel):
     """A person's edit of a chunk that a changed file's new text replaced (a re-sync, or a
     rebuild told to discard what it cannot keep): kept so it is never lost silently."""
@@ -97,7 +101,7 @@ class ChunksListResponse(ContractModel):
     next_cursor: str | None
     document: ChunkDocumentInfo
     #: The document's replaced edits, oldest first.
-    replaced: list[ReplacedEdit] = Field(default_factory=list, max_length=50)
+    replaced: list[ReplacedEdit] = Field(default_factory=list, max_length=MAX_REPLACED_EDITS)
 
 
 class ReplacedDismissRequest(ContractModel):

@@ -9,6 +9,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Literal
 
+from goodbuddy_kb.contracts.chunks import MAX_REPLACED_EDITS
 from goodbuddy_kb.main_process.chunking import ChunkDraft
 from goodbuddy_kb.main_process.chunking.carryover import (
     CarryOver,
@@ -113,10 +114,6 @@ def by_document(
         {"lib": library_id, "doc": document_id},
     ).fetchall()
     return [DocumentWork(r[0], r[1], Tally(int(r[2]), int(r[3]), int(r[4]))) for r in rows]
-
-
-#: Most replaced edits a document keeps (the oldest go first).
-MAX_REPLACED_EDITS = 50
 
 
 def keep_replaced(
