@@ -251,6 +251,23 @@ def score(
         else:
             false.append(f"{h[0]} —{type_key}→ {t[0]}  [{', '.join(sorted(rel_docs & docs))}]")
     recalled = gold_pairs & found_pairs
+    # one thing, one node: gold entities several extracted entities are named for (财务部 beside
+    # 财务管理部 although the note says 财务管理部（简称"财务部"）), and aliases that name their
+    # entity (not a bracketed qualifier: "Priya Nair (remote)", "采购管理办法（摘要）")
+    named_by: dict[str, list[str]] = {}
+    alias_total = alias_good = 0
+    wrong_aliases: list[str] = []
+    for e in ents.values():
+        own = gold.canonical.get(norm(e[0]))
+        if own is not None:
+            named_by.setdefault(own, []).append(f"{e[0]} ({e[1]})")
+        for a in e[2]:
+            alias_total += 1
+            if own is not None and gold.canonical.get(norm(a)) == own:
+                alias_good += 1
+            else:
+                wrong_aliases.append(f"{e[0]} = {a}")
+    split = sorted(n for n, k in named_by.items() if len(k) > 1)
     print(
         f"{label:10s} entity precision {_ratio(good_entities, len(ents))}"
         f"   pair recall {_ratio(len(recalled), len(gold_pairs))}"
@@ -258,6 +275,8 @@ def score(
         f"   typed accuracy {_ratio(len(typed_ok & recalled), len(recalled))}"
         f"   typed, words mapped {_ratio(len(mapped_ok & recalled), len(recalled))}"
         f"   entity type {_ratio(len(typed_right), good_entities)}"
+        f"   split entities {len(split)}"
+        f"   alias precision {_ratio(alias_good, alias_total)}"
     )
     if show:
         for g in gold_lines:
@@ -274,6 +293,10 @@ def score(
                     f" {g['tail']})  [{g['doc']}]"
                 )
                 print(f"           {g['evidence']}")
+        for name in split:
+            print(f"   split   {name}: {', '.join(named_by[name])}")
+        for line in wrong_aliases:
+            print(f"   alias   {line}")
         for i, e in ents.items():
             m = matched[i]
             if m is not None and i not in typed_right:

@@ -72,3 +72,42 @@ def test_model_extract_prints_the_estimate_first(
     assert row.split()[3:5] == ["done", "2"], row
     wire = json.loads(run(data_dir, "documents", "Notes", "--json").stdout)["documents"][0]
     assert (wire["graphEntities"], wire["graphRelations"]) == (2, 1)
+
+
+def test_one_thing_named_two_ways_is_one_entity(data_dir: Path, tmp_path: Path) -> None:
+    # notes that name a unit each in its own way, and one that says the two names are one:
+    # the graph listed 财务部 beside 财务管理部 and "International Business Department"
+    # beside 国际业务部, each with half the relations (a helper's try on company-graph-dev)
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "a-faq.md").write_text(
+        "# 常见问题\n\n费控系统由财务部维护。出口报价请找国际业务部。\n\n"
+        "国际业务部不再隶属于营销中心，改为直接向总经理汇报。公司总经理为顾承泽。\n",
+        "utf-8",
+    )
+    (folder / "b-org.md").write_text(
+        "# Org chart\n\nThe International Business Department reports to the General Manager.\n",
+        "utf-8",
+    )
+    (folder / "c-finance.md").write_text(
+        "# 财务管理部介绍\n\n财务管理部（简称“财务部”）设在A栋5楼。\n\n"
+        "The International Business Department (国际业务部) is run by Jason He and sits on the"
+        " 7th floor of Building A.\n",
+        "utf-8",
+    )
+    assert run(data_dir, "library", "create", "Notes").returncode == 0
+    assert run(data_dir, "source", "add", "Notes", str(folder)).returncode == 0
+    listed = json.loads(run(data_dir, "graph", "entities", "Notes", "--json").stdout)
+    names = {e["name"]: e for e in listed["entities"]}
+    finance = [n for n in names if n in ("财务部", "财务管理部")]
+    assert len(finance) == 1, sorted(names)
+    assert {"财务部", "财务管理部"} <= {finance[0], *names[finance[0]]["aliases"]}
+    business = [n for n in names if n in ("国际业务部", "International Business Department")]
+    assert len(business) == 1, sorted(names)
+    shown = run(data_dir, "graph", "show", "Notes", "国际业务部").stdout
+    assert "General Manager" in shown and "Building A" in shown, shown
+    # the unit now has a head of its own (a person), and the question asks whom it reports to:
+    # the relation its words cue leads the way, to the general manager and who that is
+    asked = run(data_dir, "--json", "retrieve", "Notes", "国际业务部现在直接向哪位领导汇报？")
+    paths = json.loads(asked.stdout)["diagnostics"]["graphPaths"]
+    assert paths and all("顾承泽" in p and "Jason He" not in p for p in paths), paths

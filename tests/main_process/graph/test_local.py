@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -56,8 +57,10 @@ def test_discovery_from_cues_and_defined_terms() -> None:
     assert ("organization", "信息中心") in found
     assert ("system", "客户关系管理系统") in found
     assert ("organization", "Finance Department") in found
-    term = next(m for m in discover(text, starter()) if m.type_key == "term")
-    assert term.name == "客户关系管理系统" and term.aliases == ("CRM",)
+    # the short form is the system's other name, not a term of the same name beside it
+    assert not [m for m in discover(text, starter()) if m.type_key == "term"]
+    (crm,) = [m for m in find(text, starter()) if m.name == "客户关系管理系统"]
+    assert crm.type_key == "system" and crm.aliases == ("CRM",)
     for m in discover(text, starter()):
         assert text[m.start : m.end] == m.name
 
@@ -313,3 +316,36 @@ def test_a_chinese_name_reads_as_its_romanisations() -> None:
     assert not han_keys("OA系统") and not han_keys("人力资源部经理")
     assert latin_key("Miao  Ruo-lin") == "miao ruolin"
     assert latin_key("Grace") is None and latin_key("Change Advisory Board") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "alias"),
+    [
+        # a short form the text defines, in a bracket with quotation marks or without
+        ("财务管理部（简称“财务部”）设在A栋5楼。", "财务管理部", "财务部"),
+        ("信息技术部（下称IT部）负责全公司网络。", "信息技术部", "IT部"),
+        ("售后工单系统（以下简称“工单系统”）由客服中心维护。", "售后工单系统", "工单系统"),
+        # or after the name, in the sentence itself
+        ("质量管理部简称质量部，部门经理俞晴。", "质量管理部", "质量部"),
+        (
+            'The Marketing Department (hereinafter "Marketing") sets prices.',
+            "Marketing Department",
+            "Marketing",
+        ),
+        # a bracket holding a qualifier gives no other name
+        ("采购管理办法（摘要）由采购部发布。", "采购管理办法", None),
+        ("IT服务台（分机8800）受理报修。", "IT服务台", None),
+        ("应用开发组（组长苗若琳）负责OA系统。", "应用开发组", None),
+    ],
+)
+def test_a_name_gets_the_other_name_its_text_gives_it(
+    text: str, name: str, alias: str | None
+) -> None:
+    (m,) = [m for m in find(text, starter()) if m.name == name]
+    assert m.aliases == ((alias,) if alias else ())
+
+
+def test_a_lower_case_word_in_a_bracket_after_a_person_is_no_name() -> None:
+    text = "Attendees: Priya Nair (remote), Tom Baker."
+    (m,) = [m for m in find(text, starter()) if m.name == "Priya Nair"]
+    assert m.aliases == ()

@@ -167,7 +167,27 @@ def _cue_groups(cues: dict[str, frozenset[str]], query: str) -> list[frozenset[s
         for w in words:
             if (w in latin or (" " in w and w in folded)) if w.isascii() else w in folded:
                 by_word.setdefault(w, set()).add(key)
+    # a word right after an interrogative (哪位领导, 哪个负责人) is the noun of what is asked,
+    # not the question's verb: where the question has a verb that cues too (向哪位领导汇报:
+    # reports_to), the noun does not cue led_by
+    nouns = {w for w in by_word if not w.isascii() and _only_after_which(folded, w)}
+    if nouns and set(by_word) - nouns:
+        by_word = {w: t for w, t in by_word.items() if w not in nouns}
     return [frozenset(types) for _word, types in sorted(by_word.items())]
+
+
+_WHICH_BEFORE = re.compile(r"(?:哪一?[位个些名]|什么|何)$")
+
+
+def _only_after_which(text: str, word: str) -> bool:
+    at = text.find(word)
+    found = False
+    while at >= 0:
+        if not _WHICH_BEFORE.search(text, 0, at):
+            return False
+        found = True
+        at = text.find(word, at + 1)
+    return found
 
 
 def _unexplained(query: str, spans: list[tuple[int, int]]) -> str:

@@ -1,6 +1,6 @@
 """Discovery of the local extractor: candidate entity names from the cues each entity type
-declares (name suffixes and prefixes such as 部、中心、System), defined-term patterns
-("X（简称 Y）", "所谓 X", "X means") and headings that carry a cue.
+declares (name suffixes and prefixes such as 部、中心、System), defined terms ("所谓 X", "X
+means"; "X（简称 Y）" unless a cue named X: Y is then X's alias) and headings with a cue.
 
 A Chinese name has no spaces around it, so a name is grown from its cue towards the sentence
 until a boundary: punctuation, a function word (由、以、按、经、在 …) or a verb that introduces
@@ -396,7 +396,7 @@ def discover(
     if cues.term_slots and found:
         found.extend(_slot_terms(text, found, cues))
     if cues.terms:
-        found.extend(_defined_terms(text))
+        found.extend(t for t in _defined_terms(text) if all(m.end != t.end for m in found))
     if cues.slots is not None:
         for m in cues.slots.finditer(text):
             type_key = cues.slot_types.get(" ".join(m.group(1).split()))

@@ -50,6 +50,8 @@ class Entities:
         self._new: list[tuple[str, str, str, str, str]] = []
         self._now = now_iso()
         self._aliases: list[tuple[str, str, str, str]] = []
+        #: (type, name, other name) a text gave as one thing's where both were known
+        self._same: list[tuple[str, str, str]] = []
 
     def resolve(self, type_key: str, name: str, key: str | None = None) -> str:
         """``key``: ``normalise_name(name)`` when the caller has it."""
@@ -95,8 +97,22 @@ class Entities:
         if entity_id is None:
             entity_id = self.resolve(type_key, name, key)
         for alias in aliases:
+            other = self._ids.get((type_key, normalise_name(alias)))
+            if other is not None and other != entity_id:  # the text says they are one
+                self._same.append((type_key, key, normalise_name(alias)))
             self.alias(entity_id, type_key, alias)
         return entity_id
+
+    def said_same(self) -> list[tuple[str, str]]:
+        """The pairs of entities (ids, as written) a text gave as one thing's two names where
+        both were known already ("The International Business Department (国际业务部)" after
+        notes that named each): ``units.same_thing`` folds them once the relations are in."""
+        pairs = []
+        for type_key, a, b in self._same:
+            ids = (self._ids.get((type_key, a)), self._ids.get((type_key, b)))
+            if ids[0] is not None and ids[1] is not None and ids[0] != ids[1]:
+                pairs.append((ids[0], ids[1]))
+        return pairs
 
     def known(self, type_key: str, key: str) -> bool:
         return (type_key, key) in self._ids

@@ -35,7 +35,7 @@ from goodbuddy_kb.main_process.graph.referents import by_given_name
 from goodbuddy_kb.main_process.graph.segment import HAN, Readings, nouns
 from goodbuddy_kb.main_process.graph.sentences import relations_in
 from goodbuddy_kb.main_process.graph.slots import frames
-from goodbuddy_kb.main_process.graph.units import units_across_scripts
+from goodbuddy_kb.main_process.graph.units import same_thing, units_across_scripts
 from goodbuddy_kb.main_process.storage import graph_rows
 from goodbuddy_kb.main_process.storage.db import transaction
 
@@ -340,6 +340,7 @@ def extract_library(
     _listed(documents, folded, entities, any(t.key == "system" for t in ontology.entity_types))
     with transaction(conn):
         entities.write(conn)
+    said_same = entities.said_same()
     cancel.check()
     # 2. matching: every known name and alias in every chunk, relations and evidence
     known = store.names(conn, [library_id])
@@ -410,6 +411,7 @@ def extract_library(
         else set()
     )
     with transaction(conn):
+        same_thing(conn, library_id, said_same)
         units_across_scripts(conn, library_id)
         store.nothing_to_read(conn, library_id)
         store.drop_unrelated(conn, library_id, provisional)

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 
 from goodbuddy_kb.contracts.graph import Ontology
+from goodbuddy_kb.main_process.graph.aliases import bracket_aliases
 from goodbuddy_kb.main_process.graph.discovery import (
     DISCOVERY_CONFIDENCE,
     Cues,
@@ -318,36 +319,6 @@ def table_cells(text: str, ontology: Ontology) -> Iterable[Mention]:
                 yield Mention(type_key, name, start, start + len(name), DISCOVERY_CONFIDENCE)
 
 
-_ALIAS_AFTER = re.compile(r"\s*[（(]\s*([^（()）,，、;；:：]{2,30}?)\s*[)）]")
-
-
-def _plausible_alias(alias: str) -> bool:
-    if alias.startswith(tuple(ROLES_ZH)) or alias.casefold().startswith(("see ", "e.g", "ext")):
-        return False  # 应用开发组（组长苗若琳）: the head, not another name
-    if alias.endswith(("Manager", "Director", "Officer", "Coordinator", "Lead", "经理", "总监")):
-        return False  # David Okafor (UK Finance Manager): a title, not another name
-    if re.fullmatch(r"[A-Z][A-Za-z&]*(?: [A-Za-z&]+){0,4}", alias):
-        return True
-    if re.search(r"[\u4e00-\u9fff]", alias) and re.search(r"\d", alias):
-        # IT服务台（分机8800）, 费用报销制度（2023年修订）, 员工手册（第3版）: a Chinese bracket
-        # holding a number qualifies the name (an extension, a revision, an edition, a date)
-        return False
-    return bool(re.fullmatch(r"[\u4e00-\u9fffA-Za-z0-9]{2,12}", alias)) and not alias.isdigit()
-
-
-def bracket_aliases(text: str, found: list[Mention]) -> list[Mention]:
-    """Each mention followed by a bracketed other form of its name gets that form as an
-    alias (信息技术部（IT部）, Jason He (贺思远))."""
-    out: list[Mention] = []
-    for m in found:
-        after = _ALIAS_AFTER.match(text, m.end)
-        if after and _plausible_alias(after.group(1)) and after.group(1) != m.name:
-            out.append(Mention(m.type_key, m.name, m.start, m.end, m.confidence, (after.group(1),)))
-        else:
-            out.append(m)
-    return out
-
-
 def names(text: str, ontology: Ontology) -> list[Mention]:
     """People, Latin system names and table cells in ``text`` (types the ontology has)."""
     keys = {t.key for t in ontology.entity_types}
@@ -416,7 +387,9 @@ def find(
         found = [m for m in found if (m.start, m.end) not in units] + more
     if found and (" and " in text or " or " in text or ", " in text):
         found.extend(coordinated(text, found))
-    return bracket_aliases(text, found) if "(" in text or "（" in text else found
+    if "(" in text or "（" in text or "称" in text:
+        return bracket_aliases(text, found, ROLES_ZH)
+    return found
 
 
 _ACRONYM = re.compile(r"\(([A-Z]{2,6})s?\)")

@@ -71,6 +71,31 @@ def units_across_scripts(conn: sqlite3.Connection, library_id: str) -> int:
     return folded
 
 
+def same_thing(conn: sqlite3.Connection, library_id: str, pairs: list[tuple[str, str]]) -> int:
+    """Folds each pair of entities a text gave as one thing's two names (``Entities.said_same``)
+    into the one with more relations (the first made, where as many), unless a person made or
+    edited either or the two are related (信息技术部 … 应用开发组（信息技术部）: a bracket naming
+    the unit a team is part of, not another name of it). Returns the number folded."""
+    folded = 0
+    gone: dict[str, str] = {}
+    for first, second in pairs:
+        a, b = gone.get(first, first), gone.get(second, second)
+        if a == b or not (_editable(conn, a) and _editable(conn, b)) or _related(conn, a, b):
+            continue
+        keep, other = sorted((a, b), key=lambda u: (-_relations(conn, u), _made(conn, u)))
+        fold(conn, library_id, keep, other)
+        gone = {k: (keep if v == other else v) for k, v in gone.items()} | {other: keep}
+        folded += 1
+    return folded
+
+
+def _editable(conn: sqlite3.Connection, entity_id: str) -> bool:
+    row = conn.execute(
+        "SELECT created_by, locked_fields FROM graph_entities WHERE id = ?", (entity_id,)
+    ).fetchone()
+    return row is not None and row[0] == "local" and row[1] == "[]"
+
+
 def _related(conn: sqlite3.Connection, a: str, b: str) -> bool:
     return (
         conn.execute(
