@@ -385,3 +385,37 @@ def test_a_model_switch_sends_no_text_until_the_vectors_are_rebuilt(
             status = client.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id))
         assert script.calls == before, "text was sent to the new model without a rebuild"
         assert not status.compatible and status.reason_code == "vector.incompatible", status
+
+
+@pytest.mark.parametrize("stop", ["close", "kill"])
+def test_a_rebuild_for_a_new_model_the_app_stopped_on_goes_on_at_the_next_start(
+    data_dir: Path, tmp_path: Path, stop: str
+) -> None:
+    """ "Rebuild vectors" after a switch to another model, cut off by the app's closing or a
+    crash: at the next start the window's backend builds it again by itself, as it does a first
+    fill. (It read incompatible until the person pressed "Rebuild vectors" a second time: a start
+    could not tell the rebuild they asked for from a model switch no one rebuilt for, which
+    must send no text.)"""
+    script = Script()
+    with openai_server(script) as base:
+        backend = BackendProcess.start(data_dir)
+        try:
+            with BlockingClient(backend.endpoint.server_name, backend.endpoint.secret).open() as cl:
+                library_id = library_with_docs(cl, tmp_path / "docs")
+                use_remote(cl, base, batch=2)
+                script.delay_s = 0.3
+                task_id = cl.call(
+                    VECTORS_REBUILD, m.VectorRebuildRequest(library_id=library_id)
+                ).task_id
+                poll_task(cl, task_id, lambda x: x.state == "running" and x.done > 0)
+        finally:
+            backend.stop() if stop == "close" else backend.kill()
+        script.delay_s = 0.0
+        with session(data_dir, catch_up=True) as (_backend, client):
+            tasks = settle(client, library_id)
+            status = client.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id))
+            res = ask(client, library_id, "topic5x2")
+        resumed = next(x for x in tasks if x.kind == "vectorize")
+        assert resumed.state == "completed" and resumed.done == 10, resumed
+        assert status.compatible, status
+        assert res.diagnostics.vector_scanned == 10 and not vector_reasons(res)

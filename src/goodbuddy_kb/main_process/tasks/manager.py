@@ -75,12 +75,17 @@ class TaskManager(TaskRunner):
         """At start: a vectorisation the app's closing (or a crash) cut off resumes by itself,
         from what it had written (a library's first vectors are kept: ``vectors.build``); its
         documents read "failed: the app is closing" until then. Never a new version for another
-        model than the index's: that waits for "Rebuild vectors" (see ``_vectors_after_rebuild``)."""
+        model than the index's unless the cut-off work was that model's rebuild, which a person
+        asked for ("Rebuild vectors" after a model switch): it starts again (see
+        ``_vectors_after_rebuild``)."""
         provider = self._provider()
         if provider is None:
             return
-        for library_id in task_store.cut_off(self._db.get(), "vectorize"):
-            self._vectors_after_rebuild(library_id, provider, full_allowed=False)
+        conn = self._db.get()
+        for library_id in task_store.cut_off(conn, "vectorize"):
+            asked = vector_store.cut_off_rebuild(conn, library_id)
+            again = asked is not None and provider.compatible_with(asked.fingerprint, asked.dims)
+            self._vectors_after_rebuild(library_id, provider, full_allowed=again)
 
     def resume_interrupted_ocr(self) -> list[TaskInfo]:
         """At start: the OCR a crash cut off resumes by itself (no sync needed)."""

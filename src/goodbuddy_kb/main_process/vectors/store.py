@@ -79,6 +79,22 @@ def current(conn: sqlite3.Connection, library_id: str) -> Version | None:
     return _version(row) if row else None
 
 
+def cut_off_rebuild(conn: sqlite3.Connection, library_id: str) -> Version | None:
+    """The new version the library's latest vectorisation was building beside the current one
+    when it ended unfinished (its files gone: the closing or the crash recovery failed it), if
+    that is the library's latest version: a rebuild a person asked for, for the model it names."""
+    row = conn.execute(
+        "SELECT v.* FROM vector_versions v JOIN libraries l ON l.id = v.library_id"
+        " WHERE v.library_id = ?1 AND v.state = 'failed' AND l.current_vector_version IS NOT NULL"
+        " AND v.created_at >= (SELECT max(t.created_at) FROM tasks t WHERE t.library_id = ?1"
+        " AND t.kind = 'vectorize')"
+        " AND v.created_at = (SELECT max(u.created_at) FROM vector_versions u"
+        " WHERE u.library_id = ?1)",
+        (library_id,),
+    ).fetchone()
+    return _version(row) if row else None
+
+
 def serving(conn: sqlite3.Connection, library_id: str) -> Version | None:
     """The version searches read: the current one, else — for a library that has never had
     one — its first version while it fills. Its rows are readable as they are appended (file
