@@ -81,6 +81,7 @@ def _call(d: Dispatcher, name: str, params: dict[str, object]) -> dict[str, obje
 
 def extract(folder: Path) -> Extracted:
     """Imports ``folder`` into a new library and runs local extraction with default settings."""
+    folder = folder.resolve()  # (a source's location is absolute)
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         data.mkdir(mode=0o700)

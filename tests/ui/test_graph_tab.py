@@ -146,11 +146,7 @@ def test_picture_fits_800x600_with_names_at_their_own_size(
     for i, box in enumerate(boxes):
         assert not any(box.intersects(other) for other in boxes[i + 1 :])
     # an edge label never covers a name or another label; one that would is the edge's tooltip
-    names = [
-        r
-        for item in picture.nodes.values()
-        for r in (item.name_item.sceneBoundingRect(), item.type_item.sceneBoundingRect())
-    ]
+    names = [item.names_patch.sceneBoundingRect() for item in picture.nodes.values()]
     shown = [label.sceneBoundingRect() for label in picture.edge_labels if label.isVisible()]
     assert shown, "some relation is labelled in the picture"
     for i, rect in enumerate(shown):

@@ -5,6 +5,7 @@ arrow keys, and a click (or Enter on the focused node) that navigates to a node.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -134,7 +135,7 @@ class NodeItem(QtWidgets.QGraphicsEllipseItem):
         kind.setPos(-kbox.width() / 2, r + 2 + box.height())
         wide = max(box.width(), kbox.width())
         patch.setRect(-wide / 2 - 2, r + 2, wide + 4, box.height() + kbox.height())
-        self.name_item, self.type_item = name, kind
+        self.name_item, self.type_item, self.names_patch = name, kind, patch
 
 
 class NeighbourhoodView(QtWidgets.QGraphicsView):
@@ -206,11 +207,9 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
             item = self.nodes[node.id]
             item.setPos(*positions[node.id])
             scene.addItem(item)
-            self._taken += [
-                item.sceneBoundingRect(),
-                item.name_item.sceneBoundingRect(),
-                item.type_item.sceneBoundingRect(),
-            ]
+            # (the names' patch, as wide as the longer of the two lines: a label beside the
+            # shorter name went under it, "led by" read "led")
+            self._taken += [item.sceneBoundingRect(), item.names_patch.sceneBoundingRect()]
         for edge in result.edges:
             self._edge(edge, positions, relation_name(edge.type_key), colours)
 
@@ -260,11 +259,14 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
         patch.setRect(box.adjusted(-2, 0, 2, 0))
         patch.setZValue(1)
         line.setToolTip(text.text())
-        # the middle of the edge, or a little towards either end, wherever the label covers no
-        # name and no other label; where it would cover one, the edge's tooltip carries it
-        for share in (0.5, 0.35, 0.65, 0.25, 0.75):
-            x = start.x() + (end.x() - start.x()) * share - box.width() / 2
-            y = start.y() + (end.y() - start.y()) * share - box.height() / 2
+        # the middle of the edge, or a little towards either end, on the line or beside it,
+        # wherever the label covers no name and no other label (at the middle alone, a label
+        # near a node's type caption was hidden); where none is free, the edge's tooltip
+        # carries it
+        aside = box.height() * 0.75
+        for side, share in itertools.product((0, 1, -1), (0.5, 0.35, 0.65, 0.25, 0.75)):
+            x = start.x() + (end.x() - start.x()) * share - box.width() / 2 - uy * aside * side
+            y = start.y() + (end.y() - start.y()) * share - box.height() / 2 + ux * aside * side
             if not self._covers(QtCore.QRectF(x - 2, y, box.width() + 4, box.height())):
                 patch.setPos(x, y)
                 scene.addItem(patch)
@@ -272,6 +274,8 @@ class NeighbourhoodView(QtWidgets.QGraphicsView):
                 break
         else:
             text.setVisible(False)
+            patch.setVisible(False)
+            scene.addItem(patch)  # (kept: the label, its child, would go with it)
         self.edge_labels.append(text)
 
     def _covers(self, rect: QtCore.QRectF) -> bool:
