@@ -15,6 +15,7 @@ from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.table_model import Column, RowsModel
 from goodbuddy_kb.ui.widgets.table_text import one_line
+from goodbuddy_kb.ui.widgets.times import local_time
 
 #: How long typing rests before the search is asked (ms).
 SEARCH_DEBOUNCE_MS = 250
@@ -26,12 +27,6 @@ FOCUS_LEAD = 3
 def conversation_title(x: c.Conversation) -> str:
     # Conversations made before titles came from the first question are called "New chat".
     return tr("chat.new") if x.title == "New chat" else x.title
-
-
-def activity(stamp: str) -> str:
-    """The last activity in local time, to the minute."""
-    moment = QtCore.QDateTime.fromString(stamp, QtCore.Qt.DateFormat.ISODateWithMs)
-    return moment.toLocalTime().toString("yyyy-MM-dd HH:mm") if moment.isValid() else stamp
 
 
 def focus(snippet: str, query: str) -> str:
@@ -46,14 +41,14 @@ def focus(snippet: str, query: str) -> str:
 def conversation_text(x: c.Conversation) -> str:
     """Two lines: the title, then "Pinned" when it is, and the matching snippet while
     searching, else the last activity. (Words, not an emoji: not every system draws one.)"""
-    second = x.snippet if x.snippet else activity(x.updated_at)
+    second = x.snippet if x.snippet else local_time(x.updated_at)
     if x.pinned:
         second = f"{tr('chat.pinned')} · {second}"
     return f"{conversation_title(x)}\n{second}"
 
 
 def conversation_tooltip(x: c.Conversation) -> str:
-    lines = [conversation_title(x), activity(x.updated_at)]
+    lines = [conversation_title(x), local_time(x.updated_at)]
     if x.pinned:
         lines.append(tr("chat.pinned"))
     if x.chat_model:

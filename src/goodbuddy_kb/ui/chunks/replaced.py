@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from goodbuddy_kb.contracts import chunks as k
 from goodbuddy_kb.qt.widgets import QtWidgets
-from goodbuddy_kb.ui.chat.conversations import activity
 from goodbuddy_kb.ui.i18n import tr
 from goodbuddy_kb.ui.widgets.confirm import confirm_action
+from goodbuddy_kb.ui.widgets.times import local_time
 
 
 def replaced_text(edits: list[k.ReplacedEdit]) -> str:
@@ -20,7 +20,7 @@ def replaced_text(edits: list[k.ReplacedEdit]) -> str:
 def replaced_box(parent: QtWidgets.QWidget, edits: list[k.ReplacedEdit]) -> QtWidgets.QMessageBox:
     """The replaced edits (their text under "Show Details…", selectable), "Dismiss them" as the
     box's ``confirmButton`` and Cancel to keep them."""
-    when = activity(edits[-1].replaced_at)  # local time, to the minute
+    when = local_time(edits[-1].replaced_at)  # local time, to the minute
     box = confirm_action(
         parent,
         tr("chunks.replaced.title"),

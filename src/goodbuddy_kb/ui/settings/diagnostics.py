@@ -17,6 +17,7 @@ from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import channel_name, listing, tr
 from goodbuddy_kb.ui.i18n.messages import say_text
 from goodbuddy_kb.ui.widgets.table_model import ColumnFitter
+from goodbuddy_kb.ui.widgets.times import local_time
 
 #: Event kinds with a name of their own: retrievals, chat answers and every kind of task.
 KINDS = ("retrieve", "chat", *get_args(TaskKind))
@@ -40,13 +41,6 @@ def _kind(kind: str) -> str:
 def _outcome(outcome: str) -> str:
     known = ("ok", "degraded", "failed", "cancelled", "interrupted")
     return tr(f"diagrec.outcome.{outcome}") if outcome in known else outcome
-
-
-def _local_time(stamp: str) -> str:
-    moment = QtCore.QDateTime.fromString(stamp, QtCore.Qt.DateFormat.ISODateWithMs)
-    if not moment.isValid():
-        return stamp[:19]
-    return moment.toLocalTime().toString("yyyy-MM-dd HH:mm:ss")
 
 
 def _mode(mode: object) -> str:
@@ -193,7 +187,7 @@ class DiagnosticsDialog(QtWidgets.QDialog):
         self.recent.setRowCount(len(result.recent))
         for row, e in enumerate(result.recent):
             cells = (
-                _local_time(e.at),
+                local_time(e.at, seconds=True),
                 _kind(e.kind),
                 _outcome(e.outcome),
                 f"{e.duration_ms:,.0f} ms",

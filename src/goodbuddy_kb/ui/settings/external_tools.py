@@ -17,6 +17,7 @@ from goodbuddy_kb.mcp_server.config import (
 from goodbuddy_kb.qt.widgets import QtCore, QtGui, QtWidgets
 from goodbuddy_kb.ui.backend_link import BackendLink
 from goodbuddy_kb.ui.i18n import tr
+from goodbuddy_kb.ui.widgets.times import local_time
 
 LIBRARY_ID = QtCore.Qt.ItemDataRole.UserRole
 
@@ -199,7 +200,7 @@ class ExternalToolsDialog(QtWidgets.QDialog):
                 f"{stats.calls:,}",
                 f"{stats.errors:,}",
                 f"{stats.p50_ms:.1f} ms" if stats.p50_ms is not None else "—",
-                _when(stats.last_at),
+                local_time(stats.last_at, seconds=True),
             ]
             for column, value in enumerate(values):
                 self.calls.setItem(row, column, QtWidgets.QTableWidgetItem(value))
@@ -209,7 +210,7 @@ class ExternalToolsDialog(QtWidgets.QDialog):
                 "mcp.calls.note",
                 calls=f"{result.total_calls:,}",
                 errors=f"{result.total_errors:,}",
-                since=_when(result.since),
+                since=local_time(result.since, seconds=True),
                 exposed=result.exposed_libraries,
             )
             if result.total_calls
@@ -232,10 +233,3 @@ class ExternalToolsDialog(QtWidgets.QDialog):
     def _copy(self, text: str) -> None:
         QtWidgets.QApplication.clipboard().setText(text)
         self.copied.setText("✓ " + tr("mcp.copied"))
-
-
-def _when(stamp: str | None) -> str:
-    if not stamp:
-        return "—"
-    moment = QtCore.QDateTime.fromString(stamp, QtCore.Qt.DateFormat.ISODateWithMs)
-    return moment.toLocalTime().toString("yyyy-MM-dd HH:mm:ss") if moment.isValid() else stamp
