@@ -110,7 +110,9 @@ def _summary_text(summary: t.TaskSummary | None) -> str:
             parts.append(f"{count} {words}")
     if summary.overflow:
         parts.append(
-            english("source.overflow", {"count": summary.overflow, "limit": MAX_FILES_PER_SOURCE})
+            english(
+                "source.overflow", {"count": summary.overflow, "limit": f"{MAX_FILES_PER_SOURCE:,}"}
+            )
         )
     work = summary.manual_work
     if work is not None and work.skipped_documents:

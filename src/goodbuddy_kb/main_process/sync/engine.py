@@ -242,7 +242,7 @@ def sync_source(
         progress(len(items), len(items), None, run.failed)
     state: SourceState = "overflow" if report.overflow else "ok"
     reason = (
-        f"{report.overflow} files past the {MAX_FILES_PER_SOURCE}-file limit were not imported"
+        f"{report.overflow} files past the {MAX_FILES_PER_SOURCE:,}-file limit were not imported"
         if report.overflow
         else None
     )

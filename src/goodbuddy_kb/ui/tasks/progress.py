@@ -133,7 +133,9 @@ def _counts(info: t.TaskInfo) -> str:
             parts.append(tr(key, n=count))
     if s.overflow:
         parts.append(
-            say("source.overflow", {"count": s.overflow, "limit": MAX_FILES_PER_SOURCE}, None)
+            say(
+                "source.overflow", {"count": s.overflow, "limit": f"{MAX_FILES_PER_SOURCE:,}"}, None
+            )
         )
     parts += manual_work_parts(s.manual_work)
     if s.settings_applied is not None:
