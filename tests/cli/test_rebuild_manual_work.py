@@ -143,6 +143,9 @@ def test_discarding_drops_only_the_work_the_new_chunking_cannot_keep(
         assert gone.returncode == 0, gone.stdout + gone.stderr
         out = gone.stdout
         assert "manual work carried over: 1 disabled, 1 deleted" in out, out
+        # the task's own line says both, as the summary does (it named the discarded alone)
+        line = next(x for x in out.splitlines() if x.startswith("rebuild"))
+        assert "manual work on 2 chunks carried over" in line, line
         assert "manual work discarded: 1 edited, 1 disabled, 1 deleted\n  policy.md" in out, out
         assert found(data_dir, "kiwiladder") == [], "the disabled chunk stays disabled"
         assert found(data_dir, "ibisloop") == [], "the deleted chunk stays deleted"

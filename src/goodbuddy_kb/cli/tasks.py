@@ -115,6 +115,8 @@ def _summary_text(summary: t.TaskSummary | None) -> str:
             )
         )
     work = summary.manual_work
+    if work is not None and work.carried.total:
+        parts.append(f"manual work on {plural(work.carried.total, 'chunk')} carried over")
     if work is not None and work.skipped_documents:
         parts.append(f"{work.skipped_documents} skipped to keep manual chunk work")
     if work is not None and work.discarded.total:
