@@ -18,6 +18,18 @@ def _id(i: int) -> str:
     return uuid.UUID(int=i + 1).hex
 
 
+def _edge(n: int, type_key: str, head: int, tail: int) -> g.GraphEdge:
+    return g.GraphEdge(
+        id=_id(1000 + n),
+        type_key=type_key,
+        head_id=_id(head),
+        tail_id=_id(tail),
+        confidence=0.9,
+        extractor="local",
+        locked=False,
+    )
+
+
 def star(first: int, second: int) -> g.NeighbourhoodResponse:
     """A unit with ``first`` teams around it, each with ``second`` people: short names over
     long type captions, as a department's picture has."""
@@ -27,31 +39,11 @@ def star(first: int, second: int) -> g.NeighbourhoodResponse:
     for i in range(first):
         team = k
         nodes.append(g.GraphNode(id=_id(team), name=f"核算{i}组", type_key="organization", hops=1))
-        edges.append(
-            g.GraphEdge(
-                id=_id(1000 + team),
-                type_key="part_of",
-                head_id=_id(team),
-                tail_id=_id(0),
-                confidence=0.9,
-                extractor="local",
-                locked=False,
-            )
-        )
+        edges.append(_edge(team, "part_of", team, 0))
         k += 1
         for _ in range(second):
             nodes.append(g.GraphNode(id=_id(k), name=f"韦{k}", type_key="person", hops=2))
-            edges.append(
-                g.GraphEdge(
-                    id=_id(1000 + k),
-                    type_key="led_by",
-                    head_id=_id(team),
-                    tail_id=_id(k),
-                    confidence=0.9,
-                    extractor="local",
-                    locked=False,
-                )
-            )
+            edges.append(_edge(k, "led_by", team, k))
             k += 1
     return g.NeighbourhoodResponse(nodes=nodes, edges=edges, truncated=False)
 
@@ -115,18 +107,7 @@ def test_a_label_whose_middle_is_taken_goes_beside_the_line(qtbot: QtBot) -> Non
     nodes = [
         g.GraphNode(id=_id(k), name=n, type_key=t, hops=h) for k, (n, t, h) in enumerate(NAMES)
     ]
-    edges = [
-        g.GraphEdge(
-            id=_id(100 + k),
-            type_key=t,
-            head_id=_id(a),
-            tail_id=_id(b),
-            confidence=0.9,
-            extractor="local",
-            locked=False,
-        )
-        for k, (a, t, b) in enumerate(LINKS)
-    ]
+    edges = [_edge(k, t, a, b) for k, (a, t, b) in enumerate(LINKS)]
     view = NeighbourhoodView()
     qtbot.addWidget(view)
     view.resize(565, 465)
