@@ -343,6 +343,10 @@ def test_rebuild_vectors_after_an_endpoint_switch_swaps_only_when_complete(
         assert failed.state == "failed" and "HTTP 500" in (failed.error or "")
         kept = vector_label(client, library_id)
         assert kept.model_label == swapped.model_label and "HTTP 500" in (kept.last_failure or "")
+        # the rebuild failed as a whole: no document of the batch in flight reads "failed"
+        # beside the others (four did when a helper's service went down mid-rebuild)
+        statuses = {d.status.vector for d in docs(client, library_id).values()}
+        assert statuses == {"incompatible"}, statuses
         use_remote(client, b, batch=2)  # back to the model of the version still serving
         assert degraded_vector(client, library_id) == [], "the previous version kept serving"
 

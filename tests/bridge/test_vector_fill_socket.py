@@ -419,3 +419,29 @@ def test_a_rebuild_for_a_new_model_the_app_stopped_on_goes_on_at_the_next_start(
         assert resumed.state == "completed" and resumed.done == 10, resumed
         assert status.compatible, status
         assert res.diagnostics.vector_scanned == 10 and not vector_reasons(res)
+
+
+def test_rebuild_vectors_pressed_again_while_it_runs_gets_the_same_task(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """A helper pressed "Rebuild vectors" during a rebuild: a second full rebuild was queued and
+    sent every chunk to the service again, against an index already correct."""
+    script = Script()
+    with openai_server(script) as base, session(data_dir) as (_backend, client):
+        library_id = library_with_docs(client, tmp_path / "docs")
+        use_remote(client, base, batch=2)
+        before = len([x for x in tasks_of(client, library_id) if x.kind == "vectorize"])
+        script.delay_s = 0.3
+        first = client.call(VECTORS_REBUILD, m.VectorRebuildRequest(library_id=library_id))
+        poll_task(client, first.task_id, lambda x: x.state == "running" and x.done > 0)
+        again = client.call(VECTORS_REBUILD, m.VectorRebuildRequest(library_id=library_id))
+        assert again.task_id == first.task_id
+        script.delay_s = 0.0
+        tasks = settle(client, library_id)
+        calls = script.calls
+        assert len([x for x in tasks if x.kind == "vectorize"]) == before + 1, tasks
+        # once it has finished, a rebuild is a new one
+        later = client.call(VECTORS_REBUILD, m.VectorRebuildRequest(library_id=library_id))
+        assert later.task_id != first.task_id
+        settle(client, library_id)
+        assert script.calls > calls

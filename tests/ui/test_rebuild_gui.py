@@ -223,10 +223,12 @@ def test_rebuild_vectors_offered_when_the_index_is_incompatible(
     library_with_docs(qtbot, window, tmp_path / "docs", count=2)
     tab = window.documents_tab
     assert tab.rebuild_vectors_button.isHidden()
-    with openai_server(Script()) as base:
+    script = Script()
+    with openai_server(script) as base:
         use_embedding_service(qtbot, window, base)
         tab.refresh()
         qtbot.waitUntil(lambda: not tab.rebuild_vectors_button.isHidden(), timeout=5_000)
+        script.delay_s = 1.0  # (a slow service: the rebuild is seen running)
         assert "not the current model: rebuild the vectors" in tab.vector_label.text()
         shoot(window, "rebuild-vectors-offered-light-en")
         qtbot.mouseClick(tab.rebuild_vectors_button, QtCore.Qt.MouseButton.LeftButton)
@@ -237,6 +239,9 @@ def test_rebuild_vectors_offered_when_the_index_is_incompatible(
         # helper searched on expecting semantic results during the rebuild
         assert "Until it is ready, semantic search is off for this library" in box.text()
         qtbot.mouseClick(box.property("acceptButton"), QtCore.Qt.MouseButton.LeftButton)
+        # not pressed twice: a second press queued a second full rebuild (a helper's try)
+        qtbot.waitUntil(lambda: not tab.rebuild_vectors_button.isEnabled(), timeout=10_000)
+        assert "once this has finished" in tab.rebuild_vectors_button.toolTip()
         qtbot.waitUntil(tab.rebuild_vectors_button.isHidden, timeout=30_000)
         qtbot.waitUntil(lambda: "index matches the model" in tab.vector_label.text(), timeout=5_000)
 

@@ -380,7 +380,20 @@ class TaskManager(TaskRunner):
             )
 
         key = f"{library_id}:{'rebuild' if rebuild else 'update'}"
-        return self._queue("vectorize", library_id, None, key, work)
+        if rebuild:
+            # an update at work on an index of another model builds the new version already
+            # (one resumed at start, or after a sync): pressing "Rebuild vectors" gets it
+            updating = self._at_work("vectorize", f"{library_id}:update")
+            current = vector_store.current(self._db.get(), library_id)
+            provider = self._provider()
+            if (
+                updating is not None
+                and current is not None
+                and provider is not None
+                and provider.variant_for(current.fingerprint, current.dims) is None
+            ):
+                return task_store.get(self._db.get(), updating)
+        return self._queue("vectorize", library_id, None, key, work, once=rebuild)
 
     def graph_after_indexing(self, library_id: str) -> None:
         """New or changed text gets its graph evidence when the library's graph is local; with

@@ -78,6 +78,8 @@ class TaskRunner:
         }
         self._tokens: dict[str, CancelToken] = {}
         self._queued: dict[tuple[str, str], str] = {}  # (kind, key) → waiting task id
+        #: The tasks at work by (kind, key): a request that must not run twice gets the one running.
+        self._running: dict[tuple[str, str], str] = {}
         #: Final rows a full disk kept from being written, shown until they are (:meth:`listed`).
         self._unrecorded: dict[str, TaskInfo] = {}
         self._lock = threading.Lock()
@@ -93,9 +95,14 @@ class TaskRunner:
         work: Work,
         document_id: str | None = None,
         lane: str | None = None,
+        once: bool = False,
     ) -> TaskInfo:
+        """``once``: while a task of this kind and key is at work, a new request gets it (a
+        rebuild pressed again while it runs), not another one queued after it."""
         with self._lock:
-            waiting = self._queued.get((kind, key))
+            waiting = self._queued.get((kind, key)) or (
+                self._running.get((kind, key)) if once else None
+            )
             if waiting is not None:
                 return task_store.get(self._db.get(), waiting)
             info = task_store.create(self._db.get(), library_id, kind, source_id, document_id)
@@ -118,6 +125,11 @@ class TaskRunner:
         self._futures.add(future)
         future.add_done_callback(self._futures.discard)
         return info
+
+    def _at_work(self, kind: str, key: str) -> str | None:
+        """The task of this kind and key at work, if one is."""
+        with self._lock:
+            return self._running.get((kind, key))
 
     # -- control -------------------------------------------------------------------------------
     def cancel(self, task_id: str) -> TaskInfo:
@@ -184,16 +196,21 @@ class TaskRunner:
         conn = self._db.get()
         with self._lock:
             self._queued.pop(queue_key, None)  # from now on a new request queues a new task
+            self._running[queue_key] = task_id
         token = self._tokens[task_id]
         if token.cancelled:
-            self._tokens.pop(task_id, None)
+            with self._lock:
+                self._tokens.pop(task_id, None)
+                self._running.pop(queue_key, None)
             return
         began = time.monotonic()
         tracker = _Tracker(conn, task_id, self._publish, one_document)
         try:
             final = self._execute(tracker, library_id, token, work)
         finally:
-            self._tokens.pop(task_id, None)
+            with self._lock:
+                self._tokens.pop(task_id, None)
+                self._running.pop(queue_key, None)
             reserve.keep(self._db.path.parent)  # given back to a full disk: laid down again
         self._publish(final)
         diagnostics.record_task(

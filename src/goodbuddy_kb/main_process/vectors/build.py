@@ -232,6 +232,10 @@ def _stopped(
     keep = first and report.embedded > 0
     if report.full and not keep:
         store.fail(conn, data_dir, target, report.error or "")
+        # the build failed as a whole, not the documents of the batch in flight: they read as
+        # the others do, by what serves (four read "failed" beside 36 "incompatible" when the
+        # service went down mid-rebuild; a helper's try)
+        report.failed_documents.clear()
         return
     if keep:
         store.promote(conn, data_dir, target, allow_gaps=True)

@@ -330,6 +330,10 @@ class DocumentsTab(QtWidgets.QWidget):
             return
         self.vector_info = result
         self.rebuild_vectors_button.setVisible(rebuild_actions.incompatible(result))
+        # pressed again while it runs, it queued a second full rebuild (a helper's try)
+        self.rebuild_vectors_button.setEnabled(not result.vectorising)
+        running = tr("rebuild.vectors.running") if result.vectorising else ""
+        self.rebuild_vectors_button.setToolTip(running)
         self.vector_label.setText(vector_state_text(result))
 
     def reload_documents(self, reset: bool = False) -> None:

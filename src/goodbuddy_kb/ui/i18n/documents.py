@@ -250,6 +250,10 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "made by another model and cannot answer the configured model's questions; full-text "
         "search works as usual.",
     ),
+    "rebuild.vectors.running": (
+        "向量化正在进行，完成后才能再次重建向量",
+        "The vectors are being built; rebuild them again once this has finished",
+    ),
     "rebuild.vectors.started": (
         "已开始重建向量，进度见“任务中心”。",
         "Rebuilding vectors — progress in the Tasks tab.",
