@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,20 @@ def test_a_rebuild_never_serves_its_half_built_version(data_dir: Path, tmp_path:
         script.delay_s = 0.0
         after = ask(client, library_id, "topic5x2")
         assert after.diagnostics.vector_scanned == 10 and vector_reasons(after) == []
+
+
+def poll_task_where(
+    client: BlockingClient, found: Callable[[t.TaskInfo], bool], timeout: float = 30
+) -> t.TaskInfo:
+    """The first listed task ``found`` holds for, waited for."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        tasks = client.call(TASKS_LIST, t.TaskListRequest(limit=200)).tasks
+        info = next((x for x in tasks if found(x)), None)
+        if info is not None:
+            return info
+        time.sleep(0.02)
+    raise AssertionError("no such task")
 
 
 def under_way(client: BlockingClient, library_id: str) -> None:
@@ -410,8 +425,15 @@ def test_a_rebuild_for_a_new_model_the_app_stopped_on_goes_on_at_the_next_start(
                 poll_task(cl, task_id, lambda x: x.state == "running" and x.done > 0)
         finally:
             backend.stop() if stop == "close" else backend.kill()
-        script.delay_s = 0.0
         with session(data_dir, catch_up=True) as (_backend, client):
+            # its progress says it started again by itself (a helper saw it begin at 0/40 with
+            # nothing saying why, beside a row that read "Interrupted — run again")
+            again = poll_task_where(
+                client,
+                lambda x: x.kind == "vectorize" and x.state == "running" and x.done > 0,
+            )
+            assert again.current == t.STEP_RESUMED, again
+            script.delay_s = 0.0
             tasks = settle(client, library_id)
             status = client.call(VECTORS_STATUS, m.VectorStatusRequest(library_id=library_id))
             res = ask(client, library_id, "topic5x2")

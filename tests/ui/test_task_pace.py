@@ -158,6 +158,23 @@ def test_a_first_fill_says_what_is_written_is_searchable() -> None:
     assert progress_cell(done) == "256/256 (100%) · 2.4 chunks/s"
 
 
+def test_a_vectorisation_started_again_by_itself_says_so() -> None:
+    from goodbuddy_kb.contracts.tasks import STEP_RESUMED
+
+    again = info(current=STEP_RESUMED)
+    assert progress_cell(again).endswith(
+        "about 1 min 30 s left · started again by itself: the app stopped before it finished"
+    )
+    i18n.set_language("zh")
+    try:
+        assert progress_cell(again).endswith("应用上次在完成前停止，已自动重新开始")
+        assert i18n.tr("task.state.interrupted") == "⚠ 已中断"
+    finally:
+        i18n.set_language("en")
+    # the interrupted row it follows gives no advice the app has already taken ("run again")
+    assert i18n.tr("task.state.interrupted") == "⚠ Interrupted"
+
+
 def test_a_queued_task_says_nothing_of_counting(english: None) -> None:
     """A queued task read "… Queued" beside "counting what there is to do…" (a helper's try):
     it waits its turn and counts nothing yet; once running, it counts."""

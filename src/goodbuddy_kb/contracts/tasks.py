@@ -116,6 +116,9 @@ STEP_FILLING = "searchable while it fills"
 #: The same while the library's import still adds chunks: its total grows with them, so it has
 #: no share done and no time left to show yet (40/83 (48%) became 189/800 (23%)).
 STEP_GROWING = "growing with its import"
+#: A vectorisation the app's stopping cut off, started again by itself at the next start (a
+#: rebuild for a new model starts from the beginning: its half-built version did not survive).
+STEP_RESUMED = "started again after the app stopped"
 #: The steps above: words of a task's progress, never a document's name (the GUI translates
 #: them; a one-document task's row names its document only when its step is none of them).
-STEPS = frozenset({*MODEL_STEPS, STEP_FILLING, STEP_GROWING})
+STEPS = frozenset({*MODEL_STEPS, STEP_FILLING, STEP_GROWING, STEP_RESUMED})

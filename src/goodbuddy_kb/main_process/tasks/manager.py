@@ -17,6 +17,7 @@ from goodbuddy_kb.contracts.tasks import (
     STEP_FILLING,
     STEP_GROWING,
     STEP_LOADING_MODEL,
+    STEP_RESUMED,
     TaskInfo,
     TaskSummary,
 )
@@ -85,7 +86,7 @@ class TaskManager(TaskRunner):
         for library_id in task_store.cut_off(conn, "vectorize"):
             asked = vector_store.cut_off_rebuild(conn, library_id)
             again = asked is not None and provider.compatible_with(asked.fingerprint, asked.dims)
-            self._vectors_after_rebuild(library_id, provider, full_allowed=again)
+            self._vectors_after_rebuild(library_id, provider, full_allowed=again, resumed=True)
 
     def resume_interrupted_ocr(self) -> list[TaskInfo]:
         """At start: the OCR a crash cut off resumes by itself (no sync needed)."""
@@ -283,7 +284,11 @@ class TaskManager(TaskRunner):
         )
 
     def _vectors_after_rebuild(
-        self, library_id: str, provider: EmbeddingProvider | None, full_allowed: bool
+        self,
+        library_id: str,
+        provider: EmbeddingProvider | None,
+        full_allowed: bool,
+        resumed: bool = False,
     ) -> None:
         """Queue the vector work a sync or rebuild leaves: a first build, vectors a document
         still lacks, or (``full_allowed``: a library rebuild a person asked for) a new version
@@ -303,7 +308,7 @@ class TaskManager(TaskRunner):
         else:
             needed = vector_store.count_missing(conn, library_id, current.id) > 0
         if needed:
-            self.vectorize(library_id)
+            self.vectorize(library_id, resumed=resumed)
 
     def vectorize_document(self, library_id: str, document_id: str) -> TaskInfo:
         """Queue the re-embedding of one document's chunks that lack a vector of their current
@@ -342,7 +347,10 @@ class TaskManager(TaskRunner):
             document_id=document_id,
         )
 
-    def vectorize(self, library_id: str, rebuild: bool = False) -> TaskInfo:
+    def vectorize(self, library_id: str, rebuild: bool = False, resumed: bool = False) -> TaskInfo:
+        """``resumed``: work the app's stopping cut off, started again by itself: its progress
+        says so (a helper saw a rebuild begin again at 0/40 with nothing saying why)."""
+
         def work(token: CancelToken, progress: Progress) -> Outcome:
             provider = self._provider()
             if provider is None:
@@ -361,7 +369,9 @@ class TaskManager(TaskRunner):
                 return task_store.active(self._db.get(), library_id, "sync")
 
             def step() -> str | None:
-                return (STEP_GROWING if importing() else STEP_FILLING) if first else None
+                if first:
+                    return STEP_GROWING if importing() else STEP_FILLING
+                return STEP_RESUMED if resumed else None
 
             report = vectorise(
                 self._db.get(),

@@ -12,6 +12,10 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
     "task.counting": ("正在清点要处理的内容…", "counting what there is to do…"),
     "task.nothing_to_do": ("无需处理", "nothing to do"),
     "task.filling": ("已写入的向量已可检索", "what is written is already searchable"),
+    "task.resumed": (
+        "应用上次在完成前停止，已自动重新开始",
+        "started again by itself: the app stopped before it finished",
+    ),
     "task.growing": (
         "导入仍在添加分块，已写入的向量已可检索",
         "the import is still adding chunks; what is written is already searchable",
@@ -92,7 +96,7 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
     "task.state.completed": ("✓ 已完成", "✓ Completed"),
     "task.state.failed": ("✗ 失败", "✗ Failed"),
     "task.state.cancelled": ("⊘ 已取消", "⊘ Cancelled"),
-    "task.state.interrupted": ("⚠ 已中断，可重新运行", "⚠ Interrupted — run again"),
+    "task.state.interrupted": ("⚠ 已中断", "⚠ Interrupted"),
     "task.progress": ("{done}/{total}（{percent}%）", "{done}/{total} ({percent}%)"),
     "task.rate.vectorize": ("{rate} 块/秒", "{rate} chunks/s"),
     "task.rate.other": ("{rate} 个文档/秒", "{rate} documents/s"),

@@ -34,8 +34,9 @@ def progress(info: t.TaskInfo) -> str:
         pace_now = pace.pace_text(info, tr, join=" · ", eta=False)
         return " · ".join(x for x in (text, pace_now, tr("task.growing")) if x)
     speed = pace_text(info)
-    if info.state == "running" and info.current == t.STEP_FILLING:
-        speed = " · ".join(x for x in (speed, tr("task.filling")) if x)
+    if info.state == "running" and info.current in (t.STEP_FILLING, t.STEP_RESUMED):
+        said = tr("task.filling" if info.current == t.STEP_FILLING else "task.resumed")
+        speed = " · ".join(x for x in (speed, said) if x)
     return f"{text} · {speed}" if speed else text
 
 
