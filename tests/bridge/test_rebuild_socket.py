@@ -326,6 +326,8 @@ def test_rebuild_vectors_after_an_endpoint_switch_swaps_only_when_complete(
         poll_task(client, task_id, lambda x: x.state == "running" and x.done > 0)
         during = vector_label(client, library_id)
         assert during.state == "building" and during.model_label == label_a, "old one current"
+        # the count is the new index's, as the task's is (it read 10/10, the old one's)
+        assert during.vectors < during.retrievable_chunks == 10, during
         assert any("another model" in x for x in degraded_vector(client, library_id))
         done = poll_task(client, task_id, finished)
         second.delay_s = 0.0

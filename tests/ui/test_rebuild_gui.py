@@ -230,6 +230,14 @@ def test_rebuild_vectors_offered_when_the_index_is_incompatible(
         qtbot.waitUntil(lambda: not tab.rebuild_vectors_button.isHidden(), timeout=5_000)
         script.delay_s = 1.0  # (a slow service: the rebuild is seen running)
         assert "not the current model: rebuild the vectors" in tab.vector_label.text()
+        # the count line accounts for them too (it read "0 vectorised, 0 failed, 0 pending")
+        qtbot.waitUntil(
+            lambda: (
+                "2 with vectors of another model (no semantic search until the vectors are"
+                " rebuilt)" in tab.summary.text()
+            ),
+            timeout=5_000,
+        )
         shoot(window, "rebuild-vectors-offered-light-en")
         qtbot.mouseClick(tab.rebuild_vectors_button, QtCore.Qt.MouseButton.LeftButton)
         box = tab.rebuild_box

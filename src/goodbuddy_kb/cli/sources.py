@@ -178,6 +178,12 @@ def cmd_documents(args: argparse.Namespace, session: Session, library_id: str) -
             if s.vector_cancelled
             else ""
         )
+        + (
+            f", {s.waiting_vector_rebuild} with vectors of another model (no semantic search"
+            " until the vectors are rebuilt)"
+            if s.waiting_vector_rebuild
+            else ""
+        )
         + (", settings updated, waiting for rebuild" if s.settings_pending_rebuild else "")
         + (
             f"; {plural(s.not_imported, 'more file')} not imported: past a source's"

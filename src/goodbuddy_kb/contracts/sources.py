@@ -254,6 +254,10 @@ class LibrarySummary(ContractModel):
     #: and not imported: said beside the count (it read "2000 documents" alone, the 709 others
     #: only in the sources table; a helper's try).
     not_imported: int = Field(0, ge=0)
+    #: Documents whose vectors were made by another model than the configured one: not
+    #: searched semantically until the vectors are rebuilt (the count line read "0 vectorised,
+    #: 0 failed, 0 pending" beside 40 rows saying "incompatible"; a helper's try).
+    waiting_vector_rebuild: int = Field(0, ge=0)
 
 
 class DocumentListResponse(ContractModel):

@@ -154,7 +154,8 @@ def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorI
     # a library's first version is searched while it fills: it counts as it goes
     current = store.serving(conn, request.library_id)
     building = conn.execute(
-        "SELECT 1 FROM vector_versions WHERE library_id = ? AND state = 'building'",
+        "SELECT row_count FROM vector_versions WHERE library_id = ? AND state = 'building'"
+        " ORDER BY created_at DESC LIMIT 1",
         (request.library_id,),
     ).fetchone()
     (chunks,) = conn.execute(
@@ -185,6 +186,10 @@ def vector_status(ctx: CallContext, request: c.VectorStatusRequest) -> c.VectorI
     elif upgrade:
         reason = Reason("vector.encoder_upgrade")
     missing = store.count_missing(conn, request.library_id, current.id) if current else chunks
+    if building is not None and current is not None and not compatible:
+        # a rebuild for the configured model beside an index no question of it can use: what
+        # counts is how far the new one is ("building · 40/40" beside the task's 10/40)
+        missing = max(0, chunks - int(building[0]))
     return c.VectorIndexInfo(
         state="building" if building else ("ready" if current else "none"),
         compatible=compatible,

@@ -1,8 +1,7 @@
 """The documents table: one row per file or page of a source, with four staged statuses.
 
-A document's *generation* is its chunks with their full-text, CJK and vector rows. A new one
-replaces the old in one transaction (:func:`store_parsed`); when reading or parsing fails, a
-document that has a generation keeps it serving and records a retryable error instead."""
+A document's *generation* (its chunks, full-text, CJK and vector rows) is replaced whole
+(:func:`store_parsed`); a failed re-read keeps it serving and records a retryable error."""
 
 from __future__ import annotations
 
@@ -473,11 +472,11 @@ def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
         " sum(vector_status = 'done' AND retrievable) AS vectorised,"
         " sum(parse_status = 'failed' OR (vector_status = 'failed' AND NOT cancelled)"
         " OR retryable_error IS NOT NULL OR ocr_status = 'failed') AS failed,"
-        " sum(cancelled) AS cancelled,"
-        " sum(retryable_error IS NOT NULL AND retrievable) AS previous,"
-        " sum(parse_status IN ('pending', 'running') OR ocr_status IN ('pending', 'running')"
-        " OR (parse_status = 'done' AND retrievable"
-        " AND fulltext_status = 'done' AND vector_status IN ('pending', 'running'))) AS pending,"
+        " sum(cancelled) AS cancelled, sum(retryable_error IS NOT NULL AND retrievable) AS previous,"
+        " sum(vector_status = 'incompatible' AND retrievable) AS incompatible,"
+        " sum(parse_status IN ('pending', 'running') OR ocr_status IN ('pending', 'running') OR"
+        " (parse_status = 'done' AND retrievable AND fulltext_status = 'done' AND vector_status"
+        " IN ('pending', 'running'))) AS pending,"
         " sum(parse_status = 'done' AND NOT retrievable) AS empty,"
         " sum(kept_old_chunks) AS kept, (SELECT settings_pending_rebuild FROM libraries"
         " WHERE id = ?) AS pending_rebuild"
@@ -497,4 +496,5 @@ def summary(conn: sqlite3.Connection, library_id: str) -> LibrarySummary:
         kept_old_chunks=row["kept"] or 0,
         vector_cancelled=row["cancelled"] or 0,
         failed_serving_previous=row["previous"] or 0,
+        waiting_vector_rebuild=row["incompatible"] or 0,
     )

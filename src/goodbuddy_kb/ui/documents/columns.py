@@ -217,6 +217,8 @@ def summary_text(s: c.LibrarySummary) -> str:
         text += tr("docs.summary.empty", count=s.no_retrievable_content)
     if s.vector_cancelled:
         text += tr("docs.summary.cancelled", count=s.vector_cancelled)
+    if s.waiting_vector_rebuild:
+        text += tr("docs.summary.incompatible", count=s.waiting_vector_rebuild)
     if s.not_imported:
         limit = f"{c.MAX_FILES_PER_SOURCE:,}"
         text += tr("docs.summary.not_imported", count=s.not_imported, limit=limit)

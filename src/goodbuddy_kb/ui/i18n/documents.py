@@ -120,6 +120,11 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         "，{count} 个的向量化已取消（“立即同步”可继续）",
         ", {count} not vectorised: cancelled (“Sync now” continues)",
     ),
+    "docs.summary.incompatible": (
+        "，{count} 个的向量由其他模型生成（重建向量前不参与语义检索）",
+        ", {count} with vectors of another model (no semantic search until the vectors are "
+        "rebuilt)",
+    ),
     "docs.summary.not_imported": (
         "；另有 {count} 个文件未导入：超出单个来源 {limit} 个文件的上限（可将其子文件夹分别添加为来源）",
         "; {count} more {count:plural:file|files} not imported: past a source's {limit}-file "
