@@ -18,6 +18,7 @@ from goodbuddy_kb.contracts.methods import (
     CHAT_MODEL_GET,
     CHAT_MODEL_UPDATE,
     EMBEDDING_GET,
+    EMBEDDING_UPDATE,
     RERANK_GET,
 )
 from goodbuddy_kb.qt.widgets import QtCore, QtWidgets
@@ -509,3 +510,31 @@ def test_a_stored_key_is_not_sent_to_a_changed_address(qtbot: QtBot, tmp_path: P
         dialog.reject()
     finally:
         set_language("en")
+
+
+def test_a_save_keeps_the_batch_size_and_timeout_the_form_does_not_show(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """A helper set a batch size of 4 with `model embedding --batch-size 4`, then saved a new
+    model name in the window: the batch size went back to 32 (the form has no field for it)."""
+    with openai_server(Script()) as base:
+        tuned = m.EmbeddingConnection(
+            kind="openai-compatible",
+            base_url=base,
+            model="embed-small",
+            dimensions=384,
+            batch_size=4,
+            timeout_s=90.0,
+        )
+        wait_call(qtbot, window, EMBEDDING_UPDATE, m.EmbeddingUpdateRequest(connection=tuned))
+        window.open_connections()
+        dialog = window.connections
+        assert dialog is not None
+        qtbot.waitUntil(lambda: dialog.model.text() == "embed-small", timeout=5_000)
+        dialog.model.setText("embed-small-v2")
+        with qtbot.waitSignal(dialog.saved, timeout=10_000):
+            dialog.save()
+        dialog.reject()
+    saved = wait_call(qtbot, window, EMBEDDING_GET, m.EmbeddingGetRequest()).connection
+    assert saved.model == "embed-small-v2"
+    assert (saved.batch_size, saved.timeout_s) == (4, 90.0)

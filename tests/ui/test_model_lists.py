@@ -54,6 +54,15 @@ def test_forms_offer_listed_models_and_accept_typed_names(qtbot: QtBot, data_dir
                 dialog.chat_model_list.button.click()
         text = dialog.chat_status.text()
         assert text.startswith("✗") and "HTTP 401" in text and "请检查 API 密钥" in text
+        # a service without a list: the model name plays no part in listing (it said "check
+        # the base URL and the model name"; a helper's try)
+        with serve({"/v1/embeddings": Reply(status=200, body=b"{}")}) as base:
+            dialog.chat_url.setText(base)
+            with qtbot.waitSignal(dialog.chat_model_list.listed, timeout=10_000):
+                dialog.chat_model_list.button.click()
+        text = dialog.chat_status.text()
+        assert "HTTP 404" in text and "并非每个服务都提供模型列表" in text, text
+        assert "模型名称" in text and "请检查服务地址和模型名称" not in text
         dialog.reject()
     finally:
         win.link.shutdown()

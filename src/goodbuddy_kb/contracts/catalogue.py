@@ -362,6 +362,7 @@ CATALOGUE: dict[str, str] = {
     "hint.check_key_permissions": "check the API key and its permissions",
     "hint.check_url_model": "check the base URL and the model name",
     "hint.check_service": "check the address and that the service is running",
+    "hint.check_url_list": "check the base URL (not every service lists its models: type the model name)",
     # references
     "reference.stale_open": "citation no longer valid: nothing was opened",
     "reference.web_only": "only http(s) pages can be opened; nothing was opened",

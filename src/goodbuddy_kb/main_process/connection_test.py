@@ -36,14 +36,21 @@ _HINTS = {
     "403": "check the API key and its permissions",
     "404": "check the base URL and the model name",
 }
+#: Listing the models names none: a 404 there is the address, or a service without a list.
+LIST_HINTS = {
+    **_HINTS,
+    "404": "check the base URL (not every service lists its models: type the model name)",
+}
 
 
-def explain(error: str, key: str | None, says: str | None = None) -> str:
+def explain(
+    error: str, key: str | None, says: str | None = None, hints: dict[str, str] | None = None
+) -> str:
     """A redacted error with a hint for the usual causes, then what the service said of it in
     its own words (``netio.service_says``: 'model "x" not found'); the typed key never echoes
     back."""
     status = re.search(r"HTTP (\d{3})", error)
-    hint = _HINTS.get(status.group(1)) if status else None
+    hint = (hints or _HINTS).get(status.group(1)) if status else None
     if hint is None and "cannot be reached" in error:
         # (not "nothing answers at this address": it repeated "cannot be reached (the
         # connection failed)" and said nothing to do)

@@ -8,7 +8,7 @@ import httpx
 
 from goodbuddy_kb.contracts.limits import CONNECTION_TEST_TIMEOUT_SECONDS
 from goodbuddy_kb.contracts.models import ModelListResponse
-from goodbuddy_kb.main_process.connection_test import explain
+from goodbuddy_kb.main_process.connection_test import LIST_HINTS, explain
 
 MAX_MODELS = 1_000
 MAX_BYTES = 4 * 1024 * 1024
@@ -23,7 +23,7 @@ def models_url(kind: str, base_url: str) -> str:
 
 def list_models(kind: str, base_url: str, key: str | None) -> ModelListResponse:
     def failed(error: str) -> ModelListResponse:
-        return ModelListResponse(ok=False, error=explain(error, key))
+        return ModelListResponse(ok=False, error=explain(error, key, hints=LIST_HINTS))
 
     if not base_url.startswith(("http://", "https://")):
         return failed("the service address must start with http:// or https://")

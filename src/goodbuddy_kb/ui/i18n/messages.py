@@ -257,6 +257,7 @@ ZH: dict[str, str] = {
     "hint.check_key_permissions": "请检查 API 密钥及其权限",
     "hint.check_url_model": "请检查服务地址和模型名称",
     "hint.check_service": "请检查地址，并确认服务已经启动",
+    "hint.check_url_list": "请检查服务地址（并非每个服务都提供模型列表：可直接输入模型名称）",
     "reference.stale_open": "引用已失效：未打开任何内容",
     "reference.web_only": "只能打开 http(s) 网页：未打开任何内容",
     "reference.file_gone": "来源文件已被移动或删除：未打开任何内容",

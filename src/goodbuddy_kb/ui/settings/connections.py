@@ -68,6 +68,9 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self._passed: dict[str, float] = {}
         #: Whether a key is stored, and the address it is for (when the saved settings arrive).
         self.stored_key: StoredKey | None = None
+        #: (batch size, timeout) of the saved connection, which the form keeps as they are.
+        default = m.EmbeddingConnection()
+        self.tuning = (default.batch_size, default.timeout_s)
         self.setWindowTitle(tr("conn.title"))
         self.kind = QtWidgets.QComboBox()
         self.kind.setAccessibleName(tr("conn.kind"))
@@ -272,6 +275,7 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.dimensions.setValue(c.dimensions or 0)
         self.key.clear()
         self.stored_key = (info.has_api_key, info.key_origin)
+        self.tuning = (c.batch_size, c.timeout_s)
         self._update()
         self._shown = self._embedding_values()
 
@@ -334,11 +338,16 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
 
     def connection(self) -> m.EmbeddingConnection:
         remote = self.kind.currentData() in ("ollama", "openai-compatible")
+        # the batch size and timeout this form does not show (`model embedding --batch-size`)
+        # are the saved connection's: a save here set them back to the defaults (a helper's try)
+        batch, timeout = self.tuning
         return m.EmbeddingConnection(
             kind=self.kind.currentData(),
             base_url=self.base_url.text().strip() or None if remote else None,
             model=self.model.text().strip() or None if remote else None,
             dimensions=self.dimensions.value() or None if remote else None,
+            batch_size=batch,
+            timeout_s=timeout,
         )
 
     def _embedding_checks(self) -> tuple[Probe, m.EmbeddingConnection] | None:
