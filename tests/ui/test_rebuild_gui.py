@@ -184,7 +184,12 @@ def test_library_rebuild_from_the_pending_notice_with_progress_and_cancel(
         assert window.detail.pending.text() == "⟳ Rebuilding…"
         shoot(window, "rebuild-progress-light-en")
         qtbot.mouseClick(tasks.cancel_button, QtCore.Qt.MouseButton.LeftButton)
+        # at once, while the document in hand finishes (the button stayed live for seconds)
+        if tasks.model.rows[0].state == "running":
+            assert not tasks.cancel_button.isEnabled()
+            assert tasks.cancel_button.text() == "Cancelling…"
         qtbot.waitUntil(lambda: tasks.model.rows[0].state == "cancelled", timeout=20_000)
+        assert tasks.cancel_button.text() == "Cancel task"
         cancelled = tasks.model.rows[0]
         assert cancelled.summary is not None and cancelled.summary.succeeded >= 2
         summary_text = tasks.model.data(tasks.model.index(0, 3))

@@ -107,5 +107,6 @@ TASKS_STRINGS: dict[str, tuple[str, str]] = {
     "duration.minutes": ("{m} 分 {s} 秒", "{m} min {s:02d} s"),
     "duration.seconds": ("{s} 秒", "{s} s"),
     "task.cancel": ("取消任务", "Cancel task"),
+    "task.cancelling": ("正在取消…", "Cancelling…"),
     "task.none": ("还没有任务", "No tasks yet"),
 }

@@ -65,6 +65,9 @@ class TasksTab(QtWidgets.QWidget):
         self.cancel_button = QtWidgets.QPushButton(tr("task.cancel"))
         self.cancel_button.setAccessibleName(tr("task.cancel"))
         self.cancel_button.clicked.connect(self.cancel_current)
+        #: Tasks asked to stop that are still at work (one stops after its batch in flight: the
+        #: row read "Running" and the button stayed live for seconds; a helper's try).
+        self._cancelling: set[str] = set()
         self.view.selectionModel().selectionChanged.connect(lambda *_: self._chosen())
         #: A task of this library that failed while the tab followed it and that nobody has
         #: looked at since: the bar stays on it (a graph run that ended seconds after a failed
@@ -203,7 +206,10 @@ class TasksTab(QtWidgets.QWidget):
         self.bar.setMaximum(0 if busy else max(1, total))
         self.bar.setValue(info.done if info and total else (1 if finished else 0))
         self.details.setText(details(info))
-        self.cancel_button.setEnabled(info is not None and info.state in ("queued", "running"))
+        at_work = info is not None and info.state in ("queued", "running")
+        asked = at_work and info is not None and info.id in self._cancelling
+        self.cancel_button.setEnabled(at_work and not asked)
+        self.cancel_button.setText(tr("task.cancelling" if asked else "task.cancel"))
 
     def cancel_current(self) -> None:
         info = self.followed()
@@ -211,6 +217,9 @@ class TasksTab(QtWidgets.QWidget):
             # The bar stays on the run being cancelled to its end: the button, disabled, passes
             # the focus to the table, and Qt makes its first row (another task) current.
             self._select(info.id)
+            self._cancelling.add(info.id)
+            self.cancel_button.setEnabled(False)
+            self.cancel_button.setText(tr("task.cancelling"))
             self.link.call(
                 TASKS_CANCEL, t.TaskCancelRequest(task_id=info.id), lambda _r, _e: self.refresh()
             )
