@@ -538,3 +538,24 @@ def test_a_save_keeps_the_batch_size_and_timeout_the_form_does_not_show(
     saved = wait_call(qtbot, window, EMBEDDING_GET, m.EmbeddingGetRequest()).connection
     assert saved.model == "embed-small-v2"
     assert (saved.batch_size, saved.timeout_s) == (4, 90.0)
+
+
+def test_discarding_drops_a_save_still_testing_its_connection(
+    qtbot: QtBot, window: MainWindow
+) -> None:
+    """A helper pressed Save, then Close while the connection was being tested: "Close and
+    discard the changes?" — and the save went on and wrote the connection anyway."""
+    with openai_server(Script(delay_s=1.5)) as base:
+        dialog = open_dialog(qtbot, window)
+        dialog.kind.setCurrentIndex(dialog.kind.findData("openai-compatible"))
+        dialog.base_url.setText(base)
+        dialog.model.setText("embed-small")
+        dialog.save()  # its test takes a while
+        dialog.close()
+        box = dialog.discard_box
+        assert box is not None and box.isVisible()
+        qtbot.mouseClick(box.property("confirmButton"), QtCore.Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: not dialog.isVisible())
+        qtbot.wait(2_500)  # past the test's answer
+    saved = wait_call(qtbot, window, EMBEDDING_GET, m.EmbeddingGetRequest()).connection
+    assert saved.kind != "openai-compatible" and saved.model != "embed-small", saved

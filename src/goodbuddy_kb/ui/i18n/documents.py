@@ -121,7 +121,7 @@ DOCUMENTS_STRINGS: dict[str, tuple[str, str]] = {
         ", {count} not vectorised: cancelled (“Sync now” continues)",
     ),
     "docs.summary.incompatible": (
-        "，{count} 个的向量由其他模型生成（重建向量前不参与语义检索）",
+        "，{count} 个文档的向量由其他模型生成（重建向量前不参与语义检索）",
         ", {count} with vectors of another model (no semantic search until the vectors are "
         "rebuilt)",
     ),

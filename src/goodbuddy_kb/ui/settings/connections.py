@@ -62,6 +62,8 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         self.confirm_box: QtWidgets.QMessageBox | None = None
         #: The open "close and discard the unsaved changes?" question, if any.
         self.discard_box: QtWidgets.QMessageBox | None = None
+        #: The person closed the dialog discarding its edits (a save under way is dropped).
+        self._discarded = False
         #: The embedding form's values when the saved connection arrived (None until then).
         self._shown: tuple[object, ...] | None = None
         #: When each test that passed here passed (``Probe.identity`` → monotonic seconds).
@@ -224,8 +226,14 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
 
     def _save_checked(self, save: PendingSave) -> None:
         """Run the test first; a failed test asks "Save anyway?" (default: Cancel)."""
-        probe, button, write = save.probe, save.button, save.write
+        probe, button, written = save.probe, save.button, save.write
         button.setEnabled(False)
+        self._discarded = False
+
+        def write() -> None:
+            if not self._discarded:
+                written()
+
         passed = self._passed.get(probe.identity)
         if not save.needs_test or (passed is not None and time.monotonic() - passed < FRESH_S):
             # nothing to test, or exactly this passed its test here a moment ago: the service
@@ -315,6 +323,9 @@ class ModelConnectionsDialog(QtWidgets.QDialog):
         def answered() -> None:
             self.discard_box = None
             if box.clickedButton() is box.property("confirmButton"):
+                # a save still testing its connection is dropped with the rest (it went on and
+                # wrote after "discard"; a helper's try)
+                self._discarded = True
                 super(ModelConnectionsDialog, self).reject()
 
         box.finished.connect(lambda _r: answered())
