@@ -97,9 +97,10 @@ class Entities:
         if entity_id is None:
             entity_id = self.resolve(type_key, name, key)
         for alias in aliases:
-            other = self._ids.get((type_key, normalise_name(alias)))
+            other_key = normalise_name(alias)
+            other = self._ids.get((type_key, other_key))
             if other is not None and other != entity_id:  # the text says they are one
-                self._same.append((type_key, key, normalise_name(alias)))
+                self._same.append((type_key, key, other_key))
             self.alias(entity_id, type_key, alias)
         return entity_id
 

@@ -303,22 +303,17 @@ def follow(
         # neighbour has such a relation ("费控系统归哪个部门维护": 哪个部门 cues belongs_to too)
         own_answers, answers, reached = answers, [], set()
     remaining = final - reached
-    said = [r for r in relations if r[1] in cued]
-    origins = {r[0]: _sides(r, start)[0] for r in relations}
-    if (
-        answers
-        and said
-        and not remaining
-        and {a.relation_id for a in answers} <= {r[0] for r in relations if r[1] not in cued}
-        and {origins[a.relation_id] for a in answers} <= {origins[r[0]] for r in said}
-    ):
+    said = [r for r in relations if r[1] in cued] if answers and not remaining else []
+    if said and not {a.relation_id for a in answers} & {r[0] for r in said}:
         # the name's relation the question's words cue reaches no asked type, another of its
         # relations does: the cued one is the way ("国际业务部现在直接向哪位领导汇报？" asks
         # whom it reports to, 总经理, and who that is; not who runs it, a person too), where it
         # leads to an answer
-        cued_way = follow(conn, min_confidence, named, said, question)
-        if cued_way:
-            return cued_way
+        origins = {r[0]: _sides(r, start)[0] for r in relations}
+        if {origins[a.relation_id] for a in answers} <= {origins[r[0]] for r in said}:
+            cued_way = follow(conn, min_confidence, named, said, question)
+            if cued_way:
+                return cued_way
     if not remaining and not further:
         return answers
     # the neighbours to follow, those the question points at first (an asked type, a cued

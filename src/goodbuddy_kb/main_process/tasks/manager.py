@@ -391,18 +391,16 @@ class TaskManager(TaskRunner):
 
         key = f"{library_id}:{'rebuild' if rebuild else 'update'}"
         if rebuild:
-            # an update at work on an index of another model builds the new version already
-            # (one resumed at start, or after a sync): pressing "Rebuild vectors" gets it
-            updating = self._at_work("vectorize", f"{library_id}:update")
             current = vector_store.current(self._db.get(), library_id)
             provider = self._provider()
             if (
-                updating is not None
-                and current is not None
+                current is not None
                 and provider is not None
                 and provider.variant_for(current.fingerprint, current.dims) is None
             ):
-                return task_store.get(self._db.get(), updating)
+                # an index of another model: its rebuild is the update that builds the new
+                # version (one resumed at start or after a sync may be at work already)
+                key = f"{library_id}:update"
         return self._queue("vectorize", library_id, None, key, work, once=rebuild)
 
     def graph_after_indexing(self, library_id: str) -> None:

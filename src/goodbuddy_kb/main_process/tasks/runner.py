@@ -126,11 +126,6 @@ class TaskRunner:
         future.add_done_callback(self._futures.discard)
         return info
 
-    def _at_work(self, kind: str, key: str) -> str | None:
-        """The task of this kind and key at work, if one is."""
-        with self._lock:
-            return self._running.get((kind, key))
-
     # -- control -------------------------------------------------------------------------------
     def cancel(self, task_id: str) -> TaskInfo:
         with self._lock:

@@ -207,6 +207,8 @@ class TasksTab(QtWidgets.QWidget):
         self.bar.setValue(info.done if info and total else (1 if finished else 0))
         self.details.setText(details(info))
         at_work = info is not None and info.state in ("queued", "running")
+        if info is not None and not at_work:
+            self._cancelling.discard(info.id)  # it has stopped
         asked = at_work and info is not None and info.id in self._cancelling
         self.cancel_button.setEnabled(at_work and not asked)
         self.cancel_button.setText(tr("task.cancelling" if asked else "task.cancel"))
@@ -218,8 +220,7 @@ class TasksTab(QtWidgets.QWidget):
             # the focus to the table, and Qt makes its first row (another task) current.
             self._select(info.id)
             self._cancelling.add(info.id)
-            self.cancel_button.setEnabled(False)
-            self.cancel_button.setText(tr("task.cancelling"))
+            self._update()
             self.link.call(
                 TASKS_CANCEL, t.TaskCancelRequest(task_id=info.id), lambda _r, _e: self.refresh()
             )
