@@ -265,7 +265,7 @@ def query_weight(rec: dict[str, Any], items: list[Any], share: float) -> float:
 
 
 #: Every feature is evidence for relevance except log rank (the last), which is against it.
-SIGNS = (1, 1, 1, 1, 1, 1, -1)
+SIGNS = (1, 1, 1, 1, 1, 1, 1, -1)
 
 
 def signed_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:

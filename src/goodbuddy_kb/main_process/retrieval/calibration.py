@@ -4,8 +4,9 @@ embedding providers.
 
 For the result at final rank r, a logistic score over features that mean the same in every query
 and library — the vector similarity above the library's background mean for this query (the
-margin, × MARGIN_SCALE), query-term coverage, the longest phrase run, query terms in the title or
-heading path, the fused score over the best one, and log r — is taken as the running minimum over
+margin, × MARGIN_SCALE), query-term coverage (plain, weighed by idf, and weighed by idf within
+one stretch of a few sentences: ``proximity.py``), the longest phrase run, query terms in the title
+or heading path, the fused score over the best one, and log r — is taken as the running minimum over
 ranks 1..r (a result never looks more relevant than one ranked above it), then mapped to a
 probability by an isotonic map fitted on the same sets (so a shown 0.7 is right about 70 % of the
 time). One model per embedding family — the bundled model, every other provider (fitted with the
@@ -14,7 +15,12 @@ question does not use (``scripts.observable``) has no text features to read, not
 bundled model's family judges it on the vector's evidence alone (``VECTOR_ONLY``, the same terms
 with the text's at zero, fitted on the vector channel's own rankings of the same sets). Constants
 from ``bench/tune_relevance.py fit``; its ``report`` prints the reliability tables and the
-expected calibration error.
+expected calibration error. The idf-weighted coverage's coefficient is read off the coverage
+within one stretch (``windowCoverage``), the same evidence where the terms stand together: the
+same for a passage shorter than the stretch, lower for a long one whose terms lie apart. A refit
+of every coefficient on today's dumps raises cmrc2018-trial's and drcd-dev's calibration error
+(0.020 → 0.056, 0.027 → 0.050) while lowering the small graph sets', as it did before the new
+term (ARCHITECTURE.md, "The floor").
 
 The per-library ``minimumRelevance`` floor is compared against this number: results below it are
 not evidence.
@@ -70,6 +76,7 @@ def relevance_features(
         m,
         features.get("coverage", 0.0),
         features.get("weightedCoverage", features.get("coverage", 0.0)),
+        features.get("windowCoverage", features.get("weightedCoverage", 0.0)),
         features.get("phrase", 0.0),
         features.get("title", 0.0),
         features.get("fused", 0.0),
@@ -114,7 +121,7 @@ def relevance_list(
         p = _mapped(knots, _score(model, x))
         share = 1.0 if seen is None or alone is None else max(0.0, min(1.0, seen[rank - 1]))
         if share < 1.0 and alone is not None and m is not None:
-            blind = [x[0], 0.0, 0.0, 0.0, 0.0, x[5], x[6]]
+            blind = [x[0], 0.0, 0.0, 0.0, 0.0, 0.0, x[6], x[7]]
             p = share * p + (1 - share) * _mapped(
                 VECTOR_ONLY_MAP[family_name], _score(alone, blind)
             )

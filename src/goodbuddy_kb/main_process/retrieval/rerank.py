@@ -4,7 +4,9 @@ Features, each in 0–1: the fused score over the best fused score (``fused``), 
 query-term coverage of the chunk's text, document title and headings (what the lexical channels
 match; a stem-only Latin match counts partly, and so does a CJK bigram the index holds nowhere
 found with a character between its two: ``scoring.elided``), the same weighed by
-each term's idf in the index (``weightedCoverage``, ``lexical.vocab``), the longest contiguous
+each term's idf in the index (``weightedCoverage``, ``lexical.vocab``), the same within the best
+stretch of a few sentences (``windowCoverage``, ``proximity.py``: read by the relevance, which
+no rerank weight uses), the longest contiguous
 stretch of the query found in it (``phrase``; in words for a question in Latin letters,
 ``scoring.word_phrase_score``), query terms in its title, heading path or file path
 (``title``), and its vector similarity above the library's background (``vector``: z / Z_SCALE);
@@ -29,6 +31,7 @@ from goodbuddy_kb.main_process.lexical.tokens import (
     stems,
     term_set,
 )
+from goodbuddy_kb.main_process.retrieval import proximity
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate
 
 #: For every embedding model but the bundled one, refitted on the fused order of 2026-12-06
@@ -178,6 +181,13 @@ def features(
         phrase = max(phrase, clause_phrase)
         if term_weights is not None:
             weighted = max(weighted, weighted_coverage(clause, tokens, term_weights, short))
+    uniform = term_weights is None
+
+    def weigh(q: LexicalQuery, terms: set[str]) -> float:
+        weights = dict.fromkeys([*q.cjk_terms, *q.latin_terms], 1.0) if uniform else term_weights
+        return weighted_coverage(q, terms, weights or {}, short)
+
+    window = proximity.window_coverage((query, *query.clauses), normalized, headed, weigh)
     query_terms = set(query.cjk_terms) | set(query.latin_terms)
     titled = headed | _terms(c.document_path)
     title = len(query_terms & titled) / len(query_terms) if query_terms else 0.0
@@ -190,6 +200,7 @@ def features(
         "title": title,
         "vector": vector_feature(c.vector_z),
         "weightedCoverage": weighted if term_weights is not None else coverage,
+        "windowCoverage": window,
     }
 
 
