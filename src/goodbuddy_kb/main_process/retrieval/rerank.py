@@ -150,11 +150,14 @@ def features(
     query: LexicalQuery,
     best_fused: float,
     term_weights: Mapping[str, float] | None = None,
+    window: bool = True,
 ) -> dict[str, float]:
     """The chunk's features for the rerank and the calibrated relevance. A text asking several
     questions (``query.clauses``) gets, for coverage, weighted coverage and phrase, the best of
     the whole text and each question: a passage that answers one of them fully is not half
-    relevant because the question asked two things."""
+    relevant because the question asked two things. ``window``: with ``windowCoverage``, which
+    only the relevance reads (the stages that read the rest for a whole pool leave it to
+    :func:`window_feature`, for the results shown)."""
     normalized = normalize(c.content)
     # the passage's document title and headings count, as in the lexical channels' matching
     headed = _terms(" ".join([c.document_title, *c.heading_path]))
@@ -181,17 +184,10 @@ def features(
         phrase = max(phrase, clause_phrase)
         if term_weights is not None:
             weighted = max(weighted, weighted_coverage(clause, tokens, term_weights, short))
-    uniform = term_weights is None
-
-    def weigh(q: LexicalQuery, terms: set[str]) -> float:
-        weights = dict.fromkeys([*q.cjk_terms, *q.latin_terms], 1.0) if uniform else term_weights
-        return weighted_coverage(q, terms, weights or {}, short)
-
-    window = proximity.window_coverage((query, *query.clauses), normalized, headed, weigh)
     query_terms = set(query.cjk_terms) | set(query.latin_terms)
     titled = headed | _terms(c.document_path)
     title = len(query_terms & titled) / len(query_terms) if query_terms else 0.0
-    return {
+    out = {
         "fused": c.fused / best_fused if best_fused > 0 else 0.0,
         "cjkCoverage": cjk or 0.0,
         "latinCoverage": latin or 0.0,
@@ -200,8 +196,41 @@ def features(
         "title": title,
         "vector": vector_feature(c.vector_z),
         "weightedCoverage": weighted if term_weights is not None else coverage,
-        "windowCoverage": window,
     }
+    if window:
+        out["windowCoverage"] = _window(query, normalized, headed, term_weights, short)
+    return out
+
+
+def window_feature(
+    c: Candidate, query: LexicalQuery, term_weights: Mapping[str, float] | None = None
+) -> float:
+    """``windowCoverage`` alone, for a passage whose other features were read without it."""
+    normalized = normalize(c.content)
+    headed = _terms(" ".join([c.document_title, *c.heading_path]))
+    absent: frozenset[str] = getattr(term_weights, "absent", frozenset())
+    short = frozenset(
+        t
+        for t in absent
+        if t not in headed and t not in normalized and scoring.elided(t, normalized)
+    )
+    return _window(query, normalized, headed, term_weights, short)
+
+
+def _window(
+    query: LexicalQuery,
+    normalized: str,
+    headed: set[str],
+    term_weights: Mapping[str, float] | None,
+    short: frozenset[str],
+) -> float:
+    def weigh(q: LexicalQuery, terms: set[str]) -> float:
+        weights = term_weights
+        if weights is None:  # no idf: every term weighs the same, as in the plain coverage
+            weights = dict.fromkeys([*q.cjk_terms, *q.latin_terms], 1.0)
+        return weighted_coverage(q, terms, weights, short)
+
+    return proximity.window_coverage((query, *query.clauses), normalized, headed, weigh)
 
 
 def order(
@@ -241,7 +270,7 @@ def local_rerank(
     by_id = {}
     rows = []
     for c in candidates:
-        c.features = features(c, query, best, term_weights)
+        c.features = features(c, query, best, term_weights, window=False)
         by_id[c.chunk_id] = c
         rows.append((c.chunk_id, c.document_id, c.pre_rank, c.features))
     ordered = []

@@ -20,7 +20,7 @@ from goodbuddy_kb.main_process.retrieval.candidate import Candidate, distinct
 from goodbuddy_kb.main_process.retrieval.channels import ChannelRun
 from goodbuddy_kb.main_process.retrieval.context import ContextSource, assemble
 from goodbuddy_kb.main_process.retrieval.rerank import features as rerank_features
-from goodbuddy_kb.main_process.retrieval.rerank import local_rerank
+from goodbuddy_kb.main_process.retrieval.rerank import local_rerank, window_feature
 from goodbuddy_kb.main_process.retrieval.settings import ChannelPlan
 
 
@@ -125,7 +125,7 @@ class ArbitrationStage:
             c = by_id[chunk_id]
             if "coverage" not in c.features:
                 c.features = {
-                    **rerank_features(c, query, best_fused, self.term_weights),
+                    **rerank_features(c, query, best_fused, self.term_weights, window=False),
                     **c.features,
                 }
             return c.features["weightedCoverage"]
@@ -294,6 +294,8 @@ class RelevanceStage:
                     **rerank_features(c, query, best_fused, self.term_weights),
                     **c.features,
                 }
+            elif "windowCoverage" not in c.features and "learned" not in c.features:
+                c.features["windowCoverage"] = window_feature(c, query, self.term_weights)
         if not self.learned:
             margins = [
                 None
