@@ -78,3 +78,24 @@ def test_an_option_between_the_library_and_the_question_is_taken(data_dir: Path)
     # a stray word elsewhere is still refused, and says which
     stray = run(data_dir, "library", "list", "extra")
     assert stray.returncode != 0 and "unrecognized arguments: extra" in stray.stderr
+
+
+def test_results_under_the_floor_are_listed_apart_as_not_evidence(data_dir: Path) -> None:
+    """`retrieve` said "8 withheld" and showed none of them, while the window's workbench lists
+    them greyed: a person could not see what the floor held back, nor tell a floor set too
+    high from a question nothing answers."""
+    seed(data_dir, 8)
+    raised = run(data_dir, "library", "settings", "Big", "--set", "retrieval.minimumRelevance=1")
+    assert raised.returncode == 0, raised.stderr
+    held = cli_json(data_dir, "retrieve", "Big", "报销", "--top-k", "8")
+    assert held["results"] == [] and len(held["belowFloor"]) == 8
+    done = run(data_dir, "retrieve", "Big", "报销", "--top-k", "8")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "8 withheld" in out and "No results (nothing_relevant)" in out, out
+    listed = out.split("below the minimum relevance of 1 (listed, not evidence", 1)[1]
+    listed = listed.split("No results", 1)[0]
+    for x in held["belowFloor"]:
+        assert f"{x['rank']:>2}. " in listed and x["documentPath"] in listed, (x, out)
+    # nothing it lists is in the context
+    assert "context: 0/" in out, out

@@ -1,8 +1,9 @@
 """`goodbuddy-kb retrieve LIB… "question" [--top-k N] [--rerank off|local|learned]
 [--fusion adaptive|rrf]`: ranked evidence with each result's channel ranks, the settings the
 search ran with (every one), the diagnostics (channels used and degraded, the vector scan and
-its similarity filter, rerank fallback, fusion, channel confidence, relevance floor) and the
-assembled context."""
+its similarity filter, rerank fallback, fusion, channel confidence, relevance floor), the results
+the floor held back (listed as the workbench lists them greyed: not evidence) and the assembled
+context."""
 
 from __future__ import annotations
 
@@ -125,6 +126,16 @@ def cmd_retrieve(args: argparse.Namespace, session: Session, library_ids: list[s
         if x.same_text:
             names = ", ".join(readable_path(d.document_path) for d in x.same_text)
             print(f"    the same text is also in: {names}")
+    if res.below_floor:
+        # as the window's workbench lists them, greyed: what the floor held back, never evidence
+        print(
+            f"below the minimum relevance of {d.minimum_relevance:g} (listed, not evidence,"
+            " not in the context):"
+        )
+        for x in res.below_floor:
+            print(
+                f"{x.rank:>2}. {r.relevance_figure(x.relevance, 3)}  {readable_path(x.document_path)}"
+            )
     if res.zero_result:
         print(
             f"No results ({res.zero_result.reason}): {res.zero_result.message}\nNext: {res.zero_result.next_step}"
