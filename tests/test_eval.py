@@ -260,3 +260,40 @@ def test_a_sample_that_left_a_language_out_does_not_fail_its_gates() -> None:
     gates = {"dataset": "d", "languages": {"zh": {"recall@5": 0.9}, "en": {"recall@5": 0.9}}}
     assert check_gates(report, gates, sampled=True) == []
     assert check_gates(report, gates) == ["d en hybrid recall@5 = None (gate ≥ 0.9)"]
+
+
+def test_a_work_dir_imports_again_when_the_corpus_under_that_name_changed(tmp_path: Path) -> None:
+    """`--work-dir` keys its imports by the dataset's name: a no-answer set derived again with
+    another count (same name, other articles) was measured on the old import, silently. The
+    import names the corpus it holds; another corpus is imported afresh, the same one reused."""
+    root = tmp_path / "set"
+    (root / "corpus").mkdir(parents=True)
+    guide = root / "corpus" / "guide.md"
+    guide.write_text("# Backups\n\nThe backup window opens at 02:00.\n", encoding="utf-8")
+    (root / "corpus" / "other.md").write_text(
+        "# Holidays\n\nThe office closes for the spring festival.\n", encoding="utf-8"
+    )
+    query = {
+        "id": "q1",
+        "query": "When does the backup window open?",
+        "lang": "en",
+        "relevant": [{"doc": "guide.md", "answers": ["02:00"]}],
+    }
+    (root / "queries.jsonl").write_text(json.dumps(query) + "\n", encoding="utf-8")
+    work = tmp_path / "work"
+
+    def recall() -> float:
+        done = run_eval(
+            tmp_path, "--dataset", str(root), "--work-dir", str(work), "--report", "r.json"
+        )
+        assert done.returncode in (0, 1), done.stdout + done.stderr
+        report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+        return float(report["datasets"][0]["languages"]["en"]["hybrid"]["recall@5"])
+
+    assert recall() == 1.0
+    (database,) = work.rglob("goodbuddy-kb.sqlite3")
+    first = database.stat().st_ino
+    assert recall() == 1.0
+    assert database.stat().st_ino == first, "the same corpus: the import is reused"
+    guide.write_text("# Backups\n\nBackups are kept for thirty days.\n", encoding="utf-8")
+    assert recall() == 0.0, "another corpus under the same name: imported afresh"

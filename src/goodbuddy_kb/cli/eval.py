@@ -41,7 +41,8 @@ def add_parser(commands: Any) -> None:
         "--work-dir",
         type=Path,
         metavar="DIR",
-        help="keep each imported, vectorised library here and reuse it on later runs",
+        help="keep each imported, vectorised library here and reuse it on later runs (imported"
+        " again when the dataset's corpus has changed)",
     )
     p.add_argument(
         "--provider",

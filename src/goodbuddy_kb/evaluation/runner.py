@@ -11,6 +11,7 @@ With a work directory the imported, vectorised library is kept and reused by lat
 
 from __future__ import annotations
 
+import hashlib
 import re
 import shutil
 import sqlite3
@@ -57,7 +58,8 @@ TOP = 10
 NO_ANSWER_THRESHOLD = DEFAULT_MINIMUM_RELEVANCE
 BASELINE = "fts5-unicode61 baseline"
 PORTER_BASELINE = "fts5-porter baseline"
-#: Written once a work directory's library is fully imported and vectorised.
+#: Written once a work directory's library is fully imported and vectorised; it names the
+#: corpus it holds (``corpus_fingerprint``).
 IMPORTED_MARK = "imported.ok"
 
 
@@ -393,11 +395,23 @@ def evaluate(
                 Path(tmp) / "data", dataset, connection, api_key, modes, None, record
             )
     root = data_dir_for(work_dir, dataset, connection.kind)
-    if root.exists() and not (root / IMPORTED_MARK).is_file():
-        shutil.rmtree(root)  # an import that did not finish: start over
-    return _evaluate_in(
-        root / "data", dataset, connection, api_key, modes, root / IMPORTED_MARK, record
-    )
+    mark = root / IMPORTED_MARK
+    wanted = f"imported {corpus_fingerprint(dataset)}\n"
+    if root.exists() and (not mark.is_file() or mark.read_text(encoding="utf-8") != wanted):
+        # an import that did not finish, or of another corpus under the same name (two
+        # no-answer sets derived from one set with different counts): start over
+        shutil.rmtree(root)
+    return _evaluate_in(root / "data", dataset, connection, api_key, modes, mark, record, wanted)
+
+
+def corpus_fingerprint(dataset: Dataset) -> str:
+    """Every corpus file's path and content, hashed: what a work directory's import was of."""
+    digest = hashlib.sha256()
+    corpus = dataset.corpus
+    for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(corpus).as_posix().encode("utf-8") + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
 
 
 def _evaluate_in(
@@ -408,6 +422,7 @@ def _evaluate_in(
     modes: tuple[Mode, ...],
     mark: Path | None = None,
     record: Record | None = None,
+    mark_text: str = "imported\n",
 ) -> DatasetResult:
     backend = BackendProcess.start(data_dir)
     try:
@@ -422,7 +437,7 @@ def _evaluate_in(
         for chunking in dict.fromkeys(m.chunking for m in modes if m.chunking != "structure"):
             libraries[chunking] = _import(session, dataset, connection, api_key, chunking)
         if mark is not None:
-            mark.write_text("imported\n", encoding="utf-8")
+            mark.write_text(mark_text, encoding="utf-8")
         prefixes = _prefixes(session, dataset, library_id)
         for other in libraries.values():
             prefixes.update(_prefixes(session, dataset, other))
