@@ -225,25 +225,14 @@ def test_each_result_is_judged_by_its_own_text(tmp_path: Path) -> None:
     """Neighbouring hits of one document share a context group; the section beside the answer
     was counted as holding it because the group's text did (MRR 1.0 here, for a first result
     without the answer). A result is judged by its own chunk's text."""
-    root = tmp_path / "set"
-    (root / "corpus").mkdir(parents=True)
-    (root / "corpus" / "guide.md").write_text(
+    root = backup_set(
+        tmp_path,
         "# Orion guide\n\n## Orion backups\n\nOrion backups of Orion servers run every night;"
         " the Orion backup window of the Orion servers is set by the operations team.\n\n"
         "## Window\n\nIt opens at 02:00 and closes at 04:00.\n\n"
         "## Printers\n\nPrinters are serviced on Mondays.\n",
-        encoding="utf-8",
+        "When does the Orion backup window open?",
     )
-    (root / "corpus" / "other.md").write_text(
-        "# Holidays\n\nThe office closes for the spring festival.\n", encoding="utf-8"
-    )
-    query = {
-        "id": "q1",
-        "query": "When does the Orion backup window open?",
-        "lang": "en",
-        "relevant": [{"doc": "guide.md", "answers": ["02:00"]}],
-    }
-    (root / "queries.jsonl").write_text(json.dumps(query) + "\n", encoding="utf-8")
     done = run_eval(tmp_path, "--dataset", str(root), "--report", "report.json")
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
@@ -266,20 +255,12 @@ def test_a_work_dir_imports_again_when_the_corpus_under_that_name_changed(tmp_pa
     """`--work-dir` keys its imports by the dataset's name: a no-answer set derived again with
     another count (same name, other articles) was measured on the old import, silently. The
     import names the corpus it holds; another corpus is imported afresh, the same one reused."""
-    root = tmp_path / "set"
-    (root / "corpus").mkdir(parents=True)
-    guide = root / "corpus" / "guide.md"
-    guide.write_text("# Backups\n\nThe backup window opens at 02:00.\n", encoding="utf-8")
-    (root / "corpus" / "other.md").write_text(
-        "# Holidays\n\nThe office closes for the spring festival.\n", encoding="utf-8"
+    root = backup_set(
+        tmp_path,
+        "# Backups\n\nThe backup window opens at 02:00.\n",
+        "When does the backup window open?",
     )
-    query = {
-        "id": "q1",
-        "query": "When does the backup window open?",
-        "lang": "en",
-        "relevant": [{"doc": "guide.md", "answers": ["02:00"]}],
-    }
-    (root / "queries.jsonl").write_text(json.dumps(query) + "\n", encoding="utf-8")
+    guide = root / "corpus" / "guide.md"
     work = tmp_path / "work"
 
     def recall() -> float:
@@ -297,3 +278,21 @@ def test_a_work_dir_imports_again_when_the_corpus_under_that_name_changed(tmp_pa
     assert database.stat().st_ino == first, "the same corpus: the import is reused"
     guide.write_text("# Backups\n\nBackups are kept for thirty days.\n", encoding="utf-8")
     assert recall() == 0.0, "another corpus under the same name: imported afresh"
+
+
+def backup_set(tmp_path: Path, guide: str, question: str) -> Path:
+    """A dataset of ``guide.md`` (answering ``question`` with 02:00) and an unrelated note."""
+    root = tmp_path / "set"
+    (root / "corpus").mkdir(parents=True)
+    (root / "corpus" / "guide.md").write_text(guide, encoding="utf-8")
+    (root / "corpus" / "other.md").write_text(
+        "# Holidays\n\nThe office closes for the spring festival.\n", encoding="utf-8"
+    )
+    query = {
+        "id": "q1",
+        "query": question,
+        "lang": "en",
+        "relevant": [{"doc": "guide.md", "answers": ["02:00"]}],
+    }
+    (root / "queries.jsonl").write_text(json.dumps(query) + "\n", encoding="utf-8")
+    return root
