@@ -401,7 +401,7 @@ def evaluate(
         # an import that did not finish, or of another corpus under the same name (two
         # no-answer sets derived from one set with different counts): start over
         shutil.rmtree(root)
-    return _evaluate_in(root / "data", dataset, connection, api_key, modes, mark, record, wanted)
+    return _evaluate_in(root / "data", dataset, connection, api_key, modes, (mark, wanted), record)
 
 
 def corpus_fingerprint(dataset: Dataset) -> str:
@@ -420,10 +420,10 @@ def _evaluate_in(
     connection: EmbeddingConnection,
     api_key: str | None,
     modes: tuple[Mode, ...],
-    mark: Path | None = None,
+    mark: tuple[Path, str] | None = None,
     record: Record | None = None,
-    mark_text: str = "imported\n",
 ) -> DatasetResult:
+    """``mark``: where to write what, once the libraries are imported (a work directory's)."""
     backend = BackendProcess.start(data_dir)
     try:
         client = BlockingClient(
@@ -437,7 +437,7 @@ def _evaluate_in(
         for chunking in dict.fromkeys(m.chunking for m in modes if m.chunking != "structure"):
             libraries[chunking] = _import(session, dataset, connection, api_key, chunking)
         if mark is not None:
-            mark.write_text(mark_text, encoding="utf-8")
+            mark[0].write_text(mark[1], encoding="utf-8")
         prefixes = _prefixes(session, dataset, library_id)
         for other in libraries.values():
             prefixes.update(_prefixes(session, dataset, other))

@@ -159,13 +159,10 @@ def features(
     only the relevance reads (the stages that read the rest for a whole pool leave it to
     :func:`window_feature`, for the results shown)."""
     normalized = normalize(c.content)
-    # the passage's document title and headings count, as in the lexical channels' matching
-    headed = _terms(" ".join([c.document_title, *c.heading_path]))
+    headed = _headed(c)
     tokens = term_set(normalized) | headed
     chunk_stems = set(stems(sorted(tokens))) if query.latin_terms else set()
-    # a query term the libraries hold nowhere, found here with a character between its two
-    absent: frozenset[str] = getattr(term_weights, "absent", frozenset())
-    short = frozenset(t for t in absent if t not in tokens and scoring.elided(t, normalized))
+    short = _shortened(term_weights, normalized, headed)
     # a question in Latin letters counts its phrase in words (``scoring.word_phrase_score``):
     # the passage's word stems, only then (every candidate of every query passes here)
     in_words = any(q.phrase_words[0] for q in (query, *query.clauses))
@@ -207,14 +204,30 @@ def window_feature(
 ) -> float:
     """``windowCoverage`` alone, for a passage whose other features were read without it."""
     normalized = normalize(c.content)
-    headed = _terms(" ".join([c.document_title, *c.heading_path]))
+    headed = _headed(c)
+    return _window(
+        query, normalized, headed, term_weights, _shortened(term_weights, normalized, headed)
+    )
+
+
+def _headed(c: Candidate) -> set[str]:
+    """The terms of the passage's document title and headings, which count with its text, as in
+    the lexical channels' matching."""
+    return _terms(" ".join([c.document_title, *c.heading_path]))
+
+
+def _shortened(
+    term_weights: Mapping[str, float] | None, normalized: str, headed: set[str]
+) -> frozenset[str]:
+    """The query terms the libraries hold nowhere (``TermWeights.absent``, CJK bigrams) that the
+    passage holds with a character between their two (``scoring.elided``). A CJK bigram is one of
+    a text's terms exactly when it stands in the text, so no term set is built for it."""
     absent: frozenset[str] = getattr(term_weights, "absent", frozenset())
-    short = frozenset(
+    return frozenset(
         t
         for t in absent
         if t not in headed and t not in normalized and scoring.elided(t, normalized)
     )
-    return _window(query, normalized, headed, term_weights, short)
 
 
 def _window(
