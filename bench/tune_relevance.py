@@ -64,7 +64,16 @@ def _rows(
         feats = dict(cand["features"]) if text else {}
         feats["fused"] = own.get(f.chunk_id, f.score) / best if best > 0 else 0.0
         margin = None if f.vector_z is None else f.vector_z * rec["background"][1]
-        rows.append({"cand": cand, "features": feats, "margin": margin, "id": f.chunk_id})
+        similarity = None if margin is None else margin + rec["background"][0]
+        rows.append(
+            {
+                "cand": cand,
+                "features": feats,
+                "margin": margin,
+                "similarity": similarity,
+                "id": f.chunk_id,
+            }
+        )
         if len(rows) == TOP:
             break
     return rows
@@ -119,10 +128,16 @@ def collect(
     return out
 
 
-def design(rows: list[dict[str, Any]], vector: bool) -> np.ndarray:
+def design(rows: list[dict[str, Any]], vector: bool, family: str) -> np.ndarray:
+    """The relevance terms of ``rows``; the similarity is read by the bundled family alone."""
     return np.asarray(
         [
-            calibration.relevance_features(r["features"], r["margin"] if vector else None, rank)
+            calibration.relevance_features(
+                r["features"],
+                r["margin"] if vector else None,
+                rank,
+                r["similarity"] if vector and family == "bundled" else None,
+            )
             for rank, r in enumerate(rows, start=1)
         ]
     ).reshape(len(rows), -1)
@@ -144,7 +159,7 @@ def fit(args: argparse.Namespace) -> None:
             for rec, rows in items:
                 if not rows:
                     continue
-                xs.append(design(rows, vector))
+                xs.append(design(rows, vector, args.family))
                 ys.append([float(r["cand"]["label"]) for r in rows])
                 ws.append([query_weight(rec, items, args.no_answer_share)] * len(rows))
             print(f"{name}: {len(items)} questions", file=sys.stderr)
@@ -157,7 +172,7 @@ def fit(args: argparse.Namespace) -> None:
             for rec, rows in items:
                 if not rows:
                     continue
-                s = np.minimum.accumulate(design(rows, vector) @ coef[1:] + coef[0])
+                s = np.minimum.accumulate(design(rows, vector, args.family) @ coef[1:] + coef[0])
                 scores.extend(s)
                 labels.extend(float(r["cand"]["label"]) for r in rows)
                 weights.extend([query_weight(rec, items, args.no_answer_share)] * len(rows))
@@ -220,6 +235,7 @@ def shown_relevance(
         [r["margin"] if vector else None for r in rows],
         family,
         seen(rec, rows),
+        [r["similarity"] if vector else None for r in rows],
     )
 
 
@@ -265,7 +281,7 @@ def query_weight(rec: dict[str, Any], items: list[Any], share: float) -> float:
 
 
 #: Every feature is evidence for relevance except log rank (the last), which is against it.
-SIGNS = (1, 1, 1, 1, 1, 1, 1, -1)
+SIGNS = (1, 1, 1, 1, 1, 1, 1, -1, 1)
 
 
 def signed_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:

@@ -6,7 +6,8 @@ For the result at final rank r, a logistic score over features that mean the sam
 and library — the vector similarity above the library's background mean for this query (the
 margin, × MARGIN_SCALE), query-term coverage (plain, weighed by idf, and weighed by idf within
 one stretch of a few sentences: ``proximity.py``), the longest phrase run, query terms in the title
-or heading path, the fused score over the best one, and log r — is taken as the running minimum over
+or heading path, the fused score over the best one, log r and, for the bundled model alone, its
+cosine similarity itself (``SIMILARITY_CENTER``) — is taken as the running minimum over
 ranks 1..r (a result never looks more relevant than one ranked above it), then mapped to a
 probability by an isotonic map fitted on the same sets (so a shown 0.7 is right about 70 % of the
 time). One model per embedding family — the bundled model, every other provider (fitted with the
@@ -38,6 +39,16 @@ from goodbuddy_kb.main_process.retrieval import calibration_fit as fitted
 MARGIN_SCALE = 10.0
 #: Scaled margins beyond these bounds add nothing (a hit cannot become "more than certain").
 MARGIN_RANGE = (-2.0, 3.0)
+#: The bundled model's own cosine similarity of question and passage, read as
+#: (similarity − SIMILARITY_CENTER) × SIMILARITY_SCALE within SIMILARITY_RANGE. Unlike the margin
+#: it is not measured against this library's background, so it says how closely the passage
+#: matches the question in absolute terms: a passage on the question's topic that does not answer
+#: it stands as far above a library of other topics as one that does, but not as close to the
+#: question. Only the bundled family reads it (one model, one scale of similarities); another
+#: provider's similarities have a scale of their own.
+SIMILARITY_CENTER = 0.85
+SIMILARITY_SCALE = 20.0
+SIMILARITY_RANGE = (-2.0, 3.0)
 
 Model = tuple[float, ...]
 
@@ -67,11 +78,19 @@ def family(embedding_kind: str | None) -> str:
 
 
 def relevance_features(
-    features: Mapping[str, float], vector_margin: float | None, rank: int
+    features: Mapping[str, float],
+    vector_margin: float | None,
+    rank: int,
+    similarity: float | None = None,
 ) -> list[float]:
-    """``vector_margin``: similarity − the background mean (unscaled), None without vectors."""
+    """``vector_margin``: similarity − the background mean (unscaled), None without vectors;
+    ``similarity``: the bundled model's cosine similarity itself (None: not read)."""
     m = 0.0 if vector_margin is None else vector_margin * MARGIN_SCALE
     m = min(MARGIN_RANGE[1], max(MARGIN_RANGE[0], m))
+    sim = 0.0
+    if similarity is not None:
+        sim = (similarity - SIMILARITY_CENTER) * SIMILARITY_SCALE
+        sim = min(SIMILARITY_RANGE[1], max(SIMILARITY_RANGE[0], sim))
     return [
         m,
         features.get("coverage", 0.0),
@@ -81,6 +100,7 @@ def relevance_features(
         features.get("title", 0.0),
         features.get("fused", 0.0),
         math.log(rank),
+        sim,
     ]
 
 
@@ -105,11 +125,14 @@ def relevance_list(
     margins: Sequence[float | None],
     family_name: str,
     seen: Sequence[float] | None = None,
+    similarities: Sequence[float | None] | None = None,
 ) -> list[float]:
     """The relevance of each result, in final rank order (never rising down the list).
     ``margins`` all None means the vector channel did not run for this query. ``seen``: how far
     the text features could see each result (``scripts.observable``; absent: wholly). A result
-    they could not see is judged on the vector's evidence alone, in that proportion."""
+    they could not see is judged on the vector's evidence alone, in that proportion.
+    ``similarities``: each result's cosine similarity to the question, read by the bundled
+    family alone (``SIMILARITY_CENTER``)."""
     with_vector = any(m is not None for m in margins)
     model = WITH_VECTOR[family_name] if with_vector else LEXICAL_ONLY
     knots = WITH_VECTOR_MAP[family_name] if with_vector else LEXICAL_ONLY_MAP
@@ -117,11 +140,16 @@ def relevance_list(
     out: list[float] = []
     lowest = math.inf
     for rank, (f, m) in enumerate(zip(features, margins, strict=True), start=1):
-        x = relevance_features(f, m, rank)
+        sim = (
+            similarities[rank - 1]
+            if similarities is not None and family_name == "bundled" and m is not None
+            else None
+        )
+        x = relevance_features(f, m, rank, sim)
         p = _mapped(knots, _score(model, x))
         share = 1.0 if seen is None or alone is None else max(0.0, min(1.0, seen[rank - 1]))
         if share < 1.0 and alone is not None and m is not None:
-            blind = [x[0], 0.0, 0.0, 0.0, 0.0, 0.0, x[6], x[7]]
+            blind = [x[0], 0.0, 0.0, 0.0, 0.0, 0.0, x[6], x[7], x[8]]
             p = share * p + (1 - share) * _mapped(
                 VECTOR_ONLY_MAP[family_name], _score(alone, blind)
             )

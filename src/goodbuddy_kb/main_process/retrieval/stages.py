@@ -309,8 +309,13 @@ class RelevanceStage:
                 else self.observable.get(c.chunk_id, 1.0)
                 for c in shown
             ]
+            mean = self.background[0] if self.background is not None else 0.0
             values = calibration.relevance_list(
-                [evidence(c, best_fused) for c in shown], margins, self.family, seen
+                [evidence(c, best_fused) for c in shown],
+                margins,
+                self.family,
+                seen,
+                [None if m is None else m + mean for m in margins],
             )
             for c, value in zip(shown, values, strict=True):
                 c.relevance = value
