@@ -29,7 +29,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from goodbuddy_kb.main_process.retrieval import calibration, calibration_fit, fusion
+from goodbuddy_kb.main_process.retrieval import calibration, calibration_fit, closeness, fusion
 from goodbuddy_kb.main_process.retrieval import calibration_fit as fitted
 from tune_fit import arbitrated_order, load_sets
 
@@ -65,12 +65,15 @@ def _rows(
         feats["fused"] = own.get(f.chunk_id, f.score) / best if best > 0 else 0.0
         margin = None if f.vector_z is None else f.vector_z * rec["background"][1]
         similarity = None if margin is None else margin + rec["background"][0]
+        # the closest piece's similarity where ``bench/closeness.py`` read it (the first results)
+        closest = cand.get("closest") if len(rows) < closeness.MAX_RESULTS else None
         rows.append(
             {
                 "cand": cand,
                 "features": feats,
                 "margin": margin,
                 "similarity": similarity,
+                "closestMargin": None if closest is None else closest - rec["background"][0],
                 "id": f.chunk_id,
             }
         )
@@ -137,6 +140,7 @@ def design(rows: list[dict[str, Any]], vector: bool, family: str) -> np.ndarray:
                 r["margin"] if vector else None,
                 rank,
                 r["similarity"] if vector and family == "bundled" else None,
+                r["closestMargin"] if vector and family == "bundled" else None,
             )
             for rank, r in enumerate(rows, start=1)
         ]
@@ -236,6 +240,7 @@ def shown_relevance(
         family,
         seen(rec, rows),
         [r["similarity"] if vector else None for r in rows],
+        [r["closestMargin"] if vector else None for r in rows],
     )
 
 
@@ -281,7 +286,7 @@ def query_weight(rec: dict[str, Any], items: list[Any], share: float) -> float:
 
 
 #: Every feature is evidence for relevance except log rank (the last), which is against it.
-SIGNS = (1, 1, 1, 1, 1, 1, 1, -1, 1)
+SIGNS = (1, 1, 1, 1, 1, 1, 1, -1, 1, 1)
 
 
 def signed_logistic(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:

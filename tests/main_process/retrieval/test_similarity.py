@@ -18,24 +18,41 @@ from goodbuddy_kb.main_process.retrieval.stages import RelevanceStage
 UNWORDED = {"coverage": 0.0, "weightedCoverage": 0.0, "windowCoverage": 0.0, "fused": 1.0}
 
 
-def first(family: str, margin: float, similarity: float | None) -> float:
-    return calibration.relevance_list([UNWORDED], [margin], family, None, [similarity])[0]
+def first(
+    family: str, margin: float, similarity: float | None, closest: float | None = None
+) -> float:
+    return calibration.relevance_list([UNWORDED], [margin], family, None, [similarity], [closest])[
+        0
+    ]
 
 
 def test_the_bundled_model_reads_how_close_the_passage_is_to_the_question() -> None:
     """The same margin over the library's background: a passage at the similarity a paraphrase's
     answer has (cnsd-sts-b's median 0.95) reads as relevant, one at the similarity an unanswerable
     question's best passage has (cmrc2018-trial-noanswer's median 0.85) does not."""
-    answered = first("bundled", 0.1, 0.95)
-    topical = first("bundled", 0.1, 0.85)
     floor = 0.2  # the default minimum relevance
+    answered = first("bundled", 0.05, 0.95)
+    topical = first("bundled", 0.05, 0.85)
     assert answered >= 0.3 and topical < floor, (answered, topical)
-    assert first("bundled", 0.1, 0.90) > topical
+    assert first("bundled", 0.05, 0.90) > topical
+
+
+def test_the_closest_sentence_counts_beside_the_passage_as_a_whole() -> None:
+    """The same passage-level evidence: a passage one of whose sentences stands close to the
+    question (0.1 above the background: the answer) is shown, one whose closest sentence stands
+    no closer than the passage does (0.03) is not."""
+    near, far = first("bundled", 0.05, 0.9, 0.1), first("bundled", 0.05, 0.9, 0.03)
+    assert near >= 0.3 and far < 0.2, (near, far)
+    assert first("bundled", 0.05, 0.9, None) == first("bundled", 0.05, 0.9, 0.05), (
+        "unread, the whole passage's margin stands in"
+    )
 
 
 def test_another_provider_similarity_means_nothing_to_the_bundled_scale() -> None:
     """Another provider's similarities have a scale of their own: only the margin counts."""
-    assert first("other", 0.1, 0.95) == first("other", 0.1, 0.5) == first("other", 0.1, None)
+    assert (
+        first("other", 0.1, 0.95, 0.2) == first("other", 0.1, 0.5, 0.0) == first("other", 0.1, None)
+    )
 
 
 def candidate(name: str, z: float) -> Candidate:

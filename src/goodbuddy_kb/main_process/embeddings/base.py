@@ -108,6 +108,11 @@ class EmbeddingProvider(ABC):
     @abstractmethod
     def embed_query(self, text: str) -> Matrix: ...
 
+    def embed_passages_now(self, texts: list[str]) -> Matrix:
+        """Passages embedded for a search under way (``retrieval/closeness.py``): a provider
+        that queues its batches behind an index's runs them at once here."""
+        return self.embed_passages(texts)
+
     def load(self) -> None:
         """Make the provider ready (a local model loads its weights); cheap when it is."""
         return None

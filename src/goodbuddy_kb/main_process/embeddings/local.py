@@ -259,6 +259,14 @@ class LocalE5Provider(EmbeddingProvider):
         out = self._encoder().encode([text], is_query=True)
         return np.asarray(out[0], dtype=np.float32).reshape(self.dimensions)
 
+    def embed_passages_now(self, texts: list[str]) -> Matrix:
+        """On the calling thread, as the question is (the lanes may be busy with an index's
+        batches at a lower priority)."""
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        out = self._encoder().encode(list(texts), is_query=False)
+        return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dimensions)
+
     def close(self) -> None:
         with self._lane_lock:
             pool, self._pool = self._pool, None

@@ -7,7 +7,8 @@ and library — the vector similarity above the library's background mean for th
 margin, × MARGIN_SCALE), query-term coverage (plain, weighed by idf, and weighed by idf within
 one stretch of a few sentences: ``proximity.py``), the longest phrase run, query terms in the title
 or heading path, the fused score over the best one, log r and, for the bundled model alone, its
-cosine similarity itself (``SIMILARITY_CENTER``) — is taken as the running minimum over
+cosine similarity itself (``SIMILARITY_CENTER``) and the margin of the passage's closest piece of a
+sentence or two (``closeness.py``, ``CLOSEST_CENTER``) — is taken as the running minimum over
 ranks 1..r (a result never looks more relevant than one ranked above it), then mapped to a
 probability by an isotonic map fitted on the same sets (so a shown 0.7 is right about 70 % of the
 time). One model per embedding family — the bundled model, every other provider (fitted with the
@@ -49,6 +50,13 @@ MARGIN_RANGE = (-2.0, 3.0)
 SIMILARITY_CENTER = 0.85
 SIMILARITY_SCALE = 20.0
 SIMILARITY_RANGE = (-2.0, 3.0)
+#: How far the passage's closest piece (``closeness.py``: a sentence or two) stands above the
+#: library's background for this question, read as (margin − CLOSEST_CENTER) × SIMILARITY_SCALE
+#: within SIMILARITY_RANGE; a result whose pieces were not read reads the whole passage's margin
+#: there. A margin, not the similarity itself: the bundled model's similarities run lower in
+#: English than in Chinese (an unanswerable question's closest piece 0.81 against 0.87 in the
+#: fixtures), and so does the background (0.79 against 0.81).
+CLOSEST_CENTER = 0.065
 
 Model = tuple[float, ...]
 
@@ -82,15 +90,18 @@ def relevance_features(
     vector_margin: float | None,
     rank: int,
     similarity: float | None = None,
+    closest_margin: float | None = None,
 ) -> list[float]:
     """``vector_margin``: similarity − the background mean (unscaled), None without vectors;
-    ``similarity``: the bundled model's cosine similarity itself (None: not read)."""
+    ``similarity``: the bundled model's cosine similarity itself (None: not read);
+    ``closest_margin``: the same margin for the passage's closest piece (None: not read, the
+    whole passage's stands in)."""
     m = 0.0 if vector_margin is None else vector_margin * MARGIN_SCALE
     m = min(MARGIN_RANGE[1], max(MARGIN_RANGE[0], m))
-    sim = 0.0
-    if similarity is not None:
-        sim = (similarity - SIMILARITY_CENTER) * SIMILARITY_SCALE
-        sim = min(SIMILARITY_RANGE[1], max(SIMILARITY_RANGE[0], sim))
+    sim = _scaled(similarity, SIMILARITY_CENTER)
+    near = _scaled(closest_margin if closest_margin is not None else vector_margin, CLOSEST_CENTER)
+    if similarity is None:
+        near = 0.0  # read only where the similarity is (the bundled family)
     return [
         m,
         features.get("coverage", 0.0),
@@ -101,7 +112,15 @@ def relevance_features(
         features.get("fused", 0.0),
         math.log(rank),
         sim,
+        near,
     ]
+
+
+def _scaled(similarity: float | None, center: float) -> float:
+    if similarity is None:
+        return 0.0
+    value = (similarity - center) * SIMILARITY_SCALE
+    return min(SIMILARITY_RANGE[1], max(SIMILARITY_RANGE[0], value))
 
 
 def _score(model: Model, x: Sequence[float]) -> float:
@@ -126,13 +145,15 @@ def relevance_list(
     family_name: str,
     seen: Sequence[float] | None = None,
     similarities: Sequence[float | None] | None = None,
+    closest_margins: Sequence[float | None] | None = None,
 ) -> list[float]:
     """The relevance of each result, in final rank order (never rising down the list).
     ``margins`` all None means the vector channel did not run for this query. ``seen``: how far
     the text features could see each result (``scripts.observable``; absent: wholly). A result
     they could not see is judged on the vector's evidence alone, in that proportion.
     ``similarities``: each result's cosine similarity to the question, read by the bundled
-    family alone (``SIMILARITY_CENTER``)."""
+    family alone (``SIMILARITY_CENTER``), and ``closest_margins`` each one's closest piece's
+    margin (``closeness.py``; shorter than the list: the rest were not read)."""
     with_vector = any(m is not None for m in margins)
     model = WITH_VECTOR[family_name] if with_vector else LEXICAL_ONLY
     knots = WITH_VECTOR_MAP[family_name] if with_vector else LEXICAL_ONLY_MAP
@@ -145,11 +166,16 @@ def relevance_list(
             if similarities is not None and family_name == "bundled" and m is not None
             else None
         )
-        x = relevance_features(f, m, rank, sim)
+        near = (
+            closest_margins[rank - 1]
+            if sim is not None and closest_margins is not None and rank <= len(closest_margins)
+            else None
+        )
+        x = relevance_features(f, m, rank, sim, near)
         p = _mapped(knots, _score(model, x))
         share = 1.0 if seen is None or alone is None else max(0.0, min(1.0, seen[rank - 1]))
         if share < 1.0 and alone is not None and m is not None:
-            blind = [x[0], 0.0, 0.0, 0.0, 0.0, 0.0, x[6], x[7], x[8]]
+            blind = [x[0], 0.0, 0.0, 0.0, 0.0, 0.0, x[6], x[7], x[8], x[9]]
             p = share * p + (1 - share) * _mapped(
                 VECTOR_ONLY_MAP[family_name], _score(alone, blind)
             )

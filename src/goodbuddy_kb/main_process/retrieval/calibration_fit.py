@@ -5,8 +5,8 @@ coefficients of ``calibration.relevance_features``' terms) and its isotonic map'
 from __future__ import annotations
 
 WITH_VECTOR: dict[str, tuple[float, ...]] = {
-    "bundled": (-9.5636, 1.0314, 0.0, 0.0, 3.9769, 0.987, 4.3909, 7.1723, -1.1183, 1.0),
-    "other": (-9.0115, 0.0009, 0.0, 0.0, 4.0969, 2.4258, 5.2219, 6.4373, -0.5142, 0.0),
+    "bundled": (-9.5636, 1.0314, 0.0, 0.0, 3.9769, 0.987, 4.3909, 7.1723, -1.1183, 1.0, 1.5),
+    "other": (-9.0115, 0.0009, 0.0, 0.0, 4.0969, 2.4258, 5.2219, 6.4373, -0.5142, 0.0, 0.0),
 }
 WITH_VECTOR_MAP: dict[str, tuple[tuple[float, float], ...]] = {
     "bundled": (
@@ -45,6 +45,7 @@ LEXICAL_ONLY: tuple[float, ...] = (
     7.7947,
     -0.5455,
     0.0,
+    0.0,
 )
 LEXICAL_ONLY_MAP: tuple[tuple[float, float], ...] = (
     (-8.334, 0.0001),
@@ -60,7 +61,7 @@ LEXICAL_ONLY_MAP: tuple[tuple[float, float], ...] = (
     (2.366, 0.9185),
 )
 VECTOR_ONLY: dict[str, tuple[float, ...]] = {
-    "bundled": (-7.5079, 1.3934, 0.0, 0.0, 0.0, 0.0, 0.0, 6.4642, -0.4737, 0.0)
+    "bundled": (-7.5079, 1.3934, 0.0, 0.0, 0.0, 0.0, 0.0, 6.4642, -0.4737, 0.0, 0.0)
 }
 VECTOR_ONLY_MAP: dict[str, tuple[tuple[float, float], ...]] = {
     "bundled": (

@@ -21,7 +21,7 @@ from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.retrieval import KnowledgeRetrievalChannel, VectorCoverage
 from goodbuddy_kb.contracts.settings import KnowledgeRetrievalSettings
 from goodbuddy_kb.main_process.cancel import CancelToken
-from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
+from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider, Matrix
 from goodbuddy_kb.main_process.graph import channel as graph_channel
 from goodbuddy_kb.main_process.lexical import LexicalQuery
 from goodbuddy_kb.main_process.lexical import search as lexical_search
@@ -77,6 +77,8 @@ class ChannelRun:
     filtered: int = 0
     background: tuple[float, float] | None = None
     embedding_kind: str | None = None
+    #: The bundled model and the question's embedding by it (``VectorResult.question``).
+    question: tuple[EmbeddingProvider, Matrix] | None = None
     #: Libraries the vectors cover only in part, and each library's share of chunks covered.
     coverage: list[VectorCoverage] = field(default_factory=list)
     chunk_share: dict[str, float] = field(default_factory=dict)
@@ -164,6 +166,7 @@ def _vector_finish(
     run.scanned = found.scanned
     run.degraded.extend(found.degraded)
     run.coverage, run.chunk_share = found.coverage, found.chunk_share
+    run.question = found.question
     run.library_of = {h.chunk_id: h.library_id for h in found.hits}
     kept = [h for h in found.hits if _above_floor(h.similarity, q, h.library_id)]
     run.filtered = len(found.hits) - len(kept)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,7 +25,7 @@ from goodbuddy_kb.main_process.embeddings.base import EmbeddingProvider
 from goodbuddy_kb.main_process.graph import step as graph_step
 from goodbuddy_kb.main_process.lexical import build_query
 from goodbuddy_kb.main_process.lexical.vocab import TermRows, term_weights
-from goodbuddy_kb.main_process.retrieval import calibration, learned, scripts
+from goodbuddy_kb.main_process.retrieval import calibration, closeness, learned, scripts
 from goodbuddy_kb.main_process.retrieval import candidate as candidates_mod
 from goodbuddy_kb.main_process.retrieval.channels import ChannelQuery, ChannelRun, run_channels
 from goodbuddy_kb.main_process.retrieval.fusion import LEXICAL_CHANNELS
@@ -130,6 +130,7 @@ class Retriever:
             frozenset(c for run in runs for c in run.graph_on_way),
             seen,
             step.chunk_ids if step is not None else (),
+            _closeness(vector),
         ).run(ranked, query)
         stepped = None
         if graph is not None and step is not None and relevance.stepped is not None:
@@ -178,3 +179,11 @@ class Retriever:
         used = [r.channel for r in runs if r.used]
         filtered = sum(r.filtered for r in runs)
         return explain_zero(self.conn, request.library_ids, used, filtered, self.degraded)
+
+
+def _closeness(vector: ChannelRun | None) -> Callable[[Sequence[str]], list[float | None]] | None:
+    """Reads each text's closest piece to the question with the bundled model, when it searched."""
+    if vector is None or vector.question is None:
+        return None
+    maker, question = vector.question
+    return lambda texts: closeness.closest(maker, question, texts)

@@ -278,7 +278,12 @@ def describe(
         used_channels=[r.channel for r in runs if r.used],
         degraded_channels=degraded,
         candidate_counts={r.channel: r.count for r in runs if r.count is not None},
-        timings_ms={**{r.channel: r.ms for r in runs}, "rerank": rerank.ms, "context": context_ms},
+        timings_ms={
+            **{r.channel: r.ms for r in runs},
+            "rerank": rerank.ms,
+            "relevance": relevance.ms,
+            "context": context_ms,
+        },
         vector_scanned=vector.scanned if vector else 0,
         filtered_by_similarity=vector.filtered if vector else 0,
         fused_candidates=len(fused.candidates),

@@ -9,13 +9,14 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from goodbuddy_kb.contracts.errors import KbError
 from goodbuddy_kb.contracts.messages import Reason
 from goodbuddy_kb.contracts.models import RerankConnection
 from goodbuddy_kb.contracts.retrieval import Context, RerankDiagnostics, RerankMode
 from goodbuddy_kb.contracts.settings import FusionMethod
 from goodbuddy_kb.main_process.cancel import CancelToken
 from goodbuddy_kb.main_process.lexical import LexicalQuery
-from goodbuddy_kb.main_process.retrieval import calibration, fusion, learned, scripts
+from goodbuddy_kb.main_process.retrieval import calibration, closeness, fusion, learned, scripts
 from goodbuddy_kb.main_process.retrieval.candidate import Candidate, distinct
 from goodbuddy_kb.main_process.retrieval.channels import ChannelRun
 from goodbuddy_kb.main_process.retrieval.context import ContextSource, assemble
@@ -253,6 +254,9 @@ class Relevance:
     best: float | None
     #: The passage the step from the best result reached (``graph.step``), if one is shown.
     stepped: str | None = None
+    #: The time the relevance took (with the bundled model, most of it reading each shown
+    #: passage's closest piece: ``closeness.py``).
+    ms: float = 0.0
 
     @property
     def below_floor(self) -> list[Candidate]:
@@ -284,8 +288,22 @@ class RelevanceStage:
     #: The passages the step from the best result reaches (``graph.step``), when no path did (none
     #: under a learned rerank, whose score already is the relevance).
     step: Sequence[str] = ()
+    #: Each text's closest piece's similarity to the question (``closeness.closest`` with the
+    #: bundled model); None when the bundled model did not search.
+    closeness: Callable[[Sequence[str]], list[float | None]] | None = None
+
+    def _closest(self, shown: Sequence[Candidate]) -> list[float | None] | None:
+        """The closest piece's similarity of the first ``closeness.MAX_RESULTS`` results, when
+        the family reads it; None if the model fails (the whole passage's similarity stands in)."""
+        if self.closeness is None or self.family != "bundled":
+            return None
+        try:
+            return self.closeness([c.content for c in shown[: closeness.MAX_RESULTS]])
+        except KbError:
+            return None
 
     def run(self, ranked: list[Candidate], query: LexicalQuery) -> Relevance:
+        started = time.perf_counter()
         shown = distinct(ranked, self.top_k)
         best_fused = max((c.fused for c in ranked), default=0.0)
         for c in shown:
@@ -316,6 +334,7 @@ class RelevanceStage:
                 self.family,
                 seen,
                 [None if m is None else m + mean for m in margins],
+                [None if c is None else c - mean for c in self._closest(shown) or ()],
             )
             for c, value in zip(shown, values, strict=True):
                 c.relevance = value
@@ -328,7 +347,7 @@ class RelevanceStage:
             shown = calibration.with_step(shown, stepped)
         best = max((c.relevance for c in shown), default=None)
         top = [c for c in shown if c.relevance >= self.minimum_relevance]
-        return Relevance(shown, top, best, stepped)
+        return Relevance(shown, top, best, stepped, (time.perf_counter() - started) * 1000)
 
 
 @dataclass(frozen=True)

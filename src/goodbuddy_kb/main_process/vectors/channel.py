@@ -56,6 +56,9 @@ class VectorResult:
     coverage: list[VectorCoverage] = field(default_factory=list)
     #: Each searched library's share of retrievable chunks with a live vector.
     chunk_share: dict[str, float] = field(default_factory=dict)
+    #: The bundled model and the question's embedding by it (its language kept), when it served
+    #: a library: what the relevance reads a passage's closest piece with (``closeness.py``).
+    question: tuple[EmbeddingProvider, Matrix] | None = None
 
 
 @dataclass
@@ -172,6 +175,8 @@ def _embed_and_scan(
             if id(maker) not in vectors:
                 vectors[id(maker)] = maker.embed_query(query)
                 neutral[id(maker)] = language.neutral(maker, vectors[id(maker)])
+                if maker.kind == "local" and result.question is None:
+                    result.question = (maker, vectors[id(maker)])
     except CancelledError:
         raise
     except KbError as exc:

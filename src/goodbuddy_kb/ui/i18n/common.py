@@ -15,6 +15,7 @@ COMMON_STRINGS: dict[str, tuple[str, str]] = {
     "channel.graph": ("图谱", "graph"),
     "stage.fusion": ("融合", "fusion"),
     "stage.rerank": ("重排", "rerank"),
+    "stage.relevance": ("相关度", "relevance"),
     "stage.context": ("上下文", "context"),
     "stage.embed": ("问题向量化", "embed"),
     "zero.reason.empty_library": ("知识库为空", "empty library"),
