@@ -8,6 +8,11 @@ documents are taken out of the ranking, against answerable questions withheld).
     .venv/bin/python bench/tune_relevance.py fit /tmp/dumps-det/*.pickle --family other
     .venv/bin/python bench/tune_relevance.py report /tmp/dumps-local/*.pickle --family bundled
 
+The bundled family's relevance reads the first result's closest piece (``retrieval/closeness.py``):
+run ``bench/closeness.py`` on the bundled model's dumps first, or the first results read the whole
+passage's margin in its place (as a search whose model failed does), which a fit takes for the
+piece's and a report measures as a different relevance from the product's.
+
 The relevance of the result at final rank r is the isotonic map of the running minimum of a
 logistic score over the features of ranks 1..r, so it never rises down the list; ``fit`` prints
 the constants, and with ``--write`` writes them into ``calibration_fit.py`` — unless the refit
