@@ -137,15 +137,16 @@ def collect(
 
 
 def design(rows: list[dict[str, Any]], vector: bool, family: str) -> np.ndarray:
-    """The relevance terms of ``rows``; the similarity is read by the bundled family alone."""
+    """The relevance terms of ``rows`` (``family``: which of them it reads)."""
     return np.asarray(
         [
             calibration.relevance_features(
                 r["features"],
                 r["margin"] if vector else None,
                 rank,
-                r["similarity"] if vector and family == "bundled" else None,
-                r["closestMargin"] if vector and family == "bundled" else None,
+                r["similarity"],
+                r["closestMargin"],
+                family,
             )
             for rank, r in enumerate(rows, start=1)
         ]

@@ -91,17 +91,20 @@ def relevance_features(
     rank: int,
     similarity: float | None = None,
     closest_margin: float | None = None,
+    family_name: str = "other",
 ) -> list[float]:
     """``vector_margin``: similarity − the background mean (unscaled), None without vectors;
-    ``similarity``: the bundled model's cosine similarity itself (None: not read);
-    ``closest_margin``: the same margin for the passage's closest piece (None: not read, the
-    whole passage's stands in)."""
+    ``similarity``: the model's cosine similarity itself and ``closest_margin`` the margin of the
+    passage's closest piece (None: not read, the whole passage's margin stands in), both read by
+    the bundled family alone, where the vector ran."""
     m = 0.0 if vector_margin is None else vector_margin * MARGIN_SCALE
     m = min(MARGIN_RANGE[1], max(MARGIN_RANGE[0], m))
-    sim = _scaled(similarity, SIMILARITY_CENTER)
-    near = _scaled(closest_margin if closest_margin is not None else vector_margin, CLOSEST_CENTER)
-    if similarity is None:
-        near = 0.0  # read only where the similarity is (the bundled family)
+    sim = near = 0.0
+    if family_name == "bundled" and vector_margin is not None and similarity is not None:
+        sim = _scaled(similarity, SIMILARITY_CENTER)
+        near = _scaled(
+            closest_margin if closest_margin is not None else vector_margin, CLOSEST_CENTER
+        )
     return [
         m,
         features.get("coverage", 0.0),
@@ -116,9 +119,7 @@ def relevance_features(
     ]
 
 
-def _scaled(similarity: float | None, center: float) -> float:
-    if similarity is None:
-        return 0.0
+def _scaled(similarity: float, center: float) -> float:
     value = (similarity - center) * SIMILARITY_SCALE
     return min(SIMILARITY_RANGE[1], max(SIMILARITY_RANGE[0], value))
 
@@ -161,17 +162,13 @@ def relevance_list(
     out: list[float] = []
     lowest = math.inf
     for rank, (f, m) in enumerate(zip(features, margins, strict=True), start=1):
-        sim = (
-            similarities[rank - 1]
-            if similarities is not None and family_name == "bundled" and m is not None
-            else None
-        )
+        sim = similarities[rank - 1] if similarities is not None else None
         near = (
             closest_margins[rank - 1]
-            if sim is not None and closest_margins is not None and rank <= len(closest_margins)
+            if closest_margins is not None and rank <= len(closest_margins)
             else None
         )
-        x = relevance_features(f, m, rank, sim, near)
+        x = relevance_features(f, m, rank, sim, near, family_name)
         p = _mapped(knots, _score(model, x))
         share = 1.0 if seen is None or alone is None else max(0.0, min(1.0, seen[rank - 1]))
         if share < 1.0 and alone is not None and m is not None:

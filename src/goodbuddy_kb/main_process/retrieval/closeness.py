@@ -66,7 +66,7 @@ def pieces(text: str) -> list[str]:
                 current = f"{current} {part}" if current and _latin_end(current) else current + part
         if current:
             out.append(current)
-        out = [p for p in out if len(p.strip()) >= MIN_PIECE]
+        out = [p for p in out if len(p) >= MIN_PIECE]
         if len(out) <= MAX_PIECES:
             return out
         width *= 2
@@ -91,10 +91,14 @@ def closest(
                 vectors[key] = _cache[key]
     todo = {key: pieces(t) for key, t in zip(keys, texts, strict=True) if key not in vectors}
     flat = [p for ps in todo.values() for p in ps]
-    made = np.asarray(provider.embed_passages_now(flat), dtype=np.float32) if flat else None
+    made = (
+        np.asarray(provider.embed_passages_now(flat), dtype=np.float32)
+        if flat
+        else np.zeros((0, 0), dtype=np.float32)
+    )
     at = 0
     for key, ps in todo.items():
-        vectors[key] = made[at : at + len(ps)] if made is not None else np.zeros((0, 0))
+        vectors[key] = made[at : at + len(ps)]
         at += len(ps)
     with _cache_lock:
         for key in todo:
