@@ -296,3 +296,40 @@ def backup_set(tmp_path: Path, guide: str, question: str) -> Path:
     }
     (root / "queries.jsonl").write_text(json.dumps(query) + "\n", encoding="utf-8")
     return root
+
+
+def test_exclude_in_search_judges_the_answer_without_the_questions_own_copy(
+    tmp_path: Path,
+) -> None:
+    """A paraphrase set's question is a corpus document, listed under ``exclude``. Dropped only
+    from the judged ranking, it still took the first place in the search and set the scale the
+    answer's relevance was read against: the answer fell under the floor (withheld).
+    ``--exclude-in-search`` searches as if the corpus did not hold it."""
+    question = "一线城市出差住宿标准每晚是多少元？"
+    root = tmp_path / "set"
+    (root / "corpus").mkdir(parents=True)
+    for name, text in (
+        ("asked.md", f"# 提问\n\n{question}\n"),
+        ("travel.md", "# 差旅制度\n\n出差住宿标准：一线城市每晚不超过 600 元。\n"),
+        ("meals.md", "# 餐补\n\n出差期间每天餐补 100 元。\n"),
+    ):
+        (root / "corpus" / name).write_text(text, encoding="utf-8")
+    query = {
+        "id": "q1",
+        "query": question,
+        "lang": "zh",
+        "relevant": [{"doc": "travel.md", "answers": []}],
+        "exclude": ["asked.md"],
+    }
+    (root / "queries.jsonl").write_text(json.dumps(query, ensure_ascii=False) + "\n", "utf-8")
+
+    def hybrid(*extra: str) -> dict[str, float]:
+        done = run_eval(tmp_path, "--dataset", str(root), "--report", "r.json", *extra)
+        assert done.returncode in (0, 1), done.stdout + done.stderr
+        report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+        return dict(report["datasets"][0]["languages"]["zh"]["hybrid"])
+
+    beside = hybrid()
+    assert beside["recall@5"] == 1.0 and beside["withheld_rate"] == 1.0
+    alone = hybrid("--exclude-in-search")
+    assert alone["recall@5"] == 1.0 and alone["withheld_rate"] == 0.0

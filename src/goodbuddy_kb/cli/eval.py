@@ -64,6 +64,12 @@ def add_parser(commands: Any) -> None:
         "--channels", metavar="LIST", help="an extra mode over this channel subset, e.g. fts,cjk"
     )
     p.add_argument(
+        "--exclude-in-search",
+        action="store_true",
+        help="leave a question's excluded documents out of the search itself (as if the corpus"
+        " did not hold them), not only out of its judged ranking",
+    )
+    p.add_argument(
         "--report",
         type=Path,
         metavar="PATH",

@@ -6,6 +6,8 @@ from __future__ import annotations
 MAX_QUERY_CHARACTERS = 4_000
 #: Most libraries one request may name (scope, retrieval).
 MAX_LIBRARIES_PER_REQUEST = 20
+#: Most documents one retrieval may leave out (``RetrieveRequest.exclude_document_ids``).
+MAX_EXCLUDED_DOCUMENTS = 100
 #: Most results one retrieval returns (the settings' Top K, an external tool's top_k).
 MAX_TOP_K = 20
 #: Most tool calls of external AI tools kept in the local call record.

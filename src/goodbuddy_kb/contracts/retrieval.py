@@ -11,6 +11,7 @@ from goodbuddy_kb.contracts.base import ContractModel
 from goodbuddy_kb.contracts.library import EntityId
 from goodbuddy_kb.contracts.limits import (
     MAX_CITATIONS_PER_MESSAGE,
+    MAX_EXCLUDED_DOCUMENTS,
     MAX_LIBRARIES_PER_REQUEST,
     MAX_QUERY_CHARACTERS,
 )
@@ -72,6 +73,13 @@ class RetrieveRequest(ContractModel):
     fusion: FusionMethod | None = None
     #: A client-chosen id that `system:cancel` can name while the request runs.
     request_id: EntityId | None = None
+    #: Documents this search leaves out, as if the libraries did not hold them: no channel
+    #: returns their passages, so they neither take a place nor set the scale the others' scores
+    #: and relevance are read against (the evaluation's ``exclude``: a question that is itself a
+    #: document of the corpus). Each must belong to one of ``library_ids``.
+    exclude_document_ids: list[EntityId] = Field(
+        default_factory=list, max_length=MAX_EXCLUDED_DOCUMENTS
+    )
 
 
 #: Graph channel reasons that say something of the question or of the library's choice (no

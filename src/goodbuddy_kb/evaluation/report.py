@@ -311,7 +311,14 @@ def run(args: argparse.Namespace) -> int:
         modes += (Mode(f"channels {','.join(chosen)}", tuple(chosen), "off"),)
     try:
         results = [
-            evaluate(d, connection, os.environ.get("GOODBUDDY_EVAL_API_KEY"), modes, args.work_dir)
+            evaluate(
+                d,
+                connection,
+                os.environ.get("GOODBUDDY_EVAL_API_KEY"),
+                modes,
+                args.work_dir,
+                exclude_in_search=args.exclude_in_search,
+            )
             for d in loaded
         ]
     except DatasetError as exc:

@@ -28,7 +28,7 @@ from goodbuddy_kb.contracts import graph as g
 from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as src
-from goodbuddy_kb.contracts.limits import MAX_QUERY_CHARACTERS
+from goodbuddy_kb.contracts.limits import MAX_EXCLUDED_DOCUMENTS, MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
     EMBEDDING_UPDATE,
@@ -49,6 +49,7 @@ from goodbuddy_kb.contracts.settings import (
     FusionMethod,
     KnowledgeChunkingSettings,
 )
+from goodbuddy_kb.evaluation.chunk_texts import ChunkTexts
 from goodbuddy_kb.evaluation.dataset import Dataset, DatasetError, Query
 from goodbuddy_kb.evaluation.metrics import Judged, Summary, fold, summarise
 
@@ -139,33 +140,6 @@ def judge(
     )
 
 
-class ChunkTexts:
-    """Each result's own text, read by chunk id from the evaluated library's database
-    (read-only, beside the running backend). A result is judged by its own text: a context group
-    merges the hits of neighbouring chunks of a document, and judging each hit by its group's
-    text counted a paragraph next to the answer as holding it."""
-
-    def __init__(self, db_path: Path) -> None:
-        self._db_path = db_path
-        self._conn: sqlite3.Connection | None = None
-
-    def of(self, chunk_ids: list[str]) -> dict[str, str]:
-        if not chunk_ids:
-            return {}
-        if self._conn is None:
-            self._conn = sqlite3.connect(f"file:{self._db_path}?mode=ro", uri=True)
-        marks = ",".join("?" for _ in chunk_ids)
-        rows = self._conn.execute(
-            f"SELECT id, content FROM chunks WHERE id IN ({marks})", chunk_ids
-        ).fetchall()
-        return {cid: content for cid, content in rows}
-
-    def close(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
-
 #: Called with each query, the product's response and how it was judged (``bench/``).
 Record = Callable[[Query, r.KnowledgeRetrievalResponse, Judged], None]
 
@@ -178,7 +152,11 @@ def _retrieve(
     mode: Mode,
     texts: ChunkTexts,
     record: Record | None = None,
+    documents: dict[str, str] | None = None,
 ) -> Judged:
+    """``documents``: the searched library's document ids by corpus path; the query's excluded
+    documents are left out of the search itself, so that neither their places nor the relevance
+    of what remains is read against them (the benchmark's "drop before scoring")."""
     if not query.text.strip():
         # The product refuses an empty question; it counts as a query with no results.
         return judge(query, [], [], 0.0, 0.0)
@@ -198,6 +176,9 @@ def _retrieve(
             channels=list(mode.channels) if mode.channels else None,
             rerank=mode.rerank,
             fusion=mode.fusion,
+            exclude_document_ids=[
+                documents[p] for p in sorted(query.exclude) if documents and p in documents
+            ][:MAX_EXCLUDED_DOCUMENTS],
         ),
     )
     latency = (time.perf_counter() - started) * 1000
@@ -386,13 +367,23 @@ def evaluate(
     modes: tuple[Mode, ...],
     work_dir: Path | None = None,
     record: Record | None = None,
+    exclude_in_search: bool = False,
 ) -> DatasetResult:
     """Import (or, with ``work_dir``, reuse a finished import of) the dataset and run every
-    mode over every query (``record`` sees each response)."""
+    mode over every query (``record`` sees each response). ``exclude_in_search``: a query's
+    excluded documents are left out of the search itself (``RetrieveRequest.exclude_document_ids``)
+    rather than only out of the ranking judged."""
     if work_dir is None:
         with tempfile.TemporaryDirectory(prefix="goodbuddy-eval-") as tmp:
             return _evaluate_in(
-                Path(tmp) / "data", dataset, connection, api_key, modes, None, record
+                Path(tmp) / "data",
+                dataset,
+                connection,
+                api_key,
+                modes,
+                None,
+                record,
+                exclude_in_search,
             )
     root = data_dir_for(work_dir, dataset, connection.kind)
     mark = root / IMPORTED_MARK
@@ -401,7 +392,16 @@ def evaluate(
         # an import that did not finish, or of another corpus under the same name (two
         # no-answer sets derived from one set with different counts): start over
         shutil.rmtree(root)
-    return _evaluate_in(root / "data", dataset, connection, api_key, modes, (mark, wanted), record)
+    return _evaluate_in(
+        root / "data",
+        dataset,
+        connection,
+        api_key,
+        modes,
+        (mark, wanted),
+        record,
+        exclude_in_search,
+    )
 
 
 def corpus_fingerprint(dataset: Dataset) -> str:
@@ -422,6 +422,7 @@ def _evaluate_in(
     modes: tuple[Mode, ...],
     mark: tuple[Path, str] | None = None,
     record: Record | None = None,
+    exclude_in_search: bool = False,
 ) -> DatasetResult:
     """``mark``: where to write what, once the libraries are imported (a work directory's)."""
     backend = BackendProcess.start(data_dir)
@@ -449,8 +450,9 @@ def _evaluate_in(
         try:
             for mode in modes:
                 searched = libraries[mode.chunking]
+                by_path = texts.documents(searched, prefixes) if exclude_in_search else None
                 per_mode[mode.name] = [
-                    _retrieve(session, searched, prefixes, q, mode, texts, record)
+                    _retrieve(session, searched, prefixes, q, mode, texts, record, by_path)
                     for q in dataset.queries
                 ]
         finally:

@@ -55,6 +55,8 @@ class ChannelQuery:
     cancel: CancelToken
     #: The query terms' rows in the full-text tables, read once for the request.
     term_rows: TermRows | None = None
+    #: Chunks no channel returns (the passages of the request's excluded documents).
+    excluded: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -110,6 +112,7 @@ def lexical(channel: Literal["fts", "cjk"], q: ChannelQuery) -> ChannelRun:
     """fts or cjk: BM25 pools rescored by query-term coverage (``lexical/search.py``)."""
     started = time.perf_counter()
     hits = lexical_search(q.conn, channel, q.library_ids, q.query, q.pool, q.term_rows)
+    hits = [h for h in hits if h.chunk_id not in q.excluded]
     ms = _elapsed_ms(started)
     ids = [h.chunk_id for h in hits]
     return ChannelRun(
@@ -162,6 +165,8 @@ def _vector_finish(
     run, pending, begin_ms = begun
     started = time.perf_counter()
     found = vector_channel.finish(q.conn, pending)
+    if q.excluded:
+        found = replace(found, hits=[h for h in found.hits if h.chunk_id not in q.excluded])
     run.ms = begin_ms + found.embed_ms + found.elapsed_ms + _elapsed_ms(started)
     run.scanned = found.scanned
     run.degraded.extend(found.degraded)
@@ -205,6 +210,8 @@ def graph(q: ChannelQuery) -> ChannelRun:
     started = time.perf_counter()
     run = ChannelRun("graph")
     found = _graph_or_degrade(q, run)
+    if q.excluded:
+        found = replace(found, hits=[h for h in found.hits if h.chunk_id not in q.excluded])
     run.ms = _elapsed_ms(started)
     if found.enabled:
         run.ranking = [h.chunk_id for h in found.hits]

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from goodbuddy_kb.contracts.errors import NotFoundError
 from goodbuddy_kb.contracts.retrieval import (
     DegradedChannel,
     KnowledgeRetrievalResponse,
@@ -76,6 +77,7 @@ class Retriever:
             provider=self.provider,
             cancel=cancel,
             term_rows=term_rows,
+            excluded=_excluded_chunks(self.conn, request),
         )
         runs = run_channels(asked, plan.requested)
         for run in runs:  # each reason once, however many libraries gave it
@@ -179,6 +181,28 @@ class Retriever:
         used = [r.channel for r in runs if r.used]
         filtered = sum(r.filtered for r in runs)
         return explain_zero(self.conn, request.library_ids, used, filtered, self.degraded)
+
+
+def _excluded_chunks(conn: sqlite3.Connection, request: RetrieveRequest) -> frozenset[str]:
+    """The passages of the request's excluded documents; a document of no library the request
+    names is not found (its id says nothing of another library)."""
+    if not request.exclude_document_ids:
+        return frozenset()
+    wanted = list(dict.fromkeys(request.exclude_document_ids))
+    marks = ",".join("?" * len(wanted))
+    owned = {
+        row[0]
+        for row in conn.execute(
+            f"SELECT id FROM documents WHERE id IN ({marks}) AND library_id IN"
+            f" ({','.join('?' * len(request.library_ids))})",
+            (*wanted, *request.library_ids),
+        )
+    }
+    for document_id in wanted:
+        if document_id not in owned:
+            raise NotFoundError("document not found", {"documentId": document_id})
+    rows = conn.execute(f"SELECT id FROM chunks WHERE document_id IN ({marks})", wanted)
+    return frozenset(row[0] for row in rows)
 
 
 def _closeness(vector: ChannelRun | None) -> Callable[[Sequence[str]], list[float | None]] | None:
