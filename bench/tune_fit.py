@@ -152,7 +152,13 @@ def arbitrated(
         feats = rec["candidates"].get(cid, {}).get("features", {})
         return float(feats.get("weightedCoverage", 0.0))
 
+    similarity = dict(rec["vector"])
+    said_again = params.paraphrase_similarity
+
     def unseen(cid: str) -> bool:
+        # as ``ArbitrationStage``'s exempt: written in another script, or a paraphrase
+        if said_again is not None and similarity.get(cid, -1.0) >= said_again:
+            return True
         return float(rec["candidates"].get(cid, {}).get("visible", 1.0)) < 1.0
 
     def same_document(a: str, b: str) -> bool:

@@ -131,14 +131,20 @@ class ArbitrationStage:
                 }
             return c.features["weightedCoverage"]
 
+        params = fusion.params_for(self.embedding_kind)
+        vector = next(r for r in runs if r.channel == "vector")
+        said_again = params.paraphrase_similarity
+
         def exempt(chunk_id: str) -> bool:
-            # nor a passage written in a script the question does not use: its terms say nothing
+            # nor a passage written in a script the question does not use: its terms say nothing;
+            # nor one the model reads as the question said again (a paraphrase)
+            if said_again is not None and vector.similarity.get(chunk_id, -1.0) >= said_again:
+                return True
             return chunk_id in self.paths or scripts.visible(query, by_id[chunk_id].content) < 1.0
 
         def same_document(a: str, b: str) -> bool:
             return by_id[a].document_id == by_id[b].document_id
 
-        params = fusion.params_for(self.embedding_kind)
         before = list(by_id)
         order = fusion.arbitrate(
             before,
