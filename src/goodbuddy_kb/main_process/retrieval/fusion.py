@@ -123,12 +123,18 @@ class FusionParams:
     #: this is never passed: the model reads it as the question said again, and a paraphrase
     #: shares few of its words by being one. None: every passage may be passed
     paraphrase_similarity: float | None = None
+    #: The most a channel with no confidence at all counts while another channel has some
+    #: (it is guessing); None: as ``confidence_share`` leaves it (1 − ``confidence_share``)
+    guessing_gain: float | None = None
 
 
 #: Derived from the development sets (fixtures zh/en, cmrc2018-trial, cnsd-sts-b-train with the
 #: bundled local model, and the fixtures with the deterministic provider, so that the constants
 #: hold for more than one embedding model) by ``bench/tune_retrieval.py``; see ARCHITECTURE.md.
-#: Used with every embedding model except the bundled one.
+#: Used with every embedding model except the bundled one. ``guessing_gain`` 0: a channel with no
+#: confidence while another has some counts for nothing (with half its weight, the vector's first
+#: guess went above the full text's first on the deterministic provider's cross-language
+#: fixtures; ARCHITECTURE.md gives every set's figures).
 DEFAULT = FusionParams(
     k=5,
     score_share=0.5,
@@ -139,6 +145,7 @@ DEFAULT = FusionParams(
     lexical_margin_share=1.0,
     sharpness=16.0,
     coverage_deficit=0.05,
+    guessing_gain=0.0,
 )
 
 #: For the bundled local model, whose score distributions the development sets know. First
@@ -349,6 +356,8 @@ def adaptive_fusion(
         conf[ranking.channel] = round(c, 4)
         relative = (c / most) ** sharpness if most > 0 else 1.0
         gain = 1 - params.confidence_share + params.confidence_share * relative
+        if params.guessing_gain is not None and c <= 0.0 < most:
+            gain = min(gain, params.guessing_gain)
         total_weight += ranking.weight
         top = max(ranking.scores[0], 1e-9) if ranking.scores else 1.0
         seen: set[str] = set()
