@@ -255,6 +255,7 @@ FUSION_GRID: dict[str, list[float]] = {
     "vector_margin_low": [0.0, 0.25, 0.5, 1.0],
     "vector_margin_span": [0.25, 0.5, 1.0, 2.0],
     "coverage_deficit": [0.05, 0.1, 0.15, 0.2, 0.3, 1.01],
+    "guessing_gain": [0.0, 0.25, 0.5, 1.0],
 }
 
 
