@@ -42,3 +42,14 @@ def cli_json(data_dir: Path, *args: str) -> Any:
     done = run(data_dir, "--json", *args)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
+
+
+def bundled_library(data_dir: Path, name: str, folder: Path) -> None:
+    """A library ``name`` of ``folder``'s files, embedded by the bundled model, synced."""
+    for command in (
+        ("model", "embedding", "--provider", "local"),
+        ("library", "create", name),
+        ("source", "add", name, str(folder)),
+    ):
+        done = run(data_dir, *command)
+        assert done.returncode == 0, done.stderr

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.runner import cli_json, run
+from tests.cli.runner import bundled_library, cli_json
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -38,13 +38,7 @@ def test_a_note_on_the_topic_that_does_not_answer_is_not_evidence(
     folder.mkdir()
     for name, text in NOTES.items():
         (folder / name).write_text(text, encoding="utf-8")
-    for command in (
-        ("model", "embedding", "--provider", "local"),
-        ("library", "create", "Notes"),
-        ("source", "add", "Notes", str(folder)),
-    ):
-        done = run(data_dir, *command)
-        assert done.returncode == 0, done.stderr
+    bundled_library(data_dir, "Notes", folder)
 
     # the leave note says how many days and how early to ask, not whether days carry over; the
     # travel note names trains and planes, not hotels (both read 0.21-0.22 before, shown)

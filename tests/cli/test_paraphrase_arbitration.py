@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.runner import cli_json, run
+from tests.cli.runner import bundled_library, cli_json
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -54,13 +54,7 @@ def test_a_paraphrase_is_not_passed_for_holding_fewer_of_the_questions_words(
     # a library's worth of unrelated sentences, so the model's sureness shows
     for i, (s, a) in enumerate((s, a) for s in SUBJECTS for a in ACTIONS):
         (folder / f"other{i:02d}.md").write_text(f"{s}{a}。\n", encoding="utf-8")
-    for command in (
-        ("model", "embedding", "--provider", "local"),
-        ("library", "create", "Sentences"),
-        ("source", "add", "Sentences", str(folder)),
-    ):
-        done = run(data_dir, *command)
-        assert done.returncode == 0, done.stderr
+    bundled_library(data_dir, "Sentences", folder)
 
     answer = cli_json(data_dir, "retrieve", "Sentences", QUESTION)
     order = [r["documentPath"] for r in answer["results"]]
