@@ -19,15 +19,35 @@ from goodbuddy_kb.main_process.retrieval import fusion, rerank
 TOP = 10
 
 
+#: Drop each question's ``exclude`` documents (a paraphrase set's question is itself a corpus
+#: sentence) from the channels' lists before the fusion, as ``eval retrieval --exclude-in-search``
+#: searches, instead of only from the ranking judged; the scripts' ``--exclude-in-search`` sets it.
+EXCLUDE_IN_SEARCH = False
+
+
 def load_sets(paths: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:
     """(dataset, language) → records."""
     sets: dict[str, list[dict[str, Any]]] = {}
     for path in paths:
         with path.open("rb") as fh:
             data = pickle.load(fh)
-        for rec in data["records"]:
+        for raw in data["records"]:
+            rec = without_excluded(raw) if EXCLUDE_IN_SEARCH else raw
             sets.setdefault(f"{path.parent.name}:{data['name']}/{rec['lang']}", []).append(rec)
     return sets
+
+
+def without_excluded(rec: dict[str, Any]) -> dict[str, Any]:
+    """The question as a library without its ``exclude`` documents ranks it (the others' scores
+    and the vector background kept, as one document barely moves them)."""
+    if not rec["exclude"]:
+        return rec
+    cands = rec["candidates"]
+
+    def kept(hits: list[Any]) -> list[Any]:
+        return [h for h in hits if cands.get(h[0], {}).get("doc") not in rec["exclude"]]
+
+    return {**rec, **{name: kept(rec[name]) for name in ("fts", "cjk", "vector")}}
 
 
 def channel_inputs(rec: dict[str, Any], channels: Sequence[str]) -> list[fusion.ChannelRanking]:

@@ -34,6 +34,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+import tune_fit  # type: ignore[import-not-found]
 from goodbuddy_kb.main_process.retrieval import calibration, calibration_fit, closeness, fusion
 from goodbuddy_kb.main_process.retrieval import calibration_fit as fitted
 from tune_fit import arbitrated_order, load_sets
@@ -438,11 +439,18 @@ def main() -> None:
             help="write even if a set's calibration error gets worse than the shipped one's",
         )
         p.add_argument(
+            "--exclude-in-search",
+            action="store_true",
+            help="drop each question's exclude documents before the fusion (the closest pieces"
+            " were read in the order with them: a first result that moves reads its whole margin)",
+        )
+        p.add_argument(
             "--models",
             default="vector,lexical,alone",
             help="which to fit: vector (WITH_VECTOR), lexical (LEXICAL_ONLY), alone (VECTOR_ONLY)",
         )
     args = parser.parse_args()
+    tune_fit.EXCLUDE_IN_SEARCH = args.exclude_in_search
     fit(args) if args.command == "fit" else report(args)
 
 

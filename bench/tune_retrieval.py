@@ -194,7 +194,16 @@ def main() -> None:
             action="store_true",
             help="fit fusion.BUNDLED_MODEL (give only the bundled model's dumps)",
         )
+        f.add_argument(
+            "--exclude-in-search",
+            action="store_true",
+            help="drop each question's exclude documents before the fusion (tune_fit)",
+        )
     args = parser.parse_args()
+    if getattr(args, "exclude_in_search", False):
+        import tune_fit  # type: ignore[import-not-found]
+
+        tune_fit.EXCLUDE_IN_SEARCH = True
     if args.command == "dump":
         dump(args)
     elif args.command == "paired":
