@@ -40,14 +40,16 @@ def load_sets(paths: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:
 def without_excluded(rec: dict[str, Any]) -> dict[str, Any]:
     """The question as a library without its ``exclude`` documents ranks it (the others' scores
     and the vector background kept, as one document barely moves them)."""
-    if not rec["exclude"]:
-        return rec
+    return {**rec, **without_documents(rec, rec["exclude"])} if rec["exclude"] else rec
+
+
+def without_documents(rec: dict[str, Any], docs: set[str]) -> dict[str, list[Any]]:
+    """Each channel's hit list with the hits of ``docs`` taken out."""
     cands = rec["candidates"]
-
-    def kept(hits: list[Any]) -> list[Any]:
-        return [h for h in hits if cands.get(h[0], {}).get("doc") not in rec["exclude"]]
-
-    return {**rec, **{name: kept(rec[name]) for name in ("fts", "cjk", "vector")}}
+    return {
+        name: [h for h in rec[name] if cands.get(h[0], {}).get("doc") not in docs]
+        for name in ("fts", "cjk", "vector")
+    }
 
 
 def channel_inputs(rec: dict[str, Any], channels: Sequence[str]) -> list[fusion.ChannelRanking]:
@@ -173,11 +175,10 @@ def arbitrated(
         return float(feats.get("weightedCoverage", 0.0))
 
     similarity = dict(rec["vector"])
-    said_again = params.paraphrase_similarity
 
     def unseen(cid: str) -> bool:
         # as ``ArbitrationStage``'s exempt: written in another script, or a paraphrase
-        if said_again is not None and similarity.get(cid, -1.0) >= said_again:
+        if params.said_again(similarity.get(cid)):
             return True
         return float(rec["candidates"].get(cid, {}).get("visible", 1.0)) < 1.0
 

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import tune_fit  # type: ignore[import-not-found]
 from goodbuddy_kb.main_process.retrieval import calibration, calibration_fit, closeness, fusion
 from goodbuddy_kb.main_process.retrieval import calibration_fit as fitted
-from tune_fit import arbitrated_order, load_sets
+from tune_fit import arbitrated_order, load_sets, without_documents
 
 TOP = 10
 FLOORS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
@@ -105,13 +105,8 @@ def left_out(rec: dict[str, Any]) -> dict[str, Any]:
     be measured against the removed one's, which no real search does. The shipped constants were
     fitted before this correction: refitted on these rows, cmrc2018-trial's ECE rises 0.021 →
     0.059 while the graph sets' falls, so they were kept."""
-    cands = rec["candidates"]
-    docs = {c["doc"] for c in cands.values() if c["label"]}
-
-    def kept(hits: list[Any]) -> list[Any]:
-        return [h for h in hits if cands[h[0]]["doc"] not in docs]
-
-    lists = {name: kept(rec[name]) for name in ("fts", "cjk", "vector")}
+    docs = {c["doc"] for c in rec["candidates"].values() if c["label"]}
+    lists = without_documents(rec, docs)
     return {**rec, **lists, "exclude": set(rec["exclude"]) | docs, "relevant": 0, "left_out": True}
 
 

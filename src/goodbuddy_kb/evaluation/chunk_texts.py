@@ -20,23 +20,26 @@ class ChunkTexts:
     def of(self, chunk_ids: list[str]) -> dict[str, str]:
         if not chunk_ids:
             return {}
-        if self._conn is None:
-            self._conn = sqlite3.connect(f"file:{self._db_path}?mode=ro", uri=True)
         marks = ",".join("?" for _ in chunk_ids)
-        rows = self._conn.execute(
-            f"SELECT id, content FROM chunks WHERE id IN ({marks})", chunk_ids
-        ).fetchall()
+        rows = (
+            self._connection()
+            .execute(f"SELECT id, content FROM chunks WHERE id IN ({marks})", chunk_ids)
+            .fetchall()
+        )
         return {cid: content for cid, content in rows}
 
     def documents(self, library_id: str, prefixes: dict[str, str]) -> dict[str, str]:
         """Each document of the library by its path in the dataset's corpus → its id."""
-        if self._conn is None:
-            self._conn = sqlite3.connect(f"file:{self._db_path}?mode=ro", uri=True)
-        rows = self._conn.execute(
+        rows = self._connection().execute(
             "SELECT id, source_id, relative_path FROM documents WHERE library_id = ?",
             (library_id,),
         )
         return {prefixes.get(source, "") + path: doc for doc, source, path in rows}
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self._conn = sqlite3.connect(f"file:{self._db_path}?mode=ro", uri=True)
+        return self._conn
 
     def close(self) -> None:
         if self._conn is not None:

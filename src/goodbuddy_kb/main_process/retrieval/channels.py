@@ -112,7 +112,8 @@ def lexical(channel: Literal["fts", "cjk"], q: ChannelQuery) -> ChannelRun:
     """fts or cjk: BM25 pools rescored by query-term coverage (``lexical/search.py``)."""
     started = time.perf_counter()
     hits = lexical_search(q.conn, channel, q.library_ids, q.query, q.pool, q.term_rows)
-    hits = [h for h in hits if h.chunk_id not in q.excluded]
+    if q.excluded:
+        hits = [h for h in hits if h.chunk_id not in q.excluded]
     ms = _elapsed_ms(started)
     ids = [h.chunk_id for h in hits]
     return ChannelRun(

@@ -127,6 +127,12 @@ class FusionParams:
     #: (it is guessing); None: as ``confidence_share`` leaves it (1 − ``confidence_share``)
     guessing_gain: float | None = None
 
+    def said_again(self, similarity: float | None) -> bool:
+        """Whether the model reads a passage of this similarity to the question as the question
+        said again (``paraphrase_similarity``), which ``arbitrate`` never passes."""
+        bar = self.paraphrase_similarity
+        return bar is not None and similarity is not None and similarity >= bar
+
 
 #: Derived from the development sets (fixtures zh/en, cmrc2018-trial, cnsd-sts-b-train with the
 #: bundled local model, and the fixtures with the deterministic provider, so that the constants

@@ -132,13 +132,12 @@ class ArbitrationStage:
             return c.features["weightedCoverage"]
 
         params = fusion.params_for(self.embedding_kind)
-        vector = next(r for r in runs if r.channel == "vector")
-        said_again = params.paraphrase_similarity
+        similarity = next(r for r in runs if r.channel == "vector").similarity
 
         def exempt(chunk_id: str) -> bool:
             # nor a passage written in a script the question does not use: its terms say nothing;
             # nor one the model reads as the question said again (a paraphrase)
-            if said_again is not None and vector.similarity.get(chunk_id, -1.0) >= said_again:
+            if params.said_again(similarity.get(chunk_id)):
                 return True
             return chunk_id in self.paths or scripts.visible(query, by_id[chunk_id].content) < 1.0
 
