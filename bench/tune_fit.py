@@ -20,9 +20,10 @@ TOP = 10
 
 
 #: Drop each question's ``exclude`` documents (a paraphrase set's question is itself a corpus
-#: sentence) from the channels' lists before the fusion, as ``eval retrieval --exclude-in-search``
-#: searches, instead of only from the ranking judged; the scripts' ``--exclude-in-search`` sets it.
-EXCLUDE_IN_SEARCH = False
+#: sentence) from the channels' lists before the fusion, as ``eval retrieval`` searches, instead of
+#: only from the ranking judged (``eval retrieval --exclude-after-search``); the scripts'
+#: ``--exclude-after-search`` clears it.
+EXCLUDE_IN_SEARCH = True
 
 
 def load_sets(paths: Sequence[Path]) -> dict[str, list[dict[str, Any]]]:

@@ -434,9 +434,10 @@ def main() -> None:
             help="write even if a set's calibration error gets worse than the shipped one's",
         )
         p.add_argument(
-            "--exclude-in-search",
+            "--exclude-after-search",
             action="store_true",
-            help="drop each question's exclude documents before the fusion (the closest pieces"
+            help="keep each question's exclude documents in the channels' lists and drop them only"
+            " from the ranking judged (by default they leave before the fusion; the closest pieces"
             " were read in the order with them: a first result that moves reads its whole margin)",
         )
         p.add_argument(
@@ -445,7 +446,7 @@ def main() -> None:
             help="which to fit: vector (WITH_VECTOR), lexical (LEXICAL_ONLY), alone (VECTOR_ONLY)",
         )
     args = parser.parse_args()
-    tune_fit.EXCLUDE_IN_SEARCH = args.exclude_in_search
+    tune_fit.EXCLUDE_IN_SEARCH = not args.exclude_after_search
     fit(args) if args.command == "fit" else report(args)
 
 

@@ -195,15 +195,16 @@ def main() -> None:
             help="fit fusion.BUNDLED_MODEL (give only the bundled model's dumps)",
         )
         f.add_argument(
-            "--exclude-in-search",
+            "--exclude-after-search",
             action="store_true",
-            help="drop each question's exclude documents before the fusion (tune_fit)",
+            help="keep each question's exclude documents in the channels' lists and drop them"
+            " only from the ranking judged (by default they leave before the fusion: tune_fit)",
         )
     args = parser.parse_args()
-    if getattr(args, "exclude_in_search", False):
+    if getattr(args, "exclude_after_search", False):
         import tune_fit  # type: ignore[import-not-found]
 
-        tune_fit.EXCLUDE_IN_SEARCH = True
+        tune_fit.EXCLUDE_IN_SEARCH = False
     if args.command == "dump":
         dump(args)
     elif args.command == "paired":

@@ -298,13 +298,14 @@ def backup_set(tmp_path: Path, guide: str, question: str) -> Path:
     return root
 
 
-def test_exclude_in_search_judges_the_answer_without_the_questions_own_copy(
+def test_the_eval_judges_the_answer_without_the_questions_own_copy(
     tmp_path: Path,
 ) -> None:
     """A paraphrase set's question is a corpus document, listed under ``exclude``. Dropped only
-    from the judged ranking, it still took the first place in the search and set the scale the
-    answer's relevance was read against: the answer fell under the floor (withheld).
-    ``--exclude-in-search`` searches as if the corpus did not hold it."""
+    from the judged ranking (``--exclude-after-search``, the eval's default before), it still
+    took the first place in the search and set the scale the answer's relevance was read against:
+    the answer fell under the floor (withheld). By default the eval searches as if the corpus did
+    not hold it, as a person asking that question would."""
     question = "一线城市出差住宿标准每晚是多少元？"
     root = tmp_path / "set"
     (root / "corpus").mkdir(parents=True)
@@ -329,7 +330,7 @@ def test_exclude_in_search_judges_the_answer_without_the_questions_own_copy(
         report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
         return dict(report["datasets"][0]["languages"]["zh"]["hybrid"])
 
-    beside = hybrid()
+    beside = hybrid("--exclude-after-search")
     assert beside["recall@5"] == 1.0 and beside["withheld_rate"] == 1.0
-    alone = hybrid("--exclude-in-search")
+    alone = hybrid()
     assert alone["recall@5"] == 1.0 and alone["withheld_rate"] == 0.0

@@ -64,10 +64,11 @@ def add_parser(commands: Any) -> None:
         "--channels", metavar="LIST", help="an extra mode over this channel subset, e.g. fts,cjk"
     )
     p.add_argument(
-        "--exclude-in-search",
+        "--exclude-after-search",
         action="store_true",
-        help="leave a question's excluded documents out of the search itself (as if the corpus"
-        " did not hold them), not only out of its judged ranking",
+        help="keep a question's excluded documents in the library while it is searched and drop"
+        " them only from the judged ranking (by default the search leaves them out, as if the"
+        " corpus did not hold them)",
     )
     p.add_argument(
         "--report",

@@ -317,7 +317,7 @@ def run(args: argparse.Namespace) -> int:
                 os.environ.get("GOODBUDDY_EVAL_API_KEY"),
                 modes,
                 args.work_dir,
-                exclude_in_search=args.exclude_in_search,
+                exclude_in_search=not args.exclude_after_search,
             )
             for d in loaded
         ]

@@ -367,12 +367,12 @@ def evaluate(
     modes: tuple[Mode, ...],
     work_dir: Path | None = None,
     record: Record | None = None,
-    exclude_in_search: bool = False,
+    exclude_in_search: bool = True,
 ) -> DatasetResult:
     """Import (or, with ``work_dir``, reuse a finished import of) the dataset and run every
     mode over every query (``record`` sees each response). ``exclude_in_search``: a query's
-    excluded documents are left out of the search itself (``RetrieveRequest.exclude_document_ids``)
-    rather than only out of the ranking judged."""
+    excluded documents are left out of the search itself (``RetrieveRequest.exclude_document_ids``),
+    as if the corpus did not hold them; False: only out of the ranking judged."""
     if work_dir is None:
         with tempfile.TemporaryDirectory(prefix="goodbuddy-eval-") as tmp:
             return _evaluate_in(
@@ -422,7 +422,7 @@ def _evaluate_in(
     modes: tuple[Mode, ...],
     mark: tuple[Path, str] | None = None,
     record: Record | None = None,
-    exclude_in_search: bool = False,
+    exclude_in_search: bool = True,
 ) -> DatasetResult:
     """``mark``: where to write what, once the libraries are imported (a work directory's)."""
     backend = BackendProcess.start(data_dir)

@@ -27,14 +27,14 @@ def first(
 
 
 def test_the_bundled_model_reads_how_close_the_passage_is_to_the_question() -> None:
-    """The same margin over the library's background: a passage at the similarity a paraphrase's
-    answer has (cnsd-sts-b's median 0.95) reads as relevant, one at the similarity an unanswerable
-    question's best passage has (cmrc2018-trial-noanswer's median 0.85) does not."""
+    """The same margin over the library's background: a passage further from the question than an
+    unanswerable question's best passage usually is (cmrc2018-trial-noanswer's median 0.85) reads
+    as less relevant; one closer than that reads no more relevant than one at it, for above it lie
+    as many sentences saying nearly the same of something else as answers (cnsd-sts-b)."""
     floor = 0.2  # the default minimum relevance
-    answered = first("bundled", 0.05, 0.95)
     topical = first("bundled", 0.05, 0.85)
-    assert answered >= 0.3 and topical < floor, (answered, topical)
-    assert first("bundled", 0.05, 0.90) > topical
+    assert first("bundled", 0.05, 0.78) < topical < floor
+    assert first("bundled", 0.05, 0.95) == first("bundled", 0.05, 0.90) == topical
 
 
 def test_the_closest_sentence_counts_beside_the_passage_as_a_whole() -> None:
@@ -42,7 +42,7 @@ def test_the_closest_sentence_counts_beside_the_passage_as_a_whole() -> None:
     question (0.1 above the background: the answer) is shown, one whose closest sentence stands
     no closer than the passage does (0.03) is not."""
     near, far = first("bundled", 0.05, 0.9, 0.1), first("bundled", 0.05, 0.9, 0.03)
-    assert near >= 0.3 and far < 0.2, (near, far)
+    assert near >= 0.2 > far, (near, far)
     assert first("bundled", 0.05, 0.9, None) == first("bundled", 0.05, 0.9, 0.05), (
         "unread, the whole passage's margin stands in"
     )
@@ -71,8 +71,8 @@ def test_the_relevance_stage_reads_the_similarity_off_the_margin_and_the_backgro
         out = stage.run([candidate("a", 5.0)], build_query("年假"))
         return out.shown[0].relevance
 
-    assert shown("bundled", 0.85) > shown("bundled", 0.75)
-    assert shown("other", 0.85) == shown("other", 0.75)
+    assert shown("bundled", 0.75) > shown("bundled", 0.65)
+    assert shown("other", 0.75) == shown("other", 0.65)
 
 
 @settings(max_examples=200, deadline=None)

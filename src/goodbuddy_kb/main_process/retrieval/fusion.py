@@ -169,7 +169,7 @@ DEFAULT = FusionParams(
 #: ``paraphrase_similarity``: the model scores a paraphrase of the whole question at 0.95 (the
 #: median on cnsd-sts-b), an answering paragraph of a question-answering set at 0.87-0.90. On
 #: cnsd-sts-b searched as a user would, without the question's own sentence in the library
-#: (``eval --exclude-in-search``), the full text's pick passed the paraphrase in 156 of 2,390
+#: (``eval retrieval``, by default), the full text's pick passed the paraphrase in 156 of 2,390
 #: questions and the right passage in 40: MRR@10 0.860 against the vector alone's 0.882; with
 #: 0.92, 0.881. drcd-dev -0.0003 MRR@10, every other set unchanged; 0.90 cost drcd-dev-noanswer
 #: 0.0125, 0.94 kept half the loss on cnsd-sts-b.
