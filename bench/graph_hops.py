@@ -41,9 +41,10 @@ from goodbuddy_kb.contracts.methods import (
 )
 from goodbuddy_kb.contracts.models import EmbeddingConnection
 from goodbuddy_kb.contracts.settings import DEFAULT_MINIMUM_RELEVANCE
+from goodbuddy_kb.evaluation.corpus_library import extract_graph, import_corpus, source_prefixes
 from goodbuddy_kb.evaluation.dataset import load
 from goodbuddy_kb.evaluation.metrics import fold
-from goodbuddy_kb.evaluation.runner import HYBRID, _extract_graph, _import, _prefixes
+from goodbuddy_kb.evaluation.runner import HYBRID
 
 TOP = 10
 GRAPH_MARK = "graph.ok"
@@ -203,15 +204,15 @@ def main() -> None:
             backend.endpoint.server_name, backend.endpoint.secret, "graph-hops"
         ).open()
         session = Session(client, backend.endpoint, None)
-        library_id = _import(session, dataset, EmbeddingConnection(kind="local"), None)
+        library_id = import_corpus(session, dataset, EmbeddingConnection(kind="local"), None)
         if not (root / GRAPH_MARK).is_file():
             if args.graph == "gold":
                 _gold_graph(session, library_id, dataset.root)
             else:
-                _extract_graph(session, library_id)
+                extract_graph(session, library_id)
             (root / GRAPH_MARK).write_text(args.graph + "\n", encoding="utf-8")
         info = client.call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
-        prefixes = _prefixes(session, dataset, library_id)
+        prefixes = source_prefixes(session, dataset, library_id)
         print(
             f"{dataset.name}: graph {args.graph} ({info.entities} entities,"
             f" {info.relations} relations), ready in {time.perf_counter() - started:.0f} s"

@@ -23,34 +23,27 @@ from pathlib import Path
 
 from goodbuddy_kb.bridge.client import BlockingClient
 from goodbuddy_kb.bridge.launcher import BackendProcess, Session
-from goodbuddy_kb.bridge.waiting import wait_for_library
-from goodbuddy_kb.contracts import graph as g
-from goodbuddy_kb.contracts import library as lib
 from goodbuddy_kb.contracts import retrieval as r
 from goodbuddy_kb.contracts import sources as src
 from goodbuddy_kb.contracts.limits import MAX_EXCLUDED_DOCUMENTS, MAX_QUERY_CHARACTERS
 from goodbuddy_kb.contracts.methods import (
     DOCUMENTS_LIST,
-    EMBEDDING_UPDATE,
-    GRAPH_EXTRACT,
-    GRAPH_GET,
-    GRAPH_UPDATE,
-    LIBRARY_CREATE,
-    LIBRARY_LIST,
     RETRIEVE,
-    SETTINGS_UPDATE,
-    SOURCE_ADD,
-    SOURCE_LIST,
 )
-from goodbuddy_kb.contracts.models import EmbeddingConnection, EmbeddingUpdateRequest
+from goodbuddy_kb.contracts.models import EmbeddingConnection
 from goodbuddy_kb.contracts.settings import (
     DEFAULT_MINIMUM_RELEVANCE,
     ChunkingMode,
     FusionMethod,
-    KnowledgeChunkingSettings,
 )
 from goodbuddy_kb.evaluation.chunk_texts import ChunkTexts
-from goodbuddy_kb.evaluation.dataset import Dataset, DatasetError, Query
+from goodbuddy_kb.evaluation.corpus_library import (
+    drop_others,
+    extract_graph,
+    import_corpus,
+    source_prefixes,
+)
+from goodbuddy_kb.evaluation.dataset import Dataset, Query
 from goodbuddy_kb.evaluation.metrics import Judged, Summary, fold, summarise
 
 TOP = 10
@@ -270,91 +263,6 @@ def _group(queries: list[Query], judged: list[Judged], key: str) -> dict[str, li
     return groups
 
 
-def corpus_sources(corpus: Path) -> list[tuple[Path, str]]:
-    """The folders to import, each with the path prefix of its documents inside the corpus:
-    the corpus itself, or, past one source's file limit, each top-level subfolder."""
-    files = sum(1 for p in corpus.rglob("*") if p.is_file())
-    if files <= src.MAX_FILES_PER_SOURCE:
-        return [(corpus, "")]
-    loose = [p.name for p in corpus.iterdir() if p.is_file()]
-    folders = sorted(p for p in corpus.iterdir() if p.is_dir())
-    if loose or not folders:
-        raise DatasetError(
-            f"{corpus} holds {files} files (one source takes at most"
-            f" {src.MAX_FILES_PER_SOURCE}); put them in subfolders, each becomes a source"
-        )
-    for folder in folders:
-        count = sum(1 for p in folder.rglob("*") if p.is_file())
-        if count > src.MAX_FILES_PER_SOURCE:
-            raise DatasetError(
-                f"subfolder {folder.name} holds {count} files (at most {src.MAX_FILES_PER_SOURCE})"
-            )
-    return [(folder, folder.name + "/") for folder in folders]
-
-
-def _extract_graph(session: Session, library_id: str) -> None:
-    """The local knowledge graph of the library (the "hybrid + graph" mode uses it)."""
-    client = session.client
-    info = client.call(GRAPH_GET, g.GraphGetRequest(library_id=library_id))
-    if info.settings.strategy != "local":
-        settings = info.settings.model_copy(update={"strategy": "local"})
-        client.call(GRAPH_UPDATE, g.GraphUpdateRequest(library_id=library_id, settings=settings))
-    elif not info.needs_rebuild and info.entities:
-        return
-    task = client.call(GRAPH_EXTRACT, g.GraphExtractRequest(library_id=library_id))
-    wait_for_library(session, library_id, [task.task_id])
-
-
-def _import(
-    session: Session,
-    dataset: Dataset,
-    connection: EmbeddingConnection,
-    api_key: str | None,
-    chunking: ChunkingMode = "structure",
-) -> str:
-    client = session.client
-    client.call(EMBEDDING_UPDATE, EmbeddingUpdateRequest(connection=connection, api_key=api_key))
-    name = dataset.name[:80] + ("" if chunking == "structure" else f" [{chunking}]")
-    for existing in client.call(LIBRARY_LIST, lib.LibraryListRequest()).libraries:
-        if existing.name == name:
-            wait_for_library(session, existing.id, [])
-            return existing.id
-    library_id = client.call(LIBRARY_CREATE, lib.LibraryCreateRequest(name=name)).library.id
-    if chunking != "structure":
-        client.call(
-            SETTINGS_UPDATE,
-            lib.SettingsUpdateRequest(
-                library_id=library_id, chunking=KnowledgeChunkingSettings(mode=chunking)
-            ),
-        )
-    tasks = []
-    for folder, _prefix in corpus_sources(dataset.corpus):
-        added = client.call(
-            SOURCE_ADD,
-            src.SourceAddRequest(
-                library_id=library_id, kind="folder", location=str(folder), watch=False
-            ),
-        )
-        tasks += [added.task_id] if added.task_id else []
-    wait_for_library(session, library_id, tasks)
-    return library_id
-
-
-def _prefixes(session: Session, dataset: Dataset, library_id: str) -> dict[str, str]:
-    corpus = dataset.corpus.resolve()
-    out = {}
-    for source in session.client.call(
-        SOURCE_LIST, src.SourceListRequest(library_id=library_id)
-    ).sources:
-        location = Path(source.location).resolve()
-        try:
-            inner = location.relative_to(corpus).as_posix()
-        except ValueError:  # imported from another copy of the dataset: same layout
-            inner = location.name if location.name != "corpus" else "."
-        out[source.id] = "" if inner == "." else inner + "/"
-    return out
-
-
 def data_dir_for(work_dir: Path, dataset: Dataset, provider: str) -> Path:
     slug = re.sub(r"[^A-Za-z0-9._-]+", "_", dataset.name)[:60] or "dataset"
     return work_dir / f"{slug}-{provider}"
@@ -414,6 +322,49 @@ def corpus_fingerprint(dataset: Dataset) -> str:
     return digest.hexdigest()
 
 
+def _search_in(
+    data_dir: Path,
+    dataset: Dataset,
+    connection: EmbeddingConnection,
+    api_key: str | None,
+    modes: tuple[Mode, ...],
+    chunking: ChunkingMode,
+    judged: dict[str, list[Judged]],
+    record: Record | None,
+    exclude_in_search: bool,
+) -> tuple[str, dict[str, str], int]:
+    """Import (or reuse) the ``chunking`` library of the corpus in ``data_dir`` and run ``modes``
+    over every query into ``judged``; its id, its sources' prefixes and its document count."""
+    backend = BackendProcess.start(data_dir)
+    try:
+        client = BlockingClient(
+            backend.endpoint.server_name, backend.endpoint.secret, "eval"
+        ).open()
+        session = Session(client, backend.endpoint, None)
+        library_id = import_corpus(session, dataset, connection, api_key, chunking)
+        drop_others(session, library_id)
+        if any(mode.name == GRAPH_MODE for mode in modes):
+            extract_graph(session, library_id)
+        prefixes = source_prefixes(session, dataset, library_id)
+        documents = client.call(
+            DOCUMENTS_LIST, src.DocumentListRequest(library_id=library_id, limit=1)
+        ).total
+        texts = ChunkTexts(data_dir / "goodbuddy-kb.sqlite3")
+        try:
+            by_path = texts.documents(library_id, prefixes) if exclude_in_search else None
+            for mode in modes:
+                judged[mode.name] = [
+                    _retrieve(session, library_id, prefixes, q, mode, texts, record, by_path)
+                    for q in dataset.queries
+                ]
+        finally:
+            texts.close()
+        client.close()
+    finally:
+        backend.stop()
+    return library_id, prefixes, documents
+
+
 def _evaluate_in(
     data_dir: Path,
     dataset: Dataset,
@@ -424,42 +375,23 @@ def _evaluate_in(
     record: Record | None = None,
     exclude_in_search: bool = True,
 ) -> DatasetResult:
-    """``mark``: where to write what, once the libraries are imported (a work directory's)."""
-    backend = BackendProcess.start(data_dir)
-    try:
-        client = BlockingClient(
-            backend.endpoint.server_name, backend.endpoint.secret, "eval"
-        ).open()
-        session = Session(client, backend.endpoint, None)
-        library_id = _import(session, dataset, connection, api_key)
-        if any(mode.name == GRAPH_MODE for mode in modes):
-            _extract_graph(session, library_id)
-        libraries = {"structure": library_id}
-        for chunking in dict.fromkeys(m.chunking for m in modes if m.chunking != "structure"):
-            libraries[chunking] = _import(session, dataset, connection, api_key, chunking)
-        if mark is not None:
-            mark[0].write_text(mark[1], encoding="utf-8")
-        prefixes = _prefixes(session, dataset, library_id)
-        for other in libraries.values():
-            prefixes.update(_prefixes(session, dataset, other))
-        documents = client.call(
-            DOCUMENTS_LIST, src.DocumentListRequest(library_id=library_id, limit=1)
-        ).total
-        per_mode: dict[str, list[Judged]] = {}
-        texts = ChunkTexts(data_dir / "goodbuddy-kb.sqlite3")
-        try:
-            for mode in modes:
-                searched = libraries[mode.chunking]
-                by_path = texts.documents(searched, prefixes) if exclude_in_search else None
-                per_mode[mode.name] = [
-                    _retrieve(session, searched, prefixes, q, mode, texts, record, by_path)
-                    for q in dataset.queries
-                ]
-        finally:
-            texts.close()
-        client.close()
-    finally:
-        backend.stop()
+    """``mark``: where to write what, once the libraries are imported (a work directory's). A
+    chunking other than the default gets a data directory of its own beside ``data_dir``: in the
+    same database its copy of the corpus would move the term statistics (idf, BM25's lengths) the
+    default library is ranked and judged by, and ``--ablation``'s hybrid would differ from the
+    plain run's."""
+    ranked: dict[str, list[Judged]] = {}
+    found: dict[str, tuple[str, dict[str, str], int]] = {}
+    for chunking in dict.fromkeys(("structure", *(m.chunking for m in modes))):
+        own = tuple(m for m in modes if m.chunking == chunking)
+        where = data_dir.with_name(f"{data_dir.name}-{chunking}") if found else data_dir
+        found[chunking] = _search_in(
+            where, dataset, connection, api_key, own, chunking, ranked, record, exclude_in_search
+        )
+    if mark is not None:
+        mark[0].write_text(mark[1], encoding="utf-8")
+    library_id, prefixes, documents = found["structure"]
+    per_mode = {m.name: ranked[m.name] for m in modes}
     db_path = data_dir / "goodbuddy-kb.sqlite3"
     per_mode[BASELINE] = _baseline(
         db_path, library_id, prefixes, dataset.queries, "unicode61 remove_diacritics 2"
