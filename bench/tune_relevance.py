@@ -85,7 +85,17 @@ def _rows(
         )
         if len(rows) == TOP:
             break
+    for r in rows:
+        r["rival"] = rival(rec, r["cand"]["doc"])
     return rows
+
+
+def rival(rec: dict[str, Any], doc: str) -> float | None:
+    """The highest similarity of another document's passage among the vector channel's hits
+    (``stages.rivals``: the product reads it off every candidate it loaded)."""
+    cands = rec["candidates"]
+    others = [float(h[1]) for h in rec["vector"] if h[0] in cands and cands[h[0]]["doc"] != doc]
+    return max(others) if others else None
 
 
 def seen(rec: dict[str, Any], rows: list[dict[str, Any]]) -> list[float]:
@@ -143,6 +153,7 @@ def design(rows: list[dict[str, Any]], vector: bool, family: str) -> np.ndarray:
                 r["similarity"],
                 r["closestMargin"],
                 family,
+                r["rival"] if vector else None,
             )
             for rank, r in enumerate(rows, start=1)
         ]
@@ -243,6 +254,7 @@ def shown_relevance(
         seen(rec, rows),
         [r["similarity"] if vector else None for r in rows],
         [r["closestMargin"] if vector else None for r in rows],
+        [r["rival"] if vector else None for r in rows],
     )
 
 

@@ -46,17 +46,18 @@ MARGIN_RANGE = (-2.0, 3.0)
 #: matches the question in absolute terms: a passage on the question's topic that does not answer
 #: it stands as far above a library of other topics as one that does, but not as close to the
 #: question. Only the bundled family reads it (one model, one scale of similarities); another
-#: provider's similarities have a scale of their own. Closeness is necessary, not sufficient: a
-#: passage below the center counts against, one above it no more than one at it
-#: (SIMILARITY_RANGE ends at 0). Above it lie the answers, but as often a sentence saying nearly
-#: the same of something else ("一个男人在弹吉他" for "一个女人在弹吉他") and the nearest paragraph
-#: of another article on the question's topic: read up to 3, a passage at 0.95 went to 0.90
-#: relevance, right 58 % of the time on cnsd-sts-b searched without the question's own sentence
-#: (calibration error 0.091 → 0.042), and the no-answer sets' first results were shown for 17.5 %
-#: and 15.8 % of the unanswerable questions at the 0.2 floor (now 12.5 % and 10.8 %).
+#: provider's similarities have a scale of their own. Above the center it counts only as far as
+#: the passage is closer to the question than the closest passage of any other document (its
+#: rival): a sentence saying nearly the same of something else ("一个男人在弹吉他" for
+#: "一个女人在弹吉他") has rivals as close as itself, and so has the nearest paragraph of an article
+#: on the question's topic that does not answer it, while an answer stands out. Read against the
+#: center alone, a passage at 0.95 went to 0.90 relevance and was right 58 % of the time on
+#: cnsd-sts-b searched without the question's own sentence (calibration error 0.091; 0.043 with
+#: the rival), and the no-answer sets' first results were shown for 17.5 % and 15.8 % of the
+#: unanswerable questions at the 0.2 floor (15.0 % and 13.3 %), on the development sets' dumps.
 SIMILARITY_CENTER = 0.85
 SIMILARITY_SCALE = 20.0
-SIMILARITY_RANGE = (-2.0, 0.0)
+SIMILARITY_RANGE = (-2.0, 3.0)
 #: How far the passage's closest piece (``closeness.py``: a sentence or two) stands above the
 #: library's background for this question, read as (margin − CLOSEST_CENTER) × SIMILARITY_SCALE
 #: within CLOSEST_RANGE; a result whose pieces were not read reads the whole passage's margin
@@ -100,16 +101,20 @@ def relevance_features(
     similarity: float | None = None,
     closest_margin: float | None = None,
     family_name: str = "other",
+    rival: float | None = None,
 ) -> list[float]:
     """``vector_margin``: similarity − the background mean (unscaled), None without vectors;
-    ``similarity``: the model's cosine similarity itself and ``closest_margin`` the margin of the
-    passage's closest piece (None: not read, the whole passage's margin stands in), both read by
+    ``similarity``: the model's cosine similarity itself, ``closest_margin`` the margin of the
+    passage's closest piece (None: not read, the whole passage's margin stands in) and ``rival``
+    the similarity of the closest passage of another document (None: there is none), all read by
     the bundled family alone, where the vector ran."""
     m = 0.0 if vector_margin is None else vector_margin * MARGIN_SCALE
     m = min(MARGIN_RANGE[1], max(MARGIN_RANGE[0], m))
     sim = near = 0.0
     if family_name == "bundled" and vector_margin is not None and similarity is not None:
         sim = _scaled(similarity, SIMILARITY_CENTER, SIMILARITY_RANGE)
+        if sim > 0 and rival is not None:
+            sim = min(sim, max(0.0, (similarity - rival) * SIMILARITY_SCALE))
         near = _scaled(
             closest_margin if closest_margin is not None else vector_margin,
             CLOSEST_CENTER,
@@ -157,6 +162,7 @@ def relevance_list(
     seen: Sequence[float] | None = None,
     similarities: Sequence[float | None] | None = None,
     closest_margins: Sequence[float | None] | None = None,
+    rivals: Sequence[float | None] | None = None,
 ) -> list[float]:
     """The relevance of each result, in final rank order (never rising down the list).
     ``margins`` all None means the vector channel did not run for this query. ``seen``: how far
@@ -164,7 +170,8 @@ def relevance_list(
     they could not see is judged on the vector's evidence alone, in that proportion.
     ``similarities``: each result's cosine similarity to the question, read by the bundled
     family alone (``SIMILARITY_CENTER``), and ``closest_margins`` each one's closest piece's
-    margin (``closeness.py``; shorter than the list: the rest were not read)."""
+    margin (``closeness.py``; shorter than the list: the rest were not read); ``rivals`` each
+    one's rival's similarity (``relevance_features``)."""
     with_vector = any(m is not None for m in margins)
     model = WITH_VECTOR[family_name] if with_vector else LEXICAL_ONLY
     knots = WITH_VECTOR_MAP[family_name] if with_vector else LEXICAL_ONLY_MAP
@@ -178,7 +185,8 @@ def relevance_list(
             if closest_margins is not None and rank <= len(closest_margins)
             else None
         )
-        x = relevance_features(f, m, rank, sim, near, family_name)
+        rival = rivals[rank - 1] if rivals is not None else None
+        x = relevance_features(f, m, rank, sim, near, family_name, rival)
         p = _mapped(knots, _score(model, x))
         share = 1.0 if seen is None or alone is None else max(0.0, min(1.0, seen[rank - 1]))
         if share < 1.0 and alone is not None and m is not None:

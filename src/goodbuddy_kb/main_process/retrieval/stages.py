@@ -268,6 +268,20 @@ class Relevance:
         return self.shown[len(self.top) :]
 
 
+def rivals(shown: Sequence[Candidate], ranked: Sequence[Candidate]) -> list[float | None]:
+    """For each shown result, the highest vector similarity of a passage of another document
+    among every candidate (``calibration.relevance_features``' rival); None if none has one."""
+    best: dict[str, float] = {}
+    for c in ranked:
+        if c.vector_similarity is not None:
+            best[c.document_id] = max(best.get(c.document_id, -1.0), c.vector_similarity)
+    out: list[float | None] = []
+    for c in shown:
+        others = [v for doc, v in best.items() if doc != c.document_id]
+        out.append(max(others) if others else None)
+    return out
+
+
 @dataclass(frozen=True)
 class RelevanceStage:
     """Calibrated relevance for the top K (in learned mode the service's score already is) and
@@ -340,6 +354,7 @@ class RelevanceStage:
                 seen,
                 [None if m is None else m + mean for m in margins],
                 [None if c is None else c - mean for c in self._closest(shown) or ()],
+                rivals(shown, ranked),
             )
             for c, value in zip(shown, values, strict=True):
                 c.relevance = value
