@@ -329,12 +329,12 @@ def _search_in(
     api_key: str | None,
     modes: tuple[Mode, ...],
     chunking: ChunkingMode,
-    judged: dict[str, list[Judged]],
     record: Record | None,
     exclude_in_search: bool,
-) -> tuple[str, dict[str, str], int]:
+) -> tuple[str, dict[str, str], int, dict[str, list[Judged]]]:
     """Import (or reuse) the ``chunking`` library of the corpus in ``data_dir`` and run ``modes``
-    over every query into ``judged``; its id, its sources' prefixes and its document count."""
+    over every query: its id, its sources' prefixes, its document count and each mode's judged
+    results."""
     backend = BackendProcess.start(data_dir)
     try:
         client = BlockingClient(
@@ -349,6 +349,7 @@ def _search_in(
         documents = client.call(
             DOCUMENTS_LIST, src.DocumentListRequest(library_id=library_id, limit=1)
         ).total
+        judged: dict[str, list[Judged]] = {}
         texts = ChunkTexts(data_dir / "goodbuddy-kb.sqlite3")
         try:
             by_path = texts.documents(library_id, prefixes) if exclude_in_search else None
@@ -362,7 +363,7 @@ def _search_in(
         client.close()
     finally:
         backend.stop()
-    return library_id, prefixes, documents
+    return library_id, prefixes, documents, judged
 
 
 def _evaluate_in(
@@ -380,17 +381,28 @@ def _evaluate_in(
     same database its copy of the corpus would move the term statistics (idf, BM25's lengths) the
     default library is ranked and judged by, and ``--ablation``'s hybrid would differ from the
     plain run's."""
-    ranked: dict[str, list[Judged]] = {}
-    found: dict[str, tuple[str, dict[str, str], int]] = {}
-    for chunking in dict.fromkeys(("structure", *(m.chunking for m in modes))):
-        own = tuple(m for m in modes if m.chunking == chunking)
-        where = data_dir.with_name(f"{data_dir.name}-{chunking}") if found else data_dir
-        found[chunking] = _search_in(
-            where, dataset, connection, api_key, own, chunking, ranked, record, exclude_in_search
+
+    def of(chunking: ChunkingMode) -> tuple[Mode, ...]:
+        return tuple(m for m in modes if m.chunking == chunking)
+
+    library_id, prefixes, documents, ranked = _search_in(
+        data_dir,
+        dataset,
+        connection,
+        api_key,
+        of("structure"),
+        "structure",
+        record,
+        exclude_in_search,
+    )
+    for chunking in dict.fromkeys(m.chunking for m in modes if m.chunking != "structure"):
+        where = data_dir.with_name(f"{data_dir.name}-{chunking}")
+        *_, more = _search_in(
+            where, dataset, connection, api_key, of(chunking), chunking, record, exclude_in_search
         )
+        ranked.update(more)
     if mark is not None:
         mark[0].write_text(mark[1], encoding="utf-8")
-    library_id, prefixes, documents = found["structure"]
     per_mode = {m.name: ranked[m.name] for m in modes}
     db_path = data_dir / "goodbuddy-kb.sqlite3"
     per_mode[BASELINE] = _baseline(

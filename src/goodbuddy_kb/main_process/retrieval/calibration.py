@@ -60,12 +60,11 @@ SIMILARITY_SCALE = 20.0
 SIMILARITY_RANGE = (-2.0, 3.0)
 #: How far the passage's closest piece (``closeness.py``: a sentence or two) stands above the
 #: library's background for this question, read as (margin − CLOSEST_CENTER) × SIMILARITY_SCALE
-#: within CLOSEST_RANGE; a result whose pieces were not read reads the whole passage's margin
+#: within SIMILARITY_RANGE; a result whose pieces were not read reads the whole passage's margin
 #: there. A margin, not the similarity itself: the bundled model's similarities run lower in
 #: English than in Chinese (an unanswerable question's closest piece 0.81 against 0.87 in the
 #: fixtures), and so does the background (0.79 against 0.81).
 CLOSEST_CENTER = 0.065
-CLOSEST_RANGE = (-2.0, 3.0)
 
 Model = tuple[float, ...]
 
@@ -112,13 +111,11 @@ def relevance_features(
     m = min(MARGIN_RANGE[1], max(MARGIN_RANGE[0], m))
     sim = near = 0.0
     if family_name == "bundled" and vector_margin is not None and similarity is not None:
-        sim = _scaled(similarity, SIMILARITY_CENTER, SIMILARITY_RANGE)
+        sim = _scaled(similarity, SIMILARITY_CENTER)
         if sim > 0 and rival is not None:
             sim = min(sim, max(0.0, (similarity - rival) * SIMILARITY_SCALE))
         near = _scaled(
-            closest_margin if closest_margin is not None else vector_margin,
-            CLOSEST_CENTER,
-            CLOSEST_RANGE,
+            closest_margin if closest_margin is not None else vector_margin, CLOSEST_CENTER
         )
     return [
         m,
@@ -134,9 +131,9 @@ def relevance_features(
     ]
 
 
-def _scaled(similarity: float, center: float, bounds: tuple[float, float]) -> float:
+def _scaled(similarity: float, center: float) -> float:
     value = (similarity - center) * SIMILARITY_SCALE
-    return min(bounds[1], max(bounds[0], value))
+    return min(SIMILARITY_RANGE[1], max(SIMILARITY_RANGE[0], value))
 
 
 def _score(model: Model, x: Sequence[float]) -> float:

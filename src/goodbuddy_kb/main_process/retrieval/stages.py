@@ -354,7 +354,7 @@ class RelevanceStage:
                 seen,
                 [None if m is None else m + mean for m in margins],
                 [None if c is None else c - mean for c in self._closest(shown) or ()],
-                rivals(shown, ranked),
+                rivals(shown, ranked) if self.family == "bundled" else None,
             )
             for c, value in zip(shown, values, strict=True):
                 c.relevance = value
